@@ -1,0 +1,43 @@
+// Package meshscope decides who can see and reach what in a service mesh. It is a set of
+// small, stateless packages that a control plane embeds, and that a platform engineer runs on
+// a dump of real configuration to preview a change before it applies.
+//
+// There are two halves, which never import each other.
+//
+// # Istio-style visibility
+//
+// Package visibility implements ServiceEntry visibility: a mesh admin's ordered policies,
+// each a list of Kubernetes namespace label selectors, give every ServiceEntry a visibility
+// of PUBLIC (everyone), NAMESPACE (its own namespace only) or NONE (no data plane). The first
+// policy whose selectors all match the entry's namespace decides; otherwise the default
+// applies. A hidden entry is absent, not blocked: DNS falls through to the upstream resolver
+// and its addresses pass through. For example, with the default NAMESPACE and one policy
+// "PUBLIC if team=platform", an entry in a namespace labelled team=platform is visible
+// mesh-wide and an entry anywhere else is visible only to its own namespace.
+//
+// # Consul-style peering
+//
+// The other half answers what a cluster sends a peer it is peered with:
+//
+//   - exports reads exported-services config entries and decides, for each service, the one
+//     most exact rule that exports it (the service by name, else "*" in its namespace, else
+//     "*" in "*"), and so which peers receive it;
+//   - chain expands a service's resolver configuration (default subsets, redirects, failover,
+//     peers) into every target a request can land on;
+//   - sni and spiffe build, parse and validate the TLS server names and SPIFFE IDs the mesh
+//     routes and authenticates with, such that no two inputs give the same name;
+//   - peermeta combines them into what is replicated to a peer for each exported service:
+//     the SNI to dial, the SPIFFE IDs to accept and the protocol.
+//
+// For example, a service "db" exported to the peer "west" whose resolver fails over to
+// "db-backup" is replicated to west with the SNI db.default.default.west.external.<trust
+// domain> and the SPIFFE IDs of db, the mesh gateway and db-backup.
+//
+// # Conventions
+//
+// Configuration types are plain values with the upstream wire format's JSON tags, so real
+// configuration unmarshals directly. Compile functions validate everything at once, reporting
+// every problem with its path (errors.Join), and return immutable values that are safe for
+// concurrent use and answer lookups without allocating. Every decision can say which rule
+// decided it, and no answer depends on the order of the input.
+package meshscope

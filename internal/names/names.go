@@ -1,0 +1,158 @@
+// Package names holds the name checks that several meshscope packages share: lowercase
+// RFC 1123 labels and subdomains (SNI components, peer and subset names, namespaces) and a
+// field error that names the component and its value.
+//
+// The checks are byte loops rather than regular expressions because they sit on parse paths
+// that run per request; the tests hold them against k8s.io/apimachinery's validation, which
+// is the reference for what a lowercase RFC 1123 label is.
+package names
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"unsafe"
+)
+
+// MaxLabel is the longest DNS label, MaxSubdomain the longest DNS name (RFC 1123).
+const (
+	MaxLabel     = 63
+	MaxSubdomain = 253
+)
+
+// Label reports why s is not a lowercase RFC 1123 label (1 to 63 of a-z, 0-9 and '-',
+// starting and ending with a letter or digit). It returns "" when s is one, without
+// allocating.
+func Label(s string) string { return label(s, false) }
+
+// Datacenter is Label, but also allows '_' inside the label, as Consul datacenter names do.
+func Datacenter(s string) string { return label(s, true) }
+
+// IsLabel reports whether s is a lowercase RFC 1123 label.
+func IsLabel(s string) bool { return Label(s) == "" }
+
+// Character classes of the label alphabet.
+const (
+	classAlnum = 1 << iota
+	classDash
+	classUnderscore
+)
+
+var class = func() (t [256]uint8) {
+	for c := 'a'; c <= 'z'; c++ {
+		t[c] = classAlnum
+	}
+	for c := '0'; c <= '9'; c++ {
+		t[c] = classAlnum
+	}
+	t['-'] = classDash
+	t['_'] = classUnderscore
+	return t
+}()
+
+func label(s string, underscore bool) string {
+	if s == "" {
+		return "must not be empty"
+	}
+	if len(s) > MaxLabel {
+		return "must be at most " + strconv.Itoa(MaxLabel) + " characters long, has " + strconv.Itoa(len(s))
+	}
+	allowed := uint8(classAlnum | classDash)
+	if underscore {
+		allowed |= classUnderscore
+	}
+	for i := 0; i < len(s); i++ {
+		if class[s[i]]&allowed == 0 {
+			return badChar(s[i], underscore)
+		}
+	}
+	if class[s[0]] != classAlnum || class[s[len(s)-1]] != classAlnum {
+		return "must start and end with a lower-case letter or a digit"
+	}
+	return ""
+}
+
+func badChar(c byte, underscore bool) string {
+	allowed := `a-z, 0-9 and "-"`
+	if underscore {
+		allowed = `a-z, 0-9, "-" and "_"`
+	}
+	switch {
+	case 'A' <= c && c <= 'Z':
+		return "must be lower case"
+	case c == '.':
+		return `must not contain "." (the label separator)`
+	case c == '/':
+		return `must not contain "/" (the path separator)`
+	}
+	return "must not contain " + strconv.QuoteRune(rune(c)) + " (allowed: " + allowed + ")"
+}
+
+// Subdomain reports why s is not a lowercase RFC 1123 subdomain: at most 253 characters of
+// dot-separated labels as Label describes them. It returns "" when s is one.
+func Subdomain(s string) string {
+	if s == "" {
+		return "must not be empty"
+	}
+	if len(s) > MaxSubdomain {
+		return "must be at most " + strconv.Itoa(MaxSubdomain) + " characters long, has " + strconv.Itoa(len(s))
+	}
+	start := 0
+	for i := 0; i <= len(s); i++ {
+		if i < len(s) && s[i] != '.' {
+			if class[s[i]]&(classAlnum|classDash) == 0 {
+				break // label below names the character
+			}
+			continue
+		}
+		if i == start {
+			return "must not have an empty label (a leading, trailing or doubled \".\")"
+		}
+		if class[s[start]] != classAlnum || class[s[i-1]] != classAlnum || i-start > MaxLabel {
+			break
+		}
+		start = i + 1
+	}
+	if start > len(s) {
+		return ""
+	}
+	// Name the first bad label with Label's reason.
+	for _, part := range strings.Split(s, ".") {
+		if part == "" {
+			return "must not have an empty label (a leading, trailing or doubled \".\")"
+		}
+		if r := label(part, false); r != "" {
+			return "label " + strconv.Quote(part) + " " + r
+		}
+	}
+	return ""
+}
+
+// IsSubdomain reports whether s is a lowercase RFC 1123 subdomain.
+func IsSubdomain(s string) bool { return Subdomain(s) == "" }
+
+// FieldError is a problem with one named component of a value: which component, its value,
+// and why it is wrong. It unwraps to Kind, a package's sentinel error.
+type FieldError struct {
+	Field  string // the component's name or path, such as "Service" or "policies[1]"
+	Value  string // the offending value
+	Reason string // what is wrong, as a predicate: "must be lower case"
+	Kind   error  // the sentinel this problem belongs to
+}
+
+// Error formats the problem as `Field: "value" reason`.
+func (e *FieldError) Error() string {
+	return fmt.Sprintf("%s: %q %s", e.Field, e.Value, e.Reason)
+}
+
+// Unwrap returns Kind so that callers can errors.Is the package's sentinel.
+func (e *FieldError) Unwrap() error { return e.Kind }
+
+// String returns b's bytes as a string without copying. The caller must not modify b
+// afterwards; the name builders use it to build a name with exactly one allocation.
+func String(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
+}

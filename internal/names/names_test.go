@@ -1,0 +1,100 @@
+package names
+
+import (
+	"errors"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"k8s.io/apimachinery/pkg/util/validation"
+)
+
+func TestLabel(t *testing.T) {
+	tests := []struct {
+		name, in, reason string
+	}{
+		{"simple", "web", ""},
+		{"digits and dash", "a-1", ""},
+		{"single char", "a", ""},
+		{"max length", strings.Repeat("a", 63), ""},
+		{"empty", "", "must not be empty"},
+		{"too long", strings.Repeat("a", 64), "must be at most 63 characters long, has 64"},
+		{"upper case", "Web", "must be lower case"},
+		{"dot", "web.default", `must not contain "." (the label separator)`},
+		{"slash", "a/b", `must not contain "/" (the path separator)`},
+		{"underscore", "a_b", `must not contain '_' (allowed: a-z, 0-9 and "-")`},
+		{"leading dash", "-a", "must start and end with a lower-case letter or a digit"},
+		{"trailing dash", "a-", "must start and end with a lower-case letter or a digit"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.reason, Label(tt.in))
+		})
+	}
+}
+
+func TestDatacenter(t *testing.T) {
+	assert.Equal(t, "", Datacenter("dc_1"))
+	assert.Equal(t, "must start and end with a lower-case letter or a digit", Datacenter("_dc"))
+	assert.Equal(t, `must not contain '!' (allowed: a-z, 0-9, "-" and "_")`, Datacenter("dc!"))
+}
+
+func TestSubdomain(t *testing.T) {
+	tests := []struct {
+		name, in, reason string
+	}{
+		{"one label", "consul", ""},
+		{"trust domain", "11111111-2222-3333-4444-555555555555.consul", ""},
+		{"empty", "", "must not be empty"},
+		{"leading dot", ".consul", `must not have an empty label (a leading, trailing or doubled ".")`},
+		{"double dot", "a..b", `must not have an empty label (a leading, trailing or doubled ".")`},
+		{"trailing dot", "a.b.", `must not have an empty label (a leading, trailing or doubled ".")`},
+		{"bad label", "a.B", `label "B" must be lower case`},
+		{"too long", strings.Repeat("a.", 127), "must be at most 253 characters long, has 254"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.reason, Subdomain(tt.in))
+		})
+	}
+}
+
+// TestAgainstApimachinery holds the byte loops to k8s.io/apimachinery's regular expressions on
+// random strings drawn from an alphabet that hits every branch.
+func TestAgainstApimachinery(t *testing.T) {
+	const alphabet = "ab09-._A/"
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 200000 {
+		n := r.IntN(12)
+		if r.IntN(50) == 0 {
+			n = 60 + r.IntN(200)
+		}
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = alphabet[r.IntN(len(alphabet))]
+		}
+		s := string(b)
+		if got, want := IsLabel(s), len(validation.IsDNS1123Label(s)) == 0; got != want {
+			t.Fatalf("IsLabel(%q) = %v, apimachinery says %v", s, got, want)
+		}
+		if got, want := IsSubdomain(s), len(validation.IsDNS1123Subdomain(s)) == 0; got != want {
+			t.Fatalf("IsSubdomain(%q) = %v, apimachinery says %v", s, got, want)
+		}
+	}
+}
+
+func TestFieldError(t *testing.T) {
+	kind := errors.New("invalid component")
+	err := error(&FieldError{Field: "Service", Value: "web.default", Reason: Label("web.default"), Kind: kind})
+	assert.EqualError(t, err, `Service: "web.default" must not contain "." (the label separator)`)
+	assert.ErrorIs(t, err, kind)
+}
+
+func TestLabelDoesNotAllocate(t *testing.T) {
+	allocs := testing.AllocsPerRun(100, func() {
+		_ = Label("some-label-0")
+		_ = Subdomain("trust.domain.consul")
+	})
+	assert.Zero(t, allocs)
+}

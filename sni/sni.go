@@ -1,0 +1,416 @@
+package sni
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/meshscope/meshscope/internal/names"
+)
+
+// Sentinel errors. Every error that Validate and Parse return wraps one of them.
+var (
+	// ErrInvalidComponent: a component is empty where it is required, or is not a lowercase
+	// RFC 1123 label (a datacenter may also hold "_"; the trust domain must be a subdomain).
+	ErrInvalidComponent = errors.New("invalid SNI component")
+	// ErrTooLong: the whole name is longer than 253 characters.
+	ErrTooLong = errors.New("SNI name too long")
+	// ErrForeignTrustDomain: the name Parse was given does not end in the trust domain.
+	ErrForeignTrustDomain = errors.New("SNI name outside the trust domain")
+	// ErrMalformed: the name has no known kind, the wrong number of labels for its kind, or
+	// a non-canonical spelling.
+	ErrMalformed = errors.New("malformed SNI name")
+)
+
+// MaxLength is the longest SNI name (a DNS name).
+const MaxLength = names.MaxSubdomain
+
+// The kind labels: the last label before the trust domain.
+const (
+	kindInternal   = "internal"
+	kindInternalV1 = "internal-v1"
+	kindExternal   = "external"
+	kindQuery      = "query"
+)
+
+const defaultName = "default"
+
+// Name is an SNI name of one of the four kinds: Service, Peered, Gateway or Query.
+type Name interface {
+	// String returns the SNI name; it does not validate.
+	String() string
+	// Validate reports every problem with the value's components.
+	Validate() error
+}
+
+var (
+	_ Name = Service{}
+	_ Name = Peered{}
+	_ Name = Gateway{}
+	_ Name = Query{}
+)
+
+// Service names a service (or one of its subsets) in a datacenter of the local cluster:
+//
+//	[subset.]service.namespace.datacenter.internal.<trust domain>              default partition
+//	[subset.]service.namespace.partition.datacenter.internal-v1.<trust domain> other partitions
+//
+// An empty Namespace or Partition means "default". Service and Datacenter are required.
+type Service struct {
+	Subset      string
+	Service     string
+	Namespace   string
+	Partition   string
+	Datacenter  string
+	TrustDomain string
+}
+
+// Peered names a service that a peer exports, as the importing side dials it:
+//
+//	service.namespace.partition.peer.external.<trust domain>
+//
+// The namespace and partition are always written (empty means "default"). Service and Peer
+// are required.
+type Peered struct {
+	Service     string
+	Namespace   string
+	Partition   string
+	Peer        string
+	TrustDomain string
+}
+
+// Gateway names the mesh gateway of a datacenter (and partition):
+//
+//	datacenter.internal.<trust domain>                default partition
+//	partition.datacenter.internal-v1.<trust domain>   other partitions
+//
+// Datacenter is required.
+type Gateway struct {
+	Partition   string
+	Datacenter  string
+	TrustDomain string
+}
+
+// Query names a prepared query:
+//
+//	query.default.datacenter.query.<trust domain>
+//
+// The second label is always "default". Query and Datacenter are required.
+type Query struct {
+	Query       string
+	Datacenter  string
+	TrustDomain string
+}
+
+func orDefault(s string) string {
+	if s == "" {
+		return defaultName
+	}
+	return s
+}
+
+func isDefault(s string) bool { return s == "" || s == defaultName }
+
+// labels is a name's labels before the trust domain, in order, the kind label last.
+type labels struct {
+	n int
+	l [7]string
+}
+
+func (ls *labels) add(s string) { ls.l[ls.n] = s; ls.n++ }
+
+func (ls *labels) size(td string) int {
+	n := len(td)
+	for _, s := range ls.l[:ls.n] {
+		n += len(s) + 1
+	}
+	return n
+}
+
+func (ls *labels) appendTo(b []byte, td string) []byte {
+	for _, s := range ls.l[:ls.n] {
+		b = append(b, s...)
+		b = append(b, '.')
+	}
+	return append(b, td...)
+}
+
+func (ls *labels) string(td string) string {
+	return names.String(ls.appendTo(make([]byte, 0, ls.size(td)), td))
+}
+
+func (s Service) labels() labels {
+	var ls labels
+	if s.Subset != "" {
+		ls.add(s.Subset)
+	}
+	ls.add(s.Service)
+	ls.add(orDefault(s.Namespace))
+	if isDefault(s.Partition) {
+		ls.add(s.Datacenter)
+		ls.add(kindInternal)
+	} else {
+		ls.add(s.Partition)
+		ls.add(s.Datacenter)
+		ls.add(kindInternalV1)
+	}
+	return ls
+}
+
+// String returns the SNI name, without validating.
+func (s Service) String() string { ls := s.labels(); return ls.string(s.TrustDomain) }
+
+// AppendTo appends the SNI name to b and returns the extended buffer.
+func (s Service) AppendTo(b []byte) []byte { ls := s.labels(); return ls.appendTo(b, s.TrustDomain) }
+
+// Validate reports every invalid component, and a name longer than MaxLength.
+func (s Service) Validate() error {
+	var v validator
+	s.check(&v)
+	v.trustDomain(s.TrustDomain)
+	ls := s.labels()
+	return v.finish(&ls, s.TrustDomain)
+}
+
+// check validates the components other than the trust domain.
+func (s Service) check(v *validator) {
+	v.optional("Subset", s.Subset)
+	v.label("Service", s.Service)
+	v.optional("Namespace", s.Namespace)
+	v.optional("Partition", s.Partition)
+	v.datacenter("Datacenter", s.Datacenter)
+}
+
+func (p Peered) labels() labels {
+	var ls labels
+	ls.add(p.Service)
+	ls.add(orDefault(p.Namespace))
+	ls.add(orDefault(p.Partition))
+	ls.add(p.Peer)
+	ls.add(kindExternal)
+	return ls
+}
+
+// String returns the SNI name, without validating.
+func (p Peered) String() string { ls := p.labels(); return ls.string(p.TrustDomain) }
+
+// AppendTo appends the SNI name to b and returns the extended buffer.
+func (p Peered) AppendTo(b []byte) []byte { ls := p.labels(); return ls.appendTo(b, p.TrustDomain) }
+
+// Validate reports every invalid component, and a name longer than MaxLength.
+func (p Peered) Validate() error {
+	var v validator
+	p.check(&v)
+	v.trustDomain(p.TrustDomain)
+	ls := p.labels()
+	return v.finish(&ls, p.TrustDomain)
+}
+
+// check validates the components other than the trust domain.
+func (p Peered) check(v *validator) {
+	v.label("Service", p.Service)
+	v.optional("Namespace", p.Namespace)
+	v.optional("Partition", p.Partition)
+	v.label("Peer", p.Peer)
+}
+
+func (g Gateway) labels() labels {
+	var ls labels
+	if isDefault(g.Partition) {
+		ls.add(g.Datacenter)
+		ls.add(kindInternal)
+	} else {
+		ls.add(g.Partition)
+		ls.add(g.Datacenter)
+		ls.add(kindInternalV1)
+	}
+	return ls
+}
+
+// String returns the SNI name, without validating.
+func (g Gateway) String() string { ls := g.labels(); return ls.string(g.TrustDomain) }
+
+// AppendTo appends the SNI name to b and returns the extended buffer.
+func (g Gateway) AppendTo(b []byte) []byte { ls := g.labels(); return ls.appendTo(b, g.TrustDomain) }
+
+// Validate reports every invalid component, and a name longer than MaxLength.
+func (g Gateway) Validate() error {
+	var v validator
+	g.check(&v)
+	v.trustDomain(g.TrustDomain)
+	ls := g.labels()
+	return v.finish(&ls, g.TrustDomain)
+}
+
+// check validates the components other than the trust domain.
+func (g Gateway) check(v *validator) {
+	v.optional("Partition", g.Partition)
+	v.datacenter("Datacenter", g.Datacenter)
+}
+
+func (q Query) labels() labels {
+	var ls labels
+	ls.add(q.Query)
+	ls.add(defaultName)
+	ls.add(q.Datacenter)
+	ls.add(kindQuery)
+	return ls
+}
+
+// String returns the SNI name, without validating.
+func (q Query) String() string { ls := q.labels(); return ls.string(q.TrustDomain) }
+
+// AppendTo appends the SNI name to b and returns the extended buffer.
+func (q Query) AppendTo(b []byte) []byte { ls := q.labels(); return ls.appendTo(b, q.TrustDomain) }
+
+// Validate reports every invalid component, and a name longer than MaxLength.
+func (q Query) Validate() error {
+	var v validator
+	q.check(&v)
+	v.trustDomain(q.TrustDomain)
+	ls := q.labels()
+	return v.finish(&ls, q.TrustDomain)
+}
+
+// check validates the components other than the trust domain.
+func (q Query) check(v *validator) {
+	v.label("Query", q.Query)
+	v.datacenter("Datacenter", q.Datacenter)
+}
+
+// validator collects the problems of one value; it allocates only when there are some.
+type validator struct{ errs []error }
+
+func (v *validator) add(field, value, reason string) {
+	if reason != "" {
+		v.errs = append(v.errs, &names.FieldError{Field: field, Value: value, Reason: reason, Kind: ErrInvalidComponent})
+	}
+}
+
+func (v *validator) label(field, value string) { v.add(field, value, names.Label(value)) }
+
+func (v *validator) datacenter(field, value string) { v.add(field, value, names.Datacenter(value)) }
+
+func (v *validator) optional(field, value string) {
+	if value != "" {
+		v.label(field, value)
+	}
+}
+
+func (v *validator) trustDomain(td string) { v.add("TrustDomain", td, names.Subdomain(td)) }
+
+func (v *validator) finish(ls *labels, td string) error {
+	if n := ls.size(td); n > MaxLength {
+		v.errs = append(v.errs, fmt.Errorf("%w: %q is %d characters long, at most %d are allowed",
+			ErrTooLong, ls.string(td), n, MaxLength))
+	}
+	return errors.Join(v.errs...)
+}
+
+// Parse reads an SNI name of the trust domain td and returns the canonical Service, Peered,
+// Gateway or Query it names: an empty namespace or partition is returned as "default".
+//
+// Parse is strict: the name must end in "."+td, its kind label must be one of internal,
+// internal-v1, external or query with the number of labels that kind has, every component
+// must be valid, and the spelling must be canonical (an internal-v1 name whose partition is
+// "default" is rejected: its canonical form is the internal one). Thus
+// Parse(n, td).String() == n for every name Parse accepts.
+func Parse(name, td string) (Name, error) {
+	if len(name) > MaxLength {
+		return nil, fmt.Errorf("%w: %q is %d characters long, at most %d are allowed", ErrTooLong, name, len(name), MaxLength)
+	}
+	if r := names.Subdomain(td); r != "" {
+		return nil, &names.FieldError{Field: "TrustDomain", Value: td, Reason: r, Kind: ErrInvalidComponent}
+	}
+	if len(name) < len(td)+1 || name[len(name)-len(td)-1] != '.' || name[len(name)-len(td):] != td {
+		return nil, fmt.Errorf("%w: %q does not end in %q", ErrForeignTrustDomain, name, "."+td)
+	}
+	var ls labels
+	rest := name[:len(name)-len(td)-1]
+	for start, i := 0, 0; i <= len(rest); i++ {
+		if i < len(rest) && rest[i] != '.' {
+			continue
+		}
+		if i == start {
+			return nil, fmt.Errorf("%w: %q has an empty label before the trust domain", ErrMalformed, name)
+		}
+		if ls.n == len(ls.l) {
+			return nil, fmt.Errorf("%w: %q has more labels before the trust domain than any kind of name", ErrMalformed, name)
+		}
+		ls.add(rest[start:i])
+		start = i + 1
+	}
+	kind, c := ls.l[ls.n-1], ls.l[:ls.n-1]
+	var n Name
+	switch {
+	case kind == kindInternal && len(c) == 3:
+		n = Service{Service: c[0], Namespace: c[1], Partition: defaultName, Datacenter: c[2], TrustDomain: td}
+	case kind == kindInternal && len(c) == 4:
+		n = Service{Subset: c[0], Service: c[1], Namespace: c[2], Partition: defaultName, Datacenter: c[3], TrustDomain: td}
+	case kind == kindInternal && len(c) == 1:
+		n = Gateway{Partition: defaultName, Datacenter: c[0], TrustDomain: td}
+	case kind == kindInternalV1 && len(c) == 4:
+		n = Service{Service: c[0], Namespace: c[1], Partition: c[2], Datacenter: c[3], TrustDomain: td}
+	case kind == kindInternalV1 && len(c) == 5:
+		n = Service{Subset: c[0], Service: c[1], Namespace: c[2], Partition: c[3], Datacenter: c[4], TrustDomain: td}
+	case kind == kindInternalV1 && len(c) == 2:
+		n = Gateway{Partition: c[0], Datacenter: c[1], TrustDomain: td}
+	case kind == kindExternal && len(c) == 4:
+		n = Peered{Service: c[0], Namespace: c[1], Partition: c[2], Peer: c[3], TrustDomain: td}
+	case kind == kindQuery && len(c) == 3:
+		if c[1] != defaultName {
+			return nil, fmt.Errorf("%w: %q: the second label of a query name must be %q, got %q", ErrMalformed, name, defaultName, c[1])
+		}
+		n = Query{Query: c[0], Datacenter: c[2], TrustDomain: td}
+	default:
+		return nil, malformed(name, kind, len(c))
+	}
+	if kind == kindInternalV1 && c[len(c)-2] == defaultName {
+		return nil, fmt.Errorf("%w: %q names the default partition with %q; its canonical form uses %q",
+			ErrMalformed, name, kindInternalV1, kindInternal)
+	}
+	// The trust domain and the length are checked above; only the components remain.
+	var v validator
+	switch x := n.(type) { // concrete calls keep v on the stack
+	case Service:
+		x.check(&v)
+	case Peered:
+		x.check(&v)
+	case Gateway:
+		x.check(&v)
+	case Query:
+		x.check(&v)
+	}
+	if v.errs != nil {
+		return nil, fmt.Errorf("SNI name %q: %w", name, errors.Join(v.errs...))
+	}
+	return n, nil
+}
+
+func malformed(name, kind string, n int) error {
+	var want string
+	switch kind {
+	case kindInternal:
+		want = "3 or 4 (service) or 1 (gateway)"
+	case kindInternalV1:
+		want = "4 or 5 (service) or 2 (gateway)"
+	case kindExternal:
+		want = "4 (peered service)"
+	case kindQuery:
+		want = "3 (prepared query)"
+	default:
+		return fmt.Errorf("%w: %q: unknown kind %q before the trust domain (want internal, internal-v1, external or query)",
+			ErrMalformed, name, kind)
+	}
+	return fmt.Errorf("%w: %q has %s labels before %q, want %s", ErrMalformed, name, strconv.Itoa(n), kind, want)
+}
+
+// MustParse is Parse for names known to be valid, such as constants in tests; it panics if
+// Parse fails.
+func MustParse(name, td string) Name {
+	n, err := Parse(name, td)
+	if err != nil {
+		panic(err)
+	}
+	return n
+}

@@ -1,0 +1,469 @@
+package spiffe
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/meshscope/meshscope/internal/names"
+)
+
+// Sentinel errors. Every error that Validate and Parse return wraps one of them.
+var (
+	// ErrInvalidComponent: a component of a value is empty where it is required, or holds a
+	// character a SPIFFE ID cannot carry (Validate).
+	ErrInvalidComponent = errors.New("invalid SPIFFE ID component")
+	// ErrMalformed: the string is not a SPIFFE ID: wrong scheme, user info, port, query,
+	// fragment, percent-encoding, an empty or dot segment, a disallowed character (Parse).
+	ErrMalformed = errors.New("malformed SPIFFE ID")
+	// ErrTooLong: the ID is longer than 2048 bytes or its trust domain longer than 255.
+	ErrTooLong = errors.New("SPIFFE ID too long")
+	// ErrUnknownSchema: a well-formed SPIFFE ID whose path is none of the five known shapes,
+	// or a non-canonical spelling of one (an explicit /ap/default).
+	ErrUnknownSchema = errors.New("SPIFFE ID of no known schema")
+)
+
+// Limits from the SPIFFE ID specification.
+const (
+	MaxLength            = 2048
+	MaxTrustDomainLength = 255
+)
+
+const (
+	scheme      = "spiffe://"
+	defaultName = "default"
+)
+
+// Identity is a SPIFFE ID of one of the five kinds: Service, MeshGateway, Agent, Server or
+// Workload.
+type Identity interface {
+	// String returns the canonical URI; it does not validate.
+	String() string
+	// Validate reports every component that would make the URI invalid.
+	Validate() error
+}
+
+var (
+	_ Identity = Service{}
+	_ Identity = MeshGateway{}
+	_ Identity = Agent{}
+	_ Identity = Server{}
+	_ Identity = Workload{}
+)
+
+// Service is the identity of a Consul service:
+//
+//	spiffe://<trust domain>[/ap/<partition>]/ns/<namespace>/dc/<datacenter>/svc/<service>
+//
+// The /ap/ segment is written when Partition is neither "" nor "default"; an empty Namespace is
+// written "default". TrustDomain, Datacenter and Service are required.
+type Service struct {
+	TrustDomain string
+	Partition   string
+	Namespace   string
+	Datacenter  string
+	Service     string
+}
+
+// MeshGateway is the identity of a Consul mesh gateway:
+//
+//	spiffe://<trust domain>[/ap/<partition>]/gateway/mesh/dc/<datacenter>
+type MeshGateway struct {
+	TrustDomain string
+	Partition   string
+	Datacenter  string
+}
+
+// Agent is the identity of a Consul client agent:
+//
+//	spiffe://<trust domain>[/ap/<partition>]/agent/client/dc/<datacenter>/id/<agent>
+type Agent struct {
+	TrustDomain string
+	Partition   string
+	Datacenter  string
+	Agent       string
+}
+
+// Server is the identity of a Consul server; servers belong to no partition:
+//
+//	spiffe://<trust domain>/agent/server/dc/<datacenter>
+type Server struct {
+	TrustDomain string
+	Datacenter  string
+}
+
+// Workload is the identity of an Istio (Kubernetes) workload, from its service account:
+//
+//	spiffe://<trust domain>/ns/<namespace>/sa/<service account>
+//
+// All three components are required.
+type Workload struct {
+	TrustDomain    string
+	Namespace      string
+	ServiceAccount string
+}
+
+// ConsulTrustDomain returns the trust domain of a Consul cluster: its ID in lower case
+// followed by ".consul".
+func ConsulTrustDomain(clusterID string) string {
+	return strings.ToLower(clusterID) + ".consul"
+}
+
+// path is an ID's trust domain and path segments, with the component name of each segment
+// that carries a value ("" for the fixed words of the schema).
+type path struct {
+	td     string
+	n      int
+	seg    [8]string
+	fields [8]string
+}
+
+func (p *path) word(s string)         { p.seg[p.n], p.fields[p.n] = s, ""; p.n++ }
+func (p *path) value(field, s string) { p.seg[p.n], p.fields[p.n] = s, field; p.n++ }
+
+func (p *path) partition(part string) {
+	if part != "" && part != defaultName {
+		p.word("ap")
+		p.value("Partition", part)
+	}
+}
+
+func (p *path) size() int {
+	n := len(scheme) + len(p.td)
+	for _, s := range p.seg[:p.n] {
+		n += 1 + len(s)
+	}
+	return n
+}
+
+func (p *path) appendTo(b []byte) []byte {
+	b = append(b, scheme...)
+	b = append(b, p.td...)
+	for _, s := range p.seg[:p.n] {
+		b = append(b, '/')
+		b = append(b, s...)
+	}
+	return b
+}
+
+func (p *path) string() string {
+	return names.String(p.appendTo(make([]byte, 0, p.size())))
+}
+
+// validate reports every component that Parse would reject, and an ID that is too long.
+func (p *path) validate() error {
+	var errs []error
+	if r := trustDomainProblem(p.td); r != "" {
+		errs = append(errs, &names.FieldError{Field: "TrustDomain", Value: p.td, Reason: r, Kind: ErrInvalidComponent})
+	}
+	for i, s := range p.seg[:p.n] {
+		if p.fields[i] == "" {
+			continue
+		}
+		if r := segmentProblem(s); r != "" {
+			errs = append(errs, &names.FieldError{Field: p.fields[i], Value: s, Reason: r, Kind: ErrInvalidComponent})
+		}
+	}
+	if n := p.size(); n > MaxLength {
+		errs = append(errs, fmt.Errorf("%w: the ID is %d bytes long, at most %d are allowed", ErrTooLong, n, MaxLength))
+	}
+	return errors.Join(errs...)
+}
+
+func (s Service) path() path {
+	p := path{td: s.TrustDomain}
+	p.partition(s.Partition)
+	ns := s.Namespace
+	if ns == "" {
+		ns = defaultName
+	}
+	p.word("ns")
+	p.value("Namespace", ns)
+	p.word("dc")
+	p.value("Datacenter", s.Datacenter)
+	p.word("svc")
+	p.value("Service", s.Service)
+	return p
+}
+
+// String returns the canonical URI, without validating.
+func (s Service) String() string { p := s.path(); return p.string() }
+
+// AppendTo appends the canonical URI to b and returns the extended buffer.
+func (s Service) AppendTo(b []byte) []byte { p := s.path(); return p.appendTo(b) }
+
+// Validate reports every component that keeps the URI from parsing back.
+func (s Service) Validate() error { p := s.path(); return p.validate() }
+
+func (g MeshGateway) path() path {
+	p := path{td: g.TrustDomain}
+	p.partition(g.Partition)
+	p.word("gateway")
+	p.word("mesh")
+	p.word("dc")
+	p.value("Datacenter", g.Datacenter)
+	return p
+}
+
+// String returns the canonical URI, without validating.
+func (g MeshGateway) String() string { p := g.path(); return p.string() }
+
+// AppendTo appends the canonical URI to b and returns the extended buffer.
+func (g MeshGateway) AppendTo(b []byte) []byte { p := g.path(); return p.appendTo(b) }
+
+// Validate reports every component that keeps the URI from parsing back.
+func (g MeshGateway) Validate() error { p := g.path(); return p.validate() }
+
+func (a Agent) path() path {
+	p := path{td: a.TrustDomain}
+	p.partition(a.Partition)
+	p.word("agent")
+	p.word("client")
+	p.word("dc")
+	p.value("Datacenter", a.Datacenter)
+	p.word("id")
+	p.value("Agent", a.Agent)
+	return p
+}
+
+// String returns the canonical URI, without validating.
+func (a Agent) String() string { p := a.path(); return p.string() }
+
+// AppendTo appends the canonical URI to b and returns the extended buffer.
+func (a Agent) AppendTo(b []byte) []byte { p := a.path(); return p.appendTo(b) }
+
+// Validate reports every component that keeps the URI from parsing back.
+func (a Agent) Validate() error { p := a.path(); return p.validate() }
+
+func (s Server) path() path {
+	p := path{td: s.TrustDomain}
+	p.word("agent")
+	p.word("server")
+	p.word("dc")
+	p.value("Datacenter", s.Datacenter)
+	return p
+}
+
+// String returns the canonical URI, without validating.
+func (s Server) String() string { p := s.path(); return p.string() }
+
+// AppendTo appends the canonical URI to b and returns the extended buffer.
+func (s Server) AppendTo(b []byte) []byte { p := s.path(); return p.appendTo(b) }
+
+// Validate reports every component that keeps the URI from parsing back.
+func (s Server) Validate() error { p := s.path(); return p.validate() }
+
+func (w Workload) path() path {
+	p := path{td: w.TrustDomain}
+	p.word("ns")
+	p.value("Namespace", w.Namespace)
+	p.word("sa")
+	p.value("ServiceAccount", w.ServiceAccount)
+	return p
+}
+
+// String returns the canonical URI, without validating.
+func (w Workload) String() string { p := w.path(); return p.string() }
+
+// AppendTo appends the canonical URI to b and returns the extended buffer.
+func (w Workload) AppendTo(b []byte) []byte { p := w.path(); return p.appendTo(b) }
+
+// Validate reports every component that keeps the URI from parsing back.
+func (w Workload) Validate() error { p := w.path(); return p.validate() }
+
+// Character classes: what a trust domain and what a path segment may hold.
+const (
+	inTrustDomain = 1 << iota
+	inSegment
+)
+
+var class = func() (t [256]uint8) {
+	for c := 'a'; c <= 'z'; c++ {
+		t[c] = inTrustDomain | inSegment
+		t[c-'a'+'A'] = inSegment
+	}
+	for c := '0'; c <= '9'; c++ {
+		t[c] = inTrustDomain | inSegment
+	}
+	for _, c := range ".-_" {
+		t[c] = inTrustDomain | inSegment
+	}
+	return t
+}()
+
+func trustDomainProblem(td string) string {
+	if td == "" {
+		return "must not be empty"
+	}
+	if len(td) > MaxTrustDomainLength {
+		return "must be at most " + strconv.Itoa(MaxTrustDomainLength) + " bytes long, has " + strconv.Itoa(len(td))
+	}
+	for i := 0; i < len(td); i++ {
+		if class[td[i]]&inTrustDomain == 0 {
+			return "must not contain " + describe(td[i]) + " (allowed: a-z, 0-9, \".\", \"-\" and \"_\")"
+		}
+	}
+	return ""
+}
+
+func segmentProblem(s string) string {
+	switch s {
+	case "":
+		return "must not be empty"
+	case ".", "..":
+		return "must not be a dot segment"
+	}
+	for i := 0; i < len(s); i++ {
+		if class[s[i]]&inSegment == 0 {
+			return "must not contain " + describe(s[i]) + " (allowed: a-z, A-Z, 0-9, \".\", \"-\" and \"_\")"
+		}
+	}
+	return ""
+}
+
+func describe(c byte) string {
+	switch c {
+	case '/':
+		return `"/" (the path separator)`
+	case '%':
+		return `"%" (percent-encoding)`
+	}
+	if 'A' <= c && c <= 'Z' {
+		return "upper case " + strconv.QuoteRune(rune(c))
+	}
+	if c < 0x20 || c >= 0x7f {
+		return "byte " + fmt.Sprintf("0x%02x", c)
+	}
+	return strconv.QuoteRune(rune(c))
+}
+
+// Parse reads a SPIFFE ID and returns the Service, MeshGateway, Agent, Server or Workload it
+// names. Parse follows the SPIFFE ID grammar strictly (see the package documentation) and
+// accepts only the canonical spelling, so Parse(s).String() == s for every s it accepts.
+func Parse(uri string) (Identity, error) {
+	if len(uri) > MaxLength {
+		return nil, fmt.Errorf("%w: %d bytes, at most %d are allowed", ErrTooLong, len(uri), MaxLength)
+	}
+	if len(uri) < len(scheme) || uri[:len(scheme)] != scheme {
+		return nil, malformed(uri, `must start with "spiffe://" (in lower case)`)
+	}
+	rest := uri[len(scheme):]
+	end := 0
+	for end < len(rest) && class[rest[end]]&inTrustDomain != 0 {
+		end++
+	}
+	var p path
+	p.td = rest[:end]
+	if p.td == "" {
+		return nil, malformed(uri, "has no trust domain")
+	}
+	if len(p.td) > MaxTrustDomainLength {
+		return nil, fmt.Errorf("%w: %q: the trust domain is %d bytes long, at most %d are allowed", ErrTooLong, uri, len(p.td), MaxTrustDomainLength)
+	}
+	rest = rest[end:]
+	if rest != "" && rest[0] != '/' {
+		return nil, malformed(uri, trustDomainStop(rest[0]))
+	}
+	if rest == "" {
+		return nil, unknown(uri)
+	}
+	// rest is "/seg/seg/...": read each segment.
+	for start, i := 1, 1; i <= len(rest); i++ {
+		if i < len(rest) && rest[i] != '/' {
+			if c := rest[i]; class[c]&inSegment == 0 {
+				return nil, malformed(uri, "path must not contain "+describe(c)+pathStop(c))
+			}
+			continue
+		}
+		seg := rest[start:i]
+		switch seg {
+		case "":
+			if i == len(rest) {
+				return nil, malformed(uri, "must not end with \"/\"")
+			}
+			return nil, malformed(uri, "must not have an empty path segment")
+		case ".", "..":
+			return nil, malformed(uri, "must not have a dot segment "+strconv.Quote(seg))
+		}
+		if p.n == len(p.seg) {
+			return nil, unknown(uri)
+		}
+		p.word(seg)
+		start = i + 1
+	}
+	return match(uri, &p)
+}
+
+// match maps the segments to one of the five schemas.
+func match(uri string, p *path) (Identity, error) {
+	s := p.seg[:p.n]
+	partition := defaultName
+	if len(s) >= 2 && s[0] == "ap" {
+		if s[1] == defaultName {
+			return nil, fmt.Errorf("%w: %q: the default partition is written without /ap/default", ErrUnknownSchema, uri)
+		}
+		partition, s = s[1], s[2:]
+	}
+	consul := partition == defaultName // Server and Workload IDs carry no partition
+	switch {
+	case len(s) == 6 && s[0] == "ns" && s[2] == "dc" && s[4] == "svc":
+		return Service{TrustDomain: p.td, Partition: partition, Namespace: s[1], Datacenter: s[3], Service: s[5]}, nil
+	case len(s) == 4 && s[0] == "gateway" && s[1] == "mesh" && s[2] == "dc":
+		return MeshGateway{TrustDomain: p.td, Partition: partition, Datacenter: s[3]}, nil
+	case len(s) == 6 && s[0] == "agent" && s[1] == "client" && s[2] == "dc" && s[4] == "id":
+		return Agent{TrustDomain: p.td, Partition: partition, Datacenter: s[3], Agent: s[5]}, nil
+	case consul && len(s) == 4 && s[0] == "agent" && s[1] == "server" && s[2] == "dc":
+		return Server{TrustDomain: p.td, Datacenter: s[3]}, nil
+	case consul && len(s) == 4 && s[0] == "ns" && s[2] == "sa":
+		return Workload{TrustDomain: p.td, Namespace: s[1], ServiceAccount: s[3]}, nil
+	}
+	return nil, unknown(uri)
+}
+
+func malformed(uri, reason string) error {
+	return fmt.Errorf("%w: %q %s", ErrMalformed, uri, reason)
+}
+
+func unknown(uri string) error {
+	return fmt.Errorf("%w: %q: the path is none of /ns/…/dc/…/svc/…, /gateway/mesh/dc/…, "+
+		"/agent/client/dc/…/id/…, /agent/server/dc/… (each optionally after /ap/<partition>, servers excepted) "+
+		"or /ns/…/sa/…", ErrUnknownSchema, uri)
+}
+
+// trustDomainStop explains the character that ended the trust domain.
+func trustDomainStop(c byte) string {
+	switch c {
+	case ':':
+		return "must not have a port"
+	case '@':
+		return "must not have user info"
+	case '?':
+		return "must not have a query"
+	case '#':
+		return "must not have a fragment"
+	}
+	return "trust domain must not contain " + describe(c) + " (allowed: a-z, 0-9, \".\", \"-\" and \"_\")"
+}
+
+func pathStop(c byte) string {
+	switch c {
+	case '?':
+		return ": IDs have no query"
+	case '#':
+		return ": IDs have no fragment"
+	case '%':
+		return ": IDs are never percent-encoded"
+	}
+	return ""
+}
+
+// MustParse is Parse for IDs known to be valid, such as constants in tests; it panics if Parse
+// fails.
+func MustParse(uri string) Identity {
+	id, err := Parse(uri)
+	if err != nil {
+		panic(err)
+	}
+	return id
+}
