@@ -1,0 +1,111 @@
+package visibility
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/meshscope/meshscope/internal/names"
+)
+
+// The special exportTo values.
+const (
+	ExportToAll  = "*" // every namespace
+	ExportToOwn  = "." // the entry's own namespace
+	ExportToNone = "~" // no namespace
+)
+
+// ValidateExportTo reports every problem with the exportTo list of an entry in namespace.
+// Valid lists are: empty (the mesh default applies), "*" alone, "~" alone, or "." and
+// namespace names (lowercase RFC 1123 labels) without repeats, where "." counts as the entry's
+// own namespace. Errors name the index and value: `exportTo[2]: "*" must be the only value`.
+func ValidateExportTo(namespace string, exportTo []string) error {
+	var errs []error
+	if r := names.Label(namespace); r != "" {
+		errs = append(errs, fmt.Errorf("namespace: %q %s", namespace, r))
+	}
+	seen := make(map[string]int, len(exportTo))
+	for i, v := range exportTo {
+		switch v {
+		case ExportToAll, ExportToNone:
+			if len(exportTo) > 1 {
+				errs = append(errs, fmt.Errorf("exportTo[%d]: %q must be the only value", i, v))
+			}
+			continue
+		case ExportToOwn:
+		default:
+			if r := names.Label(v); r != "" {
+				errs = append(errs, fmt.Errorf("exportTo[%d]: %q is not \"*\", \".\", \"~\" or a namespace name: %s", i, v, r))
+				continue
+			}
+		}
+		key := v
+		if v == ExportToOwn {
+			key = namespace
+		}
+		if j, dup := seen[key]; dup {
+			errs = append(errs, fmt.Errorf("exportTo[%d]: %q repeats exportTo[%d] (%q)", i, v, j, exportTo[j]))
+			continue
+		}
+		seen[key] = i
+	}
+	return errors.Join(errs...)
+}
+
+// EffectiveExportTo returns the namespaces an entry is exported to for sidecars and gateways:
+// the declared list, or meshDefault when it is empty (itself ["*"] when empty), narrowed by
+// the entry's visibility v when applyToSidecars is set:
+//
+//   - ["~"] stays ["~"];
+//   - PUBLIC keeps the list;
+//   - NAMESPACE gives ["."] if the list contains "*", "." or the own namespace, else ["~"];
+//   - NONE gives ["~"].
+//
+// Without applyToSidecars the list is returned unchanged, whatever v. Visibility therefore
+// narrows exportTo and never widens it. When the list is unchanged, the returned slice is the
+// one passed in (declared or meshDefault), not a copy; treat it as read-only. Results for
+// invalid lists are unspecified: validate with ValidateExportTo first.
+func EffectiveExportTo(declared, meshDefault []string, namespace string, v Visibility, applyToSidecars bool) []string {
+	list := declared
+	if len(list) == 0 {
+		list = meshDefault
+	}
+	if len(list) == 0 {
+		list = []string{ExportToAll}
+	}
+	if !applyToSidecars || slices.Equal(list, []string{ExportToNone}) {
+		return list
+	}
+	switch v.Effective() {
+	case None:
+		return []string{ExportToNone}
+	case Namespace:
+		if slices.Contains(list, ExportToAll) || slices.Contains(list, ExportToOwn) || slices.Contains(list, namespace) {
+			return []string{ExportToOwn}
+		}
+		return []string{ExportToNone}
+	}
+	return list
+}
+
+// ExportedTo reports whether a client in namespace client sees an entry of namespace whose
+// effective exportTo is effective: it contains "*", or "." and the client is in the entry's
+// namespace, or the client's namespace by name. A client namespace of "" sees only "*".
+func ExportedTo(effective []string, namespace, client string) bool {
+	for _, e := range effective {
+		switch e {
+		case ExportToAll:
+			return true
+		case ExportToNone:
+		case ExportToOwn:
+			if client != "" && client == namespace {
+				return true
+			}
+		default:
+			if client != "" && e == client {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,260 @@
+package visibility
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/selection"
+)
+
+// FindingCode classifies a lint finding.
+type FindingCode string
+
+// The lint findings.
+const (
+	// Unreachable: an earlier policy matches every namespace, so this one is never tried.
+	Unreachable FindingCode = "Unreachable"
+	// Shadowed: an earlier policy matches every namespace this one matches, so this one
+	// never decides.
+	Shadowed FindingCode = "Shadowed"
+	// NeverMatches: the policy's rules contradict each other (team in (a) and team in (b)).
+	NeverMatches FindingCode = "NeverMatches"
+	// Redundant: the policy gives the default visibility and no later policy gives another,
+	// so removing it changes no entry's visibility; it only costs evaluation.
+	Redundant FindingCode = "Redundant"
+	// NoOpRule: an empty selector in a policy with other rules; it matches everything and
+	// adds nothing to the conjunction.
+	NoOpRule FindingCode = "NoOpRule"
+	// DuplicateRule: a rule that requires nothing more than an earlier rule of its policy.
+	DuplicateRule FindingCode = "DuplicateRule"
+)
+
+// Finding is one lint result about a policy (Rule -1) or one of its rules.
+type Finding struct {
+	Policy  int         `json:"policy"`
+	Rule    int         `json:"rule"`
+	Code    FindingCode `json:"code"`
+	Message string      `json:"message"`
+}
+
+// String renders the finding with its path: "policies[2]: Shadowed: …".
+func (f Finding) String() string {
+	path := fmt.Sprintf("policies[%d]", f.Policy)
+	if f.Rule >= 0 {
+		path += fmt.Sprintf(".matchingRules[%d]", f.Rule)
+	}
+	return path + ": " + string(f.Code) + ": " + f.Message
+}
+
+// Lint reports the policies and rules of the configuration that cannot affect any decision,
+// or contradict themselves, sorted by policy, rule and code. The checks are sound but not
+// complete: a finding is always true, but not every useless policy is found (selectors are
+// compared requirement by requirement, with In, NotIn, Exists and DoesNotExist understood).
+// A disabled resolver has no findings.
+func (r *Resolver) Lint() []Finding {
+	if !r.Enabled() {
+		return nil
+	}
+	var out []Finding
+	reqs := make([][]req, len(r.policies))
+	live := make([]bool, len(r.policies))  // can decide for some namespace, as far as we know
+	never := make([]bool, len(r.policies)) // matches no namespace whatever comes before it
+	catchAll := -1
+	for i := range r.policies {
+		p := &r.policies[i]
+		reqs[i] = policyReqs(p)
+		out = append(out, ruleFindings(i, p)...)
+		switch {
+		case catchAll >= 0:
+			out = append(out, Finding{Policy: i, Rule: -1, Code: Unreachable,
+				Message: fmt.Sprintf("policies[%d] matches every namespace, so this policy is never tried", catchAll)})
+			continue
+		case contradicts(reqs[i]):
+			never[i] = true
+			out = append(out, Finding{Policy: i, Rule: -1, Code: NeverMatches,
+				Message: "its rules contradict each other, so it matches no namespace"})
+			continue
+		}
+		shadowedBy := -1
+		for k := range i {
+			if live[k] && implies(reqs[i], reqs[k]) {
+				shadowedBy = k
+				break
+			}
+		}
+		if shadowedBy >= 0 {
+			out = append(out, Finding{Policy: i, Rule: -1, Code: Shadowed,
+				Message: fmt.Sprintf("policies[%d] matches every namespace this policy matches, so this policy never decides", shadowedBy)})
+			continue
+		}
+		live[i] = true
+		if len(reqs[i]) == 0 {
+			catchAll = i
+		}
+	}
+	// Trailing policies that give the default visibility change nothing. Unreachable and
+	// shadowed policies count here: removing the policy that hides them would let them decide.
+	for i := len(r.policies) - 1; i >= 0; i-- {
+		if never[i] {
+			continue
+		}
+		if r.policies[i].visibility != r.defaultVis {
+			break
+		}
+		out = append(out, Finding{Policy: i, Rule: -1, Code: Redundant,
+			Message: fmt.Sprintf("it gives the default visibility %s and no later policy gives another, so it changes no entry's visibility", r.defaultVis)})
+	}
+	sort.Slice(out, func(a, b int) bool {
+		x, y := out[a], out[b]
+		if x.Policy != y.Policy {
+			return x.Policy < y.Policy
+		}
+		if x.Rule != y.Rule {
+			return x.Rule < y.Rule
+		}
+		return x.Code < y.Code
+	})
+	return out
+}
+
+func ruleFindings(i int, p *policy) []Finding {
+	var out []Finding
+	var seen [][]req
+	for j, ru := range p.rules {
+		rs := selectorReqs(ru.selector)
+		if len(rs) == 0 && len(p.rules) > 1 {
+			out = append(out, Finding{Policy: i, Rule: j, Code: NoOpRule,
+				Message: "the empty selector matches every namespace; it adds nothing to the other rules"})
+			continue
+		}
+		for k, prev := range seen {
+			if implies(prev, rs) {
+				out = append(out, Finding{Policy: i, Rule: j, Code: DuplicateRule,
+					Message: fmt.Sprintf("matchingRules[%d] already requires everything this rule does", k)})
+				break
+			}
+		}
+		seen = append(seen, rs)
+	}
+	return out
+}
+
+// req is a selector requirement in a normal form: Equals is In with one value, NotEquals is
+// NotIn with one value, values sorted.
+type req struct {
+	key  string
+	op   selection.Operator
+	vals []string
+}
+
+func selectorReqs(s labels.Selector) []req {
+	rs, _ := s.Requirements()
+	out := make([]req, 0, len(rs))
+	for _, r := range rs {
+		op := r.Operator()
+		switch op {
+		case selection.Equals, selection.DoubleEquals:
+			op = selection.In
+		case selection.NotEquals:
+			op = selection.NotIn
+		}
+		vals := r.ValuesUnsorted()
+		slices.Sort(vals)
+		out = append(out, req{key: r.Key(), op: op, vals: vals})
+	}
+	return out
+}
+
+func policyReqs(p *policy) []req {
+	var out []req
+	for _, ru := range p.rules {
+		out = append(out, selectorReqs(ru.selector)...)
+	}
+	return out
+}
+
+// implies reports whether every namespace matching all of have also matches all of want.
+func implies(have, want []req) bool {
+	for _, w := range want {
+		if !slices.ContainsFunc(have, func(h req) bool { return reqImplies(h, w) }) {
+			return false
+		}
+	}
+	return true
+}
+
+// reqImplies reports whether a label set satisfying h always satisfies w (same key only).
+func reqImplies(h, w req) bool {
+	if h.key != w.key {
+		return false
+	}
+	switch w.op {
+	case selection.In:
+		return h.op == selection.In && subset(h.vals, w.vals)
+	case selection.Exists:
+		return h.op == selection.In || h.op == selection.Exists
+	case selection.NotIn:
+		switch h.op {
+		case selection.In:
+			return disjoint(h.vals, w.vals)
+		case selection.NotIn:
+			return subset(w.vals, h.vals)
+		case selection.DoesNotExist:
+			return true
+		}
+	case selection.DoesNotExist:
+		return h.op == selection.DoesNotExist
+	}
+	return false
+}
+
+// contradicts reports whether no label set satisfies all of rs.
+func contradicts(rs []req) bool {
+	for i, a := range rs {
+		for _, b := range rs[i+1:] {
+			if a.key == b.key && (excludes(a, b) || excludes(b, a)) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// excludes reports whether a and b on the same key can never hold together.
+func excludes(a, b req) bool {
+	switch a.op {
+	case selection.In:
+		switch b.op {
+		case selection.In:
+			return disjoint(a.vals, b.vals)
+		case selection.NotIn:
+			return subset(a.vals, b.vals)
+		case selection.DoesNotExist:
+			return true
+		}
+	case selection.Exists:
+		return b.op == selection.DoesNotExist
+	}
+	return false
+}
+
+// subset reports whether every value of a is in b (both sorted).
+func subset(a, b []string) bool {
+	for _, v := range a {
+		if _, ok := slices.BinarySearch(b, v); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+func disjoint(a, b []string) bool {
+	for _, v := range a {
+		if _, ok := slices.BinarySearch(b, v); ok {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,138 @@
+package visibility
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+)
+
+func TestLint(t *testing.T) {
+	in, notIn := metav1.LabelSelectorOpIn, metav1.LabelSelectorOpNotIn
+	exists, dne := metav1.LabelSelectorOpExists, metav1.LabelSelectorOpDoesNotExist
+	pol := func(v Visibility, rules ...MatchingRule) Policy { return Policy{Visibility: v, MatchingRules: rules} }
+	tests := []struct {
+		name string
+		c    *Config
+		want []string
+	}{
+		{"clean", &Config{DefaultVisibility: Namespace, Policies: []Policy{
+			pol(Public, matchLabels("team", "a")),
+			pol(None, matchLabels("team", "b")),
+		}}, nil},
+		{"after a catch-all", &Config{DefaultVisibility: Namespace, Policies: []Policy{
+			pol(Public, matchLabels("team", "a")),
+			pol(None),
+			pol(Public, matchLabels("team", "b")),
+		}}, []string{
+			"policies[2]: Unreachable: policies[1] matches every namespace, so this policy is never tried",
+		}},
+		{"empty selector is a catch-all", &Config{DefaultVisibility: Namespace, Policies: []Policy{
+			pol(None, everything()),
+			pol(Public, matchLabels("team", "b")),
+		}}, []string{
+			"policies[1]: Unreachable: policies[0] matches every namespace, so this policy is never tried",
+		}},
+		{"identical selector shadows", &Config{DefaultVisibility: Namespace, Policies: []Policy{
+			pol(Public, matchLabels("team", "a")),
+			pol(None, matchExpr("team", in, "a")),
+		}}, []string{
+			"policies[1]: Shadowed: policies[0] matches every namespace this policy matches, so this policy never decides",
+		}},
+		{"narrower later policy is shadowed", &Config{DefaultVisibility: Namespace, Policies: []Policy{
+			pol(Public, matchExpr("env", exists)),
+			pol(None, matchLabels("env", "prod", "team", "a")),
+		}}, []string{
+			"policies[1]: Shadowed: policies[0] matches every namespace this policy matches, so this policy never decides",
+		}},
+		{"wider later policy is fine", &Config{DefaultVisibility: Namespace, Policies: []Policy{
+			pol(Public, matchLabels("env", "prod", "team", "a")),
+			pol(None, matchExpr("env", exists)),
+		}}, nil},
+		{"NotIn implications", &Config{DefaultVisibility: Namespace, Policies: []Policy{
+			pol(None, matchExpr("trusted", notIn, "true")),
+			pol(Public, matchExpr("trusted", dne)),
+			pol(Public, matchExpr("trusted", in, "no", "false")),
+		}}, []string{
+			"policies[1]: Shadowed: policies[0] matches every namespace this policy matches, so this policy never decides",
+			"policies[2]: Shadowed: policies[0] matches every namespace this policy matches, so this policy never decides",
+		}},
+		{"contradiction", &Config{DefaultVisibility: Namespace, Policies: []Policy{
+			pol(Public, matchLabels("team", "a"), matchLabels("team", "b")),
+			pol(None, matchExpr("x", exists), matchExpr("x", dne)),
+			pol(None, matchExpr("y", in, "1"), matchExpr("y", notIn, "1", "2")),
+		}}, []string{
+			"policies[0]: NeverMatches: its rules contradict each other, so it matches no namespace",
+			"policies[1]: NeverMatches: its rules contradict each other, so it matches no namespace",
+			"policies[2]: NeverMatches: its rules contradict each other, so it matches no namespace",
+		}},
+		{"trailing default visibility is redundant", &Config{DefaultVisibility: Namespace, Policies: []Policy{
+			pol(Namespace, matchLabels("team", "a")),
+			pol(Public, matchLabels("team", "b")),
+			pol(Namespace, matchLabels("team", "c")),
+			pol(Namespace, matchLabels("team", "d")),
+		}}, []string{
+			"policies[2]: Redundant: it gives the default visibility NAMESPACE and no later policy gives another, so it changes no entry's visibility",
+			"policies[3]: Redundant: it gives the default visibility NAMESPACE and no later policy gives another, so it changes no entry's visibility",
+		}},
+		{"unspecified counts as public", &Config{Policies: []Policy{pol("", matchLabels("team", "a"))}}, []string{
+			"policies[0]: Redundant: it gives the default visibility PUBLIC and no later policy gives another, so it changes no entry's visibility",
+		}},
+		{"no-op and duplicate rules", &Config{DefaultVisibility: Namespace, Policies: []Policy{
+			pol(Public, matchLabels("team", "a"), everything(), matchExpr("team", in, "a"), matchLabels("env", "prod")),
+		}}, []string{
+			"policies[0].matchingRules[1]: NoOpRule: the empty selector matches every namespace; it adds nothing to the other rules",
+			"policies[0].matchingRules[2]: DuplicateRule: matchingRules[0] already requires everything this rule does",
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := mustCompile(t, tt.c)
+			var got []string
+			for _, f := range r.Lint() {
+				got = append(got, f.String())
+			}
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
+// TestLintIsSound checks on random configurations that a policy reported Unreachable,
+// Shadowed or NeverMatches never decides, and that removing a Redundant policy changes no
+// visibility, for random namespaces.
+func TestLintIsSound(t *testing.T) {
+	r := newRand(21, 22)
+	for range 2000 {
+		c := randomConfig(r, 6)
+		res := mustCompile(t, c)
+		findings := res.Lint()
+		dead := map[int]bool{}
+		redundant := map[int]bool{}
+		for _, f := range findings {
+			switch f.Code {
+			case Unreachable, Shadowed, NeverMatches:
+				dead[f.Policy] = true
+			case Redundant:
+				redundant[f.Policy] = true
+			}
+		}
+		trimmed := &Config{DefaultVisibility: c.DefaultVisibility}
+		for i, p := range c.Policies {
+			if !redundant[i] {
+				trimmed.Policies = append(trimmed.Policies, p)
+			}
+		}
+		tr := mustCompile(t, trimmed)
+		for range 40 {
+			ls := labels.Set(randomLabels(r))
+			d := res.Resolve(ls)
+			if dead[d.Policy] {
+				t.Fatalf("policy %d was reported %v but decided for %v in %+v", d.Policy, findings, ls, c)
+			}
+			if got := tr.Resolve(ls).Visibility; got != d.Visibility {
+				t.Fatalf("removing redundant policies changed %v from %s to %s: %v", ls, d.Visibility, got, findings)
+			}
+		}
+	}
+}

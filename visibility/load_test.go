@@ -1,0 +1,210 @@
+package visibility
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+func TestLoadConfig(t *testing.T) {
+	teamA := &Config{DefaultVisibility: Namespace, Policies: []Policy{{Visibility: Public, MatchingRules: []MatchingRule{
+		{NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"team": "a"}}},
+	}}}}
+	tests := []struct {
+		name string
+		in   string
+		want *Config
+		errs []string
+	}{
+		{"bare block YAML", `
+defaultVisibility: NAMESPACE
+policies:
+- visibility: PUBLIC
+  matchingRules:
+  - namespaceSelector:
+      matchLabels:
+        team: a
+`, teamA, nil},
+		{"bare block JSON", `{"defaultVisibility":"NAMESPACE","policies":[{"visibility":"PUBLIC","matchingRules":[{"namespaceSelector":{"matchLabels":{"team":"a"}}}]}]}`, teamA, nil},
+		{"mesh config", `
+accessLogFile: /dev/stdout
+defaultConfig:
+  holdApplicationUntilProxyStarts: true
+serviceEntryVisibility:
+  defaultVisibility: NAMESPACE
+  policies:
+  - visibility: PUBLIC
+    matchingRules:
+    - namespaceSelector: {matchLabels: {team: a}}
+`, teamA, nil},
+		{"mesh config snake_case", `
+service_entry_visibility:
+  default_visibility: 2
+  policies:
+  - visibility: 3
+    matching_rules:
+    - namespace_selector: {matchLabels: {team: a}}
+`, teamA, nil},
+		{"istio operator", `
+apiVersion: install.istio.io/v1alpha1
+kind: IstioOperator
+metadata:
+  name: control-plane
+spec:
+  profile: ambient
+  meshConfig:
+    serviceEntryVisibility:
+      defaultVisibility: NAMESPACE
+      policies:
+      - visibility: PUBLIC
+        matchingRules:
+        - namespaceSelector:
+            matchLabels:
+              team: a
+`, teamA, nil},
+		{"helm values", `
+meshConfig:
+  serviceEntryVisibility:
+    defaultVisibility: NAMESPACE
+    policies: [{visibility: PUBLIC, matchingRules: [{namespaceSelector: {matchLabels: {team: a}}}]}]
+`, teamA, nil},
+		{"istio configmap", `
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: istio
+  namespace: istio-system
+data:
+  mesh: |-
+    defaultConfig:
+      discoveryAddress: istiod.istio-system.svc:15012
+    serviceEntryVisibility:
+      defaultVisibility: NAMESPACE
+      policies:
+      - visibility: PUBLIC
+        matchingRules:
+        - namespaceSelector:
+            matchLabels:
+              team: a
+`, teamA, nil},
+		{"multi-document with other kinds", `
+apiVersion: v1
+kind: Namespace
+metadata: {name: istio-system}
+---
+apiVersion: install.istio.io/v1alpha1
+kind: IstioOperator
+spec:
+  meshConfig:
+    serviceEntryVisibility:
+      defaultVisibility: NAMESPACE
+      policies: [{visibility: PUBLIC, matchingRules: [{namespaceSelector: {matchLabels: {team: a}}}]}]
+---
+`, teamA, nil},
+		{"empty block enables the feature", "serviceEntryVisibility: {}\n", &Config{}, nil},
+		{"null block enables the feature", "serviceEntryVisibility:\n", &Config{}, nil},
+		{"mesh config without the block", "accessLogFile: /dev/stdout\n", nil, nil},
+		{"operator without mesh config", "kind: IstioOperator\nspec: {profile: default}\n", nil, nil},
+		{"empty input", "", nil, nil},
+		{"operator unknown selector field", `
+kind: IstioOperator
+spec:
+  meshConfig:
+    serviceEntryVisibility:
+      policies:
+      - visibility: NONE
+        matchingRules:
+        - namespaceSelector:
+            match_labels: {team: a}
+`, nil, []string{
+			`spec.meshConfig.serviceEntryVisibility.policies[0].matchingRules[0].namespaceSelector: unknown field "match_labels" (did you mean "matchLabels"?)`,
+		}},
+		{"operator invalid operator", `
+kind: IstioOperator
+spec:
+  meshConfig:
+    serviceEntryVisibility:
+      policies:
+      - {}
+      - {}
+      - matchingRules:
+        - namespaceSelector:
+            matchExpressions: [{key: team, operator: in, values: [a]}]
+`, nil, []string{
+			`spec.meshConfig.serviceEntryVisibility.policies[2].matchingRules[0].namespaceSelector.matchExpressions[0].operator: Invalid value: "in": not a valid selector operator`,
+		}},
+		{"misspelt block name", "serviceEntryVisiblity:\n  defaultVisibility: NONE\n", nil, []string{
+			`(top level): unknown field "serviceEntryVisiblity" (did you mean "serviceEntryVisibility"? as written, the feature stays off)`,
+		}},
+		{"block given twice", "serviceEntryVisibility: {}\nservice_entry_visibility: {}\n", nil, []string{
+			`(top level): field given twice, as "serviceEntryVisibility" and "service_entry_visibility"`,
+		}},
+		{"two documents configure", "serviceEntryVisibility: {}\n---\ndefaultVisibility: NONE\n", nil, []string{
+			`document 2: the top level: a second serviceEntryVisibility configuration; the first is at document 1: serviceEntryVisibility`,
+		}},
+		{"errors in several documents", "defaultVisibility: public\n---\nkind: IstioOperator\nspec: {meshConfig: {serviceEntryVisibility: {policies: 1}}}\n", nil, []string{
+			`document 1: defaultVisibility: unsupported value "public": enum names are upper case ("PUBLIC")`,
+			`document 2: spec.meshConfig.serviceEntryVisibility.policies: Invalid value: 1: must be a list, got a number`,
+		}},
+		{"not an object", "- a\n- b\n", nil, []string{"the document must be an object, got a list"}},
+		{"configmap mesh not a string", "kind: ConfigMap\ndata: {mesh: 1}\n", nil, []string{
+			"data.mesh: must be a string holding the meshConfig YAML, got a number",
+		}},
+		{"configmap error path", "kind: ConfigMap\ndata:\n  mesh: |\n    serviceEntryVisibility: {defaultVisibility: 7}\n", nil, []string{
+			"data.mesh.serviceEntryVisibility.defaultVisibility: unsupported value 7: enum numbers are 0 (unspecified), 1 (NONE), 2 (NAMESPACE) and 3 (PUBLIC)",
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := LoadConfig([]byte(tt.in))
+			if tt.errs != nil {
+				require.Error(t, err)
+				assert.Equal(t, strings.Join(tt.errs, "\n"), err.Error())
+				assert.Nil(t, got)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+			_, err = Compile(got)
+			require.NoError(t, err)
+		})
+	}
+}
+
+func TestLoadConfigBadYAML(t *testing.T) {
+	_, err := LoadConfig([]byte("a: [b\n"))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "not YAML or JSON")
+}
+
+func FuzzLoadConfig(f *testing.F) {
+	for _, s := range []string{
+		"defaultVisibility: NAMESPACE\npolicies:\n- visibility: PUBLIC\n  matchingRules:\n  - namespaceSelector: {matchLabels: {team: a}}\n",
+		`{"default_visibility":2,"policies":[{"visibility":1,"matching_rules":[{"namespace_selector":{"matchExpressions":[{"key":"a","operator":"NotIn","values":["x"]}]}}]}]}`,
+		"kind: IstioOperator\nspec:\n  meshConfig:\n    serviceEntryVisibility: {policies: [{}]}\n",
+		"kind: ConfigMap\ndata:\n  mesh: 'serviceEntryVisibility: {defaultVisibility: NONE}'\n",
+		"serviceEntryVisibility: {}\n---\nserviceEntryVisibility: {}\n",
+		"policies: [{matchingRules: [{namespaceSelector: {matchExpressions: [{key: a, operator: in}]}}]}]",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c, err := LoadConfig(data)
+		if err != nil {
+			if c != nil {
+				t.Fatal("a config returned with an error")
+			}
+			return
+		}
+		// Whatever LoadConfig accepts compiles, and resolving never panics.
+		r, err := Compile(c)
+		if err != nil {
+			t.Fatalf("LoadConfig accepted a config that does not compile: %v", err)
+		}
+		r.Resolve(nil)
+		r.Lint()
+	})
+}
