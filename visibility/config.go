@@ -4,9 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
+
+	"github.com/meshscope/meshscope/internal/strict"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	metavalidation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
@@ -82,7 +83,7 @@ func decodeVisibility(x any) (Visibility, error) {
 		}
 		return "", fmt.Errorf("unsupported value %v: enum numbers are 0 (unspecified), 1 (NONE), 2 (NAMESPACE) and 3 (PUBLIC)", t)
 	}
-	return "", fmt.Errorf("must be a string or a number, got %s", jsonType(x))
+	return "", fmt.Errorf("must be a string or a number, got %s", strict.Describe(x))
 }
 
 // Config is the mesh-wide ServiceEntry visibility configuration,
@@ -181,13 +182,14 @@ func child(p *field.Path, name string) *field.Path {
 // fields are matchLabels and matchExpressions (key, operator, values) only. Every problem is
 // reported.
 func (c *Config) UnmarshalJSON(b []byte) error {
-	x, err := decodeAny(b)
+	x, err := strict.Parse(b)
 	if err != nil {
 		return err
 	}
-	got, errs := decodeConfig(x, nil)
-	if len(errs) > 0 {
-		return errors.Join(errs...)
+	var d strict.Decoder
+	got := decodeConfig(&d, x, "")
+	if err := d.Err(); err != nil {
+		return err
 	}
 	*c = *got
 	return nil
@@ -195,14 +197,14 @@ func (c *Config) UnmarshalJSON(b []byte) error {
 
 // UnmarshalJSON decodes one policy as strictly as Config.UnmarshalJSON does.
 func (p *Policy) UnmarshalJSON(b []byte) error {
-	x, err := decodeAny(b)
+	x, err := strict.Parse(b)
 	if err != nil {
 		return err
 	}
-	var errs []error
-	got := decodePolicy(x, nil, &errs)
-	if len(errs) > 0 {
-		return errors.Join(errs...)
+	var d strict.Decoder
+	got := decodePolicy(&d, x, "")
+	if err := d.Err(); err != nil {
+		return err
 	}
 	*p = got
 	return nil
@@ -210,101 +212,17 @@ func (p *Policy) UnmarshalJSON(b []byte) error {
 
 // UnmarshalJSON decodes one matching rule as strictly as Config.UnmarshalJSON does.
 func (r *MatchingRule) UnmarshalJSON(b []byte) error {
-	x, err := decodeAny(b)
+	x, err := strict.Parse(b)
 	if err != nil {
 		return err
 	}
-	var errs []error
-	got := decodeRule(x, nil, &errs)
-	if len(errs) > 0 {
-		return errors.Join(errs...)
+	var d strict.Decoder
+	got := decodeRule(&d, x, "")
+	if err := d.Err(); err != nil {
+		return err
 	}
 	*r = got
 	return nil
-}
-
-func decodeAny(b []byte) (any, error) {
-	var x any
-	if err := json.Unmarshal(b, &x); err != nil {
-		return nil, err
-	}
-	return x, nil
-}
-
-// object is a JSON object being decoded: its fields, which ones were read, and its path.
-type object struct {
-	path   *field.Path
-	fields map[string]any
-	errs   *[]error
-}
-
-func asObject(x any, p *field.Path, errs *[]error) (object, bool) {
-	m, ok := x.(map[string]any)
-	if !ok {
-		if x != nil {
-			*errs = append(*errs, wrongType(p, "an object", x))
-		}
-		return object{}, false
-	}
-	return object{path: p, fields: m, errs: errs}, true
-}
-
-func wrongType(p *field.Path, want string, x any) error {
-	return field.Invalid(p, shorten(x), "must be "+want+", got "+jsonType(x))
-}
-
-func pathString(p *field.Path) string {
-	if p == nil {
-		return "(top level)"
-	}
-	return p.String()
-}
-
-// take returns the value of the field named by any of its spellings, and its path.
-func (o object) take(names ...string) (any, *field.Path, bool) {
-	var found string
-	var v any
-	for _, n := range names {
-		x, ok := o.fields[n]
-		if !ok {
-			continue
-		}
-		if found != "" {
-			*o.errs = append(*o.errs, fmt.Errorf("%s: field given twice, as %q and %q", pathString(o.path), found, n))
-			continue
-		}
-		found, v = n, x
-	}
-	if found == "" || v == nil {
-		return nil, nil, false
-	}
-	return v, child(o.path, names[0]), true
-}
-
-// unknown reports every field not among known, suggesting the known field it resembles.
-func (o object) unknown(known ...string) {
-	var extra []string
-	for k := range o.fields {
-		if !slices.Contains(known, k) {
-			extra = append(extra, k)
-		}
-	}
-	sort.Strings(extra)
-	for _, k := range extra {
-		hint := ""
-		for _, want := range known {
-			if a, b := fold(k), fold(want); a == b || len(b) >= 5 && editDistance(a, b) <= 2 {
-				hint = fmt.Sprintf(" (did you mean %q?)", want)
-				break
-			}
-		}
-		*o.errs = append(*o.errs, fmt.Errorf("%s: unknown field %q%s", pathString(o.path), k, hint))
-	}
-}
-
-// fold lower-cases s and drops '_' and '-', so that match_labels resembles matchLabels.
-func fold(s string) string {
-	return strings.NewReplacer("_", "", "-", "").Replace(strings.ToLower(s))
 }
 
 // The field names, camelCase first, then the snake_case alias protobuf accepts.
@@ -317,185 +235,104 @@ const (
 	sel, selSnake       = "namespaceSelector", "namespace_selector"
 )
 
-func decodeConfig(x any, root *field.Path) (*Config, []error) {
-	var errs []error
-	o, ok := asObject(x, root, &errs)
-	if !ok {
-		if x == nil {
-			return &Config{}, nil
-		}
-		return nil, errs
+func decodeVisibilityAt(d *strict.Decoder, x any, path string) Visibility {
+	v, err := decodeVisibility(x)
+	if err != nil {
+		d.Errorf(path, "%v", err)
 	}
-	o.unknown(defVis, defVisSnake, pols, apply, applySnake)
-	var c Config
-	if v, p, ok := o.take(defVis, defVisSnake); ok {
-		vis, err := decodeVisibility(v)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", p, err))
-		}
-		c.DefaultVisibility = vis
-	}
-	if v, p, ok := o.take(pols); ok {
-		list, isList := v.([]any)
-		if !isList {
-			errs = append(errs, wrongType(p, "a list", v))
-		}
-		for i, item := range list {
-			c.Policies = append(c.Policies, decodePolicy(item, p.Index(i), &errs))
-		}
-	}
-	if v, p, ok := o.take(apply, applySnake); ok {
-		b, isBool := v.(bool)
-		if !isBool {
-			errs = append(errs, wrongType(p, "a boolean", v))
-		}
-		c.ApplyToSidecars = b
-	}
-	return &c, errs
+	return v
 }
 
-func decodePolicy(x any, p *field.Path, errs *[]error) Policy {
+// decodeConfig decodes a block at path; null is the empty (enabled, all-default) block.
+func decodeConfig(d *strict.Decoder, x any, path string) *Config {
+	var c Config
+	o, ok := d.Object(x, path)
+	if !ok {
+		return &c
+	}
+	o.Check(defVis, defVisSnake, pols, apply, applySnake)
+	if v, p, ok := o.Get(defVis, defVisSnake); ok {
+		c.DefaultVisibility = decodeVisibilityAt(d, v, p)
+	}
+	if v, p, ok := o.Get(pols); ok {
+		for i, item := range d.List(v, p) {
+			c.Policies = append(c.Policies, decodePolicy(d, item, strict.Index(p, i)))
+		}
+	}
+	if v, p, ok := o.Get(apply, applySnake); ok {
+		c.ApplyToSidecars = d.Bool(v, p)
+	}
+	return &c
+}
+
+func decodePolicy(d *strict.Decoder, x any, path string) Policy {
 	var pol Policy
-	o, ok := asObject(x, p, errs)
+	o, ok := d.Object(x, path)
 	if !ok {
 		return pol
 	}
-	o.unknown(vis, rules, rulesSn)
-	if v, vp, ok := o.take(vis); ok {
-		got, err := decodeVisibility(v)
-		if err != nil {
-			*errs = append(*errs, fmt.Errorf("%s: %w", vp, err))
-		}
-		pol.Visibility = got
+	o.Check(vis, rules, rulesSn)
+	if v, p, ok := o.Get(vis); ok {
+		pol.Visibility = decodeVisibilityAt(d, v, p)
 	}
-	if v, rp, ok := o.take(rules, rulesSn); ok {
-		list, isList := v.([]any)
-		if !isList {
-			*errs = append(*errs, wrongType(rp, "a list", v))
-		}
-		for i, item := range list {
-			pol.MatchingRules = append(pol.MatchingRules, decodeRule(item, rp.Index(i), errs))
+	if v, p, ok := o.Get(rules, rulesSn); ok {
+		for i, item := range d.List(v, p) {
+			pol.MatchingRules = append(pol.MatchingRules, decodeRule(d, item, strict.Index(p, i)))
 		}
 	}
 	return pol
 }
 
-func decodeRule(x any, p *field.Path, errs *[]error) MatchingRule {
+func decodeRule(d *strict.Decoder, x any, path string) MatchingRule {
 	var r MatchingRule
-	o, ok := asObject(x, p, errs)
+	o, ok := d.Object(x, path)
 	if !ok {
 		return r
 	}
-	o.unknown(sel, selSnake)
-	if v, sp, ok := o.take(sel, selSnake); ok {
-		r.NamespaceSelector = decodeSelector(v, sp, errs)
+	o.Check(sel, selSnake)
+	if v, p, ok := o.Get(sel, selSnake); ok {
+		r.NamespaceSelector = decodeSelector(d, v, p)
 	}
 	return r
 }
 
 // decodeSelector reads a Kubernetes LabelSelector: camelCase fields only, as the Kubernetes
 // API defines them.
-func decodeSelector(x any, p *field.Path, errs *[]error) *metav1.LabelSelector {
-	o, ok := asObject(x, p, errs)
+func decodeSelector(d *strict.Decoder, x any, path string) *metav1.LabelSelector {
+	o, ok := d.Object(x, path)
 	if !ok {
 		return nil
 	}
-	o.unknown("matchLabels", "matchExpressions")
+	o.Check("matchLabels", "matchExpressions")
 	s := &metav1.LabelSelector{}
-	if v, lp, ok := o.take("matchLabels"); ok {
-		m, isMap := v.(map[string]any)
-		if !isMap {
-			*errs = append(*errs, wrongType(lp, "an object of label values", v))
-		}
-		keys := make([]string, 0, len(m))
-		for k := range m {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			str, isStr := m[k].(string)
-			if !isStr {
-				*errs = append(*errs, wrongType(lp.Key(k), "a string", m[k]))
-				continue
-			}
-			if s.MatchLabels == nil {
-				s.MatchLabels = map[string]string{}
-			}
-			s.MatchLabels[k] = str
+	if v, p, ok := o.Get("matchLabels"); ok {
+		if m := d.StringMap(v, p); len(m) > 0 {
+			s.MatchLabels = m
 		}
 	}
-	if v, ep, ok := o.take("matchExpressions"); ok {
-		list, isList := v.([]any)
-		if !isList {
-			*errs = append(*errs, wrongType(ep, "a list", v))
-		}
-		for i, item := range list {
-			s.MatchExpressions = append(s.MatchExpressions, decodeRequirement(item, ep.Index(i), errs))
+	if v, p, ok := o.Get("matchExpressions"); ok {
+		for i, item := range d.List(v, p) {
+			s.MatchExpressions = append(s.MatchExpressions, decodeRequirement(d, item, strict.Index(p, i)))
 		}
 	}
 	return s
 }
 
-func decodeRequirement(x any, p *field.Path, errs *[]error) metav1.LabelSelectorRequirement {
+func decodeRequirement(d *strict.Decoder, x any, path string) metav1.LabelSelectorRequirement {
 	var r metav1.LabelSelectorRequirement
-	o, ok := asObject(x, p, errs)
+	o, ok := d.Object(x, path)
 	if !ok {
 		return r
 	}
-	o.unknown("key", "operator", "values")
-	str := func(name string) string {
-		v, vp, ok := o.take(name)
-		if !ok {
-			return ""
-		}
-		s, isStr := v.(string)
-		if !isStr {
-			*errs = append(*errs, wrongType(vp, "a string", v))
-		}
-		return s
+	o.Check("key", "operator", "values")
+	if v, p, ok := o.Get("key"); ok {
+		r.Key = d.String(v, p)
 	}
-	r.Key = str("key")
-	r.Operator = metav1.LabelSelectorOperator(str("operator"))
-	if v, vp, ok := o.take("values"); ok {
-		list, isList := v.([]any)
-		if !isList {
-			*errs = append(*errs, wrongType(vp, "a list of strings", v))
-		}
-		for i, item := range list {
-			s, isStr := item.(string)
-			if !isStr {
-				*errs = append(*errs, wrongType(vp.Index(i), "a string", item))
-				continue
-			}
-			r.Values = append(r.Values, s)
-		}
+	if v, p, ok := o.Get("operator"); ok {
+		r.Operator = metav1.LabelSelectorOperator(d.String(v, p))
+	}
+	if v, p, ok := o.Get("values"); ok {
+		r.Values = d.Strings(v, p)
 	}
 	return r
-}
-
-func jsonType(x any) string {
-	switch x.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "a boolean"
-	case float64, json.Number:
-		return "a number"
-	case string:
-		return "a string"
-	case []any:
-		return "a list"
-	case map[string]any:
-		return "an object"
-	}
-	return fmt.Sprintf("%T", x)
-}
-
-// shorten returns a value for an error message: scalars as they are, containers by type.
-func shorten(x any) any {
-	switch x.(type) {
-	case []any, map[string]any:
-		return jsonType(x)
-	}
-	return x
 }

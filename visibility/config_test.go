@@ -32,7 +32,7 @@ func TestVisibilityUnmarshal(t *testing.T) {
 		{"number 4", `4`, "", `unsupported value 4: enum numbers are 0 (unspecified), 1 (NONE), 2 (NAMESPACE) and 3 (PUBLIC)`},
 		{"negative", `-1`, "", `unsupported value -1: enum numbers are 0 (unspecified), 1 (NONE), 2 (NAMESPACE) and 3 (PUBLIC)`},
 		{"fraction", `1.5`, "", `unsupported value 1.5: enum numbers are 0 (unspecified), 1 (NONE), 2 (NAMESPACE) and 3 (PUBLIC)`},
-		{"bool", `true`, "", `must be a string or a number, got a boolean`},
+		{"bool", `true`, "", `must be a string or a number, got the boolean true`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -81,21 +81,21 @@ func TestConfigUnmarshal(t *testing.T) {
 		}},
 		{"requirement fields", `{"policies":[{"matchingRules":[{"namespaceSelector":{"matchExpressions":[{"key":"a","op":"In","values":"x"}]}}]}]}`, nil, []string{
 			`policies[0].matchingRules[0].namespaceSelector.matchExpressions[0]: unknown field "op"`,
-			`policies[0].matchingRules[0].namespaceSelector.matchExpressions[0].values: Invalid value: "x": must be a list of strings, got a string`,
+			`policies[0].matchingRules[0].namespaceSelector.matchExpressions[0].values: must be a list, got the string "x"`,
 		}},
 		{"field twice", `{"defaultVisibility":"NONE","default_visibility":"PUBLIC"}`, nil, []string{
 			`(top level): field given twice, as "defaultVisibility" and "default_visibility"`,
 		}},
 		{"wrong types", `{"defaultVisibility":"public","policies":{},"applyToSidecars":"yes"}`, nil, []string{
 			`defaultVisibility: unsupported value "public": enum names are upper case ("PUBLIC")`,
-			`policies: Invalid value: "an object": must be a list, got an object`,
-			`applyToSidecars: Invalid value: "yes": must be a boolean, got a string`,
+			`policies: must be a list, got an object`,
+			`applyToSidecars: must be a boolean, got the string "yes"`,
 		}},
 		{"label value not a string", `{"policies":[{"matchingRules":[{"namespaceSelector":{"matchLabels":{"n":1}}}]}]}`, nil, []string{
-			`policies[0].matchingRules[0].namespaceSelector.matchLabels[n]: Invalid value: 1: must be a string, got a number`,
+			`policies[0].matchingRules[0].namespaceSelector.matchLabels["n"]: must be a string, got the number 1`,
 		}},
 		{"policy not an object", `{"policies":["PUBLIC"]}`, nil, []string{
-			`policies[0]: Invalid value: "PUBLIC": must be an object, got a string`,
+			`policies[0]: must be an object, got the string "PUBLIC"`,
 		}},
 	}
 	for _, tt := range tests {

@@ -4,9 +4,14 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/yaml"
+
+	"github.com/meshscope/meshscope/internal/strict"
 )
 
 // LoadConfig reads the ServiceEntry visibility configuration from YAML or JSON in any of the
@@ -108,11 +113,7 @@ var (
 
 // loadDocument finds the configuration in one document and says where it was.
 func loadDocument(doc []byte) (*Config, string, error) {
-	j, err := yaml.YAMLToJSON(doc)
-	if err != nil {
-		return nil, "", fmt.Errorf("not YAML or JSON: %w", err)
-	}
-	x, err := decodeAny(j)
+	x, err := parseYAML(doc)
 	if err != nil {
 		return nil, "", fmt.Errorf("not YAML or JSON: %w", err)
 	}
@@ -121,17 +122,13 @@ func loadDocument(doc []byte) (*Config, string, error) {
 	}
 	top, ok := x.(map[string]any)
 	if !ok {
-		return nil, "", fmt.Errorf("the document must be an object, got %s", jsonType(x))
+		return nil, "", fmt.Errorf("the document must be an object, got %s", strict.Describe(x))
 	}
 	kind, _ := top["kind"].(string)
 	switch {
 	case kind == "IstioOperator":
 		spec, _ := top["spec"].(map[string]any)
-		mc, ok := spec["meshConfig"]
-		if !ok {
-			return nil, "", nil
-		}
-		return fromMeshConfig(mc, field.NewPath("spec", "meshConfig"))
+		return fromMeshConfig(spec["meshConfig"], "spec.meshConfig")
 	case kind == "ConfigMap":
 		data, _ := top["data"].(map[string]any)
 		mesh, ok := data["mesh"]
@@ -140,79 +137,81 @@ func loadDocument(doc []byte) (*Config, string, error) {
 		}
 		s, isStr := mesh.(string)
 		if !isStr {
-			return nil, "", fmt.Errorf("data.mesh: must be a string holding the meshConfig YAML, got %s", jsonType(mesh))
+			return nil, "", fmt.Errorf("data.mesh: must be a string holding the meshConfig YAML, got %s", strict.Describe(mesh))
 		}
-		mj, err := yaml.YAMLToJSON([]byte(s))
+		mc, err := parseYAML([]byte(s))
 		if err != nil {
 			return nil, "", fmt.Errorf("data.mesh: not YAML: %w", err)
 		}
-		mc, err := decodeAny(mj)
-		if err != nil {
-			return nil, "", fmt.Errorf("data.mesh: %w", err)
-		}
-		return fromMeshConfig(mc, field.NewPath("data", "mesh"))
+		return fromMeshConfig(mc, "data.mesh")
 	case kind != "":
 		return nil, "", nil // another kind of object in a multi-document stream
 	}
 	if mc, ok := top["meshConfig"]; ok { // Helm values
-		return fromMeshConfig(mc, field.NewPath("meshConfig"))
+		return fromMeshConfig(mc, "meshConfig")
 	}
 	for _, k := range blockKeys {
 		if _, ok := top[k]; ok { // a bare block
-			c, errs := decodeConfig(top, nil)
-			return checked(c, errs, nil, "the top level")
+			return decodeChecked(top, "")
 		}
 	}
-	return fromMeshConfig(top, nil)
+	return fromMeshConfig(top, "")
 }
 
-// fromMeshConfig extracts serviceEntryVisibility from a meshConfig object at path p.
-func fromMeshConfig(mc any, p *field.Path) (*Config, string, error) {
-	if mc == nil {
-		return nil, "", nil
+func parseYAML(doc []byte) (any, error) {
+	j, err := yaml.YAMLToJSON(doc)
+	if err != nil {
+		return nil, err
 	}
-	m, ok := mc.(map[string]any)
+	return strict.Parse(j)
+}
+
+// fromMeshConfig extracts serviceEntryVisibility from a meshConfig object at path.
+func fromMeshConfig(mc any, path string) (*Config, string, error) {
+	var d strict.Decoder
+	o, ok := d.Object(mc, path)
 	if !ok {
-		return nil, "", fmt.Errorf("%s: the meshConfig must be an object, got %s", pathString(p), jsonType(mc))
+		return nil, "", d.Err()
 	}
-	var (
-		block any
-		name  string
-	)
-	for _, n := range blockName {
-		if v, ok := m[n]; ok {
-			if name != "" {
-				return nil, "", fmt.Errorf("%s: field given twice, as %q and %q", pathString(p), name, n)
-			}
-			block, name = v, n
-		}
-	}
-	var errs []error
-	for k := range m {
+	for _, k := range slices.Sorted(maps.Keys(mc.(map[string]any))) {
 		if k != blockName[0] && k != blockName[1] && looksLike(k, blockName[0]) {
-			errs = append(errs, fmt.Errorf("%s: unknown field %q (did you mean %q? as written, the feature stays off)", pathString(p), k, blockName[0]))
+			d.Errorf(path, "unknown field %q (did you mean %q? as written, the feature stays off)", k, blockName[0])
 		}
 	}
-	if len(errs) > 0 {
-		return nil, "", errors.Join(errs...)
+	block, bp, ok := o.Get(blockName...)
+	if err := d.Err(); err != nil {
+		return nil, "", err
 	}
-	if name == "" {
+	if !ok {
+		if _, present := mc.(map[string]any)[blockName[0]]; present { // "serviceEntryVisibility:" alone
+			return &Config{}, strict.Child(path, blockName[0]), nil
+		}
+		if _, present := mc.(map[string]any)[blockName[1]]; present {
+			return &Config{}, strict.Child(path, blockName[1]), nil
+		}
 		return nil, "", nil
 	}
-	bp := child(p, name)
-	if block == nil { // "serviceEntryVisibility:" with nothing under it configures the defaults
-		return &Config{}, bp.String(), nil
-	}
-	c, errs := decodeConfig(block, bp)
-	return checked(c, errs, bp, bp.String())
+	return decodeChecked(block, bp)
 }
 
-func checked(c *Config, errs []error, p *field.Path, where string) (*Config, string, error) {
-	if len(errs) == 0 {
-		errs = c.problems(p)
+// decodeChecked decodes a block at path and validates it, naming paths from the document root.
+func decodeChecked(block any, path string) (*Config, string, error) {
+	var d strict.Decoder
+	c := decodeConfig(&d, block, path)
+	if err := d.Err(); err != nil {
+		return nil, "", err
 	}
-	if len(errs) > 0 {
+	var root *field.Path
+	if path != "" {
+		parts := strings.Split(path, ".")
+		root = field.NewPath(parts[0], parts[1:]...)
+	}
+	if errs := c.problems(root); len(errs) > 0 {
 		return nil, "", errors.Join(errs...)
+	}
+	where := path
+	if where == "" {
+		where = "the top level"
 	}
 	return c, where, nil
 }
@@ -220,29 +219,5 @@ func checked(c *Config, errs []error, p *field.Path, where string) (*Config, str
 // looksLike reports whether key is a plausible misspelling of want: equal but for case,
 // separators, or up to three edits.
 func looksLike(key, want string) bool {
-	a, b := fold(key), fold(want)
-	return a == b || editDistance(a, b) <= 3
-}
-
-func editDistance(a, b string) int {
-	if d := len(a) - len(b); d > 3 || d < -3 {
-		return 4
-	}
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
+	return strict.Suggest(key, []string{want}) != "" || strict.EditDistance(strings.ToLower(key), strings.ToLower(want)) <= 3
 }

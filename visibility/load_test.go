@@ -147,11 +147,11 @@ spec:
 		}},
 		{"errors in several documents", "defaultVisibility: public\n---\nkind: IstioOperator\nspec: {meshConfig: {serviceEntryVisibility: {policies: 1}}}\n", nil, []string{
 			`document 1: defaultVisibility: unsupported value "public": enum names are upper case ("PUBLIC")`,
-			`document 2: spec.meshConfig.serviceEntryVisibility.policies: Invalid value: 1: must be a list, got a number`,
+			`document 2: spec.meshConfig.serviceEntryVisibility.policies: must be a list, got the number 1`,
 		}},
 		{"not an object", "- a\n- b\n", nil, []string{"the document must be an object, got a list"}},
 		{"configmap mesh not a string", "kind: ConfigMap\ndata: {mesh: 1}\n", nil, []string{
-			"data.mesh: must be a string holding the meshConfig YAML, got a number",
+			"data.mesh: must be a string holding the meshConfig YAML, got the number 1",
 		}},
 		{"configmap error path", "kind: ConfigMap\ndata:\n  mesh: |\n    serviceEntryVisibility: {defaultVisibility: 7}\n", nil, []string{
 			"data.mesh.serviceEntryVisibility.defaultVisibility: unsupported value 7: enum numbers are 0 (unspecified), 1 (NONE), 2 (NAMESPACE) and 3 (PUBLIC)",

@@ -1,0 +1,294 @@
+// Package strict decodes JSON configuration strictly: it walks the generic value that
+// encoding/json produces and reports, with the path of each, every unknown field (with the
+// known field it resembles), every field given twice under two spellings, and every value of
+// the wrong type. Upstream decoders drop unknown fields silently; meshscope's packages use
+// this one so that a misspelt field is an error instead of a default.
+package strict
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Parse decodes JSON into the generic form the Decoder walks (maps, slices, strings,
+// float64, bool, nil).
+func Parse(data []byte) (any, error) {
+	var x any
+	if err := json.Unmarshal(data, &x); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// Decoder collects the problems found while decoding one document.
+type Decoder struct {
+	// Fold makes field names match case-insensitively, as Consul's decoder does.
+	Fold bool
+	errs []error
+}
+
+// Err returns every problem found, joined; nil if there were none.
+func (d *Decoder) Err() error { return errors.Join(d.errs...) }
+
+// Errs returns the problems found so far.
+func (d *Decoder) Errs() []error { return d.errs }
+
+// Errorf records a problem at path.
+func (d *Decoder) Errorf(path, format string, args ...any) {
+	d.errs = append(d.errs, fmt.Errorf("%s: %s", Display(path), fmt.Sprintf(format, args...)))
+}
+
+// Add records an error that already names its path.
+func (d *Decoder) Add(err error) { d.errs = append(d.errs, err) }
+
+// Display returns path for a message, "(top level)" for the root.
+func Display(path string) string {
+	if path == "" {
+		return "(top level)"
+	}
+	return path
+}
+
+// Child returns the path of field name under path.
+func Child(path, name string) string {
+	if path == "" {
+		return name
+	}
+	return path + "." + name
+}
+
+// Index returns the path of element i of the list at path.
+func Index(path string, i int) string { return path + "[" + strconv.Itoa(i) + "]" }
+
+// Key returns the path of key k of the map at path.
+func Key(path, k string) string { return path + "[" + strconv.Quote(k) + "]" }
+
+// Object is a JSON object being decoded.
+type Object struct {
+	d      *Decoder
+	path   string
+	fields map[string]any
+}
+
+// Object returns x as an object. A null is an absent object (false, no problem); any other
+// non-object is a problem.
+func (d *Decoder) Object(x any, path string) (Object, bool) {
+	m, ok := x.(map[string]any)
+	if !ok {
+		if x != nil {
+			d.wrongType(path, "an object", x)
+		}
+		return Object{}, false
+	}
+	return Object{d: d, path: path, fields: m}, true
+}
+
+// Path returns the object's path.
+func (o Object) Path() string { return o.path }
+
+func (o Object) matches(key, name string) bool {
+	if o.d.Fold {
+		return strings.EqualFold(key, name)
+	}
+	return key == name
+}
+
+// Get returns the value of the field spelt as any of names (the first is the canonical
+// spelling, used in the returned path). A null value counts as absent. A field given under
+// two spellings is a problem.
+func (o Object) Get(names ...string) (any, string, bool) {
+	if o.fields == nil {
+		return nil, "", false
+	}
+	var found string
+	var v any
+	for _, k := range o.sortedKeys() {
+		for _, n := range names {
+			if !o.matches(k, n) {
+				continue
+			}
+			if found != "" {
+				o.d.Errorf(o.path, "field given twice, as %q and %q", found, k)
+			} else {
+				found, v = k, o.fields[k]
+			}
+			break
+		}
+	}
+	if found == "" || v == nil {
+		return nil, "", false
+	}
+	return v, Child(o.path, names[0]), true
+}
+
+func (o Object) sortedKeys() []string {
+	keys := make([]string, 0, len(o.fields))
+	for k := range o.fields {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// Check reports every field that is none of known, suggesting the known field it resembles.
+func (o Object) Check(known ...string) {
+	for _, k := range o.sortedKeys() {
+		ok := false
+		for _, n := range known {
+			if o.matches(k, n) {
+				ok = true
+				break
+			}
+		}
+		if ok {
+			continue
+		}
+		hint := ""
+		if s := Suggest(k, known); s != "" {
+			hint = fmt.Sprintf(" (did you mean %q?)", s)
+		}
+		o.d.Errorf(o.path, "unknown field %q%s", k, hint)
+	}
+}
+
+// Suggest returns the candidate that key most plausibly misspells: the same but for case
+// and the separators "_" and "-", or (for names of five or more letters) within two edits.
+func Suggest(key string, candidates []string) string {
+	a := fold(key)
+	for _, c := range candidates {
+		if fold(c) == a {
+			return c
+		}
+	}
+	for _, c := range candidates {
+		if b := fold(c); len(b) >= 5 && EditDistance(a, b) <= 2 {
+			return c
+		}
+	}
+	return ""
+}
+
+func fold(s string) string {
+	return strings.NewReplacer("_", "", "-", "").Replace(strings.ToLower(s))
+}
+
+// EditDistance is the Levenshtein distance between a and b.
+func EditDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// String returns x as a string, recording a problem if it is not one.
+func (d *Decoder) String(x any, path string) string {
+	s, ok := x.(string)
+	if !ok && x != nil {
+		d.wrongType(path, "a string", x)
+	}
+	return s
+}
+
+// Bool returns x as a boolean, recording a problem if it is not one.
+func (d *Decoder) Bool(x any, path string) bool {
+	b, ok := x.(bool)
+	if !ok && x != nil {
+		d.wrongType(path, "a boolean", x)
+	}
+	return b
+}
+
+// Uint returns x as a non-negative whole number, recording a problem if it is not one.
+func (d *Decoder) Uint(x any, path string) uint64 {
+	f, ok := x.(float64)
+	if !ok || f < 0 || f != float64(uint64(f)) {
+		if x != nil {
+			d.wrongType(path, "a non-negative whole number", x)
+		}
+		return 0
+	}
+	return uint64(f)
+}
+
+// List returns x as a list, recording a problem if it is not one.
+func (d *Decoder) List(x any, path string) []any {
+	l, ok := x.([]any)
+	if !ok && x != nil {
+		d.wrongType(path, "a list", x)
+	}
+	return l
+}
+
+// Strings returns x as a list of strings, recording a problem for each element that is not
+// one.
+func (d *Decoder) Strings(x any, path string) []string {
+	var out []string
+	for i, item := range d.List(x, path) {
+		s, ok := item.(string)
+		if !ok {
+			d.wrongType(Index(path, i), "a string", item)
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// StringMap returns x as an object of strings, recording a problem for each value that is
+// not one (in key order). An empty object gives an empty, non-nil map.
+func (d *Decoder) StringMap(x any, path string) map[string]string {
+	o, ok := d.Object(x, path)
+	if !ok {
+		return nil
+	}
+	m := make(map[string]string, len(o.fields))
+	for _, k := range o.sortedKeys() {
+		s, ok := o.fields[k].(string)
+		if !ok {
+			d.wrongType(Key(path, k), "a string", o.fields[k])
+			continue
+		}
+		m[k] = s
+	}
+	return m
+}
+
+func (d *Decoder) wrongType(path, want string, x any) {
+	d.Errorf(path, "must be %s, got %s", want, Describe(x))
+}
+
+// Describe names a JSON value for a message: scalars with their value, containers by kind.
+func Describe(x any) string {
+	switch t := x.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "the boolean " + strconv.FormatBool(t)
+	case float64:
+		return "the number " + strconv.FormatFloat(t, 'g', -1, 64)
+	case string:
+		return "the string " + strconv.Quote(t)
+	case []any:
+		return "a list"
+	case map[string]any:
+		return "an object"
+	}
+	return fmt.Sprintf("%T", x)
+}

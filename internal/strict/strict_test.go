@@ -1,0 +1,128 @@
+package strict
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func decode(t *testing.T, fold bool, js string, f func(d *Decoder, o Object)) string {
+	t.Helper()
+	x, err := Parse([]byte(js))
+	require.NoError(t, err)
+	d := &Decoder{Fold: fold}
+	o, ok := d.Object(x, "")
+	require.True(t, ok)
+	f(d, o)
+	if err := d.Err(); err != nil {
+		return err.Error()
+	}
+	return ""
+}
+
+func TestObject(t *testing.T) {
+	tests := []struct {
+		name string
+		fold bool
+		in   string
+		want []string
+	}{
+		{"known fields", false, `{"Name":"a","Count":2,"On":true,"Tags":["x"],"Meta":{"k":"v"}}`, nil},
+		{"unknown with suggestion", false, `{"Nmae":"a","Counts":1,"peer_name":"x","zzz":1}`, []string{
+			`(top level): unknown field "Nmae"`,
+			`(top level): unknown field "Counts" (did you mean "Count"?)`,
+			`(top level): unknown field "zzz"`,
+		}},
+		{"case folded", true, `{"name":"a","COUNT":1}`, nil},
+		{"case not folded", false, `{"name":"a"}`, []string{`(top level): unknown field "name" (did you mean "Name"?)`}},
+		{"twice", true, `{"Name":"a","name":"b"}`, []string{`(top level): field given twice, as "Name" and "name"`}},
+		{"alias twice", false, `{"Peer":"a","peer_name":"b"}`, []string{`(top level): field given twice, as "Peer" and "peer_name"`}},
+		{"wrong types", false, `{"Name":1,"Count":-1,"On":"yes","Tags":["x",2],"Meta":{"k":1}}`, []string{
+			`Count: must be a non-negative whole number, got the number -1`,
+			`Meta["k"]: must be a string, got the number 1`,
+			`Name: must be a string, got the number 1`,
+			`On: must be a boolean, got the string "yes"`,
+			`Tags[1]: must be a string, got the number 2`,
+		}},
+		{"fraction", false, `{"Count":1.5}`, []string{`Count: must be a non-negative whole number, got the number 1.5`}},
+		{"nulls are absent", false, `{"Name":null,"Tags":null}`, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := decode(t, tt.fold, tt.in, func(d *Decoder, o Object) {
+				o.Check("Name", "Count", "On", "Tags", "Meta", "Peer", "peer_name")
+				if v, p, ok := o.Get("Name"); ok {
+					d.String(v, p)
+				}
+				if v, p, ok := o.Get("Count"); ok {
+					d.Uint(v, p)
+				}
+				if v, p, ok := o.Get("Meta"); ok {
+					d.StringMap(v, p)
+				}
+				if v, p, ok := o.Get("On"); ok {
+					d.Bool(v, p)
+				}
+				if v, p, ok := o.Get("Tags"); ok {
+					d.Strings(v, p)
+				}
+				o.Get("Peer", "peer_name")
+			})
+			if tt.want == nil {
+				assert.Empty(t, got)
+				return
+			}
+			gotLines := strings.Split(got, "\n")
+			assert.ElementsMatch(t, tt.want, gotLines)
+		})
+	}
+}
+
+func TestGetReturnsCanonicalPath(t *testing.T) {
+	decode(t, true, `{"outer":{"peer_name":"x"}}`, func(d *Decoder, o Object) {
+		v, p, ok := o.Get("Outer")
+		require.True(t, ok)
+		assert.Equal(t, "Outer", p)
+		inner, ok := d.Object(v, p)
+		require.True(t, ok)
+		_, ip, ok := inner.Get("Peer", "peer_name")
+		require.True(t, ok)
+		assert.Equal(t, "Outer.Peer", ip)
+	})
+}
+
+func TestPaths(t *testing.T) {
+	assert.Equal(t, "a", Child("", "a"))
+	assert.Equal(t, "a.b", Child("a", "b"))
+	assert.Equal(t, "a[3]", Index("a", 3))
+	assert.Equal(t, `a["k.x"]`, Key("a", "k.x"))
+	assert.Equal(t, "(top level)", Display(""))
+}
+
+func TestSuggest(t *testing.T) {
+	known := []string{"matchLabels", "matchExpressions", "key"}
+	assert.Equal(t, "matchLabels", Suggest("match_labels", known))
+	assert.Equal(t, "matchLabels", Suggest("matchLabel", known))
+	assert.Equal(t, "", Suggest("op", known))
+	assert.Equal(t, "", Suggest("kye", known), "short names get no edit-distance guesses")
+	assert.Equal(t, 3, EditDistance("kitten", "sitting"))
+}
+
+func TestDescribe(t *testing.T) {
+	assert.Equal(t, "null", Describe(nil))
+	assert.Equal(t, "a list", Describe([]any{}))
+	assert.Equal(t, "an object", Describe(map[string]any{}))
+	assert.Equal(t, `the string "x"`, Describe("x"))
+}
+
+func TestObjectRejectsNonObjects(t *testing.T) {
+	d := &Decoder{}
+	_, ok := d.Object(nil, "x")
+	assert.False(t, ok)
+	assert.NoError(t, d.Err())
+	_, ok = d.Object([]any{}, "x")
+	assert.False(t, ok)
+	assert.EqualError(t, d.Err(), "x: must be an object, got a list")
+}
