@@ -156,7 +156,8 @@ func (o Object) Check(known ...string) {
 }
 
 // Suggest returns the candidate that key most plausibly misspells: the same but for case
-// and the separators "_" and "-", or (for names of five or more letters) within two edits.
+// and the separators "_" and "-", else one edit away (for names of three or more letters),
+// else two edits away (for names of five or more).
 func Suggest(key string, candidates []string) string {
 	a := fold(key)
 	for _, c := range candidates {
@@ -164,9 +165,11 @@ func Suggest(key string, candidates []string) string {
 			return c
 		}
 	}
-	for _, c := range candidates {
-		if b := fold(c); len(b) >= 5 && EditDistance(a, b) <= 2 {
-			return c
+	for _, maxEdits := range []int{1, 2} {
+		for _, c := range candidates {
+			if b := fold(c); len(b) >= 2*maxEdits+1 && EditDistance(a, b) <= maxEdits {
+				return c
+			}
 		}
 	}
 	return ""

@@ -1,0 +1,273 @@
+package exports
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/meshscope/meshscope/internal/names"
+	"github.com/meshscope/meshscope/internal/strict"
+)
+
+// Kind is the config entry kind of an exported-services entry.
+const Kind = "exported-services"
+
+// Wildcard stands for every service name or every namespace in a rule.
+const Wildcard = "*"
+
+const defaultName = "default"
+
+// ReservedService is the Consul servers' own service, which is never exported.
+const ReservedService = "consul"
+
+// ConfigEntry is an exported-services config entry: the services of one partition (its Name)
+// that are exported, and to whom. Field names and JSON are Consul's, so the output of
+// `consul config read -kind exported-services -name <partition>` unmarshals directly.
+type ConfigEntry struct {
+	Kind string `json:"Kind,omitempty"`
+	// Name is the partition the entry governs ("default" without admin partitions).
+	Name string `json:"Name"`
+	// Partition is where Consul Enterprise stores the entry; when set it must equal Name.
+	Partition string            `json:"Partition,omitempty"`
+	Services  []Service         `json:"Services,omitempty"`
+	Meta      map[string]string `json:"Meta,omitempty"`
+	// CreateIndex and ModifyIndex are Consul's read-only Raft indexes, kept so that an entry
+	// read from Consul encodes back to the same JSON.
+	CreateIndex uint64 `json:"CreateIndex,omitempty"`
+	ModifyIndex uint64 `json:"ModifyIndex,omitempty"`
+}
+
+// Service is one rule: a service name (or "*") in a namespace (or "*"; empty means
+// "default") and the consumers it is exported to.
+type Service struct {
+	Name      string     `json:"Name"`
+	Namespace string     `json:"Namespace,omitempty"`
+	Consumers []Consumer `json:"Consumers,omitempty"`
+}
+
+// Consumer receives an exported service: exactly one of a cluster peer, a local admin
+// partition or a sameness group.
+type Consumer struct {
+	Partition     string `json:"Partition,omitempty"`
+	Peer          string `json:"Peer,omitempty"`
+	SamenessGroup string `json:"SamenessGroup,omitempty"`
+}
+
+// String returns "peer east", "partition web" or "sameness group g1" (several when the
+// consumer is invalid and names more than one).
+func (c Consumer) String() string {
+	s := ""
+	add := func(kind, v string) {
+		if v == "" {
+			return
+		}
+		if s != "" {
+			s += " and "
+		}
+		s += kind + " " + v
+	}
+	add("peer", c.Peer)
+	add("partition", c.Partition)
+	add("sameness group", c.SamenessGroup)
+	if s == "" {
+		return "nobody"
+	}
+	return s
+}
+
+// Normalize sets Kind to "exported-services" and every empty rule Namespace to "default",
+// and changes nothing else.
+func (e *ConfigEntry) Normalize() {
+	e.Kind = Kind
+	for i := range e.Services {
+		if e.Services[i].Namespace == "" {
+			e.Services[i].Namespace = defaultName
+		}
+	}
+}
+
+// Validate reports every problem in the entry, each prefixed by its path, in the order of
+// the entry: Kind, Name, then each rule and its consumers.
+//
+//	Name: must name a partition, got "*"
+//	Services[1]: service name must be wildcard if namespace is wildcard
+//	Services[2]: duplicate of Services[0]
+//	Services[3].Consumers[0]: exporting to all peers (wildcard) is not supported
+//
+// Beyond Consul's own checks, meshscope rejects what Consul silently ignores or resolves: a
+// second rule for the same namespace and name (Consul lets the later win), an exact rule for
+// the reserved service "consul" (Consul skips it), a consumer naming none of Peer, Partition
+// and SamenessGroup, a peer name that is not a lowercase DNS label, and a Partition field that
+// differs from Name.
+func (e *ConfigEntry) Validate() error {
+	var errs []error
+	add := func(path, format string, args ...any) {
+		errs = append(errs, fmt.Errorf("%s: %s", path, fmt.Sprintf(format, args...)))
+	}
+	if e.Kind != "" && e.Kind != Kind {
+		add("Kind", "must be %q, got %q", Kind, e.Kind)
+	}
+	if e.Name == "" || e.Name == Wildcard {
+		add("Name", "must name a partition, got %q", e.Name)
+	}
+	if e.Partition != "" && e.Partition != e.Name {
+		add("Partition", "%q differs from Name %q; the entry governs the partition its Name gives", e.Partition, e.Name)
+	}
+	seen := make(map[nsName]int, len(e.Services))
+	for i, s := range e.Services {
+		path := strict.Index("Services", i)
+		ns := orDefault(s.Namespace)
+		switch {
+		case s.Name == "":
+			add(path, "service name cannot be empty")
+		case ns == Wildcard && s.Name != Wildcard:
+			add(path, "service name must be wildcard if namespace is wildcard")
+		case s.Name == ReservedService:
+			add(path, "the %s service cannot be exported", ReservedService)
+		}
+		key := nsName{ns, s.Name}
+		if k, dup := seen[key]; dup {
+			add(path, "duplicate of Services[%d]", k)
+		} else {
+			seen[key] = i
+		}
+		if len(s.Consumers) == 0 {
+			add(path, "must have at least one consumer")
+		}
+		for j, c := range s.Consumers {
+			errs = append(errs, c.problems(strict.Index(path+".Consumers", j))...)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func (c Consumer) problems(path string) []error {
+	var errs []error
+	add := func(format string, args ...any) {
+		errs = append(errs, fmt.Errorf("%s: %s", path, fmt.Sprintf(format, args...)))
+	}
+	set := 0
+	for _, v := range []string{c.Peer, c.Partition, c.SamenessGroup} {
+		if v != "" {
+			set++
+		}
+	}
+	switch set {
+	case 0:
+		add("must define one of Peer, Partition, or SamenessGroup")
+	case 1:
+	default:
+		add("must define at most one of Peer, Partition, or SamenessGroup")
+	}
+	if c.Partition == Wildcard {
+		add("exporting to all partitions (wildcard) is not supported")
+	}
+	switch {
+	case c.Peer == Wildcard:
+		add("exporting to all peers (wildcard) is not supported")
+	case c.Peer != "" && !names.IsLabel(c.Peer):
+		add("peer name %q must be a lowercase DNS label (%s)", c.Peer, names.Label(c.Peer))
+	}
+	return errs
+}
+
+type nsName struct{ namespace, name string }
+
+func orDefault(s string) string {
+	if s == "" {
+		return defaultName
+	}
+	return s
+}
+
+// UnmarshalJSON decodes an entry as Consul does — field names in any case, the aliases
+// peer_name (and the older PeerName) and sameness_group — but strictly: an unknown field, a
+// field given twice under two spellings, or a value of the wrong type is an error naming its
+// path, and every problem is reported. It does not validate; call Validate.
+func (e *ConfigEntry) UnmarshalJSON(b []byte) error {
+	x, err := strict.Parse(b)
+	if err != nil {
+		return err
+	}
+	d := &strict.Decoder{Fold: true}
+	got := decodeEntry(d, x, "")
+	if err := d.Err(); err != nil {
+		return err
+	}
+	*e = got
+	return nil
+}
+
+func decodeEntry(d *strict.Decoder, x any, path string) ConfigEntry {
+	var e ConfigEntry
+	o, ok := d.Object(x, path)
+	if !ok {
+		return e
+	}
+	o.Check("Kind", "Name", "Partition", "Services", "Meta", "CreateIndex", "ModifyIndex")
+	if v, p, ok := o.Get("Kind"); ok {
+		e.Kind = d.String(v, p)
+	}
+	if v, p, ok := o.Get("Name"); ok {
+		e.Name = d.String(v, p)
+	}
+	if v, p, ok := o.Get("Partition"); ok {
+		e.Partition = d.String(v, p)
+	}
+	if v, p, ok := o.Get("Services"); ok {
+		for i, item := range d.List(v, p) {
+			e.Services = append(e.Services, decodeService(d, item, strict.Index(p, i)))
+		}
+	}
+	if v, p, ok := o.Get("Meta"); ok {
+		e.Meta = d.StringMap(v, p)
+	}
+	if v, p, ok := o.Get("CreateIndex"); ok {
+		e.CreateIndex = d.Uint(v, p)
+	}
+	if v, p, ok := o.Get("ModifyIndex"); ok {
+		e.ModifyIndex = d.Uint(v, p)
+	}
+	return e
+}
+
+func decodeService(d *strict.Decoder, x any, path string) Service {
+	var s Service
+	o, ok := d.Object(x, path)
+	if !ok {
+		return s
+	}
+	o.Check("Name", "Namespace", "Consumers")
+	if v, p, ok := o.Get("Name"); ok {
+		s.Name = d.String(v, p)
+	}
+	if v, p, ok := o.Get("Namespace"); ok {
+		s.Namespace = d.String(v, p)
+	}
+	if v, p, ok := o.Get("Consumers"); ok {
+		for i, item := range d.List(v, p) {
+			s.Consumers = append(s.Consumers, decodeConsumer(d, item, strict.Index(p, i)))
+		}
+	}
+	return s
+}
+
+func decodeConsumer(d *strict.Decoder, x any, path string) Consumer {
+	var c Consumer
+	o, ok := d.Object(x, path)
+	if !ok {
+		return c
+	}
+	peer := []string{"Peer", "PeerName", "peer_name"}
+	group := []string{"SamenessGroup", "sameness_group"}
+	o.Check(append(append([]string{"Partition"}, peer...), group...)...)
+	if v, p, ok := o.Get("Partition"); ok {
+		c.Partition = d.String(v, p)
+	}
+	if v, p, ok := o.Get(peer...); ok {
+		c.Peer = d.String(v, p)
+	}
+	if v, p, ok := o.Get(group...); ok {
+		c.SamenessGroup = d.String(v, p)
+	}
+	return c
+}

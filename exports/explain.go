@@ -1,0 +1,200 @@
+package exports
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Verdict is what became of a rule when matching a service.
+type Verdict string
+
+// The verdicts of Explain.
+const (
+	// Applies: the rule is the one that applies.
+	Applies Verdict = "applies"
+	// LessExact: the rule matches the service, but a more exact rule applies instead.
+	LessExact Verdict = "less exact"
+	// OtherNamespace: the rule names the service (or "*") in another namespace.
+	OtherNamespace Verdict = "other namespace"
+)
+
+// Candidate is one rule that names the service or "*", and its verdict.
+type Candidate struct {
+	Rule      int        `json:"Rule"`
+	Namespace string     `json:"Namespace"`
+	Name      string     `json:"Name"`
+	Consumers []Consumer `json:"Consumers"`
+	// Precedence is the rule's level for this service; 0 for a rule of another namespace.
+	Precedence Precedence `json:"Precedence,omitempty"`
+	Verdict    Verdict    `json:"Verdict"`
+	Reason     string     `json:"Reason"`
+}
+
+// Explanation says why a service is exported as it is: the rule that applies, if any, and
+// every other rule that names the service or "*" with the reason it did not apply.
+type Explanation struct {
+	Service ServiceName `json:"Service"`
+	// Match is the rule that applies; nil when none does, and Reason says why.
+	Match      *Match      `json:"Match,omitempty"`
+	Reason     string      `json:"Reason,omitempty"`
+	Candidates []Candidate `json:"Candidates,omitempty"`
+}
+
+// Explain returns the Explanation for a service. Candidates are in rule order.
+func (x *Exports) Explain(s ServiceName) Explanation {
+	s = s.Canonical()
+	e := Explanation{Service: s}
+	switch {
+	case !concrete(s):
+		e.Reason = fmt.Sprintf("%q does not name one service", s.String())
+		return e
+	case s.Name == ReservedService:
+		e.Reason = "the consul service is never exported"
+		return e
+	}
+	entry, ok := x.Entry(s.Partition)
+	if !ok {
+		e.Reason = fmt.Sprintf("partition %q has no exported-services entry", s.Partition)
+		return e
+	}
+	if m, ok := x.Match(s); ok {
+		e.Match = &m
+	} else {
+		e.Reason = "no rule names the service, \"*\" in its namespace, or \"*\" in \"*\""
+	}
+	for i, r := range entry.Services {
+		if r.Name != s.Name && r.Name != Wildcard {
+			continue
+		}
+		c := Candidate{Rule: i, Namespace: r.Namespace, Name: r.Name, Consumers: r.Consumers}
+		switch {
+		case r.Namespace != s.Namespace && r.Namespace != Wildcard:
+			c.Verdict = OtherNamespace
+			c.Reason = fmt.Sprintf("it is for namespace %q, the service is in %q", r.Namespace, s.Namespace)
+		case e.Match != nil && e.Match.Rule == i:
+			c.Precedence, c.Verdict = e.Match.Precedence, Applies
+			c.Reason = "the most exact rule that matches"
+		default:
+			c.Precedence = precedenceOf(r)
+			c.Verdict = LessExact
+			c.Reason = fmt.Sprintf("Services[%d] (%s) is more exact; consumers are never merged across rules", e.Match.Rule, e.Match.Precedence)
+		}
+		e.Candidates = append(e.Candidates, c)
+	}
+	return e
+}
+
+func precedenceOf(r Service) Precedence {
+	switch {
+	case r.Namespace == Wildcard:
+		return WildcardNamespace
+	case r.Name == Wildcard:
+		return WildcardName
+	}
+	return Exact
+}
+
+// String renders the explanation a rule a line.
+func (e Explanation) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: ", e.Service)
+	if e.Match == nil {
+		b.WriteString("not exported: " + e.Reason)
+	} else {
+		fmt.Fprintf(&b, "Services[%d] applies (%s): exported to %s", e.Match.Rule, e.Match.Precedence, consumerList(e.Match.Consumers))
+	}
+	for _, c := range e.Candidates {
+		fmt.Fprintf(&b, "\n  Services[%d] %s/%s -> %s: %s: %s", c.Rule, c.Namespace, c.Name, consumerList(c.Consumers), c.Verdict, c.Reason)
+	}
+	return b.String()
+}
+
+func consumerList(cs []Consumer) string {
+	parts := make([]string, len(cs))
+	for i, c := range cs {
+		parts[i] = c.String()
+	}
+	return strings.Join(parts, ", ")
+}
+
+// ConsumerChange is what one consumer gains and loses between two configurations.
+type ConsumerChange struct {
+	Consumer Consumer      `json:"Consumer"`
+	Gained   []ServiceName `json:"Gained,omitempty"`
+	Lost     []ServiceName `json:"Lost,omitempty"`
+}
+
+// Diff compares two compiled configurations over a catalog and returns, for every consumer
+// (peer, partition or sameness group) whose set of services changes, the services it gains
+// and loses. Consumers are sorted peers first, then partitions, then sameness groups, each by
+// name; services by partition, namespace and name. Either side may be nil (nothing exported).
+// This is the dry run of an exported-services change: nothing is applied.
+func Diff(old, new *Exports, catalog []ServiceName) []ConsumerChange {
+	changes := map[Consumer]*ConsumerChange{}
+	get := func(c Consumer) *ConsumerChange {
+		ch := changes[c]
+		if ch == nil {
+			ch = &ConsumerChange{Consumer: c}
+			changes[c] = ch
+		}
+		return ch
+	}
+	services := sortUnique(canonicalAll(catalog))
+	for _, s := range services {
+		before, _ := old.Match(s)
+		after, _ := new.Match(s)
+		for _, c := range uniqueConsumers(after.Consumers) {
+			if !slices.Contains(before.Consumers, c) {
+				ch := get(c)
+				ch.Gained = append(ch.Gained, s)
+			}
+		}
+		for _, c := range uniqueConsumers(before.Consumers) {
+			if !slices.Contains(after.Consumers, c) {
+				ch := get(c)
+				ch.Lost = append(ch.Lost, s)
+			}
+		}
+	}
+	out := make([]ConsumerChange, 0, len(changes))
+	for _, ch := range changes {
+		out = append(out, *ch)
+	}
+	slices.SortFunc(out, func(a, b ConsumerChange) int { return compareConsumers(a.Consumer, b.Consumer) })
+	return out
+}
+
+func canonicalAll(s []ServiceName) []ServiceName {
+	out := make([]ServiceName, len(s))
+	for i, n := range s {
+		out[i] = n.Canonical()
+	}
+	return out
+}
+
+func uniqueConsumers(cs []Consumer) []Consumer {
+	var out []Consumer
+	for _, c := range cs {
+		if !slices.Contains(out, c) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func compareConsumers(a, b Consumer) int {
+	rank := func(c Consumer) int {
+		switch {
+		case c.Peer != "":
+			return 0
+		case c.Partition != "":
+			return 1
+		}
+		return 2
+	}
+	if d := rank(a) - rank(b); d != 0 {
+		return d
+	}
+	return strings.Compare(a.Peer+"\x00"+a.Partition+"\x00"+a.SamenessGroup, b.Peer+"\x00"+b.Partition+"\x00"+b.SamenessGroup)
+}

@@ -1,0 +1,247 @@
+package exports
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// ServiceName is a concrete service: its partition, namespace and name. Empty partition and
+// namespace mean "default".
+type ServiceName struct {
+	Partition string `json:"Partition,omitempty"`
+	Namespace string `json:"Namespace,omitempty"`
+	Name      string `json:"Name"`
+}
+
+// Canonical spells an empty partition or namespace "default".
+func (s ServiceName) Canonical() ServiceName {
+	return ServiceName{Partition: orDefault(s.Partition), Namespace: orDefault(s.Namespace), Name: s.Name}
+}
+
+// String returns "partition/namespace/name", canonical.
+func (s ServiceName) String() string {
+	c := s.Canonical()
+	return c.Partition + "/" + c.Namespace + "/" + c.Name
+}
+
+// Compare orders service names by partition, namespace and name, canonically.
+func (s ServiceName) Compare(o ServiceName) int {
+	a, b := s.Canonical(), o.Canonical()
+	return cmp.Or(strings.Compare(a.Partition, b.Partition), strings.Compare(a.Namespace, b.Namespace), strings.Compare(a.Name, b.Name))
+}
+
+// Precedence is how exactly a rule names a service; a lower value is more exact.
+type Precedence int
+
+// The precedence levels, most exact first.
+const (
+	// Exact: the rule names the service in its namespace.
+	Exact Precedence = iota + 1
+	// WildcardName: the rule is "*" in the service's namespace.
+	WildcardName
+	// WildcardNamespace: the rule is "*" in "*".
+	WildcardNamespace
+)
+
+// String returns "exact", "wildcard name" or "wildcard namespace".
+func (p Precedence) String() string {
+	switch p {
+	case Exact:
+		return "exact"
+	case WildcardName:
+		return "wildcard name"
+	case WildcardNamespace:
+		return "wildcard namespace"
+	}
+	return fmt.Sprintf("Precedence(%d)", int(p))
+}
+
+// Match is the one rule that applies to a service.
+type Match struct {
+	// Rule is the index of the rule in its partition's entry's Services.
+	Rule       int        `json:"Rule"`
+	Precedence Precedence `json:"Precedence"`
+	// Consumers are the rule's consumers, in the entry's order. Read-only.
+	Consumers []Consumer `json:"Consumers"`
+}
+
+// Exports answers which rule exports a service, and to whom. It is built by Compile,
+// immutable and safe for concurrent use.
+type Exports struct {
+	parts      map[string]*partition
+	partitions []string // sorted
+}
+
+type partition struct {
+	entry   ConfigEntry // normalized copy
+	exact   map[nsName]int
+	anyName map[string]int // namespace -> rule "*" in it
+	all     int            // rule "*" in "*", or -1
+	rules   []rule
+}
+
+type rule struct {
+	match Match
+	peers []string // peer consumers in order, without repeats
+}
+
+// Compile validates the entries and indexes them. At most one entry may govern a partition.
+// Every problem is reported, each prefixed by the entry it is in:
+//
+//	entries[1] ("west"): Services[0]: must have at least one consumer
+//	entries[2] ("default"): governs the same partition as entries[0]
+//
+// The entries are copied: later changes to them do not affect the result.
+func Compile(entries ...ConfigEntry) (*Exports, error) {
+	x := &Exports{parts: make(map[string]*partition, len(entries))}
+	var errs []error
+	first := map[string]int{}
+	for i, e := range entries {
+		prefix := fmt.Sprintf("entries[%d] (%q): ", i, e.Name)
+		if err := e.Validate(); err != nil {
+			for _, one := range split(err) {
+				errs = append(errs, fmt.Errorf("%s%w", prefix, one))
+			}
+			continue
+		}
+		if k, dup := first[e.Name]; dup {
+			errs = append(errs, fmt.Errorf("%sgoverns the same partition as entries[%d]; one entry per partition", prefix, k))
+			continue
+		}
+		first[e.Name] = i
+		x.parts[e.Name] = newPartition(e)
+		x.partitions = append(x.partitions, e.Name)
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	slices.Sort(x.partitions)
+	return x, nil
+}
+
+// split returns the errors joined in err.
+func split(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
+}
+
+func newPartition(e ConfigEntry) *partition {
+	e.Services = slices.Clone(e.Services)
+	for i := range e.Services {
+		e.Services[i].Consumers = slices.Clone(e.Services[i].Consumers)
+	}
+	e.Normalize()
+	p := &partition{entry: e, exact: map[nsName]int{}, anyName: map[string]int{}, all: -1, rules: make([]rule, len(e.Services))}
+	for i, s := range e.Services {
+		r := rule{match: Match{Rule: i, Consumers: s.Consumers}}
+		for _, c := range s.Consumers {
+			if c.Peer != "" && !slices.Contains(r.peers, c.Peer) {
+				r.peers = append(r.peers, c.Peer)
+			}
+		}
+		switch {
+		case s.Namespace == Wildcard:
+			r.match.Precedence = WildcardNamespace
+			p.all = i
+		case s.Name == Wildcard:
+			r.match.Precedence = WildcardName
+			p.anyName[s.Namespace] = i
+		default:
+			r.match.Precedence = Exact
+			p.exact[nsName{s.Namespace, s.Name}] = i
+		}
+		p.rules[i] = r
+	}
+	return p
+}
+
+// concrete reports whether s names one service (no wildcard, no empty name).
+func concrete(s ServiceName) bool {
+	return s.Name != "" && s.Name != Wildcard && s.Namespace != Wildcard && s.Partition != Wildcard
+}
+
+// lookup returns the partition and the index of the rule that applies to s, or -1.
+func (x *Exports) lookup(s ServiceName) (*partition, int) {
+	if x == nil || !concrete(s) || s.Name == ReservedService {
+		return nil, -1
+	}
+	p := x.parts[orDefault(s.Partition)]
+	if p == nil {
+		return nil, -1
+	}
+	ns := orDefault(s.Namespace)
+	if i, ok := p.exact[nsName{ns, s.Name}]; ok {
+		return p, i
+	}
+	if i, ok := p.anyName[ns]; ok {
+		return p, i
+	}
+	return p, p.all
+}
+
+// Match returns the single most exact rule that applies to the service: the rule naming it
+// in its namespace, else "*" in its namespace, else "*" in "*". It returns false when no rule
+// applies, for the reserved service "consul", and for names that are not one concrete
+// service (empty, or "*"). Consumers of other rules that would also match are never merged
+// in. Match does not allocate.
+func (x *Exports) Match(s ServiceName) (Match, bool) {
+	p, i := x.lookup(s)
+	if i < 0 {
+		return Match{}, false
+	}
+	return p.rules[i].match, true
+}
+
+// Peers returns the peers the service is exported to: the peer consumers of its one rule, in
+// rule order, without repeats. Read-only; nil when the service is not exported to a peer.
+func (x *Exports) Peers(s ServiceName) []string {
+	p, i := x.lookup(s)
+	if i < 0 {
+		return nil
+	}
+	return p.rules[i].peers
+}
+
+// ForPeer returns the services of the catalog that peer receives — those whose rule names
+// the peer — canonical, without repeats, sorted by partition, namespace and name. The
+// reserved service "consul" is never among them.
+func (x *Exports) ForPeer(peer string, catalog []ServiceName) []ServiceName {
+	var out []ServiceName
+	for _, s := range catalog {
+		if slices.Contains(x.Peers(s), peer) {
+			out = append(out, s.Canonical())
+		}
+	}
+	return sortUnique(out)
+}
+
+func sortUnique(s []ServiceName) []ServiceName {
+	slices.SortFunc(s, ServiceName.Compare)
+	return slices.Compact(s)
+}
+
+// Partitions returns the partitions that have an entry, sorted.
+func (x *Exports) Partitions() []string {
+	if x == nil {
+		return nil
+	}
+	return x.partitions
+}
+
+// Entry returns the normalized copy of the entry governing partition ("" means "default").
+// Read-only.
+func (x *Exports) Entry(partition string) (*ConfigEntry, bool) {
+	if x == nil {
+		return nil, false
+	}
+	p := x.parts[orDefault(partition)]
+	if p == nil {
+		return nil, false
+	}
+	return &p.entry, true
+}
