@@ -1,0 +1,84 @@
+package chain_test
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/meshscope/meshscope/chain"
+)
+
+const trustDomain = "11111111-2222-3333-4444-555555555555.consul"
+
+func ExampleCompile_failover() {
+	var db chain.ServiceResolver
+	if err := json.Unmarshal([]byte(`{
+		"Kind": "service-resolver",
+		"Name": "db",
+		"Subsets": {"primary": {"Filter": "Service.Meta.role == primary"}},
+		"DefaultSubset": "primary",
+		"Failover": {"*": {"Datacenters": ["dc2", "dc3"]}}
+	}`), &db); err != nil {
+		panic(err)
+	}
+	c, err := chain.Compile(
+		chain.Request{Service: "db", Datacenter: "dc1", TrustDomain: trustDomain},
+		chain.Entries{Resolvers: []chain.ServiceResolver{db}},
+	)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("start:", c.Start)
+	for _, id := range c.Targets[c.Start].Failover {
+		fmt.Println("failover:", id, c.Targets[id].SNI)
+	}
+	// Output:
+	// start: primary.db.default.default.dc1
+	// failover: primary.db.default.default.dc2 primary.db.default.dc2.internal.11111111-2222-3333-4444-555555555555.consul
+	// failover: primary.db.default.default.dc3 primary.db.default.dc3.internal.11111111-2222-3333-4444-555555555555.consul
+}
+
+func ExampleCompile_redirectToPeer() {
+	c, err := chain.Compile(
+		chain.Request{Service: "billing", Datacenter: "dc1", TrustDomain: trustDomain},
+		chain.Entries{Resolvers: []chain.ServiceResolver{
+			{Name: "billing", Redirect: &chain.Redirect{Service: "billing", Peer: "finance-cluster"}},
+		}},
+	)
+	if err != nil {
+		panic(err)
+	}
+	t := c.Targets[c.Start]
+	fmt.Println(t.ID, "peer:", t.Peer, "SNI set:", t.SNI != "")
+	fmt.Println(c.Explain())
+	// Output:
+	// billing.default.default.external.finance-cluster peer: finance-cluster SNI set: false
+	// chain default/default/billing (tcp)
+	//   start billing.default.default.external.finance-cluster: request billing.default.default.dc1, Redirect of default/default/billing -> billing.default.default.external.finance-cluster
+}
+
+func ExampleCompile_cycle() {
+	_, err := chain.Compile(
+		chain.Request{Service: "main", Datacenter: "dc1", TrustDomain: trustDomain},
+		chain.Entries{Resolvers: []chain.ServiceResolver{
+			{Name: "main", Redirect: &chain.Redirect{Service: "other"}},
+			{Name: "other", Redirect: &chain.Redirect{Service: "main"}},
+		}},
+	)
+	fmt.Println(err)
+	// Output:
+	// detected circular resolver redirect: [main.default.default.dc1 -> other.default.default.dc1 -> main.default.default.dc1]
+}
+
+func ExampleServiceResolver_Validate() {
+	r := chain.ServiceResolver{
+		Name:     "web",
+		Subsets:  map[string]chain.Subset{"v1": {}},
+		Redirect: &chain.Redirect{ServiceSubset: "v2"},
+		Failover: map[string]chain.Failover{"v9": {Datacenters: []string{"dc2"}}},
+	}
+	fmt.Println(r.Validate())
+	// Output:
+	// Redirect: Redirect and Failover cannot both be set
+	// Redirect.ServiceSubset: Redirect.ServiceSubset defined without Redirect.Service
+	// Failover["v9"]: Bad Failover["v9"]: not a valid subset
+}

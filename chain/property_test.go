@@ -1,0 +1,410 @@
+package chain
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// refTarget and the functions below are a slow, literal reading of SPEC §4, recursive and
+// with linear scans, that Compile is checked against.
+type refTarget struct{ Service, Subset, Namespace, Partition, Datacenter, Peer string }
+
+func (t refTarget) ID() string {
+	if t.Peer != "" {
+		return fmt.Sprintf("%s.%s.%s.external.%s", t.Service, t.Namespace, t.Partition, t.Peer)
+	}
+	if t.Subset != "" {
+		return fmt.Sprintf("%s.%s.%s.%s.%s", t.Subset, t.Service, t.Namespace, t.Partition, t.Datacenter)
+	}
+	return fmt.Sprintf("%s.%s.%s.%s", t.Service, t.Namespace, t.Partition, t.Datacenter)
+}
+
+func def(s string) string {
+	if s == "" {
+		return "default"
+	}
+	return s
+}
+
+func refFind(rs []ServiceResolver, t refTarget) *ServiceResolver {
+	for i := range rs {
+		r := &rs[i]
+		if r.Name == t.Service && def(r.Namespace) == t.Namespace && def(r.Partition) == t.Partition {
+			return r
+		}
+	}
+	return nil
+}
+
+func refRewrite(t refTarget, reqPartition, svc, subset, ns, part, dc, peer string) refTarget {
+	n := t
+	if svc != "" && svc != t.Service {
+		n.Service = svc
+		n.Subset = ""
+	}
+	if subset != "" {
+		n.Subset = subset
+	}
+	if part != "" {
+		n.Partition = part
+	}
+	if dc != "" {
+		n.Datacenter = dc
+	}
+	if ns != "" || peer != "" {
+		n.Namespace = def(ns)
+	}
+	n.Peer = peer
+	if peer != "" {
+		n.Subset, n.Datacenter, n.Partition = "", "", reqPartition
+	}
+	return n
+}
+
+func refResolve(rs []ServiceResolver, reqPartition string, t refTarget, visited []string) (refTarget, string) {
+	if t.Peer != "" {
+		return t, ""
+	}
+	r := refFind(rs, t)
+	if slices.Contains(visited, t.ID()) {
+		return t, "cycle"
+	}
+	visited = append(visited, t.ID())
+	if r != nil && r.Redirect != nil {
+		d := r.Redirect
+		n := refRewrite(t, reqPartition, d.Service, d.ServiceSubset, d.Namespace, d.Partition, d.Datacenter, d.Peer)
+		if n.ID() != t.ID() {
+			return refResolve(rs, reqPartition, n, visited)
+		}
+	}
+	if t.Subset == "" && r != nil && r.DefaultSubset != "" {
+		t.Subset = r.DefaultSubset
+		return refResolve(rs, reqPartition, t, visited)
+	}
+	if t.Subset != "" {
+		if r == nil {
+			return t, "subset"
+		}
+		if _, ok := r.Subsets[t.Subset]; !ok {
+			return t, "subset"
+		}
+	}
+	return t, ""
+}
+
+// refCompile returns the start ID, the failover IDs and the first error kind ("cycle",
+// "subset"), or "" when resolution succeeds.
+func refCompile(req Request, rs []ServiceResolver) (string, []string, string) {
+	p := def(req.Partition)
+	start, err := refResolve(rs, p, refTarget{Service: req.Service, Namespace: def(req.Namespace), Partition: p, Datacenter: req.Datacenter}, nil)
+	if err != "" {
+		return "", nil, err
+	}
+	if start.Peer != "" {
+		return start.ID(), nil, ""
+	}
+	r := refFind(rs, start)
+	if r == nil {
+		return start.ID(), nil, ""
+	}
+	f, ok := r.Failover[start.Subset]
+	if !ok || start.Subset == "" {
+		f, ok = r.Failover["*"]
+	}
+	if !ok {
+		return start.ID(), nil, ""
+	}
+	var cands []refTarget
+	if len(f.Datacenters) > 0 {
+		for _, dc := range f.Datacenters {
+			cands = append(cands, refRewrite(start, p, f.Service, f.ServiceSubset, f.Namespace, "", dc, ""))
+		}
+	} else if len(f.Targets) > 0 {
+		for _, x := range f.Targets {
+			cands = append(cands, refRewrite(start, p, x.Service, x.ServiceSubset, x.Namespace, x.Partition, x.Datacenter, x.Peer))
+		}
+	} else {
+		cands = append(cands, refRewrite(start, p, f.Service, f.ServiceSubset, f.Namespace, "", "", ""))
+	}
+	var out []string
+	firstErr := ""
+	for _, c := range cands {
+		if c.ID() == start.ID() {
+			continue
+		}
+		got, err := refResolve(rs, p, c, nil)
+		if err != "" {
+			if firstErr == "" {
+				firstErr = err
+			}
+			continue
+		}
+		if got.ID() == start.ID() || slices.Contains(out, got.ID()) {
+			continue
+		}
+		out = append(out, got.ID())
+	}
+	return start.ID(), out, firstErr
+}
+
+var (
+	randServices   = []string{"main", "a", "b", "c"}
+	randNamespaces = []string{"default", "ns1"}
+	randSubsets    = []string{"v1", "v2"}
+)
+
+func pick(r *rand.Rand, xs ...string) string { return xs[r.IntN(len(xs))] }
+
+func maybe(r *rand.Rand, p float64, s string) string {
+	if r.Float64() < p {
+		return s
+	}
+	return ""
+}
+
+// randomResolvers builds a random resolver graph; invalid resolvers are dropped.
+func randomResolvers(r *rand.Rand, redirects, failovers bool) []ServiceResolver {
+	var out []ServiceResolver
+	for _, svc := range randServices {
+		for _, ns := range randNamespaces {
+			if r.Float64() < 0.3 {
+				continue
+			}
+			res := ServiceResolver{Name: svc, Namespace: ns}
+			if r.IntN(2) == 0 {
+				res.Subsets = map[string]Subset{}
+				for _, s := range randSubsets {
+					if r.IntN(3) > 0 {
+						res.Subsets[s] = Subset{}
+					}
+				}
+				if len(res.Subsets) > 0 && r.IntN(2) == 0 {
+					res.DefaultSubset = pick(r, slices.Sorted(mapsKeys(res.Subsets))...)
+				}
+			}
+			switch {
+			case redirects && r.IntN(2) == 0:
+				rd := &Redirect{Service: maybe(r, 0.8, pick(r, randServices...))}
+				if rd.Service != "" {
+					rd.ServiceSubset = maybe(r, 0.3, pick(r, randSubsets...))
+					rd.Namespace = maybe(r, 0.3, pick(r, randNamespaces...))
+					if rd.ServiceSubset == "" && r.IntN(8) == 0 {
+						rd.Peer = "p1"
+					}
+				}
+				if rd.Peer == "" {
+					rd.Datacenter = maybe(r, 0.2, "dc2")
+				}
+				res.Redirect = rd
+			case failovers:
+				res.Failover = map[string]Failover{}
+				for _, k := range append([]string{"*"}, randSubsets...) {
+					if r.IntN(2) == 0 {
+						continue
+					}
+					var f Failover
+					switch r.IntN(3) {
+					case 0:
+						f.Datacenters = []string{pick(r, "dc1", "dc2"), pick(r, "dc2", "dc3")}
+						f.Service = maybe(r, 0.3, pick(r, randServices...))
+					case 1:
+						for range 1 + r.IntN(3) {
+							ft := FailoverTarget{Service: maybe(r, 0.7, pick(r, randServices...)), Namespace: maybe(r, 0.3, pick(r, randNamespaces...))}
+							switch r.IntN(4) {
+							case 0:
+								ft.Peer = "p1"
+							case 1:
+								ft.Datacenter = pick(r, "dc1", "dc2")
+								ft.ServiceSubset = maybe(r, 0.3, pick(r, randSubsets...))
+							case 2:
+								ft.Partition = "ap1"
+							}
+							f.Targets = append(f.Targets, ft)
+						}
+					default:
+						f.Service = maybe(r, 0.7, pick(r, randServices...))
+						f.ServiceSubset = maybe(r, 0.3, pick(r, randSubsets...))
+						f.Namespace = maybe(r, 0.3, pick(r, randNamespaces...))
+						if f.Service == "" && f.ServiceSubset == "" && f.Namespace == "" {
+							f.Service = "b"
+						}
+					}
+					res.Failover[k] = f
+				}
+				if len(res.Failover) == 0 {
+					res.Failover = nil
+				}
+			}
+			if res.Validate() == nil {
+				out = append(out, res)
+			}
+		}
+	}
+	r.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
+	return out
+}
+
+func mapsKeys(m map[string]Subset) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+// checkChain asserts the structural properties every compiled chain has.
+func checkChain(t *testing.T, c *Chain) {
+	t.Helper()
+	start, ok := c.Targets[c.Start]
+	require.True(t, ok, "the start is a target")
+	require.Equal(t, "request", start.Via[0].Field)
+	for _, id := range start.Failover {
+		ft, ok := c.Targets[id]
+		require.True(t, ok, "failover %s is a target", id)
+		require.Nil(t, ft.Failover)
+		require.Equal(t, c.Start, ft.Via[0].From, "failover targets are reached from the start")
+	}
+	require.Len(t, c.Targets, 1+len(start.Failover), "targets are the start and its failover")
+	for id, tg := range c.Targets {
+		require.Equal(t, id, tg.Via[len(tg.Via)-1].To)
+		for i := 1; i < len(tg.Via); i++ {
+			require.Equal(t, tg.Via[i-1].To, tg.Via[i].From, "steps connect")
+		}
+		if tg.Peer == "" {
+			require.NotEmpty(t, tg.SNI)
+			require.NotEmpty(t, tg.SpiffeID)
+		} else {
+			require.Empty(t, tg.SNI)
+			require.Empty(t, tg.Datacenter)
+		}
+	}
+	ids := c.TargetIDs()
+	require.True(t, slices.IsSorted(ids))
+}
+
+// TestAgainstReference compiles random resolver graphs and compares with the reference.
+func TestAgainstReference(t *testing.T) {
+	r := rand.New(rand.NewPCG(41, 42))
+	var ok, failed int
+	for range 20000 {
+		rs := randomResolvers(r, true, true)
+		req := Request{Service: pick(r, randServices...), Namespace: pick(r, "", "ns1"), Datacenter: "dc1", TrustDomain: td}
+		wantStart, wantFailover, wantErr := refCompile(req, rs)
+		c, err := Compile(req, Entries{Resolvers: rs})
+		if wantErr != "" {
+			require.Error(t, err, "reference fails with %s for %+v", wantErr, rs)
+			if wantStart == "" {
+				kind := map[string]string{"cycle": "circular resolver redirect", "subset": "does not have a subset"}[wantErr]
+				require.Contains(t, err.Error(), kind)
+			}
+			failed++
+			continue
+		}
+		require.NoError(t, err, "%s", mustJSON(rs))
+		require.Equal(t, wantStart, c.Start, "%s", mustJSON(rs))
+		require.Equal(t, wantFailover, c.Targets[c.Start].Failover, "%s", mustJSON(rs))
+		checkChain(t, c)
+		ok++
+	}
+	require.Greater(t, ok, 5000)
+	require.Greater(t, failed, 500)
+}
+
+// TestFailoverLoopsNeverFail: with no redirects and no subsets, nothing can fail, however
+// the failover sections point at each other.
+func TestFailoverLoopsNeverFail(t *testing.T) {
+	r := rand.New(rand.NewPCG(43, 44))
+	for range 5000 {
+		rs := randomResolvers(r, false, true)
+		for i := range rs {
+			rs[i].Subsets, rs[i].DefaultSubset = nil, ""
+			for k, f := range rs[i].Failover {
+				if k != "*" {
+					delete(rs[i].Failover, k)
+					continue
+				}
+				f.ServiceSubset = ""
+				for j := range f.Targets {
+					f.Targets[j].ServiceSubset = ""
+				}
+				if f.Service == "" && f.Namespace == "" && len(f.Datacenters) == 0 && len(f.Targets) == 0 {
+					f.Service = "a"
+				}
+				rs[i].Failover[k] = f
+			}
+		}
+		c, err := Compile(Request{Service: "main", Datacenter: "dc1", TrustDomain: td}, Entries{Resolvers: rs})
+		require.NoError(t, err, "%s", mustJSON(rs))
+		checkChain(t, c)
+	}
+}
+
+// TestRedirectCyclesAlwaysFail: a redirect cycle reachable from the request is always an
+// error, whatever its length and namespaces.
+func TestRedirectCyclesAlwaysFail(t *testing.T) {
+	r := rand.New(rand.NewPCG(45, 46))
+	for range 2000 {
+		n := 1 + r.IntN(6)
+		type svc struct{ name, ns string }
+		cycle := make([]svc, n)
+		for i := range cycle {
+			cycle[i] = svc{fmt.Sprintf("s%d", i), pick(r, randNamespaces...)}
+		}
+		var rs []ServiceResolver
+		for i, s := range cycle {
+			next := cycle[(i+1)%n]
+			if n == 1 {
+				next = svc{"x", s.ns} // a self-loop needs a hop: s0 -> x -> s0
+				rs = append(rs, ServiceResolver{Name: "x", Namespace: s.ns, Redirect: &Redirect{Service: s.name, Namespace: s.ns}})
+			}
+			rs = append(rs, ServiceResolver{Name: s.name, Namespace: s.ns, Redirect: &Redirect{Service: next.name, Namespace: next.ns}})
+		}
+		entry := cycle[r.IntN(n)]
+		rs = append(rs, ServiceResolver{Name: "main", Redirect: &Redirect{Service: entry.name, Namespace: entry.ns}})
+		r.Shuffle(len(rs), func(i, j int) { rs[i], rs[j] = rs[j], rs[i] })
+		_, err := Compile(Request{Service: "main", Datacenter: "dc1", TrustDomain: td}, Entries{Resolvers: rs})
+		require.Error(t, err)
+		require.True(t, strings.HasPrefix(err.Error(), "detected circular resolver redirect: [main.default.default.dc1 -> "), err.Error())
+	}
+}
+
+func mustJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
+
+func FuzzCompile(f *testing.F) {
+	f.Add([]byte(`[{"Name":"main","Failover":{"*":{"Datacenters":["dc2"]}}}]`))
+	f.Add([]byte(`[{"Name":"main","Redirect":{"Service":"a"}},{"Name":"a","Redirect":{"Service":"main"}}]`))
+	f.Add([]byte(`[{"Name":"main","Subsets":{"v1":{}},"DefaultSubset":"v1","Failover":{"v1":{"Targets":[{"Peer":"east"},{"Service":"b","ServiceSubset":"x"}]}}}]`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var rs []ServiceResolver
+		if err := json.Unmarshal(data, &rs); err != nil || len(rs) > 50 {
+			return
+		}
+		for i := range rs {
+			_ = rs[i].Validate()
+		}
+		req := Request{Service: "main", Datacenter: "dc1", TrustDomain: td}
+		c, err := Compile(req, Entries{Resolvers: rs})
+		if err != nil {
+			return
+		}
+		checkChain(t, c)
+		start, failover, refErr := refCompile(req, rs)
+		if refErr != "" || start != c.Start || !slices.Equal(failover, c.Targets[c.Start].Failover) {
+			t.Fatalf("reference: %s %v %q; Compile: %s %v", start, failover, refErr, c.Start, c.Targets[c.Start].Failover)
+		}
+	})
+}
