@@ -3,6 +3,7 @@ package chain
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -185,7 +186,7 @@ func randomResolvers(r *rand.Rand, redirects, failovers bool) []ServiceResolver 
 					}
 				}
 				if len(res.Subsets) > 0 && r.IntN(2) == 0 {
-					res.DefaultSubset = pick(r, slices.Sorted(mapsKeys(res.Subsets))...)
+					res.DefaultSubset = pick(r, slices.Sorted(maps.Keys(res.Subsets))...)
 				}
 			}
 			switch {
@@ -248,16 +249,6 @@ func randomResolvers(r *rand.Rand, redirects, failovers bool) []ServiceResolver 
 	}
 	r.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
 	return out
-}
-
-func mapsKeys(m map[string]Subset) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 // checkChain asserts the structural properties every compiled chain has.

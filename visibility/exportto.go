@@ -20,8 +20,14 @@ const (
 // namespace names (lowercase RFC 1123 labels) without repeats, where "." counts as the entry's
 // own namespace. Errors name the index and value: `exportTo[2]: "*" must be the only value`.
 func ValidateExportTo(namespace string, exportTo []string) error {
+	return validateExportTo(namespace, exportTo, true)
+}
+
+// validateExportTo checks a list; without an entry's namespace (the mesh default), "." is
+// only checked against repeats of itself.
+func validateExportTo(namespace string, exportTo []string, entry bool) error {
 	var errs []error
-	if r := names.Label(namespace); r != "" {
+	if r := names.Label(namespace); entry && r != "" {
 		errs = append(errs, fmt.Errorf("namespace: %q %s", namespace, r))
 	}
 	seen := make(map[string]int, len(exportTo))
@@ -40,7 +46,7 @@ func ValidateExportTo(namespace string, exportTo []string) error {
 			}
 		}
 		key := v
-		if v == ExportToOwn {
+		if v == ExportToOwn && entry {
 			key = namespace
 		}
 		if j, dup := seen[key]; dup {

@@ -1,0 +1,175 @@
+package visibility
+
+import (
+	"maps"
+	"net/netip"
+	"slices"
+	"strings"
+)
+
+// AllOtherNamespaces stands, in an audit, for every namespace other than the entry's own,
+// including namespaces that do not exist yet.
+const AllOtherNamespaces = "*"
+
+// EntryChange is a ServiceEntry whose visibility changes, and who gains or loses it.
+type EntryChange struct {
+	Namespace string   `json:"namespace"`
+	Name      string   `json:"name"`
+	Before    Decision `json:"before"`
+	After     Decision `json:"after"`
+	// Gained and Lost list the client namespaces that start or stop seeing the entry: its own
+	// namespace by name, and AllOtherNamespaces ("*") for every other one.
+	Gained []string `json:"gained,omitempty"`
+	Lost   []string `json:"lost,omitempty"`
+}
+
+// AnswerChange is a query whose answer changes for some clients.
+type AnswerChange struct {
+	Query string `json:"query"`
+	// Clients get Before under the old configuration and After under the new; nil means
+	// forwarded upstream (a host) or passed through (an address). "*" stands for every
+	// client namespace not listed in another change of the same query.
+	Clients []string    `json:"clients"`
+	Before  *ServiceRef `json:"before,omitempty"`
+	After   *ServiceRef `json:"after,omitempty"`
+}
+
+// Audit is the dry run of a visibility change over one inventory: nothing is enforced.
+type Audit struct {
+	Entries   []EntryChange  `json:"entries"`
+	Hosts     []AnswerChange `json:"hosts"`
+	Addresses []AnswerChange `json:"addresses"`
+}
+
+// Diff compares two configurations over the same inventory: every ServiceEntry whose
+// visibility changes, with the namespaces that gain or lose it, and every host and address
+// of those entries whose answer changes for some client namespace. Entries are sorted by
+// namespace and name, queries by host or address. Either resolver may be nil (the feature
+// off). The inventory is validated as NewIndex does.
+func Diff(old, new *Resolver, inv Inventory) (Audit, error) {
+	before, err := NewIndex(old, inv)
+	if err != nil {
+		return Audit{}, err
+	}
+	after, err := NewIndex(new, inv)
+	if err != nil {
+		return Audit{}, err
+	}
+	a := Audit{Entries: []EntryChange{}, Hosts: []AnswerChange{}, Addresses: []AnswerChange{}}
+	hosts := map[string]bool{}
+	prefixes := map[netip.Prefix]bool{}
+	for i := range before.entries {
+		b, n := &before.entries[i], &after.entries[i]
+		if b.decision.Visibility == n.decision.Visibility {
+			continue
+		}
+		svc := &before.services[i]
+		ch := EntryChange{Namespace: svc.Namespace, Name: svc.Name, Before: b.decision, After: n.decision}
+		was, is := reach(b.decision.Visibility), reach(n.decision.Visibility)
+		for k, label := range []string{svc.Namespace, AllOtherNamespaces} {
+			switch {
+			case is[k] && !was[k]:
+				ch.Gained = append(ch.Gained, label)
+			case was[k] && !is[k]:
+				ch.Lost = append(ch.Lost, label)
+			}
+		}
+		a.Entries = append(a.Entries, ch)
+		for _, h := range svc.Hosts {
+			hosts[normalizeHost(h)] = true
+		}
+		for _, s := range svc.Addresses {
+			addr, p, _ := parseAddress(s)
+			if addr.IsValid() {
+				p = netip.PrefixFrom(addr, addr.BitLen())
+			}
+			prefixes[p] = true
+		}
+	}
+	slices.SortFunc(a.Entries, func(x, y EntryChange) int {
+		if c := strings.Compare(x.Namespace, y.Namespace); c != 0 {
+			return c
+		}
+		return strings.Compare(x.Name, y.Name)
+	})
+	for _, h := range slices.Sorted(maps.Keys(hosts)) {
+		a.Hosts = append(a.Hosts, changes(h, before.answers(before.hostLevels(h)), after.answers(after.hostLevels(h)))...)
+	}
+	pfxs := slices.SortedFunc(maps.Keys(prefixes), func(x, y netip.Prefix) int {
+		if c := x.Addr().Compare(y.Addr()); c != 0 {
+			return c
+		}
+		return x.Bits() - y.Bits()
+	})
+	for _, p := range pfxs {
+		q := p.String()
+		if p.Bits() == p.Addr().BitLen() {
+			q = p.Addr().String()
+		}
+		a.Addresses = append(a.Addresses, changes(q, before.answers(before.addrLevels(p)), after.answers(after.addrLevels(p)))...)
+	}
+	return a, nil
+}
+
+// starLast orders namespaces by name with "*" (every other namespace) last.
+func starLast(a, b string) int {
+	switch {
+	case a == b:
+		return 0
+	case a == AllOtherNamespaces:
+		return 1
+	case b == AllOtherNamespaces:
+		return -1
+	}
+	return strings.Compare(a, b)
+}
+
+// reach says whether a visibility reaches the own namespace ([0]) and the others ([1]).
+func reach(v Visibility) [2]bool {
+	switch v.Effective() {
+	case Public:
+		return [2]bool{true, true}
+	case Namespace:
+		return [2]bool{true, false}
+	}
+	return [2]bool{false, false}
+}
+
+// changes compares the grouped answers of one query before and after, per client.
+func changes(query string, before, after []Answer) []AnswerChange {
+	answerOf := func(as []Answer, client string) *ServiceRef {
+		var star *ServiceRef
+		for _, a := range as {
+			for _, c := range a.Clients {
+				if c == client {
+					return a.Service
+				}
+				if c == AllOtherNamespaces {
+					star = a.Service
+				}
+			}
+		}
+		return star
+	}
+	var clients []string
+	for _, as := range [][]Answer{before, after} {
+		for _, a := range as {
+			clients = append(clients, a.Clients...)
+		}
+	}
+	slices.SortFunc(clients, starLast)
+	clients = slices.Compact(clients)
+	var out []AnswerChange
+	for _, c := range clients {
+		b, n := answerOf(before, c), answerOf(after, c)
+		if equalRef(b, n) {
+			continue
+		}
+		if j := slices.IndexFunc(out, func(x AnswerChange) bool { return equalRef(x.Before, b) && equalRef(x.After, n) }); j >= 0 {
+			out[j].Clients = append(out[j].Clients, c)
+			continue
+		}
+		out = append(out, AnswerChange{Query: query, Clients: []string{c}, Before: b, After: n})
+	}
+	return out
+}

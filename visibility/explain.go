@@ -1,0 +1,406 @@
+package visibility
+
+import (
+	"fmt"
+	"net/netip"
+	"slices"
+	"strings"
+)
+
+// Verdict is what became of a candidate in a lookup.
+type Verdict string
+
+// The verdicts of a lookup explanation.
+const (
+	// Chosen: the candidate answers the lookup.
+	Chosen Verdict = "chosen"
+	// Hidden: the candidate is not visible to the client (NONE, or NAMESPACE of another
+	// namespace); for the client it does not exist.
+	Hidden Verdict = "hidden"
+	// Outranked: the candidate is visible, but another comes first.
+	Outranked Verdict = "outranked"
+	// NotReached: an earlier level answered.
+	NotReached Verdict = "not reached"
+)
+
+// Candidate is one service that claims a looked-up host or address, and its fate.
+type Candidate struct {
+	Service  ServiceRef `json:"service"`
+	Decision Decision   `json:"decision"`
+	Verdict  Verdict    `json:"verdict"`
+	Reason   string     `json:"reason"`
+}
+
+// Level is one step of a lookup: an exact host, a wildcard (*.b.c), an address or a CIDR,
+// with the services claiming it in rank order.
+type Level struct {
+	Key        string      `json:"key"`
+	Candidates []Candidate `json:"candidates"`
+}
+
+// LookupExplanation is how a lookup reached its answer: every level tried and every
+// candidate at it, with why it was chosen, hidden, outranked or not reached.
+type LookupExplanation struct {
+	Client string `json:"client"`
+	Query  string `json:"query"`
+	// Answer is the service that answers; nil when the query is forwarded upstream (a host)
+	// or passed through (an address).
+	Answer *ServiceRef `json:"answer,omitempty"`
+	Levels []Level     `json:"levels"`
+}
+
+// String renders the explanation a candidate a line.
+func (e LookupExplanation) String() string {
+	var b strings.Builder
+	client := e.Client
+	if client == "" {
+		client = `""`
+	}
+	fmt.Fprintf(&b, "%s from namespace %s: ", e.Query, client)
+	switch {
+	case e.Answer != nil:
+		fmt.Fprintf(&b, "answered by %s", e.Answer)
+	case isAddress(e.Query):
+		b.WriteString("no visible service; the traffic passes through to its original destination")
+	default:
+		b.WriteString("no visible service; the query is forwarded to the upstream resolver")
+	}
+	for _, l := range e.Levels {
+		fmt.Fprintf(&b, "\n  %s:", l.Key)
+		for _, c := range l.Candidates {
+			fmt.Fprintf(&b, "\n    %s %s: %s: %s", c.Service, c.Decision, c.Verdict, c.Reason)
+		}
+	}
+	return b.String()
+}
+
+func isAddress(q string) bool {
+	_, err := netip.ParseAddr(q)
+	return err == nil
+}
+
+// level is a candidate set to try, in order.
+type level struct {
+	key  string
+	set  int32
+	cidr bool
+}
+
+// hostLevels returns the levels a lookup of host tries that hold candidates.
+func (ix *Index) hostLevels(host string) []level {
+	var buf [255]byte
+	h := lookupKey(host, &buf)
+	if h == "" {
+		return nil
+	}
+	h = strings.Clone(h)
+	t := ix.lookupTables()
+	var out []level
+	if c, ok := t.hosts[h]; ok {
+		out = append(out, level{key: h, set: c})
+	}
+	for i := 0; i < len(h); i++ {
+		if h[i] == '.' {
+			if c, ok := t.wild[h[i+1:]]; ok {
+				out = append(out, level{key: "*." + h[i+1:], set: c})
+			}
+		}
+	}
+	return out
+}
+
+// addrLevels returns the levels a lookup of the addresses in p tries: the exact address when
+// p is one, then every CIDR containing p, longest first.
+func (ix *Index) addrLevels(p netip.Prefix) []level {
+	var out []level
+	t := ix.lookupTables()
+	a := p.Addr()
+	if p.Bits() == a.BitLen() {
+		if c, ok := t.addrs[a]; ok {
+			out = append(out, level{key: a.String(), set: c})
+		}
+	}
+	lengths := t.lengths6
+	if a.Is4() {
+		lengths = t.lengths4
+	}
+	for _, l := range lengths {
+		if l > p.Bits() {
+			continue
+		}
+		q, _ := a.Prefix(l)
+		if c, ok := t.prefixes[q]; ok {
+			out = append(out, level{key: q.String(), set: c, cidr: true})
+		}
+	}
+	return out
+}
+
+// answer applies the lookup rules to levels: a non-CIDR level answers with its pick; the
+// CIDR levels (which come last) answer with the client's own entry at the longest prefix,
+// else the canonical entry at the longest prefix. It returns the entry and its level, or -1.
+func (ix *Index) answer(levels []level, client string) (int32, int) {
+	t := ix.lookupTables()
+	first := len(levels)
+	for i, l := range levels {
+		if l.cidr {
+			first = i
+			break
+		}
+		if e := t.sets[l.set].pick(client); e >= 0 {
+			return e, i
+		}
+	}
+	for i := first; i < len(levels); i++ {
+		if e := t.sets[levels[i].set].ownEntry(client); e >= 0 {
+			return e, i
+		}
+	}
+	for i := first; i < len(levels); i++ {
+		if e := t.sets[levels[i].set].canonical; e >= 0 {
+			return e, i
+		}
+	}
+	return -1, -1
+}
+
+// ExplainHost explains LookupHost(client, host).
+func (ix *Index) ExplainHost(client, host string) LookupExplanation {
+	return ix.explain(client, host, ix.hostLevels(host))
+}
+
+// ExplainAddress explains LookupAddress(client, addr).
+func (ix *Index) ExplainAddress(client string, addr netip.Addr) LookupExplanation {
+	if !addr.IsValid() {
+		return LookupExplanation{Client: client, Query: addr.String()}
+	}
+	a := addr.WithZone("").Unmap()
+	return ix.explain(client, a.String(), ix.addrLevels(netip.PrefixFrom(a, a.BitLen())))
+}
+
+func (ix *Index) explain(client, query string, levels []level) LookupExplanation {
+	t := ix.lookupTables()
+	e := LookupExplanation{Client: client, Query: query, Levels: []Level{}}
+	ans, at := ix.answer(levels, client)
+	if ans >= 0 {
+		ref := ix.services[ans].Ref()
+		e.Answer = &ref
+	}
+	for li, l := range levels {
+		lv := Level{Key: l.key}
+		for _, i := range t.sets[l.set].all {
+			c := Candidate{Service: ix.services[i].Ref(), Decision: ix.entries[i].decision}
+			switch {
+			case !ix.visible(i, client):
+				c.Verdict, c.Reason = Hidden, ix.hiddenReason(i, client)
+			case ans >= 0 && li > at && !(l.cidr && levels[at].cidr):
+				c.Verdict, c.Reason = NotReached, fmt.Sprintf("%s answered first", levels[at].key)
+			case i == ans && li == at:
+				c.Verdict, c.Reason = Chosen, ix.chosenReason(i, client)
+			default:
+				c.Verdict, c.Reason = Outranked, ix.outrankReason(i, ans, client, l, levels[at])
+			}
+			lv.Candidates = append(lv.Candidates, c)
+		}
+		e.Levels = append(e.Levels, lv)
+	}
+	return e
+}
+
+// visible reports whether entry i exists for client.
+func (ix *Index) visible(i int32, client string) bool {
+	switch ix.entries[i].decision.Visibility {
+	case None:
+		return false
+	case Namespace:
+		return client != "" && client == ix.services[i].Namespace
+	}
+	return true
+}
+
+func (ix *Index) hiddenReason(i int32, client string) string {
+	d := ix.entries[i].decision
+	if d.Visibility == None {
+		return fmt.Sprintf("visibility NONE (%s): delivered to no data plane", decidedBy(d))
+	}
+	if client == "" {
+		return fmt.Sprintf("visibility NAMESPACE (%s): a client without a namespace sees PUBLIC services only", decidedBy(d))
+	}
+	return fmt.Sprintf("visibility NAMESPACE (%s): only namespace %s sees it", decidedBy(d), ix.services[i].Namespace)
+}
+
+func decidedBy(d Decision) string {
+	if d.Policy < 0 {
+		return "the default"
+	}
+	return fmt.Sprintf("policies[%d]", d.Policy)
+}
+
+func (ix *Index) chosenReason(i int32, client string) string {
+	s := &ix.services[i]
+	switch {
+	case client != "" && s.Namespace == client:
+		return "the client's own namespace's entry comes first"
+	case s.Kind == KubernetesService:
+		return "the canonical service: a Kubernetes Service"
+	}
+	return "the canonical service: the highest-ranked PUBLIC entry"
+}
+
+func (ix *Index) outrankReason(i, ans int32, client string, l, at level) string {
+	if ans < 0 {
+		return "no visible service answers" // not reached in practice: a visible entry answers
+	}
+	e, w := &ix.services[i], &ix.services[ans]
+	ownW := client != "" && w.Namespace == client
+	ownE := client != "" && e.Namespace == client
+	switch {
+	case ownW && !ownE:
+		return fmt.Sprintf("%s of the client's own namespace comes first", w.Ref())
+	case l.key != at.key:
+		return fmt.Sprintf("%s matched a longer prefix (%s)", w.Ref(), at.key)
+	case w.Kind != e.Kind:
+		return fmt.Sprintf("%s comes first: a Kubernetes Service before a ServiceEntry", w.Ref())
+	case !w.CreationTime.Equal(e.CreationTime):
+		return fmt.Sprintf("%s is older (created %s) and comes first", w.Ref(), w.CreationTime.UTC().Format("2006-01-02T15:04:05Z"))
+	}
+	return fmt.Sprintf("%s comes first: same age, so namespace then name decide", w.Ref())
+}
+
+// Answer is the service a group of client namespaces gets for a query.
+type Answer struct {
+	// Clients are namespaces; "*" stands for every namespace not listed, including
+	// namespaces the inventory does not have (and a client without a namespace).
+	Clients []string `json:"clients"`
+	// Service answers; nil when the query is forwarded upstream or passed through.
+	Service *ServiceRef `json:"service,omitempty"`
+}
+
+// Conflict is a host, wildcard host, address or CIDR claimed by services of several
+// namespaces, with the answer each client namespace gets.
+type Conflict struct {
+	Key      string       `json:"key"`
+	Services []ServiceRef `json:"services"`
+	Answers  []Answer     `json:"answers"`
+}
+
+// Conflicts returns every host, wildcard host, address and CIDR claimed by services of more
+// than one namespace — either itself, or along its lookup path (the wildcards and containing
+// CIDRs a lookup falls through to) with client namespaces getting different answers: hosts,
+// then wildcard hosts, addresses and CIDRs, each sorted.
+// Services are listed in lookup order (level by level, in rank order). Answers say which
+// client namespaces get which service: the namespaces that own a service on the path by
+// name, and "*" for all others.
+func (ix *Index) Conflicts() []Conflict {
+	var out []Conflict
+	t := ix.lookupTables()
+	add := func(key string, levels []level) {
+		if len(levels) == 0 || !ix.multiNamespace(levels) {
+			return
+		}
+		answers := ix.answers(levels)
+		if len(answers) == 1 && !ix.multiNamespace(levels[:1]) {
+			return // shared along the path, but everyone gets the same answer
+		}
+		conf := Conflict{Key: key, Answers: answers}
+		for _, l := range levels {
+			for _, i := range t.sets[l.set].all {
+				conf.Services = append(conf.Services, ix.services[i].Ref())
+			}
+		}
+		out = append(out, conf)
+	}
+	for _, h := range sortedKeys(t.hosts) {
+		add(h, ix.hostLevels(h))
+	}
+	for _, s := range sortedKeys(t.wild) {
+		add("*."+s, ix.hostLevels("*."+s))
+	}
+	addrs := sortedFunc(t.addrs, func(a, b netip.Addr) int { return a.Compare(b) })
+	for _, a := range addrs {
+		add(a.String(), ix.addrLevels(netip.PrefixFrom(a, a.BitLen())))
+	}
+	pfxs := sortedFunc(t.prefixes, func(a, b netip.Prefix) int {
+		if c := a.Addr().Compare(b.Addr()); c != 0 {
+			return c
+		}
+		return a.Bits() - b.Bits()
+	})
+	for _, p := range pfxs {
+		add(p.String(), ix.addrLevels(p))
+	}
+	return out
+}
+
+func (ix *Index) multiNamespace(levels []level) bool {
+	t := ix.lookupTables()
+	first := ""
+	for _, l := range levels {
+		for _, i := range t.sets[l.set].all {
+			switch ns := ix.services[i].Namespace; {
+			case first == "":
+				first = ns
+			case ns != first:
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// answers groups the clients of a lookup path by the service they get.
+func (ix *Index) answers(levels []level) []Answer {
+	t := ix.lookupTables()
+	var nss []string
+	for _, l := range levels {
+		for _, i := range t.sets[l.set].all {
+			nss = append(nss, ix.services[i].Namespace)
+		}
+	}
+	slices.Sort(nss)
+	nss = append(slices.Compact(nss), "*")
+	var out []Answer
+	for _, ns := range nss {
+		client := ns
+		if ns == "*" {
+			client = "" // owns nothing on the path: sees what every other namespace sees
+		}
+		e, _ := ix.answer(levels, client)
+		var ref *ServiceRef
+		if e >= 0 {
+			r := ix.services[e].Ref()
+			ref = &r
+		}
+		if j := slices.IndexFunc(out, func(a Answer) bool { return equalRef(a.Service, ref) }); j >= 0 {
+			out[j].Clients = append(out[j].Clients, ns)
+			continue
+		}
+		out = append(out, Answer{Clients: []string{ns}, Service: ref})
+	}
+	return out
+}
+
+func equalRef(a, b *ServiceRef) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
+}
+
+func sortedKeys(m map[string]int32) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+func sortedFunc[K comparable](m map[K]int32, cmp func(a, b K) int) []K {
+	keys := make([]K, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, cmp)
+	return keys
+}

@@ -1,0 +1,100 @@
+package visibility
+
+import (
+	"fmt"
+	"net/netip"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/labels"
+)
+
+// benchInventory has n ServiceEntries spread over namespaces; namespace j is labelled
+// team=t(j%200), env=prod, so with benchConfig(100) half the namespaces match a policy and
+// half walk all 100 policies to the default.
+func benchInventory(n, namespaces int) Inventory {
+	inv := Inventory{Namespaces: make(map[string]map[string]string, namespaces), Services: make([]Service, n)}
+	for j := range namespaces {
+		ns := fmt.Sprintf("ns-%d", j)
+		inv.Namespaces[ns] = map[string]string{"team": fmt.Sprintf("t%d", j%200), "env": "prod", NamespaceNameLabel: ns}
+	}
+	for i := range n {
+		ns := fmt.Sprintf("ns-%d", i%namespaces)
+		inv.Services[i] = Service{Kind: ServiceEntry, Namespace: ns, Name: fmt.Sprintf("svc-%d", i),
+			Hosts:        []string{fmt.Sprintf("svc-%d.%s.example.com", i, ns)},
+			Addresses:    []string{netip.AddrFrom4([4]byte{10, byte(i >> 16), byte(i >> 8), byte(i)}).String()},
+			CreationTime: t0}
+	}
+	return inv
+}
+
+var benchDecision Decision
+
+func benchmarkNewIndex(b *testing.B, n int) {
+	res := mustCompile(b, benchConfig(100))
+	inv := benchInventory(n, 1000)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		ix, err := NewIndex(res, inv)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for i := range inv.Services {
+			benchDecision, _ = ix.Decision(inv.Services[i].Namespace, inv.Services[i].Name)
+		}
+	}
+}
+
+// BenchmarkNewIndex100k builds the index of 100,000 entries over 1,000 namespaces with 100
+// policies and asks each entry's decision.
+func BenchmarkNewIndex100k(b *testing.B) { benchmarkNewIndex(b, 100_000) }
+
+// BenchmarkNewIndex1M is the same with 1,000,000 entries.
+func BenchmarkNewIndex1M(b *testing.B) { benchmarkNewIndex(b, 1_000_000) }
+
+// BenchmarkPerEntryPolicyWalk100k is the baseline: selectors converted once (a compiled
+// Resolver), every entry walks the policies with its namespace's labels — how istiod
+// decides. It builds no lookup structures at all.
+func BenchmarkPerEntryPolicyWalk100k(b *testing.B) {
+	res := mustCompile(b, benchConfig(100))
+	inv := benchInventory(100_000, 1000)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		for i := range inv.Services {
+			benchDecision = res.Resolve(labels.Set(inv.Namespaces[inv.Services[i].Namespace]))
+		}
+	}
+}
+
+var benchFound bool
+
+func BenchmarkLookupHost(b *testing.B) {
+	ix, err := NewIndex(mustCompile(b, benchConfig(100)), benchInventory(100_000, 1000))
+	if err != nil {
+		b.Fatal(err)
+	}
+	hosts := []string{"svc-77777.ns-777.example.com", "svc-5.ns-5.example.com", "nothing.example.com"}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		_, benchFound = ix.LookupHost("ns-777", hosts[i%len(hosts)])
+		i++
+	}
+}
+
+func BenchmarkLookupAddress(b *testing.B) {
+	inv := benchInventory(100_000, 1000)
+	inv.Services = append(inv.Services, Service{Kind: ServiceEntry, Namespace: "ns-1", Name: "net", Addresses: []string{"10.0.0.0/8", "172.16.0.0/12"}})
+	ix, err := NewIndex(mustCompile(b, benchConfig(100)), inv)
+	if err != nil {
+		b.Fatal(err)
+	}
+	addrs := []netip.Addr{netip.MustParseAddr("10.1.2.3"), netip.MustParseAddr("172.16.5.5"), netip.MustParseAddr("192.0.2.1")}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		_, benchFound = ix.LookupAddress("ns-1", addrs[i%len(addrs)])
+		i++
+	}
+}

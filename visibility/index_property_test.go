@@ -1,0 +1,328 @@
+package visibility
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"net/netip"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/labels"
+)
+
+var (
+	propNamespaces = []string{"n0", "n1", "n2", "n3", "n4", "n5"} // n5 has no labels entry
+	propHosts      = []string{"a.x", "*.x", "b.a.x", "*.a.x", "A.X.", "y", "*.y", "c.b.a.x"}
+	propAddrs      = []string{"10.0.0.1", "10.0.0.0/24", "10.0.0.0/8", "10.0.0.1/32", "::ffff:10.0.0.1", "10.0.1.0/24", "2001:db8::1", "2001:db8::/64"}
+	propQueries    = []string{"a.x", "b.a.x", "c.b.a.x", "d.c.b.a.x", "x", "q.x", "y", "q.y", "*.x", "z"}
+	propAddrQ      = []string{"10.0.0.1", "10.0.0.2", "10.0.1.5", "10.9.9.9", "11.0.0.1", "2001:db8::1", "2001:db8::2", "2001:db9::1"}
+	propClients    = append(slices.Clone(propNamespaces), "", "elsewhere")
+)
+
+func randomInventory(r *rand.Rand) Inventory {
+	inv := Inventory{Namespaces: map[string]map[string]string{}}
+	for _, ns := range propNamespaces[:5] {
+		inv.Namespaces[ns] = randomLabels(r)
+	}
+	for i := range 1 + r.IntN(14) {
+		s := Service{Kind: Kind(r.IntN(2)), Namespace: propNamespaces[r.IntN(len(propNamespaces))], Name: fmt.Sprintf("s%d", i),
+			CreationTime: t0.Add(time.Duration(r.IntN(3)) * time.Hour)}
+		for range r.IntN(3) {
+			s.Hosts = append(s.Hosts, propHosts[r.IntN(len(propHosts))])
+		}
+		for range r.IntN(3) {
+			s.Addresses = append(s.Addresses, propAddrs[r.IntN(len(propAddrs))])
+		}
+		inv.Services = append(inv.Services, s)
+	}
+	return inv
+}
+
+// refDecide is the literal decision of a service: Kubernetes Services are PUBLIC.
+func refDecide(res *Resolver, inv Inventory, s Service) Visibility {
+	if s.Kind == KubernetesService {
+		return Public
+	}
+	return res.Resolve(labels.Set(inv.Namespaces[s.Namespace])).Visibility
+}
+
+func refVisible(v Visibility, s Service, client string) bool {
+	switch v {
+	case None:
+		return false
+	case Namespace:
+		return client != "" && client == s.Namespace
+	}
+	return true
+}
+
+func refLess(a, b Service) bool {
+	if a.Kind != b.Kind {
+		return a.Kind == KubernetesService
+	}
+	if !a.CreationTime.Equal(b.CreationTime) {
+		return a.CreationTime.Before(b.CreationTime)
+	}
+	if a.Namespace != b.Namespace {
+		return a.Namespace < b.Namespace
+	}
+	return a.Name < b.Name
+}
+
+// refBest returns the best of the visible candidates: the client's own namespace's first,
+// else the best by rank.
+func refBest(cands []Service, client string) (Service, bool) {
+	var own, all []Service
+	for _, c := range cands {
+		all = append(all, c)
+		if client != "" && c.Namespace == client {
+			own = append(own, c)
+		}
+	}
+	pool := all
+	if len(own) > 0 {
+		pool = own
+	}
+	if len(pool) == 0 {
+		return Service{}, false
+	}
+	best := pool[0]
+	for _, c := range pool[1:] {
+		if refLess(c, best) {
+			best = c
+		}
+	}
+	return best, true
+}
+
+// refLookupHost is SPEC §6.3 read literally, with linear scans.
+func refLookupHost(res *Resolver, inv Inventory, client, host string) (Service, bool) {
+	h := strings.ToLower(strings.TrimSuffix(host, "."))
+	keys := []string{h}
+	for i := 0; i < len(h); i++ {
+		if h[i] == '.' {
+			keys = append(keys, "*."+h[i+1:])
+		}
+	}
+	for _, k := range keys {
+		var vis []Service
+		for _, s := range inv.Services {
+			claims := false
+			for _, sh := range s.Hosts {
+				if strings.ToLower(strings.TrimSuffix(sh, ".")) == k {
+					claims = true
+				}
+			}
+			if claims && refVisible(refDecide(res, inv, s), s, client) {
+				vis = append(vis, s)
+			}
+		}
+		if b, ok := refBest(vis, client); ok {
+			return b, true
+		}
+	}
+	return Service{}, false
+}
+
+func refLookupAddress(res *Resolver, inv Inventory, client string, a netip.Addr) (Service, bool) {
+	a = a.Unmap()
+	var exact []Service
+	type hit struct {
+		s    Service
+		bits int
+	}
+	var cidr []hit
+	for _, s := range inv.Services {
+		if !refVisible(refDecide(res, inv, s), s, client) {
+			continue
+		}
+		isExact, bestBits := false, -1
+		for _, raw := range s.Addresses {
+			if !strings.Contains(raw, "/") {
+				if netip.MustParseAddr(raw).Unmap() == a {
+					isExact = true
+				}
+				continue
+			}
+			p := netip.MustParsePrefix(raw)
+			pa, bits := p.Addr(), p.Bits()
+			if pa.Is4In6() && bits >= 96 {
+				pa, bits = pa.Unmap(), bits-96
+			}
+			if bits == pa.BitLen() {
+				if pa == a {
+					isExact = true
+				}
+				continue
+			}
+			if netip.PrefixFrom(pa, bits).Contains(a) && bits > bestBits {
+				bestBits = bits
+			}
+		}
+		if isExact {
+			exact = append(exact, s)
+		}
+		if bestBits >= 0 {
+			cidr = append(cidr, hit{s, bestBits})
+		}
+	}
+	if b, ok := refBest(exact, client); ok {
+		return b, true
+	}
+	pick := func(hs []hit) (Service, bool) {
+		if len(hs) == 0 {
+			return Service{}, false
+		}
+		best := hs[0]
+		for _, h := range hs[1:] {
+			if h.bits > best.bits || h.bits == best.bits && refLess(h.s, best.s) {
+				best = h
+			}
+		}
+		return best.s, true
+	}
+	var own []hit
+	for _, h := range cidr {
+		if client != "" && h.s.Namespace == client {
+			own = append(own, h)
+		}
+	}
+	if s, ok := pick(own); ok {
+		return s, true
+	}
+	return pick(cidr)
+}
+
+func ref(s Service, ok bool) string {
+	if !ok {
+		return "-"
+	}
+	return s.Namespace + "/" + s.Name
+}
+
+// TestIndexAgainstReference checks every lookup against the literal reference on random
+// inventories and configurations, with the properties SPEC §6.3 promises.
+func TestIndexAgainstReference(t *testing.T) {
+	r := newRand(61, 62)
+	for iter := range 1500 {
+		inv := randomInventory(r)
+		res := mustCompile(t, randomConfig(r, 4))
+		ix, err := NewIndex(res, inv)
+		require.NoError(t, err)
+		for _, c := range propClients {
+			for _, q := range propQueries {
+				want := ref(refLookupHost(res, inv, c, q))
+				got := ref(ix.LookupHost(c, q))
+				require.Equal(t, want, got, "iteration %d: host %s from %q", iter, q, c)
+				e, _ := ix.answer(ix.hostLevels(q), c)
+				require.Equal(t, got, ref(entryService(ix, e)), "answer() agrees with LookupHost")
+				ex := ix.ExplainHost(c, q)
+				require.Equal(t, got != "-", ex.Answer != nil)
+				checkNeverLeaks(t, ix, c, q, got)
+			}
+			for _, q := range propAddrQ {
+				a := netip.MustParseAddr(q)
+				want := ref(refLookupAddress(res, inv, c, a))
+				got := ref(ix.LookupAddress(c, a))
+				require.Equal(t, want, got, "iteration %d: address %s from %q", iter, q, c)
+				e, _ := ix.answer(ix.addrLevels(netip.PrefixFrom(a, a.BitLen())), c)
+				require.Equal(t, got, ref(entryService(ix, e)))
+				checkNeverLeaks(t, ix, c, q, got)
+			}
+		}
+	}
+}
+
+func entryService(ix *Index, e int32) (Service, bool) {
+	if e < 0 {
+		return Service{}, false
+	}
+	return ix.services[e], true
+}
+
+// checkNeverLeaks: a NAMESPACE entry is never returned to another namespace, a NONE entry
+// never to anyone.
+func checkNeverLeaks(t *testing.T, ix *Index, client, query, got string) {
+	t.Helper()
+	if got == "-" {
+		return
+	}
+	ns, name, _ := strings.Cut(got, "/")
+	d, ok := ix.Decision(ns, name)
+	require.True(t, ok)
+	s, _ := ix.Service(ns, name)
+	if s.Kind == KubernetesService {
+		return
+	}
+	switch d.Visibility {
+	case None:
+		t.Fatalf("NONE entry %s returned for %s to %q", got, query, client)
+	case Namespace:
+		if client != ns {
+			t.Fatalf("NAMESPACE entry %s returned for %s to %q", got, query, client)
+		}
+	}
+}
+
+// TestHiddenEntriesChangeNothing: adding an entry that is hidden from client C never changes
+// C's answers.
+func TestHiddenEntriesChangeNothing(t *testing.T) {
+	r := newRand(63, 64)
+	for range 1500 {
+		inv := randomInventory(r)
+		res := mustCompile(t, randomConfig(r, 4))
+		before, err := NewIndex(res, inv)
+		require.NoError(t, err)
+		extra := Service{Kind: ServiceEntry, Namespace: propNamespaces[r.IntN(len(propNamespaces))], Name: "extra",
+			Hosts: []string{propHosts[r.IntN(len(propHosts))]}, Addresses: []string{propAddrs[r.IntN(len(propAddrs))]}, CreationTime: t0}
+		grown := inv
+		grown.Services = append(slices.Clone(inv.Services), extra)
+		after, err := NewIndex(res, grown)
+		require.NoError(t, err)
+		v := refDecide(res, inv, extra)
+		for _, c := range propClients {
+			if refVisible(v, extra, c) {
+				continue
+			}
+			for _, q := range propQueries {
+				require.Equal(t, ref(before.LookupHost(c, q)), ref(after.LookupHost(c, q)), "%s from %q", q, c)
+			}
+			for _, q := range propAddrQ {
+				a := netip.MustParseAddr(q)
+				require.Equal(t, ref(before.LookupAddress(c, a)), ref(after.LookupAddress(c, a)), "%s from %q", q, c)
+			}
+		}
+	}
+}
+
+// TestRandomShuffles: answers, conflicts and audits are identical under shuffled input.
+func TestRandomShuffles(t *testing.T) {
+	r := newRand(65, 66)
+	for range 500 {
+		inv := randomInventory(r)
+		res := mustCompile(t, randomConfig(r, 4))
+		other := mustCompile(t, randomConfig(r, 4))
+		a, err := NewIndex(res, inv)
+		require.NoError(t, err)
+		da, err := Diff(res, other, inv)
+		require.NoError(t, err)
+		shuffled := inv
+		shuffled.Services = slices.Clone(inv.Services)
+		r.Shuffle(len(shuffled.Services), func(i, j int) { shuffled.Services[i], shuffled.Services[j] = shuffled.Services[j], shuffled.Services[i] })
+		b, err := NewIndex(res, shuffled)
+		require.NoError(t, err)
+		for _, c := range propClients {
+			for _, q := range propQueries {
+				require.Equal(t, ref(a.LookupHost(c, q)), ref(b.LookupHost(c, q)))
+				require.Equal(t, a.ExplainHost(c, q), b.ExplainHost(c, q))
+			}
+		}
+		require.Equal(t, a.Conflicts(), b.Conflicts())
+		db, err := Diff(res, other, shuffled)
+		require.NoError(t, err)
+		require.Equal(t, da, db)
+	}
+}

@@ -1,0 +1,424 @@
+package visibility
+
+import (
+	"fmt"
+	"net/netip"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+func se(ns, name string, age int, hosts []string, addrs ...string) Service {
+	return Service{Kind: ServiceEntry, Namespace: ns, Name: name, Hosts: hosts, Addresses: addrs, CreationTime: t0.Add(time.Duration(age) * time.Hour)}
+}
+
+func k8s(ns, name string, age int, addrs ...string) Service {
+	return Service{Kind: KubernetesService, Namespace: ns, Name: name, Hosts: []string{name + "." + ns + ".svc.cluster.local"}, Addresses: addrs,
+		CreationTime: t0.Add(time.Duration(age) * time.Hour)}
+}
+
+// sampleConfig: entries are NAMESPACE by default, PUBLIC in platform namespaces, NONE in
+// sandboxes.
+func sampleConfig() *Config {
+	return &Config{DefaultVisibility: Namespace, Policies: []Policy{
+		{Visibility: Public, MatchingRules: []MatchingRule{matchLabels("team", "platform")}},
+		{Visibility: None, MatchingRules: []MatchingRule{matchLabels("env", "sandbox")}},
+	}}
+}
+
+func sampleInventory() Inventory {
+	return Inventory{
+		Namespaces: map[string]map[string]string{
+			"shop":    {"team": "shop"},
+			"infra":   {"team": "platform"},
+			"infra2":  {"team": "platform"},
+			"sandbox": {"env": "sandbox"},
+			"other":   {},
+		},
+		Services: []Service{
+			se("infra", "github", 5, []string{"api.github.com"}),
+			se("shop", "github-private", 1, []string{"api.github.com"}),
+			se("sandbox", "github-test", 0, []string{"api.github.com"}),
+			se("shop", "db", 3, []string{"db.example.com"}, "10.0.0.5"),
+			k8s("shop", "web", 9, "10.96.0.10"),
+			se("infra", "web-shadow", 0, []string{"web.shop.svc.cluster.local"}),
+			se("infra", "wild", 2, []string{"*.example.com"}),
+			se("other", "only-ns", 2, []string{"internal.corp"}),
+			se("infra2", "pkg-new", 8, []string{"pkg.dev"}),
+			se("infra", "pkg-old", 7, []string{"pkg.dev"}),
+			se("infra2", "same-a", 4, []string{"same.dev"}),
+			se("infra", "same-b", 4, []string{"same.dev"}),
+			se("infra", "same-a", 4, []string{"same.dev"}),
+			se("infra", "corp-net", 1, nil, "10.0.0.0/8"),
+			se("infra", "corp-sub", 1, nil, "10.1.0.0/16"),
+			se("shop", "shop-net", 1, nil, "10.0.0.0/12"),
+			se("infra", "single", 1, nil, "192.168.1.1/32"),
+			se("infra", "v6", 1, nil, "2001:db8::/32"),
+			se("nowhere", "ghost", 1, []string{"ghost.example.org"}),
+			se("infra", "Upper", 1, []string{"Mixed.Case.Example."}),
+		},
+	}
+}
+
+func sampleIndex(t testing.TB) *Index {
+	ix, err := NewIndex(mustCompile(t, sampleConfig()), sampleInventory())
+	require.NoError(t, err)
+	return ix
+}
+
+func TestLookupHost(t *testing.T) {
+	ix := sampleIndex(t)
+	tests := []struct {
+		name, client, host, want string // want "ns/name", "" for forwarded upstream
+	}{
+		{"public is visible to everyone", "other", "api.github.com", "infra/github"},
+		{"own namespace comes first", "shop", "api.github.com", "shop/github-private"},
+		{"a NONE entry of one's own namespace is absent", "sandbox", "api.github.com", "infra/github"},
+		{"client without namespace sees public", "", "api.github.com", "infra/github"},
+		{"namespace entry for its namespace", "shop", "db.example.com", "shop/db"},
+		{"hidden exact falls through to a visible wildcard", "infra", "db.example.com", "infra/wild"},
+		{"client without namespace skips namespace entries", "", "db.example.com", "infra/wild"},
+		{"namespace only: others are forwarded upstream", "infra", "internal.corp", ""},
+		{"namespace only: its own namespace", "other", "internal.corp", "other/only-ns"},
+		{"case and trailing dot do not matter", "other", "API.GitHub.com.", "infra/github"},
+		{"a wildcard does not match its own suffix", "other", "example.com", ""},
+		{"a wildcard matches several labels", "other", "a.b.example.com", "infra/wild"},
+		{"kubernetes services are public", "other", "web.shop.svc.cluster.local", "shop/web"},
+		{"a kubernetes service before a service entry", "shop", "web.shop.svc.cluster.local", "shop/web"},
+		{"own namespace before a kubernetes service", "infra", "web.shop.svc.cluster.local", "infra/web-shadow"},
+		{"older first", "other", "pkg.dev", "infra/pkg-old"},
+		{"own namespace before older", "infra2", "pkg.dev", "infra2/pkg-new"},
+		{"same age: namespace then name", "other", "same.dev", "infra/same-a"},
+		{"same age, own namespace", "infra2", "same.dev", "infra2/same-a"},
+		{"unknown namespace gets the default", "other", "ghost.example.org", ""},
+		{"unknown namespace sees its own", "nowhere", "ghost.example.org", "nowhere/ghost"},
+		{"hosts are normalized in the index too", "other", "mixed.case.example", "infra/Upper"},
+		{"unknown host", "other", "nothing.here", ""},
+		{"empty host", "other", "", ""},
+		{"too long", "other", strings.Repeat("a", 300), ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, ok := ix.LookupHost(tt.client, tt.host)
+			got := ""
+			if ok {
+				got = s.Namespace + "/" + s.Name
+			}
+			assert.Equal(t, tt.want, got)
+			e := ix.ExplainHost(tt.client, tt.host)
+			if tt.want == "" {
+				assert.Nil(t, e.Answer)
+			} else {
+				require.NotNil(t, e.Answer)
+				assert.Equal(t, tt.want, e.Answer.Namespace+"/"+e.Answer.Name)
+			}
+		})
+	}
+}
+
+func TestLookupAddress(t *testing.T) {
+	ix := sampleIndex(t)
+	tests := []struct {
+		name, client, addr, want string
+	}{
+		{"exact", "other", "10.96.0.10", "shop/web"},
+		{"mapped IPv4", "other", "::ffff:10.96.0.10", "shop/web"},
+		{"exact namespace entry for its namespace", "shop", "10.0.0.5", "shop/db"},
+		{"hidden exact falls to a CIDR", "infra", "10.0.0.5", "infra/corp-net"},
+		{"longest prefix", "other", "10.1.2.3", "infra/corp-sub"},
+		{"own namespace before a longer prefix", "shop", "10.1.2.3", "shop/shop-net"},
+		{"own namespace prefix for its own", "shop", "10.2.0.1", "shop/shop-net"},
+		{"outside the own prefix", "shop", "10.200.0.1", "infra/corp-net"},
+		{"a /32 is exact", "other", "192.168.1.1", "infra/single"},
+		{"IPv6 prefix", "other", "2001:db8::1", "infra/v6"},
+		{"pass through", "other", "172.16.0.1", ""},
+		{"zone ignored", "other", "2001:db8::1%eth0", "infra/v6"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, ok := ix.LookupAddress(tt.client, netip.MustParseAddr(tt.addr))
+			got := ""
+			if ok {
+				got = s.Namespace + "/" + s.Name
+			}
+			assert.Equal(t, tt.want, got)
+			e := ix.ExplainAddress(tt.client, netip.MustParseAddr(tt.addr))
+			if tt.want == "" {
+				assert.Nil(t, e.Answer)
+			} else {
+				require.NotNil(t, e.Answer)
+				assert.Equal(t, tt.want, e.Answer.Namespace+"/"+e.Answer.Name)
+			}
+		})
+	}
+	_, ok := ix.LookupAddress("other", netip.Addr{})
+	assert.False(t, ok)
+}
+
+func TestDecisionAndSidecar(t *testing.T) {
+	inv := sampleInventory()
+	inv.Services = append(inv.Services,
+		Service{Kind: ServiceEntry, Namespace: "shop", Name: "web", Hosts: []string{"web.example"}, ExportTo: []string{"*"}},
+		Service{Kind: ServiceEntry, Namespace: "infra", Name: "scoped", Hosts: []string{"scoped.example"}, ExportTo: []string{"shop"}},
+	)
+	inv.DefaultExportTo = []string{"*"}
+	c := sampleConfig()
+	c.ApplyToSidecars = true
+	ix, err := NewIndex(mustCompile(t, c), inv)
+	require.NoError(t, err)
+
+	d, ok := ix.Decision("shop", "web")
+	require.True(t, ok)
+	assert.Equal(t, Decision{Namespace, -1}, d, "the ServiceEntry answers when a Kubernetes Service shares its name")
+	d, ok = ix.Decision("infra", "github")
+	require.True(t, ok)
+	assert.Equal(t, Decision{Public, 0}, d)
+	d, ok = ix.Decision("sandbox", "github-test")
+	require.True(t, ok)
+	assert.Equal(t, Decision{None, 1}, d)
+	_, ok = ix.Decision("shop", "missing")
+	assert.False(t, ok)
+
+	assert.True(t, ix.SidecarVisible("shop", "web", "shop"), "NAMESPACE narrows * to .")
+	assert.False(t, ix.SidecarVisible("shop", "web", "infra"))
+	assert.True(t, ix.SidecarVisible("infra", "github", "other"), "PUBLIC keeps the mesh default *")
+	assert.False(t, ix.SidecarVisible("sandbox", "github-test", "sandbox"), "NONE is exported to no one")
+	assert.True(t, ix.SidecarVisible("infra", "scoped", "shop"), "PUBLIC keeps the declared list")
+	assert.False(t, ix.SidecarVisible("infra", "scoped", "other"))
+	assert.False(t, ix.SidecarVisible("nowhere", "missing", "shop"))
+
+	ix2, err := NewIndex(mustCompile(t, sampleConfig()), inv) // applyToSidecars off
+	require.NoError(t, err)
+	assert.True(t, ix2.SidecarVisible("shop", "web", "infra"), "without applyToSidecars exportTo alone decides")
+}
+
+func TestDisabledIndex(t *testing.T) {
+	ix, err := NewIndex(nil, sampleInventory())
+	require.NoError(t, err)
+	s, ok := ix.LookupHost("infra", "internal.corp")
+	require.True(t, ok, "without configuration everything is public")
+	assert.Equal(t, "only-ns", s.Name)
+	s, ok = ix.LookupHost("other", "api.github.com")
+	require.True(t, ok)
+	assert.Equal(t, "github-test", s.Name, "the oldest public entry is canonical")
+}
+
+func TestNewIndexErrors(t *testing.T) {
+	inv := Inventory{
+		DefaultExportTo: []string{"*", "."},
+		Services: []Service{
+			{Kind: 7, Namespace: "a", Name: "x"},
+			{Kind: ServiceEntry, Name: "noname"},
+			{Kind: ServiceEntry, Namespace: "a", Name: "dup", Hosts: []string{"ok.example"}},
+			{Kind: ServiceEntry, Namespace: "a", Name: "dup"},
+			{Kind: KubernetesService, Namespace: "a", Name: "dup"},
+			{Kind: ServiceEntry, Namespace: "a", Name: "hosts", Hosts: []string{"", "exa mple.com", "*.", "a..b", "*.ok.example", "UPPER.ok."}},
+			{Kind: ServiceEntry, Namespace: "a", Name: "addrs", Addresses: []string{"10.0.0.1", "10.0.0.0/33", "not-an-ip", "fe80::1%eth0", "::/0"}},
+			{Kind: ServiceEntry, Namespace: "a", Name: "export", ExportTo: []string{"*", "b"}},
+		},
+	}
+	_, err := NewIndex(nil, inv)
+	require.Error(t, err)
+	assert.Equal(t, strings.Join([]string{
+		`DefaultExportTo: exportTo[0]: "*" must be the only value`,
+		`Services[0] (Kind(7) a/x): Kind: unknown kind 7`,
+		`Services[1] (ServiceEntry /noname): Namespace: must not be empty`,
+		`Services[3] (ServiceEntry a/dup): a second ServiceEntry a/dup (the first is Services[2])`,
+		`Services[5] (ServiceEntry a/hosts): Hosts[0]: "" is empty; Hosts[1]: "exa mple.com" is not a DNS name: label "exa mple" must not contain ' ' (allowed: a-z, 0-9 and "-"); Hosts[2]: "*." is a wildcard without a domain; Hosts[3]: "a..b" is not a DNS name: must not have an empty label (a leading, trailing or doubled ".")`,
+		`Services[6] (ServiceEntry a/addrs): Addresses[1]: "10.0.0.0/33" is not an IP or CIDR; Addresses[2]: "not-an-ip" is not an IP or CIDR; Addresses[3]: "fe80::1%eth0" is not an IP or CIDR`,
+		`Services[7] (ServiceEntry a/export): ExportTo: exportTo[0]: "*" must be the only value`,
+	}, "\n"), err.Error())
+}
+
+func TestShuffledInventoriesAgree(t *testing.T) {
+	r := newRand(51, 52)
+	inv := sampleInventory()
+	res := mustCompile(t, sampleConfig())
+	base, err := NewIndex(res, inv)
+	require.NoError(t, err)
+	queries := []string{"api.github.com", "db.example.com", "web.shop.svc.cluster.local", "pkg.dev", "same.dev", "x.example.com"}
+	addrs := []string{"10.0.0.5", "10.1.2.3", "10.96.0.10", "192.168.1.1"}
+	clients := append(base.Namespaces(), "", "elsewhere")
+	for range 50 {
+		shuffled := inv
+		shuffled.Services = append([]Service(nil), inv.Services...)
+		r.Shuffle(len(shuffled.Services), func(i, j int) { shuffled.Services[i], shuffled.Services[j] = shuffled.Services[j], shuffled.Services[i] })
+		ix, err := NewIndex(res, shuffled)
+		require.NoError(t, err)
+		for _, c := range clients {
+			for _, q := range queries {
+				a, aok := base.LookupHost(c, q)
+				b, bok := ix.LookupHost(c, q)
+				require.Equal(t, aok, bok)
+				require.Equal(t, a.Ref(), b.Ref(), "%s from %s", q, c)
+			}
+			for _, q := range addrs {
+				a, _ := base.LookupAddress(c, netip.MustParseAddr(q))
+				b, _ := ix.LookupAddress(c, netip.MustParseAddr(q))
+				require.Equal(t, a.Ref(), b.Ref(), "%s from %s", q, c)
+			}
+		}
+		require.Equal(t, base.Conflicts(), ix.Conflicts())
+	}
+}
+
+func TestLookupsDoNotAllocate(t *testing.T) {
+	ix := sampleIndex(t)
+	addr := netip.MustParseAddr("10.1.2.3")
+	assert.Zero(t, testing.AllocsPerRun(100, func() { ix.LookupHost("shop", "a.b.example.com") }))
+	assert.Zero(t, testing.AllocsPerRun(100, func() { ix.LookupHost("other", "api.github.com") }))
+	assert.Zero(t, testing.AllocsPerRun(100, func() { ix.LookupAddress("shop", addr) }))
+	assert.Zero(t, testing.AllocsPerRun(100, func() { ix.Decision("shop", "db") }))
+	assert.Zero(t, testing.AllocsPerRun(100, func() { ix.SidecarVisible("shop", "db", "infra") }))
+}
+
+func TestExplainHost(t *testing.T) {
+	ix := sampleIndex(t)
+	assert.Equal(t, `api.github.com from namespace sandbox: answered by ServiceEntry infra/github
+  api.github.com:
+    ServiceEntry sandbox/github-test NONE (policies[1]): hidden: visibility NONE (policies[1]): delivered to no data plane
+    ServiceEntry shop/github-private NAMESPACE (default): hidden: visibility NAMESPACE (the default): only namespace shop sees it
+    ServiceEntry infra/github PUBLIC (policies[0]): chosen: the canonical service: the highest-ranked PUBLIC entry`, ix.ExplainHost("sandbox", "api.github.com").String())
+	assert.Equal(t, `db.example.com from namespace infra: answered by ServiceEntry infra/wild
+  db.example.com:
+    ServiceEntry shop/db NAMESPACE (default): hidden: visibility NAMESPACE (the default): only namespace shop sees it
+  *.example.com:
+    ServiceEntry infra/wild PUBLIC (policies[0]): chosen: the client's own namespace's entry comes first`, ix.ExplainHost("infra", "db.example.com").String())
+	assert.Equal(t, `pkg.dev from namespace other: answered by ServiceEntry infra/pkg-old
+  pkg.dev:
+    ServiceEntry infra/pkg-old PUBLIC (policies[0]): chosen: the canonical service: the highest-ranked PUBLIC entry
+    ServiceEntry infra2/pkg-new PUBLIC (policies[0]): outranked: ServiceEntry infra/pkg-old is older (created 2026-01-01T07:00:00Z) and comes first`, ix.ExplainHost("other", "pkg.dev").String())
+	assert.Equal(t, `web.shop.svc.cluster.local from namespace infra: answered by ServiceEntry infra/web-shadow
+  web.shop.svc.cluster.local:
+    KubernetesService shop/web PUBLIC (default): outranked: ServiceEntry infra/web-shadow of the client's own namespace comes first
+    ServiceEntry infra/web-shadow PUBLIC (policies[0]): chosen: the client's own namespace's entry comes first`, ix.ExplainHost("infra", "web.shop.svc.cluster.local").String())
+	assert.Equal(t, `shop.db.example.com from namespace "": answered by ServiceEntry infra/wild
+  *.example.com:
+    ServiceEntry infra/wild PUBLIC (policies[0]): chosen: the canonical service: the highest-ranked PUBLIC entry`, ix.ExplainHost("", "shop.db.example.com").String())
+	assert.Equal(t, `internal.corp from namespace shop: no visible service; the query is forwarded to the upstream resolver
+  internal.corp:
+    ServiceEntry other/only-ns NAMESPACE (default): hidden: visibility NAMESPACE (the default): only namespace other sees it`, ix.ExplainHost("shop", "internal.corp").String())
+}
+
+func TestExplainAddress(t *testing.T) {
+	ix := sampleIndex(t)
+	assert.Equal(t, `10.1.2.3 from namespace shop: answered by ServiceEntry shop/shop-net
+  10.1.0.0/16:
+    ServiceEntry infra/corp-sub PUBLIC (policies[0]): outranked: ServiceEntry shop/shop-net of the client's own namespace comes first
+  10.0.0.0/12:
+    ServiceEntry shop/shop-net NAMESPACE (default): chosen: the client's own namespace's entry comes first
+  10.0.0.0/8:
+    ServiceEntry infra/corp-net PUBLIC (policies[0]): outranked: ServiceEntry shop/shop-net of the client's own namespace comes first`, ix.ExplainAddress("shop", netip.MustParseAddr("10.1.2.3")).String())
+	assert.Equal(t, `10.0.0.5 from namespace shop: answered by ServiceEntry shop/db
+  10.0.0.5:
+    ServiceEntry shop/db NAMESPACE (default): chosen: the client's own namespace's entry comes first
+  10.0.0.0/12:
+    ServiceEntry shop/shop-net NAMESPACE (default): not reached: 10.0.0.5 answered first
+  10.0.0.0/8:
+    ServiceEntry infra/corp-net PUBLIC (policies[0]): not reached: 10.0.0.5 answered first`, ix.ExplainAddress("shop", netip.MustParseAddr("10.0.0.5")).String())
+	assert.Equal(t, `172.16.0.1 from namespace other: no visible service; the traffic passes through to its original destination`, ix.ExplainAddress("other", netip.MustParseAddr("172.16.0.1")).String())
+}
+
+func TestConflicts(t *testing.T) {
+	ix := sampleIndex(t)
+	var got []string
+	for _, c := range ix.Conflicts() {
+		var answers []string
+		for _, a := range c.Answers {
+			to := "upstream"
+			if a.Service != nil {
+				to = a.Service.Namespace + "/" + a.Service.Name
+			}
+			answers = append(answers, fmt.Sprintf("%v->%s", a.Clients, to))
+		}
+		got = append(got, c.Key+": "+strings.Join(answers, " "))
+	}
+	assert.Equal(t, []string{
+		"api.github.com: [infra sandbox *]->infra/github [shop]->shop/github-private",
+		"db.example.com: [infra *]->infra/wild [shop]->shop/db",
+		"pkg.dev: [infra *]->infra/pkg-old [infra2]->infra2/pkg-new",
+		"same.dev: [infra *]->infra/same-a [infra2]->infra2/same-a",
+		"web.shop.svc.cluster.local: [infra]->infra/web-shadow [shop *]->shop/web",
+		"10.0.0.5: [infra *]->infra/corp-net [shop]->shop/db",
+		"10.0.0.0/12: [infra *]->infra/corp-net [shop]->shop/shop-net",
+		"10.1.0.0/16: [infra *]->infra/corp-sub [shop]->shop/shop-net",
+	}, got)
+}
+
+func TestDiff(t *testing.T) {
+	inv := sampleInventory()
+	old := mustCompile(t, sampleConfig())
+	c := sampleConfig()
+	c.Policies = append([]Policy{{Visibility: Public, MatchingRules: []MatchingRule{{NamespaceSelector: &metav1.LabelSelector{
+		MatchLabels: map[string]string{NamespaceNameLabel: "shop"}}}}}}, c.Policies...)
+	inv.Namespaces["shop"][NamespaceNameLabel] = "shop"
+	new := mustCompile(t, c)
+	a, err := Diff(old, new, inv)
+	require.NoError(t, err)
+	var entries []string
+	for _, e := range a.Entries {
+		entries = append(entries, fmt.Sprintf("%s/%s %s -> %s gained %v lost %v", e.Namespace, e.Name, e.Before, e.After, e.Gained, e.Lost))
+	}
+	assert.Equal(t, []string{
+		"shop/db NAMESPACE (default) -> PUBLIC (policies[0]) gained [*] lost []",
+		"shop/github-private NAMESPACE (default) -> PUBLIC (policies[0]) gained [*] lost []",
+		"shop/shop-net NAMESPACE (default) -> PUBLIC (policies[0]) gained [*] lost []",
+	}, entries)
+	var hosts []string
+	for _, h := range append(a.Hosts, a.Addresses...) {
+		hosts = append(hosts, fmt.Sprintf("%s %v: %v -> %v", h.Query, h.Clients, h.Before, h.After))
+	}
+	assert.Equal(t, []string{
+		"api.github.com [sandbox *]: ServiceEntry infra/github -> ServiceEntry shop/github-private",
+		"db.example.com [infra *]: ServiceEntry infra/wild -> ServiceEntry shop/db",
+		"10.0.0.0/12 [*]: ServiceEntry infra/corp-net -> ServiceEntry shop/shop-net",
+		"10.0.0.5 [infra *]: ServiceEntry infra/corp-net -> ServiceEntry shop/db",
+	}, hosts)
+
+	same, err := Diff(old, old, inv)
+	require.NoError(t, err)
+	assert.Empty(t, same.Entries)
+	assert.Empty(t, same.Hosts)
+
+	off, err := Diff(old, nil, inv)
+	require.NoError(t, err)
+	var lost []string
+	for _, e := range off.Entries {
+		if len(e.Gained) > 0 {
+			lost = append(lost, e.Namespace+"/"+e.Name+fmt.Sprint(e.Gained))
+		}
+	}
+	assert.Contains(t, lost, "sandbox/github-test[sandbox *]", "turning the feature off makes NONE entries public")
+}
+
+// TestQuickHost holds the one-pass host check to the detailed one on random strings.
+func TestQuickHost(t *testing.T) {
+	r := newRand(71, 72)
+	const alphabet = "aZ9-.*_ "
+	for range 200000 {
+		b := make([]byte, r.IntN(10))
+		for i := range b {
+			b[i] = alphabet[r.IntN(len(alphabet))]
+		}
+		h := string(b)
+		n := strings.TrimPrefix(normalizeHost(h), "*.")
+		slow := n != "" && n != "*" && normalizeHost(h) != "*" && hostSlowOK(n)
+		require.Equal(t, slow, quickHost(h), "%q", h)
+		require.Equal(t, slow, hostProblem(h) == "", "%q", h)
+	}
+}
+
+func hostSlowOK(n string) bool {
+	for _, l := range strings.Split(n, ".") {
+		if l == "" || len(l) > 63 || l[0] == '-' || l[len(l)-1] == '-' || strings.Trim(l, "abcdefghijklmnopqrstuvwxyz0123456789-") != "" {
+			return false
+		}
+	}
+	return len(n) <= 253
+}

@@ -1,0 +1,155 @@
+package visibility
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+const kubectlList = `apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: Namespace
+  metadata:
+    name: shop
+    labels:
+      kubernetes.io/metadata.name: shop
+      team: shop
+- apiVersion: v1
+  kind: Namespace
+  metadata:
+    name: legacy
+- apiVersion: networking.istio.io/v1
+  kind: ServiceEntry
+  metadata:
+    name: payments
+    namespace: shop
+    creationTimestamp: "2026-03-01T10:00:00Z"
+  spec:
+    hosts: [api.payments.example]
+    addresses: [203.0.113.0/24]
+    exportTo: ["."]
+    ports: [{number: 443, name: https, protocol: TLS}]
+    resolution: DNS
+- apiVersion: v1
+  kind: Service
+  metadata:
+    name: web
+    namespace: shop
+    creationTimestamp: "2026-02-01T10:00:00Z"
+    annotations:
+      networking.istio.io/exportTo: "., infra"
+  spec:
+    type: ClusterIP
+    clusterIP: 10.96.0.10
+    clusterIPs: [10.96.0.10, "fd00::10"]
+- apiVersion: v1
+  kind: Service
+  metadata: {name: headless, namespace: shop}
+  spec: {clusterIP: None}
+- apiVersion: v1
+  kind: Endpoints
+  metadata: {name: web, namespace: shop}
+`
+
+func TestLoadInventory(t *testing.T) {
+	inv, err := LoadInventory([]byte(kubectlList), "")
+	require.NoError(t, err)
+	assert.Equal(t, map[string]map[string]string{
+		"shop":   {"kubernetes.io/metadata.name": "shop", "team": "shop"},
+		"legacy": {"kubernetes.io/metadata.name": "legacy"},
+	}, inv.Namespaces)
+	assert.Equal(t, []Service{
+		{Kind: ServiceEntry, Namespace: "shop", Name: "payments", Hosts: []string{"api.payments.example"}, Addresses: []string{"203.0.113.0/24"},
+			ExportTo: []string{"."}, CreationTime: time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)},
+		{Kind: KubernetesService, Namespace: "shop", Name: "web", Hosts: []string{"web.shop.svc.cluster.local"}, Addresses: []string{"10.96.0.10", "fd00::10"},
+			ExportTo: []string{".", "infra"}, CreationTime: time.Date(2026, 2, 1, 10, 0, 0, 0, time.UTC)},
+		{Kind: KubernetesService, Namespace: "shop", Name: "headless", Hosts: []string{"headless.shop.svc.cluster.local"}},
+	}, inv.Services)
+	_, err = NewIndex(nil, inv)
+	require.NoError(t, err)
+
+	other, err := LoadInventory([]byte(kubectlList), "corp.internal")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"web.shop.svc.corp.internal"}, other.Services[1].Hosts)
+}
+
+func TestLoadInventoryDocuments(t *testing.T) {
+	inv, err := LoadInventory([]byte("kind: Namespace\nmetadata: {name: a}\n---\nkind: ServiceEntry\nmetadata: {name: x, namespace: a}\nspec: {hosts: [x.example]}\n---\n"), "")
+	require.NoError(t, err)
+	assert.Len(t, inv.Namespaces, 1)
+	assert.Len(t, inv.Services, 1)
+	js, err := json.Marshal(map[string]any{"kind": "List", "items": []any{map[string]any{"kind": "Namespace", "metadata": map[string]any{"name": "j"}}}})
+	require.NoError(t, err)
+	inv, err = LoadInventory(js, "")
+	require.NoError(t, err)
+	assert.Contains(t, inv.Namespaces, "j")
+}
+
+func TestLoadInventoryErrors(t *testing.T) {
+	in := `kind: List
+items:
+- kind: ServiceEntry
+  metadata: {name: bad-hosts, namespace: shop}
+  spec: {hosts: web.example}
+- kind: ServiceEntry
+  metadata: {name: no-namespace}
+- kind: Namespace
+  metadata: {}
+- kind: ServiceEntry
+  metadata: {name: when, namespace: shop, creationTimestamp: yesterday}
+---
+kind: [not, a, string]
+---
+a: [b
+`
+	_, err := LoadInventory([]byte(in), "")
+	require.Error(t, err)
+	assert.Equal(t, strings.Join([]string{
+		`document 1: items[0] (ServiceEntry shop/bad-hosts): spec.hosts: must be a list, got the string "web.example"`,
+		`document 1: items[1] (ServiceEntry /no-namespace): metadata.namespace and metadata.name must be set (dump with -A so that objects carry their namespace)`,
+		`document 1: items[2] (Namespace /): metadata.name: must not be empty`,
+		`document 1: items[3] (ServiceEntry shop/when): metadata.creationTimestamp: "yesterday" is not an RFC 3339 time`,
+		`document 2: not a Kubernetes object: json: cannot unmarshal array into Go struct field object.kind of type string`,
+		`document 3: not YAML or JSON: yaml: line 1: did not find expected ',' or ']'`,
+	}, "\n"), err.Error())
+}
+
+func FuzzLoadInventory(f *testing.F) {
+	f.Add([]byte(kubectlList))
+	f.Add([]byte("kind: ServiceEntry\nmetadata: {name: x, namespace: a}\nspec: {hosts: ['*.x'], addresses: ['::ffff:10.0.0.0/104']}\n"))
+	f.Add([]byte("kind: Service\napiVersion: v1\nmetadata: {name: x, namespace: a, annotations: {networking.istio.io/exportTo: '~,*'}}\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		inv, err := LoadInventory(data, "")
+		if err != nil {
+			return
+		}
+		ix, err := NewIndex(nil, inv)
+		if err != nil {
+			return
+		}
+		for _, s := range inv.Services {
+			for _, h := range s.Hosts {
+				ix.LookupHost(s.Namespace, h)
+				ix.ExplainHost("", h)
+			}
+		}
+		ix.Conflicts()
+	})
+}
+
+func TestExplanationJSON(t *testing.T) {
+	ix := sampleIndex(t)
+	b, err := json.Marshal(ix.ExplainHost("sandbox", "api.github.com"))
+	require.NoError(t, err)
+	assert.Contains(t, string(b), `"answer":{"kind":"ServiceEntry","namespace":"infra","name":"github"}`)
+	assert.Contains(t, string(b), `"verdict":"hidden"`)
+	var back LookupExplanation
+	require.NoError(t, json.Unmarshal(b, &back))
+	assert.Equal(t, ix.ExplainHost("sandbox", "api.github.com"), back)
+}
