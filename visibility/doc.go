@@ -40,6 +40,35 @@
 // allocating. Explain says which policy decided and which rule stopped each of the others;
 // Lint finds policies that can never decide.
 //
+// # The data-plane view
+//
+// NewIndex takes an Inventory — namespaces with their labels, ServiceEntries and Kubernetes
+// Services (LoadInventory reads `kubectl get namespaces,serviceentries,services -A -o yaml`)
+// — decides every entry once per namespace, and answers what a client workload in a given
+// namespace actually sees. Hidden means absent, not blocked:
+//
+//   - LookupHost: a DNS query for a host no visible service claims is forwarded upstream
+//     (false), exactly as for a host the mesh does not know. Among the visible services
+//     claiming a host, the client's own namespace's comes first, else the canonical one: a
+//     Kubernetes Service, else the oldest PUBLIC entry (then namespace, then name — never
+//     input order). The exact host is tried first, then *.b.c, then *.c, so a hidden exact
+//     entry falls through to a visible wildcard.
+//   - LookupAddress: traffic to an address no visible service claims passes through to its
+//     original destination (false); exact addresses first, then CIDRs (own namespace first,
+//     then the longest prefix).
+//   - SidecarVisible: the sidecar and gateway view, exportTo narrowed by visibility.
+//
+// For example, if platform/github (PUBLIC) and shop/github-mirror (NAMESPACE) both claim
+// api.github.com, clients in shop get the mirror and everyone else gets platform/github; if
+// the mirror were NONE, shop would get platform/github too.
+//
+// ExplainHost and ExplainAddress list every candidate and why it was chosen, hidden (and by
+// which policy) or outranked (by which rule); Conflicts lists the hosts and addresses claimed
+// in several namespaces with the answer each client namespace gets; Diff audits a change of
+// configuration over the same inventory — every entry whose visibility changes, who gains
+// or loses it, and every answer that changes — without enforcing anything. Lookups do not
+// allocate, and no answer depends on the order of the inventory.
+//
 // # Sidecars, gateways and waypoints
 //
 // For sidecars and gateways a ServiceEntry's own exportTo decides who sees it. With

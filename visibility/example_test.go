@@ -2,7 +2,10 @@ package visibility_test
 
 import (
 	"fmt"
+	"net/netip"
+	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/meshscope/meshscope/visibility"
@@ -130,4 +133,93 @@ func ExampleResolver_Condition() {
 	// Output:
 	// istio.io/VisibilityApplied True Namespace
 	// visibility NAMESPACE: no policy matched the namespace, the default applies; only workloads in the entry's own namespace can discover and reach it
+}
+
+func exampleIndex() *visibility.Index {
+	r, err := visibility.Compile(&visibility.Config{
+		DefaultVisibility: visibility.Namespace,
+		Policies: []visibility.Policy{{
+			Visibility:    visibility.Public,
+			MatchingRules: []visibility.MatchingRule{{NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"team": "platform"}}}},
+		}},
+	})
+	if err != nil {
+		panic(err)
+	}
+	created := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	ix, err := visibility.NewIndex(r, visibility.Inventory{
+		Namespaces: map[string]map[string]string{"platform": {"team": "platform"}, "shop": {"team": "shop"}},
+		Services: []visibility.Service{
+			{Kind: visibility.ServiceEntry, Namespace: "platform", Name: "github", Hosts: []string{"api.github.com"}, CreationTime: created},
+			{Kind: visibility.ServiceEntry, Namespace: "shop", Name: "github-mirror", Hosts: []string{"api.github.com"}, Addresses: []string{"198.51.100.7"}, CreationTime: created},
+			{Kind: visibility.ServiceEntry, Namespace: "shop", Name: "orders-db", Hosts: []string{"db.orders.internal"}, CreationTime: created},
+		},
+	})
+	if err != nil {
+		panic(err)
+	}
+	return ix
+}
+
+func ExampleIndex_LookupHost() {
+	ix := exampleIndex()
+	for _, q := range []struct{ client, host string }{
+		{"shop", "api.github.com"},        // its own namespace's entry comes first
+		{"billing", "api.github.com"},     // the PUBLIC entry
+		{"shop", "db.orders.internal"},    // NAMESPACE: visible to shop...
+		{"billing", "db.orders.internal"}, // ...and absent for everyone else
+	} {
+		if s, ok := ix.LookupHost(q.client, q.host); ok {
+			fmt.Printf("%-8s %-20s -> %s/%s\n", q.client, q.host, s.Namespace, s.Name)
+		} else {
+			fmt.Printf("%-8s %-20s -> forwarded to the upstream resolver\n", q.client, q.host)
+		}
+	}
+	// Output:
+	// shop     api.github.com       -> shop/github-mirror
+	// billing  api.github.com       -> platform/github
+	// shop     db.orders.internal   -> shop/orders-db
+	// billing  db.orders.internal   -> forwarded to the upstream resolver
+}
+
+func ExampleIndex_ExplainHost() {
+	fmt.Println(exampleIndex().ExplainHost("billing", "api.github.com"))
+	// Output:
+	// api.github.com from namespace billing: answered by ServiceEntry platform/github
+	//   api.github.com:
+	//     ServiceEntry platform/github PUBLIC (policies[0]): chosen: the canonical service: the highest-ranked PUBLIC entry
+	//     ServiceEntry shop/github-mirror NAMESPACE (default): hidden: visibility NAMESPACE (the default): only namespace shop sees it
+}
+
+func ExampleIndex_LookupAddress() {
+	ix := exampleIndex()
+	_, ok := ix.LookupAddress("billing", netip.MustParseAddr("198.51.100.7"))
+	fmt.Println("billing:", ok) // unknown traffic: passed through to its destination
+	s, ok := ix.LookupAddress("shop", netip.MustParseAddr("198.51.100.7"))
+	fmt.Println("shop:", ok, s.Name)
+	// Output:
+	// billing: false
+	// shop: true github-mirror
+}
+
+func ExampleDiff() {
+	inv := visibility.Inventory{
+		Namespaces: map[string]map[string]string{"shop": {"team": "shop"}},
+		Services:   []visibility.Service{{Kind: visibility.ServiceEntry, Namespace: "shop", Name: "orders-db", Hosts: []string{"db.orders.internal"}}},
+	}
+	before, _ := visibility.Compile(nil) // the feature is off today
+	after, _ := visibility.Compile(&visibility.Config{DefaultVisibility: visibility.Namespace})
+	audit, err := visibility.Diff(before, after, inv)
+	if err != nil {
+		panic(err)
+	}
+	for _, e := range audit.Entries {
+		fmt.Printf("%s/%s: %s -> %s, lost by %v\n", e.Namespace, e.Name, e.Before, e.After, e.Lost)
+	}
+	for _, h := range audit.Hosts {
+		fmt.Printf("%s for %v: %v -> %v\n", h.Query, h.Clients, h.Before, h.After)
+	}
+	// Output:
+	// shop/orders-db: PUBLIC (default) -> NAMESPACE (default), lost by [*]
+	// db.orders.internal for [*]: ServiceEntry shop/orders-db -> <nil>
 }

@@ -311,7 +311,9 @@ func TestRandomShuffles(t *testing.T) {
 		require.NoError(t, err)
 		shuffled := inv
 		shuffled.Services = slices.Clone(inv.Services)
-		r.Shuffle(len(shuffled.Services), func(i, j int) { shuffled.Services[i], shuffled.Services[j] = shuffled.Services[j], shuffled.Services[i] })
+		r.Shuffle(len(shuffled.Services), func(i, j int) {
+			shuffled.Services[i], shuffled.Services[j] = shuffled.Services[j], shuffled.Services[i]
+		})
 		b, err := NewIndex(res, shuffled)
 		require.NoError(t, err)
 		for _, c := range propClients {

@@ -248,7 +248,9 @@ func TestShuffledInventoriesAgree(t *testing.T) {
 	for range 50 {
 		shuffled := inv
 		shuffled.Services = append([]Service(nil), inv.Services...)
-		r.Shuffle(len(shuffled.Services), func(i, j int) { shuffled.Services[i], shuffled.Services[j] = shuffled.Services[j], shuffled.Services[i] })
+		r.Shuffle(len(shuffled.Services), func(i, j int) {
+			shuffled.Services[i], shuffled.Services[j] = shuffled.Services[j], shuffled.Services[i]
+		})
 		ix, err := NewIndex(res, shuffled)
 		require.NoError(t, err)
 		for _, c := range clients {
@@ -421,4 +423,26 @@ func hostSlowOK(n string) bool {
 		}
 	}
 	return len(n) <= 253
+}
+
+// TestNameHashCollisions forces two names onto one hash: both get slots, each is found by
+// its own names, and duplicates are still caught.
+func TestNameHashCollisions(t *testing.T) {
+	services := []Service{
+		{Kind: ServiceEntry, Namespace: "a", Name: "x"},
+		{Kind: ServiceEntry, Namespace: "b", Name: "y"},
+		{Kind: KubernetesService, Namespace: "b", Name: "y"},
+		{Kind: ServiceEntry, Namespace: "b", Name: "y"},
+	}
+	ix := &Index{services: services, entries: make([]entry, len(services)), names: newNameTable(len(services))}
+	const h = 0xdead_beef_0000 // the same hash for every name; the low bit is the kind
+	assert.Empty(t, ix.place(0, h|uint64(ServiceEntry)))
+	assert.Empty(t, ix.place(1, h|uint64(ServiceEntry)))
+	assert.Empty(t, ix.place(2, h|uint64(KubernetesService)))
+	assert.Equal(t, "a second ServiceEntry b/y (the first is Services[1])", ix.place(3, h|uint64(ServiceEntry)))
+	require.Len(t, ix.slots, 2)
+	ka, kb := ix.findSlot(h|1, "a", "x"), ix.findSlot(h|1, "b", "y")
+	assert.Equal(t, slot{se: 0, svc: -1, next: -1}, ix.slots[ka])
+	assert.Equal(t, slot{se: 1, svc: 2, next: ka}, ix.slots[kb])
+	assert.Equal(t, int32(-1), ix.findSlot(h|1, "c", "z"))
 }

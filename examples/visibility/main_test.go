@@ -1,0 +1,100 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func runArgs(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errOut strings.Builder
+	code := run(args, &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+func TestSample(t *testing.T) {
+	code, out, errOut := runArgs(t)
+	require.Equal(t, 0, code, errOut)
+	for _, want := range []string{
+		"payments/partner-api     api.partner.example,*.partner.example  203.0.113.0/24  NAMESPACE   default",
+		"sandbox/partner-sandbox  api.partner.example                    -               NONE        policies[1]",
+		"api.github.com                 platform, all others  ServiceEntry platform/github",
+		"                               shop                  ServiceEntry shop/github-mirror",
+		"payments/partner-api  NAMESPACE (default)  PUBLIC (policies[0])  all others  -",
+		"203.0.113.0/24       all others           ServiceEntry platform/egress-net               ServiceEntry payments/partner-api",
+	} {
+		assert.Contains(t, out, want)
+	}
+}
+
+func TestJSON(t *testing.T) {
+	code, out, errOut := runArgs(t, "-o", "json", "-explain-host", "api.github.com", "-client", "shop")
+	require.Equal(t, 0, code, errOut)
+	var rep report
+	require.NoError(t, json.Unmarshal([]byte(out), &rep))
+	assert.Len(t, rep.Entries, 5)
+	assert.Equal(t, "shop", rep.Explain[0].Answer.Namespace)
+	require.NotNil(t, rep.Audit)
+	assert.Equal(t, "partner-api", rep.Audit.Entries[0].Name)
+	assert.NotNil(t, rep.Lint)
+}
+
+func TestExplainAddress(t *testing.T) {
+	code, out, _ := runArgs(t, "-explain-addr", "203.0.113.9", "-client", "shop")
+	require.Equal(t, 0, code)
+	assert.Contains(t, out, "203.0.113.9 from namespace shop: answered by ServiceEntry platform/egress-net")
+	code, _, errOut := runArgs(t, "-explain-addr", "nope")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errOut, `-explain-addr: "nope" is not an IP`)
+}
+
+func write(t *testing.T, name, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	require.NoError(t, os.WriteFile(p, []byte(content), 0o600))
+	return p
+}
+
+func TestUserFiles(t *testing.T) {
+	mesh := write(t, "mesh.yaml", "serviceEntryVisibility:\n  defaultVisibility: NONE\n")
+	inv := write(t, "inv.yaml", "kind: ServiceEntry\nmetadata: {name: x, namespace: a}\nspec: {hosts: [x.example]}\n")
+	code, out, errOut := runArgs(t, "-mesh", mesh, "-inventory", inv)
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "a/x            x.example  -          NONE        default")
+	assert.NotContains(t, out, "AUDIT", "no audit without -new-mesh for user files")
+
+	next := write(t, "next.yaml", "serviceEntryVisibility: {}\n")
+	code, out, _ = runArgs(t, "-mesh", mesh, "-inventory", inv, "-new-mesh", next)
+	require.Equal(t, 0, code)
+	assert.Contains(t, out, "a/x            NONE (default)  PUBLIC (default)  a, all others  -")
+}
+
+func TestErrors(t *testing.T) {
+	badMesh := write(t, "mesh.yaml", "kind: IstioOperator\nspec:\n  meshConfig:\n    serviceEntryVisibility:\n      policies:\n      - matchingRules:\n        - namespaceSelector: {match_labels: {a: b}}\n")
+	code, _, errOut := runArgs(t, "-mesh", badMesh)
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errOut, badMesh+`: spec.meshConfig.serviceEntryVisibility.policies[0].matchingRules[0].namespaceSelector: unknown field "match_labels" (did you mean "matchLabels"?)`)
+
+	badInv := write(t, "inv.yaml", "kind: List\nitems:\n- kind: ServiceEntry\n  metadata: {name: x, namespace: a}\n  spec: {hosts: [\"bad host\"]}\n- kind: ServiceEntry\n  metadata: {name: yy, namespace: a}\n  spec: {hosts: 7}\n")
+	code, _, errOut = runArgs(t, "-inventory", badInv)
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errOut, badInv+`: items[1] (ServiceEntry a/yy): spec.hosts: must be a list, got the number 7`)
+
+	badInv2 := write(t, "inv2.yaml", "kind: ServiceEntry\nmetadata: {name: x, namespace: a}\nspec: {hosts: [\"bad host\"]}\n")
+	code, _, errOut = runArgs(t, "-inventory", badInv2)
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errOut, badInv2+`: Services[0] (ServiceEntry a/x): Hosts[0]: "bad host" is not a DNS name`)
+
+	code, _, errOut = runArgs(t, "-mesh", filepath.Join(t.TempDir(), "missing.yaml"))
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errOut, "no such file")
+
+	code, _, _ = runArgs(t, "-o", "xml")
+	assert.Equal(t, 2, code)
+}
