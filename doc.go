@@ -29,9 +29,19 @@
 //   - peermeta combines them into what is replicated to a peer for each exported service:
 //     the SNI to dial, the SPIFFE IDs to accept and the protocol.
 //
-// For example, a service "db" exported to the peer "west" whose resolver fails over to
-// "db-backup" is replicated to west with the SNI db.default.default.west.external.<trust
-// domain> and the SPIFFE IDs of db, the mesh gateway and db-backup.
+// End to end, for a cluster exporting to the peer west:
+//
+//	x, _ := exports.Compile(entry)                 // exported-services: db -> west
+//	cc, _ := chain.NewCompiler(chain.Entries{...}) // service-resolvers: db fails over to db-backup
+//	c, _ := cc.Compile(chain.Request{Service: "db", Datacenter: "dc1", TrustDomain: td})
+//	m := peermeta.Build(peermeta.Exporter{Peer: "west", Datacenter: "dc1", TrustDomain: td}, c)
+//	// m.SNI:      [db.default.default.west.external.<td>]
+//	// m.SpiffeID: [spiffe://<td>/ns/default/dc/dc1/svc/db,
+//	//              spiffe://<td>/gateway/mesh/dc/dc1,
+//	//              spiffe://<td>/ns/default/dc/dc1/svc/db-backup]
+//
+// peermeta.Replicate does all of it for every service the peer receives, with the synthetic
+// health instances of the local mesh gateways.
 //
 // # Conventions
 //

@@ -161,14 +161,22 @@ type indexed struct {
 // options are the fields of a Redirect, a failover section or a failover target.
 type options struct{ service, subset, namespace, partition, datacenter, peer string }
 
-type compiler struct {
-	req       Request
+// Compiler holds validated, indexed Entries and compiles chains from them. It is built by
+// NewCompiler, immutable and safe for concurrent use: compile many chains (one per exported
+// service, say) without validating the entries each time.
+type Compiler struct {
 	resolvers map[ServiceKey]indexed
 	protocols map[ServiceKey]string
 	defProto  string
-	proto     string
-	badProto  map[ServiceKey]bool
-	errs      []error
+}
+
+// compiler is the state of one compilation.
+type compiler struct {
+	*Compiler
+	req      Request
+	proto    string
+	badProto map[ServiceKey]bool
+	errs     []error
 }
 
 // Compile expands the request's chain: it follows redirects (any number of hops, with cycle
@@ -184,11 +192,32 @@ type compiler struct {
 //
 // Compile works iteratively; its cost is linear in the number of resolution steps.
 func Compile(req Request, e Entries) (*Chain, error) {
-	c := &compiler{resolvers: make(map[ServiceKey]indexed, len(e.Resolvers)), protocols: map[ServiceKey]string{}, badProto: map[ServiceKey]bool{}}
-	c.index(req, e)
-	if len(c.errs) > 0 {
-		return nil, errors.Join(c.errs...)
+	reqErrs := checkRequest(req)
+	cc, err := NewCompiler(e)
+	if err != nil || len(reqErrs) > 0 {
+		return nil, errors.Join(append(reqErrs, err)...)
 	}
+	return cc.Compile(req)
+}
+
+// checkRequest reports the request's missing fields.
+func checkRequest(req Request) []error {
+	var errs []error
+	for _, f := range []struct{ name, value string }{{"Service", req.Service}, {"Datacenter", req.Datacenter}, {"TrustDomain", req.TrustDomain}} {
+		if f.value == "" {
+			errs = append(errs, fmt.Errorf("%s is required", "Request."+f.name))
+		}
+	}
+	return errs
+}
+
+// Compile compiles the request's chain from the compiler's entries; see the function Compile.
+func (cc *Compiler) Compile(req Request) (*Chain, error) {
+	if errs := checkRequest(req); len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	req.Namespace, req.Partition = orDefault(req.Namespace), orDefault(req.Partition)
+	c := &compiler{Compiler: cc, req: req, badProto: map[ServiceKey]bool{}}
 	ch := &Chain{Service: c.req.Service, Namespace: c.req.Namespace, Partition: c.req.Partition, Datacenter: c.req.Datacenter,
 		Targets: map[string]*Target{}}
 	start := key{service: c.req.Service, namespace: c.req.Namespace, partition: c.req.Partition, datacenter: c.req.Datacenter}
@@ -215,30 +244,27 @@ func split(err error) []error {
 	return []error{err}
 }
 
-// index validates the request and entries and builds the lookup maps.
-func (c *compiler) index(req Request, e Entries) {
-	req.Namespace, req.Partition = orDefault(req.Namespace), orDefault(req.Partition)
-	for _, f := range []struct{ name, value string }{{"Service", req.Service}, {"Datacenter", req.Datacenter}, {"TrustDomain", req.TrustDomain}} {
-		if f.value == "" {
-			c.errs = append(c.errs, fmt.Errorf("%s is required", "Request."+f.name))
-		}
-	}
-	c.req = req
+// NewCompiler validates the entries and indexes them: every invalid resolver (each problem
+// prefixed by the resolver), two resolvers for one service, and one service given two
+// protocols are reported together.
+func NewCompiler(e Entries) (*Compiler, error) {
+	cc := &Compiler{resolvers: make(map[ServiceKey]indexed, len(e.Resolvers)), protocols: make(map[ServiceKey]string, len(e.Protocols))}
+	var errs []error
 	for i := range e.Resolvers {
 		r := &e.Resolvers[i]
 		k := ServiceKey{r.Partition, r.Namespace, r.Name}.canonical()
 		prefix := func() string { return fmt.Sprintf("Resolvers[%d] (%s): ", i, k) }
 		if err := r.Validate(); err != nil {
 			for _, one := range split(err) {
-				c.errs = append(c.errs, fmt.Errorf("%s%w", prefix(), one))
+				errs = append(errs, fmt.Errorf("%s%w", prefix(), one))
 			}
 			continue
 		}
-		if prev, dup := c.resolvers[k]; dup {
-			c.errs = append(c.errs, fmt.Errorf("%sduplicate of Resolvers[%d]; one resolver per service", prefix(), prev.pos))
+		if prev, dup := cc.resolvers[k]; dup {
+			errs = append(errs, fmt.Errorf("%sduplicate of Resolvers[%d]; one resolver per service", prefix(), prev.pos))
 			continue
 		}
-		c.resolvers[k] = indexed{r, i, k.String()}
+		cc.resolvers[k] = indexed{r, i, k.String()}
 	}
 	keys := slices.SortedFunc(maps.Keys(e.Protocols), func(a, b ServiceKey) int {
 		return cmp.Or(strings.Compare(a.Partition, b.Partition), strings.Compare(a.Namespace, b.Namespace), strings.Compare(a.Service, b.Service))
@@ -249,16 +275,20 @@ func (c *compiler) index(req Request, e Entries) {
 			p = "tcp"
 		}
 		ck := k.canonical()
-		if prev, dup := c.protocols[ck]; dup && prev != p {
-			c.errs = append(c.errs, fmt.Errorf("%s: %s is given twice, as %q and %q", "Protocols", ck, prev, p))
+		if prev, dup := cc.protocols[ck]; dup && prev != p {
+			errs = append(errs, fmt.Errorf("%s: %s is given twice, as %q and %q", "Protocols", ck, prev, p))
 			continue
 		}
-		c.protocols[ck] = p
+		cc.protocols[ck] = p
 	}
-	c.defProto = strings.ToLower(e.DefaultProtocol)
-	if c.defProto == "" {
-		c.defProto = "tcp"
+	cc.defProto = strings.ToLower(e.DefaultProtocol)
+	if cc.defProto == "" {
+		cc.defProto = "tcp"
 	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return cc, nil
 }
 
 func (c *compiler) protocol(k ServiceKey) string {

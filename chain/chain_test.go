@@ -275,3 +275,39 @@ func TestLongRedirectChainIsIterative(t *testing.T) {
 }
 
 func name(i int) string { return "s" + strconv.Itoa(i) }
+
+func TestCompilerReuse(t *testing.T) {
+	e := resolvers(
+		ServiceResolver{Name: "main", Failover: map[string]Failover{"*": {Datacenters: []string{"dc2"}}}},
+		ServiceResolver{Name: "api", Redirect: &Redirect{Service: "main"}},
+	)
+	cc, err := NewCompiler(e)
+	require.NoError(t, err)
+	reqs := []Request{mainReq, {Service: "api", Datacenter: "dc1", TrustDomain: td}, {Service: "other", Namespace: "ns", Datacenter: "dc3", TrustDomain: td}}
+	done := make(chan struct{})
+	for g := range 8 {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for i := range 200 {
+				req := reqs[(g+i)%len(reqs)]
+				got, err := cc.Compile(req)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				want, _ := Compile(req, e)
+				if got.Start != want.Start || len(got.Targets) != len(want.Targets) {
+					t.Errorf("%+v: %s vs %s", req, got.Start, want.Start)
+					return
+				}
+			}
+		}()
+	}
+	for range 8 {
+		<-done
+	}
+	_, err = cc.Compile(Request{Service: "x"})
+	assert.EqualError(t, err, "Request.Datacenter is required\nRequest.TrustDomain is required")
+	_, err = NewCompiler(resolvers(ServiceResolver{}))
+	assert.EqualError(t, err, "Resolvers[0] (default/default/): Name: Name is required")
+}

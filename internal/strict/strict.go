@@ -157,7 +157,8 @@ func (o Object) Check(known ...string) {
 
 // Suggest returns the candidate that key most plausibly misspells: the same but for case
 // and the separators "_" and "-", else one edit away (for names of three or more letters),
-// else two edits away (for names of five or more).
+// else two edits away (for names of five or more), else one that key abbreviates (four
+// letters or more, such as "Proto" for "Protocol").
 func Suggest(key string, candidates []string) string {
 	a := fold(key)
 	for _, c := range candidates {
@@ -170,6 +171,11 @@ func Suggest(key string, candidates []string) string {
 			if b := fold(c); len(b) >= 2*maxEdits+1 && EditDistance(a, b) <= maxEdits {
 				return c
 			}
+		}
+	}
+	for _, c := range candidates {
+		if len(a) >= 4 && strings.HasPrefix(fold(c), a) {
+			return c
 		}
 	}
 	return ""

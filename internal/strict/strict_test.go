@@ -107,6 +107,8 @@ func TestSuggest(t *testing.T) {
 	assert.Equal(t, "matchLabels", Suggest("matchLabel", known))
 	assert.Equal(t, "", Suggest("op", known))
 	assert.Equal(t, "", Suggest("kye", known), "short names get no edit-distance guesses")
+	assert.Equal(t, "matchExpressions", Suggest("matchExpr", known), "an abbreviation")
+	assert.Equal(t, "", Suggest("mat", known), "too short to be an abbreviation")
 	assert.Equal(t, 3, EditDistance("kitten", "sitting"))
 }
 

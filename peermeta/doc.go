@@ -1,0 +1,45 @@
+// Package peermeta decides what a Consul-style cluster replicates to a peer for each service
+// it exports: the TLS server name the importing side must dial, the SPIFFE IDs it must accept
+// from the other end, and the protocol, plus the synthetic service instances — one per local
+// mesh gateway — that carry them.
+//
+// A peer never dials an exported service's instances directly: it dials the exporter's mesh
+// gateway with an SNI naming the service, and the gateway forwards the connection along the
+// service's discovery chain. So for each exported service (package exports decides which)
+// the exporter compiles its chain (package chain) and replicates a PeerMeta:
+//
+//	SNI       svc.ns.partition.<peer>.external.<trust domain>     (package sni)
+//	SpiffeID  the service's own ID, the mesh gateway's ID,        (package spiffe)
+//	          and — for tcp only — the ID of every local target the chain can land on
+//	Protocol  the chain's protocol
+//
+// Why the difference: for HTTP-like protocols (http, http2, grpc) the exporter's mesh gateway
+// terminates mTLS and re-originates it, so the importer sees the gateway's identity; for tcp
+// the connection's mTLS ends at whichever instance the chain lands on — the service itself, a
+// failover in another datacenter, a redirect target — so every one of those identities must
+// be accepted. The gateway's ID is always included so that switching a service between tcp
+// and http never leaves the importer without the identity it needs mid-change.
+//
+// For example, exporting mysql (tcp) from dc1 to the peer east, where mysql fails over to
+// the service failover:
+//
+//	SNI       mysql.default.default.east.external.<td>
+//	SpiffeID  spiffe://<td>/ns/default/dc/dc1/svc/mysql
+//	          spiffe://<td>/gateway/mesh/dc/dc1
+//	          spiffe://<td>/ns/default/dc/dc1/svc/failover
+//
+// Explain says where each ID comes from (the service, the gateway, or which redirect or
+// failover target, with the steps that reached it).
+//
+// # Health
+//
+// The peer sees each exported service as one connect-proxy instance per mesh gateway
+// instance ("<svc>-sidecar-proxy-instance-<i>"), at the gateway's address and port, with the
+// gateway's checks flattened into one "overall-check": maintenance if the gateway or its node
+// is in maintenance, else the worst of its checks (an unknown status counts as critical).
+//
+// Replicate puts it together for one peer: given the compiled exports, the catalog, the
+// resolver entries and the mesh gateways, it returns every service the peer receives, sorted,
+// and reports — rather than drops — services whose chain does not compile, and services
+// excluded because their chain reaches the reserved consul service.
+package peermeta

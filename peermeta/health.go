@@ -1,0 +1,158 @@
+package peermeta
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/meshscope/meshscope/exports"
+)
+
+// Health statuses, as Consul spells them.
+const (
+	StatusPassing     = "passing"
+	StatusWarning     = "warning"
+	StatusCritical    = "critical"
+	StatusMaintenance = "maintenance"
+)
+
+// Maintenance check IDs: the node's, and the prefix of a service's.
+const (
+	NodeMaintenanceCheckID        = "_node_maintenance"
+	ServiceMaintenanceCheckPrefix = "_service_maintenance:"
+)
+
+// KindConnectProxy is the service kind of the synthetic instances.
+const KindConnectProxy = "connect-proxy"
+
+// Node is a catalog node, with Consul's JSON field names.
+type Node struct {
+	ID              string            `json:"ID,omitempty"`
+	Node            string            `json:"Node"`
+	Address         string            `json:"Address"`
+	Datacenter      string            `json:"Datacenter,omitempty"`
+	Partition       string            `json:"Partition,omitempty"`
+	TaggedAddresses map[string]string `json:"TaggedAddresses,omitempty"`
+	Meta            map[string]string `json:"Meta,omitempty"`
+}
+
+// ServiceAddress is an address and port, as in a service's tagged addresses.
+type ServiceAddress struct {
+	Address string `json:"Address"`
+	Port    int    `json:"Port"`
+}
+
+// ProxyConfig is the part of a connect proxy's configuration the synthetic instances set.
+type ProxyConfig struct {
+	DestinationServiceName string `json:"DestinationServiceName,omitempty"`
+	DestinationServiceID   string `json:"DestinationServiceID,omitempty"`
+}
+
+// ServiceConnect carries the PeerMeta of a synthetic instance.
+type ServiceConnect struct {
+	PeerMeta *PeerMeta `json:"PeerMeta,omitempty"`
+}
+
+// NodeService is a service instance on a node, with Consul's JSON field names.
+type NodeService struct {
+	Kind            string                    `json:"Kind,omitempty"`
+	ID              string                    `json:"ID"`
+	Service         string                    `json:"Service"`
+	Tags            []string                  `json:"Tags,omitempty"`
+	Address         string                    `json:"Address,omitempty"`
+	TaggedAddresses map[string]ServiceAddress `json:"TaggedAddresses,omitempty"`
+	Meta            map[string]string         `json:"Meta,omitempty"`
+	Port            int                       `json:"Port,omitempty"`
+	Proxy           *ProxyConfig              `json:"Proxy,omitempty"`
+	Connect         *ServiceConnect           `json:"Connect,omitempty"`
+	Namespace       string                    `json:"Namespace,omitempty"`
+	Partition       string                    `json:"Partition,omitempty"`
+}
+
+// HealthCheck is one health check, with Consul's JSON field names.
+type HealthCheck struct {
+	Node        string `json:"Node"`
+	CheckID     string `json:"CheckID"`
+	Name        string `json:"Name"`
+	Status      string `json:"Status"`
+	Notes       string `json:"Notes,omitempty"`
+	Output      string `json:"Output,omitempty"`
+	ServiceID   string `json:"ServiceID,omitempty"`
+	ServiceName string `json:"ServiceName,omitempty"`
+}
+
+// CheckServiceNode is a service instance with its node and checks — an element of Consul's
+// /v1/health/service/<name> answer, so that the output of
+// `curl .../v1/health/service/mesh-gateway` decodes into []CheckServiceNode directly.
+type CheckServiceNode struct {
+	Node    *Node          `json:"Node"`
+	Service *NodeService   `json:"Service"`
+	Checks  []*HealthCheck `json:"Checks"`
+}
+
+// Flatten folds a mesh gateway instance's checks into the one check its synthetic instances
+// carry: none stays none; otherwise a check "<serviceID>:overall-check" named
+// "overall-check" whose status is maintenance if any check is a node or service maintenance
+// check, else the worst of critical, warning and passing. An unknown status counts as
+// critical (Consul would let the unknown string win over everything). The check's output
+// says which check decided.
+func Flatten(checks []*HealthCheck, node, serviceID, serviceName string) []*HealthCheck {
+	if len(checks) == 0 {
+		return nil
+	}
+	status, by := StatusPassing, ""
+	rank := map[string]int{StatusPassing: 0, StatusWarning: 1, StatusCritical: 2}
+	for _, c := range checks {
+		if c == nil {
+			continue
+		}
+		if c.CheckID == NodeMaintenanceCheckID || strings.HasPrefix(c.CheckID, ServiceMaintenanceCheckPrefix) {
+			status, by = StatusMaintenance, c.CheckID
+			break
+		}
+		r, known := rank[c.Status]
+		if !known {
+			r = rank[StatusCritical]
+		}
+		if by == "" || r > rank[status] {
+			status, by = []string{StatusPassing, StatusWarning, StatusCritical}[r], c.CheckID
+		}
+	}
+	out := fmt.Sprintf("%s: %d checks of the mesh gateway; %q decided", status, len(checks), by)
+	return []*HealthCheck{{
+		Node: node, CheckID: serviceID + ":overall-check", Name: "overall-check", Status: status,
+		Output: out, ServiceID: serviceID, ServiceName: serviceName,
+	}}
+}
+
+// Synthesize returns the instances a peer sees for one exported service: one connect-proxy
+// per mesh gateway instance, service "<service>-sidecar-proxy", ID
+// "<service>-sidecar-proxy-instance-<i>" (or "<service>-sidecar-proxy" when the gateway
+// instance has no ID), proxying for "<service>" ("<service>-instance-<i>", or "<service>"),
+// at the gateway's node, address, tagged addresses and port, carrying the PeerMeta and the
+// gateway's checks flattened. i is the gateway's position in gateways; pass them in a stable
+// order (Replicate sorts them by node and service ID).
+func Synthesize(service exports.ServiceName, meta PeerMeta, gateways []CheckServiceNode) []CheckServiceNode {
+	service = service.Canonical()
+	out := make([]CheckServiceNode, 0, len(gateways))
+	for i, gw := range gateways {
+		if gw.Service == nil || gw.Node == nil {
+			continue
+		}
+		proxy := service.Name + "-sidecar-proxy"
+		id, dest := proxy, service.Name
+		if gw.Service.ID != "" {
+			id = fmt.Sprintf("%s-instance-%d", proxy, i)
+			dest = fmt.Sprintf("%s-instance-%d", service.Name, i)
+		}
+		m := meta
+		svc := &NodeService{
+			Kind: KindConnectProxy, ID: id, Service: proxy,
+			Address: gw.Service.Address, TaggedAddresses: gw.Service.TaggedAddresses, Port: gw.Service.Port,
+			Proxy:     &ProxyConfig{DestinationServiceName: service.Name, DestinationServiceID: dest},
+			Connect:   &ServiceConnect{PeerMeta: &m},
+			Namespace: service.Namespace, Partition: service.Partition,
+		}
+		out = append(out, CheckServiceNode{Node: gw.Node, Service: svc, Checks: Flatten(gw.Checks, gw.Node.Node, id, proxy)})
+	}
+	return out
+}

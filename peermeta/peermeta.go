@@ -1,0 +1,132 @@
+package peermeta
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/meshscope/meshscope/chain"
+	"github.com/meshscope/meshscope/internal/names"
+	"github.com/meshscope/meshscope/sni"
+	"github.com/meshscope/meshscope/spiffe"
+)
+
+// PeerMeta is what an exporting cluster tells a peer about one exported service, in Consul's
+// wire format: the SNI to dial, the SPIFFE IDs to accept, and the protocol.
+type PeerMeta struct {
+	SNI      []string `json:"SNI,omitempty"`
+	SpiffeID []string `json:"SpiffeID,omitempty"`
+	Protocol string   `json:"Protocol,omitempty"`
+}
+
+// PrimarySNI returns the SNI the importer dials: the first, or "" when there is none.
+func (m *PeerMeta) PrimarySNI() string {
+	if m == nil || len(m.SNI) == 0 {
+		return ""
+	}
+	return m.SNI[0]
+}
+
+// Exporter is the exporting cluster as one peering sees it: its own name for the peering
+// (the peer name its exported-services entries use), the partition the peering lives in,
+// its datacenter and its trust domain.
+type Exporter struct {
+	Peer        string `json:"Peer"`
+	Partition   string `json:"Partition,omitempty"`
+	Datacenter  string `json:"Datacenter"`
+	TrustDomain string `json:"TrustDomain"`
+}
+
+// Validate reports every problem with the exporter, naming the field and value.
+func (x Exporter) Validate() error {
+	var errs []error
+	check := func(field, value, reason string) {
+		if reason != "" {
+			errs = append(errs, fmt.Errorf("%s: %q %s", "Exporter."+field, value, reason))
+		}
+	}
+	check("Peer", x.Peer, names.Label(x.Peer))
+	if x.Partition != "" {
+		check("Partition", x.Partition, names.Label(x.Partition))
+	}
+	check("Datacenter", x.Datacenter, names.Datacenter(x.Datacenter))
+	check("TrustDomain", x.TrustDomain, names.Subdomain(x.TrustDomain))
+	return errors.Join(errs...)
+}
+
+func (x Exporter) partition() string {
+	if x.Partition == "" {
+		return "default"
+	}
+	return x.Partition
+}
+
+// Build returns what the exporter replicates to the peer for one compiled chain:
+//
+//   - SNI: the one peered name the importer dials,
+//     svc.ns.partition.<peer>.external.<trust domain>;
+//   - SpiffeID: the service's own ID (the chain's namespace and partition, the exporter's
+//     datacenter), then the exporter's mesh gateway's ID — always, so that a change between
+//     tcp and http never leaves the importer without it — then, only for protocols that are
+//     not HTTP-like, the ID of every local target of the chain in target-ID order (each with
+//     its own partition, namespace and datacenter), since for TCP the connection's mTLS ends
+//     at whichever instance the chain lands on. No ID appears twice.
+//   - Protocol: the chain's.
+//
+// A nil chain gives an empty PeerMeta. Build does not validate; Replicate does.
+func Build(x Exporter, c *chain.Chain) PeerMeta {
+	m, _ := build(x, c)
+	return m
+}
+
+// Origin says where one SPIFFE ID of a PeerMeta comes from.
+type Origin struct {
+	SpiffeID string `json:"SpiffeID"`
+	// From is "service" (the exported service itself), "mesh-gateway" or "target".
+	From string `json:"From"`
+	// Targets are the chain targets whose identity this is, in target-ID order; Via is how
+	// the first of them is reached (the request, redirects, failover).
+	Targets []string     `json:"Targets,omitempty"`
+	Via     []chain.Step `json:"Via,omitempty"`
+}
+
+// Explain returns the origin of each SPIFFE ID Build gives, in the same order.
+func Explain(x Exporter, c *chain.Chain) []Origin {
+	_, o := build(x, c)
+	return o
+}
+
+func build(x Exporter, c *chain.Chain) (PeerMeta, []Origin) {
+	if c == nil {
+		return PeerMeta{}, nil
+	}
+	m := PeerMeta{
+		SNI:      []string{sni.Peered{Service: c.Service, Namespace: c.Namespace, Partition: c.Partition, Peer: x.Peer, TrustDomain: x.TrustDomain}.String()},
+		Protocol: c.Protocol,
+	}
+	var origins []Origin
+	add := func(id, from string) *Origin {
+		if i := slices.Index(m.SpiffeID, id); i >= 0 {
+			return &origins[i]
+		}
+		m.SpiffeID = append(m.SpiffeID, id)
+		origins = append(origins, Origin{SpiffeID: id, From: from})
+		return &origins[len(origins)-1]
+	}
+	add(spiffe.Service{TrustDomain: x.TrustDomain, Partition: c.Partition, Namespace: c.Namespace, Datacenter: x.Datacenter, Service: c.Service}.String(), "service")
+	add(spiffe.MeshGateway{TrustDomain: x.TrustDomain, Partition: x.partition(), Datacenter: x.Datacenter}.String(), "mesh-gateway")
+	if !chain.IsHTTPLike(c.Protocol) {
+		for _, tid := range c.TargetIDs() {
+			t := c.Targets[tid]
+			if t.Peer != "" {
+				continue // a peer's service: its identities are the peer's to give
+			}
+			o := add(spiffe.Service{TrustDomain: x.TrustDomain, Partition: t.Partition, Namespace: t.Namespace, Datacenter: t.Datacenter, Service: t.Service}.String(), "target")
+			if len(o.Targets) == 0 {
+				o.Via = t.Via
+			}
+			o.Targets = append(o.Targets, tid)
+		}
+	}
+	return m, origins
+}
