@@ -236,14 +236,6 @@ func (cc *Compiler) Compile(req Request) (*Chain, error) {
 	return ch, nil
 }
 
-// split returns the errors joined in err.
-func split(err error) []error {
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		return j.Unwrap()
-	}
-	return []error{err}
-}
-
 // NewCompiler validates the entries and indexes them: every invalid resolver (each problem
 // prefixed by the resolver), two resolvers for one service, and one service given two
 // protocols are reported together.
@@ -255,7 +247,7 @@ func NewCompiler(e Entries) (*Compiler, error) {
 		k := ServiceKey{r.Partition, r.Namespace, r.Name}.canonical()
 		prefix := func() string { return fmt.Sprintf("Resolvers[%d] (%s): ", i, k) }
 		if err := r.Validate(); err != nil {
-			for _, one := range split(err) {
+			for _, one := range strict.Split(err) {
 				errs = append(errs, fmt.Errorf("%s%w", prefix(), one))
 			}
 			continue

@@ -296,13 +296,8 @@ func (r ServiceResolver) MarshalJSON() ([]byte, error) {
 // ignored, since ignoring them would give the wrong targets. It does not validate; call
 // Validate.
 func (r *ServiceResolver) UnmarshalJSON(b []byte) error {
-	x, err := strict.Parse(b)
+	got, err := strict.Unmarshal(b, true, decodeResolver)
 	if err != nil {
-		return err
-	}
-	d := &strict.Decoder{Fold: true}
-	got := decodeResolver(d, x, "")
-	if err := d.Err(); err != nil {
 		return err
 	}
 	*r = got
@@ -321,16 +316,11 @@ func decodeResolver(d *strict.Decoder, x any, path string) ServiceResolver {
 	ct := []string{"ConnectTimeout", "connect_timeout"}
 	rt := []string{"RequestTimeout", "request_timeout"}
 	o.Check(slices.Concat([]string{"Kind", "Name", "Namespace", "Partition", "Subsets", "Redirect", "Failover", "Meta", "CreateIndex", "ModifyIndex"}, lb, pbl, ds, ct, rt)...)
-	str := func(dst *string, names ...string) {
-		if v, p, ok := o.Get(names...); ok {
-			*dst = d.String(v, p)
-		}
-	}
-	str(&r.Kind, "Kind")
-	str(&r.Name, "Name")
-	str(&r.Namespace, "Namespace")
-	str(&r.Partition, "Partition")
-	str(&r.DefaultSubset, ds...)
+	o.String(&r.Kind, "Kind")
+	o.String(&r.Name, "Name")
+	o.String(&r.Namespace, "Namespace")
+	o.String(&r.Partition, "Partition")
+	o.String(&r.DefaultSubset, ds...)
 	if v, p, ok := o.Get("Subsets"); ok {
 		if so, ok := d.Object(v, p); ok {
 			for _, k := range slices.Sorted(maps.Keys(v.(map[string]any))) {
@@ -409,9 +399,7 @@ func decodeSubset(d *strict.Decoder, x any, path string) Subset {
 	}
 	op := []string{"OnlyPassing", "only_passing"}
 	o.Check(append([]string{"Filter"}, op...)...)
-	if v, p, ok := o.Get("Filter"); ok {
-		s.Filter = d.String(v, p)
-	}
+	o.String(&s.Filter, "Filter")
 	if v, p, ok := o.Get(op...); ok {
 		s.OnlyPassing = d.Bool(v, p)
 	}
@@ -436,15 +424,12 @@ func decodeRedirect(d *strict.Decoder, x any, path string) *Redirect {
 	o.Check(slices.Concat([]string{"Service", "Namespace", "Partition", "Datacenter", "Peer"}, subsetNames, sg)...)
 	unsupported(d, o, "a redirect to a sameness group", sg...)
 	r := &Redirect{}
-	for _, f := range []struct {
-		dst   *string
-		names []string
-	}{{&r.Service, []string{"Service"}}, {&r.ServiceSubset, subsetNames}, {&r.Namespace, []string{"Namespace"}},
-		{&r.Partition, []string{"Partition"}}, {&r.Datacenter, []string{"Datacenter"}}, {&r.Peer, []string{"Peer"}}} {
-		if v, p, ok := o.Get(f.names...); ok {
-			*f.dst = d.String(v, p)
-		}
-	}
+	o.String(&r.Service, "Service")
+	o.String(&r.ServiceSubset, subsetNames...)
+	o.String(&r.Namespace, "Namespace")
+	o.String(&r.Partition, "Partition")
+	o.String(&r.Datacenter, "Datacenter")
+	o.String(&r.Peer, "Peer")
 	return r
 }
 
@@ -458,15 +443,9 @@ func decodeFailover(d *strict.Decoder, x any, path string) Failover {
 	o.Check(slices.Concat([]string{"Service", "Namespace", "Datacenters", "Targets", "Policy"}, subsetNames, sg)...)
 	unsupported(d, o, "failover to a sameness group", sg...)
 	unsupported(d, o, "a failover policy", "Policy")
-	if v, p, ok := o.Get("Service"); ok {
-		f.Service = d.String(v, p)
-	}
-	if v, p, ok := o.Get(subsetNames...); ok {
-		f.ServiceSubset = d.String(v, p)
-	}
-	if v, p, ok := o.Get("Namespace"); ok {
-		f.Namespace = d.String(v, p)
-	}
+	o.String(&f.Service, "Service")
+	o.String(&f.ServiceSubset, subsetNames...)
+	o.String(&f.Namespace, "Namespace")
 	if v, p, ok := o.Get("Datacenters"); ok {
 		f.Datacenters = d.Strings(v, p)
 	}
@@ -485,14 +464,11 @@ func decodeTarget(d *strict.Decoder, x any, path string) FailoverTarget {
 		return t
 	}
 	o.Check(slices.Concat([]string{"Service", "Partition", "Namespace", "Datacenter", "Peer"}, subsetNames)...)
-	for _, f := range []struct {
-		dst   *string
-		names []string
-	}{{&t.Service, []string{"Service"}}, {&t.ServiceSubset, subsetNames}, {&t.Partition, []string{"Partition"}},
-		{&t.Namespace, []string{"Namespace"}}, {&t.Datacenter, []string{"Datacenter"}}, {&t.Peer, []string{"Peer"}}} {
-		if v, p, ok := o.Get(f.names...); ok {
-			*f.dst = d.String(v, p)
-		}
-	}
+	o.String(&t.Service, "Service")
+	o.String(&t.ServiceSubset, subsetNames...)
+	o.String(&t.Partition, "Partition")
+	o.String(&t.Namespace, "Namespace")
+	o.String(&t.Datacenter, "Datacenter")
+	o.String(&t.Peer, "Peer")
 	return t
 }

@@ -184,13 +184,8 @@ func orDefault(s string) string {
 // field given twice under two spellings, or a value of the wrong type is an error naming its
 // path, and every problem is reported. It does not validate; call Validate.
 func (e *ConfigEntry) UnmarshalJSON(b []byte) error {
-	x, err := strict.Parse(b)
+	got, err := strict.Unmarshal(b, true, decodeEntry)
 	if err != nil {
-		return err
-	}
-	d := &strict.Decoder{Fold: true}
-	got := decodeEntry(d, x, "")
-	if err := d.Err(); err != nil {
 		return err
 	}
 	*e = got
@@ -204,15 +199,9 @@ func decodeEntry(d *strict.Decoder, x any, path string) ConfigEntry {
 		return e
 	}
 	o.Check("Kind", "Name", "Partition", "Services", "Meta", "CreateIndex", "ModifyIndex")
-	if v, p, ok := o.Get("Kind"); ok {
-		e.Kind = d.String(v, p)
-	}
-	if v, p, ok := o.Get("Name"); ok {
-		e.Name = d.String(v, p)
-	}
-	if v, p, ok := o.Get("Partition"); ok {
-		e.Partition = d.String(v, p)
-	}
+	o.String(&e.Kind, "Kind")
+	o.String(&e.Name, "Name")
+	o.String(&e.Partition, "Partition")
 	if v, p, ok := o.Get("Services"); ok {
 		for i, item := range d.List(v, p) {
 			e.Services = append(e.Services, decodeService(d, item, strict.Index(p, i)))
@@ -237,12 +226,8 @@ func decodeService(d *strict.Decoder, x any, path string) Service {
 		return s
 	}
 	o.Check("Name", "Namespace", "Consumers")
-	if v, p, ok := o.Get("Name"); ok {
-		s.Name = d.String(v, p)
-	}
-	if v, p, ok := o.Get("Namespace"); ok {
-		s.Namespace = d.String(v, p)
-	}
+	o.String(&s.Name, "Name")
+	o.String(&s.Namespace, "Namespace")
 	if v, p, ok := o.Get("Consumers"); ok {
 		for i, item := range d.List(v, p) {
 			s.Consumers = append(s.Consumers, decodeConsumer(d, item, strict.Index(p, i)))
@@ -260,14 +245,8 @@ func decodeConsumer(d *strict.Decoder, x any, path string) Consumer {
 	peer := []string{"Peer", "PeerName", "peer_name"}
 	group := []string{"SamenessGroup", "sameness_group"}
 	o.Check(append(append([]string{"Partition"}, peer...), group...)...)
-	if v, p, ok := o.Get("Partition"); ok {
-		c.Partition = d.String(v, p)
-	}
-	if v, p, ok := o.Get(peer...); ok {
-		c.Peer = d.String(v, p)
-	}
-	if v, p, ok := o.Get(group...); ok {
-		c.SamenessGroup = d.String(v, p)
-	}
+	o.String(&c.Partition, "Partition")
+	o.String(&c.Peer, peer...)
+	o.String(&c.SamenessGroup, group...)
 	return c
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/meshscope/meshscope/internal/strict"
 )
 
 // ServiceName is a concrete service: its partition, namespace and name. Empty partition and
@@ -102,7 +104,7 @@ func Compile(entries ...ConfigEntry) (*Exports, error) {
 	for i, e := range entries {
 		prefix := fmt.Sprintf("entries[%d] (%q): ", i, e.Name)
 		if err := e.Validate(); err != nil {
-			for _, one := range split(err) {
+			for _, one := range strict.Split(err) {
 				errs = append(errs, fmt.Errorf("%s%w", prefix, one))
 			}
 			continue
@@ -120,14 +122,6 @@ func Compile(entries ...ConfigEntry) (*Exports, error) {
 	}
 	slices.Sort(x.partitions)
 	return x, nil
-}
-
-// split returns the errors joined in err.
-func split(err error) []error {
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		return j.Unwrap()
-	}
-	return []error{err}
 }
 
 func newPartition(e ConfigEntry) *partition {

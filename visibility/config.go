@@ -182,13 +182,8 @@ func child(p *field.Path, name string) *field.Path {
 // fields are matchLabels and matchExpressions (key, operator, values) only. Every problem is
 // reported.
 func (c *Config) UnmarshalJSON(b []byte) error {
-	x, err := strict.Parse(b)
+	got, err := strict.Unmarshal(b, false, decodeConfig)
 	if err != nil {
-		return err
-	}
-	var d strict.Decoder
-	got := decodeConfig(&d, x, "")
-	if err := d.Err(); err != nil {
 		return err
 	}
 	*c = *got
@@ -197,13 +192,8 @@ func (c *Config) UnmarshalJSON(b []byte) error {
 
 // UnmarshalJSON decodes one policy as strictly as Config.UnmarshalJSON does.
 func (p *Policy) UnmarshalJSON(b []byte) error {
-	x, err := strict.Parse(b)
+	got, err := strict.Unmarshal(b, false, decodePolicy)
 	if err != nil {
-		return err
-	}
-	var d strict.Decoder
-	got := decodePolicy(&d, x, "")
-	if err := d.Err(); err != nil {
 		return err
 	}
 	*p = got
@@ -212,13 +202,8 @@ func (p *Policy) UnmarshalJSON(b []byte) error {
 
 // UnmarshalJSON decodes one matching rule as strictly as Config.UnmarshalJSON does.
 func (r *MatchingRule) UnmarshalJSON(b []byte) error {
-	x, err := strict.Parse(b)
+	got, err := strict.Unmarshal(b, false, decodeRule)
 	if err != nil {
-		return err
-	}
-	var d strict.Decoder
-	got := decodeRule(&d, x, "")
-	if err := d.Err(); err != nil {
 		return err
 	}
 	*r = got
@@ -325,12 +310,10 @@ func decodeRequirement(d *strict.Decoder, x any, path string) metav1.LabelSelect
 		return r
 	}
 	o.Check("key", "operator", "values")
-	if v, p, ok := o.Get("key"); ok {
-		r.Key = d.String(v, p)
-	}
-	if v, p, ok := o.Get("operator"); ok {
-		r.Operator = metav1.LabelSelectorOperator(d.String(v, p))
-	}
+	o.String(&r.Key, "key")
+	var op string
+	o.String(&op, "operator")
+	r.Operator = metav1.LabelSelectorOperator(op)
 	if v, p, ok := o.Get("values"); ok {
 		r.Values = d.Strings(v, p)
 	}

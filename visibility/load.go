@@ -48,7 +48,7 @@ func LoadConfig(data []byte) (*Config, error) {
 		}
 		c, loc, err := loadDocument(doc)
 		if err != nil {
-			errs = append(errs, prefixErrors(prefix, err))
+			errs = append(errs, strict.Prefix(prefix, err))
 			continue
 		}
 		if c == nil {
@@ -64,24 +64,6 @@ func LoadConfig(data []byte) (*Config, error) {
 		return nil, errors.Join(errs...)
 	}
 	return found, nil
-}
-
-// prefixErrors puts prefix before every joined error.
-func prefixErrors(prefix string, err error) error {
-	if prefix == "" {
-		return err
-	}
-	var list []error
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		list = j.Unwrap()
-	} else {
-		list = []error{err}
-	}
-	out := make([]error, len(list))
-	for i, e := range list {
-		out[i] = fmt.Errorf("%s%w", prefix, e)
-	}
-	return errors.Join(out...)
 }
 
 // splitDocuments splits a YAML stream on its "---" separator lines.

@@ -127,25 +127,13 @@ func decodeAll[T any](data []byte, name string) ([]T, error) {
 				if list {
 					where = fmt.Sprintf("value %d, [%d]", n+1, i)
 				}
-				errs = append(errs, prefixAll(fmt.Sprintf("%s: %s: ", name, where), err)...)
+				errs = append(errs, strict.Prefix(fmt.Sprintf("%s: %s: ", name, where), err))
 				continue
 			}
 			out = append(out, v)
 		}
 	}
 	return out, errors.Join(errs...)
-}
-
-func prefixAll(prefix string, err error) []error {
-	list := []error{err}
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		list = j.Unwrap()
-	}
-	out := make([]error, len(list))
-	for i, e := range list {
-		out[i] = fmt.Errorf("%s%w", prefix, e)
-	}
-	return out
 }
 
 // catalogFile is the catalog input: services with their protocols, and the gateways.
@@ -171,12 +159,10 @@ func decodeCatalog(data []byte, name string) (catalogFile, error) {
 	d := &strict.Decoder{}
 	o, ok := d.Object(x, "")
 	if !ok {
-		return c, prefixed(name, d.Err(), errors.New("(top level): must be an object"))
+		return c, strict.Prefix(name+": ", cmpOr(d.Err(), errors.New("(top level): must be an object")))
 	}
 	o.Check("DefaultProtocol", "Services", "Gateways")
-	if v, p, ok := o.Get("DefaultProtocol"); ok {
-		c.DefaultProtocol = d.String(v, p)
-	}
+	o.String(&c.DefaultProtocol, "DefaultProtocol")
 	if v, p, ok := o.Get("Services"); ok {
 		for i, item := range d.List(v, p) {
 			so, ok := d.Object(item, strict.Index(p, i))
@@ -185,14 +171,10 @@ func decodeCatalog(data []byte, name string) (catalogFile, error) {
 			}
 			so.Check("Name", "Namespace", "Partition", "Protocol")
 			var s catalogService
-			for _, f := range []struct {
-				dst  *string
-				name string
-			}{{&s.Name, "Name"}, {&s.Namespace, "Namespace"}, {&s.Partition, "Partition"}, {&s.Protocol, "Protocol"}} {
-				if v, fp, ok := so.Get(f.name); ok {
-					*f.dst = d.String(v, fp)
-				}
-			}
+			so.String(&s.Name, "Name")
+			so.String(&s.Namespace, "Namespace")
+			so.String(&s.Partition, "Partition")
+			so.String(&s.Protocol, "Protocol")
 			if s.Name == "" {
 				d.Errorf(strict.Index(p, i), "Name: must not be empty")
 			}
@@ -205,17 +187,15 @@ func decodeCatalog(data []byte, name string) (catalogFile, error) {
 			d.Errorf(p, "must be a list of /v1/health/service/mesh-gateway entries: %v", err)
 		}
 	}
-	return c, prefixed(name, d.Err(), nil)
+	return c, strict.Prefix(name+": ", d.Err())
 }
 
-func prefixed(name string, err, fallback error) error {
-	if err == nil {
-		err = fallback
+// cmpOr returns err, or fallback when err is nil.
+func cmpOr(err, fallback error) error {
+	if err != nil {
+		return err
 	}
-	if err == nil {
-		return nil
-	}
-	return errors.Join(prefixAll(name+": ", err)...)
+	return fallback
 }
 
 func build(o options) ([]peermeta.Replication, error) {
@@ -229,7 +209,7 @@ func build(o options) ([]peermeta.Replication, error) {
 	}
 	x, err := exports.Compile(entries...)
 	if err != nil {
-		return nil, errors.Join(prefixAll(name+": ", err)...)
+		return nil, strict.Prefix(name+": ", err)
 	}
 	data, rname, err := read(o.resolvers, "resolvers.json")
 	if err != nil {

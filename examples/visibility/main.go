@@ -15,7 +15,6 @@ package main
 import (
 	"embed"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -24,6 +23,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/meshscope/meshscope/internal/strict"
 	"github.com/meshscope/meshscope/visibility"
 )
 
@@ -127,22 +127,7 @@ func loadResolver(path, sampleName string) (*visibility.Resolver, string, error)
 }
 
 // inFile prefixes every joined error with the file it came from.
-func inFile(name string, err error) error {
-	if err == nil {
-		return nil
-	}
-	var list []error
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		list = j.Unwrap()
-	} else {
-		list = []error{err}
-	}
-	out := make([]error, len(list))
-	for i, e := range list {
-		out[i] = fmt.Errorf("%s: %w", name, e)
-	}
-	return errors.Join(out...)
-}
+func inFile(name string, err error) error { return strict.Prefix(name+": ", err) }
 
 func build(o options) (*report, error) {
 	res, meshName, err := loadResolver(o.mesh, "mesh.yaml")

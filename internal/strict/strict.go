@@ -301,3 +301,51 @@ func Describe(x any) string {
 	}
 	return fmt.Sprintf("%T", x)
 }
+
+// Unmarshal parses JSON and decodes it with decode from the root, returning every problem
+// decode reported, joined. It is the body of the packages' strict UnmarshalJSON methods.
+func Unmarshal[T any](data []byte, fold bool, decode func(d *Decoder, x any, path string) T) (T, error) {
+	var zero T
+	x, err := Parse(data)
+	if err != nil {
+		return zero, err
+	}
+	d := &Decoder{Fold: fold}
+	got := decode(d, x, "")
+	if err := d.Err(); err != nil {
+		return zero, err
+	}
+	return got, nil
+}
+
+// String stores in dst the string field spelt as any of names, if present.
+func (o Object) String(dst *string, names ...string) {
+	if v, p, ok := o.Get(names...); ok {
+		*dst = o.d.String(v, p)
+	}
+}
+
+// Split returns the errors joined in err (err alone when it joins nothing; none for nil).
+func Split(err error) []error {
+	if err == nil {
+		return nil
+	}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
+}
+
+// Prefix puts prefix before each of the errors joined in err, keeping them joined; nil stays
+// nil. The prefixed errors still wrap the originals.
+func Prefix(prefix string, err error) error {
+	list := Split(err)
+	if len(list) == 0 {
+		return nil
+	}
+	out := make([]error, len(list))
+	for i, e := range list {
+		out[i] = fmt.Errorf("%s%w", prefix, e)
+	}
+	return errors.Join(out...)
+}

@@ -1,6 +1,7 @@
 package strict
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -127,4 +128,33 @@ func TestObjectRejectsNonObjects(t *testing.T) {
 	_, ok = d.Object([]any{}, "x")
 	assert.False(t, ok)
 	assert.EqualError(t, d.Err(), "x: must be an object, got a list")
+}
+
+func TestSplitAndPrefix(t *testing.T) {
+	a, b := errors.New("a"), errors.New("b")
+	assert.Nil(t, Split(nil))
+	assert.Equal(t, []error{a}, Split(a))
+	assert.Equal(t, []error{a, b}, Split(errors.Join(a, b)))
+	err := Prefix("f.json: ", errors.Join(a, b))
+	assert.EqualError(t, err, "f.json: a\nf.json: b")
+	assert.ErrorIs(t, err, b)
+	assert.NoError(t, Prefix("x", nil))
+}
+
+func TestUnmarshal(t *testing.T) {
+	decode := func(d *Decoder, x any, path string) string {
+		var s string
+		if o, ok := d.Object(x, path); ok {
+			o.Check("Name")
+			o.String(&s, "Name")
+		}
+		return s
+	}
+	got, err := Unmarshal([]byte(`{"name":"x"}`), true, decode)
+	require.NoError(t, err)
+	assert.Equal(t, "x", got)
+	_, err = Unmarshal([]byte(`{"Nme":"x"}`), false, decode)
+	assert.EqualError(t, err, `(top level): unknown field "Nme" (did you mean "Name"?)`)
+	_, err = Unmarshal([]byte(`{`), false, decode)
+	assert.Error(t, err)
 }
