@@ -223,11 +223,12 @@ func (cc *Compiler) Compile(req Request) (*Chain, error) {
 	start := key{service: c.req.Service, namespace: c.req.Namespace, partition: c.req.Partition, datacenter: c.req.Datacenter}
 	c.proto = c.protocol(start.serviceKey())
 	ch.Protocol = c.proto
-	t, via, err := c.resolve(start, []Step{{Field: "request", To: start.id()}})
+	startID := start.id()
+	t, tid, via, err := c.resolve(start, startID, []Step{{Field: "request", To: startID}})
 	if err != nil {
 		return nil, errors.Join(append(c.errs, err)...)
 	}
-	ch.Start = t.id()
+	ch.Start = tid
 	c.add(ch, ch.Start, t, via)
 	ch.Targets[ch.Start].Failover = c.failover(ch, t)
 	if len(c.errs) > 0 {
@@ -329,20 +330,19 @@ func (c *compiler) rewrite(t key, o options) key {
 
 // resolve follows redirects and default subsets from t until it rests, appending each step
 // to via. It is iterative: a long redirect chain costs time, not stack.
-func (c *compiler) resolve(t key, via []Step) (key, []Step, error) {
+func (c *compiler) resolve(t key, id string, via []Step) (key, string, []Step, error) {
 	var buf [8]string
 	visited := buf[:0]
 	var seen map[string]bool // built only for long paths; short ones are scanned
 	for {
 		if t.peer != "" {
-			return t, via, nil
+			return t, id, via, nil
 		}
 		sk := t.serviceKey()
 		c.touch(sk)
 		r, found := c.resolvers[sk]
-		id := t.id()
 		if seen[id] || seen == nil && slices.Contains(visited, id) {
-			return key{}, nil, fmt.Errorf("detected circular resolver redirect: [%s]", strings.Join(append(visited, id), " -> "))
+			return key{}, "", nil, fmt.Errorf("detected circular resolver redirect: [%s]", strings.Join(append(visited, id), " -> "))
 		}
 		visited = append(visited, id)
 		if seen != nil {
@@ -358,19 +358,21 @@ func (c *compiler) resolve(t key, via []Step) (key, []Step, error) {
 			n := c.rewrite(t, options{rd.Service, rd.ServiceSubset, rd.Namespace, rd.Partition, rd.Datacenter, rd.Peer})
 			if nid := n.id(); nid != id {
 				via = append(via, Step{Resolver: r.id, Field: "Redirect", From: id, To: nid})
-				t = n
+				t, id = n, nid
 				continue
 			}
 		}
 		if t.subset == "" && found && r.DefaultSubset != "" {
 			t.subset = r.DefaultSubset
-			via = append(via, Step{Resolver: r.id, Field: "DefaultSubset", From: id, To: t.id()})
+			nid := t.id()
+			via = append(via, Step{Resolver: r.id, Field: "DefaultSubset", From: id, To: nid})
+			id = nid
 			continue
 		}
 		if t.subset != "" && (!found || !r.isSubset(t.subset)) {
-			return key{}, nil, fmt.Errorf("service %q does not have a subset named %q", t.service, t.subset)
+			return key{}, "", nil, fmt.Errorf("service %q does not have a subset named %q", t.service, t.subset)
 		}
-		return t, via, nil
+		return t, id, via, nil
 	}
 }
 
@@ -425,14 +427,13 @@ func (c *compiler) failover(ch *Chain, t key) []string {
 		if cid == startID {
 			continue
 		}
-		via := make([]Step, 1, 4)
+		via := make([]Step, 1, 3) // the failover step, and typically a redirect or a default subset
 		via[0] = Step{Resolver: rid, Field: cand.field, From: startID, To: cid}
-		rk, via, err := c.resolve(ck, via)
+		rk, id, via, err := c.resolve(ck, cid, via)
 		if err != nil {
 			c.errs = append(c.errs, fmt.Errorf("failover of %s by %s of %s: %w", startID, cand.field, rid, err))
 			continue
 		}
-		id := rk.id()
 		if c.collides(ch, id, rk) {
 			continue
 		}
