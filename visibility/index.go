@@ -115,12 +115,12 @@ type Index struct {
 	services    []Service // the inventory's, not copied
 	entries     []entry   // parallel to services
 	seed        maphash.Seed
-	names       nameTable // hash of namespace and name -> first slot of its chain
-	slots       []slot
-	namespaces  []string // every namespace of the inventory, sorted
-	meshDefault []string // the effective mesh default: ["*"] when the inventory gives none
-	ownOnly     []string // ["."], shared by every entry NAMESPACE narrows
-	noneOnly    []string // ["~"]
+	names       nameTable        // hash of namespace and name -> the services with those names
+	collided    map[nsName]*pair // names whose 64-bit hash another name already has (never, in practice)
+	namespaces  []string         // every namespace of the inventory, sorted
+	meshDefault []string         // the effective mesh default: ["*"] when the inventory gives none
+	ownOnly     []string         // ["."], shared by every entry NAMESPACE narrows
+	noneOnly    []string         // ["~"]
 	once        sync.Once
 	t           *tables
 }
@@ -136,9 +136,19 @@ type tables struct {
 	sets     []candidates
 }
 
-// slot holds the entries with one namespace and name: a ServiceEntry and a Kubernetes
-// Service, -1 where there is none. Slots whose names hash alike are chained by next.
-type slot struct{ se, svc, next int32 }
+// pair holds the services with one namespace and name: a ServiceEntry and a Kubernetes
+// Service, -1 where there is none.
+type pair struct{ se, svc int32 }
+
+// first returns the pair's ServiceEntry, else its Kubernetes Service.
+func (p *pair) first() int32 {
+	if p.se >= 0 {
+		return p.se
+	}
+	return p.svc
+}
+
+type nsName struct{ namespace, name string }
 
 // nsInfo is what NewIndex knows of a namespace: its decision and the hash of its name.
 type nsInfo struct {
@@ -157,7 +167,7 @@ type nsTable struct {
 // find returns the namespace's info, or nil.
 func (t *nsTable) find(h uint64, name string) *nsInfo {
 	for c := t.cells.cell(h); t.cells.c[c].h != 0; c = (c + 1) & t.cells.mask {
-		if info := &t.list[t.cells.c[c].k]; t.cells.c[c].h == h|1 && info.name == name {
+		if info := &t.list[t.cells.c[c].se]; t.cells.c[c].h == h|1 && info.name == name {
 			return info
 		}
 	}
@@ -180,9 +190,9 @@ func (ix *Index) hashName(nsHash uint64, name string) uint64 {
 	return nsHash*0x9E3779B97F4A7C15 ^ maphash.String(ix.seed, name)
 }
 
-// nameTable is an open-addressing hash table from a 64-bit hash to a slot, sized once: a
-// lookup and the insertion that follows it probe the same cache line, where a Go map would
-// probe twice.
+// nameTable is an open-addressing hash table from a 64-bit hash to a pair of services, sized
+// once: a lookup reads one cell, and the insertion that follows it writes the same cell,
+// where a Go map would probe twice.
 type nameTable struct {
 	c     []cell
 	mask  uint64
@@ -190,10 +200,10 @@ type nameTable struct {
 }
 
 // cell is a hash (0 when empty; stored hashes have their low bit set) and what it maps to:
-// one cache line holds both.
+// one cache line holds both. (The namespace table keeps an index in se.)
 type cell struct {
 	h uint64
-	k int32
+	pair
 }
 
 func newNameTable(n int) nameTable {
@@ -216,7 +226,7 @@ func (t *nameTable) put(h uint64, k int32) {
 	for t.c[i].h != 0 {
 		i = (i + 1) & t.mask
 	}
-	t.c[i] = cell{h, k}
+	t.c[i] = cell{h, pair{k, -1}}
 }
 
 // cell returns the cell holding h, or the empty cell where h would go.
@@ -229,26 +239,18 @@ func (t *nameTable) cell(h uint64) uint64 {
 	return i
 }
 
-// findSlot returns the slot of namespace and name, or -1. The hash only narrows the search:
-// every candidate's names are compared.
-func (ix *Index) findSlot(h uint64, namespace, name string) int32 {
+// findPair returns the services with this namespace and name, or nil. The hash only narrows
+// the search: the names are compared.
+func (ix *Index) findPair(h uint64, namespace, name string) *pair {
 	c := ix.names.cell(h)
-	k := int32(-1)
-	if ix.names.c[c].h != 0 {
-		k = ix.names.c[c].k
+	if ix.names.c[c].h == 0 {
+		return nil
 	}
-	for k >= 0 {
-		sl := &ix.slots[k]
-		e := sl.se
-		if e < 0 {
-			e = sl.svc
-		}
-		if s := &ix.services[e]; s.Name == name && s.Namespace == namespace {
-			return k
-		}
-		k = sl.next
+	p := &ix.names.c[c].pair
+	if s := &ix.services[p.first()]; s.Name == name && s.Namespace == namespace {
+		return p
 	}
-	return -1
+	return ix.collided[nsName{namespace, name}]
 }
 
 type entry struct {
@@ -278,7 +280,7 @@ func NewIndex(r *Resolver, inv Inventory) (*Index, error) {
 	n := len(inv.Services)
 	ix := &Index{
 		resolver: r, services: inv.Services, entries: make([]entry, n), seed: maphash.MakeSeed(),
-		names: newNameTable(n), slots: make([]slot, 0, n),
+		names:       newNameTable(n),
 		meshDefault: inv.DefaultExportTo, ownOnly: []string{ExportToOwn}, noneOnly: []string{ExportToNone},
 	}
 	var head []error
@@ -408,39 +410,44 @@ func (ix *Index) check(i int32, s *Service, nsLabels map[string]map[string]strin
 }
 
 // place records service i, whose kind is the low bit of hk and whose name hash is the rest,
-// in the slot of its namespace and name, and returns a problem if the slot already holds a
+// in the pair of its namespace and name, and returns a problem if the pair already holds a
 // service of its kind. It reads the service's names only when another has the same hash.
 func (ix *Index) place(i int32, hk uint64) string {
 	h, kind := hk|1, Kind(hk&1)
 	c := ix.names.cell(h)
-	k := int32(-1)
-	if ix.names.c[c].h != 0 {
-		s := &ix.services[i]
-		k = ix.findSlot(h, s.Namespace, s.Name)
-	}
-	if k < 0 { // a new name: a new slot, at the head of its hash chain
-		head := int32(-1)
-		if ix.names.c[c].h != 0 {
-			head = ix.names.c[c].k
-		}
-		k = int32(len(ix.slots))
-		ix.slots = append(ix.slots, slot{se: -1, svc: -1, next: head})
-		ix.names.c[c] = cell{h, k}
-	}
-	sl := &ix.slots[k]
+	cl := &ix.names.c[c]
+	p := &cl.pair
 	switch {
-	case kind == ServiceEntry && sl.se >= 0:
+	case cl.h == 0: // a new name
+		*cl = cell{h, pair{-1, -1}}
+	case !ix.sameName(p.first(), i): // another name with the same hash
+		key := nsName{ix.services[i].Namespace, ix.services[i].Name}
+		if ix.collided == nil {
+			ix.collided = map[nsName]*pair{}
+		}
+		if p = ix.collided[key]; p == nil {
+			p = &pair{-1, -1}
+			ix.collided[key] = p
+		}
+	}
+	switch {
+	case kind == ServiceEntry && p.se >= 0:
 		s := &ix.services[i]
-		return fmt.Sprintf("a second ServiceEntry %s/%s (the first is Services[%d])", s.Namespace, s.Name, sl.se)
+		return fmt.Sprintf("a second ServiceEntry %s/%s (the first is Services[%d])", s.Namespace, s.Name, p.se)
 	case kind == ServiceEntry:
-		sl.se = i
-	case sl.svc >= 0:
+		p.se = i
+	case p.svc >= 0:
 		s := &ix.services[i]
-		return fmt.Sprintf("a second Kubernetes Service %s/%s (the first is Services[%d])", s.Namespace, s.Name, sl.svc)
+		return fmt.Sprintf("a second Kubernetes Service %s/%s (the first is Services[%d])", s.Namespace, s.Name, p.svc)
 	default:
-		sl.svc = i
+		p.svc = i
 	}
 	return ""
+}
+
+func (ix *Index) sameName(a, b int32) bool {
+	x, y := &ix.services[a], &ix.services[b]
+	return x.Name == y.Name && x.Namespace == y.Namespace
 }
 
 // lookupTables returns the host and address tables, building them on first use.
@@ -806,14 +813,11 @@ func (ix *Index) lookupAddress(client string, addr netip.Addr) int32 {
 }
 
 func (ix *Index) find(namespace, name string) int32 {
-	k := ix.findSlot(ix.hashName(maphash.String(ix.seed, namespace), name), namespace, name)
-	switch {
-	case k < 0:
+	p := ix.findPair(ix.hashName(maphash.String(ix.seed, namespace), name), namespace, name)
+	if p == nil {
 		return -1
-	case ix.slots[k].se >= 0:
-		return ix.slots[k].se
 	}
-	return ix.slots[k].svc
+	return p.first()
 }
 
 // Decision returns the visibility decision of the service with this namespace and name (the

@@ -425,14 +425,15 @@ func hostSlowOK(n string) bool {
 	return len(n) <= 253
 }
 
-// TestNameHashCollisions forces two names onto one hash: both get slots, each is found by
-// its own names, and duplicates are still caught.
+// TestNameHashCollisions forces two names onto one hash: both are recorded, each is found
+// by its own names, and duplicates are still caught.
 func TestNameHashCollisions(t *testing.T) {
 	services := []Service{
 		{Kind: ServiceEntry, Namespace: "a", Name: "x"},
 		{Kind: ServiceEntry, Namespace: "b", Name: "y"},
 		{Kind: KubernetesService, Namespace: "b", Name: "y"},
 		{Kind: ServiceEntry, Namespace: "b", Name: "y"},
+		{Kind: KubernetesService, Namespace: "a", Name: "x"},
 	}
 	ix := &Index{services: services, entries: make([]entry, len(services)), names: newNameTable(len(services))}
 	const h = 0xdead_beef_0000 // the same hash for every name; the low bit is the kind
@@ -440,9 +441,9 @@ func TestNameHashCollisions(t *testing.T) {
 	assert.Empty(t, ix.place(1, h|uint64(ServiceEntry)))
 	assert.Empty(t, ix.place(2, h|uint64(KubernetesService)))
 	assert.Equal(t, "a second ServiceEntry b/y (the first is Services[1])", ix.place(3, h|uint64(ServiceEntry)))
-	require.Len(t, ix.slots, 2)
-	ka, kb := ix.findSlot(h|1, "a", "x"), ix.findSlot(h|1, "b", "y")
-	assert.Equal(t, slot{se: 0, svc: -1, next: -1}, ix.slots[ka])
-	assert.Equal(t, slot{se: 1, svc: 2, next: ka}, ix.slots[kb])
-	assert.Equal(t, int32(-1), ix.findSlot(h|1, "c", "z"))
+	assert.Empty(t, ix.place(4, h|uint64(KubernetesService)))
+	assert.Equal(t, &pair{se: 0, svc: 4}, ix.findPair(h|1, "a", "x"))
+	assert.Equal(t, &pair{se: 1, svc: 2}, ix.findPair(h|1, "b", "y"))
+	assert.Nil(t, ix.findPair(h|1, "c", "z"))
+	assert.Nil(t, ix.findPair(h|3, "a", "x"), "another hash finds nothing")
 }
