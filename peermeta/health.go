@@ -1,7 +1,7 @@
 package peermeta
 
 import (
-	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/meshscope/meshscope/exports"
@@ -100,7 +100,6 @@ func Flatten(checks []*HealthCheck, node, serviceID, serviceName string) []*Heal
 		return nil
 	}
 	status, by := StatusPassing, ""
-	rank := map[string]int{StatusPassing: 0, StatusWarning: 1, StatusCritical: 2}
 	for _, c := range checks {
 		if c == nil {
 			continue
@@ -109,19 +108,34 @@ func Flatten(checks []*HealthCheck, node, serviceID, serviceName string) []*Heal
 			status, by = StatusMaintenance, c.CheckID
 			break
 		}
-		r, known := rank[c.Status]
-		if !known {
-			r = rank[StatusCritical]
-		}
-		if by == "" || r > rank[status] {
-			status, by = []string{StatusPassing, StatusWarning, StatusCritical}[r], c.CheckID
+		if st := worst(c.Status); by == "" || severity(st) > severity(status) {
+			status, by = st, c.CheckID
 		}
 	}
-	out := fmt.Sprintf("%s: %d checks of the mesh gateway; %q decided", status, len(checks), by)
 	return []*HealthCheck{{
 		Node: node, CheckID: serviceID + ":overall-check", Name: "overall-check", Status: status,
-		Output: out, ServiceID: serviceID, ServiceName: serviceName,
+		Output:    status + ": " + strconv.Itoa(len(checks)) + " checks of the mesh gateway; " + strconv.Quote(by) + " decided",
+		ServiceID: serviceID, ServiceName: serviceName,
 	}}
+}
+
+// worst maps a status to itself, or an unknown one to critical.
+func worst(status string) string {
+	switch status {
+	case StatusPassing, StatusWarning:
+		return status
+	}
+	return StatusCritical
+}
+
+func severity(status string) int {
+	switch status {
+	case StatusPassing:
+		return 0
+	case StatusWarning:
+		return 1
+	}
+	return 2
 }
 
 // Synthesize returns the instances a peer sees for one exported service: one connect-proxy
@@ -130,26 +144,27 @@ func Flatten(checks []*HealthCheck, node, serviceID, serviceName string) []*Heal
 // instance has no ID), proxying for "<service>" ("<service>-instance-<i>", or "<service>"),
 // at the gateway's node, address, tagged addresses and port, carrying the PeerMeta and the
 // gateway's checks flattened. i is the gateway's position in gateways; pass them in a stable
-// order (Replicate sorts them by node and service ID).
+// order (Replicate sorts them by node and service ID). The instances share one PeerMeta and
+// the gateways' node and tagged addresses: treat them as read-only.
 func Synthesize(service exports.ServiceName, meta PeerMeta, gateways []CheckServiceNode) []CheckServiceNode {
 	service = service.Canonical()
 	out := make([]CheckServiceNode, 0, len(gateways))
+	proxy := service.Name + "-sidecar-proxy"
+	connect := &ServiceConnect{PeerMeta: &meta} // shared by the instances: read-only
 	for i, gw := range gateways {
 		if gw.Service == nil || gw.Node == nil {
 			continue
 		}
-		proxy := service.Name + "-sidecar-proxy"
 		id, dest := proxy, service.Name
 		if gw.Service.ID != "" {
-			id = fmt.Sprintf("%s-instance-%d", proxy, i)
-			dest = fmt.Sprintf("%s-instance-%d", service.Name, i)
+			n := strconv.Itoa(i)
+			id, dest = proxy+"-instance-"+n, service.Name+"-instance-"+n
 		}
-		m := meta
 		svc := &NodeService{
 			Kind: KindConnectProxy, ID: id, Service: proxy,
 			Address: gw.Service.Address, TaggedAddresses: gw.Service.TaggedAddresses, Port: gw.Service.Port,
 			Proxy:     &ProxyConfig{DestinationServiceName: service.Name, DestinationServiceID: dest},
-			Connect:   &ServiceConnect{PeerMeta: &m},
+			Connect:   connect,
 			Namespace: service.Namespace, Partition: service.Partition,
 		}
 		out = append(out, CheckServiceNode{Node: gw.Node, Service: svc, Checks: Flatten(gw.Checks, gw.Node.Node, id, proxy)})
