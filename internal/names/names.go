@@ -3,8 +3,10 @@
 // field error that names the component and its value.
 //
 // The checks are byte loops rather than regular expressions because they sit on parse paths
-// that run per request; the tests hold them against k8s.io/apimachinery's validation, which
-// is the reference for what a lowercase RFC 1123 label is.
+// that run per request; the tests and a fuzzer hold them against k8s.io/apimachinery's
+// validation, which is the reference for what a lowercase RFC 1123 label is. One deliberate
+// difference: a subdomain's labels are limited to 63 characters here, as RFC 1123 and DNS
+// require, where apimachinery's subdomain check only limits the whole name.
 package names
 
 import (

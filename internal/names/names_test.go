@@ -78,8 +78,8 @@ func TestAgainstApimachinery(t *testing.T) {
 		if got, want := IsLabel(s), len(validation.IsDNS1123Label(s)) == 0; got != want {
 			t.Fatalf("IsLabel(%q) = %v, apimachinery says %v", s, got, want)
 		}
-		if got, want := IsSubdomain(s), len(validation.IsDNS1123Subdomain(s)) == 0; got != want {
-			t.Fatalf("IsSubdomain(%q) = %v, apimachinery says %v", s, got, want)
+		if got, want := IsSubdomain(s), subdomainRef(s); got != want {
+			t.Fatalf("IsSubdomain(%q) = %v, apimachinery (with labels of at most 63) says %v", s, got, want)
 		}
 	}
 }
@@ -97,4 +97,37 @@ func TestLabelDoesNotAllocate(t *testing.T) {
 		_ = Subdomain("trust.domain.consul")
 	})
 	assert.Zero(t, allocs)
+}
+
+// FuzzNames holds the byte-loop checks to apimachinery's on arbitrary input.
+func FuzzNames(f *testing.F) {
+	for _, s := range []string{"web", "web.default", "a-", "A", "a_b", "1.consul", strings.Repeat("a", 64)} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := IsLabel(s), len(validation.IsDNS1123Label(s)) == 0; got != want {
+			t.Fatalf("IsLabel(%q) = %v, apimachinery says %v", s, got, want)
+		}
+		if got, want := IsSubdomain(s), subdomainRef(s); got != want {
+			t.Fatalf("IsSubdomain(%q) = %v, apimachinery (with labels of at most 63) says %v", s, got, want)
+		}
+		if r := Datacenter(s); (r == "") != (len(s) >= 1 && len(s) <= 63 && strings.Trim(s, "abcdefghijklmnopqrstuvwxyz0123456789-_") == "" &&
+			strings.Trim(s[:1]+s[len(s)-1:], "abcdefghijklmnopqrstuvwxyz0123456789") == "") {
+			t.Fatalf("Datacenter(%q) = %q", s, r)
+		}
+	})
+}
+
+// subdomainRef is apimachinery's subdomain check plus RFC 1123's 63-octet label limit, which
+// apimachinery does not apply within a subdomain.
+func subdomainRef(s string) bool {
+	if len(validation.IsDNS1123Subdomain(s)) > 0 {
+		return false
+	}
+	for _, l := range strings.Split(s, ".") {
+		if len(l) > 63 {
+			return false
+		}
+	}
+	return true
 }
