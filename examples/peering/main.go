@@ -31,6 +31,7 @@ import (
 
 	"github.com/meshscope/meshscope/chain"
 	"github.com/meshscope/meshscope/exports"
+	"github.com/meshscope/meshscope/internal/cli"
 	"github.com/meshscope/meshscope/internal/strict"
 	"github.com/meshscope/meshscope/peermeta"
 	"github.com/meshscope/meshscope/spiffe"
@@ -52,7 +53,7 @@ func main() {
 
 func run(args []string, stdout, stderr io.Writer) int {
 	var o options
-	fs := flag.NewFlagSet("peering", flag.ContinueOnError)
+	fs := flag.NewFlagSet(prog, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&o.exports, "exports", "", "exported-services entries (consul config read JSON; one or several); default: the embedded sample")
 	fs.StringVar(&o.resolvers, "resolvers", "", "service-resolver entries (consul config read JSON; one, several, or a list); default: the embedded sample")
@@ -63,42 +64,17 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.partition, "partition", "default", "the partition the peerings belong to")
 	fs.StringVar(&o.peer, "peer", "", "the peer to show (the exporter's name for the peering); default: every peer the exports name")
 	fs.StringVar(&o.output, "o", "table", "output format: table or json (Consul's wire format)")
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
-	if o.output != "table" && o.output != "json" {
-		fmt.Fprintf(stderr, "peering: -o must be table or json, got %q\n", o.output)
-		return 2
+	if err := fs.Parse(args); err != nil || !cli.CheckFormat(prog, o.output, stderr) {
+		return cli.Usage
 	}
 	reps, err := build(o)
 	if err != nil {
-		fmt.Fprintln(stderr, "peering:", err)
-		return 1
+		return cli.Fail(prog, stderr, err)
 	}
-	if o.output == "json" {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(reps); err != nil {
-			fmt.Fprintln(stderr, "peering:", err)
-			return 1
-		}
-		return 0
-	}
-	if err := print(stdout, reps); err != nil {
-		fmt.Fprintln(stderr, "peering:", err)
-		return 1
-	}
-	return 0
+	return cli.Emit(prog, stdout, stderr, o.output, reps, func(w io.Writer) error { return print(w, reps) })
 }
 
-func read(path, sampleName string) ([]byte, string, error) {
-	if path == "" {
-		b, err := sample.ReadFile("sample/" + sampleName)
-		return b, "sample/" + sampleName, err
-	}
-	b, err := os.ReadFile(path)
-	return b, path, err
-}
+const prog = "peering"
 
 // decodeAll reads a stream of JSON values — objects, or lists of objects — into values of T,
 // prefixing every error with the file and the value's position.
@@ -199,7 +175,7 @@ func cmpOr(err, fallback error) error {
 }
 
 func build(o options) ([]peermeta.Replication, error) {
-	data, name, err := read(o.exports, "exported-services.json")
+	data, name, err := cli.ReadFile(sample, o.exports, "exported-services.json")
 	if err != nil {
 		return nil, err
 	}
@@ -211,7 +187,7 @@ func build(o options) ([]peermeta.Replication, error) {
 	if err != nil {
 		return nil, strict.Prefix(name+": ", err)
 	}
-	data, rname, err := read(o.resolvers, "resolvers.json")
+	data, rname, err := cli.ReadFile(sample, o.resolvers, "resolvers.json")
 	if err != nil {
 		return nil, err
 	}
@@ -219,7 +195,7 @@ func build(o options) ([]peermeta.Replication, error) {
 	if err != nil {
 		return nil, err
 	}
-	data, cname, err := read(o.catalog, "catalog.json")
+	data, cname, err := cli.ReadFile(sample, o.catalog, "catalog.json")
 	if err != nil {
 		return nil, err
 	}

@@ -14,7 +14,6 @@ package main
 
 import (
 	"embed"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -23,6 +22,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/meshscope/meshscope/internal/cli"
 	"github.com/meshscope/meshscope/internal/strict"
 	"github.com/meshscope/meshscope/visibility"
 )
@@ -44,7 +44,7 @@ func main() {
 
 func run(args []string, stdout, stderr io.Writer) int {
 	var o options
-	fs := flag.NewFlagSet("visibility", flag.ContinueOnError)
+	fs := flag.NewFlagSet(prog, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&o.mesh, "mesh", "", "mesh configuration: serviceEntryVisibility block, meshConfig, IstioOperator or istio ConfigMap (YAML or JSON); default: the embedded sample")
 	fs.StringVar(&o.inventory, "inventory", "", "output of `kubectl get namespaces,serviceentries,services -A -o yaml`; default: the embedded sample")
@@ -54,33 +54,17 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.explainHost, "explain-host", "", "explain which service answers this host for -client")
 	fs.StringVar(&o.explainAddr, "explain-addr", "", "explain which service receives traffic to this IP for -client")
 	fs.StringVar(&o.client, "client", "", "the client namespace for -explain-host and -explain-addr")
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
-	if o.output != "table" && o.output != "json" {
-		fmt.Fprintf(stderr, "visibility: -o must be table or json, got %q\n", o.output)
-		return 2
+	if err := fs.Parse(args); err != nil || !cli.CheckFormat(prog, o.output, stderr) {
+		return cli.Usage
 	}
 	rep, err := build(o)
 	if err != nil {
-		fmt.Fprintln(stderr, "visibility:", err)
-		return 1
+		return cli.Fail(prog, stderr, err)
 	}
-	if o.output == "json" {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(rep); err != nil {
-			fmt.Fprintln(stderr, "visibility:", err)
-			return 1
-		}
-		return 0
-	}
-	if err := rep.print(stdout); err != nil {
-		fmt.Fprintln(stderr, "visibility:", err)
-		return 1
-	}
-	return 0
+	return cli.Emit(prog, stdout, stderr, o.output, rep, rep.print)
 }
+
+const prog = "visibility"
 
 // report is everything the program shows; it is also the JSON output.
 type report struct {
@@ -103,18 +87,8 @@ type entryRow struct {
 	Decision  visibility.Decision `json:"decision"`
 }
 
-// read returns a file's contents, or the embedded sample's when path is "".
-func read(path, sampleName string) ([]byte, string, error) {
-	if path == "" {
-		b, err := sample.ReadFile("sample/" + sampleName)
-		return b, "sample/" + sampleName, err
-	}
-	b, err := os.ReadFile(path)
-	return b, path, err
-}
-
 func loadResolver(path, sampleName string) (*visibility.Resolver, string, error) {
-	data, name, err := read(path, sampleName)
+	data, name, err := cli.ReadFile(sample, path, sampleName)
 	if err != nil {
 		return nil, name, err
 	}
@@ -134,7 +108,7 @@ func build(o options) (*report, error) {
 	if err != nil {
 		return nil, err
 	}
-	data, invName, err := read(o.inventory, "inventory.yaml")
+	data, invName, err := cli.ReadFile(sample, o.inventory, "inventory.yaml")
 	if err != nil {
 		return nil, err
 	}
