@@ -447,3 +447,20 @@ func TestNameHashCollisions(t *testing.T) {
 	assert.Nil(t, ix.findPair(h|1, "c", "z"))
 	assert.Nil(t, ix.findPair(h|3, "a", "x"), "another hash finds nothing")
 }
+
+func TestEmptyInventory(t *testing.T) {
+	ix, err := NewIndex(nil, Inventory{})
+	require.NoError(t, err)
+	_, ok := ix.LookupHost("a", "x.y")
+	assert.False(t, ok)
+	_, ok = ix.LookupAddress("a", netip.MustParseAddr("1.2.3.4"))
+	assert.False(t, ok)
+	_, ok = ix.Decision("a", "b")
+	assert.False(t, ok)
+	assert.Empty(t, ix.Conflicts())
+	assert.Zero(t, ix.Len())
+	assert.Empty(t, ix.Namespaces())
+	a, err := Diff(nil, nil, Inventory{})
+	require.NoError(t, err)
+	assert.Empty(t, a.Entries)
+}
