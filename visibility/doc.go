@@ -67,7 +67,9 @@
 // in several namespaces with the answer each client namespace gets; Diff audits a change of
 // configuration over the same inventory — every entry whose visibility changes, who gains
 // or loses it, and every answer that changes — without enforcing anything. Lookups do not
-// allocate, and no answer depends on the order of the inventory.
+// allocate (a host is normalized on a copy only when it has upper case or a trailing dot),
+// the host and address tables are built once, on the first lookup, and no answer depends
+// on the order of the inventory.
 //
 // # Sidecars, gateways and waypoints
 //

@@ -733,8 +733,9 @@ func lookupKey(host string, buf *[names.MaxSubdomain + 2]byte) string {
 // the mesh does not know. It tries the exact host, then each wildcard level (*.b.c, then *.c),
 // and at each level takes the client's own namespace's visible entry, else the canonical
 // one (a Kubernetes Service, else the highest-ranked PUBLIC entry); a NAMESPACE entry of
-// another namespace is never returned, nor a NONE entry. LookupHost does not allocate for
-// lower-case hosts.
+// another namespace is never returned, nor a NONE entry. LookupHost does not allocate for a
+// host in lower case without a trailing dot (the form DNS clients send); other spellings are
+// normalized on a copy.
 func (ix *Index) LookupHost(client, host string) (Service, bool) {
 	if e := ix.lookupHost(client, host); e >= 0 {
 		return ix.services[e], true
