@@ -734,8 +734,7 @@ func lookupKey(host string, buf *[names.MaxSubdomain + 2]byte) string {
 // and at each level takes the client's own namespace's visible entry, else the canonical
 // one (a Kubernetes Service, else the highest-ranked PUBLIC entry); a NAMESPACE entry of
 // another namespace is never returned, nor a NONE entry. LookupHost does not allocate for a
-// host in lower case without a trailing dot; other spellings are
-// normalized on a copy.
+// host in lower case without a trailing dot; other spellings are normalized on a copy.
 func (ix *Index) LookupHost(client, host string) (Service, bool) {
 	if e := ix.lookupHost(client, host); e >= 0 {
 		return ix.services[e], true
