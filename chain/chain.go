@@ -197,7 +197,7 @@ func Compile(req Request, e Entries) (*Chain, error) {
 	if err != nil || len(reqErrs) > 0 {
 		return nil, errors.Join(append(reqErrs, err)...)
 	}
-	return cc.Compile(req)
+	return cc.compile(req)
 }
 
 // checkRequest reports the request's missing fields.
@@ -216,6 +216,11 @@ func (cc *Compiler) Compile(req Request) (*Chain, error) {
 	if errs := checkRequest(req); len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
+	return cc.compile(req)
+}
+
+// compile compiles a request whose required fields are present.
+func (cc *Compiler) compile(req Request) (*Chain, error) {
 	req.Namespace, req.Partition = orDefault(req.Namespace), orDefault(req.Partition)
 	c := &compiler{Compiler: cc, req: req, badProto: map[ServiceKey]bool{}}
 	ch := &Chain{Service: c.req.Service, Namespace: c.req.Namespace, Partition: c.req.Partition, Datacenter: c.req.Datacenter,

@@ -95,12 +95,8 @@ func Diff(old, new *Resolver, inv Inventory) (Audit, error) {
 	for _, h := range slices.Sorted(maps.Keys(hosts)) {
 		a.Hosts = append(a.Hosts, changes(h, before.answers(before.hostLevels(h)), after.answers(after.hostLevels(h)))...)
 	}
-	pfxs := slices.SortedFunc(maps.Keys(prefixes), func(x, y netip.Prefix) int {
-		if c := x.Addr().Compare(y.Addr()); c != 0 {
-			return c
-		}
-		return x.Bits() - y.Bits()
-	})
+	pfxs := slices.SortedFunc(maps.Keys(prefixes), comparePrefixes)
+
 	for _, p := range pfxs {
 		q := p.String()
 		if p.Bits() == p.Addr().BitLen() {

@@ -2,6 +2,7 @@ package visibility
 
 import (
 	"fmt"
+	"maps"
 	"net/netip"
 	"slices"
 	"strings"
@@ -93,7 +94,6 @@ func (ix *Index) hostLevels(host string) []level {
 	if h == "" {
 		return nil
 	}
-	h = strings.Clone(h)
 	t := ix.lookupTables()
 	var out []level
 	if c, ok := t.hosts[h]; ok {
@@ -310,22 +310,18 @@ func (ix *Index) Conflicts() []Conflict {
 		}
 		out = append(out, conf)
 	}
-	for _, h := range sortedKeys(t.hosts) {
+	for _, h := range slices.Sorted(maps.Keys(t.hosts)) {
 		add(h, ix.hostLevels(h))
 	}
-	for _, s := range sortedKeys(t.wild) {
+	for _, s := range slices.Sorted(maps.Keys(t.wild)) {
 		add("*."+s, ix.hostLevels("*."+s))
 	}
-	addrs := sortedFunc(t.addrs, func(a, b netip.Addr) int { return a.Compare(b) })
+	addrs := slices.SortedFunc(maps.Keys(t.addrs), netip.Addr.Compare)
 	for _, a := range addrs {
 		add(a.String(), ix.addrLevels(netip.PrefixFrom(a, a.BitLen())))
 	}
-	pfxs := sortedFunc(t.prefixes, func(a, b netip.Prefix) int {
-		if c := a.Addr().Compare(b.Addr()); c != 0 {
-			return c
-		}
-		return a.Bits() - b.Bits()
-	})
+	pfxs := slices.SortedFunc(maps.Keys(t.prefixes), comparePrefixes)
+
 	for _, p := range pfxs {
 		add(p.String(), ix.addrLevels(p))
 	}
@@ -387,20 +383,10 @@ func equalRef(a, b *ServiceRef) bool {
 	return *a == *b
 }
 
-func sortedKeys(m map[string]int32) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
+// comparePrefixes orders prefixes by address, then by length.
+func comparePrefixes(a, b netip.Prefix) int {
+	if c := a.Addr().Compare(b.Addr()); c != 0 {
+		return c
 	}
-	slices.Sort(keys)
-	return keys
-}
-
-func sortedFunc[K comparable](m map[K]int32, cmp func(a, b K) int) []K {
-	keys := make([]K, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.SortFunc(keys, cmp)
-	return keys
+	return a.Bits() - b.Bits()
 }

@@ -18,6 +18,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"embed"
 	"encoding/json"
 	"errors"
@@ -135,7 +136,7 @@ func decodeCatalog(data []byte, name string) (catalogFile, error) {
 	d := &strict.Decoder{}
 	o, ok := d.Object(x, "")
 	if !ok {
-		return c, strict.Prefix(name+": ", cmpOr(d.Err(), errors.New("(top level): must be an object")))
+		return c, strict.Prefix(name+": ", cmp.Or(d.Err(), errors.New("(top level): must be an object")))
 	}
 	o.Check("DefaultProtocol", "Services", "Gateways")
 	o.String(&c.DefaultProtocol, "DefaultProtocol")
@@ -164,14 +165,6 @@ func decodeCatalog(data []byte, name string) (catalogFile, error) {
 		}
 	}
 	return c, strict.Prefix(name+": ", d.Err())
-}
-
-// cmpOr returns err, or fallback when err is nil.
-func cmpOr(err, fallback error) error {
-	if err != nil {
-		return err
-	}
-	return fallback
 }
 
 func build(o options) ([]peermeta.Replication, error) {
