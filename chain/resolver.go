@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/meshscope/meshscope/internal/names"
@@ -381,11 +383,12 @@ func decodeDuration(d *strict.Decoder, x any, path string) time.Duration {
 			d.Errorf(path, "%q is not a duration such as \"5s\"", t)
 		}
 		return dur
-	case float64:
-		if t != float64(int64(t)) {
-			d.Errorf(path, "%v is not a whole number of nanoseconds", t)
+	case json.Number:
+		ns, err := strconv.ParseInt(string(t), 10, 64)
+		if err != nil {
+			d.Errorf(path, "%s is not a whole number of nanoseconds up to %d", t, int64(math.MaxInt64))
 		}
-		return time.Duration(int64(t))
+		return time.Duration(ns)
 	}
 	d.Errorf(path, "must be a duration such as \"5s\", got %s", strict.Describe(x))
 	return 0
@@ -471,4 +474,21 @@ func decodeTarget(d *strict.Decoder, x any, path string) FailoverTarget {
 	o.String(&t.Datacenter, "Datacenter")
 	o.String(&t.Peer, "Peer")
 	return t
+}
+
+// LoadResolvers reads service-resolver entries as `consul config read -kind
+// service-resolver -name <service>` prints them: one JSON value, a stream of values (the
+// output of several such commands), or a JSON array. Each entry is decoded as
+// ServiceResolver.UnmarshalJSON decodes it (keys given twice are errors too) and validated.
+// Every problem is reported, naming the value when there are several ("value 2: …") and the
+// element of an array ("[1]: Redirect is empty").
+func LoadResolvers(data []byte) ([]ServiceResolver, error) {
+	return strict.DecodeEntries(data, true, func(d *strict.Decoder, x any, path string) ServiceResolver {
+		before := len(d.Errs())
+		r := decodeResolver(d, x, path)
+		if len(d.Errs()) == before {
+			d.Add(strict.Prefix(strict.At(path), r.Validate()))
+		}
+		return r
+	})
 }

@@ -250,3 +250,20 @@ func decodeConsumer(d *strict.Decoder, x any, path string) Consumer {
 	o.String(&c.SamenessGroup, group...)
 	return c
 }
+
+// LoadEntries reads exported-services entries as `consul config read -kind
+// exported-services -name <partition>` prints them: one JSON value, a stream of values (the
+// output of several such commands), or a JSON array. Each entry is decoded as
+// ConfigEntry.UnmarshalJSON decodes it (keys given twice are errors too) and validated.
+// Every problem is reported, naming the value when there are several ("value 2: …") and the
+// element of an array ("[1]: Services[0].Consumers[0]: …").
+func LoadEntries(data []byte) ([]ConfigEntry, error) {
+	return strict.DecodeEntries(data, true, func(d *strict.Decoder, x any, path string) ConfigEntry {
+		before := len(d.Errs())
+		e := decodeEntry(d, x, path)
+		if len(d.Errs()) == before {
+			d.Add(strict.Prefix(strict.At(path), e.Validate()))
+		}
+		return e
+	})
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/meshscope/meshscope/internal/strict"
@@ -52,8 +53,8 @@ func (v Visibility) valid() bool {
 // PUBLIC, NAMESPACE, NONE and VISIBILITY_UNSPECIFIED, and the numbers 0 to 3. Anything else —
 // a lower-case name, another number, another type — is an error naming the value.
 func (v *Visibility) UnmarshalJSON(b []byte) error {
-	var x any
-	if err := json.Unmarshal(b, &x); err != nil {
+	x, err := strict.ParseJSON(b)
+	if err != nil {
 		return err
 	}
 	got, err := decodeVisibility(x)
@@ -77,11 +78,11 @@ func decodeVisibility(x any) (Visibility, error) {
 			return "", fmt.Errorf("unsupported value %q: enum names are upper case (%q)", t, up)
 		}
 		return "", fmt.Errorf("unsupported value %q: supported values: %q, %q, %q, %q", t, Public, Namespace, None, Unspecified)
-	case float64:
-		if t == float64(int(t)) && t >= 0 && int(t) < len(visibilityNumbers) {
-			return visibilityNumbers[int(t)], nil
+	case json.Number:
+		if i, err := strconv.Atoi(string(t)); err == nil && i >= 0 && i < len(visibilityNumbers) {
+			return visibilityNumbers[i], nil
 		}
-		return "", fmt.Errorf("unsupported value %v: enum numbers are 0 (unspecified), 1 (NONE), 2 (NAMESPACE) and 3 (PUBLIC)", t)
+		return "", fmt.Errorf("unsupported value %s: enum numbers are 0 (unspecified), 1 (NONE), 2 (NAMESPACE) and 3 (PUBLIC)", t)
 	}
 	return "", fmt.Errorf("must be a string or a number, got %s", strict.Describe(x))
 }

@@ -327,11 +327,13 @@ func NewIndex(r *Resolver, inv Inventory) (*Index, error) {
 	return ix, nil
 }
 
-// report joins the problems, a line per service in inventory order.
+// report joins the problems, one a line, in inventory order.
 func (ix *Index) report(head []error, problems map[int32][]string) error {
 	for _, i := range slices.Sorted(maps.Keys(problems)) {
 		s := &ix.services[i]
-		head = append(head, fmt.Errorf("%s (%s %s/%s): %s", strict.Index("Services", int(i)), s.Kind, s.Namespace, s.Name, strings.Join(problems[i], "; ")))
+		for _, p := range problems[i] {
+			head = append(head, fmt.Errorf("%s (%s %s/%s): %s", strict.Index("Services", int(i)), s.Kind, s.Namespace, s.Name, p))
+		}
 	}
 	return errors.Join(head...)
 }
@@ -379,7 +381,9 @@ func (ix *Index) check(i int32, s *Service, nsLabels map[string]map[string]strin
 	*hash = ix.hashName(ns.hash, s.Name)&^1 | uint64(s.Kind&1) // the kind rides in the low bit
 	if s.Namespace != "" && len(s.ExportTo) > 0 {
 		if err := ValidateExportTo(s.Namespace, s.ExportTo); err != nil {
-			bad("ExportTo: %v", strings.ReplaceAll(err.Error(), "\n", "; "))
+			for _, e := range strict.Split(err) {
+				bad("ExportTo: %v", e)
+			}
 		}
 	}
 	for j, h := range s.Hosts {

@@ -230,8 +230,13 @@ func TestNewIndexErrors(t *testing.T) {
 		`Services[0] (Kind(7) a/x): Kind: unknown kind 7`,
 		`Services[1] (ServiceEntry /noname): Namespace: must not be empty`,
 		`Services[3] (ServiceEntry a/dup): a second ServiceEntry a/dup (the first is Services[2])`,
-		`Services[5] (ServiceEntry a/hosts): Hosts[0]: "" is empty; Hosts[1]: "exa mple.com" is not a DNS name: label "exa mple" must not contain ' ' (allowed: a-z, 0-9 and "-"); Hosts[2]: "*." is a wildcard without a domain; Hosts[3]: "a..b" is not a DNS name: must not have an empty label (a leading, trailing or doubled ".")`,
-		`Services[6] (ServiceEntry a/addrs): Addresses[1]: "10.0.0.0/33" is not an IP or CIDR; Addresses[2]: "not-an-ip" is not an IP or CIDR; Addresses[3]: "fe80::1%eth0" is not an IP or CIDR`,
+		`Services[5] (ServiceEntry a/hosts): Hosts[0]: "" is empty`,
+		`Services[5] (ServiceEntry a/hosts): Hosts[1]: "exa mple.com" is not a DNS name: label "exa mple" must not contain ' ' (allowed: a-z, 0-9 and "-")`,
+		`Services[5] (ServiceEntry a/hosts): Hosts[2]: "*." is a wildcard without a domain`,
+		`Services[5] (ServiceEntry a/hosts): Hosts[3]: "a..b" is not a DNS name: must not have an empty label (a leading, trailing or doubled ".")`,
+		`Services[6] (ServiceEntry a/addrs): Addresses[1]: "10.0.0.0/33" is not an IP or CIDR`,
+		`Services[6] (ServiceEntry a/addrs): Addresses[2]: "not-an-ip" is not an IP or CIDR`,
+		`Services[6] (ServiceEntry a/addrs): Addresses[3]: "fe80::1%eth0" is not an IP or CIDR`,
 		`Services[7] (ServiceEntry a/export): ExportTo: exportTo[0]: "*" must be the only value`,
 	}, "\n"), err.Error())
 }

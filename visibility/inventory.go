@@ -1,14 +1,13 @@
 package visibility
 
 import (
-	"encoding/json"
+	"cmp"
 	"errors"
 	"fmt"
 	"strings"
 	"time"
 
-	"sigs.k8s.io/yaml"
-
+	"github.com/meshscope/meshscope/internal/names"
 	"github.com/meshscope/meshscope/internal/strict"
 )
 
@@ -16,149 +15,266 @@ import (
 // comma-separated list.
 const ExportToAnnotation = "networking.istio.io/exportTo"
 
-// object is the part of a Kubernetes object an inventory needs.
-type object struct {
-	APIVersion string `json:"apiVersion"`
-	Kind       string `json:"kind"`
-	Metadata   struct {
-		Name              string            `json:"name"`
-		Namespace         string            `json:"namespace"`
-		Labels            map[string]string `json:"labels"`
-		Annotations       map[string]string `json:"annotations"`
-		CreationTimestamp string            `json:"creationTimestamp"`
-	} `json:"metadata"`
-	Spec  json.RawMessage   `json:"spec"`
-	Items []json.RawMessage `json:"items"`
-}
-
 // LoadInventory reads namespaces, ServiceEntries and Services from Kubernetes YAML or JSON —
-// the output of `kubectl get namespaces,serviceentries,services -A -o yaml` (a List), single
-// objects, or several documents separated by "---". Objects of other kinds are skipped.
+// the output of `kubectl get namespaces,serviceentries,services -A -o yaml` (a List, nested
+// Lists too), single objects, or several documents separated by "---". Objects of other
+// kinds are skipped; a kind that misspells one of the three is an error.
 //
 // A Namespace contributes its labels (with kubernetes.io/metadata.name added when the dump
 // lacks it, as the API server sets it). A ServiceEntry contributes spec.hosts,
-// spec.addresses and spec.exportTo. A Service contributes the host
+// spec.addresses and spec.exportTo. A Service (apiVersion v1) contributes the host
 // <name>.<namespace>.svc.<clusterDomain> ("" means cluster.local), its cluster IPs, and the
-// exportTo of its networking.istio.io/exportTo annotation. Every problem is reported, naming
-// the document or item and the object: `items[3] (ServiceEntry shop/payments): …`. The
-// values themselves are validated by NewIndex.
+// exportTo of its networking.istio.io/exportTo annotation.
+//
+// Everything NewIndex would refuse is refused here, naming the document, the List item, the
+// object and the field as the user wrote them, one problem a line:
+//
+//	items[5] (ServiceEntry shop/api): spec.hosts[0]: "api.*.example.com" is not a DNS name: …
+//
+// So are two Namespace objects with one name (naming both: document order must not decide
+// which labels count), a key given twice, and input with no Namespace, ServiceEntry or
+// Service at all (an error saying what the input holds instead).
 func LoadInventory(data []byte, clusterDomain string) (Inventory, error) {
 	if clusterDomain == "" {
 		clusterDomain = "cluster.local"
 	}
-	inv := Inventory{Namespaces: map[string]map[string]string{}}
+	s := readObjects(data)
+	l := inventoryLoader{
+		inv:    Inventory{Namespaces: map[string]map[string]string{}},
+		domain: clusterDomain,
+		seen:   map[string]string{},
+	}
 	var errs []error
-	docs := splitDocuments(data)
-	for d, doc := range docs {
-		where := ""
-		if len(docs) > 1 {
-			where = fmt.Sprintf("document %d", d+1)
-		}
-		j, err := yaml.YAMLToJSON(doc)
-		if err != nil {
-			errs = append(errs, prefixed(where, fmt.Errorf("not YAML or JSON: %w", err)))
+	skipped := map[string]int{}
+	read := 0
+	for _, o := range s.objects {
+		if o.err != nil {
+			errs = append(errs, o.err)
 			continue
 		}
-		errs = append(errs, inv.addObject(j, where, clusterDomain)...)
+		if err := checkKind(o, []string{"Namespace", "ServiceEntry", "Service"}); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		var problems []error
+		switch {
+		case o.kind == "Namespace":
+			problems = l.namespace(o)
+		case o.kind == "ServiceEntry":
+			problems = l.serviceEntry(o)
+		case o.kind == "Service" && isCoreV1(o):
+			problems = l.service(o)
+		default:
+			skipped[describeKind(o)]++
+			continue
+		}
+		read++
+		for _, p := range problems {
+			errs = append(errs, fmt.Errorf("%s%w", objectPrefix(o), p))
+		}
 	}
 	if len(errs) > 0 {
 		return Inventory{}, errors.Join(errs...)
 	}
-	return inv, nil
+	if read == 0 {
+		return Inventory{}, fmt.Errorf("no inventory: %s; expected Namespace, ServiceEntry and Service objects (kubectl get namespaces,serviceentries,services -A -o yaml)", s.found(skipped))
+	}
+	return l.inv, nil
 }
 
-func prefixed(where string, err error) error {
-	if where == "" {
-		return err
+// objectPrefix names an object for its problems: "items[3] (ServiceEntry shop/api): ", or
+// "ServiceEntry shop/api: " for the only document of a stream.
+func objectPrefix(o kubeObject) string {
+	if o.where == "" {
+		return o.id() + ": "
 	}
-	return fmt.Errorf("%s: %w", where, err)
+	return o.where + " (" + o.id() + "): "
 }
 
-func (inv *Inventory) addObject(j []byte, where, clusterDomain string) []error {
-	if string(j) == "null" {
-		return nil
+// isCoreV1 reports whether o is of the core API group (a Service of another group, such as
+// Knative's, is another kind of object).
+func isCoreV1(o kubeObject) bool {
+	v, _ := o.fields["apiVersion"].(string)
+	return v == "" || v == "v1"
+}
+
+type inventoryLoader struct {
+	inv    Inventory
+	domain string
+	seen   map[string]string // namespace name -> where its Namespace object is
+}
+
+// objectMeta is the metadata an inventory reads.
+type objectMeta struct {
+	name, namespace   string
+	labels, annots    map[string]string
+	creationTimestamp string
+}
+
+func readMeta(d *strict.Decoder, o kubeObject) objectMeta {
+	var m objectMeta
+	mo, ok := d.Object(o.fields["metadata"], "metadata")
+	if !ok {
+		return m
 	}
-	var o object
-	if err := json.Unmarshal(j, &o); err != nil {
-		return []error{prefixed(where, fmt.Errorf("not a Kubernetes object: %w", err))}
+	mo.String(&m.name, "name")
+	mo.String(&m.namespace, "namespace")
+	mo.String(&m.creationTimestamp, "creationTimestamp")
+	if v, p, ok := mo.Get("labels"); ok {
+		m.labels = d.StringMap(v, p)
 	}
-	id := fmt.Sprintf("%s %s/%s", o.Kind, o.Metadata.Namespace, o.Metadata.Name)
-	fail := func(format string, args ...any) []error {
-		msg := fmt.Sprintf(format, args...)
-		if where == "" {
-			return []error{fmt.Errorf("%s: %s", id, msg)}
-		}
-		return []error{fmt.Errorf("%s (%s): %s", where, id, msg)}
+	if v, p, ok := mo.Get("annotations"); ok {
+		m.annots = d.StringMap(v, p)
 	}
-	switch o.Kind {
-	case "List", "NamespaceList", "ServiceEntryList", "ServiceList":
-		var errs []error
-		for i, item := range o.Items {
-			errs = append(errs, inv.addObject(item, strings.TrimPrefix(where+": items["+fmt.Sprint(i)+"]", ": "), clusterDomain)...)
-		}
-		return errs
-	case "Namespace":
-		if o.Metadata.Name == "" {
-			return fail("metadata.name: must not be empty")
-		}
-		ls := map[string]string{}
-		for k, v := range o.Metadata.Labels {
-			ls[k] = v
-		}
-		if _, ok := ls[NamespaceNameLabel]; !ok {
-			ls[NamespaceNameLabel] = o.Metadata.Name
-		}
-		inv.Namespaces[o.Metadata.Name] = ls
-		return nil
-	case "ServiceEntry", "Service":
-	default:
-		return nil
-	}
-	if o.Kind == "Service" && !strings.HasPrefix(o.APIVersion, "v1") {
-		return nil // a Service of another API group
-	}
-	if o.Metadata.Namespace == "" || o.Metadata.Name == "" {
-		return fail("metadata.namespace and metadata.name must be set (dump with -A so that objects carry their namespace)")
-	}
-	s := Service{Namespace: o.Metadata.Namespace, Name: o.Metadata.Name}
-	if ts := o.Metadata.CreationTimestamp; ts != "" {
-		t, err := time.Parse(time.RFC3339, ts)
-		if err != nil {
-			return fail("metadata.creationTimestamp: %q is not an RFC 3339 time", ts)
-		}
-		s.CreationTime = t
-	}
-	var spec map[string]any
-	if len(o.Spec) > 0 {
-		if err := json.Unmarshal(o.Spec, &spec); err != nil {
-			return fail("spec: must be an object")
-		}
-	}
+	return m
+}
+
+// namespace reads a Namespace: its name and labels.
+func (l *inventoryLoader) namespace(o kubeObject) []error {
 	var d strict.Decoder
-	strs := func(field string) []string { return d.Strings(spec[field], "spec."+field) }
-	if o.Kind == "ServiceEntry" {
-		s.Kind, s.Hosts, s.Addresses, s.ExportTo = ServiceEntry, strs("hosts"), strs("addresses"), strs("exportTo")
-	} else {
-		s.Kind = KubernetesService
-		s.Hosts = []string{s.Name + "." + s.Namespace + ".svc." + clusterDomain}
-		ips := strs("clusterIPs")
-		if ip := d.String(spec["clusterIP"], "spec.clusterIP"); len(ips) == 0 && ip != "" {
-			ips = []string{ip}
-		}
-		for _, ip := range ips {
-			if ip != "" && ip != "None" {
-				s.Addresses = append(s.Addresses, ip)
+	m := readMeta(&d, o)
+	if m.name == "" {
+		d.Errorf("metadata.name", "must not be empty")
+	} else if r := names.Label(m.name); r != "" {
+		d.Errorf("metadata.name", "%q %s", m.name, r)
+	}
+	if err := d.Err(); err != nil {
+		return strict.Split(err)
+	}
+	here := cmp.Or(o.where, "the object")
+	if first, dup := l.seen[m.name]; dup {
+		return []error{fmt.Errorf("a second Namespace %s (the first is %s); which labels apply would depend on document order", m.name, first)}
+	}
+	l.seen[m.name] = here
+	ls := make(map[string]string, len(m.labels)+1)
+	for k, v := range m.labels {
+		ls[k] = v
+	}
+	if _, ok := ls[NamespaceNameLabel]; !ok {
+		ls[NamespaceNameLabel] = m.name
+	}
+	l.inv.Namespaces[m.name] = ls
+	return nil
+}
+
+// serviceEntry reads a ServiceEntry: hosts, addresses and exportTo.
+func (l *inventoryLoader) serviceEntry(o kubeObject) []error {
+	var d strict.Decoder
+	s, spec, ok := l.common(&d, o, ServiceEntry)
+	if ok {
+		for i, h := range specStrings(&d, spec, "hosts") {
+			if r := hostProblem(h); r != "" {
+				d.Errorf(strict.Index("spec.hosts", i), "%q %s", h, r)
 			}
+			s.Hosts = append(s.Hosts, h)
 		}
-		if v, ok := o.Metadata.Annotations[ExportToAnnotation]; ok {
+		for i, a := range specStrings(&d, spec, "addresses") {
+			if _, _, err := parseAddress(a); err != nil {
+				d.Errorf(strict.Index("spec.addresses", i), "%q is not an IP or CIDR", a)
+			}
+			s.Addresses = append(s.Addresses, a)
+		}
+		s.ExportTo = specStrings(&d, spec, "exportTo")
+		exportToProblems(&d, "spec.", s)
+	}
+	return l.finish(&d, s)
+}
+
+// service reads a Kubernetes Service: its host, cluster IPs and exportTo annotation.
+func (l *inventoryLoader) service(o kubeObject) []error {
+	var d strict.Decoder
+	s, spec, ok := l.common(&d, o, KubernetesService)
+	if ok {
+		s.Hosts = []string{s.Name + "." + s.Namespace + ".svc." + l.domain}
+		field := "spec.clusterIPs"
+		ips := specStrings(&d, spec, "clusterIPs")
+		if ip, _ := spec["clusterIP"].(string); len(ips) == 0 && ip != "" {
+			ips, field = []string{ip}, "spec.clusterIP"
+		} else if v, ok := spec["clusterIP"]; ok && v != nil {
+			d.String(v, "spec.clusterIP")
+		}
+		for i, ip := range ips {
+			if ip == "" || ip == "None" {
+				continue
+			}
+			if _, _, err := parseAddress(ip); err != nil {
+				p := field
+				if field == "spec.clusterIPs" {
+					p = strict.Index(field, i)
+				}
+				d.Errorf(p, "%q is not an IP", ip)
+			}
+			s.Addresses = append(s.Addresses, ip)
+		}
+		if v, ok := s.annots[ExportToAnnotation]; ok {
 			for _, e := range strings.Split(v, ",") {
 				s.ExportTo = append(s.ExportTo, strings.TrimSpace(e))
 			}
+			exportToProblems(&d, strict.Key("metadata.annotations", ExportToAnnotation)+": ", s)
 		}
 	}
-	if err := d.Err(); err != nil {
-		return fail("%s", strings.ReplaceAll(err.Error(), "\n", "; "))
+	return l.finish(&d, s)
+}
+
+// loadedService is a service being read, with the metadata the kinds share.
+type loadedService struct {
+	Service
+	annots map[string]string
+}
+
+// common reads what ServiceEntries and Services share: namespace, name, creation time, and
+// the spec object. ok is false when the object is too broken to read further.
+func (l *inventoryLoader) common(d *strict.Decoder, o kubeObject, kind Kind) (*loadedService, map[string]any, bool) {
+	m := readMeta(d, o)
+	s := &loadedService{Service: Service{Kind: kind, Namespace: m.namespace, Name: m.name}, annots: m.annots}
+	if m.namespace == "" || m.name == "" {
+		d.Add(errors.New("metadata.namespace and metadata.name must be set (dump with -A so that objects carry their namespace)"))
+		return s, nil, false
 	}
-	inv.Services = append(inv.Services, s)
+	if r := names.Label(m.namespace); r != "" {
+		d.Errorf("metadata.namespace", "%q %s", m.namespace, r)
+	}
+	if r := names.Subdomain(m.name); r != "" {
+		d.Errorf("metadata.name", "%q %s", m.name, r)
+	}
+	if ts := m.creationTimestamp; ts != "" {
+		t, err := time.Parse(time.RFC3339, ts)
+		if err != nil {
+			d.Errorf("metadata.creationTimestamp", "%q is not an RFC 3339 time", ts)
+		}
+		s.CreationTime = t
+	}
+	spec := map[string]any{}
+	if x := o.fields["spec"]; x != nil {
+		so, isObj := x.(map[string]any)
+		if !isObj {
+			d.Errorf("spec", "must be an object, got %s", strict.Describe(x))
+			return s, nil, false
+		}
+		spec = so
+	}
+	return s, spec, true
+}
+
+func (l *inventoryLoader) finish(d *strict.Decoder, s *loadedService) []error {
+	if err := d.Err(); err != nil {
+		return strict.Split(err)
+	}
+	l.inv.Services = append(l.inv.Services, s.Service)
 	return nil
+}
+
+// specStrings reads spec.<field> as a list of strings.
+func specStrings(d *strict.Decoder, spec map[string]any, field string) []string {
+	return d.Strings(spec[field], "spec."+field)
+}
+
+// exportToProblems records the problems of s's exportTo under prefix.
+func exportToProblems(d *strict.Decoder, prefix string, s *loadedService) {
+	if len(s.ExportTo) == 0 || names.Label(s.Namespace) != "" {
+		return
+	}
+	for _, err := range strict.Split(validateExportTo(s.Namespace, s.ExportTo, true)) {
+		d.Add(fmt.Errorf("%s%w", prefix, err))
+	}
 }

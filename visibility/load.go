@@ -1,7 +1,6 @@
 package visibility
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"maps"
@@ -9,83 +8,183 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	"sigs.k8s.io/yaml"
 
 	"github.com/meshscope/meshscope/internal/strict"
 )
 
 // LoadConfig reads the ServiceEntry visibility configuration from YAML or JSON in any of the
-// shapes it is kept in:
+// shapes it is kept in, alone, in a multi-document stream, or inside a List (what
+// `kubectl get … -o yaml` prints):
 //
-//   - a bare serviceEntryVisibility block ({defaultVisibility: NAMESPACE, policies: [...]});
+//   - an IstioOperator: spec.meshConfig, or spec.values.meshConfig;
+//   - the istio ConfigMap (named istio, or istio-<revision>), whose data.mesh holds the
+//     meshConfig as YAML (kubectl get configmap istio -n istio-system -o yaml); other
+//     ConfigMaps are skipped;
+//   - Helm values: meshConfig, or values.meshConfig;
 //   - a whole meshConfig ({serviceEntryVisibility: {...}, accessLogFile: ..., ...});
-//   - Helm values or an IstioOperator manifest (meshConfig / spec.meshConfig);
-//   - the istio ConfigMap, whose data.mesh holds the meshConfig as YAML
-//     (kubectl get configmap istio -n istio-system -o yaml).
+//   - a bare serviceEntryVisibility block ({defaultVisibility: NAMESPACE, policies: [...]}).
 //
-// Several YAML documents may be given (separated by "---"); objects of other kinds are
-// skipped, and at most one document may carry the configuration. The block itself is
-// decoded strictly (see Config.UnmarshalJSON); errors name the path from the document's root,
-// such as spec.meshConfig.serviceEntryVisibility.policies[0].matchingRules[0].namespaceSelector.
-// The fields of meshConfig other than serviceEntryVisibility are not checked, but a key that
-// looks like a misspelling of serviceEntryVisibility is an error, since it would silently
-// leave the feature off.
+// Objects of other kinds are skipped, and at most one place may carry the block. The block
+// itself is decoded strictly (see Config.UnmarshalJSON); errors name the document, the List
+// item and the path from the object's root, such as
+// "items[0]: spec.meshConfig.serviceEntryVisibility.policies[0].matchingRules[0].namespaceSelector".
+// The fields of meshConfig other than serviceEntryVisibility are not checked, but a key or
+// kind that looks like a misspelling of one that would carry the configuration
+// (serviceEntryVisiblity, meshconfig, data.Mesh, kind: istiooperator) is an error, since it
+// would silently leave the feature off. So is a key given twice.
 //
-// LoadConfig returns a nil *Config, and no error, when the input is a mesh configuration
-// without the block: the feature is not configured. It validates what it decodes, so a
-// returned Config compiles.
+// LoadConfig returns a nil *Config, and no error, when the input holds a mesh configuration
+// without the block, or with serviceEntryVisibility: null (an empty value in YAML), as in
+// Istio: the feature is not configured. Input that holds no mesh configuration at all —
+// empty input, only objects of other kinds — is an error saying what it holds. LoadConfig
+// validates what it decodes, so a returned Config compiles.
 func LoadConfig(data []byte) (*Config, error) {
-	docs := splitDocuments(data)
+	s := readObjects(data)
 	var (
-		found *Config
-		where string
-		errs  []error
+		found       *Config
+		where       string
+		meshObjects int
+		errs        []error
+		skipped     = map[string]int{}
 	)
-	for i, doc := range docs {
-		prefix := ""
-		if len(docs) > 1 {
-			prefix = fmt.Sprintf("document %d: ", i+1)
+	for _, o := range s.objects {
+		if o.err != nil {
+			errs = append(errs, o.err)
+			continue
 		}
-		c, loc, err := loadDocument(doc)
+		srcs, err := meshSources(o)
 		if err != nil {
-			errs = append(errs, strict.Prefix(prefix, err))
+			errs = append(errs, err)
 			continue
 		}
-		if c == nil {
+		if srcs == nil {
+			skipped[describeKind(o)]++
 			continue
 		}
-		if found != nil {
-			errs = append(errs, fmt.Errorf("%s%s: a second serviceEntryVisibility configuration; the first is at %s", prefix, loc, where))
-			continue
+		meshObjects++
+		for _, src := range srcs {
+			c, loc, err := src.load()
+			if err != nil {
+				errs = append(errs, strict.Prefix(o.at(), err))
+				continue
+			}
+			if c == nil {
+				continue
+			}
+			if found != nil {
+				errs = append(errs, fmt.Errorf("%s%s: a second serviceEntryVisibility configuration; the first is at %s", o.at(), loc, where))
+				continue
+			}
+			found, where = c, o.at()+loc
 		}
-		found, where = c, prefix+loc
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
+	if meshObjects == 0 {
+		return nil, fmt.Errorf("no mesh configuration: %s; expected an IstioOperator, the istio ConfigMap, Helm values with meshConfig, or a meshConfig", s.found(skipped))
+	}
 	return found, nil
 }
 
-// splitDocuments splits a YAML stream on its "---" separator lines.
-func splitDocuments(data []byte) [][]byte {
-	var docs [][]byte
-	var cur bytes.Buffer
-	for _, line := range bytes.SplitAfter(data, []byte("\n")) {
-		if t := bytes.TrimRight(line, " \t\r\n"); bytes.Equal(t, []byte("---")) || bytes.HasPrefix(t, []byte("--- ")) {
-			docs = append(docs, bytes.Clone(cur.Bytes()))
-			cur.Reset()
-			continue
-		}
-		cur.Write(line)
+// meshSource is one place in an object that holds mesh configuration.
+type meshSource struct {
+	value any    // the meshConfig (or, bare, the block itself)
+	path  string // where it is in the object
+	bare  bool   // value is a bare serviceEntryVisibility block
+	yaml  bool   // value is a string of YAML (the ConfigMap's data.mesh)
+}
+
+// meshSources returns the places in o that hold mesh configuration; nil when o holds none
+// (another kind of object), and an error for a near miss that would silently hold none.
+func meshSources(o kubeObject) ([]meshSource, error) {
+	if err := checkKind(o, []string{"IstioOperator", "ConfigMap"}); err != nil {
+		return nil, err
 	}
-	docs = append(docs, cur.Bytes())
-	out := docs[:0]
-	for _, d := range docs {
-		if len(bytes.TrimSpace(d)) > 0 {
-			out = append(out, d)
+	switch o.kind {
+	case "IstioOperator":
+		spec, err := objectAt(o, o.fields["spec"], "spec")
+		if err != nil || spec == nil {
+			return []meshSource{}, err
+		}
+		var out []meshSource
+		if mc, ok := spec["meshConfig"]; ok {
+			out = append(out, meshSource{value: mc, path: "spec.meshConfig"})
+		}
+		values, err := objectAt(o, spec["values"], "spec.values")
+		if err != nil {
+			return nil, err
+		}
+		if mc, ok := values["meshConfig"]; ok {
+			out = append(out, meshSource{value: mc, path: "spec.values.meshConfig"})
+		}
+		if err := errors.Join(nearMiss(o, spec, "spec", "meshConfig"), nearMiss(o, values, "spec.values", "meshConfig")); err != nil {
+			return nil, err
+		}
+		return append([]meshSource{}, out...), nil
+	case "ConfigMap":
+		_, name := o.meta()
+		if name != "istio" && !strings.HasPrefix(name, "istio-") {
+			return nil, nil
+		}
+		data, err := objectAt(o, o.fields["data"], "data")
+		if err != nil {
+			return nil, err
+		}
+		if mesh, ok := data["mesh"]; ok {
+			return []meshSource{{value: mesh, path: "data.mesh", yaml: true}}, nil
+		}
+		return nil, nearMiss(o, data, "data", "mesh")
+	case "":
+	default:
+		return nil, nil // another kind of object
+	}
+	// Without a kind: Helm values, a meshConfig, or a bare block.
+	if mc, ok := o.fields["meshConfig"]; ok {
+		return []meshSource{{value: mc, path: "meshConfig"}}, nil
+	}
+	values, err := objectAt(o, o.fields["values"], "values")
+	if err != nil {
+		return nil, err
+	}
+	if mc, ok := values["meshConfig"]; ok {
+		return []meshSource{{value: mc, path: "values.meshConfig"}}, nil
+	}
+	if err := errors.Join(nearMiss(o, o.fields, "", "meshConfig"), nearMiss(o, values, "values", "meshConfig")); err != nil {
+		return nil, err
+	}
+	for _, k := range blockKeys {
+		if _, ok := o.fields[k]; ok {
+			return []meshSource{{value: o.fields, bare: true}}, nil
 		}
 	}
-	return out
+	return []meshSource{{value: o.fields}}, nil
+}
+
+// objectAt returns x, the field at path of o, as an object; nil for an absent one.
+func objectAt(o kubeObject, x any, path string) (map[string]any, error) {
+	if x == nil {
+		return nil, nil
+	}
+	m, ok := x.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("%s%s: must be an object, got %s", o.at(), path, strict.Describe(x))
+	}
+	return m, nil
+}
+
+// nearMiss reports a key of m (at path in o) that misspells want.
+func nearMiss(o kubeObject, m map[string]any, path, want string) error {
+	if _, ok := m[want]; ok {
+		return nil
+	}
+	var errs []error
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		if strict.Close(k, []string{want}) != "" {
+			errs = append(errs, fmt.Errorf("%s%s: unknown field %q (did you mean %q? as written, the mesh configuration is not read)", o.at(), strict.Display(path), k, want))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 var (
@@ -93,63 +192,40 @@ var (
 	blockName = []string{"serviceEntryVisibility", "service_entry_visibility"}
 )
 
-// loadDocument finds the configuration in one document and says where it was.
-func loadDocument(doc []byte) (*Config, string, error) {
-	x, err := parseYAML(doc)
-	if err != nil {
-		return nil, "", fmt.Errorf("not YAML or JSON: %w", err)
+// load finds the configuration in the source and says where it was.
+func (src meshSource) load() (*Config, string, error) {
+	if src.bare {
+		return decodeChecked(src.value, src.path)
 	}
-	if x == nil {
+	mc := src.value
+	if src.yaml {
+		s, ok := mc.(string)
+		if !ok {
+			return nil, "", fmt.Errorf("%s: must be a string holding the meshConfig YAML, got %s", src.path, strict.Describe(mc))
+		}
+		docs, err := strict.ParseYAMLAt([]byte(s), src.path)
+		if err != nil {
+			return nil, "", fmt.Errorf("%s: %w", src.path, err)
+		}
+		switch {
+		case len(docs) > 1:
+			return nil, "", fmt.Errorf("%s: holds %d YAML documents; the meshConfig is one", src.path, len(docs))
+		case len(docs) == 0:
+			return nil, "", nil
+		case docs[0].Err != nil:
+			return nil, "", docs[0].Err
+		}
+		mc = docs[0].Value
+	}
+	return fromMeshConfig(mc, src.path)
+}
+
+// fromMeshConfig extracts serviceEntryVisibility from a meshConfig object at path. A null
+// meshConfig, and a null block, mean "not configured".
+func fromMeshConfig(mc any, path string) (*Config, string, error) {
+	if mc == nil {
 		return nil, "", nil
 	}
-	top, ok := x.(map[string]any)
-	if !ok {
-		return nil, "", fmt.Errorf("the document must be an object, got %s", strict.Describe(x))
-	}
-	kind, _ := top["kind"].(string)
-	switch {
-	case kind == "IstioOperator":
-		spec, _ := top["spec"].(map[string]any)
-		return fromMeshConfig(spec["meshConfig"], "spec.meshConfig")
-	case kind == "ConfigMap":
-		data, _ := top["data"].(map[string]any)
-		mesh, ok := data["mesh"]
-		if !ok {
-			return nil, "", nil
-		}
-		s, isStr := mesh.(string)
-		if !isStr {
-			return nil, "", fmt.Errorf("data.mesh: must be a string holding the meshConfig YAML, got %s", strict.Describe(mesh))
-		}
-		mc, err := parseYAML([]byte(s))
-		if err != nil {
-			return nil, "", fmt.Errorf("data.mesh: not YAML: %w", err)
-		}
-		return fromMeshConfig(mc, "data.mesh")
-	case kind != "":
-		return nil, "", nil // another kind of object in a multi-document stream
-	}
-	if mc, ok := top["meshConfig"]; ok { // Helm values
-		return fromMeshConfig(mc, "meshConfig")
-	}
-	for _, k := range blockKeys {
-		if _, ok := top[k]; ok { // a bare block
-			return decodeChecked(top, "")
-		}
-	}
-	return fromMeshConfig(top, "")
-}
-
-func parseYAML(doc []byte) (any, error) {
-	j, err := yaml.YAMLToJSON(doc)
-	if err != nil {
-		return nil, err
-	}
-	return strict.Parse(j)
-}
-
-// fromMeshConfig extracts serviceEntryVisibility from a meshConfig object at path.
-func fromMeshConfig(mc any, path string) (*Config, string, error) {
 	var d strict.Decoder
 	o, ok := d.Object(mc, path)
 	if !ok {
@@ -165,13 +241,7 @@ func fromMeshConfig(mc any, path string) (*Config, string, error) {
 		return nil, "", err
 	}
 	if !ok {
-		if _, present := mc.(map[string]any)[blockName[0]]; present { // "serviceEntryVisibility:" alone
-			return &Config{}, strict.Child(path, blockName[0]), nil
-		}
-		if _, present := mc.(map[string]any)[blockName[1]]; present {
-			return &Config{}, strict.Child(path, blockName[1]), nil
-		}
-		return nil, "", nil
+		return nil, "", nil // absent, or null as Istio reads it
 	}
 	return decodeChecked(block, bp)
 }

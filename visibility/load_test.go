@@ -105,10 +105,10 @@ spec:
 ---
 `, teamA, nil},
 		{"empty block enables the feature", "serviceEntryVisibility: {}\n", &Config{}, nil},
-		{"null block enables the feature", "serviceEntryVisibility:\n", &Config{}, nil},
+		{"null block is not configured, as in Istio", "serviceEntryVisibility:\n", nil, nil},
+		{"explicit null block is not configured", "serviceEntryVisibility: null\n", nil, nil},
 		{"mesh config without the block", "accessLogFile: /dev/stdout\n", nil, nil},
 		{"operator without mesh config", "kind: IstioOperator\nspec: {profile: default}\n", nil, nil},
-		{"empty input", "", nil, nil},
 		{"operator unknown selector field", `
 kind: IstioOperator
 spec:
@@ -150,10 +150,10 @@ spec:
 			`document 2: spec.meshConfig.serviceEntryVisibility.policies: must be a list, got the number 1`,
 		}},
 		{"not an object", "- a\n- b\n", nil, []string{"the document must be an object, got a list"}},
-		{"configmap mesh not a string", "kind: ConfigMap\ndata: {mesh: 1}\n", nil, []string{
+		{"configmap mesh not a string", "kind: ConfigMap\nmetadata: {name: istio}\ndata: {mesh: 1}\n", nil, []string{
 			"data.mesh: must be a string holding the meshConfig YAML, got the number 1",
 		}},
-		{"configmap error path", "kind: ConfigMap\ndata:\n  mesh: |\n    serviceEntryVisibility: {defaultVisibility: 7}\n", nil, []string{
+		{"configmap error path", "kind: ConfigMap\nmetadata: {name: istio-1-24}\ndata:\n  mesh: |\n    serviceEntryVisibility: {defaultVisibility: 7}\n", nil, []string{
 			"data.mesh.serviceEntryVisibility.defaultVisibility: unsupported value 7: enum numbers are 0 (unspecified), 1 (NONE), 2 (NAMESPACE) and 3 (PUBLIC)",
 		}},
 	}

@@ -89,7 +89,7 @@ func TestErrors(t *testing.T) {
 	badInv2 := write(t, "inv2.yaml", "kind: ServiceEntry\nmetadata: {name: x, namespace: a}\nspec: {hosts: [\"bad host\"]}\n")
 	code, _, errOut = runArgs(t, "-inventory", badInv2)
 	assert.Equal(t, 1, code)
-	assert.Contains(t, errOut, badInv2+`: Services[0] (ServiceEntry a/x): Hosts[0]: "bad host" is not a DNS name`)
+	assert.Contains(t, errOut, badInv2+`: ServiceEntry a/x: spec.hosts[0]: "bad host" is not a DNS name`)
 
 	code, _, errOut = runArgs(t, "-mesh", filepath.Join(t.TempDir(), "missing.yaml"))
 	assert.Equal(t, 1, code)

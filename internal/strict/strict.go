@@ -9,20 +9,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
 )
 
-// Parse decodes JSON into the generic form the Decoder walks (maps, slices, strings,
-// float64, bool, nil).
-func Parse(data []byte) (any, error) {
-	var x any
-	if err := json.Unmarshal(data, &x); err != nil {
-		return nil, err
-	}
-	return x, nil
-}
+// Parse decodes one JSON value into the generic form the Decoder walks (maps, slices,
+// strings, json.Number, bool, nil); it is ParseJSON.
+func Parse(data []byte) (any, error) { return ParseJSON(data) }
 
 // Decoder collects the problems found while decoding one document.
 type Decoder struct {
@@ -42,8 +37,20 @@ func (d *Decoder) Errorf(path, format string, args ...any) {
 	d.errs = append(d.errs, fmt.Errorf("%s: %s", Display(path), fmt.Sprintf(format, args...)))
 }
 
-// Add records an error that already names its path.
-func (d *Decoder) Add(err error) { d.errs = append(d.errs, err) }
+// Add records an error that already names its path; nil is ignored.
+func (d *Decoder) Add(err error) {
+	if err != nil {
+		d.errs = append(d.errs, err)
+	}
+}
+
+// At returns path followed by ": " to put before a message; "" for the root.
+func At(path string) string {
+	if path == "" {
+		return ""
+	}
+	return path + ": "
+}
 
 // Display returns path for a message, "(top level)" for the root.
 func Display(path string) string {
@@ -155,27 +162,36 @@ func (o Object) Check(known ...string) {
 	}
 }
 
-// Suggest returns the candidate that key most plausibly misspells: the same but for case
-// and the separators "_" and "-", else one edit away (for names of three or more letters),
-// else two edits away (for names of five or more), else one that key abbreviates (four
-// letters or more, such as "Proto" for "Protocol").
+// Suggest returns the candidate that key most plausibly misspells: Close's answer, else one
+// that key abbreviates (four letters or more, such as "Proto" for "Protocol").
 func Suggest(key string, candidates []string) string {
+	if c := Close(key, candidates); c != "" {
+		return c
+	}
 	a := fold(key)
 	for _, c := range candidates {
-		if fold(c) == a {
+		if len(a) >= 4 && strings.HasPrefix(fold(c), a) {
+			return c
+		}
+	}
+	return ""
+}
+
+// Close returns the candidate key is a near miss of: the same but for case and the
+// separators "_" and "-", else one edit away (for names of three or more letters), else two
+// edits away (for names of five or more); "" when none is. An exact match is not a near miss.
+func Close(key string, candidates []string) string {
+	a := fold(key)
+	for _, c := range candidates {
+		if c != key && fold(c) == a {
 			return c
 		}
 	}
 	for _, maxEdits := range []int{1, 2} {
 		for _, c := range candidates {
-			if b := fold(c); len(b) >= 2*maxEdits+1 && EditDistance(a, b) <= maxEdits {
+			if b := fold(c); c != key && len(b) >= 2*maxEdits+1 && EditDistance(a, b) <= maxEdits {
 				return c
 			}
-		}
-	}
-	for _, c := range candidates {
-		if len(a) >= 4 && strings.HasPrefix(fold(c), a) {
-			return c
 		}
 	}
 	return ""
@@ -224,16 +240,50 @@ func (d *Decoder) Bool(x any, path string) bool {
 	return b
 }
 
-// Uint returns x as a non-negative whole number, recording a problem if it is not one.
+// Uint returns x as a non-negative whole number up to 2^64-1, read exactly, recording a
+// problem if it is not one.
 func (d *Decoder) Uint(x any, path string) uint64 {
-	f, ok := x.(float64)
-	if !ok || f < 0 || f != float64(uint64(f)) {
+	n, ok := x.(json.Number)
+	if !ok {
 		if x != nil {
 			d.wrongType(path, "a non-negative whole number", x)
 		}
 		return 0
 	}
-	return uint64(f)
+	u, err := strconv.ParseUint(string(n), 10, 64)
+	if err != nil {
+		d.Errorf(path, "%s", numberProblem(n, "a non-negative whole number", 0, math.MaxUint64))
+		return 0
+	}
+	return u
+}
+
+// Int returns x as a whole number in [lo, hi], recording a problem if it is not one.
+func (d *Decoder) Int(x any, path string, lo, hi int64) (int64, bool) {
+	n, ok := x.(json.Number)
+	if !ok {
+		d.wrongType(path, "a whole number", x)
+		return 0, false
+	}
+	i, err := strconv.ParseInt(string(n), 10, 64)
+	if err != nil || i < lo || i > hi {
+		d.Errorf(path, "%s", numberProblem(n, "a whole number", lo, uint64(hi)))
+		return 0, false
+	}
+	return i, true
+}
+
+// numberProblem says why n is not a whole number in [lo, hi]: a fraction or exponent, or out
+// of range.
+func numberProblem(n json.Number, want string, lo int64, hi uint64) string {
+	s := string(n)
+	if strings.ContainsAny(s, ".eE") {
+		return fmt.Sprintf("must be %s, got the number %s", want, s)
+	}
+	if lo >= 0 && strings.HasPrefix(s, "-") {
+		return fmt.Sprintf("must be %s, got the number %s", want, s)
+	}
+	return fmt.Sprintf("the number %s is out of range [%d, %d]", s, lo, hi)
 }
 
 // List returns x as a list, recording a problem if it is not one.
@@ -290,8 +340,8 @@ func Describe(x any) string {
 		return "null"
 	case bool:
 		return "the boolean " + strconv.FormatBool(t)
-	case float64:
-		return "the number " + strconv.FormatFloat(t, 'g', -1, 64)
+	case json.Number:
+		return "the number " + string(t)
 	case string:
 		return "the string " + strconv.Quote(t)
 	case []any:

@@ -1,0 +1,66 @@
+package chain
+
+import (
+	"encoding/json"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestLoadResolvers(t *testing.T) {
+	in := `{"Kind": "service-resolver", "Name": "web", "ConnectTimeout": "15s", "CreateIndex": 18446744073709551615}
+{"Kind": "service-resolver", "Name": "db", "RequestTimeout": 9223372036854775807}
+[{"Kind": "service-resolver", "Name": "api", "Redirect": {"Service": "web"}}]`
+	got, err := LoadResolvers([]byte(in))
+	require.NoError(t, err)
+	require.Len(t, got, 3)
+	assert.Equal(t, 15*time.Second, got[0].ConnectTimeout)
+	assert.Equal(t, uint64(math.MaxUint64), got[0].CreateIndex)
+	assert.Equal(t, time.Duration(math.MaxInt64), got[1].RequestTimeout, "nanoseconds are read exactly")
+	assert.Equal(t, &Redirect{Service: "web"}, got[2].Redirect)
+	b, err := json.Marshal(got[0])
+	require.NoError(t, err)
+	assert.Contains(t, string(b), `"CreateIndex":18446744073709551615`)
+}
+
+func TestLoadResolversRefuses(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		err  string
+	}{
+		{"key given twice", `{"Name": "web", "Subsets": {"v1": {"Filter": "a", "Filter": "b"}}}`, `Subsets.v1.Filter: given twice`},
+		{"key given twice in a map", `{"Name": "web", "Subsets": {"v1": {}, "v1": {}}}`, `Subsets.v1: given twice`},
+		{"nanoseconds beyond int64", `{"Name": "web", "ConnectTimeout": 9223372036854775808}`,
+			"ConnectTimeout: 9223372036854775808 is not a whole number of nanoseconds up to 9223372036854775807"},
+		{"validation, named by value", `{"Name": "web"}` + "\n" + `{"Name": "db", "Redirect": {}}`, "value 2: Redirect: Redirect is empty"},
+		{"validation, named by element", `[{"Name": ""}]`, "[0]: Name: Name is required"},
+		{"data after the array", `[{"Name": "web"}] x`, "value 2: not JSON: line 1, column 19: invalid character 'x' looking for beginning of value"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := LoadResolvers([]byte(tt.in))
+			require.Error(t, err)
+			assert.Equal(t, tt.err, err.Error())
+		})
+	}
+}
+
+func FuzzLoadResolvers(f *testing.F) {
+	f.Add([]byte(`{"Kind": "service-resolver", "Name": "web", "ConnectTimeout": "15s", "Subsets": {"v1": {"Filter": "x"}}, "Failover": {"*": {"Datacenters": ["dc2"]}}}`))
+	f.Add([]byte(`[{"Name": "a", "Redirect": {"Service": "b"}}] {"Name": "c"}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		rs, err := LoadResolvers(data)
+		if err != nil {
+			return
+		}
+		for _, r := range rs {
+			if err := r.Validate(); err != nil {
+				t.Fatalf("accepted an invalid resolver: %v", err)
+			}
+		}
+	})
+}

@@ -1,0 +1,65 @@
+package peermeta
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+const healthJSON = `[{
+  "Node": {"ID": "n1", "Node": "gw-node", "Address": "10.0.0.9", "Datacenter": "dc1", "CreateIndex": 18446744073709551615, "ModifyIndex": 5},
+  "Service": {"Kind": "mesh-gateway", "ID": "mesh-gateway", "Service": "mesh-gateway", "Port": 8443, "Address": "10.0.0.9",
+              "TaggedAddresses": {"wan": {"Address": "198.51.100.9", "Port": 443}}, "Weights": {"Passing": 1, "Warning": 1}},
+  "Checks": [{"Node": "gw-node", "CheckID": "serfHealth", "Name": "Serf Health Status", "Status": "passing", "Type": ""}]
+}]`
+
+func TestLoadHealth(t *testing.T) {
+	got, err := LoadHealth([]byte(healthJSON))
+	require.NoError(t, err)
+	require.Len(t, got, 1)
+	assert.Equal(t, "gw-node", got[0].Node.Node)
+	assert.Equal(t, 8443, got[0].Service.Port)
+	assert.Equal(t, ServiceAddress{Address: "198.51.100.9", Port: 443}, got[0].Service.TaggedAddresses["wan"])
+	assert.Equal(t, StatusPassing, got[0].Checks[0].Status)
+}
+
+func TestLoadHealthRefuses(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		err  string
+	}{
+		{"key given twice", strings.Replace(healthJSON, `"Port": 8443,`, `"Port": 8443, "Port": 8444,`, 1), "[0].Service.Port: given twice"},
+		{"a wrong type, without Go type names", strings.Replace(healthJSON, `"Port": 8443`, `"Port": "8443"`, 1), "[0].Service.Port: must be a whole number, got a string"},
+		{"a number out of range", strings.Replace(healthJSON, `"Port": 8443`, `"Port": 1e30`, 1), "[0].Service.Port: must be a whole number, got the number 1e30"},
+		{"an integer out of range", strings.Replace(healthJSON, `"Port": 8443`, `"Port": 99999999999999999999`, 1), "[0].Service.Port: the number 99999999999999999999 is out of range for int"},
+		{"not a list", `{"Node": {}}`, "(top level): must be a list of instances, as /v1/health/service/<name> returns, got an object"},
+		{"data after the list", healthJSON + "\n[]", "line 7, column 1: data after the JSON value"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := LoadHealth([]byte(tt.in))
+			require.Error(t, err)
+			assert.Equal(t, tt.err, err.Error())
+		})
+	}
+}
+
+func FuzzLoadHealth(f *testing.F) {
+	f.Add([]byte(healthJSON))
+	f.Add([]byte(`[{"Service": {"Port": "x"}}, 1]`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		nodes, err := LoadHealth(data)
+		if err != nil {
+			if strings.Contains(err.Error(), "Go struct") || strings.Contains(err.Error(), "json: ") {
+				t.Fatalf("a message naming Go types: %v", err)
+			}
+			return
+		}
+		for _, n := range nodes {
+			Flatten(n.Checks, "node", "id", "name")
+		}
+	})
+}
