@@ -23,7 +23,6 @@ import (
 	"text/tabwriter"
 
 	"github.com/meshscope/meshscope/internal/cli"
-	"github.com/meshscope/meshscope/internal/strict"
 	"github.com/meshscope/meshscope/visibility"
 )
 
@@ -101,7 +100,7 @@ func loadResolver(path, sampleName string) (*visibility.Resolver, string, error)
 }
 
 // inFile prefixes every joined error with the file it came from.
-func inFile(name string, err error) error { return strict.Prefix(name+": ", err) }
+func inFile(name string, err error) error { return cli.InFile(name, err) }
 
 func build(o options) (*report, error) {
 	res, meshName, err := loadResolver(o.mesh, "mesh.yaml")

@@ -98,3 +98,42 @@ func TestErrors(t *testing.T) {
 	code, _, _ = runArgs(t, "-o", "xml")
 	assert.Equal(t, 2, code)
 }
+
+func TestKubectlListMesh(t *testing.T) {
+	// What `kubectl get istiooperator -n istio-system -o yaml` prints: a List.
+	mesh := write(t, "mesh.yaml", `apiVersion: v1
+kind: List
+items:
+- apiVersion: install.istio.io/v1alpha1
+  kind: IstioOperator
+  metadata: {name: installed-state, namespace: istio-system}
+  spec:
+    meshConfig:
+      serviceEntryVisibility: {defaultVisibility: NONE}
+metadata: {resourceVersion: ""}
+`)
+	inv := write(t, "inv.yaml", "kind: ServiceEntry\nmetadata: {name: x, namespace: a}\nspec: {hosts: [x.example]}\n")
+	code, out, errOut := runArgs(t, "-mesh", mesh, "-inventory", inv)
+	require.Equal(t, 0, code, errOut)
+	assert.NotContains(t, out, "not configured")
+	assert.Contains(t, out, "a/x            x.example  -          NONE        default")
+
+	deploy := write(t, "deploy.yaml", "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\n")
+	code, _, errOut = runArgs(t, "-mesh", deploy, "-inventory", inv)
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errOut, deploy+": no mesh configuration: found 1 Deployment")
+
+	code, _, errOut = runArgs(t, "-mesh", inv, "-inventory", inv)
+	assert.Equal(t, 1, code, "an inventory passed as the mesh configuration is refused")
+	assert.Contains(t, errOut, inv+": no mesh configuration: found 1 ServiceEntry")
+}
+
+func TestErrorsOneALine(t *testing.T) {
+	inv := write(t, "inv.yaml", "kind: List\nitems:\n- kind: ServiceEntry\n  metadata: {name: x, namespace: a}\n  spec: {hosts: [\"bad host\", \"*.\"]}\n")
+	code, _, errOut := runArgs(t, "-inventory", inv)
+	assert.Equal(t, 1, code)
+	lines := strings.Split(strings.TrimSpace(errOut), "\n")
+	require.Len(t, lines, 2)
+	assert.Equal(t, "visibility: "+inv+`: items[0] (ServiceEntry a/x): spec.hosts[0]: "bad host" is not a DNS name: label "bad host" must not contain ' ' (allowed: a-z, 0-9 and "-")`, lines[0])
+	assert.Equal(t, inv+`: items[0] (ServiceEntry a/x): spec.hosts[1]: "*." is a wildcard without a domain`, lines[1])
+}
