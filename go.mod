@@ -3,6 +3,7 @@ module github.com/meshscope/meshscope
 go 1.26.0
 
 require (
+	github.com/google/go-cmp v0.7.0
 	github.com/stretchr/testify v1.12.1
 	go.yaml.in/yaml/v3 v3.0.5
 	k8s.io/apimachinery v0.37.2

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/meshscope/meshscope/internal/fielderr"
 	"github.com/meshscope/meshscope/internal/names"
 )
 
@@ -21,6 +22,22 @@ var (
 	// a non-canonical spelling.
 	ErrMalformed = errors.New("malformed SNI name")
 )
+
+// FieldError is the one structured error type of meshscope's packages: every error Validate
+// and Parse return is a *FieldError (or several joined), so errors.As gives the component
+// (Field: "Service", "TrustDomain"; empty for the name as a whole), the offending Value, a
+// Detail for people, and Err, the sentinel above that errors.Is matches.
+type FieldError = fielderr.Error
+
+// component is a problem with one component: `Field: "value" reason`.
+func component(field, value, reason string) *FieldError {
+	return fielderr.New(field, value, strconv.Quote(value)+" "+reason, ErrInvalidComponent)
+}
+
+// problem is a problem with the whole name, wrapping kind: "kind: detail".
+func problem(kind error, name, format string, args ...any) *FieldError {
+	return fielderr.New("", name, kind.Error()+": "+fmt.Sprintf(format, args...), kind)
+}
 
 // MaxLength is the longest SNI name (a DNS name).
 const MaxLength = names.MaxSubdomain
@@ -283,7 +300,7 @@ type validator struct{ errs []error }
 
 func (v *validator) add(field, value, reason string) {
 	if reason != "" {
-		v.errs = append(v.errs, &names.FieldError{Field: field, Value: value, Reason: reason, Kind: ErrInvalidComponent})
+		v.errs = append(v.errs, component(field, value, reason))
 	}
 }
 
@@ -301,8 +318,7 @@ func (v *validator) trustDomain(td string) { v.add("TrustDomain", td, names.Subd
 
 func (v *validator) finish(ls *labels, td string) error {
 	if n := ls.size(td); n > MaxLength {
-		v.errs = append(v.errs, fmt.Errorf("%w: %q is %d characters long, at most %d are allowed",
-			ErrTooLong, ls.string(td), n, MaxLength))
+		v.errs = append(v.errs, problem(ErrTooLong, ls.string(td), "%q is %d characters long, at most %d are allowed", ls.string(td), n, MaxLength))
 	}
 	return errors.Join(v.errs...)
 }
@@ -317,13 +333,13 @@ func (v *validator) finish(ls *labels, td string) error {
 // Parse(n, td).String() == n for every name Parse accepts.
 func Parse(name, td string) (Name, error) {
 	if len(name) > MaxLength {
-		return nil, fmt.Errorf("%w: %q is %d characters long, at most %d are allowed", ErrTooLong, name, len(name), MaxLength)
+		return nil, problem(ErrTooLong, name, "%q is %d characters long, at most %d are allowed", name, len(name), MaxLength)
 	}
 	if r := names.Subdomain(td); r != "" {
-		return nil, &names.FieldError{Field: "TrustDomain", Value: td, Reason: r, Kind: ErrInvalidComponent}
+		return nil, component("TrustDomain", td, r)
 	}
 	if len(name) < len(td)+1 || name[len(name)-len(td)-1] != '.' || name[len(name)-len(td):] != td {
-		return nil, fmt.Errorf("%w: %q does not end in %q", ErrForeignTrustDomain, name, "."+td)
+		return nil, problem(ErrForeignTrustDomain, name, "%q does not end in %q", name, "."+td)
 	}
 	var ls labels
 	rest := name[:len(name)-len(td)-1]
@@ -332,10 +348,10 @@ func Parse(name, td string) (Name, error) {
 			continue
 		}
 		if i == start {
-			return nil, fmt.Errorf("%w: %q has an empty label before the trust domain", ErrMalformed, name)
+			return nil, problem(ErrMalformed, name, "%q has an empty label before the trust domain", name)
 		}
 		if ls.n == len(ls.l) {
-			return nil, fmt.Errorf("%w: %q has more labels before the trust domain than any kind of name", ErrMalformed, name)
+			return nil, problem(ErrMalformed, name, "%q has more labels before the trust domain than any kind of name", name)
 		}
 		ls.add(rest[start:i])
 		start = i + 1
@@ -359,15 +375,15 @@ func Parse(name, td string) (Name, error) {
 		n = Peered{Service: c[0], Namespace: c[1], Partition: c[2], Peer: c[3], TrustDomain: td}
 	case kind == kindQuery && len(c) == 3:
 		if c[1] != defaultName {
-			return nil, fmt.Errorf("%w: %q: the second label of a query name must be %q, got %q", ErrMalformed, name, defaultName, c[1])
+			return nil, problem(ErrMalformed, name, "%q: the second label of a query name must be %q, got %q", name, defaultName, c[1])
 		}
 		n = Query{Query: c[0], Datacenter: c[2], TrustDomain: td}
 	default:
 		return nil, malformed(name, kind, len(c))
 	}
 	if kind == kindInternalV1 && c[len(c)-2] == defaultName {
-		return nil, fmt.Errorf("%w: %q names the default partition with %q; its canonical form uses %q",
-			ErrMalformed, name, kindInternalV1, kindInternal)
+		return nil, problem(ErrMalformed, name, "%q names the default partition with %q; its canonical form uses %q",
+			name, kindInternalV1, kindInternal)
 	}
 	// The trust domain and the length are checked above; only the components remain.
 	var v validator
@@ -382,7 +398,7 @@ func Parse(name, td string) (Name, error) {
 		x.check(&v)
 	}
 	if v.errs != nil {
-		return nil, fmt.Errorf("SNI name %q: %w", name, errors.Join(v.errs...))
+		return nil, fielderr.In(fmt.Sprintf("SNI name %q", name), errors.Join(v.errs...))
 	}
 	return n, nil
 }
@@ -399,10 +415,10 @@ func malformed(name, kind string, n int) error {
 	case kindQuery:
 		want = "3 (prepared query)"
 	default:
-		return fmt.Errorf("%w: %q: unknown kind %q before the trust domain (want internal, internal-v1, external or query)",
-			ErrMalformed, name, kind)
+		return problem(ErrMalformed, name, "%q: unknown kind %q before the trust domain (want internal, internal-v1, external or query)",
+			name, kind)
 	}
-	return fmt.Errorf("%w: %q has %s labels before %q, want %s", ErrMalformed, name, strconv.Itoa(n), kind, want)
+	return problem(ErrMalformed, name, "%q has %s labels before %q, want %s", name, strconv.Itoa(n), kind, want)
 }
 
 // MustParse is Parse for names known to be valid, such as constants in tests; it panics if

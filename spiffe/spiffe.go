@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/meshscope/meshscope/internal/fielderr"
 	"github.com/meshscope/meshscope/internal/names"
 )
 
@@ -23,6 +24,27 @@ var (
 	// or a non-canonical spelling of one (an explicit /ap/default).
 	ErrUnknownSchema = errors.New("SPIFFE ID of no known schema")
 )
+
+// FieldError is the one structured error type of meshscope's packages: every error Validate
+// and Parse return is a *FieldError (or several joined), so errors.As gives the component
+// (Field: "Service", "TrustDomain"; empty for the ID as a whole), the offending Value, a
+// Detail for people, and Err, the sentinel above that errors.Is matches.
+type FieldError = fielderr.Error
+
+// component is a problem with one component: `Field: "value" reason`.
+func component(field, value, reason string) *FieldError {
+	return fielderr.New(field, value, strconv.Quote(value)+" "+reason, ErrInvalidComponent)
+}
+
+// problem is a problem with the whole ID, wrapping kind: "kind: detail". value is the ID
+// (empty when Validate reports it: the caller has the value).
+func problem(kind error, value, format string, args ...any) *FieldError {
+	e := fielderr.New("", nil, kind.Error()+": "+fmt.Sprintf(format, args...), kind)
+	if value != "" {
+		e.Value = value
+	}
+	return e
+}
 
 // Limits from the SPIFFE ID specification.
 const (
@@ -155,18 +177,18 @@ func (p *path) string() string {
 func (p *path) validate() error {
 	var errs []error
 	if r := trustDomainProblem(p.td); r != "" {
-		errs = append(errs, &names.FieldError{Field: "TrustDomain", Value: p.td, Reason: r, Kind: ErrInvalidComponent})
+		errs = append(errs, component("TrustDomain", p.td, r))
 	}
 	for i, s := range p.seg[:p.n] {
 		if p.fields[i] == "" {
 			continue
 		}
 		if r := segmentProblem(s); r != "" {
-			errs = append(errs, &names.FieldError{Field: p.fields[i], Value: s, Reason: r, Kind: ErrInvalidComponent})
+			errs = append(errs, component(p.fields[i], s, r))
 		}
 	}
 	if n := p.size(); n > MaxLength {
-		errs = append(errs, fmt.Errorf("%w: the ID is %d bytes long, at most %d are allowed", ErrTooLong, n, MaxLength))
+		errs = append(errs, problem(ErrTooLong, "", "the ID is %d bytes long, at most %d are allowed", n, MaxLength))
 	}
 	return errors.Join(errs...)
 }
@@ -343,7 +365,7 @@ func describe(c byte) string {
 // accepts only the canonical spelling, so Parse(s).String() == s for every s it accepts.
 func Parse(uri string) (Identity, error) {
 	if len(uri) > MaxLength {
-		return nil, fmt.Errorf("%w: %d bytes, at most %d are allowed", ErrTooLong, len(uri), MaxLength)
+		return nil, problem(ErrTooLong, uri, "%d bytes, at most %d are allowed", len(uri), MaxLength)
 	}
 	if len(uri) < len(scheme) || uri[:len(scheme)] != scheme {
 		return nil, malformed(uri, `must start with "spiffe://" (in lower case)`)
@@ -359,7 +381,7 @@ func Parse(uri string) (Identity, error) {
 		return nil, malformed(uri, "has no trust domain")
 	}
 	if len(p.td) > MaxTrustDomainLength {
-		return nil, fmt.Errorf("%w: %q: the trust domain is %d bytes long, at most %d are allowed", ErrTooLong, uri, len(p.td), MaxTrustDomainLength)
+		return nil, problem(ErrTooLong, uri, "%q: the trust domain is %d bytes long, at most %d are allowed", uri, len(p.td), MaxTrustDomainLength)
 	}
 	rest = rest[end:]
 	if rest != "" && rest[0] != '/' {
@@ -401,7 +423,7 @@ func match(uri string, p *path) (Identity, error) {
 	partition := defaultName
 	if len(s) >= 2 && s[0] == "ap" {
 		if s[1] == defaultName {
-			return nil, fmt.Errorf("%w: %q: the default partition is written without /ap/default", ErrUnknownSchema, uri)
+			return nil, problem(ErrUnknownSchema, uri, "%q: the default partition is written without /ap/default", uri)
 		}
 		partition, s = s[1], s[2:]
 	}
@@ -422,13 +444,13 @@ func match(uri string, p *path) (Identity, error) {
 }
 
 func malformed(uri, reason string) error {
-	return fmt.Errorf("%w: %q %s", ErrMalformed, uri, reason)
+	return problem(ErrMalformed, uri, "%q %s", uri, reason)
 }
 
 func unknown(uri string) error {
-	return fmt.Errorf("%w: %q: the path is none of /ns/…/dc/…/svc/…, /gateway/mesh/dc/…, "+
+	return problem(ErrUnknownSchema, uri, "%q: the path is none of /ns/…/dc/…/svc/…, /gateway/mesh/dc/…, "+
 		"/agent/client/dc/…/id/…, /agent/server/dc/… (each optionally after /ap/<partition>, servers excepted) "+
-		"or /ns/…/sa/…", ErrUnknownSchema, uri)
+		"or /ns/…/sa/…", uri)
 }
 
 // trustDomainStop explains the character that ended the trust domain.

@@ -138,7 +138,7 @@ func (c *Config) problems(root *field.Path) []error {
 		for j, r := range p.MatchingRules {
 			rp := pp.Child("matchingRules").Index(j).Child("namespaceSelector")
 			if r.NamespaceSelector == nil {
-				errs = append(errs, field.Required(rp, "a rule without a selector would never match (Istio drops it); use {} to match every namespace"))
+				errs = append(errs, fromField(field.Required(rp, "a rule without a selector would never match (Istio drops it); use {} to match every namespace")))
 				continue
 			}
 			errs = append(errs, selectorProblems(r.NamespaceSelector, rp)...)
@@ -153,7 +153,7 @@ func selectorProblems(s *metav1.LabelSelector, p *field.Path) []error {
 	list := metavalidation.ValidateLabelSelector(s, metavalidation.LabelSelectorValidationOptions{}, p)
 	errs := make([]error, 0, len(list))
 	for _, e := range list {
-		errs = append(errs, e)
+		errs = append(errs, fromField(e))
 	}
 	sort.SliceStable(errs, func(i, j int) bool { return errs[i].Error() < errs[j].Error() })
 	return errs
@@ -162,9 +162,9 @@ func selectorProblems(s *metav1.LabelSelector, p *field.Path) []error {
 func badVisibility(p *field.Path, v Visibility) error {
 	supported := []Visibility{Public, Namespace, None, Unspecified}
 	if up := Visibility(strings.ToUpper(string(v))); up.valid() {
-		return field.Invalid(p, string(v), fmt.Sprintf("enum names are upper case (%q)", up))
+		return fromField(field.Invalid(p, string(v), fmt.Sprintf("enum names are upper case (%q)", up)))
 	}
-	return field.NotSupported(p, string(v), supported)
+	return fromField(field.NotSupported(p, string(v), supported))
 }
 
 func child(p *field.Path, name string) *field.Path {

@@ -2,8 +2,11 @@ package visibility
 
 import (
 	"errors"
-	"fmt"
 	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/meshscope/meshscope/internal/fielderr"
 
 	"github.com/meshscope/meshscope/internal/names"
 )
@@ -23,25 +26,27 @@ func ValidateExportTo(namespace string, exportTo []string) error {
 	return validateExportTo(namespace, exportTo, true)
 }
 
+func exportToIndex(i int) string { return "exportTo[" + strconv.Itoa(i) + "]" }
+
 // validateExportTo checks a list; without an entry's namespace (the mesh default), "." is
 // only checked against repeats of itself.
 func validateExportTo(namespace string, exportTo []string, entry bool) error {
 	var errs []error
 	if r := names.Label(namespace); entry && r != "" {
-		errs = append(errs, fmt.Errorf("namespace: %q %s", namespace, r))
+		errs = append(errs, problem("", "namespace", namespace, "%q %s", namespace, r))
 	}
 	seen := make(map[string]int, len(exportTo))
 	for i, v := range exportTo {
 		switch v {
 		case ExportToAll, ExportToNone:
 			if len(exportTo) > 1 {
-				errs = append(errs, fmt.Errorf("exportTo[%d]: %q must be the only value", i, v))
+				errs = append(errs, problem("", exportToIndex(i), v, "%q must be the only value", v))
 			}
 			continue
 		case ExportToOwn:
 		default:
 			if r := names.Label(v); r != "" {
-				errs = append(errs, fmt.Errorf("exportTo[%d]: %q is not \"*\", \".\", \"~\" or a namespace name: %s", i, v, r))
+				errs = append(errs, problem("", exportToIndex(i), v, "%q is not \"*\", \".\", \"~\" or a namespace name: %s", v, r))
 				continue
 			}
 		}
@@ -50,7 +55,7 @@ func validateExportTo(namespace string, exportTo []string, entry bool) error {
 			key = namespace
 		}
 		if j, dup := seen[key]; dup {
-			errs = append(errs, fmt.Errorf("exportTo[%d]: %q repeats exportTo[%d] (%q)", i, v, j, exportTo[j]))
+			errs = append(errs, problem("", exportToIndex(i), v, "%q repeats exportTo[%d] (%q)", v, j, exportTo[j]))
 			continue
 		}
 		seen[key] = i
@@ -114,4 +119,18 @@ func ExportedTo(effective []string, namespace, client string) bool {
 		}
 	}
 	return false
+}
+
+// renamed returns the exportTo problems of err with their field renamed: exportTo[2] becomes
+// name[2], and namespace stays as it is.
+func renamed(err error, name string) []*FieldError {
+	var out []*FieldError
+	for _, e := range fielderr.Split(err) {
+		fe := *e.(*FieldError)
+		if rest, ok := strings.CutPrefix(fe.Field, "exportTo"); ok {
+			fe.Field = name + rest
+		}
+		out = append(out, &fe)
+	}
+	return out
 }

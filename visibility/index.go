@@ -284,8 +284,8 @@ func NewIndex(r *Resolver, inv Inventory) (*Index, error) {
 		meshDefault: inv.DefaultExportTo, ownOnly: []string{ExportToOwn}, noneOnly: []string{ExportToNone},
 	}
 	var head []error
-	if err := validateExportTo("", inv.DefaultExportTo, false); err != nil {
-		head = append(head, fmt.Errorf("DefaultExportTo: %w", err))
+	for _, e := range renamed(validateExportTo("", inv.DefaultExportTo, false), "DefaultExportTo") {
+		head = append(head, e)
 	}
 	if len(ix.meshDefault) == 0 {
 		ix.meshDefault = []string{ExportToAll}
@@ -293,11 +293,11 @@ func NewIndex(r *Resolver, inv Inventory) (*Index, error) {
 	// Pass 1, in inventory order: check each service, decide it, hash its name.
 	namespaces := nsTable{cells: newNameTable(len(inv.Namespaces)), list: make([]nsInfo, 0, len(inv.Namespaces))}
 	hashes := make([]uint64, n)
-	var problems map[int32][]string // by service; nil while there are none
+	var problems map[int32][]*FieldError // by service; nil while there are none
 	for i := range inv.Services {
 		if p := ix.check(int32(i), &inv.Services[i], inv.Namespaces, &namespaces, &hashes[i]); p != nil {
 			if problems == nil {
-				problems = map[int32][]string{}
+				problems = map[int32][]*FieldError{}
 			}
 			problems[int32(i)] = p
 		}
@@ -305,9 +305,9 @@ func NewIndex(r *Resolver, inv Inventory) (*Index, error) {
 	// Pass 2, in hash order, so that the name table fills front to back instead of at random:
 	// one slot per namespace and name, and no second ServiceEntry or Service for it.
 	for _, i := range hashOrder(hashes) {
-		if p := ix.place(i, hashes[i]); p != "" {
+		if p := ix.place(i, hashes[i]); p != nil {
 			if problems == nil {
-				problems = map[int32][]string{}
+				problems = map[int32][]*FieldError{}
 			}
 			problems[i] = append(problems[i], p)
 		}
@@ -328,11 +328,13 @@ func NewIndex(r *Resolver, inv Inventory) (*Index, error) {
 }
 
 // report joins the problems, one a line, in inventory order.
-func (ix *Index) report(head []error, problems map[int32][]string) error {
+func (ix *Index) report(head []error, problems map[int32][]*FieldError) error {
 	for _, i := range slices.Sorted(maps.Keys(problems)) {
 		s := &ix.services[i]
+		where := fmt.Sprintf("%s (%s %s/%s)", strict.Index("Services", int(i)), s.Kind, s.Namespace, s.Name)
 		for _, p := range problems[i] {
-			head = append(head, fmt.Errorf("%s (%s %s/%s): %s", strict.Index("Services", int(i)), s.Kind, s.Namespace, s.Name, p))
+			p.Where = where
+			head = append(head, p)
 		}
 	}
 	return errors.Join(head...)
@@ -361,17 +363,19 @@ func hashOrder(hashes []uint64) []int32 {
 // check validates service i, decides its visibility and hashes its namespace and name (the
 // name table ignores a hash's low bit, which carries the kind). It returns the service's
 // problems, nil when there are none.
-func (ix *Index) check(i int32, s *Service, nsLabels map[string]map[string]string, namespaces *nsTable, hash *uint64) []string {
-	var errs []string
-	bad := func(format string, args ...any) { errs = append(errs, fmt.Sprintf(format, args...)) }
+func (ix *Index) check(i int32, s *Service, nsLabels map[string]map[string]string, namespaces *nsTable, hash *uint64) []*FieldError {
+	var errs []*FieldError
+	bad := func(field string, value any, format string, args ...any) {
+		errs = append(errs, problem("", field, value, format, args...))
+	}
 	if s.Kind != ServiceEntry && s.Kind != KubernetesService {
-		bad("Kind: unknown kind %d", int(s.Kind))
+		bad("Kind", int(s.Kind), "unknown kind %d", int(s.Kind))
 	}
 	if s.Namespace == "" {
-		bad("Namespace: must not be empty")
+		bad("Namespace", "", "must not be empty")
 	}
 	if s.Name == "" {
-		bad("Name: must not be empty")
+		bad("Name", "", "must not be empty")
 	}
 	nsHash := maphash.String(ix.seed, s.Namespace)
 	ns := namespaces.find(nsHash, s.Namespace)
@@ -380,20 +384,16 @@ func (ix *Index) check(i int32, s *Service, nsLabels map[string]map[string]strin
 	}
 	*hash = ix.hashName(ns.hash, s.Name)&^1 | uint64(s.Kind&1) // the kind rides in the low bit
 	if s.Namespace != "" && len(s.ExportTo) > 0 {
-		if err := ValidateExportTo(s.Namespace, s.ExportTo); err != nil {
-			for _, e := range strict.Split(err) {
-				bad("ExportTo: %v", e)
-			}
-		}
+		errs = append(errs, renamed(ValidateExportTo(s.Namespace, s.ExportTo), "ExportTo")...)
 	}
 	for j, h := range s.Hosts {
 		if r := hostProblem(h); r != "" {
-			bad("Hosts[%d]: %q %s", j, h, r)
+			bad(strict.Index("Hosts", j), h, "%q %s", h, r)
 		}
 	}
 	for j, a := range s.Addresses {
 		if _, _, err := parseAddress(a); err != nil {
-			bad("Addresses[%d]: %q is not an IP or CIDR", j, a)
+			bad(strict.Index("Addresses", j), a, "%q is not an IP or CIDR", a)
 		}
 	}
 	d := Decision{Visibility: Public, Policy: -1}
@@ -416,7 +416,7 @@ func (ix *Index) check(i int32, s *Service, nsLabels map[string]map[string]strin
 // place records service i, whose kind is the low bit of hk and whose name hash is the rest,
 // in the pair of its namespace and name, and returns a problem if the pair already holds a
 // service of its kind. It reads the service's names only when another has the same hash.
-func (ix *Index) place(i int32, hk uint64) string {
+func (ix *Index) place(i int32, hk uint64) *FieldError {
 	h, kind := hk|1, Kind(hk&1)
 	c := ix.names.cell(h)
 	cl := &ix.names.c[c]
@@ -437,16 +437,16 @@ func (ix *Index) place(i int32, hk uint64) string {
 	switch {
 	case kind == ServiceEntry && p.se >= 0:
 		s := &ix.services[i]
-		return fmt.Sprintf("a second ServiceEntry %s/%s (the first is Services[%d])", s.Namespace, s.Name, p.se)
+		return &FieldError{Detail: fmt.Sprintf("a second ServiceEntry %s/%s (the first is Services[%d])", s.Namespace, s.Name, p.se), Err: ErrDuplicate}
 	case kind == ServiceEntry:
 		p.se = i
 	case p.svc >= 0:
 		s := &ix.services[i]
-		return fmt.Sprintf("a second Kubernetes Service %s/%s (the first is Services[%d])", s.Namespace, s.Name, p.svc)
+		return &FieldError{Detail: fmt.Sprintf("a second Kubernetes Service %s/%s (the first is Services[%d])", s.Namespace, s.Name, p.svc), Err: ErrDuplicate}
 	default:
 		p.svc = i
 	}
-	return ""
+	return nil
 }
 
 func (ix *Index) sameName(a, b int32) bool {

@@ -7,9 +7,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/meshscope/meshscope/internal/fielderr"
 )
 
 var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -225,20 +229,42 @@ func TestNewIndexErrors(t *testing.T) {
 	}
 	_, err := NewIndex(nil, inv)
 	require.Error(t, err)
-	assert.Equal(t, strings.Join([]string{
-		`DefaultExportTo: exportTo[0]: "*" must be the only value`,
-		`Services[0] (Kind(7) a/x): Kind: unknown kind 7`,
-		`Services[1] (ServiceEntry /noname): Namespace: must not be empty`,
-		`Services[3] (ServiceEntry a/dup): a second ServiceEntry a/dup (the first is Services[2])`,
-		`Services[5] (ServiceEntry a/hosts): Hosts[0]: "" is empty`,
-		`Services[5] (ServiceEntry a/hosts): Hosts[1]: "exa mple.com" is not a DNS name: label "exa mple" must not contain ' ' (allowed: a-z, 0-9 and "-")`,
-		`Services[5] (ServiceEntry a/hosts): Hosts[2]: "*." is a wildcard without a domain`,
-		`Services[5] (ServiceEntry a/hosts): Hosts[3]: "a..b" is not a DNS name: must not have an empty label (a leading, trailing or doubled ".")`,
-		`Services[6] (ServiceEntry a/addrs): Addresses[1]: "10.0.0.0/33" is not an IP or CIDR`,
-		`Services[6] (ServiceEntry a/addrs): Addresses[2]: "not-an-ip" is not an IP or CIDR`,
-		`Services[6] (ServiceEntry a/addrs): Addresses[3]: "fe80::1%eth0" is not an IP or CIDR`,
-		`Services[7] (ServiceEntry a/export): ExportTo: exportTo[0]: "*" must be the only value`,
-	}, "\n"), err.Error())
+	// The structure: where, which field, which value, which sentinel; Detail is for people.
+	s := func(i int, kind, ns, name string) string {
+		return fmt.Sprintf("Services[%d] (%s %s/%s)", i, kind, ns, name)
+	}
+	want := []FieldError{
+		{Field: "DefaultExportTo[0]", Value: "*"},
+		{Where: s(0, "Kind(7)", "a", "x"), Field: "Kind", Value: 7},
+		{Where: s(1, "ServiceEntry", "", "noname"), Field: "Namespace", Value: ""},
+		{Where: s(3, "ServiceEntry", "a", "dup"), Err: ErrDuplicate},
+		{Where: s(5, "ServiceEntry", "a", "hosts"), Field: "Hosts[0]", Value: ""},
+		{Where: s(5, "ServiceEntry", "a", "hosts"), Field: "Hosts[1]", Value: "exa mple.com"},
+		{Where: s(5, "ServiceEntry", "a", "hosts"), Field: "Hosts[2]", Value: "*."},
+		{Where: s(5, "ServiceEntry", "a", "hosts"), Field: "Hosts[3]", Value: "a..b"},
+		{Where: s(6, "ServiceEntry", "a", "addrs"), Field: "Addresses[1]", Value: "10.0.0.0/33"},
+		{Where: s(6, "ServiceEntry", "a", "addrs"), Field: "Addresses[2]", Value: "not-an-ip"},
+		{Where: s(6, "ServiceEntry", "a", "addrs"), Field: "Addresses[3]", Value: "fe80::1%eth0"},
+		{Where: s(7, "ServiceEntry", "a", "export"), Field: "ExportTo[0]", Value: "*"},
+	}
+	if diff := cmp.Diff(want, fieldErrors(t, err), cmpopts.IgnoreFields(FieldError{}, "Detail"), cmpopts.EquateErrors()); diff != "" {
+		t.Errorf("NewIndex errors (-want +got):\n%s", diff)
+	}
+	// One golden line: the wording people read.
+	assert.Contains(t, err.Error(), "\n"+`Services[5] (ServiceEntry a/hosts): Hosts[1]: "exa mple.com" is not a DNS name: label "exa mple" must not contain ' ' (allowed: a-z, 0-9 and "-")`+"\n")
+}
+
+// fieldErrors returns every problem joined in err as a FieldError value, failing the test if
+// one is of another type.
+func fieldErrors(t *testing.T, err error) []FieldError {
+	t.Helper()
+	var out []FieldError
+	for _, e := range fielderr.Split(err) {
+		fe, ok := e.(*FieldError)
+		require.True(t, ok, "%T is not a *FieldError: %v", e, e)
+		out = append(out, *fe)
+	}
+	return out
 }
 
 func TestShuffledInventoriesAgree(t *testing.T) {
@@ -445,7 +471,10 @@ func TestNameHashCollisions(t *testing.T) {
 	assert.Empty(t, ix.place(0, h|uint64(ServiceEntry)))
 	assert.Empty(t, ix.place(1, h|uint64(ServiceEntry)))
 	assert.Empty(t, ix.place(2, h|uint64(KubernetesService)))
-	assert.Equal(t, "a second ServiceEntry b/y (the first is Services[1])", ix.place(3, h|uint64(ServiceEntry)))
+	dup := ix.place(3, h|uint64(ServiceEntry))
+	require.NotNil(t, dup)
+	assert.ErrorIs(t, dup, ErrDuplicate)
+	assert.Equal(t, "a second ServiceEntry b/y (the first is Services[1])", dup.Detail)
 	assert.Empty(t, ix.place(4, h|uint64(KubernetesService)))
 	assert.Equal(t, &pair{se: 0, svc: 4}, ix.findPair(h|1, "a", "x"))
 	assert.Equal(t, &pair{se: 1, svc: 2}, ix.findPair(h|1, "b", "y"))

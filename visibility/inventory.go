@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/meshscope/meshscope/internal/fielderr"
 	"github.com/meshscope/meshscope/internal/names"
 	"github.com/meshscope/meshscope/internal/strict"
 )
@@ -70,25 +71,25 @@ func LoadInventory(data []byte, clusterDomain string) (Inventory, error) {
 		}
 		read++
 		for _, p := range problems {
-			errs = append(errs, fmt.Errorf("%s%w", objectPrefix(o), p))
+			errs = append(errs, fielderr.In(objectWhere(o), p))
 		}
 	}
 	if len(errs) > 0 {
 		return Inventory{}, errors.Join(errs...)
 	}
 	if read == 0 {
-		return Inventory{}, fmt.Errorf("no inventory: %s; expected Namespace, ServiceEntry and Service objects (kubectl get namespaces,serviceentries,services -A -o yaml)", s.found(skipped))
+		return Inventory{}, &FieldError{Detail: fmt.Sprintf("no inventory: %s; expected Namespace, ServiceEntry and Service objects (kubectl get namespaces,serviceentries,services -A -o yaml)", s.found(skipped)), Err: ErrNoInventory}
 	}
 	return l.inv, nil
 }
 
-// objectPrefix names an object for its problems: "items[3] (ServiceEntry shop/api): ", or
-// "ServiceEntry shop/api: " for the only document of a stream.
-func objectPrefix(o kubeObject) string {
+// objectWhere names an object for its problems: "items[3] (ServiceEntry shop/api)", or
+// "ServiceEntry shop/api" for the only document of a stream.
+func objectWhere(o kubeObject) string {
 	if o.where == "" {
-		return o.id() + ": "
+		return o.id()
 	}
-	return o.where + " (" + o.id() + "): "
+	return o.where + " (" + o.id() + ")"
 }
 
 // isCoreV1 reports whether o is of the core API group (a Service of another group, such as
@@ -143,7 +144,7 @@ func (l *inventoryLoader) namespace(o kubeObject) []error {
 	}
 	here := cmp.Or(o.where, "the object")
 	if first, dup := l.seen[m.name]; dup {
-		return []error{fmt.Errorf("a second Namespace %s (the first is %s); which labels apply would depend on document order", m.name, first)}
+		return []error{&FieldError{Field: "metadata.name", Value: m.name, Detail: fmt.Sprintf("a second Namespace %s (the first is %s); which labels apply would depend on document order", m.name, first), Err: ErrDuplicate}}
 	}
 	l.seen[m.name] = here
 	ls := make(map[string]string, len(m.labels)+1)
@@ -175,7 +176,7 @@ func (l *inventoryLoader) serviceEntry(o kubeObject) []error {
 			s.Addresses = append(s.Addresses, a)
 		}
 		s.ExportTo = specStrings(&d, spec, "exportTo")
-		exportToProblems(&d, "spec.", s)
+		exportToProblems(&d, "spec.exportTo", s)
 	}
 	return l.finish(&d, s)
 }
@@ -210,7 +211,7 @@ func (l *inventoryLoader) service(o kubeObject) []error {
 			for _, e := range strings.Split(v, ",") {
 				s.ExportTo = append(s.ExportTo, strings.TrimSpace(e))
 			}
-			exportToProblems(&d, strict.Key("metadata.annotations", ExportToAnnotation)+": ", s)
+			exportToProblems(&d, strict.Key("metadata.annotations", ExportToAnnotation), s)
 		}
 	}
 	return l.finish(&d, s)
@@ -228,7 +229,7 @@ func (l *inventoryLoader) common(d *strict.Decoder, o kubeObject, kind Kind) (*l
 	m := readMeta(d, o)
 	s := &loadedService{Service: Service{Kind: kind, Namespace: m.namespace, Name: m.name}, annots: m.annots}
 	if m.namespace == "" || m.name == "" {
-		d.Add(errors.New("metadata.namespace and metadata.name must be set (dump with -A so that objects carry their namespace)"))
+		d.Add(&FieldError{Field: "metadata", Detail: "namespace and name must be set (dump with -A so that objects carry their namespace)"})
 		return s, nil, false
 	}
 	if r := names.Label(m.namespace); r != "" {
@@ -269,12 +270,12 @@ func specStrings(d *strict.Decoder, spec map[string]any, field string) []string 
 	return d.Strings(spec[field], "spec."+field)
 }
 
-// exportToProblems records the problems of s's exportTo under prefix.
-func exportToProblems(d *strict.Decoder, prefix string, s *loadedService) {
+// exportToProblems records the problems of s's exportTo, the list at field.
+func exportToProblems(d *strict.Decoder, field string, s *loadedService) {
 	if len(s.ExportTo) == 0 || names.Label(s.Namespace) != "" {
 		return
 	}
-	for _, err := range strict.Split(validateExportTo(s.Namespace, s.ExportTo, true)) {
-		d.Add(fmt.Errorf("%s%w", prefix, err))
+	for _, fe := range renamed(validateExportTo(s.Namespace, s.ExportTo, true), field) {
+		d.Add(fe)
 	}
 }

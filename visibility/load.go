@@ -9,6 +9,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/meshscope/meshscope/internal/fielderr"
 	"github.com/meshscope/meshscope/internal/strict"
 )
 
@@ -65,14 +66,14 @@ func LoadConfig(data []byte) (*Config, error) {
 		for _, src := range srcs {
 			c, loc, err := src.load()
 			if err != nil {
-				errs = append(errs, strict.Prefix(o.at(), err))
+				errs = append(errs, fielderr.In(o.where, err))
 				continue
 			}
 			if c == nil {
 				continue
 			}
 			if found != nil {
-				errs = append(errs, fmt.Errorf("%s%s: a second serviceEntryVisibility configuration; the first is at %s", o.at(), loc, where))
+				errs = append(errs, &FieldError{Where: o.where, Field: loc, Detail: "a second serviceEntryVisibility configuration; the first is at " + where, Err: ErrDuplicate})
 				continue
 			}
 			found, where = c, o.at()+loc
@@ -82,7 +83,7 @@ func LoadConfig(data []byte) (*Config, error) {
 		return nil, errors.Join(errs...)
 	}
 	if meshObjects == 0 {
-		return nil, fmt.Errorf("no mesh configuration: %s; expected an IstioOperator, the istio ConfigMap, Helm values with meshConfig, or a meshConfig", s.found(skipped))
+		return nil, &FieldError{Detail: fmt.Sprintf("no mesh configuration: %s; expected an IstioOperator, the istio ConfigMap, Helm values with meshConfig, or a meshConfig", s.found(skipped)), Err: ErrNoMeshConfig}
 	}
 	return found, nil
 }
@@ -168,7 +169,7 @@ func objectAt(o kubeObject, x any, path string) (map[string]any, error) {
 	}
 	m, ok := x.(map[string]any)
 	if !ok {
-		return nil, fmt.Errorf("%s%s: must be an object, got %s", o.at(), path, strict.Describe(x))
+		return nil, problem(o.where, path, x, "must be an object, got %s", strict.Describe(x))
 	}
 	return m, nil
 }
@@ -181,7 +182,7 @@ func nearMiss(o kubeObject, m map[string]any, path, want string) error {
 	var errs []error
 	for _, k := range slices.Sorted(maps.Keys(m)) {
 		if strict.Close(k, []string{want}) != "" {
-			errs = append(errs, fmt.Errorf("%s%s: unknown field %q (did you mean %q? as written, the mesh configuration is not read)", o.at(), strict.Display(path), k, want))
+			errs = append(errs, problem(o.where, strict.Display(path), k, "unknown field %q (did you mean %q? as written, the mesh configuration is not read)", k, want))
 		}
 	}
 	return errors.Join(errs...)
@@ -201,15 +202,15 @@ func (src meshSource) load() (*Config, string, error) {
 	if src.yaml {
 		s, ok := mc.(string)
 		if !ok {
-			return nil, "", fmt.Errorf("%s: must be a string holding the meshConfig YAML, got %s", src.path, strict.Describe(mc))
+			return nil, "", problem("", src.path, mc, "must be a string holding the meshConfig YAML, got %s", strict.Describe(mc))
 		}
 		docs, err := strict.ParseYAMLAt([]byte(s), src.path)
 		if err != nil {
-			return nil, "", fmt.Errorf("%s: %w", src.path, err)
+			return nil, "", fielderr.In(src.path, err)
 		}
 		switch {
 		case len(docs) > 1:
-			return nil, "", fmt.Errorf("%s: holds %d YAML documents; the meshConfig is one", src.path, len(docs))
+			return nil, "", problem("", src.path, nil, "holds %d YAML documents; the meshConfig is one", len(docs))
 		case len(docs) == 0:
 			return nil, "", nil
 		case docs[0].Err != nil:

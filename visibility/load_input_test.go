@@ -141,10 +141,10 @@ func TestLoadInventoryRefuses(t *testing.T) {
 		errs []string
 	}{
 		{"two Namespaces with one name", "kind: List\nitems:\n- {kind: Namespace, metadata: {name: shop, labels: {team: a}}}\n- {kind: Namespace, metadata: {name: shop, labels: {team: b}}}\n", []string{
-			"items[1] (Namespace shop): a second Namespace shop (the first is items[0]); which labels apply would depend on document order",
+			"items[1] (Namespace shop): metadata.name: a second Namespace shop (the first is items[0]); which labels apply would depend on document order",
 		}},
 		{"two Namespaces in two documents", "{kind: Namespace, metadata: {name: shop}}\n---\n{kind: Namespace, metadata: {name: shop}}\n", []string{
-			"document 2 (Namespace shop): a second Namespace shop (the first is document 1); which labels apply would depend on document order",
+			"document 2 (Namespace shop): metadata.name: a second Namespace shop (the first is document 1); which labels apply would depend on document order",
 		}},
 		{"empty input", "", []string{
 			"no inventory: found nothing: the input is empty; expected Namespace, ServiceEntry and Service objects (kubectl get namespaces,serviceentries,services -A -o yaml)",
@@ -185,7 +185,7 @@ items:
 			`items[1] (ServiceEntry shop/api): spec.addresses[0]: "10.0.0.0/33" is not an IP or CIDR`,
 			`items[1] (ServiceEntry shop/api): spec.exportTo[0]: "*" must be the only value`,
 			`items[2] (Service shop/web): spec.clusterIPs[1]: "nope" is not an IP`,
-			`items[2] (Service shop/web): metadata.annotations["networking.istio.io/exportTo"]: exportTo[0]: "~" must be the only value`,
+			`items[2] (Service shop/web): metadata.annotations["networking.istio.io/exportTo"][0]: "~" must be the only value`,
 		}},
 		{"labels not strings", "kind: Namespace\nmetadata: {name: shop, labels: {a: 1, b: true}}\n", []string{
 			`Namespace shop: metadata.labels["a"]: must be a string, got the number 1`,
@@ -221,4 +221,18 @@ func TestLoadInventoryShapes(t *testing.T) {
 	inv, err := LoadInventory([]byte("{kind: Namespace, metadata: {name: a, labels: {legacy: yes}}}\n"), "")
 	require.NoError(t, err)
 	assert.Equal(t, "yes", inv.Namespaces["a"]["legacy"], "yes stays the string it is in every YAML reader a label goes through")
+}
+
+func TestLoadSentinels(t *testing.T) {
+	_, err := LoadConfig([]byte("kind: Deployment\n"))
+	assert.ErrorIs(t, err, ErrNoMeshConfig)
+	_, err = LoadConfig([]byte("serviceEntryVisibility: {}\n---\nserviceEntryVisibility: {}\n"))
+	assert.ErrorIs(t, err, ErrDuplicate)
+	_, err = LoadInventory([]byte("kind: Deployment\n"), "")
+	assert.ErrorIs(t, err, ErrNoInventory)
+	_, err = LoadInventory([]byte("kind: List\nitems:\n- {kind: Namespace, metadata: {name: a}}\n- {kind: Namespace, metadata: {name: a}}\n"), "")
+	assert.ErrorIs(t, err, ErrDuplicate)
+	var fe *FieldError
+	require.ErrorAs(t, err, &fe)
+	assert.Equal(t, FieldError{Where: "items[1] (Namespace a)", Field: "metadata.name", Value: "a", Detail: fe.Detail, Err: ErrDuplicate}, *fe)
 }

@@ -1,7 +1,6 @@
 package visibility
 
 import (
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -77,8 +76,8 @@ func readObjects(data []byte) objectStream {
 		s.add(doc.Value, where, "")
 	}
 	if err != nil {
-		if len(docs) == 0 {
-			err = errors.New(strings.TrimPrefix(err.Error(), "document 1: "))
+		if fe, ok := err.(*FieldError); ok && len(docs) == 0 {
+			fe.Where = "" // the only document
 		}
 		s.fail(err)
 	}
@@ -89,14 +88,14 @@ func readObjects(data []byte) objectStream {
 func (s *objectStream) add(x any, where, itemPath string) {
 	fields, ok := x.(map[string]any)
 	if !ok {
-		s.fail(fmt.Errorf("%s%s", strict.At(joinWhere(where, itemPath)), mustBeObject(itemPath, x)))
+		s.fail(problem(joinWhere(where, itemPath), "", x, "%s", mustBeObject(itemPath, x)))
 		return
 	}
 	o := kubeObject{where: joinWhere(where, itemPath), fields: fields}
 	if k, ok := fields["kind"]; ok {
 		kind, isStr := k.(string)
 		if !isStr {
-			s.fail(fmt.Errorf("%skind: must be a string, got %s", o.at(), strict.Describe(k)))
+			s.fail(problem(o.where, "kind", k, "must be a string, got %s", strict.Describe(k)))
 			return
 		}
 		o.kind = kind
@@ -107,7 +106,7 @@ func (s *objectStream) add(x any, where, itemPath string) {
 	}
 	items, ok := fields["items"].([]any)
 	if !ok && fields["items"] != nil {
-		s.fail(fmt.Errorf("%sitems: must be a list, got %s", o.at(), strict.Describe(fields["items"])))
+		s.fail(problem(o.where, "items", fields["items"], "must be a list, got %s", strict.Describe(fields["items"])))
 		return
 	}
 	for i, item := range items {
@@ -143,7 +142,7 @@ func checkKind(o kubeObject, known []string) error {
 		return nil
 	}
 	if c := strict.Close(o.kind, known); c != "" {
-		return fmt.Errorf("%skind: unknown kind %q (did you mean %q? as written, the object would be skipped)", o.at(), o.kind, c)
+		return problem(o.where, "kind", o.kind, "unknown kind %q (did you mean %q? as written, the object would be skipped)", o.kind, c)
 	}
 	return nil
 }

@@ -75,7 +75,7 @@ func Compile(c *Config) (*Resolver, error) {
 		for j, mr := range p.MatchingRules {
 			sel, err := metav1.LabelSelectorAsSelector(mr.NamespaceSelector)
 			if err != nil { // Validate accepted it, so this is not expected; report, don't panic
-				return nil, fmt.Errorf("policies[%d].matchingRules[%d].namespaceSelector: %w", i, j, err)
+				return nil, &FieldError{Field: fmt.Sprintf("policies[%d].matchingRules[%d].namespaceSelector", i, j), Value: mr.NamespaceSelector, Detail: err.Error(), Err: err}
 			}
 			cp.rules[j] = rule{selector: sel, text: sel.String()}
 			if !sel.Empty() {

@@ -1,6 +1,5 @@
 // Package names holds the name checks that several meshscope packages share: lowercase
-// RFC 1123 labels and subdomains (SNI components, peer and subset names, namespaces) and a
-// field error that names the component and its value.
+// RFC 1123 labels and subdomains (SNI components, peer and subset names, namespaces).
 //
 // The checks are byte loops rather than regular expressions because they sit on parse paths
 // that run per request; the tests and a fuzzer hold them against k8s.io/apimachinery's
@@ -10,7 +9,6 @@
 package names
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 	"unsafe"
@@ -132,23 +130,6 @@ func Subdomain(s string) string {
 
 // IsSubdomain reports whether s is a lowercase RFC 1123 subdomain.
 func IsSubdomain(s string) bool { return Subdomain(s) == "" }
-
-// FieldError is a problem with one named component of a value: which component, its value,
-// and why it is wrong. It unwraps to Kind, a package's sentinel error.
-type FieldError struct {
-	Field  string // the component's name or path, such as "Service" or "policies[1]"
-	Value  string // the offending value
-	Reason string // what is wrong, as a predicate: "must be lower case"
-	Kind   error  // the sentinel this problem belongs to
-}
-
-// Error formats the problem as `Field: "value" reason`.
-func (e *FieldError) Error() string {
-	return fmt.Sprintf("%s: %q %s", e.Field, e.Value, e.Reason)
-}
-
-// Unwrap returns Kind so that callers can errors.Is the package's sentinel.
-func (e *FieldError) Unwrap() error { return e.Kind }
 
 // String returns b's bytes as a string without copying. The caller must not modify b
 // afterwards; the name builders use it to build a name with exactly one allocation.

@@ -1,7 +1,6 @@
 package names
 
 import (
-	"errors"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -82,13 +81,6 @@ func TestAgainstApimachinery(t *testing.T) {
 			t.Fatalf("IsSubdomain(%q) = %v, apimachinery (with labels of at most 63) says %v", s, got, want)
 		}
 	}
-}
-
-func TestFieldError(t *testing.T) {
-	kind := errors.New("invalid component")
-	err := error(&FieldError{Field: "Service", Value: "web.default", Reason: Label("web.default"), Kind: kind})
-	assert.EqualError(t, err, `Service: "web.default" must not contain "." (the label separator)`)
-	assert.ErrorIs(t, err, kind)
 }
 
 func TestLabelDoesNotAllocate(t *testing.T) {

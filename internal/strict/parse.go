@@ -11,11 +11,16 @@ import (
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/meshscope/meshscope/internal/fielderr"
 )
 
 // The generic values the parsers produce and the Decoder walks: map[string]any for an
 // object, []any for a list, string, bool, nil, and json.Number for a number, whose text is
 // kept so that integers up to 2^64-1 are read exactly.
+
+// ErrGivenTwice is the sentinel of a key given twice in one object.
+var ErrGivenTwice = errors.New("key given twice")
 
 // MaxDepth is how deeply objects and lists may nest; deeper input is refused rather than
 // risking the stack on hostile input.
@@ -54,7 +59,7 @@ func ParseJSONStream(data []byte) ([]any, error) {
 			if n == 1 {
 				return nil, err
 			}
-			return nil, fmt.Errorf("value %d: %w", n, err)
+			return nil, fielderr.In("value "+strconv.Itoa(n), err)
 		}
 		out, dupes = append(out, v), append(dupes, p.dupes)
 		p.dupes = nil
@@ -63,7 +68,7 @@ func ParseJSONStream(data []byte) ([]any, error) {
 		return nil, err
 	}
 	if len(out) == 0 {
-		return nil, errors.New("no JSON value: the input is empty")
+		return nil, &fielderr.Error{Detail: "no JSON value: the input is empty"}
 	}
 	var errs []error
 	for i, d := range dupes {
@@ -101,7 +106,7 @@ func (p *jsonParser) end() error {
 			off++
 		}
 		line, col := position(p.data, off)
-		return fmt.Errorf("line %d, column %d: data after the JSON value", line, col)
+		return &fielderr.Error{Detail: fmt.Sprintf("line %d, column %d: data after the JSON value", line, col)}
 	}
 	return nil
 }
@@ -164,7 +169,7 @@ func (p *jsonParser) value(path *pathSeg, depth int) (any, error) {
 		return tok, nil // string, json.Number, bool or nil
 	}
 	if depth >= MaxDepth {
-		return nil, fmt.Errorf("%s: nested more than %d levels deep", Display(path.String()), MaxDepth)
+		return nil, fielderr.New(Display(path.String()), nil, fmt.Sprintf("nested more than %d levels deep", MaxDepth), nil)
 	}
 	if d == '[' {
 		list := []any{}
@@ -193,7 +198,7 @@ func (p *jsonParser) value(path *pathSeg, depth int) (any, error) {
 			return nil, err
 		}
 		if _, dup := obj[k]; dup {
-			p.dupes = append(p.dupes, fmt.Errorf("%s: given twice", seg))
+			p.dupes = append(p.dupes, fielderr.New(seg.String(), k, "given twice", ErrGivenTwice))
 			continue
 		}
 		obj[k] = v
@@ -221,7 +226,7 @@ func (p *jsonParser) fix(err error, start int) error {
 		se.Offset += int64(start)
 		return p.syntax(se)
 	}
-	return errors.New("not JSON: unexpected end of input")
+	return &fielderr.Error{Detail: "not JSON: unexpected end of input"}
 }
 
 // syntax rewrites encoding/json's syntax errors to name the line and column, and to show a
@@ -230,7 +235,7 @@ func (p *jsonParser) syntax(err error) error {
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
 		if se.Error() == "unexpected end of JSON input" {
-			return errors.New("not JSON: unexpected end of input")
+			return &fielderr.Error{Detail: "not JSON: unexpected end of input"}
 		}
 		off := int(se.Offset)
 		line, col := position(p.data, max(off-1, 0))
@@ -240,12 +245,12 @@ func (p *jsonParser) syntax(err error) error {
 				msg = fmt.Sprintf("unexpected byte 0x%02x", c)
 			}
 		}
-		return fmt.Errorf("not JSON: line %d, column %d: %s", line, col, msg)
+		return &fielderr.Error{Detail: fmt.Sprintf("not JSON: line %d, column %d: %s", line, col, msg)}
 	}
 	if err == io.ErrUnexpectedEOF || err == io.EOF {
-		return errors.New("not JSON: unexpected end of input")
+		return &fielderr.Error{Detail: "not JSON: unexpected end of input"}
 	}
-	return fmt.Errorf("not JSON: %w", err)
+	return &fielderr.Error{Detail: "not JSON: " + err.Error(), Err: err}
 }
 
 // position returns the 1-based line and column of data[off].
@@ -293,7 +298,7 @@ func ParseYAMLAt(data []byte, root string) ([]Document, error) {
 			if len(docs) > 0 && strings.HasSuffix(msg, "did not find expected <document start>") {
 				msg = fmt.Sprintf("data after the end of document %d (a second JSON value, or text after the document without a --- line)", len(docs))
 			}
-			return docs, fmt.Errorf("document %d: not YAML or JSON: %s", len(docs)+1, msg)
+			return docs, &fielderr.Error{Where: "document " + strconv.Itoa(len(docs)+1), Detail: "not YAML or JSON: " + msg}
 		}
 		c := converter{budget: 10*len(data) + 1000}
 		var v any
@@ -332,7 +337,7 @@ type converter struct {
 }
 
 func (c *converter) fail(path *pathSeg, format string, args ...any) any {
-	c.errs = append(c.errs, fmt.Errorf("%s: %s", Display(path.String()), fmt.Sprintf(format, args...)))
+	c.errs = append(c.errs, fielderr.New(Display(path.String()), nil, fmt.Sprintf(format, args...), nil))
 	return nil
 }
 
@@ -383,7 +388,7 @@ func (c *converter) mapping(n *yaml.Node, path *pathSeg, depth int) any {
 		k := kn.Value
 		seg := &pathSeg{path, k, -1}
 		if first, dup := line[k]; dup {
-			c.fail(seg, "given twice (lines %d and %d)", first, kn.Line)
+			c.errs = append(c.errs, fielderr.New(seg.String(), k, fmt.Sprintf("given twice (lines %d and %d)", first, kn.Line), ErrGivenTwice))
 			continue
 		}
 		line[k] = kn.Line

@@ -13,6 +13,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/meshscope/meshscope/internal/fielderr"
 )
 
 // Parse decodes one JSON value into the generic form the Decoder walks (maps, slices,
@@ -34,7 +36,12 @@ func (d *Decoder) Errs() []error { return d.errs }
 
 // Errorf records a problem at path.
 func (d *Decoder) Errorf(path, format string, args ...any) {
-	d.errs = append(d.errs, fmt.Errorf("%s: %s", Display(path), fmt.Sprintf(format, args...)))
+	d.errs = append(d.errs, fielderr.New(Display(path), nil, fmt.Sprintf(format, args...), nil))
+}
+
+// Fail records a problem with value at path.
+func (d *Decoder) Fail(path string, value any, format string, args ...any) {
+	d.errs = append(d.errs, fielderr.New(Display(path), value, fmt.Sprintf(format, args...), nil))
 }
 
 // Add records an error that already names its path; nil is ignored.
@@ -252,7 +259,7 @@ func (d *Decoder) Uint(x any, path string) uint64 {
 	}
 	u, err := strconv.ParseUint(string(n), 10, 64)
 	if err != nil {
-		d.Errorf(path, "%s", numberProblem(n, "a non-negative whole number", 0, math.MaxUint64))
+		d.Fail(path, n, "%s", numberProblem(n, "a non-negative whole number", 0, math.MaxUint64))
 		return 0
 	}
 	return u
@@ -267,7 +274,7 @@ func (d *Decoder) Int(x any, path string, lo, hi int64) (int64, bool) {
 	}
 	i, err := strconv.ParseInt(string(n), 10, 64)
 	if err != nil || i < lo || i > hi {
-		d.Errorf(path, "%s", numberProblem(n, "a whole number", lo, uint64(hi)))
+		d.Fail(path, n, "%s", numberProblem(n, "a whole number", lo, uint64(hi)))
 		return 0, false
 	}
 	return i, true
@@ -330,7 +337,7 @@ func (d *Decoder) StringMap(x any, path string) map[string]string {
 }
 
 func (d *Decoder) wrongType(path, want string, x any) {
-	d.Errorf(path, "must be %s, got %s", want, Describe(x))
+	d.Fail(path, x, "must be %s, got %s", want, Describe(x))
 }
 
 // Describe names a JSON value for a message: scalars with their value, containers by kind.
@@ -376,26 +383,10 @@ func (o Object) String(dst *string, names ...string) {
 }
 
 // Split returns the errors joined in err (err alone when it joins nothing; none for nil).
-func Split(err error) []error {
-	if err == nil {
-		return nil
-	}
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		return j.Unwrap()
-	}
-	return []error{err}
-}
+func Split(err error) []error { return fielderr.Split(err) }
 
-// Prefix puts prefix before each of the errors joined in err, keeping them joined; nil stays
-// nil. The prefixed errors still wrap the originals.
+// Prefix places every problem joined in err under prefix ("value 2: ", "document 1: "),
+// keeping them joined and structured (see fielderr.In); nil stays nil.
 func Prefix(prefix string, err error) error {
-	list := Split(err)
-	if len(list) == 0 {
-		return nil
-	}
-	out := make([]error, len(list))
-	for i, e := range list {
-		out[i] = fmt.Errorf("%s%w", prefix, e)
-	}
-	return errors.Join(out...)
+	return fielderr.In(strings.TrimSuffix(prefix, ": "), err)
 }
