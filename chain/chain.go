@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/meshscope/meshscope/internal/fielderr"
 	"github.com/meshscope/meshscope/internal/strict"
 	"github.com/meshscope/meshscope/sni"
 	"github.com/meshscope/meshscope/spiffe"
@@ -205,7 +206,7 @@ func checkRequest(req Request) []error {
 	var errs []error
 	for _, f := range []struct{ name, value string }{{"Service", req.Service}, {"Datacenter", req.Datacenter}, {"TrustDomain", req.TrustDomain}} {
 		if f.value == "" {
-			errs = append(errs, fmt.Errorf("%s is required", "Request."+f.name))
+			errs = append(errs, &FieldError{Field: "Request." + f.name, Detail: "is required", Err: ErrRequest})
 		}
 	}
 	return errs
@@ -251,15 +252,13 @@ func NewCompiler(e Entries) (*Compiler, error) {
 	for i := range e.Resolvers {
 		r := &e.Resolvers[i]
 		k := ServiceKey{r.Partition, r.Namespace, r.Name}.canonical()
-		prefix := func() string { return fmt.Sprintf("Resolvers[%d] (%s): ", i, k) }
+		where := func() string { return fmt.Sprintf("Resolvers[%d] (%s)", i, k) }
 		if err := r.Validate(); err != nil {
-			for _, one := range strict.Split(err) {
-				errs = append(errs, fmt.Errorf("%s%w", prefix(), one))
-			}
+			errs = append(errs, fielderr.In(where(), err))
 			continue
 		}
 		if prev, dup := cc.resolvers[k]; dup {
-			errs = append(errs, fmt.Errorf("%sduplicate of Resolvers[%d]; one resolver per service", prefix(), prev.pos))
+			errs = append(errs, &FieldError{Where: where(), Value: k.String(), Detail: fmt.Sprintf("duplicate of Resolvers[%d]; one resolver per service", prev.pos), Err: ErrDuplicateResolver})
 			continue
 		}
 		cc.resolvers[k] = indexed{r, i, k.String()}
@@ -274,7 +273,7 @@ func NewCompiler(e Entries) (*Compiler, error) {
 		}
 		ck := k.canonical()
 		if prev, dup := cc.protocols[ck]; dup && prev != p {
-			errs = append(errs, fmt.Errorf("%s: %s is given twice, as %q and %q", "Protocols", ck, prev, p))
+			errs = append(errs, &FieldError{Field: "Protocols", Value: p, Detail: fmt.Sprintf("%s is given twice, as %q and %q", ck, prev, p), Err: ErrDuplicateResolver})
 			continue
 		}
 		cc.protocols[ck] = p
@@ -304,7 +303,7 @@ func (c *compiler) touch(k ServiceKey) {
 		if k.Partition != defaultName || k.Namespace != defaultName {
 			name = k.String()
 		}
-		c.errs = append(c.errs, fmt.Errorf("discovery chain %q uses inconsistent protocols; service %q has %q which is not %q", c.req.Service, name, p, c.proto))
+		c.errs = append(c.errs, &FieldError{Value: p, Detail: fmt.Sprintf("discovery chain %q uses inconsistent protocols; service %q has %q which is not %q", c.req.Service, name, p, c.proto), Err: ErrProtocolMismatch})
 	}
 }
 
@@ -347,7 +346,7 @@ func (c *compiler) resolve(t key, id string, via []Step) (key, string, []Step, e
 		c.touch(sk)
 		r, found := c.resolvers[sk]
 		if seen[id] || seen == nil && slices.Contains(visited, id) {
-			return key{}, "", nil, fmt.Errorf("detected circular resolver redirect: [%s]", strings.Join(append(visited, id), " -> "))
+			return key{}, "", nil, &FieldError{Value: id, Detail: fmt.Sprintf("detected circular resolver redirect: [%s]", strings.Join(append(visited, id), " -> ")), Err: ErrRedirectCycle}
 		}
 		visited = append(visited, id)
 		if seen != nil {
@@ -375,7 +374,7 @@ func (c *compiler) resolve(t key, id string, via []Step) (key, string, []Step, e
 			continue
 		}
 		if t.subset != "" && (!found || !r.isSubset(t.subset)) {
-			return key{}, "", nil, fmt.Errorf("service %q does not have a subset named %q", t.service, t.subset)
+			return key{}, "", nil, &FieldError{Value: t.subset, Detail: fmt.Sprintf("service %q does not have a subset named %q", t.service, t.subset), Err: ErrUnknownSubset}
 		}
 		return t, id, via, nil
 	}
@@ -436,7 +435,7 @@ func (c *compiler) failover(ch *Chain, t key) []string {
 		via[0] = Step{Resolver: rid, Field: cand.field, From: startID, To: cid}
 		rk, id, via, err := c.resolve(ck, cid, via)
 		if err != nil {
-			c.errs = append(c.errs, fmt.Errorf("failover of %s by %s of %s: %w", startID, cand.field, rid, err))
+			c.errs = append(c.errs, fielderr.In(fmt.Sprintf("failover of %s by %s of %s", startID, cand.field, rid), err))
 			continue
 		}
 		if c.collides(ch, id, rk) {
@@ -463,7 +462,7 @@ func (c *compiler) collides(ch *Chain, id string, k key) bool {
 		return false
 	}
 	if pk := (key{prev.Service, prev.Subset, prev.Namespace, prev.Partition, prev.Datacenter, prev.Peer}); pk != k {
-		c.errs = append(c.errs, fmt.Errorf("target ID %q names two different targets (%+v and %+v); rename one", id, pk, k))
+		c.errs = append(c.errs, &FieldError{Value: id, Detail: fmt.Sprintf("target ID %q names two different targets (%+v and %+v); rename one", id, pk, k)})
 		return true
 	}
 	return false
@@ -476,11 +475,11 @@ func (c *compiler) add(ch *Chain, id string, k key, via []Step) {
 	if k.peer == "" {
 		s := sni.Service{Subset: k.subset, Service: k.service, Namespace: k.namespace, Partition: k.partition, Datacenter: k.datacenter, TrustDomain: c.req.TrustDomain}
 		if err := s.Validate(); err != nil {
-			c.errs = append(c.errs, fmt.Errorf("target %s: SNI: %w", id, err))
+			c.errs = append(c.errs, fielderr.In("target "+id+": SNI", err))
 		}
 		sp := spiffe.Service{TrustDomain: c.req.TrustDomain, Partition: k.partition, Namespace: k.namespace, Datacenter: k.datacenter, Service: k.service}
 		if err := sp.Validate(); err != nil {
-			c.errs = append(c.errs, fmt.Errorf("target %s: SPIFFE ID: %w", id, err))
+			c.errs = append(c.errs, fielderr.In("target "+id+": SPIFFE ID", err))
 		}
 		t.SNI, t.SpiffeID = s.String(), sp.String()
 	}

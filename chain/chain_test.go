@@ -185,7 +185,7 @@ func TestCompileErrors(t *testing.T) {
 		e    Entries
 		errs []string
 	}{
-		{"request fields", Request{}, Entries{}, []string{"Request.Service is required", "Request.Datacenter is required", "Request.TrustDomain is required"}},
+		{"request fields", Request{}, Entries{}, []string{"Request.Service: is required", "Request.Datacenter: is required", "Request.TrustDomain: is required"}},
 		{"invalid and duplicate resolvers", mainReq, resolvers(
 			ServiceResolver{Name: "main", Redirect: &Redirect{}},
 			ServiceResolver{Name: "a"},
@@ -307,7 +307,7 @@ func TestCompilerReuse(t *testing.T) {
 		<-done
 	}
 	_, err = cc.Compile(Request{Service: "x"})
-	assert.EqualError(t, err, "Request.Datacenter is required\nRequest.TrustDomain is required")
+	assert.EqualError(t, err, "Request.Datacenter: is required\nRequest.TrustDomain: is required")
 	_, err = NewCompiler(resolvers(ServiceResolver{}))
 	assert.EqualError(t, err, "Resolvers[0] (default/default/): Name: Name is required")
 }

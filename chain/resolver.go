@@ -198,7 +198,7 @@ func (r *ServiceResolver) Validate() error {
 type problems struct{ errs []error }
 
 func (p *problems) add(path, format string, args ...any) {
-	p.errs = append(p.errs, fmt.Errorf("%s: %s", path, fmt.Sprintf(format, args...)))
+	p.errs = append(p.errs, &FieldError{Field: path, Detail: fmt.Sprintf(format, args...)})
 }
 
 func sortedKeys[V any](m map[string]V) []string {

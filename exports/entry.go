@@ -1,9 +1,9 @@
 package exports
 
 import (
-	"errors"
 	"fmt"
 
+	"github.com/meshscope/meshscope/internal/fielderr"
 	"github.com/meshscope/meshscope/internal/names"
 	"github.com/meshscope/meshscope/internal/strict"
 )
@@ -99,18 +99,15 @@ func (e *ConfigEntry) Normalize() {
 // and SamenessGroup, a peer name that is not a lowercase DNS label, and a Partition field that
 // differs from Name.
 func (e *ConfigEntry) Validate() error {
-	var errs []error
-	add := func(path, format string, args ...any) {
-		errs = append(errs, fmt.Errorf("%s: %s", path, fmt.Sprintf(format, args...)))
-	}
+	var c fielderr.Collector
 	if e.Kind != "" && e.Kind != Kind {
-		add("Kind", "must be %q, got %q", Kind, e.Kind)
+		c.Add("Kind", e.Kind, fmt.Sprintf("must be %q, got %q", Kind, e.Kind), nil)
 	}
 	if e.Name == "" || e.Name == Wildcard {
-		add("Name", "must name a partition, got %q", e.Name)
+		c.Add("Name", e.Name, fmt.Sprintf("must name a partition, got %q", e.Name), nil)
 	}
 	if e.Partition != "" && e.Partition != e.Name {
-		add("Partition", "%q differs from Name %q; the entry governs the partition its Name gives", e.Partition, e.Name)
+		c.Add("Partition", e.Partition, fmt.Sprintf("%q differs from Name %q; the entry governs the partition its Name gives", e.Partition, e.Name), nil)
 	}
 	seen := make(map[nsName]int, len(e.Services))
 	for i, s := range e.Services {
@@ -118,32 +115,31 @@ func (e *ConfigEntry) Validate() error {
 		ns := orDefault(s.Namespace)
 		switch {
 		case s.Name == "":
-			add(path, "service name cannot be empty")
+			c.Add(path, s.Name, "service name cannot be empty", nil)
 		case ns == Wildcard && s.Name != Wildcard:
-			add(path, "service name must be wildcard if namespace is wildcard")
+			c.Add(path, s.Name, "service name must be wildcard if namespace is wildcard", nil)
 		case s.Name == ReservedService:
-			add(path, "the %s service cannot be exported", ReservedService)
+			c.Add(path, s.Name, "the "+ReservedService+" service cannot be exported", nil)
 		}
 		key := nsName{ns, s.Name}
 		if k, dup := seen[key]; dup {
-			add(path, "duplicate of Services[%d]", k)
+			c.Add(path, s.Name, fmt.Sprintf("duplicate of Services[%d]", k), ErrDuplicateService)
 		} else {
 			seen[key] = i
 		}
 		if len(s.Consumers) == 0 {
-			add(path, "must have at least one consumer")
+			c.Add(path, nil, "must have at least one consumer", nil)
 		}
-		for j, c := range s.Consumers {
-			errs = append(errs, c.problems(strict.Index(path+".Consumers", j))...)
+		for j, cons := range s.Consumers {
+			cons.problems(&c, strict.Index(path+".Consumers", j))
 		}
 	}
-	return errors.Join(errs...)
+	return c.Err()
 }
 
-func (c Consumer) problems(path string) []error {
-	var errs []error
-	add := func(format string, args ...any) {
-		errs = append(errs, fmt.Errorf("%s: %s", path, fmt.Sprintf(format, args...)))
+func (c Consumer) problems(col *fielderr.Collector, path string) {
+	add := func(value any, format string, args ...any) {
+		col.Add(path, value, fmt.Sprintf(format, args...), nil)
 	}
 	set := 0
 	for _, v := range []string{c.Peer, c.Partition, c.SamenessGroup} {
@@ -153,21 +149,20 @@ func (c Consumer) problems(path string) []error {
 	}
 	switch set {
 	case 0:
-		add("must define one of Peer, Partition, or SamenessGroup")
+		add(c, "must define one of Peer, Partition, or SamenessGroup")
 	case 1:
 	default:
-		add("must define at most one of Peer, Partition, or SamenessGroup")
+		add(c, "must define at most one of Peer, Partition, or SamenessGroup")
 	}
 	if c.Partition == Wildcard {
-		add("exporting to all partitions (wildcard) is not supported")
+		add(c.Partition, "exporting to all partitions (wildcard) is not supported")
 	}
 	switch {
 	case c.Peer == Wildcard:
-		add("exporting to all peers (wildcard) is not supported")
+		add(c.Peer, "exporting to all peers (wildcard) is not supported")
 	case c.Peer != "" && !names.IsLabel(c.Peer):
-		add("peer name %q must be a lowercase DNS label (%s)", c.Peer, names.Label(c.Peer))
+		add(c.Peer, "peer name %q must be a lowercase DNS label (%s)", c.Peer, names.Label(c.Peer))
 	}
-	return errs
 }
 
 type nsName struct{ namespace, name string }

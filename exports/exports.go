@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/meshscope/meshscope/internal/strict"
+	"github.com/meshscope/meshscope/internal/fielderr"
 )
 
 // ServiceName is a concrete service: its partition, namespace and name. Empty partition and
@@ -102,15 +102,13 @@ func Compile(entries ...ConfigEntry) (*Exports, error) {
 	var errs []error
 	first := map[string]int{}
 	for i, e := range entries {
-		prefix := fmt.Sprintf("entries[%d] (%q): ", i, e.Name)
+		where := fmt.Sprintf("entries[%d] (%q)", i, e.Name)
 		if err := e.Validate(); err != nil {
-			for _, one := range strict.Split(err) {
-				errs = append(errs, fmt.Errorf("%s%w", prefix, one))
-			}
+			errs = append(errs, fielderr.In(where, err))
 			continue
 		}
 		if k, dup := first[e.Name]; dup {
-			errs = append(errs, fmt.Errorf("%sgoverns the same partition as entries[%d]; one entry per partition", prefix, k))
+			errs = append(errs, &FieldError{Where: where, Value: e.Name, Detail: fmt.Sprintf("governs the same partition as entries[%d]; one entry per partition", k), Err: ErrDuplicateEntry})
 			continue
 		}
 		first[e.Name] = i

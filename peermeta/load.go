@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 
 	"github.com/meshscope/meshscope/internal/strict"
@@ -24,7 +25,7 @@ func LoadHealth(data []byte) ([]CheckServiceNode, error) {
 	}
 	list, ok := x.([]any)
 	if !ok {
-		return nil, fmt.Errorf("(top level): must be a list of instances, as /v1/health/service/<name> returns, got %s", strict.Describe(x))
+		return nil, &FieldError{Field: "(top level)", Value: x, Detail: "must be a list of instances, as /v1/health/service/<name> returns, got " + strict.Describe(x)}
 	}
 	out := make([]CheckServiceNode, len(list))
 	var errs []error
@@ -34,7 +35,7 @@ func LoadHealth(data []byte) ([]CheckServiceNode, error) {
 			err = json.Unmarshal(b, &out[i])
 		}
 		if err != nil {
-			errs = append(errs, fmt.Errorf("[%d]%s", i, typeError(err)))
+			errs = append(errs, typeError(i, err))
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
@@ -43,33 +44,37 @@ func LoadHealth(data []byte) ([]CheckServiceNode, error) {
 	return out, nil
 }
 
-// typeError rewrites encoding/json's message, which names Go types, as a path and what was
-// expected: ".Service.Port: must be a whole number, got a string".
-func typeError(err error) string {
+// typeError rewrites encoding/json's message about element i, which names Go types, as a
+// path and what was expected: "[1].Service.Port: must be a whole number, got a string".
+func typeError(i int, err error) *FieldError {
+	path := "[" + strconv.Itoa(i) + "]"
 	var te *json.UnmarshalTypeError
 	if !errors.As(err, &te) {
-		return ": " + err.Error()
+		return &FieldError{Field: path, Detail: err.Error()}
 	}
-	path := ""
 	if te.Field != "" {
-		path = "." + te.Field
+		path += "." + te.Field
 	}
 	got := te.Value
+	num := strings.TrimPrefix(got, "number ")
+	fe := &FieldError{Field: path}
 	switch {
-	case strings.HasPrefix(got, "number") && isNumber(te.Type.Kind()) && !strings.ContainsAny(strings.TrimPrefix(got, "number "), ".eE"):
-		return fmt.Sprintf("%s: the %s is out of range for %s", path, got, te.Type.Kind())
+	case num != got && isNumber(te.Type.Kind()) && !strings.ContainsAny(num, ".eE"):
+		fe.Value, fe.Detail = json.Number(num), fmt.Sprintf("the %s is out of range for %s", got, te.Type.Kind())
+		return fe
 	case got == "array":
 		got = "a list"
 	case got == "object":
 		got = "an object"
 	case got == "bool":
 		got = "a boolean"
-	case strings.HasPrefix(got, "number"):
-		got = "the " + got
+	case num != got:
+		fe.Value, got = json.Number(num), "the "+got
 	default:
 		got = "a " + got
 	}
-	return fmt.Sprintf("%s: must be %s, got %s", path, want(te.Type), got)
+	fe.Detail = fmt.Sprintf("must be %s, got %s", want(te.Type), got)
+	return fe
 }
 
 func isNumber(k reflect.Kind) bool {

@@ -42,7 +42,7 @@ func (x Exporter) Validate() error {
 	var errs []error
 	check := func(field, value, reason string) {
 		if reason != "" {
-			errs = append(errs, fmt.Errorf("%s: %q %s", "Exporter."+field, value, reason))
+			errs = append(errs, &FieldError{Field: "Exporter." + field, Value: value, Detail: fmt.Sprintf("%q %s", value, reason)})
 		}
 	}
 	check("Peer", x.Peer, names.Label(x.Peer))

@@ -46,13 +46,6 @@ type Exported struct {
 	Instances []CheckServiceNode `json:"Instances"`
 }
 
-// Failure is an exported service whose chain does not compile: it is not replicated, and
-// says why instead of vanishing.
-type Failure struct {
-	Service exports.ServiceName `json:"Service"`
-	Error   string              `json:"Error"`
-}
-
 // Exclusion is an exported service that is deliberately not replicated.
 type Exclusion struct {
 	Service exports.ServiceName `json:"Service"`
@@ -89,7 +82,7 @@ func Replicate(in Input) (Replication, error) {
 	for _, s := range in.Exports.ForPeer(x.Peer, local) {
 		c, err := cc.Compile(chain.Request{Service: s.Name, Namespace: s.Namespace, Partition: s.Partition, Datacenter: x.Datacenter, TrustDomain: x.TrustDomain})
 		if err != nil {
-			rep.Failed = append(rep.Failed, Failure{Service: s, Error: err.Error()})
+			rep.Failed = append(rep.Failed, Failure{Service: s, Err: err})
 			continue
 		}
 		if reason := reachesConsul(c); reason != "" {

@@ -347,3 +347,17 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestFieldErrors(t *testing.T) {
+	err := Service{Service: "Web", Datacenter: "dc1", TrustDomain: "td"}.Validate()
+	var fe *FieldError
+	require.ErrorAs(t, err, &fe)
+	assert.Equal(t, "Service", fe.Field)
+	assert.Equal(t, "Web", fe.Value)
+	assert.ErrorIs(t, err, ErrInvalidComponent)
+
+	_, err = Parse("a.b.external.td", "td")
+	require.ErrorAs(t, err, &fe)
+	assert.Equal(t, "a.b.external.td", fe.Value)
+	assert.ErrorIs(t, err, ErrMalformed)
+}

@@ -386,3 +386,17 @@ func FuzzValidate(f *testing.F) {
 		}
 	})
 }
+
+func TestFieldErrors(t *testing.T) {
+	err := Service{TrustDomain: "td", Datacenter: "dc1", Service: "a/b"}.Validate()
+	var fe *FieldError
+	require.ErrorAs(t, err, &fe)
+	assert.Equal(t, "Service", fe.Field)
+	assert.Equal(t, "a/b", fe.Value)
+	assert.ErrorIs(t, err, ErrInvalidComponent)
+
+	_, err = Parse("spiffe://td/nope")
+	require.ErrorAs(t, err, &fe)
+	assert.Equal(t, "spiffe://td/nope", fe.Value)
+	assert.ErrorIs(t, err, ErrUnknownSchema)
+}

@@ -59,7 +59,7 @@ func (v *Visibility) UnmarshalJSON(b []byte) error {
 	}
 	got, err := decodeVisibility(x)
 	if err != nil {
-		return err
+		return &FieldError{Value: x, Detail: err.Error()}
 	}
 	*v = got
 	return nil
@@ -224,7 +224,7 @@ const (
 func decodeVisibilityAt(d *strict.Decoder, x any, path string) Visibility {
 	v, err := decodeVisibility(x)
 	if err != nil {
-		d.Errorf(path, "%v", err)
+		d.Fail(path, x, "%v", err)
 	}
 	return v
 }

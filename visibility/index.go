@@ -43,7 +43,7 @@ func (k Kind) String() string {
 // MarshalText encodes the kind by name.
 func (k Kind) MarshalText() ([]byte, error) {
 	if k != ServiceEntry && k != KubernetesService {
-		return nil, fmt.Errorf("unknown kind %d", int(k))
+		return nil, &FieldError{Value: int(k), Detail: fmt.Sprintf("unknown kind %d", int(k))}
 	}
 	return []byte(k.String()), nil
 }
@@ -56,7 +56,7 @@ func (k *Kind) UnmarshalText(b []byte) error {
 	case "KubernetesService":
 		*k = KubernetesService
 	default:
-		return fmt.Errorf("unknown kind %q (want ServiceEntry or KubernetesService)", b)
+		return &FieldError{Value: string(b), Detail: fmt.Sprintf("unknown kind %q (want ServiceEntry or KubernetesService)", b)}
 	}
 	return nil
 }

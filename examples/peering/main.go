@@ -276,7 +276,7 @@ func print(w io.Writer, reps []peermeta.Replication) error {
 			return err
 		}
 		for _, f := range rep.Failed {
-			fmt.Fprintf(w, "NOT REPLICATED %s: %s\n", f.Service, f.Error)
+			fmt.Fprintf(w, "NOT REPLICATED %s: %v\n", f.Service, f.Err)
 		}
 		for _, e := range rep.Excluded {
 			fmt.Fprintf(w, "EXCLUDED %s: %s\n", e.Service, e.Reason)

@@ -5,12 +5,13 @@ package cli
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path"
+
+	"github.com/meshscope/meshscope/internal/fielderr"
 )
 
 // Exit statuses.
@@ -57,20 +58,7 @@ func Emit(prog string, stdout, stderr io.Writer, format string, report any, tabl
 
 // InFile puts "name: " before each of the problems joined in err, so that every line of the
 // message names the file; nil stays nil.
-func InFile(name string, err error) error {
-	if err == nil {
-		return nil
-	}
-	list := []error{err}
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		list = j.Unwrap()
-	}
-	out := make([]error, len(list))
-	for i, e := range list {
-		out[i] = fmt.Errorf("%s: %w", name, e)
-	}
-	return errors.Join(out...)
-}
+func InFile(name string, err error) error { return fielderr.In(name, err) }
 
 // Fail prints err, if any, prefixed by the program's name, and returns the exit status.
 func Fail(prog string, stderr io.Writer, err error) int {

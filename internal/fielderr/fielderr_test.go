@@ -1,0 +1,63 @@
+package fielderr
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+var errKind = errors.New("kind")
+
+func TestError(t *testing.T) {
+	tests := []struct {
+		name string
+		e    Error
+		want string
+	}{
+		{"all parts", Error{Where: "items[1] (Namespace a)", Field: "metadata.name", Detail: "must not be empty"}, "items[1] (Namespace a): metadata.name: must not be empty"},
+		{"no where", Error{Field: "Services[0]", Detail: "service name cannot be empty"}, "Services[0]: service name cannot be empty"},
+		{"detail only", Error{Detail: "no inventory"}, "no inventory"},
+		{"empty", Error{}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, tt.e.Error())
+		})
+	}
+	assert.ErrorIs(t, New("f", 1, "d", errKind), errKind)
+}
+
+func TestIn(t *testing.T) {
+	a, b := New("f", "x", "bad", errKind), errors.New("plain")
+	joined := errors.Join(a, errors.Join(b, nil))
+	got := In("file.yaml", In("items[0]", joined))
+	list := Split(got)
+	require.Len(t, list, 2, "a join stays a join, nested joins flattened")
+	var fe *Error
+	require.ErrorAs(t, list[0], &fe)
+	if diff := cmp.Diff(Error{Where: "file.yaml: items[0]", Field: "f", Value: "x", Err: errKind}, *fe, cmpopts.IgnoreFields(Error{}, "Detail"), cmpopts.EquateErrors()); diff != "" {
+		t.Error(diff)
+	}
+	assert.Equal(t, "x", a.Value)
+	assert.Empty(t, a.Where, "the original is not changed")
+	assert.Equal(t, "file.yaml: items[0]: plain", list[1].Error())
+	assert.ErrorIs(t, list[1], b, "a plain error stays wrapped, not flattened")
+	assert.NoError(t, In("x", nil))
+	assert.Same(t, a, In("", a))
+}
+
+func TestCollector(t *testing.T) {
+	var c Collector
+	assert.NoError(t, c.Err())
+	c.Add("a", 1, "one", nil)
+	c.Put(nil)
+	c.Put(errors.Join(New("b", 2, "two", errKind), fmt.Errorf("three")))
+	assert.Equal(t, 3, c.Len())
+	assert.Equal(t, "a: one\nb: two\nthree", c.Err().Error())
+	assert.ErrorIs(t, c.Err(), errKind)
+}
