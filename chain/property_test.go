@@ -12,8 +12,10 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// refTarget and the functions below are a slow, literal reading of SPEC §4, recursive and
-// with linear scans, that Compile is checked against.
+// refTarget and the functions below are a slow, literal reading of the resolution rules the
+// package documentation lists (peer targets final; redirect, then default subset, then the
+// subset check; failover candidates resolved but not failed over), recursive and with linear
+// scans, that Compile is checked against.
 type refTarget struct{ Service, Subset, Namespace, Partition, Datacenter, Peer string }
 
 func (t refTarget) ID() string {

@@ -2,6 +2,8 @@ package exports
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/meshscope/meshscope/internal/fielderr"
 	"github.com/meshscope/meshscope/internal/names"
@@ -261,4 +263,14 @@ func LoadEntries(data []byte) ([]ConfigEntry, error) {
 		}
 		return e
 	})
+}
+
+// clone returns a deep copy of e: no slice or map is shared with e.
+func (e ConfigEntry) clone() ConfigEntry {
+	e.Services = slices.Clone(e.Services)
+	for i := range e.Services {
+		e.Services[i].Consumers = slices.Clone(e.Services[i].Consumers)
+	}
+	e.Meta = maps.Clone(e.Meta)
+	return e
 }

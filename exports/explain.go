@@ -53,21 +53,22 @@ func (x *Exports) Explain(s ServiceName) Explanation {
 		e.Reason = "the consul service is never exported"
 		return e
 	}
-	entry, ok := x.Entry(s.Partition)
-	if !ok {
+	p := x.parts[s.Partition]
+	if p == nil {
 		e.Reason = fmt.Sprintf("partition %q has no exported-services entry", s.Partition)
 		return e
 	}
 	if m, ok := x.Match(s); ok {
+		m.Consumers = slices.Clone(m.Consumers) // the explanation is the caller's
 		e.Match = &m
 	} else {
 		e.Reason = "no rule names the service, \"*\" in its namespace, or \"*\" in \"*\""
 	}
-	for i, r := range entry.Services {
+	for i, r := range p.entry.Services {
 		if r.Name != s.Name && r.Name != Wildcard {
 			continue
 		}
-		c := Candidate{Rule: i, Namespace: r.Namespace, Name: r.Name, Consumers: r.Consumers}
+		c := Candidate{Rule: i, Namespace: r.Namespace, Name: r.Name, Consumers: slices.Clone(r.Consumers)}
 		switch {
 		case r.Namespace != s.Namespace && r.Namespace != Wildcard:
 			c.Verdict = OtherNamespace

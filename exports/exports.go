@@ -66,12 +66,19 @@ type Match struct {
 	// Rule is the index of the rule in its partition's entry's Services.
 	Rule       int        `json:"Rule"`
 	Precedence Precedence `json:"Precedence"`
-	// Consumers are the rule's consumers, in the entry's order. Read-only.
+	// Consumers are the rule's consumers, in the entry's order.
 	Consumers []Consumer `json:"Consumers"`
 }
 
 // Exports answers which rule exports a service, and to whom. It is built by Compile,
 // immutable and safe for concurrent use.
+//
+// Who owns what: Match and Peers, the per-lookup hot path, do not allocate; the Consumers
+// and peers they return are read-only views of the compiled rules, which the caller must not
+// modify. Everything else — Entry, Partitions, ForPeer, Explain, Diff — returns fresh values
+// the caller owns: changing them changes no later answer. The compiled rules share nothing
+// with the entries given to Compile. Views are clipped to their length, so an append to one
+// copies instead of writing into the compiled rules.
 type Exports struct {
 	parts      map[string]*partition
 	partitions []string // sorted
@@ -86,8 +93,9 @@ type partition struct {
 }
 
 type rule struct {
-	match Match
-	peers []string // peer consumers in order, without repeats
+	match   Match
+	peers   []string        // peer consumers in order, without repeats
+	peerSet map[string]bool // the same, for ForPeer
 }
 
 // Compile validates the entries and indexes them. At most one entry may govern a partition.
@@ -123,16 +131,14 @@ func Compile(entries ...ConfigEntry) (*Exports, error) {
 }
 
 func newPartition(e ConfigEntry) *partition {
-	e.Services = slices.Clone(e.Services)
-	for i := range e.Services {
-		e.Services[i].Consumers = slices.Clone(e.Services[i].Consumers)
-	}
+	e = e.clone()
 	e.Normalize()
 	p := &partition{entry: e, exact: map[nsName]int{}, anyName: map[string]int{}, all: -1, rules: make([]rule, len(e.Services))}
 	for i, s := range e.Services {
-		r := rule{match: Match{Rule: i, Consumers: s.Consumers}}
+		r := rule{match: Match{Rule: i, Consumers: slices.Clip(s.Consumers)}, peerSet: map[string]bool{}}
 		for _, c := range s.Consumers {
-			if c.Peer != "" && !slices.Contains(r.peers, c.Peer) {
+			if c.Peer != "" && !r.peerSet[c.Peer] {
+				r.peerSet[c.Peer] = true
 				r.peers = append(r.peers, c.Peer)
 			}
 		}
@@ -147,6 +153,7 @@ func newPartition(e ConfigEntry) *partition {
 			r.match.Precedence = Exact
 			p.exact[nsName{s.Namespace, s.Name}] = i
 		}
+		r.peers = slices.Clip(r.peers)
 		p.rules[i] = r
 	}
 	return p
@@ -180,7 +187,8 @@ func (x *Exports) lookup(s ServiceName) (*partition, int) {
 // in its namespace, else "*" in its namespace, else "*" in "*". It returns false when no rule
 // applies, for the reserved service "consul", and for names that are not one concrete
 // service (empty, or "*"). Consumers of other rules that would also match are never merged
-// in. Match does not allocate.
+// in. Match is O(1) and does not allocate: the returned Consumers are a read-only view of
+// the compiled rule (see Exports).
 func (x *Exports) Match(s ServiceName) (Match, bool) {
 	p, i := x.lookup(s)
 	if i < 0 {
@@ -190,7 +198,8 @@ func (x *Exports) Match(s ServiceName) (Match, bool) {
 }
 
 // Peers returns the peers the service is exported to: the peer consumers of its one rule, in
-// rule order, without repeats. Read-only; nil when the service is not exported to a peer.
+// rule order, without repeats; nil when the service is not exported to a peer. It does not
+// allocate: the slice is a read-only view (see Exports).
 func (x *Exports) Peers(s ServiceName) []string {
 	p, i := x.lookup(s)
 	if i < 0 {
@@ -205,7 +214,7 @@ func (x *Exports) Peers(s ServiceName) []string {
 func (x *Exports) ForPeer(peer string, catalog []ServiceName) []ServiceName {
 	var out []ServiceName
 	for _, s := range catalog {
-		if slices.Contains(x.Peers(s), peer) {
+		if p, i := x.lookup(s); i >= 0 && p.rules[i].peerSet[peer] {
 			out = append(out, s.Canonical())
 		}
 	}
@@ -222,11 +231,11 @@ func (x *Exports) Partitions() []string {
 	if x == nil {
 		return nil
 	}
-	return x.partitions
+	return slices.Clone(x.partitions)
 }
 
-// Entry returns the normalized copy of the entry governing partition ("" means "default").
-// Read-only.
+// Entry returns a normalized copy of the entry governing partition ("" means "default"). The
+// copy is the caller's: changing it changes nothing in x.
 func (x *Exports) Entry(partition string) (*ConfigEntry, bool) {
 	if x == nil {
 		return nil, false
@@ -235,5 +244,6 @@ func (x *Exports) Entry(partition string) (*ConfigEntry, bool) {
 	if p == nil {
 		return nil, false
 	}
-	return &p.entry, true
+	e := p.entry.clone()
+	return &e, true
 }

@@ -74,8 +74,9 @@ func TestMatch(t *testing.T) {
 	}
 }
 
-// TestNoUnion is SPEC §3's example: rules * -> [peer1, peer2] and bar -> [peer3] export foo to
-// peer1 and peer2 and bar to peer3 only; with * -> east and db -> west, db goes to west only.
+// TestNoUnion: the single most exact rule applies, consumers of different rules are never
+// merged. Rules * -> [peer1, peer2] and bar -> [peer3] export foo to peer1 and peer2 and bar
+// to peer3 only; with * -> east and db -> west, db goes to west only.
 func TestNoUnion(t *testing.T) {
 	x := mustCompile(t, ConfigEntry{Name: "default", Services: []Service{
 		{Name: "*", Consumers: peers("peer1", "peer2")},
@@ -175,8 +176,9 @@ func TestMatchDoesNotAllocate(t *testing.T) {
 	assert.Zero(t, testing.AllocsPerRun(100, func() { x.Peers(s) }))
 }
 
-// refMatch is the literal reading of SPEC §3: scan every rule of the partition's entry and
-// keep the most exact that matches.
+// refMatch is the rule read literally ("the single most exact rule applies: exact name in the
+// same namespace, else * in the same namespace, else */*; never for consul"): scan every rule
+// of the partition's entry and keep the most exact that matches.
 func refMatch(entries []ConfigEntry, s ServiceName) ([]Consumer, Precedence, bool) {
 	s = s.Canonical()
 	if s.Name == ReservedService || s.Name == "*" || s.Name == "" || s.Namespace == "*" || s.Partition == "*" {

@@ -49,7 +49,7 @@ func TestBuild(t *testing.T) {
 		ids      []string
 		protocol string
 	}{
-		{"tcp with failover (SPEC example)", exporter, chain.Request{Service: "mysql"}, mysqlFailover,
+		{"tcp with failover: [svc mysql, gateway dc1, svc failover]", exporter, chain.Request{Service: "mysql"}, mysqlFailover,
 			"mysql.default.default.east.external." + td,
 			[]string{svcID("", "default", "dc1", "mysql"), gw, svcID("", "default", "dc1", "failover")}, "tcp"},
 		{"http keeps the service and the gateway only", exporter, chain.Request{Service: "mysql"},

@@ -197,7 +197,8 @@ func randomName(r *rand.Rand, tds []string) Name {
 	}
 }
 
-// refString is a literal rendering of SPEC.md §1 with fmt.Sprintf.
+// refString is a literal rendering of the name table in the package documentation with
+// fmt.Sprintf.
 func refString(n Name) string {
 	d := func(s string) string {
 		if s == "" {

@@ -213,7 +213,8 @@ var (
 	refSegment = regexp.MustCompile(`^[a-zA-Z0-9._-]+$`)
 )
 
-// refParse is a literal reading of SPEC.md §2 on top of net/url and strings.Split.
+// refParse is a literal reading of the five ID shapes in the package documentation, on top of
+// net/url and strings.Split.
 func refParse(s string) (Identity, bool) {
 	if len(s) > 2048 || !strings.HasPrefix(s, "spiffe://") || strings.ContainsAny(s, "%?#@") {
 		return nil, false

@@ -98,7 +98,10 @@ func refBest(cands []Service, client string) (Service, bool) {
 	return best, true
 }
 
-// refLookupHost is SPEC §6.3 read literally, with linear scans.
+// refLookupHost is the lookup rule read literally, with linear scans: drop the entries the
+// client cannot see, prefer one in the client's namespace, else the canonical one (a
+// Kubernetes Service, else a PUBLIC entry), ties by kind, age, namespace, name; try the exact
+// host, then each wildcard level.
 func refLookupHost(res *Resolver, inv Inventory, client, host string) (Service, bool) {
 	h := strings.ToLower(strings.TrimSuffix(host, "."))
 	keys := []string{h}
@@ -204,7 +207,8 @@ func ref(s Service, ok bool) string {
 }
 
 // TestIndexAgainstReference checks every lookup against the literal reference on random
-// inventories and configurations, with the properties SPEC §6.3 promises.
+// inventories and configurations, with the properties the package documents (hidden means
+// absent; no answer depends on input order).
 func TestIndexAgainstReference(t *testing.T) {
 	r := newRand(61, 62)
 	for iter := range 1500 {

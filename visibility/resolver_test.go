@@ -49,7 +49,7 @@ func TestResolve(t *testing.T) {
 		labels labels.Labels
 		want   Decision
 	}{
-		// SPEC §6.2 examples.
+		// The documented examples: default NAMESPACE with [PUBLIC if team=a].
 		{"team a is public", teamA, labels.Set{"team": "a"}, Decision{Public, 0}},
 		{"team b gets the default", teamA, labels.Set{"team": "b"}, Decision{Namespace, -1}},
 		{"unknown namespace gets the default", teamA, nil, Decision{Namespace, -1}},
@@ -115,8 +115,9 @@ func TestCompileCopies(t *testing.T) {
 	assert.Equal(t, Decision{Namespace, -1}, r.Resolve(labels.Set{"team": "b"}))
 }
 
-// refResolve is the literal reading of SPEC §6.2: walk the policies in order, evaluate every
-// rule's selector by hand from its definition, first full match wins.
+// refResolve is the resolution rule read literally ("policies are tried in order; the first
+// whose rules all match decides; else the default"): walk the policies in order, evaluate
+// every rule's selector by hand from its definition, first full match wins.
 func refResolve(c *Config, ns map[string]string) Decision {
 	if c == nil {
 		return Decision{Public, -1}
