@@ -159,6 +159,9 @@ func (c Consumer) problems(col *fielderr.Collector, path string) {
 	if c.Partition == Wildcard {
 		add(c.Partition, "exporting to all partitions (wildcard) is not supported")
 	}
+	if c.SamenessGroup == Wildcard {
+		add(c.SamenessGroup, "exporting to all sameness groups (wildcard) is not supported")
+	}
 	switch {
 	case c.Peer == Wildcard:
 		add(c.Peer, "exporting to all peers (wildcard) is not supported")

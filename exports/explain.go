@@ -21,14 +21,32 @@ const (
 
 // Candidate is one rule that names the service or "*", and its verdict.
 type Candidate struct {
-	Rule      int        `json:"Rule"`
-	Namespace string     `json:"Namespace"`
-	Name      string     `json:"Name"`
-	Consumers []Consumer `json:"Consumers"`
+	Rule      int    `json:"Rule"`
+	Namespace string `json:"Namespace"`
+	Name      string `json:"Name"`
+	// Consumers are the rule's consumers as written; Reaches, the consumers they stand for,
+	// each sameness group expanded into its members.
+	Consumers []Consumer         `json:"Consumers"`
+	Reaches   []ExpandedConsumer `json:"Reaches"`
 	// Precedence is the rule's level for this service; 0 for a rule of another namespace.
 	Precedence Precedence `json:"Precedence,omitempty"`
 	Verdict    Verdict    `json:"Verdict"`
 	Reason     string     `json:"Reason"`
+}
+
+// ExpandedConsumer is a consumer a rule reaches, and the sameness group it came from (""
+// when the rule names it directly).
+type ExpandedConsumer struct {
+	Consumer
+	Group string `json:"Group,omitempty"`
+}
+
+// String returns "peer east", or "peer east (sameness group g)".
+func (c ExpandedConsumer) String() string {
+	if c.Group == "" {
+		return c.Consumer.String()
+	}
+	return c.Consumer.String() + " (sameness group " + c.Group + ")"
 }
 
 // Explanation says why a service is exported as it is: the rule that applies, if any, and
@@ -68,7 +86,7 @@ func (x *Exports) Explain(s ServiceName) Explanation {
 		if r.Name != s.Name && r.Name != Wildcard {
 			continue
 		}
-		c := Candidate{Rule: i, Namespace: r.Namespace, Name: r.Name, Consumers: slices.Clone(r.Consumers)}
+		c := Candidate{Rule: i, Namespace: r.Namespace, Name: r.Name, Consumers: slices.Clone(r.Consumers), Reaches: p.rules[i].reaches()}
 		switch {
 		case r.Namespace != s.Namespace && r.Namespace != Wildcard:
 			c.Verdict = OtherNamespace
@@ -103,20 +121,38 @@ func (e Explanation) String() string {
 	if e.Match == nil {
 		b.WriteString("not exported: " + e.Reason)
 	} else {
-		fmt.Fprintf(&b, "Services[%d] applies (%s): exported to %s", e.Match.Rule, e.Match.Precedence, consumerList(e.Match.Consumers))
+		reach := list(e.Match.Consumers)
+		for _, c := range e.Candidates {
+			if c.Rule == e.Match.Rule {
+				reach = list(c.Reaches) // with the sameness group each consumer came from
+			}
+		}
+		fmt.Fprintf(&b, "Services[%d] applies (%s): exported to %s", e.Match.Rule, e.Match.Precedence, reach)
 	}
 	for _, c := range e.Candidates {
-		fmt.Fprintf(&b, "\n  Services[%d] %s/%s -> %s: %s: %s", c.Rule, c.Namespace, c.Name, consumerList(c.Consumers), c.Verdict, c.Reason)
+		fmt.Fprintf(&b, "\n  Services[%d] %s/%s -> %s: %s: %s", c.Rule, c.Namespace, c.Name, list(c.Consumers), c.Verdict, c.Reason)
 	}
 	return b.String()
 }
 
-func consumerList(cs []Consumer) string {
+func list[T fmt.Stringer](cs []T) string {
 	parts := make([]string, len(cs))
 	for i, c := range cs {
 		parts[i] = c.String()
 	}
 	return strings.Join(parts, ", ")
+}
+
+// reaches returns the rule's consumers with the group each came from.
+func (r *rule) reaches() []ExpandedConsumer {
+	out := make([]ExpandedConsumer, len(r.match.Consumers))
+	for i, c := range r.match.Consumers {
+		out[i].Consumer = c
+		if r.from != nil {
+			out[i].Group = r.from[i]
+		}
+	}
+	return out
 }
 
 // ConsumerChange is what one consumer gains and loses between two configurations.
@@ -145,14 +181,18 @@ func Diff(old, new *Exports, catalog []ServiceName) []ConsumerChange {
 	for _, s := range services {
 		before, _ := old.Match(s)
 		after, _ := new.Match(s)
+		if slices.Equal(before.Consumers, after.Consumers) {
+			continue
+		}
+		had, has := setOf(before.Consumers), setOf(after.Consumers)
 		for _, c := range uniqueConsumers(after.Consumers) {
-			if !slices.Contains(before.Consumers, c) {
+			if !had[c] {
 				ch := get(c)
 				ch.Gained = append(ch.Gained, s)
 			}
 		}
 		for _, c := range uniqueConsumers(before.Consumers) {
-			if !slices.Contains(after.Consumers, c) {
+			if !has[c] {
 				ch := get(c)
 				ch.Lost = append(ch.Lost, s)
 			}
@@ -174,10 +214,20 @@ func canonicalAll(s []ServiceName) []ServiceName {
 	return out
 }
 
+func setOf(cs []Consumer) map[Consumer]bool {
+	m := make(map[Consumer]bool, len(cs))
+	for _, c := range cs {
+		m[c] = true
+	}
+	return m
+}
+
 func uniqueConsumers(cs []Consumer) []Consumer {
+	seen := make(map[Consumer]bool, len(cs))
 	var out []Consumer
 	for _, c := range cs {
-		if !slices.Contains(out, c) {
+		if !seen[c] {
+			seen[c] = true
 			out = append(out, c)
 		}
 	}

@@ -2,7 +2,6 @@ package exports
 
 import (
 	"cmp"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -96,47 +95,79 @@ type rule struct {
 	match   Match
 	peers   []string        // peer consumers in order, without repeats
 	peerSet map[string]bool // the same, for ForPeer
+	from    []string        // per consumer of match, the sameness group it came from; nil when none did
 }
 
-// Compile validates the entries and indexes them. At most one entry may govern a partition.
-// Every problem is reported, each prefixed by the entry it is in:
+// Compile validates the entries and indexes them; it is CompileGroups without sameness
+// groups, so a consumer naming a sameness group is reported as an unknown group.
+func Compile(entries ...ConfigEntry) (*Exports, error) { return CompileGroups(nil, entries...) }
+
+// CompileGroups validates the sameness groups (ValidateSamenessGroups) and the entries and
+// indexes them. At most one entry may govern a partition. A SamenessGroup consumer is
+// expanded in place into the members of that group of the entry's partition, in member
+// order (a peer member becomes a peer consumer, a partition member a partition consumer; the
+// entry's own partition is dropped, and repeats keep the first), so Match, Peers, ForPeer and
+// Diff see the members, never the group. Every problem is reported, each prefixed by the
+// entry or group it is in:
 //
 //	entries[1] ("west"): Services[0]: must have at least one consumer
 //	entries[2] ("default"): governs the same partition as entries[0]
+//	entries[0] ("ap1"): Services[0].Consumers[1]: sameness group "g" is not defined in partition "ap1"
 //
-// The entries are copied: later changes to them do not affect the result.
-func Compile(entries ...ConfigEntry) (*Exports, error) {
+// The entries and groups are copied: later changes to them do not affect the result.
+func CompileGroups(groups []SamenessGroup, entries ...ConfigEntry) (*Exports, error) {
+	var c fielderr.Collector
+	c.Put(ValidateSamenessGroups(groups))
+	gix := newGroupIndex(groups)
 	x := &Exports{parts: make(map[string]*partition, len(entries))}
-	var errs []error
 	first := map[string]int{}
 	for i, e := range entries {
 		where := fmt.Sprintf("entries[%d] (%q)", i, e.Name)
 		if err := e.Validate(); err != nil {
-			errs = append(errs, fielderr.In(where, err))
+			c.Put(fielderr.In(where, err))
 			continue
 		}
 		if k, dup := first[e.Name]; dup {
-			errs = append(errs, &FieldError{Where: where, Value: e.Name, Detail: fmt.Sprintf("governs the same partition as entries[%d]; one entry per partition", k), Err: ErrDuplicateEntry})
+			c.Put(&FieldError{Where: where, Value: e.Name, Detail: fmt.Sprintf("governs the same partition as entries[%d]; one entry per partition", k), Err: ErrDuplicateEntry})
 			continue
 		}
 		first[e.Name] = i
-		x.parts[e.Name] = newPartition(e)
+		if err := unknownGroups(e, gix); err != nil {
+			c.Put(fielderr.In(where, err))
+			continue
+		}
+		x.parts[e.Name] = newPartition(e, gix)
 		x.partitions = append(x.partitions, e.Name)
 	}
-	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
+	if err := c.Err(); err != nil {
+		return nil, err
 	}
 	slices.Sort(x.partitions)
 	return x, nil
 }
 
-func newPartition(e ConfigEntry) *partition {
+// unknownGroups reports every SamenessGroup consumer of e naming no group of e's partition.
+func unknownGroups(e ConfigEntry, gix groupIndex) error {
+	var c fielderr.Collector
+	for i, s := range e.Services {
+		for j, cons := range s.Consumers {
+			if cons.SamenessGroup != "" && gix.find(e.Name, cons.SamenessGroup) == nil {
+				c.Add(fmt.Sprintf("Services[%d].Consumers[%d]", i, j), cons.SamenessGroup,
+					fmt.Sprintf("sameness group %q is not defined in partition %q", cons.SamenessGroup, e.Name), ErrUnknownSamenessGroup)
+			}
+		}
+	}
+	return c.Err()
+}
+
+func newPartition(e ConfigEntry, gix groupIndex) *partition {
 	e = e.clone()
 	e.Normalize()
 	p := &partition{entry: e, exact: map[nsName]int{}, anyName: map[string]int{}, all: -1, rules: make([]rule, len(e.Services))}
 	for i, s := range e.Services {
-		r := rule{match: Match{Rule: i, Consumers: slices.Clip(s.Consumers)}, peerSet: map[string]bool{}}
-		for _, c := range s.Consumers {
+		consumers, from := gix.expand(e.Name, s.Consumers)
+		r := rule{match: Match{Rule: i, Consumers: slices.Clip(consumers)}, from: from, peerSet: map[string]bool{}}
+		for _, c := range consumers {
 			if c.Peer != "" && !r.peerSet[c.Peer] {
 				r.peerSet[c.Peer] = true
 				r.peers = append(r.peers, c.Peer)

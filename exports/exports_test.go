@@ -2,6 +2,7 @@ package exports
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -96,14 +97,14 @@ func TestNoUnion(t *testing.T) {
 
 func TestPeers(t *testing.T) {
 	x := mustCompile(t, ConfigEntry{Name: "default", Services: []Service{
-		{Name: "db", Consumers: []Consumer{{Peer: "b"}, {Partition: "p"}, {Peer: "a"}, {Peer: "b"}, {SamenessGroup: "g"}}},
+		{Name: "db", Consumers: []Consumer{{Peer: "b"}, {Partition: "p"}, {Peer: "a"}, {Peer: "b"}}},
 		{Name: "web", Consumers: []Consumer{{Partition: "p"}}},
 	}})
 	assert.Equal(t, []string{"b", "a"}, x.Peers(ServiceName{Name: "db"}), "rule order, no repeats")
 	assert.Nil(t, x.Peers(ServiceName{Name: "web"}))
 	m, ok := x.Match(ServiceName{Name: "db"})
 	require.True(t, ok)
-	assert.Len(t, m.Consumers, 5, "Match keeps the consumers as written")
+	assert.Len(t, m.Consumers, 4, "Match keeps the consumers as written")
 }
 
 func TestForPeer(t *testing.T) {
@@ -353,6 +354,15 @@ func FuzzCompile(f *testing.F) {
 		}
 		verr := e.Validate()
 		x, err := Compile(e)
+		groups := slices.ContainsFunc(e.Services, func(s Service) bool {
+			return slices.ContainsFunc(s.Consumers, func(c Consumer) bool { return c.SamenessGroup != "" })
+		})
+		if verr == nil && groups {
+			if !errors.Is(err, ErrUnknownSamenessGroup) {
+				t.Fatalf("a group consumer without groups: %v", err)
+			}
+			return
+		}
 		if (verr == nil) != (err == nil) {
 			t.Fatalf("Validate says %v, Compile says %v", verr, err)
 		}
