@@ -66,3 +66,53 @@ func BenchmarkReferenceFailover100(b *testing.B) {
 		}
 	}
 }
+
+// sharedPath returns entries where main fails over to n services that all redirect into one
+// n-hop redirect path: every candidate resolves to the same final target.
+func sharedPath(n int) Entries {
+	var rs []ServiceResolver
+	var targets []FailoverTarget
+	for i := range n {
+		svc := fmt.Sprintf("t%d", i)
+		targets = append(targets, FailoverTarget{Service: svc})
+		rs = append(rs, ServiceResolver{Name: svc, Redirect: &Redirect{Service: "hop0"}})
+		if i+1 < n {
+			rs = append(rs, ServiceResolver{Name: fmt.Sprintf("hop%d", i), Redirect: &Redirect{Service: fmt.Sprintf("hop%d", i+1)}})
+		}
+	}
+	rs = append(rs, ServiceResolver{Name: "main", Failover: map[string]Failover{"*": {Targets: targets}}})
+	return Entries{Resolvers: rs}
+}
+
+func benchmarkSharedPath(b *testing.B, n int) {
+	cc, err := NewCompiler(sharedPath(n))
+	if err != nil {
+		b.Fatal(err)
+	}
+	req := Request{Service: "main", Datacenter: "dc1", TrustDomain: td}
+	b.ReportAllocs()
+	for b.Loop() {
+		c, err := cc.Compile(req)
+		if err != nil || len(c.Targets) != 2 {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkCompileSharedPath{250,1000}: n failover candidates sharing an n-hop redirect path,
+// at n and 4n; linear work grows 4x.
+func BenchmarkCompileSharedPath250(b *testing.B)  { benchmarkSharedPath(b, 250) }
+func BenchmarkCompileSharedPath1000(b *testing.B) { benchmarkSharedPath(b, 1000) }
+
+// BenchmarkReferenceSharedPath250 is the baseline: the literal reference walks the whole
+// path again for every candidate.
+func BenchmarkReferenceSharedPath250(b *testing.B) {
+	e := sharedPath(250)
+	req := Request{Service: "main", Datacenter: "dc1", TrustDomain: td}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, failover, err := refCompile(req, e.Resolvers); err != "" || len(failover) != 1 {
+			b.Fatal(err, failover)
+		}
+	}
+}

@@ -32,6 +32,40 @@
 // Every local service a chain touches must speak the requested service's protocol (from
 // service-defaults, else proxy-defaults, else tcp); peer targets are not checked.
 //
+// # Sameness groups
+//
+// A failover section or a redirect may name a sameness group (package exports has the
+// entry): the members of that group of the requesting partition, in order — with
+// IncludeLocal the partition itself first. Each member gives one candidate: the target with
+// the section's Service (else the resolver's), its Namespace (else the resolver's), and the
+// member's partition or peer. Partition members resolve through their own partition's
+// resolvers; peer members are final. A sameness redirect is a failover, not a rewrite: the
+// target stays the start. With group g of ap1 = [ap1, ap2, peer east], requesting main in
+// ap1/dc1:
+//
+//	main: Failover["*"]{SamenessGroup: g}            failover main.default.ap2.dc1, main.default.ap1.external.east
+//	main: Redirect{SamenessGroup: g}                 the same
+//	no resolver for main; g is DefaultForFailover    the same
+//	main: Failover["*"]{SamenessGroup: g, Service: backup}
+//	                                                  failover backup.default.ap1.dc1, backup.default.ap2.dc1, backup.default.ap1.external.east
+//
+// A DefaultForFailover group applies only when the requested service has no resolver at
+// all. Sameness groups are Consul Enterprise's; Consul CE refuses them.
+//
+// # What a target carries
+//
+// Besides its SNI and SPIFFE ID, each local target carries what a proxy needs to build its
+// cluster, from the resolver of its own service: ConnectTimeout (else 5s), RequestTimeout,
+// the Filter and OnlyPassing of its subset, and the LoadBalancer; the start target carries
+// the Policy of the failover section that gave its failover list. Peer targets carry none of
+// these (Consul gives them the 5s default; the importer's proxy configuration is its own).
+//
+// # Exporting to a peer
+//
+// Chain.CheckPeerExport says, in Consul's words, why Consul would refuse to export the
+// service to a cluster peer: a resolver reachable from it redirects to another datacenter,
+// a peer or another partition, or fails over to another datacenter.
+//
 // # Explaining, and cost
 //
 // Each Target carries Via, the steps that reached it: the request, then which resolver's
@@ -39,7 +73,17 @@
 // identity is in the set (Chain.Explain renders them). Compile is iterative and its cost is
 // linear in the resolution steps: a redirect chain of any length cannot exhaust the stack.
 //
+// # Input, errors and which strings are contracts
+//
 // ServiceResolver decodes `consul config read -kind service-resolver` JSON strictly and
-// encodes back to it; Validate reports every problem with its path, in Consul's words, in a
-// deterministic order.
+// encodes back to it; LoadResolvers reads one entry, a stream or an array. Validate reports
+// every problem with its path, in Consul's words, in a deterministic order. Every error is a
+// FieldError (or several joined) wrapping a sentinel where a caller may branch
+// (ErrRedirectCycle, ErrUnknownSubset, ErrProtocolMismatch, ErrDuplicateResolver,
+// ErrMissingSamenessGroup, ErrPeerExport, ErrRequest).
+//
+// Contracts — strings that stay as they are: target IDs, SNI names and SPIFFE IDs, and the
+// messages Consul itself prints (validation, circular redirect, inconsistent protocols,
+// peer-export refusals). Diagnostics — everything else a message says, and the rendering of
+// Explain and Step — may change between versions.
 package chain

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/meshscope/meshscope/exports"
 )
 
 // refTarget and the functions below are a slow, literal reading of the resolution rules the
@@ -79,7 +81,7 @@ func refResolve(rs []ServiceResolver, reqPartition string, t refTarget, visited 
 		return t, "cycle"
 	}
 	visited = append(visited, t.ID())
-	if r != nil && r.Redirect != nil {
+	if r != nil && r.Redirect != nil && r.Redirect.SamenessGroup == "" { // a sameness redirect is a failover
 		d := r.Redirect
 		n := refRewrite(t, reqPartition, d.Service, d.ServiceSubset, d.Namespace, d.Partition, d.Datacenter, d.Peer)
 		if n.ID() != t.ID() {
@@ -102,38 +104,69 @@ func refResolve(rs []ServiceResolver, reqPartition string, t refTarget, visited 
 }
 
 // refCompile returns the start ID, the failover IDs and the first error kind ("cycle",
-// "subset"), or "" when resolution succeeds.
-func refCompile(req Request, rs []ServiceResolver) (string, []string, string) {
+// "subset", "missing"), or "" when resolution succeeds.
+func refCompile(req Request, rs []ServiceResolver, groups ...exports.SamenessGroup) (string, []string, string) {
 	p := def(req.Partition)
-	start, err := refResolve(rs, p, refTarget{Service: req.Service, Namespace: def(req.Namespace), Partition: p, Datacenter: req.Datacenter}, nil)
+	request := refTarget{Service: req.Service, Namespace: def(req.Namespace), Partition: p, Datacenter: req.Datacenter}
+	start, err := refResolve(rs, p, request, nil)
 	if err != "" {
 		return "", nil, err
 	}
 	if start.Peer != "" {
 		return start.ID(), nil, ""
 	}
-	r := refFind(rs, start)
-	if r == nil {
-		return start.ID(), nil, ""
-	}
-	f, ok := r.Failover[start.Subset]
-	if !ok || start.Subset == "" {
-		f, ok = r.Failover["*"]
-	}
-	if !ok {
-		return start.ID(), nil, ""
+	group := func(name string) *exports.SamenessGroup {
+		for i := range groups {
+			if groups[i].Name == name && def(groups[i].Partition) == p {
+				return &groups[i]
+			}
+		}
+		return nil
 	}
 	var cands []refTarget
-	if len(f.Datacenters) > 0 {
-		for _, dc := range f.Datacenters {
-			cands = append(cands, refRewrite(start, p, f.Service, f.ServiceSubset, f.Namespace, "", dc, ""))
+	r := refFind(rs, start)
+	switch {
+	case r == nil:
+		if refFind(rs, request) != nil {
+			return start.ID(), nil, ""
 		}
-	} else if len(f.Targets) > 0 {
-		for _, x := range f.Targets {
-			cands = append(cands, refRewrite(start, p, x.Service, x.ServiceSubset, x.Namespace, x.Partition, x.Datacenter, x.Peer))
+		for i := range groups {
+			if groups[i].DefaultForFailover && def(groups[i].Partition) == p {
+				cands = refSameness(start, p, &groups[i], start.Service, start.Namespace, "", "")
+			}
 		}
-	} else {
-		cands = append(cands, refRewrite(start, p, f.Service, f.ServiceSubset, f.Namespace, "", "", ""))
+	case r.Redirect != nil && r.Redirect.SamenessGroup != "":
+		g := group(r.Redirect.SamenessGroup)
+		if g == nil {
+			return start.ID(), nil, "missing"
+		}
+		cands = refSameness(start, p, g, r.Name, def(r.Namespace), r.Redirect.Service, r.Redirect.Namespace)
+	default:
+		f, ok := r.Failover[start.Subset]
+		if !ok || start.Subset == "" {
+			f, ok = r.Failover["*"]
+		}
+		if !ok {
+			return start.ID(), nil, ""
+		}
+		switch {
+		case f.SamenessGroup != "":
+			g := group(f.SamenessGroup)
+			if g == nil {
+				return start.ID(), nil, "missing"
+			}
+			cands = refSameness(start, p, g, r.Name, def(r.Namespace), f.Service, f.Namespace)
+		case len(f.Datacenters) > 0:
+			for _, dc := range f.Datacenters {
+				cands = append(cands, refRewrite(start, p, f.Service, f.ServiceSubset, f.Namespace, "", dc, ""))
+			}
+		case len(f.Targets) > 0:
+			for _, x := range f.Targets {
+				cands = append(cands, refRewrite(start, p, x.Service, x.ServiceSubset, x.Namespace, x.Partition, x.Datacenter, x.Peer))
+			}
+		default:
+			cands = append(cands, refRewrite(start, p, f.Service, f.ServiceSubset, f.Namespace, "", "", ""))
+		}
 	}
 	var out []string
 	firstErr := ""
@@ -154,6 +187,33 @@ func refCompile(req Request, rs []ServiceResolver) (string, []string, string) {
 		out = append(out, got.ID())
 	}
 	return start.ID(), out, firstErr
+}
+
+// refSameness is the group expansion read literally: for each member in order (with
+// IncludeLocal the group's partition first), the start rewritten with the section's service
+// (else the resolver's), its namespace (else the resolver's), and the member's partition or
+// peer.
+func refSameness(start refTarget, reqPartition string, g *exports.SamenessGroup, rName, rNamespace, sService, sNamespace string) []refTarget {
+	svc, ns := sService, sNamespace
+	if svc == "" {
+		svc = rName
+	}
+	if ns == "" {
+		ns = rNamespace
+	}
+	members := g.Members
+	if g.IncludeLocal {
+		members = append([]exports.SamenessMember{{Partition: def(g.Partition)}}, members...)
+	}
+	var out []refTarget
+	for _, m := range members {
+		if m.Peer != "" {
+			out = append(out, refRewrite(start, reqPartition, svc, "", ns, "", "", m.Peer))
+		} else {
+			out = append(out, refRewrite(start, reqPartition, svc, "", ns, def(m.Partition), "", ""))
+		}
+	}
+	return out
 }
 
 var (

@@ -64,11 +64,9 @@ func TestDecode(t *testing.T) {
 			`Redirect: unknown field "Servce" (did you mean "Service"?)`,
 			`Failover["*"]: unknown field "Datacenter" (did you mean "Datacenters"?)`,
 		}},
-		{"unsupported", `{"Name":"web","Redirect":{"SamenessGroup":"g"},"Failover":{"*":{"sameness_group":"g","Policy":{"Mode":"order-by-locality"}}}}`, ServiceResolver{}, []string{
-			`Redirect.SamenessGroup: a redirect to a sameness group is not supported by meshscope; ignoring it would give the wrong targets`,
-			`Failover["*"].SamenessGroup: failover to a sameness group is not supported by meshscope; ignoring it would give the wrong targets`,
-			`Failover["*"].Policy: a failover policy is not supported by meshscope; ignoring it would give the wrong targets`,
-		}},
+		{"sameness groups and failover policies", `{"Name":"web","Failover":{"*":{"sameness_group":"g","Policy":{"Mode":"order-by-locality","Regions":["us-east-1"]}}},"prioritize_by_locality":{"Mode":"failover"}}`,
+			ServiceResolver{Name: "web", Failover: map[string]Failover{"*": {SamenessGroup: "g", Policy: &FailoverPolicy{Mode: "order-by-locality", Regions: []string{"us-east-1"}}}},
+				PrioritizeByLocality: &PrioritizeByLocality{Mode: "failover"}}, nil},
 		{"bad durations", `{"Name":"web","ConnectTimeout":"5 seconds","RequestTimeout":true}`, ServiceResolver{}, []string{
 			`ConnectTimeout: "5 seconds" is not a duration such as "5s"`,
 			`RequestTimeout: must be a duration such as "5s", got the boolean true`,
@@ -117,7 +115,7 @@ func TestValidate(t *testing.T) {
 			"Redirect.Peer: Redirect.Peer cannot be set with Redirect.ServiceSubset",
 			"Redirect.Partition: Redirect.Partition cannot be set with Redirect.Peer",
 			"Redirect.Peer: Redirect.Peer cannot be set with Redirect.Datacenter",
-			"Redirect.Datacenter: Cross-datacenter redirect is only supported in the default partition",
+			"Redirect.Partition: Cross-datacenter and cross-partition redirect is not supported",
 		}},
 		{"redirect without service", ServiceResolver{Name: "web", Redirect: &Redirect{ServiceSubset: "s", Namespace: "n", Partition: "p", Peer: "x"}}, []string{
 			"Redirect.Peer: Redirect.Peer cannot be set with Redirect.ServiceSubset",
@@ -135,9 +133,16 @@ func TestValidate(t *testing.T) {
 		{"redirect to same name in other namespace", ServiceResolver{Name: "web", Redirect: &Redirect{Service: "web", Namespace: "other", ServiceSubset: "v3"}}, nil},
 		{"cross-dc redirect in partition", ServiceResolver{Name: "web", Partition: "ap1", Redirect: &Redirect{Datacenter: "dc2"}}, []string{
 			"Redirect.Datacenter: Cross-datacenter redirect is only supported in the default partition",
+			"Redirect.Partition: Cross-datacenter and cross-partition redirect is not supported",
+		}},
+		{"cross-dc redirect in partition to itself", ServiceResolver{Name: "web", Partition: "ap1", Redirect: &Redirect{Partition: "ap1", Service: "web", Datacenter: "dc2"}}, []string{
+			"Redirect.Datacenter: Cross-datacenter redirect is only supported in the default partition",
+		}},
+		{"cross-dc and cross-partition redirect", ServiceResolver{Name: "web", Redirect: &Redirect{Service: "web", Partition: "ap2", Datacenter: "dc2"}}, []string{
+			"Redirect.Partition: Cross-datacenter and cross-partition redirect is not supported",
 		}},
 		{"failover key and empty", ServiceResolver{Name: "web", Subsets: subsets, Failover: map[string]Failover{"v3": {Service: "a"}, "v1": {}}}, []string{
-			`Failover["v1"]: Bad Failover["v1"]: one of Service, ServiceSubset, Namespace, Targets, or Datacenters is required`,
+			`Failover["v1"]: Bad Failover["v1"]: one of Service, ServiceSubset, Namespace, Targets, SamenessGroup, or Datacenters is required`,
 			`Failover["v3"]: Bad Failover["v3"]: not a valid subset`,
 		}},
 		{"failover targets conflicts", ServiceResolver{Name: "web", Subsets: subsets, Failover: map[string]Failover{"*": {

@@ -139,3 +139,18 @@ func String(b []byte) string {
 	}
 	return unsafe.String(&b[0], len(b))
 }
+
+// Default is the name of the default partition and namespace, which an empty one means.
+const Default = "default"
+
+// Wildcard stands for "every" in a name field: every service, namespace or namespace to
+// export to.
+const Wildcard = "*"
+
+// OrDefault returns s, or Default when s is empty.
+func OrDefault(s string) string {
+	if s == "" {
+		return Default
+	}
+	return s
+}

@@ -1,0 +1,277 @@
+package chain
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/meshscope/meshscope/exports"
+	"github.com/meshscope/meshscope/internal/fielderr"
+	"github.com/meshscope/meshscope/internal/strict"
+	"github.com/meshscope/meshscope/sni"
+	"github.com/meshscope/meshscope/spiffe"
+)
+
+// indexed is a resolver with its position in Entries.Resolvers and its ID, built once.
+type indexed struct {
+	*ServiceResolver
+	pos int
+	id  string
+}
+
+// options are the fields of a Redirect, a failover section or a failover target.
+type options struct{ service, subset, namespace, partition, datacenter, peer string }
+
+// Compiler holds validated, indexed Entries and compiles chains from them. It is built by
+// NewCompiler, immutable and safe for concurrent use: compile many chains (one per exported
+// service, say) without validating the entries each time. It keeps copies of the entries:
+// changing them after NewCompiler changes nothing. The zero Compiler compiles as if it had
+// no entries.
+type Compiler struct {
+	resolvers map[ServiceKey]indexed
+	protocols map[ServiceKey]string
+	defProto  string
+	groups    map[[2]string]*exports.SamenessGroup // by partition and name
+	dff       map[string]*exports.SamenessGroup    // partition -> its DefaultForFailover group
+}
+
+// Compile expands the request's chain: it follows redirects (any number of hops, with cycle
+// detection), applies default subsets, checks that subsets exist, expands failover (to
+// datacenters, targets, or the members of a sameness group), and builds each local target's
+// SNI, SPIFFE ID and proxy settings. Every local service the chain touches must have the
+// requested service's protocol. Problems are reported together: missing request fields,
+// invalid or duplicate resolvers and sameness groups (each prefixed by the entry), and
+// resolution errors:
+//
+//	detected circular resolver redirect: [a.default.default.dc1 -> b.default.default.dc1 -> a.default.default.dc1]
+//	service "web" does not have a subset named "v3"
+//	discovery chain "web" uses inconsistent protocols; service "api" has "tcp" which is not "http"
+//	sameness group missing for service "web"
+//
+// Compile's cost is linear in what it reads and writes: resolution is iterative (a redirect
+// chain of any length cannot exhaust the stack) and a redirect path shared by many failover
+// candidates is walked once.
+func Compile(req Request, e Entries) (*Chain, error) {
+	reqErrs := checkRequest(req)
+	cc, err := NewCompiler(e)
+	if err != nil || len(reqErrs) > 0 {
+		return nil, errors.Join(append(reqErrs, err)...)
+	}
+	return cc.compile(req)
+}
+
+// checkRequest reports the request's missing fields.
+func checkRequest(req Request) []error {
+	var errs []error
+	for _, f := range []struct{ name, value string }{{"Service", req.Service}, {"Datacenter", req.Datacenter}, {"TrustDomain", req.TrustDomain}} {
+		if f.value == "" {
+			errs = append(errs, &FieldError{Field: "Request." + f.name, Detail: "is required", Err: ErrRequest})
+		}
+	}
+	return errs
+}
+
+// Compile compiles the request's chain from the compiler's entries; see the function Compile.
+func (cc *Compiler) Compile(req Request) (*Chain, error) {
+	if errs := checkRequest(req); len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	if cc == nil {
+		cc = &Compiler{}
+	}
+	return cc.compile(req)
+}
+
+// NewCompiler validates the entries and indexes copies of them: every invalid resolver (each
+// problem prefixed by the resolver), two resolvers for one service, one service given two
+// protocols, and every problem of the sameness groups (see exports.ValidateSamenessGroups)
+// are reported together.
+func NewCompiler(e Entries) (*Compiler, error) {
+	cc := &Compiler{resolvers: make(map[ServiceKey]indexed, len(e.Resolvers)), protocols: make(map[ServiceKey]string, len(e.Protocols))}
+	own := make([]ServiceResolver, len(e.Resolvers)) // the copies, in one allocation
+	redirects := make([]Redirect, len(e.Resolvers))
+	var c fielderr.Collector
+	for i := range e.Resolvers {
+		r := &e.Resolvers[i]
+		k := ServiceKey{r.Partition, r.Namespace, r.Name}.canonical()
+		where := func() string { return fmt.Sprintf("Resolvers[%d] (%s)", i, k) }
+		if err := r.Validate(); err != nil {
+			c.Put(fielderr.In(where(), err))
+			continue
+		}
+		if prev, dup := cc.resolvers[k]; dup {
+			c.Put(&FieldError{Where: where(), Value: k.String(), Detail: fmt.Sprintf("duplicate of Resolvers[%d]; one resolver per service", prev.pos), Err: ErrDuplicateResolver})
+			continue
+		}
+		own[i] = r.clone(&redirects[i])
+		cc.resolvers[k] = indexed{&own[i], i, k.String()}
+	}
+	keys := slices.SortedFunc(maps.Keys(e.Protocols), func(a, b ServiceKey) int {
+		return cmp.Or(strings.Compare(a.Partition, b.Partition), strings.Compare(a.Namespace, b.Namespace), strings.Compare(a.Service, b.Service))
+	})
+	for _, k := range keys {
+		p := strings.ToLower(e.Protocols[k])
+		if p == "" {
+			p = "tcp"
+		}
+		ck := k.canonical()
+		if prev, dup := cc.protocols[ck]; dup && prev != p {
+			c.Put(&FieldError{Field: "Protocols", Value: p, Detail: fmt.Sprintf("%s is given twice, as %q and %q", ck, prev, p), Err: ErrDuplicateResolver})
+			continue
+		}
+		cc.protocols[ck] = p
+	}
+	cc.defProto = strings.ToLower(e.DefaultProtocol)
+	c.Put(exports.ValidateSamenessGroups(e.SamenessGroups))
+	cc.groups = make(map[[2]string]*exports.SamenessGroup, len(e.SamenessGroups))
+	cc.dff = map[string]*exports.SamenessGroup{}
+	for _, g := range e.SamenessGroups {
+		g.Members = slices.Clone(g.Members)
+		g.Meta = maps.Clone(g.Meta)
+		p := orDefault(g.Partition)
+		cc.groups[[2]string{p, g.Name}] = &g
+		if g.DefaultForFailover {
+			cc.dff[p] = &g
+		}
+	}
+	if err := c.Err(); err != nil {
+		return nil, err
+	}
+	return cc, nil
+}
+
+// compiler is the state of one compilation.
+type compiler struct {
+	*Compiler
+	req      Request
+	proto    string
+	badProto map[ServiceKey]bool
+	memo     map[key]*joined // where targets already walked come to rest
+	errs     []error
+}
+
+// compile compiles a request whose required fields are present.
+func (cc *Compiler) compile(req Request) (*Chain, error) {
+	req.Namespace, req.Partition = orDefault(req.Namespace), orDefault(req.Partition)
+	c := &compiler{Compiler: cc, req: req, badProto: map[ServiceKey]bool{}}
+	ch := &Chain{Service: req.Service, Namespace: req.Namespace, Partition: req.Partition, Datacenter: req.Datacenter,
+		Targets: map[string]*Target{}}
+	start := key{service: req.Service, namespace: req.Namespace, partition: req.Partition, datacenter: req.Datacenter}
+	c.proto = c.protocol(start.serviceKey())
+	ch.Protocol = c.proto
+	startID := start.id()
+	t, tid, rest, err := c.resolve(start, startID)
+	if err != nil {
+		return nil, errors.Join(append(c.errs, err)...)
+	}
+	ch.Start = tid
+	c.add(ch, tid, t, rest.via([]Step{{Field: "request", To: startID}}))
+	failover, policy := c.failover(ch, t, tid)
+	if len(failover) > 0 {
+		st := ch.Targets[tid]
+		st.Failover, st.FailoverPolicy = failover, policy.clone()
+	}
+	if len(c.errs) > 0 {
+		return nil, errors.Join(c.errs...)
+	}
+	ch.compiler, ch.start = cc, start.serviceKey()
+	return ch, nil
+}
+
+func (c *compiler) protocol(k ServiceKey) string {
+	if p, ok := c.protocols[k.canonical()]; ok {
+		return p
+	}
+	return cmp.Or(c.defProto, "tcp")
+}
+
+// touch checks that a local service the chain touches has the chain's protocol.
+func (c *compiler) touch(k ServiceKey) {
+	if p := c.protocol(k); p != c.proto && !c.badProto[k] {
+		c.badProto[k] = true
+		c.errs = append(c.errs, &FieldError{Value: p, Detail: fmt.Sprintf("discovery chain %q uses inconsistent protocols; service %q has %q which is not %q", c.req.Service, displayName(k), p, c.proto), Err: ErrProtocolMismatch})
+	}
+}
+
+// displayName is a service's name in a message: its name alone in the default partition and
+// namespace, else partition/namespace/name.
+func displayName(k ServiceKey) string {
+	k = k.canonical()
+	if k.Partition != defaultName || k.Namespace != defaultName {
+		return k.String()
+	}
+	return k.Service
+}
+
+// rewrite applies a redirect's or a failover candidate's options to t.
+func (c *compiler) rewrite(t key, o options) key {
+	n := t
+	if o.service != "" && o.service != t.service {
+		n.service, n.subset = o.service, ""
+	}
+	if o.subset != "" {
+		n.subset = o.subset
+	}
+	if o.partition != "" {
+		n.partition = o.partition
+	}
+	if o.datacenter != "" {
+		n.datacenter = o.datacenter
+	}
+	if o.namespace != "" || o.peer != "" {
+		n.namespace = orDefault(o.namespace)
+	}
+	n.peer = o.peer
+	if n.peer != "" { // a peer's service: no subset or datacenter, the requesting partition
+		n.subset, n.datacenter, n.partition = "", "", c.req.Partition
+	}
+	return n
+}
+
+// add records target k, building its SNI, SPIFFE ID and proxy settings.
+func (c *compiler) add(ch *Chain, id string, k key, via []Step) {
+	t := &Target{ID: id, Service: k.service, Subset: k.subset, Namespace: k.namespace, Partition: k.partition,
+		Datacenter: k.datacenter, Peer: k.peer, Via: via}
+	if k.peer == "" {
+		s := sni.Service{Subset: k.subset, Service: k.service, Namespace: k.namespace, Partition: k.partition, Datacenter: k.datacenter, TrustDomain: c.req.TrustDomain}
+		if err := s.Validate(); err != nil {
+			c.errs = append(c.errs, fielderr.In("target "+id+": SNI", err))
+		}
+		sp := spiffe.Service{TrustDomain: c.req.TrustDomain, Partition: k.partition, Namespace: k.namespace, Datacenter: k.datacenter, Service: k.service}
+		if err := sp.Validate(); err != nil {
+			c.errs = append(c.errs, fielderr.In("target "+id+": SPIFFE ID", err))
+		}
+		t.SNI, t.SpiffeID = s.String(), sp.String()
+		t.ConnectTimeout = DefaultConnectTimeout
+		if r, ok := c.resolvers[k.serviceKey()]; ok {
+			t.ConnectTimeout = cmp.Or(r.ConnectTimeout, DefaultConnectTimeout)
+			t.RequestTimeout = r.RequestTimeout
+			t.LoadBalancer = r.LoadBalancer.clone()
+			if sub, ok := r.Subsets[k.subset]; ok && k.subset != "" {
+				t.Filter, t.OnlyPassing = sub.Filter, sub.OnlyPassing
+			}
+		}
+	}
+	ch.Targets[id] = t
+}
+
+// collides reports (and records as an error) a target ID already taken by another target:
+// IDs join names with ".", so a partition named "external" can make a local target's ID
+// read as a peer target's.
+func (c *compiler) collides(ch *Chain, id string, k key) bool {
+	prev, ok := ch.Targets[id]
+	if !ok {
+		return false
+	}
+	if pk := (key{prev.Service, prev.Subset, prev.Namespace, prev.Partition, prev.Datacenter, prev.Peer}); pk != k {
+		c.errs = append(c.errs, &FieldError{Value: id, Detail: fmt.Sprintf("target ID %q names two different targets (%+v and %+v); rename one", id, pk, k)})
+		return true
+	}
+	return false
+}
+
+// key of a failover section in a message and a Step.
+func sectionField(section string) string { return strict.Key("Failover", section) }

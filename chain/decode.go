@@ -1,0 +1,300 @@
+package chain
+
+import (
+	"encoding/json"
+	"maps"
+	"math"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/meshscope/meshscope/internal/strict"
+)
+
+// UnmarshalJSON decodes a resolver as Consul does — field names in any case and Consul's
+// snake_case aliases (default_subset, only_passing, service_subset, sameness_group,
+// connect_timeout, request_timeout, load_balancer, prioritize_by_locality, ring_hash_config,
+// least_request_config, hash_policies, minimum_ring_size, maximum_ring_size, choice_count,
+// field_value, cookie_config, source_ip), durations as strings like "5s" or as nanoseconds,
+// integers exactly — but strictly: an unknown field, a field given twice, or a value of the
+// wrong type is an error naming its path, and every problem is reported. It does not
+// validate; call Validate.
+func (r *ServiceResolver) UnmarshalJSON(b []byte) error {
+	got, err := strict.Unmarshal(b, true, decodeResolver)
+	if err != nil {
+		return err
+	}
+	*r = got
+	return nil
+}
+
+// LoadResolvers reads service-resolver entries as `consul config read -kind
+// service-resolver -name <service>` prints them: one JSON value, a stream of values (the
+// output of several such commands), or a JSON array. Each entry is decoded as
+// ServiceResolver.UnmarshalJSON decodes it (keys given twice are errors too) and validated.
+// Every problem is reported, naming the value when there are several ("value 2: …") and the
+// element of an array ("[1]: Redirect is empty").
+func LoadResolvers(data []byte) ([]ServiceResolver, error) {
+	return strict.DecodeEntries(data, true, func(d *strict.Decoder, x any, path string) ServiceResolver {
+		before := len(d.Errs())
+		r := decodeResolver(d, x, path)
+		if len(d.Errs()) == before {
+			d.Add(strict.Prefix(strict.At(path), r.Validate()))
+		}
+		return r
+	})
+}
+
+var (
+	subsetNames = []string{"ServiceSubset", "service_subset"}
+	groupNames  = []string{"SamenessGroup", "sameness_group"}
+)
+
+func decodeResolver(d *strict.Decoder, x any, path string) ServiceResolver {
+	var r ServiceResolver
+	o, ok := d.Object(x, path)
+	if !ok {
+		return r
+	}
+	lb := []string{"LoadBalancer", "load_balancer"}
+	pbl := []string{"PrioritizeByLocality", "prioritize_by_locality"}
+	ds := []string{"DefaultSubset", "default_subset"}
+	ct := []string{"ConnectTimeout", "connect_timeout"}
+	rt := []string{"RequestTimeout", "request_timeout"}
+	o.Check(slices.Concat([]string{"Kind", "Name", "Namespace", "Partition", "Subsets", "Redirect", "Failover", "Meta", "CreateIndex", "ModifyIndex"}, lb, pbl, ds, ct, rt)...)
+	o.String(&r.Kind, "Kind")
+	o.String(&r.Name, "Name")
+	o.String(&r.Namespace, "Namespace")
+	o.String(&r.Partition, "Partition")
+	o.String(&r.DefaultSubset, ds...)
+	if v, p, ok := o.Get("Subsets"); ok {
+		r.Subsets = decodeMap(d, v, p, decodeSubset)
+	}
+	if v, p, ok := o.Get("Redirect"); ok {
+		r.Redirect = decodeRedirect(d, v, p)
+	}
+	if v, p, ok := o.Get("Failover"); ok {
+		r.Failover = decodeMap(d, v, p, decodeFailover)
+	}
+	if v, p, ok := o.Get(ct...); ok {
+		r.ConnectTimeout = decodeDuration(d, v, p)
+	}
+	if v, p, ok := o.Get(rt...); ok {
+		r.RequestTimeout = decodeDuration(d, v, p)
+	}
+	if v, p, ok := o.Get("Meta"); ok {
+		r.Meta = d.StringMap(v, p)
+	}
+	if v, p, ok := o.Get(lb...); ok {
+		r.LoadBalancer = decodeLoadBalancer(d, v, p)
+	}
+	if v, p, ok := o.Get(pbl...); ok {
+		if po, ok := d.Object(v, p); ok {
+			po.Check("Mode")
+			r.PrioritizeByLocality = &PrioritizeByLocality{}
+			po.String(&r.PrioritizeByLocality.Mode, "Mode")
+		}
+	}
+	if v, p, ok := o.Get("CreateIndex"); ok {
+		r.CreateIndex = d.Uint(v, p)
+	}
+	if v, p, ok := o.Get("ModifyIndex"); ok {
+		r.ModifyIndex = d.Uint(v, p)
+	}
+	return r
+}
+
+// decodeMap decodes an object whose keys are names (subsets, failover sections), in key
+// order; nil when the object is empty or not an object.
+func decodeMap[V any](d *strict.Decoder, x any, path string, decode func(*strict.Decoder, any, string) V) map[string]V {
+	o, ok := d.Object(x, path)
+	if !ok {
+		return nil
+	}
+	m := x.(map[string]any)
+	if len(m) == 0 {
+		return nil
+	}
+	out := make(map[string]V, len(m))
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		out[k] = decode(d, m[k], strict.Key(o.Path(), k))
+	}
+	return out
+}
+
+func decodeDuration(d *strict.Decoder, x any, path string) time.Duration {
+	switch t := x.(type) {
+	case string:
+		dur, err := time.ParseDuration(t)
+		if err != nil {
+			d.Fail(path, t, "%q is not a duration such as \"5s\"", t)
+		}
+		return dur
+	case json.Number:
+		ns, err := strconv.ParseInt(string(t), 10, 64)
+		if err != nil {
+			d.Fail(path, t, "%s is not a whole number of nanoseconds up to %d", t, int64(math.MaxInt64))
+		}
+		return time.Duration(ns)
+	}
+	d.Fail(path, x, "must be a duration such as \"5s\", got %s", strict.Describe(x))
+	return 0
+}
+
+func decodeSubset(d *strict.Decoder, x any, path string) Subset {
+	var s Subset
+	o, ok := d.Object(x, path)
+	if !ok {
+		return s
+	}
+	op := []string{"OnlyPassing", "only_passing"}
+	o.Check(append([]string{"Filter"}, op...)...)
+	o.String(&s.Filter, "Filter")
+	if v, p, ok := o.Get(op...); ok {
+		s.OnlyPassing = d.Bool(v, p)
+	}
+	return s
+}
+
+func decodeRedirect(d *strict.Decoder, x any, path string) *Redirect {
+	o, ok := d.Object(x, path)
+	if !ok {
+		return nil
+	}
+	o.Check(slices.Concat([]string{"Service", "Namespace", "Partition", "Datacenter", "Peer"}, subsetNames, groupNames)...)
+	r := &Redirect{}
+	o.String(&r.Service, "Service")
+	o.String(&r.ServiceSubset, subsetNames...)
+	o.String(&r.Namespace, "Namespace")
+	o.String(&r.Partition, "Partition")
+	o.String(&r.Datacenter, "Datacenter")
+	o.String(&r.Peer, "Peer")
+	o.String(&r.SamenessGroup, groupNames...)
+	return r
+}
+
+func decodeFailover(d *strict.Decoder, x any, path string) Failover {
+	var f Failover
+	o, ok := d.Object(x, path)
+	if !ok {
+		return f
+	}
+	o.Check(slices.Concat([]string{"Service", "Namespace", "Datacenters", "Targets", "Policy"}, subsetNames, groupNames)...)
+	o.String(&f.Service, "Service")
+	o.String(&f.ServiceSubset, subsetNames...)
+	o.String(&f.Namespace, "Namespace")
+	o.String(&f.SamenessGroup, groupNames...)
+	if v, p, ok := o.Get("Datacenters"); ok {
+		f.Datacenters = d.Strings(v, p)
+	}
+	if v, p, ok := o.Get("Targets"); ok {
+		for i, item := range d.List(v, p) {
+			f.Targets = append(f.Targets, decodeTarget(d, item, strict.Index(p, i)))
+		}
+	}
+	if v, p, ok := o.Get("Policy"); ok {
+		if po, ok := d.Object(v, p); ok {
+			po.Check("Mode", "Regions")
+			f.Policy = &FailoverPolicy{}
+			po.String(&f.Policy.Mode, "Mode")
+			if rv, rp, ok := po.Get("Regions"); ok {
+				f.Policy.Regions = d.Strings(rv, rp)
+			}
+		}
+	}
+	return f
+}
+
+func decodeTarget(d *strict.Decoder, x any, path string) FailoverTarget {
+	var t FailoverTarget
+	o, ok := d.Object(x, path)
+	if !ok {
+		return t
+	}
+	o.Check(slices.Concat([]string{"Service", "Partition", "Namespace", "Datacenter", "Peer"}, subsetNames)...)
+	o.String(&t.Service, "Service")
+	o.String(&t.ServiceSubset, subsetNames...)
+	o.String(&t.Partition, "Partition")
+	o.String(&t.Namespace, "Namespace")
+	o.String(&t.Datacenter, "Datacenter")
+	o.String(&t.Peer, "Peer")
+	return t
+}
+
+func decodeLoadBalancer(d *strict.Decoder, x any, path string) *LoadBalancer {
+	o, ok := d.Object(x, path)
+	if !ok {
+		return nil
+	}
+	rh := []string{"RingHashConfig", "ring_hash_config"}
+	lr := []string{"LeastRequestConfig", "least_request_config"}
+	hp := []string{"HashPolicies", "hash_policies"}
+	o.Check(slices.Concat([]string{"Policy"}, rh, lr, hp)...)
+	lb := &LoadBalancer{}
+	o.String(&lb.Policy, "Policy")
+	if v, p, ok := o.Get(rh...); ok {
+		if ro, ok := d.Object(v, p); ok {
+			minS, maxS := []string{"MinimumRingSize", "minimum_ring_size"}, []string{"MaximumRingSize", "maximum_ring_size"}
+			ro.Check(append(minS, maxS...)...)
+			lb.RingHashConfig = &RingHashConfig{}
+			if v, p, ok := ro.Get(minS...); ok {
+				lb.RingHashConfig.MinimumRingSize = d.Uint(v, p)
+			}
+			if v, p, ok := ro.Get(maxS...); ok {
+				lb.RingHashConfig.MaximumRingSize = d.Uint(v, p)
+			}
+		}
+	}
+	if v, p, ok := o.Get(lr...); ok {
+		if lo, ok := d.Object(v, p); ok {
+			cc := []string{"ChoiceCount", "choice_count"}
+			lo.Check(cc...)
+			lb.LeastRequestConfig = &LeastRequestConfig{}
+			if v, p, ok := lo.Get(cc...); ok {
+				if n, ok := d.Int(v, p, 0, math.MaxUint32); ok {
+					lb.LeastRequestConfig.ChoiceCount = uint32(n)
+				}
+			}
+		}
+	}
+	if v, p, ok := o.Get(hp...); ok {
+		for i, item := range d.List(v, p) {
+			lb.HashPolicies = append(lb.HashPolicies, decodeHashPolicy(d, item, strict.Index(p, i)))
+		}
+	}
+	return lb
+}
+
+func decodeHashPolicy(d *strict.Decoder, x any, path string) HashPolicy {
+	var h HashPolicy
+	o, ok := d.Object(x, path)
+	if !ok {
+		return h
+	}
+	fv := []string{"FieldValue", "field_value"}
+	cc := []string{"CookieConfig", "cookie_config"}
+	sip := []string{"SourceIP", "source_ip"}
+	o.Check(slices.Concat([]string{"Field", "Terminal"}, fv, cc, sip)...)
+	o.String(&h.Field, "Field")
+	o.String(&h.FieldValue, fv...)
+	if v, p, ok := o.Get(sip...); ok {
+		h.SourceIP = d.Bool(v, p)
+	}
+	if v, p, ok := o.Get("Terminal"); ok {
+		h.Terminal = d.Bool(v, p)
+	}
+	if v, p, ok := o.Get(cc...); ok {
+		if co, ok := d.Object(v, p); ok {
+			co.Check("Session", "TTL", "Path")
+			h.CookieConfig = &CookieConfig{}
+			if v, p, ok := co.Get("Session"); ok {
+				h.CookieConfig.Session = d.Bool(v, p)
+			}
+			if v, p, ok := co.Get("TTL"); ok {
+				h.CookieConfig.TTL = decodeDuration(d, v, p)
+			}
+			co.String(&h.CookieConfig.Path, "Path")
+		}
+	}
+	return h
+}

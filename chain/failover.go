@@ -1,0 +1,150 @@
+package chain
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+
+	"github.com/meshscope/meshscope/exports"
+	"github.com/meshscope/meshscope/internal/fielderr"
+	"github.com/meshscope/meshscope/internal/strict"
+)
+
+// candidate is one failover candidate: the options that rewrite the start target into it,
+// the resolver field that named it, and for a sameness group the group and member.
+type candidate struct {
+	opts          options
+	section, list string // the field: Failover[section], or Failover[section].list[index]
+	index         int
+	group, member string
+}
+
+// field names the resolver field that named the candidate; built only for a step or an
+// error, since most candidates of a long list are repeats.
+func (cand *candidate) field() string {
+	if cand.list == "" {
+		return cand.section
+	}
+	return strict.Index(cand.section+"."+cand.list, cand.index)
+}
+
+// failover works out the failover candidates of the start target t (resolved, with ID
+// startID), resolves and adds them, and returns their IDs in order and the Policy of the
+// failover section that named them (nil for a sameness redirect or DefaultForFailover).
+func (c *compiler) failover(ch *Chain, t key, startID string) ([]string, *FailoverPolicy) {
+	if t.peer != "" {
+		return nil, nil
+	}
+	rid, cands, policy := c.candidates(t)
+	if len(cands) == 0 {
+		return nil, nil
+	}
+	out := make([]string, 0, len(cands))
+	targets := make(map[string]*Target, len(cands)+1) // sized once: no rehashing as it fills
+	maps.Copy(targets, ch.Targets)
+	ch.Targets = targets
+	for _, cand := range cands {
+		ck := c.rewrite(t, cand.opts)
+		cid := ck.id()
+		if cid == startID {
+			continue
+		}
+		rk, id, rest, err := c.resolve(ck, cid)
+		if err != nil {
+			c.errs = append(c.errs, fielderr.In(fmt.Sprintf("failover of %s by %s of %s", startID, cand.field(), cmp.Or(rid, "the request")), err))
+			continue
+		}
+		if c.collides(ch, id, rk) {
+			continue
+		}
+		if _, seen := ch.Targets[id]; seen { // the start, or already in the list
+			continue
+		}
+		out = append(out, id)
+		step := Step{Resolver: rid, Field: cand.field(), SamenessGroup: cand.group, Member: cand.member, From: startID, To: cid}
+		c.add(ch, id, rk, rest.via([]Step{step}))
+	}
+	return out, policy
+}
+
+// candidates returns the failover candidates of t, the ID of the resolver that names them,
+// and the failover section's policy.
+func (c *compiler) candidates(t key) (string, []candidate, *FailoverPolicy) {
+	r, found := c.resolvers[t.serviceKey()]
+	if !found {
+		// DefaultForFailover: exactly when the requested service has no resolver at all.
+		start := key{service: c.req.Service, namespace: c.req.Namespace, partition: c.req.Partition, datacenter: c.req.Datacenter}
+		g := c.dff[c.req.Partition]
+		if _, has := c.resolvers[start.serviceKey()]; has || g == nil || t != start {
+			return "", nil, nil
+		}
+		return "", c.sameness(t, g, t.service, t.namespace, options{}, "DefaultForFailover"), nil
+	}
+	if rd := r.Redirect; rd != nil && rd.SamenessGroup != "" {
+		g := c.group(t, rd.SamenessGroup)
+		if g == nil {
+			return r.id, nil, nil
+		}
+		return r.id, c.sameness(t, g, r.Name, r.Namespace, options{service: rd.Service, namespace: rd.Namespace}, "Redirect.SamenessGroup"), nil
+	}
+	section := t.subset
+	f, ok := r.Failover[section]
+	if !ok || section == "" {
+		section = wildcard
+		f, ok = r.Failover[section]
+	}
+	if !ok {
+		return r.id, nil, nil
+	}
+	base := sectionField(section)
+	var cands []candidate
+	switch {
+	case f.SamenessGroup != "":
+		g := c.group(t, f.SamenessGroup)
+		if g == nil {
+			return r.id, nil, nil
+		}
+		cands = c.sameness(t, g, r.Name, r.Namespace, options{service: f.Service, namespace: f.Namespace}, base)
+	case len(f.Datacenters) > 0:
+		for i, dc := range f.Datacenters {
+			cands = append(cands, candidate{opts: options{service: f.Service, subset: f.ServiceSubset, namespace: f.Namespace, datacenter: dc}, section: base, list: "Datacenters", index: i})
+		}
+	case len(f.Targets) > 0:
+		cands = make([]candidate, 0, len(f.Targets))
+		for i, ft := range f.Targets {
+			cands = append(cands, candidate{opts: options{ft.Service, ft.ServiceSubset, ft.Namespace, ft.Partition, ft.Datacenter, ft.Peer}, section: base, list: "Targets", index: i})
+		}
+	default:
+		cands = append(cands, candidate{opts: options{service: f.Service, subset: f.ServiceSubset, namespace: f.Namespace}, section: base})
+	}
+	return r.id, cands, f.Policy
+}
+
+// group finds a sameness group by name in the requesting partition, whichever resolver
+// names it, and records an error when there is none.
+func (c *compiler) group(t key, name string) *exports.SamenessGroup {
+	g := c.groups[[2]string{c.req.Partition, name}]
+	if g == nil {
+		c.errs = append(c.errs, &FieldError{Value: name, Detail: fmt.Sprintf("sameness group missing for service %q", t.service), Err: ErrMissingSamenessGroup})
+	}
+	return g
+}
+
+// sameness expands a group into candidates for t under the resolver of service name in
+// namespace: one per member in order, t rewritten with the section's service (else the
+// resolver's), its namespace (else the resolver's), and the member's partition or peer.
+func (c *compiler) sameness(t key, g *exports.SamenessGroup, name, namespace string, s options, field string) []candidate {
+	members := g.OrderedMembers()
+	out := make([]candidate, 0, len(members))
+	for _, m := range members {
+		o := options{service: cmp.Or(s.service, name), namespace: orDefault(cmp.Or(s.namespace, namespace))}
+		member := m.Partition
+		if m.Peer != "" {
+			o.peer, member = m.Peer, "peer "+m.Peer
+		} else {
+			o.partition = m.Partition
+		}
+		out = append(out, candidate{opts: o, section: field, group: g.Name, member: member})
+	}
+	return out
+}
