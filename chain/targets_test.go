@@ -125,8 +125,8 @@ func TestDecodeLoadBalancer(t *testing.T) {
 
 	for in, want := range map[string]string{
 		`{"Name":"w","LoadBalancer":{"LeastRequestConfig":{"ChoiceCount":4294967296}}}`: "LoadBalancer.LeastRequestConfig.ChoiceCount: the number 4294967296 is out of range [0, 4294967295]",
-		`{"Name":"w","LoadBalancer":{"Policy":"random","Polcy":"x"}}`:                  `LoadBalancer: unknown field "Polcy" (did you mean "Policy"?)`,
-		`{"Name":"w","LoadBalancer":{"HashPolicies":[{"CookieConfig":{"TTL":true}}]}}`:   `LoadBalancer.HashPolicies[0].CookieConfig.TTL: must be a duration such as "5s", got the boolean true`,
+		`{"Name":"w","LoadBalancer":{"Policy":"random","Polcy":"x"}}`:                   `LoadBalancer: unknown field "Polcy" (did you mean "Policy"?)`,
+		`{"Name":"w","LoadBalancer":{"HashPolicies":[{"CookieConfig":{"TTL":true}}]}}`:  `LoadBalancer.HashPolicies[0].CookieConfig.TTL: must be a duration such as "5s", got the boolean true`,
 	} {
 		_, err := LoadResolvers([]byte(in))
 		require.Error(t, err, in)

@@ -122,11 +122,11 @@ func TestValidateSamenessGroups(t *testing.T) {
 	peer := func(s string) SamenessMember { return SamenessMember{Peer: s} }
 	groups := []SamenessGroup{
 		mk("a", "ap1", true, true, p("ap2"), peer("x")),
-		mk("b", "ap1", true, false, p("ap1"), peer("x")),   // ap1 via IncludeLocal of a; x
-		mk("c", "ap2", true, true, peer("x")),              // another partition: never compared
-		mk("a", "ap1", false, false, peer("y")),            // a name given twice
-		mk("d", "ap1", true, false, p("ap1"), p("bad*x")),  // third DFF; ap1 again
-		mk("", "ap1", false, false, peer("z")),             // invalid on its own
+		mk("b", "ap1", true, false, p("ap1"), peer("x")),  // ap1 via IncludeLocal of a; x
+		mk("c", "ap2", true, true, peer("x")),             // another partition: never compared
+		mk("a", "ap1", false, false, peer("y")),           // a name given twice
+		mk("d", "ap1", true, false, p("ap1"), p("bad*x")), // third DFF; ap1 again
+		mk("", "ap1", false, false, peer("z")),            // invalid on its own
 	}
 	err := ValidateSamenessGroups(groups)
 	require.Error(t, err)
@@ -265,9 +265,9 @@ func TestLoadSamenessGroups(t *testing.T) {
 	assert.True(t, got[0].DefaultForFailover && got[0].IncludeLocal)
 
 	for in, want := range map[string]string{
-		`{"Name": "g", "Members": [{"Peer": "x"}], "Members": []}`:  "Members: given twice",
-		`{"Name": "g", "Members": [{"Peer": "x", "Peers": "y"}]}`:   `Members[0]: unknown field "Peers" (did you mean "Peer"?)`,
-		`{"Name": "g", "Members": []}`:                              "Members: must have at least one member",
+		`{"Name": "g", "Members": [{"Peer": "x"}], "Members": []}`:                            "Members: given twice",
+		`{"Name": "g", "Members": [{"Peer": "x", "Peers": "y"}]}`:                             `Members[0]: unknown field "Peers" (did you mean "Peer"?)`,
+		`{"Name": "g", "Members": []}`:                                                        "Members: must have at least one member",
 		`{"Name": "g", "Members": [{"Peer": "x"}]} {"Name": "g", "Members": [{"Peer": "y"}]}`: "SamenessGroups[1] (default/g): Name: duplicate of SamenessGroups[0]: one group per name in a partition",
 	} {
 		_, err := LoadSamenessGroups([]byte(in))
