@@ -38,8 +38,32 @@
 // gateway's checks flattened into one "overall-check": maintenance if the gateway or its node
 // is in maintenance, else the worst of its checks (an unknown status counts as critical).
 //
+// # Replication, as Consul decides it
+//
 // Replicate puts it together for one peer: given the compiled exports, the catalog, the
-// resolver entries and the mesh gateways, it returns every service the peer receives, sorted,
-// and reports — rather than drops — services whose chain does not compile, and services
-// excluded because their chain reaches the reserved consul service.
+// resolver entries and the mesh gateways, it returns every service the peer receives, sorted.
+// Only connect services — with a service-resolver entry, a connect-enabled instance or a
+// terminating gateway (Input.Connect) — get a chain and a PeerMeta; the others are listed in
+// Plain, replicated without one. Under a "*" rule the names of resolver entries are exported
+// too. It reports — rather than drops — services whose chain does not compile or that Consul
+// would refuse to export to a peer (a cross-datacenter, cross-peer or cross-partition
+// redirect, or a cross-datacenter failover, in any resolver reachable from the service), and
+// services excluded because their chain reaches the reserved consul service.
+//
+// Diff is the dry run of a change: for one peer, each service whose replication changes
+// (added, removed, SPIFFE IDs gained and lost, SNI, protocol, start target, instances) and
+// every change Consul would refuse to write — a tcp export whose start target gains an
+// identity it did not have:
+//
+//	peer exported service "db" uses protocol="tcp" and cannot introduce new discovery chain targets like "db2.default.default.dc1"
+//
+// Upstream is the importer's side: for a chain's peer target and the PeerMeta the peer sent,
+// the SNI to dial and exactly the SPIFFE IDs to accept.
+//
+// # Errors and contracts
+//
+// Every error is a FieldError (or several joined); a Failure keeps its whole error. The
+// strings that are contracts are the SNI names, SPIFFE IDs and instance IDs, Consul's JSON
+// field names, and Consul's messages (the refusals above, and those package chain passes
+// on). Upstream's messages, Reasons and Explain's output are diagnostics and may change.
 package peermeta

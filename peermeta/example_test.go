@@ -68,8 +68,10 @@ func ExampleReplicate() {
 	rep, err := peermeta.Replicate(peermeta.Input{
 		Exporter: peermeta.Exporter{Peer: "east", Datacenter: "dc1", TrustDomain: td},
 		Exports:  x,
-		Catalog:  []exports.ServiceName{{Name: "web"}, {Name: "db"}, {Name: "api"}},
-		Entries:  chain.Entries{Protocols: map[chain.ServiceKey]string{{Service: "api"}: "grpc"}},
+		Catalog:  []exports.ServiceName{{Name: "web"}, {Name: "db"}, {Name: "api"}, {Name: "legacy"}},
+		// web and api have sidecars; legacy has none, so it goes without a chain.
+		Connect: []exports.ServiceName{{Name: "web"}, {Name: "api"}},
+		Entries: chain.Entries{Protocols: map[chain.ServiceKey]string{{Service: "api"}: "grpc"}},
 		Gateways: []peermeta.CheckServiceNode{{
 			Node:    &peermeta.Node{Node: "gw-1", Address: "10.0.0.1"},
 			Service: &peermeta.NodeService{ID: "mesh-gateway", Service: "mesh-gateway", Port: 8443},
@@ -81,7 +83,65 @@ func ExampleReplicate() {
 	for _, s := range rep.Services {
 		fmt.Println(s.Service, s.PeerMeta.Protocol, len(s.PeerMeta.SpiffeID), s.Instances[0].Service.ID)
 	}
+	fmt.Println("plain:", rep.Plain)
 	// Output:
 	// default/default/api grpc 2 api-sidecar-proxy-instance-0
 	// default/default/web tcp 2 web-sidecar-proxy-instance-0
+	// plain: [default/default/legacy]
+}
+
+// ExampleDiff previews a change to a resolver before it is written: the identities the peer
+// gains, and the refusal Consul would answer the write with.
+func ExampleDiff() {
+	x, err := exports.Compile(exports.ConfigEntry{Name: "default", Services: []exports.Service{
+		{Name: "db", Consumers: []exports.Consumer{{Peer: "east"}}},
+	}})
+	if err != nil {
+		panic(err)
+	}
+	before := peermeta.Input{
+		Exporter: peermeta.Exporter{Peer: "east", Datacenter: "dc1", TrustDomain: td},
+		Exports:  x,
+		Connect:  []exports.ServiceName{{Name: "db"}},
+	}
+	after := before
+	after.Entries.Resolvers = []chain.ServiceResolver{{Name: "db", Redirect: &chain.Redirect{Service: "db-v2"}}}
+	d, err := peermeta.Diff(before, after)
+	if err != nil {
+		panic(err)
+	}
+	for _, s := range d.Services {
+		fmt.Println(s.Service, "start", s.StartBefore, "->", s.StartAfter)
+	}
+	for _, r := range d.Refused {
+		fmt.Println("refused:", r)
+	}
+	// Output:
+	// default/default/db start db.default.default.dc1 -> db-v2.default.default.dc1
+	// refused: peer exported service "db" uses protocol="tcp" and cannot introduce new discovery chain targets like "db-v2.default.default.dc1"
+}
+
+// ExampleUpstream is the importer's side: the chain of web fails over to the peer east, and
+// east sent a PeerMeta for web.
+func ExampleUpstream() {
+	c, err := chain.Compile(chain.Request{Service: "web", Datacenter: "dc1", TrustDomain: td}, chain.Entries{
+		Resolvers: []chain.ServiceResolver{{Name: "web", Failover: map[string]chain.Failover{"*": {Targets: []chain.FailoverTarget{{Peer: "east"}}}}}},
+	})
+	if err != nil {
+		panic(err)
+	}
+	received := peermeta.PeerMeta{
+		SNI:      []string{"web.default.default.west.external.22222222-3333-4444-5555-666666666666.consul"},
+		SpiffeID: []string{"spiffe://22222222-3333-4444-5555-666666666666.consul/ns/default/dc/dc2/svc/web", "spiffe://22222222-3333-4444-5555-666666666666.consul/gateway/mesh/dc/dc2"},
+		Protocol: "tcp",
+	}
+	up, err := peermeta.Upstream(c, "web.default.default.external.east", received)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("dial", up.SNI)
+	fmt.Println("accept", len(up.SpiffeIDs), "identities over", up.Protocol)
+	// Output:
+	// dial web.default.default.west.external.22222222-3333-4444-5555-666666666666.consul
+	// accept 2 identities over tcp
 }

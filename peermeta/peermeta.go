@@ -3,7 +3,6 @@ package peermeta
 import (
 	"errors"
 	"fmt"
-	"slices"
 
 	"github.com/meshscope/meshscope/chain"
 	"github.com/meshscope/meshscope/internal/names"
@@ -54,12 +53,7 @@ func (x Exporter) Validate() error {
 	return errors.Join(errs...)
 }
 
-func (x Exporter) partition() string {
-	if x.Partition == "" {
-		return "default"
-	}
-	return x.Partition
-}
+func (x Exporter) partition() string { return names.OrDefault(x.Partition) }
 
 // Build returns what the exporter replicates to the peer for one compiled chain:
 //
@@ -79,11 +73,23 @@ func Build(x Exporter, c *chain.Chain) PeerMeta {
 	return m
 }
 
+// OriginKind says what a SPIFFE ID of a PeerMeta is the identity of.
+type OriginKind string
+
+// The kinds of origin.
+const (
+	// FromService: the exported service itself.
+	FromService OriginKind = "service"
+	// FromMeshGateway: the exporter's mesh gateway.
+	FromMeshGateway OriginKind = "mesh-gateway"
+	// FromTarget: a local target of the chain (tcp only).
+	FromTarget OriginKind = "target"
+)
+
 // Origin says where one SPIFFE ID of a PeerMeta comes from.
 type Origin struct {
-	SpiffeID string `json:"SpiffeID"`
-	// From is "service" (the exported service itself), "mesh-gateway" or "target".
-	From string `json:"From"`
+	SpiffeID string     `json:"SpiffeID"`
+	From     OriginKind `json:"From"`
 	// Targets are the chain targets whose identity this is, in target-ID order; Via is how
 	// the first of them is reached (the request, redirects, failover).
 	Targets []string     `json:"Targets,omitempty"`
@@ -105,23 +111,25 @@ func build(x Exporter, c *chain.Chain) (PeerMeta, []Origin) {
 		Protocol: c.Protocol,
 	}
 	var origins []Origin
-	add := func(id, from string) *Origin {
-		if i := slices.Index(m.SpiffeID, id); i >= 0 {
+	index := make(map[string]int, 2) // SPIFFE ID -> its position: no ID twice, in linear time
+	add := func(id string, from OriginKind) *Origin {
+		if i, ok := index[id]; ok {
 			return &origins[i]
 		}
+		index[id] = len(origins)
 		m.SpiffeID = append(m.SpiffeID, id)
 		origins = append(origins, Origin{SpiffeID: id, From: from})
 		return &origins[len(origins)-1]
 	}
-	add(spiffe.Service{TrustDomain: x.TrustDomain, Partition: c.Partition, Namespace: c.Namespace, Datacenter: x.Datacenter, Service: c.Service}.String(), "service")
-	add(spiffe.MeshGateway{TrustDomain: x.TrustDomain, Partition: x.partition(), Datacenter: x.Datacenter}.String(), "mesh-gateway")
+	add(spiffe.Service{TrustDomain: x.TrustDomain, Partition: c.Partition, Namespace: c.Namespace, Datacenter: x.Datacenter, Service: c.Service}.String(), FromService)
+	add(spiffe.MeshGateway{TrustDomain: x.TrustDomain, Partition: x.partition(), Datacenter: x.Datacenter}.String(), FromMeshGateway)
 	if !chain.IsHTTPLike(c.Protocol) {
 		for _, tid := range c.TargetIDs() {
 			t := c.Targets[tid]
 			if t.Peer != "" {
 				continue // a peer's service: its identities are the peer's to give
 			}
-			o := add(spiffe.Service{TrustDomain: x.TrustDomain, Partition: t.Partition, Namespace: t.Namespace, Datacenter: t.Datacenter, Service: t.Service}.String(), "target")
+			o := add(spiffe.Service{TrustDomain: x.TrustDomain, Partition: t.Partition, Namespace: t.Namespace, Datacenter: t.Datacenter, Service: t.Service}.String(), FromTarget)
 			if len(o.Targets) == 0 {
 				o.Via = t.Via
 			}

@@ -225,3 +225,15 @@ func FuzzExporter(f *testing.F) {
 		}
 	})
 }
+
+// TestBuildIsLinear pins the growth of Build's work, counted in allocations, for a tcp chain
+// failing over to n datacenters: at 4n at most 5 times that at n.
+func TestBuildIsLinear(t *testing.T) {
+	x := Exporter{Peer: "east", Datacenter: "dc1", TrustDomain: td}
+	allocs := func(n int) float64 {
+		c := failoverChain(t, n)
+		return testing.AllocsPerRun(3, func() { Build(x, c) })
+	}
+	small, large := allocs(250), allocs(1000)
+	assert.Less(t, large, 5*small, "allocations at n=250: %v, at n=1000: %v", small, large)
+}

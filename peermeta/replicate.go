@@ -14,25 +14,35 @@ import (
 type Input struct {
 	// Exporter is the cluster as the peering sees it; Exporter.Peer names the peer.
 	Exporter Exporter
-	// Exports decides which services the peer receives.
+	// Exports decides which services the peer receives (exports.CompileGroups when the
+	// exported-services entries name sameness groups).
 	Exports *exports.Exports
 	// Catalog is the cluster's services; only those of the exporter's partition can be
 	// exported on its peering.
 	Catalog []exports.ServiceName
-	// Entries are the service-resolver entries and the services' protocols.
+	// Entries are the service-resolver entries, the services' protocols and the sameness
+	// groups.
 	Entries chain.Entries
 	// Gateways are the local mesh gateway instances (as /v1/health/service/mesh-gateway
-	// returns them); every exported service gets a synthetic instance at each.
+	// returns them); every exported connect service gets a synthetic instance at each.
 	Gateways []CheckServiceNode
+	// Connect lists the services that have a connect-enabled instance (a sidecar proxy for
+	// them, or a connect-native instance) or sit behind a terminating gateway. With the
+	// services that have a service-resolver entry, they are the connect services: the only
+	// ones replicated with a discovery chain.
+	Connect []exports.ServiceName
 }
 
 // Replication is everything one peer receives, and what it does not and why.
 type Replication struct {
-	Peer     string      `json:"Peer"`
-	Exporter Exporter    `json:"Exporter"`
-	Services []Exported  `json:"Services"`
-	Failed   []Failure   `json:"Failed,omitempty"`
-	Excluded []Exclusion `json:"Excluded,omitempty"`
+	Peer     string     `json:"Peer"`
+	Exporter Exporter   `json:"Exporter"`
+	Services []Exported `json:"Services"`
+	// Plain are the exported services that are not connect services: Consul replicates them
+	// as services without PeerMeta (the importer gets their plain instances). Sorted.
+	Plain    []exports.ServiceName `json:"Plain,omitempty"`
+	Failed   []Failure             `json:"Failed,omitempty"`
+	Excluded []Exclusion           `json:"Excluded,omitempty"`
 }
 
 // Exported is one replicated service: its PeerMeta, where each SPIFFE ID comes from, and its
@@ -44,6 +54,10 @@ type Exported struct {
 	PeerMeta  PeerMeta           `json:"PeerMeta"`
 	Origins   []Origin           `json:"Origins"`
 	Instances []CheckServiceNode `json:"Instances"`
+	// Start is the ID of the chain's start target.
+	Start string `json:"Start"`
+
+	start identity // the start target's identity, for Diff's refusal rule
 }
 
 // Exclusion is an exported service that is deliberately not replicated.
@@ -53,12 +67,19 @@ type Exclusion struct {
 }
 
 // Replicate decides what the peer Exporter.Peer receives: the services of the exporter's
-// partition whose one exported-services rule names the peer, sorted by partition, namespace
-// and name, each with its PeerMeta (see Build), the origin of each SPIFFE ID, and one
-// synthetic instance per mesh gateway instance (see Synthesize). A service whose chain does
-// not compile is reported in Failed with the error; one whose chain reaches the reserved
-// consul service is reported in Excluded. Invalid input — the exporter, or the resolver
-// entries, which every chain shares — is an error.
+// partition whose one exported-services rule names the peer (under a "*" rule, the
+// namespace's catalog services and the names of its service-resolver entries; under an
+// exact rule the service it names, in the catalog or not), sorted by partition, namespace
+// and name.
+//
+// Connect services — those with a service-resolver entry, or listed in Input.Connect — are
+// replicated with a discovery chain: each with its PeerMeta (see Build), the origin of each
+// SPIFFE ID, and one synthetic instance per mesh gateway instance (see Synthesize). The
+// others are listed in Plain. A connect service is not replicated, and is listed with the
+// reason, when, in this order: its chain does not compile (Failed, the compile error); its
+// chain is not safe to export to a peer (Failed, chain.Chain.CheckPeerExport's error, in
+// Consul's words); its chain reaches the reserved consul service (Excluded). Invalid input —
+// the exporter, or the entries, which every chain shares — is an error.
 func Replicate(in Input) (Replication, error) {
 	if err := in.Exporter.Validate(); err != nil {
 		return Replication{}, err
@@ -73,14 +94,16 @@ func Replicate(in Input) (Replication, error) {
 	slices.SortStableFunc(gateways, func(a, b CheckServiceNode) int {
 		return cmp.Or(strings.Compare(nodeName(a), nodeName(b)), strings.Compare(serviceID(a), serviceID(b)))
 	})
-	var local []exports.ServiceName
-	for _, s := range in.Catalog {
-		if s.Canonical().Partition == x.partition() {
-			local = append(local, s)
+	connect := connectServices(in)
+	for _, s := range exported(in) {
+		if !connect[s] {
+			rep.Plain = append(rep.Plain, s)
+			continue
 		}
-	}
-	for _, s := range in.Exports.ForPeer(x.Peer, local) {
 		c, err := cc.Compile(chain.Request{Service: s.Name, Namespace: s.Namespace, Partition: s.Partition, Datacenter: x.Datacenter, TrustDomain: x.TrustDomain})
+		if err == nil {
+			err = c.CheckPeerExport()
+		}
 		if err != nil {
 			rep.Failed = append(rep.Failed, Failure{Service: s, Err: err})
 			continue
@@ -91,9 +114,49 @@ func Replicate(in Input) (Replication, error) {
 		}
 		m, origins := build(x, c)
 		match, _ := in.Exports.Match(s)
-		rep.Services = append(rep.Services, Exported{Service: s, Rule: match.Rule, PeerMeta: m, Origins: origins, Instances: Synthesize(s, m, gateways)})
+		rep.Services = append(rep.Services, Exported{Service: s, Rule: match.Rule, PeerMeta: m, Origins: origins,
+			Instances: Synthesize(s, m, gateways), Start: c.Start, start: identityOf(c.Targets[c.Start])})
 	}
 	return rep, nil
+}
+
+// exported returns the services of the exporter's partition the peer receives, canonical,
+// sorted and without repeats: of the catalog, the resolver entries' names and the names of
+// exact rules, those whose one rule names the peer.
+func exported(in Input) []exports.ServiceName {
+	part := in.Exporter.partition()
+	var names []exports.ServiceName
+	for _, s := range in.Catalog {
+		if s = s.Canonical(); s.Partition == part {
+			names = append(names, s)
+		}
+	}
+	for _, r := range in.Entries.Resolvers {
+		if s := (exports.ServiceName{Partition: r.Partition, Namespace: r.Namespace, Name: r.Name}).Canonical(); s.Partition == part {
+			names = append(names, s)
+		}
+	}
+	if e, ok := in.Exports.Entry(part); ok {
+		for _, r := range e.Services {
+			if r.Name != exports.Wildcard && r.Namespace != exports.Wildcard {
+				names = append(names, exports.ServiceName{Partition: part, Namespace: r.Namespace, Name: r.Name}.Canonical())
+			}
+		}
+	}
+	return in.Exports.ForPeer(in.Exporter.Peer, names)
+}
+
+// connectServices returns the set of connect services: those with a resolver entry and
+// those in Input.Connect, canonical.
+func connectServices(in Input) map[exports.ServiceName]bool {
+	set := make(map[exports.ServiceName]bool, len(in.Entries.Resolvers)+len(in.Connect))
+	for _, r := range in.Entries.Resolvers {
+		set[exports.ServiceName{Partition: r.Partition, Namespace: r.Namespace, Name: r.Name}.Canonical()] = true
+	}
+	for _, s := range in.Connect {
+		set[s.Canonical()] = true
+	}
+	return set
 }
 
 // reachesConsul says which target of the chain is the reserved consul service, if any.

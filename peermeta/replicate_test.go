@@ -29,11 +29,13 @@ func replicationInput(t testing.TB) Input {
 		Exports:  x,
 		Catalog: []exports.ServiceName{
 			{Name: "web"}, {Name: "db"}, {Name: "loop"}, {Name: "sneaky"}, {Name: "consul"},
-			{Namespace: "ops", Name: "metrics"}, {Partition: "retail", Name: "cart"},
+			{Namespace: "ops", Name: "metrics"}, {Partition: "retail", Name: "cart"}, {Name: "legacy"}, {Name: "far"},
 		},
+		Connect: []exports.ServiceName{{Namespace: "ops", Name: "metrics"}, {Partition: "retail", Name: "cart"}},
 		Entries: chain.Entries{
 			Resolvers: []chain.ServiceResolver{
-				{Name: "web", Failover: map[string]chain.Failover{"*": {Datacenters: []string{"dc2"}}}},
+				{Name: "web", Failover: map[string]chain.Failover{"*": {Targets: []chain.FailoverTarget{{Service: "web-backup"}}}}},
+				{Name: "far", Failover: map[string]chain.Failover{"*": {Datacenters: []string{"dc2"}}}},
 				{Name: "loop", Redirect: &chain.Redirect{Service: "loop2"}},
 				{Name: "loop2", Redirect: &chain.Redirect{Service: "loop"}},
 				{Name: "sneaky", Redirect: &chain.Redirect{Service: "consul"}},
@@ -55,12 +57,18 @@ func TestReplicate(t *testing.T) {
 		"default/default/web rule 0 web.default.default.east.external." + td + " 3 ids tcp, 2 instances",
 		"default/ops/metrics rule 2 metrics.ops.default.east.external." + td + " 2 ids http, 2 instances",
 	}, got, "db goes to west only; the retail partition has its own peerings; consul never")
+	assert.Equal(t, []exports.ServiceName{{Partition: "default", Namespace: "default", Name: "legacy"}}, rep.Plain,
+		"not a connect service: replicated without a chain")
 	assert.Equal(t, "gw-node-a", rep.Services[0].Instances[0].Node.Node, "gateways in node order")
 	assert.Equal(t, "web-sidecar-proxy-instance-0", rep.Services[0].Instances[0].Service.ID)
-	require.Len(t, rep.Failed, 1)
-	assert.Equal(t, exports.ServiceName{Partition: "default", Namespace: "default", Name: "loop"}, rep.Failed[0].Service)
-	assert.Equal(t, "detected circular resolver redirect: [loop.default.default.dc1 -> loop2.default.default.dc1 -> loop.default.default.dc1]", rep.Failed[0].Err.Error())
-	assert.ErrorIs(t, rep.Failed[0].Err, chain.ErrRedirectCycle)
+	require.Len(t, rep.Failed, 3)
+	assert.Equal(t, exports.ServiceName{Partition: "default", Namespace: "default", Name: "far"}, rep.Failed[0].Service)
+	assert.Equal(t, `peer exported service "far" contains cross-datacenter failover`, rep.Failed[0].Err.Error())
+	assert.ErrorIs(t, rep.Failed[0].Err, chain.ErrPeerExport)
+	assert.Equal(t, exports.ServiceName{Partition: "default", Namespace: "default", Name: "loop"}, rep.Failed[1].Service)
+	assert.Equal(t, "detected circular resolver redirect: [loop.default.default.dc1 -> loop2.default.default.dc1 -> loop.default.default.dc1]", rep.Failed[1].Err.Error())
+	assert.ErrorIs(t, rep.Failed[1].Err, chain.ErrRedirectCycle)
+	assert.Equal(t, "loop2", rep.Failed[2].Service.Name, "a resolver-only name is exported under a * rule")
 	require.Len(t, rep.Excluded, 1)
 	assert.Equal(t, "sneaky", rep.Excluded[0].Service.Name)
 	assert.Equal(t, "its chain reaches the reserved consul service (target consul.default.default.dc1); it is never exported", rep.Excluded[0].Reason)
@@ -82,7 +90,7 @@ func TestReplicateErrors(t *testing.T) {
 	in = replicationInput(t)
 	in.Entries.Resolvers = append(in.Entries.Resolvers, chain.ServiceResolver{Name: "bad", Redirect: &chain.Redirect{}})
 	_, err = Replicate(in)
-	assert.EqualError(t, err, "Resolvers[4] (default/default/bad): Redirect: Redirect is empty")
+	assert.EqualError(t, err, "Resolvers[5] (default/default/bad): Redirect: Redirect is empty")
 }
 
 func TestReplicateDeterministic(t *testing.T) {

@@ -12,6 +12,7 @@
 //	Peered     svc.ns.partition.peer.external.TD          (the partition is always written)
 //	Gateway    dc.internal.TD                             partition.dc.internal-v1.TD
 //	Query      query.default.dc.query.TD                  (the second label is always "default")
+//	PeeringServer  server.dc.peering.TD                   (the servers a peer dials to peer)
 //
 // For example, in the trust domain 1111.consul:
 //
@@ -39,6 +40,18 @@
 // Across trust domains names can collide (x.y.z.internal.internal.t reads as a service in the
 // trust domain internal.t and as a subset in the trust domain t), which is why Parse takes the
 // trust domain as an argument.
+//
+// # Zero values, errors and contracts
+//
+// The zero value of each kind builds a name of empty labels (Service{}.String() is
+// ".default..internal.", which is not a valid name): String never validates, so a zero or
+// partly filled value gives a string Validate rejects. Name is sealed: only this package's
+// five types implement it, so a type switch on Parse's result can be exhaustive.
+//
+// Every error is a FieldError naming the component (Field), the value and the sentinel
+// (ErrInvalidComponent, ErrTooLong, ErrForeignTrustDomain, ErrMalformed). The names
+// themselves are contracts — they are what proxies route on and never change for a value.
+// The wording of error messages is a diagnostic and may change; branch on the sentinels.
 //
 // # Speed
 //

@@ -48,16 +48,20 @@ const (
 	kindInternalV1 = "internal-v1"
 	kindExternal   = "external"
 	kindQuery      = "query"
+	kindPeering    = "peering"
 )
 
-const defaultName = "default"
+const defaultName = names.Default
 
-// Name is an SNI name of one of the four kinds: Service, Peered, Gateway or Query.
+// Name is an SNI name of one of the five kinds: Service, Peered, Gateway, Query or
+// PeeringServer. The interface is sealed (only this package's types implement it), so a type
+// switch on the result of Parse over the five is exhaustive.
 type Name interface {
 	// String returns the SNI name; it does not validate.
 	String() string
 	// Validate reports every problem with the value's components.
 	Validate() error
+	sealed()
 }
 
 var (
@@ -65,7 +69,14 @@ var (
 	_ Name = Peered{}
 	_ Name = Gateway{}
 	_ Name = Query{}
+	_ Name = PeeringServer{}
 )
+
+func (Service) sealed()       {}
+func (Peered) sealed()        {}
+func (Gateway) sealed()       {}
+func (Query) sealed()         {}
+func (PeeringServer) sealed() {}
 
 // Service names a service (or one of its subsets) in a datacenter of the local cluster:
 //
@@ -119,12 +130,18 @@ type Query struct {
 	TrustDomain string
 }
 
-func orDefault(s string) string {
-	if s == "" {
-		return defaultName
-	}
-	return s
+// PeeringServer names the Consul servers of a datacenter as a peer dials them to establish
+// and keep a peering (the peering stream and its replication):
+//
+//	server.datacenter.peering.<trust domain>
+//
+// Datacenter is required.
+type PeeringServer struct {
+	Datacenter  string
+	TrustDomain string
 }
+
+func orDefault(s string) string { return names.OrDefault(s) }
 
 func isDefault(s string) bool { return s == "" || s == defaultName }
 
@@ -295,6 +312,38 @@ func (q Query) check(v *validator) {
 	v.datacenter("Datacenter", q.Datacenter)
 }
 
+// peeringServerLabel is the first label of a peering server name.
+const peeringServerLabel = "server"
+
+func (p PeeringServer) labels() labels {
+	var ls labels
+	ls.add(peeringServerLabel)
+	ls.add(p.Datacenter)
+	ls.add(kindPeering)
+	return ls
+}
+
+// String returns the SNI name, without validating.
+func (p PeeringServer) String() string { ls := p.labels(); return ls.string(p.TrustDomain) }
+
+// AppendTo appends the SNI name to b and returns the extended buffer.
+func (p PeeringServer) AppendTo(b []byte) []byte {
+	ls := p.labels()
+	return ls.appendTo(b, p.TrustDomain)
+}
+
+// Validate reports every invalid component, and a name longer than MaxLength.
+func (p PeeringServer) Validate() error {
+	var v validator
+	p.check(&v)
+	v.trustDomain(p.TrustDomain)
+	ls := p.labels()
+	return v.finish(&ls, p.TrustDomain)
+}
+
+// check validates the components other than the trust domain.
+func (p PeeringServer) check(v *validator) { v.datacenter("Datacenter", p.Datacenter) }
+
 // validator collects the problems of one value; it allocates only when there are some.
 type validator struct{ errs []error }
 
@@ -373,6 +422,11 @@ func Parse(name, td string) (Name, error) {
 		n = Gateway{Partition: c[0], Datacenter: c[1], TrustDomain: td}
 	case kind == kindExternal && len(c) == 4:
 		n = Peered{Service: c[0], Namespace: c[1], Partition: c[2], Peer: c[3], TrustDomain: td}
+	case kind == kindPeering && len(c) == 2:
+		if c[0] != peeringServerLabel {
+			return nil, problem(ErrMalformed, name, "%q: the first label of a peering server name must be %q, got %q", name, peeringServerLabel, c[0])
+		}
+		n = PeeringServer{Datacenter: c[1], TrustDomain: td}
 	case kind == kindQuery && len(c) == 3:
 		if c[1] != defaultName {
 			return nil, problem(ErrMalformed, name, "%q: the second label of a query name must be %q, got %q", name, defaultName, c[1])
@@ -396,6 +450,8 @@ func Parse(name, td string) (Name, error) {
 		x.check(&v)
 	case Query:
 		x.check(&v)
+	case PeeringServer:
+		x.check(&v)
 	}
 	if v.errs != nil {
 		return nil, fielderr.In(fmt.Sprintf("SNI name %q", name), errors.Join(v.errs...))
@@ -414,8 +470,10 @@ func malformed(name, kind string, n int) error {
 		want = "4 (peered service)"
 	case kindQuery:
 		want = "3 (prepared query)"
+	case kindPeering:
+		want = "2 (peering server)"
 	default:
-		return problem(ErrMalformed, name, "%q: unknown kind %q before the trust domain (want internal, internal-v1, external or query)",
+		return problem(ErrMalformed, name, "%q: unknown kind %q before the trust domain (want internal, internal-v1, external, query or peering)",
 			name, kind)
 	}
 	return problem(ErrMalformed, name, "%q has %s labels before %q, want %s", name, strconv.Itoa(n), kind, want)

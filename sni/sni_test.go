@@ -32,6 +32,7 @@ func TestString(t *testing.T) {
 		{"gateway default", Gateway{Datacenter: "dc1", TrustDomain: td}, "dc1.internal." + td},
 		{"gateway partition", Gateway{Partition: "part1", Datacenter: "dc1", TrustDomain: td}, "part1.dc1.internal-v1." + td},
 		{"query", Query{Query: "magicquery", Datacenter: "foo", TrustDomain: td}, "magicquery.default.foo.query." + td},
+		{"peering server", PeeringServer{Datacenter: "dc1", TrustDomain: td}, "server.dc1.peering." + td},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -137,7 +138,7 @@ func TestParseErrors(t *testing.T) {
 		{"trust domain is a suffix of a label", "api.default.dc1.internal.x" + td, td, ErrForeignTrustDomain, ""},
 		{"dot and trust domain", "." + td, td, ErrMalformed, ""},
 		{"unknown kind", "api.default.dc1.interna1." + td, td, ErrMalformed,
-			`malformed SNI name: "api.default.dc1.interna1.` + td + `": unknown kind "interna1" before the trust domain (want internal, internal-v1, external or query)`},
+			`malformed SNI name: "api.default.dc1.interna1.` + td + `": unknown kind "interna1" before the trust domain (want internal, internal-v1, external, query or peering)`},
 		{"internal with 2", "api.dc1.internal." + td, td, ErrMalformed,
 			`malformed SNI name: "api.dc1.internal.` + td + `" has 2 labels before "internal", want 3 or 4 (service) or 1 (gateway)`},
 		{"internal with 5", "a.b.c.d.e.internal." + td, td, ErrMalformed, ""},
@@ -179,13 +180,15 @@ func TestMustParse(t *testing.T) {
 
 // The components the random tests draw from: valid labels that collide with kind labels and
 // "default", and invalid ones holding every separator.
-var pool = []string{"", "", "default", "a", "b", "a-b", "internal", "internal-v1", "external", "query",
+var pool = []string{"", "", "default", "a", "b", "a-b", "internal", "internal-v1", "external", "query", "peering", "server",
 	"dc_1", "x.y", "A", "a/b", "-a", strings.Repeat("z", 64)}
 
 func randomName(r *rand.Rand, tds []string) Name {
 	p := func() string { return pool[r.IntN(len(pool))] }
 	t := tds[r.IntN(len(tds))]
-	switch r.IntN(4) {
+	switch r.IntN(5) {
+	case 4:
+		return PeeringServer{Datacenter: p(), TrustDomain: t}
 	case 0:
 		return Service{Subset: p(), Service: p(), Namespace: p(), Partition: p(), Datacenter: p(), TrustDomain: t}
 	case 1:
@@ -225,6 +228,8 @@ func refString(n Name) string {
 		return fmt.Sprintf("%s.%s.internal-v1.%s", v.Partition, v.Datacenter, v.TrustDomain)
 	case Query:
 		return fmt.Sprintf("%s.default.%s.query.%s", v.Query, v.Datacenter, v.TrustDomain)
+	case PeeringServer:
+		return fmt.Sprintf("server.%s.peering.%s", v.Datacenter, v.TrustDomain)
 	}
 	panic("unknown kind")
 }
@@ -256,6 +261,8 @@ func refValid(n Name) bool {
 		ok = opt(v.Partition) && refDC.MatchString(v.Datacenter) && tdOK(v.TrustDomain)
 	case Query:
 		ok = lab(v.Query) && refDC.MatchString(v.Datacenter) && tdOK(v.TrustDomain)
+	case PeeringServer:
+		ok = refDC.MatchString(v.Datacenter) && tdOK(v.TrustDomain)
 	}
 	return ok && len(refString(n)) <= 253
 }
@@ -298,6 +305,8 @@ func reflectTD(n Name) string {
 	case Gateway:
 		return v.TrustDomain
 	case Query:
+		return v.TrustDomain
+	case PeeringServer:
 		return v.TrustDomain
 	}
 	return ""
@@ -361,4 +370,19 @@ func TestFieldErrors(t *testing.T) {
 	require.ErrorAs(t, err, &fe)
 	assert.Equal(t, "a.b.external.td", fe.Value)
 	assert.ErrorIs(t, err, ErrMalformed)
+}
+
+func TestPeeringServer(t *testing.T) {
+	n := PeeringServer{Datacenter: "dc1", TrustDomain: td}
+	require.NoError(t, n.Validate())
+	assert.Equal(t, n, MustParse("server.dc1.peering."+td, td))
+	_, err := Parse("client.dc1.peering."+td, td)
+	assert.ErrorIs(t, err, ErrMalformed)
+	assert.EqualError(t, err, `malformed SNI name: "client.dc1.peering.`+td+`": the first label of a peering server name must be "server", got "client"`)
+	assert.EqualError(t, PeeringServer{TrustDomain: td}.Validate(), `Datacenter: "" must not be empty`)
+}
+
+func TestZeroValues(t *testing.T) {
+	assert.Equal(t, ".default..internal.", Service{}.String(), "as the package documentation says")
+	assert.Error(t, Service{}.Validate())
 }

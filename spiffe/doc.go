@@ -13,6 +13,7 @@
 //	Agent        spiffe://TD[/ap/partition]/agent/client/dc/datacenter/id/agent
 //	Server       spiffe://TD/agent/server/dc/datacenter
 //	Workload     spiffe://TD/ns/namespace/sa/serviceaccount
+//	Signing      spiffe://TD                                 (a Consul CA's signing certificates)
 //
 // For example, with the trust domain 1234.consul:
 //
@@ -45,6 +46,18 @@
 // returns nil if and only if Parse(v.String()) succeeds, and then Parse returns the canonical
 // v (an empty Partition as "default", an empty Consul Namespace as "default"). Parse inverts
 // String both ways, and two different canonical values never give the same ID.
+//
+// # Zero values, errors and contracts
+//
+// String never validates: the zero value of each kind builds an ID with empty components
+// (Service{}.String() is "spiffe:///ns/default/dc//svc/"), which Validate rejects. Identity
+// is sealed: only this package's six types implement it, so a type switch on Parse's result
+// can be exhaustive.
+//
+// Every error is a FieldError naming the component (Field), the value and the sentinel
+// (ErrInvalidComponent, ErrMalformed, ErrTooLong, ErrUnknownSchema). The IDs themselves are
+// contracts: certificates carry them and they never change for a value. Error wording is a
+// diagnostic and may change; branch on the sentinels.
 //
 // String builds an ID with one allocation; AppendTo with none when the buffer has room.
 package spiffe

@@ -57,14 +57,23 @@ const (
 	defaultName = "default"
 )
 
-// Identity is a SPIFFE ID of one of the five kinds: Service, MeshGateway, Agent, Server or
-// Workload.
+// Identity is a SPIFFE ID of one of the six kinds: Service, MeshGateway, Agent, Server,
+// Workload or Signing. The interface is sealed (only this package's types implement it), so
+// a type switch on the result of Parse over the six is exhaustive.
 type Identity interface {
 	// String returns the canonical URI; it does not validate.
 	String() string
 	// Validate reports every component that would make the URI invalid.
 	Validate() error
+	sealed()
 }
+
+func (Service) sealed()     {}
+func (MeshGateway) sealed() {}
+func (Agent) sealed()       {}
+func (Server) sealed()      {}
+func (Workload) sealed()    {}
+func (Signing) sealed()     {}
 
 var (
 	_ Identity = Service{}
@@ -72,6 +81,7 @@ var (
 	_ Identity = Agent{}
 	_ Identity = Server{}
 	_ Identity = Workload{}
+	_ Identity = Signing{}
 )
 
 // Service is the identity of a Consul service:
@@ -125,6 +135,25 @@ type Workload struct {
 	Namespace      string
 	ServiceAccount string
 }
+
+// Signing is the identity of a Consul cluster's certificate authority, the ID its signing
+// certificates carry: the trust domain alone, with no path.
+//
+//	spiffe://<trust domain>
+type Signing struct {
+	TrustDomain string
+}
+
+func (s Signing) path() path { return path{td: s.TrustDomain} }
+
+// String returns the canonical URI, without validating.
+func (s Signing) String() string { p := s.path(); return p.string() }
+
+// AppendTo appends the canonical URI to b and returns the extended buffer.
+func (s Signing) AppendTo(b []byte) []byte { p := s.path(); return p.appendTo(b) }
+
+// Validate reports a trust domain that keeps the URI from parsing back.
+func (s Signing) Validate() error { p := s.path(); return p.validate() }
 
 // ConsulTrustDomain returns the trust domain of a Consul cluster: its ID in lower case
 // followed by ".consul".
@@ -388,7 +417,7 @@ func Parse(uri string) (Identity, error) {
 		return nil, malformed(uri, trustDomainStop(rest[0]))
 	}
 	if rest == "" {
-		return nil, unknown(uri)
+		return Signing{TrustDomain: p.td}, nil
 	}
 	// rest is "/seg/seg/...": read each segment.
 	for start, i := 1, 1; i <= len(rest); i++ {

@@ -151,7 +151,6 @@ func TestParseErrors(t *testing.T) {
 		{"dot dot segment", "spiffe://1234.consul/ns/../sa/b", ErrMalformed, ""},
 		{"space", "spiffe://1234.consul/ns/a b/sa/b", ErrMalformed, ""},
 		{"non-ASCII", "spiffe://1234.consul/ns/ä/sa/b", ErrMalformed, ""},
-		{"trust domain only", "spiffe://1234.consul", ErrUnknownSchema, ""},
 		{"unknown schema", "spiffe://1234.consul/foo/bar", ErrUnknownSchema, ""},
 		{"explicit default partition", "spiffe://1234.consul/ap/default/ns/default/dc/dc1/svc/web", ErrUnknownSchema,
 			`SPIFFE ID of no known schema: "spiffe://1234.consul/ap/default/ns/default/dc/dc1/svc/web": the default partition is written without /ap/default`},
@@ -194,7 +193,9 @@ var tdPool = []string{td, "cluster.local", "", "A.consul", "t_d", "x:1"}
 func randomIdentity(r *rand.Rand) Identity {
 	p := func() string { return pool[r.IntN(len(pool))] }
 	t := tdPool[r.IntN(len(tdPool))]
-	switch r.IntN(5) {
+	switch r.IntN(6) {
+	case 5:
+		return Signing{TrustDomain: t}
 	case 0:
 		return Service{TrustDomain: t, Partition: p(), Namespace: p(), Datacenter: p(), Service: p()}
 	case 1:
@@ -213,7 +214,7 @@ var (
 	refSegment = regexp.MustCompile(`^[a-zA-Z0-9._-]+$`)
 )
 
-// refParse is a literal reading of the five ID shapes in the package documentation, on top of
+// refParse is a literal reading of the six ID shapes in the package documentation, on top of
 // net/url and strings.Split.
 func refParse(s string) (Identity, bool) {
 	if len(s) > 2048 || !strings.HasPrefix(s, "spiffe://") || strings.ContainsAny(s, "%?#@") {
@@ -222,6 +223,9 @@ func refParse(s string) (Identity, bool) {
 	u, err := url.Parse(s)
 	if err != nil || u.Scheme != "spiffe" || u.Port() != "" || u.User != nil || !refTD.MatchString(u.Host) || u.Host != u.Hostname() {
 		return nil, false
+	}
+	if u.Path == "" && u.Host != "" && !strings.HasSuffix(s, "/") {
+		return Signing{TrustDomain: u.Host}, true
 	}
 	if u.Path == "" || strings.HasSuffix(u.Path, "/") {
 		return nil, false
@@ -400,4 +404,19 @@ func TestFieldErrors(t *testing.T) {
 	require.ErrorAs(t, err, &fe)
 	assert.Equal(t, "spiffe://td/nope", fe.Value)
 	assert.ErrorIs(t, err, ErrUnknownSchema)
+}
+
+func TestSigning(t *testing.T) {
+	id := Signing{TrustDomain: "1234.consul"}
+	assert.Equal(t, "spiffe://1234.consul", id.String())
+	require.NoError(t, id.Validate())
+	assert.Equal(t, id, MustParse("spiffe://1234.consul"))
+	_, err := Parse("spiffe://1234.consul/")
+	assert.ErrorIs(t, err, ErrMalformed, "no trailing slash")
+	assert.Error(t, Signing{}.Validate())
+}
+
+func TestZeroValues(t *testing.T) {
+	assert.Equal(t, "spiffe:///ns/default/dc//svc/", Service{}.String(), "as the package documentation says")
+	assert.Error(t, Service{}.Validate())
 }

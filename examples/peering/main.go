@@ -286,8 +286,8 @@ func print(w io.Writer, reps []peermeta.Replication) error {
 }
 
 func origin(o peermeta.Origin) string {
-	if o.From != "target" {
-		return o.From
+	if o.From != peermeta.FromTarget {
+		return string(o.From)
 	}
 	via := ""
 	if n := len(o.Via); n > 0 && o.Via[n-1].Resolver != "" {

@@ -1,0 +1,184 @@
+package peermeta
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/meshscope/meshscope/chain"
+	"github.com/meshscope/meshscope/exports"
+)
+
+// diffInput is a tcp service db exported to east, with a sidecar.
+func diffInput(t testing.TB, resolvers ...chain.ServiceResolver) Input {
+	x, err := exports.Compile(exports.ConfigEntry{Name: "default", Services: []exports.Service{
+		{Name: "db", Consumers: []exports.Consumer{{Peer: "east"}}},
+		{Name: "web", Consumers: []exports.Consumer{{Peer: "east"}}},
+	}})
+	require.NoError(t, err)
+	return Input{
+		Exporter: Exporter{Peer: "east", Datacenter: "dc1", TrustDomain: td},
+		Exports:  x,
+		Catalog:  []exports.ServiceName{{Name: "db"}, {Name: "web"}},
+		Connect:  []exports.ServiceName{{Name: "db"}},
+		Entries:  chain.Entries{Resolvers: resolvers},
+		Gateways: []CheckServiceNode{{Node: &Node{Node: "gw"}, Service: &NodeService{ID: "mgw", Service: "mesh-gateway"}}},
+	}
+}
+
+func TestDiff(t *testing.T) {
+	before := diffInput(t)
+	after := diffInput(t, chain.ServiceResolver{Name: "db", Failover: map[string]chain.Failover{"*": {Service: "db-backup"}}})
+	d, err := Diff(before, after)
+	require.NoError(t, err)
+	assert.Equal(t, "east", d.Peer)
+	require.Len(t, d.Services, 1)
+	assert.Equal(t, ServiceChange{Service: exports.ServiceName{Partition: "default", Namespace: "default", Name: "db"}, Before: "chain", After: "chain",
+		GainedSpiffeIDs: []string{svcID("", "default", "dc1", "db-backup")}}, d.Services[0])
+	assert.Empty(t, d.Refused, "adding failover never trips Consul's rule")
+
+	// Redirecting a tcp export to a new service is refused.
+	after = diffInput(t, chain.ServiceResolver{Name: "db", Redirect: &chain.Redirect{Service: "db2"}})
+	d, err = Diff(before, after)
+	require.NoError(t, err)
+	assert.Equal(t, []string{`peer exported service "db" uses protocol="tcp" and cannot introduce new discovery chain targets like "db2.default.default.dc1"`}, d.Refused)
+	require.Len(t, d.Services, 1)
+	assert.Equal(t, "db.default.default.dc1", d.Services[0].StartBefore)
+	assert.Equal(t, "db2.default.default.dc1", d.Services[0].StartAfter)
+	assert.Equal(t, []string{svcID("", "default", "dc1", "db2")}, d.Services[0].GainedSpiffeIDs)
+
+	// ... but not to a service that was already one of its targets, nor over http.
+	before = diffInput(t, chain.ServiceResolver{Name: "db", Failover: map[string]chain.Failover{"*": {Service: "db2"}}})
+	d, err = Diff(before, after)
+	require.NoError(t, err)
+	assert.Empty(t, d.Refused)
+	httpAfter := after
+	httpAfter.Entries.DefaultProtocol = "http"
+	d, err = Diff(diffInput(t), httpAfter)
+	require.NoError(t, err)
+	assert.Empty(t, d.Refused)
+
+	// A service gaining a sidecar goes from plain to a chain; one losing its export is removed.
+	after = diffInput(t)
+	after.Connect = append(after.Connect, exports.ServiceName{Name: "web"})
+	after.Catalog = after.Catalog[:1]
+	x, err := exports.Compile(exports.ConfigEntry{Name: "default", Services: []exports.Service{{Name: "web", Consumers: []exports.Consumer{{Peer: "east"}}}}})
+	require.NoError(t, err)
+	after.Exports = x
+	d, err = Diff(diffInput(t), after)
+	require.NoError(t, err)
+	require.Len(t, d.Services, 2)
+	assert.True(t, d.Services[0].Removed)
+	assert.Equal(t, "db", d.Services[0].Service.Name)
+	assert.Equal(t, "chain", d.Services[0].Before)
+	assert.Equal(t, []string{"gw/db-sidecar-proxy-instance-0"}, d.Services[0].LostInstances)
+	assert.Equal(t, "web", d.Services[1].Service.Name)
+	assert.Equal(t, "plain", d.Services[1].Before)
+	assert.Equal(t, "chain", d.Services[1].After)
+	assert.False(t, d.Services[1].Added, "it was already replicated, as a plain service")
+
+	_, err = Diff(diffInput(t, chain.ServiceResolver{Name: "bad", Redirect: &chain.Redirect{}}), diffInput(t))
+	assert.ErrorContains(t, err, "before: Resolvers[0] (default/default/bad): Redirect: Redirect is empty")
+}
+
+// TestDiffProtocolSwitchNeverRefused: switching a service between tcp and http, with any
+// random failover, never trips the refusal rule, and an unchanged input diffs to nothing.
+func TestDiffProperties(t *testing.T) {
+	r := rand.New(rand.NewPCG(71, 72))
+	for range 500 {
+		var rs []chain.ServiceResolver
+		if r.IntN(2) == 0 {
+			var targets []chain.FailoverTarget
+			for range 1 + r.IntN(3) {
+				targets = append(targets, chain.FailoverTarget{Service: []string{"a", "b", "c"}[r.IntN(3)], Partition: []string{"", "ap1"}[r.IntN(2)]})
+			}
+			rs = append(rs, chain.ServiceResolver{Name: "db", Failover: map[string]chain.Failover{"*": {Targets: targets}}})
+		}
+		before := diffInput(t, rs...)
+		after := diffInput(t, rs...)
+		before.Entries.DefaultProtocol, after.Entries.DefaultProtocol = []string{"tcp", "http"}[r.IntN(2)], []string{"tcp", "http", "grpc"}[r.IntN(3)]
+		d, err := Diff(before, after)
+		require.NoError(t, err)
+		require.Empty(t, d.Refused)
+		same, err := Diff(before, before)
+		require.NoError(t, err)
+		require.Empty(t, same.Services)
+		// Shuffled input gives the same diff.
+		rev := after
+		rev.Catalog = slices.Clone(after.Catalog)
+		slices.Reverse(rev.Catalog)
+		again, err := Diff(before, rev)
+		require.NoError(t, err)
+		require.Empty(t, cmp.Diff(d, again, cmpopts.EquateEmpty()))
+	}
+}
+
+func TestUpstream(t *testing.T) {
+	c, err := chain.Compile(chain.Request{Service: "db", Datacenter: "dc1", TrustDomain: td},
+		chain.Entries{Resolvers: []chain.ServiceResolver{{Name: "db", Failover: map[string]chain.Failover{"*": {Targets: []chain.FailoverTarget{{Peer: "east"}}}}}}})
+	require.NoError(t, err)
+	sent := PeerMeta{SNI: []string{"db.default.default.west.external.peer.consul"}, SpiffeID: []string{"spiffe://peer.consul/ns/default/dc/dc9/svc/db"}, Protocol: "tcp"}
+	got, err := Upstream(c, "db.default.default.external.east", sent)
+	require.NoError(t, err)
+	assert.Equal(t, Imported{SNI: sent.SNI[0], SpiffeIDs: sent.SpiffeID, Protocol: "tcp"}, got)
+	got.SpiffeIDs[0] = "evil"
+	assert.Equal(t, "spiffe://peer.consul/ns/default/dc/dc9/svc/db", sent.SpiffeID[0], "the IDs are a copy")
+
+	tests := []struct {
+		name     string
+		target   string
+		received PeerMeta
+		sentinel error
+		msg      string
+	}{
+		{"a local target", "db.default.default.dc1", sent, ErrNotPeerTarget, `target "db.default.default.dc1" is not a peer target of chain default/default/db`},
+		{"no such target", "nope", sent, ErrNotPeerTarget, `target "nope" is not a peer target of chain default/default/db`},
+		{"no SNI", "db.default.default.external.east", PeerMeta{Protocol: "tcp"}, ErrNoPeerMeta, `no peer metadata from peer "east" for service "db"`},
+		{"L7 from the peer, L4 here", "db.default.default.external.east", PeerMeta{SNI: sent.SNI, Protocol: "http"}, ErrProtocolMismatch, `peer "east" exports "db" with protocol "http"; the chain uses "tcp"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := Upstream(c, tt.target, tt.received)
+			require.ErrorIs(t, err, tt.sentinel)
+			assert.Equal(t, tt.msg, err.Error())
+			assert.Zero(t, got)
+		})
+	}
+	hc, err := chain.Compile(chain.Request{Service: "api", Partition: "ap1", Datacenter: "dc1", TrustDomain: td},
+		chain.Entries{DefaultProtocol: "http", Resolvers: []chain.ServiceResolver{{Name: "api", Partition: "ap1", Redirect: &chain.Redirect{Service: "api", Peer: "east"}}}})
+	require.NoError(t, err)
+	_, err = Upstream(hc, hc.Start, PeerMeta{SNI: []string{"x"}})
+	assert.EqualError(t, err, `peer "east" exports "ap1/default/api" with protocol "tcp"; the chain uses "http"`, "an empty protocol counts as tcp")
+	_, err = Upstream(nil, "x", sent)
+	assert.ErrorIs(t, err, ErrNotPeerTarget)
+}
+
+func TestReplicateSamenessGroup(t *testing.T) {
+	g := exports.SamenessGroup{Name: "g", Members: []exports.SamenessMember{{Partition: "ap2"}, {Peer: "east"}, {Peer: "north"}}}
+	x, err := exports.CompileGroups([]exports.SamenessGroup{g}, exports.ConfigEntry{Name: "default", Services: []exports.Service{
+		{Name: "db", Consumers: []exports.Consumer{{SamenessGroup: "g"}}}}})
+	require.NoError(t, err)
+	in := Input{
+		Exporter: Exporter{Peer: "north", Datacenter: "dc1", TrustDomain: td},
+		Exports:  x,
+		Entries: chain.Entries{SamenessGroups: []exports.SamenessGroup{g},
+			Resolvers: []chain.ServiceResolver{{Name: "db", Failover: map[string]chain.Failover{"*": {SamenessGroup: "g"}}}}},
+	}
+	rep, err := Replicate(in)
+	require.NoError(t, err)
+	require.Len(t, rep.Services, 1, "replicated to a peer of the group")
+	assert.Equal(t, []string{
+		svcID("", "default", "dc1", "db"),
+		"spiffe://" + td + "/gateway/mesh/dc/dc1",
+		svcID("ap2", "default", "dc1", "db"),
+	}, rep.Services[0].PeerMeta.SpiffeID, "tcp: the partition member's identity; the peers' are theirs to give")
+	in.Exporter.Peer = "west"
+	rep, err = Replicate(in)
+	require.NoError(t, err)
+	assert.Empty(t, rep.Services)
+}

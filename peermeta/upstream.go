@@ -1,0 +1,63 @@
+package peermeta
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/meshscope/meshscope/chain"
+	"github.com/meshscope/meshscope/exports"
+)
+
+// Sentinel errors of Upstream, for errors.Is.
+var (
+	// ErrNotPeerTarget: the target is not a peer target of the chain.
+	ErrNotPeerTarget = errors.New("not a peer target of the chain")
+	// ErrNoPeerMeta: the peer sent no PeerMeta (no SNI) for the service.
+	ErrNoPeerMeta = errors.New("no peer metadata")
+	// ErrProtocolMismatch: the peer exports the service with a protocol the importing chain
+	// cannot use (L7 against L4).
+	ErrProtocolMismatch = errors.New("protocol mismatch with the peer")
+)
+
+// Imported is what an importer's proxy uses for one peer target: the SNI to dial (through
+// its own mesh gateway), the SPIFFE IDs to accept from the other end, and the protocol.
+type Imported struct {
+	SNI       string   `json:"SNI"`
+	SpiffeIDs []string `json:"SpiffeIDs"`
+	Protocol  string   `json:"Protocol"`
+}
+
+// Upstream is the importer's side of a peering: for the chain's peer target targetID (a
+// service the peer P exports), given the PeerMeta P sent for that service, it returns the
+// primary SNI to dial, exactly the SPIFFE IDs to accept (a copy), and the received protocol.
+// Errors (the messages are meshscope's; S is the service's name, or partition/namespace/name
+// when either is not default), with the zero Imported:
+//
+//	target "x" is not a peer target of chain default/default/web
+//	no peer metadata from peer "P" for service "S"
+//	peer "P" exports "S" with protocol "tcp"; the chain uses "http"
+//
+// The last is reported when the importing chain is HTTP-like and the received protocol is
+// not, or the reverse; an empty received protocol counts as tcp.
+func Upstream(c *chain.Chain, targetID string, received PeerMeta) (Imported, error) {
+	if c == nil {
+		return Imported{}, &FieldError{Value: targetID, Detail: fmt.Sprintf("target %q: no chain", targetID), Err: ErrNotPeerTarget}
+	}
+	t, ok := c.Targets[targetID]
+	if !ok || t.Peer == "" {
+		return Imported{}, &FieldError{Value: targetID, Detail: fmt.Sprintf("target %q is not a peer target of chain %s", targetID, chain.ServiceKey{Partition: c.Partition, Namespace: c.Namespace, Service: c.Service}), Err: ErrNotPeerTarget}
+	}
+	name := displayName(exports.ServiceName{Partition: t.Partition, Namespace: t.Namespace, Name: t.Service})
+	if received.PrimarySNI() == "" {
+		return Imported{}, &FieldError{Value: received, Detail: fmt.Sprintf("no peer metadata from peer %q for service %q", t.Peer, name), Err: ErrNoPeerMeta}
+	}
+	protocol := received.Protocol
+	if protocol == "" {
+		protocol = "tcp"
+	}
+	if chain.IsHTTPLike(c.Protocol) != chain.IsHTTPLike(protocol) {
+		return Imported{}, &FieldError{Value: protocol, Detail: fmt.Sprintf("peer %q exports %q with protocol %q; the chain uses %q", t.Peer, name, protocol, c.Protocol), Err: ErrProtocolMismatch}
+	}
+	return Imported{SNI: received.PrimarySNI(), SpiffeIDs: slices.Clone(received.SpiffeID), Protocol: protocol}, nil
+}
