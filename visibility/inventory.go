@@ -279,3 +279,87 @@ func exportToProblems(d *strict.Decoder, field string, s *loadedService) {
 		d.Add(fe)
 	}
 }
+
+// Kind is the kind of a service in an inventory.
+type Kind int
+
+// The kinds of service.
+const (
+	// ServiceEntry is an Istio ServiceEntry, subject to visibility policies.
+	ServiceEntry Kind = iota
+	// KubernetesService is a Kubernetes Service: always PUBLIC.
+	KubernetesService
+)
+
+// String returns "ServiceEntry" or "KubernetesService".
+func (k Kind) String() string {
+	switch k {
+	case ServiceEntry:
+		return "ServiceEntry"
+	case KubernetesService:
+		return "KubernetesService"
+	}
+	return fmt.Sprintf("Kind(%d)", int(k))
+}
+
+// MarshalText encodes the kind by name.
+func (k Kind) MarshalText() ([]byte, error) {
+	if k != ServiceEntry && k != KubernetesService {
+		return nil, &FieldError{Value: int(k), Detail: fmt.Sprintf("unknown kind %d", int(k))}
+	}
+	return []byte(k.String()), nil
+}
+
+// UnmarshalText decodes a kind by name.
+func (k *Kind) UnmarshalText(b []byte) error {
+	switch string(b) {
+	case "ServiceEntry":
+		*k = ServiceEntry
+	case "KubernetesService":
+		*k = KubernetesService
+	default:
+		return &FieldError{Value: string(b), Detail: fmt.Sprintf("unknown kind %q (want ServiceEntry or KubernetesService)", b)}
+	}
+	return nil
+}
+
+// Service is a ServiceEntry or a Kubernetes Service as the data plane sees it.
+type Service struct {
+	Kind      Kind   `json:"kind"`
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+	// Hosts are DNS names, optionally starting with "*." (a wildcard of one or more labels).
+	// They compare without case and without a trailing dot.
+	Hosts []string `json:"hosts,omitempty"`
+	// Addresses are IPs or CIDRs, e.g. "10.0.0.1", "10.1.0.0/16"; a /32 or /128 is an IP.
+	Addresses []string `json:"addresses,omitempty"`
+	// ExportTo is the entry's exportTo list; empty means the mesh default.
+	ExportTo     []string  `json:"exportTo,omitempty"`
+	CreationTime time.Time `json:"creationTime,omitzero"`
+}
+
+// Ref returns the service's kind, namespace and name.
+func (s Service) Ref() ServiceRef {
+	return ServiceRef{Kind: s.Kind, Namespace: s.Namespace, Name: s.Name}
+}
+
+// ServiceRef names a service of an inventory.
+type ServiceRef struct {
+	Kind      Kind   `json:"kind"`
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+}
+
+// String returns "ServiceEntry shop/payments".
+func (r ServiceRef) String() string { return r.Kind.String() + " " + r.Namespace + "/" + r.Name }
+
+// Inventory is what a cluster holds: its namespaces with their labels, its services, and the
+// mesh-wide default exportTo.
+type Inventory struct {
+	// Namespaces maps each namespace name to its labels. A namespace missing here has no
+	// labels.
+	Namespaces map[string]map[string]string
+	Services   []Service
+	// DefaultExportTo is meshConfig.defaultServiceExportTo; nil means ["*"].
+	DefaultExportTo []string
+}

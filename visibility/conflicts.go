@@ -1,0 +1,131 @@
+package visibility
+
+import (
+	"maps"
+	"net/netip"
+	"slices"
+)
+
+// Answer is the service a group of client namespaces gets for a query.
+type Answer struct {
+	// Clients are namespaces; "*" stands for every namespace not listed, including
+	// namespaces the inventory does not have (and a client without a namespace).
+	Clients []string `json:"clients"`
+	// Service answers; nil when the query is forwarded upstream or passed through.
+	Service *ServiceRef `json:"service,omitempty"`
+}
+
+// Conflict is a host, wildcard host, address or CIDR claimed by services of several
+// namespaces, with the answer each client namespace gets.
+type Conflict struct {
+	Key      string       `json:"key"`
+	Services []ServiceRef `json:"services"`
+	Answers  []Answer     `json:"answers"`
+}
+
+// Conflicts returns every host, wildcard host, address and CIDR claimed by services of more
+// than one namespace — either itself, or along its lookup path (the wildcards and containing
+// CIDRs a lookup falls through to) with client namespaces getting different answers: hosts,
+// then wildcard hosts, addresses and CIDRs, each sorted.
+// Services are listed in lookup order (level by level, in rank order). Answers say which
+// client namespaces get which service: the namespaces that own a service on the path by
+// name, and "*" for all others.
+func (ix *Index) Conflicts() []Conflict {
+	var out []Conflict
+	t := ix.lookupTables()
+	add := func(key string, levels []level) {
+		if len(levels) == 0 || !ix.multiNamespace(levels) {
+			return
+		}
+		answers := ix.answers(levels)
+		if len(answers) == 1 && !ix.multiNamespace(levels[:1]) {
+			return // shared along the path, but everyone gets the same answer
+		}
+		conf := Conflict{Key: key, Answers: answers}
+		for _, l := range levels {
+			for _, i := range t.sets[l.set].all {
+				conf.Services = append(conf.Services, ix.services[i].Ref())
+			}
+		}
+		out = append(out, conf)
+	}
+	for _, h := range slices.Sorted(maps.Keys(t.hosts)) {
+		add(h, ix.hostLevels(h))
+	}
+	for _, s := range slices.Sorted(maps.Keys(t.wild)) {
+		add("*."+s, ix.hostLevels("*."+s))
+	}
+	addrs := slices.SortedFunc(maps.Keys(t.addrs), netip.Addr.Compare)
+	for _, a := range addrs {
+		add(a.String(), ix.addrLevels(netip.PrefixFrom(a, a.BitLen())))
+	}
+	pfxs := slices.SortedFunc(maps.Keys(t.prefixes), comparePrefixes)
+
+	for _, p := range pfxs {
+		add(p.String(), ix.addrLevels(p))
+	}
+	return out
+}
+
+func (ix *Index) multiNamespace(levels []level) bool {
+	t := ix.lookupTables()
+	first := ""
+	for _, l := range levels {
+		for _, i := range t.sets[l.set].all {
+			switch ns := ix.services[i].Namespace; {
+			case first == "":
+				first = ns
+			case ns != first:
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// answers groups the clients of a lookup path by the service they get.
+func (ix *Index) answers(levels []level) []Answer {
+	t := ix.lookupTables()
+	var nss []string
+	for _, l := range levels {
+		for _, i := range t.sets[l.set].all {
+			nss = append(nss, ix.services[i].Namespace)
+		}
+	}
+	slices.Sort(nss)
+	nss = append(slices.Compact(nss), "*")
+	var out []Answer
+	for _, ns := range nss {
+		client := ns
+		if ns == "*" {
+			client = "" // owns nothing on the path: sees what every other namespace sees
+		}
+		e, _ := ix.answer(levels, client)
+		var ref *ServiceRef
+		if e >= 0 {
+			r := ix.services[e].Ref()
+			ref = &r
+		}
+		if j := slices.IndexFunc(out, func(a Answer) bool { return equalRef(a.Service, ref) }); j >= 0 {
+			out[j].Clients = append(out[j].Clients, ns)
+			continue
+		}
+		out = append(out, Answer{Clients: []string{ns}, Service: ref})
+	}
+	return out
+}
+
+func equalRef(a, b *ServiceRef) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
+}
+
+// comparePrefixes orders prefixes by address, then by length.
+func comparePrefixes(a, b netip.Prefix) int {
+	if c := a.Addr().Compare(b.Addr()); c != 0 {
+		return c
+	}
+	return a.Bits() - b.Bits()
+}
