@@ -1,0 +1,146 @@
+package visibility
+
+import (
+	"fmt"
+	"hash/maphash"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestNameTable(t *testing.T) {
+	tests := []struct {
+		name   string
+		hashes []uint64
+	}{
+		{"empty", nil},
+		{"one", []uint64{42}},
+		{"equal hashes chain in one probe sequence", []uint64{7, 7, 7}},
+		{"hashes equal but for the low bit (the kind)", []uint64{8, 9}},
+		{"many", func() []uint64 {
+			r := rand.New(rand.NewPCG(1, 2))
+			hs := make([]uint64, 1000)
+			for i := range hs {
+				hs[i] = r.Uint64()
+			}
+			return hs
+		}()},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tab := newNameTable(len(tt.hashes))
+			require.GreaterOrEqual(t, len(tab.c), 2*len(tt.hashes), "at most half full")
+			for k, h := range tt.hashes {
+				tab.put(h, int32(k))
+			}
+			for k, h := range tt.hashes {
+				// The first cell of h's sequence holding h|1 holds the first put of that hash.
+				c := tab.cell(h)
+				require.Equal(t, h|1, tab.c[c].h)
+				first := slices.IndexFunc(tt.hashes, func(x uint64) bool { return x|1 == h|1 })
+				assert.Equal(t, int32(first), tab.c[c].se, "hash %d (put %d)", h, k)
+			}
+			assert.Zero(t, tab.c[tab.cell(12345678)].h, "an absent hash finds an empty cell")
+		})
+	}
+}
+
+func TestNamespaceTableGrows(t *testing.T) {
+	var nt nsTable
+	seed := maphash.MakeSeed()
+	for i := range 500 {
+		name := fmt.Sprintf("ns%d", i)
+		h := maphash.String(seed, name)
+		require.Nil(t, nt.find(h, name))
+		got := nt.add(nsInfo{name: name, hash: h, decision: Decision{Policy: i}})
+		require.Equal(t, i, got.decision.Policy)
+	}
+	for i := range 500 {
+		name := fmt.Sprintf("ns%d", i)
+		info := nt.find(maphash.String(seed, name), name)
+		require.NotNil(t, info, name)
+		assert.Equal(t, i, info.decision.Policy)
+	}
+}
+
+func TestHashOrderIsStable(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	hs := make([]uint64, 5000)
+	for i := range hs {
+		hs[i] = r.Uint64() & 0xFFFF_0000_0000_00FF // many equal top bits
+	}
+	order := hashOrder(hs)
+	require.Len(t, order, len(hs))
+	seen := make([]bool, len(hs))
+	for k, i := range order {
+		require.False(t, seen[i])
+		seen[i] = true
+		if k > 0 {
+			a, b := mix(hs[order[k-1]])>>(64-12), mix(hs[i])>>(64-12)
+			require.LessOrEqual(t, a, b, "in order of the bits that choose a cell")
+			if a == b {
+				require.Less(t, order[k-1], i, "inventory order among equal bits")
+			}
+		}
+	}
+}
+
+// benchNames are the namespaces and names of the 100,000 entries of the index benchmarks.
+func benchNames() []nsName {
+	out := make([]nsName, 100_000)
+	for i := range out {
+		out[i] = nsName{fmt.Sprintf("ns-%d", i%1000), fmt.Sprintf("entry-%d", i)}
+	}
+	return out
+}
+
+// BenchmarkNameTable100k fills the name table as NewIndex does — hash each name, then place
+// in hash order, each placement a lookup and a write of the same cell — and finds every name.
+func BenchmarkNameTable100k(b *testing.B) {
+	keys := benchNames()
+	seed := maphash.MakeSeed()
+	b.ReportAllocs()
+	for b.Loop() {
+		hashes := make([]uint64, len(keys))
+		for i, k := range keys {
+			hashes[i] = maphash.String(seed, k.namespace)*0x9E3779B97F4A7C15 ^ maphash.String(seed, k.name)
+		}
+		tab := newNameTable(len(keys))
+		for _, i := range hashOrder(hashes) {
+			c := tab.cell(hashes[i])
+			if tab.c[c].h != 0 {
+				b.Fatal("collision in the benchmark's names")
+			}
+			tab.c[c] = cell{hashes[i] | 1, pair{i, -1}}
+		}
+		for i := range keys {
+			if tab.c[tab.cell(hashes[i])].se != int32(i) {
+				b.Fatal(i)
+			}
+		}
+	}
+}
+
+// BenchmarkNameTable100kGoMap is the baseline: a Go map keyed by namespace and name, sized
+// up front, one lookup and one insert per name, then every name found.
+func BenchmarkNameTable100kGoMap(b *testing.B) {
+	keys := benchNames()
+	b.ReportAllocs()
+	for b.Loop() {
+		m := make(map[nsName]pair, len(keys))
+		for i, k := range keys {
+			if _, dup := m[k]; dup {
+				b.Fatal("duplicate")
+			}
+			m[k] = pair{int32(i), -1}
+		}
+		for i, k := range keys {
+			if m[k].se != int32(i) {
+				b.Fatal(i)
+			}
+		}
+	}
+}
