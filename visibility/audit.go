@@ -78,7 +78,7 @@ func Diff(old, new *Resolver, inv Inventory) (Audit, error) {
 		for _, h := range svc.Hosts {
 			hosts[normalizeHost(h)] = true
 		}
-		for _, s := range svc.Addresses {
+		for _, s := range svc.allAddresses() {
 			addr, p, _ := parseAddress(s)
 			if addr.IsValid() {
 				p = netip.PrefixFrom(addr, addr.BitLen())
@@ -131,41 +131,65 @@ func reach(v Visibility) [2]bool {
 	return [2]bool{false, false}
 }
 
-// changes compares the grouped answers of one query before and after, per client.
+// changes compares the grouped answers of one query before and after, per client; linear in
+// the clients and answers.
 func changes(query string, before, after []Answer) []AnswerChange {
-	answerOf := func(as []Answer, client string) *ServiceRef {
-		var star *ServiceRef
-		for _, a := range as {
-			for _, c := range a.Clients {
-				if c == client {
-					return a.Service
-				}
-				if c == AllOtherNamespaces {
-					star = a.Service
-				}
-			}
-		}
-		return star
+	b, n := answerIndex(before), answerIndex(after)
+	clients := make([]string, 0, len(b)+len(n))
+	for c := range b {
+		clients = append(clients, c)
 	}
-	var clients []string
-	for _, as := range [][]Answer{before, after} {
-		for _, a := range as {
-			clients = append(clients, a.Clients...)
+	for c := range n {
+		if _, ok := b[c]; !ok {
+			clients = append(clients, c)
 		}
 	}
 	slices.SortFunc(clients, starLast)
-	clients = slices.Compact(clients)
+	answerOf := func(m map[string]*ServiceRef, client string) *ServiceRef {
+		if a, ok := m[client]; ok {
+			return a
+		}
+		return m[AllOtherNamespaces]
+	}
+	type pair struct{ before, after refKey }
+	group := map[pair]int{}
 	var out []AnswerChange
 	for _, c := range clients {
-		b, n := answerOf(before, c), answerOf(after, c)
-		if equalRef(b, n) {
+		x, y := answerOf(b, c), answerOf(n, c)
+		if equalRef(x, y) {
 			continue
 		}
-		if j := slices.IndexFunc(out, func(x AnswerChange) bool { return equalRef(x.Before, b) && equalRef(x.After, n) }); j >= 0 {
+		k := pair{keyOf(x), keyOf(y)}
+		if j, ok := group[k]; ok {
 			out[j].Clients = append(out[j].Clients, c)
 			continue
 		}
-		out = append(out, AnswerChange{Query: query, Clients: []string{c}, Before: b, After: n})
+		group[k] = len(out)
+		out = append(out, AnswerChange{Query: query, Clients: []string{c}, Before: x, After: y})
 	}
 	return out
+}
+
+// answerIndex maps each client of grouped answers to its service.
+func answerIndex(as []Answer) map[string]*ServiceRef {
+	m := map[string]*ServiceRef{}
+	for _, a := range as {
+		for _, c := range a.Clients {
+			m[c] = a.Service
+		}
+	}
+	return m
+}
+
+// refKey is a comparable form of a *ServiceRef, nil included.
+type refKey struct {
+	set bool
+	ref ServiceRef
+}
+
+func keyOf(r *ServiceRef) refKey {
+	if r == nil {
+		return refKey{}
+	}
+	return refKey{true, *r}
 }

@@ -31,8 +31,11 @@ type Conflict struct {
 // client namespaces get which service: the namespaces that own a service on the path by
 // name, and "*" for all others.
 func (ix *Index) Conflicts() []Conflict {
+	if ix == nil || ix.t == nil {
+		return nil
+	}
 	var out []Conflict
-	t := ix.lookupTables()
+	t := ix.t
 	add := func(key string, levels []level) {
 		if len(levels) == 0 || !ix.multiNamespace(levels) {
 			return
@@ -43,7 +46,7 @@ func (ix *Index) Conflicts() []Conflict {
 		}
 		conf := Conflict{Key: key, Answers: answers}
 		for _, l := range levels {
-			for _, i := range t.sets[l.set].all {
+			for _, i := range ix.members(l) {
 				conf.Services = append(conf.Services, ix.services[i].Ref())
 			}
 		}
@@ -67,11 +70,18 @@ func (ix *Index) Conflicts() []Conflict {
 	return out
 }
 
+// members returns the entries of a level that answer for its key.
+func (ix *Index) members(l level) []int32 {
+	if l.set < 0 {
+		return nil
+	}
+	return ix.t.sets[l.set].all
+}
+
 func (ix *Index) multiNamespace(levels []level) bool {
-	t := ix.lookupTables()
 	first := ""
 	for _, l := range levels {
-		for _, i := range t.sets[l.set].all {
+		for _, i := range ix.members(l) {
 			switch ns := ix.services[i].Namespace; {
 			case first == "":
 				first = ns
@@ -83,33 +93,35 @@ func (ix *Index) multiNamespace(levels []level) bool {
 	return false
 }
 
-// answers groups the clients of a lookup path by the service they get.
+// answers groups the clients of a lookup path by the service they get, in the order of each
+// group's first client; linear in the namespaces on the path.
 func (ix *Index) answers(levels []level) []Answer {
-	t := ix.lookupTables()
 	var nss []string
 	for _, l := range levels {
-		for _, i := range t.sets[l.set].all {
+		for _, i := range ix.members(l) {
 			nss = append(nss, ix.services[i].Namespace)
 		}
 	}
 	slices.Sort(nss)
 	nss = append(slices.Compact(nss), "*")
 	var out []Answer
+	group := map[int32]int{} // answering entry (-1: none) -> its answer in out
 	for _, ns := range nss {
 		client := ns
 		if ns == "*" {
 			client = "" // owns nothing on the path: sees what every other namespace sees
 		}
 		e, _ := ix.answer(levels, client)
+		if j, ok := group[e]; ok {
+			out[j].Clients = append(out[j].Clients, ns)
+			continue
+		}
 		var ref *ServiceRef
 		if e >= 0 {
 			r := ix.services[e].Ref()
 			ref = &r
 		}
-		if j := slices.IndexFunc(out, func(a Answer) bool { return equalRef(a.Service, ref) }); j >= 0 {
-			out[j].Clients = append(out[j].Clients, ns)
-			continue
-		}
+		group[e] = len(out)
 		out = append(out, Answer{Clients: []string{ns}, Service: ref})
 	}
 	return out

@@ -150,9 +150,12 @@ func exampleIndex() *visibility.Index {
 	ix, err := visibility.NewIndex(r, visibility.Inventory{
 		Namespaces: map[string]map[string]string{"platform": {"team": "platform"}, "shop": {"team": "shop"}},
 		Services: []visibility.Service{
-			{Kind: visibility.ServiceEntry, Namespace: "platform", Name: "github", Hosts: []string{"api.github.com"}, CreationTime: created},
+			// Resolution DNS and no spec.addresses: Istio allocates an address (status.addresses).
+			{Kind: visibility.ServiceEntry, Namespace: "platform", Name: "github", Hosts: []string{"api.github.com"}, CreationTime: created,
+				Resolution: visibility.ResolutionDNS, AutoAddresses: map[string][]string{"api.github.com": {"240.240.0.1"}}},
 			{Kind: visibility.ServiceEntry, Namespace: "shop", Name: "github-mirror", Hosts: []string{"api.github.com"}, Addresses: []string{"198.51.100.7"}, CreationTime: created},
-			{Kind: visibility.ServiceEntry, Namespace: "shop", Name: "orders-db", Hosts: []string{"db.orders.internal"}, CreationTime: created},
+			{Kind: visibility.ServiceEntry, Namespace: "shop", Name: "orders-db", Hosts: []string{"db.orders.internal"}, CreationTime: created,
+				Resolution: visibility.ResolutionDNS, AutoAddresses: map[string][]string{"db.orders.internal": {"240.240.0.2"}}},
 		},
 	})
 	if err != nil {
@@ -205,7 +208,8 @@ func ExampleIndex_LookupAddress() {
 func ExampleDiff() {
 	inv := visibility.Inventory{
 		Namespaces: map[string]map[string]string{"shop": {"team": "shop"}},
-		Services:   []visibility.Service{{Kind: visibility.ServiceEntry, Namespace: "shop", Name: "orders-db", Hosts: []string{"db.orders.internal"}}},
+		Services: []visibility.Service{{Kind: visibility.ServiceEntry, Namespace: "shop", Name: "orders-db", Hosts: []string{"db.orders.internal"},
+			Resolution: visibility.ResolutionDNS, AutoAddresses: map[string][]string{"db.orders.internal": {"240.240.0.2"}}}},
 	}
 	before, _ := visibility.Compile(nil) // the feature is off today
 	after, _ := visibility.Compile(&visibility.Config{DefaultVisibility: visibility.Namespace})
@@ -219,7 +223,11 @@ func ExampleDiff() {
 	for _, h := range audit.Hosts {
 		fmt.Printf("%s for %v: %v -> %v\n", h.Query, h.Clients, h.Before, h.After)
 	}
+	for _, a := range audit.Addresses {
+		fmt.Printf("%s for %v: %v -> %v\n", a.Query, a.Clients, a.Before, a.After)
+	}
 	// Output:
 	// shop/orders-db: PUBLIC (default) -> NAMESPACE (default), lost by [*]
 	// db.orders.internal for [*]: ServiceEntry shop/orders-db -> <nil>
+	// 240.240.0.2 for [*]: ServiceEntry shop/orders-db -> <nil>
 }

@@ -1,12 +1,13 @@
 package visibility
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"hash/maphash"
 	"maps"
 	"slices"
-	"sync"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/labels"
 
@@ -16,11 +17,19 @@ import (
 // Index is the data-plane view of an inventory under a visibility configuration: which
 // service answers a client's DNS query or connection, whether a sidecar sees an entry, and
 // every entry's decision. It is built by NewIndex, immutable and safe for concurrent use.
-// It keeps the inventory's Services slice (and the slices in it) rather than copying a
-// million entries: do not modify them afterwards. Services it returns are read-only.
 //
-// NewIndex validates everything and decides every entry; the host and address tables that
-// only lookups need are built on the first lookup, once.
+// Who owns what: the index keeps the inventory's Services slice (and the slices and maps in
+// it) rather than copying a million entries, so do not modify them after NewIndex. The
+// Services its lookups return share that storage: they are read-only views (a lookup does
+// not allocate). Everything else it returns — explanations, conflicts, namespaces — is a
+// fresh value the caller owns. The index's answers are worked out by NewIndex from its own
+// tables, so a caller that does change a returned Service changes what later lookups return
+// for that field, never which service answers.
+//
+// NewIndex validates everything, decides every entry and builds the host and address
+// tables: measured at 100,000 entries, building them eagerly costs less than the first
+// lookup would pay for them lazily, and it leaves no once-guard on the lookup path. The zero
+// Index, and a nil *Index, answer as an empty index: every lookup finds nothing.
 type Index struct {
 	resolver    *Resolver
 	services    []Service // the inventory's, not copied
@@ -32,9 +41,12 @@ type Index struct {
 	meshDefault []string         // the effective mesh default: ["*"] when the inventory gives none
 	ownOnly     []string         // ["."], shared by every entry NAMESPACE narrows
 	noneOnly    []string         // ["~"]
-	once        sync.Once
+	domain      string           // the cluster domain short names expand into
 	t           *tables
 }
+
+// DefaultDomain is the cluster domain when an inventory names none.
+const DefaultDomain = "cluster.local"
 
 func (ix *Index) hashName(nsHash uint64, name string) uint64 {
 	return nsHash*0x9E3779B97F4A7C15 ^ maphash.String(ix.seed, name)
@@ -71,6 +83,10 @@ func NewIndex(r *Resolver, inv Inventory) (*Index, error) {
 		resolver: r, services: inv.Services, entries: make([]entry, n), seed: maphash.MakeSeed(),
 		names:       newNameTable(n),
 		meshDefault: inv.DefaultExportTo, ownOnly: []string{ExportToOwn}, noneOnly: []string{ExportToNone},
+		domain: normalizeHost(cmp.Or(inv.Domain, DefaultDomain)),
+	}
+	if r := hostProblem(ix.domain); r != "" || strings.HasPrefix(ix.domain, "*.") {
+		return nil, &FieldError{Field: "Domain", Value: inv.Domain, Detail: fmt.Sprintf("%q is not a DNS name", inv.Domain)}
 	}
 	var head []error
 	for _, e := range renamed(validateExportTo("", inv.DefaultExportTo, false), "DefaultExportTo") {
@@ -113,6 +129,7 @@ func NewIndex(r *Resolver, inv Inventory) (*Index, error) {
 	}
 	slices.Sort(nsSet)
 	ix.namespaces = slices.Compact(nsSet)
+	ix.t = ix.build()
 	return ix, nil
 }
 
@@ -165,6 +182,7 @@ func (ix *Index) check(i int32, s *Service, nsLabels map[string]map[string]strin
 			bad(strict.Index("Addresses", j), a, "%q is not an IP or CIDR", a)
 		}
 	}
+	errs = append(errs, ambientProblems(s)...)
 	d := Decision{Visibility: Public, Policy: -1}
 	if s.Kind == ServiceEntry {
 		d = ns.decision
@@ -224,6 +242,9 @@ func (ix *Index) sameName(a, b int32) bool {
 }
 
 func (ix *Index) find(namespace, name string) int32 {
+	if ix == nil || len(ix.names.c) == 0 {
+		return -1 // the zero Index: empty (and no seed to hash with)
+	}
 	p := ix.findPair(ix.hashName(maphash.String(ix.seed, namespace), name), namespace, name)
 	if p == nil {
 		return -1

@@ -2,6 +2,7 @@ package visibility
 
 import (
 	"fmt"
+	"hash/fnv"
 	"net/netip"
 	"strings"
 	"testing"
@@ -18,8 +19,31 @@ import (
 
 var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
+// se is a ServiceEntry with addrs; without any, it has the addresses Istio would allocate
+// for each of its hosts (resolution DYNAMIC_DNS, so wildcards get one too), so that DNS
+// answers for it.
 func se(ns, name string, age int, hosts []string, addrs ...string) Service {
-	return Service{Kind: ServiceEntry, Namespace: ns, Name: name, Hosts: hosts, Addresses: addrs, CreationTime: t0.Add(time.Duration(age) * time.Hour)}
+	s := Service{Kind: ServiceEntry, Namespace: ns, Name: name, Hosts: hosts, Addresses: addrs, CreationTime: t0.Add(time.Duration(age) * time.Hour)}
+	if len(addrs) == 0 {
+		s.Resolution, s.AutoAddresses = ResolutionDynamicDNS, autoAddresses(ns, name, hosts)
+	}
+	return s
+}
+
+// autoAddresses gives each host an address in 240.240.0.0/16 drawn from the names, as Istio's
+// allocator would give one.
+func autoAddresses(ns, name string, hosts []string) map[string][]string {
+	if len(hosts) == 0 {
+		return nil
+	}
+	out := make(map[string][]string, len(hosts))
+	for _, h := range hosts {
+		f := fnv.New32a()
+		f.Write([]byte(ns + "/" + name + "/" + h))
+		v := f.Sum32()
+		out[h] = []string{fmt.Sprintf("240.240.%d.%d", v>>8&0xff, v&0xff)}
+	}
+	return out
 }
 
 func k8s(ns, name string, age int, addrs ...string) Service {
@@ -334,9 +358,11 @@ func TestExplainHost(t *testing.T) {
 	assert.Equal(t, `shop.db.example.com from namespace "": answered by ServiceEntry infra/wild
   *.example.com:
     ServiceEntry infra/wild PUBLIC (policies[0]): chosen: the canonical service: the highest-ranked PUBLIC entry`, ix.ExplainHost("", "shop.db.example.com").String())
-	assert.Equal(t, `internal.corp from namespace shop: no visible service; the query is forwarded to the upstream resolver
-  internal.corp:
-    ServiceEntry other/only-ns NAMESPACE (default): hidden: visibility NAMESPACE (the default): only namespace other sees it`, ix.ExplainHost("shop", "internal.corp").String())
+	assert.Equal(t, `internal.corp from namespace shop: no visible service with an address; ztunnel forwards the query to the upstream resolver
+  internal.corp (the query as given)
+    internal.corp:
+      ServiceEntry other/only-ns NAMESPACE (default): hidden: visibility NAMESPACE (the default): only namespace other sees it
+  internal.corp.svc.cluster.local (short name internal.corp expanded): no service claims it`, ix.ExplainHost("shop", "internal.corp").String())
 }
 
 func TestExplainAddress(t *testing.T) {
@@ -412,6 +438,7 @@ func TestDiff(t *testing.T) {
 		"db.example.com [infra *]: ServiceEntry infra/wild -> ServiceEntry shop/db",
 		"10.0.0.0/12 [*]: ServiceEntry infra/corp-net -> ServiceEntry shop/shop-net",
 		"10.0.0.5 [infra *]: ServiceEntry infra/corp-net -> ServiceEntry shop/db",
+		"240.240.163.190 [*]: <nil> -> ServiceEntry shop/github-private", // the address Istio allocated counts
 	}, hosts)
 
 	same, err := Diff(old, old, inv)

@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -23,9 +25,11 @@ const ExportToAnnotation = "networking.istio.io/exportTo"
 //
 // A Namespace contributes its labels (with kubernetes.io/metadata.name added when the dump
 // lacks it, as the API server sets it). A ServiceEntry contributes spec.hosts,
-// spec.addresses and spec.exportTo. A Service (apiVersion v1) contributes the host
-// <name>.<namespace>.svc.<clusterDomain> ("" means cluster.local), its cluster IPs, and the
-// exportTo of its networking.istio.io/exportTo annotation.
+// spec.addresses, spec.exportTo, spec.resolution, the addresses Istio allocated
+// (status.addresses, {value, host}) and its labels. A Service (apiVersion v1) contributes the
+// host <name>.<namespace>.svc.<clusterDomain> ("" means cluster.local), its cluster IPs
+// (clusterIP None makes it headless), its labels, and the exportTo of its
+// networking.istio.io/exportTo annotation. Inventory.Domain is the cluster domain.
 //
 // Everything NewIndex would refuse is refused here, naming the document, the List item, the
 // object and the field as the user wrote them, one problem a line:
@@ -41,7 +45,7 @@ func LoadInventory(data []byte, clusterDomain string) (Inventory, error) {
 	}
 	s := readObjects(data)
 	l := inventoryLoader{
-		inv:    Inventory{Namespaces: map[string]map[string]string{}},
+		inv:    Inventory{Namespaces: map[string]map[string]string{}, Domain: clusterDomain},
 		domain: clusterDomain,
 		seen:   map[string]string{},
 	}
@@ -177,8 +181,71 @@ func (l *inventoryLoader) serviceEntry(o kubeObject) []error {
 		}
 		s.ExportTo = specStrings(&d, spec, "exportTo")
 		exportToProblems(&d, "spec.exportTo", s)
+		if v, ok := spec["resolution"]; ok && v != nil {
+			s.Resolution = d.String(v, "spec.resolution")
+			if !validResolution(s.Resolution) {
+				d.Fail("spec.resolution", s.Resolution, "%q is not one of NONE, STATIC, DNS, DNS_ROUND_ROBIN, DYNAMIC_DNS", s.Resolution)
+			}
+		}
+		s.AutoAddresses = statusAddresses(&d, o, s)
 	}
 	return l.finish(&d, s)
+}
+
+// statusAddresses reads the addresses Istio allocated, status.addresses[] {value, host}, by
+// host; each host must be one of the entry's and each value an IP.
+func statusAddresses(d *strict.Decoder, o kubeObject, s *loadedService) map[string][]string {
+	st, ok := d.Object(o.fields["status"], "status")
+	if !ok {
+		return nil
+	}
+	v, p, ok := st.Get("addresses")
+	if !ok {
+		return nil
+	}
+	hosts := make(map[string]bool, len(s.Hosts))
+	for _, h := range s.Hosts {
+		hosts[normalizeHost(h)] = true
+	}
+	var out map[string][]string
+	for i, item := range d.List(v, p) {
+		io, ok := d.Object(item, strict.Index(p, i))
+		if !ok {
+			continue
+		}
+		var value, host string
+		io.String(&value, "value")
+		io.String(&host, "host")
+		switch {
+		case value == "":
+			d.Errorf(strict.Index(p, i)+".value", "must be set")
+		case !isIP(value):
+			d.Fail(strict.Index(p, i)+".value", value, "%q is not an IP", value)
+		case host == "":
+			d.Errorf(strict.Index(p, i)+".host", "must be set")
+		case !hosts[normalizeHost(host)]:
+			d.Fail(strict.Index(p, i)+".host", host, "%q is none of the entry's spec.hosts", host)
+		default:
+			if out == nil {
+				out = map[string][]string{}
+			}
+			out[host] = append(out[host], value)
+		}
+	}
+	return out
+}
+
+func isIP(s string) bool {
+	a, _, err := parseAddress(s)
+	return err == nil && a.IsValid()
+}
+
+func validResolution(r string) bool {
+	switch r {
+	case "", ResolutionNone, ResolutionStatic, ResolutionDNS, ResolutionDNSRoundRobin, ResolutionDynamicDNS:
+		return true
+	}
+	return false
 }
 
 // service reads a Kubernetes Service: its host, cluster IPs and exportTo annotation.
@@ -195,6 +262,9 @@ func (l *inventoryLoader) service(o kubeObject) []error {
 			d.String(v, "spec.clusterIP")
 		}
 		for i, ip := range ips {
+			if ip == "None" {
+				s.Headless = true
+			}
 			if ip == "" || ip == "None" {
 				continue
 			}
@@ -227,7 +297,7 @@ type loadedService struct {
 // the spec object. ok is false when the object is too broken to read further.
 func (l *inventoryLoader) common(d *strict.Decoder, o kubeObject, kind Kind) (*loadedService, map[string]any, bool) {
 	m := readMeta(d, o)
-	s := &loadedService{Service: Service{Kind: kind, Namespace: m.namespace, Name: m.name}, annots: m.annots}
+	s := &loadedService{Service: Service{Kind: kind, Namespace: m.namespace, Name: m.name, Labels: m.labels}, annots: m.annots}
 	if m.namespace == "" || m.name == "" {
 		d.Add(&FieldError{Field: "metadata", Detail: "namespace and name must be set (dump with -A so that objects carry their namespace)"})
 		return s, nil, false
@@ -336,6 +406,80 @@ type Service struct {
 	// ExportTo is the entry's exportTo list; empty means the mesh default.
 	ExportTo     []string  `json:"exportTo,omitempty"`
 	CreationTime time.Time `json:"creationTime,omitzero"`
+	// Resolution is a ServiceEntry's spec.resolution: "", "NONE", "STATIC", "DNS",
+	// "DNS_ROUND_ROBIN" or "DYNAMIC_DNS"; "" is NONE, as in Istio.
+	Resolution string `json:"resolution,omitempty"`
+	// AutoAddresses are the addresses Istio allocated to a ServiceEntry, by host (its
+	// status.addresses); they are the entry's addresses when it has none of its own (see
+	// AddressesFor).
+	AutoAddresses map[string][]string `json:"autoAddresses,omitempty"`
+	// Labels are the object's labels: the auto-allocation opt-out
+	// (networking.istio.io/enable-autoallocate-ip: "false") and service scope read them.
+	Labels map[string]string `json:"labels,omitempty"`
+	// Headless marks a Kubernetes Service with clusterIP None: it has no address but DNS
+	// still answers for it.
+	Headless bool `json:"headless,omitempty"`
+}
+
+// AutoAllocateLabel is the label with which a ServiceEntry opts out of address
+// auto-allocation ("false", in any case).
+const AutoAllocateLabel = "networking.istio.io/enable-autoallocate-ip"
+
+// The ServiceEntry resolutions.
+const (
+	ResolutionNone          = "NONE"
+	ResolutionStatic        = "STATIC"
+	ResolutionDNS           = "DNS"
+	ResolutionDNSRoundRobin = "DNS_ROUND_ROBIN"
+	ResolutionDynamicDNS    = "DYNAMIC_DNS"
+)
+
+// autoAllocates reports whether the entry uses the addresses Istio allocated: it has none of
+// its own, its resolution is not NONE (nor absent), and it has not opted out.
+func (s *Service) autoAllocates() bool {
+	return s.Kind == ServiceEntry && len(s.Addresses) == 0 && s.Resolution != "" && s.Resolution != ResolutionNone &&
+		!strings.EqualFold(s.Labels[AutoAllocateLabel], "false")
+}
+
+// AddressesFor returns the addresses the service has for one of its hosts, as ztunnel's DNS
+// proxy sees them: its own addresses (a Kubernetes Service's cluster IPs, a ServiceEntry's
+// spec.addresses); else, for a ServiceEntry whose resolution is not NONE and that has not
+// opted out of auto-allocation, the addresses Istio allocated for that host — none for a
+// wildcard host unless the resolution is DYNAMIC_DNS. The slice is the service's own:
+// read-only.
+func (s *Service) AddressesFor(host string) []string {
+	if len(s.Addresses) > 0 || !s.autoAllocates() {
+		return s.Addresses
+	}
+	if strings.HasPrefix(host, "*.") && s.Resolution != ResolutionDynamicDNS {
+		return nil
+	}
+	h := normalizeHost(host)
+	var out []string
+	n := 0
+	for k, a := range s.AutoAddresses { // keys compare as hosts do: without case or a trailing dot
+		if normalizeHost(k) == h {
+			out, n = a, n+1
+		}
+	}
+	if n <= 1 {
+		return out
+	}
+	// Two spellings of one host (a.x and A.X.): the union, in a fixed order.
+	out = nil
+	for _, k := range slices.Sorted(maps.Keys(s.AutoAddresses)) {
+		if normalizeHost(k) == h {
+			out = append(out, s.AutoAddresses[k]...)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// answersFor reports whether a DNS query for host gets an answer from the service: it has an
+// address for the host, or it is a headless Kubernetes Service.
+func (s *Service) answersFor(host string) bool {
+	return len(s.AddressesFor(host)) > 0 || s.Kind == KubernetesService && s.Headless
 }
 
 // Ref returns the service's kind, namespace and name.
@@ -362,4 +506,35 @@ type Inventory struct {
 	Services   []Service
 	// DefaultExportTo is meshConfig.defaultServiceExportTo; nil means ["*"].
 	DefaultExportTo []string
+	// Domain is the cluster's DNS domain, which short names expand into; "" means
+	// "cluster.local".
+	Domain string
+}
+
+// ambientProblems validates what a service carries for ztunnel's view: its resolution, and
+// the addresses Istio allocated (each for one of its hosts, each an IP).
+func ambientProblems(s *Service) []*FieldError {
+	var errs []*FieldError
+	if !validResolution(s.Resolution) {
+		errs = append(errs, problem("", "Resolution", s.Resolution, "%q is not one of NONE, STATIC, DNS, DNS_ROUND_ROBIN, DYNAMIC_DNS", s.Resolution))
+	}
+	if len(s.AutoAddresses) == 0 {
+		return errs
+	}
+	hosts := make(map[string]bool, len(s.Hosts))
+	for _, h := range s.Hosts {
+		hosts[normalizeHost(h)] = true
+	}
+	for _, h := range slices.Sorted(maps.Keys(s.AutoAddresses)) {
+		field := strict.Key("AutoAddresses", h)
+		if !hosts[normalizeHost(h)] {
+			errs = append(errs, problem("", field, h, "%q is none of the service's hosts", h))
+		}
+		for j, a := range s.AutoAddresses[h] {
+			if !isIP(a) {
+				errs = append(errs, problem("", strict.Index(field, j), a, "%q is not an IP", a))
+			}
+		}
+	}
+	return errs
 }

@@ -66,11 +66,12 @@ func TestLoadInventory(t *testing.T) {
 	}, inv.Namespaces)
 	assert.Equal(t, []Service{
 		{Kind: ServiceEntry, Namespace: "shop", Name: "payments", Hosts: []string{"api.payments.example"}, Addresses: []string{"203.0.113.0/24"},
-			ExportTo: []string{"."}, CreationTime: time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)},
+			ExportTo: []string{"."}, CreationTime: time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC), Resolution: ResolutionDNS},
 		{Kind: KubernetesService, Namespace: "shop", Name: "web", Hosts: []string{"web.shop.svc.cluster.local"}, Addresses: []string{"10.96.0.10", "fd00::10"},
 			ExportTo: []string{".", "infra"}, CreationTime: time.Date(2026, 2, 1, 10, 0, 0, 0, time.UTC)},
-		{Kind: KubernetesService, Namespace: "shop", Name: "headless", Hosts: []string{"headless.shop.svc.cluster.local"}},
+		{Kind: KubernetesService, Namespace: "shop", Name: "headless", Hosts: []string{"headless.shop.svc.cluster.local"}, Headless: true},
 	}, inv.Services)
+	assert.Equal(t, "cluster.local", inv.Domain)
 	_, err = NewIndex(nil, inv)
 	require.NoError(t, err)
 

@@ -9,16 +9,20 @@ import (
 	"github.com/meshscope/meshscope/internal/names"
 )
 
-// tables are the lookup structures, built on first use.
+// tables are the lookup structures, built by NewIndex.
 type tables struct {
-	hosts    map[string]int32 // exact host -> candidate set
+	hosts    map[string]int32 // exact host -> candidate set (entries with an address for it)
 	wild     map[string]int32 // "b.c" for "*.b.c" -> candidate set
+	mute     map[string][]int32
 	addrs    map[netip.Addr]int32
 	prefixes map[netip.Prefix]int32
 	lengths4 []int // prefix lengths present, longest first
 	lengths6 []int
 	sets     []candidates
 }
+
+// mute maps a host (or "*.b.c") to the entries that claim it without an address for it:
+// ztunnel's DNS proxy does not answer for them, so they are kept for explanations only.
 
 // candidates are the entries that claim one host, address or prefix, in rank order.
 type candidates struct {
@@ -32,18 +36,13 @@ type best struct {
 	entry     int32
 }
 
-// lookupTables returns the host and address tables, building them on first use.
-func (ix *Index) lookupTables() *tables {
-	ix.once.Do(func() { ix.t = ix.build() })
-	return ix.t
-}
-
 // claim is one entry's claim on one candidate set.
 type claim struct{ set, entry int32 }
 
 // build indexes every host and address. Candidate lists live in one shared array, filled
 // by a counting sort of the claims, so that building costs a few large allocations rather
-// than one per host.
+// than one per host. A host is claimed only by the entries that have an address for it (or
+// are headless Kubernetes Services): ztunnel answers only for those.
 func (ix *Index) build() *tables {
 	nh, na := 0, 0
 	for i := range ix.entries {
@@ -57,13 +56,20 @@ func (ix *Index) build() *tables {
 		s := &ix.services[i]
 		for _, h := range s.Hosts {
 			h = normalizeHost(h)
+			if !s.answersFor(h) {
+				if t.mute == nil {
+					t.mute = map[string][]int32{}
+				}
+				t.mute[h] = append(t.mute[h], int32(i))
+				continue
+			}
 			if suffix, ok := strings.CutPrefix(h, "*."); ok {
 				claims = append(claims, claim{setOf(t.wild, suffix, &sets), int32(i)})
 			} else {
 				claims = append(claims, claim{setOf(t.hosts, h, &sets), int32(i)})
 			}
 		}
-		for _, a := range s.Addresses {
+		for _, a := range s.allAddresses() {
 			addr, pfx, _ := parseAddress(a)
 			if addr.IsValid() {
 				claims = append(claims, claim{setOf(t.addrs, addr, &sets), int32(i)})
@@ -92,8 +98,24 @@ func (ix *Index) build() *tables {
 		c.all = arena[start[k]:start[k+1]:start[k+1]]
 		bests = ix.rank(c, bests)
 	}
+	for _, list := range t.mute {
+		slices.SortFunc(list, ix.compare)
+	}
 	t.lengths4, t.lengths6 = prefixLengths(t.prefixes)
 	return t
+}
+
+// allAddresses returns every address of the service: its own, else (auto-allocating) those
+// Istio allocated for each of its hosts under the wildcard rule of AddressesFor.
+func (s *Service) allAddresses() []string {
+	if !s.autoAllocates() || len(s.AutoAddresses) == 0 {
+		return s.Addresses
+	}
+	var out []string
+	for _, h := range s.Hosts {
+		out = append(out, s.AddressesFor(h)...)
+	}
+	return out
 }
 
 // setOf returns the candidate set of k in m, numbering a new one.
@@ -206,51 +228,83 @@ func prefixLengths(m map[netip.Prefix]int32) (v4, v6 []int) {
 	return v4, v6
 }
 
-// lookupKey normalizes a queried host into buf without allocating; "" when it cannot be a
-// host.
-func lookupKey(host string, buf *[names.MaxSubdomain + 2]byte) string {
-	if len(host) > len(buf) {
-		return ""
+// nameBuf holds a host being looked up, and the aliases built from it, without allocating:
+// a DNS name and the longest suffix a short name gains.
+type nameBuf [2*names.MaxSubdomain + 8]byte
+
+// normalizeInto writes host into buf in lower case without a trailing dot; nil when it
+// cannot be a host.
+func normalizeInto(host string, buf *nameBuf) []byte {
+	if len(host) > names.MaxSubdomain+1 {
+		return nil
 	}
 	n := copy(buf[:], host)
 	if n > 0 && buf[n-1] == '.' {
 		n--
 	}
-	changed := n != len(host)
 	for i := 0; i < n; i++ {
 		if c := buf[i]; 'A' <= c && c <= 'Z' {
 			buf[i] = c + 'a' - 'A'
-			changed = true
 		}
 	}
-	if !changed {
-		return host
-	}
-	return string(buf[:n]) // only reached for hosts that need normalizing
+	return buf[:n]
 }
 
 // LookupHost returns the service that answers a DNS query for host from a workload in
 // namespace client, or false: the query is forwarded to the upstream resolver, as for a host
-// the mesh does not know. It tries the exact host, then each wildcard level (*.b.c, then *.c),
-// and at each level takes the client's own namespace's visible entry, else the canonical
-// one (a Kubernetes Service, else the highest-ranked PUBLIC entry); a NAMESPACE entry of
-// another namespace is never returned, nor a NONE entry. LookupHost does not allocate for a
-// host in lower case without a trailing dot; other spellings are normalized on a copy.
+// the mesh does not know. It answers as ztunnel's DNS proxy does:
+//
+//   - only services with an address for the host answer (see Service.AddressesFor; a
+//     headless Kubernetes Service answers without one);
+//   - the query is tried as given, then as its short-name aliases (see Aliases), the first
+//     answer winning;
+//   - each name tries the exact host, then each wildcard level (*.b.c, then *.c), and at
+//     each level takes the client's own namespace's visible entry, else the canonical one
+//     (a Kubernetes Service, else the highest-ranked PUBLIC entry); a NAMESPACE entry of
+//     another namespace is never returned, nor a NONE entry.
+//
+// LookupHost does not allocate. The Service returned shares its slices and maps with the
+// index: read-only.
 func (ix *Index) LookupHost(client, host string) (Service, bool) {
-	if e := ix.lookupHost(client, host); e >= 0 {
+	if e, _ := ix.lookupHost(client, host); e >= 0 {
 		return ix.services[e], true
 	}
 	return Service{}, false
 }
 
-func (ix *Index) lookupHost(client, host string) int32 {
-	var buf [names.MaxSubdomain + 2]byte
-	h := lookupKey(host, &buf)
-	if h == "" {
-		return -1
+// lookupHost returns the entry that answers, and the index of the alias that reached it
+// (0 for the query as given), or -1.
+func (ix *Index) lookupHost(client, host string) (int32, int) {
+	if ix == nil || ix.t == nil {
+		return -1, -1
 	}
-	t := ix.lookupTables()
-	if c, ok := t.hosts[h]; ok {
+	var buf nameBuf
+	h := normalizeInto(host, &buf)
+	if len(h) == 0 {
+		return -1, -1
+	}
+	if e := ix.lookupName(client, h); e >= 0 {
+		return e, 0
+	}
+	return ix.lookupAliases(client, h)
+}
+
+// lookupAliases tries the aliases of the normalized query h, in order.
+func (ix *Index) lookupAliases(client string, h []byte) (int32, int) {
+	var l aliasList
+	ix.aliases(client, h, &l)
+	for k := range l.n {
+		if e := ix.lookupName(client, l.name(k)); e >= 0 {
+			return e, k + 1
+		}
+	}
+	return -1, -1
+}
+
+// lookupName looks one name up: the exact host, then each wildcard level.
+func (ix *Index) lookupName(client string, h []byte) int32 {
+	t := ix.t
+	if c, ok := t.hosts[string(h)]; ok { // no allocation: the compiler looks the bytes up
 		if e := t.sets[c].pick(client); e >= 0 {
 			return e
 		}
@@ -259,7 +313,7 @@ func (ix *Index) lookupHost(client, host string) int32 {
 		if h[i] != '.' {
 			continue
 		}
-		if c, ok := t.wild[h[i+1:]]; ok {
+		if c, ok := t.wild[string(h[i+1:])]; ok {
 			if e := t.sets[c].pick(client); e >= 0 {
 				return e
 			}
@@ -270,8 +324,9 @@ func (ix *Index) lookupHost(client, host string) int32 {
 
 // LookupAddress returns the service that receives client's traffic to addr, or false: the
 // traffic is unknown and passes through to its original destination. Entries claiming the
-// exact address come first; if none is visible, entries whose CIDR contains it, the client's
-// own namespace's first, then the longest prefix. LookupAddress does not allocate.
+// exact address come first (addresses Istio allocated count as the entry's); if none is
+// visible, entries whose CIDR contains it, the client's own namespace's first, then the
+// longest prefix. LookupAddress does not allocate; the Service is read-only.
 func (ix *Index) LookupAddress(client string, addr netip.Addr) (Service, bool) {
 	if e := ix.lookupAddress(client, addr); e >= 0 {
 		return ix.services[e], true
@@ -280,11 +335,11 @@ func (ix *Index) LookupAddress(client string, addr netip.Addr) (Service, bool) {
 }
 
 func (ix *Index) lookupAddress(client string, addr netip.Addr) int32 {
-	if !addr.IsValid() {
+	if !addr.IsValid() || ix == nil || ix.t == nil {
 		return -1
 	}
 	addr = addr.WithZone("").Unmap()
-	t := ix.lookupTables()
+	t := ix.t
 	if c, ok := t.addrs[addr]; ok {
 		if e := t.sets[c].pick(client); e >= 0 {
 			return e

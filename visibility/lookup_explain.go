@@ -20,6 +20,9 @@ const (
 	Outranked Verdict = "outranked"
 	// NotReached: an earlier level answered.
 	NotReached Verdict = "not reached"
+	// NoAddress: the candidate has no address for the host, so ztunnel's DNS proxy does not
+	// answer for it.
+	NoAddress Verdict = "no address"
 )
 
 // Candidate is one service that claims a looked-up host or address, and its fate.
@@ -37,15 +40,32 @@ type Level struct {
 	Candidates []Candidate `json:"candidates"`
 }
 
-// LookupExplanation is how a lookup reached its answer: every level tried and every
-// candidate at it, with why it was chosen, hidden, outranked or not reached.
+// LookupExplanation is how a lookup reached its answer: every name tried (the query, then
+// its short-name aliases), every level of it and every candidate at it, with why it was
+// chosen, hidden, outranked, not reached, or has no address.
 type LookupExplanation struct {
 	Client string `json:"client"`
 	Query  string `json:"query"`
 	// Answer is the service that answers; nil when the query is forwarded upstream (a host)
 	// or passed through (an address).
 	Answer *ServiceRef `json:"answer,omitempty"`
-	Levels []Level     `json:"levels"`
+	// CNAME is the name the answer was reached through when a search domain was stripped
+	// from the query: the answer is a CNAME to it.
+	CNAME string `json:"cname,omitempty"`
+	// Levels are the levels of the name that answered (of the query itself when none did).
+	Levels []Level `json:"levels"`
+	// Names are the names tried for a host, in order, up to the one that answered.
+	Names []NameTried `json:"names,omitempty"`
+}
+
+// NameTried is one name a host lookup tried: the query as given or one of its aliases.
+type NameTried struct {
+	Name string `json:"name"`
+	// Via says how the name came from the query: "the query as given", "short name …",
+	// "search domain … stripped", …
+	Via      string  `json:"via"`
+	Answered bool    `json:"answered"`
+	Levels   []Level `json:"levels"`
 }
 
 // String renders the explanation a candidate a line.
@@ -57,20 +77,36 @@ func (e LookupExplanation) String() string {
 	}
 	fmt.Fprintf(&b, "%s from namespace %s: ", e.Query, client)
 	switch {
+	case e.Answer != nil && e.CNAME != "":
+		fmt.Fprintf(&b, "answered by %s, as a CNAME to %s", e.Answer, e.CNAME)
 	case e.Answer != nil:
 		fmt.Fprintf(&b, "answered by %s", e.Answer)
 	case isAddress(e.Query):
 		b.WriteString("no visible service; the traffic passes through to its original destination")
 	default:
-		b.WriteString("no visible service; the query is forwarded to the upstream resolver")
+		b.WriteString("no visible service with an address; ztunnel forwards the query to the upstream resolver")
 	}
-	for _, l := range e.Levels {
-		fmt.Fprintf(&b, "\n  %s:", l.Key)
-		for _, c := range l.Candidates {
-			fmt.Fprintf(&b, "\n    %s %s: %s: %s", c.Service, c.Decision, c.Verdict, c.Reason)
+	if len(e.Names) <= 1 {
+		writeLevels(&b, e.Levels, "  ")
+		return b.String()
+	}
+	for _, n := range e.Names {
+		fmt.Fprintf(&b, "\n  %s (%s)", n.Name, n.Via)
+		if !n.Answered && len(n.Levels) == 0 {
+			b.WriteString(": no service claims it")
 		}
+		writeLevels(&b, n.Levels, "    ")
 	}
 	return b.String()
+}
+
+func writeLevels(b *strings.Builder, levels []Level, indent string) {
+	for _, l := range levels {
+		fmt.Fprintf(b, "\n%s%s:", indent, l.Key)
+		for _, c := range l.Candidates {
+			fmt.Fprintf(b, "\n%s  %s %s: %s: %s", indent, c.Service, c.Decision, c.Verdict, c.Reason)
+		}
+	}
 }
 
 func isAddress(q string) bool {
@@ -78,30 +114,37 @@ func isAddress(q string) bool {
 	return err == nil
 }
 
-// level is a candidate set to try, in order.
+// level is a candidate set to try, in order: the entries that answer for its key (set, or
+// -1 when none does), and those that claim it without an address (mute).
 type level struct {
 	key  string
 	set  int32
+	mute []int32
 	cidr bool
 }
 
-// hostLevels returns the levels a lookup of host tries that hold candidates.
-func (ix *Index) hostLevels(host string) []level {
-	var buf [255]byte
-	h := lookupKey(host, &buf)
-	if h == "" {
+// hostLevels returns the levels a lookup of the normalized name h tries that hold
+// candidates, with or without an address.
+func (ix *Index) hostLevels(h string) []level {
+	if ix == nil || ix.t == nil || h == "" {
 		return nil
 	}
-	t := ix.lookupTables()
+	t := ix.t
 	var out []level
-	if c, ok := t.hosts[h]; ok {
-		out = append(out, level{key: h, set: c})
+	add := func(key string, set int32, ok bool) {
+		if m := t.mute[key]; ok || len(m) > 0 {
+			if !ok {
+				set = -1
+			}
+			out = append(out, level{key: key, set: set, mute: m})
+		}
 	}
+	c, ok := t.hosts[h]
+	add(h, c, ok)
 	for i := 0; i < len(h); i++ {
 		if h[i] == '.' {
-			if c, ok := t.wild[h[i+1:]]; ok {
-				out = append(out, level{key: "*." + h[i+1:], set: c})
-			}
+			c, ok := t.wild[h[i+1:]]
+			add("*."+h[i+1:], c, ok)
 		}
 	}
 	return out
@@ -110,8 +153,11 @@ func (ix *Index) hostLevels(host string) []level {
 // addrLevels returns the levels a lookup of the addresses in p tries: the exact address when
 // p is one, then every CIDR containing p, longest first.
 func (ix *Index) addrLevels(p netip.Prefix) []level {
+	if ix == nil || ix.t == nil {
+		return nil
+	}
 	var out []level
-	t := ix.lookupTables()
+	t := ix.t
 	a := p.Addr()
 	if p.Bits() == a.BitLen() {
 		if c, ok := t.addrs[a]; ok {
@@ -138,12 +184,15 @@ func (ix *Index) addrLevels(p netip.Prefix) []level {
 // CIDR levels (which come last) answer with the client's own entry at the longest prefix,
 // else the canonical entry at the longest prefix. It returns the entry and its level, or -1.
 func (ix *Index) answer(levels []level, client string) (int32, int) {
-	t := ix.lookupTables()
+	t := ix.t
 	first := len(levels)
 	for i, l := range levels {
 		if l.cidr {
 			first = i
 			break
+		}
+		if l.set < 0 {
+			continue
 		}
 		if e := t.sets[l.set].pick(client); e >= 0 {
 			return e, i
@@ -162,22 +211,65 @@ func (ix *Index) answer(levels []level, client string) (int32, int) {
 	return -1, -1
 }
 
-// ExplainHost explains LookupHost(client, host).
+// ExplainHost explains LookupHost(client, host): each name tried — the query, then its
+// short-name aliases (see LookupHost) up to the one that answered — with its levels and
+// candidates, including those with no address ("no address: ztunnel forwards the query").
 func (ix *Index) ExplainHost(client, host string) LookupExplanation {
-	return ix.explain(client, host, ix.hostLevels(host))
+	e := LookupExplanation{Client: client, Query: host, Levels: []Level{}}
+	var buf nameBuf
+	h := normalizeInto(host, &buf)
+	if len(h) == 0 || ix == nil || ix.t == nil {
+		return e
+	}
+	try := func(name []byte, via string) bool {
+		n := string(name)
+		levels := ix.hostLevels(n)
+		x := ix.explain(client, n, levels)
+		nt := NameTried{Name: n, Via: via, Answered: x.Answer != nil, Levels: x.Levels}
+		e.Names = append(e.Names, nt)
+		if x.Answer != nil || len(e.Names) == 1 {
+			e.Answer, e.Levels = x.Answer, x.Levels
+		}
+		return x.Answer == nil
+	}
+	if !try(h, "the query as given") {
+		return e
+	}
+	var l aliasList
+	ix.aliases(client, h, &l)
+	for k := range l.n {
+		it := l.items[k]
+		if !try(l.name(k), ix.aliasVia(client, it.kind, it.sd, h)) {
+			if it.kind != aliasExpanded {
+				e.CNAME = string(l.name(k))
+			}
+			break
+		}
+	}
+	return e
+}
+
+// aliasVia says how an alias came from the query, for an explanation.
+func (ix *Index) aliasVia(client string, kind aliasKind, sd int, query []byte) string {
+	switch kind {
+	case aliasExpanded:
+		return "short name " + string(query) + " expanded"
+	case aliasStripped:
+		return "search domain " + ix.searchDomain(client, sd) + " stripped"
+	}
+	return "search domain " + ix.searchDomain(client, sd) + " stripped, then expanded"
 }
 
 // ExplainAddress explains LookupAddress(client, addr).
 func (ix *Index) ExplainAddress(client string, addr netip.Addr) LookupExplanation {
 	if !addr.IsValid() {
-		return LookupExplanation{Client: client, Query: addr.String()}
+		return LookupExplanation{Client: client, Query: addr.String(), Levels: []Level{}}
 	}
 	a := addr.WithZone("").Unmap()
 	return ix.explain(client, a.String(), ix.addrLevels(netip.PrefixFrom(a, a.BitLen())))
 }
 
 func (ix *Index) explain(client, query string, levels []level) LookupExplanation {
-	t := ix.lookupTables()
 	e := LookupExplanation{Client: client, Query: query, Levels: []Level{}}
 	ans, at := ix.answer(levels, client)
 	if ans >= 0 {
@@ -186,7 +278,11 @@ func (ix *Index) explain(client, query string, levels []level) LookupExplanation
 	}
 	for li, l := range levels {
 		lv := Level{Key: l.key}
-		for _, i := range t.sets[l.set].all {
+		var all []int32
+		if l.set >= 0 {
+			all = ix.t.sets[l.set].all
+		}
+		for _, i := range all {
 			c := Candidate{Service: ix.services[i].Ref(), Decision: ix.entries[i].decision}
 			switch {
 			case !ix.visible(i, client):
@@ -200,9 +296,32 @@ func (ix *Index) explain(client, query string, levels []level) LookupExplanation
 			}
 			lv.Candidates = append(lv.Candidates, c)
 		}
+		for _, i := range l.mute {
+			lv.Candidates = append(lv.Candidates, Candidate{Service: ix.services[i].Ref(), Decision: ix.entries[i].decision,
+				Verdict: NoAddress, Reason: ix.noAddressReason(i, l.key)})
+		}
 		e.Levels = append(e.Levels, lv)
 	}
 	return e
+}
+
+// noAddressReason says why entry i has no address for host.
+func (ix *Index) noAddressReason(i int32, host string) string {
+	s := &ix.services[i]
+	why := "no address"
+	switch {
+	case s.Kind == KubernetesService:
+		why = "no cluster IP"
+	case s.Resolution == "" || s.Resolution == ResolutionNone:
+		why = "no spec.addresses, and resolution NONE gets none allocated"
+	case strings.EqualFold(s.Labels[AutoAllocateLabel], "false"):
+		why = "no spec.addresses, and auto-allocation is off (" + AutoAllocateLabel + ": false)"
+	case strings.HasPrefix(host, "*.") && s.Resolution != ResolutionDynamicDNS:
+		why = "no spec.addresses, and a wildcard host gets none allocated unless the resolution is DYNAMIC_DNS"
+	default:
+		why = "no spec.addresses, and none allocated for this host (status.addresses)"
+	}
+	return "ztunnel forwards the query (" + why + ")"
 }
 
 // visible reports whether entry i exists for client.
