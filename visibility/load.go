@@ -40,12 +40,62 @@ import (
 // empty input, only objects of other kinds — is an error saying what it holds. LoadConfig
 // validates what it decodes, so a returned Config compiles.
 func LoadConfig(data []byte) (*Config, error) {
+	docs, errs := readMeshConfigs(data)
+	var found *Config
+	where := ""
+	for _, d := range docs {
+		var (
+			c   *Config
+			loc string
+			err error
+		)
+		if d.bare {
+			c, loc, err = decodeChecked(d.value, d.path)
+		} else {
+			c, loc, err = fromMeshConfig(d.value, d.path)
+		}
+		if err != nil {
+			errs = append(errs, inObject(d.where, err))
+			continue
+		}
+		if c == nil {
+			continue
+		}
+		if found != nil {
+			errs = append(errs, &FieldError{Where: d.where, Field: loc, Detail: "a second serviceEntryVisibility configuration; the first is at " + where, Err: ErrDuplicate})
+			continue
+		}
+		found, where = c, strict.At(d.where)+loc
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return found, nil
+}
+
+func inObject(where string, err error) error { return fielderr.In(where, err) }
+
+// meshDoc is one mesh configuration found in a stream: the meshConfig object (nil when
+// null; for a bare serviceEntryVisibility block, the block), where its object is, and its
+// path in the object.
+type meshDoc struct {
+	where string
+	path  string
+	value any
+	bare  bool
+}
+
+// readMeshConfigs finds every mesh configuration of a stream, in the shapes LoadConfig
+// describes, with the istio ConfigMap's data.mesh parsed: the one walker LoadConfig and
+// LoadScope share. It returns the problems found on the way (near misses of a wrapper key
+// or kind, a data.mesh that is not YAML), and an error for input holding no mesh
+// configuration at all.
+func readMeshConfigs(data []byte) ([]meshDoc, []error) {
 	s := readObjects(data)
 	var (
-		found       *Config
-		where       string
-		meshObjects int
+		docs        []meshDoc
 		errs        []error
+		meshObjects int
 		skipped     = map[string]int{}
 	)
 	for _, o := range s.objects {
@@ -64,28 +114,18 @@ func LoadConfig(data []byte) (*Config, error) {
 		}
 		meshObjects++
 		for _, src := range srcs {
-			c, loc, err := src.load()
+			mc, err := src.resolve()
 			if err != nil {
-				errs = append(errs, fielderr.In(o.where, err))
+				errs = append(errs, inObject(o.where, err))
 				continue
 			}
-			if c == nil {
-				continue
-			}
-			if found != nil {
-				errs = append(errs, &FieldError{Where: o.where, Field: loc, Detail: "a second serviceEntryVisibility configuration; the first is at " + where, Err: ErrDuplicate})
-				continue
-			}
-			found, where = c, o.at()+loc
+			docs = append(docs, meshDoc{where: o.where, path: src.path, value: mc, bare: src.bare})
 		}
 	}
-	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
+	if meshObjects == 0 && len(errs) == 0 {
+		errs = append(errs, &FieldError{Detail: fmt.Sprintf("no mesh configuration: %s; expected an IstioOperator, the istio ConfigMap, Helm values with meshConfig, or a meshConfig", s.found(skipped)), Err: ErrNoMeshConfig})
 	}
-	if meshObjects == 0 {
-		return nil, &FieldError{Detail: fmt.Sprintf("no mesh configuration: %s; expected an IstioOperator, the istio ConfigMap, Helm values with meshConfig, or a meshConfig", s.found(skipped)), Err: ErrNoMeshConfig}
-	}
-	return found, nil
+	return docs, errs
 }
 
 // meshSource is one place in an object that holds mesh configuration.
@@ -193,32 +233,36 @@ var (
 	blockName = []string{"serviceEntryVisibility", "service_entry_visibility"}
 )
 
-// load finds the configuration in the source and says where it was.
-func (src meshSource) load() (*Config, string, error) {
-	if src.bare {
-		return decodeChecked(src.value, src.path)
-	}
+// resolve returns the source's meshConfig object (the bare block itself for a bare source),
+// parsing the ConfigMap's data.mesh; nil for an empty data.mesh.
+func (src meshSource) resolve() (any, error) {
 	mc := src.value
-	if src.yaml {
-		s, ok := mc.(string)
-		if !ok {
-			return nil, "", problem("", src.path, mc, "must be a string holding the meshConfig YAML, got %s", strict.Describe(mc))
-		}
-		docs, err := strict.ParseYAMLAt([]byte(s), src.path)
-		if err != nil {
-			return nil, "", fielderr.In(src.path, err)
-		}
-		switch {
-		case len(docs) > 1:
-			return nil, "", problem("", src.path, nil, "holds %d YAML documents; the meshConfig is one", len(docs))
-		case len(docs) == 0:
-			return nil, "", nil
-		case docs[0].Err != nil:
-			return nil, "", docs[0].Err
-		}
-		mc = docs[0].Value
+	if !src.yaml {
+		return mc, nil
 	}
-	return fromMeshConfig(mc, src.path)
+	s, ok := mc.(string)
+	if !ok {
+		return nil, problem("", src.path, mc, "must be a string holding the meshConfig YAML, got %s", strict.Describe(mc))
+	}
+	docs, err := strict.ParseYAMLAt([]byte(s), src.path)
+	if err != nil {
+		return nil, fielderr.In(src.path, err)
+	}
+	switch {
+	case len(docs) > 1:
+		return nil, problem("", src.path, nil, "holds %d YAML documents; the meshConfig is one", len(docs))
+	case len(docs) == 0:
+		return nil, nil
+	case docs[0].Err != nil:
+		return nil, docs[0].Err
+	}
+	return docs[0].Value, nil
+}
+
+// sortedFieldNames returns the keys of a decoded object, sorted; none for anything else.
+func sortedFieldNames(x any) []string {
+	m, _ := x.(map[string]any)
+	return slices.Sorted(maps.Keys(m))
 }
 
 // fromMeshConfig extracts serviceEntryVisibility from a meshConfig object at path. A null

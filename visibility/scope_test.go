@@ -1,0 +1,212 @@
+package visibility
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+)
+
+func labelSel(k, v string) *metav1.LabelSelector {
+	return &metav1.LabelSelector{MatchLabels: map[string]string{k: v}}
+}
+
+func mustScope(t *testing.T, c *ScopeConfig) *Scoper {
+	t.Helper()
+	s, err := CompileScope(c)
+	require.NoError(t, err)
+	return s
+}
+
+// TestScopeRules has a row per rule of service scope.
+func TestScopeRules(t *testing.T) {
+	web := "web.shop.svc.cluster.local"
+	tests := []struct {
+		name string
+		c    *ScopeConfig
+		ns   labels.Set
+		svc  labels.Set
+		host string
+		want Scope
+	}{
+		{"no configuration: LOCAL", nil, nil, nil, web, Local},
+		{"LOCAL by default", &ScopeConfig{}, nil, nil, web, Local},
+		{"GLOBAL when both selectors match", &ScopeConfig{ServiceScopeConfigs: []ServiceScope{{NamespaceSelector: labelSel("shared", "yes"), ServicesSelector: labelSel("app", "web"), Scope: Global}}},
+			labels.Set{"shared": "yes"}, labels.Set{"app": "web"}, web, Global},
+		{"LOCAL when only the namespace matches", &ScopeConfig{ServiceScopeConfigs: []ServiceScope{{NamespaceSelector: labelSel("shared", "yes"), ServicesSelector: labelSel("app", "web"), Scope: Global}}},
+			labels.Set{"shared": "yes"}, labels.Set{"app": "db"}, web, Local},
+		{"an absent selector matches everything", &ScopeConfig{ServiceScopeConfigs: []ServiceScope{{ServicesSelector: labelSel("app", "web"), Scope: Global}}},
+			nil, labels.Set{"app": "web"}, web, Global},
+		{"an empty selector matches everything", &ScopeConfig{ServiceScopeConfigs: []ServiceScope{{NamespaceSelector: &metav1.LabelSelector{}, ServicesSelector: &metav1.LabelSelector{}, Scope: Global}}},
+			nil, nil, web, Global},
+		{"order does not matter; a LOCAL config never overrides a GLOBAL match", &ScopeConfig{ServiceScopeConfigs: []ServiceScope{
+			{Scope: Local}, {Scope: Global}, {Scope: Local}}}, nil, nil, web, Global},
+		{"local wins: a cluster-local host stays LOCAL", &ScopeConfig{ServiceScopeConfigs: []ServiceScope{{Scope: Global}},
+			ServiceSettings: []ServiceSetting{{Settings: ServiceSettingValues{ClusterLocal: true}, Hosts: []string{"*.shop.svc.cluster.local"}}}}, nil, nil, web, Local},
+		{"the most specific pattern decides: exact over wildcard", &ScopeConfig{ServiceScopeConfigs: []ServiceScope{{Scope: Global}},
+			ServiceSettings: []ServiceSetting{
+				{Settings: ServiceSettingValues{ClusterLocal: true}, Hosts: []string{"*.svc.cluster.local"}},
+				{Settings: ServiceSettingValues{ClusterLocal: false}, Hosts: []string{web}},
+			}}, nil, nil, web, Global},
+		{"the longest wildcard decides", &ScopeConfig{ServiceScopeConfigs: []ServiceScope{{Scope: Global}},
+			ServiceSettings: []ServiceSetting{
+				{Settings: ServiceSettingValues{ClusterLocal: false}, Hosts: []string{"*.shop.svc.cluster.local"}},
+				{Settings: ServiceSettingValues{ClusterLocal: true}, Hosts: []string{"*.cluster.local"}},
+			}}, nil, nil, web, Global},
+		{"a pattern given twice: the later wins", &ScopeConfig{ServiceScopeConfigs: []ServiceScope{{Scope: Global}},
+			ServiceSettings: []ServiceSetting{
+				{Settings: ServiceSettingValues{ClusterLocal: true}, Hosts: []string{"*.shop.svc.cluster.local"}},
+				{Settings: ServiceSettingValues{ClusterLocal: false}, Hosts: []string{"*.shop.svc.cluster.local"}},
+			}}, nil, nil, web, Global},
+		{"kube-system is cluster-local by default", &ScopeConfig{ServiceScopeConfigs: []ServiceScope{{Scope: Global}}}, nil, nil, "kube-dns.kube-system.svc.cluster.local", Local},
+		{"the kubernetes service is cluster-local by default", &ScopeConfig{ServiceScopeConfigs: []ServiceScope{{Scope: Global}}}, nil, nil, "kubernetes.default.svc.cluster.local", Local},
+		{"a clusterLocal false naming a host under the default drops it", &ScopeConfig{ServiceScopeConfigs: []ServiceScope{{Scope: Global}},
+			ServiceSettings: []ServiceSetting{{Settings: ServiceSettingValues{ClusterLocal: false}, Hosts: []string{"metrics.kube-system.svc.cluster.local"}}}},
+			nil, nil, "kube-dns.kube-system.svc.cluster.local", Global},
+		{"defaults follow the cluster domain", &ScopeConfig{Domain: "corp.internal", ServiceScopeConfigs: []ServiceScope{{Scope: Global}}}, nil, nil, "kube-dns.kube-system.svc.corp.internal", Local},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := mustScope(t, tt.c)
+			assert.Equal(t, tt.want, s.Scope(tt.ns, tt.svc, tt.host))
+			assert.Equal(t, tt.want, s.Explain(tt.ns, tt.svc, tt.host).Scope, "the explanation agrees")
+		})
+	}
+}
+
+func TestScopeExplain(t *testing.T) {
+	s := mustScope(t, &ScopeConfig{ServiceScopeConfigs: []ServiceScope{{Scope: Local}, {NamespaceSelector: labelSel("shared", "yes"), Scope: Global}},
+		ServiceSettings: []ServiceSetting{{Settings: ServiceSettingValues{ClusterLocal: true}, Hosts: []string{"*.secret.svc.cluster.local"}}}})
+	ns := labels.Set{"shared": "yes"}
+	assert.Equal(t, ScopeExplanation{Scope: Global, Config: 1, Reason: "serviceScopeConfigs[1] (namespaces shared=yes, services all) makes it GLOBAL"},
+		s.Explain(ns, nil, "web.shop.svc.cluster.local"))
+	assert.Equal(t, ScopeExplanation{Scope: Local, Config: 1, Pattern: "*.secret.svc.cluster.local", ClusterLocal: true,
+		Reason: "serviceScopeConfigs[1] makes it GLOBAL, but vault.secret.svc.cluster.local is cluster-local (serviceSettings[0] host *.secret.svc.cluster.local), and local wins"},
+		s.Explain(ns, nil, "vault.secret.svc.cluster.local"))
+	assert.Contains(t, s.Explain(ns, nil, "coredns.kube-system.svc.cluster.local").Reason, "Istio's default for *.kube-system.svc.cluster.local")
+	assert.Equal(t, -1, s.Explain(nil, nil, "x").Config)
+}
+
+func TestLoadScope(t *testing.T) {
+	want := &ScopeConfig{
+		ServiceScopeConfigs: []ServiceScope{{NamespaceSelector: labelSel("shared", "yes"), Scope: Global}, {ServicesSelector: labelSel("app", "x")}},
+		ServiceSettings:     []ServiceSetting{{Settings: ServiceSettingValues{ClusterLocal: true}, Hosts: []string{"*.secret.svc.cluster.local"}}},
+	}
+	for name, in := range map[string]string{
+		"IstioOperator in a List": `kind: List
+items:
+- kind: IstioOperator
+  spec:
+    meshConfig:
+      serviceScopeConfigs:
+      - namespaceSelector: {matchLabels: {shared: "yes"}}
+        scope: GLOBAL
+      - servicesSelector: {matchLabels: {app: x}}
+      serviceSettings:
+      - settings: {clusterLocal: true}
+        hosts: ["*.secret.svc.cluster.local"]
+`,
+		"the istio ConfigMap, snake_case and enum numbers": `kind: ConfigMap
+metadata: {name: istio}
+data:
+  mesh: |
+    service_scope_configs:
+    - namespace_selector: {matchLabels: {shared: "yes"}}
+      scope: 1
+    - services_selector: {matchLabels: {app: x}}
+      scope: 0
+    service_settings:
+    - settings: {cluster_local: true}
+      hosts: ["*.secret.svc.cluster.local"]
+`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			got, err := LoadScope([]byte(in))
+			require.NoError(t, err)
+			if name == "the istio ConfigMap, snake_case and enum numbers" {
+				want.ServiceScopeConfigs[1].Scope = Local
+			}
+			assert.Equal(t, want, got)
+		})
+	}
+	got, err := LoadScope([]byte("meshConfig: {accessLogFile: /dev/stdout}\n"))
+	require.NoError(t, err)
+	assert.Nil(t, got, "a mesh configuration without the fields: every service LOCAL")
+
+	for in, wantErr := range map[string]string{
+		"kind: Deployment\n": "no mesh configuration: found 1 Deployment; expected an IstioOperator, the istio ConfigMap, Helm values with meshConfig, or a meshConfig",
+		"meshConfig:\n  serviceScopeConfig: []\n":                  `meshConfig: unknown field "serviceScopeConfig" (did you mean "serviceScopeConfigs"? as written, it is ignored)`,
+		"serviceScopeConfigs: [{scope: global}]\n":                   `serviceScopeConfigs[0].scope: unsupported value "global": enum names are upper case ("GLOBAL")`,
+		"serviceScopeConfigs: [{scope: 2}]\n":                        "serviceScopeConfigs[0].scope: the number 2 is out of range [0, 1]",
+		"serviceScopeConfigs: [{namespace_selector: {match_labels: {a: b}}}]\n": `serviceScopeConfigs[0].namespaceSelector: unknown field "match_labels" (did you mean "matchLabels"?)`,
+		"serviceSettings: [{settings: {clusterLocal: true}, hosts: [\"bad host\"]}]\n": `serviceSettings[0].hosts[0]: "bad host" is not a DNS name: label "bad host" must not contain ' ' (allowed: a-z, 0-9 and "-")`,
+		"serviceScopeConfigs: [{namespaceSelector: {matchExpressions: [{key: a, operator: In}]}}]\n": `serviceScopeConfigs[0].namespaceSelector.matchExpressions[0].values: Required value: must be specified when ` + "`operator` is 'In' or 'NotIn'",
+		"serviceScopeConfigs: []\nserviceScopeConfigs: []\n":      "serviceScopeConfigs: given twice (lines 1 and 2)",
+	} {
+		_, err := LoadScope([]byte(in))
+		require.Error(t, err, in)
+		assert.Equal(t, wantErr, err.Error(), in)
+	}
+}
+
+func TestLintAndDiffScope(t *testing.T) {
+	c := &ScopeConfig{
+		ServiceScopeConfigs: []ServiceScope{
+			{Scope: Local},
+			{NamespaceSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
+				{Key: "a", Operator: metav1.LabelSelectorOpExists}, {Key: "a", Operator: metav1.LabelSelectorOpDoesNotExist}}}, Scope: Global},
+			{ServicesSelector: labelSel("app", "web"), Scope: Global},
+		},
+		ServiceSettings: []ServiceSetting{
+			{Settings: ServiceSettingValues{ClusterLocal: true}, Hosts: []string{"*.x.svc.cluster.local"}},
+			{Settings: ServiceSettingValues{ClusterLocal: false}, Hosts: []string{"*.x.svc.cluster.local"}},
+		},
+	}
+	var got []string
+	for _, f := range LintScope(c) {
+		got = append(got, f.String())
+	}
+	assert.Equal(t, []string{
+		"serviceScopeConfigs[0]: ScopeLocalConfig: a LOCAL config changes nothing: LOCAL is the default and never overrides a GLOBAL match",
+		"serviceScopeConfigs[1].namespaceSelector: ScopeNeverMatches: its requirements contradict each other: the config never matches",
+		"serviceSettings[0].hosts[0]: ScopeSettingOverridden: *.x.svc.cluster.local is given again by serviceSettings[1], which wins",
+	}, got)
+
+	inv := Inventory{Namespaces: map[string]map[string]string{"shop": {}}, Services: []Service{
+		{Kind: KubernetesService, Namespace: "shop", Name: "web", Hosts: []string{"web.shop.svc.cluster.local"}, Labels: map[string]string{"app": "web"}},
+		{Kind: KubernetesService, Namespace: "shop", Name: "db", Hosts: []string{"db.shop.svc.cluster.local"}},
+		se("shop", "egress", 0, []string{"api.example.com"}),
+	}}
+	changes := DiffScope(nil, mustScope(t, c), inv)
+	assert.Equal(t, []ScopeChange{{Service: ServiceRef{Kind: KubernetesService, Namespace: "shop", Name: "web"}, Host: "web.shop.svc.cluster.local", Before: Local, After: Global}}, changes)
+	assert.Empty(t, DiffScope(mustScope(t, c), mustScope(t, c), inv))
+}
+
+func TestCompileScopeErrors(t *testing.T) {
+	_, err := CompileScope(&ScopeConfig{Domain: "*.x", ServiceSettings: []ServiceSetting{{Hosts: []string{"*"}}}})
+	require.Error(t, err)
+	assert.Equal(t, strings.Join([]string{
+		`serviceSettings[0].hosts[0]: "*" is a wildcard without a domain`,
+		`Domain: "*.x" is not a DNS name`,
+	}, "\n"), err.Error())
+}
+
+func FuzzLoadScope(f *testing.F) {
+	f.Add([]byte("serviceScopeConfigs: [{scope: GLOBAL, namespaceSelector: {matchLabels: {a: b}}}]\nserviceSettings: [{settings: {clusterLocal: true}, hosts: ['*.x']}]\n"))
+	f.Add([]byte("kind: IstioOperator\nspec: {meshConfig: {service_scope_configs: [{scope: 1}]}}\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c, err := LoadScope(data)
+		if err != nil {
+			return
+		}
+		s, err := CompileScope(c)
+		if err != nil {
+			t.Fatalf("LoadScope accepted a config that does not compile: %v", err)
+		}
+		s.Scope(nil, nil, "a.b.svc.cluster.local")
+		LintScope(c)
+	})
+}
