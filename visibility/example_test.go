@@ -231,3 +231,61 @@ func ExampleDiff() {
 	// db.orders.internal for [*]: ServiceEntry shop/orders-db -> <nil>
 	// 240.240.0.2 for [*]: ServiceEntry shop/orders-db -> <nil>
 }
+
+// ExampleIndex_LookupHost_shortName: a workload in namespace shop asks for "payments" — the
+// short name of the Kubernetes Service payments.shop.svc.cluster.local — and ztunnel's DNS
+// proxy expands it as the workload's resolver would.
+func ExampleIndex_LookupHost_shortName() {
+	ix, err := visibility.NewIndex(nil, visibility.Inventory{
+		Services: []visibility.Service{{Kind: visibility.KubernetesService, Namespace: "shop", Name: "payments",
+			Hosts: []string{"payments.shop.svc.cluster.local"}, Addresses: []string{"10.96.0.20"}}},
+	})
+	if err != nil {
+		panic(err)
+	}
+	for _, q := range []struct{ client, host string }{
+		{"shop", "payments"},          // x -> x.<client ns>.svc.cluster.local
+		{"billing", "payments.shop"},  // x.y -> x.y.svc.cluster.local
+		{"billing", "payments"},       // payments.billing.svc.cluster.local: none
+		{"shop", "payments.shop.svc"}, // x.y.svc -> x.y.svc.cluster.local
+		{"", "payments.shop.svc.cluster.local"},
+	} {
+		s, ok := ix.LookupHost(q.client, q.host)
+		if !ok {
+			s.Name = "(forwarded upstream)"
+		}
+		fmt.Printf("%-9q %-32s %s\n", q.client, q.host, s.Name)
+	}
+	// Output:
+	// "shop"    payments                         payments
+	// "billing" payments.shop                    payments
+	// "billing" payments                         (forwarded upstream)
+	// "shop"    payments.shop.svc                payments
+	// ""        payments.shop.svc.cluster.local  payments
+}
+
+// ExampleScoper_Scope decides which Kubernetes Services a cluster shares with the other
+// clusters of the mesh.
+func ExampleScoper_Scope() {
+	s, err := visibility.CompileScope(&visibility.ScopeConfig{
+		ServiceScopeConfigs: []visibility.ServiceScope{{
+			NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"shared": "true"}},
+			Scope:             visibility.Global,
+		}},
+		ServiceSettings: []visibility.ServiceSetting{{
+			Settings: visibility.ServiceSettingValues{ClusterLocal: true},
+			Hosts:    []string{"*.internal-only.svc.cluster.local"},
+		}},
+	})
+	if err != nil {
+		panic(err)
+	}
+	shared := labels.Set{"shared": "true"}
+	fmt.Println(s.Scope(shared, nil, "web.shop.svc.cluster.local"))
+	fmt.Println(s.Scope(labels.Set{}, nil, "web.other.svc.cluster.local"))
+	fmt.Println(s.Explain(shared, nil, "vault.internal-only.svc.cluster.local").Reason)
+	// Output:
+	// GLOBAL
+	// LOCAL
+	// serviceScopeConfigs[0] makes it GLOBAL, but vault.internal-only.svc.cluster.local is cluster-local (serviceSettings[0] host *.internal-only.svc.cluster.local), and local wins
+}
