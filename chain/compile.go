@@ -25,6 +25,14 @@ type indexed struct {
 // options are the fields of a Redirect, a failover section or a failover target.
 type options struct{ service, subset, namespace, partition, datacenter, peer string }
 
+func redirectOptions(rd *Redirect) options {
+	return options{service: rd.Service, subset: rd.ServiceSubset, namespace: rd.Namespace, partition: rd.Partition, datacenter: rd.Datacenter, peer: rd.Peer}
+}
+
+func targetOptions(ft FailoverTarget) options {
+	return options{service: ft.Service, subset: ft.ServiceSubset, namespace: ft.Namespace, partition: ft.Partition, datacenter: ft.Datacenter, peer: ft.Peer}
+}
+
 // Compiler holds validated, indexed Entries and compiles chains from them. It is built by
 // NewCompiler, immutable and safe for concurrent use: compile many chains (one per exported
 // service, say) without validating the entries each time. It keeps copies of the entries:

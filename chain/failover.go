@@ -112,7 +112,7 @@ func (c *compiler) candidates(t key) (string, []candidate, *FailoverPolicy) {
 	case len(f.Targets) > 0:
 		cands = make([]candidate, 0, len(f.Targets))
 		for i, ft := range f.Targets {
-			cands = append(cands, candidate{opts: options{ft.Service, ft.ServiceSubset, ft.Namespace, ft.Partition, ft.Datacenter, ft.Peer}, section: base, list: "Targets", index: i})
+			cands = append(cands, candidate{opts: targetOptions(ft), section: base, list: "Targets", index: i})
 		}
 	default:
 		cands = append(cands, candidate{opts: options{service: f.Service, subset: f.ServiceSubset, namespace: f.Namespace}, section: base})

@@ -74,7 +74,7 @@ func (c *compiler) resolve(t key, id string) (key, string, tail, error) {
 		r, found := c.resolvers[sk]
 		if found && r.Redirect != nil && r.Redirect.SamenessGroup == "" {
 			rd := r.Redirect
-			n := c.rewrite(t, options{rd.Service, rd.ServiceSubset, rd.Namespace, rd.Partition, rd.Datacenter, rd.Peer})
+			n := c.rewrite(t, redirectOptions(rd))
 			if nid := n.id(); nid != id {
 				steps = append(steps, Step{Resolver: r.id, Field: "Redirect", From: id, To: nid})
 				t, id = n, nid

@@ -14,9 +14,9 @@ import (
 const Kind = "exported-services"
 
 // Wildcard stands for every service name or every namespace in a rule.
-const Wildcard = "*"
+const Wildcard = names.Wildcard
 
-const defaultName = "default"
+const defaultName = names.Default
 
 // ReservedService is the Consul servers' own service, which is never exported.
 const ReservedService = "consul"
@@ -172,12 +172,7 @@ func (c Consumer) problems(col *fielderr.Collector, path string) {
 
 type nsName struct{ namespace, name string }
 
-func orDefault(s string) string {
-	if s == "" {
-		return defaultName
-	}
-	return s
-}
+func orDefault(s string) string { return names.OrDefault(s) }
 
 // UnmarshalJSON decodes an entry as Consul does — field names in any case, the aliases
 // peer_name (and the older PeerName) and sameness_group — but strictly: an unknown field, a

@@ -60,7 +60,8 @@ func (p Precedence) String() string {
 	return fmt.Sprintf("Precedence(%d)", int(p))
 }
 
-// Match is the one rule that applies to a service.
+// Match is the one rule that applies to a service. When none does, Match returns false and
+// a Match whose Rule is -1 (no index), as every "no index" of meshscope is spelt.
 type Match struct {
 	// Rule is the index of the rule in its partition's entry's Services.
 	Rule       int        `json:"Rule"`
@@ -223,7 +224,7 @@ func (x *Exports) lookup(s ServiceName) (*partition, int) {
 func (x *Exports) Match(s ServiceName) (Match, bool) {
 	p, i := x.lookup(s)
 	if i < 0 {
-		return Match{}, false
+		return Match{Rule: -1}, false
 	}
 	return p.rules[i].match, true
 }

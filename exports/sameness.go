@@ -111,7 +111,7 @@ func (g *SamenessGroup) Validate() error {
 		case m.Partition != "" && m.Peer != "":
 			c.Add(path, m, "must define at most one of Partition or Peer", nil)
 			continue
-		case m.Partition == "*" || m.Peer == "*":
+		case m.Partition == Wildcard || m.Peer == Wildcard:
 			c.Add(path, m, "a member cannot be \"*\": list each partition and peer", nil)
 			continue
 		case m.Peer != "" && !names.IsLabel(m.Peer):

@@ -54,7 +54,7 @@ const (
 
 const (
 	scheme      = "spiffe://"
-	defaultName = "default"
+	defaultName = names.Default
 )
 
 // Identity is a SPIFFE ID of one of the six kinds: Service, MeshGateway, Agent, Server,

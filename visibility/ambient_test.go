@@ -28,7 +28,11 @@ func TestAmbientDNSRules(t *testing.T) {
 		query    string
 		want     string // namespace/name, or "-" when forwarded upstream
 	}{
-		{"an entry with spec.addresses answers", []Service{func() Service { s := entry("infra", "a", "a.example.com"); s.Addresses = []string{"10.0.0.1"}; return s }()}, "x", "a.example.com", "infra/a"},
+		{"an entry with spec.addresses answers", []Service{func() Service {
+			s := entry("infra", "a", "a.example.com")
+			s.Addresses = []string{"10.0.0.1"}
+			return s
+		}()}, "x", "a.example.com", "infra/a"},
 		{"no addresses and no resolution: resolution NONE, no answer", []Service{auto(entry("infra", "a", "a.example.com"), "", map[string][]string{"a.example.com": {"240.240.0.1"}})}, "x", "a.example.com", "-"},
 		{"resolution NONE: no address allocated", []Service{auto(entry("infra", "a", "a.example.com"), ResolutionNone, map[string][]string{"a.example.com": {"240.240.0.1"}})}, "x", "a.example.com", "-"},
 		{"resolution DNS with an allocated address answers", []Service{auto(entry("infra", "a", "a.example.com"), ResolutionDNS, map[string][]string{"a.example.com": {"240.240.0.1"}})}, "x", "a.example.com", "infra/a"},
@@ -57,13 +61,25 @@ func TestAmbientDNSRules(t *testing.T) {
 		{"two labels: x.y.svc.<domain>", []Service{svc("shop", "payments", "10.96.0.2")}, "billing", "payments.shop", "shop/payments"},
 		{"three labels ending in svc", []Service{svc("shop", "payments", "10.96.0.2")}, "billing", "payments.shop.svc", "shop/payments"},
 		{"three labels not ending in svc: no expansion", []Service{svc("shop", "payments", "10.96.0.2")}, "billing", "payments.shop.cluster", "-"},
-		{"search domain <client>.svc.<domain> stripped", []Service{func() Service { s := entry("infra", "gh", "api.github.com"); s.Addresses = []string{"10.0.0.3"}; return s }()},
+		{"search domain <client>.svc.<domain> stripped", []Service{func() Service {
+			s := entry("infra", "gh", "api.github.com")
+			s.Addresses = []string{"10.0.0.3"}
+			return s
+		}()},
 			"shop", "api.github.com.shop.svc.cluster.local", "infra/gh"},
 		{"search domain svc.<domain> stripped, then expanded", []Service{svc("shop", "payments", "10.96.0.2")}, "billing", "payments.shop.svc.svc.cluster.local", "shop/payments"},
 		{"search domain <domain> stripped, then expanded", []Service{svc("shop", "payments", "10.96.0.2")}, "billing", "payments.shop.cluster.local", "shop/payments"},
-		{"no <client>.svc search domain for a client without a namespace", []Service{func() Service { s := entry("infra", "gh", "api.github.com"); s.Addresses = []string{"10.0.0.3"}; return s }()},
+		{"no <client>.svc search domain for a client without a namespace", []Service{func() Service {
+			s := entry("infra", "gh", "api.github.com")
+			s.Addresses = []string{"10.0.0.3"}
+			return s
+		}()},
 			"", "api.github.com.shop.svc.cluster.local", "-"},
-		{"a stripped name is not stripped again", []Service{func() Service { s := entry("infra", "gh", "api.github.com"); s.Addresses = []string{"10.0.0.3"}; return s }()},
+		{"a stripped name is not stripped again", []Service{func() Service {
+			s := entry("infra", "gh", "api.github.com")
+			s.Addresses = []string{"10.0.0.3"}
+			return s
+		}()},
 			"billing", "api.github.com.cluster.local.cluster.local", "-"},
 	}
 	for _, tt := range tests {

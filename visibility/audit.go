@@ -5,11 +5,13 @@ import (
 	"net/netip"
 	"slices"
 	"strings"
+
+	"github.com/meshscope/meshscope/internal/names"
 )
 
 // AllOtherNamespaces stands, in an audit, for every namespace other than the entry's own,
 // including namespaces that do not exist yet.
-const AllOtherNamespaces = "*"
+const AllOtherNamespaces = names.Wildcard
 
 // EntryChange is a ServiceEntry whose visibility changes, and who gains or loses it.
 type EntryChange struct {

@@ -108,7 +108,7 @@ func (ix *Index) answers(levels []level) []Answer {
 	group := map[int32]int{} // answering entry (-1: none) -> its answer in out
 	for _, ns := range nss {
 		client := ns
-		if ns == "*" {
+		if ns == AllOtherNamespaces {
 			client = "" // owns nothing on the path: sees what every other namespace sees
 		}
 		e, _ := ix.answer(levels, client)

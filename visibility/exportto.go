@@ -13,9 +13,9 @@ import (
 
 // The special exportTo values.
 const (
-	ExportToAll  = "*" // every namespace
-	ExportToOwn  = "." // the entry's own namespace
-	ExportToNone = "~" // no namespace
+	ExportToAll  = names.Wildcard // every namespace
+	ExportToOwn  = "."            // the entry's own namespace
+	ExportToNone = "~"            // no namespace
 )
 
 // ValidateExportTo reports every problem with the exportTo list of an entry in namespace.

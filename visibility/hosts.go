@@ -16,7 +16,7 @@ func hostProblem(h string) string {
 		return ""
 	}
 	n := normalizeHost(h)
-	if n == "*" {
+	if n == names.Wildcard {
 		return "is a wildcard without a domain"
 	}
 	n = strings.TrimPrefix(n, "*.")

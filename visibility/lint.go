@@ -68,12 +68,12 @@ func (r *Resolver) Lint() []Finding {
 		out = append(out, ruleFindings(i, p)...)
 		switch {
 		case catchAll >= 0:
-			out = append(out, Finding{Policy: i, Rule: -1, Code: Unreachable,
+			out = append(out, Finding{Policy: i, Rule: NoIndex, Code: Unreachable,
 				Message: fmt.Sprintf("policies[%d] matches every namespace, so this policy is never tried", catchAll)})
 			continue
 		case contradicts(reqs[i]):
 			never[i] = true
-			out = append(out, Finding{Policy: i, Rule: -1, Code: NeverMatches,
+			out = append(out, Finding{Policy: i, Rule: NoIndex, Code: NeverMatches,
 				Message: "its rules contradict each other, so it matches no namespace"})
 			continue
 		}
@@ -85,7 +85,7 @@ func (r *Resolver) Lint() []Finding {
 			}
 		}
 		if shadowedBy >= 0 {
-			out = append(out, Finding{Policy: i, Rule: -1, Code: Shadowed,
+			out = append(out, Finding{Policy: i, Rule: NoIndex, Code: Shadowed,
 				Message: fmt.Sprintf("policies[%d] matches every namespace this policy matches, so this policy never decides", shadowedBy)})
 			continue
 		}
@@ -103,7 +103,7 @@ func (r *Resolver) Lint() []Finding {
 		if r.policies[i].visibility != r.defaultVis {
 			break
 		}
-		out = append(out, Finding{Policy: i, Rule: -1, Code: Redundant,
+		out = append(out, Finding{Policy: i, Rule: NoIndex, Code: Redundant,
 			Message: fmt.Sprintf("it gives the default visibility %s and no later policy gives another, so it changes no entry's visibility", r.defaultVis)})
 	}
 	sort.Slice(out, func(a, b int) bool {

@@ -36,15 +36,26 @@ type rule struct {
 }
 
 // Decision is the visibility of one entry and which policy decided it.
+//
+// The zero Decision is no decision at all — a decision always has a Visibility — and
+// prints as "(no decision)".
 type Decision struct {
 	Visibility Visibility `json:"visibility"`
-	// Policy is the index of the deciding policy; -1 when none did: the default applied, the
-	// feature is off, or the entry is a Kubernetes Service.
+	// Policy is the index of the deciding policy; NoIndex when none did: the default
+	// applied, the feature is off, or the entry is a Kubernetes Service.
 	Policy int `json:"policy"`
 }
 
+// NoIndex is the one spelling of "no index" in this package's results: Decision.Policy when
+// no policy decided, PolicyTrace.FailedRule when every rule matched, Finding.Rule for a
+// finding about a whole policy, ScopeExplanation.Config when no config matched.
+const NoIndex = -1
+
 // String returns, for example, "NAMESPACE (policies[2])" or "PUBLIC (default)".
 func (d Decision) String() string {
+	if d.Visibility == "" {
+		return "(no decision)"
+	}
 	if d.Policy < 0 {
 		return string(d.Visibility) + " (default)"
 	}

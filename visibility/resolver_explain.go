@@ -39,7 +39,7 @@ func (r *Resolver) Explain(namespaceLabels labels.Labels) Explanation {
 		namespaceLabels = labels.Set(nil)
 	}
 	for i, p := range r.policies {
-		t := PolicyTrace{Policy: i, Visibility: p.visibility, Matched: true, FailedRule: -1, Decided: i == e.Decision.Policy}
+		t := PolicyTrace{Policy: i, Visibility: p.visibility, Matched: true, FailedRule: NoIndex, Decided: i == e.Decision.Policy}
 		for j, ru := range p.rules {
 			if !ru.selector.Matches(namespaceLabels) {
 				t.Matched, t.FailedRule, t.Selector = false, j, ru.text

@@ -362,3 +362,8 @@ func TestWaypointBinding(t *testing.T) {
 }
 
 func newRand(a, b uint64) *rand.Rand { return rand.New(rand.NewPCG(a, b)) }
+
+func TestZeroDecision(t *testing.T) {
+	assert.Equal(t, "(no decision)", Decision{}.String())
+	assert.Equal(t, "PUBLIC (default)", Decision{Visibility: Public, Policy: NoIndex}.String())
+}
