@@ -30,6 +30,9 @@ func (k ServiceKey) canonical() ServiceKey {
 	return ServiceKey{orDefault(k.Partition), orDefault(k.Namespace), k.Service}
 }
 
+// Canonical spells an empty partition or namespace "default".
+func (k ServiceKey) Canonical() ServiceKey { return k.canonical() }
+
 // String returns "partition/namespace/service", canonical.
 func (k ServiceKey) String() string {
 	c := k.canonical()

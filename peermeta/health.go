@@ -47,8 +47,10 @@ type ProxyConfig struct {
 	DestinationServiceID   string `json:"DestinationServiceID,omitempty"`
 }
 
-// ServiceConnect carries the PeerMeta of a synthetic instance.
+// ServiceConnect is an instance's connect settings: Native for a connect-native instance,
+// and the PeerMeta a synthetic instance carries.
 type ServiceConnect struct {
+	Native   bool      `json:"Native,omitempty"`
 	PeerMeta *PeerMeta `json:"PeerMeta,omitempty"`
 }
 

@@ -1,26 +1,32 @@
-// Command peering shows what a Consul-style cluster replicates to each of its peers: every
-// exported service with the SNI the peer dials, the SPIFFE IDs it accepts and the protocol,
-// the services that fail to replicate (and why), and those deliberately excluded.
+// Command peering shows what a Consul cluster replicates to each of its peers: every
+// exported service with the SNI the peer dials, the SPIFFE IDs it accepts and the protocol;
+// the services replicated without a chain; those not replicated, and why in Consul's words;
+// where meshscope's one-rule reading differs from Consul's union; and — given proposed
+// entries — the replication diff and the writes Consul would refuse.
 //
-// With no flags it runs on the embedded sample. On your own cluster:
+// With no flags it runs on the embedded sample. On your own cluster (CONSUL_HTTP_ADDR set),
+// every file is what a Consul command prints:
 //
-//	consul config read -kind exported-services -name default > exported-services.json
-//	for r in $(consul config list -kind service-resolver); do consul config read -kind service-resolver -name $r; done > resolvers.json
-//	go run ./examples/peering -exports exported-services.json -resolvers resolvers.json \
-//	    -catalog catalog.json -cluster-id $(consul operator raft ... cluster id) -datacenter dc1 [-peer east] [-o json]
+//	consul config list -kind exported-services | xargs -I{} consul config read -kind exported-services -name {} > config.json
+//	consul config list -kind service-resolver | xargs -I{} consul config read -kind service-resolver -name {} >> config.json
+//	consul config list -kind service-defaults | xargs -I{} consul config read -kind service-defaults -name {} >> config.json
+//	consul config read -kind proxy-defaults -name global >> config.json
+//	curl -s $CONSUL_HTTP_ADDR/v1/catalog/services > catalog.json
+//	curl -s $CONSUL_HTTP_ADDR/v1/health/service/mesh-gateway > gateways.json
+//	for s in $(jq -r 'keys[]' catalog.json); do curl -s "$CONSUL_HTTP_ADDR/v1/health/connect/$s"; done > connect.json
+//	curl -s $CONSUL_HTTP_ADDR/v1/connect/ca/roots > ca-roots.json
+//	go run ./examples/peering -config config.json -catalog catalog.json -health gateways.json -health connect.json \
+//	    -ca-roots ca-roots.json -datacenter dc1 [-peer east] [-o json]
 //
-// The catalog file lists the services with their protocols and the local mesh gateway
-// instances (the output of /v1/health/service/mesh-gateway):
-//
-//	{"DefaultProtocol": "tcp", "Services": [{"Name": "web", "Namespace": "default", "Protocol": "http"}],
-//	 "Gateways": [ ...as /v1/health/service/mesh-gateway returns them... ]}
+// Sameness groups (Consul Enterprise) are read from -config too, or from
+// `consul config read -kind sameness-group -name <g>` output with -sameness-groups. A dry run
+// of a change: -new-config proposed.json (entries that replace those of the same kind and
+// name). -fail-on warning|error makes findings at or above that level exit with status 3.
 package main
 
 import (
-	"bytes"
 	"cmp"
 	"embed"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -28,24 +34,39 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/meshscope/meshscope/chain"
 	"github.com/meshscope/meshscope/exports"
 	"github.com/meshscope/meshscope/internal/cli"
-	"github.com/meshscope/meshscope/internal/strict"
 	"github.com/meshscope/meshscope/peermeta"
-	"github.com/meshscope/meshscope/spiffe"
 )
 
 //go:embed sample/*.json
 var sample embed.FS
 
+const prog = "peering"
+
+const description = `peering: what a Consul cluster replicates to each of its peers.
+
+Reads Consul's own output: config entries (consul config read), the catalog
+(/v1/catalog/services), health (/v1/health/service/mesh-gateway, /v1/health/connect/<svc>),
+and the CA roots (/v1/connect/ca/roots) for the trust domain. With no input flags it runs on
+an embedded sample. See the package documentation for the exact commands.
+`
+
+// files is a repeatable flag.
+type files []string
+
+func (f *files) String() string     { return strings.Join(*f, ",") }
+func (f *files) Set(v string) error { *f = append(*f, v); return nil }
+
 type options struct {
-	exports, resolvers, catalog string
-	clusterID, trustDomain      string
-	datacenter, partition, peer string
-	output                      string
+	config, exports, resolvers, groups, newConfig files
+	health, gatewayServices                       files
+	catalog, caRoots, trustDomain                 string
+	datacenter, partition, namespace, peer        string
+	explain, output, failOn                       string
+	wide                                          bool
 }
 
 func main() {
@@ -55,258 +76,276 @@ func main() {
 func run(args []string, stdout, stderr io.Writer) int {
 	var o options
 	fs := flag.NewFlagSet(prog, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.StringVar(&o.exports, "exports", "", "exported-services entries (consul config read JSON; one or several); default: the embedded sample")
-	fs.StringVar(&o.resolvers, "resolvers", "", "service-resolver entries (consul config read JSON; one, several, or a list); default: the embedded sample")
-	fs.StringVar(&o.catalog, "catalog", "", "services with protocols and the mesh gateway instances (see the command's documentation); default: the embedded sample")
-	fs.StringVar(&o.clusterID, "cluster-id", "11111111-2222-3333-4444-555555555555", "the exporting cluster's ID; its trust domain is derived from it")
-	fs.StringVar(&o.trustDomain, "trust-domain", "", "the exporting cluster's trust domain (overrides -cluster-id)")
-	fs.StringVar(&o.datacenter, "datacenter", "dc1", "the exporting datacenter")
+	fs.Var(&o.config, "config", "consul config read output of any kinds, mixed (file or directory; repeatable)")
+	fs.Var(&o.exports, "exports", "exported-services entries only (consul config read output; repeatable)")
+	fs.Var(&o.resolvers, "resolvers", "service-resolver entries only (consul config read output; repeatable)")
+	fs.Var(&o.groups, "sameness-groups", "sameness-group entries only (consul config read output; repeatable)")
+	fs.Var(&o.newConfig, "new-config", "proposed entries for a dry run: replace those of the same kind and name (repeatable)")
+	fs.Var(&o.health, "health", "/v1/health/service/<name> or /v1/health/connect/<name> output: gateways and connect instances (repeatable)")
+	fs.Var(&o.gatewayServices, "gateway-services", "/v1/catalog/gateway-services/<terminating gateway> output (repeatable)")
+	fs.StringVar(&o.catalog, "catalog", "", "/v1/catalog/services output for -partition and -namespace")
+	fs.StringVar(&o.caRoots, "ca-roots", "", "/v1/connect/ca/roots output: the trust domain")
+	fs.StringVar(&o.trustDomain, "trust-domain", "", "the trust domain, instead of -ca-roots")
+	fs.StringVar(&o.datacenter, "datacenter", "", "the exporting datacenter (required with your own input; the sample's is dc1)")
 	fs.StringVar(&o.partition, "partition", "default", "the partition the peerings belong to")
-	fs.StringVar(&o.peer, "peer", "", "the peer to show (the exporter's name for the peering); default: every peer the exports name")
+	fs.StringVar(&o.namespace, "namespace", "default", "the namespace of the -catalog services")
+	fs.StringVar(&o.peer, "peer", "", "show this peer only (the exporter's name for the peering)")
+	fs.StringVar(&o.explain, "explain", "", "explain one service [partition/namespace/]name: its rule, its chain, its identities")
 	fs.StringVar(&o.output, "o", "table", "output format: table or json (Consul's wire format)")
-	if err := fs.Parse(args); err != nil || !cli.CheckFormat(prog, o.output, stderr) {
+	fs.StringVar(&o.failOn, "fail-on", "", "exit with status 3 when a finding is at or above this level: warning or error")
+	fs.BoolVar(&o.wide, "wide", false, "every SPIFFE ID and instance in the table")
+	if done, code := cli.Parse(fs, args, description, stdout, stderr); done {
+		return code
+	}
+	if !cli.CheckFormat(prog, o.output, stderr) || !cli.CheckFailOn(prog, o.failOn, stderr) {
 		return cli.Usage
 	}
-	reps, err := build(o)
+	rep, err := build(o)
 	if err != nil {
 		return cli.Fail(prog, stderr, err)
 	}
-	return cli.Emit(prog, stdout, stderr, o.output, reps, func(w io.Writer) error { return print(w, reps) })
+	code := cli.Emit(prog, stdout, stderr, o.output, rep, func(w io.Writer) error { return rep.print(w, o.wide) })
+	return cli.Gate(code, o.failOn, rep.severities()...)
 }
 
-const prog = "peering"
+// inputs is everything read, for one side of a dry run.
+type inputs struct {
+	entries entries
+	catalog []exports.ServiceName
+	health  health
+	extra   []exports.ServiceName // behind terminating gateways
+}
 
-// decodeAll reads a stream of JSON values — objects, or lists of objects — into values of T,
-// prefixing every error with the file and the value's position.
-func decodeAll[T any](data []byte, name string) ([]T, error) {
-	var out []T
+func (o options) own() bool {
+	return len(o.config)+len(o.exports)+len(o.resolvers)+len(o.groups)+len(o.health)+len(o.gatewayServices) > 0 ||
+		o.catalog != "" || o.caRoots != "" || o.trustDomain != ""
+}
+
+// read reads the inputs: the user's files, or the sample when they gave none.
+func (o options) read() (inputs, string, string, error) {
+	var in inputs
+	if !o.own() {
+		return readSample()
+	}
+	td, dc := o.trustDomain, o.datacenter
 	var errs []error
-	dec := json.NewDecoder(bytes.NewReader(data))
-	for n := 0; ; n++ {
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err == io.EOF {
-			break
-		} else if err != nil {
-			return nil, fmt.Errorf("%s: value %d: not JSON: %w", name, n+1, err)
+	switch {
+	case o.caRoots != "" && td != "":
+		errs = append(errs, errors.New("-ca-roots and -trust-domain both given: give one"))
+	case o.caRoots != "":
+		data, err := os.ReadFile(o.caRoots)
+		if err == nil {
+			td, err = loadTrustDomain(o.caRoots, data)
 		}
-		items := []json.RawMessage{raw}
-		list := bytes.HasPrefix(bytes.TrimSpace(raw), []byte("["))
-		if list {
-			if err := json.Unmarshal(raw, &items); err != nil {
-				return nil, fmt.Errorf("%s: value %d: %w", name, n+1, err)
-			}
-		}
-		for i, item := range items {
-			var v T
-			if err := json.Unmarshal(item, &v); err != nil {
-				where := fmt.Sprintf("value %d", n+1)
-				if list {
-					where = fmt.Sprintf("value %d, [%d]", n+1, i)
-				}
-				errs = append(errs, strict.Prefix(fmt.Sprintf("%s: %s: ", name, where), err))
-				continue
-			}
-			out = append(out, v)
+		errs = append(errs, err)
+	case td == "":
+		errs = append(errs, errors.New("the trust domain is required with your own input: -ca-roots (curl $CONSUL_HTTP_ADDR/v1/connect/ca/roots) or -trust-domain"))
+	}
+	if dc == "" {
+		errs = append(errs, errors.New("-datacenter is required with your own input"))
+	}
+	for _, f := range []struct {
+		paths files
+		kind  string
+	}{{o.config, ""}, {o.exports, "exported-services"}, {o.resolvers, "service-resolver"}, {o.groups, "sameness-group"}} {
+		for _, p := range f.paths {
+			errs = append(errs, loadConfig(p, f.kind, &in.entries))
 		}
 	}
-	return out, errors.Join(errs...)
+	if o.catalog != "" {
+		data, err := os.ReadFile(o.catalog)
+		if err == nil {
+			in.catalog, err = loadCatalog(o.catalog, data, o.partition, o.namespace)
+		}
+		errs = append(errs, err)
+	}
+	for _, p := range o.health {
+		data, err := os.ReadFile(p)
+		if err == nil {
+			err = loadHealth(p, data, &in.health)
+		}
+		errs = append(errs, err)
+	}
+	for _, p := range o.gatewayServices {
+		data, err := os.ReadFile(p)
+		if err == nil {
+			var got []exports.ServiceName
+			got, err = loadGatewayServices(p, data)
+			in.extra = append(in.extra, got...)
+		}
+		errs = append(errs, err)
+	}
+	return in, td, dc, errors.Join(errs...)
 }
 
-// catalogFile is the catalog input: services with their protocols, and the gateways.
-type catalogFile struct {
-	DefaultProtocol string
-	Services        []catalogService
-	Gateways        []peermeta.CheckServiceNode
+func readSample() (inputs, string, string, error) {
+	var in inputs
+	var errs []error
+	data, name, err := cli.ReadFile(sample, "", "config.json")
+	if err == nil {
+		err = readEntries(name, data, "", &in.entries)
+	}
+	errs = append(errs, err)
+	data, name, err = cli.ReadFile(sample, "", "catalog.json")
+	if err == nil {
+		in.catalog, err = loadCatalog(name, data, "default", "default")
+	}
+	errs = append(errs, err)
+	for _, f := range []string{"health-mesh-gateway.json", "health-connect.json"} {
+		data, name, err = cli.ReadFile(sample, "", f)
+		if err == nil {
+			err = loadHealth(name, data, &in.health)
+		}
+		errs = append(errs, err)
+	}
+	data, name, err = cli.ReadFile(sample, "", "ca-roots.json")
+	td := ""
+	if err == nil {
+		td, err = loadTrustDomain(name, data)
+	}
+	errs = append(errs, err)
+	return in, td, "dc1", errors.Join(errs...)
 }
 
-type catalogService struct {
-	exports.ServiceName
-	Protocol string
+// input builds the replication input of one side for a peer.
+func (in inputs) input(x *exports.Exports, exp peermeta.Exporter) peermeta.Input {
+	return peermeta.Input{Exporter: exp, Exports: x, Catalog: in.catalog, Entries: in.entries.chain,
+		Gateways: in.health.gateways, Connect: slices.Concat(in.health.connect, in.extra)}
 }
 
-// decodeCatalog reads the catalog strictly (it is this program's format), except the
-// gateways, which are Consul's API output and carry many fields this program ignores.
-func decodeCatalog(data []byte, name string) (catalogFile, error) {
-	var c catalogFile
-	x, err := strict.Parse(data)
+// build reads everything and works out the report.
+func build(o options) (*report, error) {
+	in, td, dc, err := o.read()
 	if err != nil {
-		return c, fmt.Errorf("%s: not JSON: %w", name, err)
+		return nil, err
 	}
-	d := &strict.Decoder{}
-	o, ok := d.Object(x, "")
-	if !ok {
-		return c, strict.Prefix(name+": ", cmp.Or(d.Err(), errors.New("(top level): must be an object")))
+	x, err := exports.CompileGroups(in.entries.chain.SamenessGroups, in.entries.exports...)
+	if err != nil {
+		return nil, cli.InFile("exported-services", err)
 	}
-	o.Check("DefaultProtocol", "Services", "Gateways")
-	o.String(&c.DefaultProtocol, "DefaultProtocol")
-	if v, p, ok := o.Get("Services"); ok {
-		for i, item := range d.List(v, p) {
-			so, ok := d.Object(item, strict.Index(p, i))
-			if !ok {
-				continue
-			}
-			so.Check("Name", "Namespace", "Partition", "Protocol")
-			var s catalogService
-			so.String(&s.Name, "Name")
-			so.String(&s.Namespace, "Namespace")
-			so.String(&s.Partition, "Partition")
-			so.String(&s.Protocol, "Protocol")
-			if s.Name == "" {
-				d.Errorf(strict.Index(p, i), "Name: must not be empty")
-			}
-			c.Services = append(c.Services, s)
+	if _, err := chain.NewCompiler(in.entries.chain); err != nil {
+		return nil, cli.InFile("service-resolver", err)
+	}
+	partitions := x.Partitions()
+	if !slices.Contains(partitions, o.partition) {
+		return nil, fmt.Errorf("-partition %q has no exported-services entry; partitions with one: %s", o.partition, list(partitions))
+	}
+	peers := peersOf(x, o.partition, in)
+	if o.peer != "" {
+		if !slices.Contains(peers, o.peer) {
+			return nil, fmt.Errorf("-peer %q: the exported-services entry of partition %q names no such peer; it names: %s", o.peer, o.partition, list(peers))
 		}
+		peers = []string{o.peer}
 	}
-	if v, p, ok := o.Get("Gateways"); ok {
-		b, _ := json.Marshal(v)
-		if err := json.Unmarshal(b, &c.Gateways); err != nil {
-			d.Errorf(p, "must be a list of /v1/health/service/mesh-gateway entries: %v", err)
-		}
-	}
-	return c, strict.Prefix(name+": ", d.Err())
-}
-
-func build(o options) ([]peermeta.Replication, error) {
-	data, name, err := cli.ReadFile(sample, o.exports, "exported-services.json")
-	if err != nil {
-		return nil, err
-	}
-	entries, err := decodeAll[exports.ConfigEntry](data, name)
-	if err != nil {
-		return nil, err
-	}
-	x, err := exports.Compile(entries...)
-	if err != nil {
-		return nil, strict.Prefix(name+": ", err)
-	}
-	data, rname, err := cli.ReadFile(sample, o.resolvers, "resolvers.json")
-	if err != nil {
-		return nil, err
-	}
-	resolvers, err := decodeAll[chain.ServiceResolver](data, rname)
-	if err != nil {
-		return nil, err
-	}
-	data, cname, err := cli.ReadFile(sample, o.catalog, "catalog.json")
-	if err != nil {
-		return nil, err
-	}
-	cat, err := decodeCatalog(data, cname)
-	if err != nil {
-		return nil, err
-	}
-	td := o.trustDomain
-	if td == "" {
-		td = spiffe.ConsulTrustDomain(o.clusterID)
-	}
-	in := peermeta.Input{
-		Exports:  x,
-		Entries:  chain.Entries{Resolvers: resolvers, Protocols: map[chain.ServiceKey]string{}, DefaultProtocol: cat.DefaultProtocol},
-		Gateways: cat.Gateways,
-	}
-	for _, s := range cat.Services {
-		in.Catalog = append(in.Catalog, s.ServiceName)
-		if s.Protocol != "" {
-			in.Entries.Protocols[chain.ServiceKey{Partition: s.Partition, Namespace: s.Namespace, Service: s.Name}] = s.Protocol
-		}
-	}
-	peers := []string{o.peer}
-	if o.peer == "" {
-		peers = peersOf(x, o.partition)
-	}
-	var reps []peermeta.Replication
+	rep := &report{TrustDomain: td, Datacenter: dc, Partition: o.partition}
 	for _, p := range peers {
-		in.Exporter = peermeta.Exporter{Peer: p, Partition: o.partition, Datacenter: o.datacenter, TrustDomain: td}
-		rep, err := peermeta.Replicate(in)
+		exp := peermeta.Exporter{Peer: p, Partition: o.partition, Datacenter: dc, TrustDomain: td}
+		r, err := peermeta.Replicate(in.input(x, exp))
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", rname, err)
+			return nil, err
 		}
-		reps = append(reps, rep)
+		rep.Peers = append(rep.Peers, peerReport{Replication: r, Union: unionNotes(x, in, exp)})
 	}
-	return reps, nil
+	rep.warnGateways(in.health.gateways)
+	if o.explain != "" {
+		e, err := explainService(o.explain, x, in, rep)
+		if err != nil {
+			return nil, err
+		}
+		rep.Explain = e
+	}
+	if len(o.newConfig) > 0 {
+		if err := rep.dryRun(o, in, x, peers); err != nil {
+			return nil, err
+		}
+	}
+	return rep, nil
 }
 
-// peersOf lists the peers the partition's exported-services entry names, sorted.
-func peersOf(x *exports.Exports, partition string) []string {
-	e, ok := x.Entry(partition)
-	if !ok {
-		return nil
-	}
+// peersOf lists the peers the partition's exported-services entry names, sameness groups
+// expanded, sorted.
+func peersOf(x *exports.Exports, partition string, in inputs) []string {
 	seen := map[string]bool{}
-	var out []string
+	e, _ := x.Entry(partition)
 	for _, s := range e.Services {
 		for _, c := range s.Consumers {
-			if c.Peer != "" && !seen[c.Peer] {
+			if c.Peer != "" {
 				seen[c.Peer] = true
-				out = append(out, c.Peer)
 			}
 		}
+	}
+	for _, g := range in.entries.chain.SamenessGroups {
+		for _, m := range g.Members {
+			if m.Peer != "" && cmp.Or(g.Partition, "default") == partition && groupUsed(e, g.Name) {
+				seen[m.Peer] = true
+			}
+		}
+	}
+	out := make([]string, 0, len(seen))
+	for p := range seen {
+		out = append(out, p)
 	}
 	slices.Sort(out)
 	return out
 }
 
-func print(w io.Writer, reps []peermeta.Replication) error {
-	for i, rep := range reps {
-		if i > 0 {
-			fmt.Fprintln(w)
-		}
-		td := rep.Exporter.TrustDomain
-		short := func(s string) string { return strings.ReplaceAll(s, td, "<td>") }
-		fmt.Fprintf(w, "PEER %s: from partition %s, datacenter %s, trust domain <td> = %s\n", rep.Peer, orDefault(rep.Exporter.Partition), rep.Exporter.Datacenter, td)
-		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "SERVICE\tPROTOCOL\tSNI\tSPIFFE IDS\tFROM\tINSTANCES")
-		for _, s := range rep.Services {
-			for j := 0; j < max(len(s.Origins), len(s.Instances)); j++ {
-				cols := make([]string, 6)
-				if j == 0 {
-					cols[0], cols[1], cols[2] = s.Service.String(), s.PeerMeta.Protocol, short(s.PeerMeta.PrimarySNI())
-				}
-				if j < len(s.Origins) {
-					cols[3], cols[4] = short(s.Origins[j].SpiffeID), origin(s.Origins[j])
-				}
-				if j < len(s.Instances) {
-					cols[5] = instance(s.Instances[j])
-				}
-				fmt.Fprintln(tw, strings.Join(cols, "\t"))
+func groupUsed(e *exports.ConfigEntry, name string) bool {
+	for _, s := range e.Services {
+		for _, c := range s.Consumers {
+			if c.SamenessGroup == name {
+				return true
 			}
 		}
-		if err := tw.Flush(); err != nil {
-			return err
-		}
-		for _, f := range rep.Failed {
-			fmt.Fprintf(w, "NOT REPLICATED %s: %v\n", f.Service, f.Err)
-		}
-		for _, e := range rep.Excluded {
-			fmt.Fprintf(w, "EXCLUDED %s: %s\n", e.Service, e.Reason)
-		}
 	}
-	return nil
+	return false
 }
 
-func origin(o peermeta.Origin) string {
-	if o.From != peermeta.FromTarget {
-		return string(o.From)
+// unionNotes says, for each service the peer does not receive under meshscope's one-rule
+// reading but would under Consul's union of every rule naming the peer, which rule Consul
+// would replicate it by.
+func unionNotes(x *exports.Exports, in inputs, exp peermeta.Exporter) []string {
+	var notes []string
+	names := candidates(in, exp.Partition)
+	for _, s := range names {
+		ex := x.Explain(s)
+		if ex.Match != nil && slices.ContainsFunc(ex.Match.Consumers, func(c exports.Consumer) bool { return c.Peer == exp.Peer }) {
+			continue
+		}
+		for _, c := range ex.Candidates {
+			if c.Verdict != exports.LessExact {
+				continue
+			}
+			if slices.ContainsFunc(c.Reaches, func(r exports.ExpandedConsumer) bool { return r.Peer == exp.Peer }) {
+				notes = append(notes, fmt.Sprintf("Consul would also replicate %s to %s via Services[%d]; meshscope applies only the most exact rule (Services[%d])",
+					s.Name, exp.Peer, c.Rule, ex.Match.Rule))
+				break
+			}
+		}
 	}
-	via := ""
-	if n := len(o.Via); n > 0 && o.Via[n-1].Resolver != "" {
-		via = " (" + o.Via[n-1].Field + " of " + o.Via[n-1].Resolver + ")"
-	}
-	return "target " + strings.Join(o.Targets, ", ") + via
+	return notes
 }
 
-func instance(n peermeta.CheckServiceNode) string {
-	status := "no checks"
-	if len(n.Checks) > 0 {
-		status = n.Checks[0].Status
+// candidates are the names a partition could export: the catalog's and the resolvers',
+// canonical, sorted, without repeats.
+func candidates(in inputs, partition string) []exports.ServiceName {
+	var out []exports.ServiceName
+	for _, s := range in.catalog {
+		if s = s.Canonical(); s.Partition == partition {
+			out = append(out, s)
+		}
 	}
-	return fmt.Sprintf("%s on %s %s:%d, %s", n.Service.ID, n.Node.Node, n.Service.Address, n.Service.Port, status)
+	for _, r := range in.entries.chain.Resolvers {
+		if s := (exports.ServiceName{Partition: r.Partition, Namespace: r.Namespace, Name: r.Name}).Canonical(); s.Partition == partition {
+			out = append(out, s)
+		}
+	}
+	slices.SortFunc(out, exports.ServiceName.Compare)
+	return slices.Compact(out)
 }
 
-func orDefault(s string) string {
-	if s == "" {
-		return "default"
+func list(xs []string) string {
+	if len(xs) == 0 {
+		return "(none)"
 	}
-	return s
+	return strings.Join(xs, ", ")
 }

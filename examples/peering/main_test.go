@@ -9,8 +9,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/meshscope/meshscope/peermeta"
 )
 
 func runArgs(t *testing.T, args ...string) (int, string, string) {
@@ -20,35 +18,6 @@ func runArgs(t *testing.T, args ...string) (int, string, string) {
 	return code, out.String(), errOut.String()
 }
 
-func TestSample(t *testing.T) {
-	code, out, errOut := runArgs(t)
-	require.Equal(t, 0, code, errOut)
-	for _, want := range []string{
-		"PEER east: from partition default, datacenter dc1, trust domain <td> = 11111111-2222-3333-4444-555555555555.consul",
-		"default/default/mysql          tcp       mysql.default.default.east.external.<td>          spiffe://<td>/ns/default/dc/dc1/svc/mysql",
-		`spiffe://<td>/ns/default/dc/dc1/svc/mysql-standby  target mysql-standby.default.default.dc1 (Failover["*"] of default/default/mysql)`,
-		`NOT REPLICATED default/default/orders: service "orders-v2" does not have a subset named "canary"`,
-		"EXCLUDED default/default/legacy: its chain reaches the reserved consul service",
-		"default/default/billing        grpc      billing.default.default.west.external.<td>",
-	} {
-		assert.Contains(t, out, want)
-	}
-	east, _, _ := strings.Cut(out, "PEER west")
-	assert.NotContains(t, east, "billing", "billing is exported to west only")
-}
-
-func TestJSON(t *testing.T) {
-	code, out, errOut := runArgs(t, "-o", "json", "-peer", "west", "-trust-domain", "peer.consul", "-datacenter", "dc9")
-	require.Equal(t, 0, code, errOut)
-	var reps []peermeta.Replication
-	require.NoError(t, json.Unmarshal([]byte(out), &reps))
-	require.Len(t, reps, 1)
-	assert.Equal(t, "billing.default.default.west.external.peer.consul", reps[0].Services[0].PeerMeta.PrimarySNI())
-	assert.Contains(t, out, `"SpiffeID": [`)
-	assert.Contains(t, out, `"spiffe://peer.consul/gateway/mesh/dc/dc9"`)
-	assert.Contains(t, out, `"Kind": "connect-proxy"`)
-}
-
 func write(t *testing.T, name, content string) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), name)
@@ -56,49 +25,169 @@ func write(t *testing.T, name, content string) string {
 	return p
 }
 
-func TestUserFiles(t *testing.T) {
-	exp := write(t, "exp.json", `{"Kind":"exported-services","Name":"default","Services":[{"Name":"api","Consumers":[{"Peer":"north"}]}]}`)
-	// Two `consul config read` outputs, one after the other.
-	res := write(t, "res.json", `{"Kind":"service-resolver","Name":"api","Redirect":{"Service":"api-v2"}}
-{"Kind":"service-resolver","Name":"api-v2","Failover":{"*":{"Datacenters":["dc2"]}}}`)
-	cat := write(t, "cat.json", `{"Services":[{"Name":"api"},{"Name":"api-v2"}],"Gateways":[]}`)
-	code, out, errOut := runArgs(t, "-exports", exp, "-resolvers", res, "-catalog", cat)
+func TestSample(t *testing.T) {
+	code, out, errOut := runArgs(t)
 	require.Equal(t, 0, code, errOut)
-	assert.Contains(t, out, "PEER north")
-	assert.Contains(t, out, "spiffe://<td>/ns/default/dc/dc2/svc/api-v2")
+	for _, want := range []string{
+		"trust domain <td> = 11111111-2222-3333-4444-555555555555.consul, datacenter dc1, partition default",
+		"default/default/mysql      tcp       mysql.default.default.dc1      3           2 (1 passing, 1 warning)",
+		"default/default/inventory  tcp       inventory.default.default.dc1  3",
+		"PLAIN (not connect services: replicated without a chain): default/default/mysql-standby, default/default/orders-v2, default/default/reports",
+		`NOT REPLICATED default/default/orders: service "orders-v2" does not have a subset named "canary"`,
+		`NOT REPLICATED default/default/web: peer exported service "web" contains cross-datacenter failover`,
+		"EXCLUDED default/default/legacy: its chain reaches the reserved consul service",
+		"default/default/billing  grpc      billing.default.default.dc1  2",
+		"NOTE Consul would also replicate inventory to west via Services[0]; meshscope applies only the most exact rule (Services[3])",
+	} {
+		assert.Contains(t, out, want)
+	}
+	east, west, _ := strings.Cut(out, "PEER west")
+	assert.NotContains(t, strings.Split(east, "NOTE")[0], "billing", "billing is exported to west only")
+	assert.NotContains(t, west, "inventory  tcp", "inventory goes to the sameness group's members: ap2 and east")
+	for _, line := range strings.Split(out, "\n") {
+		if strings.HasPrefix(line, "SERVICE") || strings.HasPrefix(line, "default/") {
+			assert.LessOrEqual(t, len(line), 120, "the table fits 120 columns: %q", line)
+		}
+	}
 }
 
-func TestErrors(t *testing.T) {
-	exp := write(t, "exp.json", `{"Name":"default","Services":[{"Name":"api","Consumers":[{"Peers":"north"}]}]}`)
-	code, _, errOut := runArgs(t, "-exports", exp)
-	assert.Equal(t, 1, code)
-	assert.Contains(t, errOut, exp+`: value 1: Services[0].Consumers[0]: unknown field "Peers" (did you mean "Peer"?)`)
+func TestWideAndExplain(t *testing.T) {
+	code, out, errOut := runArgs(t, "-wide", "-peer", "east", "-explain", "inventory")
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "accept spiffe://<td>/ap/ap2/ns/default/dc/dc1/svc/inventory  (target inventory.default.ap2.dc1 by Failover[\"*\"] of default/default/inventory)",
+		"tcp PeerMeta carries the partition member's identity")
+	assert.Contains(t, out, "instance inventory-sidecar-proxy-instance-0 on gw-1 10.0.1.10:8443, passing")
+	assert.Contains(t, out, "exported to partition ap2 (sameness group dr), peer east (sameness group dr)")
+	assert.Contains(t, out, `Failover["*"] of default/default/inventory -> sameness group dr, member peer east -> inventory.default.default.external.east`)
+	assert.Contains(t, out, "export to a peer: safe")
 
-	exp2 := write(t, "exp2.json", `{"Name":"default","Services":[{"Name":"api","Consumers":[{"Peer":"*"}]}]}`)
-	code, _, errOut = runArgs(t, "-exports", exp2)
+	code, _, errOut = runArgs(t, "-explain", "nope")
 	assert.Equal(t, 1, code)
-	assert.Contains(t, errOut, exp2+`: entries[0] ("default"): Services[0].Consumers[0]: exporting to all peers (wildcard) is not supported`)
+	assert.Contains(t, errOut, `-explain "nope": no such service in the catalog or the resolvers; services: default/default/billing`)
+}
 
-	res := write(t, "res.json", `[{"Name":"a"},{"Name":"b","ConnectTimeout":"soon"}]`)
-	code, _, errOut = runArgs(t, "-resolvers", res)
+func TestJSON(t *testing.T) {
+	code, out, errOut := runArgs(t, "-o", "json", "-peer", "west")
+	require.Equal(t, 0, code, errOut)
+	var rep struct {
+		Peers []struct {
+			Services []struct {
+				PeerMeta struct{ SNI []string }
+			}
+		}
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &rep))
+	require.Len(t, rep.Peers, 1)
+	assert.Equal(t, "billing.default.default.west.external.11111111-2222-3333-4444-555555555555.consul", rep.Peers[0].Services[0].PeerMeta.SNI[0])
+	assert.Contains(t, out, `"Kind": "connect-proxy"`)
+	assert.Contains(t, out, `"Error": "peer exported service \"web\" contains cross-datacenter failover"`)
+}
+
+// userFiles writes a small cluster as Consul's commands print it.
+func userFiles(t *testing.T) []string {
+	t.Helper()
+	config := write(t, "config.json", `{"Kind":"exported-services","Name":"default","Services":[{"Name":"api","Consumers":[{"Peer":"north"}]},{"Name":"*","Consumers":[{"Peer":"south"}]}],"CreateIndex":18446744073709551615,"ModifyIndex":2}
+{"Kind":"service-resolver","Name":"api","Redirect":{"Service":"api-v2"}}
+{"Kind":"service-defaults","Name":"api-v2","Protocol":"tcp","MeshGateway":{"Mode":"local"},"Expose":{}}
+{"Kind":"proxy-defaults","Name":"global","Config":{"protocol":"tcp","local_connect_timeout_ms":1000}}`)
+	catalog := write(t, "catalog.json", `{"api": ["v1"], "api-v2": [], "consul": [], "batch": []}`)
+	gateways := write(t, "gateways.json", `[{"Node":{"Node":"gw","Address":"10.0.0.9","Datacenter":"dc7","CreateIndex":9},"Service":{"Kind":"mesh-gateway","ID":"mesh-gateway","Service":"mesh-gateway","Port":8443,"Weights":{"Passing":1}},"Checks":[{"Node":"gw","CheckID":"serfHealth","Status":"passing","Type":""}]}]`)
+	connect := write(t, "connect.json", `[{"Node":{"Node":"n1","Address":"10.0.1.1"},"Service":{"Kind":"connect-proxy","ID":"api-v2-sidecar-proxy","Service":"api-v2-sidecar-proxy","Proxy":{"DestinationServiceName":"api-v2"}},"Checks":[]}]
+[{"Node":{"Node":"n2","Address":"10.0.1.2"},"Service":{"ID":"native","Service":"batch","Connect":{"Native":true}},"Checks":[]}]`)
+	roots := write(t, "roots.json", `{"ActiveRootID":"x","TrustDomain":"abcd.consul","Roots":[]}`)
+	return []string{"-config", config, "-catalog", catalog, "-health", gateways, "-health", connect, "-ca-roots", roots, "-datacenter", "dc7"}
+}
+
+func TestConsulNativeInput(t *testing.T) {
+	code, out, errOut := runArgs(t, append(userFiles(t), "-wide")...)
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "trust domain <td> = abcd.consul, datacenter dc7")
+	assert.Contains(t, out, "PEER north")
+	assert.Contains(t, out, "default/default/api  tcp       api-v2.default.default.dc7")
+	assert.Contains(t, out, "accept spiffe://<td>/ns/default/dc/dc7/svc/api-v2  (target api-v2.default.default.dc7 by Redirect of default/default/api)")
+	assert.Contains(t, out, "default/default/batch", "a connect-native instance makes a connect service")
+	south := out[strings.Index(out, "PEER south"):]
+	assert.Contains(t, south, "default/default/api-v2")
+
+	// A directory of entries, mixed.
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "a.json"), []byte(`[{"Kind":"service-resolver","Name":"api","Redirect":{"Service":"api-v2"}}]`), 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "b.json"), []byte(`{"Kind":"exported-services","Name":"default","Services":[{"Name":"api","Consumers":[{"Peer":"north"}]}]}`), 0o600))
+	code, out, errOut = runArgs(t, "-config", dir, "-trust-domain", "abcd.consul", "-datacenter", "dc7")
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "PEER north")
+	assert.Contains(t, out, "default/default/api  tcp       api-v2.default.default.dc7  3           0\n", "a resolver makes api a connect service")
+	assert.Contains(t, out, "WARNING no mesh gateway instances")
+}
+
+func TestRefusesToGuess(t *testing.T) {
+	files := userFiles(t)
+	tests := []struct {
+		name string
+		args []string
+		code int
+		msg  string
+	}{
+		{"no trust domain with your own input", []string{"-config", files[1], "-datacenter", "dc1"}, 1, "the trust domain is required with your own input: -ca-roots"},
+		{"no datacenter with your own input", []string{"-config", files[1], "-trust-domain", "x.consul"}, 1, "-datacenter is required with your own input"},
+		{"an unknown peer", append(files, "-peer", "nowhere"), 1, `-peer "nowhere": the exported-services entry of partition "default" names no such peer; it names: north, south`},
+		{"an unknown partition", append(files, "-partition", "retail"), 1, `-partition "retail" has no exported-services entry; partitions with one: default`},
+		{"a positional argument", []string{"config.json"}, 2, `unexpected argument "config.json": every input is given with a flag`},
+		{"an unknown flag", []string{"-cluster-id", "x"}, 2, "flag provided but not defined: -cluster-id"},
+		{"a bad output format", []string{"-o", "yaml"}, 2, "-o must be table or json"},
+		{"a bad -fail-on", []string{"-fail-on", "info"}, 2, "-fail-on must be warning or error"},
+		{"a resolver in -exports", []string{"-exports", files[1], "-trust-domain", "x.consul", "-datacenter", "dc1"}, 1, `holds a "service-resolver" entry; this flag reads exported-services entries`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, _, errOut := runArgs(t, tt.args...)
+			assert.Equal(t, tt.code, code)
+			assert.Contains(t, errOut, tt.msg)
+		})
+	}
+	code, out, errOut := runArgs(t, "-h")
+	assert.Equal(t, 0, code)
+	assert.Empty(t, errOut)
+	assert.Contains(t, out, "peering: what a Consul cluster replicates to each of its peers.")
+	assert.Contains(t, out, "-new-config")
+}
+
+func TestErrorsNameFileAndValue(t *testing.T) {
+	bad := write(t, "bad.json", `{"Kind":"exported-services","Name":"default","Services":[{"Name":"api","Consumers":[{"Peers":"north"}]}]}
+{"Kind":"service-resolver","Name":"b","ConnectTimeout":"soon"}
+{"Kind":"sameness-group","Name":"g","Members":[]}`)
+	code, _, errOut := runArgs(t, "-config", bad, "-trust-domain", "x.consul", "-datacenter", "dc1")
 	assert.Equal(t, 1, code)
-	assert.Contains(t, errOut, res+`: value 1, [1]: ConnectTimeout: "soon" is not a duration such as "5s"`)
+	assert.Contains(t, errOut, bad+`: value 1 (exported-services default): Services[0].Consumers[0]: unknown field "Peers" (did you mean "Peer"?)`)
+	assert.Contains(t, errOut, bad+`: value 3 (sameness-group g): Members: must have at least one member`)
+	assert.Contains(t, errOut, bad+`: value 2 (service-resolver b): ConnectTimeout: "soon" is not a duration such as "5s"`)
+}
 
-	res2 := write(t, "res2.json", `{"Name":"a","Redirect":{}}`)
-	code, _, errOut = runArgs(t, "-resolvers", res2)
-	assert.Equal(t, 1, code)
-	assert.Contains(t, errOut, res2+`: Resolvers[0] (default/default/a): Redirect: Redirect is empty`)
+func TestDryRunAndGates(t *testing.T) {
+	files := userFiles(t)
+	proposed := write(t, "proposed.json", `{"Kind":"service-resolver","Name":"api","Redirect":{"Service":"api-v3"}}`)
+	code, out, errOut := runArgs(t, append(files, "-peer", "north", "-new-config", proposed)...)
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "DRY RUN for peer north (nothing is applied)")
+	assert.Contains(t, out, "start target api-v2.default.default.dc7 → api-v3.default.default.dc7")
+	assert.Contains(t, out, "+ accepts spiffe://<td>/ns/default/dc/dc7/svc/api-v3")
+	assert.Contains(t, out, `REFUSED BY CONSUL: peer exported service "api" uses protocol="tcp" and cannot introduce new discovery chain targets like "api-v3.default.default.dc7"`)
 
-	cat := write(t, "cat.json", `{"Services":[{"Name":"a","Proto":"http"},{"Namespace":"x"}]}`)
-	code, _, errOut = runArgs(t, "-catalog", cat)
-	assert.Equal(t, 1, code)
-	assert.Contains(t, errOut, cat+`: Services[0]: unknown field "Proto" (did you mean "Protocol"?)`)
-	assert.Contains(t, errOut, cat+`: Services[1]: Name: must not be empty`)
+	code, _, _ = runArgs(t, append(files, "-peer", "north", "-new-config", proposed, "-fail-on", "error")...)
+	assert.Equal(t, 3, code, "a write Consul would refuse fails the gate")
 
-	code, _, errOut = runArgs(t, "-peer", "Bad")
-	assert.Equal(t, 1, code)
-	assert.Contains(t, errOut, `Exporter.Peer: "Bad" must be lower case`)
+	code, _, _ = runArgs(t, "-fail-on", "warning")
+	assert.Equal(t, 3, code, "the sample has union notes: warnings")
+	code, _, _ = runArgs(t, append(files, "-peer", "north", "-fail-on", "error")...)
+	assert.Equal(t, 0, code)
+}
 
-	code, _, _ = runArgs(t, "-o", "yaml")
-	assert.Equal(t, 2, code)
+func TestGatewayWarnings(t *testing.T) {
+	files := userFiles(t)
+	critical := write(t, "gw.json", `[{"Node":{"Node":"gw"},"Service":{"Kind":"mesh-gateway","ID":"mgw","Service":"mesh-gateway"},"Checks":[{"CheckID":"c","Status":"critical"}]}]`)
+	args := append(files[:0:0], files...)
+	args[5] = critical
+	code, out, errOut := runArgs(t, args...)
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "WARNING all 1 mesh gateway instances are critical: peers can reach no exported service")
 }

@@ -5,20 +5,23 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path"
+	"strings"
 
 	"github.com/meshscope/meshscope/internal/fielderr"
 )
 
 // Exit statuses.
 const (
-	OK    = 0 // the report was printed
-	Error = 1 // the input (or the output) failed; the error was printed
-	Usage = 2 // the flags were wrong
+	OK     = 0 // the report was printed
+	Failed = 1 // the input (or the output) failed; the error was printed
+	Usage  = 2 // the flags were wrong
 )
 
 // ReadFile returns the contents of the file at name and the name to mention in messages; an
@@ -66,5 +69,78 @@ func Fail(prog string, stderr io.Writer, err error) int {
 		return OK
 	}
 	fmt.Fprintf(stderr, "%s: %v\n", prog, err)
-	return Error
+	return Failed
+}
+
+// Findings is the exit status when findings at or above the -fail-on level were reported.
+const Findings = 3
+
+// Parse parses args with fs, whose usage text is description followed by the flags. -h
+// prints that text to stdout and stops with status OK; a bad flag or a positional argument
+// (every input is a flag) prints the problem and the usage to stderr and stops with status
+// Usage. done reports whether the program should stop with code.
+func Parse(fs *flag.FlagSet, args []string, description string, stdout, stderr io.Writer) (done bool, code int) {
+	fs.SetOutput(io.Discard)
+	usage := func(w io.Writer) {
+		fmt.Fprint(w, strings.TrimLeft(description, "\n"))
+		fmt.Fprintln(w, "\nFlags:")
+		fs.SetOutput(w)
+		fs.PrintDefaults()
+		fs.SetOutput(io.Discard)
+	}
+	err := fs.Parse(args)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		usage(stdout)
+		return true, OK
+	case err != nil:
+		fmt.Fprintf(stderr, "%s: %v\n\n", fs.Name(), err)
+		usage(stderr)
+		return true, Usage
+	case fs.NArg() > 0:
+		fmt.Fprintf(stderr, "%s: unexpected argument %q: every input is given with a flag (see -h)\n", fs.Name(), fs.Arg(0))
+		return true, Usage
+	}
+	return false, OK
+}
+
+// Severity orders findings for -fail-on.
+type Severity string
+
+// The severities.
+const (
+	Warning Severity = "warning"
+	Error   Severity = "error"
+)
+
+func (s Severity) rank() int {
+	if s == Error {
+		return 2
+	}
+	return 1
+}
+
+// CheckFailOn reports whether level is "", "warning" or "error", printing the problem
+// otherwise.
+func CheckFailOn(prog, level string, stderr io.Writer) bool {
+	switch Severity(level) {
+	case "", Warning, Error:
+		return true
+	}
+	fmt.Fprintf(stderr, "%s: -fail-on must be warning or error, got %q\n", prog, level)
+	return false
+}
+
+// Gate returns Findings when any of the severities is at or above level ("" never), else
+// code.
+func Gate(code int, level string, severities ...Severity) int {
+	if code != OK || level == "" {
+		return code
+	}
+	for _, s := range severities {
+		if s.rank() >= Severity(level).rank() {
+			return Findings
+		}
+	}
+	return code
 }
