@@ -222,7 +222,7 @@ func loadHealth(name string, data []byte, into *health) error {
 // services behind a terminating gateway, which are connect services.
 func loadGatewayServices(name string, data []byte) ([]exports.ServiceName, error) {
 	var links []struct {
-		Service struct{ Name, Namespace, Partition string }
+		Service     struct{ Name, Namespace, Partition string }
 		GatewayKind string
 	}
 	if err := json.Unmarshal(data, &links); err != nil {

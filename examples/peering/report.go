@@ -16,12 +16,12 @@ import (
 
 // report is everything the program shows; it is also the JSON output.
 type report struct {
-	TrustDomain string       `json:"trustDomain"`
-	Datacenter  string       `json:"datacenter"`
-	Partition   string       `json:"partition"`
-	Peers       []peerReport `json:"peers"`
-	Warnings    []string     `json:"warnings,omitempty"`
-	Explain     *explanation `json:"explain,omitempty"`
+	TrustDomain string                     `json:"trustDomain"`
+	Datacenter  string                     `json:"datacenter"`
+	Partition   string                     `json:"partition"`
+	Peers       []peerReport               `json:"peers"`
+	Warnings    []string                   `json:"warnings,omitempty"`
+	Explain     *explanation               `json:"explain,omitempty"`
 	DryRun      []peermeta.ReplicationDiff `json:"dryRun,omitempty"`
 }
 

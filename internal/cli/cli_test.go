@@ -2,6 +2,7 @@ package cli
 
 import (
 	"errors"
+	"flag"
 	"io"
 	"os"
 	"path/filepath"
@@ -48,6 +49,47 @@ func TestEmit(t *testing.T) {
 	assert.Equal(t, "T\n", out.String())
 
 	code = Emit("prog", &out, &errOut, "table", nil, func(io.Writer) error { return errors.New("broken pipe") })
-	assert.Equal(t, Error, code)
+	assert.Equal(t, Failed, code)
 	assert.Equal(t, "prog: broken pipe\n", errOut.String())
+}
+
+func TestParse(t *testing.T) {
+	newFS := func() *flag.FlagSet {
+		fs := flag.NewFlagSet("prog", flag.ContinueOnError)
+		fs.String("x", "", "an x")
+		return fs
+	}
+	tests := []struct {
+		name           string
+		args           []string
+		done           bool
+		code           int
+		stdout, stderr string
+	}{
+		{"flags", []string{"-x", "1"}, false, OK, "", ""},
+		{"help", []string{"-h"}, true, OK, "what it does.\n\nFlags:\n  -x string\n    \tan x\n", ""},
+		{"bad flag", []string{"-y"}, true, Usage, "", "prog: flag provided but not defined: -y\n\nwhat it does.\n\nFlags:\n  -x string\n    \tan x\n"},
+		{"positional", []string{"file.yaml"}, true, Usage, "", "prog: unexpected argument \"file.yaml\": every input is given with a flag (see -h)\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errOut strings.Builder
+			done, code := Parse(newFS(), tt.args, "what it does.\n", &out, &errOut)
+			assert.Equal(t, tt.done, done)
+			assert.Equal(t, tt.code, code)
+			assert.Equal(t, tt.stdout, out.String())
+			assert.Equal(t, tt.stderr, errOut.String())
+		})
+	}
+}
+
+func TestGate(t *testing.T) {
+	assert.Equal(t, OK, Gate(OK, "", Error))
+	assert.Equal(t, OK, Gate(OK, "error", Warning))
+	assert.Equal(t, Findings, Gate(OK, "warning", Warning))
+	assert.Equal(t, Findings, Gate(OK, "warning", Error))
+	assert.Equal(t, Failed, Gate(Failed, "warning", Error), "a failure stays a failure")
+	var errOut strings.Builder
+	assert.False(t, CheckFailOn("p", "info", &errOut))
+	assert.True(t, CheckFailOn("p", "", &errOut))
 }
