@@ -29,8 +29,9 @@ type EntryChange struct {
 type AnswerChange struct {
 	Query string `json:"query"`
 	// Clients get Before under the old configuration and After under the new; nil means
-	// forwarded upstream (a host) or passed through (an address). "*" stands for every
-	// client namespace not listed in another change of the same query.
+	// forwarded upstream (a host) or passed through (an address). Every namespace of the
+	// inventory whose answer changes is listed by name; "*" (AllOtherNamespaces) stands only
+	// for namespaces the inventory does not have, and a client without a namespace.
 	Clients []string    `json:"clients"`
 	Before  *ServiceRef `json:"before,omitempty"`
 	After   *ServiceRef `json:"after,omitempty"`
@@ -94,8 +95,9 @@ func Diff(old, new *Resolver, inv Inventory) (Audit, error) {
 		}
 		return strings.Compare(x.Name, y.Name)
 	})
+	nss := before.namespaces
 	for _, h := range slices.Sorted(maps.Keys(hosts)) {
-		a.Hosts = append(a.Hosts, changes(h, before.answers(before.hostLevels(h)), after.answers(after.hostLevels(h)))...)
+		a.Hosts = append(a.Hosts, changes(h, before.answers(before.hostLevels(h)), after.answers(after.hostLevels(h)), nss)...)
 	}
 	pfxs := slices.SortedFunc(maps.Keys(prefixes), comparePrefixes)
 
@@ -104,7 +106,7 @@ func Diff(old, new *Resolver, inv Inventory) (Audit, error) {
 		if p.Bits() == p.Addr().BitLen() {
 			q = p.Addr().String()
 		}
-		a.Addresses = append(a.Addresses, changes(q, before.answers(before.addrLevels(p)), after.answers(after.addrLevels(p)))...)
+		a.Addresses = append(a.Addresses, changes(q, before.answers(before.addrLevels(p)), after.answers(after.addrLevels(p)), nss)...)
 	}
 	return a, nil
 }
@@ -133,9 +135,12 @@ func reach(v Visibility) [2]bool {
 	return [2]bool{false, false}
 }
 
-// changes compares the grouped answers of one query before and after, per client; linear in
-// the clients and answers.
-func changes(query string, before, after []Answer) []AnswerChange {
+// changes compares the grouped answers of one query before and after, per client: the
+// namespaces the answers list by name, then the inventory's other namespaces (which get the
+// "*" answers), then "*" for namespaces outside the inventory. Its cost is linear in the
+// clients listed and in what it writes: the inventory's other namespaces are visited only
+// when their answer changes, and then each is written.
+func changes(query string, before, after []Answer, inventory []string) []AnswerChange {
 	b, n := answerIndex(before), answerIndex(after)
 	clients := make([]string, 0, len(b)+len(n))
 	for c := range b {
@@ -146,13 +151,22 @@ func changes(query string, before, after []Answer) []AnswerChange {
 			clients = append(clients, c)
 		}
 	}
-	slices.SortFunc(clients, starLast)
 	answerOf := func(m map[string]*ServiceRef, client string) *ServiceRef {
 		if a, ok := m[client]; ok {
 			return a
 		}
 		return m[AllOtherNamespaces]
 	}
+	if !equalRef(answerOf(b, AllOtherNamespaces), answerOf(n, AllOtherNamespaces)) {
+		for _, ns := range inventory { // the "*" answer changes: for every namespace not listed
+			_, inB := b[ns]
+			_, inN := n[ns]
+			if !inB && !inN {
+				clients = append(clients, ns)
+			}
+		}
+	}
+	slices.SortFunc(clients, starLast)
 	type pair struct{ before, after refKey }
 	group := map[pair]int{}
 	var out []AnswerChange

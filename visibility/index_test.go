@@ -434,11 +434,12 @@ func TestDiff(t *testing.T) {
 		hosts = append(hosts, fmt.Sprintf("%s %v: %v -> %v", h.Query, h.Clients, h.Before, h.After))
 	}
 	assert.Equal(t, []string{
-		"api.github.com [sandbox *]: ServiceEntry infra/github -> ServiceEntry shop/github-private",
-		"db.example.com [infra *]: ServiceEntry infra/wild -> ServiceEntry shop/db",
-		"10.0.0.0/12 [*]: ServiceEntry infra/corp-net -> ServiceEntry shop/shop-net",
-		"10.0.0.5 [infra *]: ServiceEntry infra/corp-net -> ServiceEntry shop/db",
-		"240.240.163.190 [*]: <nil> -> ServiceEntry shop/github-private", // the address Istio allocated counts
+		// Every namespace of the inventory whose answer changes, by name; "*": the others.
+		"api.github.com [infra2 nowhere other sandbox *]: ServiceEntry infra/github -> ServiceEntry shop/github-private",
+		"db.example.com [infra infra2 nowhere other sandbox *]: ServiceEntry infra/wild -> ServiceEntry shop/db",
+		"10.0.0.0/12 [infra2 nowhere other sandbox *]: ServiceEntry infra/corp-net -> ServiceEntry shop/shop-net",
+		"10.0.0.5 [infra infra2 nowhere other sandbox *]: ServiceEntry infra/corp-net -> ServiceEntry shop/db",
+		"240.240.163.190 [infra infra2 nowhere other sandbox *]: <nil> -> ServiceEntry shop/github-private", // the address Istio allocated counts
 	}, hosts)
 
 	same, err := Diff(old, old, inv)
