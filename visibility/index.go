@@ -35,13 +35,14 @@ type Index struct {
 	services    []Service // the inventory's, not copied
 	entries     []entry   // parallel to services
 	seed        maphash.Seed
-	names       nameTable        // hash of namespace and name -> the services with those names
-	collided    map[nsName]*pair // names whose 64-bit hash another name already has (never, in practice)
-	namespaces  []string         // every namespace of the inventory, sorted
-	meshDefault []string         // the effective mesh default: ["*"] when the inventory gives none
-	ownOnly     []string         // ["."], shared by every entry NAMESPACE narrows
-	noneOnly    []string         // ["~"]
-	domain      string           // the cluster domain short names expand into
+	names       nameTable                    // hash of namespace and name -> the services with those names
+	collided    map[nsName]*pair             // names whose 64-bit hash another name already has (never, in practice)
+	namespaces  []string                     // every namespace of the inventory, sorted
+	meshDefault []string                     // the effective mesh default: ["*"] when the inventory gives none
+	ownOnly     []string                     // ["."], shared by every entry NAMESPACE narrows
+	noneOnly    []string                     // ["~"]
+	domain      string                       // the cluster domain short names expand into
+	nsLabels    map[string]map[string]string // the inventory's, not copied
 	t           *tables
 }
 
@@ -83,7 +84,8 @@ func NewIndex(r *Resolver, inv Inventory) (*Index, error) {
 		resolver: r, services: inv.Services, entries: make([]entry, n), seed: maphash.MakeSeed(),
 		names:       newNameTable(n),
 		meshDefault: inv.DefaultExportTo, ownOnly: []string{ExportToOwn}, noneOnly: []string{ExportToNone},
-		domain: normalizeHost(cmp.Or(inv.Domain, DefaultDomain)),
+		domain:   normalizeHost(cmp.Or(inv.Domain, DefaultDomain)),
+		nsLabels: inv.Namespaces,
 	}
 	if r := hostProblem(ix.domain); r != "" || strings.HasPrefix(ix.domain, "*.") {
 		return nil, &FieldError{Field: "Domain", Value: inv.Domain, Detail: fmt.Sprintf("%q is not a DNS name", inv.Domain)}

@@ -1,9 +1,11 @@
 package visibility
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/selection"
@@ -257,4 +259,126 @@ func disjoint(a, b []string) bool {
 		}
 	}
 	return true
+}
+
+// Severity ranks a finding: Info changes nothing, Warning is very likely a mistake, Error
+// makes the configuration do something other than what it says.
+type Severity string
+
+// The severities.
+const (
+	SeverityInfo    Severity = "info"
+	SeverityWarning Severity = "warning"
+	SeverityError   Severity = "error"
+)
+
+// Severity is the code's severity: Unreachable, Shadowed, NeverMatches and the inventory
+// findings are warnings (ExportToUnknownNamespace an error); Redundant, NoOpRule and
+// DuplicateRule are info.
+func (c FindingCode) Severity() Severity {
+	switch c {
+	case Redundant, NoOpRule, DuplicateRule, ScopeLocalConfig, ScopeSettingOverridden:
+		return SeverityInfo
+	case ExportToUnknownNamespace:
+		return SeverityError
+	}
+	return SeverityWarning
+}
+
+// The findings of Index.Lint: the configuration read against an inventory.
+const (
+	// SelectorMatchesNoNamespace: a rule's selector selects none of the inventory's
+	// namespaces (a typo such as tema: platform), so its policy decides nothing here.
+	SelectorMatchesNoNamespace FindingCode = "SelectorMatchesNoNamespace"
+	// PolicyDecidesNoEntry: no ServiceEntry of the inventory is decided by the policy.
+	PolicyDecidesNoEntry FindingCode = "PolicyDecidesNoEntry"
+	// ExportToUnknownNamespace: an exportTo names a namespace the inventory does not have.
+	ExportToUnknownNamespace FindingCode = "ExportToUnknownNamespace"
+	// NoAddressForDNS: an entry with no address for any of its hosts: ztunnel's DNS proxy
+	// never answers for it (give it spec.addresses, or a resolution Istio allocates for).
+	NoAddressForDNS FindingCode = "NoAddressForDNS"
+)
+
+// InventoryFinding is one finding of Index.Lint: about a policy or rule (Path
+// "policies[1].matchingRules[0]") or a service (Path "ServiceEntry shop/api").
+type InventoryFinding struct {
+	Path     string      `json:"path"`
+	Code     FindingCode `json:"code"`
+	Severity Severity    `json:"severity"`
+	Message  string      `json:"message"`
+}
+
+// String renders the finding: "policies[1]: PolicyDecidesNoEntry (warning): …".
+func (f InventoryFinding) String() string {
+	return f.Path + ": " + string(f.Code) + " (" + string(f.Severity) + "): " + f.Message
+}
+
+// Lint reads the configuration against the index's inventory: rules whose selector selects
+// none of its namespaces, policies that decide none of its ServiceEntries, exportTo lists
+// naming namespaces it does not have, and entries DNS never answers for (no address for any
+// host). Findings are sorted: policies in order, then services by kind, namespace and name.
+func (ix *Index) Lint() []InventoryFinding {
+	if ix == nil || len(ix.entries) == 0 && len(ix.namespaces) == 0 {
+		return nil
+	}
+	var out []InventoryFinding
+	add := func(path string, code FindingCode, format string, args ...any) {
+		out = append(out, InventoryFinding{Path: path, Code: code, Severity: code.Severity(), Message: fmt.Sprintf(format, args...)})
+	}
+	r := ix.resolver
+	if r.Enabled() {
+		decided := make([]bool, len(r.policies))
+		for i := range ix.entries {
+			if p := ix.entries[i].decision.Policy; p >= 0 && ix.services[i].Kind == ServiceEntry {
+				decided[p] = true
+			}
+		}
+		for i, p := range r.policies {
+			for j, ru := range p.rules {
+				if ru.selector.Empty() || ix.anyNamespace(ru.selector) {
+					continue
+				}
+				add(fmt.Sprintf("policies[%d].matchingRules[%d]", i, j), SelectorMatchesNoNamespace,
+					"the selector %s selects none of the inventory's %d namespaces", ru.text, len(ix.namespaces))
+			}
+			if !decided[i] {
+				add(fmt.Sprintf("policies[%d]", i), PolicyDecidesNoEntry, "decides none of the inventory's ServiceEntries")
+			}
+		}
+	}
+	known := make(map[string]bool, len(ix.namespaces))
+	for _, ns := range ix.namespaces {
+		known[ns] = true
+	}
+	order := make([]int, len(ix.services))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int {
+		x, y := &ix.services[a], &ix.services[b]
+		return cmp.Or(int(x.Kind)-int(y.Kind), strings.Compare(x.Namespace, y.Namespace), strings.Compare(x.Name, y.Name))
+	})
+	for _, i := range order {
+		s := &ix.services[i]
+		ref := s.Ref().String()
+		for _, e := range s.ExportTo {
+			if e != ExportToAll && e != ExportToOwn && e != ExportToNone && !known[e] {
+				add(ref, ExportToUnknownNamespace, "exportTo names namespace %q, which the inventory does not have: sidecars there see nothing of it", e)
+			}
+		}
+		if s.Kind == ServiceEntry && len(s.Hosts) > 0 && !slices.ContainsFunc(s.Hosts, func(h string) bool { return s.answersFor(normalizeHost(h)) }) {
+			add(ref, NoAddressForDNS, "no address for any of its hosts: ztunnel's DNS proxy forwards every query for them upstream")
+		}
+	}
+	return out
+}
+
+// anyNamespace reports whether the selector selects one of the inventory's namespaces.
+func (ix *Index) anyNamespace(sel labels.Selector) bool {
+	for _, ns := range ix.namespaces {
+		if sel.Matches(labels.Set(ix.nsLabels[ns])) {
+			return true
+		}
+	}
+	return false
 }

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 )
@@ -135,4 +136,35 @@ func TestLintIsSound(t *testing.T) {
 			}
 		}
 	}
+}
+
+func TestIndexLint(t *testing.T) {
+	r := mustCompile(t, &Config{DefaultVisibility: Namespace, Policies: []Policy{
+		{Visibility: Public, MatchingRules: []MatchingRule{matchLabels("tema", "platform")}}, // a typo
+		{Visibility: None, MatchingRules: []MatchingRule{matchLabels("env", "sandbox")}},
+		{Visibility: Public, MatchingRules: []MatchingRule{matchLabels("team", "platform")}},
+	}})
+	inv := Inventory{
+		Namespaces: map[string]map[string]string{"platform": {"team": "platform"}, "sandbox": {"env": "sandbox"}},
+		Services: []Service{
+			se("platform", "github", 0, []string{"api.github.com"}),
+			{Kind: ServiceEntry, Namespace: "platform", Name: "quiet", Hosts: []string{"quiet.example"}, ExportTo: []string{".", "shpo"}},
+		},
+	}
+	ix, err := NewIndex(r, inv)
+	require.NoError(t, err)
+	var got []string
+	for _, f := range ix.Lint() {
+		got = append(got, f.String())
+	}
+	assert.Equal(t, []string{
+		"policies[0].matchingRules[0]: SelectorMatchesNoNamespace (warning): the selector tema=platform selects none of the inventory's 2 namespaces",
+		"policies[0]: PolicyDecidesNoEntry (warning): decides none of the inventory's ServiceEntries",
+		"policies[1]: PolicyDecidesNoEntry (warning): decides none of the inventory's ServiceEntries",
+		`ServiceEntry platform/quiet: ExportToUnknownNamespace (error): exportTo names namespace "shpo", which the inventory does not have: sidecars there see nothing of it`,
+		"ServiceEntry platform/quiet: NoAddressForDNS (warning): no address for any of its hosts: ztunnel's DNS proxy forwards every query for them upstream",
+	}, got)
+	assert.Equal(t, SeverityInfo, Redundant.Severity())
+	var zero *Index
+	assert.Nil(t, zero.Lint())
 }
