@@ -146,3 +146,16 @@ func (p *policy) matches(ls labels.Labels) bool {
 	}
 	return true
 }
+
+// PolicySelectors returns the selectors of policy i's rules as text ("team=platform", "" for
+// the empty selector that matches every namespace); nil for an index out of range.
+func (r *Resolver) PolicySelectors(i int) []string {
+	if r == nil || i < 0 || i >= len(r.policies) {
+		return nil
+	}
+	out := make([]string, len(r.policies[i].rules))
+	for j, ru := range r.policies[i].rules {
+		out[j] = ru.text
+	}
+	return out
+}

@@ -1,26 +1,35 @@
 // Command visibility previews ServiceEntry visibility for a cluster: each entry's visibility
-// and the policy that decided it, the hostnames and addresses claimed in several namespaces
-// and who gets which answer, lint findings for the configuration, and — given a second mesh
-// configuration — an audit of what the change would do, without applying anything.
+// and the policy that decided it, whether DNS answers for it, the hostnames and addresses
+// claimed in several namespaces and who gets which answer, each Kubernetes Service's
+// multicluster scope, lint findings for the configuration read against the inventory, and —
+// given a second mesh configuration — an audit of what the change would do, without
+// applying anything.
 //
 // With no flags it runs on the embedded sample. On your own cluster:
 //
-//	kubectl get istiooperator -n istio-system -o yaml > mesh.yaml   # or the istio ConfigMap
+//	kubectl get istiooperator -n istio-system -o yaml > mesh.yaml   # or: kubectl get configmap istio -n istio-system -o yaml
 //	kubectl get namespaces,serviceentries,services -A -o yaml > inventory.yaml
-//	go run ./examples/visibility -mesh mesh.yaml -inventory inventory.yaml [-new-mesh proposed.yaml]
-//	go run ./examples/visibility -explain-host api.github.com -client shop
+//	go run ./examples/visibility -mesh mesh.yaml -inventory inventory.yaml [-new-mesh proposed.yaml] [-fail-on warning]
+//	go run ./examples/visibility -mesh mesh.yaml -inventory inventory.yaml -explain-host api.github.com -client shop
 //	go run ./examples/visibility -o json
+//
+// Exit status: 0 the report was printed; 1 an input was wrong (every problem is printed, a
+// line each, naming the file); 2 the flags were wrong; 3 -fail-on found lint findings at or
+// above its level.
 package main
 
 import (
+	"cmp"
 	"embed"
 	"flag"
 	"fmt"
 	"io"
 	"net/netip"
 	"os"
+	"slices"
 	"strings"
-	"text/tabwriter"
+
+	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/meshscope/meshscope/internal/cli"
 	"github.com/meshscope/meshscope/visibility"
@@ -29,12 +38,19 @@ import (
 //go:embed sample/*.yaml
 var sample embed.FS
 
+const prog = "visibility"
+
+const description = `visibility: preview ServiceEntry visibility, DNS answers, service scope, lint and an audit
+for a cluster, from kubectl output. With no input flags it runs on an embedded sample.
+`
+
 type options struct {
 	mesh, inventory, newMesh string
 	clusterDomain            string
-	output                   string
+	output, failOn           string
 	explainHost, explainAddr string
 	client                   string
+	clientSet                bool
 }
 
 func main() {
@@ -44,38 +60,56 @@ func main() {
 func run(args []string, stdout, stderr io.Writer) int {
 	var o options
 	fs := flag.NewFlagSet(prog, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.StringVar(&o.mesh, "mesh", "", "mesh configuration: serviceEntryVisibility block, meshConfig, IstioOperator or istio ConfigMap (YAML or JSON); default: the embedded sample")
-	fs.StringVar(&o.inventory, "inventory", "", "output of `kubectl get namespaces,serviceentries,services -A -o yaml`; default: the embedded sample")
-	fs.StringVar(&o.newMesh, "new-mesh", "", "a proposed mesh configuration to audit against -mesh (with the embedded sample: its proposal)")
-	fs.StringVar(&o.clusterDomain, "cluster-domain", "cluster.local", "the cluster's DNS domain, for Kubernetes Service hosts")
+	fs.StringVar(&o.mesh, "mesh", "", "mesh configuration: kubectl get istiooperator (or the istio ConfigMap) -o yaml, Helm values, a meshConfig")
+	fs.StringVar(&o.inventory, "inventory", "", "kubectl get namespaces,serviceentries,services -A -o yaml")
+	fs.StringVar(&o.newMesh, "new-mesh", "", "a proposed mesh configuration to audit against -mesh")
+	fs.StringVar(&o.clusterDomain, "cluster-domain", "cluster.local", "the cluster's DNS domain: Service hosts and short names")
 	fs.StringVar(&o.output, "o", "table", "output format: table or json")
+	fs.StringVar(&o.failOn, "fail-on", "", "exit with status 3 when a lint finding is at or above this level: warning or error")
 	fs.StringVar(&o.explainHost, "explain-host", "", "explain which service answers this host for -client")
 	fs.StringVar(&o.explainAddr, "explain-addr", "", "explain which service receives traffic to this IP for -client")
-	fs.StringVar(&o.client, "client", "", "the client namespace for -explain-host and -explain-addr")
-	if err := fs.Parse(args); err != nil || !cli.CheckFormat(prog, o.output, stderr) {
+	fs.Func("client", "the client namespace for -explain-host and -explain-addr (\"\" for a client without one)", func(v string) error {
+		o.client, o.clientSet = v, true
+		return nil
+	})
+	if done, code := cli.Parse(fs, args, description, stdout, stderr); done {
+		return code
+	}
+	if !cli.CheckFormat(prog, o.output, stderr) || !cli.CheckFailOn(prog, o.failOn, stderr) {
+		return cli.Usage
+	}
+	if (o.explainHost != "" || o.explainAddr != "") && !o.clientSet {
+		fmt.Fprintf(stderr, "%s: -explain-host and -explain-addr need -client: the answer depends on the client's namespace (-client \"\" for a client without one)\n", prog)
 		return cli.Usage
 	}
 	rep, err := build(o)
 	if err != nil {
 		return cli.Fail(prog, stderr, err)
 	}
-	return cli.Emit(prog, stdout, stderr, o.output, rep, rep.print)
+	code := cli.Emit(prog, stdout, stderr, o.output, rep, rep.print)
+	return cli.Gate(code, o.failOn, rep.severities()...)
 }
-
-const prog = "visibility"
 
 // report is everything the program shows; it is also the JSON output.
 type report struct {
 	Mesh      string                         `json:"mesh"`
 	Inventory string                         `json:"inventory"`
 	Enabled   bool                           `json:"enabled"`
-	Lint      []visibility.Finding           `json:"lint"`
+	Lint      []lintRow                      `json:"lint"`
 	Entries   []entryRow                     `json:"entries"`
+	Services  []serviceRow                   `json:"services,omitempty"`
 	Conflicts []visibility.Conflict          `json:"conflicts"`
 	Explain   []visibility.LookupExplanation `json:"explain,omitempty"`
 	NewMesh   string                         `json:"newMesh,omitempty"`
 	Audit     *visibility.Audit              `json:"audit,omitempty"`
+	Scope     []visibility.ScopeChange       `json:"scopeChanges,omitempty"`
+}
+
+type lintRow struct {
+	Path     string                 `json:"path"`
+	Code     visibility.FindingCode `json:"code"`
+	Severity visibility.Severity    `json:"severity"`
+	Message  string                 `json:"message"`
 }
 
 type entryRow struct {
@@ -83,27 +117,68 @@ type entryRow struct {
 	Name      string              `json:"name"`
 	Hosts     []string            `json:"hosts"`
 	Addresses []string            `json:"addresses,omitempty"`
+	DNS       bool                `json:"dnsAnswers"`
 	Decision  visibility.Decision `json:"decision"`
+	DecidedBy string              `json:"decidedBy"`
 }
 
-func loadResolver(path, sampleName string) (*visibility.Resolver, string, error) {
+type serviceRow struct {
+	Namespace string           `json:"namespace"`
+	Name      string           `json:"name"`
+	Scope     visibility.Scope `json:"scope"`
+	Why       string           `json:"why"`
+}
+
+func (r *report) severities() []cli.Severity {
+	var out []cli.Severity
+	for _, f := range r.Lint {
+		switch f.Severity {
+		case visibility.SeverityWarning:
+			out = append(out, cli.Warning)
+		case visibility.SeverityError:
+			out = append(out, cli.Error)
+		}
+	}
+	return out
+}
+
+// mesh is one mesh configuration read: its resolver and its scope.
+type mesh struct {
+	name   string
+	res    *visibility.Resolver
+	scope  *visibility.Scoper
+	scoped bool
+	lint   []visibility.ScopeFinding
+}
+
+func loadMesh(path, sampleName, domain string) (mesh, error) {
 	data, name, err := cli.ReadFile(sample, path, sampleName)
 	if err != nil {
-		return nil, name, err
+		return mesh{name: name}, err
 	}
+	m := mesh{name: name}
 	c, err := visibility.LoadConfig(data)
 	if err != nil {
-		return nil, name, inFile(name, err)
+		return m, cli.InFile(name, err)
 	}
-	r, err := visibility.Compile(c)
-	return r, name, inFile(name, err)
+	if m.res, err = visibility.Compile(c); err != nil {
+		return m, cli.InFile(name, err)
+	}
+	sc, err := visibility.LoadScope(data)
+	if err != nil {
+		return m, cli.InFile(name, err)
+	}
+	if sc != nil {
+		sc.Domain, m.scoped, m.lint = domain, true, visibility.LintScope(sc)
+	}
+	if m.scope, err = visibility.CompileScope(sc); err != nil {
+		return m, cli.InFile(name, err)
+	}
+	return m, nil
 }
 
-// inFile prefixes every joined error with the file it came from.
-func inFile(name string, err error) error { return cli.InFile(name, err) }
-
 func build(o options) (*report, error) {
-	res, meshName, err := loadResolver(o.mesh, "mesh.yaml")
+	cur, err := loadMesh(o.mesh, "mesh.yaml", o.clusterDomain)
 	if err != nil {
 		return nil, err
 	}
@@ -113,145 +188,105 @@ func build(o options) (*report, error) {
 	}
 	inv, err := visibility.LoadInventory(data, o.clusterDomain)
 	if err != nil {
-		return nil, inFile(invName, err)
+		return nil, cli.InFile(invName, err)
 	}
-	ix, err := visibility.NewIndex(res, inv)
+	ix, err := visibility.NewIndex(cur.res, inv)
 	if err != nil {
-		return nil, inFile(invName, err)
+		return nil, cli.InFile(invName, err)
 	}
-	rep := &report{Mesh: meshName, Inventory: invName, Enabled: res.Enabled(), Lint: res.Lint(), Conflicts: ix.Conflicts(), Entries: []entryRow{}}
-	if rep.Lint == nil {
-		rep.Lint = []visibility.Finding{}
+	rep := &report{Mesh: cur.name, Inventory: invName, Enabled: cur.res.Enabled(), Conflicts: ix.Conflicts(), Entries: []entryRow{}}
+	rep.lint(cur, ix)
+	for s, d := range ix.Entries {
+		switch s.Kind {
+		case visibility.ServiceEntry:
+			row := entryRow{Namespace: s.Namespace, Name: s.Name, Hosts: s.Hosts, Decision: d, DecidedBy: decidedBy(cur.res, d)}
+			for _, h := range s.Hosts {
+				a := s.AddressesFor(h)
+				row.Addresses = append(row.Addresses, a...)
+				row.DNS = row.DNS || len(a) > 0
+			}
+			slices.Sort(row.Addresses)
+			row.Addresses = slices.Compact(row.Addresses)
+			rep.Entries = append(rep.Entries, row)
+		case visibility.KubernetesService:
+			if cur.scoped && len(s.Hosts) > 0 {
+				e := cur.scope.Explain(labels.Set(inv.Namespaces[s.Namespace]), labels.Set(s.Labels), s.Hosts[0])
+				rep.Services = append(rep.Services, serviceRow{Namespace: s.Namespace, Name: s.Name, Scope: e.Scope, Why: e.Reason})
+			}
+		}
 	}
+	slices.SortFunc(rep.Entries, func(a, b entryRow) int { return cmp.Or(strings.Compare(a.Namespace, b.Namespace), strings.Compare(a.Name, b.Name)) })
+	slices.SortFunc(rep.Services, func(a, b serviceRow) int { return cmp.Or(strings.Compare(a.Namespace, b.Namespace), strings.Compare(a.Name, b.Name)) })
 	if rep.Conflicts == nil {
 		rep.Conflicts = []visibility.Conflict{}
 	}
-	for s, d := range ix.Entries {
-		if s.Kind == visibility.ServiceEntry {
-			rep.Entries = append(rep.Entries, entryRow{Namespace: s.Namespace, Name: s.Name, Hosts: s.Hosts, Addresses: s.Addresses, Decision: d})
-		}
-	}
-	if o.explainHost != "" {
-		rep.Explain = append(rep.Explain, ix.ExplainHost(o.client, o.explainHost))
-	}
-	if o.explainAddr != "" {
-		a, err := netip.ParseAddr(o.explainAddr)
-		if err != nil {
-			return nil, fmt.Errorf("-explain-addr: %q is not an IP", o.explainAddr)
-		}
-		rep.Explain = append(rep.Explain, ix.ExplainAddress(o.client, a))
+	if err := rep.explain(o, ix); err != nil {
+		return nil, err
 	}
 	if o.newMesh != "" || o.mesh == "" && o.inventory == "" {
-		next, name, err := loadResolver(o.newMesh, "new-mesh.yaml")
+		next, err := loadMesh(o.newMesh, "new-mesh.yaml", o.clusterDomain)
 		if err != nil {
 			return nil, err
 		}
-		audit, err := visibility.Diff(res, next, inv)
+		audit, err := visibility.Diff(cur.res, next.res, inv)
 		if err != nil {
-			return nil, inFile(invName, err)
+			return nil, cli.InFile(invName, err)
 		}
-		rep.NewMesh, rep.Audit = name, &audit
+		rep.NewMesh, rep.Audit = next.name, &audit
+		rep.Scope = visibility.DiffScope(cur.scope, next.scope, inv)
 	}
 	return rep, nil
 }
 
-func (r *report) print(w io.Writer) error {
-	fmt.Fprintf(w, "mesh %s, inventory %s\n", r.Mesh, r.Inventory)
-	if !r.Enabled {
-		fmt.Fprintln(w, "serviceEntryVisibility is not configured: every entry is PUBLIC")
-	}
-	if len(r.Lint) > 0 {
-		fmt.Fprintln(w, "\nLINT")
-		for _, f := range r.Lint {
-			fmt.Fprintf(w, "  %s\n", f)
+// lint gathers the configuration's findings, the scope's, and the inventory's.
+func (r *report) lint(m mesh, ix *visibility.Index) {
+	r.Lint = []lintRow{}
+	for _, f := range m.res.Lint() {
+		path := fmt.Sprintf("policies[%d]", f.Policy)
+		if f.Rule >= 0 {
+			path += fmt.Sprintf(".matchingRules[%d]", f.Rule)
 		}
+		r.Lint = append(r.Lint, lintRow{path, f.Code, f.Code.Severity(), f.Message})
 	}
-	rows := [][]string{{"SERVICE ENTRY", "HOSTS", "ADDRESSES", "VISIBILITY", "DECIDED BY"}}
-	for _, e := range r.Entries {
-		by := fmt.Sprintf("policies[%d]", e.Decision.Policy)
-		if e.Decision.Policy < 0 {
-			by = "default"
-		}
-		rows = append(rows, []string{e.Namespace + "/" + e.Name, strings.Join(e.Hosts, ","), orDash(strings.Join(e.Addresses, ",")), string(e.Decision.Visibility), by})
+	for _, f := range m.lint {
+		r.Lint = append(r.Lint, lintRow{f.Path, f.Code, f.Code.Severity(), f.Message})
 	}
-	if err := table(w, rows); err != nil {
-		return err
+	for _, f := range ix.Lint() {
+		r.Lint = append(r.Lint, lintRow{f.Path, f.Code, f.Severity, f.Message})
 	}
-	rows = [][]string{{"CLAIMED IN SEVERAL NAMESPACES", "CLIENT NAMESPACES", "GET"}}
-	if len(r.Conflicts) == 0 {
-		rows = append(rows, []string{"(none)", "", ""})
-	}
-	for _, c := range r.Conflicts {
-		for i, a := range c.Answers {
-			key := c.Key
-			if i > 0 {
-				key = ""
-			}
-			rows = append(rows, []string{key, namespaces(a.Clients), answer(a.Service)})
-		}
-	}
-	if err := table(w, rows); err != nil {
-		return err
-	}
-	for _, e := range r.Explain {
-		fmt.Fprintf(w, "\n%s\n", e)
-	}
-	if r.Audit == nil {
+}
+
+// explain answers -explain-host and -explain-addr for a client namespace that exists.
+func (r *report) explain(o options, ix *visibility.Index) error {
+	if o.explainHost == "" && o.explainAddr == "" {
 		return nil
 	}
-	fmt.Fprintf(w, "\nAUDIT: %s -> %s (a dry run: nothing is applied)\n", r.Mesh, r.NewMesh)
-	rows = [][]string{{"SERVICE ENTRY", "BEFORE", "AFTER", "GAINED BY", "LOST BY"}}
-	if len(r.Audit.Entries) == 0 {
-		rows = append(rows, []string{"(no visibility changes)", "", "", "", ""})
+	if o.client != "" && !slices.Contains(ix.Namespaces(), o.client) {
+		return fmt.Errorf("-client %q: the inventory has no such namespace; it has: %s", o.client, strings.Join(ix.Namespaces(), ", "))
 	}
-	for _, e := range r.Audit.Entries {
-		rows = append(rows, []string{e.Namespace + "/" + e.Name, e.Before.String(), e.After.String(), namespaces(e.Gained), namespaces(e.Lost)})
+	if o.explainHost != "" {
+		r.Explain = append(r.Explain, ix.ExplainHost(o.client, o.explainHost))
 	}
-	if err := table(w, rows); err != nil {
-		return err
+	if o.explainAddr != "" {
+		a, err := netip.ParseAddr(o.explainAddr)
+		if err != nil {
+			return fmt.Errorf("-explain-addr: %q is not an IP", o.explainAddr)
+		}
+		r.Explain = append(r.Explain, ix.ExplainAddress(o.client, a))
 	}
-	rows = [][]string{{"QUERY", "CLIENT NAMESPACES", "BEFORE", "AFTER"}}
-	for _, q := range append(r.Audit.Hosts, r.Audit.Addresses...) {
-		rows = append(rows, []string{q.Query, namespaces(q.Clients), answer(q.Before), answer(q.After)})
-	}
-	if len(rows) == 1 {
-		rows = append(rows, []string{"(no answer changes)", "", "", ""})
-	}
-	return table(w, rows)
+	return nil
 }
 
-// table prints rows as aligned columns after a blank line.
-func table(w io.Writer, rows [][]string) error {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw)
-	for _, r := range rows {
-		fmt.Fprintln(tw, strings.Join(r, "\t"))
+// decidedBy names what decided: a policy with its selectors, or the default.
+func decidedBy(r *visibility.Resolver, d visibility.Decision) string {
+	if d.Policy < 0 {
+		return "default"
 	}
-	return tw.Flush()
-}
-
-func answer(s *visibility.ServiceRef) string {
-	if s == nil {
-		return "(not in the mesh: upstream DNS / passthrough)"
-	}
-	return s.String()
-}
-
-// namespaces lists client namespaces, spelling out "*".
-func namespaces(ns []string) string {
-	out := make([]string, len(ns))
-	for i, n := range ns {
-		out[i] = n
-		if n == visibility.AllOtherNamespaces {
-			out[i] = "all others"
+	sels := r.PolicySelectors(d.Policy)
+	for i, s := range sels {
+		if s == "" {
+			sels[i] = "{}"
 		}
 	}
-	return orDash(strings.Join(out, ", "))
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
+	return fmt.Sprintf("policies[%d] (%s)", d.Policy, strings.Join(sels, " and "))
 }

@@ -22,15 +22,25 @@ func TestSample(t *testing.T) {
 	code, out, errOut := runArgs(t)
 	require.Equal(t, 0, code, errOut)
 	for _, want := range []string{
-		"payments/partner-api     api.partner.example,*.partner.example  203.0.113.0/24  NAMESPACE   default",
-		"sandbox/partner-sandbox  api.partner.example                    -               NONE        policies[1]",
+		"payments/partner-api     api.partner.example,*.partner.example  203.0.113.0/24          NAMESPACE   default",
+		"payments/legacy-ftp      ftp.partner.example                    none: DNS not answered  NAMESPACE   default",
+		"sandbox/partner-sandbox  api.partner.example                    240.240.0.2             NONE        policies[1] (env in (sandbox))",
+		"platform/github          api.github.com                         240.240.0.1             PUBLIC      policies[0] (team=platform)",
 		"api.github.com                 platform, all others  ServiceEntry platform/github",
 		"                               shop                  ServiceEntry shop/github-mirror",
-		"payments/partner-api  NAMESPACE (default)  PUBLIC (policies[0])  all others  -",
-		"203.0.113.0/24       all others           ServiceEntry platform/egress-net               ServiceEntry payments/partner-api",
+		"(all others: every namespace not named under the same key, including namespaces not in the inventory)",
+		"WARNING NoAddressForDNS ServiceEntry payments/legacy-ftp: no address for any of its hosts",
+		"shop/checkout         GLOBAL  serviceScopeConfigs[0] (namespaces team=shop, services all) makes it GLOBAL",
+		"shop/orders-internal  LOCAL   serviceScopeConfigs[0] makes it GLOBAL, but orders-internal.shop.svc.cluster.local is cluster-local",
+		"payments/partner-api  NAMESPACE (default)  PUBLIC (policies[0])  all other namespaces  -",
+		"203.0.113.0/24       sandbox, shop, namespaces not in the inventory            ServiceEntry platform/egress-net               ServiceEntry payments/partner-api",
+		"shop/checkout       checkout.shop.svc.cluster.local  GLOBAL        LOCAL",
 	} {
 		assert.Contains(t, out, want)
 	}
+	// Tables are sorted: the entries by namespace and name, whatever the inventory's order.
+	assert.Less(t, strings.Index(out, "payments/legacy-ftp"), strings.Index(out, "platform/github"))
+	assert.Less(t, strings.Index(out, "platform/github"), strings.Index(out, "shop/github-mirror"))
 }
 
 func TestJSON(t *testing.T) {
@@ -38,20 +48,78 @@ func TestJSON(t *testing.T) {
 	require.Equal(t, 0, code, errOut)
 	var rep report
 	require.NoError(t, json.Unmarshal([]byte(out), &rep))
-	assert.Len(t, rep.Entries, 5)
+	assert.Len(t, rep.Entries, 6)
 	assert.Equal(t, "shop", rep.Explain[0].Answer.Namespace)
 	require.NotNil(t, rep.Audit)
-	assert.Equal(t, "partner-api", rep.Audit.Entries[0].Name)
-	assert.NotNil(t, rep.Lint)
+	assert.Equal(t, "legacy-ftp", rep.Audit.Entries[0].Name)
+	require.NotEmpty(t, rep.Lint)
+	assert.Equal(t, lintRow{Path: "ServiceEntry payments/legacy-ftp", Code: "NoAddressForDNS", Severity: "warning",
+		Message: "no address for any of its hosts: ztunnel's DNS proxy forwards every query for them upstream"}, rep.Lint[0])
 }
 
 func TestExplainAddress(t *testing.T) {
 	code, out, _ := runArgs(t, "-explain-addr", "203.0.113.9", "-client", "shop")
 	require.Equal(t, 0, code)
 	assert.Contains(t, out, "203.0.113.9 from namespace shop: answered by ServiceEntry platform/egress-net")
-	code, _, errOut := runArgs(t, "-explain-addr", "nope")
+	code, _, errOut := runArgs(t, "-explain-addr", "nope", "-client", "shop")
 	assert.Equal(t, 1, code)
 	assert.Contains(t, errOut, `-explain-addr: "nope" is not an IP`)
+}
+
+func TestRefusesToGuess(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		code int
+		msg  string
+	}{
+		{"-explain-host without -client", []string{"-explain-host", "api.github.com"}, 2, "-explain-host and -explain-addr need -client"},
+		{"an unknown client namespace", []string{"-explain-host", "api.github.com", "-client", "shpo"}, 1, `-client "shpo": the inventory has no such namespace; it has: payments, platform, sandbox, shop`},
+		{"a positional argument", []string{"mesh.yaml"}, 2, `unexpected argument "mesh.yaml"`},
+		{"a bad -fail-on", []string{"-fail-on", "all"}, 2, "-fail-on must be warning or error"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, _, errOut := runArgs(t, tt.args...)
+			assert.Equal(t, tt.code, code)
+			assert.Contains(t, errOut, tt.msg)
+		})
+	}
+	code, out, _ := runArgs(t, "-explain-host", "api.github.com", "-client", "")
+	assert.Equal(t, 0, code, "a client without a namespace, said explicitly")
+	assert.Contains(t, out, `api.github.com from namespace "": answered by ServiceEntry platform/github`)
+	code, out, errOut := runArgs(t, "-h")
+	assert.Equal(t, 0, code)
+	assert.Empty(t, errOut)
+	assert.Contains(t, out, "visibility: preview ServiceEntry visibility")
+}
+
+func TestFailOn(t *testing.T) {
+	code, _, _ := runArgs(t, "-fail-on", "warning")
+	assert.Equal(t, 3, code, "the sample's lint has a warning")
+	code, _, _ = runArgs(t, "-fail-on", "error")
+	assert.Equal(t, 0, code)
+}
+
+func TestLintAgainstInventory(t *testing.T) {
+	mesh := write(t, "mesh.yaml", `serviceEntryVisibility:
+  defaultVisibility: NAMESPACE
+  policies:
+  - visibility: PUBLIC
+    matchingRules: [{namespaceSelector: {matchLabels: {tema: platform}}}]
+`)
+	inv := write(t, "inv.yaml", `kind: List
+items:
+- {kind: Namespace, metadata: {name: platform, labels: {team: platform}}}
+- kind: ServiceEntry
+  metadata: {name: gh, namespace: platform}
+  spec: {hosts: [api.github.com], addresses: [10.0.0.1], exportTo: [".", "shpo"]}
+`)
+	code, out, errOut := runArgs(t, "-mesh", mesh, "-inventory", inv, "-fail-on", "error")
+	assert.Equal(t, 3, code, errOut)
+	assert.Contains(t, out, "WARNING SelectorMatchesNoNamespace policies[0].matchingRules[0]: the selector tema=platform selects none of the inventory's 1 namespaces")
+	assert.Contains(t, out, "WARNING PolicyDecidesNoEntry policies[0]: decides none of the inventory's ServiceEntries")
+	assert.Contains(t, out, `ERROR ExportToUnknownNamespace ServiceEntry platform/gh: exportTo names namespace "shpo"`)
 }
 
 func write(t *testing.T, name, content string) string {
@@ -66,13 +134,13 @@ func TestUserFiles(t *testing.T) {
 	inv := write(t, "inv.yaml", "kind: ServiceEntry\nmetadata: {name: x, namespace: a}\nspec: {hosts: [x.example]}\n")
 	code, out, errOut := runArgs(t, "-mesh", mesh, "-inventory", inv)
 	require.Equal(t, 0, code, errOut)
-	assert.Contains(t, out, "a/x            x.example  -          NONE        default")
+	assert.Contains(t, out, "a/x            x.example  none: DNS not answered  NONE        default")
 	assert.NotContains(t, out, "AUDIT", "no audit without -new-mesh for user files")
 
 	next := write(t, "next.yaml", "serviceEntryVisibility: {}\n")
 	code, out, _ = runArgs(t, "-mesh", mesh, "-inventory", inv, "-new-mesh", next)
 	require.Equal(t, 0, code)
-	assert.Contains(t, out, "a/x            NONE (default)  PUBLIC (default)  a, all others  -")
+	assert.Contains(t, out, "a/x            NONE (default)  PUBLIC (default)  a, all other namespaces  -")
 }
 
 func TestErrors(t *testing.T) {
@@ -116,7 +184,7 @@ metadata: {resourceVersion: ""}
 	code, out, errOut := runArgs(t, "-mesh", mesh, "-inventory", inv)
 	require.Equal(t, 0, code, errOut)
 	assert.NotContains(t, out, "not configured")
-	assert.Contains(t, out, "a/x            x.example  -          NONE        default")
+	assert.Contains(t, out, "a/x            x.example  none: DNS not answered  NONE        default")
 
 	deploy := write(t, "deploy.yaml", "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\n")
 	code, _, errOut = runArgs(t, "-mesh", deploy, "-inventory", inv)

@@ -1,0 +1,134 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/meshscope/meshscope/visibility"
+)
+
+func (r *report) print(w io.Writer) error {
+	fmt.Fprintf(w, "mesh %s, inventory %s\n", r.Mesh, r.Inventory)
+	if !r.Enabled {
+		fmt.Fprintln(w, "serviceEntryVisibility is not configured: every entry is PUBLIC")
+	}
+	if len(r.Lint) > 0 {
+		fmt.Fprintln(w, "\nLINT")
+		for _, f := range r.Lint {
+			fmt.Fprintf(w, "  %s %s %s: %s\n", strings.ToUpper(string(f.Severity)), f.Code, f.Path, f.Message)
+		}
+	}
+	rows := [][]string{{"SERVICE ENTRY", "HOSTS", "ADDRESSES", "VISIBILITY", "DECIDED BY"}}
+	for _, e := range r.Entries {
+		addrs := strings.Join(e.Addresses, ",")
+		if !e.DNS {
+			addrs = "none: DNS not answered"
+		}
+		rows = append(rows, []string{e.Namespace + "/" + e.Name, strings.Join(e.Hosts, ","), addrs, string(e.Decision.Visibility), e.DecidedBy})
+	}
+	if err := table(w, rows); err != nil {
+		return err
+	}
+	if len(r.Services) > 0 {
+		rows = [][]string{{"KUBERNETES SERVICE", "SCOPE", "WHY"}}
+		for _, s := range r.Services {
+			rows = append(rows, []string{s.Namespace + "/" + s.Name, string(s.Scope), s.Why})
+		}
+		if err := table(w, rows); err != nil {
+			return err
+		}
+	}
+	rows = [][]string{{"CLAIMED IN SEVERAL NAMESPACES", "CLIENT NAMESPACES", "GET"}}
+	if len(r.Conflicts) == 0 {
+		rows = append(rows, []string{"(none)", "", ""})
+	}
+	for _, c := range r.Conflicts {
+		for i, a := range c.Answers {
+			key := c.Key
+			if i > 0 {
+				key = ""
+			}
+			rows = append(rows, []string{key, namespaces(a.Clients, "all others"), answer(a.Service)})
+		}
+	}
+	if err := table(w, rows); err != nil {
+		return err
+	}
+	if len(r.Conflicts) > 0 {
+		fmt.Fprintln(w, "(all others: every namespace not named under the same key, including namespaces not in the inventory)")
+	}
+	for _, e := range r.Explain {
+		fmt.Fprintf(w, "\n%s\n", e)
+	}
+	if r.Audit == nil {
+		return nil
+	}
+	return r.printAudit(w)
+}
+
+func (r *report) printAudit(w io.Writer) error {
+	fmt.Fprintf(w, "\nAUDIT: %s -> %s (a dry run: nothing is applied)\n", r.Mesh, r.NewMesh)
+	rows := [][]string{{"SERVICE ENTRY", "BEFORE", "AFTER", "GAINED BY", "LOST BY"}}
+	if len(r.Audit.Entries) == 0 {
+		rows = append(rows, []string{"(no visibility changes)", "", "", "", ""})
+	}
+	for _, e := range r.Audit.Entries {
+		rows = append(rows, []string{e.Namespace + "/" + e.Name, e.Before.String(), e.After.String(), namespaces(e.Gained, "all other namespaces"), namespaces(e.Lost, "all other namespaces")})
+	}
+	if err := table(w, rows); err != nil {
+		return err
+	}
+	rows = [][]string{{"QUERY", "CLIENT NAMESPACES", "BEFORE", "AFTER"}}
+	for _, q := range append(r.Audit.Hosts, r.Audit.Addresses...) {
+		rows = append(rows, []string{q.Query, namespaces(q.Clients, "namespaces not in the inventory"), answer(q.Before), answer(q.After)})
+	}
+	if len(rows) == 1 {
+		rows = append(rows, []string{"(no answer changes)", "", "", ""})
+	}
+	if err := table(w, rows); err != nil {
+		return err
+	}
+	fmt.Fprintln(w, "(client namespaces: exactly those of the inventory whose answer changes; \"namespaces not in the inventory\" includes a client without a namespace)")
+	if len(r.Scope) > 0 {
+		rows = [][]string{{"KUBERNETES SERVICE", "HOST", "SCOPE BEFORE", "SCOPE AFTER"}}
+		for _, s := range r.Scope {
+			rows = append(rows, []string{s.Service.Namespace + "/" + s.Service.Name, s.Host, string(s.Before), string(s.After)})
+		}
+		return table(w, rows)
+	}
+	return nil
+}
+
+// table prints rows as aligned columns after a blank line.
+func table(w io.Writer, rows [][]string) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw)
+	for _, r := range rows {
+		fmt.Fprintln(tw, strings.Join(r, "\t"))
+	}
+	return tw.Flush()
+}
+
+func answer(s *visibility.ServiceRef) string {
+	if s == nil {
+		return "(not in the mesh: upstream DNS / passthrough)"
+	}
+	return s.String()
+}
+
+// namespaces lists client namespaces, spelling out "*" as star.
+func namespaces(ns []string, star string) string {
+	out := make([]string, len(ns))
+	for i, n := range ns {
+		out[i] = n
+		if n == visibility.AllOtherNamespaces {
+			out[i] = star
+		}
+	}
+	if len(out) == 0 {
+		return "-"
+	}
+	return strings.Join(out, ", ")
+}
