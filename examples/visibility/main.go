@@ -215,8 +215,12 @@ func build(o options) (*report, error) {
 			}
 		}
 	}
-	slices.SortFunc(rep.Entries, func(a, b entryRow) int { return cmp.Or(strings.Compare(a.Namespace, b.Namespace), strings.Compare(a.Name, b.Name)) })
-	slices.SortFunc(rep.Services, func(a, b serviceRow) int { return cmp.Or(strings.Compare(a.Namespace, b.Namespace), strings.Compare(a.Name, b.Name)) })
+	slices.SortFunc(rep.Entries, func(a, b entryRow) int {
+		return cmp.Or(strings.Compare(a.Namespace, b.Namespace), strings.Compare(a.Name, b.Name))
+	})
+	slices.SortFunc(rep.Services, func(a, b serviceRow) int {
+		return cmp.Or(strings.Compare(a.Namespace, b.Namespace), strings.Compare(a.Name, b.Name))
+	})
 	if rep.Conflicts == nil {
 		rep.Conflicts = []visibility.Conflict{}
 	}
