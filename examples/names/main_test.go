@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -8,41 +9,60 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func defaults() options {
-	return options{clusterID: "1234", service: "web", subset: "v2", namespace: "default", partition: "retail",
-		datacenter: "dc1", peer: "east", query: "q", agent: "node-1", k8sNamespace: "shop", serviceAccount: "cart"}
+func runArgs(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errOut strings.Builder
+	code := run(args, &out, &errOut)
+	return code, out.String(), errOut.String()
 }
 
-func TestRunTour(t *testing.T) {
-	var out strings.Builder
-	require.NoError(t, run(&out, defaults()))
-	s := out.String()
-	assert.Contains(t, s, "web.default.retail.east.external.1234.consul")
-	assert.Contains(t, s, "spiffe://1234.consul/ap/retail/ns/default/dc/dc1/svc/web")
-	assert.NotContains(t, s, "no:")
+func TestTour(t *testing.T) {
+	code, out, errOut := runArgs(t, "-trust-domain", "1234.consul")
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "peered service             web.default.retail.east.external.1234.consul")
+	assert.Contains(t, out, "peering servers            server.dc1.peering.1234.consul")
+	assert.Contains(t, out, "CA signing            spiffe://1234.consul")
+	assert.Contains(t, out, "spiffe://1234.consul/ap/retail/ns/default/dc/dc1/svc/web")
+	assert.NotContains(t, out, "  no\n")
+
+	code, out, errOut = runArgs(t, "-trust-domain", "1234.consul", "-o", "json")
+	require.Equal(t, 0, code, errOut)
+	var rep tourReport
+	require.NoError(t, json.Unmarshal([]byte(out), &rep))
+	assert.Equal(t, "1234.consul", rep.TrustDomain)
+	assert.Equal(t, row{Kind: "service", Value: "web.default.dc1.internal.1234.consul", ParsesBack: true}, rep.SNI[0])
 }
 
-func TestRunInvalidFlags(t *testing.T) {
-	o := defaults()
-	o.peer = "East"
-	var out strings.Builder
-	err := run(&out, o)
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), `peered service: Peer: "East" must be lower case`)
+func TestInvalidFlags(t *testing.T) {
+	code, _, errOut := runArgs(t, "-peer", "East")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errOut, `peered service: Peer: "East" must be lower case`)
 }
 
-func TestRunParse(t *testing.T) {
-	o := defaults()
-	o.parse = "spiffe://1234.consul/gateway/mesh/dc/dc1"
-	var out strings.Builder
-	require.NoError(t, run(&out, o))
-	assert.Equal(t, "spiffe.MeshGateway{TrustDomain:\"1234.consul\", Partition:\"default\", Datacenter:\"dc1\"}\n", out.String())
+func TestParse(t *testing.T) {
+	code, out, errOut := runArgs(t, "-parse", "spiffe://1234.consul/gateway/mesh/dc/dc1")
+	require.Equal(t, 0, code, errOut)
+	assert.Equal(t, "spiffe://1234.consul/gateway/mesh/dc/dc1\nSPIFFE ID: a mesh gateway\n  TrustDomain  1234.consul\n  Partition    default\n  Datacenter   dc1\n", out)
 
-	o.parse = "dc1.internal.1234.consul"
-	out.Reset()
-	require.NoError(t, run(&out, o))
-	assert.Equal(t, "sni.Gateway{Partition:\"default\", Datacenter:\"dc1\", TrustDomain:\"1234.consul\"}\n", out.String())
+	code, out, errOut = runArgs(t, "-parse", "dc1.internal.1234.consul", "-trust-domain", "1234.consul", "-o", "json")
+	require.Equal(t, 0, code, errOut)
+	var p parsed
+	require.NoError(t, json.Unmarshal([]byte(out), &p))
+	assert.Equal(t, "SNI name: a mesh gateway", p.Kind)
+	assert.Equal(t, map[string]string{"Partition": "default", "Datacenter": "dc1", "TrustDomain": "1234.consul"}, p.Components)
 
-	o.parse = "spiffe://1234.consul/ns/a%2Fb/sa/x"
-	require.Error(t, run(&out, o))
+	code, _, errOut = runArgs(t, "-parse", "spiffe://1234.consul/ns/a%2Fb/sa/x")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errOut, "malformed SPIFFE ID")
+}
+
+func TestHelpAndArguments(t *testing.T) {
+	code, out, _ := runArgs(t, "-h")
+	assert.Equal(t, 0, code)
+	assert.Contains(t, out, "names: build every kind of SNI name and SPIFFE ID")
+	code, _, errOut := runArgs(t, "web")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errOut, `unexpected argument "web"`)
+	code, _, _ = runArgs(t, "-o", "yaml")
+	assert.Equal(t, 2, code)
 }
