@@ -21,10 +21,6 @@ type kubeObject struct {
 	err    error // set instead of the rest when the object could not be read
 }
 
-// at returns the object's location for a message, followed by ": ", or "" for the only
-// document of a stream.
-func (o kubeObject) at() string { return strict.At(o.where) }
-
 // meta returns metadata.namespace and metadata.name, "" where absent or not strings.
 func (o kubeObject) meta() (namespace, name string) {
 	m, _ := o.fields["metadata"].(map[string]any)

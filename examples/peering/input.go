@@ -139,7 +139,7 @@ func (e *entries) add(r rawEntry) error {
 			return fmt.Errorf("not a service-defaults entry: %v", err)
 		}
 		if sd.Name == "" {
-			return errors.New("Name: must not be empty")
+			return &chain.FieldError{Field: "Name", Detail: "must not be empty"}
 		}
 		if e.chain.Protocols == nil {
 			e.chain.Protocols = map[chain.ServiceKey]string{}
@@ -156,13 +156,13 @@ func (e *entries) add(r rawEntry) error {
 		if p, ok := pd.Config["protocol"]; ok {
 			s, ok := p.(string)
 			if !ok {
-				return fmt.Errorf("Config.protocol: must be a string, got %v", p)
+				return &chain.FieldError{Field: "Config.protocol", Value: p, Detail: fmt.Sprintf("must be a string, got %v", p)}
 			}
 			e.chain.DefaultProtocol = s
 		}
 		return nil
 	}
-	return fmt.Errorf("Kind: %q is not one of %s", r.kind, strings.Join(kindOrder, ", "))
+	return &chain.FieldError{Field: "Kind", Value: r.kind, Detail: fmt.Sprintf("%q is not one of %s", r.kind, strings.Join(kindOrder, ", "))}
 }
 
 // loadCatalog reads /v1/catalog/services output: service names to their tags.
