@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/meshscope/meshscope/chain"
+	"github.com/meshscope/meshscope/exports"
 )
 
 const trustDomain = "11111111-2222-3333-4444-555555555555.consul"
@@ -81,4 +82,38 @@ func ExampleServiceResolver_Validate() {
 	// Redirect: Redirect and Failover cannot both be set
 	// Redirect.ServiceSubset: Redirect.ServiceSubset defined without Redirect.Service
 	// Failover["v9"]: Bad Failover["v9"]: not a valid subset
+}
+
+// A failover to a sameness group tries the group's other members in the order they are
+// written: a partition member becomes a target in that partition of the local datacenter, a
+// peer member a target imported from that peer. The requesting partition itself is skipped.
+func ExampleCompile_samenessGroupFailover() {
+	c, err := chain.Compile(
+		chain.Request{Service: "db", Datacenter: "dc1", TrustDomain: trustDomain},
+		chain.Entries{
+			Resolvers: []chain.ServiceResolver{
+				{Name: "db", Failover: map[string]chain.Failover{"*": {SamenessGroup: "dr"}}},
+			},
+			SamenessGroups: []exports.SamenessGroup{{
+				Name:    "dr",
+				Members: []exports.SamenessMember{{Partition: "default"}, {Partition: "ap2"}, {Peer: "east"}},
+			}},
+		},
+	)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("start:", c.Start)
+	for _, id := range c.Targets[c.Start].Failover {
+		fmt.Println("failover:", id)
+	}
+	fmt.Println(c.Explain())
+	// Output:
+	// start: db.default.default.dc1
+	// failover: db.default.ap2.dc1
+	// failover: db.default.default.external.east
+	// chain default/default/db (tcp)
+	//   start db.default.default.dc1: request db.default.default.dc1
+	//   failover 1 db.default.ap2.dc1: Failover["*"] of default/default/db -> sameness group dr, member ap2 -> db.default.ap2.dc1
+	//   failover 2 db.default.default.external.east: Failover["*"] of default/default/db -> sameness group dr, member peer east -> db.default.default.external.east
 }

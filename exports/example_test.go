@@ -93,3 +93,33 @@ func ExampleConfigEntry_Validate() {
 	// Services[1]: duplicate of Services[0]
 	// Services[1].Consumers[0]: peer name "West" must be a lowercase DNS label (must be lower case)
 }
+
+// A consumer may name a sameness group instead of a partition or peer: the rule then reaches
+// every member of the group except the exporting partition itself, and Explain says which
+// group each consumer came from.
+func ExampleCompileGroups() {
+	groups, err := exports.LoadSamenessGroups([]byte(`{
+	  "Kind": "sameness-group",
+	  "Name": "dr",
+	  "Members": [{"Partition": "default"}, {"Partition": "ap2"}, {"Peer": "east"}]
+	}`))
+	if err != nil {
+		panic(err)
+	}
+	x, err := exports.CompileGroups(groups, exports.ConfigEntry{
+		Name: "default",
+		Services: []exports.Service{
+			{Name: "payments", Consumers: []exports.Consumer{{SamenessGroup: "dr"}, {Peer: "audit"}}},
+		},
+	})
+	if err != nil {
+		panic(err)
+	}
+	svc := exports.ServiceName{Name: "payments"}
+	fmt.Println("peers:", x.Peers(svc))
+	fmt.Println(x.Explain(svc))
+	// Output:
+	// peers: [east audit]
+	// default/default/payments: Services[0] applies (exact): exported to partition ap2 (sameness group dr), peer east (sameness group dr), peer audit
+	//   Services[0] default/payments -> sameness group dr, peer audit: applies: the most exact rule that matches
+}
