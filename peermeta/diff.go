@@ -1,6 +1,7 @@
 package peermeta
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -59,12 +60,17 @@ type ServiceChange struct {
 //
 //	peer exported service "db" uses protocol="tcp" and cannot introduce new discovery chain targets like "db2.default.default.dc1"
 //
-// Consul refuses a change that gives a service exported to a peer, whose protocol is not
-// HTTP-like, a start target whose identity (partition, namespace, datacenter and service;
-// a peer target's peer counts as its datacenter, in a trust domain of its own) none of the
-// service's targets had before. Failover targets are not checked, so adding or changing
-// failover never trips the rule, and neither does switching between tcp and http. Invalid
-// input on either side is an error.
+//	peer exported service "db" contains cross-datacenter resolver redirect
+//
+// Consul refuses a change that makes the chain of a service exported to a peer unsafe to
+// export (see chain.Chain.CheckPeerExport; a chain already unsafe before is not refused
+// again), and a change that gives such a service, when its protocol is not HTTP-like, a
+// start target whose identity (partition, namespace, datacenter and service; a peer
+// target's peer counts as its datacenter, in a trust domain of its own) none of the
+// service's non-failover targets had before. Failover targets are left out on both sides,
+// as Consul does: adding or changing failover never trips the rule, and neither does
+// switching between tcp and http, but a start target that was only a failover target before
+// is new. Invalid input on either side is an error.
 func Diff(before, after Input) (ReplicationDiff, error) {
 	peer := after.Exporter.Peer
 	before.Exporter.Peer = peer
@@ -90,7 +96,7 @@ func Diff(before, after Input) (ReplicationDiff, error) {
 			out.Services = append(out.Services, ch)
 		}
 	}
-	refused, err := refusals(before, after, a)
+	refused, err := refusals(before, after, b, a)
 	if err != nil {
 		return ReplicationDiff{}, err
 	}
@@ -199,17 +205,34 @@ func identityOf(t *chain.Target) identity {
 	return identity{false, t.Partition, t.Namespace, t.Datacenter, t.Service}
 }
 
-// refusals lists, for every service the peer receives with a chain after the change whose
-// protocol is not HTTP-like, Consul's refusal when its start target's identity is none of
-// the identities of the service's targets before (the service's chain compiled from
-// before's entries, exported or not). A service whose chain does not compile before has
-// nothing to compare with.
-func refusals(before, after Input, a Replication) ([]string, error) {
+// refusals lists the writes Consul would refuse, in its words, sorted:
+//
+//   - a service the peer would receive with a chain that is not peer-export safe (see
+//     chain.Chain.CheckPeerExport) and was not already refused for that reason before the
+//     change; Consul refuses the write of the exported-services entry or resolver that makes
+//     it so;
+//   - for every service the peer receives with a chain after the change whose protocol is
+//     not HTTP-like, a start target whose identity is none of the identities of the
+//     service's non-failover targets before (its chain compiled from before's entries,
+//     exported or not). A service whose chain does not compile before has nothing to
+//     compare with.
+func refusals(before, after Input, b, a Replication) ([]string, error) {
 	cc, err := chain.NewCompiler(before.Entries)
 	if err != nil {
 		return nil, fmt.Errorf("before: %w", err)
 	}
 	var out []string
+	wasUnsafe := make(map[exports.ServiceName]string, len(b.Failed))
+	for _, f := range b.Failed {
+		if errors.Is(f.Err, chain.ErrPeerExport) {
+			wasUnsafe[f.Service] = f.Err.Error()
+		}
+	}
+	for _, f := range a.Failed {
+		if errors.Is(f.Err, chain.ErrPeerExport) && wasUnsafe[f.Service] != f.Err.Error() {
+			out = append(out, peerExportMessage(f.Err))
+		}
+	}
 	x := before.Exporter
 	for _, e := range a.Services {
 		if chain.IsHTTPLike(e.PeerMeta.Protocol) {
@@ -219,17 +242,41 @@ func refusals(before, after Input, a Replication) ([]string, error) {
 		if err != nil {
 			continue
 		}
-		had := make(map[identity]bool, len(old.Targets))
-		for _, t := range old.Targets {
-			had[identityOf(t)] = true
-		}
-		if !had[e.start] {
+		if !nonFailoverIdentities(old)[e.start] {
 			out = append(out, fmt.Sprintf("peer exported service %q uses protocol=%q and cannot introduce new discovery chain targets like %q",
 				displayName(e.Service), e.PeerMeta.Protocol, e.Start))
 		}
 	}
 	slices.Sort(out)
 	return out, nil
+}
+
+// nonFailoverIdentities returns the identities of the chain's targets that no target fails
+// over to: Consul leaves failover targets out of the comparison on both sides.
+func nonFailoverIdentities(c *chain.Chain) map[identity]bool {
+	failover := map[string]bool{}
+	for _, t := range c.Targets {
+		for _, id := range t.Failover {
+			failover[id] = true
+		}
+	}
+	out := make(map[identity]bool, len(c.Targets))
+	for id, t := range c.Targets {
+		if !failover[id] {
+			out[identityOf(t)] = true
+		}
+	}
+	return out
+}
+
+// peerExportMessage is Consul's message in a peer-export error: the FieldError's Detail
+// without the path meshscope puts in front.
+func peerExportMessage(err error) string {
+	var fe *FieldError
+	if errors.As(err, &fe) && fe.Detail != "" {
+		return fe.Detail
+	}
+	return err.Error()
 }
 
 // displayName names a service in Consul's messages: its name alone, or

@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -52,8 +53,15 @@ func TestDiff(t *testing.T) {
 	assert.Equal(t, "db2.default.default.dc1", d.Services[0].StartAfter)
 	assert.Equal(t, []string{svcID("", "default", "dc1", "db2")}, d.Services[0].GainedSpiffeIDs)
 
-	// ... but not to a service that was already one of its targets, nor over http.
+	// A service that was only a failover target before is new too: Consul leaves failover
+	// targets out of the comparison on both sides.
 	before = diffInput(t, chain.ServiceResolver{Name: "db", Failover: map[string]chain.Failover{"*": {Service: "db2"}}})
+	d, err = Diff(before, after)
+	require.NoError(t, err)
+	assert.Len(t, d.Refused, 1)
+
+	// ... but not a start target the service already had, nor over http.
+	before = diffInput(t, chain.ServiceResolver{Name: "db", Redirect: &chain.Redirect{Service: "db2"}}, chain.ServiceResolver{Name: "db2", ConnectTimeout: time.Second})
 	d, err = Diff(before, after)
 	require.NoError(t, err)
 	assert.Empty(t, d.Refused)
@@ -62,6 +70,18 @@ func TestDiff(t *testing.T) {
 	d, err = Diff(diffInput(t), httpAfter)
 	require.NoError(t, err)
 	assert.Empty(t, d.Refused)
+
+	// A change that makes an exported chain unsafe to export is refused once, in Consul's
+	// words; a chain that was already unsafe is not refused again.
+	unsafe := diffInput(t, chain.ServiceResolver{Name: "db", Redirect: &chain.Redirect{Datacenter: "dc2"}})
+	d, err = Diff(diffInput(t), unsafe)
+	require.NoError(t, err)
+	assert.Equal(t, []string{`peer exported service "db" contains cross-datacenter resolver redirect`}, d.Refused)
+	assert.Equal(t, "failed", d.Services[0].After)
+	d, err = Diff(unsafe, unsafe)
+	require.NoError(t, err)
+	assert.Empty(t, d.Refused)
+	assert.Empty(t, d.Services)
 
 	// A service gaining a sidecar goes from plain to a chain; one losing its export is removed.
 	after = diffInput(t)

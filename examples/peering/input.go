@@ -99,7 +99,7 @@ func readEntries(name string, data []byte, want string, into *entries) error {
 				kind = want
 			}
 			if want != "" && kind != want {
-				return fmt.Errorf("%s: holds a %q entry; this flag reads %s entries (use -config for mixed entries)", where, head.Kind, want)
+				return fmt.Errorf("%s: holds a %q entry; this flag reads %s entries only (-config and -new-config read any kind)", where, head.Kind, want)
 			}
 			raws = append(raws, rawEntry{where: where + " (" + cmp.Or(head.Kind, "no Kind") + " " + head.Name + ")", kind: kind, data: item})
 		}
@@ -248,4 +248,45 @@ func loadTrustDomain(name string, data []byte) (string, error) {
 		return "", fmt.Errorf("%s: TrustDomain: missing; is this /v1/connect/ca/roots output?", name)
 	}
 	return roots.TrustDomain, nil
+}
+
+// proposal is the after side of a dry run: the inputs with the proposed entries in place,
+// and their compiled exports.
+type proposal struct {
+	inputs
+	x *exports.Exports
+}
+
+// proposed reads the -new-* files and returns the after side, or nil when there are none.
+// Everything but the config entries (catalog, health, trust domain) is the same on both sides.
+func (o options) proposed(in inputs) (*proposal, error) {
+	var p entries
+	var errs []error
+	n := 0
+	for _, f := range []struct {
+		paths files
+		kind  string
+	}{{o.newConfig, ""}, {o.newExports, "exported-services"}, {o.newResolvers, "service-resolver"}} {
+		for _, path := range f.paths {
+			n++
+			errs = append(errs, loadConfig(path, f.kind, &p))
+		}
+	}
+	if n == 0 {
+		return nil, nil
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	after := proposal{inputs: in}
+	after.entries = in.entries.replaced(p)
+	x, err := exports.CompileGroups(after.entries.chain.SamenessGroups, after.entries.exports...)
+	if err != nil {
+		return nil, cli.InFile("proposed exported-services", err)
+	}
+	if _, err := chain.NewCompiler(after.entries.chain); err != nil {
+		return nil, cli.InFile("proposed service-resolver", err)
+	}
+	after.x = x
+	return &after, nil
 }

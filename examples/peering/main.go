@@ -19,9 +19,15 @@
 //	    -ca-roots ca-roots.json -datacenter dc1 [-peer east] [-o json]
 //
 // Sameness groups (Consul Enterprise) are read from -config too, or from
-// `consul config read -kind sameness-group -name <g>` output with -sameness-groups. A dry run
-// of a change: -new-config proposed.json (entries that replace those of the same kind and
-// name). -fail-on warning|error makes findings at or above that level exit with status 3.
+// `consul config read -kind sameness-group -name <g>` output with -sameness-groups.
+//
+// A dry run prints, per peer, how the replication would change and every write Consul would
+// refuse, in its words: -new-exports proposed.json (exported-services entries),
+// -new-resolvers (service-resolver entries) or -new-config (entries of any kind). A proposed
+// entry replaces the current entry of the same kind and name; the others stay. The peers of
+// both sides are diffed, so a peer the proposal adds or drops is shown too.
+//
+// -fail-on warning|error makes findings at or above that level exit with status 3.
 package main
 
 import (
@@ -61,12 +67,13 @@ func (f *files) String() string     { return strings.Join(*f, ",") }
 func (f *files) Set(v string) error { *f = append(*f, v); return nil }
 
 type options struct {
-	config, exports, resolvers, groups, newConfig files
-	health, gatewayServices                       files
-	catalog, caRoots, trustDomain                 string
-	datacenter, partition, namespace, peer        string
-	explain, output, failOn                       string
-	wide                                          bool
+	config, exports, resolvers, groups     files
+	newConfig, newExports, newResolvers    files
+	health, gatewayServices                files
+	catalog, caRoots, trustDomain          string
+	datacenter, partition, namespace, peer string
+	explain, output, failOn                string
+	wide                                   bool
 }
 
 func main() {
@@ -80,7 +87,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.Var(&o.exports, "exports", "exported-services entries only (consul config read output; repeatable)")
 	fs.Var(&o.resolvers, "resolvers", "service-resolver entries only (consul config read output; repeatable)")
 	fs.Var(&o.groups, "sameness-groups", "sameness-group entries only (consul config read output; repeatable)")
-	fs.Var(&o.newConfig, "new-config", "proposed entries for a dry run: replace those of the same kind and name (repeatable)")
+	fs.Var(&o.newConfig, "new-config", "dry run: proposed entries of any kind, replacing those of the same kind and name (repeatable)")
+	fs.Var(&o.newExports, "new-exports", "dry run: proposed exported-services entries, replacing those of the same partition (repeatable)")
+	fs.Var(&o.newResolvers, "new-resolvers", "dry run: proposed service-resolver entries, replacing those of the same service (repeatable)")
 	fs.Var(&o.health, "health", "/v1/health/service/<name> or /v1/health/connect/<name> output: gateways and connect instances (repeatable)")
 	fs.Var(&o.gatewayServices, "gateway-services", "/v1/catalog/gateway-services/<terminating gateway> output (repeatable)")
 	fs.StringVar(&o.catalog, "catalog", "", "/v1/catalog/services output for -partition and -namespace")
@@ -231,11 +240,25 @@ func build(o options) (*report, error) {
 		return nil, fmt.Errorf("-partition %q has no exported-services entry; partitions with one: %s", o.partition, list(partitions))
 	}
 	peers := peersOf(x, o.partition, in)
+	after, err := o.proposed(in)
+	if err != nil {
+		return nil, err
+	}
+	// The dry run covers the peers of both sides: a change may add or drop a peer.
+	dryPeers := peers
+	if after != nil {
+		dryPeers = union(peers, peersOf(after.x, o.partition, after.inputs))
+	}
 	if o.peer != "" {
-		if !slices.Contains(peers, o.peer) {
-			return nil, fmt.Errorf("-peer %q: the exported-services entry of partition %q names no such peer; it names: %s", o.peer, o.partition, list(peers))
+		if !slices.Contains(dryPeers, o.peer) {
+			return nil, fmt.Errorf("-peer %q: the exported-services entry of partition %q names no such peer; it names: %s", o.peer, o.partition, list(dryPeers))
 		}
-		peers = []string{o.peer}
+		if slices.Contains(peers, o.peer) {
+			peers = []string{o.peer}
+		} else {
+			peers = nil // a peer only the proposed entries name
+		}
+		dryPeers = []string{o.peer}
 	}
 	rep := &report{TrustDomain: td, Datacenter: dc, Partition: o.partition}
 	for _, p := range peers {
@@ -254,12 +277,19 @@ func build(o options) (*report, error) {
 		}
 		rep.Explain = e
 	}
-	if len(o.newConfig) > 0 {
-		if err := rep.dryRun(o, in, x, peers); err != nil {
+	if after != nil {
+		if err := rep.dryRun(in, x, *after, dryPeers); err != nil {
 			return nil, err
 		}
 	}
 	return rep, nil
+}
+
+// union returns the sorted union of two sorted lists.
+func union(a, b []string) []string {
+	out := slices.Concat(a, b)
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // peersOf lists the peers the partition's exported-services entry names, sameness groups

@@ -191,3 +191,37 @@ func TestGatewayWarnings(t *testing.T) {
 	require.Equal(t, 0, code, errOut)
 	assert.Contains(t, out, "WARNING all 1 mesh gateway instances are critical: peers can reach no exported service")
 }
+
+func TestDryRunNewExportsAndResolvers(t *testing.T) {
+	files := userFiles(t)
+	// The proposal moves api from north to a new peer west: north loses it, west gains it.
+	newExports := write(t, "exports.json", `{"Kind":"exported-services","Name":"default","Services":[{"Name":"api","Consumers":[{"Peer":"west"}]},{"Name":"*","Consumers":[{"Peer":"south"}]}]}`)
+	code, out, errOut := runArgs(t, append(files, "-new-exports", newExports)...)
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "DRY RUN for peer north (nothing is applied)")
+	assert.Contains(t, out, "DRY RUN for peer west (nothing is applied)", "a peer only the proposal names is diffed too")
+	assert.NotContains(t, out, "PEER west", "the current replication has no peer west")
+	north := out[strings.Index(out, "DRY RUN for peer north"):strings.Index(out, "DRY RUN for peer south")]
+	assert.Contains(t, north, "default/default/api: removed (was chain)")
+	assert.Contains(t, north, "- accepts spiffe://<td>/ns/default/dc/dc7/svc/api-v2")
+	west := out[strings.Index(out, "DRY RUN for peer west"):]
+	assert.Contains(t, west, "default/default/api: added (chain)")
+	assert.Contains(t, west, "+ accepts spiffe://<td>/ns/default/dc/dc7/svc/api-v2")
+	assert.NotContains(t, out, "REFUSED BY CONSUL", "moving an export between peers is a write Consul accepts")
+
+	code, out, errOut = runArgs(t, append(files, "-new-exports", newExports, "-peer", "west")...)
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "DRY RUN for peer west")
+	assert.NotContains(t, out, "DRY RUN for peer north")
+
+	newResolvers := write(t, "resolvers.json", `[{"Kind":"service-resolver","Name":"api","Redirect":{"Service":"api","Datacenter":"dc2"}}]`)
+	code, out, errOut = runArgs(t, append(files, "-peer", "north", "-new-resolvers", newResolvers, "-fail-on", "error")...)
+	assert.Equal(t, 3, code, errOut)
+	assert.Contains(t, out, `failed after the change: peer exported service "api" contains cross-datacenter resolver redirect`)
+	assert.Contains(t, out, `REFUSED BY CONSUL: peer exported service "api" contains cross-datacenter resolver redirect`)
+
+	// Each -new-* flag reads its own kind only, and names what it found.
+	code, _, errOut = runArgs(t, append(files, "-new-resolvers", newExports)...)
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errOut, newExports+`: value 1: holds a "exported-services" entry; this flag reads service-resolver entries only`)
+}

@@ -1,9 +1,9 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -189,14 +189,16 @@ func printDiff(w io.Writer, d peermeta.ReplicationDiff, short func(string) strin
 		for _, id := range s.LostSpiffeIDs {
 			fmt.Fprintf(w, "    - accepts %s\n", short(id))
 		}
-		if s.StartBefore != s.StartAfter {
+		// An added or removed service's start target and protocol are news only when it
+		// is replicated with a chain on both sides.
+		if s.StartBefore != s.StartAfter && s.StartBefore != "" && s.StartAfter != "" {
 			fmt.Fprintf(w, "    start target %s → %s\n", s.StartBefore, s.StartAfter)
 		}
-		if s.ProtocolBefore != s.ProtocolAfter {
+		if s.ProtocolBefore != s.ProtocolAfter && s.ProtocolBefore != "" && s.ProtocolAfter != "" {
 			fmt.Fprintf(w, "    protocol %s → %s\n", s.ProtocolBefore, s.ProtocolAfter)
 		}
 		if s.Reason != "" {
-			fmt.Fprintf(w, "    %s\n", s.Reason)
+			fmt.Fprintf(w, "    %s after the change: %s\n", s.After, s.Reason)
 		}
 	}
 	for _, r := range d.Refused {
@@ -260,25 +262,11 @@ func explainService(arg string, x *exports.Exports, in inputs, rep *report) (*ex
 	return e, nil
 }
 
-// dryRun reads the proposed entries and diffs the replication to each peer.
-func (r *report) dryRun(o options, in inputs, x *exports.Exports, peers []string) error {
-	var proposed entries
-	var errs []error
-	for _, p := range o.newConfig {
-		errs = append(errs, loadConfig(p, "", &proposed))
-	}
-	if err := errors.Join(errs...); err != nil {
-		return err
-	}
-	after := in
-	after.entries = in.entries.replaced(proposed)
-	ax, err := exports.CompileGroups(after.entries.chain.SamenessGroups, after.entries.exports...)
-	if err != nil {
-		return cli.InFile("proposed exported-services", err)
-	}
+// dryRun diffs the replication to each peer before and after the proposed change.
+func (r *report) dryRun(in inputs, x *exports.Exports, after proposal, peers []string) error {
 	for _, p := range peers {
 		exp := peermeta.Exporter{Peer: p, Partition: r.Partition, Datacenter: r.Datacenter, TrustDomain: r.TrustDomain}
-		d, err := peermeta.Diff(in.input(x, exp), after.input(ax, exp))
+		d, err := peermeta.Diff(in.input(x, exp), after.input(after.x, exp))
 		if err != nil {
 			return err
 		}
@@ -290,32 +278,36 @@ func (r *report) dryRun(o options, in inputs, x *exports.Exports, peers []string
 // replaced returns e with the proposed entries replacing those of the same kind and name.
 func (e entries) replaced(p entries) entries {
 	out := entries{chain: e.chain}
-	out.exports = slices.DeleteFunc(slices.Clone(e.exports), func(x exports.ConfigEntry) bool {
-		return slices.ContainsFunc(p.exports, func(y exports.ConfigEntry) bool { return y.Name == x.Name })
-	})
-	out.exports = append(out.exports, p.exports...)
-	key := func(r chain.ServiceResolver) chain.ServiceKey {
+	out.exports = replace(e.exports, p.exports, func(x exports.ConfigEntry) string { return x.Name })
+	out.chain.Resolvers = replace(e.chain.Resolvers, p.chain.Resolvers, func(r chain.ServiceResolver) chain.ServiceKey {
 		return chain.ServiceKey{Partition: r.Partition, Namespace: r.Namespace, Service: r.Name}.Canonical()
-	}
-	out.chain.Resolvers = slices.DeleteFunc(slices.Clone(e.chain.Resolvers), func(x chain.ServiceResolver) bool {
-		return slices.ContainsFunc(p.chain.Resolvers, func(y chain.ServiceResolver) bool { return key(y) == key(x) })
 	})
-	out.chain.Resolvers = append(out.chain.Resolvers, p.chain.Resolvers...)
-	out.chain.SamenessGroups = slices.DeleteFunc(slices.Clone(e.chain.SamenessGroups), func(x exports.SamenessGroup) bool {
-		return slices.ContainsFunc(p.chain.SamenessGroups, func(y exports.SamenessGroup) bool { return y.ID() == x.ID() })
-	})
-	out.chain.SamenessGroups = append(out.chain.SamenessGroups, p.chain.SamenessGroups...)
+	out.chain.SamenessGroups = replace(e.chain.SamenessGroups, p.chain.SamenessGroups, func(g exports.SamenessGroup) string { return g.ID() })
 	if len(p.chain.Protocols) > 0 {
-		out.chain.Protocols = map[chain.ServiceKey]string{}
-		for k, v := range e.chain.Protocols {
-			out.chain.Protocols[k] = v
+		out.chain.Protocols = maps.Clone(e.chain.Protocols)
+		if out.chain.Protocols == nil {
+			out.chain.Protocols = map[chain.ServiceKey]string{}
 		}
-		for k, v := range p.chain.Protocols {
-			out.chain.Protocols[k] = v
-		}
+		maps.Copy(out.chain.Protocols, p.chain.Protocols)
 	}
 	if p.chain.DefaultProtocol != "" {
 		out.chain.DefaultProtocol = p.chain.DefaultProtocol
 	}
 	return out
+}
+
+// replace returns cur without the values whose key a proposed value has, then the proposed
+// values.
+func replace[T any, K comparable](cur, proposed []T, key func(T) K) []T {
+	drop := make(map[K]bool, len(proposed))
+	for _, v := range proposed {
+		drop[key(v)] = true
+	}
+	out := make([]T, 0, len(cur)+len(proposed))
+	for _, v := range cur {
+		if !drop[key(v)] {
+			out = append(out, v)
+		}
+	}
+	return append(out, proposed...)
 }
