@@ -224,6 +224,12 @@ func TestCompileErrors(t *testing.T) {
 		{"names that cannot be an SNI", Request{Service: "Main", Datacenter: "dc1", TrustDomain: td}, Entries{}, []string{
 			`target Main.default.default.dc1: SNI: Service: "Main" must be lower case`,
 		}},
+		{"a peer's names are checked like local ones", mainReq, resolvers(
+			ServiceResolver{Name: "main", Redirect: &Redirect{Service: "Billing", Peer: "east.dc"}},
+		), []string{
+			`target Billing.default.default.external.east.dc: Service: "Billing" must be lower case`,
+			`target Billing.default.default.external.east.dc: Peer: "east.dc" must not contain "." (the label separator)`,
+		}},
 		{"ID collision", Request{Service: "a", Namespace: "b", Partition: "c", Datacenter: "d", TrustDomain: td}, resolvers(
 			ServiceResolver{Name: "a", Namespace: "b", Partition: "c", Failover: map[string]Failover{"*": {Targets: []FailoverTarget{
 				{Peer: "d", Namespace: "b"},

@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/meshscope/meshscope/exports"
 	"github.com/meshscope/meshscope/internal/fielderr"
+	"github.com/meshscope/meshscope/internal/names"
 	"github.com/meshscope/meshscope/internal/strict"
 	"github.com/meshscope/meshscope/sni"
 	"github.com/meshscope/meshscope/spiffe"
@@ -49,7 +51,8 @@ type Compiler struct {
 // Compile expands the request's chain: it follows redirects (any number of hops, with cycle
 // detection), applies default subsets, checks that subsets exist, expands failover (to
 // datacenters, targets, or the members of a sameness group), and builds each local target's
-// SNI, SPIFFE ID and proxy settings. Every local service the chain touches must have the
+// SNI, SPIFFE ID and proxy settings; a peer target's service, namespace, partition and peer
+// must be DNS labels, as a local target's names must. Every local service the chain touches must have the
 // requested service's protocol. Problems are reported together: missing request fields,
 // invalid or duplicate resolvers and sameness groups (each prefixed by the entry), and
 // resolution errors:
@@ -263,7 +266,28 @@ func (c *compiler) add(ch *Chain, id string, k key, via []Step) {
 			}
 		}
 	}
+	if k.peer != "" {
+		if err := peerNames(k); err != nil {
+			c.errs = append(c.errs, fielderr.In("target "+id, err))
+		}
+	}
 	ch.Targets[id] = t
+}
+
+// peerNames checks the names of a peer's target as a local target's are checked: the
+// service, namespace, partition and peer must be DNS labels. The name the importer dials is
+// in the peer's trust domain, which only the peer's PeerMeta gives, so no whole name is
+// built here.
+func peerNames(k key) error {
+	var errs []error
+	for _, f := range [...]struct{ field, value string }{
+		{"Service", k.service}, {"Namespace", k.namespace}, {"Partition", k.partition}, {"Peer", k.peer},
+	} {
+		if reason := names.Label(f.value); reason != "" {
+			errs = append(errs, &FieldError{Field: f.field, Value: f.value, Detail: strconv.Quote(f.value) + " " + reason, Err: sni.ErrInvalidComponent})
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // collides reports (and records as an error) a target ID already taken by another target:
