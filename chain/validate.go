@@ -1,11 +1,11 @@
 package chain
 
 import (
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
 
+	"github.com/meshscope/meshscope/internal/fielderr"
 	"github.com/meshscope/meshscope/internal/names"
 	"github.com/meshscope/meshscope/internal/strict"
 )
@@ -29,71 +29,10 @@ func (r *ServiceResolver) Validate() error {
 	if r.Name == "" {
 		add("Name", "Name is required")
 	}
-	for _, name := range sortedKeys(r.Subsets) {
-		path := strict.Key("Subsets", name)
-		switch {
-		case name == "":
-			add(path, "Subset defined with empty name")
-		case !names.IsLabel(name):
-			add(path, "Subset %q is invalid: %s", name, names.Label(name))
-		}
-	}
-	if r.DefaultSubset != "" && !r.isSubset(r.DefaultSubset) {
-		add("DefaultSubset", "DefaultSubset %q is not a valid subset", r.DefaultSubset)
-	}
+	r.subsetProblems(&p)
 	defaultPartition := orDefault(r.Partition) == defaultName
-	if rd := r.Redirect; rd != nil {
-		if len(r.Failover) > 0 {
-			add("Redirect", "Redirect and Failover cannot both be set")
-		}
-		if *rd == (Redirect{}) {
-			add("Redirect", "Redirect is empty")
-		}
-		if rd.SamenessGroup != "" {
-			if rd.ServiceSubset != "" {
-				add("Redirect.SamenessGroup", "Redirect.SamenessGroup cannot be set with Redirect.ServiceSubset")
-			}
-			if rd.Partition != "" {
-				add("Redirect.Partition", "Redirect.Partition cannot be set with Redirect.SamenessGroup")
-			}
-			if rd.Datacenter != "" {
-				add("Redirect.SamenessGroup", "Redirect.SamenessGroup cannot be set with Redirect.Datacenter")
-			}
-			if rd.Peer != "" {
-				add("Redirect.Peer", "Redirect.Peer cannot be set with Redirect.SamenessGroup")
-			}
-		}
-		if rd.Peer != "" {
-			if rd.ServiceSubset != "" {
-				add("Redirect.Peer", "Redirect.Peer cannot be set with Redirect.ServiceSubset")
-			}
-			if rd.Partition != "" {
-				add("Redirect.Partition", "Redirect.Partition cannot be set with Redirect.Peer")
-			}
-			if rd.Datacenter != "" {
-				add("Redirect.Peer", "Redirect.Peer cannot be set with Redirect.Datacenter")
-			}
-		}
-		if rd.Service == "" {
-			without := func(name, value string) {
-				if value != "" {
-					add("Redirect."+name, "Redirect.%s defined without Redirect.Service", name)
-				}
-			}
-			without("ServiceSubset", rd.ServiceSubset)
-			without("Namespace", rd.Namespace)
-			without("Partition", rd.Partition)
-			without("Peer", rd.Peer)
-		}
-		if rd.ServiceSubset != "" && rd.Service != "" && r.ownService(rd.Service, rd.Namespace, rd.Partition, rd.Peer) && !r.isSubset(rd.ServiceSubset) {
-			add("Redirect.ServiceSubset", "Redirect.ServiceSubset %q is not a valid subset of %q", rd.ServiceSubset, r.Name)
-		}
-		if rd.Datacenter != "" && !defaultPartition {
-			add("Redirect.Datacenter", "Cross-datacenter redirect is only supported in the default partition")
-		}
-		if rd.Datacenter != "" && orDefault(rd.Partition) != orDefault(r.Partition) {
-			add("Redirect.Partition", "Cross-datacenter and cross-partition redirect is not supported")
-		}
+	if r.Redirect != nil {
+		r.redirectProblems(&p, defaultPartition)
 	}
 	for _, key := range sortedKeys(r.Failover) {
 		r.failoverProblems(&p, key, r.Failover[key], defaultPartition)
@@ -108,14 +47,88 @@ func (r *ServiceResolver) Validate() error {
 	if pl := r.PrioritizeByLocality; pl != nil && pl.Mode != "" && pl.Mode != "none" && pl.Mode != "failover" {
 		add("PrioritizeByLocality", "mode must be one of '', 'none', or 'failover'")
 	}
-	return errors.Join(p.errs...)
+	return p.Err()
+}
+
+// subsetProblems checks the subsets' names and DefaultSubset.
+func (r *ServiceResolver) subsetProblems(p *problems) {
+	add := p.add
+	for _, name := range sortedKeys(r.Subsets) {
+		path := strict.Key("Subsets", name)
+		switch {
+		case name == "":
+			add(path, "Subset defined with empty name")
+		case !names.IsLabel(name):
+			add(path, "Subset %q is invalid: %s", name, names.Label(name))
+		}
+	}
+	if r.DefaultSubset != "" && !r.isSubset(r.DefaultSubset) {
+		add("DefaultSubset", "DefaultSubset %q is not a valid subset", r.DefaultSubset)
+	}
+}
+
+// redirectProblems checks Redirect: what it may not be combined with, what needs
+// Redirect.Service, and where a cross-datacenter redirect may go.
+func (r *ServiceResolver) redirectProblems(p *problems, defaultPartition bool) {
+	add, rd := p.add, r.Redirect
+	if len(r.Failover) > 0 {
+		add("Redirect", "Redirect and Failover cannot both be set")
+	}
+	if *rd == (Redirect{}) {
+		add("Redirect", "Redirect is empty")
+	}
+	if rd.SamenessGroup != "" {
+		if rd.ServiceSubset != "" {
+			add("Redirect.SamenessGroup", "Redirect.SamenessGroup cannot be set with Redirect.ServiceSubset")
+		}
+		if rd.Partition != "" {
+			add("Redirect.Partition", "Redirect.Partition cannot be set with Redirect.SamenessGroup")
+		}
+		if rd.Datacenter != "" {
+			add("Redirect.SamenessGroup", "Redirect.SamenessGroup cannot be set with Redirect.Datacenter")
+		}
+		if rd.Peer != "" {
+			add("Redirect.Peer", "Redirect.Peer cannot be set with Redirect.SamenessGroup")
+		}
+	}
+	if rd.Peer != "" {
+		if rd.ServiceSubset != "" {
+			add("Redirect.Peer", "Redirect.Peer cannot be set with Redirect.ServiceSubset")
+		}
+		if rd.Partition != "" {
+			add("Redirect.Partition", "Redirect.Partition cannot be set with Redirect.Peer")
+		}
+		if rd.Datacenter != "" {
+			add("Redirect.Peer", "Redirect.Peer cannot be set with Redirect.Datacenter")
+		}
+	}
+	if rd.Service == "" {
+		without := func(name, value string) {
+			if value != "" {
+				add("Redirect."+name, "Redirect.%s defined without Redirect.Service", name)
+			}
+		}
+		without("ServiceSubset", rd.ServiceSubset)
+		without("Namespace", rd.Namespace)
+		without("Partition", rd.Partition)
+		without("Peer", rd.Peer)
+	}
+	if rd.ServiceSubset != "" && rd.Service != "" && r.ownService(rd.Service, rd.Namespace, rd.Partition, rd.Peer) && !r.isSubset(rd.ServiceSubset) {
+		add("Redirect.ServiceSubset", "Redirect.ServiceSubset %q is not a valid subset of %q", rd.ServiceSubset, r.Name)
+	}
+	if rd.Datacenter != "" && !defaultPartition {
+		add("Redirect.Datacenter", "Cross-datacenter redirect is only supported in the default partition")
+	}
+	if rd.Datacenter != "" && orDefault(rd.Partition) != orDefault(r.Partition) {
+		add("Redirect.Partition", "Cross-datacenter and cross-partition redirect is not supported")
+	}
 }
 
 // problems collects validation errors; it allocates only when there are some.
-type problems struct{ errs []error }
+type problems struct{ fielderr.Collector }
 
 func (p *problems) add(path, format string, args ...any) {
-	p.errs = append(p.errs, &FieldError{Field: path, Detail: fmt.Sprintf(format, args...)})
+	p.Add(path, nil, fmt.Sprintf(format, args...), nil)
 }
 
 func sortedKeys[V any](m map[string]V) []string {
@@ -171,28 +184,34 @@ func (r *ServiceResolver) failoverProblems(p *problems, key string, f Failover, 
 		add(path+".Datacenters", "Cross-datacenter failover is only supported in the default partition")
 	}
 	for i, t := range f.Targets {
-		tadd := func(format string, args ...any) { // paths are built only for a problem
-			tpath, tbad := strict.Index(path+".Targets", i), strict.Index(bad+".Targets", i)
-			add(tpath, "%s: %s", tbad, fmt.Sprintf(format, args...))
-		}
-		if t.Peer != "" && t.ServiceSubset != "" {
-			tadd("Peer cannot be set with ServiceSubset")
-		}
-		if t.Partition != "" && t.Peer != "" {
-			tadd("Partition cannot be set with Peer")
-		}
-		if t.Peer != "" && t.Datacenter != "" {
-			tadd("Peer cannot be set with Datacenter")
-		}
-		if t.Partition != "" && t.Datacenter != "" {
-			tadd("Partition cannot be set with Datacenter")
-		}
-		if t.ServiceSubset != "" && r.ownService(t.Service, t.Namespace, t.Partition, t.Peer) && !r.isSubset(t.ServiceSubset) {
-			tadd("ServiceSubset %q is not a valid subset of %q", t.ServiceSubset, r.Name)
-		}
-		if t.Datacenter != "" && !defaultPartition {
-			add(strict.Index(path+".Targets", i), "Cross-datacenter failover is only supported in the default partition")
-		}
+		r.targetProblems(p, path, bad, i, t, defaultPartition)
+	}
+}
+
+// targetProblems checks Failover[key].Targets[i].
+func (r *ServiceResolver) targetProblems(p *problems, path, bad string, i int, t FailoverTarget, defaultPartition bool) {
+	add := p.add
+	tadd := func(format string, args ...any) { // paths are built only for a problem
+		tpath, tbad := strict.Index(path+".Targets", i), strict.Index(bad+".Targets", i)
+		add(tpath, "%s: %s", tbad, fmt.Sprintf(format, args...))
+	}
+	if t.Peer != "" && t.ServiceSubset != "" {
+		tadd("Peer cannot be set with ServiceSubset")
+	}
+	if t.Partition != "" && t.Peer != "" {
+		tadd("Partition cannot be set with Peer")
+	}
+	if t.Peer != "" && t.Datacenter != "" {
+		tadd("Peer cannot be set with Datacenter")
+	}
+	if t.Partition != "" && t.Datacenter != "" {
+		tadd("Partition cannot be set with Datacenter")
+	}
+	if t.ServiceSubset != "" && r.ownService(t.Service, t.Namespace, t.Partition, t.Peer) && !r.isSubset(t.ServiceSubset) {
+		tadd("ServiceSubset %q is not a valid subset of %q", t.ServiceSubset, r.Name)
+	}
+	if t.Datacenter != "" && !defaultPartition {
+		add(strict.Index(path+".Targets", i), "Cross-datacenter failover is only supported in the default partition")
 	}
 }
 
