@@ -391,55 +391,77 @@ func Parse(name, td string) (Name, error) {
 		return nil, problem(ErrForeignTrustDomain, name, "%q does not end in %q", name, "."+td)
 	}
 	var ls labels
-	rest := name[:len(name)-len(td)-1]
-	for start, i := 0, 0; i <= len(rest); i++ {
-		if i < len(rest) && rest[i] != '.' {
-			continue
-		}
-		if i == start {
-			return nil, problem(ErrMalformed, name, "%q has an empty label before the trust domain", name)
-		}
-		if ls.n == len(ls.l) {
-			return nil, problem(ErrMalformed, name, "%q has more labels before the trust domain than any kind of name", name)
-		}
-		ls.add(rest[start:i])
-		start = i + 1
+	if err := splitLabels(&ls, name, name[:len(name)-len(td)-1]); err != nil {
+		return nil, err
 	}
 	kind, c := ls.l[ls.n-1], ls.l[:ls.n-1]
-	var n Name
-	switch {
-	case kind == kindInternal && len(c) == 3:
-		n = Service{Service: c[0], Namespace: c[1], Partition: defaultName, Datacenter: c[2], TrustDomain: td}
-	case kind == kindInternal && len(c) == 4:
-		n = Service{Subset: c[0], Service: c[1], Namespace: c[2], Partition: defaultName, Datacenter: c[3], TrustDomain: td}
-	case kind == kindInternal && len(c) == 1:
-		n = Gateway{Partition: defaultName, Datacenter: c[0], TrustDomain: td}
-	case kind == kindInternalV1 && len(c) == 4:
-		n = Service{Service: c[0], Namespace: c[1], Partition: c[2], Datacenter: c[3], TrustDomain: td}
-	case kind == kindInternalV1 && len(c) == 5:
-		n = Service{Subset: c[0], Service: c[1], Namespace: c[2], Partition: c[3], Datacenter: c[4], TrustDomain: td}
-	case kind == kindInternalV1 && len(c) == 2:
-		n = Gateway{Partition: c[0], Datacenter: c[1], TrustDomain: td}
-	case kind == kindExternal && len(c) == 4:
-		n = Peered{Service: c[0], Namespace: c[1], Partition: c[2], Peer: c[3], TrustDomain: td}
-	case kind == kindPeering && len(c) == 2:
-		if c[0] != peeringServerLabel {
-			return nil, problem(ErrMalformed, name, "%q: the first label of a peering server name must be %q, got %q", name, peeringServerLabel, c[0])
-		}
-		n = PeeringServer{Datacenter: c[1], TrustDomain: td}
-	case kind == kindQuery && len(c) == 3:
-		if c[1] != defaultName {
-			return nil, problem(ErrMalformed, name, "%q: the second label of a query name must be %q, got %q", name, defaultName, c[1])
-		}
-		n = Query{Query: c[0], Datacenter: c[2], TrustDomain: td}
-	default:
-		return nil, malformed(name, kind, len(c))
+	n, err := nameOf(name, td, kind, c)
+	if err != nil {
+		return nil, err
 	}
 	if kind == kindInternalV1 && c[len(c)-2] == defaultName {
 		return nil, problem(ErrMalformed, name, "%q names the default partition with %q; its canonical form uses %q",
 			name, kindInternalV1, kindInternal)
 	}
 	// The trust domain and the length are checked above; only the components remain.
+	if err := checkComponents(name, n); err != nil {
+		return nil, err
+	}
+	return n, nil
+}
+
+// splitLabels splits rest, the labels of name before its trust domain, into ls.
+func splitLabels(ls *labels, name, rest string) error {
+	for start, i := 0, 0; i <= len(rest); i++ {
+		if i < len(rest) && rest[i] != '.' {
+			continue
+		}
+		if i == start {
+			return problem(ErrMalformed, name, "%q has an empty label before the trust domain", name)
+		}
+		if ls.n == len(ls.l) {
+			return problem(ErrMalformed, name, "%q has more labels before the trust domain than any kind of name", name)
+		}
+		ls.add(rest[start:i])
+		start = i + 1
+	}
+	return nil
+}
+
+// nameOf returns the name of the kind label kind with components c, canonical.
+func nameOf(name, td, kind string, c []string) (Name, error) {
+	switch {
+	case kind == kindInternal && len(c) == 3:
+		return Service{Service: c[0], Namespace: c[1], Partition: defaultName, Datacenter: c[2], TrustDomain: td}, nil
+	case kind == kindInternal && len(c) == 4:
+		return Service{Subset: c[0], Service: c[1], Namespace: c[2], Partition: defaultName, Datacenter: c[3], TrustDomain: td}, nil
+	case kind == kindInternal && len(c) == 1:
+		return Gateway{Partition: defaultName, Datacenter: c[0], TrustDomain: td}, nil
+	case kind == kindInternalV1 && len(c) == 4:
+		return Service{Service: c[0], Namespace: c[1], Partition: c[2], Datacenter: c[3], TrustDomain: td}, nil
+	case kind == kindInternalV1 && len(c) == 5:
+		return Service{Subset: c[0], Service: c[1], Namespace: c[2], Partition: c[3], Datacenter: c[4], TrustDomain: td}, nil
+	case kind == kindInternalV1 && len(c) == 2:
+		return Gateway{Partition: c[0], Datacenter: c[1], TrustDomain: td}, nil
+	case kind == kindExternal && len(c) == 4:
+		return Peered{Service: c[0], Namespace: c[1], Partition: c[2], Peer: c[3], TrustDomain: td}, nil
+	case kind == kindPeering && len(c) == 2:
+		if c[0] != peeringServerLabel {
+			return nil, problem(ErrMalformed, name, "%q: the first label of a peering server name must be %q, got %q", name, peeringServerLabel, c[0])
+		}
+		return PeeringServer{Datacenter: c[1], TrustDomain: td}, nil
+	case kind == kindQuery && len(c) == 3:
+		if c[1] != defaultName {
+			return nil, problem(ErrMalformed, name, "%q: the second label of a query name must be %q, got %q", name, defaultName, c[1])
+		}
+		return Query{Query: c[0], Datacenter: c[2], TrustDomain: td}, nil
+	default:
+		return nil, malformed(name, kind, len(c))
+	}
+}
+
+// checkComponents validates the components of a parsed name.
+func checkComponents(name string, n Name) error {
 	var v validator
 	switch x := n.(type) { // concrete calls keep v on the stack
 	case Service:
@@ -454,9 +476,9 @@ func Parse(name, td string) (Name, error) {
 		x.check(&v)
 	}
 	if v.errs != nil {
-		return nil, fielderr.In(fmt.Sprintf("SNI name %q", name), errors.Join(v.errs...))
+		return fielderr.In(fmt.Sprintf("SNI name %q", name), errors.Join(v.errs...))
 	}
-	return n, nil
+	return nil
 }
 
 func malformed(name, kind string, n int) error {
