@@ -63,42 +63,56 @@ func (c *Compiler) checkPeerExport(start ServiceKey) error {
 		if !ok {
 			continue
 		}
-		if rd := r.Redirect; rd != nil {
-			switch {
-			case rd.Datacenter != "":
-				return bad("cross-datacenter resolver redirect")
-			case rd.Peer != "":
-				return bad("cross-peer resolver redirect")
-			case rd.Partition != "" && orDefault(rd.Partition) != orDefault(r.Partition):
-				return bad("cross-partition resolver redirect")
-			}
+		if what := peerUnsafe(r.ServiceResolver); what != "" {
+			return bad(what)
 		}
-		for _, section := range sortedKeys(r.Failover) {
-			f := r.Failover[section]
-			if len(f.Datacenters) > 0 {
-				return bad("cross-datacenter failover")
-			}
-			for _, t := range f.Targets {
-				if t.Datacenter != "" {
-					return bad("cross-datacenter failover")
-				}
-			}
+		r.consulted(visit)
+	}
+	return nil
+}
+
+// peerUnsafe returns what in r makes a chain that consults it unsafe to export to a peer,
+// in Consul's words, or "".
+func peerUnsafe(r *ServiceResolver) string {
+	if rd := r.Redirect; rd != nil {
+		switch {
+		case rd.Datacenter != "":
+			return "cross-datacenter resolver redirect"
+		case rd.Peer != "":
+			return "cross-peer resolver redirect"
+		case rd.Partition != "" && orDefault(rd.Partition) != orDefault(r.Partition):
+			return "cross-partition resolver redirect"
 		}
-		if rd := r.Redirect; rd != nil {
-			visit(ServiceKey{cmp.Or(rd.Partition, r.Partition), cmp.Or(rd.Namespace, r.Namespace), cmp.Or(rd.Service, r.Name)})
+	}
+	for _, section := range sortedKeys(r.Failover) {
+		f := r.Failover[section]
+		if len(f.Datacenters) > 0 {
+			return "cross-datacenter failover"
 		}
-		for _, section := range sortedKeys(r.Failover) {
-			f := r.Failover[section]
-			if len(f.Targets) == 0 {
-				visit(ServiceKey{r.Partition, cmp.Or(f.Namespace, r.Namespace), cmp.Or(f.Service, r.Name)})
-				continue
-			}
-			for _, t := range f.Targets {
-				if t.Peer == "" {
-					visit(ServiceKey{cmp.Or(t.Partition, r.Partition), cmp.Or(t.Namespace, f.Namespace, r.Namespace), cmp.Or(t.Service, r.Name)})
-				}
+		for _, t := range f.Targets {
+			if t.Datacenter != "" {
+				return "cross-datacenter failover"
 			}
 		}
 	}
-	return nil
+	return ""
+}
+
+// consulted calls visit with every local service r redirects or fails over to.
+func (r *ServiceResolver) consulted(visit func(ServiceKey)) {
+	if rd := r.Redirect; rd != nil {
+		visit(ServiceKey{cmp.Or(rd.Partition, r.Partition), cmp.Or(rd.Namespace, r.Namespace), cmp.Or(rd.Service, r.Name)})
+	}
+	for _, section := range sortedKeys(r.Failover) {
+		f := r.Failover[section]
+		if len(f.Targets) == 0 {
+			visit(ServiceKey{r.Partition, cmp.Or(f.Namespace, r.Namespace), cmp.Or(f.Service, r.Name)})
+			continue
+		}
+		for _, t := range f.Targets {
+			if t.Peer == "" {
+				visit(ServiceKey{cmp.Or(t.Partition, r.Partition), cmp.Or(t.Namespace, f.Namespace, r.Namespace), cmp.Or(t.Service, r.Name)})
+			}
+		}
+	}
 }
