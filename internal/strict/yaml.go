@@ -1,0 +1,244 @@
+package strict
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/meshscope/meshscope/internal/fielderr"
+	"go.yaml.in/yaml/v3"
+)
+
+// Document is one document of a YAML stream.
+type Document struct {
+	// Value is the document's content as generic values; nil for an empty document.
+	Value any
+	// Line is the line the document's content starts on.
+	Line int
+	// Err holds the problems found in the document's content (keys given twice, numbers that
+	// cannot be read exactly, unsupported tags), each naming its path; nil when there are none.
+	Err error
+}
+
+// ParseYAML parses a stream of YAML documents (JSON is read as YAML). A document separator
+// line may carry the document's first content ("--- {kind: List}"), and a %YAML directive
+// is accepted. Scalars resolve as in YAML 1.2 (yes and no stay strings); a plain number with
+// a leading zero, which YAML 1.1 readers take as octal, is refused as ambiguous. A syntax
+// error ends the stream: it is returned, naming the document it is in and its line, with
+// the documents read before it.
+func ParseYAML(data []byte) ([]Document, error) { return ParseYAMLAt(data, "") }
+
+// ParseYAMLAt is ParseYAML for a stream held in a field of another document, such as the
+// istio ConfigMap's data.mesh: problems name their paths under root.
+func ParseYAMLAt(data []byte, root string) ([]Document, error) {
+	var top *pathSeg
+	if root != "" {
+		top = &pathSeg{key: root, index: rawPath}
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(acceptDirective(data)))
+	var docs []Document
+	for {
+		var n yaml.Node
+		if err := dec.Decode(&n); err == io.EOF {
+			break
+		} else if err != nil {
+			msg := strings.TrimPrefix(err.Error(), "yaml: ")
+			if len(docs) > 0 && strings.HasSuffix(msg, "did not find expected <document start>") {
+				msg = fmt.Sprintf("data after the end of document %d (a second JSON value, or text after the document without a --- line)", len(docs))
+			}
+			return docs, &fielderr.Error{Where: "document " + strconv.Itoa(len(docs)+1), Detail: "not YAML or JSON: " + msg}
+		}
+		c := converter{budget: 10*len(data) + 1000}
+		var v any
+		if len(n.Content) > 0 {
+			v = c.convert(n.Content[0], top, 0)
+		}
+		docs = append(docs, Document{Value: v, Line: n.Line, Err: errors.Join(c.errs...)})
+	}
+	return docs, nil
+}
+
+// acceptDirective rewrites "%YAML 1.2" directive lines as "%YAML 1.1": the parser knows only
+// 1.1, and the document means the same to it either way.
+func acceptDirective(data []byte) []byte {
+	if !bytes.Contains(data, []byte("%YAML 1.")) {
+		return data
+	}
+	out := bytes.Clone(data)
+	for i := 0; i < len(out); {
+		end := bytes.IndexByte(out[i:], '\n')
+		if end < 0 {
+			end = len(out) - i
+		}
+		line := out[i : i+end]
+		if bytes.HasPrefix(line, []byte("%YAML 1.")) && len(line) > 8 && line[8] >= '0' && line[8] <= '9' {
+			line[8] = '1'
+		}
+		i += end + 1
+	}
+	return out
+}
+
+type converter struct {
+	errs   []error
+	budget int // values an alias may still expand to
+}
+
+func (c *converter) fail(path *pathSeg, format string, args ...any) any {
+	c.errs = append(c.errs, fielderr.New(Display(path.String()), nil, fmt.Sprintf(format, args...), nil))
+	return nil
+}
+
+func (c *converter) convert(n *yaml.Node, path *pathSeg, depth int) any {
+	if c.budget--; c.budget < 0 {
+		if c.budget == -1 {
+			return c.fail(path, "aliases expand to more values than the input can hold")
+		}
+		return nil
+	}
+	if depth >= MaxDepth {
+		return c.fail(path, "nested more than %d levels deep", MaxDepth)
+	}
+	switch n.Kind {
+	case yaml.AliasNode:
+		return c.convert(n.Alias, path, depth+1)
+	case yaml.SequenceNode:
+		list := make([]any, len(n.Content))
+		for i, item := range n.Content {
+			list[i] = c.convert(item, &pathSeg{path, "", i}, depth+1)
+		}
+		return list
+	case yaml.MappingNode:
+		return c.mapping(n, path, depth)
+	case yaml.ScalarNode:
+		return c.scalar(n, path)
+	}
+	return c.fail(path, "unsupported YAML node")
+}
+
+func (c *converter) mapping(n *yaml.Node, path *pathSeg, depth int) any {
+	obj := make(map[string]any, len(n.Content)/2)
+	line := make(map[string]int, len(n.Content)/2)
+	var merges []*yaml.Node
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		kn, vn := n.Content[i], n.Content[i+1]
+		if kn.Kind == yaml.ScalarNode && kn.Tag == "!!merge" {
+			merges = append(merges, vn)
+			continue
+		}
+		if kn.Kind == yaml.AliasNode {
+			kn = kn.Alias
+		}
+		if kn.Kind != yaml.ScalarNode {
+			c.fail(path, "line %d: a key must be a string, got a %s", kn.Line, kindName(kn.Kind))
+			continue
+		}
+		k := kn.Value
+		seg := &pathSeg{path, k, -1}
+		if first, dup := line[k]; dup {
+			c.errs = append(c.errs, fielderr.New(seg.String(), k, fmt.Sprintf("given twice (lines %d and %d)", first, kn.Line), ErrGivenTwice))
+			continue
+		}
+		line[k] = kn.Line
+		obj[k] = c.convert(vn, seg, depth+1)
+	}
+	// Merge keys (<<), as YAML 1.1 readers such as kubectl apply them: keys written in the
+	// mapping win, then earlier merged mappings.
+	for _, m := range merges {
+		if m.Kind == yaml.AliasNode {
+			m = m.Alias
+		}
+		sources := []*yaml.Node{m}
+		if m.Kind == yaml.SequenceNode {
+			sources = m.Content
+		}
+		for _, s := range sources {
+			v, ok := c.convert(s, &pathSeg{path, "<<", -1}, depth+1).(map[string]any)
+			if !ok {
+				c.fail(path, "line %d: a merge key (<<) must name a mapping", s.Line)
+				continue
+			}
+			for k, x := range v {
+				if _, ok := obj[k]; !ok {
+					obj[k] = x
+				}
+			}
+		}
+	}
+	return obj
+}
+
+func kindName(k yaml.Kind) string {
+	switch k {
+	case yaml.SequenceNode:
+		return "list"
+	case yaml.MappingNode:
+		return "mapping"
+	}
+	return "value"
+}
+
+func (c *converter) scalar(n *yaml.Node, path *pathSeg) any {
+	switch n.Tag {
+	case "!!str", "!!timestamp":
+		return n.Value
+	case "!!null":
+		return nil
+	case "!!bool":
+		return strings.EqualFold(n.Value, "true")
+	case "!!int":
+		num, err := yamlInt(n.Value)
+		if err != nil {
+			return c.fail(path, "%s", err)
+		}
+		return num
+	case "!!float":
+		f, err := strconv.ParseFloat(strings.ReplaceAll(n.Value, "_", ""), 64)
+		if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+			return c.fail(path, "%s is not a finite number", n.Value)
+		}
+		if json.Valid([]byte(n.Value)) {
+			return json.Number(n.Value)
+		}
+		return json.Number(strconv.FormatFloat(f, 'g', -1, 64))
+	}
+	return c.fail(path, "line %d: unsupported YAML tag %q", n.Line, n.Tag)
+}
+
+// yamlInt reads a YAML integer as the decimal json.Number it stands for, exactly, whatever
+// its size.
+func yamlInt(s string) (json.Number, error) {
+	t := strings.ReplaceAll(s, "_", "")
+	neg := strings.HasPrefix(t, "-")
+	t = strings.TrimLeft(t, "+-")
+	base := 10
+	switch {
+	case len(t) > 2 && t[0] == '0' && (t[1] == 'x' || t[1] == 'X'):
+		base, t = 16, t[2:]
+	case len(t) > 2 && t[0] == '0' && (t[1] == 'o' || t[1] == 'O'):
+		base, t = 8, t[2:]
+	case len(t) > 2 && t[0] == '0' && (t[1] == 'b' || t[1] == 'B'):
+		base, t = 2, t[2:]
+	case len(t) > 1 && t[0] == '0':
+		return "", fmt.Errorf("%s is ambiguous: YAML 1.1 readers take a leading zero as octal, YAML 1.2 readers as decimal; write it without the zero, or quote it", s)
+	}
+	if base == 10 {
+		if neg {
+			return json.Number("-" + t), nil
+		}
+		return json.Number(t), nil
+	}
+	u, err := strconv.ParseUint(t, base, 64)
+	if err != nil {
+		return "", fmt.Errorf("%s is out of range (at most %d)", s, uint64(math.MaxUint64))
+	}
+	if neg {
+		return json.Number("-" + strconv.FormatUint(u, 10)), nil
+	}
+	return json.Number(strconv.FormatUint(u, 10)), nil
+}
