@@ -1,6 +1,7 @@
 package peermeta
 
 import (
+	"maps"
 	"strconv"
 	"strings"
 
@@ -121,6 +122,13 @@ func Flatten(checks []*HealthCheck, node, serviceID, serviceName string) []*Heal
 	}}
 }
 
+// clone returns a copy of n that shares nothing with it.
+func (n *Node) clone() *Node {
+	c := *n
+	c.TaggedAddresses, c.Meta = maps.Clone(n.TaggedAddresses), maps.Clone(n.Meta)
+	return &c
+}
+
 // worst maps a status to itself, or an unknown one to critical.
 func worst(status string) string {
 	switch status {
@@ -146,13 +154,12 @@ func severity(status string) int {
 // instance has no ID), proxying for "<service>" ("<service>-instance-<i>", or "<service>"),
 // at the gateway's node, address, tagged addresses and port, carrying the PeerMeta and the
 // gateway's checks flattened. i is the gateway's position in gateways; pass them in a stable
-// order (Replicate sorts them by node and service ID). The instances share one PeerMeta and
-// the gateways' node and tagged addresses: treat them as read-only.
+// order (Replicate sorts them by node and service ID). The caller owns the instances:
+// nothing in them is shared with gateways, with meta or with one another.
 func Synthesize(service exports.ServiceName, meta PeerMeta, gateways []CheckServiceNode) []CheckServiceNode {
 	service = service.Canonical()
 	out := make([]CheckServiceNode, 0, len(gateways))
 	proxy := service.Name + "-sidecar-proxy"
-	connect := &ServiceConnect{PeerMeta: &meta} // shared by the instances: read-only
 	for i, gw := range gateways {
 		if gw.Service == nil || gw.Node == nil {
 			continue
@@ -164,12 +171,12 @@ func Synthesize(service exports.ServiceName, meta PeerMeta, gateways []CheckServ
 		}
 		svc := &NodeService{
 			Kind: KindConnectProxy, ID: id, Service: proxy,
-			Address: gw.Service.Address, TaggedAddresses: gw.Service.TaggedAddresses, Port: gw.Service.Port,
+			Address: gw.Service.Address, TaggedAddresses: maps.Clone(gw.Service.TaggedAddresses), Port: gw.Service.Port,
 			Proxy:     &ProxyConfig{DestinationServiceName: service.Name, DestinationServiceID: dest},
-			Connect:   connect,
+			Connect:   &ServiceConnect{PeerMeta: meta.clone()},
 			Namespace: service.Namespace, Partition: service.Partition,
 		}
-		out = append(out, CheckServiceNode{Node: gw.Node, Service: svc, Checks: Flatten(gw.Checks, gw.Node.Node, id, proxy)})
+		out = append(out, CheckServiceNode{Node: gw.Node.clone(), Service: svc, Checks: Flatten(gw.Checks, gw.Node.Node, id, proxy)})
 	}
 	return out
 }

@@ -3,6 +3,7 @@ package peermeta
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/meshscope/meshscope/chain"
 	"github.com/meshscope/meshscope/internal/names"
@@ -16,6 +17,11 @@ type PeerMeta struct {
 	SNI      []string `json:"SNI,omitempty"`
 	SpiffeID []string `json:"SpiffeID,omitempty"`
 	Protocol string   `json:"Protocol,omitempty"`
+}
+
+// clone returns a copy of m that shares nothing with it.
+func (m PeerMeta) clone() *PeerMeta {
+	return &PeerMeta{SNI: slices.Clone(m.SNI), SpiffeID: slices.Clone(m.SpiffeID), Protocol: m.Protocol}
 }
 
 // PrimarySNI returns the SNI the importer dials: the first, or "" when there is none.

@@ -33,7 +33,8 @@ type Input struct {
 	Connect []exports.ServiceName
 }
 
-// Replication is everything one peer receives, and what it does not and why.
+// Replication is everything one peer receives, and what it does not and why. The caller
+// owns it: nothing in it is shared with the Input or with any other call's result.
 type Replication struct {
 	Peer     string     `json:"Peer"`
 	Exporter Exporter   `json:"Exporter"`

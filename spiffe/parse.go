@@ -2,9 +2,10 @@ package spiffe
 
 import "strconv"
 
-// Parse reads a SPIFFE ID and returns the Service, MeshGateway, Agent, Server or Workload it
-// names. Parse follows the SPIFFE ID grammar strictly (see the package documentation) and
-// accepts only the canonical spelling, so Parse(s).String() == s for every s it accepts.
+// Parse reads a SPIFFE ID and returns the Service, MeshGateway, Agent, Server, Workload or
+// Signing it names. Parse follows the SPIFFE ID grammar strictly (see the package
+// documentation) and accepts only the canonical spelling, so Parse(s).String() == s for
+// every s it accepts.
 func Parse(uri string) (Identity, error) {
 	if len(uri) > MaxLength {
 		return nil, problem(ErrTooLong, uri, "%d bytes, at most %d are allowed", len(uri), MaxLength)

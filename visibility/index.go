@@ -297,5 +297,10 @@ func (ix *Index) Entries(yield func(Service, Decision) bool) {
 }
 
 // Namespaces returns every namespace of the inventory (those with labels and those with
-// services), sorted. Read-only.
-func (ix *Index) Namespaces() []string { return ix.namespaces }
+// services), sorted. The caller owns the slice.
+func (ix *Index) Namespaces() []string {
+	if ix == nil {
+		return nil
+	}
+	return slices.Clone(ix.namespaces)
+}

@@ -15,7 +15,9 @@ const NamespaceNameLabel = "kubernetes.io/metadata.name"
 
 // Resolver decides the visibility of ServiceEntries from the labels of their namespace. It is
 // built by Compile, immutable, and safe for concurrent use. A nil *Resolver behaves as the
-// disabled one.
+// disabled one. Compile keeps nothing of the Config (changing it afterwards changes no
+// answer), and everything a Resolver returns — explanations, conditions, selectors,
+// findings — is a fresh value the caller owns.
 type Resolver struct {
 	enabled         bool
 	defaultVis      Visibility

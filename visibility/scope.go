@@ -100,7 +100,8 @@ func pathOf(path string) *field.Path {
 }
 
 // Scoper decides the scope of Kubernetes Services. It is built by CompileScope, immutable
-// and safe for concurrent use.
+// and safe for concurrent use. CompileScope keeps nothing of the ScopeConfig, and what a
+// Scoper returns is the caller's.
 type Scoper struct {
 	configs []compiledScope
 	// patterns maps each host pattern to whether it is cluster-local, the later setting of
