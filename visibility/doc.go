@@ -45,7 +45,8 @@
 // NewIndex takes an Inventory — namespaces with their labels, ServiceEntries and Kubernetes
 // Services (LoadInventory reads `kubectl get namespaces,serviceentries,services -A -o yaml`)
 // — decides every entry once per namespace, and answers what a client workload in a given
-// namespace actually sees. Hidden means absent, not blocked:
+// namespace actually sees, as ztunnel's DNS proxy and its address lookup do. Hidden means
+// absent, not blocked:
 //
 //   - LookupHost: a DNS query for a host no visible service claims is forwarded upstream
 //     (false), exactly as for a host the mesh does not know. Among the visible services
@@ -62,14 +63,68 @@
 // api.github.com, clients in shop get the mirror and everyone else gets platform/github; if
 // the mirror were NONE, shop would get platform/github too.
 //
-// ExplainHost and ExplainAddress list every candidate and why it was chosen, hidden (and by
-// which policy) or outranked (by which rule); Conflicts lists the hosts and addresses claimed
-// in several namespaces with the answer each client namespace gets; Diff audits a change of
-// configuration over the same inventory — every entry whose visibility changes, who gains
-// or loses it, and every answer that changes — without enforcing anything. Lookups do not
-// allocate (a host is normalized on a copy only when it has upper case or a trailing dot),
-// the host and address tables are built once, on the first lookup, and no answer depends
-// on the order of the inventory.
+// # What the DNS proxy answers: addresses and short names
+//
+// ztunnel answers only for a service with an address. An entry's addresses are its
+// spec.addresses; an entry without any, whose resolution is not NONE (an absent resolution
+// is NONE) and whose label networking.istio.io/enable-autoallocate-ip is not "false", uses
+// the address Istio allocated for each host (status.addresses), and a wildcard host gets
+// none unless the resolution is DYNAMIC_DNS. A Kubernetes Service's addresses are its
+// cluster IPs; a headless Service has none and is still answered. An entry with no address
+// for the queried host is dropped before visibility and ranking: if none remains, the lookup
+// moves to the next wildcard level and finally forwards the query upstream.
+//
+// A query is tried as given, then as its short-name aliases, the first answer winning. For
+// a client in namespace shop and the domain cluster.local:
+//
+//	db                                      db.shop.svc.cluster.local
+//	db.payments                             db.payments.svc.cluster.local
+//	db.payments.svc                         db.payments.svc.cluster.local
+//	api.example.com.shop.svc.cluster.local  api.example.com, answered as a CNAME to it
+//
+// The last is what a pod's resolver sends for api.example.com through its search list. The
+// search domains are <client ns>.svc.<domain>, svc.<domain> and <domain>, in that order;
+// a name reached by stripping one gets its label-count aliases only, and an answer reached
+// that way is a CNAME to the stripped name. A client without a namespace has no one-label
+// alias. ExplainHost lists every name tried, through which alias, and at each level every
+// candidate and its verdict — hidden (by which policy), outranked (by which rule) or without
+// an address (verdict "no address", saying why: no spec.addresses and auto-allocation off,
+// for example).
+//
+// ExplainAddress does the same for an address; Conflicts lists the hosts and addresses
+// claimed in several namespaces with the answer each client namespace gets; Lint checks the
+// configuration against the inventory (selectors that select no namespace, policies that
+// decide no entry, exportTo naming an unknown namespace, entries DNS cannot answer). Diff
+// audits a change of configuration over the same inventory — every entry whose visibility
+// changes, the client namespaces that gain or lose it, and every answer that changes, each
+// namespace of the inventory named ("*" stands only for namespaces it does not have) —
+// without enforcing anything. NewIndex builds the host and address tables eagerly; lookups
+// do not allocate (a host is normalized on a copy only when it has upper case or a trailing
+// dot), and no answer depends on the order of the inventory.
+//
+// # Multicluster service scope
+//
+// meshConfig.serviceScopeConfigs decides which Kubernetes Services a cluster shares with the
+// other clusters of the mesh (LoadScope, CompileScope). A service is GLOBAL when some config
+// with scope GLOBAL has both selectors matching — its namespace's labels and its own — and
+// LOCAL otherwise; an absent or empty selector matches everything, order does not matter and
+// a LOCAL config never overrides a GLOBAL match. meshConfig.serviceSettings marks hosts
+// cluster-local: for a host the most specific pattern decides (exact, else the longest
+// wildcard), a pattern given twice takes the later setting, and, as in Istio,
+// *.kube-system.svc.<domain> and kubernetes.default.svc.<domain> are cluster-local unless a
+// clusterLocal: false setting names them. Local wins: a service is shared only when it is
+// GLOBAL and its host is not cluster-local.
+//
+//	serviceScopeConfigs:
+//	- namespaceSelector: {matchLabels: {shared: "true"}}
+//	  servicesSelector: {matchLabels: {export: "true"}}
+//	  scope: GLOBAL
+//
+// With this, orders/api labelled export=true in a namespace labelled shared=true is GLOBAL,
+// every other service LOCAL. Scoper.Explain names the config and the host pattern that
+// decided, LintScope finds configs that never match, LOCAL configs (which change nothing) and
+// host patterns a later setting overrides,
+// and DiffScope lists the services whose scope a change flips. ServiceEntries are not scoped.
 //
 // # Sidecars, gateways and waypoints
 //
@@ -86,4 +141,20 @@
 // Visibility is not authorization: a hidden entry's resource is still readable and a client
 // that knows the address can still connect to it as unknown traffic. Use an authorization
 // policy to decide who may connect.
+//
+// # Input, errors and which strings are contracts
+//
+// LoadConfig, LoadScope and LoadInventory read YAML or JSON strictly: a key given twice, an
+// unknown field (with a "did you mean" hint), a value of the wrong type or an ambiguous YAML
+// 1.1 scalar is an error naming its path in the input (and the object it is in), and input that holds nothing of what
+// was asked is an error saying what it does hold. Every error is a FieldError (or several
+// joined, all reported at once), wrapping ErrNoMeshConfig, ErrNoInventory or ErrDuplicate
+// where a caller may branch.
+//
+// Contracts — strings that stay as they are: the visibility and scope names (PUBLIC,
+// NAMESPACE, NONE, LOCAL, GLOBAL), the condition types and reasons (istio.io/VisibilityApplied,
+// istio.io/WaypointBound, Public, Namespace, None, WaypointAccepted,
+// CrossNamespaceWaypointForbidden, NotDelivered), the finding codes, and the JSON field names
+// of every result. Diagnostics — the wording of errors, condition messages, findings,
+// explanations and String methods — may change between versions.
 package visibility

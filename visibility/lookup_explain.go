@@ -213,7 +213,7 @@ func (ix *Index) answer(levels []level, client string) (int32, int) {
 
 // ExplainHost explains LookupHost(client, host): each name tried — the query, then its
 // short-name aliases (see LookupHost) up to the one that answered — with its levels and
-// candidates, including those with no address ("no address: ztunnel forwards the query").
+// candidates, including those with no address (verdict NoAddress, with the reason).
 func (ix *Index) ExplainHost(client, host string) LookupExplanation {
 	e := LookupExplanation{Client: client, Query: host, Levels: []Level{}}
 	var buf nameBuf
