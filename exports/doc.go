@@ -44,4 +44,34 @@
 // more exact rule won, another namespace), so an operator can see why db goes to west but not
 // east. Diff compares two configurations over a catalog and says, per consumer, which services
 // it gains and loses — a dry run of the change.
+//
+// # Sameness groups
+//
+// A consumer may name a sameness group (Consul Enterprise) instead of a peer or partition:
+//
+//	Kind = "sameness-group"
+//	Name = "dr"
+//	Members = [{ Partition = "default" }, { Partition = "ap2" }, { Peer = "east" }]
+//
+// A rule whose consumers include { SamenessGroup = "dr" } reaches every member of the group
+// other than the exporting partition itself: partition ap2 and peer east. CompileGroups
+// compiles entries together with the groups they name (a group not given is an error,
+// ErrUnknownSamenessGroup), Peers and ForPeer include the peers a group stands for, and
+// Explain says which group each consumer came from. ValidateSamenessGroups checks groups as
+// Consul does when they are written, including that a partition or peer belongs to one
+// group at most.
+//
+// # Input, errors and which strings are contracts
+//
+// LoadEntries and LoadSamenessGroups read what `consul config read` prints — one entry, a
+// stream of entries or a JSON array — strictly: a key given twice, an unknown field or a
+// value of the wrong type is an error naming its path. Every error is a FieldError (or
+// several joined, all reported at once) naming the entry and the path
+// (`Services[1].Consumers[0]: …`), wrapping ErrDuplicateService, ErrDuplicateEntry or
+// ErrUnknownSamenessGroup where a caller may branch.
+//
+// Contracts — strings that stay as they are: the JSON of ConfigEntry and SamenessGroup (as
+// Consul writes it), the Precedence and Verdict names, and the messages Consul itself prints
+// (such as a sameness group's membership refusals). Diagnostics — the wording of meshscope's
+// own errors, of Explain and of String methods — may change between versions.
 package exports
