@@ -47,7 +47,11 @@ func refFind(rs []ServiceResolver, t refTarget) *ServiceResolver {
 	return nil
 }
 
-func refRewrite(t refTarget, reqPartition, svc, subset, ns, part, dc, peer string) refTarget {
+// refOpts are the fields of a Redirect, a failover section or a failover target.
+type refOpts struct{ svc, subset, ns, part, dc, peer string }
+
+func refRewrite(t refTarget, reqPartition string, o refOpts) refTarget {
+	svc, subset, ns, part, dc, peer := o.svc, o.subset, o.ns, o.part, o.dc, o.peer
 	n := t
 	if svc != "" && svc != t.Service {
 		n.Service = svc
@@ -83,7 +87,7 @@ func refResolve(rs []ServiceResolver, reqPartition string, t refTarget, visited 
 	visited = append(visited, t.ID())
 	if r != nil && r.Redirect != nil && r.Redirect.SamenessGroup == "" { // a sameness redirect is a failover
 		d := r.Redirect
-		n := refRewrite(t, reqPartition, d.Service, d.ServiceSubset, d.Namespace, d.Partition, d.Datacenter, d.Peer)
+		n := refRewrite(t, reqPartition, refOpts{svc: d.Service, subset: d.ServiceSubset, ns: d.Namespace, part: d.Partition, dc: d.Datacenter, peer: d.Peer})
 		if n.ID() != t.ID() {
 			return refResolve(rs, reqPartition, n, visited)
 		}
@@ -158,14 +162,14 @@ func refCompile(req Request, rs []ServiceResolver, groups ...exports.SamenessGro
 			cands = refSameness(start, p, g, r.Name, def(r.Namespace), f.Service, f.Namespace)
 		case len(f.Datacenters) > 0:
 			for _, dc := range f.Datacenters {
-				cands = append(cands, refRewrite(start, p, f.Service, f.ServiceSubset, f.Namespace, "", dc, ""))
+				cands = append(cands, refRewrite(start, p, refOpts{svc: f.Service, subset: f.ServiceSubset, ns: f.Namespace, dc: dc}))
 			}
 		case len(f.Targets) > 0:
 			for _, x := range f.Targets {
-				cands = append(cands, refRewrite(start, p, x.Service, x.ServiceSubset, x.Namespace, x.Partition, x.Datacenter, x.Peer))
+				cands = append(cands, refRewrite(start, p, refOpts{svc: x.Service, subset: x.ServiceSubset, ns: x.Namespace, part: x.Partition, dc: x.Datacenter, peer: x.Peer}))
 			}
 		default:
-			cands = append(cands, refRewrite(start, p, f.Service, f.ServiceSubset, f.Namespace, "", "", ""))
+			cands = append(cands, refRewrite(start, p, refOpts{svc: f.Service, subset: f.ServiceSubset, ns: f.Namespace}))
 		}
 	}
 	var out []string
@@ -208,9 +212,9 @@ func refSameness(start refTarget, reqPartition string, g *exports.SamenessGroup,
 	var out []refTarget
 	for _, m := range members {
 		if m.Peer != "" {
-			out = append(out, refRewrite(start, reqPartition, svc, "", ns, "", "", m.Peer))
+			out = append(out, refRewrite(start, reqPartition, refOpts{svc: svc, ns: ns, peer: m.Peer}))
 		} else {
-			out = append(out, refRewrite(start, reqPartition, svc, "", ns, def(m.Partition), "", ""))
+			out = append(out, refRewrite(start, reqPartition, refOpts{svc: svc, ns: ns, part: def(m.Partition)}))
 		}
 	}
 	return out
