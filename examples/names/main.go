@@ -20,6 +20,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/meshscope/meshscope/internal/cli"
+	"github.com/meshscope/meshscope/internal/fielderr"
 	"github.com/meshscope/meshscope/sni"
 	"github.com/meshscope/meshscope/spiffe"
 )
@@ -80,10 +81,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 // row is one name of the tour.
 type row struct {
-	Kind       string `json:"kind"`
-	Value      string `json:"value"`
-	ParsesBack bool   `json:"parsesBack"`
-	Problem    string `json:"problem,omitempty"`
+	Kind       string   `json:"kind"`
+	Value      string   `json:"value"`
+	ParsesBack bool     `json:"parsesBack"`
+	Problems   []string `json:"problems,omitempty"`
 }
 
 // tourReport is the tour: every kind of name, and two refusals.
@@ -112,7 +113,7 @@ func tour(o options) (*tourReport, error) {
 		{"peering servers", sni.PeeringServer{Datacenter: o.datacenter, TrustDomain: td}},
 	} {
 		_, err := sni.Parse(s.name.String(), td)
-		t.SNI = append(t.SNI, row{Kind: s.label, Value: s.name.String(), ParsesBack: err == nil, Problem: errText(s.name.Validate())})
+		t.SNI = append(t.SNI, row{Kind: s.label, Value: s.name.String(), ParsesBack: err == nil, Problems: messages(s.name.Validate())})
 		if err := s.name.Validate(); err != nil {
 			problems = append(problems, cli.InFile(s.label, err))
 		}
@@ -130,26 +131,28 @@ func tour(o options) (*tourReport, error) {
 		{"istio workload", spiffe.Workload{TrustDomain: "cluster.local", Namespace: o.k8sNamespace, ServiceAccount: o.serviceAccount}},
 	} {
 		_, err := spiffe.Parse(s.id.String())
-		t.SpiffeIDs = append(t.SpiffeIDs, row{Kind: s.label, Value: s.id.String(), ParsesBack: err == nil, Problem: errText(s.id.Validate())})
+		t.SpiffeIDs = append(t.SpiffeIDs, row{Kind: s.label, Value: s.id.String(), ParsesBack: err == nil, Problems: messages(s.id.Validate())})
 		if err := s.id.Validate(); err != nil {
 			problems = append(problems, cli.InFile(s.label, err))
 		}
 	}
 	bad := sni.Service{Service: "web.default", Datacenter: "DC1", TrustDomain: td}
-	t.Refusals = append(t.Refusals, "a service named \"web.default\" would forge the SNI of service \"web\" in namespace \"default\"; validation refuses it: "+errText(bad.Validate()))
+	t.Refusals = append(t.Refusals, "a service named \"web.default\" would forge the SNI of service \"web\" in namespace \"default\"; validation refuses it: "+strings.Join(messages(bad.Validate()), "; "))
 	_, err := spiffe.Parse("spiffe://" + td + "/ns/foo%2Fbar/dc/dc1/svc/web")
-	t.Refusals = append(t.Refusals, "a percent-encoded \"/\" would forge a SPIFFE path segment; Parse refuses it: "+errText(err))
+	t.Refusals = append(t.Refusals, "a percent-encoded \"/\" would forge a SPIFFE path segment; Parse refuses it: "+strings.Join(messages(err), "; "))
 	if len(problems) > 0 {
 		return nil, fmt.Errorf("the flags give invalid names:\n%w", errors.Join(problems...))
 	}
 	return t, nil
 }
 
-func errText(err error) string {
-	if err == nil {
-		return ""
+// messages lists the message of each problem err joins, one per problem.
+func messages(err error) []string {
+	var out []string
+	for _, e := range fielderr.Split(err) {
+		out = append(out, e.Error())
 	}
-	return strings.ReplaceAll(err.Error(), "\n", "; ")
+	return out
 }
 
 func (t *tourReport) print(w io.Writer) error {
