@@ -72,3 +72,23 @@ func BenchmarkCompile100Policies(b *testing.B) {
 		}
 	}
 }
+
+func benchmarkLint(b *testing.B, n int, naive bool) {
+	res, err := Compile(lintConfig(n))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if naive {
+			refShadowed(res)
+		} else {
+			res.Lint()
+		}
+	}
+}
+
+func BenchmarkLint1000(b *testing.B)      { benchmarkLint(b, 1000, false) }
+func BenchmarkLint4000(b *testing.B)      { benchmarkLint(b, 4000, false) }
+func BenchmarkLint1000Naive(b *testing.B) { benchmarkLint(b, 1000, true) }
+func BenchmarkLint4000Naive(b *testing.B) { benchmarkLint(b, 4000, true) }

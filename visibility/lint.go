@@ -56,14 +56,25 @@ func (f Finding) String() string {
 // compared requirement by requirement, with In, NotIn, Exists and DoesNotExist understood).
 // A disabled resolver has no findings.
 func (r *Resolver) Lint() []Finding {
+	out, _ := r.lint()
+	return out
+}
+
+// lint is Lint, also returning how many pairs of policies it compared: the tests hold that
+// count linear in the number of policies.
+func (r *Resolver) lint() ([]Finding, int) {
 	if !r.Enabled() {
-		return nil
+		return nil, 0
 	}
 	var out []Finding
 	reqs := make([][]req, len(r.policies))
-	live := make([]bool, len(r.policies))  // can decide for some namespace, as far as we know
 	never := make([]bool, len(r.policies)) // matches no namespace whatever comes before it
 	catchAll := -1
+	// Earlier live policies (those that can decide for some namespace, as far as we know),
+	// indexed so that each policy is compared only with those that could shadow it.
+	var live shadowIndex
+	var cands []int
+	compared := 0
 	for i := range r.policies {
 		p := &r.policies[i]
 		reqs[i] = policyReqs(p)
@@ -80,8 +91,10 @@ func (r *Resolver) Lint() []Finding {
 			continue
 		}
 		shadowedBy := -1
-		for k := range i {
-			if live[k] && implies(reqs[i], reqs[k]) {
+		cands = live.candidates(reqs[i], cands[:0])
+		for _, k := range cands { // ascending: the first that implies is the earliest
+			compared++
+			if implies(reqs[i], reqs[k]) {
 				shadowedBy = k
 				break
 			}
@@ -91,7 +104,7 @@ func (r *Resolver) Lint() []Finding {
 				Message: fmt.Sprintf("policies[%d] matches every namespace this policy matches, so this policy never decides", shadowedBy)})
 			continue
 		}
-		live[i] = true
+		live.add(i, reqs[i])
 		if len(reqs[i]) == 0 {
 			catchAll = i
 		}
@@ -118,7 +131,62 @@ func (r *Resolver) Lint() []Finding {
 		}
 		return x.Code < y.Code
 	})
-	return out
+	return out, compared
+}
+
+// shadowIndex indexes policies by one of their requirements, the anchor, so that a policy
+// is compared only with the earlier policies whose anchor it can imply. A requirement In V
+// is implied only by a requirement In W with W ⊆ V, so an In anchor is found through the
+// first value of the other policy's In requirements on its key; other anchors are found
+// through the key. A policy is shadowed only when every one of its requirements is implied,
+// its anchor included, so no candidate is missed. With anchors that are equalities or In
+// lists the comparisons are linear in the number of policies; only policies whose every
+// requirement is Exists, NotIn or DoesNotExist on one shared key are compared with each
+// other.
+type shadowIndex struct {
+	byValue map[[2]string][]int // key and value of an In anchor -> policies
+	byKey   map[string][]int    // key of any other anchor -> policies
+}
+
+// add indexes policy k, whose requirements rs are not empty; an In requirement with the
+// fewest values is the anchor when there is one.
+func (x *shadowIndex) add(k int, rs []req) {
+	if len(rs) == 0 {
+		return // matches every namespace: the policies after it are unreachable
+	}
+	anchor := -1
+	for j, r := range rs {
+		if r.op == selection.In && (anchor < 0 || len(r.vals) < len(rs[anchor].vals)) {
+			anchor = j
+		}
+	}
+	if anchor < 0 {
+		if x.byKey == nil {
+			x.byKey = map[string][]int{}
+		}
+		x.byKey[rs[0].key] = append(x.byKey[rs[0].key], k)
+		return
+	}
+	if x.byValue == nil {
+		x.byValue = map[[2]string][]int{}
+	}
+	for _, v := range rs[anchor].vals {
+		kv := [2]string{rs[anchor].key, v}
+		x.byValue[kv] = append(x.byValue[kv], k)
+	}
+}
+
+// candidates appends to buf, ascending and once each, the indexed policies whose anchor one
+// of rs can imply.
+func (x *shadowIndex) candidates(rs []req, buf []int) []int {
+	for _, r := range rs {
+		buf = append(buf, x.byKey[r.key]...)
+		if r.op == selection.In && len(r.vals) > 0 {
+			buf = append(buf, x.byValue[[2]string{r.key, r.vals[0]}]...)
+		}
+	}
+	slices.Sort(buf)
+	return slices.Compact(buf)
 }
 
 func ruleFindings(i int, p *policy) []Finding {

@@ -1,6 +1,8 @@
 package visibility
 
 import (
+	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -167,4 +169,79 @@ func TestIndexLint(t *testing.T) {
 	assert.Equal(t, SeverityInfo, Redundant.Severity())
 	var zero *Index
 	assert.Nil(t, zero.Lint())
+}
+
+// refShadowed is the literal rule the index in Lint speeds up: policy i is shadowed by the
+// first earlier policy that is live (neither unreachable, contradictory nor shadowed itself)
+// and whose every requirement one of i's implies.
+func refShadowed(r *Resolver) map[int]int {
+	out := map[int]int{}
+	reqs := make([][]req, len(r.policies))
+	for i := range r.policies {
+		reqs[i] = policyReqs(&r.policies[i])
+	}
+	var live []int
+	for i := range r.policies {
+		if slices.ContainsFunc(live, func(k int) bool { return len(reqs[k]) == 0 }) || contradicts(reqs[i]) {
+			continue
+		}
+		shadowed := false
+		for _, k := range live {
+			if implies(reqs[i], reqs[k]) {
+				out[i], shadowed = k, true
+				break
+			}
+		}
+		if !shadowed {
+			live = append(live, i)
+		}
+	}
+	return out
+}
+
+func TestLintMatchesReference(t *testing.T) {
+	r := newRand(31, 32)
+	for range 3000 {
+		c := randomConfig(r, 8)
+		res := mustCompile(t, c)
+		got := map[int]int{}
+		for _, f := range res.Lint() {
+			if f.Code == Shadowed {
+				var k int
+				_, err := fmt.Sscanf(f.Message, "policies[%d]", &k)
+				require.NoError(t, err)
+				got[f.Policy] = k
+			}
+		}
+		require.Equal(t, refShadowed(res), got, "%+v", c)
+	}
+}
+
+// lintConfig has n policies, each on its own team, half of them shadowed by an earlier one
+// with fewer requirements.
+func lintConfig(n int) *Config {
+	c := &Config{DefaultVisibility: Namespace}
+	for i := range n {
+		sel := &metav1.LabelSelector{MatchLabels: map[string]string{"team": fmt.Sprintf("t%d", i/2)}}
+		if i%2 == 1 {
+			sel.MatchLabels["env"] = "prod"
+		}
+		vis := Public
+		if i%3 == 0 {
+			vis = None
+		}
+		c.Policies = append(c.Policies, Policy{Visibility: vis, MatchingRules: []MatchingRule{{NamespaceSelector: sel}}})
+	}
+	return c
+}
+
+func TestLintIsLinear(t *testing.T) {
+	compared := func(n int) int {
+		res := mustCompile(t, lintConfig(n))
+		findings, k := res.lint()
+		require.Len(t, findings, n/2, "every second policy is shadowed")
+		return k
+	}
+	small, large := compared(500), compared(2000)
+	assert.LessOrEqual(t, large, 4*small+4, "policy pairs compared at n=500: %d, at n=2000: %d", small, large)
 }
