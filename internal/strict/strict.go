@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -26,6 +27,9 @@ type Decoder struct {
 	// Fold makes field names match case-insensitively, as Consul's decoder does.
 	Fold bool
 	errs []error
+	// suggestions caches Suggest's answer per unknown key and set of known fields: a
+	// document repeating one misspelling in every object pays for it once.
+	suggestions map[[2]string]string
 }
 
 // Err returns every problem found, joined; nil if there were none.
@@ -86,6 +90,7 @@ type Object struct {
 	d      *Decoder
 	path   string
 	fields map[string]any
+	keys   []string // the field names, sorted
 }
 
 // Object returns x as an object. A null is an absent object (false, no problem); any other
@@ -98,7 +103,12 @@ func (d *Decoder) Object(x any, path string) (Object, bool) {
 		}
 		return Object{}, false
 	}
-	return Object{d: d, path: path, fields: m}, true
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return Object{d: d, path: path, fields: m, keys: keys}, true
 }
 
 // Path returns the object's path.
@@ -120,17 +130,32 @@ func (o Object) Get(names ...string) (any, string, bool) {
 	}
 	var found string
 	var v any
-	for _, k := range o.sortedKeys() {
+	match := func(k string) {
+		if found != "" {
+			o.d.Errorf(o.path, "field given twice, as %q and %q", found, k)
+		} else {
+			found, v = k, o.fields[k]
+		}
+	}
+	if o.d.Fold {
+		// Case-insensitive: every key is compared, in key order.
+		for _, k := range o.keys {
+			if slices.ContainsFunc(names, func(n string) bool { return strings.EqualFold(k, n) }) {
+				match(k)
+			}
+		}
+	} else {
+		// Exact spellings: a map lookup each, reported in key order.
+		var hits [4]string
+		got := hits[:0]
 		for _, n := range names {
-			if !o.matches(k, n) {
-				continue
+			if _, ok := o.fields[n]; ok && !slices.Contains(got, n) {
+				got = append(got, n)
 			}
-			if found != "" {
-				o.d.Errorf(o.path, "field given twice, as %q and %q", found, k)
-			} else {
-				found, v = k, o.fields[k]
-			}
-			break
+		}
+		slices.Sort(got)
+		for _, k := range got {
+			match(k)
 		}
 	}
 	if found == "" || v == nil {
@@ -139,34 +164,44 @@ func (o Object) Get(names ...string) (any, string, bool) {
 	return v, Child(o.path, names[0]), true
 }
 
-func (o Object) sortedKeys() []string {
-	keys := make([]string, 0, len(o.fields))
-	for k := range o.fields {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
+// MaxUnknownFields is how many unknown fields Check reports in one object; the rest are
+// counted in one more problem.
+const MaxUnknownFields = 10
 
-// Check reports every field that is none of known, suggesting the known field it resembles.
+// Check reports the fields that are none of known, in key order, suggesting the known field
+// each resembles: the first MaxUnknownFields of them, then how many more there are.
 func (o Object) Check(known ...string) {
-	for _, k := range o.sortedKeys() {
-		ok := false
-		for _, n := range known {
-			if o.matches(k, n) {
-				ok = true
-				break
-			}
+	unknown := 0
+	for _, k := range o.keys {
+		if slices.ContainsFunc(known, func(n string) bool { return o.matches(k, n) }) {
+			continue
 		}
-		if ok {
+		if unknown++; unknown > MaxUnknownFields {
 			continue
 		}
 		hint := ""
-		if s := Suggest(k, known); s != "" {
+		if s := o.d.suggest(k, known); s != "" {
 			hint = fmt.Sprintf(" (did you mean %q?)", s)
 		}
 		o.d.Errorf(o.path, "unknown field %q%s", k, hint)
 	}
+	if more := unknown - MaxUnknownFields; more > 0 {
+		o.d.Errorf(o.path, "%d more unknown fields (the first %d are reported)", more, MaxUnknownFields)
+	}
+}
+
+// suggest is Suggest, remembered per key and set of known fields.
+func (d *Decoder) suggest(key string, known []string) string {
+	ck := [2]string{key, strings.Join(known, "\x00")}
+	if s, ok := d.suggestions[ck]; ok {
+		return s
+	}
+	s := Suggest(key, known)
+	if d.suggestions == nil {
+		d.suggestions = map[[2]string]string{}
+	}
+	d.suggestions[ck] = s
+	return s
 }
 
 // Suggest returns the candidate that key most plausibly misspells: Close's answer, else one
@@ -204,8 +239,19 @@ func Close(key string, candidates []string) string {
 	return ""
 }
 
+// fold returns s in lower case without the separators "_" and "-".
 func fold(s string) string {
-	return strings.NewReplacer("_", "", "-", "").Replace(strings.ToLower(s))
+	b := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '_' || c == '-':
+		case 'A' <= c && c <= 'Z':
+			b = append(b, c+'a'-'A')
+		default:
+			b = append(b, c)
+		}
+	}
+	return string(b)
 }
 
 // EditDistance is the Levenshtein distance between a and b.
@@ -325,7 +371,7 @@ func (d *Decoder) StringMap(x any, path string) map[string]string {
 		return nil
 	}
 	m := make(map[string]string, len(o.fields))
-	for _, k := range o.sortedKeys() {
+	for _, k := range o.keys {
 		s, ok := o.fields[k].(string)
 		if !ok {
 			d.wrongType(Key(path, k), "a string", o.fields[k])

@@ -1,7 +1,9 @@
 package strict
 
 import (
+	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -158,3 +160,76 @@ func TestUnmarshal(t *testing.T) {
 	_, err = Unmarshal([]byte(`{`), false, decode)
 	assert.Error(t, err)
 }
+
+// unknownDoc is an object with the known field Name and n unknown fields, each a near miss
+// of a known one.
+func unknownDoc(n int) []byte {
+	var b strings.Builder
+	b.WriteString(`{"Name":"x"`)
+	for i := range n {
+		fmt.Fprintf(&b, `,"Namespace%d":%d`, i, i)
+	}
+	b.WriteString("}")
+	return []byte(b.String())
+}
+
+var knownFields = []string{"Name", "Namespace", "Partition", "Services", "Consumers", "Peer", "SamenessGroup", "Meta"}
+
+func checkDoc(d *Decoder, x any, path string) string {
+	var s string
+	if o, ok := d.Object(x, path); ok {
+		o.Check(knownFields...)
+		o.String(&s, "Name")
+	}
+	return s
+}
+
+func TestCheckReportsABoundedNumber(t *testing.T) {
+	_, err := Unmarshal(unknownDoc(25), false, checkDoc)
+	list := Split(err)
+	require.Len(t, list, MaxUnknownFields+1)
+	assert.EqualError(t, list[0], `(top level): unknown field "Namespace0" (did you mean "Namespace"?)`)
+	assert.EqualError(t, list[MaxUnknownFields], `(top level): 15 more unknown fields (the first 10 are reported)`)
+
+	// A misspelling repeated in many objects is worked out once.
+	d := &Decoder{}
+	for i := range 100 {
+		checkDoc(d, map[string]any{"Nme": "x"}, Index("", i))
+	}
+	assert.Len(t, d.Errs(), 100)
+	assert.Len(t, d.suggestions, 1)
+}
+
+func TestCheckIsLinear(t *testing.T) {
+	allocs := func(n int) float64 {
+		data := unknownDoc(n)
+		return testing.AllocsPerRun(3, func() { _, _ = Unmarshal(data, false, checkDoc) })
+	}
+	small, large := allocs(2500), allocs(10000)
+	assert.Less(t, large, 4.5*small, "allocations at n=2500: %v, at n=10000: %v", small, large)
+}
+
+func benchmarkUnknown(b *testing.B, n int, generic bool) {
+	data := unknownDoc(n)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if generic {
+			var x any
+			if err := json.Unmarshal(data, &x); err != nil {
+				b.Fatal(err)
+			}
+			continue
+		}
+		if _, err := Unmarshal(data, false, checkDoc); err == nil {
+			b.Fatal("no error")
+		}
+	}
+}
+
+// BenchmarkUnknownFields: a document with n unknown fields, beside a generic decode of the
+// same bytes.
+func BenchmarkUnknownFields1000(b *testing.B)        { benchmarkUnknown(b, 1000, false) }
+func BenchmarkUnknownFields4000(b *testing.B)        { benchmarkUnknown(b, 4000, false) }
+func BenchmarkUnknownFields1000Generic(b *testing.B) { benchmarkUnknown(b, 1000, true) }
+func BenchmarkUnknownFields4000Generic(b *testing.B) { benchmarkUnknown(b, 4000, true) }
