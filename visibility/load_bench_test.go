@@ -1,0 +1,136 @@
+package visibility
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// kubectlDump is what `kubectl get namespaces,serviceentries,services -A -o yaml` prints for
+// n ServiceEntries and n Services over n/10 namespaces, with the metadata a real cluster
+// carries (annotations, managed fields are left out as kubectl leaves them out by default).
+func kubectlDump(n int) []byte {
+	var b strings.Builder
+	b.WriteString("apiVersion: v1\nkind: List\nmetadata:\n  resourceVersion: \"\"\nitems:\n")
+	nss := max(n/10, 1)
+	for i := range nss {
+		fmt.Fprintf(&b, `- apiVersion: v1
+  kind: Namespace
+  metadata:
+    creationTimestamp: "2024-01-02T03:04:05Z"
+    labels:
+      kubernetes.io/metadata.name: ns%[1]d
+      team: team%[2]d
+      istio.io/dataplane-mode: ambient
+    name: ns%[1]d
+    resourceVersion: "%[1]d1"
+    uid: 0d8f1a52-1111-4a4a-8c8c-%012[1]d
+  spec:
+    finalizers:
+    - kubernetes
+  status:
+    phase: Active
+`, i, i%7)
+	}
+	for i := range n {
+		fmt.Fprintf(&b, `- apiVersion: networking.istio.io/v1
+  kind: ServiceEntry
+  metadata:
+    annotations:
+      kubectl.kubernetes.io/last-applied-configuration: |
+        {"apiVersion":"networking.istio.io/v1","kind":"ServiceEntry","metadata":{"name":"se%[1]d","namespace":"ns%[2]d"}}
+    creationTimestamp: "2024-02-03T04:05:06Z"
+    generation: 1
+    labels:
+      app: se%[1]d
+    name: se%[1]d
+    namespace: ns%[2]d
+    resourceVersion: "%[1]d2"
+    uid: 1d8f1a52-2222-4a4a-8c8c-%012[1]d
+  spec:
+    hosts:
+    - api%[1]d.example.com
+    addresses:
+    - 240.0.%[3]d.%[4]d
+    ports:
+    - name: https
+      number: 443
+      protocol: TLS
+    resolution: DNS
+    location: MESH_EXTERNAL
+  status:
+    addresses:
+    - host: api%[1]d.example.com
+      value: 240.240.%[3]d.%[4]d
+- apiVersion: v1
+  kind: Service
+  metadata:
+    annotations:
+      networking.istio.io/exportTo: "*"
+    creationTimestamp: "2024-02-03T04:05:06Z"
+    labels:
+      app: svc%[1]d
+    name: svc%[1]d
+    namespace: ns%[2]d
+    resourceVersion: "%[1]d3"
+    uid: 2d8f1a52-3333-4a4a-8c8c-%012[1]d
+  spec:
+    clusterIP: 10.96.%[3]d.%[4]d
+    clusterIPs:
+    - 10.96.%[3]d.%[4]d
+    internalTrafficPolicy: Cluster
+    ipFamilies:
+    - IPv4
+    ipFamilyPolicy: SingleStack
+    ports:
+    - name: http
+      port: 80
+      protocol: TCP
+      targetPort: 8080
+    selector:
+      app: svc%[1]d
+    sessionAffinity: None
+    type: ClusterIP
+  status:
+    loadBalancer: {}
+`, i, i%nss, i/250%250, i%250)
+	}
+	return []byte(b.String())
+}
+
+func TestKubectlDumpLoads(t *testing.T) {
+	inv, err := LoadInventory(kubectlDump(100), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(inv.Services) != 200 || len(inv.Namespaces) != 10 {
+		t.Fatalf("got %d services, %d namespaces", len(inv.Services), len(inv.Namespaces))
+	}
+}
+
+func benchmarkLoadInventory(b *testing.B, n int, generic bool) {
+	data := kubectlDump(n)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if generic {
+			var x any
+			if err := yaml.Unmarshal(data, &x); err != nil {
+				b.Fatal(err)
+			}
+			continue
+		}
+		if _, err := LoadInventory(data, ""); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkLoadInventory: a kubectl dump with n ServiceEntries and n Services, beside a
+// generic YAML decode of the same bytes (yaml.v3 into interface values).
+func BenchmarkLoadInventory2500(b *testing.B)         { benchmarkLoadInventory(b, 2500, false) }
+func BenchmarkLoadInventory10000(b *testing.B)        { benchmarkLoadInventory(b, 10000, false) }
+func BenchmarkLoadInventory2500Generic(b *testing.B)  { benchmarkLoadInventory(b, 2500, true) }
+func BenchmarkLoadInventory10000Generic(b *testing.B) { benchmarkLoadInventory(b, 10000, true) }
