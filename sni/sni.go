@@ -3,6 +3,7 @@ package sni
 import (
 	"errors"
 	"fmt"
+	"math/bits"
 	"strconv"
 
 	"github.com/meshscope/meshscope/internal/fielderr"
@@ -380,7 +381,125 @@ func (v *validator) finish(ls *labels, td string) error {
 // must be valid, and the spelling must be canonical (an internal-v1 name whose partition is
 // "default" is rejected: its canonical form is the internal one). Thus
 // Parse(n, td).String() == n for every name Parse accepts.
+//
+// A name made only of valid labels takes one pass that validates as it splits; any other
+// input is parsed again, slowly, to say exactly what is wrong.
 func Parse(name, td string) (Name, error) {
+	if n, ok := parseValid(name, td); ok {
+		return n, nil
+	}
+	return parseSlow(name, td)
+}
+
+// parseValid parses name in one pass when every one of its labels, the trust domain's
+// included, is a valid label (a-z, 0-9 and '-', starting and ending with a letter or digit,
+// at most 63 long) and it has a known shape; ok is false otherwise, and parseSlow then gives
+// the error. A valid label is a valid value for every component, so no component is checked
+// again.
+func parseValid(name, td string) (n Name, ok bool) {
+	end := len(name) - len(td) - 1 // the dot before the trust domain
+	if len(name) > MaxLength || td == "" || end < 1 || name[end] != '.' || name[end+1:] != td {
+		return nil, false
+	}
+	var ls labels
+	start := 0
+	i := 0
+	// Eight bytes at a time while they are all label bytes or dots (dots are found from the
+	// word's dot mask); the rest a byte at a time.
+	for ; i+8 <= len(name); i += 8 {
+		w := uint64(name[i]) | uint64(name[i+1])<<8 | uint64(name[i+2])<<16 | uint64(name[i+3])<<24 |
+			uint64(name[i+4])<<32 | uint64(name[i+5])<<40 | uint64(name[i+6])<<48 | uint64(name[i+7])<<56
+		dots := inRange(w, '.', '.')
+		if w&high != 0 || (inRange(w, 'a', 'z')|inRange(w, '0', '9')|inRange(w, '-', '-')|dots) != high {
+			return nil, false
+		}
+		for dots != 0 {
+			d := i + bits.TrailingZeros64(dots)/8
+			if !validLabel(name, start, d) {
+				return nil, false
+			}
+			if d <= end {
+				if ls.n == len(ls.l) {
+					return nil, false
+				}
+				ls.add(name[start:d])
+			}
+			start = d + 1
+			dots &= dots - 1
+		}
+	}
+	for ; i < len(name); i++ {
+		switch byteClass[name[i]] {
+		case classEnd, classLabel:
+			continue
+		case classDot:
+			if !validLabel(name, start, i) {
+				return nil, false
+			}
+			if i <= end {
+				if ls.n == len(ls.l) {
+					return nil, false
+				}
+				ls.add(name[start:i])
+			}
+			start = i + 1
+		default:
+			return nil, false
+		}
+	}
+	if !validLabel(name, start, len(name)) {
+		return nil, false
+	}
+	kind, c := ls.l[ls.n-1], ls.l[:ls.n-1]
+	n, err := nameOf(name, td, kind, c)
+	if err != nil || kind == kindInternalV1 && c[len(c)-2] == defaultName {
+		return nil, false
+	}
+	return n, true
+}
+
+// The classes of bytes in parseValid's single pass.
+const (
+	classOther = iota
+	classEnd   // a-z, 0-9: may start and end a label
+	classLabel // '-'
+	classDot
+)
+
+var byteClass = func() (t [256]uint8) {
+	for c := range 256 {
+		switch {
+		case names.LabelEnd(byte(c)):
+			t[c] = classEnd
+		case names.LabelByte(byte(c)):
+			t[c] = classLabel
+		}
+	}
+	t['.'] = classDot
+	return t
+}()
+
+// high has the high bit of each byte of a word set.
+const high = 0x8080808080808080
+
+// inRange returns, for a word of eight bytes below 0x80, the high bit of each byte that is
+// in lo..hi: x >= lo sets the high bit of x+(0x80-lo), and no byte carries into the next.
+func inRange(w uint64, lo, hi byte) uint64 {
+	const ones = 0x0101010101010101
+	ge := (w + ones*uint64(0x80-lo)) & high
+	gt := (w + ones*uint64(0x80-hi-1)) & high
+	return ge &^ gt
+}
+
+// validLabel reports whether name[start:end], made of label bytes, is a valid label: not
+// empty, at most 63 long, starting and ending with a letter or digit.
+func validLabel(name string, start, end int) bool {
+	return end > start && end-start <= names.MaxLabel && end <= len(name) &&
+		byteClass[name[start]] == classEnd && byteClass[name[end-1]] == classEnd
+}
+
+// parseSlow is Parse step by step, each step with its own error.
+func parseSlow(name, td string) (Name, error) {
 	if len(name) > MaxLength {
 		return nil, problem(ErrTooLong, name, "%q is %d characters long, at most %d are allowed", name, len(name), MaxLength)
 	}

@@ -50,6 +50,12 @@ var class = func() (t [256]uint8) {
 	return t
 }()
 
+// LabelByte reports whether c may appear in a label: a-z, 0-9 or '-'.
+func LabelByte(c byte) bool { return class[c]&(classAlnum|classDash) != 0 }
+
+// LabelEnd reports whether c may start or end a label: a-z or 0-9.
+func LabelEnd(c byte) bool { return class[c] == classAlnum }
+
 func label(s string, underscore bool) string {
 	if s == "" {
 		return "must not be empty"
