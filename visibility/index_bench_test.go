@@ -115,3 +115,31 @@ func BenchmarkLookupAddress(b *testing.B) {
 		i++
 	}
 }
+
+// BenchmarkPerEntryWalkWithMaps100k is the baseline for an index ready to answer: every
+// entry walks the policies (selectors converted once) and is put in a host map and an
+// address map, as a control plane without an index would build them.
+func BenchmarkPerEntryWalkWithMaps100k(b *testing.B) {
+	res := mustCompile(b, benchConfig(100))
+	inv := benchInventory(100_000, 1000)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		hosts := map[string][]int{}
+		addrs := map[netip.Addr][]int{}
+		decisions := make([]Decision, len(inv.Services))
+		for i := range inv.Services {
+			s := &inv.Services[i]
+			decisions[i] = res.Resolve(labels.Set(inv.Namespaces[s.Namespace]))
+			for _, h := range s.Hosts {
+				hosts[h] = append(hosts[h], i)
+			}
+			for _, a := range s.Addresses {
+				if ip, err := netip.ParseAddr(a); err == nil {
+					addrs[ip] = append(addrs[ip], i)
+				}
+			}
+		}
+		benchDecision = decisions[len(decisions)-1]
+	}
+}
