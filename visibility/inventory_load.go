@@ -41,7 +41,7 @@ func LoadInventory(data []byte, clusterDomain string) (Inventory, error) {
 	l := inventoryLoader{
 		inv:    Inventory{Namespaces: map[string]map[string]string{}, Domain: clusterDomain},
 		domain: clusterDomain,
-		seen:   map[string]string{},
+		seen:   map[string]kubeObject{},
 	}
 	var errs []error
 	skipped := map[string]int{}
@@ -84,10 +84,10 @@ func LoadInventory(data []byte, clusterDomain string) (Inventory, error) {
 // objectWhere names an object for its problems: "items[3] (ServiceEntry shop/api)", or
 // "ServiceEntry shop/api" for the only document of a stream.
 func objectWhere(o kubeObject) string {
-	if o.where == "" {
+	if o.where() == "" {
 		return o.id()
 	}
-	return o.where + " (" + o.id() + ")"
+	return o.where() + " (" + o.id() + ")"
 }
 
 // isCoreV1 reports whether o is of the core API group (a Service of another group, such as
@@ -100,7 +100,7 @@ func isCoreV1(o kubeObject) bool {
 type inventoryLoader struct {
 	inv    Inventory
 	domain string
-	seen   map[string]string // namespace name -> where its Namespace object is
+	seen   map[string]kubeObject // namespace name -> its Namespace object
 }
 
 // objectMeta is the metadata an inventory reads.
@@ -140,11 +140,10 @@ func (l *inventoryLoader) namespace(o kubeObject) []error {
 	if err := d.Err(); err != nil {
 		return strict.Split(err)
 	}
-	here := cmp.Or(o.where, "the object")
 	if first, dup := l.seen[m.name]; dup {
-		return []error{&FieldError{Field: "metadata.name", Value: m.name, Detail: fmt.Sprintf("a second Namespace %s (the first is %s); which labels apply would depend on document order", m.name, first), Err: ErrDuplicate}}
+		return []error{&FieldError{Field: "metadata.name", Value: m.name, Detail: fmt.Sprintf("a second Namespace %s (the first is %s); which labels apply would depend on document order", m.name, cmp.Or(first.where(), "the object")), Err: ErrDuplicate}}
 	}
-	l.seen[m.name] = here
+	l.seen[m.name] = o
 	ls := make(map[string]string, len(m.labels)+1)
 	for k, v := range m.labels {
 		ls[k] = v

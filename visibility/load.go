@@ -116,10 +116,10 @@ func readMeshConfigs(data []byte) ([]meshDoc, []error) {
 		for _, src := range srcs {
 			mc, err := src.resolve()
 			if err != nil {
-				errs = append(errs, inObject(o.where, err))
+				errs = append(errs, inObject(o.where(), err))
 				continue
 			}
-			docs = append(docs, meshDoc{where: o.where, path: src.path, value: mc, bare: src.bare})
+			docs = append(docs, meshDoc{where: o.where(), path: src.path, value: mc, bare: src.bare})
 		}
 	}
 	if meshObjects == 0 && len(errs) == 0 {
@@ -209,7 +209,7 @@ func objectAt(o kubeObject, x any, path string) (map[string]any, error) {
 	}
 	m, ok := x.(map[string]any)
 	if !ok {
-		return nil, problem(o.where, path, x, "must be an object, got %s", strict.Describe(x))
+		return nil, problem(o.where(), path, x, "must be an object, got %s", strict.Describe(x))
 	}
 	return m, nil
 }
@@ -222,7 +222,7 @@ func nearMiss(o kubeObject, m map[string]any, path, want string) error {
 	var errs []error
 	for _, k := range slices.Sorted(maps.Keys(m)) {
 		if strict.Close(k, []string{want}) != "" {
-			errs = append(errs, problem(o.where, strict.Display(path), k, "unknown field %q (did you mean %q? as written, the mesh configuration is not read)", k, want))
+			errs = append(errs, problem(o.where(), strict.Display(path), k, "unknown field %q (did you mean %q? as written, the mesh configuration is not read)", k, want))
 		}
 	}
 	return errors.Join(errs...)

@@ -2,6 +2,7 @@ package visibility
 
 import (
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -134,3 +135,66 @@ func BenchmarkLoadInventory2500(b *testing.B)         { benchmarkLoadInventory(b
 func BenchmarkLoadInventory10000(b *testing.B)        { benchmarkLoadInventory(b, 10000, false) }
 func BenchmarkLoadInventory2500Generic(b *testing.B)  { benchmarkLoadInventory(b, 2500, true) }
 func BenchmarkLoadInventory10000Generic(b *testing.B) { benchmarkLoadInventory(b, 10000, true) }
+
+// nestedLists is a kubectl List nested n deep, each level holding one Namespace and the next
+// List, the innermost a Namespace named "last".
+func nestedLists(n int) []byte {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, `{"apiVersion": "v1", "kind": "List", "items": [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "ns%d"}}, `, i)
+	}
+	b.WriteString(`{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "last"}}`)
+	b.WriteString(strings.Repeat("]}", n))
+	b.WriteString("\n")
+	return []byte(b.String())
+}
+
+func TestNestedListsAreLinear(t *testing.T) {
+	inv, err := LoadInventory(nestedLists(5), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(inv.Namespaces) != 6 {
+		t.Fatalf("got %d namespaces: %v", len(inv.Namespaces), inv.Namespaces)
+	}
+	// Bytes, not allocations: a path string per item grows with the depth, so it shows in
+	// the bytes allocated.
+	bytes := func(n int) uint64 {
+		data := nestedLists(n)
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		if _, err := LoadInventory(data, ""); err != nil {
+			t.Fatal(err)
+		}
+		runtime.ReadMemStats(&after)
+		return after.TotalAlloc - before.TotalAlloc
+	}
+	small, large := bytes(100), bytes(400)
+	if large > 9*small/2 {
+		t.Fatalf("bytes allocated at depth 100: %d, at depth 400: %d", small, large)
+	}
+}
+
+func benchmarkNested(b *testing.B, n int, generic bool) {
+	data := nestedLists(n)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if generic {
+			var x any
+			if err := yaml.Unmarshal(data, &x); err != nil {
+				b.Fatal(err)
+			}
+			continue
+		}
+		if _, err := LoadInventory(data, ""); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkLoadNestedLists: Lists nested n deep, beside a generic YAML decode.
+func BenchmarkLoadNestedLists100(b *testing.B)        { benchmarkNested(b, 100, false) }
+func BenchmarkLoadNestedLists400(b *testing.B)        { benchmarkNested(b, 400, false) }
+func BenchmarkLoadNestedLists100Generic(b *testing.B) { benchmarkNested(b, 100, true) }
+func BenchmarkLoadNestedLists400Generic(b *testing.B) { benchmarkNested(b, 400, true) }

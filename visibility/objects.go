@@ -13,13 +13,35 @@ import (
 // kubeObject is one Kubernetes-style object (or kind-less document) of a YAML or JSON
 // stream, with where it was found.
 type kubeObject struct {
-	// where names the object for a message: "document 2: items[3]", "items[3]", or "" for the
-	// only document of a stream.
-	where  string
+	// doc and item say where the object is: the document ("document 2", or "" for the only
+	// document of a stream) and the List item path in it (nil for the document itself).
+	// where() spells them out only for a message, so that Lists nested n deep cost O(n),
+	// not the O(n²) of a path string per item.
+	doc    string
+	item   *itemPath
 	kind   string
 	fields map[string]any
 	err    error // set instead of the rest when the object could not be read
 }
+
+// itemPath is the path of a List item: items[index] of the List at parent (nil: the
+// document).
+type itemPath struct {
+	parent *itemPath
+	index  int
+}
+
+// String spells the path: "items[1].items[0]".
+func (p *itemPath) String() string {
+	if p == nil {
+		return ""
+	}
+	return strict.Index(strict.Child(p.parent.String(), "items"), p.index)
+}
+
+// where names the object for a message: "document 2: items[3]", "items[3]", or "" for the
+// only document of a stream.
+func (o kubeObject) where() string { return joinWhere(o.doc, o.item.String()) }
 
 // meta returns metadata.namespace and metadata.name, "" where absent or not strings.
 func (o kubeObject) meta() (namespace, name string) {
@@ -69,7 +91,7 @@ func readObjects(data []byte) objectStream {
 			s.empty++
 			continue
 		}
-		s.add(doc.Value, where, "")
+		s.add(doc.Value, where, nil)
 	}
 	if err != nil {
 		if fe, ok := err.(*FieldError); ok && len(docs) == 0 {
@@ -80,18 +102,18 @@ func readObjects(data []byte) objectStream {
 	return s
 }
 
-// add records x, found at where, unwrapping it if it is a List.
-func (s *objectStream) add(x any, where, itemPath string) {
+// add records x, found at item of document doc, unwrapping it if it is a List.
+func (s *objectStream) add(x any, doc string, item *itemPath) {
 	fields, ok := x.(map[string]any)
 	if !ok {
-		s.fail(problem(joinWhere(where, itemPath), "", x, "%s", mustBeObject(itemPath, x)))
+		s.fail(problem(joinWhere(doc, item.String()), "", x, "%s", mustBeObject(item, x)))
 		return
 	}
-	o := kubeObject{where: joinWhere(where, itemPath), fields: fields}
+	o := kubeObject{doc: doc, item: item, fields: fields}
 	if k, ok := fields["kind"]; ok {
 		kind, isStr := k.(string)
 		if !isStr {
-			s.fail(problem(o.where, "kind", k, "must be a string, got %s", strict.Describe(k)))
+			s.fail(problem(o.where(), "kind", k, "must be a string, got %s", strict.Describe(k)))
 			return
 		}
 		o.kind = kind
@@ -102,16 +124,18 @@ func (s *objectStream) add(x any, where, itemPath string) {
 	}
 	items, ok := fields["items"].([]any)
 	if !ok && fields["items"] != nil {
-		s.fail(problem(o.where, "items", fields["items"], "must be a list, got %s", strict.Describe(fields["items"])))
+		s.fail(problem(o.where(), "items", fields["items"], "must be a list, got %s", strict.Describe(fields["items"])))
 		return
 	}
-	for i, item := range items {
-		s.add(item, where, strict.Index(strict.Child(itemPath, "items"), i))
+	paths := make([]itemPath, len(items)) // one allocation per List
+	for i, x := range items {
+		paths[i] = itemPath{parent: item, index: i}
+		s.add(x, doc, &paths[i])
 	}
 }
 
-func mustBeObject(itemPath string, x any) string {
-	if itemPath == "" {
+func mustBeObject(item *itemPath, x any) string {
+	if item == nil {
 		return "the document must be an object, got " + strict.Describe(x)
 	}
 	return "must be an object, got " + strict.Describe(x)
@@ -138,7 +162,7 @@ func checkKind(o kubeObject, known []string) error {
 		return nil
 	}
 	if c := strict.Close(o.kind, known); c != "" {
-		return problem(o.where, "kind", o.kind, "unknown kind %q (did you mean %q? as written, the object would be skipped)", o.kind, c)
+		return problem(o.where(), "kind", o.kind, "unknown kind %q (did you mean %q? as written, the object would be skipped)", o.kind, c)
 	}
 	return nil
 }
