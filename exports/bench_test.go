@@ -2,6 +2,7 @@ package exports
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 )
 
@@ -56,3 +57,57 @@ func BenchmarkForPeer100000Services(b *testing.B) {
 		_ = x.ForPeer("peer3", catalog)
 	}
 }
+
+// consumersEntry has one rule exporting db to n peers.
+func consumersEntry(n int) ConfigEntry {
+	cs := make([]Consumer, n)
+	for i := range cs {
+		cs[i] = Consumer{Peer: fmt.Sprintf("peer%d", i)}
+	}
+	return ConfigEntry{Name: "default", Services: []Service{{Name: "db", Consumers: cs}}}
+}
+
+func benchmarkConsumers(b *testing.B, n int, naive bool) {
+	e := consumersEntry(n)
+	b.ReportAllocs()
+	for b.Loop() {
+		if naive {
+			// The baseline: what Compile and Validate did per consumer, a scan of those
+			// before it.
+			var seen []string
+			for _, c := range e.Services[0].Consumers {
+				if !slices.Contains(seen, c.Peer) {
+					seen = append(seen, c.Peer)
+				}
+			}
+			continue
+		}
+		if _, err := Compile(e); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkCompileConsumers: one rule with n peer consumers.
+func BenchmarkCompileConsumers1000(b *testing.B)      { benchmarkConsumers(b, 1000, false) }
+func BenchmarkCompileConsumers4000(b *testing.B)      { benchmarkConsumers(b, 4000, false) }
+func BenchmarkCompileConsumers1000Naive(b *testing.B) { benchmarkConsumers(b, 1000, true) }
+func BenchmarkCompileConsumers4000Naive(b *testing.B) { benchmarkConsumers(b, 4000, true) }
+
+func benchmarkDiffConsumers(b *testing.B, n int) {
+	before := mustCompile(b, consumersEntry(n))
+	e := consumersEntry(n)
+	e.Services[0].Consumers = e.Services[0].Consumers[n/2:]
+	after := mustCompile(b, e)
+	catalog := []ServiceName{{Name: "db"}, {Name: "web"}}
+	b.ReportAllocs()
+	for b.Loop() {
+		if d := Diff(before, after, catalog); len(d) != n/2 {
+			b.Fatal(len(d))
+		}
+	}
+}
+
+// BenchmarkDiffConsumers: half of one rule's n peers dropped.
+func BenchmarkDiffConsumers1000(b *testing.B) { benchmarkDiffConsumers(b, 1000) }
+func BenchmarkDiffConsumers4000(b *testing.B) { benchmarkDiffConsumers(b, 4000) }

@@ -143,3 +143,37 @@ func BenchmarkPerEntryWalkWithMaps100k(b *testing.B) {
 		benchDecision = decisions[len(decisions)-1]
 	}
 }
+
+// benchmarkDiff audits a change from benchConfig(100) to the same with every policy's
+// visibility flipped, over n entries in 250 namespaces. Every entry changes, and so does the
+// answer for its host and its address, each listing the client namespaces it changes for:
+// the output grows with the entries.
+func benchmarkDiff(b *testing.B, n int) {
+	before := mustCompile(b, benchConfig(100))
+	c := benchConfig(100)
+	for i := range c.Policies {
+		c.Policies[i].Visibility = []Visibility{None, Public}[i%2]
+	}
+	after := mustCompile(b, c)
+	inv := benchInventory(n, 250)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		a, err := Diff(before, after, inv)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(a.Entries) == 0 {
+			b.Fatal("no changes")
+		}
+		rows := 0
+		for _, h := range append(a.Hosts, a.Addresses...) {
+			rows += len(h.Clients)
+		}
+		b.ReportMetric(float64(rows), "clients/op")
+	}
+}
+
+// BenchmarkDiff: the audit of a change over n entries; linear in the entries and the rows.
+func BenchmarkDiff2500(b *testing.B)  { benchmarkDiff(b, 2_500) }
+func BenchmarkDiff10000(b *testing.B) { benchmarkDiff(b, 10_000) }
