@@ -66,6 +66,19 @@ func (l *aliasList) add(kind aliasKind, sd int, first []byte, rest ...string) {
 	l.used = n
 }
 
+// hasAliases reports whether the normalized query h has any alias for client: a label-count
+// expansion, or a search domain to strip (every one ends with the cluster domain). Most
+// misses have none, and the alias list is not worth building for them.
+func (ix *Index) hasAliases(client string, h []byte) bool {
+	dots := bytes.Count(h, []byte{'.'})
+	switch {
+	case dots == 0 && client != "", dots == 1, dots == 2 && bytes.HasSuffix(h, []byte(".svc")):
+		return true
+	}
+	d := ix.domain
+	return len(h) > len(d)+1 && h[len(h)-len(d)-1] == '.' && string(h[len(h)-len(d):]) == d
+}
+
 // aliases fills l with the aliases of the normalized query h for client, in order.
 func (ix *Index) aliases(client string, h []byte, l *aliasList) {
 	ix.expand(l, client, h, aliasExpanded, -1)

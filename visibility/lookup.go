@@ -286,6 +286,9 @@ func (ix *Index) lookupHost(client, host string) (int32, int) {
 	if e := ix.lookupName(client, h); e >= 0 {
 		return e, 0
 	}
+	if !ix.hasAliases(client, h) {
+		return -1, -1
+	}
 	return ix.lookupAliases(client, h)
 }
 
