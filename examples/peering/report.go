@@ -102,23 +102,23 @@ func (r *report) print(w io.Writer, wide bool) error {
 			for i, s := range p.Plain {
 				names[i] = s.String()
 			}
-			fmt.Fprintf(w, "PLAIN (not connect services: replicated without a chain): %s\n", strings.Join(names, ", "))
+			cli.Wrap(w, "", "PLAIN (not connect services: replicated without a chain): "+strings.Join(names, ", "))
 		}
 		for _, f := range p.Failed {
-			fmt.Fprintf(w, "NOT REPLICATED %s: %v\n", f.Service, f.Err)
+			cli.Wrap(w, "", fmt.Sprintf("NOT REPLICATED %s: %v", f.Service, f.Err))
 		}
 		for _, e := range p.Excluded {
-			fmt.Fprintf(w, "EXCLUDED %s: %s\n", e.Service, e.Reason)
+			cli.Wrap(w, "", fmt.Sprintf("EXCLUDED %s: %s", e.Service, e.Reason))
 		}
 		for _, u := range p.Union {
-			fmt.Fprintf(w, "NOTE %s\n", u)
+			cli.Wrap(w, "", "NOTE "+u)
 		}
 	}
 	if !wide && len(r.Peers) > 0 {
 		fmt.Fprintln(w, "\n(-wide lists each service's SNI, SPIFFE IDs with their origin, and instances)")
 	}
 	for _, warn := range r.Warnings {
-		fmt.Fprintf(w, "WARNING %s\n", warn)
+		cli.Wrap(w, "", "WARNING "+warn)
 	}
 	if r.Explain != nil {
 		fmt.Fprintf(w, "\n%s", r.Explain)
@@ -198,11 +198,11 @@ func printDiff(w io.Writer, d peermeta.ReplicationDiff, short func(string) strin
 			fmt.Fprintf(w, "    protocol %s → %s\n", s.ProtocolBefore, s.ProtocolAfter)
 		}
 		if s.Reason != "" {
-			fmt.Fprintf(w, "    %s after the change: %s\n", s.After, s.Reason)
+			cli.Wrap(w, "    ", s.After+" after the change: "+s.Reason)
 		}
 	}
 	for _, r := range d.Refused {
-		fmt.Fprintf(w, "  REFUSED BY CONSUL: %s\n", r)
+		cli.Wrap(w, "  ", "REFUSED BY CONSUL: "+r)
 	}
 }
 

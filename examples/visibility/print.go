@@ -6,6 +6,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/meshscope/meshscope/internal/cli"
 	"github.com/meshscope/meshscope/visibility"
 )
 
@@ -17,7 +18,7 @@ func (r *report) print(w io.Writer) error {
 	if len(r.Lint) > 0 {
 		fmt.Fprintln(w, "\nLINT")
 		for _, f := range r.Lint {
-			fmt.Fprintf(w, "  %s %s %s: %s\n", strings.ToUpper(string(f.Severity)), f.Code, f.Path, f.Message)
+			cli.Wrap(w, "  ", fmt.Sprintf("%s %s %s: %s", strings.ToUpper(string(f.Severity)), f.Code, f.Path, f.Message))
 		}
 	}
 	rows := [][]string{{"SERVICE ENTRY", "HOSTS", "ADDRESSES", "VISIBILITY", "DECIDED BY"}}

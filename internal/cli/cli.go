@@ -144,3 +144,27 @@ func Gate(code int, level string, severities ...Severity) int {
 	}
 	return code
 }
+
+// Width is the widest line the programs print outside their tables.
+const Width = 120
+
+// Wrap writes text on lines of at most Width bytes, breaking at spaces, the first line
+// starting with indent and the others with indent and four spaces more. A word longer than a
+// line is not broken.
+func Wrap(w io.Writer, indent, text string) {
+	line := ""
+	for _, word := range strings.Fields(text) {
+		switch {
+		case line == "":
+			line = indent + word
+		case len(line)+1+len(word) <= Width:
+			line += " " + word
+		default:
+			fmt.Fprintln(w, line)
+			line = indent + "    " + word
+		}
+	}
+	if line != "" {
+		fmt.Fprintln(w, line)
+	}
+}

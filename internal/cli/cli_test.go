@@ -93,3 +93,19 @@ func TestGate(t *testing.T) {
 	assert.False(t, CheckFailOn("p", "info", &errOut))
 	assert.True(t, CheckFailOn("p", "", &errOut))
 }
+
+func TestWrap(t *testing.T) {
+	var b strings.Builder
+	Wrap(&b, "", strings.Repeat("word ", 60)+strings.Repeat("x", 130))
+	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+	require.Len(t, lines, 4)
+	for _, l := range lines[:3] {
+		assert.LessOrEqual(t, len(l), Width)
+	}
+	assert.True(t, strings.HasPrefix(lines[1], "    word"), "continuation lines are indented")
+	assert.Equal(t, "    "+strings.Repeat("x", 130), lines[3], "a word longer than a line stays whole")
+
+	b.Reset()
+	Wrap(&b, "  ", "short")
+	assert.Equal(t, "  short\n", b.String())
+}
