@@ -109,6 +109,12 @@ func (r *Resolver) lint() ([]Finding, int) {
 			catchAll = i
 		}
 	}
+	return r.redundant(out, never), compared
+}
+
+// redundant adds the trailing policies that give the default visibility, which change
+// nothing, to out, and sorts the findings by policy, rule and code.
+func (r *Resolver) redundant(out []Finding, never []bool) []Finding {
 	// Trailing policies that give the default visibility change nothing. Unreachable and
 	// shadowed policies count here: removing the policy that hides them would let them decide.
 	for i := len(r.policies) - 1; i >= 0; i-- {
@@ -131,7 +137,7 @@ func (r *Resolver) lint() ([]Finding, int) {
 		}
 		return x.Code < y.Code
 	})
-	return out, compared
+	return out
 }
 
 // shadowIndex indexes policies by one of their requirements, the anchor, so that a policy

@@ -1,0 +1,277 @@
+package sni
+
+import (
+	"errors"
+	"fmt"
+	"math/bits"
+	"strconv"
+
+	"github.com/meshscope/meshscope/internal/fielderr"
+	"github.com/meshscope/meshscope/internal/names"
+)
+
+// Parse reads an SNI name of the trust domain td and returns the canonical Service, Peered,
+// Gateway or Query it names: an empty namespace or partition is returned as "default".
+//
+// Parse is strict: the name must end in "."+td, its kind label must be one of internal,
+// internal-v1, external or query with the number of labels that kind has, every component
+// must be valid, and the spelling must be canonical (an internal-v1 name whose partition is
+// "default" is rejected: its canonical form is the internal one). Thus
+// Parse(n, td).String() == n for every name Parse accepts.
+//
+// A name made only of valid labels takes one pass that validates as it splits; any other
+// input is parsed again, slowly, to say exactly what is wrong.
+func Parse(name, td string) (Name, error) {
+	if n, ok := parseValid(name, td); ok {
+		return n, nil
+	}
+	return parseSlow(name, td)
+}
+
+// parseValid parses name in one pass when every one of its labels, the trust domain's
+// included, is a valid label (a-z, 0-9 and '-', starting and ending with a letter or digit,
+// at most 63 long) and it has a known shape; ok is false otherwise, and parseSlow then gives
+// the error. A valid label is a valid value for every component, so no component is checked
+// again.
+func parseValid(name, td string) (n Name, ok bool) {
+	end := len(name) - len(td) - 1 // the dot before the trust domain
+	if len(name) > MaxLength || td == "" || end < 1 || name[end] != '.' || name[end+1:] != td {
+		return nil, false
+	}
+	var ls labels
+	start := 0
+	i, ok := splitWords(&ls, name, end, &start)
+	if !ok {
+		return nil, false
+	}
+	for ; i < len(name); i++ {
+		switch byteClass[name[i]] {
+		case classEnd, classLabel:
+			continue
+		case classDot:
+			if !validLabel(name, start, i) {
+				return nil, false
+			}
+			if i <= end {
+				if ls.n == len(ls.l) {
+					return nil, false
+				}
+				ls.add(name[start:i])
+			}
+			start = i + 1
+		default:
+			return nil, false
+		}
+	}
+	if !validLabel(name, start, len(name)) {
+		return nil, false
+	}
+	kind, c := ls.l[ls.n-1], ls.l[:ls.n-1]
+	n, err := nameOf(name, td, kind, c)
+	if err != nil || kind == kindInternalV1 && c[len(c)-2] == defaultName {
+		return nil, false
+	}
+	return n, true
+}
+
+// splitWords is parseValid's pass eight bytes at a time, while they are all label bytes or
+// dots (dots are found from the word's dot mask): it adds the labels it ends to ls, moves
+// start past each dot, and returns where the bytes left for a byte-at-a-time pass begin.
+func splitWords(ls *labels, name string, end int, start *int) (int, bool) {
+	i := 0
+	for ; i+8 <= len(name); i += 8 {
+		w := uint64(name[i]) | uint64(name[i+1])<<8 | uint64(name[i+2])<<16 | uint64(name[i+3])<<24 |
+			uint64(name[i+4])<<32 | uint64(name[i+5])<<40 | uint64(name[i+6])<<48 | uint64(name[i+7])<<56
+		dots := inRange(w, '.', '.')
+		if w&high != 0 || (inRange(w, 'a', 'z')|inRange(w, '0', '9')|inRange(w, '-', '-')|dots) != high {
+			return i, false
+		}
+		for dots != 0 {
+			d := i + bits.TrailingZeros64(dots)/8
+			if !validLabel(name, *start, d) {
+				return i, false
+			}
+			if d <= end {
+				if ls.n == len(ls.l) {
+					return i, false
+				}
+				ls.add(name[*start:d])
+			}
+			*start = d + 1
+			dots &= dots - 1
+		}
+	}
+	return i, true
+}
+
+// The classes of bytes in parseValid's single pass.
+const (
+	classOther = iota
+	classEnd   // a-z, 0-9: may start and end a label
+	classLabel // '-'
+	classDot
+)
+
+var byteClass = func() (t [256]uint8) {
+	for c := range 256 {
+		switch {
+		case names.LabelEnd(byte(c)):
+			t[c] = classEnd
+		case names.LabelByte(byte(c)):
+			t[c] = classLabel
+		}
+	}
+	t['.'] = classDot
+	return t
+}()
+
+// high has the high bit of each byte of a word set.
+const high = 0x8080808080808080
+
+// inRange returns, for a word of eight bytes below 0x80, the high bit of each byte that is
+// in lo..hi: x >= lo sets the high bit of x+(0x80-lo), and no byte carries into the next.
+func inRange(w uint64, lo, hi byte) uint64 {
+	const ones = 0x0101010101010101
+	ge := (w + ones*uint64(0x80-lo)) & high
+	gt := (w + ones*uint64(0x80-hi-1)) & high
+	return ge &^ gt
+}
+
+// validLabel reports whether name[start:end], made of label bytes, is a valid label: not
+// empty, at most 63 long, starting and ending with a letter or digit.
+func validLabel(name string, start, end int) bool {
+	return end > start && end-start <= names.MaxLabel && end <= len(name) &&
+		byteClass[name[start]] == classEnd && byteClass[name[end-1]] == classEnd
+}
+
+// parseSlow is Parse step by step, each step with its own error.
+func parseSlow(name, td string) (Name, error) {
+	if len(name) > MaxLength {
+		return nil, problem(ErrTooLong, name, "%q is %d characters long, at most %d are allowed", name, len(name), MaxLength)
+	}
+	if r := names.Subdomain(td); r != "" {
+		return nil, component("TrustDomain", td, r)
+	}
+	if len(name) < len(td)+1 || name[len(name)-len(td)-1] != '.' || name[len(name)-len(td):] != td {
+		return nil, problem(ErrForeignTrustDomain, name, "%q does not end in %q", name, "."+td)
+	}
+	var ls labels
+	if err := splitLabels(&ls, name, name[:len(name)-len(td)-1]); err != nil {
+		return nil, err
+	}
+	kind, c := ls.l[ls.n-1], ls.l[:ls.n-1]
+	n, err := nameOf(name, td, kind, c)
+	if err != nil {
+		return nil, err
+	}
+	if kind == kindInternalV1 && c[len(c)-2] == defaultName {
+		return nil, problem(ErrMalformed, name, "%q names the default partition with %q; its canonical form uses %q",
+			name, kindInternalV1, kindInternal)
+	}
+	// The trust domain and the length are checked above; only the components remain.
+	if err := checkComponents(name, n); err != nil {
+		return nil, err
+	}
+	return n, nil
+}
+
+// splitLabels splits rest, the labels of name before its trust domain, into ls.
+func splitLabels(ls *labels, name, rest string) error {
+	for start, i := 0, 0; i <= len(rest); i++ {
+		if i < len(rest) && rest[i] != '.' {
+			continue
+		}
+		if i == start {
+			return problem(ErrMalformed, name, "%q has an empty label before the trust domain", name)
+		}
+		if ls.n == len(ls.l) {
+			return problem(ErrMalformed, name, "%q has more labels before the trust domain than any kind of name", name)
+		}
+		ls.add(rest[start:i])
+		start = i + 1
+	}
+	return nil
+}
+
+// nameOf returns the name of the kind label kind with components c, canonical.
+func nameOf(name, td, kind string, c []string) (Name, error) {
+	switch {
+	case kind == kindInternal && len(c) == 3:
+		return Service{Service: c[0], Namespace: c[1], Partition: defaultName, Datacenter: c[2], TrustDomain: td}, nil
+	case kind == kindInternal && len(c) == 4:
+		return Service{Subset: c[0], Service: c[1], Namespace: c[2], Partition: defaultName, Datacenter: c[3], TrustDomain: td}, nil
+	case kind == kindInternal && len(c) == 1:
+		return Gateway{Partition: defaultName, Datacenter: c[0], TrustDomain: td}, nil
+	case kind == kindInternalV1 && len(c) == 4:
+		return Service{Service: c[0], Namespace: c[1], Partition: c[2], Datacenter: c[3], TrustDomain: td}, nil
+	case kind == kindInternalV1 && len(c) == 5:
+		return Service{Subset: c[0], Service: c[1], Namespace: c[2], Partition: c[3], Datacenter: c[4], TrustDomain: td}, nil
+	case kind == kindInternalV1 && len(c) == 2:
+		return Gateway{Partition: c[0], Datacenter: c[1], TrustDomain: td}, nil
+	case kind == kindExternal && len(c) == 4:
+		return Peered{Service: c[0], Namespace: c[1], Partition: c[2], Peer: c[3], TrustDomain: td}, nil
+	case kind == kindPeering && len(c) == 2:
+		if c[0] != peeringServerLabel {
+			return nil, problem(ErrMalformed, name, "%q: the first label of a peering server name must be %q, got %q", name, peeringServerLabel, c[0])
+		}
+		return PeeringServer{Datacenter: c[1], TrustDomain: td}, nil
+	case kind == kindQuery && len(c) == 3:
+		if c[1] != defaultName {
+			return nil, problem(ErrMalformed, name, "%q: the second label of a query name must be %q, got %q", name, defaultName, c[1])
+		}
+		return Query{Query: c[0], Datacenter: c[2], TrustDomain: td}, nil
+	default:
+		return nil, malformed(name, kind, len(c))
+	}
+}
+
+// checkComponents validates the components of a parsed name.
+func checkComponents(name string, n Name) error {
+	var v validator
+	switch x := n.(type) { // concrete calls keep v on the stack
+	case Service:
+		x.check(&v)
+	case Peered:
+		x.check(&v)
+	case Gateway:
+		x.check(&v)
+	case Query:
+		x.check(&v)
+	case PeeringServer:
+		x.check(&v)
+	}
+	if v.errs != nil {
+		return fielderr.In(fmt.Sprintf("SNI name %q", name), errors.Join(v.errs...))
+	}
+	return nil
+}
+
+func malformed(name, kind string, n int) error {
+	var want string
+	switch kind {
+	case kindInternal:
+		want = "3 or 4 (service) or 1 (gateway)"
+	case kindInternalV1:
+		want = "4 or 5 (service) or 2 (gateway)"
+	case kindExternal:
+		want = "4 (peered service)"
+	case kindQuery:
+		want = "3 (prepared query)"
+	case kindPeering:
+		want = "2 (peering server)"
+	default:
+		return problem(ErrMalformed, name, "%q: unknown kind %q before the trust domain (want internal, internal-v1, external, query or peering)",
+			name, kind)
+	}
+	return problem(ErrMalformed, name, "%q has %s labels before %q, want %s", name, strconv.Itoa(n), kind, want)
+}
+
+// MustParse is Parse for names known to be valid, such as constants in tests; it panics if
+// Parse fails.
+func MustParse(name, td string) Name {
+	n, err := Parse(name, td)
+	if err != nil {
+		panic(err)
+	}
+	return n
+}
