@@ -1,8 +1,9 @@
 // Package strict decodes JSON configuration strictly: it walks the generic value that
-// encoding/json produces and reports, with the path of each, every unknown field (with the
-// known field it resembles), every field given twice under two spellings, and every value of
-// the wrong type. Upstream decoders drop unknown fields silently; meshscope's packages use
-// this one so that a misspelt field is an error instead of a default.
+// encoding/json produces and reports, with the path of each, the unknown fields (with the
+// known field each resembles; at most MaxUnknownFields per object, then a count of the
+// rest), every field given twice under two spellings, and every value of the wrong type.
+// Upstream decoders drop unknown fields silently; meshscope's packages use this one so that
+// a misspelt field is an error instead of a default.
 package strict
 
 import (
