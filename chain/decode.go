@@ -35,14 +35,7 @@ func (r *ServiceResolver) UnmarshalJSON(b []byte) error {
 // Every problem is reported, naming the value when there are several ("value 2: …") and the
 // element of an array ("[1]: Redirect is empty").
 func LoadResolvers(data []byte) ([]ServiceResolver, error) {
-	return strict.DecodeEntries(data, true, func(d *strict.Decoder, x any, path string) ServiceResolver {
-		before := len(d.Errs())
-		r := decodeResolver(d, x, path)
-		if len(d.Errs()) == before {
-			d.Add(strict.Prefix(strict.At(path), r.Validate()))
-		}
-		return r
-	})
+	return strict.DecodeEntries(data, true, decodeResolver, func(r ServiceResolver) error { return r.Validate() })
 }
 
 var (

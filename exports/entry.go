@@ -253,14 +253,7 @@ func decodeConsumer(d *strict.Decoder, x any, path string) Consumer {
 // Every problem is reported, naming the value when there are several ("value 2: …") and the
 // element of an array ("[1]: Services[0].Consumers[0]: …").
 func LoadEntries(data []byte) ([]ConfigEntry, error) {
-	return strict.DecodeEntries(data, true, func(d *strict.Decoder, x any, path string) ConfigEntry {
-		before := len(d.Errs())
-		e := decodeEntry(d, x, path)
-		if len(d.Errs()) == before {
-			d.Add(strict.Prefix(strict.At(path), e.Validate()))
-		}
-		return e
-	})
+	return strict.DecodeEntries(data, true, decodeEntry, func(e ConfigEntry) error { return e.Validate() })
 }
 
 // clone returns a deep copy of e: no slice or map is shared with e.

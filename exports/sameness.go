@@ -315,14 +315,7 @@ func decodeGroup(d *strict.Decoder, x any, path string) SamenessGroup {
 // array. Each is decoded as SamenessGroup.UnmarshalJSON decodes it and validated, and the
 // groups are validated together (ValidateSamenessGroups). Every problem is reported.
 func LoadSamenessGroups(data []byte) ([]SamenessGroup, error) {
-	groups, err := strict.DecodeEntries(data, true, func(d *strict.Decoder, x any, path string) SamenessGroup {
-		before := len(d.Errs())
-		g := decodeGroup(d, x, path)
-		if len(d.Errs()) == before {
-			d.Add(strict.Prefix(strict.At(path), g.Validate()))
-		}
-		return g
-	})
+	groups, err := strict.DecodeEntries(data, true, decodeGroup, func(g SamenessGroup) error { return g.Validate() })
 	if err != nil {
 		return nil, err
 	}

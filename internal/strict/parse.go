@@ -259,10 +259,11 @@ func position(data []byte, off int) (int, int) {
 
 // DecodeEntries reads what `consul config read` prints: one JSON value, a stream of values
 // (several commands' output one after another), or a JSON array of values (or a stream of
-// arrays), decoding every object with decode. Problems name the value when the stream holds
+// arrays), decoding every object with decode, then validating with validate (when not nil)
+// each one that decoded without a problem. Problems name the value when the stream holds
 // more than one ("value 2: …") and the element of an array ("[3].Services[0]: …"); every
 // problem is reported.
-func DecodeEntries[T any](data []byte, fold bool, decode func(d *Decoder, x any, path string) T) ([]T, error) {
+func DecodeEntries[T any](data []byte, fold bool, decode func(d *Decoder, x any, path string) T, validate func(T) error) ([]T, error) {
 	values, err := ParseJSONStream(data)
 	if err != nil {
 		return nil, err
@@ -271,12 +272,20 @@ func DecodeEntries[T any](data []byte, fold bool, decode func(d *Decoder, x any,
 	var errs []error
 	for n, v := range values {
 		d := &Decoder{Fold: fold}
+		one := func(x any, path string) {
+			before := len(d.errs)
+			e := decode(d, x, path)
+			if validate != nil && len(d.errs) == before {
+				d.Add(Prefix(At(path), validate(e)))
+			}
+			out = append(out, e)
+		}
 		if list, ok := v.([]any); ok {
 			for i, item := range list {
-				out = append(out, decode(d, item, Index("", i)))
+				one(item, Index("", i))
 			}
 		} else {
-			out = append(out, decode(d, v, ""))
+			one(v, "")
 		}
 		if len(values) > 1 {
 			errs = append(errs, Prefix(fmt.Sprintf("value %d: ", n+1), d.Err()))

@@ -3,6 +3,7 @@ package strict
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
@@ -186,16 +187,26 @@ func TestDecodeEntries(t *testing.T) {
 		o.String(&s, "Name")
 		return s
 	}
-	got, err := DecodeEntries([]byte(`{"Name": "a"} [{"Name": "b"}, {"Name": "c"}]`), true, decode)
+	got, err := DecodeEntries([]byte(`{"Name": "a"} [{"Name": "b"}, {"Name": "c"}]`), true, decode, nil)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"a", "b", "c"}, got)
 
-	_, err = DecodeEntries([]byte(`{"Name": "a", "Nmae": 1} [{"Name": "b"}, {"Name": 2}]`), true, decode)
+	_, err = DecodeEntries([]byte(`{"Name": "a", "Nmae": 1} [{"Name": "b"}, {"Name": 2}]`), true, decode, nil)
 	require.Error(t, err)
 	assert.Equal(t, "value 1: (top level): unknown field \"Nmae\"\nvalue 2: [1].Name: must be a string, got the number 2", err.Error())
 
-	_, err = DecodeEntries([]byte(`[{"Name": 2}]`), true, decode)
+	_, err = DecodeEntries([]byte(`[{"Name": 2}]`), true, decode, nil)
 	require.EqualError(t, err, "[0].Name: must be a string, got the number 2")
+
+	// Validation runs on what decoded cleanly, its problems under the element's path.
+	validate := func(s string) error {
+		if s == "" {
+			return errors.New("Name: is required")
+		}
+		return nil
+	}
+	_, err = DecodeEntries([]byte(`[{"Name": "a"}, {}, {"Name": 2}]`), true, decode, validate)
+	require.EqualError(t, err, "[1]: Name: is required\n[2].Name: must be a string, got the number 2")
 }
 
 // FuzzParseJSON holds ParseJSON against encoding/json, the literal reference: on valid JSON
