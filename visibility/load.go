@@ -40,20 +40,23 @@ import (
 // empty input, only objects of other kinds — is an error saying what it holds. LoadConfig
 // validates what it decodes, so a returned Config compiles.
 func LoadConfig(data []byte) (*Config, error) {
+	return loadOne(data, "serviceEntryVisibility configuration", func(d meshDoc) (*Config, string, error) {
+		if d.bare {
+			return decodeChecked(d.value, d.path)
+		}
+		return fromMeshConfig(d.value, d.path)
+	})
+}
+
+// loadOne reads the mesh configurations of data and returns what extract finds in them
+// (with its path in the object): nil when none holds it, an error naming both places when
+// two do, and every problem of every document at once.
+func loadOne[T any](data []byte, what string, extract func(d meshDoc) (*T, string, error)) (*T, error) {
 	docs, errs := readMeshConfigs(data)
-	var found *Config
+	var found *T
 	where := ""
 	for _, d := range docs {
-		var (
-			c   *Config
-			loc string
-			err error
-		)
-		if d.bare {
-			c, loc, err = decodeChecked(d.value, d.path)
-		} else {
-			c, loc, err = fromMeshConfig(d.value, d.path)
-		}
+		c, loc, err := extract(d)
 		if err != nil {
 			errs = append(errs, inObject(d.where, err))
 			continue
@@ -62,7 +65,7 @@ func LoadConfig(data []byte) (*Config, error) {
 			continue
 		}
 		if found != nil {
-			errs = append(errs, &FieldError{Where: d.where, Field: loc, Detail: "a second serviceEntryVisibility configuration; the first is at " + where, Err: ErrDuplicate})
+			errs = append(errs, &FieldError{Where: d.where, Field: loc, Detail: "a second " + what + "; the first is at " + where, Err: ErrDuplicate})
 			continue
 		}
 		found, where = c, strict.At(d.where)+loc

@@ -16,31 +16,12 @@ import (
 // input holding no mesh configuration at all. It validates what it decodes, so a returned
 // ScopeConfig compiles.
 func LoadScope(data []byte) (*ScopeConfig, error) {
-	docs, errs := readMeshConfigs(data)
-	var found *ScopeConfig
-	where := ""
-	for _, d := range docs {
+	return loadOne(data, "service scope configuration", func(d meshDoc) (*ScopeConfig, string, error) {
 		if d.bare {
-			continue // a bare serviceEntryVisibility block holds no scope
+			return nil, "", nil // a bare serviceEntryVisibility block holds no scope
 		}
-		c, loc, err := scopeFromMeshConfig(d.value, d.path)
-		if err != nil {
-			errs = append(errs, inObject(d.where, err))
-			continue
-		}
-		if c == nil {
-			continue
-		}
-		if found != nil {
-			errs = append(errs, &FieldError{Where: d.where, Field: loc, Detail: "a second service scope configuration; the first is at " + where, Err: ErrDuplicate})
-			continue
-		}
-		found, where = c, strict.At(d.where)+loc
-	}
-	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
-	}
-	return found, nil
+		return scopeFromMeshConfig(d.value, d.path)
+	})
 }
 
 // scopeFromMeshConfig extracts the scope fields from a meshConfig object at path.
