@@ -111,8 +111,8 @@ func TestKubectlDumpLoads(t *testing.T) {
 	}
 }
 
-func benchmarkLoadInventory(b *testing.B, n int, generic bool) {
-	data := kubectlDump(n)
+// benchmarkLoad loads data, or with generic decodes it with yaml.v3 into interface values.
+func benchmarkLoad(b *testing.B, data []byte, generic bool) {
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for b.Loop() {
@@ -131,10 +131,10 @@ func benchmarkLoadInventory(b *testing.B, n int, generic bool) {
 
 // BenchmarkLoadInventory: a kubectl dump with n ServiceEntries and n Services, beside a
 // generic YAML decode of the same bytes (yaml.v3 into interface values).
-func BenchmarkLoadInventory2500(b *testing.B)         { benchmarkLoadInventory(b, 2500, false) }
-func BenchmarkLoadInventory10000(b *testing.B)        { benchmarkLoadInventory(b, 10000, false) }
-func BenchmarkLoadInventory2500Generic(b *testing.B)  { benchmarkLoadInventory(b, 2500, true) }
-func BenchmarkLoadInventory10000Generic(b *testing.B) { benchmarkLoadInventory(b, 10000, true) }
+func BenchmarkLoadInventory2500(b *testing.B)         { benchmarkLoad(b, kubectlDump(2500), false) }
+func BenchmarkLoadInventory10000(b *testing.B)        { benchmarkLoad(b, kubectlDump(10000), false) }
+func BenchmarkLoadInventory2500Generic(b *testing.B)  { benchmarkLoad(b, kubectlDump(2500), true) }
+func BenchmarkLoadInventory10000Generic(b *testing.B) { benchmarkLoad(b, kubectlDump(10000), true) }
 
 // nestedLists is a kubectl List nested n deep, each level holding one Namespace and the next
 // List, the innermost a Namespace named "last".
@@ -175,26 +175,8 @@ func TestNestedListsAreLinear(t *testing.T) {
 	}
 }
 
-func benchmarkNested(b *testing.B, n int, generic bool) {
-	data := nestedLists(n)
-	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	for b.Loop() {
-		if generic {
-			var x any
-			if err := yaml.Unmarshal(data, &x); err != nil {
-				b.Fatal(err)
-			}
-			continue
-		}
-		if _, err := LoadInventory(data, ""); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
 // BenchmarkLoadNestedLists: Lists nested n deep, beside a generic YAML decode.
-func BenchmarkLoadNestedLists100(b *testing.B)        { benchmarkNested(b, 100, false) }
-func BenchmarkLoadNestedLists400(b *testing.B)        { benchmarkNested(b, 400, false) }
-func BenchmarkLoadNestedLists100Generic(b *testing.B) { benchmarkNested(b, 100, true) }
-func BenchmarkLoadNestedLists400Generic(b *testing.B) { benchmarkNested(b, 400, true) }
+func BenchmarkLoadNestedLists100(b *testing.B)        { benchmarkLoad(b, nestedLists(100), false) }
+func BenchmarkLoadNestedLists400(b *testing.B)        { benchmarkLoad(b, nestedLists(400), false) }
+func BenchmarkLoadNestedLists100Generic(b *testing.B) { benchmarkLoad(b, nestedLists(100), true) }
+func BenchmarkLoadNestedLists400Generic(b *testing.B) { benchmarkLoad(b, nestedLists(400), true) }
