@@ -68,18 +68,32 @@ type rawEntry struct {
 	data  json.RawMessage
 }
 
-// readEntries splits a stream of entries by Kind and hands each to its package's strict
-// loader, naming the file and value in every problem.
-func readEntries(name string, data []byte, want string, into *entries) error {
-	var raws []rawEntry
+// jsonValues splits the JSON values of a file, one after another, naming the first that is
+// not JSON.
+func jsonValues(name string, data []byte) ([]json.RawMessage, error) {
+	var out []json.RawMessage
 	dec := json.NewDecoder(bytes.NewReader(data))
 	for n := 1; ; n++ {
 		var v json.RawMessage
 		if err := dec.Decode(&v); err == io.EOF {
-			break
+			return out, nil
 		} else if err != nil {
-			return fmt.Errorf("%s: value %d: not JSON: %v", name, n, err)
+			return nil, fmt.Errorf("%s: value %d: not JSON: %v", name, n, err)
 		}
+		out = append(out, v)
+	}
+}
+
+// readEntries splits a stream of entries by Kind and hands each to its package's strict
+// loader, naming the file and value in every problem.
+func readEntries(name string, data []byte, want string, into *entries) error {
+	var raws []rawEntry
+	values, err := jsonValues(name, data)
+	if err != nil {
+		return err
+	}
+	for k, v := range values {
+		n := k + 1
 		items := []json.RawMessage{v}
 		list := bytes.HasPrefix(bytes.TrimSpace(v), []byte("["))
 		if list {
@@ -188,18 +202,15 @@ type health struct {
 // loadHealth reads one file of /v1/health/service/<name> output — an array, or several one
 // after another — sorting instances into gateways and connect services.
 func loadHealth(name string, data []byte, into *health) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
+	values, err := jsonValues(name, data)
+	if err != nil {
+		return err
+	}
 	var errs []error
-	for n := 1; ; n++ {
-		var v json.RawMessage
-		if err := dec.Decode(&v); err == io.EOF {
-			break
-		} else if err != nil {
-			return fmt.Errorf("%s: value %d: not JSON: %v", name, n, err)
-		}
+	for k, v := range values {
 		nodes, err := peermeta.LoadHealth(v)
 		if err != nil {
-			errs = append(errs, cli.InFile(fmt.Sprintf("%s: value %d", name, n), err))
+			errs = append(errs, cli.InFile(fmt.Sprintf("%s: value %d", name, k+1), err))
 			continue
 		}
 		for _, node := range nodes {
