@@ -33,34 +33,47 @@ func Parse(name, td string) (Name, error) {
 // at most 63 long) and it has a known shape; ok is false otherwise, and parseSlow then gives
 // the error. A valid label is a valid value for every component, so no component is checked
 // again.
+//
+// The pass reads eight bytes at a time: a few adds and xors per word find the bytes that
+// are not label bytes (refused) and the dots, and only the dots are visited one by one, to
+// check and record the labels they end.
 func parseValid(name, td string) (n Name, ok bool) {
 	end := len(name) - len(td) - 1 // the dot before the trust domain
-	if len(name) > MaxLength || td == "" || end < 1 || name[end] != '.' || name[end+1:] != td {
+	if len(name) > MaxLength || len(name) < 8 || td == "" || end < 1 || name[end] != '.' || name[end+1:] != td ||
+		byteClass[name[len(name)-1]] != classEnd {
 		return nil, false
 	}
 	var ls labels
 	start := 0
-	i, ok := splitWords(&ls, name, end, &start)
-	if !ok {
-		return nil, false
-	}
-	for ; i < len(name); i++ {
-		switch byteClass[name[i]] {
-		case classEnd, classLabel:
-			continue
-		case classDot:
-			if !validLabel(name, start, i) {
+	for i := 0; i < len(name); i += 8 {
+		w, valid := uint64(0), uint64(high)
+		if i+8 <= len(name) {
+			w = load64(name[i:])
+		} else { // the last bytes, as the low bytes of a word
+			shift := uint(8 * (i + 8 - len(name)))
+			w, valid = load64(name[len(name)-8:])>>shift, high>>shift
+		}
+		// ge(c) has the high bit of each byte that is >= c (below 0x80, no byte carries into
+		// the next). A byte is a label byte or a dot when an odd number of the bounds
+		// '-', '/', '0', ':', 'a', '{' are at or below it.
+		ge2d, ge2f := w+ones*(0x80-'-'), w+ones*(0x80-'/')
+		sep := ge2d ^ ge2f // '-' and '.'
+		ok := sep ^ (w + ones*(0x80-'0')) ^ (w + ones*(0x80-':')) ^ (w + ones*(0x80-'a')) ^ (w + ones*(0x80-'{'))
+		if (^ok|w)&valid != 0 {
+			return nil, false
+		}
+		for dots := sep &^ (w << 7) & valid; dots != 0; dots &= dots - 1 { // '.' is 0x2e, '-' 0x2d
+			at := i + bits.TrailingZeros64(dots)/8
+			if !validLabel(name, start, at) {
 				return nil, false
 			}
-			if i <= end {
+			if at <= end {
 				if ls.n == len(ls.l) {
 					return nil, false
 				}
-				ls.add(name[start:i])
+				ls.add(name[start:at])
 			}
-			start = i + 1
-		default:
-			return nil, false
+			start = at + 1
 		}
 	}
 	if !validLabel(name, start, len(name)) {
@@ -74,37 +87,21 @@ func parseValid(name, td string) (n Name, ok bool) {
 	return n, true
 }
 
-// splitWords is parseValid's pass eight bytes at a time, while they are all label bytes or
-// dots (dots are found from the word's dot mask): it adds the labels it ends to ls, moves
-// start past each dot, and returns where the bytes left for a byte-at-a-time pass begin.
-func splitWords(ls *labels, name string, end int, start *int) (int, bool) {
-	i := 0
-	for ; i+8 <= len(name); i += 8 {
-		w := uint64(name[i]) | uint64(name[i+1])<<8 | uint64(name[i+2])<<16 | uint64(name[i+3])<<24 |
-			uint64(name[i+4])<<32 | uint64(name[i+5])<<40 | uint64(name[i+6])<<48 | uint64(name[i+7])<<56
-		dots := inRange(w, '.', '.')
-		if w&high != 0 || (inRange(w, 'a', 'z')|inRange(w, '0', '9')|inRange(w, '-', '-')|dots) != high {
-			return i, false
-		}
-		for dots != 0 {
-			d := i + bits.TrailingZeros64(dots)/8
-			if !validLabel(name, *start, d) {
-				return i, false
-			}
-			if d <= end {
-				if ls.n == len(ls.l) {
-					return i, false
-				}
-				ls.add(name[*start:d])
-			}
-			*start = d + 1
-			dots &= dots - 1
-		}
-	}
-	return i, true
+// validLabel reports whether name[start:end], made of label bytes, is a valid label: not
+// empty, at most 63 long, starting and ending with a letter or digit.
+func validLabel(name string, start, end int) bool {
+	return end > start && end-start <= names.MaxLabel && end <= len(name) &&
+		byteClass[name[start]] == classEnd && byteClass[name[end-1]] == classEnd
 }
 
-// The classes of bytes in parseValid's single pass.
+// load64 returns the first eight bytes of s as a little-endian word.
+func load64(s string) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+// The classes of bytes that parseValid tells apart.
 const (
 	classOther = iota
 	classEnd   // a-z, 0-9: may start and end a label
@@ -125,24 +122,11 @@ var byteClass = func() (t [256]uint8) {
 	return t
 }()
 
-// high has the high bit of each byte of a word set.
-const high = 0x8080808080808080
-
-// inRange returns, for a word of eight bytes below 0x80, the high bit of each byte that is
-// in lo..hi: x >= lo sets the high bit of x+(0x80-lo), and no byte carries into the next.
-func inRange(w uint64, lo, hi byte) uint64 {
-	const ones = 0x0101010101010101
-	ge := (w + ones*uint64(0x80-lo)) & high
-	gt := (w + ones*uint64(0x80-hi-1)) & high
-	return ge &^ gt
-}
-
-// validLabel reports whether name[start:end], made of label bytes, is a valid label: not
-// empty, at most 63 long, starting and ending with a letter or digit.
-func validLabel(name string, start, end int) bool {
-	return end > start && end-start <= names.MaxLabel && end <= len(name) &&
-		byteClass[name[start]] == classEnd && byteClass[name[end-1]] == classEnd
-}
+// high has the high bit of each byte of a word set, ones the lowest.
+const (
+	high = 0x8080808080808080
+	ones = 0x0101010101010101
+)
 
 // parseSlow is Parse step by step, each step with its own error.
 func parseSlow(name, td string) (Name, error) {
@@ -195,34 +179,45 @@ func splitLabels(ls *labels, name, rest string) error {
 
 // nameOf returns the name of the kind label kind with components c, canonical.
 func nameOf(name, td, kind string, c []string) (Name, error) {
-	switch {
-	case kind == kindInternal && len(c) == 3:
-		return Service{Service: c[0], Namespace: c[1], Partition: defaultName, Datacenter: c[2], TrustDomain: td}, nil
-	case kind == kindInternal && len(c) == 4:
-		return Service{Subset: c[0], Service: c[1], Namespace: c[2], Partition: defaultName, Datacenter: c[3], TrustDomain: td}, nil
-	case kind == kindInternal && len(c) == 1:
-		return Gateway{Partition: defaultName, Datacenter: c[0], TrustDomain: td}, nil
-	case kind == kindInternalV1 && len(c) == 4:
-		return Service{Service: c[0], Namespace: c[1], Partition: c[2], Datacenter: c[3], TrustDomain: td}, nil
-	case kind == kindInternalV1 && len(c) == 5:
-		return Service{Subset: c[0], Service: c[1], Namespace: c[2], Partition: c[3], Datacenter: c[4], TrustDomain: td}, nil
-	case kind == kindInternalV1 && len(c) == 2:
-		return Gateway{Partition: c[0], Datacenter: c[1], TrustDomain: td}, nil
-	case kind == kindExternal && len(c) == 4:
-		return Peered{Service: c[0], Namespace: c[1], Partition: c[2], Peer: c[3], TrustDomain: td}, nil
-	case kind == kindPeering && len(c) == 2:
-		if c[0] != peeringServerLabel {
-			return nil, problem(ErrMalformed, name, "%q: the first label of a peering server name must be %q, got %q", name, peeringServerLabel, c[0])
+	switch kind {
+	case kindInternal:
+		switch len(c) {
+		case 3:
+			return Service{Service: c[0], Namespace: c[1], Partition: defaultName, Datacenter: c[2], TrustDomain: td}, nil
+		case 4:
+			return Service{Subset: c[0], Service: c[1], Namespace: c[2], Partition: defaultName, Datacenter: c[3], TrustDomain: td}, nil
+		case 1:
+			return Gateway{Partition: defaultName, Datacenter: c[0], TrustDomain: td}, nil
 		}
-		return PeeringServer{Datacenter: c[1], TrustDomain: td}, nil
-	case kind == kindQuery && len(c) == 3:
-		if c[1] != defaultName {
-			return nil, problem(ErrMalformed, name, "%q: the second label of a query name must be %q, got %q", name, defaultName, c[1])
+	case kindInternalV1:
+		switch len(c) {
+		case 4:
+			return Service{Service: c[0], Namespace: c[1], Partition: c[2], Datacenter: c[3], TrustDomain: td}, nil
+		case 5:
+			return Service{Subset: c[0], Service: c[1], Namespace: c[2], Partition: c[3], Datacenter: c[4], TrustDomain: td}, nil
+		case 2:
+			return Gateway{Partition: c[0], Datacenter: c[1], TrustDomain: td}, nil
 		}
-		return Query{Query: c[0], Datacenter: c[2], TrustDomain: td}, nil
-	default:
-		return nil, malformed(name, kind, len(c))
+	case kindExternal:
+		if len(c) == 4 {
+			return Peered{Service: c[0], Namespace: c[1], Partition: c[2], Peer: c[3], TrustDomain: td}, nil
+		}
+	case kindPeering:
+		if len(c) == 2 {
+			if c[0] != peeringServerLabel {
+				return nil, problem(ErrMalformed, name, "%q: the first label of a peering server name must be %q, got %q", name, peeringServerLabel, c[0])
+			}
+			return PeeringServer{Datacenter: c[1], TrustDomain: td}, nil
+		}
+	case kindQuery:
+		if len(c) == 3 {
+			if c[1] != defaultName {
+				return nil, problem(ErrMalformed, name, "%q: the second label of a query name must be %q, got %q", name, defaultName, c[1])
+			}
+			return Query{Query: c[0], Datacenter: c[2], TrustDomain: td}, nil
+		}
 	}
+	return nil, malformed(name, kind, len(c))
 }
 
 // checkComponents validates the components of a parsed name.
