@@ -4,6 +4,10 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/meshscope/meshscope/internal/growth"
 )
 
 // benchEntry has n rules: exact rules for services svc-i spread over 100 namespaces, a "*"
@@ -111,3 +115,34 @@ func benchmarkDiffConsumers(b *testing.B, n int) {
 // BenchmarkDiffConsumers: half of one rule's n peers dropped.
 func BenchmarkDiffConsumers1000(b *testing.B) { benchmarkDiffConsumers(b, 1000) }
 func BenchmarkDiffConsumers4000(b *testing.B) { benchmarkDiffConsumers(b, 4000) }
+
+// TestConsumersAreLinear pins the growth of Compile and Diff in one rule's peer consumers:
+// 4x the consumers may cost at most 5x the allocations and bytes (a set of the peers seen,
+// not a scan of them, per consumer).
+func TestConsumersAreLinear(t *testing.T) {
+	catalog := []ServiceName{{Name: "db"}, {Name: "web"}}
+	work := func(n int) (compileAllocs, compileBytes, diffAllocs, diffBytes float64) {
+		e := consumersEntry(n)
+		compileAllocs, compileBytes = growth.Allocated(func() { mustCompile(t, e) })
+		before := mustCompile(t, e)
+		e.Services[0].Consumers = e.Services[0].Consumers[n/2:]
+		after := mustCompile(t, e)
+		diffAllocs, diffBytes = growth.Allocated(func() {
+			if d := Diff(before, after, catalog); len(d) != n/2 {
+				t.Fatalf("Diff gave %d changes, want %d", len(d), n/2)
+			}
+		})
+		return
+	}
+	ca, cb, da, db := work(500)
+	ca4, cb4, da4, db4 := work(2000)
+	for _, c := range []struct {
+		name         string
+		small, large float64
+	}{
+		{"Compile allocations", ca, ca4}, {"Compile bytes", cb, cb4},
+		{"Diff allocations", da, da4}, {"Diff bytes", db, db4},
+	} {
+		assert.Less(t, c.large, 5*c.small, "%s at n=500: %v, at n=2000: %v", c.name, c.small, c.large)
+	}
+}

@@ -5,7 +5,11 @@ import (
 	"net/netip"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/meshscope/meshscope/internal/growth"
 )
 
 // benchInventory has n ServiceEntries spread over namespaces; namespace j is labelled
@@ -177,3 +181,34 @@ func benchmarkDiff(b *testing.B, n int) {
 // BenchmarkDiff: the audit of a change over n entries; linear in the entries and the rows.
 func BenchmarkDiff2500(b *testing.B)  { benchmarkDiff(b, 2_500) }
 func BenchmarkDiff10000(b *testing.B) { benchmarkDiff(b, 10_000) }
+
+// TestDiffIsLinear pins Diff's growth in the inventory: at 4x the services, the allocations
+// and bytes per client row of the answer may grow at most 1.25x (they would grow with the
+// inventory if each row scanned it).
+func TestDiffIsLinear(t *testing.T) {
+	before := mustCompile(t, benchConfig(20))
+	c := benchConfig(20)
+	for i := range c.Policies {
+		c.Policies[i].Visibility = []Visibility{None, Public}[i%2]
+	}
+	after := mustCompile(t, c)
+	perRow := func(n int) (allocs, bytes float64) {
+		inv := benchInventory(n, 50)
+		rows := 0
+		allocs, bytes = growth.Allocated(func() {
+			a, err := Diff(before, after, inv)
+			require.NoError(t, err)
+			rows = 0
+			for _, h := range append(a.Hosts, a.Addresses...) {
+				rows += len(h.Clients)
+			}
+		})
+		require.Positive(t, rows)
+		return allocs / float64(rows), bytes / float64(rows)
+	}
+	a, b := perRow(250)
+	a4, b4 := perRow(1000)
+	t.Logf("per row at n=250: %.1f allocs, %.0f B; at n=1000: %.1f allocs, %.0f B", a, b, a4, b4)
+	assert.Less(t, a4, 1.25*a, "allocations per row at n=250: %v, at n=1000: %v", a, a4)
+	assert.Less(t, b4, 1.25*b, "bytes per row at n=250: %v, at n=1000: %v", b, b4)
+}
