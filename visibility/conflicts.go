@@ -52,13 +52,17 @@ func (ix *Index) Conflicts() []Conflict {
 		}
 		out = append(out, conf)
 	}
-	for _, h := range slices.Sorted(maps.Keys(t.hosts)) {
+	for _, h := range slices.Sorted(t.hosts.keys) {
 		add(h, ix.hostLevels(h))
 	}
-	for _, s := range slices.Sorted(maps.Keys(t.wild)) {
+	for _, s := range slices.Sorted(t.wild.keys) {
 		add("*."+s, ix.hostLevels("*."+s))
 	}
-	addrs := slices.SortedFunc(maps.Keys(t.addrs), netip.Addr.Compare)
+	var addrs []netip.Addr
+	for k := range t.addrs.keys {
+		addrs = append(addrs, addrOf(k))
+	}
+	slices.SortFunc(addrs, netip.Addr.Compare)
 	for _, a := range addrs {
 		add(a.String(), ix.addrLevels(netip.PrefixFrom(a, a.BitLen())))
 	}
@@ -75,7 +79,7 @@ func (ix *Index) members(l level) []int32 {
 	if l.set < 0 {
 		return nil
 	}
-	return ix.t.sets[l.set].all
+	return ix.t.all(l.set)
 }
 
 func (ix *Index) multiNamespace(levels []level) bool {

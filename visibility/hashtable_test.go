@@ -144,3 +144,48 @@ func BenchmarkNameTable100kGoMap(b *testing.B) {
 		}
 	}
 }
+
+func TestKeyTable(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		hash func(string) uint64
+	}{
+		{"distinct hashes", func(k string) uint64 { return maphash.String(maphash.MakeSeed(), k) }},
+		{"every hash equal", func(string) uint64 { return 42 }}, // keys told apart by comparing them
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tab := newKeyTable[string](0) // grows from the smallest size
+			hashes := map[string]uint64{}
+			var sets int32
+			for i := range 100 {
+				k := fmt.Sprintf("h%d.example.com", i)
+				hashes[k] = tc.hash(k)
+				if got := tab.setOf(hashes[k], k, &sets); got != int32(i) {
+					t.Fatalf("setOf(%q) = %d, want a new set %d", k, got, i)
+				}
+				if got := tab.setOf(hashes[k], k, &sets); got != int32(i) {
+					t.Fatalf("second setOf(%q) = %d, want %d", k, got, i)
+				}
+			}
+			for i := range 100 {
+				k := fmt.Sprintf("h%d.example.com", i)
+				if c, ok := tab.get(hashes[k], k); !ok || c != int32(i) {
+					t.Errorf("get(%q) = %d, %v", k, c, ok)
+				}
+				if c, ok := getBytes(&tab, hashes[k], []byte(k)); !ok || c != int32(i) {
+					t.Errorf("getBytes(%q) = %d, %v", k, c, ok)
+				}
+			}
+			if _, ok := tab.get(tc.hash("missing"), "missing"); ok {
+				t.Error("found a key never put")
+			}
+			if got := len(slices.Collect(tab.keys)); got != 100 {
+				t.Errorf("keys yields %d keys, want 100", got)
+			}
+		})
+	}
+	var empty keyTable[addrKey]
+	if _, ok := empty.get(1, addrKey{}); ok {
+		t.Error("the zero table found a key")
+	}
+}

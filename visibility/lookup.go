@@ -9,31 +9,44 @@ import (
 	"github.com/meshscope/meshscope/internal/names"
 )
 
-// tables are the lookup structures, built by NewIndex.
+// tables are the lookup structures, built by NewIndex. Nothing in them but the keys' strings
+// holds a pointer, so that the collector has little to scan in an index of a million
+// entries.
 type tables struct {
-	hosts    map[string]int32 // exact host -> candidate set (entries with an address for it)
-	wild     map[string]int32 // "b.c" for "*.b.c" -> candidate set
+	hosts    keyTable[string]  // exact host -> candidate set (entries with an address for it)
+	wild     keyTable[string]  // "b.c" for "*.b.c" -> candidate set
+	addrs    keyTable[addrKey] // exact address -> candidate set
 	mute     map[string][]int32
-	addrs    map[netip.Addr]int32
 	prefixes map[netip.Prefix]int32
 	lengths4 []int // prefix lengths present, longest first
 	lengths6 []int
 	sets     []candidates
+	arena    []int32 // every set's entries, in rank order: candidates.all
+	bests    []best  // every set's own entries: candidates.own
 }
 
 // mute maps a host (or "*.b.c") to the entries that claim it without an address for it:
 // ztunnel's DNS proxy does not answer for them, so they are kept for explanations only.
 
-// candidates are the entries that claim one host, address or prefix, in rank order.
+// candidates are the entries that claim one host, address or prefix, as spans of the
+// tables' shared arrays.
 type candidates struct {
-	all       []int32 // in rank order
-	canonical int32   // first entry visible to every namespace, or -1
-	own       []best  // per namespace, its first entry visible to it; sorted by namespace
+	all       span  // in arena, in rank order
+	own       span  // in bests: per namespace, its first entry visible to it; sorted by namespace (empty for a set of one)
+	canonical int32 // first entry visible to every namespace, or -1
 }
+
+type span struct{ start, end int32 }
 
 type best struct {
 	namespace string
 	entry     int32
+}
+
+// all returns the entries of set c, in rank order.
+func (t *tables) all(c int32) []int32 {
+	sp := t.sets[c].all
+	return t.arena[sp.start:sp.end:sp.end]
 }
 
 // claim is one entry's claim on one candidate set.
@@ -49,8 +62,15 @@ func (ix *Index) build() *tables {
 		nh += len(ix.services[i].Hosts)
 		na += len(ix.services[i].Addresses)
 	}
-	t := &tables{hosts: make(map[string]int32, nh), wild: map[string]int32{}, addrs: make(map[netip.Addr]int32, na), prefixes: map[netip.Prefix]int32{}}
+	t := &tables{prefixes: map[netip.Prefix]int32{}}
+	// The keys are hashed first and put in their tables in the order of the bits that
+	// choose their slots, so that each table is written front to back rather than at random.
+	var hosts, wild keyList[string]
+	var addrs keyList[addrKey]
+	hosts.grow(nh)
+	addrs.grow(na)
 	claims := make([]claim, 0, nh+na)
+	var prefixClaims []claim
 	var sets int32
 	for i := range ix.entries {
 		s := &ix.services[i]
@@ -64,19 +84,52 @@ func (ix *Index) build() *tables {
 				continue
 			}
 			if suffix, ok := strings.CutPrefix(h, "*."); ok {
-				claims = append(claims, claim{setOf(t.wild, suffix, &sets), int32(i)})
+				wild.add(ix.hostHash(suffix), suffix, int32(i))
 			} else {
-				claims = append(claims, claim{setOf(t.hosts, h, &sets), int32(i)})
+				hosts.add(ix.hostHash(h), h, int32(i))
 			}
 		}
 		for _, a := range s.allAddresses() {
 			addr, pfx, _ := parseAddress(a)
 			if addr.IsValid() {
-				claims = append(claims, claim{setOf(t.addrs, addr, &sets), int32(i)})
+				k := addrKeyOf(addr)
+				addrs.add(ix.addrHash(k), k, int32(i))
 			} else {
-				claims = append(claims, claim{setOf(t.prefixes, pfx, &sets), int32(i)})
+				prefixClaims = append(prefixClaims, claim{setOf(t.prefixes, pfx, &sets), int32(i)})
 			}
 		}
+	}
+	hostSets, wildSets, addrSets := hosts.insert(&t.hosts, &sets), wild.insert(&t.wild, &sets), addrs.insert(&t.addrs, &sets)
+	// The sets are renumbered in the order of the entries that claim them, so that ranking
+	// them, set after set, reads the entries front to back.
+	renumber := make([]int32, sets)
+	for k := range renumber {
+		renumber[k] = -1
+	}
+	var numbered int32
+	for _, l := range []struct {
+		sets, entries []int32
+	}{{hostSets, hosts.entries}, {wildSets, wild.entries}, {addrSets, addrs.entries}} {
+		for k, set := range l.sets {
+			if renumber[set] < 0 {
+				renumber[set] = numbered
+				numbered++
+			}
+			claims = append(claims, claim{renumber[set], l.entries[k]})
+		}
+	}
+	for _, c := range prefixClaims {
+		if renumber[c.set] < 0 {
+			renumber[c.set] = numbered
+			numbered++
+		}
+		claims = append(claims, claim{renumber[c.set], c.entry})
+	}
+	t.hosts.renumber(renumber)
+	t.wild.renumber(renumber)
+	t.addrs.renumber(renumber)
+	for k, set := range t.prefixes {
+		t.prefixes[k] = renumber[set]
 	}
 	start := make([]int32, sets+1)
 	for _, c := range claims {
@@ -85,18 +138,16 @@ func (ix *Index) build() *tables {
 	for k := 1; k < len(start); k++ {
 		start[k] += start[k-1]
 	}
-	arena := make([]int32, len(claims))
+	t.arena = make([]int32, len(claims))
 	next := slices.Clone(start[:sets])
 	for _, c := range claims {
-		arena[next[c.set]] = c.entry
+		t.arena[next[c.set]] = c.entry
 		next[c.set]++
 	}
 	t.sets = make([]candidates, sets)
-	bests := make([]best, 0, len(claims))
 	for k := range t.sets {
-		c := &t.sets[k]
-		c.all = arena[start[k]:start[k+1]:start[k+1]]
-		bests = ix.rank(c, bests)
+		t.sets[k].all = span{start[k], start[k+1]}
+		t.rank(ix, &t.sets[k])
 	}
 	for _, list := range t.mute {
 		slices.SortFunc(list, ix.compare)
@@ -130,19 +181,27 @@ func setOf[K comparable](m map[K]int32, k K, sets *int32) int32 {
 }
 
 // rank orders a candidate set and precomputes its answers: the canonical entry, and each
-// namespace's own visible entry, appended to the shared bests.
-func (ix *Index) rank(c *candidates, bests []best) []best {
-	if len(c.all) > 1 {
-		slices.SortFunc(c.all, ix.compare)
-		c.all = slices.Compact(c.all) // an entry that lists the same key twice
+// namespace's own visible entry, appended to bests.
+func (t *tables) rank(ix *Index, c *candidates) {
+	all := t.arena[c.all.start:c.all.end]
+	if len(all) > 1 {
+		slices.SortFunc(all, ix.compare)
+		c.all.end = c.all.start + int32(len(slices.Compact(all))) // an entry that lists the same key twice
+		all = t.arena[c.all.start:c.all.end]
 	}
 	c.canonical = -1
-	from := len(bests)
-	var seen map[string]bool // for large sets; small ones are scanned
-	if len(c.all) > 8 {
-		seen = make(map[string]bool, len(c.all))
+	if len(all) == 1 { // the common case: no own entries kept, see ownEntry
+		if ix.entries[all[0]].decision.Visibility == Public {
+			c.canonical = all[0]
+		}
+		return
 	}
-	for _, i := range c.all {
+	from := len(t.bests)
+	var seen map[string]bool // for large sets; small ones are scanned
+	if len(all) > 8 {
+		seen = make(map[string]bool, len(all))
+	}
+	for _, i := range all {
 		e := &ix.entries[i]
 		if c.canonical < 0 && e.decision.Visibility == Public {
 			c.canonical = i
@@ -156,16 +215,15 @@ func (ix *Index) rank(c *candidates, bests []best) []best {
 				continue
 			}
 			seen[ns] = true
-		} else if slices.ContainsFunc(bests[from:], func(b best) bool { return b.namespace == ns }) {
+		} else if slices.ContainsFunc(t.bests[from:], func(b best) bool { return b.namespace == ns }) {
 			continue
 		}
-		bests = append(bests, best{ns, i})
+		t.bests = append(t.bests, best{ns, i})
 	}
-	c.own = bests[from:len(bests):len(bests)]
-	if len(c.own) > 1 {
-		slices.SortFunc(c.own, func(a, b best) int { return strings.Compare(a.namespace, b.namespace) })
+	c.own = span{int32(from), int32(len(t.bests))}
+	if own := t.bests[from:]; len(own) > 1 {
+		slices.SortFunc(own, func(a, b best) int { return strings.Compare(a.namespace, b.namespace) })
 	}
-	return bests
 }
 
 // compare is the total rank order: a Kubernetes Service before a ServiceEntry, then the
@@ -181,26 +239,36 @@ func (ix *Index) compare(a, b int32) int {
 	return cmp.Or(x.CreationTime.Compare(y.CreationTime), strings.Compare(x.Namespace, y.Namespace), strings.Compare(x.Name, y.Name))
 }
 
-// pick returns the entry that answers client from c, or -1.
-func (c *candidates) pick(client string) int32 {
-	if o := c.ownEntry(client); o >= 0 {
+// pick returns the entry of set c that answers client, or -1.
+func (ix *Index) pick(c int32, client string) int32 {
+	if o := ix.ownEntry(c, client); o >= 0 {
 		return o
 	}
-	return c.canonical
+	return ix.t.sets[c].canonical
 }
 
-func (c *candidates) ownEntry(client string) int32 {
+// ownEntry returns the first entry of set c of client's own namespace visible to it, or -1.
+func (ix *Index) ownEntry(c int32, client string) int32 {
 	if client == "" {
 		return -1
 	}
-	if len(c.own) == 1 {
-		if c.own[0].namespace == client {
-			return c.own[0].entry
+	t := ix.t
+	if all := t.sets[c].all; all.end-all.start == 1 { // a set of one keeps no own entries
+		if e := t.arena[all.start]; ix.services[e].Namespace == client && ix.entries[e].decision.Visibility != None {
+			return e
 		}
 		return -1
 	}
-	if j, ok := slices.BinarySearchFunc(c.own, client, func(b best, ns string) int { return strings.Compare(b.namespace, ns) }); ok {
-		return c.own[j].entry
+	sp := t.sets[c].own
+	own := t.bests[sp.start:sp.end]
+	if len(own) == 1 {
+		if own[0].namespace == client {
+			return own[0].entry
+		}
+		return -1
+	}
+	if j, ok := slices.BinarySearchFunc(own, client, func(b best, ns string) int { return strings.Compare(b.namespace, ns) }); ok {
+		return own[j].entry
 	}
 	return -1
 }
@@ -307,8 +375,8 @@ func (ix *Index) lookupAliases(client string, h []byte) (int32, int) {
 // lookupName looks one name up: the exact host, then each wildcard level.
 func (ix *Index) lookupName(client string, h []byte) int32 {
 	t := ix.t
-	if c, ok := t.hosts[string(h)]; ok { // no allocation: the compiler looks the bytes up
-		if e := t.sets[c].pick(client); e >= 0 {
+	if c, ok := getBytes(&t.hosts, ix.bytesHash(h), h); ok {
+		if e := ix.pick(c, client); e >= 0 {
 			return e
 		}
 	}
@@ -316,8 +384,8 @@ func (ix *Index) lookupName(client string, h []byte) int32 {
 		if h[i] != '.' {
 			continue
 		}
-		if c, ok := t.wild[string(h[i+1:])]; ok {
-			if e := t.sets[c].pick(client); e >= 0 {
+		if c, ok := getBytes(&t.wild, ix.bytesHash(h[i+1:]), h[i+1:]); ok {
+			if e := ix.pick(c, client); e >= 0 {
 				return e
 			}
 		}
@@ -343,8 +411,9 @@ func (ix *Index) lookupAddress(client string, addr netip.Addr) int32 {
 	}
 	addr = addr.WithZone("").Unmap()
 	t := ix.t
-	if c, ok := t.addrs[addr]; ok {
-		if e := t.sets[c].pick(client); e >= 0 {
+	k := addrKeyOf(addr)
+	if c, ok := t.addrs.get(ix.addrHash(k), k); ok {
+		if e := ix.pick(c, client); e >= 0 {
 			return e
 		}
 	}
@@ -356,7 +425,7 @@ func (ix *Index) lookupAddress(client string, addr netip.Addr) int32 {
 		for _, l := range lengths {
 			p, _ := addr.Prefix(l)
 			if c, ok := t.prefixes[p]; ok {
-				if e := t.sets[c].ownEntry(client); e >= 0 {
+				if e := ix.ownEntry(c, client); e >= 0 {
 					return e
 				}
 			}

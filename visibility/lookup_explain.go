@@ -139,11 +139,11 @@ func (ix *Index) hostLevels(h string) []level {
 			out = append(out, level{key: key, set: set, mute: m})
 		}
 	}
-	c, ok := t.hosts[h]
+	c, ok := t.hosts.get(ix.hostHash(h), h)
 	add(h, c, ok)
 	for i := 0; i < len(h); i++ {
 		if h[i] == '.' {
-			c, ok := t.wild[h[i+1:]]
+			c, ok := t.wild.get(ix.hostHash(h[i+1:]), h[i+1:])
 			add("*."+h[i+1:], c, ok)
 		}
 	}
@@ -160,7 +160,7 @@ func (ix *Index) addrLevels(p netip.Prefix) []level {
 	t := ix.t
 	a := p.Addr()
 	if p.Bits() == a.BitLen() {
-		if c, ok := t.addrs[a]; ok {
+		if c, ok := t.addrs.get(ix.addrHash(addrKeyOf(a)), addrKeyOf(a)); ok {
 			out = append(out, level{key: a.String(), set: c})
 		}
 	}
@@ -194,12 +194,12 @@ func (ix *Index) answer(levels []level, client string) (int32, int) {
 		if l.set < 0 {
 			continue
 		}
-		if e := t.sets[l.set].pick(client); e >= 0 {
+		if e := ix.pick(l.set, client); e >= 0 {
 			return e, i
 		}
 	}
 	for i := first; i < len(levels); i++ {
-		if e := t.sets[levels[i].set].ownEntry(client); e >= 0 {
+		if e := ix.ownEntry(levels[i].set, client); e >= 0 {
 			return e, i
 		}
 	}
@@ -280,7 +280,7 @@ func (ix *Index) explain(client, query string, levels []level) LookupExplanation
 		lv := Level{Key: l.key}
 		var all []int32
 		if l.set >= 0 {
-			all = ix.t.sets[l.set].all
+			all = ix.t.all(l.set)
 		}
 		for _, i := range all {
 			c := Candidate{Service: ix.services[i].Ref(), Decision: ix.entries[i].decision}
