@@ -2,7 +2,6 @@ package chain
 
 import (
 	"encoding/json"
-	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -104,13 +103,13 @@ func decodeMap[V any](d *strict.Decoder, x any, path string, decode func(*strict
 	if !ok {
 		return nil
 	}
-	m := x.(map[string]any)
+	m := x.(strict.Fields)
 	if len(m) == 0 {
 		return nil
 	}
 	out := make(map[string]V, len(m))
-	for _, k := range slices.Sorted(maps.Keys(m)) {
-		out[k] = decode(d, m[k], strict.Key(o.Path(), k))
+	for _, f := range m.Sorted() {
+		out[f.Key] = decode(d, f.Value, strict.Key(o.Path(), f.Key))
 	}
 	return out
 }

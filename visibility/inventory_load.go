@@ -93,7 +93,7 @@ func objectWhere(o kubeObject) string {
 // isCoreV1 reports whether o is of the core API group (a Service of another group, such as
 // Knative's, is another kind of object).
 func isCoreV1(o kubeObject) bool {
-	v, _ := o.fields["apiVersion"].(string)
+	v, _ := o.fields.Value("apiVersion").(string)
 	return v == "" || v == "v1"
 }
 
@@ -112,7 +112,7 @@ type objectMeta struct {
 
 func readMeta(d *strict.Decoder, o kubeObject) objectMeta {
 	var m objectMeta
-	mo, ok := d.Object(o.fields["metadata"], "metadata")
+	mo, ok := d.Object(o.fields.Value("metadata"), "metadata")
 	if !ok {
 		return m
 	}
@@ -174,7 +174,7 @@ func (l *inventoryLoader) serviceEntry(o kubeObject) []error {
 		}
 		s.ExportTo = specStrings(&d, spec, "exportTo")
 		exportToProblems(&d, "spec.exportTo", s)
-		if v, ok := spec["resolution"]; ok && v != nil {
+		if v := spec.Value("resolution"); v != nil {
 			s.Resolution = d.String(v, "spec.resolution")
 			if !validResolution(s.Resolution) {
 				d.Fail("spec.resolution", s.Resolution, "%q is not one of NONE, STATIC, DNS, DNS_ROUND_ROBIN, DYNAMIC_DNS", s.Resolution)
@@ -188,7 +188,7 @@ func (l *inventoryLoader) serviceEntry(o kubeObject) []error {
 // statusAddresses reads the addresses Istio allocated, status.addresses[] {value, host}, by
 // host; each host must be one of the entry's and each value an IP.
 func statusAddresses(d *strict.Decoder, o kubeObject, s *loadedService) map[string][]string {
-	st, ok := d.Object(o.fields["status"], "status")
+	st, ok := d.Object(o.fields.Value("status"), "status")
 	if !ok {
 		return nil
 	}
@@ -249,9 +249,9 @@ func (l *inventoryLoader) service(o kubeObject) []error {
 		s.Hosts = []string{s.Name + "." + s.Namespace + ".svc." + l.domain}
 		field := "spec.clusterIPs"
 		ips := specStrings(&d, spec, "clusterIPs")
-		if ip, _ := spec["clusterIP"].(string); len(ips) == 0 && ip != "" {
+		if ip, _ := spec.Value("clusterIP").(string); len(ips) == 0 && ip != "" {
 			ips, field = []string{ip}, "spec.clusterIP"
-		} else if v, ok := spec["clusterIP"]; ok && v != nil {
+		} else if v := spec.Value("clusterIP"); v != nil {
 			d.String(v, "spec.clusterIP")
 		}
 		for i, ip := range ips {
@@ -288,7 +288,7 @@ type loadedService struct {
 
 // common reads what ServiceEntries and Services share: namespace, name, creation time, and
 // the spec object. ok is false when the object is too broken to read further.
-func (l *inventoryLoader) common(d *strict.Decoder, o kubeObject, kind Kind) (*loadedService, map[string]any, bool) {
+func (l *inventoryLoader) common(d *strict.Decoder, o kubeObject, kind Kind) (*loadedService, strict.Fields, bool) {
 	m := readMeta(d, o)
 	s := &loadedService{Service: Service{Kind: kind, Namespace: m.namespace, Name: m.name, Labels: m.labels}, annots: m.annots}
 	if m.namespace == "" || m.name == "" {
@@ -308,9 +308,9 @@ func (l *inventoryLoader) common(d *strict.Decoder, o kubeObject, kind Kind) (*l
 		}
 		s.CreationTime = t
 	}
-	spec := map[string]any{}
-	if x := o.fields["spec"]; x != nil {
-		so, isObj := x.(map[string]any)
+	spec := strict.Fields{}
+	if x := o.fields.Value("spec"); x != nil {
+		so, isObj := x.(strict.Fields)
 		if !isObj {
 			d.Errorf("spec", "must be an object, got %s", strict.Describe(x))
 			return s, nil, false
@@ -329,8 +329,8 @@ func (l *inventoryLoader) finish(d *strict.Decoder, s *loadedService) []error {
 }
 
 // specStrings reads spec.<field> as a list of strings.
-func specStrings(d *strict.Decoder, spec map[string]any, field string) []string {
-	return d.Strings(spec[field], "spec."+field)
+func specStrings(d *strict.Decoder, spec strict.Fields, field string) []string {
+	return d.Strings(spec.Value(field), "spec."+field)
 }
 
 // exportToProblems records the problems of s's exportTo, the list at field.

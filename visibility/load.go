@@ -3,8 +3,6 @@ package visibility
 import (
 	"errors"
 	"fmt"
-	"maps"
-	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -147,19 +145,19 @@ func meshSources(o kubeObject) ([]meshSource, error) {
 	}
 	switch o.kind {
 	case "IstioOperator":
-		spec, err := objectAt(o, o.fields["spec"], "spec")
+		spec, err := objectAt(o, o.fields.Value("spec"), "spec")
 		if err != nil || spec == nil {
 			return []meshSource{}, err
 		}
 		var out []meshSource
-		if mc, ok := spec["meshConfig"]; ok {
+		if mc, ok := spec.Get("meshConfig"); ok {
 			out = append(out, meshSource{value: mc, path: "spec.meshConfig"})
 		}
-		values, err := objectAt(o, spec["values"], "spec.values")
+		values, err := objectAt(o, spec.Value("values"), "spec.values")
 		if err != nil {
 			return nil, err
 		}
-		if mc, ok := values["meshConfig"]; ok {
+		if mc, ok := values.Get("meshConfig"); ok {
 			out = append(out, meshSource{value: mc, path: "spec.values.meshConfig"})
 		}
 		if err := errors.Join(nearMiss(o, spec, "spec", "meshConfig"), nearMiss(o, values, "spec.values", "meshConfig")); err != nil {
@@ -171,11 +169,11 @@ func meshSources(o kubeObject) ([]meshSource, error) {
 		if name != "istio" && !strings.HasPrefix(name, "istio-") {
 			return nil, nil
 		}
-		data, err := objectAt(o, o.fields["data"], "data")
+		data, err := objectAt(o, o.fields.Value("data"), "data")
 		if err != nil {
 			return nil, err
 		}
-		if mesh, ok := data["mesh"]; ok {
+		if mesh, ok := data.Get("mesh"); ok {
 			return []meshSource{{value: mesh, path: "data.mesh", yaml: true}}, nil
 		}
 		return nil, nearMiss(o, data, "data", "mesh")
@@ -184,21 +182,21 @@ func meshSources(o kubeObject) ([]meshSource, error) {
 		return nil, nil // another kind of object
 	}
 	// Without a kind: Helm values, a meshConfig, or a bare block.
-	if mc, ok := o.fields["meshConfig"]; ok {
+	if mc, ok := o.fields.Get("meshConfig"); ok {
 		return []meshSource{{value: mc, path: "meshConfig"}}, nil
 	}
-	values, err := objectAt(o, o.fields["values"], "values")
+	values, err := objectAt(o, o.fields.Value("values"), "values")
 	if err != nil {
 		return nil, err
 	}
-	if mc, ok := values["meshConfig"]; ok {
+	if mc, ok := values.Get("meshConfig"); ok {
 		return []meshSource{{value: mc, path: "values.meshConfig"}}, nil
 	}
 	if err := errors.Join(nearMiss(o, o.fields, "", "meshConfig"), nearMiss(o, values, "values", "meshConfig")); err != nil {
 		return nil, err
 	}
 	for _, k := range blockKeys {
-		if _, ok := o.fields[k]; ok {
+		if o.fields.Has(k) {
 			return []meshSource{{value: o.fields, bare: true}}, nil
 		}
 	}
@@ -206,11 +204,11 @@ func meshSources(o kubeObject) ([]meshSource, error) {
 }
 
 // objectAt returns x, the field at path of o, as an object; nil for an absent one.
-func objectAt(o kubeObject, x any, path string) (map[string]any, error) {
+func objectAt(o kubeObject, x any, path string) (strict.Fields, error) {
 	if x == nil {
 		return nil, nil
 	}
-	m, ok := x.(map[string]any)
+	m, ok := x.(strict.Fields)
 	if !ok {
 		return nil, problem(o.where(), path, x, "must be an object, got %s", strict.Describe(x))
 	}
@@ -218,12 +216,12 @@ func objectAt(o kubeObject, x any, path string) (map[string]any, error) {
 }
 
 // nearMiss reports a key of m (at path in o) that misspells want.
-func nearMiss(o kubeObject, m map[string]any, path, want string) error {
-	if _, ok := m[want]; ok {
+func nearMiss(o kubeObject, m strict.Fields, path, want string) error {
+	if m.Has(want) {
 		return nil
 	}
 	var errs []error
-	for _, k := range slices.Sorted(maps.Keys(m)) {
+	for _, k := range m.SortedKeys() {
 		if strict.Close(k, []string{want}) != "" {
 			errs = append(errs, problem(o.where(), strict.Display(path), k, "unknown field %q (did you mean %q? as written, the mesh configuration is not read)", k, want))
 		}
@@ -264,8 +262,8 @@ func (src meshSource) resolve() (any, error) {
 
 // sortedFieldNames returns the keys of a decoded object, sorted; none for anything else.
 func sortedFieldNames(x any) []string {
-	m, _ := x.(map[string]any)
-	return slices.Sorted(maps.Keys(m))
+	m, _ := x.(strict.Fields)
+	return m.SortedKeys()
 }
 
 // fromMeshConfig extracts serviceEntryVisibility from a meshConfig object at path. A null
@@ -279,7 +277,7 @@ func fromMeshConfig(mc any, path string) (*Config, string, error) {
 	if !ok {
 		return nil, "", d.Err()
 	}
-	for _, k := range slices.Sorted(maps.Keys(mc.(map[string]any))) {
+	for _, k := range mc.(strict.Fields).SortedKeys() {
 		if k != blockName[0] && k != blockName[1] && looksLike(k, blockName[0]) {
 			d.Errorf(path, "unknown field %q (did you mean %q? as written, the feature stays off)", k, blockName[0])
 		}

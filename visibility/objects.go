@@ -20,7 +20,7 @@ type kubeObject struct {
 	doc    string
 	item   *itemPath
 	kind   string
-	fields map[string]any
+	fields strict.Fields
 	err    error // set instead of the rest when the object could not be read
 }
 
@@ -45,9 +45,9 @@ func (o kubeObject) where() string { return joinWhere(o.doc, o.item.String()) }
 
 // meta returns metadata.namespace and metadata.name, "" where absent or not strings.
 func (o kubeObject) meta() (namespace, name string) {
-	m, _ := o.fields["metadata"].(map[string]any)
-	namespace, _ = m["namespace"].(string)
-	name, _ = m["name"].(string)
+	m, _ := o.fields.Value("metadata").(strict.Fields)
+	namespace, _ = m.Value("namespace").(string)
+	name, _ = m.Value("name").(string)
 	return namespace, name
 }
 
@@ -104,13 +104,13 @@ func readObjects(data []byte) objectStream {
 
 // add records x, found at item of document doc, unwrapping it if it is a List.
 func (s *objectStream) add(x any, doc string, item *itemPath) {
-	fields, ok := x.(map[string]any)
+	fields, ok := x.(strict.Fields)
 	if !ok {
 		s.fail(problem(joinWhere(doc, item.String()), "", x, "%s", mustBeObject(item, x)))
 		return
 	}
 	o := kubeObject{doc: doc, item: item, fields: fields}
-	if k, ok := fields["kind"]; ok {
+	if k, ok := fields.Get("kind"); ok {
 		kind, isStr := k.(string)
 		if !isStr {
 			s.fail(problem(o.where(), "kind", k, "must be a string, got %s", strict.Describe(k)))
@@ -122,9 +122,10 @@ func (s *objectStream) add(x any, doc string, item *itemPath) {
 		s.objects = append(s.objects, o)
 		return
 	}
-	items, ok := fields["items"].([]any)
-	if !ok && fields["items"] != nil {
-		s.fail(problem(o.where(), "items", fields["items"], "must be a list, got %s", strict.Describe(fields["items"])))
+	raw := fields.Value("items")
+	items, ok := raw.([]any)
+	if !ok && raw != nil {
+		s.fail(problem(o.where(), "items", raw, "must be a list, got %s", strict.Describe(raw)))
 		return
 	}
 	paths := make([]itemPath, len(items)) // one allocation per List

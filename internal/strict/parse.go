@@ -11,7 +11,7 @@ import (
 	"github.com/meshscope/meshscope/internal/fielderr"
 )
 
-// The generic values the parsers produce and the Decoder walks: map[string]any for an
+// The generic values the parsers produce and the Decoder walks: Fields for an
 // object, []any for a list, string, bool, nil, and json.Number for a number, whose text is
 // kept so that integers up to 2^64-1 are read exactly.
 
@@ -181,7 +181,7 @@ func (p *jsonParser) value(path *pathSeg, depth int) (any, error) {
 		}
 		return list, nil
 	}
-	obj := map[string]any{}
+	var obj builder
 	for p.dec.More() {
 		kt, err := p.dec.Token()
 		if err != nil {
@@ -193,16 +193,14 @@ func (p *jsonParser) value(path *pathSeg, depth int) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		if _, dup := obj[k]; dup {
+		if !obj.add(k, v) {
 			p.dupes = append(p.dupes, fielderr.New(seg.String(), k, "given twice", ErrGivenTwice))
-			continue
 		}
-		obj[k] = v
 	}
 	if _, err := p.dec.Token(); err != nil {
 		return nil, errSyntax
 	}
-	return obj, nil
+	return obj.fields(), nil
 }
 
 // errSyntax marks a syntax error found while reading tokens, whose offset encoding/json

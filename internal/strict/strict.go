@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -90,26 +89,21 @@ func Key(path, k string) string { return path + "[" + strconv.Quote(k) + "]" }
 type Object struct {
 	d      *Decoder
 	path   string
-	fields map[string]any
+	fields Fields
 	keys   []string // the field names, sorted
 }
 
 // Object returns x as an object. A null is an absent object (false, no problem); any other
 // non-object is a problem.
 func (d *Decoder) Object(x any, path string) (Object, bool) {
-	m, ok := x.(map[string]any)
+	m, ok := x.(Fields)
 	if !ok {
 		if x != nil {
 			d.wrongType(path, "an object", x)
 		}
 		return Object{}, false
 	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return Object{d: d, path: path, fields: m, keys: keys}, true
+	return Object{d: d, path: path, fields: m, keys: m.SortedKeys()}, true
 }
 
 // Path returns the object's path.
@@ -126,7 +120,7 @@ func (o Object) matches(key, name string) bool {
 // spelling, used in the returned path). A null value counts as absent. A field given under
 // two spellings is a problem.
 func (o Object) Get(names ...string) (any, string, bool) {
-	if o.fields == nil {
+	if o.d == nil {
 		return nil, "", false
 	}
 	var found string
@@ -135,7 +129,7 @@ func (o Object) Get(names ...string) (any, string, bool) {
 		if found != "" {
 			o.d.Errorf(o.path, "field given twice, as %q and %q", found, k)
 		} else {
-			found, v = k, o.fields[k]
+			found, v = k, o.fields.Value(k)
 		}
 	}
 	if o.d.Fold {
@@ -150,7 +144,7 @@ func (o Object) Get(names ...string) (any, string, bool) {
 		var hits [4]string
 		got := hits[:0]
 		for _, n := range names {
-			if _, ok := o.fields[n]; ok && !slices.Contains(got, n) {
+			if o.fields.Has(n) && !slices.Contains(got, n) {
 				got = append(got, n)
 			}
 		}
@@ -372,13 +366,13 @@ func (d *Decoder) StringMap(x any, path string) map[string]string {
 		return nil
 	}
 	m := make(map[string]string, len(o.fields))
-	for _, k := range o.keys {
-		s, ok := o.fields[k].(string)
+	for _, f := range o.fields.Sorted() {
+		s, ok := f.Value.(string)
 		if !ok {
-			d.wrongType(Key(path, k), "a string", o.fields[k])
+			d.wrongType(Key(path, f.Key), "a string", f.Value)
 			continue
 		}
-		m[k] = s
+		m[f.Key] = s
 	}
 	return m
 }
@@ -400,7 +394,7 @@ func Describe(x any) string {
 		return "the string " + strconv.Quote(t)
 	case []any:
 		return "a list"
-	case map[string]any:
+	case Fields:
 		return "an object"
 	}
 	return fmt.Sprintf("%T", x)

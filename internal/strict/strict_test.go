@@ -118,7 +118,7 @@ func TestSuggest(t *testing.T) {
 func TestDescribe(t *testing.T) {
 	assert.Equal(t, "null", Describe(nil))
 	assert.Equal(t, "a list", Describe([]any{}))
-	assert.Equal(t, "an object", Describe(map[string]any{}))
+	assert.Equal(t, "an object", Describe(Fields{}))
 	assert.Equal(t, `the string "x"`, Describe("x"))
 }
 
@@ -194,7 +194,7 @@ func TestCheckReportsABoundedNumber(t *testing.T) {
 	// A misspelling repeated in many objects is worked out once.
 	d := &Decoder{}
 	for i := range 100 {
-		checkDoc(d, map[string]any{"Nme": "x"}, Index("", i))
+		checkDoc(d, Fields{{"Nme", "x"}}, Index("", i))
 	}
 	assert.Len(t, d.Errs(), 100)
 	assert.Len(t, d.suggestions, 1)

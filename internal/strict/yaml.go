@@ -122,8 +122,7 @@ func (c *converter) convert(n *yaml.Node, path *pathSeg, depth int) any {
 }
 
 func (c *converter) mapping(n *yaml.Node, path *pathSeg, depth int) any {
-	obj := make(map[string]any, len(n.Content)/2)
-	line := make(map[string]int, len(n.Content)/2)
+	obj := builder{f: make(Fields, 0, len(n.Content)/2)}
 	var merges []*yaml.Node
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		kn, vn := n.Content[i], n.Content[i+1]
@@ -140,12 +139,11 @@ func (c *converter) mapping(n *yaml.Node, path *pathSeg, depth int) any {
 		}
 		k := kn.Value
 		seg := &pathSeg{path, k, -1}
-		if first, dup := line[k]; dup {
-			c.errs = append(c.errs, fielderr.New(seg.String(), k, fmt.Sprintf("given twice (lines %d and %d)", first, kn.Line), ErrGivenTwice))
+		if obj.has(k) {
+			c.errs = append(c.errs, fielderr.New(seg.String(), k, fmt.Sprintf("given twice (lines %d and %d)", firstLine(n, k), kn.Line), ErrGivenTwice))
 			continue
 		}
-		line[k] = kn.Line
-		obj[k] = c.convert(vn, seg, depth+1)
+		obj.add(k, c.convert(vn, seg, depth+1))
 	}
 	// Merge keys (<<), as YAML 1.1 readers such as kubectl apply them: keys written in the
 	// mapping win, then earlier merged mappings.
@@ -158,19 +156,31 @@ func (c *converter) mapping(n *yaml.Node, path *pathSeg, depth int) any {
 			sources = m.Content
 		}
 		for _, s := range sources {
-			v, ok := c.convert(s, &pathSeg{path, "<<", -1}, depth+1).(map[string]any)
+			v, ok := c.convert(s, &pathSeg{path, "<<", -1}, depth+1).(Fields)
 			if !ok {
 				c.fail(path, "line %d: a merge key (<<) must name a mapping", s.Line)
 				continue
 			}
-			for k, x := range v {
-				if _, ok := obj[k]; !ok {
-					obj[k] = x
-				}
+			for _, f := range v {
+				obj.add(f.Key, f.Value) // a key already there stays
 			}
 		}
 	}
-	return obj
+	return obj.fields()
+}
+
+// firstLine returns the line of the first key k of the mapping n.
+func firstLine(n *yaml.Node, k string) int {
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		kn := n.Content[i]
+		if kn.Kind == yaml.AliasNode {
+			kn = kn.Alias
+		}
+		if kn.Kind == yaml.ScalarNode && kn.Tag != "!!merge" && kn.Value == k {
+			return kn.Line
+		}
+	}
+	return 0
 }
 
 func kindName(k yaml.Kind) string {
