@@ -1,12 +1,17 @@
 package visibility
 
 import (
+	"encoding/json"
 	"fmt"
 	"runtime"
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/meshscope/meshscope/internal/growth"
 )
 
 // kubectlDump is what `kubectl get namespaces,serviceentries,services -A -o yaml` prints for
@@ -129,6 +134,22 @@ func benchmarkLoad(b *testing.B, data []byte, generic bool) {
 	}
 }
 
+// kubectlJSON is kubectlDump as `kubectl get … -o json` prints it.
+func kubectlJSON(tb testing.TB, n int) []byte {
+	var v any
+	require.NoError(tb, yaml.Unmarshal(kubectlDump(n), &v))
+	js, err := json.MarshalIndent(v, "", "    ")
+	require.NoError(tb, err)
+	return js
+}
+
+// BenchmarkLoadInventoryJSON: the same dump as JSON, beside a generic YAML decode of it.
+func BenchmarkLoadInventoryJSON2500(b *testing.B)  { benchmarkLoad(b, kubectlJSON(b, 2500), false) }
+func BenchmarkLoadInventoryJSON10000(b *testing.B) { benchmarkLoad(b, kubectlJSON(b, 10000), false) }
+func BenchmarkLoadInventoryJSON2500Generic(b *testing.B) {
+	benchmarkLoad(b, kubectlJSON(b, 2500), true)
+}
+
 // BenchmarkLoadInventory: a kubectl dump with n ServiceEntries and n Services, beside a
 // generic YAML decode of the same bytes (yaml.v3 into interface values).
 func BenchmarkLoadInventory2500(b *testing.B)         { benchmarkLoad(b, kubectlDump(2500), false) }
@@ -180,3 +201,30 @@ func BenchmarkLoadNestedLists100(b *testing.B)        { benchmarkLoad(b, nestedL
 func BenchmarkLoadNestedLists400(b *testing.B)        { benchmarkLoad(b, nestedLists(400), false) }
 func BenchmarkLoadNestedLists100Generic(b *testing.B) { benchmarkLoad(b, nestedLists(100), true) }
 func BenchmarkLoadNestedLists400Generic(b *testing.B) { benchmarkLoad(b, nestedLists(400), true) }
+
+// TestLoadInventoryAllocatesLittle pins the loader's memory on what kubectl prints: at most
+// 8 bytes allocated per input byte, YAML or JSON, and linear growth (4x the objects, at most
+// 4.5x the bytes).
+func TestLoadInventoryAllocatesLittle(t *testing.T) {
+	perByte := func(data []byte) (float64, float64) {
+		_, bytes := growth.Allocated(func() {
+			_, err := LoadInventory(data, "")
+			require.NoError(t, err)
+		})
+		return bytes / float64(len(data)), bytes
+	}
+	for _, tc := range []struct {
+		name string
+		data func(n int) []byte
+	}{
+		{"yaml", kubectlDump},
+		{"json", func(n int) []byte { return kubectlJSON(t, n) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			small, smallBytes := perByte(tc.data(250))
+			_, largeBytes := perByte(tc.data(1000))
+			assert.LessOrEqual(t, small, 8.0, "bytes allocated per input byte")
+			assert.Less(t, largeBytes, 4.5*smallBytes, "bytes at n=250: %v, at n=1000: %v", smallBytes, largeBytes)
+		})
+	}
+}

@@ -129,6 +129,7 @@ func (s *objectStream) add(x any, doc string, item *itemPath) {
 		return
 	}
 	paths := make([]itemPath, len(items)) // one allocation per List
+	s.objects = slices.Grow(s.objects, len(items))
 	for i, x := range items {
 		paths[i] = itemPath{parent: item, index: i}
 		s.add(x, doc, &paths[i])

@@ -90,7 +90,6 @@ type Object struct {
 	d      *Decoder
 	path   string
 	fields Fields
-	keys   []string // the field names, sorted
 }
 
 // Object returns x as an object. A null is an absent object (false, no problem); any other
@@ -103,7 +102,7 @@ func (d *Decoder) Object(x any, path string) (Object, bool) {
 		}
 		return Object{}, false
 	}
-	return Object{d: d, path: path, fields: m, keys: m.SortedKeys()}, true
+	return Object{d: d, path: path, fields: m}, true
 }
 
 // Path returns the object's path.
@@ -132,26 +131,25 @@ func (o Object) Get(names ...string) (any, string, bool) {
 			found, v = k, o.fields.Value(k)
 		}
 	}
+	// The spellings present, reported in key order.
+	var hits [4]string
+	got := hits[:0]
 	if o.d.Fold {
-		// Case-insensitive: every key is compared, in key order.
-		for _, k := range o.keys {
-			if slices.ContainsFunc(names, func(n string) bool { return strings.EqualFold(k, n) }) {
-				match(k)
+		for _, f := range o.fields { // case-insensitive: every key is compared
+			if slices.ContainsFunc(names, func(n string) bool { return strings.EqualFold(f.Key, n) }) {
+				got = append(got, f.Key)
 			}
 		}
 	} else {
-		// Exact spellings: a map lookup each, reported in key order.
-		var hits [4]string
-		got := hits[:0]
 		for _, n := range names {
 			if o.fields.Has(n) && !slices.Contains(got, n) {
 				got = append(got, n)
 			}
 		}
-		slices.Sort(got)
-		for _, k := range got {
-			match(k)
-		}
+	}
+	slices.Sort(got)
+	for _, k := range got {
+		match(k)
 	}
 	if found == "" || v == nil {
 		return nil, "", false
@@ -166,22 +164,23 @@ const MaxUnknownFields = 10
 // Check reports the fields that are none of known, in key order, suggesting the known field
 // each resembles: the first MaxUnknownFields of them, then how many more there are.
 func (o Object) Check(known ...string) {
-	unknown := 0
-	for _, k := range o.keys {
-		if slices.ContainsFunc(known, func(n string) bool { return o.matches(k, n) }) {
-			continue
+	var unknown []string
+	for _, f := range o.fields {
+		if !slices.ContainsFunc(known, func(n string) bool { return o.matches(f.Key, n) }) {
+			unknown = append(unknown, f.Key)
 		}
-		if unknown++; unknown > MaxUnknownFields {
-			continue
+	}
+	slices.Sort(unknown)
+	for i, k := range unknown {
+		if i == MaxUnknownFields {
+			o.d.Errorf(o.path, "%d more unknown fields (the first %d are reported)", len(unknown)-i, MaxUnknownFields)
+			break
 		}
 		hint := ""
 		if s := o.d.suggest(k, known); s != "" {
 			hint = fmt.Sprintf(" (did you mean %q?)", s)
 		}
 		o.d.Errorf(o.path, "unknown field %q%s", k, hint)
-	}
-	if more := unknown - MaxUnknownFields; more > 0 {
-		o.d.Errorf(o.path, "%d more unknown fields (the first %d are reported)", more, MaxUnknownFields)
 	}
 }
 
@@ -361,20 +360,44 @@ func (d *Decoder) Strings(x any, path string) []string {
 // StringMap returns x as an object of strings, recording a problem for each value that is
 // not one (in key order). An empty object gives an empty, non-nil map.
 func (d *Decoder) StringMap(x any, path string) map[string]string {
+	f := d.StringFields(x, path)
+	if f == nil {
+		return nil
+	}
+	m := make(map[string]string, len(f))
+	for _, kv := range f {
+		m[kv.Key], _ = kv.Value.(string)
+	}
+	return m
+}
+
+// StringFields is StringMap without the map: x as an object whose values are all strings,
+// a problem recorded for each value that is not one (in key order). For objects read for a
+// key or two, such as a Kubernetes object's annotations.
+func (d *Decoder) StringFields(x any, path string) Fields {
 	o, ok := d.Object(x, path)
 	if !ok {
 		return nil
 	}
-	m := make(map[string]string, len(o.fields))
-	for _, f := range o.fields.Sorted() {
-		s, ok := f.Value.(string)
-		if !ok {
-			d.wrongType(Key(path, f.Key), "a string", f.Value)
-			continue
+	var bad Fields
+	for _, f := range o.fields {
+		if _, ok := f.Value.(string); !ok {
+			bad = append(bad, f)
 		}
-		m[f.Key] = s
 	}
-	return m
+	for _, f := range bad.Sorted() {
+		d.wrongType(Key(path, f.Key), "a string", f.Value)
+	}
+	if len(bad) == 0 {
+		return o.fields
+	}
+	out := make(Fields, 0, len(o.fields)-len(bad))
+	for _, f := range o.fields {
+		if _, ok := f.Value.(string); ok {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 func (d *Decoder) wrongType(path, want string, x any) {

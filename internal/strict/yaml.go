@@ -36,6 +36,15 @@ func ParseYAML(data []byte) ([]Document, error) { return ParseYAMLAt(data, "") }
 // ParseYAMLAt is ParseYAML for a stream held in a field of another document, such as the
 // istio ConfigMap's data.mesh: problems name their paths under root.
 func ParseYAMLAt(data []byte, root string) ([]Document, error) {
+	if docs, ok := parseBlock(data); ok {
+		return docs, nil
+	}
+	return parseNodes(data, root)
+}
+
+// parseNodes is ParseYAMLAt by way of yaml.v3's node tree: any YAML, with line numbers for
+// the problems.
+func parseNodes(data []byte, root string) ([]Document, error) {
 	var top *pathSeg
 	if root != "" {
 		top = &pathSeg{key: root, index: rawPath}
