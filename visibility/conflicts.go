@@ -52,14 +52,14 @@ func (ix *Index) Conflicts() []Conflict {
 		}
 		out = append(out, conf)
 	}
-	for _, h := range slices.Sorted(t.hosts.keys) {
+	for _, h := range slices.Sorted(t.hosts.all) {
 		add(h, ix.hostLevels(h))
 	}
-	for _, s := range slices.Sorted(t.wild.keys) {
+	for _, s := range slices.Sorted(t.wild.all) {
 		add("*."+s, ix.hostLevels("*."+s))
 	}
 	var addrs []netip.Addr
-	for k := range t.addrs.keys {
+	for k := range t.addrs.all {
 		addrs = append(addrs, addrOf(k))
 	}
 	slices.SortFunc(addrs, netip.Addr.Compare)

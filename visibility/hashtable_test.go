@@ -154,34 +154,49 @@ func TestKeyTable(t *testing.T) {
 		{"every hash equal", func(string) uint64 { return 42 }}, // keys told apart by comparing them
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			tab := newKeyTable[string](0) // grows from the smallest size
+			// Keys h0..h99: h<i> claimed by entry i; h<i> for i%10 == 0 also by entry 1000+i;
+			// h7 by entry 7 twice.
+			var l keyList[string]
 			hashes := map[string]uint64{}
-			var sets int32
-			for i := range 100 {
-				k := fmt.Sprintf("h%d.example.com", i)
-				hashes[k] = tc.hash(k)
-				if got := tab.setOf(hashes[k], k, &sets); got != int32(i) {
-					t.Fatalf("setOf(%q) = %d, want a new set %d", k, got, i)
+			add := func(k string, e int32) {
+				if _, ok := hashes[k]; !ok {
+					hashes[k] = tc.hash(k)
 				}
-				if got := tab.setOf(hashes[k], k, &sets); got != int32(i) {
-					t.Fatalf("second setOf(%q) = %d, want %d", k, got, i)
+				l.add(hashes[k], k, e)
+			}
+			for i := range int32(100) {
+				k := fmt.Sprintf("h%d.example.com", i)
+				add(k, i)
+				if i%10 == 0 {
+					add(k, 1000+i)
 				}
 			}
-			for i := range 100 {
+			add("h7.example.com", 7)
+			var tab keyTable[string]
+			var sets int32
+			claims := l.insert(&tab, nil, &sets)
+			assert.Equal(t, int32(10), sets, "a set for each key of two entries")
+			assert.Len(t, claims, 20)
+			bySet := map[int32][]int32{}
+			for _, c := range claims {
+				bySet[c.set] = append(bySet[c.set], c.entry)
+			}
+			for i := range int32(100) {
 				k := fmt.Sprintf("h%d.example.com", i)
-				if c, ok := tab.get(hashes[k], k); !ok || c != int32(i) {
-					t.Errorf("get(%q) = %d, %v", k, c, ok)
-				}
-				if c, ok := getBytes(&tab, hashes[k], []byte(k)); !ok || c != int32(i) {
-					t.Errorf("getBytes(%q) = %d, %v", k, c, ok)
+				c, ok := tab.get(hashes[k], k)
+				require.True(t, ok, k)
+				cb, okb := getBytes(&tab, hashes[k], []byte(k))
+				assert.True(t, okb && cb == c, "getBytes(%q) = %d, %v; get gives %d", k, cb, okb, c)
+				if i%10 == 0 {
+					assert.ElementsMatch(t, []int32{i, 1000 + i}, bySet[c], k)
+				} else {
+					assert.Equal(t, single+i, c, "%s keeps its one entry in its slot", k)
 				}
 			}
 			if _, ok := tab.get(tc.hash("missing"), "missing"); ok {
 				t.Error("found a key never put")
 			}
-			if got := len(slices.Collect(tab.keys)); got != 100 {
-				t.Errorf("keys yields %d keys, want 100", got)
-			}
+			assert.Len(t, slices.Collect(tab.all), 100, "every key once")
 		})
 	}
 	var empty keyTable[addrKey]

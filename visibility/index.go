@@ -100,9 +100,10 @@ func NewIndex(r *Resolver, inv Inventory) (*Index, error) {
 	// Pass 1, in inventory order: check each service, decide it, hash its name.
 	namespaces := nsTable{cells: newNameTable(len(inv.Namespaces)), list: make([]nsInfo, 0, len(inv.Namespaces))}
 	hashes := make([]uint64, n)
+	keys := newPending(n)
 	var problems map[int32][]*FieldError // by service; nil while there are none
 	for i := range inv.Services {
-		if p := ix.check(int32(i), &inv.Services[i], inv.Namespaces, &namespaces, &hashes[i]); p != nil {
+		if p := ix.check(int32(i), &inv.Services[i], inv.Namespaces, &namespaces, &hashes[i], keys); p != nil {
 			if problems == nil {
 				problems = map[int32][]*FieldError{}
 			}
@@ -131,7 +132,7 @@ func NewIndex(r *Resolver, inv Inventory) (*Index, error) {
 	}
 	slices.Sort(nsSet)
 	ix.namespaces = slices.Compact(nsSet)
-	ix.t = ix.build()
+	ix.t = ix.build(keys)
 	return ix, nil
 }
 
@@ -151,7 +152,7 @@ func (ix *Index) report(head []error, problems map[int32][]*FieldError) error {
 // check validates service i, decides its visibility and hashes its namespace and name (the
 // name table ignores a hash's low bit, which carries the kind). It returns the service's
 // problems, nil when there are none.
-func (ix *Index) check(i int32, s *Service, nsLabels map[string]map[string]string, namespaces *nsTable, hash *uint64) []*FieldError {
+func (ix *Index) check(i int32, s *Service, nsLabels map[string]map[string]string, namespaces *nsTable, hash *uint64, keys *pending) []*FieldError {
 	var errs []*FieldError
 	bad := func(field string, value any, format string, args ...any) {
 		errs = append(errs, problem("", field, value, format, args...))
@@ -177,11 +178,22 @@ func (ix *Index) check(i int32, s *Service, nsLabels map[string]map[string]strin
 	for j, h := range s.Hosts {
 		if r := hostProblem(h); r != "" {
 			bad(strict.Index("Hosts", j), h, "%q %s", h, r)
+		} else {
+			keys.host(ix, i, s, h)
 		}
 	}
 	for j, a := range s.Addresses {
-		if _, _, err := parseAddress(a); err != nil {
+		if addr, pfx, err := parseAddress(a); err != nil {
 			bad(strict.Index("Addresses", j), a, "%q is not an IP or CIDR", a)
+		} else {
+			keys.address(ix, i, addr, pfx)
+		}
+	}
+	if len(s.Addresses) == 0 && s.autoAllocates() {
+		for _, a := range s.allAddresses() { // checked by ambientProblems
+			if addr, pfx, err := parseAddress(a); err == nil {
+				keys.address(ix, i, addr, pfx)
+			}
 		}
 	}
 	errs = append(errs, ambientProblems(s)...)

@@ -5,79 +5,54 @@ import (
 	"net/netip"
 )
 
-// keyTable is an open-addressing hash table from a host or an address to its candidate set
-// (an index into tables.sets): one flat array of slots, each holding the key's 64-bit hash,
-// the set and the key. A lookup reads one slot in the common case, with no pointer to chase
-// but the key's bytes; the table grows by doubling when half full.
+// keyTable is an open-addressing hash table from a host or an address to its candidate set:
+// one flat array of 16-byte slots, each holding a key's 64-bit hash, its set and where the
+// key is in keys. A set is an index into tables.sets, or, for the many keys with one entry,
+// the entry itself (see single). The table is built once, by keyList.insert, and never
+// grows.
 //
 // Why not a Go map: the index's tables were Go maps, and building them was most of the cost
-// of an index ready to answer. The keys are put in in the order of the bits that choose
-// their slots (keyList.insert), so a table is written front to back, which a Go map cannot
-// offer, and its slots hold no pointer but a host's string. Measured on the benchmarks'
-// 100,000 entries with a host and an address each (BenchmarkNewIndex100kAndTables, 2-core
-// VM, medians of 3): 67 ms with Go maps, 44 ms with these tables.
+// of an index ready to answer. Here the keys are put in in the order of the bits that choose
+// their slots, so that a table is written front to back (a Go map is written at random),
+// its slots hold no pointer, and a key of one entry needs no set. Measured on the
+// benchmarks' 100,000 entries with a host and an address each
+// (BenchmarkNewIndex100kAndTables, 2-core VM, medians of 3): 67 ms and 39 MB with Go maps.
 type keyTable[K comparable] struct {
-	slots []slot[K]
+	slots []slot
+	keys  []K // the keys, as keyList collected them (a key claimed twice is there twice)
 	mask  uint64
 	shift uint // 64 - log2(len(slots))
-	n     int
+	n     int  // keys in the table
 }
 
-type slot[K comparable] struct {
+type slot struct {
 	h   uint64 // 0: empty; stored hashes have their low bit set
 	set int32
-	key K
+	ref int32 // the key is keys[ref]
 }
 
 // addrKey is an address as a table key: its 16 bytes (an IPv4 address in its IPv4-mapped
 // form). The index holds only unmapped addresses without a zone, so no two keys collide.
 type addrKey [16]byte
 
-func newKeyTable[K comparable](n int) keyTable[K] {
+// newKeyTable returns a table of at least twice n slots: a lookup of a missing key probes
+// a couple of slots on average.
+func newKeyTable[K comparable](n int, keys []K) keyTable[K] {
 	size, shift := uint64(8), uint(61)
 	for size < uint64(2*n) {
 		size, shift = size<<1, shift-1
 	}
-	return keyTable[K]{slots: make([]slot[K], size), mask: size - 1, shift: shift}
+	return keyTable[K]{slots: make([]slot, size), keys: keys, mask: size - 1, shift: shift}
 }
 
-// find returns the slot holding key (whose hash is h), or the empty slot where it would go.
+// find returns the slot holding key (whose hash is h, low bit set), or the empty slot where
+// it would go.
 func (t *keyTable[K]) find(h uint64, key K) uint64 {
 	i := mix(h) >> t.shift
-	for t.slots[i].h != 0 && (t.slots[i].h != h || t.slots[i].key != key) {
+	for t.slots[i].h != 0 && (t.slots[i].h != h || t.keys[t.slots[i].ref] != key) {
 		i = (i + 1) & t.mask
 	}
 	return i
-}
-
-// setOf returns the candidate set of key, numbering a new one from *sets.
-func (t *keyTable[K]) setOf(h uint64, key K, sets *int32) int32 {
-	h |= 1
-	if 2*(t.n+1) > len(t.slots) {
-		t.grow()
-	}
-	i := t.find(h, key)
-	if t.slots[i].h == 0 {
-		t.slots[i] = slot[K]{h: h, set: *sets, key: key}
-		t.n++
-		*sets++
-	}
-	return t.slots[i].set
-}
-
-func (t *keyTable[K]) grow() {
-	old := t.slots
-	*t = newKeyTable[K](max(len(old), 4))
-	for _, s := range old {
-		if s.h != 0 {
-			i := mix(s.h) >> t.shift
-			for t.slots[i].h != 0 {
-				i = (i + 1) & t.mask
-			}
-			t.slots[i] = s
-			t.n++
-		}
-	}
 }
 
 // get returns key's set.
@@ -95,20 +70,18 @@ func getBytes(t *keyTable[string], h uint64, key []byte) (int32, bool) {
 		return -1, false
 	}
 	h |= 1
-	i := mix(h) >> t.shift
-	for t.slots[i].h != 0 {
-		if t.slots[i].h == h && t.slots[i].key == string(key) {
+	for i := mix(h) >> t.shift; t.slots[i].h != 0; i = (i + 1) & t.mask {
+		if t.slots[i].h == h && t.keys[t.slots[i].ref] == string(key) {
 			return t.slots[i].set, true
 		}
-		i = (i + 1) & t.mask
 	}
 	return -1, false
 }
 
-// keys yields every key, in no particular order.
-func (t *keyTable[K]) keys(yield func(K) bool) {
+// all yields every key, once, in no particular order.
+func (t *keyTable[K]) all(yield func(K) bool) {
 	for _, s := range t.slots {
-		if s.h != 0 && !yield(s.key) {
+		if s.h != 0 && !yield(t.keys[s.ref]) {
 			return
 		}
 	}
@@ -145,21 +118,26 @@ func (l *keyList[K]) add(h uint64, key K, entry int32) {
 }
 
 // insert builds t from the keys, in the order of the top bits of their mixed hashes (the
-// bits that choose a slot), and returns each key's set.
-func (l *keyList[K]) insert(t *keyTable[K], sets *int32) []int32 {
-	*t = newKeyTable[K](len(l.keys))
-	out := make([]int32, len(l.keys))
+// bits that choose a slot, so that the table is written front to back). A key of one entry
+// keeps it in its slot (see single); a key of more gets a set, numbered from *sets, and a
+// claim for each of its entries.
+func (l *keyList[K]) insert(t *keyTable[K], claims []claim, sets *int32) []claim {
+	*t = newKeyTable(len(l.keys), l.keys)
 	for _, k := range hashOrder(l.hashes) {
-		out[k] = t.setOf(l.hashes[k], l.keys[k], sets)
-	}
-	return out
-}
-
-// renumber replaces each slot's set s by to[s].
-func (t *keyTable[K]) renumber(to []int32) {
-	for i := range t.slots {
-		if t.slots[i].h != 0 {
-			t.slots[i].set = to[t.slots[i].set]
+		h, e := l.hashes[k], l.entries[k]
+		s := &t.slots[t.find(h, l.keys[k])]
+		switch {
+		case s.h == 0:
+			*s = slot{h: h, set: single + e, ref: k}
+			t.n++
+		case s.set == single+e: // the entry lists the key twice
+		case s.set >= single:
+			claims = append(claims, claim{*sets, s.set - single}, claim{*sets, e})
+			s.set = *sets
+			*sets++
+		default:
+			claims = append(claims, claim{s.set, e})
 		}
 	}
+	return claims
 }

@@ -43,93 +43,94 @@ type best struct {
 	entry     int32
 }
 
+// single marks a set of one entry, which is kept in the key's slot rather than in sets: a
+// set number at or above single is the entry single+e. Most hosts and addresses have one
+// entry, and so cost nothing but their slot.
+const single = 1 << 30
+
 // all returns the entries of set c, in rank order.
 func (t *tables) all(c int32) []int32 {
+	if c >= single {
+		return []int32{c - single}
+	}
 	sp := t.sets[c].all
 	return t.arena[sp.start:sp.end:sp.end]
+}
+
+// canonical returns the first entry of set c visible to every namespace, or -1.
+func (ix *Index) canonical(c int32) int32 {
+	if c >= single {
+		if e := c - single; ix.entries[e].decision.Visibility == Public {
+			return e
+		}
+		return -1
+	}
+	return ix.t.sets[c].canonical
 }
 
 // claim is one entry's claim on one candidate set.
 type claim struct{ set, entry int32 }
 
-// build indexes every host and address. Candidate lists live in one shared array, filled
-// by a counting sort of the claims, so that building costs a few large allocations rather
-// than one per host. A host is claimed only by the entries that have an address for it (or
-// are headless Kubernetes Services): ztunnel answers only for those.
-func (ix *Index) build() *tables {
-	nh, na := 0, 0
-	for i := range ix.entries {
-		nh += len(ix.services[i].Hosts)
-		na += len(ix.services[i].Addresses)
+// pending holds the keys of the tables while NewIndex checks the entries, which claim them.
+type pending struct {
+	hosts, wild keyList[string]
+	addrs       keyList[addrKey]
+	prefixes    []prefixClaim
+	mute        map[string][]int32
+}
+
+type prefixClaim struct {
+	p     netip.Prefix
+	entry int32
+}
+
+// newPending returns lists sized for n entries of a host and an address each.
+func newPending(n int) *pending {
+	p := &pending{}
+	p.hosts.grow(n)
+	p.addrs.grow(n)
+	return p
+}
+
+// host records entry i's claim on host h. A host is claimed only by the entries that have
+// an address for it (or are headless Kubernetes Services): ztunnel answers only for those.
+func (p *pending) host(ix *Index, i int32, s *Service, h string) {
+	h = normalizeHost(h)
+	switch suffix, wild := strings.CutPrefix(h, "*."); {
+	case !s.answersFor(h):
+		if p.mute == nil {
+			p.mute = map[string][]int32{}
+		}
+		p.mute[h] = append(p.mute[h], i)
+	case wild:
+		p.wild.add(ix.hostHash(suffix), suffix, i)
+	default:
+		p.hosts.add(ix.hostHash(h), h, i)
 	}
-	t := &tables{prefixes: map[netip.Prefix]int32{}}
-	// The keys are hashed first and put in their tables in the order of the bits that
-	// choose their slots, so that each table is written front to back rather than at random.
-	var hosts, wild keyList[string]
-	var addrs keyList[addrKey]
-	hosts.grow(nh)
-	addrs.grow(na)
-	claims := make([]claim, 0, nh+na)
-	var prefixClaims []claim
+}
+
+// address records entry i's claim on an address or a CIDR.
+func (p *pending) address(ix *Index, i int32, addr netip.Addr, pfx netip.Prefix) {
+	if addr.IsValid() {
+		k := addrKeyOf(addr)
+		p.addrs.add(ix.addrHash(k), k, i)
+	} else {
+		p.prefixes = append(p.prefixes, prefixClaim{pfx, i})
+	}
+}
+
+// build indexes every host and address claimed. Candidate lists live in one shared array,
+// filled by a counting sort of the claims, so that building costs a few large allocations
+// rather than one per host.
+func (ix *Index) build(keys *pending) *tables {
+	t := &tables{prefixes: map[netip.Prefix]int32{}, mute: keys.mute}
 	var sets int32
-	for i := range ix.entries {
-		s := &ix.services[i]
-		for _, h := range s.Hosts {
-			h = normalizeHost(h)
-			if !s.answersFor(h) {
-				if t.mute == nil {
-					t.mute = map[string][]int32{}
-				}
-				t.mute[h] = append(t.mute[h], int32(i))
-				continue
-			}
-			if suffix, ok := strings.CutPrefix(h, "*."); ok {
-				wild.add(ix.hostHash(suffix), suffix, int32(i))
-			} else {
-				hosts.add(ix.hostHash(h), h, int32(i))
-			}
-		}
-		for _, a := range s.allAddresses() {
-			addr, pfx, _ := parseAddress(a)
-			if addr.IsValid() {
-				k := addrKeyOf(addr)
-				addrs.add(ix.addrHash(k), k, int32(i))
-			} else {
-				prefixClaims = append(prefixClaims, claim{setOf(t.prefixes, pfx, &sets), int32(i)})
-			}
-		}
-	}
-	hostSets, wildSets, addrSets := hosts.insert(&t.hosts, &sets), wild.insert(&t.wild, &sets), addrs.insert(&t.addrs, &sets)
-	// The sets are renumbered in the order of the entries that claim them, so that ranking
-	// them, set after set, reads the entries front to back.
-	renumber := make([]int32, sets)
-	for k := range renumber {
-		renumber[k] = -1
-	}
-	var numbered int32
-	for _, l := range []struct {
-		sets, entries []int32
-	}{{hostSets, hosts.entries}, {wildSets, wild.entries}, {addrSets, addrs.entries}} {
-		for k, set := range l.sets {
-			if renumber[set] < 0 {
-				renumber[set] = numbered
-				numbered++
-			}
-			claims = append(claims, claim{renumber[set], l.entries[k]})
-		}
-	}
-	for _, c := range prefixClaims {
-		if renumber[c.set] < 0 {
-			renumber[c.set] = numbered
-			numbered++
-		}
-		claims = append(claims, claim{renumber[c.set], c.entry})
-	}
-	t.hosts.renumber(renumber)
-	t.wild.renumber(renumber)
-	t.addrs.renumber(renumber)
-	for k, set := range t.prefixes {
-		t.prefixes[k] = renumber[set]
+	var claims []claim
+	claims = keys.hosts.insert(&t.hosts, claims, &sets)
+	claims = keys.wild.insert(&t.wild, claims, &sets)
+	claims = keys.addrs.insert(&t.addrs, claims, &sets)
+	for _, c := range keys.prefixes {
+		claims = append(claims, claim{setOf(t.prefixes, c.p, &sets), c.entry})
 	}
 	start := make([]int32, sets+1)
 	for _, c := range claims {
@@ -190,12 +191,6 @@ func (t *tables) rank(ix *Index, c *candidates) {
 		all = t.arena[c.all.start:c.all.end]
 	}
 	c.canonical = -1
-	if len(all) == 1 { // the common case: no own entries kept, see ownEntry
-		if ix.entries[all[0]].decision.Visibility == Public {
-			c.canonical = all[0]
-		}
-		return
-	}
 	from := len(t.bests)
 	var seen map[string]bool // for large sets; small ones are scanned
 	if len(all) > 8 {
@@ -244,7 +239,7 @@ func (ix *Index) pick(c int32, client string) int32 {
 	if o := ix.ownEntry(c, client); o >= 0 {
 		return o
 	}
-	return ix.t.sets[c].canonical
+	return ix.canonical(c)
 }
 
 // ownEntry returns the first entry of set c of client's own namespace visible to it, or -1.
@@ -252,13 +247,13 @@ func (ix *Index) ownEntry(c int32, client string) int32 {
 	if client == "" {
 		return -1
 	}
-	t := ix.t
-	if all := t.sets[c].all; all.end-all.start == 1 { // a set of one keeps no own entries
-		if e := t.arena[all.start]; ix.services[e].Namespace == client && ix.entries[e].decision.Visibility != None {
+	if c >= single {
+		if e := c - single; ix.services[e].Namespace == client && ix.entries[e].decision.Visibility != None {
 			return e
 		}
 		return -1
 	}
+	t := ix.t
 	sp := t.sets[c].own
 	own := t.bests[sp.start:sp.end]
 	if len(own) == 1 {
@@ -433,8 +428,8 @@ func (ix *Index) lookupAddress(client string, addr netip.Addr) int32 {
 	}
 	for _, l := range lengths {
 		p, _ := addr.Prefix(l)
-		if c, ok := t.prefixes[p]; ok && t.sets[c].canonical >= 0 {
-			return t.sets[c].canonical
+		if c, ok := t.prefixes[p]; ok && ix.canonical(c) >= 0 {
+			return ix.canonical(c)
 		}
 	}
 	return -1

@@ -184,7 +184,6 @@ func (ix *Index) addrLevels(p netip.Prefix) []level {
 // CIDR levels (which come last) answer with the client's own entry at the longest prefix,
 // else the canonical entry at the longest prefix. It returns the entry and its level, or -1.
 func (ix *Index) answer(levels []level, client string) (int32, int) {
-	t := ix.t
 	first := len(levels)
 	for i, l := range levels {
 		if l.cidr {
@@ -204,7 +203,7 @@ func (ix *Index) answer(levels []level, client string) (int32, int) {
 		}
 	}
 	for i := first; i < len(levels); i++ {
-		if e := t.sets[levels[i].set].canonical; e >= 0 {
+		if e := ix.canonical(levels[i].set); e >= 0 {
 			return e, i
 		}
 	}

@@ -403,7 +403,10 @@ func (r *blockReader) flow(at, limit, depth int) (any, int, bool) {
 			if !ok || r.hasKey(base, k, &seen) {
 				return nil, 0, false
 			}
-			at = r.flowSpace(end, limit)
+			at = end
+			for at < limit && r.src[at] == ' ' { // a key and its ':' share a line
+				at++
+			}
 			if at >= limit || r.src[at] != ':' {
 				return nil, 0, false
 			}

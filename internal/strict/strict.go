@@ -1,9 +1,12 @@
-// Package strict decodes JSON configuration strictly: it walks the generic value that
-// encoding/json produces and reports, with the path of each, the unknown fields (with the
-// known field each resembles; at most MaxUnknownFields per object, then a count of the
-// rest), every field given twice under two spellings, and every value of the wrong type.
-// Upstream decoders drop unknown fields silently; meshscope's packages use this one so that
-// a misspelt field is an error instead of a default.
+// Package strict reads configuration strictly. Its readers turn JSON (ParseJSON) and YAML
+// (ParseYAML: a direct reader of block YAML and JSON, the forms kubectl prints, in front of
+// yaml.v3 for the rest) into generic values — Fields for an object, in document order,
+// []any, string, bool, nil and json.Number — refusing a key given twice. Its Decoder walks
+// those values and reports, with the path of each, the unknown fields (with the known field
+// each resembles; at most MaxUnknownFields per object, then a count of the rest), every
+// field given twice under two spellings, and every value of the wrong type. Upstream
+// decoders drop unknown fields silently; meshscope's packages use this one so that a
+// misspelt field is an error instead of a default.
 package strict
 
 import (
