@@ -12,7 +12,7 @@ import (
 // case and with an optional trailing dot. Valid hosts are checked in one pass; the reason
 // for an invalid one is worked out only then.
 func hostProblem(h string) string {
-	if quickHost(h) {
+	if ok, _ := quickHost(h); ok {
 		return ""
 	}
 	n := normalizeHost(h)
@@ -31,28 +31,31 @@ func hostProblem(h string) string {
 
 // quickHost reports whether h is certainly a valid host: labels of letters (any case),
 // digits and inner '-', each 1 to 63 long, an optional leading "*." and trailing dot, at
-// most 253 characters without them.
-func quickHost(h string) bool {
-	h = strings.TrimSuffix(h, ".")
-	h = strings.TrimPrefix(h, "*.")
+// most 253 characters without them; and, if so, whether it is already normal (see
+// normalizeHost): no upper-case letter, no trailing dot.
+func quickHost(h string) (ok, normal bool) {
+	t := strings.TrimSuffix(h, ".")
+	normal = len(t) == len(h)
+	h = strings.TrimPrefix(t, "*.")
 	if h == "" || len(h) > names.MaxSubdomain {
-		return false
+		return false, false
 	}
 	start := 0
 	for i := 0; i <= len(h); i++ {
 		if i < len(h) && h[i] != '.' {
 			c := h[i] | 0x20 // lower-case letters; digits and '-' are unchanged
 			if !('a' <= c && c <= 'z' || '0' <= h[i] && h[i] <= '9' || h[i] == '-') {
-				return false
+				return false, false
 			}
+			normal = normal && c == h[i] // only an upper-case letter changes
 			continue
 		}
 		if n := i - start; n == 0 || n > names.MaxLabel || h[start] == '-' || h[i-1] == '-' {
-			return false
+			return false, false
 		}
 		start = i + 1
 	}
-	return true
+	return true, normal
 }
 
 // normalizeHost lower-cases h and drops a trailing dot; it allocates only when it changes h.

@@ -176,11 +176,17 @@ func (ix *Index) check(i int32, s *Service, nsLabels map[string]map[string]strin
 		errs = append(errs, renamed(ValidateExportTo(s.Namespace, s.ExportTo), "ExportTo")...)
 	}
 	for j, h := range s.Hosts {
-		if r := hostProblem(h); r != "" {
-			bad(strict.Index("Hosts", j), h, "%q %s", h, r)
-		} else {
-			keys.host(ix, i, s, h)
+		ok, normal := quickHost(h)
+		if !ok {
+			if r := hostProblem(h); r != "" {
+				bad(strict.Index("Hosts", j), h, "%q %s", h, r)
+				continue
+			}
 		}
+		if !normal {
+			h = normalizeHost(h)
+		}
+		keys.host(ix, i, s, h)
 	}
 	for j, a := range s.Addresses {
 		if addr, pfx, err := parseAddress(a); err != nil {

@@ -92,10 +92,10 @@ func newPending(n int) *pending {
 	return p
 }
 
-// host records entry i's claim on host h. A host is claimed only by the entries that have
-// an address for it (or are headless Kubernetes Services): ztunnel answers only for those.
+// host records entry i's claim on host h, normalized. A host is claimed only by the entries
+// that have an address for it (or are headless Kubernetes Services): ztunnel answers only
+// for those.
 func (p *pending) host(ix *Index, i int32, s *Service, h string) {
-	h = normalizeHost(h)
 	switch suffix, wild := strings.CutPrefix(h, "*."); {
 	case !s.answersFor(h):
 		if p.mute == nil {

@@ -52,50 +52,35 @@ type blockReader struct {
 // slab is how many members or items a slab holds.
 const slab = 1024
 
-// fields copies the members from base on the stack into a slab and pops them.
-func (r *blockReader) fields(base int) Fields {
-	n := len(r.members) - base
-	if n == 0 {
-		return Fields{}
-	}
-	if n > slab/4 {
-		out := make(Fields, n)
-		copy(out, r.members[base:])
-		clear(r.members[base:])
-		r.members = r.members[:base]
-		return out
-	}
-	if len(r.mslab)+n > cap(r.mslab) {
-		r.mslab = make([]Member, 0, slab)
-	}
-	at := len(r.mslab)
-	r.mslab = append(r.mslab, r.members[base:]...)
-	clear(r.members[base:])
-	r.members = r.members[:base]
-	return Fields(r.mslab[at:len(r.mslab):len(r.mslab)])
-}
+// fields pops the members from base on the stack, as an object.
+func (r *blockReader) fields(base int) Fields { return pop(&r.members, &r.mslab, base) }
 
-// list is fields for the items stack.
-func (r *blockReader) list(base int) []any {
-	n := len(r.items) - base
-	if n == 0 {
-		return []any{}
+// list pops the items from base on the stack, as a list.
+func (r *blockReader) list(base int) []any { return pop(&r.items, &r.islab, base) }
+
+// pop removes the values from base on stack and returns them at their exact size (a
+// non-nil empty slice for none), copied into the slab when they are few, else into their
+// own array.
+func pop[T any](stack, slabp *[]T, base int) []T {
+	vals := (*stack)[base:]
+	var out []T
+	switch n := len(vals); {
+	case n == 0:
+		out = make([]T, 0)
+	case n > slab/4:
+		out = make([]T, n)
+		copy(out, vals)
+	default:
+		if len(*slabp)+n > cap(*slabp) {
+			*slabp = make([]T, 0, slab)
+		}
+		at := len(*slabp)
+		*slabp = append(*slabp, vals...)
+		out = (*slabp)[at:len(*slabp):len(*slabp)]
 	}
-	if n > slab/4 {
-		out := make([]any, n)
-		copy(out, r.items[base:])
-		clear(r.items[base:])
-		r.items = r.items[:base]
-		return out
-	}
-	if len(r.islab)+n > cap(r.islab) {
-		r.islab = make([]any, 0, slab)
-	}
-	at := len(r.islab)
-	r.islab = append(r.islab, r.items[base:]...)
-	clear(r.items[base:])
-	r.items = r.items[:base]
-	return r.islab[at:len(r.islab):len(r.islab)]
+	clear(vals)
+	*stack = (*stack)[:base]
+	return out
 }
 
 // hasKey reports whether the object being read from base on the stack has key: a scan while
