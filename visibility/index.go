@@ -28,7 +28,9 @@ import (
 //
 // NewIndex validates everything, decides every entry and builds the host and address
 // tables: measured at 100,000 entries, building them eagerly costs less than the first
-// lookup would pay for them lazily, and it leaves no once-guard on the lookup path. The zero
+// lookup would pay for them lazily, and it leaves no once-guard on the lookup path. It works
+// on the caller's goroutine (the package starts none): a caller with several inventories
+// builds their indexes in parallel itself, and an Index is safe for concurrent use. The zero
 // Index, and a nil *Index, answer as an empty index: every lookup finds nothing.
 type Index struct {
 	resolver    *Resolver
