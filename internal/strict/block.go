@@ -385,7 +385,7 @@ func (r *blockReader) flow(at, limit, depth int) (any, int, bool) {
 				return nil, 0, false
 			}
 			k, end, ok := r.quoted(at, limit)
-			if !ok || r.hasKey(base, k, &seen) {
+			if !ok || end-at > maxKey || r.hasKey(base, k, &seen) {
 				return nil, 0, false
 			}
 			at = end

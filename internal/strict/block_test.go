@@ -69,6 +69,8 @@ func TestBlockReader(t *testing.T) {
 		{"JSON with a trailing comma", "[1, 2, ]\n", nil},
 		{"JSON with a plain string", "{a: 1}\n", nil},
 		{"JSON key given twice", `{"a": 1, "a": 2}`, nil},
+		{"a very long key", strings.Repeat("k", 1100) + ": 1\n", nil},
+		{"a very long JSON key", `{"` + strings.Repeat("k", 1100) + `": 1}`, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
