@@ -1,6 +1,7 @@
 package exports
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -247,5 +248,5 @@ func compareConsumers(a, b Consumer) int {
 	if d := rank(a) - rank(b); d != 0 {
 		return d
 	}
-	return strings.Compare(a.Peer+"\x00"+a.Partition+"\x00"+a.SamenessGroup, b.Peer+"\x00"+b.Partition+"\x00"+b.SamenessGroup)
+	return cmp.Or(strings.Compare(a.Peer, b.Peer), strings.Compare(a.Partition, b.Partition), strings.Compare(a.SamenessGroup, b.SamenessGroup))
 }
