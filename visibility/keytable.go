@@ -56,6 +56,15 @@ func (t *keyTable[K]) find(h uint64, key K) uint64 {
 	return i
 }
 
+// findRef is find for the key keys[ref], read only to tell apart keys of one hash.
+func (t *keyTable[K]) findRef(h uint64, ref int32) uint64 {
+	i := mix(h) >> t.shift
+	for t.slots[i].h != 0 && (t.slots[i].h != h || t.keys[t.slots[i].ref] != t.keys[ref]) {
+		i = (i + 1) & t.mask
+	}
+	return i
+}
+
 // get returns key's set.
 func (t *keyTable[K]) get(h uint64, key K) (int32, bool) {
 	if t.n == 0 {
@@ -126,7 +135,7 @@ func (l *keyList[K]) insert(t *keyTable[K], claims []claim, sets *int32) []claim
 	*t = newKeyTable(len(l.keys), l.keys)
 	for _, k := range hashOrder(l.hashes) {
 		h, e := l.hashes[k], l.entries[k]
-		s := &t.slots[t.find(h, l.keys[k])]
+		s := &t.slots[t.findRef(h, k)]
 		switch {
 		case s.h == 0:
 			*s = slot{h: h, set: single + e, ref: k}
