@@ -212,3 +212,19 @@ func TestDiffIsLinear(t *testing.T) {
 	assert.Less(t, a4, 1.25*a, "allocations per row at n=250: %v, at n=1000: %v", a, a4)
 	assert.Less(t, b4, 1.25*b, "bytes per row at n=250: %v, at n=1000: %v", b, b4)
 }
+
+// TestNewIndexIsLinear pins NewIndex's growth, tables included: 4x the entries may cost at
+// most 5x the bytes allocated (tables are sized in powers of two).
+func TestNewIndexIsLinear(t *testing.T) {
+	res := mustCompile(t, benchConfig(100))
+	bytes := func(n int) float64 {
+		inv := benchInventory(n, 1000)
+		_, b := growth.Allocated(func() {
+			_, err := NewIndex(res, inv)
+			require.NoError(t, err)
+		})
+		return b
+	}
+	small, large := bytes(5000), bytes(20000)
+	assert.Less(t, large, 5*small, "bytes at n=5000: %v, at n=20000: %v", small, large)
+}

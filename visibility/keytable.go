@@ -16,7 +16,7 @@ import (
 // their slots, so that a table is written front to back (a Go map is written at random),
 // its slots hold no pointer, and a key of one entry needs no set. Measured on the
 // benchmarks' 100,000 entries with a host and an address each
-// (BenchmarkNewIndex100kAndTables, 2-core VM, medians): 67 ms and 39 MB with Go maps, 21 ms
+// (BenchmarkNewIndex100kAndTables, 2-core VM, medians): 67 ms and 39 MB with Go maps, 20 ms
 // and 25 MB with these tables (and the rest of this round's work on NewIndex).
 type keyTable[K comparable] struct {
 	slots []slot
