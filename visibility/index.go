@@ -82,6 +82,9 @@ type entry struct {
 // or CIDR, an invalid exportTo, an invalid mesh default. A nil resolver is the disabled one.
 func NewIndex(r *Resolver, inv Inventory) (*Index, error) {
 	n := len(inv.Services)
+	if n >= single {
+		return nil, &FieldError{Field: "Services", Detail: fmt.Sprintf("%d services; an index holds fewer than %d", n, single)}
+	}
 	ix := &Index{
 		resolver: r, services: inv.Services, entries: make([]entry, n), seed: maphash.MakeSeed(),
 		names:       newNameTable(n),

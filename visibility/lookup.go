@@ -9,9 +9,9 @@ import (
 	"github.com/meshscope/meshscope/internal/names"
 )
 
-// tables are the lookup structures, built by NewIndex. Nothing in them but the keys' strings
-// holds a pointer, so that the collector has little to scan in an index of a million
-// entries.
+// tables are the lookup structures, built by NewIndex. Their large arrays hold no pointers
+// (but the keys' strings and the own entries' namespaces), so that the collector has little
+// to scan in an index of a million entries.
 type tables struct {
 	hosts    keyTable[string]  // exact host -> candidate set (entries with an address for it)
 	wild     keyTable[string]  // "b.c" for "*.b.c" -> candidate set
@@ -32,7 +32,7 @@ type tables struct {
 // tables' shared arrays.
 type candidates struct {
 	all       span  // in arena, in rank order
-	own       span  // in bests: per namespace, its first entry visible to it; sorted by namespace (empty for a set of one)
+	own       span  // in bests: per namespace, its first entry visible to it; sorted by namespace
 	canonical int32 // first entry visible to every namespace, or -1
 }
 
@@ -44,8 +44,9 @@ type best struct {
 }
 
 // single marks a set of one entry, which is kept in the key's slot rather than in sets: a
-// set number at or above single is the entry single+e. Most hosts and addresses have one
-// entry, and so cost nothing but their slot.
+// set number at or above single is the entry single+e (an index holds fewer than 2^30
+// entries and sets). Most hosts and addresses have one entry, and so cost nothing but their
+// slot.
 const single = 1 << 30
 
 // all returns the entries of set c, in rank order.
