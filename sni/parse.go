@@ -46,19 +46,11 @@ func parseValid(name, td string) (n Name, ok bool) {
 	var ls labels
 	start := 0
 	for i := 0; i < len(name); i += 8 {
-		w, valid := uint64(0), uint64(high)
-		if i+8 <= len(name) {
-			w = load64(name[i:])
-		} else { // the last bytes, as the low bytes of a word
-			shift := uint(8 * (i + 8 - len(name)))
-			w, valid = load64(name[len(name)-8:])>>shift, high>>shift
-		}
-		// ge(c) has the high bit of each byte that is >= c (below 0x80, no byte carries into
-		// the next). A byte is a label byte or a dot when an odd number of the bounds
-		// '-', '/', '0', ':', 'a', '{' are at or below it.
-		ge2d, ge2f := w+ones*(0x80-'-'), w+ones*(0x80-'/')
-		sep := ge2d ^ ge2f // '-' and '.'
-		ok := sep ^ (w + ones*(0x80-'0')) ^ (w + ones*(0x80-':')) ^ (w + ones*(0x80-'a')) ^ (w + ones*(0x80-'{'))
+		w, valid := names.Word(name, i)
+		// A byte is a label byte or a dot when an odd number of the bounds '-', '/', '0',
+		// ':', 'a', '{' are at or below it.
+		sep := names.AtLeast(w, '-') ^ names.AtLeast(w, '/') // '-' and '.'
+		ok := sep ^ names.AtLeast(w, '0') ^ names.AtLeast(w, ':') ^ names.AtLeast(w, 'a') ^ names.AtLeast(w, '{')
 		if (^ok|w)&valid != 0 {
 			return nil, false
 		}
@@ -94,13 +86,6 @@ func validLabel(name string, start, end int) bool {
 		byteClass[name[start]] == classEnd && byteClass[name[end-1]] == classEnd
 }
 
-// load64 returns the first eight bytes of s as a little-endian word.
-func load64(s string) uint64 {
-	_ = s[7]
-	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
-		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
-}
-
 // The classes of bytes that parseValid tells apart.
 const (
 	classOther = iota
@@ -121,12 +106,6 @@ var byteClass = func() (t [256]uint8) {
 	t['.'] = classDot
 	return t
 }()
-
-// high has the high bit of each byte of a word set, ones the lowest.
-const (
-	high = 0x8080808080808080
-	ones = 0x0101010101010101
-)
 
 // parseSlow is Parse step by step, each step with its own error.
 func parseSlow(name, td string) (Name, error) {

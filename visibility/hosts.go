@@ -50,19 +50,12 @@ func quickHost(h string) (ok, normal bool) {
 	}
 	start := 0
 	for i := 0; i < len(h); i += 8 {
-		w, valid := uint64(0), uint64(high)
-		if i+8 <= len(h) {
-			w = load64(h[i:])
-		} else { // the last bytes, as the low bytes of a word
-			shift := uint(8 * (i + 8 - len(h)))
-			w, valid = load64(h[len(h)-8:])>>shift, high>>shift
-		}
-		// ge(c) has the high bit of each byte that is >= c (below 0x80, no byte carries into
-		// the next). A byte is a label byte or a dot when an odd number of the bounds '-',
-		// '/', '0', ':', 'A', '[', 'a', '{' are at or below it.
-		sep := ge(w, '-') ^ ge(w, '/') // '-' and '.'
-		upper := ge(w, 'A') ^ ge(w, '[')
-		in := sep ^ ge(w, '0') ^ ge(w, ':') ^ upper ^ ge(w, 'a') ^ ge(w, '{')
+		w, valid := names.Word(h, i)
+		// A byte is a label byte or a dot when an odd number of the bounds '-', '/', '0',
+		// ':', 'A', '[', 'a', '{' are at or below it.
+		sep := names.AtLeast(w, '-') ^ names.AtLeast(w, '/') // '-' and '.'
+		upper := names.AtLeast(w, 'A') ^ names.AtLeast(w, '[')
+		in := sep ^ names.AtLeast(w, '0') ^ names.AtLeast(w, ':') ^ upper ^ names.AtLeast(w, 'a') ^ names.AtLeast(w, '{')
 		if (^in|w)&valid != 0 {
 			return false, false
 		}
@@ -127,20 +120,6 @@ func parseIPv4(s string) (netip.Addr, bool) {
 		ip[k] = byte(v)
 	}
 	return netip.AddrFrom4(ip), i == len(s)
-}
-
-// high has the high bit of each byte of a word set.
-const high = 0x8080808080808080
-
-// ge returns, for a word of eight bytes below 0x80, a word whose bytes have their high bit
-// set where they are >= c (the other bits are noise).
-func ge(w uint64, c byte) uint64 { return w + 0x0101010101010101*uint64(0x80-c) }
-
-// load64 returns the first eight bytes of s as a little-endian word.
-func load64(s string) uint64 {
-	_ = s[7]
-	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
-		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
 }
 
 // normalizeHost lower-cases h and drops a trailing dot; it allocates only when it changes h.

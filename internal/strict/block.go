@@ -479,36 +479,44 @@ func jsonNumber(s string, at, limit int) int {
 	case i < limit && s[i] == '0':
 		i++
 	case i < limit && '1' <= s[i] && s[i] <= '9':
-		for i < limit && '0' <= s[i] && s[i] <= '9' {
-			i++
-		}
+		i = skipDigits(s, i, limit)
 	default:
 		return -1
 	}
 	if i < limit && s[i] == '.' {
-		i++
-		j := i
-		for i < limit && '0' <= s[i] && s[i] <= '9' {
-			i++
-		}
-		if i == j {
+		j := skipDigits(s, i+1, limit)
+		if j == i+1 {
 			return -1
 		}
+		i = j
 	}
-	if i < limit && (s[i] == 'e' || s[i] == 'E') {
-		i++
-		if i < limit && (s[i] == '+' || s[i] == '-') {
-			i++
-		}
-		j := i
-		for i < limit && '0' <= s[i] && s[i] <= '9' {
-			i++
-		}
-		if i == j {
-			return -1
-		}
+	i, ok := exponent(s, i, limit)
+	if !ok {
+		return -1
 	}
 	return i
+}
+
+// skipDigits returns where the decimal digits of s from i end, before limit.
+func skipDigits(s string, i, limit int) int {
+	for i < limit && '0' <= s[i] && s[i] <= '9' {
+		i++
+	}
+	return i
+}
+
+// exponent returns where the exponent of a number at i ends ("e5", "E-3"; i itself when
+// there is none), before limit; ok is false for an "e" without digits.
+func exponent(s string, i, limit int) (end int, ok bool) {
+	if i >= limit || s[i] != 'e' && s[i] != 'E' {
+		return i, true
+	}
+	i++
+	if i < limit && (s[i] == '+' || s[i] == '-') {
+		i++
+	}
+	end = skipDigits(s, i, limit)
+	return end, end > i
 }
 
 // plain reads a plain scalar running to the end of the line, and resolves its type.
@@ -562,10 +570,7 @@ func resolvePlain(s string) (any, bool) {
 	case strings.IndexByte(s, '_') >= 0: // 1_000 is a number
 		return nil, false
 	}
-	digits := 0
-	for digits < len(s) && '0' <= s[digits] && s[digits] <= '9' {
-		digits++
-	}
+	digits := skipDigits(s, 0, len(s))
 	switch {
 	case digits == len(s): // an integer, exact whatever its size, unless it looks octal
 		if s[0] == '0' && len(s) > 1 || len(s) > 300 { // (too large for a float64, it is a string)
@@ -585,30 +590,12 @@ func resolvePlain(s string) (any, bool) {
 // looksFloat reports whether s, starting with a digit, has the shape of a YAML float:
 // digits, perhaps a point and digits, perhaps an exponent.
 func looksFloat(s string) bool {
-	i := 0
-	for i < len(s) && '0' <= s[i] && s[i] <= '9' {
-		i++
-	}
+	i := skipDigits(s, 0, len(s))
 	if i < len(s) && s[i] == '.' {
-		i++
-		for i < len(s) && '0' <= s[i] && s[i] <= '9' {
-			i++
-		}
+		i = skipDigits(s, i+1, len(s))
 	}
-	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
-		i++
-		if i < len(s) && (s[i] == '+' || s[i] == '-') {
-			i++
-		}
-		j := i
-		for i < len(s) && '0' <= s[i] && s[i] <= '9' {
-			i++
-		}
-		if i == j {
-			return false
-		}
-	}
-	return i == len(s)
+	i, ok := exponent(s, i, len(s))
+	return ok && i == len(s)
 }
 
 // doubleQuoted reads a double-quoted scalar that ends on its line.
