@@ -279,19 +279,24 @@ func (r *blockReader) isKey() bool {
 	return ok
 }
 
-// key reads the key the content starts with, and returns where its value starts.
+// key reads the key the content starts with, and returns where its value starts. A key is
+// a plain scalar without spaces: it starts with a letter, digit, '_', '/' or '.', and runs to
+// the first ':' followed by a space or the end of the line (so "f:metadata" and
+// `k:{"port":80}`, the keys of managed fields, are keys).
 func (r *blockReader) key() (string, int, bool) {
 	i := r.cs
 	if i >= r.le || !keyStart(r.src[i]) {
 		return "", 0, false
 	}
-	for i < r.le && keyByte(r.src[i]) {
-		i++
+	for ; i < r.le && i-r.cs <= maxKey; i++ {
+		switch c := r.src[i]; {
+		case c == ':' && (i+1 == r.le || r.src[i+1] == ' '):
+			return r.src[r.cs:i], i + 1, true
+		case c == ' ':
+			return "", 0, false
+		}
 	}
-	if i >= r.le || r.src[i] != ':' || i+1 < r.le && r.src[i+1] != ' ' || i-r.cs > maxKey {
-		return "", 0, false
-	}
-	return r.src[r.cs:i], i + 1, true
+	return "", 0, false
 }
 
 // maxKey bounds a key's length: YAML allows at most 1024 characters for a key without "?",
@@ -299,10 +304,8 @@ func (r *blockReader) key() (string, int, bool) {
 const maxKey = 1000
 
 func keyStart(c byte) bool {
-	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '/'
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '/' || c == '.'
 }
-
-func keyByte(c byte) bool { return keyStart(c) || c == '.' || c == '-' }
 
 // inline reads the scalar at at, on the current line, the value of a node at column c, and
 // moves past it: a quoted, empty-flow or plain scalar on this line, or a literal block

@@ -27,11 +27,12 @@ var blockSeeds = []string{
 	"[1, 2, ]\n",
 	"a: {\"b\": [1, 2]}\nc: [\"d\"]\n",
 	"---\n{\"a\": 1}\n---\n[]\n",
+	"metadata:\n  managedFields:\n  - apiVersion: v1\n    fieldsType: FieldsV1\n    fieldsV1:\n      f:metadata:\n        f:labels:\n          .: {}\n          f:app: {}\n      f:spec:\n        f:ports:\n          k:{\"port\":80,\"protocol\":\"TCP\"}:\n            .: {}\n    manager: kubectl\n",
 }
 
 func TestBlockReaderTakesKubectlOutput(t *testing.T) {
 	// What kubectl prints is read without yaml.v3.
-	for _, s := range []string{blockSeeds[0], blockSeeds[1], blockSeeds[2], blockSeeds[3], blockSeeds[7]} {
+	for _, s := range []string{blockSeeds[0], blockSeeds[1], blockSeeds[2], blockSeeds[3], blockSeeds[7], blockSeeds[len(blockSeeds)-1]} {
 		_, ok := parseBlock([]byte(s))
 		assert.True(t, ok, "the block reader gave up on:\n%s", s)
 	}
@@ -120,7 +121,8 @@ func TestBlockReaderOnRandomDocuments(t *testing.T) {
 	scalars := []string{"a", "api.example.com", "10.96.0.1", "0", "80", "0777", "1.5", "1e3", "2024-01-02", "true", "False", "null", "~",
 		"yes", "no", "on", "1_000", "-1", "+1", ".5", ".inf", "0x1F", "0d8f1a52-1111-4a4a", "\"q\"", "'s'", "'it''s'", "\"a\\\"b\"", "\"\\u00e9\"",
 		"{}", "[]", "a b", "a:b", "a #c", "http://x/y", "x,y", "*", "&a x", "!t x", "\"\"", "''", "18446744073709551616", "9223372036854775808"}
-	keys := []string{"a", "b", "kubernetes.io/name", "0", "x-y", "_z", "a.b", "true", "null", "80"}
+	keys := []string{"a", "b", "kubernetes.io/name", "0", "x-y", "_z", "a.b", "true", "null", "80", "f:metadata", `k:{"port":80,"protocol":"TCP"}`,
+		".", ".inf", "a#b", "a{b", "a,b", "x]y", "a'b", `a"b`, "a:b", "a!b", "a&b", "a*b", "a|b", "a>b", "a%b", "a@b", "a`b", "a?b", "a:", "a::b"}
 	rng := rand.New(rand.NewPCG(1, 2))
 	var write func(b *strings.Builder, indent, depth int, compact bool)
 	write = func(b *strings.Builder, indent, depth int, inItem bool) {
