@@ -3,7 +3,6 @@ package sni
 import (
 	"errors"
 	"fmt"
-	"math/bits"
 	"strconv"
 
 	"github.com/meshscope/meshscope/internal/fielderr"
@@ -27,85 +26,6 @@ func Parse(name, td string) (Name, error) {
 	}
 	return parseSlow(name, td)
 }
-
-// parseValid parses name in one pass when every one of its labels, the trust domain's
-// included, is a valid label (a-z, 0-9 and '-', starting and ending with a letter or digit,
-// at most 63 long) and it has a known shape; ok is false otherwise, and parseSlow then gives
-// the error. A valid label is a valid value for every component, so no component is checked
-// again.
-//
-// The pass reads eight bytes at a time: a few adds and xors per word find the bytes that
-// are not label bytes (refused) and the dots, and only the dots are visited one by one, to
-// check and record the labels they end.
-func parseValid(name, td string) (n Name, ok bool) {
-	end := len(name) - len(td) - 1 // the dot before the trust domain
-	if len(name) > MaxLength || len(name) < 8 || td == "" || end < 1 || name[end] != '.' || name[end+1:] != td ||
-		byteClass[name[len(name)-1]] != classEnd {
-		return nil, false
-	}
-	var ls labels
-	start := 0
-	for i := 0; i < len(name); i += 8 {
-		w, valid := names.Word(name, i)
-		// A byte is a label byte or a dot when an odd number of the bounds '-', '/', '0',
-		// ':', 'a', '{' are at or below it.
-		sep := names.AtLeast(w, '-') ^ names.AtLeast(w, '/') // '-' and '.'
-		ok := sep ^ names.AtLeast(w, '0') ^ names.AtLeast(w, ':') ^ names.AtLeast(w, 'a') ^ names.AtLeast(w, '{')
-		if (^ok|w)&valid != 0 {
-			return nil, false
-		}
-		for dots := sep &^ (w << 7) & valid; dots != 0; dots &= dots - 1 { // '.' is 0x2e, '-' 0x2d
-			at := i + bits.TrailingZeros64(dots)/8
-			if !validLabel(name, start, at) {
-				return nil, false
-			}
-			if at <= end {
-				if ls.n == len(ls.l) {
-					return nil, false
-				}
-				ls.add(name[start:at])
-			}
-			start = at + 1
-		}
-	}
-	if !validLabel(name, start, len(name)) {
-		return nil, false
-	}
-	kind, c := ls.l[ls.n-1], ls.l[:ls.n-1]
-	n, err := nameOf(name, td, kind, c)
-	if err != nil || kind == kindInternalV1 && c[len(c)-2] == defaultName {
-		return nil, false
-	}
-	return n, true
-}
-
-// validLabel reports whether name[start:end], made of label bytes, is a valid label: not
-// empty, at most 63 long, starting and ending with a letter or digit.
-func validLabel(name string, start, end int) bool {
-	return end > start && end-start <= names.MaxLabel && end <= len(name) &&
-		byteClass[name[start]] == classEnd && byteClass[name[end-1]] == classEnd
-}
-
-// The classes of bytes that parseValid tells apart.
-const (
-	classOther = iota
-	classEnd   // a-z, 0-9: may start and end a label
-	classLabel // '-'
-	classDot
-)
-
-var byteClass = func() (t [256]uint8) {
-	for c := range 256 {
-		switch {
-		case names.LabelEnd(byte(c)):
-			t[c] = classEnd
-		case names.LabelByte(byte(c)):
-			t[c] = classLabel
-		}
-	}
-	t['.'] = classDot
-	return t
-}()
 
 // parseSlow is Parse step by step, each step with its own error.
 func parseSlow(name, td string) (Name, error) {

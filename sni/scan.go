@@ -1,0 +1,93 @@
+package sni
+
+import (
+	"math/bits"
+
+	"github.com/meshscope/meshscope/internal/names"
+)
+
+// parseValid parses name in one pass when every one of its labels, the trust domain's
+// included, is a valid label (a-z, 0-9 and '-', starting and ending with a letter or digit,
+// at most 63 long) and it has a known shape; ok is false otherwise, and parseSlow then gives
+// the error. A valid label is a valid value for every component, so no component is checked
+// again.
+func parseValid(name, td string) (n Name, ok bool) {
+	end := len(name) - len(td) - 1 // the dot before the trust domain
+	if len(name) > MaxLength || len(name) < 8 || td == "" || end < 1 || name[end] != '.' || name[end+1:] != td {
+		return nil, false
+	}
+	var dots [7]int // as many labels as any kind of name has before the trust domain
+	k, ok := split(&dots, name, end)
+	if !ok {
+		return nil, false
+	}
+	var ls labels
+	start := 0
+	for i, at := range dots[:k] {
+		ls.l[i] = name[start:at]
+		start = at + 1
+	}
+	ls.n = k
+	kind, c := ls.l[ls.n-1], ls.l[:ls.n-1]
+	n, err := nameOf(name, td, kind, c)
+	if err != nil || kind == kindInternalV1 && c[len(c)-2] == defaultName {
+		return nil, false
+	}
+	return n, true
+}
+
+// split (in scan_amd64.go and scan_other.go) reports whether name, 8 to 253 bytes long, is
+// made of valid labels, and records in dots where the labels before the trust domain end:
+// the offsets of the dots up to end. It returns how many it recorded; there is one more dot
+// than any kind of name has when ok is false and every label is valid. On amd64 processors with AVX2, names
+// of 32 bytes or more are classified 32 bytes at a time (classify32, in scan_amd64.s); every
+// other name is read by splitWords.
+
+// splitWords is split eight bytes at a time, in portable Go: a few adds and xors per word
+// find the bytes that are not label bytes (refused) and the dots, where a byte loop would
+// branch on every byte, and only the dots are visited one by one, to check and record the
+// labels they end.
+func splitWords(dots *[7]int, name string, end int) (n int, ok bool) {
+	start := 0
+	for i := 0; i < len(name); i += 8 {
+		w, valid := names.Word(name, i)
+		// A byte is a label byte or a dot when an odd number of the bounds '-', '/', '0',
+		// ':', 'a', '{' are at or below it.
+		sep := names.AtLeast(w, '-') ^ names.AtLeast(w, '/') // '-' and '.'
+		ok := sep ^ names.AtLeast(w, '0') ^ names.AtLeast(w, ':') ^ names.AtLeast(w, 'a') ^ names.AtLeast(w, '{')
+		if (^ok|w)&valid != 0 {
+			return 0, false
+		}
+		for d := sep &^ (w << 7) & valid; d != 0; d &= d - 1 { // '.' is 0x2e, '-' 0x2d
+			at := i + bits.TrailingZeros64(d)/8
+			if !validLabel(name, start, at) {
+				return 0, false
+			}
+			if n = record(dots, n, at, end); n < 0 {
+				return 0, false
+			}
+			start = at + 1
+		}
+	}
+	return n, validLabel(name, start, len(name))
+}
+
+// validLabel reports whether name[start:end], made of label bytes, is a valid label: not
+// empty, at most 63 long, starting and ending with a letter or digit.
+func validLabel(name string, start, end int) bool {
+	return end > start && end-start <= names.MaxLabel && end <= len(name) &&
+		names.LabelEnd(name[start]) && names.LabelEnd(name[end-1])
+}
+
+// record records the dot at in dots[n] when it is at or before end, the trust domain's, and
+// returns the number recorded then, or -1 when there is one more than dots holds.
+func record(dots *[7]int, n, at, end int) int {
+	if at > end {
+		return n
+	}
+	if n == len(dots) {
+		return -1
+	}
+	dots[n] = at
+	return n + 1
+}
