@@ -38,10 +38,10 @@ func parseValid(name, td string) (n Name, ok bool) {
 
 // split (in scan_amd64.go and scan_other.go) reports whether name, 8 to 253 bytes long, is
 // made of valid labels, and records in dots where the labels before the trust domain end:
-// the offsets of the dots up to end. It returns how many it recorded; there is one more dot
-// than any kind of name has when ok is false and every label is valid. On amd64 processors with AVX2, names
-// of 32 bytes or more are classified 32 bytes at a time (classify32, in scan_amd64.s); every
-// other name is read by splitWords.
+// the offsets of the dots at or before end. It returns how many it recorded, and ok false
+// also when there are more than dots holds (more labels than any kind of name has). On
+// amd64 processors with AVX2, names of 32 bytes or more are read 32 bytes at a time (cut32,
+// in scan_amd64.s); every other name is read by splitWords.
 
 // splitWords is split eight bytes at a time, in portable Go: a few adds and xors per word
 // find the bytes that are not label bytes (refused) and the dots, where a byte loop would

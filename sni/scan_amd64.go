@@ -2,38 +2,13 @@
 
 package sni
 
-import (
-	"math/bits"
-
-	"github.com/meshscope/meshscope/internal/names"
-)
-
-// split is splitWords for names shorter than 32 bytes or without AVX2; otherwise
-// classify32 checks every byte and label edge and marks the dots, and only the dots are
-// visited, to check the lengths of the labels and record those before the trust domain.
+// split is cut32 for names of 32 bytes or more on a processor with AVX2, and splitWords
+// otherwise.
 func split(dots *[7]int, name string, end int) (n int, ok bool) {
 	if len(name) < 32 || !hasAVX2 {
 		return splitWords(dots, name, end)
 	}
-	var marks [4]uint64
-	if !classify32(name, &marks) {
-		return 0, false
-	}
-	// Every byte and label edge is checked: what remains is the length of each label.
-	start := 0
-	for k := range (len(name) + 63) / 64 {
-		for d := marks[k]; d != 0; d &= d - 1 {
-			at := 64*k + bits.TrailingZeros64(d)
-			if at-start > names.MaxLabel {
-				return 0, false
-			}
-			if n = record(dots, n, at, end); n < 0 {
-				return 0, false
-			}
-			start = at + 1
-		}
-	}
-	return n, len(name)-start <= names.MaxLabel
+	return cut32(name, end, dots)
 }
 
 // hasAVX2 reports whether the processor and the operating system support AVX2. It is set
@@ -64,13 +39,10 @@ func detectAVX2() bool {
 	return ebx7&avx2 != 0
 }
 
-// classify32 reports whether s, 32 to 256 bytes long, is made of labels of lowercase
-// letters, digits and '-' separated by single dots, none empty or starting or ending with
-// '-', and sets bit i%64 of dots[i/64], which must be zero, for each dot s[i]. It does not
-// check the length of a label. It needs AVX2.
+// cut32 is split for names of 32 to 256 bytes, in scan_amd64.s. It needs AVX2.
 //
 //go:noescape
-func classify32(s string, dots *[4]uint64) bool
+func cut32(s string, end int, dots *[7]int) (n int, ok bool)
 
 // cpuid runs the CPUID instruction for leaf eaxArg and subleaf ecxArg.
 func cpuid(eaxArg, ecxArg uint32) (eax, ebx, ecx, edx uint32)

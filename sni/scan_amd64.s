@@ -48,49 +48,56 @@ GLOBL consts<>(SB), RODATA|NOPTR, $0xc0
 	VPOR      Y2, Y1, Y1  \
 	VPMOVMSKB Y1, AX
 
-// EDGES adds to R9 the label edges that are wrong in the word of marks gathered in R11
-// (dots) and R13 (dashes): a dot or dash right after a dot (an empty label, or one that
-// starts with '-') and a dot right after a dash (a label that ends with '-'). R14 and R10
-// carry the last dot and dash of a word into the next one, at bit 0.
+// EDGES refuses the word of marks gathered in R11 (dots) and R13 (dashes) when a dot or
+// dash comes right after a dot (an empty label, or one that starts with '-') or a dot right
+// after a dash (a label that ends with '-'). R14 and R10 carry the last dot and dash of a
+// word into the next one, at bit 0. AX and CX are scratch.
 #define EDGES \
-	MOVQ R11, AX  \ // the bytes after a dot
-	SHLQ $1, AX   \
-	ORQ  R14, AX  \
-	MOVQ R11, BX  \
-	ORQ  R13, BX  \
-	ANDQ AX, BX   \
-	ORQ  BX, R9   \
-	MOVQ R13, AX  \ // the bytes after a dash
-	SHLQ $1, AX   \
-	ORQ  R10, AX  \
-	ANDQ R11, AX  \
-	ORQ  AX, R9   \
-	MOVQ R11, R14 \
-	SHRQ $63, R14 \
-	MOVQ R13, R10 \
-	SHRQ $63, R10
+	MOVQ  R11, AX  \ // the bytes after a dot
+	SHLQ  $1, AX   \
+	ORQ   R14, AX  \
+	MOVQ  R11, CX  \
+	ORQ   R13, CX  \
+	ANDQ  AX, CX   \
+	MOVQ  R13, AX  \ // the bytes after a dash
+	SHLQ  $1, AX   \
+	ORQ   R10, AX  \
+	ANDQ  R11, AX  \
+	ORQ   CX, AX   \
+	JNZ   refuse   \
+	MOVQ  R11, R14 \
+	SHRQ  $63, R14 \
+	MOVQ  R13, R10 \
+	SHRQ  $63, R10
 
-// func classify32(s string, dots *[4]uint64) bool
+// func cut32(s string, end int, dots *[7]int) (n int, ok bool)
 //
-// The marks are gathered in registers and stored a whole word at a time, so that the Go
-// code that reads them back loads what was stored (a word loaded from narrower stores
-// would stall).
-TEXT ·classify32(SB), NOSPLIT, $0-25
+// cut32 is split for 32 <= len(s) <= 256 on a processor with AVX2. It classifies s 32 bytes
+// at a time, gathers the marks of each 64 bytes in R11 (dots) and R13 (dashes), checks the
+// label edges there (EDGES), then visits the dots one by one: each ends a label, which must
+// be at most 63 bytes long, and those at or before end are recorded.
+//
+// Registers: SI s, R12 len(s), R8 the offset of the next chunk, BX the offset of the word
+// being visited, R9 the start of the current label, DI where the next dot is recorded; the
+// result n holds the end of dots until the end, where it gets the count.
+TEXT ·cut32(SB), NOSPLIT, $0-41
 	MOVQ    s_base+0(FP), SI
 	MOVQ    s_len+8(FP), R12
-	MOVQ    dots+16(FP), DI
+	MOVQ    dots+24(FP), DI
+	LEAQ    56(DI), AX
+	MOVQ    AX, n+32(FP)      // the end of dots, for now
 	VMOVDQU consts<>+0x00(SB), Y8
 	VMOVDQU consts<>+0x20(SB), Y9
 	VMOVDQU consts<>+0x40(SB), Y10
 	VMOVDQU consts<>+0x60(SB), Y11
 	VMOVDQU consts<>+0x80(SB), Y12
 	VMOVDQU consts<>+0xa0(SB), Y13
-	XORL    R9, R9    // the bytes in no class so far
-	XORL    R11, R11  // the dots of the word being gathered
-	XORL    R13, R13  // its dashes
-	XORQ    R8, R8    // the offset of the chunk
-	MOVQ    $1, R14   // the last dot before the word, at bit 0: the start counts as one
-	XORL    R10, R10  // the last dash before the word, at bit 0
+	XORL    R9, R9            // the first label starts at 0
+	XORL    R11, R11
+	XORL    R13, R13
+	XORQ    R8, R8
+	MOVQ    $1, R14           // the start counts as a dot
+	XORL    R10, R10
 
 chunk:
 	LEAQ    32(R8), AX
@@ -99,8 +106,9 @@ chunk:
 	VMOVDQU (SI)(R8*1), Y0
 	CLASSIFY
 	NOTL    AX
-	ORQ     AX, R9
-	MOVQ    R8, CX    // byte i is bit i%64 of its word
+	TESTL   AX, AX
+	JNZ     refuse            // a byte in no class
+	MOVQ    R8, CX            // byte i is bit i%64 of its word
 	SHLQ    CL, BX
 	ORQ     BX, R11
 	SHLQ    CL, DX
@@ -108,60 +116,85 @@ chunk:
 	ADDQ    $32, R8
 	TESTQ   $63, R8
 	JNZ     chunk
-	EDGES
-	MOVQ    R8, CX    // a word is whole: store its dots at R8/64 - 1
-	SHRQ    $3, CX
-	MOVQ    R11, -8(DI)(CX*1)
-	XORL    R11, R11
-	XORL    R13, R13
-	JMP     chunk
+	LEAQ    -64(R8), BX       // a word is whole
+	JMP     word
 
 tail:
 	// The last len%32 bytes: read the last 32 bytes of s and shift out those already read.
 	MOVQ    R12, CX
 	ANDQ    $31, CX
-	JZ      flush
+	JZ      partial
 	VMOVDQU -32(SI)(R12*1), Y0
 	CLASSIFY
 	NEGQ    CX
-	ADDQ    $32, CX   // the bytes read before: 32 - len%32
+	ADDQ    $32, CX           // the bytes read before: 32 - len%32
 	NOTL    AX
 	SHRL    CX, AX
+	JNZ     refuse
 	SHRL    CX, BX
 	SHRL    CX, DX
-	ORQ     AX, R9
 	MOVQ    R8, CX
 	SHLQ    CL, BX
 	ORQ     BX, R11
 	SHLQ    CL, DX
 	ORQ     DX, R13
 
-flush:
-	// Check and store the word being gathered. When s ended with a whole word, R8 is a
-	// multiple of 64 and this word is zero: the check passes, and the store is skipped
-	// at 256, past the marks.
-	EDGES
-	CMPQ    R8, $256
-	JAE     last
-	MOVQ    R8, CX
-	SHRQ    $6, CX
-	MOVQ    R11, (DI)(CX*8)
+partial:
+	MOVQ    R8, BX            // the last word, whole or not (zero when s ended with a whole one)
+	ANDQ    $~63, BX
+	MOVQ    $-1, R8           // no chunk follows
 
-last:
-	// The last label is not empty and does not end with '-'.
+word:
+	EDGES
+
+dot:
+	TESTQ   R11, R11
+	JZ      visited
+	BSFQ    R11, AX
+	ADDQ    BX, AX            // the offset of the dot
+	MOVQ    AX, CX
+	SUBQ    R9, CX
+	CMPQ    CX, $63
+	JGT     refuse            // the label it ends is too long
+	LEAQ    1(AX), R9
+	CMPQ    AX, end+16(FP)
+	JHI     next
+	CMPQ    DI, n+32(FP)
+	JAE     refuse            // one label more than any kind of name has
+	MOVQ    AX, (DI)
+	ADDQ    $8, DI
+
+next:
+	LEAQ    -1(R11), CX
+	ANDQ    CX, R11
+	JMP     dot
+
+visited:
+	XORL    R13, R13
+	TESTQ   R8, R8
+	JNS     chunk
+
+	// The last label is not empty, does not end with '-' and is at most 63 bytes long.
 	MOVBLZX -1(SI)(R12*1), AX
 	CMPL    AX, $0x2e
 	JEQ     refuse
 	CMPL    AX, $0x2d
 	JEQ     refuse
+	MOVQ    R12, AX
+	SUBQ    R9, AX
+	CMPQ    AX, $63
+	JGT     refuse
+	SUBQ    dots+24(FP), DI
+	SHRQ    $3, DI
+	MOVQ    DI, n+32(FP)
+	MOVB    $1, ok+40(FP)
 	VZEROUPPER
-	TESTQ   R9, R9
-	SETEQ   ret+24(FP)
 	RET
 
 refuse:
+	MOVQ    $0, n+32(FP)
+	MOVB    $0, ok+40(FP)
 	VZEROUPPER
-	MOVB    $0, ret+24(FP)
 	RET
 
 // func cpuid(eaxArg, ecxArg uint32) (eax, ebx, ecx, edx uint32)
