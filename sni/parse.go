@@ -78,22 +78,29 @@ func splitLabels(ls *labels, name, rest string) error {
 
 // nameOf returns the name of the kind label kind with components c, canonical.
 func nameOf(name, td, kind string, c []string) (Name, error) {
+	// Services, the most common kind, are built in one variable and boxed in one place: a
+	// composite literal in each return would be built and then copied once more.
+	s := Service{Partition: defaultName, TrustDomain: td}
 	switch kind {
 	case kindInternal:
 		switch len(c) {
 		case 3:
-			return Service{Service: c[0], Namespace: c[1], Partition: defaultName, Datacenter: c[2], TrustDomain: td}, nil
+			s.Service, s.Namespace, s.Datacenter = c[0], c[1], c[2]
+			return s, nil
 		case 4:
-			return Service{Subset: c[0], Service: c[1], Namespace: c[2], Partition: defaultName, Datacenter: c[3], TrustDomain: td}, nil
+			s.Subset, s.Service, s.Namespace, s.Datacenter = c[0], c[1], c[2], c[3]
+			return s, nil
 		case 1:
 			return Gateway{Partition: defaultName, Datacenter: c[0], TrustDomain: td}, nil
 		}
 	case kindInternalV1:
 		switch len(c) {
 		case 4:
-			return Service{Service: c[0], Namespace: c[1], Partition: c[2], Datacenter: c[3], TrustDomain: td}, nil
+			s.Service, s.Namespace, s.Partition, s.Datacenter = c[0], c[1], c[2], c[3]
+			return s, nil
 		case 5:
-			return Service{Subset: c[0], Service: c[1], Namespace: c[2], Partition: c[3], Datacenter: c[4], TrustDomain: td}, nil
+			s.Subset, s.Service, s.Namespace, s.Partition, s.Datacenter = c[0], c[1], c[2], c[3], c[4]
+			return s, nil
 		case 2:
 			return Gateway{Partition: c[0], Datacenter: c[1], TrustDomain: td}, nil
 		}
