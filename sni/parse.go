@@ -78,8 +78,9 @@ func splitLabels(ls *labels, name, rest string) error {
 
 // nameOf returns the name of the kind label kind with components c, canonical.
 func nameOf(name, td, kind string, c []string) (Name, error) {
-	// Services, the most common kind, are built in one variable and boxed in one place: a
-	// composite literal in each return would be built and then copied once more.
+	// Services, the most common kind, are built in one variable and boxed from it: a
+	// composite literal in the return would be built in one temporary and copied to
+	// another before boxing.
 	s := Service{Partition: defaultName, TrustDomain: td}
 	switch kind {
 	case kindInternal:
