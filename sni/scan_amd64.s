@@ -2,32 +2,14 @@
 
 #include "textflag.h"
 
-// The bytes that CLASSIFY compares with, each 32 times.
-DATA consts<>+0x00(SB)/8, $0x2e2e2e2e2e2e2e2e // '.'
-DATA consts<>+0x08(SB)/8, $0x2e2e2e2e2e2e2e2e
-DATA consts<>+0x10(SB)/8, $0x2e2e2e2e2e2e2e2e
-DATA consts<>+0x18(SB)/8, $0x2e2e2e2e2e2e2e2e
-DATA consts<>+0x20(SB)/8, $0x2d2d2d2d2d2d2d2d // '-'
-DATA consts<>+0x28(SB)/8, $0x2d2d2d2d2d2d2d2d
-DATA consts<>+0x30(SB)/8, $0x2d2d2d2d2d2d2d2d
-DATA consts<>+0x38(SB)/8, $0x2d2d2d2d2d2d2d2d
-DATA consts<>+0x40(SB)/8, $0x2f2f2f2f2f2f2f2f // '/', below the digits
-DATA consts<>+0x48(SB)/8, $0x2f2f2f2f2f2f2f2f
-DATA consts<>+0x50(SB)/8, $0x2f2f2f2f2f2f2f2f
-DATA consts<>+0x58(SB)/8, $0x2f2f2f2f2f2f2f2f
-DATA consts<>+0x60(SB)/8, $0x3a3a3a3a3a3a3a3a // ':', above them
-DATA consts<>+0x68(SB)/8, $0x3a3a3a3a3a3a3a3a
-DATA consts<>+0x70(SB)/8, $0x3a3a3a3a3a3a3a3a
-DATA consts<>+0x78(SB)/8, $0x3a3a3a3a3a3a3a3a
-DATA consts<>+0x80(SB)/8, $0x6060606060606060 // '`', below the letters
-DATA consts<>+0x88(SB)/8, $0x6060606060606060
-DATA consts<>+0x90(SB)/8, $0x6060606060606060
-DATA consts<>+0x98(SB)/8, $0x6060606060606060
-DATA consts<>+0xa0(SB)/8, $0x7b7b7b7b7b7b7b7b // '{', above them
-DATA consts<>+0xa8(SB)/8, $0x7b7b7b7b7b7b7b7b
-DATA consts<>+0xb0(SB)/8, $0x7b7b7b7b7b7b7b7b
-DATA consts<>+0xb8(SB)/8, $0x7b7b7b7b7b7b7b7b
-GLOBL consts<>(SB), RODATA|NOPTR, $0xc0
+// The bytes that CLASSIFY compares with; cut32 copies each to all 32 bytes of a register.
+DATA consts<>+0(SB)/1, $0x2e // '.'
+DATA consts<>+1(SB)/1, $0x2d // '-'
+DATA consts<>+2(SB)/1, $0x2f // '/', below the digits
+DATA consts<>+3(SB)/1, $0x3a // ':', above them
+DATA consts<>+4(SB)/1, $0x60 // '`', below the letters
+DATA consts<>+5(SB)/1, $0x7b // '{', above them
+GLOBL consts<>(SB), RODATA|NOPTR, $6
 
 // CLASSIFY classifies the 32 bytes in Y0: AX gets a bit for each byte that is a letter, a
 // digit, '.' or '-', BX one for each '.', DX one for each '-'. Y8..Y13 hold the constants.
@@ -86,12 +68,12 @@ TEXT ·cut32(SB), NOSPLIT, $0-41
 	MOVQ    dots+24(FP), DI
 	LEAQ    56(DI), AX
 	MOVQ    AX, n+32(FP)      // the end of dots, for now
-	VMOVDQU consts<>+0x00(SB), Y8
-	VMOVDQU consts<>+0x20(SB), Y9
-	VMOVDQU consts<>+0x40(SB), Y10
-	VMOVDQU consts<>+0x60(SB), Y11
-	VMOVDQU consts<>+0x80(SB), Y12
-	VMOVDQU consts<>+0xa0(SB), Y13
+	VPBROADCASTB consts<>+0(SB), Y8
+	VPBROADCASTB consts<>+1(SB), Y9
+	VPBROADCASTB consts<>+2(SB), Y10
+	VPBROADCASTB consts<>+3(SB), Y11
+	VPBROADCASTB consts<>+4(SB), Y12
+	VPBROADCASTB consts<>+5(SB), Y13
 	XORL    R9, R9            // the first label starts at 0
 	XORL    R11, R11
 	XORL    R13, R13
