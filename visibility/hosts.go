@@ -99,13 +99,13 @@ func quickHostBytes(h string, normal bool) (ok, isNormal bool) {
 // parseIPv4 reads the dotted quad that addresses are written as most: four decimal octets
 // without leading zeros. It accepts exactly what netip.ParseAddr accepts of such input, in a
 // third of its time; ok is false for anything else, which parseAddress then gives to netip.
-func parseIPv4(s string) ([4]byte, bool) {
+func parseIPv4(s string) (netip.Addr, bool) {
 	var ip [4]byte
 	i := 0
 	for k := range ip {
 		if k > 0 {
 			if i >= len(s) || s[i] != '.' {
-				return [4]byte{}, false
+				return netip.Addr{}, false
 			}
 			i++
 		}
@@ -115,11 +115,11 @@ func parseIPv4(s string) ([4]byte, bool) {
 			i++
 		}
 		if i == start || v > 255 || s[start] == '0' && i-start > 1 {
-			return [4]byte{}, false
+			return netip.Addr{}, false
 		}
 		ip[k] = byte(v)
 	}
-	return ip, i == len(s)
+	return netip.AddrFrom4(ip), i == len(s)
 }
 
 // normalizeHost lower-cases h and drops a trailing dot; it allocates only when it changes h.
@@ -136,8 +136,8 @@ func normalizeHost(h string) string {
 // parseAddress reads an IP (returned as addr) or a CIDR (returned as its masked prefix); a
 // /32 or /128 CIDR is an IP. IPv4 mapped into IPv6 is unmapped.
 func parseAddress(s string) (netip.Addr, netip.Prefix, error) {
-	if ip, ok := parseIPv4(s); ok {
-		return netip.AddrFrom4(ip), netip.Prefix{}, nil
+	if a, ok := parseIPv4(s); ok {
+		return a, netip.Prefix{}, nil
 	}
 	if a, err := netip.ParseAddr(s); err == nil {
 		if a.Zone() != "" {

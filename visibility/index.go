@@ -194,9 +194,7 @@ func (ix *Index) check(i int32, s *Service, nsLabels map[string]map[string]strin
 		keys.host(ix, i, s, h)
 	}
 	for j, a := range s.Addresses {
-		if ip, ok := parseIPv4(a); ok { // most addresses: straight to a key
-			keys.ipv4(ix, i, ip)
-		} else if addr, pfx, err := parseAddress(a); err != nil {
+		if addr, pfx, err := parseAddress(a); err != nil {
 			bad(strict.Index("Addresses", j), a, "%q is not an IP or CIDR", a)
 		} else {
 			keys.address(ix, i, addr, pfx)

@@ -106,11 +106,6 @@ func (ix *Index) addrHash(a addrKey) uint64 { return maphash.Bytes(ix.seed, a[:]
 
 func addrKeyOf(a netip.Addr) addrKey { return a.As16() }
 
-// ipv4Key is addrKeyOf(netip.AddrFrom4(ip)): the IPv4-mapped form.
-func ipv4Key(ip [4]byte) addrKey {
-	return addrKey{10: 0xff, 11: 0xff, 12: ip[0], 13: ip[1], 14: ip[2], 15: ip[3]}
-}
-
 // addrOf is addrKeyOf reversed.
 func addrOf(k addrKey) netip.Addr { return netip.AddrFrom16(k).Unmap() }
 

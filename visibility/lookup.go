@@ -120,12 +120,6 @@ func (p *pending) address(ix *Index, i int32, addr netip.Addr, pfx netip.Prefix)
 	}
 }
 
-// ipv4 is address for an IPv4 address, without a netip.Addr on the way.
-func (p *pending) ipv4(ix *Index, i int32, ip [4]byte) {
-	k := ipv4Key(ip)
-	p.addrs.add(ix.addrHash(k), k, i)
-}
-
 // build indexes every host and address claimed. Candidate lists live in one shared array,
 // filled by a counting sort of the claims, so that building costs a few large allocations
 // rather than one per host.
