@@ -70,13 +70,11 @@ func (l *aliasList) add(kind aliasKind, sd int, first []byte, rest ...string) {
 // expansion, or a search domain to strip (every one ends with the cluster domain). Most
 // misses have none, and the alias list is not worth building for them.
 func (ix *Index) hasAliases(client string, h []byte) bool {
-	dots := bytes.Count(h, []byte{'.'})
-	switch {
-	case dots == 0 && client != "", dots == 1, dots == 2 && bytes.HasSuffix(h, []byte(".svc")):
+	if _, n := ix.expansion(client, h); n > 0 {
 		return true
 	}
-	d := ix.domain
-	return len(h) > len(d)+1 && h[len(h)-len(d)-1] == '.' && string(h[len(h)-len(d):]) == d
+	_, ok := stripSuffix(h, [3]string{ix.domain})
+	return ok
 }
 
 // aliases fills l with the aliases of the normalized query h for client, in order.
@@ -118,15 +116,23 @@ func (ix *Index) searchDomain(client string, k int) string {
 
 // expand adds the expansion of name by its label count, if it has one.
 func (ix *Index) expand(l *aliasList, client string, name []byte, kind aliasKind, sd int) {
-	dots := bytes.Count(name, []byte{'.'})
-	switch {
-	case dots == 0 && client != "":
-		l.add(kind, sd, name, client, "svc", ix.domain)
-	case dots == 1:
-		l.add(kind, sd, name, "svc", ix.domain)
-	case dots == 2 && bytes.HasSuffix(name, []byte(".svc")):
-		l.add(kind, sd, name, ix.domain)
+	if parts, n := ix.expansion(client, name); n > 0 {
+		l.add(kind, sd, name, parts[:n]...)
 	}
+}
+
+// expansion returns the n labels that name's expansion by label count appends (n is 0 when
+// it has none).
+func (ix *Index) expansion(client string, name []byte) (parts [3]string, n int) {
+	switch dots := bytes.Count(name, []byte{'.'}); {
+	case dots == 0 && client != "":
+		return [3]string{client, "svc", ix.domain}, 3
+	case dots == 1:
+		return [3]string{"svc", ix.domain}, 2
+	case dots == 2 && bytes.HasSuffix(name, []byte(".svc")):
+		return [3]string{ix.domain}, 1
+	}
+	return parts, 0
 }
 
 // stripSuffix returns h without "." followed by the parts joined with ".", if h ends so and
