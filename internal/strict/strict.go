@@ -125,39 +125,33 @@ func (o Object) Get(names ...string) (any, string, bool) {
 	if o.d == nil {
 		return nil, "", false
 	}
-	var found string
-	var v any
-	match := func(k string) {
-		if found != "" {
-			o.d.Errorf(o.path, "field given twice, as %q and %q", found, k)
-		} else {
-			found, v = k, o.fields.Value(k)
-		}
-	}
-	// The spellings present, reported in key order.
-	var hits [4]string
+	// The spellings present, with their values, reported in key order.
+	var hits [4]Member
 	got := hits[:0]
 	if o.d.Fold {
 		for _, f := range o.fields { // case-insensitive: every key is compared
 			if slices.ContainsFunc(names, func(n string) bool { return strings.EqualFold(f.Key, n) }) {
-				got = append(got, f.Key)
+				got = append(got, f)
 			}
 		}
 	} else {
 		for _, n := range names {
-			if o.fields.Has(n) && !slices.Contains(got, n) {
-				got = append(got, n)
+			if v, ok := o.fields.Get(n); ok && !slices.ContainsFunc(got, func(m Member) bool { return m.Key == n }) {
+				got = append(got, Member{n, v})
 			}
 		}
 	}
-	slices.Sort(got)
-	for _, k := range got {
-		match(k)
-	}
-	if found == "" || v == nil {
+	if len(got) == 0 {
 		return nil, "", false
 	}
-	return v, Child(o.path, names[0]), true
+	slices.SortFunc(got, func(a, b Member) int { return strings.Compare(a.Key, b.Key) })
+	for _, m := range got[1:] {
+		o.d.Errorf(o.path, "field given twice, as %q and %q", got[0].Key, m.Key)
+	}
+	if got[0].Value == nil {
+		return nil, "", false
+	}
+	return got[0].Value, Child(o.path, names[0]), true
 }
 
 // MaxUnknownFields is how many unknown fields Check reports in one object; the rest are
