@@ -98,10 +98,11 @@ func LoadInventory(data []byte, clusterDomain string) (Inventory, error) {
 // objectWhere names an object for its problems: "items[3] (ServiceEntry shop/api)", or
 // "ServiceEntry shop/api" for the only document of a stream.
 func objectWhere(o kubeObject) string {
-	if o.where() == "" {
+	w := o.where()
+	if w == "" {
 		return o.id()
 	}
-	return o.where() + " (" + o.id() + ")"
+	return w + " (" + o.id() + ")"
 }
 
 // isCoreV1 reports whether o is of the core API group (a Service of another group, such as
