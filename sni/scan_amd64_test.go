@@ -4,6 +4,7 @@ package sni
 
 import (
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -42,7 +43,7 @@ func TestCut32(t *testing.T) {
 			want, wantOK := splitReference(name, end)
 			var dots [7]int
 			n, ok := cut32(name, end, &dots)
-			if ok != wantOK || ok && !slicesEqual(dots[:n], want) {
+			if ok != wantOK || ok && !slices.Equal(dots[:n], want) {
 				t.Fatalf("cut32(%q, %d) = %v, %v; want %v, %v", name, end, dots[:n], ok, want, wantOK)
 			}
 			if ok {

@@ -2,6 +2,7 @@ package sni
 
 import (
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -32,22 +33,10 @@ func checkSplit(t *testing.T, name string, end int) {
 	}{{"split", split}, {"splitWords", splitWords}} {
 		var dots [7]int
 		n, ok := f.split(&dots, name, end)
-		if ok != wantOK || ok && !slicesEqual(dots[:n], want) {
+		if ok != wantOK || ok && !slices.Equal(dots[:n], want) {
 			t.Fatalf("%s(%q, %d) = %v, %v; want %v, %v", f.name, name, end, dots[:max(n, 0)], ok, want, wantOK)
 		}
 	}
-}
-
-func slicesEqual(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // TestSplitAgreesWithReference compares the two splits with the literal one on random
