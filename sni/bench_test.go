@@ -58,15 +58,8 @@ func BenchmarkParseSplit(b *testing.B) {
 
 var sinkLabels int
 
-// BenchmarkSplitLabels is Parse's check-and-cut pass alone (no allocation): on amd64 with
-// AVX2, 32 bytes at a time.
-func BenchmarkSplitLabels(b *testing.B) { benchSplit(b, split) }
-
-// BenchmarkSplitLabelsPortable is the same pass in portable Go, eight bytes at a time: the
-// path without AVX2 or with the purego tag.
-func BenchmarkSplitLabelsPortable(b *testing.B) { benchSplit(b, splitWords) }
-
-func benchSplit(b *testing.B, split func(*[7]int, string, int) (int, bool)) {
+// BenchmarkSplitLabels is Parse's check-and-cut pass alone (no allocation).
+func BenchmarkSplitLabels(b *testing.B) {
 	b.ReportAllocs()
 	name := benchService.String()
 	end := len(name) - len(td) - 1

@@ -59,7 +59,5 @@
 // room; neither validates, so call Validate once where the components come from users.
 // Parse allocates only the interface value it returns, and reads a valid name in one pass
 // that checks every byte and label while it finds the dots, as fast as strings.Split
-// splits the name without checking anything. On amd64 processors with AVX2 that pass
-// reads 32 bytes at a time, in assembly; elsewhere, and when built with the purego tag, it
-// reads eight bytes at a time in Go. Both give the same answers.
+// splits the name without checking anything: it reads eight bytes at a time.
 package sni

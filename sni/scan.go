@@ -36,18 +36,15 @@ func parseValid(name, td string) (n Name, ok bool) {
 	return n, true
 }
 
-// split (in scan_amd64.go and scan_other.go) reports whether name, 8 to 253 bytes long, is
-// made of valid labels, and records in dots where the labels before the trust domain end:
-// the offsets of the dots at or before end. It returns how many it recorded, and ok false
-// also when there are more than dots holds (more labels than any kind of name has). On
-// amd64 processors with AVX2, names of 32 bytes or more are read 32 bytes at a time (cut32,
-// in scan_amd64.s); every other name is read by splitWords.
-
-// splitWords is split eight bytes at a time, in portable Go: a few adds and xors per word
-// find the bytes that are not label bytes (refused) and the dots, where a byte loop would
-// branch on every byte, and only the dots are visited one by one, to check and record the
-// labels they end.
-func splitWords(dots *[7]int, name string, end int) (n int, ok bool) {
+// split reports whether name, 8 to 253 bytes long, is made of valid labels, and records in
+// dots where the labels before the trust domain end: the offsets of the dots at or before
+// end. It returns how many it recorded, and ok false also when there are more than dots
+// holds (more labels than any kind of name has).
+//
+// It reads eight bytes at a time: a few adds and xors per word find the bytes that are not
+// label bytes (refused) and the dots, where a byte loop would branch on every byte, and
+// only the dots are visited one by one, to check and record the labels they end.
+func split(dots *[7]int, name string, end int) (n int, ok bool) {
 	start := 0
 	for i := 0; i < len(name); i += 8 {
 		w, valid := names.Word(name, i)

@@ -23,26 +23,20 @@ func splitReference(name string, end int) (dots []int, ok bool) {
 	return dots, len(dots) <= len([7]int{})
 }
 
-// checkSplit holds split, and the portable splitWords, to splitReference on one input.
+// checkSplit holds split to splitReference on one input.
 func checkSplit(t *testing.T, name string, end int) {
 	t.Helper()
 	want, wantOK := splitReference(name, end)
-	for _, f := range []struct {
-		name  string
-		split func(*[7]int, string, int) (int, bool)
-	}{{"split", split}, {"splitWords", splitWords}} {
-		var dots [7]int
-		n, ok := f.split(&dots, name, end)
-		if ok != wantOK || ok && !slices.Equal(dots[:n], want) {
-			t.Fatalf("%s(%q, %d) = %v, %v; want %v, %v", f.name, name, end, dots[:max(n, 0)], ok, want, wantOK)
-		}
+	var dots [7]int
+	n, ok := split(&dots, name, end)
+	if ok != wantOK || ok && !slices.Equal(dots[:n], want) {
+		t.Fatalf("split(%q, %d) = %v, %v; want %v, %v", name, end, dots[:max(n, 0)], ok, want, wantOK)
 	}
 }
 
-// TestSplitAgreesWithReference compares the two splits with the literal one on random
-// names of every length split reads (8 to 253 bytes, so names of 32 bytes or more take the
-// AVX2 path where the processor has it), made mostly of label bytes and dots with a few of
-// the bytes just outside the label ranges, so that labels are valid or almost.
+// TestSplitAgreesWithReference compares split with the literal one on random names of every
+// length split reads (8 to 253 bytes), made mostly of label bytes and dots with a few of the
+// bytes just outside the label ranges, so that labels are valid or almost.
 func TestSplitAgreesWithReference(t *testing.T) {
 	const near = "/:`{AZ_\x80\xff\x00 " // next to the label ranges, or far outside
 	r := rand.New(rand.NewPCG(7, 8))
