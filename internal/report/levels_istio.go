@@ -1,0 +1,32 @@
+package report
+
+// The codes of package visibility, each with its level. visibility exports them under the
+// same names, with their documentation.
+const (
+	Unreachable                Code = "Unreachable"
+	Shadowed                   Code = "Shadowed"
+	NeverMatches               Code = "NeverMatches"
+	Redundant                  Code = "Redundant"
+	NoOpRule                   Code = "NoOpRule"
+	DuplicateRule              Code = "DuplicateRule"
+	SelectorMatchesNoNamespace Code = "SelectorMatchesNoNamespace"
+	PolicyDecidesNoEntry       Code = "PolicyDecidesNoEntry"
+	ExportToUnknownNamespace   Code = "ExportToUnknownNamespace"
+	NoAddressForDNS            Code = "NoAddressForDNS"
+	ScopeNeverMatches          Code = "ScopeNeverMatches"
+	ScopeLocalConfig           Code = "ScopeLocalConfig"
+	ScopeSettingOverridden     Code = "ScopeSettingOverridden"
+)
+
+// istioLevel is the level of a code of package visibility; ok is false for any other code.
+func istioLevel(c Code) (l Level, ok bool) {
+	switch c {
+	case Redundant, NoOpRule, DuplicateRule, ScopeLocalConfig, ScopeSettingOverridden:
+		return Note, true
+	case Unreachable, Shadowed, NeverMatches, SelectorMatchesNoNamespace, PolicyDecidesNoEntry, NoAddressForDNS, ScopeNeverMatches:
+		return Warning, true
+	case ExportToUnknownNamespace:
+		return Error, true
+	}
+	return "", false
+}

@@ -1,0 +1,146 @@
+// Package report holds the shapes every meshscope package reports in: a Finding (a lint or
+// check result, with the level its code gives it) and a Change (how one thing differs
+// between two configurations). The public packages export them under their own names
+// (type aliases), so that one type serves a visibility lint, a scope check and a peering
+// note alike, and a program prints or gates on all of them the same way.
+package report
+
+import (
+	"cmp"
+	"fmt"
+	"strings"
+)
+
+// Level ranks a finding. Its JSON value is its lower-case name; String gives the upper-case
+// one a report line starts with.
+type Level string
+
+// The levels, lowest first.
+const (
+	// Note: worth knowing, changes nothing (a policy that only costs evaluation).
+	Note Level = "note"
+	// Warning: very likely a mistake (a policy no namespace reaches).
+	Warning Level = "warning"
+	// Error: the configuration does something other than what it says (an exportTo naming
+	// a namespace that does not exist).
+	Error Level = "error"
+)
+
+// Rank orders the levels: Note 1, Warning 2, Error 3; 0 for anything else.
+func (l Level) Rank() int {
+	switch l {
+	case Note:
+		return 1
+	case Warning:
+		return 2
+	case Error:
+		return 3
+	}
+	return 0
+}
+
+// String returns the level as a report line spells it: "NOTE", "WARNING", "ERROR".
+func (l Level) String() string { return strings.ToUpper(string(l)) }
+
+// ParseLevel reads a level by name, in any case: "note", "warning", "error".
+func ParseLevel(s string) (Level, error) {
+	l := Level(strings.ToLower(s))
+	if l.Rank() == 0 {
+		return "", fmt.Errorf("%q is not a level: want note, warning or error", s)
+	}
+	return l, nil
+}
+
+// Code classifies a finding. Each code has one level (see Code.Level); the codes are
+// documented where the package that reports them exports them.
+type Code string
+
+// Level is the code's level. Every code the module reports is listed (a test holds the
+// packages to it); an unknown code is a Warning.
+func (c Code) Level() Level {
+	if l, ok := istioLevel(c); ok {
+		return l
+	}
+	if l, ok := consulLevel(c); ok {
+		return l
+	}
+	return Warning
+}
+
+// Finding is one lint or check result: where (the path of the field or object it is about,
+// as the user wrote it), what (its code, and the level the code gives it) and why.
+type Finding struct {
+	// Path is what the finding is about: "policies[1].matchingRules[0]",
+	// "ServiceEntry shop/api", "serviceSettings[0].hosts[2]".
+	Path    string `json:"path"`
+	Code    Code   `json:"code"`
+	Level   Level  `json:"level"`
+	Message string `json:"message"`
+}
+
+// New returns the finding about path with code, its level the code's and its message
+// formatted from format and args.
+func New(path string, code Code, format string, args ...any) Finding {
+	return Finding{Path: path, Code: code, Level: code.Level(), Message: fmt.Sprintf(format, args...)}
+}
+
+// String renders the finding as a report line: "WARNING Shadowed policies[2]: …".
+func (f Finding) String() string {
+	return f.Level.String() + " " + string(f.Code) + " " + f.Path + ": " + f.Message
+}
+
+// Compare orders findings by path, then code, then message.
+func Compare(a, b Finding) int {
+	return cmp.Or(strings.Compare(a.Path, b.Path), strings.Compare(string(a.Code), string(b.Code)), strings.Compare(a.Message, b.Message))
+}
+
+// AtLeast returns the findings whose level is at least min, in their order.
+func AtLeast(fs []Finding, min Level) []Finding {
+	var out []Finding
+	for _, f := range fs {
+		if f.Level.Rank() >= min.Rank() {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// Change is how one thing differs between two configurations: Key names it; Before and
+// After are its value on each side (the zero value: it has none there, and JSON leaves it
+// out); Gained and Lost are what it gains and loses, when its value is a set or decides one
+// (the namespaces that start or stop seeing an entry, the services a consumer starts or
+// stops receiving). A kind of change that has no set uses struct{} for E and leaves them
+// empty.
+type Change[K, V, E any] struct {
+	Key    K   `json:"key"`
+	Before V   `json:"before,omitzero"`
+	After  V   `json:"after,omitzero"`
+	Gained []E `json:"gained,omitempty"`
+	Lost   []E `json:"lost,omitempty"`
+}
+
+// Delta returns the elements of after missing from before (gained) and of before missing
+// from after (lost), each in the order of its own slice and without repeats.
+func Delta[E comparable](before, after []E) (gained, lost []E) {
+	in := func(xs []E) map[E]bool {
+		m := make(map[E]bool, len(xs))
+		for _, x := range xs {
+			m[x] = true
+		}
+		return m
+	}
+	had, has := in(before), in(after)
+	for _, x := range after {
+		if !had[x] {
+			gained = append(gained, x)
+			had[x] = true // once
+		}
+	}
+	for _, x := range before {
+		if !has[x] {
+			lost = append(lost, x)
+			has[x] = true
+		}
+	}
+	return gained, lost
+}
