@@ -101,7 +101,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.peer, "peer", "", "show this peer only (the exporter's name for the peering)")
 	fs.StringVar(&o.explain, "explain", "", "explain one service [partition/namespace/]name: its rule, its chain, its identities")
 	fs.StringVar(&o.output, "o", "table", "output format: table or json (Consul's wire format)")
-	fs.StringVar(&o.failOn, "fail-on", "", "exit with status 3 when a finding is at or above this level: warning or error")
+	fs.StringVar(&o.failOn, "fail-on", "", "exit with status 3 when a finding is at or above this level: note, warning or error")
 	fs.BoolVar(&o.wide, "wide", false, "every SPIFFE ID and instance in the table")
 	if done, code := cli.Parse(fs, args, description, stdout, stderr); done {
 		return code
@@ -114,7 +114,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return cli.Fail(prog, stderr, err)
 	}
 	code := cli.Emit(prog, stdout, stderr, o.output, rep, func(w io.Writer) error { return rep.print(w, o.wide) })
-	return cli.Gate(code, o.failOn, rep.severities()...)
+	return cli.Gate(prog, stderr, code, o.failOn, rep.findings())
 }
 
 // inputs is everything read, for one side of a dry run.

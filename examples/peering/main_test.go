@@ -135,7 +135,7 @@ func TestRefusesToGuess(t *testing.T) {
 		{"a positional argument", []string{"config.json"}, 2, `unexpected argument "config.json": every input is given with a flag`},
 		{"an unknown flag", []string{"-cluster-id", "x"}, 2, "flag provided but not defined: -cluster-id"},
 		{"a bad output format", []string{"-o", "yaml"}, 2, "-o must be table or json"},
-		{"a bad -fail-on", []string{"-fail-on", "info"}, 2, "-fail-on must be warning or error"},
+		{"a bad -fail-on", []string{"-fail-on", "info"}, 2, "is not a level: want note, warning or error"},
 		{"a resolver in -exports", []string{"-exports", files[1], "-trust-domain", "x.consul", "-datacenter", "dc1"}, 1, `holds a "service-resolver" entry; this flag reads exported-services entries`},
 	}
 	for _, tt := range tests {

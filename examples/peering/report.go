@@ -11,6 +11,7 @@ import (
 	"github.com/meshscope/meshscope/chain"
 	"github.com/meshscope/meshscope/exports"
 	"github.com/meshscope/meshscope/internal/cli"
+	mreport "github.com/meshscope/meshscope/internal/report"
 	"github.com/meshscope/meshscope/peermeta"
 )
 
@@ -31,24 +32,24 @@ type peerReport struct {
 	Union []string `json:"union,omitempty"`
 }
 
-// severities lists the findings' levels for -fail-on: a service that fails to replicate or a
-// write Consul would refuse is an error; a union difference or a gateway problem a warning.
-func (r *report) severities() []cli.Severity {
-	var out []cli.Severity
+// findings are what -fail-on counts: a service that fails to replicate or a write Consul
+// would refuse is an error; a union difference or a gateway problem a warning.
+func (r *report) findings() []mreport.Finding {
+	var out []mreport.Finding
 	for _, p := range r.Peers {
-		for range p.Failed {
-			out = append(out, cli.Error)
+		for _, f := range p.Failed {
+			out = append(out, mreport.New(p.Peer+": "+f.Service.String(), mreport.NotReplicated, "%v", f.Err))
 		}
-		for range p.Union {
-			out = append(out, cli.Warning)
+		for _, u := range p.Union {
+			out = append(out, mreport.New(p.Peer, mreport.UnionDiffers, "%s", u))
 		}
 	}
-	for range r.Warnings {
-		out = append(out, cli.Warning)
+	for _, w := range r.Warnings {
+		out = append(out, mreport.New("gateways", mreport.NoMeshGateway, "%s", w))
 	}
 	for _, d := range r.DryRun {
-		for range d.Refused {
-			out = append(out, cli.Error)
+		for _, m := range d.Refused {
+			out = append(out, mreport.New(d.Peer, mreport.WriteRefused, "%s", m))
 		}
 	}
 	return out

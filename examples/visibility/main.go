@@ -32,6 +32,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/meshscope/meshscope/internal/cli"
+	mreport "github.com/meshscope/meshscope/internal/report"
 	"github.com/meshscope/meshscope/visibility"
 )
 
@@ -65,7 +66,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.newMesh, "new-mesh", "", "a proposed mesh configuration to audit against -mesh")
 	fs.StringVar(&o.clusterDomain, "cluster-domain", "cluster.local", "the cluster's DNS domain: Service hosts and short names")
 	fs.StringVar(&o.output, "o", "table", "output format: table or json")
-	fs.StringVar(&o.failOn, "fail-on", "", "exit with status 3 when a lint finding is at or above this level: warning or error")
+	fs.StringVar(&o.failOn, "fail-on", "", "exit with status 3 when a finding is at or above this level: note, warning or error")
 	fs.StringVar(&o.explainHost, "explain-host", "", "explain which service answers this host for -client")
 	fs.StringVar(&o.explainAddr, "explain-addr", "", "explain which service receives traffic to this IP for -client")
 	fs.Func("client", "the client namespace for -explain-host and -explain-addr (\"\" for a client without one)", func(v string) error {
@@ -87,7 +88,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return cli.Fail(prog, stderr, err)
 	}
 	code := cli.Emit(prog, stdout, stderr, o.output, rep, rep.print)
-	return cli.Gate(code, o.failOn, rep.severities()...)
+	return cli.Gate(prog, stderr, code, o.failOn, rep.findings())
 }
 
 // report is everything the program shows; it is also the JSON output.
@@ -129,15 +130,11 @@ type serviceRow struct {
 	Why       string           `json:"why"`
 }
 
-func (r *report) severities() []cli.Severity {
-	var out []cli.Severity
-	for _, f := range r.Lint {
-		switch f.Severity {
-		case visibility.SeverityWarning:
-			out = append(out, cli.Warning)
-		case visibility.SeverityError:
-			out = append(out, cli.Error)
-		}
+// findings are the lint rows as -fail-on counts them.
+func (r *report) findings() []mreport.Finding {
+	out := make([]mreport.Finding, len(r.Lint))
+	for i, f := range r.Lint {
+		out[i] = mreport.New(f.Path, mreport.Code(f.Code), "%s", f.Message)
 	}
 	return out
 }

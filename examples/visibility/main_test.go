@@ -76,7 +76,7 @@ func TestRefusesToGuess(t *testing.T) {
 		{"-explain-host without -client", []string{"-explain-host", "api.github.com"}, 2, "-explain-host and -explain-addr need -client"},
 		{"an unknown client namespace", []string{"-explain-host", "api.github.com", "-client", "shpo"}, 1, `-client "shpo": the inventory has no such namespace; it has: payments, platform, sandbox, shop`},
 		{"a positional argument", []string{"mesh.yaml"}, 2, `unexpected argument "mesh.yaml"`},
-		{"a bad -fail-on", []string{"-fail-on", "all"}, 2, "-fail-on must be warning or error"},
+		{"a bad -fail-on", []string{"-fail-on", "all"}, 2, "is not a level: want note, warning or error"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

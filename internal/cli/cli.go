@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/meshscope/meshscope/internal/fielderr"
+	"github.com/meshscope/meshscope/internal/report"
 )
 
 // Exit statuses.
@@ -104,45 +105,46 @@ func Parse(fs *flag.FlagSet, args []string, description string, stdout, stderr i
 	return false, OK
 }
 
-// Severity orders findings for -fail-on.
-type Severity string
-
-// The severities.
-const (
-	Warning Severity = "warning"
-	Error   Severity = "error"
-)
-
-func (s Severity) rank() int {
-	if s == Error {
-		return 2
-	}
-	return 1
-}
-
-// CheckFailOn reports whether level is "", "warning" or "error", printing the problem
-// otherwise.
+// CheckFailOn reports whether level is "" (no gate) or a level (note, warning, error),
+// printing the problem otherwise.
 func CheckFailOn(prog, level string, stderr io.Writer) bool {
-	switch Severity(level) {
-	case "", Warning, Error:
+	if level == "" {
 		return true
 	}
-	fmt.Fprintf(stderr, "%s: -fail-on must be warning or error, got %q\n", prog, level)
-	return false
+	if _, err := report.ParseLevel(level); err != nil {
+		fmt.Fprintf(stderr, "%s: -fail-on: %v\n", prog, err)
+		return false
+	}
+	return true
 }
 
-// Gate returns Findings when any of the severities is at or above level ("" never), else
-// code.
-func Gate(code int, level string, severities ...Severity) int {
+// Gate returns Findings when any finding is at or above level ("" never gates), else code;
+// a code other than OK stays as it is. When it returns Findings it prints, as the last line
+// on stderr, how many findings made it so and which:
+//
+//	visibility: -fail-on warning: 2 findings at warning or above: WARNING Shadowed policies[2], ERROR ExportToUnknownNamespace ServiceEntry shop/api
+func Gate(prog string, stderr io.Writer, code int, level string, findings []report.Finding) int {
 	if code != OK || level == "" {
 		return code
 	}
-	for _, s := range severities {
-		if s.rank() >= Severity(level).rank() {
-			return Findings
-		}
+	min, err := report.ParseLevel(level)
+	if err != nil { // CheckFailOn refused it already
+		return Usage
 	}
-	return code
+	hit := report.AtLeast(findings, min)
+	if len(hit) == 0 {
+		return code
+	}
+	names := make([]string, len(hit))
+	for i, f := range hit {
+		names[i] = f.Level.String() + " " + string(f.Code) + " " + f.Path
+	}
+	noun := "findings"
+	if len(hit) == 1 {
+		noun = "finding"
+	}
+	fmt.Fprintf(stderr, "%s: -fail-on %s: %d %s at %s or above: %s\n", prog, level, len(hit), noun, min, strings.Join(names, ", "))
+	return Findings
 }
 
 // Width is the widest line the programs print outside their tables.

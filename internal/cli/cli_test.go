@@ -12,6 +12,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/meshscope/meshscope/internal/report"
 )
 
 func TestReadFile(t *testing.T) {
@@ -84,14 +86,32 @@ func TestParse(t *testing.T) {
 }
 
 func TestGate(t *testing.T) {
-	assert.Equal(t, OK, Gate(OK, "", Error))
-	assert.Equal(t, OK, Gate(OK, "error", Warning))
-	assert.Equal(t, Findings, Gate(OK, "warning", Warning))
-	assert.Equal(t, Findings, Gate(OK, "warning", Error))
-	assert.Equal(t, Failed, Gate(Failed, "warning", Error), "a failure stays a failure")
+	fs := []report.Finding{report.New("policies[1]", report.Redundant, "n"), report.New("policies[2]", report.Shadowed, "w")}
+	tests := []struct {
+		name   string
+		code   int
+		level  string
+		want   int
+		stderr string
+	}{
+		{"no gate", OK, "", OK, ""},
+		{"below the level", OK, "error", OK, ""},
+		{"at the level", OK, "warning", Findings, "p: -fail-on warning: 1 finding at WARNING or above: WARNING Shadowed policies[2]\n"},
+		{"notes count for note", OK, "note", Findings, "p: -fail-on note: 2 findings at NOTE or above: NOTE Redundant policies[1], WARNING Shadowed policies[2]\n"},
+		{"a failure stays a failure", Failed, "note", Failed, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var errOut strings.Builder
+			assert.Equal(t, tt.want, Gate("p", &errOut, tt.code, tt.level, fs))
+			assert.Equal(t, tt.stderr, errOut.String())
+		})
+	}
 	var errOut strings.Builder
 	assert.False(t, CheckFailOn("p", "info", &errOut))
+	assert.Equal(t, "p: -fail-on: \"info\" is not a level: want note, warning or error\n", errOut.String())
 	assert.True(t, CheckFailOn("p", "", &errOut))
+	assert.True(t, CheckFailOn("p", "note", &errOut))
 }
 
 func TestWrap(t *testing.T) {
