@@ -11,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/meshscope/meshscope/internal/longtest"
 )
 
 const td = "11111111-2222-3333-4444-555555555555.consul"
@@ -274,7 +276,7 @@ func TestAgainstReference(t *testing.T) {
 	tds := []string{td, "internal.t", "t", "query.consul"}
 	r := rand.New(rand.NewPCG(3, 4))
 	seen := map[string]Name{} // trust domain + "|" + name -> the canonical value that gave it
-	for range 100000 {
+	for range longtest.N(10000, 100000) {
 		n := randomName(r, tds)
 		s := n.String()
 		require.Equal(t, refString(n), s, "%#v", n)

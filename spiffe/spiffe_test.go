@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/meshscope/meshscope/internal/longtest"
 )
 
 const td = "1234.consul"
@@ -264,8 +266,8 @@ func refParse(s string) (Identity, bool) {
 func TestAgainstReference(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	seen := map[string]Identity{}
-	valid := 0
-	for range 100000 {
+	valid, n := 0, longtest.N(10000, 100000)
+	for range n {
 		id := randomIdentity(r)
 		s := id.String()
 		got, err := Parse(s)
@@ -284,14 +286,14 @@ func TestAgainstReference(t *testing.T) {
 		}
 		seen[s] = got
 	}
-	require.Greater(t, valid, 5000)
+	require.Greater(t, valid, n/20, "the generator must produce many valid IDs")
 }
 
 // TestMutations checks Parse against the reference on strings one edit away from valid IDs.
 func TestMutations(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
 	const alphabet = "/.%:@?#-_aZ0 "
-	for range 100000 {
+	for range longtest.N(10000, 100000) {
 		id := randomIdentity(r)
 		b := []byte(id.String())
 		for range 1 + r.IntN(2) {

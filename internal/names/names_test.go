@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/meshscope/meshscope/internal/longtest"
 )
 
 func TestLabel(t *testing.T) {
@@ -64,7 +66,7 @@ func TestSubdomain(t *testing.T) {
 func TestAgainstApimachinery(t *testing.T) {
 	const alphabet = "ab09-._A/"
 	r := rand.New(rand.NewPCG(1, 2))
-	for range 200000 {
+	for range longtest.N(20000, 200000) {
 		n := r.IntN(12)
 		if r.IntN(50) == 0 {
 			n = 60 + r.IntN(200)

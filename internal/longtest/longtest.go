@@ -1,0 +1,18 @@
+// Package longtest sizes the module's long property and reference tests: short by default,
+// so that the README's `go test -race ./...` stays about a minute on a small machine, and at
+// full length when the environment variable MESHSCOPE_LONG is 1 (as .ci/run sets it for a
+// second, longer pass).
+package longtest
+
+import "os"
+
+// Long reports whether the long runs were asked for: MESHSCOPE_LONG=1.
+func Long() bool { return os.Getenv("MESHSCOPE_LONG") == "1" }
+
+// N returns long when the long runs were asked for, else short.
+func N(short, long int) int {
+	if Long() {
+		return long
+	}
+	return short
+}
