@@ -27,9 +27,9 @@ import (
 
 const prog = "names"
 
-const description = `names: build every kind of SNI name and SPIFFE ID, parse each back, and show what
+var description = `names: build every kind of SNI name and SPIFFE ID, parse each back, and show what
 validation refuses; -parse explains one name.
-`
+` + cli.ExitStatus(false)
 
 type options struct {
 	trustDomain                           string
@@ -63,6 +63,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	if !cli.CheckFormat(prog, o.output, stderr) {
+		return cli.Usage
+	}
+	if cli.Given(fs)["parse"] && o.parse == "" {
+		fmt.Fprintf(stderr, "%s: -parse needs an SNI name or a SPIFFE ID to explain; without -parse the program runs the tour\n", prog)
 		return cli.Usage
 	}
 	if o.parse != "" {

@@ -65,4 +65,17 @@ func TestHelpAndArguments(t *testing.T) {
 	assert.Contains(t, errOut, `unexpected argument "web"`)
 	code, _, _ = runArgs(t, "-o", "yaml")
 	assert.Equal(t, 2, code)
+	code, out, _ = runArgs(t, "-h")
+	assert.Equal(t, 0, code)
+	assert.Contains(t, out, "\nExit status:\n  0  the report was printed\n")
+	assert.Less(t, strings.Index(out, "Flags:"), strings.Index(out, "Exit status:"), "the exit statuses come after the flags")
+	assert.NotContains(t, out, "  3  ", "names has no -fail-on")
+}
+
+// TestEmptyParse: -parse "" (an unset variable in a script) is a usage error, not the tour.
+func TestEmptyParse(t *testing.T) {
+	code, out, errOut := runArgs(t, "-parse", "")
+	assert.Equal(t, 2, code)
+	assert.Empty(t, out)
+	assert.Contains(t, errOut, "-parse needs an SNI name or a SPIFFE ID")
 }

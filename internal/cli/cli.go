@@ -76,18 +76,46 @@ func Fail(prog string, stderr io.Writer, err error) int {
 // Findings is the exit status when findings at or above the -fail-on level were reported.
 const Findings = 3
 
-// Parse parses args with fs, whose usage text is description followed by the flags. -h
+// ExitStatus is the section of a program's -h text that lists its exit statuses; gate says
+// whether the program has -fail-on (and so status 3).
+func ExitStatus(gate bool) string {
+	s := `
+Exit status:
+  0  the report was printed
+  1  an input was wrong (every problem is printed, a line each, naming the file) or the output failed
+  2  the flags were wrong (the problem is printed with this usage)
+`
+	if gate {
+		s += "  3  -fail-on: findings at or above its level (the last line on stderr names them)\n"
+	}
+	return s
+}
+
+// Given returns the names of the flags given on the command line, whatever their value: an
+// empty value (-inventory "", as an unset CI variable gives) counts as given.
+func Given(fs *flag.FlagSet) map[string]bool {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	return set
+}
+
+// Parse parses args with fs, whose usage text is description followed by the flags (and,
+// when description ends with the ExitStatus section, that section after the flags). -h
 // prints that text to stdout and stops with status OK; a bad flag or a positional argument
 // (every input is a flag) prints the problem and the usage to stderr and stops with status
 // Usage. done reports whether the program should stop with code.
 func Parse(fs *flag.FlagSet, args []string, description string, stdout, stderr io.Writer) (done bool, code int) {
 	fs.SetOutput(io.Discard)
 	usage := func(w io.Writer) {
-		fmt.Fprint(w, strings.TrimLeft(description, "\n"))
+		text, exit, _ := strings.Cut(strings.TrimLeft(description, "\n"), "\nExit status:\n")
+		fmt.Fprint(w, text)
 		fmt.Fprintln(w, "\nFlags:")
 		fs.SetOutput(w)
 		fs.PrintDefaults()
 		fs.SetOutput(io.Discard)
+		if exit != "" {
+			fmt.Fprint(w, "\nExit status:\n"+exit)
+		}
 	}
 	err := fs.Parse(args)
 	switch {

@@ -129,3 +129,22 @@ func TestWrap(t *testing.T) {
 	Wrap(&b, "  ", "short")
 	assert.Equal(t, "  short\n", b.String())
 }
+
+func TestGivenAndExitStatus(t *testing.T) {
+	fs := flag.NewFlagSet("prog", flag.ContinueOnError)
+	fs.String("inventory", "", "")
+	fs.String("mesh", "", "")
+	var out, errOut strings.Builder
+	done, _ := Parse(fs, []string{"-inventory", ""}, "what.\n", &out, &errOut)
+	require.False(t, done)
+	assert.Equal(t, map[string]bool{"inventory": true}, Given(fs), "an empty value counts as given")
+
+	out.Reset()
+	done, code := Parse(flag.NewFlagSet("prog", flag.ContinueOnError), []string{"-h"}, "what.\n"+ExitStatus(true), &out, &errOut)
+	assert.True(t, done)
+	assert.Equal(t, OK, code)
+	assert.Equal(t, "what.\n\nFlags:\n\nExit status:\n  0  the report was printed\n"+
+		"  1  an input was wrong (every problem is printed, a line each, naming the file) or the output failed\n"+
+		"  2  the flags were wrong (the problem is printed with this usage)\n"+
+		"  3  -fail-on: findings at or above its level (the last line on stderr names them)\n", out.String())
+}
