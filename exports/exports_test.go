@@ -333,13 +333,13 @@ func TestDiff(t *testing.T) {
 	catalog := []ServiceName{{Name: "web"}, {Name: "db"}, {Name: "db"}, {Name: "consul"}}
 	db := ServiceName{Partition: "default", Namespace: "default", Name: "db"}
 	assert.Equal(t, []ConsumerChange{
-		{Consumer: Consumer{Peer: "east"}, Lost: []ServiceName{db}},
-		{Consumer: Consumer{Peer: "west"}, Gained: []ServiceName{db}},
-		{Consumer: Consumer{Partition: "finance"}, Gained: []ServiceName{db}},
+		{Key: Consumer{Peer: "east"}, Lost: []ServiceName{db}},
+		{Key: Consumer{Peer: "west"}, Gained: []ServiceName{db}},
+		{Key: Consumer{Partition: "finance"}, Gained: []ServiceName{db}},
 	}, Diff(old, new, catalog))
 	assert.Empty(t, Diff(new, new, catalog))
 	assert.Equal(t, []ConsumerChange{
-		{Consumer: Consumer{Peer: "east"}, Gained: []ServiceName{{Partition: "default", Namespace: "default", Name: "web"}}},
+		{Key: Consumer{Peer: "east"}, Gained: []ServiceName{{Partition: "default", Namespace: "default", Name: "web"}}},
 	}, Diff(nil, old, []ServiceName{{Name: "web"}}))
 }
 

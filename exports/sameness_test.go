@@ -39,8 +39,8 @@ func TestSamenessConsumers(t *testing.T) {
 	before, err := CompileGroups([]SamenessGroup{g}, ConfigEntry{Name: "ap1", Services: []Service{{Name: "*", Consumers: []Consumer{{Peer: "east"}}}}})
 	require.NoError(t, err)
 	assert.Equal(t, []ConsumerChange{
-		{Consumer: Consumer{Peer: "west"}, Gained: []ServiceName{db.Canonical()}},
-		{Consumer: Consumer{Partition: "ap2"}, Gained: []ServiceName{api.Canonical()}},
+		{Key: Consumer{Peer: "west"}, Gained: []ServiceName{db.Canonical()}},
+		{Key: Consumer{Partition: "ap2"}, Gained: []ServiceName{api.Canonical()}},
 	}, dropLost(Diff(before, x, []ServiceName{api, db}), Consumer{Peer: "east"}))
 
 	// Members in the group's order; IncludeLocal puts the local partition first; repeats keep the first.
@@ -55,7 +55,7 @@ func TestSamenessConsumers(t *testing.T) {
 
 // dropLost removes one consumer's change (a helper for comparing only what matters).
 func dropLost(cs []ConsumerChange, c Consumer) []ConsumerChange {
-	return slices.DeleteFunc(cs, func(ch ConsumerChange) bool { return ch.Consumer == c })
+	return slices.DeleteFunc(cs, func(ch ConsumerChange) bool { return ch.Key == c })
 }
 
 func TestSamenessConsumerErrors(t *testing.T) {

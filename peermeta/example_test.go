@@ -111,7 +111,7 @@ func ExampleDiff() {
 		panic(err)
 	}
 	for _, s := range d.Services {
-		fmt.Println(s.Service, "start", s.StartBefore, "->", s.StartAfter)
+		fmt.Println(s.Key, "start", s.Before.Start, "->", s.After.Start)
 	}
 	for _, r := range d.Refused {
 		fmt.Println("refused:", r)

@@ -41,9 +41,12 @@ type Replication struct {
 	Services []Exported `json:"Services"`
 	// Plain are the exported services that are not connect services: Consul replicates them
 	// as services without PeerMeta (the importer gets their plain instances). Sorted.
-	Plain    []exports.ServiceName `json:"Plain,omitempty"`
-	Failed   []Failure             `json:"Failed,omitempty"`
-	Excluded []Exclusion           `json:"Excluded,omitempty"`
+	Plain []exports.ServiceName `json:"Plain,omitempty"`
+	// Failed are the exported connect services whose chain does not compile or is not safe
+	// to export to a peer; Excluded those deliberately not replicated because their chain
+	// reaches the reserved consul service (Err wraps ErrReservedService).
+	Failed   []Failure `json:"Failed,omitempty"`
+	Excluded []Failure `json:"Excluded,omitempty"`
 }
 
 // Exported is one replicated service: its PeerMeta, where each SPIFFE ID comes from, and its
@@ -59,12 +62,6 @@ type Exported struct {
 	Start string `json:"Start"`
 
 	start identity // the start target's identity, for Diff's refusal rule
-}
-
-// Exclusion is an exported service that is deliberately not replicated.
-type Exclusion struct {
-	Service exports.ServiceName `json:"Service"`
-	Reason  string              `json:"Reason"`
 }
 
 // Replicate decides what the peer Exporter.Peer receives: the services of the exporter's
@@ -109,8 +106,8 @@ func Replicate(in Input) (Replication, error) {
 			rep.Failed = append(rep.Failed, Failure{Service: s, Err: err})
 			continue
 		}
-		if reason := reachesConsul(c); reason != "" {
-			rep.Excluded = append(rep.Excluded, Exclusion{Service: s, Reason: reason})
+		if err := reachesConsul(c); err != nil {
+			rep.Excluded = append(rep.Excluded, Failure{Service: s, Err: err})
 			continue
 		}
 		m, origins := build(x, c)
@@ -161,13 +158,13 @@ func connectServices(in Input) map[exports.ServiceName]bool {
 }
 
 // reachesConsul says which target of the chain is the reserved consul service, if any.
-func reachesConsul(c *chain.Chain) string {
+func reachesConsul(c *chain.Chain) error {
 	for _, id := range c.TargetIDs() {
 		if t := c.Targets[id]; t.Peer == "" && t.Service == exports.ReservedService {
-			return fmt.Sprintf("its chain reaches the reserved %s service (target %s); it is never exported", exports.ReservedService, id)
+			return &FieldError{Value: id, Detail: fmt.Sprintf("its chain reaches the reserved %s service (target %s); it is never exported", exports.ReservedService, id), Err: ErrReservedService}
 		}
 	}
-	return ""
+	return nil
 }
 
 func nodeName(c CheckServiceNode) string {

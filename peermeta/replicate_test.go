@@ -71,7 +71,8 @@ func TestReplicate(t *testing.T) {
 	assert.Equal(t, "loop2", rep.Failed[2].Service.Name, "a resolver-only name is exported under a * rule")
 	require.Len(t, rep.Excluded, 1)
 	assert.Equal(t, "sneaky", rep.Excluded[0].Service.Name)
-	assert.Equal(t, "its chain reaches the reserved consul service (target consul.default.default.dc1); it is never exported", rep.Excluded[0].Reason)
+	assert.Equal(t, "its chain reaches the reserved consul service (target consul.default.default.dc1); it is never exported", rep.Excluded[0].Err.Error())
+	assert.ErrorIs(t, rep.Excluded[0].Err, ErrReservedService)
 
 	in := replicationInput(t)
 	in.Exporter = Exporter{Peer: "east", Partition: "retail", Datacenter: "dc1", TrustDomain: td}

@@ -109,7 +109,7 @@ func (r *report) print(w io.Writer, wide bool) error {
 			cli.Wrap(w, "", fmt.Sprintf("NOT REPLICATED %s: %v", f.Service, f.Err))
 		}
 		for _, e := range p.Excluded {
-			cli.Wrap(w, "", fmt.Sprintf("EXCLUDED %s: %s", e.Service, e.Reason))
+			cli.Wrap(w, "", fmt.Sprintf("EXCLUDED %s: %v", e.Service, e.Err))
 		}
 		for _, u := range p.Union {
 			cli.Wrap(w, "", "NOTE "+u)
@@ -176,30 +176,31 @@ func printDiff(w io.Writer, d peermeta.ReplicationDiff, short func(string) strin
 		fmt.Fprintln(w, "  no replication changes")
 	}
 	for _, s := range d.Services {
-		state := s.Before + " -> " + s.After
+		b, a := s.Before, s.After
+		state := b.As + " → " + a.As
 		switch {
-		case s.Added:
-			state = "added (" + s.After + ")"
-		case s.Removed:
-			state = "removed (was " + s.Before + ")"
+		case !b.Replicated() && a.Replicated():
+			state = "added (" + a.As + ")"
+		case b.Replicated() && !a.Replicated():
+			state = "removed (was " + b.As + ")"
 		}
-		fmt.Fprintf(w, "  %s: %s\n", s.Service, strings.ReplaceAll(state, " -> ", " → "))
-		for _, id := range s.GainedSpiffeIDs {
+		fmt.Fprintf(w, "  %s: %s\n", s.Key, state)
+		for _, id := range s.Gained {
 			fmt.Fprintf(w, "    + accepts %s\n", short(id))
 		}
-		for _, id := range s.LostSpiffeIDs {
+		for _, id := range s.Lost {
 			fmt.Fprintf(w, "    - accepts %s\n", short(id))
 		}
 		// An added or removed service's start target and protocol are news only when it
 		// is replicated with a chain on both sides.
-		if s.StartBefore != s.StartAfter && s.StartBefore != "" && s.StartAfter != "" {
-			fmt.Fprintf(w, "    start target %s → %s\n", s.StartBefore, s.StartAfter)
+		if b.Start != a.Start && b.Start != "" && a.Start != "" {
+			fmt.Fprintf(w, "    start target %s → %s\n", b.Start, a.Start)
 		}
-		if s.ProtocolBefore != s.ProtocolAfter && s.ProtocolBefore != "" && s.ProtocolAfter != "" {
-			fmt.Fprintf(w, "    protocol %s → %s\n", s.ProtocolBefore, s.ProtocolAfter)
+		if b.Protocol != a.Protocol && b.Protocol != "" && a.Protocol != "" {
+			fmt.Fprintf(w, "    protocol %s → %s\n", b.Protocol, a.Protocol)
 		}
-		if s.Reason != "" {
-			cli.Wrap(w, "    ", s.After+" after the change: "+s.Reason)
+		if a.Reason != "" {
+			cli.Wrap(w, "    ", a.As+" after the change: "+a.Reason)
 		}
 	}
 	for _, r := range d.Refused {
