@@ -22,29 +22,18 @@ type Request struct {
 	TrustDomain string
 }
 
-// ServiceKey names a service for resolver and protocol lookups. Empty Partition and
-// Namespace mean "default".
-type ServiceKey struct{ Partition, Namespace, Service string }
-
-func (k ServiceKey) canonical() ServiceKey {
-	return ServiceKey{orDefault(k.Partition), orDefault(k.Namespace), k.Service}
-}
-
-// Canonical spells an empty partition or namespace "default".
-func (k ServiceKey) Canonical() ServiceKey { return k.canonical() }
-
-// String returns "partition/namespace/service", canonical.
-func (k ServiceKey) String() string {
-	c := k.canonical()
-	return c.Partition + "/" + c.Namespace + "/" + c.Service
+// service returns the requested service, canonical.
+func (r Request) service() exports.ServiceName {
+	return exports.ServiceName{Partition: r.Partition, Namespace: r.Namespace, Name: r.Service}.Canonical()
 }
 
 // Entries is the configuration a chain is compiled from.
 type Entries struct {
 	// Resolvers are the service-resolver entries, at most one per service.
 	Resolvers []ServiceResolver
-	// Protocols is each service's service-defaults protocol; a present "" means tcp.
-	Protocols map[ServiceKey]string
+	// Protocols is each service's service-defaults protocol; a present "" means tcp. Empty
+	// partitions and namespaces of the keys mean "default".
+	Protocols map[exports.ServiceName]string
 	// DefaultProtocol is the proxy-defaults protocol for services without an entry in
 	// Protocols; "" means tcp.
 	DefaultProtocol string
@@ -75,7 +64,12 @@ type Chain struct {
 	Targets map[string]*Target
 
 	compiler *Compiler // for CheckPeerExport: immutable, and never handed out
-	start    ServiceKey
+	start    exports.ServiceName
+}
+
+// ServiceName returns the chain's service: its partition, namespace and name.
+func (c *Chain) ServiceName() exports.ServiceName {
+	return exports.ServiceName{Partition: c.Partition, Namespace: c.Namespace, Name: c.Service}.Canonical()
 }
 
 // TargetIDs returns the IDs of the chain's targets, sorted; nil for a nil or zero Chain.
@@ -159,7 +153,7 @@ func (c *Chain) Explain() string {
 		return "chain <nil>"
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "chain %s (%s)", ServiceKey{c.Partition, c.Namespace, c.Service}, c.Protocol)
+	fmt.Fprintf(&b, "chain %s (%s)", c.ServiceName(), c.Protocol)
 	start := c.Targets[c.Start]
 	if start == nil {
 		return b.String()
@@ -190,18 +184,24 @@ func IsHTTPLike(protocol string) bool {
 	return false
 }
 
-// key identifies a target.
-type key struct{ service, subset, namespace, partition, datacenter, peer string }
+// key identifies a target: its service (canonical), subset, datacenter and peer.
+type key struct {
+	exports.ServiceName
+	subset, datacenter, peer string
+}
 
 func (k key) id() string {
 	if k.peer != "" {
-		return k.service + "." + k.namespace + "." + k.partition + ".external." + k.peer
+		return k.Name + "." + k.Namespace + "." + k.Partition + ".external." + k.peer
 	}
-	id := k.service + "." + k.namespace + "." + k.partition + "." + k.datacenter
+	id := k.Name + "." + k.Namespace + "." + k.Partition + "." + k.datacenter
 	if k.subset != "" {
 		return k.subset + "." + id
 	}
 	return id
 }
 
-func (k key) serviceKey() ServiceKey { return ServiceKey{k.partition, k.namespace, k.service} }
+// String describes the key field by field, for a message about two keys with one ID.
+func (k key) String() string {
+	return fmt.Sprintf("{service:%s subset:%s namespace:%s partition:%s datacenter:%s peer:%s}", k.Name, k.subset, k.Namespace, k.Partition, k.datacenter, k.peer)
+}

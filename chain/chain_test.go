@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/meshscope/meshscope/exports"
 )
 
 const td = "11111111-2222-3333-4444-555555555555.consul"
@@ -212,13 +214,13 @@ func TestCompileErrors(t *testing.T) {
 				{Name: "main", Redirect: &Redirect{Service: "api"}},
 				{Name: "api", Failover: map[string]Failover{"*": {Targets: []FailoverTarget{{Service: "db"}, {Service: "cache", Namespace: "ops"}, {Peer: "east"}}}}},
 			},
-			Protocols:       map[ServiceKey]string{{Service: "main"}: "HTTP", {Service: "api"}: "http", {Namespace: "default", Service: "db"}: ""},
+			Protocols:       map[exports.ServiceName]string{{Name: "main"}: "HTTP", {Name: "api"}: "http", {Namespace: "default", Name: "db"}: ""},
 			DefaultProtocol: "grpc",
 		}, []string{
 			`discovery chain "main" uses inconsistent protocols; service "db" has "tcp" which is not "http"`,
 			`discovery chain "main" uses inconsistent protocols; service "default/ops/cache" has "grpc" which is not "http"`,
 		}},
-		{"conflicting protocol keys", mainReq, Entries{Protocols: map[ServiceKey]string{{Service: "a"}: "http", {Partition: "default", Namespace: "default", Service: "a"}: "tcp"}}, []string{
+		{"conflicting protocol keys", mainReq, Entries{Protocols: map[exports.ServiceName]string{{Name: "a"}: "http", {Partition: "default", Namespace: "default", Name: "a"}: "tcp"}}, []string{
 			`Protocols: default/default/a is given twice, as "http" and "tcp"`,
 		}},
 		{"names that cannot be an SNI", Request{Service: "Main", Datacenter: "dc1", TrustDomain: td}, Entries{}, []string{
@@ -256,9 +258,9 @@ func TestCompileErrors(t *testing.T) {
 func TestProtocol(t *testing.T) {
 	c := compileOK(t, mainReq, Entries{DefaultProtocol: "HTTP2"})
 	assert.Equal(t, "http2", c.Protocol)
-	c = compileOK(t, mainReq, Entries{Protocols: map[ServiceKey]string{{Service: "main"}: ""}, DefaultProtocol: "http"})
+	c = compileOK(t, mainReq, Entries{Protocols: map[exports.ServiceName]string{{Name: "main"}: ""}, DefaultProtocol: "http"})
 	assert.Equal(t, "tcp", c.Protocol, "a present empty protocol is tcp")
-	c = compileOK(t, mainReq, Entries{Protocols: map[ServiceKey]string{{Service: "main"}: "gRPC"}, Resolvers: []ServiceResolver{
+	c = compileOK(t, mainReq, Entries{Protocols: map[exports.ServiceName]string{{Name: "main"}: "gRPC"}, Resolvers: []ServiceResolver{
 		{Name: "main", Redirect: &Redirect{Service: "x", Peer: "east"}},
 	}})
 	assert.Equal(t, "grpc", c.Protocol, "peer targets are not checked")

@@ -41,8 +41,8 @@ func targetOptions(ft FailoverTarget) options {
 // changing them after NewCompiler changes nothing. The zero Compiler compiles as if it had
 // no entries.
 type Compiler struct {
-	resolvers map[ServiceKey]indexed
-	protocols map[ServiceKey]string
+	resolvers map[exports.ServiceName]indexed // by canonical service
+	protocols map[exports.ServiceName]string  // by canonical service
 	defProto  string
 	groups    map[[2]string]*exports.SamenessGroup // by partition and name
 	dff       map[string]*exports.SamenessGroup    // partition -> its DefaultForFailover group
@@ -101,13 +101,13 @@ func (cc *Compiler) Compile(req Request) (*Chain, error) {
 // protocols, and every problem of the sameness groups (see exports.ValidateSamenessGroups)
 // are reported together.
 func NewCompiler(e Entries) (*Compiler, error) {
-	cc := &Compiler{resolvers: make(map[ServiceKey]indexed, len(e.Resolvers)), protocols: make(map[ServiceKey]string, len(e.Protocols))}
+	cc := &Compiler{resolvers: make(map[exports.ServiceName]indexed, len(e.Resolvers)), protocols: make(map[exports.ServiceName]string, len(e.Protocols))}
 	own := make([]ServiceResolver, len(e.Resolvers)) // the copies, in one allocation
 	redirects := make([]Redirect, len(e.Resolvers))
 	var c fielderr.Collector
 	for i := range e.Resolvers {
 		r := &e.Resolvers[i]
-		k := ServiceKey{r.Partition, r.Namespace, r.Name}.canonical()
+		k := r.ServiceName()
 		where := func() string { return fmt.Sprintf("Resolvers[%d] (%s)", i, k) }
 		if err := r.Validate(); err != nil {
 			c.Put(fielderr.In(where(), err))
@@ -120,15 +120,15 @@ func NewCompiler(e Entries) (*Compiler, error) {
 		own[i] = r.clone(&redirects[i])
 		cc.resolvers[k] = indexed{&own[i], i, k.String()}
 	}
-	keys := slices.SortedFunc(maps.Keys(e.Protocols), func(a, b ServiceKey) int {
-		return cmp.Or(strings.Compare(a.Partition, b.Partition), strings.Compare(a.Namespace, b.Namespace), strings.Compare(a.Service, b.Service))
+	keys := slices.SortedFunc(maps.Keys(e.Protocols), func(a, b exports.ServiceName) int {
+		return cmp.Or(strings.Compare(a.Partition, b.Partition), strings.Compare(a.Namespace, b.Namespace), strings.Compare(a.Name, b.Name))
 	})
 	for _, k := range keys {
 		p := strings.ToLower(e.Protocols[k])
 		if p == "" {
 			p = "tcp"
 		}
-		ck := k.canonical()
+		ck := k.Canonical()
 		if prev, dup := cc.protocols[ck]; dup && prev != p {
 			c.Put(&FieldError{Field: "Protocols", Value: p, Detail: fmt.Sprintf("%s is given twice, as %q and %q", ck, prev, p), Err: ErrDuplicateResolver})
 			continue
@@ -159,7 +159,7 @@ type compiler struct {
 	*Compiler
 	req      Request
 	proto    string
-	badProto map[ServiceKey]bool
+	badProto map[exports.ServiceName]bool
 	memo     map[key]*joined // where targets already walked come to rest
 	errs     []error
 }
@@ -167,11 +167,11 @@ type compiler struct {
 // compile compiles a request whose required fields are present.
 func (cc *Compiler) compile(req Request) (*Chain, error) {
 	req.Namespace, req.Partition = orDefault(req.Namespace), orDefault(req.Partition)
-	c := &compiler{Compiler: cc, req: req, badProto: map[ServiceKey]bool{}}
+	c := &compiler{Compiler: cc, req: req, badProto: map[exports.ServiceName]bool{}}
 	ch := &Chain{Service: req.Service, Namespace: req.Namespace, Partition: req.Partition, Datacenter: req.Datacenter,
 		Targets: map[string]*Target{}}
-	start := key{service: req.Service, namespace: req.Namespace, partition: req.Partition, datacenter: req.Datacenter}
-	c.proto = c.protocol(start.serviceKey())
+	start := key{ServiceName: req.service(), datacenter: req.Datacenter}
+	c.proto = c.protocol(start.ServiceName)
 	ch.Protocol = c.proto
 	startID := start.id()
 	t, tid, rest, err := c.resolve(start, startID)
@@ -188,76 +188,67 @@ func (cc *Compiler) compile(req Request) (*Chain, error) {
 	if len(c.errs) > 0 {
 		return nil, errors.Join(c.errs...)
 	}
-	ch.compiler, ch.start = cc, start.serviceKey()
+	ch.compiler, ch.start = cc, start.ServiceName
 	return ch, nil
 }
 
-func (c *compiler) protocol(k ServiceKey) string {
-	if p, ok := c.protocols[k.canonical()]; ok {
+// protocol returns the protocol of the canonical service k.
+func (c *compiler) protocol(k exports.ServiceName) string {
+	if p, ok := c.protocols[k]; ok {
 		return p
 	}
 	return cmp.Or(c.defProto, "tcp")
 }
 
-// touch checks that a local service the chain touches has the chain's protocol.
-func (c *compiler) touch(k ServiceKey) {
+// touch checks that a local service (canonical) the chain touches has the chain's protocol.
+func (c *compiler) touch(k exports.ServiceName) {
 	if p := c.protocol(k); p != c.proto && !c.badProto[k] {
 		c.badProto[k] = true
-		c.errs = append(c.errs, &FieldError{Value: p, Detail: fmt.Sprintf("discovery chain %q uses inconsistent protocols; service %q has %q which is not %q", c.req.Service, displayName(k), p, c.proto), Err: ErrProtocolMismatch})
+		c.errs = append(c.errs, &FieldError{Value: p, Detail: fmt.Sprintf("discovery chain %q uses inconsistent protocols; service %q has %q which is not %q", c.req.Service, k.Short(), p, c.proto), Err: ErrProtocolMismatch})
 	}
-}
-
-// displayName is a service's name in a message: its name alone in the default partition and
-// namespace, else partition/namespace/name.
-func displayName(k ServiceKey) string {
-	k = k.canonical()
-	if k.Partition != defaultName || k.Namespace != defaultName {
-		return k.String()
-	}
-	return k.Service
 }
 
 // rewrite applies a redirect's or a failover candidate's options to t.
 func (c *compiler) rewrite(t key, o options) key {
 	n := t
-	if o.service != "" && o.service != t.service {
-		n.service, n.subset = o.service, ""
+	if o.service != "" && o.service != t.Name {
+		n.Name, n.subset = o.service, ""
 	}
 	if o.subset != "" {
 		n.subset = o.subset
 	}
 	if o.partition != "" {
-		n.partition = o.partition
+		n.Partition = orDefault(o.partition)
 	}
 	if o.datacenter != "" {
 		n.datacenter = o.datacenter
 	}
 	if o.namespace != "" || o.peer != "" {
-		n.namespace = orDefault(o.namespace)
+		n.Namespace = orDefault(o.namespace)
 	}
 	n.peer = o.peer
 	if n.peer != "" { // a peer's service: no subset or datacenter, the requesting partition
-		n.subset, n.datacenter, n.partition = "", "", c.req.Partition
+		n.subset, n.datacenter, n.Partition = "", "", c.req.Partition
 	}
 	return n
 }
 
 // add records target k, building its SNI, SPIFFE ID and proxy settings.
 func (c *compiler) add(ch *Chain, id string, k key, via []Step) {
-	t := &Target{ID: id, Service: k.service, Subset: k.subset, Namespace: k.namespace, Partition: k.partition,
+	t := &Target{ID: id, Service: k.Name, Subset: k.subset, Namespace: k.Namespace, Partition: k.Partition,
 		Datacenter: k.datacenter, Peer: k.peer, Via: via}
 	if k.peer == "" {
-		s := sni.Service{Subset: k.subset, Service: k.service, Namespace: k.namespace, Partition: k.partition, Datacenter: k.datacenter, TrustDomain: c.req.TrustDomain}
+		s := sni.Service{Subset: k.subset, Service: k.Name, Namespace: k.Namespace, Partition: k.Partition, Datacenter: k.datacenter, TrustDomain: c.req.TrustDomain}
 		if err := s.Validate(); err != nil {
 			c.errs = append(c.errs, fielderr.In("target "+id+": SNI", err))
 		}
-		sp := spiffe.Service{TrustDomain: c.req.TrustDomain, Partition: k.partition, Namespace: k.namespace, Datacenter: k.datacenter, Service: k.service}
+		sp := spiffe.Service{TrustDomain: c.req.TrustDomain, Partition: k.Partition, Namespace: k.Namespace, Datacenter: k.datacenter, Service: k.Name}
 		if err := sp.Validate(); err != nil {
 			c.errs = append(c.errs, fielderr.In("target "+id+": SPIFFE ID", err))
 		}
 		t.SNI, t.SpiffeID = s.String(), sp.String()
 		t.ConnectTimeout = DefaultConnectTimeout
-		if r, ok := c.resolvers[k.serviceKey()]; ok {
+		if r, ok := c.resolvers[k.ServiceName]; ok {
 			t.ConnectTimeout = cmp.Or(r.ConnectTimeout, DefaultConnectTimeout)
 			t.RequestTimeout = r.RequestTimeout
 			t.LoadBalancer = r.LoadBalancer.clone()
@@ -281,7 +272,7 @@ func (c *compiler) add(ch *Chain, id string, k key, via []Step) {
 func peerNames(k key) error {
 	var errs []error
 	for _, f := range [...]struct{ field, value string }{
-		{"Service", k.service}, {"Namespace", k.namespace}, {"Partition", k.partition}, {"Peer", k.peer},
+		{"Service", k.Name}, {"Namespace", k.Namespace}, {"Partition", k.Partition}, {"Peer", k.peer},
 	} {
 		if reason := names.Label(f.value); reason != "" {
 			errs = append(errs, &FieldError{Field: f.field, Value: f.value, Detail: strconv.Quote(f.value) + " " + reason, Err: sni.ErrInvalidComponent})
@@ -298,8 +289,9 @@ func (c *compiler) collides(ch *Chain, id string, k key) bool {
 	if !ok {
 		return false
 	}
-	if pk := (key{prev.Service, prev.Subset, prev.Namespace, prev.Partition, prev.Datacenter, prev.Peer}); pk != k {
-		c.errs = append(c.errs, &FieldError{Value: id, Detail: fmt.Sprintf("target ID %q names two different targets (%+v and %+v); rename one", id, pk, k)})
+	pk := key{exports.ServiceName{Partition: prev.Partition, Namespace: prev.Namespace, Name: prev.Service}, prev.Subset, prev.Datacenter, prev.Peer}
+	if pk != k {
+		c.errs = append(c.errs, &FieldError{Value: id, Detail: fmt.Sprintf("target ID %q names two different targets (%s and %s); rename one", id, pk, k)})
 		return true
 	}
 	return false

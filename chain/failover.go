@@ -70,15 +70,15 @@ func (c *compiler) failover(ch *Chain, t key, startID string) ([]string, *Failov
 // candidates returns the failover candidates of t, the ID of the resolver that names them,
 // and the failover section's policy.
 func (c *compiler) candidates(t key) (string, []candidate, *FailoverPolicy) {
-	r, found := c.resolvers[t.serviceKey()]
+	r, found := c.resolvers[t.ServiceName]
 	if !found {
 		// DefaultForFailover: exactly when the requested service has no resolver at all.
-		start := key{service: c.req.Service, namespace: c.req.Namespace, partition: c.req.Partition, datacenter: c.req.Datacenter}
+		start := key{ServiceName: c.req.service(), datacenter: c.req.Datacenter}
 		g := c.dff[c.req.Partition]
-		if _, has := c.resolvers[start.serviceKey()]; has || g == nil || t != start {
+		if _, has := c.resolvers[start.ServiceName]; has || g == nil || t != start {
 			return "", nil, nil
 		}
-		return "", c.sameness(t, g, t.service, t.namespace, options{}, "DefaultForFailover"), nil
+		return "", c.sameness(t, g, t.Name, t.Namespace, options{}, "DefaultForFailover"), nil
 	}
 	if rd := r.Redirect; rd != nil && rd.SamenessGroup != "" {
 		g := c.group(t, rd.SamenessGroup)
@@ -125,7 +125,7 @@ func (c *compiler) candidates(t key) (string, []candidate, *FailoverPolicy) {
 func (c *compiler) group(t key, name string) *exports.SamenessGroup {
 	g := c.groups[[2]string{c.req.Partition, name}]
 	if g == nil {
-		c.errs = append(c.errs, &FieldError{Value: name, Detail: fmt.Sprintf("sameness group missing for service %q", t.service), Err: ErrMissingSamenessGroup})
+		c.errs = append(c.errs, &FieldError{Value: name, Detail: fmt.Sprintf("sameness group missing for service %q", t.Name), Err: ErrMissingSamenessGroup})
 	}
 	return g
 }

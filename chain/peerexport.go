@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+
+	"github.com/meshscope/meshscope/exports"
 )
 
 // ErrPeerExport: a chain Consul refuses to export to a peer (see Chain.CheckPeerExport).
@@ -39,19 +41,19 @@ func (c *Chain) CheckPeerExport() error {
 }
 
 // checkPeerExport works out CheckPeerExport's answer for the requested service.
-func (c *Compiler) checkPeerExport(start ServiceKey) error {
-	start = start.canonical()
-	name := displayName(start)
+func (c *Compiler) checkPeerExport(start exports.ServiceName) error {
+	start = start.Canonical()
+	name := start.Short()
 	bad := func(what string) error {
 		return &FieldError{Value: start.String(), Detail: fmt.Sprintf("peer exported service %q contains %s", name, what), Err: ErrPeerExport}
 	}
 	if _, ok := c.resolvers[start]; !ok {
 		return nil // nothing reachable
 	}
-	queue := []ServiceKey{start}
-	seen := map[ServiceKey]bool{start: true}
-	visit := func(k ServiceKey) {
-		if k = k.canonical(); !seen[k] {
+	queue := []exports.ServiceName{start}
+	seen := map[exports.ServiceName]bool{start: true}
+	visit := func(k exports.ServiceName) {
+		if k = k.Canonical(); !seen[k] {
 			seen[k] = true
 			queue = append(queue, k)
 		}
@@ -99,19 +101,19 @@ func peerUnsafe(r *ServiceResolver) string {
 }
 
 // consulted calls visit with every local service r redirects or fails over to.
-func (r *ServiceResolver) consulted(visit func(ServiceKey)) {
+func (r *ServiceResolver) consulted(visit func(exports.ServiceName)) {
 	if rd := r.Redirect; rd != nil {
-		visit(ServiceKey{cmp.Or(rd.Partition, r.Partition), cmp.Or(rd.Namespace, r.Namespace), cmp.Or(rd.Service, r.Name)})
+		visit(exports.ServiceName{Partition: cmp.Or(rd.Partition, r.Partition), Namespace: cmp.Or(rd.Namespace, r.Namespace), Name: cmp.Or(rd.Service, r.Name)})
 	}
 	for _, section := range sortedKeys(r.Failover) {
 		f := r.Failover[section]
 		if len(f.Targets) == 0 {
-			visit(ServiceKey{r.Partition, cmp.Or(f.Namespace, r.Namespace), cmp.Or(f.Service, r.Name)})
+			visit(exports.ServiceName{Partition: r.Partition, Namespace: cmp.Or(f.Namespace, r.Namespace), Name: cmp.Or(f.Service, r.Name)})
 			continue
 		}
 		for _, t := range f.Targets {
 			if t.Peer == "" {
-				visit(ServiceKey{cmp.Or(t.Partition, r.Partition), cmp.Or(t.Namespace, f.Namespace, r.Namespace), cmp.Or(t.Service, r.Name)})
+				visit(exports.ServiceName{Partition: cmp.Or(t.Partition, r.Partition), Namespace: cmp.Or(t.Namespace, f.Namespace, r.Namespace), Name: cmp.Or(t.Service, r.Name)})
 			}
 		}
 	}

@@ -69,9 +69,8 @@ func (c *compiler) resolve(t key, id string) (key, string, tail, error) {
 		if t.peer != "" { // a peer's service: local resolvers do not govern it
 			return c.rest(visited, steps, nil, t, id)
 		}
-		sk := t.serviceKey()
-		c.touch(sk)
-		r, found := c.resolvers[sk]
+		c.touch(t.ServiceName)
+		r, found := c.resolvers[t.ServiceName]
 		if found && r.Redirect != nil && r.Redirect.SamenessGroup == "" {
 			rd := r.Redirect
 			n := c.rewrite(t, redirectOptions(rd))
@@ -89,7 +88,7 @@ func (c *compiler) resolve(t key, id string) (key, string, tail, error) {
 			continue
 		}
 		if t.subset != "" && (!found || !r.isSubset(t.subset)) {
-			return key{}, "", tail{}, &FieldError{Value: t.subset, Detail: fmt.Sprintf("service %q does not have a subset named %q", t.service, t.subset), Err: ErrUnknownSubset}
+			return key{}, "", tail{}, &FieldError{Value: t.subset, Detail: fmt.Sprintf("service %q does not have a subset named %q", t.Name, t.subset), Err: ErrUnknownSubset}
 		}
 		return c.rest(visited, steps, nil, t, id)
 	}

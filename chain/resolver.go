@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/meshscope/meshscope/exports"
 	"github.com/meshscope/meshscope/internal/names"
 )
 
@@ -218,8 +219,11 @@ func (r *ServiceResolver) clone(rd *Redirect) ServiceResolver {
 func orDefault(s string) string { return names.OrDefault(s) }
 
 // ID returns the resolver's service as "partition/namespace/name", canonical.
-func (r *ServiceResolver) ID() string {
-	return orDefault(r.Partition) + "/" + orDefault(r.Namespace) + "/" + r.Name
+func (r *ServiceResolver) ID() string { return r.ServiceName().String() }
+
+// ServiceName returns the resolver's service, canonical.
+func (r *ServiceResolver) ServiceName() exports.ServiceName {
+	return exports.ServiceName{Partition: r.Partition, Namespace: r.Namespace, Name: r.Name}.Canonical()
 }
 
 func (r *ServiceResolver) isSubset(name string) bool {

@@ -28,6 +28,16 @@ func (s ServiceName) String() string {
 	return c.Partition + "/" + c.Namespace + "/" + c.Name
 }
 
+// Short returns the name as meshscope writes it in messages, after Consul: the name alone
+// when the partition and namespace are "default", else "partition/namespace/name".
+func (s ServiceName) Short() string {
+	c := s.Canonical()
+	if c.Partition != defaultName || c.Namespace != defaultName {
+		return c.String()
+	}
+	return c.Name
+}
+
 // Compare orders service names by partition, namespace and name, canonically.
 func (s ServiceName) Compare(o ServiceName) int {
 	a, b := s.Canonical(), o.Canonical()
@@ -85,10 +95,10 @@ type Exports struct {
 }
 
 type partition struct {
-	entry   ConfigEntry // normalized copy
-	exact   map[nsName]int
-	anyName map[string]int // namespace -> rule "*" in it
-	all     int            // rule "*" in "*", or -1
+	entry   ConfigEntry         // normalized copy
+	exact   map[ServiceName]int // canonical service -> its exact rule
+	anyName map[string]int      // namespace -> rule "*" in it
+	all     int                 // rule "*" in "*", or -1
 	rules   []rule
 }
 
@@ -164,7 +174,7 @@ func unknownGroups(e ConfigEntry, gix groupIndex) error {
 func newPartition(e ConfigEntry, gix groupIndex) *partition {
 	e = e.clone()
 	e.Normalize()
-	p := &partition{entry: e, exact: map[nsName]int{}, anyName: map[string]int{}, all: -1, rules: make([]rule, len(e.Services))}
+	p := &partition{entry: e, exact: map[ServiceName]int{}, anyName: map[string]int{}, all: -1, rules: make([]rule, len(e.Services))}
 	for i, s := range e.Services {
 		consumers, from := gix.expand(e.Name, s.Consumers)
 		r := rule{match: Match{Rule: i, Consumers: slices.Clip(consumers)}, from: from, peerSet: map[string]bool{}}
@@ -183,7 +193,7 @@ func newPartition(e ConfigEntry, gix groupIndex) *partition {
 			p.anyName[s.Namespace] = i
 		default:
 			r.match.Precedence = Exact
-			p.exact[nsName{s.Namespace, s.Name}] = i
+			p.exact[ServiceName{Partition: e.Name, Namespace: s.Namespace, Name: s.Name}] = i
 		}
 		r.peers = slices.Clip(r.peers)
 		p.rules[i] = r
@@ -201,15 +211,15 @@ func (x *Exports) lookup(s ServiceName) (*partition, int) {
 	if x == nil || !concrete(s) || s.Name == ReservedService {
 		return nil, -1
 	}
-	p := x.parts[orDefault(s.Partition)]
+	s = s.Canonical()
+	p := x.parts[s.Partition]
 	if p == nil {
 		return nil, -1
 	}
-	ns := orDefault(s.Namespace)
-	if i, ok := p.exact[nsName{ns, s.Name}]; ok {
+	if i, ok := p.exact[s]; ok {
 		return p, i
 	}
-	if i, ok := p.anyName[ns]; ok {
+	if i, ok := p.anyName[s.Namespace]; ok {
 		return p, i
 	}
 	return p, p.all

@@ -9,6 +9,7 @@ import (
 	"github.com/meshscope/meshscope/chain"
 	"github.com/meshscope/meshscope/exports"
 	"github.com/meshscope/meshscope/internal/report"
+	"github.com/meshscope/meshscope/spiffe"
 )
 
 // ReplicationDiff is what changes for one peer between two configurations: the dry run of a
@@ -154,17 +155,14 @@ func instanceIDs(nodes []CheckServiceNode) []string {
 	return out
 }
 
-// identity is a target's SPIFFE identity in the sense of Consul's refusal rule.
-type identity struct {
-	peer                                   bool
-	partition, namespace, datacenter, name string
-}
-
-func identityOf(t *chain.Target) identity {
+// identityOf is a target's SPIFFE identity in the sense of Consul's refusal rule: a service
+// ID in one trust domain, a peer target's peer counting as its datacenter in a trust domain
+// of its own, so that it never equals a local target's.
+func identityOf(t *chain.Target) spiffe.Service {
 	if t.Peer != "" {
-		return identity{true, t.Partition, t.Namespace, t.Peer, t.Service}
+		return spiffe.Service{TrustDomain: "peer", Partition: t.Partition, Namespace: t.Namespace, Datacenter: t.Peer, Service: t.Service}
 	}
-	return identity{false, t.Partition, t.Namespace, t.Datacenter, t.Service}
+	return spiffe.Service{TrustDomain: "local", Partition: t.Partition, Namespace: t.Namespace, Datacenter: t.Datacenter, Service: t.Service}
 }
 
 // refusals lists the writes Consul would refuse, in its words, sorted:
@@ -206,7 +204,7 @@ func refusals(before, after Input, b, a Replication) ([]string, error) {
 		}
 		if !nonFailoverIdentities(old)[e.start] {
 			out = append(out, fmt.Sprintf("peer exported service %q uses protocol=%q and cannot introduce new discovery chain targets like %q",
-				displayName(e.Service), e.PeerMeta.Protocol, e.Start))
+				e.Service.Short(), e.PeerMeta.Protocol, e.Start))
 		}
 	}
 	slices.Sort(out)
@@ -215,14 +213,14 @@ func refusals(before, after Input, b, a Replication) ([]string, error) {
 
 // nonFailoverIdentities returns the identities of the chain's targets that no target fails
 // over to: Consul leaves failover targets out of the comparison on both sides.
-func nonFailoverIdentities(c *chain.Chain) map[identity]bool {
+func nonFailoverIdentities(c *chain.Chain) map[spiffe.Service]bool {
 	failover := map[string]bool{}
 	for _, t := range c.Targets {
 		for _, id := range t.Failover {
 			failover[id] = true
 		}
 	}
-	out := make(map[identity]bool, len(c.Targets))
+	out := make(map[spiffe.Service]bool, len(c.Targets))
 	for id, t := range c.Targets {
 		if !failover[id] {
 			out[identityOf(t)] = true
@@ -239,14 +237,4 @@ func peerExportMessage(err error) string {
 		return fe.Detail
 	}
 	return err.Error()
-}
-
-// displayName names a service in Consul's messages: its name alone, or
-// partition/namespace/name when either is not default.
-func displayName(s exports.ServiceName) string {
-	s = s.Canonical()
-	if s.Partition != "default" || s.Namespace != "default" {
-		return s.String()
-	}
-	return s.Name
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/meshscope/meshscope/chain"
 	"github.com/meshscope/meshscope/exports"
+	"github.com/meshscope/meshscope/spiffe"
 )
 
 // Input is everything a cluster knows when it decides what to replicate to a peer.
@@ -61,7 +62,7 @@ type Exported struct {
 	// Start is the ID of the chain's start target.
 	Start string `json:"Start"`
 
-	start identity // the start target's identity, for Diff's refusal rule
+	start spiffe.Service // the start target's identity, for Diff's refusal rule
 }
 
 // Replicate decides what the peer Exporter.Peer receives: the services of the exporter's

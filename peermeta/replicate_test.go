@@ -40,7 +40,7 @@ func replicationInput(t testing.TB) Input {
 				{Name: "loop2", Redirect: &chain.Redirect{Service: "loop"}},
 				{Name: "sneaky", Redirect: &chain.Redirect{Service: "consul"}},
 			},
-			Protocols: map[chain.ServiceKey]string{{Namespace: "ops", Service: "metrics"}: "http"},
+			Protocols: map[exports.ServiceName]string{{Namespace: "ops", Name: "metrics"}: "http"},
 		},
 		Gateways: gws,
 	}

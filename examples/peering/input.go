@@ -156,9 +156,9 @@ func (e *entries) add(r rawEntry) error {
 			return &chain.FieldError{Field: "Name", Detail: "must not be empty"}
 		}
 		if e.chain.Protocols == nil {
-			e.chain.Protocols = map[chain.ServiceKey]string{}
+			e.chain.Protocols = map[exports.ServiceName]string{}
 		}
-		e.chain.Protocols[chain.ServiceKey{Partition: sd.Partition, Namespace: sd.Namespace, Service: sd.Name}] = sd.Protocol
+		e.chain.Protocols[exports.ServiceName{Partition: sd.Partition, Namespace: sd.Namespace, Name: sd.Name}] = sd.Protocol
 		return nil
 	case "proxy-defaults":
 		var pd struct {

@@ -281,14 +281,12 @@ func (r *report) dryRun(in inputs, x *exports.Exports, after proposal, peers []s
 func (e entries) replaced(p entries) entries {
 	out := entries{chain: e.chain}
 	out.exports = replace(e.exports, p.exports, func(x exports.ConfigEntry) string { return x.Name })
-	out.chain.Resolvers = replace(e.chain.Resolvers, p.chain.Resolvers, func(r chain.ServiceResolver) chain.ServiceKey {
-		return chain.ServiceKey{Partition: r.Partition, Namespace: r.Namespace, Service: r.Name}.Canonical()
-	})
+	out.chain.Resolvers = replace(e.chain.Resolvers, p.chain.Resolvers, func(r chain.ServiceResolver) exports.ServiceName { return r.ServiceName() })
 	out.chain.SamenessGroups = replace(e.chain.SamenessGroups, p.chain.SamenessGroups, func(g exports.SamenessGroup) string { return g.ID() })
 	if len(p.chain.Protocols) > 0 {
 		out.chain.Protocols = maps.Clone(e.chain.Protocols)
 		if out.chain.Protocols == nil {
-			out.chain.Protocols = map[chain.ServiceKey]string{}
+			out.chain.Protocols = map[exports.ServiceName]string{}
 		}
 		maps.Copy(out.chain.Protocols, p.chain.Protocols)
 	}
