@@ -63,8 +63,7 @@ type Chain struct {
 	// Targets holds the start target and its resolved failover targets, by ID.
 	Targets map[string]*Target
 
-	compiler *Compiler // for CheckPeerExport: immutable, and never handed out
-	start    exports.ServiceName
+	peerExport error // CheckPeerExport's answer, worked out by Compile
 }
 
 // ServiceName returns the chain's service: its partition, namespace and name.

@@ -17,11 +17,16 @@ import (
 	"github.com/meshscope/meshscope/spiffe"
 )
 
-// indexed is a resolver with its position in Entries.Resolvers and its ID, built once.
+// indexed is a resolver with its position in Entries.Resolvers and its ID, built once, and
+// what CheckPeerExport needs of it: what in it makes a chain unsafe to export to a peer
+// (peerUnsafe's answer), and the resolvers of the local services it redirects or fails over
+// to, in the order the check visits them.
 type indexed struct {
 	*ServiceResolver
-	pos int
-	id  string
+	pos        int
+	id         string
+	peerUnsafe string
+	consults   []*indexed
 }
 
 // options are the fields of a Redirect, a failover section or a failover target.
@@ -41,8 +46,8 @@ func targetOptions(ft FailoverTarget) options {
 // changing them after NewCompiler changes nothing. The zero Compiler compiles as if it had
 // no entries.
 type Compiler struct {
-	resolvers map[exports.ServiceName]indexed // by canonical service
-	protocols map[exports.ServiceName]string  // by canonical service
+	resolvers map[exports.ServiceName]*indexed // by canonical service
+	protocols map[exports.ServiceName]string   // by canonical service
 	defProto  string
 	groups    map[[2]string]*exports.SamenessGroup // by partition and name
 	dff       map[string]*exports.SamenessGroup    // partition -> its DefaultForFailover group
@@ -101,9 +106,10 @@ func (cc *Compiler) Compile(req Request) (*Chain, error) {
 // protocols, and every problem of the sameness groups (see exports.ValidateSamenessGroups)
 // are reported together.
 func NewCompiler(e Entries) (*Compiler, error) {
-	cc := &Compiler{resolvers: make(map[exports.ServiceName]indexed, len(e.Resolvers)), protocols: make(map[exports.ServiceName]string, len(e.Protocols))}
+	cc := &Compiler{resolvers: make(map[exports.ServiceName]*indexed, len(e.Resolvers)), protocols: make(map[exports.ServiceName]string, len(e.Protocols))}
 	own := make([]ServiceResolver, len(e.Resolvers)) // the copies, in one allocation
 	redirects := make([]Redirect, len(e.Resolvers))
+	all := make([]indexed, len(e.Resolvers))
 	var c fielderr.Collector
 	for i := range e.Resolvers {
 		r := &e.Resolvers[i]
@@ -118,8 +124,10 @@ func NewCompiler(e Entries) (*Compiler, error) {
 			continue
 		}
 		own[i] = r.clone(&redirects[i])
-		cc.resolvers[k] = indexed{&own[i], i, k.String()}
+		all[i] = indexed{ServiceResolver: &own[i], pos: i, id: k.String(), peerUnsafe: peerUnsafe(&own[i])}
+		cc.resolvers[k] = &all[i]
 	}
+	cc.linkConsulted(all)
 	keys := slices.SortedFunc(maps.Keys(e.Protocols), func(a, b exports.ServiceName) int {
 		return cmp.Or(strings.Compare(a.Partition, b.Partition), strings.Compare(a.Namespace, b.Namespace), strings.Compare(a.Name, b.Name))
 	})
@@ -188,7 +196,7 @@ func (cc *Compiler) compile(req Request) (*Chain, error) {
 	if len(c.errs) > 0 {
 		return nil, errors.Join(c.errs...)
 	}
-	ch.compiler, ch.start = cc, start.ServiceName
+	ch.peerExport = cc.checkPeerExport(start.ServiceName)
 	return ch, nil
 }
 
