@@ -250,13 +250,24 @@ func (x *Exports) Peers(s ServiceName) []string {
 	return p.rules[i].peers
 }
 
+// MatchPeer returns the one rule that applies to the service (see Match) when it names the
+// peer among its consumers, and false otherwise: the service is exported to the peer exactly
+// when MatchPeer returns true. It is O(1) and does not allocate.
+func (x *Exports) MatchPeer(s ServiceName, peer string) (Match, bool) {
+	p, i := x.lookup(s)
+	if i < 0 || !p.rules[i].peerSet[peer] {
+		return Match{Rule: -1}, false
+	}
+	return p.rules[i].match, true
+}
+
 // ForPeer returns the services of the catalog that peer receives — those whose rule names
 // the peer — canonical, without repeats, sorted by partition, namespace and name. The
 // reserved service "consul" is never among them.
 func (x *Exports) ForPeer(peer string, catalog []ServiceName) []ServiceName {
 	var out []ServiceName
 	for _, s := range catalog {
-		if p, i := x.lookup(s); i >= 0 && p.rules[i].peerSet[peer] {
+		if _, ok := x.MatchPeer(s, peer); ok {
 			out = append(out, s.Canonical())
 		}
 	}

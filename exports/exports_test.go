@@ -107,6 +107,34 @@ func TestPeers(t *testing.T) {
 	assert.Len(t, m.Consumers, 4, "Match keeps the consumers as written")
 }
 
+func TestMatchPeer(t *testing.T) {
+	x := mustCompile(t, ConfigEntry{Name: "default", Services: []Service{
+		{Name: "*", Consumers: peers("east")},
+		{Name: "db", Consumers: []Consumer{{Partition: "p"}, {Peer: "west"}}},
+	}})
+	for _, tt := range []struct {
+		name    string
+		service ServiceName
+		peer    string
+		rule    int
+		ok      bool
+	}{
+		{"the wildcard names the peer", ServiceName{Name: "web"}, "east", 0, true},
+		{"the exact rule names the peer", ServiceName{Name: "db"}, "west", 1, true},
+		{"a less exact rule naming the peer does not count", ServiceName{Name: "db"}, "east", -1, false},
+		{"a partition consumer is not a peer", ServiceName{Name: "db"}, "p", -1, false},
+		{"no rule", ServiceName{Namespace: "ops", Name: "web"}, "east", -1, false},
+		{"the reserved service", ServiceName{Name: "consul"}, "east", -1, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			m, ok := x.MatchPeer(tt.service, tt.peer)
+			assert.Equal(t, tt.ok, ok)
+			assert.Equal(t, tt.rule, m.Rule)
+		})
+	}
+	assert.Zero(t, testing.AllocsPerRun(100, func() { x.MatchPeer(ServiceName{Name: "db"}, "west") }))
+}
+
 func TestForPeer(t *testing.T) {
 	x := mustCompile(t,
 		ConfigEntry{Name: "default", Services: []Service{

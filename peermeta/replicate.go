@@ -94,7 +94,8 @@ func Replicate(in Input) (Replication, error) {
 		return cmp.Or(strings.Compare(nodeName(a), nodeName(b)), strings.Compare(serviceID(a), serviceID(b)))
 	})
 	connect := connectServices(in)
-	for _, s := range exported(in) {
+	for _, e := range exported(in) {
+		s := e.service
 		if !connect[s] {
 			rep.Plain = append(rep.Plain, s)
 			continue
@@ -112,17 +113,35 @@ func Replicate(in Input) (Replication, error) {
 			continue
 		}
 		m, origins := build(x, c)
-		match, _ := in.Exports.Match(s)
-		rep.Services = append(rep.Services, Exported{Service: s, Rule: match.Rule, PeerMeta: m, Origins: origins,
+		rep.Services = append(rep.Services, Exported{Service: s, Rule: e.rule, PeerMeta: m, Origins: origins,
 			Instances: Synthesize(s, m, gateways), Start: c.Start, start: identityOf(c.Targets[c.Start])})
 	}
 	return rep, nil
 }
 
-// exported returns the services of the exporter's partition the peer receives, canonical,
-// sorted and without repeats: of the catalog, the resolver entries' names and the names of
-// exact rules, those whose one rule names the peer.
-func exported(in Input) []exports.ServiceName {
+// export is a service the peer receives and the index of the rule that exports it.
+type export struct {
+	service exports.ServiceName
+	rule    int
+}
+
+// exported returns the services of the exporter's partition the peer receives, sorted by
+// service: of the catalog, the resolver entries' names and the names of exact rules,
+// those whose one rule names the peer, each matched once.
+func exported(in Input) []export {
+	var out []export
+	for _, s := range candidates(in) {
+		if m, ok := in.Exports.MatchPeer(s, in.Exporter.Peer); ok {
+			out = append(out, export{s, m.Rule})
+		}
+	}
+	return out
+}
+
+// candidates returns the names the exporter's partition could export: its catalog services,
+// the names of its resolver entries and of its exact rules, canonical, sorted, without
+// repeats.
+func candidates(in Input) []exports.ServiceName {
 	part := in.Exporter.partition()
 	var names []exports.ServiceName
 	for _, s := range in.Catalog {
@@ -130,8 +149,8 @@ func exported(in Input) []exports.ServiceName {
 			names = append(names, s)
 		}
 	}
-	for _, r := range in.Entries.Resolvers {
-		if s := (exports.ServiceName{Partition: r.Partition, Namespace: r.Namespace, Name: r.Name}).Canonical(); s.Partition == part {
+	for i := range in.Entries.Resolvers {
+		if s := in.Entries.Resolvers[i].ServiceName(); s.Partition == part {
 			names = append(names, s)
 		}
 	}
@@ -142,15 +161,16 @@ func exported(in Input) []exports.ServiceName {
 			}
 		}
 	}
-	return in.Exports.ForPeer(in.Exporter.Peer, names)
+	slices.SortFunc(names, exports.ServiceName.Compare)
+	return slices.Compact(names)
 }
 
 // connectServices returns the set of connect services: those with a resolver entry and
 // those in Input.Connect, canonical.
 func connectServices(in Input) map[exports.ServiceName]bool {
 	set := make(map[exports.ServiceName]bool, len(in.Entries.Resolvers)+len(in.Connect))
-	for _, r := range in.Entries.Resolvers {
-		set[exports.ServiceName{Partition: r.Partition, Namespace: r.Namespace, Name: r.Name}.Canonical()] = true
+	for i := range in.Entries.Resolvers {
+		set[in.Entries.Resolvers[i].ServiceName()] = true
 	}
 	for _, s := range in.Connect {
 		set[s.Canonical()] = true
