@@ -261,6 +261,46 @@ func (x *Exports) MatchPeer(s ServiceName, peer string) (Match, bool) {
 	return p.rules[i].match, true
 }
 
+// UnionMatch is Consul's union reading for a service the one rule does not export to the
+// peer: it returns the most exact other rule that matches the service and names the peer,
+// by which Consul would still replicate it to that peer (Consul replicates, and lists in
+// /v1/exported-services, the union of every rule naming a peer). It returns false when the
+// one rule names the peer, or no rule that matches the service does.
+func (x *Exports) UnionMatch(s ServiceName, peer string) (Match, bool) {
+	p, i := x.lookup(s)
+	if i < 0 || p.rules[i].peerSet[peer] {
+		return Match{Rule: -1}, false
+	}
+	anyName, ok := p.anyName[s.Canonical().Namespace]
+	if !ok {
+		anyName = -1
+	}
+	for _, j := range [...]int{anyName, p.all} { // the rules less exact than an exact one
+		if j >= 0 && j != i && p.rules[j].peerSet[peer] {
+			return p.rules[j].match, true
+		}
+	}
+	return Match{Rule: -1}, false
+}
+
+// PeersIn returns every peer a rule of the partition's entry names ("" means "default"),
+// sameness groups expanded into their members, sorted; nil when the partition has no entry.
+func (x *Exports) PeersIn(partition string) []string {
+	if x == nil {
+		return nil
+	}
+	p := x.parts[orDefault(partition)]
+	if p == nil {
+		return nil
+	}
+	var out []string
+	for _, r := range p.rules {
+		out = append(out, r.peers...)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
 // ForPeer returns the services of the catalog that peer receives — those whose rule names
 // the peer — canonical, without repeats, sorted by partition, namespace and name. The
 // reserved service "consul" is never among them.

@@ -135,6 +135,43 @@ func TestMatchPeer(t *testing.T) {
 	assert.Zero(t, testing.AllocsPerRun(100, func() { x.MatchPeer(ServiceName{Name: "db"}, "west") }))
 }
 
+func TestUnionMatch(t *testing.T) {
+	g := SamenessGroup{Name: "g", Members: []SamenessMember{{Peer: "north"}}}
+	x, err := CompileGroups([]SamenessGroup{g}, ConfigEntry{Name: "default", Services: []Service{
+		{Name: "*", Namespace: "*", Consumers: peers("east", "south")},
+		{Name: "*", Consumers: []Consumer{{Peer: "east"}, {SamenessGroup: "g"}}},
+		{Name: "db", Consumers: peers("west")},
+	}})
+	require.NoError(t, err)
+	for _, tt := range []struct {
+		name    string
+		service ServiceName
+		peer    string
+		rule    int
+		ok      bool
+	}{
+		{"the exact rule names the peer", ServiceName{Name: "db"}, "west", -1, false},
+		{"the namespace wildcard would give it", ServiceName{Name: "db"}, "east", 1, true},
+		{"a sameness group's peer counts", ServiceName{Name: "db"}, "north", 1, true},
+		{"only the wildcard of wildcards names it", ServiceName{Name: "db"}, "south", 0, true},
+		{"the one rule is a wildcard that names it", ServiceName{Name: "web"}, "east", -1, false},
+		{"a wildcard less exact than a wildcard", ServiceName{Name: "web"}, "south", 0, true},
+		{"no rule names the peer", ServiceName{Name: "db"}, "nowhere", -1, false},
+		{"another namespace has only the last rule", ServiceName{Namespace: "ops", Name: "db"}, "east", -1, false},
+		{"the reserved service", ServiceName{Name: "consul"}, "east", -1, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			m, ok := x.UnionMatch(tt.service, tt.peer)
+			assert.Equal(t, tt.ok, ok)
+			assert.Equal(t, tt.rule, m.Rule)
+		})
+	}
+	assert.Equal(t, []string{"east", "north", "south", "west"}, x.PeersIn(""))
+	assert.Nil(t, x.PeersIn("ap1"))
+	var none *Exports
+	assert.Nil(t, none.PeersIn("default"))
+}
+
 func TestForPeer(t *testing.T) {
 	x := mustCompile(t,
 		ConfigEntry{Name: "default", Services: []Service{

@@ -21,6 +21,9 @@ type ReplicationDiff struct {
 	Services []ServiceChange `json:"Services"`
 	// Refused lists every change Consul would refuse to write, in its words, sorted.
 	Refused []string `json:"Refused,omitempty"`
+	// Findings are the refusals as findings (WriteRefused), each naming its service, sorted
+	// by path.
+	Findings []Finding `json:"Findings,omitempty"`
 }
 
 // ServiceChange is how one service's replication to the peer changes: Key is the service,
@@ -113,7 +116,12 @@ func Diff(before, after Input) (ReplicationDiff, error) {
 	if err != nil {
 		return ReplicationDiff{}, err
 	}
-	out.Refused = refused
+	for _, r := range refused {
+		out.Refused = append(out.Refused, r.Message)
+		out.Findings = append(out.Findings, r)
+	}
+	slices.Sort(out.Refused)
+	slices.SortStableFunc(out.Findings, report.Compare)
 	return out, nil
 }
 
@@ -165,7 +173,7 @@ func identityOf(t *chain.Target) spiffe.Service {
 	return spiffe.Service{TrustDomain: "local", Partition: t.Partition, Namespace: t.Namespace, Datacenter: t.Datacenter, Service: t.Service}
 }
 
-// refusals lists the writes Consul would refuse, in its words, sorted:
+// refusals lists the writes Consul would refuse, in its words:
 //
 //   - a service the peer would receive with a chain that is not peer-export safe (see
 //     chain.Chain.CheckPeerExport) and was not already refused for that reason before the
@@ -176,12 +184,15 @@ func identityOf(t *chain.Target) spiffe.Service {
 //     service's non-failover targets before (its chain compiled from before's entries,
 //     exported or not). A service whose chain does not compile before has nothing to
 //     compare with.
-func refusals(before, after Input, b, a Replication) ([]string, error) {
+func refusals(before, after Input, b, a Replication) ([]Finding, error) {
 	cc, err := chain.NewCompiler(before.Entries)
 	if err != nil {
 		return nil, fmt.Errorf("before: %w", err)
 	}
-	var out []string
+	var out []Finding
+	refuse := func(s exports.ServiceName, msg string) {
+		out = append(out, report.New(replicationPath(s, after.Exporter.Peer), WriteRefused, "%s", msg))
+	}
 	wasUnsafe := make(map[exports.ServiceName]string, len(b.Failed))
 	for _, f := range b.Failed {
 		if errors.Is(f.Err, chain.ErrPeerExport) {
@@ -190,7 +201,7 @@ func refusals(before, after Input, b, a Replication) ([]string, error) {
 	}
 	for _, f := range a.Failed {
 		if errors.Is(f.Err, chain.ErrPeerExport) && wasUnsafe[f.Service] != f.Err.Error() {
-			out = append(out, peerExportMessage(f.Err))
+			refuse(f.Service, peerExportMessage(f.Err))
 		}
 	}
 	x := before.Exporter
@@ -203,11 +214,10 @@ func refusals(before, after Input, b, a Replication) ([]string, error) {
 			continue
 		}
 		if !nonFailoverIdentities(old)[e.start] {
-			out = append(out, fmt.Sprintf("peer exported service %q uses protocol=%q and cannot introduce new discovery chain targets like %q",
+			refuse(e.Service, fmt.Sprintf("peer exported service %q uses protocol=%q and cannot introduce new discovery chain targets like %q",
 				e.Service.Short(), e.PeerMeta.Protocol, e.Start))
 		}
 	}
-	slices.Sort(out)
 	return out, nil
 }
 

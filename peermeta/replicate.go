@@ -2,12 +2,15 @@ package peermeta
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
 	"github.com/meshscope/meshscope/chain"
 	"github.com/meshscope/meshscope/exports"
+	"github.com/meshscope/meshscope/internal/report"
 	"github.com/meshscope/meshscope/spiffe"
 )
 
@@ -21,6 +24,16 @@ type Input struct {
 	// Catalog is the cluster's services; only those of the exporter's partition can be
 	// exported on its peering.
 	Catalog []exports.ServiceName
+	// Kinds gives the service kind of each catalog service that is not a typical one, in
+	// Consul's words: KindConnectProxy, KindMeshGateway, KindTerminatingGateway,
+	// KindIngressGateway or KindAPIGateway. A catalog service absent from Kinds is typical
+	// (Consul's kind ""). A "*" rule exports only typical services and the names of resolver
+	// entries, as Consul does; an exact rule exports the service it names whatever its kind.
+	Kinds map[exports.ServiceName]string
+	// Unclassified are catalog services whose kind is not known (/v1/catalog/services does
+	// not say it). A "*" rule does not export them, and each one a "*" rule naming the peer
+	// matches is reported (UnknownKind); an exact rule exports the service it names.
+	Unclassified []exports.ServiceName
 	// Entries are the service-resolver entries, the services' protocols and the sameness
 	// groups.
 	Entries chain.Entries
@@ -32,6 +45,25 @@ type Input struct {
 	// services that have a service-resolver entry, they are the connect services: the only
 	// ones replicated with a discovery chain.
 	Connect []exports.ServiceName
+}
+
+// Consul's service kinds, as Input.Kinds and NodeService.Kind spell them; the typical kind
+// is "". The synthetic instances Synthesize makes are KindConnectProxy.
+const (
+	KindTypical            = ""
+	KindConnectProxy       = "connect-proxy"
+	KindMeshGateway        = "mesh-gateway"
+	KindTerminatingGateway = "terminating-gateway"
+	KindIngressGateway     = "ingress-gateway"
+	KindAPIGateway         = "api-gateway"
+)
+
+func knownKind(k string) bool {
+	switch k {
+	case KindTypical, KindConnectProxy, KindMeshGateway, KindTerminatingGateway, KindIngressGateway, KindAPIGateway:
+		return true
+	}
+	return false
 }
 
 // Replication is everything one peer receives, and what it does not and why. The caller
@@ -48,6 +80,11 @@ type Replication struct {
 	// reaches the reserved consul service (Err wraps ErrReservedService).
 	Failed   []Failure `json:"Failed,omitempty"`
 	Excluded []Failure `json:"Excluded,omitempty"`
+	// Findings are what a reader of the replication should know, sorted by path: a failed
+	// (NotReplicated) or excluded (Excluded) service, a service Consul's union of rules
+	// replicates and meshscope's one rule does not (UnionDiffers), a service of unknown kind
+	// a "*" rule leaves out (UnknownKind), and the findings of the chains replicated.
+	Findings []Finding `json:"Findings,omitempty"`
 }
 
 // Exported is one replicated service: its PeerMeta, where each SPIFFE ID comes from, and its
@@ -67,9 +104,9 @@ type Exported struct {
 
 // Replicate decides what the peer Exporter.Peer receives: the services of the exporter's
 // partition whose one exported-services rule names the peer (under a "*" rule, the
-// namespace's catalog services and the names of its service-resolver entries; under an
-// exact rule the service it names, in the catalog or not), sorted by partition, namespace
-// and name.
+// namespace's typical catalog services and the names of its service-resolver entries; under
+// an exact rule the service it names, in the catalog or not, whatever its kind), sorted by
+// partition, namespace and name.
 //
 // Connect services — those with a service-resolver entry, or listed in Input.Connect — are
 // replicated with a discovery chain: each with its PeerMeta (see Build), the origin of each
@@ -78,9 +115,9 @@ type Exported struct {
 // reason, when, in this order: its chain does not compile (Failed, the compile error); its
 // chain is not safe to export to a peer (Failed, chain.Chain.CheckPeerExport's error, in
 // Consul's words); its chain reaches the reserved consul service (Excluded). Invalid input —
-// the exporter, or the entries, which every chain shares — is an error.
+// the exporter, an unknown kind, or the entries, which every chain shares — is an error.
 func Replicate(in Input) (Replication, error) {
-	if err := in.Exporter.Validate(); err != nil {
+	if err := in.validate(); err != nil {
 		return Replication{}, err
 	}
 	cc, err := chain.NewCompiler(in.Entries)
@@ -94,7 +131,7 @@ func Replicate(in Input) (Replication, error) {
 		return cmp.Or(strings.Compare(nodeName(a), nodeName(b)), strings.Compare(serviceID(a), serviceID(b)))
 	})
 	connect := connectServices(in)
-	for _, e := range exported(in) {
+	for _, e := range in.exported(&rep) {
 		s := e.service
 		if !connect[s] {
 			rep.Plain = append(rep.Plain, s)
@@ -106,17 +143,32 @@ func Replicate(in Input) (Replication, error) {
 		}
 		if err != nil {
 			rep.Failed = append(rep.Failed, Failure{Service: s, Err: err})
+			rep.Findings = append(rep.Findings, report.New(replicationPath(s, x.Peer), NotReplicated, "%v", err))
 			continue
 		}
 		if err := reachesConsul(c); err != nil {
 			rep.Excluded = append(rep.Excluded, Failure{Service: s, Err: err})
+			rep.Findings = append(rep.Findings, report.New(replicationPath(s, x.Peer), Excluded, "%v", err))
 			continue
 		}
 		m, origins := build(x, c)
 		rep.Services = append(rep.Services, Exported{Service: s, Rule: e.rule, PeerMeta: m, Origins: origins,
 			Instances: Synthesize(s, m, gateways), Start: c.Start, start: identityOf(c.Targets[c.Start])})
 	}
+	slices.SortStableFunc(rep.Findings, report.Compare)
 	return rep, nil
+}
+
+// validate reports every problem with the exporter and the kinds.
+func (in Input) validate() error {
+	errs := []error{in.Exporter.Validate()}
+	for _, s := range slices.SortedFunc(maps.Keys(in.Kinds), exports.ServiceName.Compare) {
+		if k := in.Kinds[s]; !knownKind(k) {
+			errs = append(errs, &FieldError{Field: fmt.Sprintf("Kinds[%s]", s), Value: k,
+				Detail: fmt.Sprintf("%q is not a service kind: want %q (typical), %q, %q, %q, %q or %q", k, KindTypical, KindConnectProxy, KindMeshGateway, KindTerminatingGateway, KindIngressGateway, KindAPIGateway)})
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // export is a service the peer receives and the index of the rule that exports it.
@@ -126,43 +178,86 @@ type export struct {
 }
 
 // exported returns the services of the exporter's partition the peer receives, sorted by
-// service: of the catalog, the resolver entries' names and the names of exact rules,
-// those whose one rule names the peer, each matched once.
-func exported(in Input) []export {
+// service, matching each candidate once, and records in rep the findings about the ones it
+// does not receive: those Consul's union of rules would replicate (UnionDiffers), and those
+// of unknown kind a "*" rule leaves out (UnknownKind).
+func (in Input) exported(rep *Replication) []export {
+	peer := in.Exporter.Peer
 	var out []export
-	for _, s := range candidates(in) {
-		if m, ok := in.Exports.MatchPeer(s, in.Exporter.Peer); ok {
-			out = append(out, export{s, m.Rule})
+	for _, c := range in.candidates() {
+		if m, ok := in.Exports.MatchPeer(c.service, peer); ok {
+			switch {
+			case m.Precedence == exports.Exact || c.wildcard:
+				out = append(out, export{c.service, m.Rule})
+			case c.unknown:
+				rep.Findings = append(rep.Findings, report.New(replicationPath(c.service, peer), UnknownKind,
+					"its service kind is unknown; Services[%d] (%s) exports only typical services, so it is not replicated: give its kind", m.Rule, m.Precedence))
+			}
+			continue
+		}
+		if u, ok := in.Exports.UnionMatch(c.service, peer); ok && c.wildcard {
+			m, _ := in.Exports.Match(c.service)
+			rep.Findings = append(rep.Findings, report.New(replicationPath(c.service, peer), UnionDiffers,
+				"Consul would also replicate %s to %s via Services[%d]; meshscope applies only the most exact rule (Services[%d])", c.service.Name, peer, u.Rule, m.Rule))
 		}
 	}
 	return out
 }
 
-// candidates returns the names the exporter's partition could export: its catalog services,
-// the names of its resolver entries and of its exact rules, canonical, sorted, without
-// repeats.
-func candidates(in Input) []exports.ServiceName {
+// candidate is a name the exporter's partition could export, and whether a "*" rule exports
+// it (a typical catalog service or a resolver's name) or its kind is unknown.
+type candidate struct {
+	service           exports.ServiceName
+	wildcard, unknown bool
+}
+
+// candidates returns the names the exporter's partition could export — its catalog services,
+// the names of its resolver entries and of its exact rules — canonical, sorted, once each.
+func (in Input) candidates() []candidate {
 	part := in.Exporter.partition()
-	var names []exports.ServiceName
-	for _, s := range in.Catalog {
+	var out []candidate
+	add := func(s exports.ServiceName, wildcard, unknown bool) {
 		if s = s.Canonical(); s.Partition == part {
-			names = append(names, s)
+			out = append(out, candidate{s, wildcard, unknown})
+		}
+	}
+	unknown := make(map[exports.ServiceName]bool, len(in.Unclassified))
+	for _, s := range in.Unclassified {
+		unknown[s.Canonical()] = true
+		add(s, false, true)
+	}
+	kinds := make(map[exports.ServiceName]string, len(in.Kinds))
+	for s, k := range in.Kinds {
+		kinds[s.Canonical()] = k
+	}
+	for _, s := range in.Catalog {
+		if s = s.Canonical(); !unknown[s] {
+			add(s, kinds[s] == KindTypical, false)
 		}
 	}
 	for i := range in.Entries.Resolvers {
-		if s := in.Entries.Resolvers[i].ServiceName(); s.Partition == part {
-			names = append(names, s)
-		}
+		add(in.Entries.Resolvers[i].ServiceName(), true, false)
 	}
 	if e, ok := in.Exports.Entry(part); ok {
 		for _, r := range e.Services {
 			if r.Name != exports.Wildcard && r.Namespace != exports.Wildcard {
-				names = append(names, exports.ServiceName{Partition: part, Namespace: r.Namespace, Name: r.Name}.Canonical())
+				add(exports.ServiceName{Partition: part, Namespace: r.Namespace, Name: r.Name}, false, false)
 			}
 		}
 	}
-	slices.SortFunc(names, exports.ServiceName.Compare)
-	return slices.Compact(names)
+	// Sorted by service; of one service's entries, the first says a "*" rule exports it if
+	// any does, and its kind is unknown only if no source says otherwise.
+	slices.SortStableFunc(out, func(a, b candidate) int { return a.service.Compare(b.service) })
+	merged := out[:0]
+	for _, c := range out {
+		if n := len(merged); n > 0 && merged[n-1].service == c.service {
+			merged[n-1].wildcard = merged[n-1].wildcard || c.wildcard
+			merged[n-1].unknown = merged[n-1].unknown && !c.wildcard
+			continue
+		}
+		merged = append(merged, c)
+	}
+	return merged
 }
 
 // connectServices returns the set of connect services: those with a resolver entry and
