@@ -204,6 +204,19 @@ func (in Input) exported(rep *Replication) []export {
 	return out
 }
 
+// Candidates returns the services the exporter's partition could export to a peer — its
+// catalog services (of any kind, classified or not), the names of its resolver entries and
+// of its exact rules — canonical, sorted, once each. Replicate decides which of them the peer
+// receives.
+func (in Input) Candidates() []exports.ServiceName {
+	cs := in.candidates()
+	out := make([]exports.ServiceName, len(cs))
+	for i, c := range cs {
+		out[i] = c.service
+	}
+	return out
+}
+
 // candidate is a name the exporter's partition could export, and whether a "*" rule exports
 // it (a typical catalog service or a resolver's name) or its kind is unknown.
 type candidate struct {

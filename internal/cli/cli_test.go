@@ -129,3 +129,26 @@ func TestWrap(t *testing.T) {
 	Wrap(&b, "  ", "short")
 	assert.Equal(t, "  short\n", b.String())
 }
+
+func TestGivenAndMissing(t *testing.T) {
+	parse := func(args ...string) *flag.FlagSet {
+		fs := flag.NewFlagSet("p", flag.ContinueOnError)
+		fs.String("mesh", "", "")
+		fs.String("inventory", "", "")
+		fs.String("o", "table", "")
+		require.NoError(t, fs.Parse(args))
+		return fs
+	}
+	var errOut strings.Builder
+	given, ok := Given("p", parse("-mesh", "m.yaml", "-o", "json"), &errOut, "mesh", "inventory")
+	assert.True(t, ok)
+	assert.Equal(t, map[string]bool{"mesh": true, "o": true}, given)
+	assert.False(t, Missing("p", given, &errOut, "-mesh", "-inventory|-cluster"))
+	assert.Equal(t, "p: with your own input, also give -inventory or -cluster (the embedded sample is used only when no input flag is given)\n", errOut.String())
+	assert.True(t, Missing("p", map[string]bool{"cluster": true, "mesh": true}, &errOut, "-mesh", "-inventory|-cluster"))
+
+	errOut.Reset()
+	_, ok = Given("p", parse("-mesh", "", "-inventory", "i.yaml", "-o", ""), &errOut, "mesh", "inventory")
+	assert.False(t, ok)
+	assert.Equal(t, "p: -mesh given an empty value (an unset variable?): name a file, or give none of the input flags to run on the embedded sample\n", errOut.String())
+}
