@@ -329,7 +329,7 @@ func TestMatchAgainstReference(t *testing.T) {
 			}
 		}
 	}
-	for range 2000 {
+	for range rounds(200, 2000) {
 		entries := randomEntries(r)
 		x := mustCompile(t, entries...)
 		shuffled := make([]ConfigEntry, len(entries))

@@ -188,7 +188,7 @@ func refExpand(groups []SamenessGroup, partition string, cs []Consumer) []Consum
 func TestSamenessExpansionAgainstReference(t *testing.T) {
 	r := rand.New(rand.NewPCG(81, 82))
 	pick := func(n int, prefix string) string { return fmt.Sprintf("%s%d", prefix, r.IntN(n)) }
-	for trial := 0; trial < 2000; trial++ {
+	for trial := range rounds(300, 2000) {
 		// Groups of partition "p0" whose members are disjoint (as validation requires).
 		var groups []SamenessGroup
 		used := map[SamenessMember]bool{}
@@ -279,6 +279,8 @@ func TestLoadSamenessGroups(t *testing.T) {
 func FuzzLoadSamenessGroups(f *testing.F) {
 	f.Add([]byte(groupJSON))
 	f.Add([]byte(`[{"Name": "a", "IncludeLocal": true, "Members": [{"Peer": "x"}]}, {"Name": "b", "Members": [{"Peer": "x"}]}]`))
+	f.Add([]byte(`{"kind":"sameness-group","name":"g","partition":"ap1","default_for_failover":true,"include_local":true,"members":[{"partition":"ap1"},{"partition":"ap2"},{"peer":"east"},{"peer":"east"}],"Meta":{"a":"b"},"CreateIndex":3}`))
+	f.Add([]byte(`[{"Name":"a","DefaultForFailover":true,"Members":[{"Peer":"x"}]},{"Name":"b","DefaultForFailover":true,"Members":[{"Partition":"default"}]},{"Name":"A","Members":[{},{"Partition":"*","Peer":"y"}]}]`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		groups, err := LoadSamenessGroups(data)
 		if err != nil {

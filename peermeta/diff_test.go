@@ -117,7 +117,7 @@ func TestDiff(t *testing.T) {
 // random failover, never trips the refusal rule, and an unchanged input diffs to nothing.
 func TestDiffProperties(t *testing.T) {
 	r := rand.New(rand.NewPCG(71, 72))
-	for range 500 {
+	for range rounds(100, 500) {
 		var rs []chain.ServiceResolver
 		if r.IntN(2) == 0 {
 			var targets []chain.FailoverTarget
