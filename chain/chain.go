@@ -63,7 +63,8 @@ type Chain struct {
 	// Targets holds the start target and its resolved failover targets, by ID.
 	Targets map[string]*Target
 
-	peerExport error // CheckPeerExport's answer, worked out by Compile
+	peerExport error     // CheckPeerExport's answer, worked out by Compile
+	findings   []Finding // Findings' answer, worked out by Compile
 }
 
 // ServiceName returns the chain's service: its partition, namespace and name.
@@ -90,16 +91,17 @@ type Target struct {
 	// SNI and SpiffeID are the target's TLS server name and identity in the requesting trust
 	// domain; empty for peer targets, whose names the peer gives.
 	SNI, SpiffeID string
-	// Failover lists the resolved failover targets' IDs in order; nil on failover targets.
+	// Failover lists the resolved failover targets' IDs in order, repeats kept; nil on
+	// failover targets.
 	Failover []string
 	// Via is how the request reached this target: the request itself, then each redirect,
 	// default subset or failover step, with the resolver and field that took it.
 	Via []Step
 
 	// What a proxy needs to build the target's cluster, from the resolver of the target's own
-	// service (after redirects); zero on peer targets, whose proxy configuration is the
-	// importer's own. ConnectTimeout is the resolver's, else DefaultConnectTimeout;
-	// RequestTimeout the resolver's, else 0.
+	// service (after redirects) — for a peer target the local resolver of its service,
+	// namespace and partition, as in Consul. ConnectTimeout is the resolver's, else
+	// DefaultConnectTimeout; RequestTimeout the resolver's, else 0.
 	ConnectTimeout, RequestTimeout time.Duration
 	// Filter and OnlyPassing are the definition of the target's subset, when it has one.
 	Filter      string
@@ -146,7 +148,8 @@ func (s Step) String() string {
 }
 
 // Explain renders, a target a line, how the request reaches each target, the start first,
-// then its failover targets in order.
+// then its failover targets in order (a repeated one each time it is listed), then the
+// chain's findings (see Findings), a line each.
 func (c *Chain) Explain() string {
 	if c == nil {
 		return "chain <nil>"
@@ -169,6 +172,9 @@ func (c *Chain) Explain() string {
 			parts[j] = s.String()
 		}
 		fmt.Fprintf(&b, "\n  %s %s: %s", role, id, strings.Join(parts, ", "))
+	}
+	for _, f := range c.findings {
+		fmt.Fprintf(&b, "\n  %s", f)
 	}
 	return b.String()
 }
@@ -198,6 +204,15 @@ func (k key) id() string {
 		return k.subset + "." + id
 	}
 	return id
+}
+
+// idKey is the key as its ID sees it: a peer's target without the subset it kept (Consul
+// keeps it, and the ID leaves it out).
+func (k key) idKey() key {
+	if k.peer != "" {
+		k.subset = ""
+	}
+	return k
 }
 
 // String describes the key field by field, for a message about two keys with one ID.

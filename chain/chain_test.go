@@ -99,9 +99,12 @@ func TestCompile(t *testing.T) {
 			"main.ops.default.dc1", nil, []string{"main.ops.default.dc1"}},
 		{"redirect to peer", mainReq, resolvers(ServiceResolver{Name: "main", Redirect: &Redirect{Service: "main", Peer: "east"}}),
 			"main.default.default.external.east", nil, []string{"main.default.default.external.east"}},
-		{"peer targets are final", mainReq, resolvers(
+		{"a peer target goes through the local resolver of its name", mainReq, resolvers(
 			ServiceResolver{Name: "main", Redirect: &Redirect{Service: "api", Peer: "east"}},
 			ServiceResolver{Name: "api", Redirect: &Redirect{Service: "nowhere"}},
+		), "nowhere.default.default.dc1", nil, []string{"nowhere.default.default.dc1"}},
+		{"a peer target without a local resolver of its name rests", mainReq, resolvers(
+			ServiceResolver{Name: "main", Redirect: &Redirect{Service: "api", Peer: "east"}},
 		), "api.default.default.external.east", nil, []string{"api.default.default.external.east"}},
 		{"failover per subset, else wildcard", mainReq, resolvers(ServiceResolver{Name: "main", Subsets: subsets, DefaultSubset: "v1",
 			Failover: map[string]Failover{"v1": {ServiceSubset: "v2"}, "*": {Datacenters: []string{"dc9"}}}}),
@@ -121,10 +124,12 @@ func TestCompile(t *testing.T) {
 			ServiceResolver{Name: "main", Failover: map[string]Failover{"*": {Targets: []FailoverTarget{{Service: "alias"}, {Service: "b"}}}}},
 			ServiceResolver{Name: "alias", Redirect: &Redirect{Service: "main"}},
 		), "main.default.default.dc1", []string{"b.default.default.dc1"}, []string{"b.default.default.dc1", "main.default.default.dc1"}},
-		{"repeats are dropped", mainReq, resolvers(
+		{"repeats are kept, as Consul keeps them", mainReq, resolvers(
 			ServiceResolver{Name: "main", Failover: map[string]Failover{"*": {Targets: []FailoverTarget{{Service: "a"}, {Service: "b"}, {Service: "a"}}}}},
 			ServiceResolver{Name: "b", Redirect: &Redirect{Service: "a"}},
-		), "main.default.default.dc1", []string{"a.default.default.dc1"}, []string{"a.default.default.dc1", "main.default.default.dc1"}},
+		), "main.default.default.dc1", []string{"a.default.default.dc1", "a.default.default.dc1", "a.default.default.dc1"}, []string{"a.default.default.dc1", "main.default.default.dc1"}},
+		{"a repeated datacenter is listed twice", mainReq, resolvers(ServiceResolver{Name: "main", Failover: map[string]Failover{"*": {Datacenters: []string{"dc2", "dc2"}}}}),
+			"main.default.default.dc1", []string{"main.default.default.dc2", "main.default.default.dc2"}, []string{"main.default.default.dc1", "main.default.default.dc2"}},
 		{"a loop through failover is fine", mainReq, resolvers(
 			ServiceResolver{Name: "main", Failover: map[string]Failover{"*": {Service: "b"}}},
 			ServiceResolver{Name: "b", Failover: map[string]Failover{"*": {Service: "main"}}},
@@ -173,8 +178,10 @@ func TestTargetNames(t *testing.T) {
 	assert.Equal(t, "spiffe://"+td+"/ap/ap1/ns/data/dc/dc1/svc/db", db.SpiffeID)
 	assert.Equal(t, []Step{{Resolver: "default/default/main", Field: `Failover["*"].Targets[0]`, From: "v1.main.default.default.dc1", To: "db.data.ap1.dc1"}}, db.Via)
 	peer := c.Targets["main.default.default.external.east"]
-	assert.Equal(t, &Target{ID: "main.default.default.external.east", Service: "main", Namespace: "default", Partition: "default", Peer: "east",
-		Via: []Step{{Resolver: "default/default/main", Field: `Failover["*"].Targets[1]`, From: "v1.main.default.default.dc1", To: "main.default.default.external.east"}}}, peer)
+	assert.Equal(t, &Target{ID: "main.default.default.external.east", Service: "main", Subset: "v1", Namespace: "default", Partition: "default", Peer: "east",
+		Via:            []Step{{Resolver: "default/default/main", Field: `Failover["*"].Targets[1]`, From: "v1.main.default.default.dc1", To: "main.default.default.external.east"}},
+		ConnectTimeout: DefaultConnectTimeout}, peer, "the peer target keeps the subset, as Consul's does, and has the 5s default")
+	assert.Empty(t, c.Findings(), "the local resolver main changes nothing of the peer target")
 	assert.Equal(t, `chain default/default/main (tcp)
   start v1.main.default.default.dc1: request main.default.default.dc1, DefaultSubset of default/default/main -> v1.main.default.default.dc1
   failover 1 db.data.ap1.dc1: Failover["*"].Targets[0] of default/default/main -> db.data.ap1.dc1

@@ -230,12 +230,3 @@ func (r *ServiceResolver) isSubset(name string) bool {
 	_, ok := r.Subsets[name]
 	return ok
 }
-
-// ownService reports whether service (in namespace and partition; empty means "the
-// resolver's own") is the resolver's own service.
-func (r *ServiceResolver) ownService(service, namespace, partition, peer string) bool {
-	return (service == "" || service == r.Name) &&
-		(namespace == "" || orDefault(namespace) == orDefault(r.Namespace)) &&
-		(partition == "" || orDefault(partition) == orDefault(r.Partition)) &&
-		peer == ""
-}

@@ -83,7 +83,8 @@ type Replication struct {
 	// Findings are what a reader of the replication should know, sorted by path: a failed
 	// (NotReplicated) or excluded (Excluded) service, a service Consul's union of rules
 	// replicates and meshscope's one rule does not (UnionDiffers), a service of unknown kind
-	// a "*" rule leaves out (UnknownKind), and the findings of the chains replicated.
+	// a "*" rule leaves out (UnknownKind), and the findings of the chains compiled (a peer
+	// target a local resolver changes: chain.PeerTargetResolvedLocally).
 	Findings []Finding `json:"Findings,omitempty"`
 }
 
@@ -139,6 +140,7 @@ func Replicate(in Input) (Replication, error) {
 		}
 		c, err := cc.Compile(chain.Request{Service: s.Name, Namespace: s.Namespace, Partition: s.Partition, Datacenter: x.Datacenter, TrustDomain: x.TrustDomain})
 		if err == nil {
+			rep.Findings = append(rep.Findings, c.Findings()...)
 			err = c.CheckPeerExport()
 		}
 		if err != nil {

@@ -189,3 +189,22 @@ func TestCheckGateways(t *testing.T) {
 	assert.Equal(t, GatewaysCritical, got[0].Code)
 	assert.Equal(t, "all 2 mesh gateway instances are critical: peers can reach no exported service", got[0].Message)
 }
+
+// TestReplicatePeerTargetResolvedLocally: the chain's findings reach the replication's, and
+// a peer target a local resolver makes local counts as a local target: its identity is in
+// a tcp PeerMeta.
+func TestReplicatePeerTargetResolvedLocally(t *testing.T) {
+	x, err := exports.Compile(exports.ConfigEntry{Name: "default", Services: []exports.Service{{Name: "web", Consumers: []exports.Consumer{{Peer: "north"}}}}})
+	require.NoError(t, err)
+	in := Input{Exporter: Exporter{Peer: "north", Datacenter: "dc1", TrustDomain: td}, Exports: x, Entries: chain.Entries{Resolvers: []chain.ServiceResolver{
+		{Name: "web", Failover: map[string]chain.Failover{"*": {Targets: []chain.FailoverTarget{{Service: "api", Peer: "east"}}}}},
+		{Name: "api", Redirect: &chain.Redirect{Service: "api-v2"}},
+	}}}
+	rep, err := Replicate(in)
+	require.NoError(t, err)
+	require.Len(t, rep.Services, 1)
+	assert.Equal(t, []string{svcID("", "default", "dc1", "web"), "spiffe://" + td + "/gateway/mesh/dc/dc1", svcID("", "default", "dc1", "api-v2")}, rep.Services[0].PeerMeta.SpiffeID)
+	require.Len(t, rep.Findings, 1)
+	assert.Equal(t, chain.PeerTargetResolvedLocally, rep.Findings[0].Code)
+	assert.Equal(t, "chain default/default/web, target api.default.default.external.east", rep.Findings[0].Path)
+}

@@ -338,3 +338,19 @@ func TestDryRunNewExportsAndResolvers(t *testing.T) {
 	assert.Equal(t, 1, code)
 	assert.Contains(t, errOut, newExports+`: holds exported-services entries; this flag reads service-resolver entries only`)
 }
+
+// TestPeerTargetThroughLocalResolver: a chain in which a local resolver changes a peer
+// target says so, as a finding line and in -explain.
+func TestPeerTargetThroughLocalResolver(t *testing.T) {
+	config := write(t, "config.json", `{"Kind":"exported-services","Name":"default","Services":[{"Name":"web","Consumers":[{"Peer":"north"}]}]}
+{"Kind":"service-resolver","Name":"web","Failover":{"*":{"Targets":[{"Service":"api","Peer":"east"}]}}}
+{"Kind":"service-resolver","Name":"api","Redirect":{"Service":"api-v2"}}`)
+	code, out, errOut := runArgs(t, "-config", config, "-trust-domain", "abcd.consul", "-datacenter", "dc1", "-explain", "web")
+	require.Equal(t, 0, code, errOut)
+	want := "WARNING PeerTargetResolvedLocally chain default/default/web, target api.default.default.external.east: the local service-resolver default/default/api governs this peer target and its Redirect makes it api-v2.default.default.dc1"
+	assert.Contains(t, words(out), want)
+	assert.Equal(t, 2, strings.Count(words(out), want), "in the peer's findings and in the explanation")
+	code, _, errOut = runArgs(t, "-config", config, "-trust-domain", "abcd.consul", "-datacenter", "dc1", "-fail-on", "warning")
+	assert.Equal(t, 3, code)
+	assert.Contains(t, errOut, "WARNING PeerTargetResolvedLocally chain default/default/web, target api.default.default.external.east")
+}
