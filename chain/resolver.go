@@ -1,7 +1,6 @@
 package chain
 
 import (
-	"encoding/json"
 	"maps"
 	"slices"
 	"time"
@@ -137,24 +136,13 @@ type HashPolicy struct {
 }
 
 // CookieConfig is the cookie a cookie hash policy makes the proxy generate. TTL encodes in
-// JSON as a duration string such as "10s".
+// JSON as Consul writes it, an integer of nanoseconds (552000000000 for 9m12s): unlike the
+// resolver's timeouts, Consul gives CookieConfig no marshaller of its own. Reading accepts
+// that and a duration string such as "10s".
 type CookieConfig struct {
 	Session bool          `json:"Session,omitempty"`
-	TTL     time.Duration `json:"-"`
+	TTL     time.Duration `json:"TTL,omitempty"`
 	Path    string        `json:"Path,omitempty"`
-}
-
-// MarshalJSON encodes the cookie configuration as Consul does, TTL as a duration string.
-func (c CookieConfig) MarshalJSON() ([]byte, error) {
-	type fields CookieConfig
-	w := struct {
-		fields
-		TTL string `json:"TTL,omitempty"`
-	}{fields: fields(c)}
-	if c.TTL != 0 {
-		w.TTL = c.TTL.String()
-	}
-	return json.Marshal(w)
 }
 
 // clone returns a deep copy of lb; nil stays nil.

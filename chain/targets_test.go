@@ -123,7 +123,7 @@ func TestDecodeLoadBalancer(t *testing.T) {
 	b, err := json.Marshal(rs[0])
 	require.NoError(t, err)
 	assert.Contains(t, string(b), `"RingHashConfig":{"MinimumRingSize":1024,"MaximumRingSize":18446744073709551615}`)
-	assert.Contains(t, string(b), `"CookieConfig":{"Path":"/","TTL":"10s"}`)
+	assert.Contains(t, string(b), `"CookieConfig":{"TTL":10000000000,"Path":"/"}`, "TTL in nanoseconds, as Consul writes it")
 	back, err := LoadResolvers(b)
 	require.NoError(t, err)
 	assert.Equal(t, rs, back)
