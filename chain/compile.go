@@ -42,6 +42,7 @@ func targetOptions(ft FailoverTarget) options {
 // no entries.
 type Compiler struct {
 	resolvers map[exports.ServiceName]*indexed // by canonical service
+	unsafe    bool                             // some resolver is not peer-export safe
 	protocols map[exports.ServiceName]string   // by canonical service
 	defProto  string
 	groups    map[[2]string]*exports.SamenessGroup // by partition and name
@@ -121,6 +122,7 @@ func NewCompiler(e Entries) (*Compiler, error) {
 		own[i] = r.clone(&redirects[i])
 		all[i] = indexed{ServiceResolver: &own[i], pos: i, id: k.String(), peerUnsafe: peerUnsafe(&own[i])}
 		cc.resolvers[k] = &all[i]
+		cc.unsafe = cc.unsafe || all[i].peerUnsafe != ""
 	}
 	cc.linkConsulted(all)
 	keys := slices.SortedFunc(maps.Keys(e.Protocols), func(a, b exports.ServiceName) int {

@@ -43,8 +43,8 @@ func (c *Chain) CheckPeerExport() error {
 // checkPeerExport works out CheckPeerExport's answer for the requested service (canonical).
 func (c *Compiler) checkPeerExport(start exports.ServiceName) error {
 	r, ok := c.resolvers[start]
-	if !ok {
-		return nil // nothing reachable
+	if !ok || !c.unsafe {
+		return nil // nothing reachable, or nothing unsafe to reach
 	}
 	queue := []*indexed{r}
 	seen := map[*indexed]bool{r: true}

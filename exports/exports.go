@@ -96,7 +96,7 @@ type Exports struct {
 
 type partition struct {
 	entry   ConfigEntry         // normalized copy
-	exact   map[ServiceName]int // canonical service -> its exact rule
+	exact   map[ServiceName]int // namespace and name (no partition: the entry's) -> its exact rule
 	anyName map[string]int      // namespace -> rule "*" in it
 	all     int                 // rule "*" in "*", or -1
 	rules   []rule
@@ -193,7 +193,7 @@ func newPartition(e ConfigEntry, gix groupIndex) *partition {
 			p.anyName[s.Namespace] = i
 		default:
 			r.match.Precedence = Exact
-			p.exact[ServiceName{Partition: e.Name, Namespace: s.Namespace, Name: s.Name}] = i
+			p.exact[ServiceName{Namespace: s.Namespace, Name: s.Name}] = i
 		}
 		r.peers = slices.Clip(r.peers)
 		p.rules[i] = r
@@ -211,15 +211,15 @@ func (x *Exports) lookup(s ServiceName) (*partition, int) {
 	if x == nil || !concrete(s) || s.Name == ReservedService {
 		return nil, -1
 	}
-	s = s.Canonical()
-	p := x.parts[s.Partition]
+	p := x.parts[orDefault(s.Partition)]
 	if p == nil {
 		return nil, -1
 	}
-	if i, ok := p.exact[s]; ok {
+	ns := orDefault(s.Namespace)
+	if i, ok := p.exact[ServiceName{Namespace: ns, Name: s.Name}]; ok {
 		return p, i
 	}
-	if i, ok := p.anyName[s.Namespace]; ok {
+	if i, ok := p.anyName[ns]; ok {
 		return p, i
 	}
 	return p, p.all
