@@ -77,8 +77,11 @@ func (c *compiler) peerFindings(ch *Chain) []Finding {
 	var out []Finding
 	for _, p := range c.changes {
 		kept := onVia[step{p.target, p.field, p.to}]
-		if p.to == "" {
-			_, kept = ch.Targets[p.target]
+		switch t := ch.Targets[p.target]; {
+		case p.settings != nil:
+			kept = t != nil
+		case p.to == "": // a failover section: news when it gave the start a failover list
+			kept = t != nil && len(t.Failover) > 0
 		}
 		if !kept {
 			continue

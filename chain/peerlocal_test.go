@@ -45,6 +45,8 @@ func TestPeerTargetsThroughLocalResolvers(t *testing.T) {
 			[]string{"the local service-resolver default/default/api governs this peer target and its Redirect makes it api-v2.default.default.dc1"}},
 		{"a resolver that changes nothing", resolvers(toEast, ServiceResolver{Name: "api", Meta: map[string]string{"owner": "x"}}),
 			"api.default.default.external.east", nil, nil},
+		{"a failover section that gives nothing", resolvers(toEast, ServiceResolver{Name: "api", Failover: map[string]Failover{"*": {Targets: []FailoverTarget{{Peer: "east"}}}}}),
+			"api.default.default.external.east", nil, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
