@@ -111,7 +111,7 @@ func BenchmarkReferenceSharedPath250(b *testing.B) {
 	req := Request{Service: "main", Datacenter: "dc1", TrustDomain: td}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, failover, err := refCompile(req, e.Resolvers); err != "" || len(failover) != 1 {
+		if _, failover, err := refCompile(req, e.Resolvers); err != "" || len(failover) != 250 {
 			b.Fatal(err, failover)
 		}
 	}

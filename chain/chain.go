@@ -22,29 +22,18 @@ type Request struct {
 	TrustDomain string
 }
 
-// ServiceKey names a service for resolver and protocol lookups. Empty Partition and
-// Namespace mean "default".
-type ServiceKey struct{ Partition, Namespace, Service string }
-
-func (k ServiceKey) canonical() ServiceKey {
-	return ServiceKey{orDefault(k.Partition), orDefault(k.Namespace), k.Service}
-}
-
-// Canonical spells an empty partition or namespace "default".
-func (k ServiceKey) Canonical() ServiceKey { return k.canonical() }
-
-// String returns "partition/namespace/service", canonical.
-func (k ServiceKey) String() string {
-	c := k.canonical()
-	return c.Partition + "/" + c.Namespace + "/" + c.Service
+// service returns the requested service, canonical.
+func (r Request) service() exports.ServiceName {
+	return exports.ServiceName{Partition: r.Partition, Namespace: r.Namespace, Name: r.Service}.Canonical()
 }
 
 // Entries is the configuration a chain is compiled from.
 type Entries struct {
 	// Resolvers are the service-resolver entries, at most one per service.
 	Resolvers []ServiceResolver
-	// Protocols is each service's service-defaults protocol; a present "" means tcp.
-	Protocols map[ServiceKey]string
+	// Protocols is each service's service-defaults protocol; a present "" means tcp. Empty
+	// partitions and namespaces of the keys mean "default".
+	Protocols map[exports.ServiceName]string
 	// DefaultProtocol is the proxy-defaults protocol for services without an entry in
 	// Protocols; "" means tcp.
 	DefaultProtocol string
@@ -74,8 +63,13 @@ type Chain struct {
 	// Targets holds the start target and its resolved failover targets, by ID.
 	Targets map[string]*Target
 
-	compiler *Compiler // for CheckPeerExport: immutable, and never handed out
-	start    ServiceKey
+	peerExport error     // CheckPeerExport's answer, worked out by Compile
+	findings   []Finding // Findings' answer, worked out by Compile
+}
+
+// ServiceName returns the chain's service: its partition, namespace and name.
+func (c *Chain) ServiceName() exports.ServiceName {
+	return exports.ServiceName{Partition: c.Partition, Namespace: c.Namespace, Name: c.Service}.Canonical()
 }
 
 // TargetIDs returns the IDs of the chain's targets, sorted; nil for a nil or zero Chain.
@@ -97,16 +91,17 @@ type Target struct {
 	// SNI and SpiffeID are the target's TLS server name and identity in the requesting trust
 	// domain; empty for peer targets, whose names the peer gives.
 	SNI, SpiffeID string
-	// Failover lists the resolved failover targets' IDs in order; nil on failover targets.
+	// Failover lists the resolved failover targets' IDs in order, repeats kept; nil on
+	// failover targets.
 	Failover []string
 	// Via is how the request reached this target: the request itself, then each redirect,
 	// default subset or failover step, with the resolver and field that took it.
 	Via []Step
 
 	// What a proxy needs to build the target's cluster, from the resolver of the target's own
-	// service (after redirects); zero on peer targets, whose proxy configuration is the
-	// importer's own. ConnectTimeout is the resolver's, else DefaultConnectTimeout;
-	// RequestTimeout the resolver's, else 0.
+	// service (after redirects) — for a peer target the local resolver of its service,
+	// namespace and partition, as in Consul. ConnectTimeout is the resolver's, else
+	// DefaultConnectTimeout; RequestTimeout the resolver's, else 0.
 	ConnectTimeout, RequestTimeout time.Duration
 	// Filter and OnlyPassing are the definition of the target's subset, when it has one.
 	Filter      string
@@ -153,13 +148,14 @@ func (s Step) String() string {
 }
 
 // Explain renders, a target a line, how the request reaches each target, the start first,
-// then its failover targets in order.
+// then its failover targets in order (a repeated one each time it is listed), then the
+// chain's findings (see Findings), a line each.
 func (c *Chain) Explain() string {
 	if c == nil {
 		return "chain <nil>"
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "chain %s (%s)", ServiceKey{c.Partition, c.Namespace, c.Service}, c.Protocol)
+	fmt.Fprintf(&b, "chain %s (%s)", c.ServiceName(), c.Protocol)
 	start := c.Targets[c.Start]
 	if start == nil {
 		return b.String()
@@ -177,6 +173,9 @@ func (c *Chain) Explain() string {
 		}
 		fmt.Fprintf(&b, "\n  %s %s: %s", role, id, strings.Join(parts, ", "))
 	}
+	for _, f := range c.findings {
+		fmt.Fprintf(&b, "\n  %s", f)
+	}
 	return b.String()
 }
 
@@ -190,18 +189,33 @@ func IsHTTPLike(protocol string) bool {
 	return false
 }
 
-// key identifies a target.
-type key struct{ service, subset, namespace, partition, datacenter, peer string }
+// key identifies a target: its service (canonical), subset, datacenter and peer.
+type key struct {
+	exports.ServiceName
+	subset, datacenter, peer string
+}
 
 func (k key) id() string {
 	if k.peer != "" {
-		return k.service + "." + k.namespace + "." + k.partition + ".external." + k.peer
+		return k.Name + "." + k.Namespace + "." + k.Partition + ".external." + k.peer
 	}
-	id := k.service + "." + k.namespace + "." + k.partition + "." + k.datacenter
+	id := k.Name + "." + k.Namespace + "." + k.Partition + "." + k.datacenter
 	if k.subset != "" {
 		return k.subset + "." + id
 	}
 	return id
 }
 
-func (k key) serviceKey() ServiceKey { return ServiceKey{k.partition, k.namespace, k.service} }
+// idKey is the key as its ID sees it: a peer's target without the subset it kept (Consul
+// keeps it, and the ID leaves it out).
+func (k key) idKey() key {
+	if k.peer != "" {
+		k.subset = ""
+	}
+	return k
+}
+
+// String describes the key field by field, for a message about two keys with one ID.
+func (k key) String() string {
+	return fmt.Sprintf("{service:%s subset:%s namespace:%s partition:%s datacenter:%s peer:%s}", k.Name, k.subset, k.Namespace, k.Partition, k.datacenter, k.peer)
+}

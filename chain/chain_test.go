@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/meshscope/meshscope/exports"
 )
 
 const td = "11111111-2222-3333-4444-555555555555.consul"
@@ -97,9 +99,12 @@ func TestCompile(t *testing.T) {
 			"main.ops.default.dc1", nil, []string{"main.ops.default.dc1"}},
 		{"redirect to peer", mainReq, resolvers(ServiceResolver{Name: "main", Redirect: &Redirect{Service: "main", Peer: "east"}}),
 			"main.default.default.external.east", nil, []string{"main.default.default.external.east"}},
-		{"peer targets are final", mainReq, resolvers(
+		{"a peer target goes through the local resolver of its name", mainReq, resolvers(
 			ServiceResolver{Name: "main", Redirect: &Redirect{Service: "api", Peer: "east"}},
 			ServiceResolver{Name: "api", Redirect: &Redirect{Service: "nowhere"}},
+		), "nowhere.default.default.dc1", nil, []string{"nowhere.default.default.dc1"}},
+		{"a peer target without a local resolver of its name rests", mainReq, resolvers(
+			ServiceResolver{Name: "main", Redirect: &Redirect{Service: "api", Peer: "east"}},
 		), "api.default.default.external.east", nil, []string{"api.default.default.external.east"}},
 		{"failover per subset, else wildcard", mainReq, resolvers(ServiceResolver{Name: "main", Subsets: subsets, DefaultSubset: "v1",
 			Failover: map[string]Failover{"v1": {ServiceSubset: "v2"}, "*": {Datacenters: []string{"dc9"}}}}),
@@ -119,10 +124,12 @@ func TestCompile(t *testing.T) {
 			ServiceResolver{Name: "main", Failover: map[string]Failover{"*": {Targets: []FailoverTarget{{Service: "alias"}, {Service: "b"}}}}},
 			ServiceResolver{Name: "alias", Redirect: &Redirect{Service: "main"}},
 		), "main.default.default.dc1", []string{"b.default.default.dc1"}, []string{"b.default.default.dc1", "main.default.default.dc1"}},
-		{"repeats are dropped", mainReq, resolvers(
+		{"repeats are kept, as Consul keeps them", mainReq, resolvers(
 			ServiceResolver{Name: "main", Failover: map[string]Failover{"*": {Targets: []FailoverTarget{{Service: "a"}, {Service: "b"}, {Service: "a"}}}}},
 			ServiceResolver{Name: "b", Redirect: &Redirect{Service: "a"}},
-		), "main.default.default.dc1", []string{"a.default.default.dc1"}, []string{"a.default.default.dc1", "main.default.default.dc1"}},
+		), "main.default.default.dc1", []string{"a.default.default.dc1", "a.default.default.dc1", "a.default.default.dc1"}, []string{"a.default.default.dc1", "main.default.default.dc1"}},
+		{"a repeated datacenter is listed twice", mainReq, resolvers(ServiceResolver{Name: "main", Failover: map[string]Failover{"*": {Datacenters: []string{"dc2", "dc2"}}}}),
+			"main.default.default.dc1", []string{"main.default.default.dc2", "main.default.default.dc2"}, []string{"main.default.default.dc1", "main.default.default.dc2"}},
 		{"a loop through failover is fine", mainReq, resolvers(
 			ServiceResolver{Name: "main", Failover: map[string]Failover{"*": {Service: "b"}}},
 			ServiceResolver{Name: "b", Failover: map[string]Failover{"*": {Service: "main"}}},
@@ -171,8 +178,10 @@ func TestTargetNames(t *testing.T) {
 	assert.Equal(t, "spiffe://"+td+"/ap/ap1/ns/data/dc/dc1/svc/db", db.SpiffeID)
 	assert.Equal(t, []Step{{Resolver: "default/default/main", Field: `Failover["*"].Targets[0]`, From: "v1.main.default.default.dc1", To: "db.data.ap1.dc1"}}, db.Via)
 	peer := c.Targets["main.default.default.external.east"]
-	assert.Equal(t, &Target{ID: "main.default.default.external.east", Service: "main", Namespace: "default", Partition: "default", Peer: "east",
-		Via: []Step{{Resolver: "default/default/main", Field: `Failover["*"].Targets[1]`, From: "v1.main.default.default.dc1", To: "main.default.default.external.east"}}}, peer)
+	assert.Equal(t, &Target{ID: "main.default.default.external.east", Service: "main", Subset: "v1", Namespace: "default", Partition: "default", Peer: "east",
+		Via:            []Step{{Resolver: "default/default/main", Field: `Failover["*"].Targets[1]`, From: "v1.main.default.default.dc1", To: "main.default.default.external.east"}},
+		ConnectTimeout: DefaultConnectTimeout}, peer, "the peer target keeps the subset, as Consul's does, and has the 5s default")
+	assert.Empty(t, c.Findings(), "the local resolver main changes nothing of the peer target")
 	assert.Equal(t, `chain default/default/main (tcp)
   start v1.main.default.default.dc1: request main.default.default.dc1, DefaultSubset of default/default/main -> v1.main.default.default.dc1
   failover 1 db.data.ap1.dc1: Failover["*"].Targets[0] of default/default/main -> db.data.ap1.dc1
@@ -212,13 +221,13 @@ func TestCompileErrors(t *testing.T) {
 				{Name: "main", Redirect: &Redirect{Service: "api"}},
 				{Name: "api", Failover: map[string]Failover{"*": {Targets: []FailoverTarget{{Service: "db"}, {Service: "cache", Namespace: "ops"}, {Peer: "east"}}}}},
 			},
-			Protocols:       map[ServiceKey]string{{Service: "main"}: "HTTP", {Service: "api"}: "http", {Namespace: "default", Service: "db"}: ""},
+			Protocols:       map[exports.ServiceName]string{{Name: "main"}: "HTTP", {Name: "api"}: "http", {Namespace: "default", Name: "db"}: ""},
 			DefaultProtocol: "grpc",
 		}, []string{
 			`discovery chain "main" uses inconsistent protocols; service "db" has "tcp" which is not "http"`,
 			`discovery chain "main" uses inconsistent protocols; service "default/ops/cache" has "grpc" which is not "http"`,
 		}},
-		{"conflicting protocol keys", mainReq, Entries{Protocols: map[ServiceKey]string{{Service: "a"}: "http", {Partition: "default", Namespace: "default", Service: "a"}: "tcp"}}, []string{
+		{"conflicting protocol keys", mainReq, Entries{Protocols: map[exports.ServiceName]string{{Name: "a"}: "http", {Partition: "default", Namespace: "default", Name: "a"}: "tcp"}}, []string{
 			`Protocols: default/default/a is given twice, as "http" and "tcp"`,
 		}},
 		{"names that cannot be an SNI", Request{Service: "Main", Datacenter: "dc1", TrustDomain: td}, Entries{}, []string{
@@ -256,9 +265,9 @@ func TestCompileErrors(t *testing.T) {
 func TestProtocol(t *testing.T) {
 	c := compileOK(t, mainReq, Entries{DefaultProtocol: "HTTP2"})
 	assert.Equal(t, "http2", c.Protocol)
-	c = compileOK(t, mainReq, Entries{Protocols: map[ServiceKey]string{{Service: "main"}: ""}, DefaultProtocol: "http"})
+	c = compileOK(t, mainReq, Entries{Protocols: map[exports.ServiceName]string{{Name: "main"}: ""}, DefaultProtocol: "http"})
 	assert.Equal(t, "tcp", c.Protocol, "a present empty protocol is tcp")
-	c = compileOK(t, mainReq, Entries{Protocols: map[ServiceKey]string{{Service: "main"}: "gRPC"}, Resolvers: []ServiceResolver{
+	c = compileOK(t, mainReq, Entries{Protocols: map[exports.ServiceName]string{{Name: "main"}: "gRPC"}, Resolvers: []ServiceResolver{
 		{Name: "main", Redirect: &Redirect{Service: "x", Peer: "east"}},
 	}})
 	assert.Equal(t, "grpc", c.Protocol, "peer targets are not checked")
@@ -271,7 +280,7 @@ func TestIsHTTPLike(t *testing.T) {
 }
 
 func TestLongRedirectChainIsIterative(t *testing.T) {
-	const n = 100000
+	n := rounds(10000, 100000)
 	rs := make([]ServiceResolver, n)
 	for i := range rs {
 		rs[i] = ServiceResolver{Name: name(i), Redirect: &Redirect{Service: name(i + 1)}}

@@ -6,22 +6,22 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/meshscope/meshscope/exports"
 	"github.com/meshscope/meshscope/internal/fielderr"
-	"github.com/meshscope/meshscope/internal/names"
-	"github.com/meshscope/meshscope/internal/strict"
-	"github.com/meshscope/meshscope/sni"
-	"github.com/meshscope/meshscope/spiffe"
 )
 
-// indexed is a resolver with its position in Entries.Resolvers and its ID, built once.
+// indexed is a resolver with its position in Entries.Resolvers and its ID, built once, and
+// what CheckPeerExport needs of it: what in it makes a chain unsafe to export to a peer
+// (peerUnsafe's answer), and the resolvers of the local services it redirects or fails over
+// to, in the order the check visits them.
 type indexed struct {
 	*ServiceResolver
-	pos int
-	id  string
+	pos        int
+	id         string
+	peerUnsafe string
+	consults   []*indexed
 }
 
 // options are the fields of a Redirect, a failover section or a failover target.
@@ -41,8 +41,9 @@ func targetOptions(ft FailoverTarget) options {
 // changing them after NewCompiler changes nothing. The zero Compiler compiles as if it had
 // no entries.
 type Compiler struct {
-	resolvers map[ServiceKey]indexed
-	protocols map[ServiceKey]string
+	resolvers map[exports.ServiceName]*indexed // by canonical service
+	unsafe    bool                             // some resolver is not peer-export safe
+	protocols map[exports.ServiceName]string   // by canonical service
 	defProto  string
 	groups    map[[2]string]*exports.SamenessGroup // by partition and name
 	dff       map[string]*exports.SamenessGroup    // partition -> its DefaultForFailover group
@@ -101,13 +102,14 @@ func (cc *Compiler) Compile(req Request) (*Chain, error) {
 // protocols, and every problem of the sameness groups (see exports.ValidateSamenessGroups)
 // are reported together.
 func NewCompiler(e Entries) (*Compiler, error) {
-	cc := &Compiler{resolvers: make(map[ServiceKey]indexed, len(e.Resolvers)), protocols: make(map[ServiceKey]string, len(e.Protocols))}
+	cc := &Compiler{resolvers: make(map[exports.ServiceName]*indexed, len(e.Resolvers)), protocols: make(map[exports.ServiceName]string, len(e.Protocols))}
 	own := make([]ServiceResolver, len(e.Resolvers)) // the copies, in one allocation
 	redirects := make([]Redirect, len(e.Resolvers))
+	all := make([]indexed, len(e.Resolvers))
 	var c fielderr.Collector
 	for i := range e.Resolvers {
 		r := &e.Resolvers[i]
-		k := ServiceKey{r.Partition, r.Namespace, r.Name}.canonical()
+		k := r.ServiceName()
 		where := func() string { return fmt.Sprintf("Resolvers[%d] (%s)", i, k) }
 		if err := r.Validate(); err != nil {
 			c.Put(fielderr.In(where(), err))
@@ -118,17 +120,20 @@ func NewCompiler(e Entries) (*Compiler, error) {
 			continue
 		}
 		own[i] = r.clone(&redirects[i])
-		cc.resolvers[k] = indexed{&own[i], i, k.String()}
+		all[i] = indexed{ServiceResolver: &own[i], pos: i, id: k.String(), peerUnsafe: peerUnsafe(&own[i])}
+		cc.resolvers[k] = &all[i]
+		cc.unsafe = cc.unsafe || all[i].peerUnsafe != ""
 	}
-	keys := slices.SortedFunc(maps.Keys(e.Protocols), func(a, b ServiceKey) int {
-		return cmp.Or(strings.Compare(a.Partition, b.Partition), strings.Compare(a.Namespace, b.Namespace), strings.Compare(a.Service, b.Service))
+	cc.linkConsulted(all)
+	keys := slices.SortedFunc(maps.Keys(e.Protocols), func(a, b exports.ServiceName) int {
+		return cmp.Or(strings.Compare(a.Partition, b.Partition), strings.Compare(a.Namespace, b.Namespace), strings.Compare(a.Name, b.Name))
 	})
 	for _, k := range keys {
 		p := strings.ToLower(e.Protocols[k])
 		if p == "" {
 			p = "tcp"
 		}
-		ck := k.canonical()
+		ck := k.Canonical()
 		if prev, dup := cc.protocols[ck]; dup && prev != p {
 			c.Put(&FieldError{Field: "Protocols", Value: p, Detail: fmt.Sprintf("%s is given twice, as %q and %q", ck, prev, p), Err: ErrDuplicateResolver})
 			continue
@@ -153,157 +158,3 @@ func NewCompiler(e Entries) (*Compiler, error) {
 	}
 	return cc, nil
 }
-
-// compiler is the state of one compilation.
-type compiler struct {
-	*Compiler
-	req      Request
-	proto    string
-	badProto map[ServiceKey]bool
-	memo     map[key]*joined // where targets already walked come to rest
-	errs     []error
-}
-
-// compile compiles a request whose required fields are present.
-func (cc *Compiler) compile(req Request) (*Chain, error) {
-	req.Namespace, req.Partition = orDefault(req.Namespace), orDefault(req.Partition)
-	c := &compiler{Compiler: cc, req: req, badProto: map[ServiceKey]bool{}}
-	ch := &Chain{Service: req.Service, Namespace: req.Namespace, Partition: req.Partition, Datacenter: req.Datacenter,
-		Targets: map[string]*Target{}}
-	start := key{service: req.Service, namespace: req.Namespace, partition: req.Partition, datacenter: req.Datacenter}
-	c.proto = c.protocol(start.serviceKey())
-	ch.Protocol = c.proto
-	startID := start.id()
-	t, tid, rest, err := c.resolve(start, startID)
-	if err != nil {
-		return nil, errors.Join(append(c.errs, err)...)
-	}
-	ch.Start = tid
-	c.add(ch, tid, t, rest.via([]Step{{Field: "request", To: startID}}))
-	failover, policy := c.failover(ch, t, tid)
-	if len(failover) > 0 {
-		st := ch.Targets[tid]
-		st.Failover, st.FailoverPolicy = failover, policy.clone()
-	}
-	if len(c.errs) > 0 {
-		return nil, errors.Join(c.errs...)
-	}
-	ch.compiler, ch.start = cc, start.serviceKey()
-	return ch, nil
-}
-
-func (c *compiler) protocol(k ServiceKey) string {
-	if p, ok := c.protocols[k.canonical()]; ok {
-		return p
-	}
-	return cmp.Or(c.defProto, "tcp")
-}
-
-// touch checks that a local service the chain touches has the chain's protocol.
-func (c *compiler) touch(k ServiceKey) {
-	if p := c.protocol(k); p != c.proto && !c.badProto[k] {
-		c.badProto[k] = true
-		c.errs = append(c.errs, &FieldError{Value: p, Detail: fmt.Sprintf("discovery chain %q uses inconsistent protocols; service %q has %q which is not %q", c.req.Service, displayName(k), p, c.proto), Err: ErrProtocolMismatch})
-	}
-}
-
-// displayName is a service's name in a message: its name alone in the default partition and
-// namespace, else partition/namespace/name.
-func displayName(k ServiceKey) string {
-	k = k.canonical()
-	if k.Partition != defaultName || k.Namespace != defaultName {
-		return k.String()
-	}
-	return k.Service
-}
-
-// rewrite applies a redirect's or a failover candidate's options to t.
-func (c *compiler) rewrite(t key, o options) key {
-	n := t
-	if o.service != "" && o.service != t.service {
-		n.service, n.subset = o.service, ""
-	}
-	if o.subset != "" {
-		n.subset = o.subset
-	}
-	if o.partition != "" {
-		n.partition = o.partition
-	}
-	if o.datacenter != "" {
-		n.datacenter = o.datacenter
-	}
-	if o.namespace != "" || o.peer != "" {
-		n.namespace = orDefault(o.namespace)
-	}
-	n.peer = o.peer
-	if n.peer != "" { // a peer's service: no subset or datacenter, the requesting partition
-		n.subset, n.datacenter, n.partition = "", "", c.req.Partition
-	}
-	return n
-}
-
-// add records target k, building its SNI, SPIFFE ID and proxy settings.
-func (c *compiler) add(ch *Chain, id string, k key, via []Step) {
-	t := &Target{ID: id, Service: k.service, Subset: k.subset, Namespace: k.namespace, Partition: k.partition,
-		Datacenter: k.datacenter, Peer: k.peer, Via: via}
-	if k.peer == "" {
-		s := sni.Service{Subset: k.subset, Service: k.service, Namespace: k.namespace, Partition: k.partition, Datacenter: k.datacenter, TrustDomain: c.req.TrustDomain}
-		if err := s.Validate(); err != nil {
-			c.errs = append(c.errs, fielderr.In("target "+id+": SNI", err))
-		}
-		sp := spiffe.Service{TrustDomain: c.req.TrustDomain, Partition: k.partition, Namespace: k.namespace, Datacenter: k.datacenter, Service: k.service}
-		if err := sp.Validate(); err != nil {
-			c.errs = append(c.errs, fielderr.In("target "+id+": SPIFFE ID", err))
-		}
-		t.SNI, t.SpiffeID = s.String(), sp.String()
-		t.ConnectTimeout = DefaultConnectTimeout
-		if r, ok := c.resolvers[k.serviceKey()]; ok {
-			t.ConnectTimeout = cmp.Or(r.ConnectTimeout, DefaultConnectTimeout)
-			t.RequestTimeout = r.RequestTimeout
-			t.LoadBalancer = r.LoadBalancer.clone()
-			if sub, ok := r.Subsets[k.subset]; ok && k.subset != "" {
-				t.Filter, t.OnlyPassing = sub.Filter, sub.OnlyPassing
-			}
-		}
-	}
-	if k.peer != "" {
-		if err := peerNames(k); err != nil {
-			c.errs = append(c.errs, fielderr.In("target "+id, err))
-		}
-	}
-	ch.Targets[id] = t
-}
-
-// peerNames checks the names of a peer's target as a local target's are checked: the
-// service, namespace, partition and peer must be DNS labels. The name the importer dials is
-// in the peer's trust domain, which only the peer's PeerMeta gives, so no whole name is
-// built here.
-func peerNames(k key) error {
-	var errs []error
-	for _, f := range [...]struct{ field, value string }{
-		{"Service", k.service}, {"Namespace", k.namespace}, {"Partition", k.partition}, {"Peer", k.peer},
-	} {
-		if reason := names.Label(f.value); reason != "" {
-			errs = append(errs, &FieldError{Field: f.field, Value: f.value, Detail: strconv.Quote(f.value) + " " + reason, Err: sni.ErrInvalidComponent})
-		}
-	}
-	return errors.Join(errs...)
-}
-
-// collides reports (and records as an error) a target ID already taken by another target:
-// IDs join names with ".", so a partition named "external" can make a local target's ID
-// read as a peer target's.
-func (c *compiler) collides(ch *Chain, id string, k key) bool {
-	prev, ok := ch.Targets[id]
-	if !ok {
-		return false
-	}
-	if pk := (key{prev.Service, prev.Subset, prev.Namespace, prev.Partition, prev.Datacenter, prev.Peer}); pk != k {
-		c.errs = append(c.errs, &FieldError{Value: id, Detail: fmt.Sprintf("target ID %q names two different targets (%+v and %+v); rename one", id, pk, k)})
-		return true
-	}
-	return false
-}
-
-// key of a failover section in a message and a Step.
-func sectionField(section string) string { return strict.Key("Failover", section) }

@@ -20,14 +20,30 @@
 //
 // # Resolution
 //
-// Resolving a target repeats until it rests: a peer target is final (local resolvers govern
-// local services only); a redirect moves the target (a redirect to the same target is a
-// no-op; revisiting a target is a cycle and an error); a target without a subset takes the
-// resolver's default subset; a named subset must exist. The start target's failover section
-// (the one for its subset, else "*") gives candidates — one per datacenter, one per target, or
-// one from Service/ServiceSubset/Namespace — each resolved the same way, through its own
-// redirects and default subset but not its own failover. A candidate that is the start target,
-// before or after resolution, is dropped, as are repeats; loops through failover are fine.
+// Resolving a target repeats until it rests: a redirect moves the target (a redirect to the
+// same target is a no-op; revisiting a target is a cycle and an error); a target without a
+// subset takes the resolver's default subset; a named subset must exist. The start target's
+// failover section (the one for its subset, else "*") gives candidates — one per datacenter,
+// one per target, or one from Service/ServiceSubset/Namespace — each resolved the same way,
+// through its own redirects and default subset but not its own failover. The failover list
+// keeps repeats, as Consul's does (Datacenters [dc2, dc2] lists the dc2 target twice: it is
+// what the proxy is given); loops through failover are fine. meshscope differs from Consul
+// on one point: a candidate that resolves to the start target is dropped (Consul drops it
+// only when it is the start target before resolution, and lists the start again after).
+//
+// # Peer targets and local resolvers
+//
+// Consul finds a target's resolver by service, namespace and partition; the peer is not part
+// of the lookup. So a peer's target — api on peer east, api.default.default.external.east —
+// goes through the local resolver named api, as Consul does: its redirect (a redirect that
+// names no peer makes the target local: api redirecting to dc2 turns it into
+// api.default.default.dc2), its default subset (which makes it local too), its subset check,
+// its connect and request timeouts, load balancer and subset filter, its failover when the
+// peer target is the start, and its part in cycle detection. Only the protocol check skips
+// peer targets. Because this is almost never what the author meant, every chain in which a
+// local resolver changes a peer target says so: Chain.Findings reports each change
+// (PeerTargetResolvedLocally), naming the resolver and what it changed, and Explain prints
+// the findings under the targets.
 //
 // Every local service a chain touches must speak the requested service's protocol (from
 // service-defaults, else proxy-defaults, else tcp); peer targets are not checked.
@@ -54,11 +70,12 @@
 //
 // # What a target carries
 //
-// Besides its SNI and SPIFFE ID, each local target carries what a proxy needs to build its
-// cluster, from the resolver of its own service: ConnectTimeout (else 5s), RequestTimeout,
+// Besides its SNI and SPIFFE ID (local targets only; a peer gives its own), each target
+// carries what a proxy needs to build its cluster, from the resolver of its own service (for
+// a peer target, the local resolver of its name): ConnectTimeout (else 5s), RequestTimeout,
 // the Filter and OnlyPassing of its subset, and the LoadBalancer; the start target carries
-// the Policy of the failover section that gave its failover list. Peer targets carry none of
-// these (Consul gives them the 5s default; the importer's proxy configuration is its own).
+// the Policy of the failover section that gave its failover list. Subset filters are kept as
+// written: their expression language is Consul's, and meshscope does not parse them.
 //
 // # Exporting to a peer
 //
@@ -77,7 +94,9 @@
 //
 // ServiceResolver decodes `consul config read -kind service-resolver` JSON strictly and
 // encodes back to it; LoadResolvers reads one entry, a stream or an array. Validate reports
-// every problem with its path, in Consul's words, in a deterministic order. Every error is a
+// every problem with its path, in a deterministic order, in Consul v1.16's words (the few
+// worded by meshscope are listed on Validate); the package's tests hold the validation and
+// compile errors, targets and failover lists to answers recorded from Consul's own compiler. Every error is a
 // FieldError (or several joined) wrapping a sentinel where a caller may branch
 // (ErrRedirectCycle, ErrUnknownSubset, ErrProtocolMismatch, ErrDuplicateResolver,
 // ErrMissingSamenessGroup, ErrPeerExport, ErrRequest).

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/meshscope/meshscope/exports"
 	"github.com/meshscope/meshscope/internal/fielderr"
 )
 
@@ -23,7 +24,7 @@ func TestErrorSentinels(t *testing.T) {
 			{Name: "main", Redirect: &Redirect{Service: "other"}}, {Name: "other", Redirect: &Redirect{Service: "main"}}}}, ErrRedirectCycle},
 		{"unknown subset", req, Entries{Resolvers: []ServiceResolver{{Name: "main", Redirect: &Redirect{Service: "other", ServiceSubset: "v9"}}}}, ErrUnknownSubset},
 		{"protocol mismatch", req, Entries{Resolvers: []ServiceResolver{{Name: "main", Redirect: &Redirect{Service: "other"}}},
-			Protocols: map[ServiceKey]string{{Service: "main"}: "http"}}, ErrProtocolMismatch},
+			Protocols: map[exports.ServiceName]string{{Name: "main"}: "http"}}, ErrProtocolMismatch},
 		{"duplicate resolver", req, Entries{Resolvers: []ServiceResolver{{Name: "main"}, {Name: "main", Namespace: "default"}}}, ErrDuplicateResolver},
 		{"incomplete request", Request{Service: "main"}, Entries{}, ErrRequest},
 	}

@@ -3,6 +3,7 @@ package chain_test
 import (
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/meshscope/meshscope/chain"
 	"github.com/meshscope/meshscope/exports"
@@ -81,7 +82,7 @@ func ExampleServiceResolver_Validate() {
 	// Output:
 	// Redirect: Redirect and Failover cannot both be set
 	// Redirect.ServiceSubset: Redirect.ServiceSubset defined without Redirect.Service
-	// Failover["v9"]: Bad Failover["v9"]: not a valid subset
+	// Failover["v9"]: Bad Failover["v9"]: not a valid subset subset
 }
 
 // A failover to a sameness group tries the group's other members in the order they are
@@ -116,4 +117,69 @@ func ExampleCompile_samenessGroupFailover() {
 	//   start db.default.default.dc1: request db.default.default.dc1
 	//   failover 1 db.default.ap2.dc1: Failover["*"] of default/default/db -> sameness group dr, member ap2 -> db.default.ap2.dc1
 	//   failover 2 db.default.default.external.east: Failover["*"] of default/default/db -> sameness group dr, member peer east -> db.default.default.external.east
+}
+
+// A peer target goes through the local resolver of its name, as in Consul: web redirects to
+// api on the peer east, and the local resolver api redirects to dc2, so the chain lands on
+// the local api in dc2, and says so.
+func ExampleCompile_peerTargetRedirected() {
+	c, err := chain.Compile(
+		chain.Request{Service: "web", Datacenter: "dc1", TrustDomain: trustDomain},
+		chain.Entries{Resolvers: []chain.ServiceResolver{
+			{Name: "web", Redirect: &chain.Redirect{Service: "api", Peer: "east"}},
+			{Name: "api", Redirect: &chain.Redirect{Datacenter: "dc2"}},
+		}},
+	)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("start:", c.Start)
+	for _, f := range c.Findings() {
+		fmt.Println(f.Level, f.Code, f.Path)
+		fmt.Println(f.Message)
+	}
+	// Output:
+	// start: api.default.default.dc2
+	// WARNING PeerTargetResolvedLocally chain default/default/web, target api.default.default.external.east
+	// the local service-resolver default/default/api governs this peer target and its Redirect makes it api.default.default.dc2: Consul finds a target's resolver by service, namespace and partition, not by peer
+}
+
+// The local resolver's default subset applies to the peer target too, and makes it local.
+func ExampleCompile_peerTargetDefaultSubset() {
+	c, err := chain.Compile(
+		chain.Request{Service: "web", Datacenter: "dc1", TrustDomain: trustDomain},
+		chain.Entries{Resolvers: []chain.ServiceResolver{
+			{Name: "web", Failover: map[string]chain.Failover{"*": {Targets: []chain.FailoverTarget{{Service: "api", Peer: "east"}}}}},
+			{Name: "api", Subsets: map[string]chain.Subset{"v1": {Filter: "Service.Meta.version == v1"}}, DefaultSubset: "v1"},
+		}},
+	)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(c.Explain())
+	// Output:
+	// chain default/default/web (tcp)
+	//   start web.default.default.dc1: request web.default.default.dc1
+	//   failover 1 v1.api.default.default.dc1: Failover["*"].Targets[0] of default/default/web -> api.default.default.external.east, DefaultSubset of default/default/api -> v1.api.default.default.dc1
+	//   WARNING PeerTargetResolvedLocally chain default/default/web, target api.default.default.external.east: the local service-resolver default/default/api governs this peer target and its DefaultSubset makes it v1.api.default.default.dc1: Consul finds a target's resolver by service, namespace and partition, not by peer
+}
+
+// A peer target carries the local resolver's connect timeout, as Consul gives it.
+func ExampleCompile_peerTargetConnectTimeout() {
+	c, err := chain.Compile(
+		chain.Request{Service: "web", Datacenter: "dc1", TrustDomain: trustDomain},
+		chain.Entries{Resolvers: []chain.ServiceResolver{
+			{Name: "web", Redirect: &chain.Redirect{Service: "api", Peer: "east"}},
+			{Name: "api", ConnectTimeout: 2 * time.Second},
+		}},
+	)
+	if err != nil {
+		panic(err)
+	}
+	t := c.Targets[c.Start]
+	fmt.Println(t.ID, t.ConnectTimeout)
+	fmt.Println(c.Findings()[0].Message)
+	// Output:
+	// api.default.default.external.east 2s
+	// the local service-resolver default/default/api governs this peer target and gives it its ConnectTimeout 2s: Consul finds a target's resolver by service, namespace and partition, not by peer
 }

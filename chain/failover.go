@@ -31,13 +31,17 @@ func (cand *candidate) field() string {
 // failover works out the failover candidates of the start target t (resolved, with ID
 // startID), resolves and adds them, and returns their IDs in order and the Policy of the
 // failover section that named them (nil for a sameness redirect or DefaultForFailover).
+// Repeats stay in the list, as in Consul: it is what the proxy is given. A candidate that is
+// the start target, before or after resolution, is dropped (Consul drops it only before, and
+// lists the start target again after). A peer's start target fails over as the local
+// resolver of its service says, as in Consul.
 func (c *compiler) failover(ch *Chain, t key, startID string) ([]string, *FailoverPolicy) {
-	if t.peer != "" {
-		return nil, nil
-	}
 	rid, cands, policy := c.candidates(t)
 	if len(cands) == 0 {
 		return nil, nil
+	}
+	if t.peer != "" {
+		c.changes = append(c.changes, peerChange{target: startID, resolver: rid, field: cands[0].section})
 	}
 	out := make([]string, 0, len(cands))
 	targets := make(map[string]*Target, len(cands)+1) // sized once: no rehashing as it fills
@@ -54,13 +58,13 @@ func (c *compiler) failover(ch *Chain, t key, startID string) ([]string, *Failov
 			c.errs = append(c.errs, fielderr.In(fmt.Sprintf("failover of %s by %s of %s", startID, cand.field(), cmp.Or(rid, "the request")), err))
 			continue
 		}
-		if c.collides(ch, id, rk) {
-			continue
-		}
-		if _, seen := ch.Targets[id]; seen { // the start, or already in the list
+		if id == startID || c.collides(ch, id, rk) {
 			continue
 		}
 		out = append(out, id)
+		if _, seen := ch.Targets[id]; seen { // a repeat: the target is there already
+			continue
+		}
 		step := Step{Resolver: rid, Field: cand.field(), SamenessGroup: cand.group, Member: cand.member, From: startID, To: cid}
 		c.add(ch, id, rk, rest.via([]Step{step}))
 	}
@@ -70,15 +74,15 @@ func (c *compiler) failover(ch *Chain, t key, startID string) ([]string, *Failov
 // candidates returns the failover candidates of t, the ID of the resolver that names them,
 // and the failover section's policy.
 func (c *compiler) candidates(t key) (string, []candidate, *FailoverPolicy) {
-	r, found := c.resolvers[t.serviceKey()]
+	r, found := c.resolvers[t.ServiceName]
 	if !found {
 		// DefaultForFailover: exactly when the requested service has no resolver at all.
-		start := key{service: c.req.Service, namespace: c.req.Namespace, partition: c.req.Partition, datacenter: c.req.Datacenter}
+		start := key{ServiceName: c.req.service(), datacenter: c.req.Datacenter}
 		g := c.dff[c.req.Partition]
-		if _, has := c.resolvers[start.serviceKey()]; has || g == nil || t != start {
+		if _, has := c.resolvers[start.ServiceName]; has || g == nil || t != start {
 			return "", nil, nil
 		}
-		return "", c.sameness(t, g, t.service, t.namespace, options{}, "DefaultForFailover"), nil
+		return "", c.sameness(t, g, t.Name, t.Namespace, options{}, "DefaultForFailover"), nil
 	}
 	if rd := r.Redirect; rd != nil && rd.SamenessGroup != "" {
 		g := c.group(t, rd.SamenessGroup)
@@ -125,7 +129,7 @@ func (c *compiler) candidates(t key) (string, []candidate, *FailoverPolicy) {
 func (c *compiler) group(t key, name string) *exports.SamenessGroup {
 	g := c.groups[[2]string{c.req.Partition, name}]
 	if g == nil {
-		c.errs = append(c.errs, &FieldError{Value: name, Detail: fmt.Sprintf("sameness group missing for service %q", t.service), Err: ErrMissingSamenessGroup})
+		c.errs = append(c.errs, &FieldError{Value: name, Detail: fmt.Sprintf("sameness group missing for service %q", t.Name), Err: ErrMissingSamenessGroup})
 	}
 	return g
 }

@@ -52,6 +52,17 @@ func TestLoadResolversRefuses(t *testing.T) {
 func FuzzLoadResolvers(f *testing.F) {
 	f.Add([]byte(`{"Kind": "service-resolver", "Name": "web", "ConnectTimeout": "15s", "Subsets": {"v1": {"Filter": "x"}}, "Failover": {"*": {"Datacenters": ["dc2"]}}}`))
 	f.Add([]byte(`[{"Name": "a", "Redirect": {"Service": "b"}}] {"Name": "c"}`))
+	// Every decoder: aliases, durations both ways, integers at their limits, load balancers,
+	// sameness groups, policies; and the errors: wrong types, a key given twice, unknown fields.
+	f.Add([]byte(`{"kind":"service-resolver","name":"w","default_subset":"v1","subsets":{"v1":{"filter":"x","only_passing":true}},
+	  "connect_timeout":5000000000,"request_timeout":"1m","redirect":null,"failover":{"*":{"service_subset":"v1","sameness_group":"g","policy":{"mode":"order-by-locality","regions":["r"]}}},
+	  "load_balancer":{"policy":"ring_hash","ring_hash_config":{"minimum_ring_size":1,"maximum_ring_size":18446744073709551615},
+	    "hash_policies":[{"field":"cookie","field_value":"c","cookie_config":{"session":false,"ttl":552000000000,"path":"/"},"source_ip":false,"terminal":true}]},
+	  "prioritize_by_locality":{"mode":"failover"},"Meta":{"k":"v"},"CreateIndex":1,"ModifyIndex":2}`))
+	f.Add([]byte(`{"Name":"w","Redirect":{"Service":"a","Peer":"east","SamenessGroup":"g","Partition":"p","Datacenter":"dc2"},"Failover":{"*":{"Targets":[{"Peer":"east","ServiceSubset":"x","Datacenter":"d"}]}}}`))
+	f.Add([]byte(`{"Name":"w","ConnectTimeout":-1,"RequestTimeout":"-1s","LoadBalancer":{"LeastRequestConfig":{"ChoiceCount":4294967296},"HashPolicies":[{"CookieConfig":{"TTL":true}}]}}`))
+	f.Add([]byte(`{"Name":"w","Name":"x","Subsets":{"A":{},"":{}},"Failover":{"v9":{}},"Polcy":1}`))
+	f.Add([]byte(`[{"Name":"w"},1,"x",null,[]]`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		rs, err := LoadResolvers(data)
 		if err != nil {

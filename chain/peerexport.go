@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+
+	"github.com/meshscope/meshscope/exports"
 )
 
 // ErrPeerExport: a chain Consul refuses to export to a peer (see Chain.CheckPeerExport).
@@ -29,44 +31,35 @@ var ErrPeerExport = errors.New("not peer-export safe")
 // (Consul's order is random). The service is named by its name alone (as Consul CE prints
 // it), or as partition/namespace/name when either is not default.
 //
-// The check reads the resolvers the chain was compiled from; its cost is linear in the
-// resolvers it reaches.
+// Compile works the answer out from the resolvers the chain was compiled from, at a cost
+// linear in the resolvers it reaches; CheckPeerExport returns it. The error is read-only.
 func (c *Chain) CheckPeerExport() error {
-	if c == nil || c.compiler == nil {
+	if c == nil {
 		return nil
 	}
-	return c.compiler.checkPeerExport(c.start)
+	return c.peerExport
 }
 
-// checkPeerExport works out CheckPeerExport's answer for the requested service.
-func (c *Compiler) checkPeerExport(start ServiceKey) error {
-	start = start.canonical()
-	name := displayName(start)
-	bad := func(what string) error {
-		return &FieldError{Value: start.String(), Detail: fmt.Sprintf("peer exported service %q contains %s", name, what), Err: ErrPeerExport}
+// checkPeerExport works out CheckPeerExport's answer for the requested service (canonical).
+func (c *Compiler) checkPeerExport(start exports.ServiceName) error {
+	r, ok := c.resolvers[start]
+	if !ok || !c.unsafe {
+		return nil // nothing reachable, or nothing unsafe to reach
 	}
-	if _, ok := c.resolvers[start]; !ok {
-		return nil // nothing reachable
-	}
-	queue := []ServiceKey{start}
-	seen := map[ServiceKey]bool{start: true}
-	visit := func(k ServiceKey) {
-		if k = k.canonical(); !seen[k] {
-			seen[k] = true
-			queue = append(queue, k)
-		}
-	}
+	queue := []*indexed{r}
+	seen := map[*indexed]bool{r: true}
 	for len(queue) > 0 {
-		k := queue[0]
+		r := queue[0]
 		queue = queue[1:]
-		r, ok := c.resolvers[k]
-		if !ok {
-			continue
+		if r.peerUnsafe != "" {
+			return &FieldError{Value: start.String(), Detail: fmt.Sprintf("peer exported service %q contains %s", start.Short(), r.peerUnsafe), Err: ErrPeerExport}
 		}
-		if what := peerUnsafe(r.ServiceResolver); what != "" {
-			return bad(what)
+		for _, n := range r.consults {
+			if !seen[n] {
+				seen[n] = true
+				queue = append(queue, n)
+			}
 		}
-		r.consulted(visit)
 	}
 	return nil
 }
@@ -98,21 +91,47 @@ func peerUnsafe(r *ServiceResolver) string {
 	return ""
 }
 
-// consulted calls visit with every local service r redirects or fails over to.
-func (r *ServiceResolver) consulted(visit func(ServiceKey)) {
+// linkConsulted sets the consults of every indexed resolver of all (those with a resolver
+// are valid), all of them in one backing array.
+func (c *Compiler) linkConsulted(all []indexed) {
+	var flat []*indexed
+	ends := make([]int, len(all))
+	for i := range all {
+		if all[i].ServiceResolver != nil {
+			flat = c.consulted(flat, all[i].ServiceResolver)
+		}
+		ends[i] = len(flat)
+	}
+	start := 0
+	for i := range all {
+		all[i].consults = flat[start:ends[i]:ends[i]]
+		start = ends[i]
+	}
+}
+
+// consulted appends to out the resolvers of the local services r redirects or fails over
+// to, in the order the check visits them: the redirect, then the failover sections by sorted
+// key, each section's Service or its Targets in order (peer targets are not followed).
+func (c *Compiler) consulted(out []*indexed, r *ServiceResolver) []*indexed {
+	visit := func(s exports.ServiceName) {
+		if n, ok := c.resolvers[s.Canonical()]; ok {
+			out = append(out, n)
+		}
+	}
 	if rd := r.Redirect; rd != nil {
-		visit(ServiceKey{cmp.Or(rd.Partition, r.Partition), cmp.Or(rd.Namespace, r.Namespace), cmp.Or(rd.Service, r.Name)})
+		visit(exports.ServiceName{Partition: cmp.Or(rd.Partition, r.Partition), Namespace: cmp.Or(rd.Namespace, r.Namespace), Name: cmp.Or(rd.Service, r.Name)})
 	}
 	for _, section := range sortedKeys(r.Failover) {
 		f := r.Failover[section]
 		if len(f.Targets) == 0 {
-			visit(ServiceKey{r.Partition, cmp.Or(f.Namespace, r.Namespace), cmp.Or(f.Service, r.Name)})
+			visit(exports.ServiceName{Partition: r.Partition, Namespace: cmp.Or(f.Namespace, r.Namespace), Name: cmp.Or(f.Service, r.Name)})
 			continue
 		}
 		for _, t := range f.Targets {
 			if t.Peer == "" {
-				visit(ServiceKey{cmp.Or(t.Partition, r.Partition), cmp.Or(t.Namespace, f.Namespace, r.Namespace), cmp.Or(t.Service, r.Name)})
+				visit(exports.ServiceName{Partition: cmp.Or(t.Partition, r.Partition), Namespace: cmp.Or(t.Namespace, f.Namespace, r.Namespace), Name: cmp.Or(t.Service, r.Name)})
 			}
 		}
 	}
+	return out
 }

@@ -45,6 +45,12 @@ func (t tail) via(prefix []Step) []Step {
 // resolution reaching one of them joins this one instead of walking the rest again.
 // A sameness-group redirect is not a rewrite (it is the start target's failover; see
 // failover), so resolve ignores it.
+//
+// A peer's target goes through the local resolver of its service, namespace and partition,
+// as in Consul, whose resolver lookup does not include the peer: its redirect (which, naming
+// no peer, makes the target local), its default subset (the same), its subset check and its
+// part in cycle detection; only the protocol check skips it. What such a resolver changes
+// is recorded for the chain's findings.
 func (c *compiler) resolve(t key, id string) (key, string, tail, error) {
 	var steps []Step // allocated by the first step only
 	var kbuf [8]key
@@ -54,42 +60,40 @@ func (c *compiler) resolve(t key, id string) (key, string, tail, error) {
 		if prev, ok := c.memo[t]; ok {
 			return c.rest(visited, steps, &prev.tail, prev.end, prev.endID)
 		}
-		if seen[t] || seen == nil && contains(visited, t) {
+		ik := t.idKey() // a revisit is a revisit of the ID
+		if seen[ik] || seen == nil && contains(visited, ik) {
 			return key{}, "", tail{}, c.cycle(visited, id)
 		}
-		visited = append(visited, t)
+		visited = append(visited, ik)
 		if len(visited) > 16 && seen == nil {
 			seen = make(map[key]bool, 64)
 			for _, v := range visited {
 				seen[v] = true
 			}
 		} else if seen != nil {
-			seen[t] = true
+			seen[ik] = true
 		}
-		if t.peer != "" { // a peer's service: local resolvers do not govern it
-			return c.rest(visited, steps, nil, t, id)
+		if t.peer == "" { // a peer's protocol is the peer's to say
+			c.touch(t.ServiceName)
 		}
-		sk := t.serviceKey()
-		c.touch(sk)
-		r, found := c.resolvers[sk]
+		r, found := c.resolvers[t.ServiceName]
 		if found && r.Redirect != nil && r.Redirect.SamenessGroup == "" {
-			rd := r.Redirect
-			n := c.rewrite(t, redirectOptions(rd))
+			n := c.rewrite(t, redirectOptions(r.Redirect))
 			if nid := n.id(); nid != id {
-				steps = append(steps, Step{Resolver: r.id, Field: "Redirect", From: id, To: nid})
+				steps = append(steps, c.step(t, r, "Redirect", id, nid))
 				t, id = n, nid
 				continue
 			}
 		}
 		if t.subset == "" && found && r.DefaultSubset != "" {
-			t.subset = r.DefaultSubset
-			nid := t.id()
-			steps = append(steps, Step{Resolver: r.id, Field: "DefaultSubset", From: id, To: nid})
-			id = nid
+			n := c.rewrite(t, options{subset: r.DefaultSubset})
+			nid := n.id()
+			steps = append(steps, c.step(t, r, "DefaultSubset", id, nid))
+			t, id = n, nid
 			continue
 		}
 		if t.subset != "" && (!found || !r.isSubset(t.subset)) {
-			return key{}, "", tail{}, &FieldError{Value: t.subset, Detail: fmt.Sprintf("service %q does not have a subset named %q", t.service, t.subset), Err: ErrUnknownSubset}
+			return key{}, "", tail{}, &FieldError{Value: t.subset, Detail: fmt.Sprintf("service %q does not have a subset named %q", t.Name, t.subset), Err: ErrUnknownSubset}
 		}
 		return c.rest(visited, steps, nil, t, id)
 	}
@@ -119,6 +123,15 @@ func contains(keys []key, k key) bool {
 		}
 	}
 	return false
+}
+
+// step is the step resolver r's field takes from t (ID from) to the target with ID to,
+// recorded as a change to a peer's target when t is one.
+func (c *compiler) step(t key, r *indexed, field, from, to string) Step {
+	if t.peer != "" {
+		c.changes = append(c.changes, peerChange{target: from, resolver: r.id, field: field, to: to})
+	}
+	return Step{Resolver: r.id, Field: field, From: from, To: to}
 }
 
 // cycle is the error of a walk that came back to a target it had passed.

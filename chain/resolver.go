@@ -1,11 +1,11 @@
 package chain
 
 import (
-	"encoding/json"
 	"maps"
 	"slices"
 	"time"
 
+	"github.com/meshscope/meshscope/exports"
 	"github.com/meshscope/meshscope/internal/names"
 )
 
@@ -136,24 +136,13 @@ type HashPolicy struct {
 }
 
 // CookieConfig is the cookie a cookie hash policy makes the proxy generate. TTL encodes in
-// JSON as a duration string such as "10s".
+// JSON as Consul writes it, an integer of nanoseconds (552000000000 for 9m12s): unlike the
+// resolver's timeouts, Consul gives CookieConfig no marshaller of its own. Reading accepts
+// that and a duration string such as "10s".
 type CookieConfig struct {
 	Session bool          `json:"Session,omitempty"`
-	TTL     time.Duration `json:"-"`
+	TTL     time.Duration `json:"TTL,omitempty"`
 	Path    string        `json:"Path,omitempty"`
-}
-
-// MarshalJSON encodes the cookie configuration as Consul does, TTL as a duration string.
-func (c CookieConfig) MarshalJSON() ([]byte, error) {
-	type fields CookieConfig
-	w := struct {
-		fields
-		TTL string `json:"TTL,omitempty"`
-	}{fields: fields(c)}
-	if c.TTL != 0 {
-		w.TTL = c.TTL.String()
-	}
-	return json.Marshal(w)
 }
 
 // clone returns a deep copy of lb; nil stays nil.
@@ -218,20 +207,14 @@ func (r *ServiceResolver) clone(rd *Redirect) ServiceResolver {
 func orDefault(s string) string { return names.OrDefault(s) }
 
 // ID returns the resolver's service as "partition/namespace/name", canonical.
-func (r *ServiceResolver) ID() string {
-	return orDefault(r.Partition) + "/" + orDefault(r.Namespace) + "/" + r.Name
+func (r *ServiceResolver) ID() string { return r.ServiceName().String() }
+
+// ServiceName returns the resolver's service, canonical.
+func (r *ServiceResolver) ServiceName() exports.ServiceName {
+	return exports.ServiceName{Partition: r.Partition, Namespace: r.Namespace, Name: r.Name}.Canonical()
 }
 
 func (r *ServiceResolver) isSubset(name string) bool {
 	_, ok := r.Subsets[name]
 	return ok
-}
-
-// ownService reports whether service (in namespace and partition; empty means "the
-// resolver's own") is the resolver's own service.
-func (r *ServiceResolver) ownService(service, namespace, partition, peer string) bool {
-	return (service == "" || service == r.Name) &&
-		(namespace == "" || orDefault(namespace) == orDefault(r.Namespace)) &&
-		(partition == "" || orDefault(partition) == orDefault(r.Partition)) &&
-		peer == ""
 }

@@ -101,10 +101,11 @@ func TestValidate(t *testing.T) {
 		{"minimal", ServiceResolver{Name: "web"}, nil},
 		{"name required", ServiceResolver{}, []string{"Name: Name is required"}},
 		{"kind", ServiceResolver{Kind: "service-router", Name: "web"}, []string{`Kind: must be "service-resolver", got "service-router"`}},
-		{"subsets", ServiceResolver{Name: "web", Subsets: map[string]Subset{"": {}, "V1": {}, "v.2": {}, "ok": {}}}, []string{
+		{"subsets, in Consul's words", ServiceResolver{Name: "web", Subsets: map[string]Subset{"": {}, "V1": {}, "v.2": {}, "ok": {}, strings.Repeat("a", 64): {}, strings.Repeat("a", 63): {}}}, []string{
 			`Subsets[""]: Subset defined with empty name`,
-			`Subsets["V1"]: Subset "V1" is invalid: must be lower case`,
-			`Subsets["v.2"]: Subset "v.2" is invalid: must not contain "." (the label separator)`,
+			`Subsets["V1"]: Subset "V1" is invalid: must be 63 characters or fewer, begin or end with lower case alphanumeric characters, and contain lower case alphanumeric characters or '-' in between`,
+			`Subsets["` + strings.Repeat("a", 64) + `"]: Subset "` + strings.Repeat("a", 64) + `" is invalid: must be non-empty and 63 characters or fewer`,
+			`Subsets["v.2"]: Subset "v.2" is invalid: must be 63 characters or fewer, begin or end with lower case alphanumeric characters, and contain lower case alphanumeric characters or '-' in between`,
 		}},
 		{"default subset", ServiceResolver{Name: "web", Subsets: subsets, DefaultSubset: "v3"}, []string{`DefaultSubset: DefaultSubset "v3" is not a valid subset`}},
 		{"redirect and failover", ServiceResolver{Name: "web", Redirect: &Redirect{Service: "a"}, Failover: map[string]Failover{"*": {Service: "b"}}}, []string{
@@ -130,7 +131,9 @@ func TestValidate(t *testing.T) {
 			`Redirect.ServiceSubset: Redirect.ServiceSubset "v3" is not a valid subset of "web"`,
 		}},
 		{"redirect to other service's subset", ServiceResolver{Name: "web", Redirect: &Redirect{Service: "api", ServiceSubset: "v3"}}, nil},
-		{"redirect to same name in other namespace", ServiceResolver{Name: "web", Redirect: &Redirect{Service: "web", Namespace: "other", ServiceSubset: "v3"}}, nil},
+		{"redirect to same name in other namespace: checked against the own subsets, as Consul does", ServiceResolver{Name: "web", Redirect: &Redirect{Service: "web", Namespace: "other", ServiceSubset: "v3"}}, []string{
+			`Redirect.ServiceSubset: Redirect.ServiceSubset "v3" is not a valid subset of "web"`,
+		}},
 		{"cross-dc redirect in partition", ServiceResolver{Name: "web", Partition: "ap1", Redirect: &Redirect{Datacenter: "dc2"}}, []string{
 			"Redirect.Datacenter: Cross-datacenter redirect is only supported in the default partition",
 			"Redirect.Partition: Cross-datacenter and cross-partition redirect is not supported",
@@ -143,7 +146,7 @@ func TestValidate(t *testing.T) {
 		}},
 		{"failover key and empty", ServiceResolver{Name: "web", Subsets: subsets, Failover: map[string]Failover{"v3": {Service: "a"}, "v1": {}}}, []string{
 			`Failover["v1"]: Bad Failover["v1"]: one of Service, ServiceSubset, Namespace, Targets, SamenessGroup, or Datacenters is required`,
-			`Failover["v3"]: Bad Failover["v3"]: not a valid subset`,
+			`Failover["v3"]: Bad Failover["v3"]: not a valid subset subset`,
 		}},
 		{"failover targets conflicts", ServiceResolver{Name: "web", Subsets: subsets, Failover: map[string]Failover{"*": {
 			Service: "a", ServiceSubset: "b", Datacenters: []string{"dc2", ""}, Targets: []FailoverTarget{{Service: "x"}},
@@ -153,8 +156,10 @@ func TestValidate(t *testing.T) {
 			`Failover["*"]: Bad Failover["*"]: Targets cannot be set with Service`,
 			`Failover["*"].Datacenters: Bad Failover["*"].Datacenters: found empty datacenter`,
 		}},
-		{"failover own subset", ServiceResolver{Name: "web", Subsets: subsets, Failover: map[string]Failover{"*": {ServiceSubset: "v9"}}}, []string{
-			`Failover["*"]: Bad Failover["*"]: ServiceSubset "v9" is not a valid subset of "web"`,
+		{"failover own subset, the service named as the section writes it", ServiceResolver{Name: "web", Subsets: subsets, Failover: map[string]Failover{
+			"*": {ServiceSubset: "v9"}, "v1": {Service: "web", Namespace: "ops", ServiceSubset: "v8"}, "v2": {Service: "api", ServiceSubset: "v7"}}}, []string{
+			`Failover["*"]: Bad Failover["*"]: ServiceSubset "v9" is not a valid subset of ""`,
+			`Failover["v1"]: Bad Failover["v1"]: ServiceSubset "v8" is not a valid subset of "web"`,
 		}},
 		{"failover target rules", ServiceResolver{Name: "web", Subsets: subsets, Failover: map[string]Failover{"*": {Targets: []FailoverTarget{
 			{Peer: "p", ServiceSubset: "v1"},
@@ -173,6 +178,7 @@ func TestValidate(t *testing.T) {
 		{"cross-dc failover in partition", ServiceResolver{Name: "web", Partition: "ap1", Failover: map[string]Failover{"*": {Datacenters: []string{"dc2"}}}}, []string{
 			`Failover["*"].Datacenters: Cross-datacenter failover is only supported in the default partition`,
 		}},
+		{"a failover target in another datacenter, from a partition: Consul accepts it", ServiceResolver{Name: "web", Partition: "ap1", Failover: map[string]Failover{"*": {Targets: []FailoverTarget{{Datacenter: "dc2"}}}}}, nil},
 		{"timeouts", ServiceResolver{Name: "web", ConnectTimeout: -time.Second, RequestTimeout: -2 * time.Millisecond}, []string{
 			"ConnectTimeout: Bad ConnectTimeout '-1s', must be >= 0",
 			"RequestTimeout: Bad RequestTimeout '-2ms', must be >= 0",

@@ -199,7 +199,8 @@ func randomSameness(r *rand.Rand) ([]ServiceResolver, []exports.SamenessGroup) {
 func TestSamenessAgainstReference(t *testing.T) {
 	r := rand.New(rand.NewPCG(51, 52))
 	var withFailover int
-	for trial := range 5000 {
+	n := rounds(600, 5000)
+	for trial := range n {
 		rs, groups := randomSameness(r)
 		req := ap1Req
 		req.Service = pick(r, "main", "backup", "other")
@@ -224,5 +225,5 @@ func TestSamenessAgainstReference(t *testing.T) {
 			t.Fatalf("trial %d: shuffled entries change the chain:\n%s", trial, diff)
 		}
 	}
-	require.Greater(t, withFailover, 1000)
+	require.Greater(t, withFailover, n/5)
 }

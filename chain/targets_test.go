@@ -44,8 +44,13 @@ func TestTargetsCarryProxySettings(t *testing.T) {
 	assert.Equal(t, DefaultConnectTimeout, final.ConnectTimeout, "settings come from the resolver of the target's own service, after redirects")
 
 	peer := c.Targets["main.default.default.external.east"]
-	assert.Zero(t, peer.ConnectTimeout, "peer targets carry none of these")
-	assert.Nil(t, peer.LoadBalancer)
+	assert.Equal(t, "v1", peer.Subset, "the peer target keeps the start's subset, as in Consul")
+	assert.Equal(t, 2*time.Second, peer.ConnectTimeout, "a peer target carries the local resolver of its name's settings, as in Consul")
+	assert.Equal(t, lb, peer.LoadBalancer)
+	assert.Equal(t, "Service.Meta.version == v1", peer.Filter)
+	assert.Equal(t, []string{
+		"WARNING PeerTargetResolvedLocally chain default/default/main, target main.default.default.external.east: the local service-resolver default/default/main governs this peer target and gives it its ConnectTimeout 2s, RequestTimeout 30s, LoadBalancer, the Filter and OnlyPassing of Subsets[\"v1\"]: Consul finds a target's resolver by service, namespace and partition, not by peer",
+	}, findingLines(c))
 
 	// No failover: no policy, even when the section has one.
 	c = compileOK(t, mainReq, resolvers(ServiceResolver{Name: "main", Failover: map[string]Failover{"*": {Service: "main", Policy: policy}}}))
@@ -118,7 +123,7 @@ func TestDecodeLoadBalancer(t *testing.T) {
 	b, err := json.Marshal(rs[0])
 	require.NoError(t, err)
 	assert.Contains(t, string(b), `"RingHashConfig":{"MinimumRingSize":1024,"MaximumRingSize":18446744073709551615}`)
-	assert.Contains(t, string(b), `"CookieConfig":{"Path":"/","TTL":"10s"}`)
+	assert.Contains(t, string(b), `"CookieConfig":{"TTL":10000000000,"Path":"/"}`, "TTL in nanoseconds, as Consul writes it")
 	back, err := LoadResolvers(b)
 	require.NoError(t, err)
 	assert.Equal(t, rs, back)

@@ -10,16 +10,24 @@ import (
 	"github.com/meshscope/meshscope/internal/strict"
 )
 
-// Validate reports every problem in the resolver, each prefixed by the path of the field and
-// worded as Consul words it, in a fixed order (map keys sorted; Consul's order is random):
+// Validate reports every problem in the resolver, each prefixed by the path of the field, in
+// a fixed order (map keys sorted; Consul's order is random, and it reports only the first):
 //
-//	Subsets["V1"]: Subset "V1" is invalid: must be lower case
+//	Subsets["V1"]: Subset "V1" is invalid: must be 63 characters or fewer, begin or end with lower case alphanumeric characters, and contain lower case alphanumeric characters or '-' in between
 //	Redirect: Redirect and Failover cannot both be set
 //	Redirect.ServiceSubset: Redirect.ServiceSubset defined without Redirect.Service
-//	Failover["v2"]: Bad Failover["v2"]: not a valid subset
+//	Failover["v2"]: Bad Failover["v2"]: not a valid subset subset
 //	ConnectTimeout: Bad ConnectTimeout '-1s', must be >= 0
 //
-// Subset filters are not checked: their expression language is Consul's.
+// The messages are Consul v1.16's, word for word (its typo in "not a valid subset subset"
+// included), and so are the conditions, with three exceptions worded by meshscope: a Kind
+// other than service-resolver; a failover Policy mode (`Bad Failover["k"].Policy:
+// Failover-policy mode must be one of …`; Consul Enterprise writes `Bad Failover["k"]:`
+// before the same words, and Consul CE refuses every policy); and a PrioritizeByLocality
+// mode (Consul CE refuses every one; Enterprise's words are not public). Where Consul CE
+// refuses namespaces, partitions, sameness groups and policies as Enterprise features,
+// meshscope accepts them, as Enterprise does. Subset filters are not checked: their
+// expression language is Consul's.
 func (r *ServiceResolver) Validate() error {
 	var p problems
 	add := p.add
@@ -58,8 +66,10 @@ func (r *ServiceResolver) subsetProblems(p *problems) {
 		switch {
 		case name == "":
 			add(path, "Subset defined with empty name")
+		case len(name) > 63:
+			add(path, "Subset %q is invalid: must be non-empty and 63 characters or fewer", name)
 		case !names.IsLabel(name):
-			add(path, "Subset %q is invalid: %s", name, names.Label(name))
+			add(path, "Subset %q is invalid: must be 63 characters or fewer, begin or end with lower case alphanumeric characters, and contain lower case alphanumeric characters or '-' in between", name)
 		}
 	}
 	if r.DefaultSubset != "" && !r.isSubset(r.DefaultSubset) {
@@ -113,7 +123,9 @@ func (r *ServiceResolver) redirectProblems(p *problems, defaultPartition bool) {
 		without("Partition", rd.Partition)
 		without("Peer", rd.Peer)
 	}
-	if rd.ServiceSubset != "" && rd.Service != "" && r.ownService(rd.Service, rd.Namespace, rd.Partition, rd.Peer) && !r.isSubset(rd.ServiceSubset) {
+	// As Consul: a subset of the resolver's own name is checked against its own subsets,
+	// whatever namespace or partition the redirect names.
+	if rd.ServiceSubset != "" && rd.Service == r.Name && !r.isSubset(rd.ServiceSubset) {
 		add("Redirect.ServiceSubset", "Redirect.ServiceSubset %q is not a valid subset of %q", rd.ServiceSubset, r.Name)
 	}
 	if rd.Datacenter != "" && !defaultPartition {
@@ -143,7 +155,7 @@ func (r *ServiceResolver) failoverProblems(p *problems, key string, f Failover, 
 	bad := fmt.Sprintf("Bad Failover[%q]", key)
 	add := p.add
 	if key != wildcard && !r.isSubset(key) {
-		add(path, "%s: not a valid subset", bad)
+		add(path, "%s: not a valid subset subset", bad) // Consul's words, typo included
 	}
 	if f.Service == "" && f.ServiceSubset == "" && f.Namespace == "" && len(f.Targets) == 0 && len(f.Datacenters) == 0 && f.SamenessGroup == "" {
 		add(path, "%s: one of Service, ServiceSubset, Namespace, Targets, SamenessGroup, or Datacenters is required", bad)
@@ -171,8 +183,10 @@ func (r *ServiceResolver) failoverProblems(p *problems, key string, f Failover, 
 			}
 		}
 	}
-	if f.ServiceSubset != "" && r.ownService(f.Service, f.Namespace, "", "") && !r.isSubset(f.ServiceSubset) {
-		add(path, "%s: ServiceSubset %q is not a valid subset of %q", bad, f.ServiceSubset, r.Name)
+	// As Consul: the section's own service (named or not, in any namespace) is checked, and
+	// the message names the service as the section writes it ("" when it names none).
+	if f.ServiceSubset != "" && (f.Service == "" || f.Service == r.Name) && !r.isSubset(f.ServiceSubset) {
+		add(path, "%s: ServiceSubset %q is not a valid subset of %q", bad, f.ServiceSubset, f.Service)
 	}
 	for _, dc := range f.Datacenters {
 		if dc == "" {
@@ -184,12 +198,12 @@ func (r *ServiceResolver) failoverProblems(p *problems, key string, f Failover, 
 		add(path+".Datacenters", "Cross-datacenter failover is only supported in the default partition")
 	}
 	for i, t := range f.Targets {
-		r.targetProblems(p, path, bad, i, t, defaultPartition)
+		r.targetProblems(p, path, bad, i, t)
 	}
 }
 
 // targetProblems checks Failover[key].Targets[i].
-func (r *ServiceResolver) targetProblems(p *problems, path, bad string, i int, t FailoverTarget, defaultPartition bool) {
+func (r *ServiceResolver) targetProblems(p *problems, path, bad string, i int, t FailoverTarget) {
 	add := p.add
 	tadd := func(format string, args ...any) { // paths are built only for a problem
 		tpath, tbad := strict.Index(path+".Targets", i), strict.Index(bad+".Targets", i)
@@ -207,11 +221,8 @@ func (r *ServiceResolver) targetProblems(p *problems, path, bad string, i int, t
 	if t.Partition != "" && t.Datacenter != "" {
 		tadd("Partition cannot be set with Datacenter")
 	}
-	if t.ServiceSubset != "" && r.ownService(t.Service, t.Namespace, t.Partition, t.Peer) && !r.isSubset(t.ServiceSubset) {
+	if t.ServiceSubset != "" && t.Peer == "" && (t.Service == "" || t.Service == r.Name) && !r.isSubset(t.ServiceSubset) {
 		tadd("ServiceSubset %q is not a valid subset of %q", t.ServiceSubset, r.Name)
-	}
-	if t.Datacenter != "" && !defaultPartition {
-		add(strict.Index(path+".Targets", i), "Cross-datacenter failover is only supported in the default partition")
 	}
 }
 

@@ -24,7 +24,10 @@
 // Consul itself uses this one rule to configure proxies and trust bundles, but replicates to
 // a peer (and lists in /v1/exported-services) the union of every rule naming the peer, so
 // with the entry above Consul would still replicate db to east. meshscope applies the one rule
-// everywhere, replication included.
+// everywhere, replication included, and says where the two readings differ: UnionMatch
+// returns the rule by which Consul would still replicate a service to a peer. MatchPeer
+// answers whether the one rule names a peer (in constant time), and PeersIn lists every
+// peer a partition's entry names.
 //
 // The reserved service "consul" is never exported, by any rule.
 //

@@ -111,7 +111,7 @@ func (e *ConfigEntry) Validate() error {
 	if e.Partition != "" && e.Partition != e.Name {
 		c.Add("Partition", e.Partition, fmt.Sprintf("%q differs from Name %q; the entry governs the partition its Name gives", e.Partition, e.Name), nil)
 	}
-	seen := make(map[nsName]int, len(e.Services))
+	seen := make(map[ServiceName]int, len(e.Services)) // by namespace and name
 	for i, s := range e.Services {
 		path := strict.Index("Services", i)
 		ns := orDefault(s.Namespace)
@@ -123,7 +123,7 @@ func (e *ConfigEntry) Validate() error {
 		case s.Name == ReservedService:
 			c.Add(path, s.Name, "the "+ReservedService+" service cannot be exported", nil)
 		}
-		key := nsName{ns, s.Name}
+		key := ServiceName{Namespace: ns, Name: s.Name}
 		if k, dup := seen[key]; dup {
 			c.Add(path, s.Name, fmt.Sprintf("duplicate of Services[%d]", k), ErrDuplicateService)
 		} else {
@@ -169,8 +169,6 @@ func (c Consumer) problems(col *fielderr.Collector, path string) {
 		add(c.Peer, "peer name %q must be a lowercase DNS label (%s)", c.Peer, names.Label(c.Peer))
 	}
 }
-
-type nsName struct{ namespace, name string }
 
 func orDefault(s string) string { return names.OrDefault(s) }
 

@@ -74,7 +74,7 @@ func ExampleDiff() {
 		panic(err)
 	}
 	for _, c := range exports.Diff(old, updated, []exports.ServiceName{{Name: "db"}, {Name: "web"}}) {
-		fmt.Printf("%v: gains %v, loses %v\n", c.Consumer, c.Gained, c.Lost)
+		fmt.Printf("%v: gains %v, loses %v\n", c.Key, c.Gained, c.Lost)
 	}
 	// Output:
 	// peer east: gains [default/default/db], loses []

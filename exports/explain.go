@@ -1,7 +1,6 @@
 package exports
 
 import (
-	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -154,99 +153,4 @@ func (r *rule) reaches() []ExpandedConsumer {
 		}
 	}
 	return out
-}
-
-// ConsumerChange is what one consumer gains and loses between two configurations.
-type ConsumerChange struct {
-	Consumer Consumer      `json:"Consumer"`
-	Gained   []ServiceName `json:"Gained,omitempty"`
-	Lost     []ServiceName `json:"Lost,omitempty"`
-}
-
-// Diff compares two compiled configurations over a catalog and returns, for every consumer
-// (peer, partition or sameness group) whose set of services changes, the services it gains
-// and loses. Consumers are sorted peers first, then partitions, then sameness groups, each by
-// name; services by partition, namespace and name. Either side may be nil (nothing exported).
-// This is the dry run of an exported-services change: nothing is applied.
-func Diff(old, new *Exports, catalog []ServiceName) []ConsumerChange {
-	changes := map[Consumer]*ConsumerChange{}
-	get := func(c Consumer) *ConsumerChange {
-		ch := changes[c]
-		if ch == nil {
-			ch = &ConsumerChange{Consumer: c}
-			changes[c] = ch
-		}
-		return ch
-	}
-	services := sortUnique(canonicalAll(catalog))
-	for _, s := range services {
-		before, _ := old.Match(s)
-		after, _ := new.Match(s)
-		if slices.Equal(before.Consumers, after.Consumers) {
-			continue
-		}
-		had, has := setOf(before.Consumers), setOf(after.Consumers)
-		for _, c := range uniqueConsumers(after.Consumers) {
-			if !had[c] {
-				ch := get(c)
-				ch.Gained = append(ch.Gained, s)
-			}
-		}
-		for _, c := range uniqueConsumers(before.Consumers) {
-			if !has[c] {
-				ch := get(c)
-				ch.Lost = append(ch.Lost, s)
-			}
-		}
-	}
-	out := make([]ConsumerChange, 0, len(changes))
-	for _, ch := range changes {
-		out = append(out, *ch)
-	}
-	slices.SortFunc(out, func(a, b ConsumerChange) int { return compareConsumers(a.Consumer, b.Consumer) })
-	return out
-}
-
-func canonicalAll(s []ServiceName) []ServiceName {
-	out := make([]ServiceName, len(s))
-	for i, n := range s {
-		out[i] = n.Canonical()
-	}
-	return out
-}
-
-func setOf(cs []Consumer) map[Consumer]bool {
-	m := make(map[Consumer]bool, len(cs))
-	for _, c := range cs {
-		m[c] = true
-	}
-	return m
-}
-
-func uniqueConsumers(cs []Consumer) []Consumer {
-	seen := make(map[Consumer]bool, len(cs))
-	var out []Consumer
-	for _, c := range cs {
-		if !seen[c] {
-			seen[c] = true
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
-func compareConsumers(a, b Consumer) int {
-	rank := func(c Consumer) int {
-		switch {
-		case c.Peer != "":
-			return 0
-		case c.Partition != "":
-			return 1
-		}
-		return 2
-	}
-	if d := rank(a) - rank(b); d != 0 {
-		return d
-	}
-	return cmp.Or(strings.Compare(a.Peer, b.Peer), strings.Compare(a.Partition, b.Partition), strings.Compare(a.SamenessGroup, b.SamenessGroup))
 }

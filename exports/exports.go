@@ -28,6 +28,16 @@ func (s ServiceName) String() string {
 	return c.Partition + "/" + c.Namespace + "/" + c.Name
 }
 
+// Short returns the name as meshscope writes it in messages, after Consul: the name alone
+// when the partition and namespace are "default", else "partition/namespace/name".
+func (s ServiceName) Short() string {
+	c := s.Canonical()
+	if c.Partition != defaultName || c.Namespace != defaultName {
+		return c.String()
+	}
+	return c.Name
+}
+
 // Compare orders service names by partition, namespace and name, canonically.
 func (s ServiceName) Compare(o ServiceName) int {
 	a, b := s.Canonical(), o.Canonical()
@@ -85,10 +95,10 @@ type Exports struct {
 }
 
 type partition struct {
-	entry   ConfigEntry // normalized copy
-	exact   map[nsName]int
-	anyName map[string]int // namespace -> rule "*" in it
-	all     int            // rule "*" in "*", or -1
+	entry   ConfigEntry         // normalized copy
+	exact   map[ServiceName]int // namespace and name (no partition: the entry's) -> its exact rule
+	anyName map[string]int      // namespace -> rule "*" in it
+	all     int                 // rule "*" in "*", or -1
 	rules   []rule
 }
 
@@ -164,7 +174,7 @@ func unknownGroups(e ConfigEntry, gix groupIndex) error {
 func newPartition(e ConfigEntry, gix groupIndex) *partition {
 	e = e.clone()
 	e.Normalize()
-	p := &partition{entry: e, exact: map[nsName]int{}, anyName: map[string]int{}, all: -1, rules: make([]rule, len(e.Services))}
+	p := &partition{entry: e, exact: map[ServiceName]int{}, anyName: map[string]int{}, all: -1, rules: make([]rule, len(e.Services))}
 	for i, s := range e.Services {
 		consumers, from := gix.expand(e.Name, s.Consumers)
 		r := rule{match: Match{Rule: i, Consumers: slices.Clip(consumers)}, from: from, peerSet: map[string]bool{}}
@@ -183,7 +193,7 @@ func newPartition(e ConfigEntry, gix groupIndex) *partition {
 			p.anyName[s.Namespace] = i
 		default:
 			r.match.Precedence = Exact
-			p.exact[nsName{s.Namespace, s.Name}] = i
+			p.exact[ServiceName{Namespace: s.Namespace, Name: s.Name}] = i
 		}
 		r.peers = slices.Clip(r.peers)
 		p.rules[i] = r
@@ -206,7 +216,7 @@ func (x *Exports) lookup(s ServiceName) (*partition, int) {
 		return nil, -1
 	}
 	ns := orDefault(s.Namespace)
-	if i, ok := p.exact[nsName{ns, s.Name}]; ok {
+	if i, ok := p.exact[ServiceName{Namespace: ns, Name: s.Name}]; ok {
 		return p, i
 	}
 	if i, ok := p.anyName[ns]; ok {
@@ -240,13 +250,64 @@ func (x *Exports) Peers(s ServiceName) []string {
 	return p.rules[i].peers
 }
 
+// MatchPeer returns the one rule that applies to the service (see Match) when it names the
+// peer among its consumers, and false otherwise: the service is exported to the peer exactly
+// when MatchPeer returns true. It is O(1) and does not allocate.
+func (x *Exports) MatchPeer(s ServiceName, peer string) (Match, bool) {
+	p, i := x.lookup(s)
+	if i < 0 || !p.rules[i].peerSet[peer] {
+		return Match{Rule: -1}, false
+	}
+	return p.rules[i].match, true
+}
+
+// UnionMatch is Consul's union reading for a service the one rule does not export to the
+// peer: it returns the most exact other rule that matches the service and names the peer,
+// by which Consul would still replicate it to that peer (Consul replicates, and lists in
+// /v1/exported-services, the union of every rule naming a peer). It returns false when the
+// one rule names the peer, or no rule that matches the service does.
+func (x *Exports) UnionMatch(s ServiceName, peer string) (Match, bool) {
+	p, i := x.lookup(s)
+	if i < 0 || p.rules[i].peerSet[peer] {
+		return Match{Rule: -1}, false
+	}
+	anyName, ok := p.anyName[s.Canonical().Namespace]
+	if !ok {
+		anyName = -1
+	}
+	for _, j := range [...]int{anyName, p.all} { // the rules less exact than an exact one
+		if j >= 0 && j != i && p.rules[j].peerSet[peer] {
+			return p.rules[j].match, true
+		}
+	}
+	return Match{Rule: -1}, false
+}
+
+// PeersIn returns every peer a rule of the partition's entry names ("" means "default"),
+// sameness groups expanded into their members, sorted; nil when the partition has no entry.
+func (x *Exports) PeersIn(partition string) []string {
+	if x == nil {
+		return nil
+	}
+	p := x.parts[orDefault(partition)]
+	if p == nil {
+		return nil
+	}
+	var out []string
+	for _, r := range p.rules {
+		out = append(out, r.peers...)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
 // ForPeer returns the services of the catalog that peer receives — those whose rule names
 // the peer — canonical, without repeats, sorted by partition, namespace and name. The
 // reserved service "consul" is never among them.
 func (x *Exports) ForPeer(peer string, catalog []ServiceName) []ServiceName {
 	var out []ServiceName
 	for _, s := range catalog {
-		if p, i := x.lookup(s); i >= 0 && p.rules[i].peerSet[peer] {
+		if _, ok := x.MatchPeer(s, peer); ok {
 			out = append(out, s.Canonical())
 		}
 	}

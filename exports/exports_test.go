@@ -107,6 +107,71 @@ func TestPeers(t *testing.T) {
 	assert.Len(t, m.Consumers, 4, "Match keeps the consumers as written")
 }
 
+func TestMatchPeer(t *testing.T) {
+	x := mustCompile(t, ConfigEntry{Name: "default", Services: []Service{
+		{Name: "*", Consumers: peers("east")},
+		{Name: "db", Consumers: []Consumer{{Partition: "p"}, {Peer: "west"}}},
+	}})
+	for _, tt := range []struct {
+		name    string
+		service ServiceName
+		peer    string
+		rule    int
+		ok      bool
+	}{
+		{"the wildcard names the peer", ServiceName{Name: "web"}, "east", 0, true},
+		{"the exact rule names the peer", ServiceName{Name: "db"}, "west", 1, true},
+		{"a less exact rule naming the peer does not count", ServiceName{Name: "db"}, "east", -1, false},
+		{"a partition consumer is not a peer", ServiceName{Name: "db"}, "p", -1, false},
+		{"no rule", ServiceName{Namespace: "ops", Name: "web"}, "east", -1, false},
+		{"the reserved service", ServiceName{Name: "consul"}, "east", -1, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			m, ok := x.MatchPeer(tt.service, tt.peer)
+			assert.Equal(t, tt.ok, ok)
+			assert.Equal(t, tt.rule, m.Rule)
+		})
+	}
+	assert.Zero(t, testing.AllocsPerRun(100, func() { x.MatchPeer(ServiceName{Name: "db"}, "west") }))
+}
+
+func TestUnionMatch(t *testing.T) {
+	g := SamenessGroup{Name: "g", Members: []SamenessMember{{Peer: "north"}}}
+	x, err := CompileGroups([]SamenessGroup{g}, ConfigEntry{Name: "default", Services: []Service{
+		{Name: "*", Namespace: "*", Consumers: peers("east", "south")},
+		{Name: "*", Consumers: []Consumer{{Peer: "east"}, {SamenessGroup: "g"}}},
+		{Name: "db", Consumers: peers("west")},
+	}})
+	require.NoError(t, err)
+	for _, tt := range []struct {
+		name    string
+		service ServiceName
+		peer    string
+		rule    int
+		ok      bool
+	}{
+		{"the exact rule names the peer", ServiceName{Name: "db"}, "west", -1, false},
+		{"the namespace wildcard would give it", ServiceName{Name: "db"}, "east", 1, true},
+		{"a sameness group's peer counts", ServiceName{Name: "db"}, "north", 1, true},
+		{"only the wildcard of wildcards names it", ServiceName{Name: "db"}, "south", 0, true},
+		{"the one rule is a wildcard that names it", ServiceName{Name: "web"}, "east", -1, false},
+		{"a wildcard less exact than a wildcard", ServiceName{Name: "web"}, "south", 0, true},
+		{"no rule names the peer", ServiceName{Name: "db"}, "nowhere", -1, false},
+		{"another namespace has only the last rule", ServiceName{Namespace: "ops", Name: "db"}, "east", -1, false},
+		{"the reserved service", ServiceName{Name: "consul"}, "east", -1, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			m, ok := x.UnionMatch(tt.service, tt.peer)
+			assert.Equal(t, tt.ok, ok)
+			assert.Equal(t, tt.rule, m.Rule)
+		})
+	}
+	assert.Equal(t, []string{"east", "north", "south", "west"}, x.PeersIn(""))
+	assert.Nil(t, x.PeersIn("ap1"))
+	var none *Exports
+	assert.Nil(t, none.PeersIn("default"))
+}
+
 func TestForPeer(t *testing.T) {
 	x := mustCompile(t,
 		ConfigEntry{Name: "default", Services: []Service{
@@ -264,7 +329,7 @@ func TestMatchAgainstReference(t *testing.T) {
 			}
 		}
 	}
-	for range 2000 {
+	for range rounds(200, 2000) {
 		entries := randomEntries(r)
 		x := mustCompile(t, entries...)
 		shuffled := make([]ConfigEntry, len(entries))
@@ -333,13 +398,13 @@ func TestDiff(t *testing.T) {
 	catalog := []ServiceName{{Name: "web"}, {Name: "db"}, {Name: "db"}, {Name: "consul"}}
 	db := ServiceName{Partition: "default", Namespace: "default", Name: "db"}
 	assert.Equal(t, []ConsumerChange{
-		{Consumer: Consumer{Peer: "east"}, Lost: []ServiceName{db}},
-		{Consumer: Consumer{Peer: "west"}, Gained: []ServiceName{db}},
-		{Consumer: Consumer{Partition: "finance"}, Gained: []ServiceName{db}},
+		{Key: Consumer{Peer: "east"}, Lost: []ServiceName{db}},
+		{Key: Consumer{Peer: "west"}, Gained: []ServiceName{db}},
+		{Key: Consumer{Partition: "finance"}, Gained: []ServiceName{db}},
 	}, Diff(old, new, catalog))
 	assert.Empty(t, Diff(new, new, catalog))
 	assert.Equal(t, []ConsumerChange{
-		{Consumer: Consumer{Peer: "east"}, Gained: []ServiceName{{Partition: "default", Namespace: "default", Name: "web"}}},
+		{Key: Consumer{Peer: "east"}, Gained: []ServiceName{{Partition: "default", Namespace: "default", Name: "web"}}},
 	}, Diff(nil, old, []ServiceName{{Name: "web"}}))
 }
 

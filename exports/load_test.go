@@ -84,6 +84,9 @@ func FuzzLoadEntries(f *testing.F) {
 	f.Add([]byte(readEntry))
 	f.Add([]byte("[" + readEntry + "]"))
 	f.Add([]byte(`{"Name": "a", "Name": "b"}`))
+	f.Add([]byte(`{"kind":"exported-services","name":"ap1","partition":"ap1","services":[{"name":"*","namespace":"*","consumers":[{"peer_name":"a"},{"PeerName":"b"},{"partition":"ap2"},{"sameness_group":"g"}]}],"meta":{"k":"v"},"CreateIndex":18446744073709551615}`))
+	f.Add([]byte(`{"Name":"default","Services":[{"Name":"db","Consumers":[{"Peer":"*"},{"Peer":"West"},{"Partition":"*"},{}]},{"Name":"db","Consumers":[]},{"Name":"x","Namespace":"*"}],"Servics":[]}`))
+	f.Add([]byte(`{"Name":"default","Services":{"Name":"x"}} {"Name":1} [{"Name":"p1"}]`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		entries, err := LoadEntries(data)
 		if err != nil {

@@ -39,8 +39,8 @@ func TestSamenessConsumers(t *testing.T) {
 	before, err := CompileGroups([]SamenessGroup{g}, ConfigEntry{Name: "ap1", Services: []Service{{Name: "*", Consumers: []Consumer{{Peer: "east"}}}}})
 	require.NoError(t, err)
 	assert.Equal(t, []ConsumerChange{
-		{Consumer: Consumer{Peer: "west"}, Gained: []ServiceName{db.Canonical()}},
-		{Consumer: Consumer{Partition: "ap2"}, Gained: []ServiceName{api.Canonical()}},
+		{Key: Consumer{Peer: "west"}, Gained: []ServiceName{db.Canonical()}},
+		{Key: Consumer{Partition: "ap2"}, Gained: []ServiceName{api.Canonical()}},
 	}, dropLost(Diff(before, x, []ServiceName{api, db}), Consumer{Peer: "east"}))
 
 	// Members in the group's order; IncludeLocal puts the local partition first; repeats keep the first.
@@ -55,7 +55,7 @@ func TestSamenessConsumers(t *testing.T) {
 
 // dropLost removes one consumer's change (a helper for comparing only what matters).
 func dropLost(cs []ConsumerChange, c Consumer) []ConsumerChange {
-	return slices.DeleteFunc(cs, func(ch ConsumerChange) bool { return ch.Consumer == c })
+	return slices.DeleteFunc(cs, func(ch ConsumerChange) bool { return ch.Key == c })
 }
 
 func TestSamenessConsumerErrors(t *testing.T) {
@@ -188,7 +188,7 @@ func refExpand(groups []SamenessGroup, partition string, cs []Consumer) []Consum
 func TestSamenessExpansionAgainstReference(t *testing.T) {
 	r := rand.New(rand.NewPCG(81, 82))
 	pick := func(n int, prefix string) string { return fmt.Sprintf("%s%d", prefix, r.IntN(n)) }
-	for trial := 0; trial < 2000; trial++ {
+	for trial := range rounds(300, 2000) {
 		// Groups of partition "p0" whose members are disjoint (as validation requires).
 		var groups []SamenessGroup
 		used := map[SamenessMember]bool{}
@@ -279,6 +279,8 @@ func TestLoadSamenessGroups(t *testing.T) {
 func FuzzLoadSamenessGroups(f *testing.F) {
 	f.Add([]byte(groupJSON))
 	f.Add([]byte(`[{"Name": "a", "IncludeLocal": true, "Members": [{"Peer": "x"}]}, {"Name": "b", "Members": [{"Peer": "x"}]}]`))
+	f.Add([]byte(`{"kind":"sameness-group","name":"g","partition":"ap1","default_for_failover":true,"include_local":true,"members":[{"partition":"ap1"},{"partition":"ap2"},{"peer":"east"},{"peer":"east"}],"Meta":{"a":"b"},"CreateIndex":3}`))
+	f.Add([]byte(`[{"Name":"a","DefaultForFailover":true,"Members":[{"Peer":"x"}]},{"Name":"b","DefaultForFailover":true,"Members":[{"Partition":"default"}]},{"Name":"A","Members":[{},{"Partition":"*","Peer":"y"}]}]`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		groups, err := LoadSamenessGroups(data)
 		if err != nil {

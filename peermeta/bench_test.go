@@ -22,7 +22,7 @@ func benchInput(b *testing.B) Input {
 		b.Fatal(err)
 	}
 	in := Input{Exporter: Exporter{Peer: "east", Datacenter: "dc1", TrustDomain: td}, Exports: x,
-		Entries: chain.Entries{Protocols: map[chain.ServiceKey]string{}}}
+		Entries: chain.Entries{Protocols: map[exports.ServiceName]string{}}}
 	for i := range 10_000 {
 		s := exports.ServiceName{Namespace: fmt.Sprintf("ns%d", i%100), Name: fmt.Sprintf("svc%d", i)}
 		in.Catalog = append(in.Catalog, s)
@@ -32,7 +32,7 @@ func benchInput(b *testing.B) Input {
 				Failover: map[string]chain.Failover{"*": {Targets: []chain.FailoverTarget{{Partition: "ap2"}, {Partition: "ap3"}}}}})
 		}
 		if i%100 == 5 {
-			in.Entries.Protocols[chain.ServiceKey{Namespace: s.Namespace, Service: s.Name}] = "http"
+			in.Entries.Protocols[s] = "http"
 		}
 	}
 	if err := json.Unmarshal([]byte(gatewaysJSON), &in.Gateways); err != nil {

@@ -8,6 +8,8 @@ import (
 
 	"github.com/meshscope/meshscope/chain"
 	"github.com/meshscope/meshscope/exports"
+	"github.com/meshscope/meshscope/internal/report"
+	"github.com/meshscope/meshscope/spiffe"
 )
 
 // ReplicationDiff is what changes for one peer between two configurations: the dry run of a
@@ -19,38 +21,52 @@ type ReplicationDiff struct {
 	Services []ServiceChange `json:"Services"`
 	// Refused lists every change Consul would refuse to write, in its words, sorted.
 	Refused []string `json:"Refused,omitempty"`
+	// Findings are the refusals as findings (WriteRefused), each naming its service, sorted
+	// by path.
+	Findings []Finding `json:"Findings,omitempty"`
 }
 
-// ServiceChange is how one service's replication to the peer changes.
-type ServiceChange struct {
-	Service exports.ServiceName `json:"Service"`
-	// Added and Removed: the peer starts or stops receiving the service (as a connect
-	// service or as a plain one).
-	Added   bool `json:"Added,omitempty"`
-	Removed bool `json:"Removed,omitempty"`
-	// Before and After are how the service is replicated on each side: "chain" (with
-	// PeerMeta), "plain", "failed" or "excluded" (not replicated, with the reason in
-	// Reason), or "" when it is not exported to the peer.
-	Before string `json:"Before,omitempty"`
-	After  string `json:"After,omitempty"`
+// ServiceChange is how one service's replication to the peer changes: Key is the service,
+// Before and After how it is replicated on each side (the zero ServiceState: not exported to
+// the peer), and Gained and Lost the SPIFFE IDs the peer starts and stops accepting for it,
+// each in the order of the PeerMeta it comes from.
+type ServiceChange = report.Change[exports.ServiceName, ServiceState, string]
+
+// Change is how one thing differs between two configurations: Key names it, Before and
+// After are its value on each side (the zero value when it has none, left out of JSON), and
+// Gained and Lost are the elements of a set it gains and loses. It is the one change shape
+// of meshscope's packages.
+type Change[K, V, E any] = report.Change[K, V, E]
+
+// How a service is replicated, in ServiceState.As.
+const (
+	AsChain    = "chain"    // with a discovery chain and PeerMeta
+	AsPlain    = "plain"    // without a chain: not a connect service
+	AsFailed   = "failed"   // exported but not replicated: see Replication.Failed
+	AsExcluded = "excluded" // exported but not replicated: see Replication.Excluded
+)
+
+// ServiceState is how one service is replicated to a peer, as a dry run compares it. The
+// zero value is a service that is not exported to the peer.
+type ServiceState struct {
+	// As is AsChain, AsPlain, AsFailed or AsExcluded; "" when the service is not exported to
+	// the peer.
+	As string `json:"As,omitempty"`
+	// Reason says why a failed or excluded service is not replicated.
 	Reason string `json:"Reason,omitempty"`
-	// GainedSpiffeIDs and LostSpiffeIDs are the identities the peer starts and stops
-	// accepting for the service, in the order of the PeerMeta they appear in.
-	GainedSpiffeIDs []string `json:"GainedSpiffeIDs,omitempty"`
-	LostSpiffeIDs   []string `json:"LostSpiffeIDs,omitempty"`
-	// SNIBefore/SNIAfter, ProtocolBefore/ProtocolAfter and StartBefore/StartAfter are set
-	// when they differ.
-	SNIBefore      string `json:"SNIBefore,omitempty"`
-	SNIAfter       string `json:"SNIAfter,omitempty"`
-	ProtocolBefore string `json:"ProtocolBefore,omitempty"`
-	ProtocolAfter  string `json:"ProtocolAfter,omitempty"`
-	StartBefore    string `json:"StartBefore,omitempty"`
-	StartAfter     string `json:"StartAfter,omitempty"`
-	// GainedInstances and LostInstances are the synthetic instances' IDs the peer gains and
-	// loses.
-	GainedInstances []string `json:"GainedInstances,omitempty"`
-	LostInstances   []string `json:"LostInstances,omitempty"`
+	// SNI, Protocol, Start and SpiffeIDs are those of a service replicated with a chain: its
+	// primary SNI, its protocol, its chain's start target and its PeerMeta's SPIFFE IDs.
+	SNI       string   `json:"SNI,omitempty"`
+	Protocol  string   `json:"Protocol,omitempty"`
+	Start     string   `json:"Start,omitempty"`
+	SpiffeIDs []string `json:"SpiffeIDs,omitempty"`
+	// Instances are its synthetic instances, each "node/service ID".
+	Instances []string `json:"Instances,omitempty"`
 }
+
+// Replicated reports whether the peer receives the service in this state: with a chain or
+// as a plain service.
+func (s ServiceState) Replicated() bool { return s.As == AsChain || s.As == AsPlain }
 
 // Diff replicates before and after to the peer after.Exporter.Peer (before's exporter with
 // that peer: each side keeps its own trust domain, datacenter and partition) and returns,
@@ -100,65 +116,42 @@ func Diff(before, after Input) (ReplicationDiff, error) {
 	if err != nil {
 		return ReplicationDiff{}, err
 	}
-	out.Refused = refused
+	for _, r := range refused {
+		out.Refused = append(out.Refused, r.Message)
+		out.Findings = append(out.Findings, r)
+	}
+	slices.Sort(out.Refused)
+	slices.SortStableFunc(out.Findings, report.Compare)
 	return out, nil
 }
 
-// state is how one service is replicated on one side.
-type state struct {
-	kind   string // "chain", "plain", "failed", "excluded"
-	reason string
-	exp    *Exported
-}
-
-func states(r Replication) map[exports.ServiceName]state {
-	m := make(map[exports.ServiceName]state, len(r.Services)+len(r.Plain)+len(r.Failed)+len(r.Excluded))
-	for i := range r.Services {
-		m[r.Services[i].Service] = state{kind: "chain", exp: &r.Services[i]}
+// states returns how each service the replication names is replicated.
+func states(r Replication) map[exports.ServiceName]ServiceState {
+	m := make(map[exports.ServiceName]ServiceState, len(r.Services)+len(r.Plain)+len(r.Failed)+len(r.Excluded))
+	for _, e := range r.Services {
+		m[e.Service] = ServiceState{As: AsChain, SNI: e.PeerMeta.PrimarySNI(), Protocol: e.PeerMeta.Protocol, Start: e.Start,
+			SpiffeIDs: e.PeerMeta.SpiffeID, Instances: instanceIDs(e.Instances)}
 	}
 	for _, s := range r.Plain {
-		m[s] = state{kind: "plain"}
+		m[s] = ServiceState{As: AsPlain}
 	}
 	for _, f := range r.Failed {
-		m[f.Service] = state{kind: "failed", reason: f.Err.Error()}
+		m[f.Service] = ServiceState{As: AsFailed, Reason: f.Err.Error()}
 	}
 	for _, e := range r.Excluded {
-		m[e.Service] = state{kind: "excluded", reason: e.Reason}
+		m[e.Service] = ServiceState{As: AsExcluded, Reason: e.Err.Error()}
 	}
 	return m
 }
 
-// replicated reports whether the peer receives the service in this state.
-func (s state) replicated() bool { return s.kind == "chain" || s.kind == "plain" }
-
-// change compares one service's two states.
-func change(s exports.ServiceName, b, a state) (ServiceChange, bool) {
-	ch := ServiceChange{Service: s, Before: b.kind, After: a.kind}
-	ch.Added, ch.Removed = !b.replicated() && a.replicated(), b.replicated() && !a.replicated()
-	if a.reason != "" {
-		ch.Reason = a.reason
-	}
-	var bm, am PeerMeta
-	var bInst, aInst []CheckServiceNode
-	if b.exp != nil {
-		bm, bInst, ch.StartBefore = b.exp.PeerMeta, b.exp.Instances, b.exp.Start
-	}
-	if a.exp != nil {
-		am, aInst, ch.StartAfter = a.exp.PeerMeta, a.exp.Instances, a.exp.Start
-	}
-	ch.GainedSpiffeIDs, ch.LostSpiffeIDs = gainedLost(bm.SpiffeID, am.SpiffeID)
-	if bs, as := bm.PrimarySNI(), am.PrimarySNI(); bs != as {
-		ch.SNIBefore, ch.SNIAfter = bs, as
-	}
-	if bm.Protocol != am.Protocol {
-		ch.ProtocolBefore, ch.ProtocolAfter = bm.Protocol, am.Protocol
-	}
-	if ch.StartBefore == ch.StartAfter {
-		ch.StartBefore, ch.StartAfter = "", ""
-	}
-	ch.GainedInstances, ch.LostInstances = gainedLost(instanceIDs(bInst), instanceIDs(aInst))
-	changed := b.kind != a.kind || b.reason != a.reason || len(ch.GainedSpiffeIDs)+len(ch.LostSpiffeIDs)+len(ch.GainedInstances)+len(ch.LostInstances) > 0 ||
-		ch.SNIAfter != ch.SNIBefore || ch.ProtocolAfter != ch.ProtocolBefore || ch.StartAfter != ch.StartBefore
+// change compares one service's two states; changed is false when the peer would see no
+// difference.
+func change(s exports.ServiceName, b, a ServiceState) (ch ServiceChange, changed bool) {
+	ch = ServiceChange{Key: s, Before: b, After: a}
+	ch.Gained, ch.Lost = report.Delta(b.SpiffeIDs, a.SpiffeIDs)
+	gi, li := report.Delta(b.Instances, a.Instances)
+	changed = b.As != a.As || b.Reason != a.Reason || b.SNI != a.SNI || b.Protocol != a.Protocol || b.Start != a.Start ||
+		len(ch.Gained)+len(ch.Lost)+len(gi)+len(li) > 0
 	return ch, changed
 }
 
@@ -170,42 +163,17 @@ func instanceIDs(nodes []CheckServiceNode) []string {
 	return out
 }
 
-// gainedLost returns the elements of after not in before and of before not in after, each
-// in its list's order; linear in the lists' lengths.
-func gainedLost(before, after []string) (gained, lost []string) {
-	had := make(map[string]bool, len(before))
-	for _, s := range before {
-		had[s] = true
-	}
-	has := make(map[string]bool, len(after))
-	for _, s := range after {
-		has[s] = true
-		if !had[s] {
-			gained = append(gained, s)
-		}
-	}
-	for _, s := range before {
-		if !has[s] {
-			lost = append(lost, s)
-		}
-	}
-	return gained, lost
-}
-
-// identity is a target's SPIFFE identity in the sense of Consul's refusal rule.
-type identity struct {
-	peer                                   bool
-	partition, namespace, datacenter, name string
-}
-
-func identityOf(t *chain.Target) identity {
+// identityOf is a target's SPIFFE identity in the sense of Consul's refusal rule: a service
+// ID in one trust domain, a peer target's peer counting as its datacenter in a trust domain
+// of its own, so that it never equals a local target's.
+func identityOf(t *chain.Target) spiffe.Service {
 	if t.Peer != "" {
-		return identity{true, t.Partition, t.Namespace, t.Peer, t.Service}
+		return spiffe.Service{TrustDomain: "peer", Partition: t.Partition, Namespace: t.Namespace, Datacenter: t.Peer, Service: t.Service}
 	}
-	return identity{false, t.Partition, t.Namespace, t.Datacenter, t.Service}
+	return spiffe.Service{TrustDomain: "local", Partition: t.Partition, Namespace: t.Namespace, Datacenter: t.Datacenter, Service: t.Service}
 }
 
-// refusals lists the writes Consul would refuse, in its words, sorted:
+// refusals lists the writes Consul would refuse, in its words:
 //
 //   - a service the peer would receive with a chain that is not peer-export safe (see
 //     chain.Chain.CheckPeerExport) and was not already refused for that reason before the
@@ -216,12 +184,15 @@ func identityOf(t *chain.Target) identity {
 //     service's non-failover targets before (its chain compiled from before's entries,
 //     exported or not). A service whose chain does not compile before has nothing to
 //     compare with.
-func refusals(before, after Input, b, a Replication) ([]string, error) {
+func refusals(before, after Input, b, a Replication) ([]Finding, error) {
 	cc, err := chain.NewCompiler(before.Entries)
 	if err != nil {
 		return nil, fmt.Errorf("before: %w", err)
 	}
-	var out []string
+	var out []Finding
+	refuse := func(s exports.ServiceName, msg string) {
+		out = append(out, report.New(replicationPath(s, after.Exporter.Peer), WriteRefused, "%s", msg))
+	}
 	wasUnsafe := make(map[exports.ServiceName]string, len(b.Failed))
 	for _, f := range b.Failed {
 		if errors.Is(f.Err, chain.ErrPeerExport) {
@@ -230,7 +201,7 @@ func refusals(before, after Input, b, a Replication) ([]string, error) {
 	}
 	for _, f := range a.Failed {
 		if errors.Is(f.Err, chain.ErrPeerExport) && wasUnsafe[f.Service] != f.Err.Error() {
-			out = append(out, peerExportMessage(f.Err))
+			refuse(f.Service, peerExportMessage(f.Err))
 		}
 	}
 	x := before.Exporter
@@ -243,24 +214,23 @@ func refusals(before, after Input, b, a Replication) ([]string, error) {
 			continue
 		}
 		if !nonFailoverIdentities(old)[e.start] {
-			out = append(out, fmt.Sprintf("peer exported service %q uses protocol=%q and cannot introduce new discovery chain targets like %q",
-				displayName(e.Service), e.PeerMeta.Protocol, e.Start))
+			refuse(e.Service, fmt.Sprintf("peer exported service %q uses protocol=%q and cannot introduce new discovery chain targets like %q",
+				e.Service.Short(), e.PeerMeta.Protocol, e.Start))
 		}
 	}
-	slices.Sort(out)
 	return out, nil
 }
 
 // nonFailoverIdentities returns the identities of the chain's targets that no target fails
 // over to: Consul leaves failover targets out of the comparison on both sides.
-func nonFailoverIdentities(c *chain.Chain) map[identity]bool {
+func nonFailoverIdentities(c *chain.Chain) map[spiffe.Service]bool {
 	failover := map[string]bool{}
 	for _, t := range c.Targets {
 		for _, id := range t.Failover {
 			failover[id] = true
 		}
 	}
-	out := make(map[identity]bool, len(c.Targets))
+	out := make(map[spiffe.Service]bool, len(c.Targets))
 	for id, t := range c.Targets {
 		if !failover[id] {
 			out[identityOf(t)] = true
@@ -277,14 +247,4 @@ func peerExportMessage(err error) string {
 		return fe.Detail
 	}
 	return err.Error()
-}
-
-// displayName names a service in Consul's messages: its name alone, or
-// partition/namespace/name when either is not default.
-func displayName(s exports.ServiceName) string {
-	s = s.Canonical()
-	if s.Partition != "default" || s.Namespace != "default" {
-		return s.String()
-	}
-	return s.Name
 }

@@ -39,8 +39,14 @@ func TestDiff(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "east", d.Peer)
 	require.Len(t, d.Services, 1)
-	assert.Equal(t, ServiceChange{Service: exports.ServiceName{Partition: "default", Namespace: "default", Name: "db"}, Before: "chain", After: "chain",
-		GainedSpiffeIDs: []string{svcID("", "default", "dc1", "db-backup")}}, d.Services[0])
+	db := exports.ServiceName{Partition: "default", Namespace: "default", Name: "db"}
+	gw := "spiffe://" + td + "/gateway/mesh/dc/dc1"
+	state := func(ids ...string) ServiceState {
+		return ServiceState{As: AsChain, SNI: "db.default.default.east.external." + td, Protocol: "tcp", Start: "db.default.default.dc1",
+			SpiffeIDs: append([]string{svcID("", "default", "dc1", "db"), gw}, ids...), Instances: []string{"gw/db-sidecar-proxy-instance-0"}}
+	}
+	assert.Equal(t, ServiceChange{Key: db, Before: state(), After: state(svcID("", "default", "dc1", "db-backup")),
+		Gained: []string{svcID("", "default", "dc1", "db-backup")}}, d.Services[0])
 	assert.Empty(t, d.Refused, "adding failover never trips Consul's rule")
 
 	// Redirecting a tcp export to a new service is refused.
@@ -49,9 +55,9 @@ func TestDiff(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []string{`peer exported service "db" uses protocol="tcp" and cannot introduce new discovery chain targets like "db2.default.default.dc1"`}, d.Refused)
 	require.Len(t, d.Services, 1)
-	assert.Equal(t, "db.default.default.dc1", d.Services[0].StartBefore)
-	assert.Equal(t, "db2.default.default.dc1", d.Services[0].StartAfter)
-	assert.Equal(t, []string{svcID("", "default", "dc1", "db2")}, d.Services[0].GainedSpiffeIDs)
+	assert.Equal(t, "db.default.default.dc1", d.Services[0].Before.Start)
+	assert.Equal(t, "db2.default.default.dc1", d.Services[0].After.Start)
+	assert.Equal(t, []string{svcID("", "default", "dc1", "db2")}, d.Services[0].Gained)
 
 	// A service that was only a failover target before is new too: Consul leaves failover
 	// targets out of the comparison on both sides.
@@ -77,7 +83,7 @@ func TestDiff(t *testing.T) {
 	d, err = Diff(diffInput(t), unsafe)
 	require.NoError(t, err)
 	assert.Equal(t, []string{`peer exported service "db" contains cross-datacenter resolver redirect`}, d.Refused)
-	assert.Equal(t, "failed", d.Services[0].After)
+	assert.Equal(t, AsFailed, d.Services[0].After.As)
 	d, err = Diff(unsafe, unsafe)
 	require.NoError(t, err)
 	assert.Empty(t, d.Refused)
@@ -93,14 +99,15 @@ func TestDiff(t *testing.T) {
 	d, err = Diff(diffInput(t), after)
 	require.NoError(t, err)
 	require.Len(t, d.Services, 2)
-	assert.True(t, d.Services[0].Removed)
-	assert.Equal(t, "db", d.Services[0].Service.Name)
-	assert.Equal(t, "chain", d.Services[0].Before)
-	assert.Equal(t, []string{"gw/db-sidecar-proxy-instance-0"}, d.Services[0].LostInstances)
-	assert.Equal(t, "web", d.Services[1].Service.Name)
-	assert.Equal(t, "plain", d.Services[1].Before)
-	assert.Equal(t, "chain", d.Services[1].After)
-	assert.False(t, d.Services[1].Added, "it was already replicated, as a plain service")
+	assert.True(t, d.Services[0].Before.Replicated() && !d.Services[0].After.Replicated(), "removed")
+	assert.Equal(t, "db", d.Services[0].Key.Name)
+	assert.Equal(t, AsChain, d.Services[0].Before.As)
+	assert.Equal(t, []string{"gw/db-sidecar-proxy-instance-0"}, d.Services[0].Before.Instances)
+	assert.Empty(t, d.Services[0].After)
+	assert.Equal(t, "web", d.Services[1].Key.Name)
+	assert.Equal(t, AsPlain, d.Services[1].Before.As)
+	assert.Equal(t, AsChain, d.Services[1].After.As)
+	assert.True(t, d.Services[1].Before.Replicated(), "it was already replicated, as a plain service")
 
 	_, err = Diff(diffInput(t, chain.ServiceResolver{Name: "bad", Redirect: &chain.Redirect{}}), diffInput(t))
 	assert.ErrorContains(t, err, "before: Resolvers[0] (default/default/bad): Redirect: Redirect is empty")
@@ -110,7 +117,7 @@ func TestDiff(t *testing.T) {
 // random failover, never trips the refusal rule, and an unchanged input diffs to nothing.
 func TestDiffProperties(t *testing.T) {
 	r := rand.New(rand.NewPCG(71, 72))
-	for range 500 {
+	for range rounds(100, 500) {
 		var rs []chain.ServiceResolver
 		if r.IntN(2) == 0 {
 			var targets []chain.FailoverTarget

@@ -40,15 +40,42 @@
 //
 // # Replication, as Consul decides it
 //
-// Replicate puts it together for one peer: given the compiled exports, the catalog, the
-// resolver entries and the mesh gateways, it returns every service the peer receives, sorted.
-// Only connect services — with a service-resolver entry, a connect-enabled instance or a
-// terminating gateway (Input.Connect) — get a chain and a PeerMeta; the others are listed in
-// Plain, replicated without one. Under a "*" rule the names of resolver entries are exported
-// too. It reports — rather than drops — services whose chain does not compile or that Consul
-// would refuse to export to a peer (a cross-datacenter, cross-peer or cross-partition
-// redirect, or a cross-datacenter failover, in any resolver reachable from the service), and
-// services excluded because their chain reaches the reserved consul service.
+// Replicate puts it together for one peer: given the compiled exports, the catalog with each
+// service's kind, the resolver entries and the mesh gateways, it returns every service the
+// peer receives, sorted. A "*" rule exports the namespace's typical catalog services and the
+// names of its resolver entries, as Consul does — never a mesh, terminating, ingress or API
+// gateway, nor a sidecar proxy such as web-sidecar-proxy — and an exact rule the service it
+// names, whatever its kind. A catalog service whose kind the caller does not know
+// (Input.Unclassified: /v1/catalog/services does not say it) is not exported by "*", and is
+// reported where a "*" rule would match it. Only connect services — with a service-resolver
+// entry, a connect-enabled instance or a terminating gateway (Input.Connect) — get a chain
+// and a PeerMeta; the others are listed in Plain, replicated without one. It reports —
+// rather than drops — services whose chain does not compile or that Consul would refuse to
+// export to a peer (a cross-datacenter, cross-peer or cross-partition redirect, or a
+// cross-datacenter failover, in any resolver reachable from the service), and services
+// excluded because their chain reaches the reserved consul service.
+//
+// # Findings
+//
+// What a reader should know comes as Findings, one shape for all (path, code, level,
+// message; the level is the code's): Replication.Findings (NotReplicated, Excluded,
+// UnionDiffers where Consul's union of rules replicates a service meshscope's one rule does
+// not, UnknownKind, and the chains' own, such as chain.PeerTargetResolvedLocally),
+// ReplicationDiff.Findings (WriteRefused), CheckGateways (NoMeshGateway, GatewaysCritical)
+// and Config.Findings (EntrySkipped, RoutingNotModelled). A program prints and gates on them
+// alike.
+//
+// # Reading Consul's configuration
+//
+// LoadConfig (and Config.Add, for several files) reads what `consul config read` prints, of
+// every kind, mixed: exported-services, service-resolver, sameness-group, service-defaults
+// (each service's Protocol) and proxy-defaults (its Config.protocol), all strictly — every
+// field Consul defines accepted, any other an error with the field it most likely misspells,
+// a key given twice an error. Consul's other kinds (service-router, service-splitter, mesh,
+// service-intentions, the gateways' entries, …) are skipped and named in a finding; service
+// routers and splitters change discovery chains, which meshscope compiles from resolvers
+// only, so that finding is a warning. Config.Replace puts proposed entries in place for a
+// dry run.
 //
 // Diff is the dry run of a change: for one peer, each service whose replication changes
 // (added, removed, SPIFFE IDs gained and lost, SNI, protocol, start target, instances) and
@@ -64,6 +91,8 @@
 //
 // Every error is a FieldError (or several joined); a Failure keeps its whole error. The
 // strings that are contracts are the SNI names, SPIFFE IDs and instance IDs, Consul's JSON
-// field names, and Consul's messages (the refusals above, and those package chain passes
-// on). Upstream's messages, Reasons and Explain's output are diagnostics and may change.
+// field names (what this package writes reads into Consul's own API types), Consul's
+// messages (the refusals above, and those package chain passes on) and the finding codes.
+// Upstream's messages, findings' messages, Reasons and Explain's output are diagnostics and
+// may change.
 package peermeta

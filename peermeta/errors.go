@@ -2,6 +2,7 @@ package peermeta
 
 import (
 	"encoding/json"
+	"errors"
 
 	"github.com/meshscope/meshscope/exports"
 	"github.com/meshscope/meshscope/internal/fielderr"
@@ -15,8 +16,12 @@ import (
 // branch).
 type FieldError = fielderr.Error
 
+// ErrReservedService: a chain reaches the reserved consul service, so the service is not
+// replicated (see Replication.Excluded).
+var ErrReservedService = errors.New("reaches the reserved consul service")
+
 // Failure is an exported service that is not replicated, and why: its chain does not compile,
-// or is not safe to export to a peer. Err keeps the whole error (errors.Is and errors.As
+// is not safe to export to a peer, or reaches the reserved consul service. Err keeps the whole error (errors.Is and errors.As
 // work on it); in JSON it is the message, as "Error".
 type Failure struct {
 	Service exports.ServiceName `json:"Service"`

@@ -71,7 +71,7 @@ func ExampleReplicate() {
 		Catalog:  []exports.ServiceName{{Name: "web"}, {Name: "db"}, {Name: "api"}, {Name: "legacy"}},
 		// web and api have sidecars; legacy has none, so it goes without a chain.
 		Connect: []exports.ServiceName{{Name: "web"}, {Name: "api"}},
-		Entries: chain.Entries{Protocols: map[chain.ServiceKey]string{{Service: "api"}: "grpc"}},
+		Entries: chain.Entries{Protocols: map[exports.ServiceName]string{{Name: "api"}: "grpc"}},
 		Gateways: []peermeta.CheckServiceNode{{
 			Node:    &peermeta.Node{Node: "gw-1", Address: "10.0.0.1"},
 			Service: &peermeta.NodeService{ID: "mesh-gateway", Service: "mesh-gateway", Port: 8443},
@@ -111,7 +111,7 @@ func ExampleDiff() {
 		panic(err)
 	}
 	for _, s := range d.Services {
-		fmt.Println(s.Service, "start", s.StartBefore, "->", s.StartAfter)
+		fmt.Println(s.Key, "start", s.Before.Start, "->", s.After.Start)
 	}
 	for _, r := range d.Refused {
 		fmt.Println("refused:", r)

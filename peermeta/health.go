@@ -22,9 +22,6 @@ const (
 	ServiceMaintenanceCheckPrefix = "_service_maintenance:"
 )
 
-// KindConnectProxy is the service kind of the synthetic instances.
-const KindConnectProxy = "connect-proxy"
-
 // Node is a catalog node, with Consul's JSON field names.
 type Node struct {
 	ID              string            `json:"ID,omitempty"`

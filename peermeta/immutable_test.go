@@ -2,6 +2,7 @@ package peermeta
 
 import (
 	"encoding/json"
+	"errors"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -78,13 +79,13 @@ func TestOwnedValuesDoNotAlias(t *testing.T) {
 		r.Plain[i] = exports.ServiceName{Name: "evil"}
 	}
 	for i := range r.Excluded {
-		r.Excluded[i].Reason = "evil"
+		r.Excluded[i].Err = errors.New("evil")
 	}
 	d, err := Diff(in, after)
 	require.NoError(t, err)
 	for i := range d.Services {
 		s := &d.Services[i]
-		for _, l := range [][]string{s.GainedSpiffeIDs, s.LostSpiffeIDs, s.GainedInstances, s.LostInstances} {
+		for _, l := range [][]string{s.Gained, s.Lost, s.Before.SpiffeIDs, s.After.SpiffeIDs, s.Before.Instances, s.After.Instances} {
 			if len(l) > 0 {
 				l[0] = "evil"
 			}

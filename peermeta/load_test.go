@@ -50,6 +50,10 @@ func TestLoadHealthRefuses(t *testing.T) {
 func FuzzLoadHealth(f *testing.F) {
 	f.Add([]byte(healthJSON))
 	f.Add([]byte(`[{"Service": {"Port": "x"}}, 1]`))
+	f.Add([]byte(`[{"Node":{"Node":"gw","TaggedAddresses":{"wan":"1.2.3.4"},"Meta":{"a":"b"}},"Service":{"Kind":"mesh-gateway","ID":"m","Service":"mesh-gateway","TaggedAddresses":{"wan":{"Address":"1.2.3.4","Port":443}},"Port":8443,"Connect":{"Native":true,"PeerMeta":{"SNI":["x"],"SpiffeID":["y"],"Protocol":"tcp"}},"Proxy":{"DestinationServiceName":"d"}},
+	  "Checks":[{"CheckID":"_node_maintenance","Status":"critical"},{"CheckID":"_service_maintenance:m","Status":"passing"},{"CheckID":"c","Status":"bogus"},null]}]`))
+	f.Add([]byte(`[{"Service":{"Port":1e3,"Tags":"t"},"Checks":{}},{"Node":[]}] [1]`))
+	f.Add([]byte(`[{"Service":{"Port":99999999999999999999}}]`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		nodes, err := LoadHealth(data)
 		if err != nil {

@@ -69,11 +69,14 @@ func (x Exporter) partition() string { return names.OrDefault(x.Partition) }
 //     datacenter), then the exporter's mesh gateway's ID — always, so that a change between
 //     tcp and http never leaves the importer without it — then, only for protocols that are
 //     not HTTP-like, the ID of every local target of the chain in target-ID order (each with
-//     its own partition, namespace and datacenter), since for TCP the connection's mTLS ends
-//     at whichever instance the chain lands on. No ID appears twice.
+//     its own partition, namespace and datacenter, as the chain's Target.SpiffeID gives it),
+//     since for TCP the connection's mTLS ends at whichever instance the chain lands on. No
+//     ID appears twice.
 //   - Protocol: the chain's.
 //
-// A nil chain gives an empty PeerMeta. Build does not validate; Replicate does.
+// The targets' IDs are the chain's, built in the trust domain it was compiled for: compile
+// it in the exporter's (Replicate does). A nil chain gives an empty PeerMeta. Build does not
+// validate; Replicate does.
 func Build(x Exporter, c *chain.Chain) PeerMeta {
 	m, _ := build(x, c)
 	return m
@@ -135,7 +138,7 @@ func build(x Exporter, c *chain.Chain) (PeerMeta, []Origin) {
 			if t.Peer != "" {
 				continue // a peer's service: its identities are the peer's to give
 			}
-			o := add(spiffe.Service{TrustDomain: x.TrustDomain, Partition: t.Partition, Namespace: t.Namespace, Datacenter: t.Datacenter, Service: t.Service}.String(), FromTarget)
+			o := add(t.SpiffeID, FromTarget)
 			if len(o.Targets) == 0 {
 				o.Via = t.Via
 			}

@@ -151,7 +151,7 @@ func TestExporterValidate(t *testing.T) {
 func TestProtocolSwitchKeepsIdentities(t *testing.T) {
 	r := rand.New(rand.NewPCG(81, 82))
 	services := []string{"a", "b", "c", "d"}
-	for range 3000 {
+	for range rounds(300, 3000) {
 		var rs []chain.ServiceResolver
 		for _, s := range services {
 			switch r.IntN(4) {

@@ -2,12 +2,16 @@ package peermeta
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
 	"github.com/meshscope/meshscope/chain"
 	"github.com/meshscope/meshscope/exports"
+	"github.com/meshscope/meshscope/internal/report"
+	"github.com/meshscope/meshscope/spiffe"
 )
 
 // Input is everything a cluster knows when it decides what to replicate to a peer.
@@ -20,6 +24,16 @@ type Input struct {
 	// Catalog is the cluster's services; only those of the exporter's partition can be
 	// exported on its peering.
 	Catalog []exports.ServiceName
+	// Kinds gives the service kind of each catalog service that is not a typical one, in
+	// Consul's words: KindConnectProxy, KindMeshGateway, KindTerminatingGateway,
+	// KindIngressGateway or KindAPIGateway. A catalog service absent from Kinds is typical
+	// (Consul's kind ""). A "*" rule exports only typical services and the names of resolver
+	// entries, as Consul does; an exact rule exports the service it names whatever its kind.
+	Kinds map[exports.ServiceName]string
+	// Unclassified are catalog services whose kind is not known (/v1/catalog/services does
+	// not say it). A "*" rule does not export them, and each one a "*" rule naming the peer
+	// matches is reported (UnknownKind); an exact rule exports the service it names.
+	Unclassified []exports.ServiceName
 	// Entries are the service-resolver entries, the services' protocols and the sameness
 	// groups.
 	Entries chain.Entries
@@ -33,6 +47,25 @@ type Input struct {
 	Connect []exports.ServiceName
 }
 
+// Consul's service kinds, as Input.Kinds and NodeService.Kind spell them; the typical kind
+// is "". The synthetic instances Synthesize makes are KindConnectProxy.
+const (
+	KindTypical            = ""
+	KindConnectProxy       = "connect-proxy"
+	KindMeshGateway        = "mesh-gateway"
+	KindTerminatingGateway = "terminating-gateway"
+	KindIngressGateway     = "ingress-gateway"
+	KindAPIGateway         = "api-gateway"
+)
+
+func knownKind(k string) bool {
+	switch k {
+	case KindTypical, KindConnectProxy, KindMeshGateway, KindTerminatingGateway, KindIngressGateway, KindAPIGateway:
+		return true
+	}
+	return false
+}
+
 // Replication is everything one peer receives, and what it does not and why. The caller
 // owns it: nothing in it is shared with the Input or with any other call's result.
 type Replication struct {
@@ -41,9 +74,18 @@ type Replication struct {
 	Services []Exported `json:"Services"`
 	// Plain are the exported services that are not connect services: Consul replicates them
 	// as services without PeerMeta (the importer gets their plain instances). Sorted.
-	Plain    []exports.ServiceName `json:"Plain,omitempty"`
-	Failed   []Failure             `json:"Failed,omitempty"`
-	Excluded []Exclusion           `json:"Excluded,omitempty"`
+	Plain []exports.ServiceName `json:"Plain,omitempty"`
+	// Failed are the exported connect services whose chain does not compile or is not safe
+	// to export to a peer; Excluded those deliberately not replicated because their chain
+	// reaches the reserved consul service (Err wraps ErrReservedService).
+	Failed   []Failure `json:"Failed,omitempty"`
+	Excluded []Failure `json:"Excluded,omitempty"`
+	// Findings are what a reader of the replication should know, sorted by path: a failed
+	// (NotReplicated) or excluded (Excluded) service, a service Consul's union of rules
+	// replicates and meshscope's one rule does not (UnionDiffers), a service of unknown kind
+	// a "*" rule leaves out (UnknownKind), and the findings of the chains compiled (a peer
+	// target a local resolver changes: chain.PeerTargetResolvedLocally).
+	Findings []Finding `json:"Findings,omitempty"`
 }
 
 // Exported is one replicated service: its PeerMeta, where each SPIFFE ID comes from, and its
@@ -58,20 +100,14 @@ type Exported struct {
 	// Start is the ID of the chain's start target.
 	Start string `json:"Start"`
 
-	start identity // the start target's identity, for Diff's refusal rule
-}
-
-// Exclusion is an exported service that is deliberately not replicated.
-type Exclusion struct {
-	Service exports.ServiceName `json:"Service"`
-	Reason  string              `json:"Reason"`
+	start spiffe.Service // the start target's identity, for Diff's refusal rule
 }
 
 // Replicate decides what the peer Exporter.Peer receives: the services of the exporter's
 // partition whose one exported-services rule names the peer (under a "*" rule, the
-// namespace's catalog services and the names of its service-resolver entries; under an
-// exact rule the service it names, in the catalog or not), sorted by partition, namespace
-// and name.
+// namespace's typical catalog services and the names of its service-resolver entries; under
+// an exact rule the service it names, in the catalog or not, whatever its kind), sorted by
+// partition, namespace and name.
 //
 // Connect services — those with a service-resolver entry, or listed in Input.Connect — are
 // replicated with a discovery chain: each with its PeerMeta (see Build), the origin of each
@@ -80,9 +116,9 @@ type Exclusion struct {
 // reason, when, in this order: its chain does not compile (Failed, the compile error); its
 // chain is not safe to export to a peer (Failed, chain.Chain.CheckPeerExport's error, in
 // Consul's words); its chain reaches the reserved consul service (Excluded). Invalid input —
-// the exporter, or the entries, which every chain shares — is an error.
+// the exporter, an unknown kind, or the entries, which every chain shares — is an error.
 func Replicate(in Input) (Replication, error) {
-	if err := in.Exporter.Validate(); err != nil {
+	if err := in.validate(); err != nil {
 		return Replication{}, err
 	}
 	cc, err := chain.NewCompiler(in.Entries)
@@ -96,63 +132,155 @@ func Replicate(in Input) (Replication, error) {
 		return cmp.Or(strings.Compare(nodeName(a), nodeName(b)), strings.Compare(serviceID(a), serviceID(b)))
 	})
 	connect := connectServices(in)
-	for _, s := range exported(in) {
+	for _, e := range in.exported(&rep) {
+		s := e.service
 		if !connect[s] {
 			rep.Plain = append(rep.Plain, s)
 			continue
 		}
 		c, err := cc.Compile(chain.Request{Service: s.Name, Namespace: s.Namespace, Partition: s.Partition, Datacenter: x.Datacenter, TrustDomain: x.TrustDomain})
 		if err == nil {
+			rep.Findings = append(rep.Findings, c.Findings()...)
 			err = c.CheckPeerExport()
 		}
 		if err != nil {
 			rep.Failed = append(rep.Failed, Failure{Service: s, Err: err})
+			rep.Findings = append(rep.Findings, report.New(replicationPath(s, x.Peer), NotReplicated, "%v", err))
 			continue
 		}
-		if reason := reachesConsul(c); reason != "" {
-			rep.Excluded = append(rep.Excluded, Exclusion{Service: s, Reason: reason})
+		if err := reachesConsul(c); err != nil {
+			rep.Excluded = append(rep.Excluded, Failure{Service: s, Err: err})
+			rep.Findings = append(rep.Findings, report.New(replicationPath(s, x.Peer), Excluded, "%v", err))
 			continue
 		}
 		m, origins := build(x, c)
-		match, _ := in.Exports.Match(s)
-		rep.Services = append(rep.Services, Exported{Service: s, Rule: match.Rule, PeerMeta: m, Origins: origins,
+		rep.Services = append(rep.Services, Exported{Service: s, Rule: e.rule, PeerMeta: m, Origins: origins,
 			Instances: Synthesize(s, m, gateways), Start: c.Start, start: identityOf(c.Targets[c.Start])})
 	}
+	slices.SortStableFunc(rep.Findings, report.Compare)
 	return rep, nil
 }
 
-// exported returns the services of the exporter's partition the peer receives, canonical,
-// sorted and without repeats: of the catalog, the resolver entries' names and the names of
-// exact rules, those whose one rule names the peer.
-func exported(in Input) []exports.ServiceName {
-	part := in.Exporter.partition()
-	var names []exports.ServiceName
-	for _, s := range in.Catalog {
-		if s = s.Canonical(); s.Partition == part {
-			names = append(names, s)
+// validate reports every problem with the exporter and the kinds.
+func (in Input) validate() error {
+	errs := []error{in.Exporter.Validate()}
+	for _, s := range slices.SortedFunc(maps.Keys(in.Kinds), exports.ServiceName.Compare) {
+		if k := in.Kinds[s]; !knownKind(k) {
+			errs = append(errs, &FieldError{Field: fmt.Sprintf("Kinds[%s]", s), Value: k,
+				Detail: fmt.Sprintf("%q is not a service kind: want %q (typical), %q, %q, %q, %q or %q", k, KindTypical, KindConnectProxy, KindMeshGateway, KindTerminatingGateway, KindIngressGateway, KindAPIGateway)})
 		}
 	}
-	for _, r := range in.Entries.Resolvers {
-		if s := (exports.ServiceName{Partition: r.Partition, Namespace: r.Namespace, Name: r.Name}).Canonical(); s.Partition == part {
-			names = append(names, s)
+	return errors.Join(errs...)
+}
+
+// export is a service the peer receives and the index of the rule that exports it.
+type export struct {
+	service exports.ServiceName
+	rule    int
+}
+
+// exported returns the services of the exporter's partition the peer receives, sorted by
+// service, matching each candidate once, and records in rep the findings about the ones it
+// does not receive: those Consul's union of rules would replicate (UnionDiffers), and those
+// of unknown kind a "*" rule leaves out (UnknownKind).
+func (in Input) exported(rep *Replication) []export {
+	peer := in.Exporter.Peer
+	var out []export
+	for _, c := range in.candidates() {
+		if m, ok := in.Exports.MatchPeer(c.service, peer); ok {
+			switch {
+			case m.Precedence == exports.Exact || c.wildcard:
+				out = append(out, export{c.service, m.Rule})
+			case c.unknown:
+				rep.Findings = append(rep.Findings, report.New(replicationPath(c.service, peer), UnknownKind,
+					"its service kind is unknown; Services[%d] (%s) exports only typical services, so it is not replicated: give its kind", m.Rule, m.Precedence))
+			}
+			continue
 		}
+		if u, ok := in.Exports.UnionMatch(c.service, peer); ok && c.wildcard {
+			m, _ := in.Exports.Match(c.service)
+			rep.Findings = append(rep.Findings, report.New(replicationPath(c.service, peer), UnionDiffers,
+				"Consul would also replicate %s to %s via Services[%d]; meshscope applies only the most exact rule (Services[%d])", c.service.Name, peer, u.Rule, m.Rule))
+		}
+	}
+	return out
+}
+
+// Candidates returns the services the exporter's partition could export to a peer — its
+// catalog services (of any kind, classified or not), the names of its resolver entries and
+// of its exact rules — canonical, sorted, once each. Replicate decides which of them the peer
+// receives.
+func (in Input) Candidates() []exports.ServiceName {
+	cs := in.candidates()
+	out := make([]exports.ServiceName, len(cs))
+	for i, c := range cs {
+		out[i] = c.service
+	}
+	return out
+}
+
+// candidate is a name the exporter's partition could export, and whether a "*" rule exports
+// it (a typical catalog service or a resolver's name) or its kind is unknown.
+type candidate struct {
+	service           exports.ServiceName
+	wildcard, unknown bool
+}
+
+// candidates returns the names the exporter's partition could export — its catalog services,
+// the names of its resolver entries and of its exact rules — canonical, sorted, once each.
+func (in Input) candidates() []candidate {
+	part := in.Exporter.partition()
+	var out []candidate
+	add := func(s exports.ServiceName, wildcard, unknown bool) {
+		if s = s.Canonical(); s.Partition == part {
+			out = append(out, candidate{s, wildcard, unknown})
+		}
+	}
+	unknown := make(map[exports.ServiceName]bool, len(in.Unclassified))
+	for _, s := range in.Unclassified {
+		unknown[s.Canonical()] = true
+		add(s, false, true)
+	}
+	kinds := make(map[exports.ServiceName]string, len(in.Kinds))
+	for s, k := range in.Kinds {
+		kinds[s.Canonical()] = k
+	}
+	for _, s := range in.Catalog {
+		if s = s.Canonical(); !unknown[s] {
+			add(s, kinds[s] == KindTypical, false)
+		}
+	}
+	for i := range in.Entries.Resolvers {
+		add(in.Entries.Resolvers[i].ServiceName(), true, false)
 	}
 	if e, ok := in.Exports.Entry(part); ok {
 		for _, r := range e.Services {
 			if r.Name != exports.Wildcard && r.Namespace != exports.Wildcard {
-				names = append(names, exports.ServiceName{Partition: part, Namespace: r.Namespace, Name: r.Name}.Canonical())
+				add(exports.ServiceName{Partition: part, Namespace: r.Namespace, Name: r.Name}, false, false)
 			}
 		}
 	}
-	return in.Exports.ForPeer(in.Exporter.Peer, names)
+	// Sorted by service; of one service's entries, the first says a "*" rule exports it if
+	// any does, and its kind is unknown only if no source says otherwise.
+	slices.SortStableFunc(out, func(a, b candidate) int { return a.service.Compare(b.service) })
+	merged := out[:0]
+	for _, c := range out {
+		if n := len(merged); n > 0 && merged[n-1].service == c.service {
+			merged[n-1].wildcard = merged[n-1].wildcard || c.wildcard
+			merged[n-1].unknown = merged[n-1].unknown && !c.wildcard
+			continue
+		}
+		merged = append(merged, c)
+	}
+	return merged
 }
 
 // connectServices returns the set of connect services: those with a resolver entry and
 // those in Input.Connect, canonical.
 func connectServices(in Input) map[exports.ServiceName]bool {
 	set := make(map[exports.ServiceName]bool, len(in.Entries.Resolvers)+len(in.Connect))
-	for _, r := range in.Entries.Resolvers {
-		set[exports.ServiceName{Partition: r.Partition, Namespace: r.Namespace, Name: r.Name}.Canonical()] = true
+	for i := range in.Entries.Resolvers {
+		set[in.Entries.Resolvers[i].ServiceName()] = true
 	}
 	for _, s := range in.Connect {
 		set[s.Canonical()] = true
@@ -161,13 +289,13 @@ func connectServices(in Input) map[exports.ServiceName]bool {
 }
 
 // reachesConsul says which target of the chain is the reserved consul service, if any.
-func reachesConsul(c *chain.Chain) string {
+func reachesConsul(c *chain.Chain) error {
 	for _, id := range c.TargetIDs() {
 		if t := c.Targets[id]; t.Peer == "" && t.Service == exports.ReservedService {
-			return fmt.Sprintf("its chain reaches the reserved %s service (target %s); it is never exported", exports.ReservedService, id)
+			return &FieldError{Value: id, Detail: fmt.Sprintf("its chain reaches the reserved %s service (target %s); it is never exported", exports.ReservedService, id), Err: ErrReservedService}
 		}
 	}
-	return ""
+	return nil
 }
 
 func nodeName(c CheckServiceNode) string {

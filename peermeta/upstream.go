@@ -46,9 +46,9 @@ func Upstream(c *chain.Chain, targetID string, received PeerMeta) (Imported, err
 	}
 	t, ok := c.Targets[targetID]
 	if !ok || t.Peer == "" {
-		return Imported{}, &FieldError{Value: targetID, Detail: fmt.Sprintf("target %q is not a peer target of chain %s", targetID, chain.ServiceKey{Partition: c.Partition, Namespace: c.Namespace, Service: c.Service}), Err: ErrNotPeerTarget}
+		return Imported{}, &FieldError{Value: targetID, Detail: fmt.Sprintf("target %q is not a peer target of chain %s", targetID, c.ServiceName()), Err: ErrNotPeerTarget}
 	}
-	name := displayName(exports.ServiceName{Partition: t.Partition, Namespace: t.Namespace, Name: t.Service})
+	name := exports.ServiceName{Partition: t.Partition, Namespace: t.Namespace, Name: t.Service}.Short()
 	if received.PrimarySNI() == "" {
 		return Imported{}, &FieldError{Value: received, Detail: fmt.Sprintf("no peer metadata from peer %q for service %q", t.Peer, name), Err: ErrNoPeerMeta}
 	}

@@ -65,7 +65,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if !cli.CheckFormat(prog, o.output, stderr) {
 		return cli.Usage
 	}
-	if cli.Given(fs)["parse"] && o.parse == "" {
+	parseGiven := false
+	fs.Visit(func(f *flag.Flag) { parseGiven = parseGiven || f.Name == "parse" })
+	if parseGiven && o.parse == "" {
 		fmt.Fprintf(stderr, "%s: -parse needs an SNI name or a SPIFFE ID to explain; without -parse the program runs the tour\n", prog)
 		return cli.Usage
 	}

@@ -25,6 +25,10 @@ func write(t *testing.T, name, content string) string {
 	return p
 }
 
+// words returns s with every run of white space, line breaks included, as one space: the
+// programs wrap long lines at 120 columns.
+func words(s string) string { return strings.Join(strings.Fields(s), " ") }
+
 func TestSample(t *testing.T) {
 	code, out, errOut := runArgs(t)
 	require.Equal(t, 0, code, errOut)
@@ -33,20 +37,21 @@ func TestSample(t *testing.T) {
 		"default/default/mysql      tcp       mysql.default.default.dc1      3           2 (1 passing, 1 warning)",
 		"default/default/inventory  tcp       inventory.default.default.dc1  3",
 		"PLAIN (not connect services: replicated without a chain): default/default/mysql-standby, default/default/orders-v2, default/default/reports",
-		`NOT REPLICATED default/default/orders: service "orders-v2" does not have a subset named "canary"`,
-		`NOT REPLICATED default/default/web: peer exported service "web" contains cross-datacenter failover`,
-		"EXCLUDED default/default/legacy: its chain reaches the reserved consul service",
+		`ERROR NotReplicated default/default/orders (peer east): service "orders-v2" does not have a subset named "canary"`,
+		`ERROR NotReplicated default/default/web (peer east): peer exported service "web" contains cross-datacenter failover`,
+		"WARNING Excluded default/default/legacy (peer east): its chain reaches the reserved consul service",
 		"default/default/billing  grpc      billing.default.default.dc1  2",
-		"NOTE Consul would also replicate inventory to west via Services[0]; meshscope applies only the most exact rule (Services[3])",
+		"WARNING UnionDiffers default/default/inventory (peer west): Consul would also replicate inventory to west via Services[0]; meshscope applies only the most exact rule (Services[3])",
 	} {
 		assert.Contains(t, words(out), words(want))
 	}
 	east, west, _ := strings.Cut(out, "PEER west")
-	assert.NotContains(t, strings.Split(east, "NOTE")[0], "billing", "billing is exported to west only")
+	assert.NotContains(t, strings.Split(east, "WARNING")[0], "billing", "billing is exported to west only")
 	assert.NotContains(t, west, "inventory  tcp", "inventory goes to the sameness group's members: ap2 and east")
 	for _, line := range strings.Split(out, "\n") {
-		if strings.HasPrefix(line, "SERVICE") || strings.HasPrefix(line, "default/") {
-			assert.LessOrEqual(t, len(line), 120, "the table fits 120 columns: %q", line)
+		assert.LessOrEqual(t, len(line), 120, "every line fits 120 columns: %q", line)
+		for _, s := range []string{"mesh-gateway", "sidecar-proxy"} {
+			assert.NotContains(t, line, "default/default/"+s, "gateways and proxies are never replicated by *")
 		}
 	}
 }
@@ -70,7 +75,8 @@ func TestJSON(t *testing.T) {
 	code, out, errOut := runArgs(t, "-o", "json", "-peer", "west")
 	require.Equal(t, 0, code, errOut)
 	var rep struct {
-		Peers []struct {
+		Findings []struct{ Path, Code, Level, Message string }
+		Peers    []struct {
 			Services []struct {
 				PeerMeta struct{ SNI []string }
 			}
@@ -81,19 +87,26 @@ func TestJSON(t *testing.T) {
 	assert.Equal(t, "billing.default.default.west.external.11111111-2222-3333-4444-555555555555.consul", rep.Peers[0].Services[0].PeerMeta.SNI[0])
 	assert.Contains(t, out, `"Kind": "connect-proxy"`)
 	assert.Contains(t, out, `"Error": "peer exported service \"web\" contains cross-datacenter failover"`)
+	assert.Contains(t, rep.Findings, struct{ Path, Code, Level, Message string }{"default/default/web (peer west)", "NotReplicated", "error",
+		`peer exported service "web" contains cross-datacenter failover`}, "-o json carries the findings: code, level, path, message")
+	assert.Len(t, rep.Findings, 4)
 }
 
-// userFiles writes a small cluster as Consul's commands print it.
+// userFiles writes a small cluster as Consul's commands print it. Its catalog is
+// /v1/catalog/services output, which says no kinds: the health outputs classify the
+// gateway, the proxies and the connect services; "batch-job" nothing classifies.
 func userFiles(t *testing.T) []string {
 	t.Helper()
 	config := write(t, "config.json", `{"Kind":"exported-services","Name":"default","Services":[{"Name":"api","Consumers":[{"Peer":"north"}]},{"Name":"*","Consumers":[{"Peer":"south"}]}],"CreateIndex":18446744073709551615,"ModifyIndex":2}
 {"Kind":"service-resolver","Name":"api","Redirect":{"Service":"api-v2"}}
 {"Kind":"service-defaults","Name":"api-v2","Protocol":"tcp","MeshGateway":{"Mode":"local"},"Expose":{}}
 {"Kind":"proxy-defaults","Name":"global","Config":{"protocol":"tcp","local_connect_timeout_ms":1000}}`)
-	catalog := write(t, "catalog.json", `{"api": ["v1"], "api-v2": [], "consul": [], "batch": []}`)
+	catalog := write(t, "catalog.json", `{"api": ["v1"], "api-v2": [], "api-v2-sidecar-proxy": [], "consul": [], "batch": [], "mesh-gateway": [], "batch-job": []}`)
 	gateways := write(t, "gateways.json", `[{"Node":{"Node":"gw","Address":"10.0.0.9","Datacenter":"dc7","CreateIndex":9},"Service":{"Kind":"mesh-gateway","ID":"mesh-gateway","Service":"mesh-gateway","Port":8443,"Weights":{"Passing":1}},"Checks":[{"Node":"gw","CheckID":"serfHealth","Status":"passing","Type":""}]}]`)
 	connect := write(t, "connect.json", `[{"Node":{"Node":"n1","Address":"10.0.1.1"},"Service":{"Kind":"connect-proxy","ID":"api-v2-sidecar-proxy","Service":"api-v2-sidecar-proxy","Proxy":{"DestinationServiceName":"api-v2"}},"Checks":[]}]
-[{"Node":{"Node":"n2","Address":"10.0.1.2"},"Service":{"ID":"native","Service":"batch","Connect":{"Native":true}},"Checks":[]}]`)
+[{"Node":{"Node":"n2","Address":"10.0.1.2"},"Service":{"ID":"native","Service":"batch","Connect":{"Native":true}},"Checks":[]}]
+[{"Node":{"Node":"n3","Address":"10.0.1.3"},"Service":{"ID":"api-v2","Service":"api-v2"},"Checks":[]}]
+[{"Node":{"Node":"n4","Address":"10.0.1.4"},"Service":{"ID":"api","Service":"api"},"Checks":[]}]`)
 	roots := write(t, "roots.json", `{"ActiveRootID":"x","TrustDomain":"abcd.consul","Roots":[]}`)
 	return []string{"-config", config, "-catalog", catalog, "-health", gateways, "-health", connect, "-ca-roots", roots, "-datacenter", "dc7"}
 }
@@ -108,8 +121,13 @@ func TestConsulNativeInput(t *testing.T) {
 	assert.Contains(t, out, "default/default/batch", "a connect-native instance makes a connect service")
 	south := out[strings.Index(out, "PEER south"):]
 	assert.Contains(t, south, "default/default/api-v2")
+	assert.Contains(t, words(south), `WARNING UnknownKind default/default/batch-job (peer south): its service kind is unknown`,
+		"a name only /v1/catalog/services gives is reported, not replicated")
+	for _, s := range []string{"mesh-gateway", "api-v2-sidecar-proxy", "consul"} {
+		assert.NotContains(t, out, "default/default/"+s, "%s is never replicated by *", s)
+	}
 
-	// A directory of entries, mixed.
+	// A directory of entries, mixed, and a ui-services catalog.
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "a.json"), []byte(`[{"Kind":"service-resolver","Name":"api","Redirect":{"Service":"api-v2"}}]`), 0o600))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "b.json"), []byte(`{"Kind":"exported-services","Name":"default","Services":[{"Name":"api","Consumers":[{"Peer":"north"}]}]}`), 0o600))
@@ -117,7 +135,29 @@ func TestConsulNativeInput(t *testing.T) {
 	require.Equal(t, 0, code, errOut)
 	assert.Contains(t, out, "PEER north")
 	assert.Contains(t, out, "default/default/api  tcp       api-v2.default.default.dc7  3           0\n", "a resolver makes api a connect service")
-	assert.Contains(t, out, "WARNING no mesh gateway instances")
+	assert.Contains(t, out, "WARNING NoMeshGateway mesh gateways: no mesh gateway instances")
+}
+
+// TestKindsFromTheCatalog: /v1/internal/ui/services and /v1/catalog/service/<name> output say
+// each service's kind; a * rule never replicates a gateway or a sidecar proxy.
+func TestKindsFromTheCatalog(t *testing.T) {
+	files := userFiles(t)
+	ui := write(t, "ui.json", `[{"Name":"api","Datacenter":"dc7","Tags":[],"InstanceCount":1},
+ {"Kind":"mesh-gateway","Name":"mesh-gateway","Datacenter":"dc7"},
+ {"Kind":"connect-proxy","Name":"web-sidecar-proxy","Datacenter":"dc7"},
+ {"Name":"web","Datacenter":"dc7"},
+ {"Name":"imported","PeerName":"north"}]`)
+	one := write(t, "one.json", `[{"ID":"x","Node":"n","ServiceName":"tgw","ServiceKind":"terminating-gateway","Namespace":"default"}]`)
+	args := append(files[:0:0], files...)
+	args[3] = ui
+	code, out, errOut := runArgs(t, append(args, "-catalog", one)...)
+	require.Equal(t, 0, code, errOut)
+	south := out[strings.Index(out, "PEER south"):]
+	assert.Contains(t, south, "default/default/web")
+	for _, s := range []string{"mesh-gateway", "web-sidecar-proxy", "tgw", "imported"} {
+		assert.NotContains(t, out, "default/default/"+s)
+	}
+	assert.NotContains(t, out, "UnknownKind")
 }
 
 func TestRefusesToGuess(t *testing.T) {
@@ -128,39 +168,111 @@ func TestRefusesToGuess(t *testing.T) {
 		code int
 		msg  string
 	}{
-		{"no trust domain with your own input", []string{"-config", files[1], "-datacenter", "dc1"}, 1, "the trust domain is required with your own input: -ca-roots"},
-		{"no datacenter with your own input", []string{"-config", files[1], "-trust-domain", "x.consul"}, 1, "-datacenter is required with your own input"},
+		{"no trust domain with your own input", []string{"-config", files[1], "-datacenter", "dc1"}, 2, "with your own input, also give -ca-roots or -trust-domain"},
+		{"no datacenter with your own input", []string{"-config", files[1], "-trust-domain", "x.consul"}, 2, "with your own input, also give -datacenter"},
+		{"one input alone", []string{"-catalog", files[3]}, 2, "also give -config or -exports or -resolvers, -ca-roots or -trust-domain, -datacenter"},
+		{"an empty -config, as an unset variable gives", []string{"-config", "", "-trust-domain", "x.consul", "-datacenter", "dc1"}, 2, `invalid value "" for flag -config: an empty value (an unset variable?)`},
+		{"an empty -datacenter", append(files[:len(files)-2:len(files)-2], "-datacenter", ""), 2, "-datacenter given an empty value (an unset variable?)"},
+		{"no -catalog with a * rule", []string{"-config", files[1], "-trust-domain", "x.consul", "-datacenter", "dc1"}, 2, `-catalog is required: Services[1] of the exported-services entry of partition "default" exports every service of namespace "default"`},
+		{"gateways elsewhere", append(files[:len(files)-2:len(files)-2], "-datacenter", "dc2"), 1, `-datacenter "dc2": every mesh gateway instance of -health is in another datacenter (gw in dc7)`},
 		{"an unknown peer", append(files, "-peer", "nowhere"), 1, `-peer "nowhere": the exported-services entry of partition "default" names no such peer; it names: north, south`},
 		{"an unknown partition", append(files, "-partition", "retail"), 1, `-partition "retail" has no exported-services entry; partitions with one: default`},
 		{"a positional argument", []string{"config.json"}, 2, `unexpected argument "config.json": every input is given with a flag`},
 		{"an unknown flag", []string{"-cluster-id", "x"}, 2, "flag provided but not defined: -cluster-id"},
 		{"a bad output format", []string{"-o", "yaml"}, 2, "-o must be table or json"},
 		{"a bad -fail-on", []string{"-fail-on", "info"}, 2, "is not a level: want note, warning or error"},
-		{"a resolver in -exports", []string{"-exports", files[1], "-trust-domain", "x.consul", "-datacenter", "dc1"}, 1, `holds a "service-resolver" entry; this flag reads exported-services entries`},
+		{"a resolver in -exports", []string{"-exports", files[1], "-trust-domain", "x.consul", "-datacenter", "dc1"}, 1, `holds service-resolver entries and service-defaults entries and proxy-defaults entries; this flag reads exported-services entries only`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			code, _, errOut := runArgs(t, tt.args...)
+			code, out, errOut := runArgs(t, tt.args...)
 			assert.Equal(t, tt.code, code)
 			assert.Contains(t, errOut, tt.msg)
+			assert.Empty(t, out, "nothing is reported on input that was refused")
 		})
 	}
+}
+
+func TestHelp(t *testing.T) {
 	code, out, errOut := runArgs(t, "-h")
 	assert.Equal(t, 0, code)
 	assert.Empty(t, errOut)
 	assert.Contains(t, out, "peering: what a Consul cluster replicates to each of its peers.")
 	assert.Contains(t, out, "-new-config")
+	assert.Contains(t, out, "consul config read -kind $k -name {}", "the commands that make the input")
+	assert.Contains(t, words(out), "Exit status: 0 the report was printed; 1 an input was wrong")
+	assert.Contains(t, words(out), "3 -fail-on found findings at or above its level")
+	assert.NotContains(t, out, "package documentation", "a binary's user cannot read it")
 }
 
 func TestErrorsNameFileAndValue(t *testing.T) {
 	bad := write(t, "bad.json", `{"Kind":"exported-services","Name":"default","Services":[{"Name":"api","Consumers":[{"Peers":"north"}]}]}
 {"Kind":"service-resolver","Name":"b","ConnectTimeout":"soon"}
-{"Kind":"sameness-group","Name":"g","Members":[]}`)
+{"Kind":"sameness-group","Name":"g","Members":[]}
+{"Kind":"service-defaults","Name":"api","Protcol":"http"}
+{"Name":"x"}`)
 	code, _, errOut := runArgs(t, "-config", bad, "-trust-domain", "x.consul", "-datacenter", "dc1")
 	assert.Equal(t, 1, code)
 	assert.Contains(t, errOut, bad+`: value 1 (exported-services default): Services[0].Consumers[0]: unknown field "Peers" (did you mean "Peer"?)`)
 	assert.Contains(t, errOut, bad+`: value 3 (sameness-group g): Members: must have at least one member`)
 	assert.Contains(t, errOut, bad+`: value 2 (service-resolver b): ConnectTimeout: "soon" is not a duration such as "5s"`)
+	assert.Contains(t, errOut, bad+`: value 4 (service-defaults api): (top level): unknown field "Protcol" (did you mean "Protocol"?)`, "service-defaults are read strictly")
+	assert.Contains(t, errOut, bad+`: value 5 (no Kind: x): Kind: is required`)
+	assert.NotContains(t, errOut, "(no Kind )")
+}
+
+// TestEveryKindAndBOM: -config takes whatever `consul config read` prints, of every kind, and
+// says what it skipped; a UTF-8 byte-order mark is accepted in every file.
+func TestEveryKindAndBOM(t *testing.T) {
+	files := userFiles(t)
+	extra := write(t, "extra.json", "\uFEFF"+`{"Kind":"mesh","Name":"mesh","Peering":{"PeerThroughMeshGateways":true}}
+{"Kind":"service-router","Name":"api-v2","Routes":[{"Match":{"HTTP":{"PathPrefix":"/v2"}},"Destination":{"Service":"api-v3"}}]}
+{"Kind":"service-intentions","Name":"api","Sources":[{"Name":"web","Action":"allow"}]}
+{"Kind":"ingress-gateway","Name":"edge","Listeners":[]}`)
+	for i := range files {
+		if strings.HasSuffix(files[i], ".json") {
+			data, err := os.ReadFile(files[i])
+			require.NoError(t, err)
+			require.NoError(t, os.WriteFile(files[i], append([]byte("\uFEFF"), data...), 0o600))
+		}
+	}
+	code, out, errOut := runArgs(t, append(files, "-config", extra)...)
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, words(out), words(extra+`: value 2 (service-router api-v2): a service-router changes the discovery chain of "api-v2"`))
+	assert.Contains(t, words(out), words("NOTE EntrySkipped "+extra+": value 1 (mesh mesh): not read: mesh-wide settings do not change what is replicated"))
+	assert.Contains(t, words(out), "NOTE EntrySkipped "+extra+": value 4 (ingress-gateway edge)")
+	assert.Contains(t, out, "PEER north")
+}
+
+// TestFailOnSaysWhy: -fail-on counts exactly the finding lines at or above its level, each
+// printed with its level and code, and the last line on stderr names them.
+func TestFailOnSaysWhy(t *testing.T) {
+	for _, tt := range []struct {
+		level string
+		lines []string
+	}{
+		{"error", []string{"ERROR"}},
+		{"warning", []string{"ERROR", "WARNING"}},
+		{"note", []string{"ERROR", "WARNING", "NOTE"}},
+	} {
+		t.Run(tt.level, func(t *testing.T) {
+			code, out, errOut := runArgs(t, "-fail-on", tt.level)
+			require.Equal(t, 3, code)
+			n := 0
+			for _, line := range strings.Split(out, "\n") {
+				for _, l := range tt.lines {
+					if strings.HasPrefix(strings.TrimSpace(line), l+" ") {
+						n++
+					}
+				}
+			}
+			last := strings.Split(strings.TrimSpace(errOut), "\n")
+			assert.Contains(t, last[len(last)-1], "peering: -fail-on "+tt.level+": ")
+			assert.Contains(t, last[len(last)-1], " findings at "+strings.ToUpper(tt.level)+" or above: ")
+			assert.Contains(t, last[len(last)-1], "ERROR NotReplicated default/default/web (peer east)")
+			assert.Equal(t, n, strings.Count(last[len(last)-1], "(peer "), "the gate counts the lines printed")
+		})
+	}
 }
 
 func TestDryRunAndGates(t *testing.T) {
@@ -171,13 +283,14 @@ func TestDryRunAndGates(t *testing.T) {
 	assert.Contains(t, out, "DRY RUN for peer north (nothing is applied)")
 	assert.Contains(t, out, "start target api-v2.default.default.dc7 → api-v3.default.default.dc7")
 	assert.Contains(t, out, "+ accepts spiffe://<td>/ns/default/dc/dc7/svc/api-v3")
-	assert.Contains(t, words(out), `REFUSED BY CONSUL: peer exported service "api" uses protocol="tcp" and cannot introduce new discovery chain targets like "api-v3.default.default.dc7"`)
+	assert.Contains(t, words(out), `ERROR WriteRefused default/default/api (peer north): peer exported service "api" uses protocol="tcp" and cannot introduce new discovery chain targets like "api-v3.default.default.dc7"`)
 
-	code, _, _ = runArgs(t, append(files, "-peer", "north", "-new-config", proposed, "-fail-on", "error")...)
+	code, _, errOut = runArgs(t, append(files, "-peer", "north", "-new-config", proposed, "-fail-on", "error")...)
 	assert.Equal(t, 3, code, "a write Consul would refuse fails the gate")
+	assert.Contains(t, errOut, "1 finding at ERROR or above: ERROR WriteRefused default/default/api (peer north)")
 
 	code, _, _ = runArgs(t, "-fail-on", "warning")
-	assert.Equal(t, 3, code, "the sample has union notes: warnings")
+	assert.Equal(t, 3, code, "the sample has union warnings")
 	code, _, _ = runArgs(t, append(files, "-peer", "north", "-fail-on", "error")...)
 	assert.Equal(t, 0, code)
 }
@@ -189,7 +302,7 @@ func TestGatewayWarnings(t *testing.T) {
 	args[5] = critical
 	code, out, errOut := runArgs(t, args...)
 	require.Equal(t, 0, code, errOut)
-	assert.Contains(t, out, "WARNING all 1 mesh gateway instances are critical: peers can reach no exported service")
+	assert.Contains(t, out, "WARNING GatewaysCritical mesh gateways: all 1 mesh gateway instances are critical: peers can reach no exported service")
 }
 
 func TestDryRunNewExportsAndResolvers(t *testing.T) {
@@ -207,7 +320,7 @@ func TestDryRunNewExportsAndResolvers(t *testing.T) {
 	west := out[strings.Index(out, "DRY RUN for peer west"):]
 	assert.Contains(t, west, "default/default/api: added (chain)")
 	assert.Contains(t, west, "+ accepts spiffe://<td>/ns/default/dc/dc7/svc/api-v2")
-	assert.NotContains(t, out, "REFUSED BY CONSUL", "moving an export between peers is a write Consul accepts")
+	assert.NotContains(t, out, "WriteRefused", "moving an export between peers is a write Consul accepts")
 
 	code, out, errOut = runArgs(t, append(files, "-new-exports", newExports, "-peer", "west")...)
 	require.Equal(t, 0, code, errOut)
@@ -218,14 +331,26 @@ func TestDryRunNewExportsAndResolvers(t *testing.T) {
 	code, out, errOut = runArgs(t, append(files, "-peer", "north", "-new-resolvers", newResolvers, "-fail-on", "error")...)
 	assert.Equal(t, 3, code, errOut)
 	assert.Contains(t, out, `failed after the change: peer exported service "api" contains cross-datacenter resolver redirect`)
-	assert.Contains(t, out, `REFUSED BY CONSUL: peer exported service "api" contains cross-datacenter resolver redirect`)
+	assert.Contains(t, words(out), `ERROR WriteRefused default/default/api (peer north): peer exported service "api" contains cross-datacenter resolver redirect`)
 
 	// Each -new-* flag reads its own kind only, and names what it found.
 	code, _, errOut = runArgs(t, append(files, "-new-resolvers", newExports)...)
 	assert.Equal(t, 1, code)
-	assert.Contains(t, errOut, newExports+`: value 1: holds a "exported-services" entry; this flag reads service-resolver entries only`)
+	assert.Contains(t, errOut, newExports+`: holds exported-services entries; this flag reads service-resolver entries only`)
 }
 
-// words returns s with every run of white space, line breaks included, as one space: the
-// programs wrap long lines at 120 columns.
-func words(s string) string { return strings.Join(strings.Fields(s), " ") }
+// TestPeerTargetThroughLocalResolver: a chain in which a local resolver changes a peer
+// target says so, as a finding line and in -explain.
+func TestPeerTargetThroughLocalResolver(t *testing.T) {
+	config := write(t, "config.json", `{"Kind":"exported-services","Name":"default","Services":[{"Name":"web","Consumers":[{"Peer":"north"}]}]}
+{"Kind":"service-resolver","Name":"web","Failover":{"*":{"Targets":[{"Service":"api","Peer":"east"}]}}}
+{"Kind":"service-resolver","Name":"api","Redirect":{"Service":"api-v2"}}`)
+	code, out, errOut := runArgs(t, "-config", config, "-trust-domain", "abcd.consul", "-datacenter", "dc1", "-explain", "web")
+	require.Equal(t, 0, code, errOut)
+	want := "WARNING PeerTargetResolvedLocally chain default/default/web, target api.default.default.external.east: the local service-resolver default/default/api governs this peer target and its Redirect makes it api-v2.default.default.dc1"
+	assert.Contains(t, words(out), want)
+	assert.Equal(t, 2, strings.Count(words(out), want), "in the peer's findings and in the explanation")
+	code, _, errOut = runArgs(t, "-config", config, "-trust-domain", "abcd.consul", "-datacenter", "dc1", "-fail-on", "warning")
+	assert.Equal(t, 3, code)
+	assert.Contains(t, errOut, "WARNING PeerTargetResolvedLocally chain default/default/web, target api.default.default.external.east")
+}

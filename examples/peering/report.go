@@ -1,314 +1,199 @@
 package main
 
 import (
+	"errors"
 	"fmt"
-	"io"
-	"maps"
 	"slices"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/meshscope/meshscope/chain"
 	"github.com/meshscope/meshscope/exports"
 	"github.com/meshscope/meshscope/internal/cli"
-	mreport "github.com/meshscope/meshscope/internal/report"
 	"github.com/meshscope/meshscope/peermeta"
 )
 
 // report is everything the program shows; it is also the JSON output.
 type report struct {
-	TrustDomain string                     `json:"trustDomain"`
-	Datacenter  string                     `json:"datacenter"`
-	Partition   string                     `json:"partition"`
-	Peers       []peerReport               `json:"peers"`
-	Warnings    []string                   `json:"warnings,omitempty"`
-	Explain     *explanation               `json:"explain,omitempty"`
-	DryRun      []peermeta.ReplicationDiff `json:"dryRun,omitempty"`
+	TrustDomain string `json:"trustDomain"`
+	Datacenter  string `json:"datacenter"`
+	Partition   string `json:"partition"`
+	// Findings are every finding the table prints, in its order: what -fail-on counts.
+	Findings []peermeta.Finding         `json:"findings"`
+	Inputs   []peermeta.Finding         `json:"-"` // the findings about the input, printed first
+	Peers    []peermeta.Replication     `json:"peers"`
+	Explain  *explanation               `json:"explain,omitempty"`
+	DryRun   []peermeta.ReplicationDiff `json:"dryRun,omitempty"`
 }
 
-type peerReport struct {
-	peermeta.Replication
-	// Union lists where Consul's union of rules would replicate more than meshscope.
-	Union []string `json:"union,omitempty"`
-}
-
-// findings are what -fail-on counts: a service that fails to replicate or a write Consul
-// would refuse is an error; a union difference or a gateway problem a warning.
-func (r *report) findings() []mreport.Finding {
-	var out []mreport.Finding
-	for _, p := range r.Peers {
-		for _, f := range p.Failed {
-			out = append(out, mreport.New(p.Peer+": "+f.Service.String(), mreport.NotReplicated, "%v", f.Err))
-		}
-		for _, u := range p.Union {
-			out = append(out, mreport.New(p.Peer, mreport.UnionDiffers, "%s", u))
-		}
-	}
-	for _, w := range r.Warnings {
-		out = append(out, mreport.New("gateways", mreport.NoMeshGateway, "%s", w))
-	}
-	for _, d := range r.DryRun {
-		for _, m := range d.Refused {
-			out = append(out, mreport.New(d.Peer, mreport.WriteRefused, "%s", m))
-		}
-	}
-	return out
-}
-
-// warnGateways warns when peers can reach nothing: no mesh gateway, or every one critical.
-func (r *report) warnGateways(gws []peermeta.CheckServiceNode) {
-	if len(gws) == 0 {
-		r.Warnings = append(r.Warnings, "no mesh gateway instances (-health with /v1/health/service/mesh-gateway output): peers can reach no exported service")
-		return
-	}
-	for _, g := range gws {
-		checks := peermeta.Flatten(g.Checks, "", "", "")
-		if len(checks) == 0 || checks[0].Status != peermeta.StatusCritical {
-			return
-		}
-	}
-	r.Warnings = append(r.Warnings, fmt.Sprintf("all %d mesh gateway instances are critical: peers can reach no exported service", len(gws)))
-}
-
-func (r *report) print(w io.Writer, wide bool) error {
-	fmt.Fprintf(w, "trust domain <td> = %s, datacenter %s, partition %s\n", r.TrustDomain, r.Datacenter, r.Partition)
-	short := func(s string) string { return strings.ReplaceAll(s, r.TrustDomain, "<td>") }
-	for _, p := range r.Peers {
-		fmt.Fprintf(w, "\nPEER %s\n", p.Peer)
-		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "SERVICE\tPROTOCOL\tSTART TARGET\tSPIFFE IDS\tINSTANCES")
-		for _, s := range p.Services {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", s.Service, s.PeerMeta.Protocol, s.Start, len(s.PeerMeta.SpiffeID), instances(s.Instances))
-		}
-		if len(p.Services) == 0 {
-			fmt.Fprintln(tw, "(none)\t\t\t\t")
-		}
-		if err := tw.Flush(); err != nil {
-			return err
-		}
-		for _, s := range p.Services {
-			if !wide {
-				continue
-			}
-			fmt.Fprintf(w, "  %s: dial %s\n", s.Service, short(s.PeerMeta.PrimarySNI()))
-			for _, o := range s.Origins {
-				fmt.Fprintf(w, "    accept %s  (%s)\n", short(o.SpiffeID), origin(o))
-			}
-			for _, n := range s.Instances {
-				fmt.Fprintf(w, "    instance %s\n", instance(n))
-			}
-		}
-		if len(p.Plain) > 0 {
-			names := make([]string, len(p.Plain))
-			for i, s := range p.Plain {
-				names[i] = s.String()
-			}
-			cli.Wrap(w, "", "PLAIN (not connect services: replicated without a chain): "+strings.Join(names, ", "))
-		}
-		for _, f := range p.Failed {
-			cli.Wrap(w, "", fmt.Sprintf("NOT REPLICATED %s: %v", f.Service, f.Err))
-		}
-		for _, e := range p.Excluded {
-			cli.Wrap(w, "", fmt.Sprintf("EXCLUDED %s: %s", e.Service, e.Reason))
-		}
-		for _, u := range p.Union {
-			cli.Wrap(w, "", "NOTE "+u)
-		}
-	}
-	if !wide && len(r.Peers) > 0 {
-		fmt.Fprintln(w, "\n(-wide lists each service's SNI, SPIFFE IDs with their origin, and instances)")
-	}
-	for _, warn := range r.Warnings {
-		cli.Wrap(w, "", "WARNING "+warn)
-	}
-	if r.Explain != nil {
-		fmt.Fprintf(w, "\n%s", r.Explain)
-	}
-	for _, d := range r.DryRun {
-		printDiff(w, d, short)
-	}
-	return nil
-}
-
-func instances(nodes []peermeta.CheckServiceNode) string {
-	if len(nodes) == 0 {
-		return "0"
-	}
-	counts := map[string]int{}
-	for _, n := range nodes {
-		st := "no checks"
-		if len(n.Checks) > 0 {
-			st = n.Checks[0].Status
-		}
-		counts[st]++
-	}
-	var parts []string
-	for _, st := range []string{peermeta.StatusPassing, peermeta.StatusWarning, peermeta.StatusCritical, peermeta.StatusMaintenance, "no checks"} {
-		if counts[st] > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", counts[st], st))
-		}
-	}
-	return fmt.Sprintf("%d (%s)", len(nodes), strings.Join(parts, ", "))
-}
-
-func origin(o peermeta.Origin) string {
-	if o.From != peermeta.FromTarget {
-		return string(o.From)
-	}
-	via := ""
-	if n := len(o.Via); n > 0 && o.Via[n-1].Resolver != "" {
-		via = " by " + o.Via[n-1].Field + " of " + o.Via[n-1].Resolver
-	}
-	return "target " + strings.Join(o.Targets, ", ") + via
-}
-
-func instance(n peermeta.CheckServiceNode) string {
-	status := "no checks"
-	if len(n.Checks) > 0 {
-		status = n.Checks[0].Status
-	}
-	return fmt.Sprintf("%s on %s %s:%d, %s", n.Service.ID, n.Node.Node, n.Service.Address, n.Service.Port, status)
-}
-
-func printDiff(w io.Writer, d peermeta.ReplicationDiff, short func(string) string) {
-	fmt.Fprintf(w, "\nDRY RUN for peer %s (nothing is applied)\n", d.Peer)
-	if len(d.Services) == 0 {
-		fmt.Fprintln(w, "  no replication changes")
-	}
-	for _, s := range d.Services {
-		state := s.Before + " -> " + s.After
-		switch {
-		case s.Added:
-			state = "added (" + s.After + ")"
-		case s.Removed:
-			state = "removed (was " + s.Before + ")"
-		}
-		fmt.Fprintf(w, "  %s: %s\n", s.Service, strings.ReplaceAll(state, " -> ", " → "))
-		for _, id := range s.GainedSpiffeIDs {
-			fmt.Fprintf(w, "    + accepts %s\n", short(id))
-		}
-		for _, id := range s.LostSpiffeIDs {
-			fmt.Fprintf(w, "    - accepts %s\n", short(id))
-		}
-		// An added or removed service's start target and protocol are news only when it
-		// is replicated with a chain on both sides.
-		if s.StartBefore != s.StartAfter && s.StartBefore != "" && s.StartAfter != "" {
-			fmt.Fprintf(w, "    start target %s → %s\n", s.StartBefore, s.StartAfter)
-		}
-		if s.ProtocolBefore != s.ProtocolAfter && s.ProtocolBefore != "" && s.ProtocolAfter != "" {
-			fmt.Fprintf(w, "    protocol %s → %s\n", s.ProtocolBefore, s.ProtocolAfter)
-		}
-		if s.Reason != "" {
-			cli.Wrap(w, "    ", s.After+" after the change: "+s.Reason)
-		}
-	}
-	for _, r := range d.Refused {
-		cli.Wrap(w, "  ", "REFUSED BY CONSUL: "+r)
-	}
-}
-
-// explanation is -explain's answer for one service.
-type explanation struct {
-	Rule     exports.Explanation `json:"rule"`
-	Chain    string              `json:"chain,omitempty"`
-	ChainErr string              `json:"chainError,omitempty"`
-	PeerSafe string              `json:"peerExport,omitempty"`
-}
-
-func (e *explanation) String() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "EXPLAIN %s\n", e.Rule)
-	switch {
-	case e.ChainErr != "":
-		fmt.Fprintf(&b, "chain: %s\n", e.ChainErr)
-	case e.Chain != "":
-		fmt.Fprintf(&b, "%s\n", e.Chain)
-	}
-	fmt.Fprintf(&b, "export to a peer: %s\n", e.PeerSafe)
-	return b.String()
-}
-
-// explainService explains [partition/namespace/]name: its rule, its chain, its safety.
-func explainService(arg string, x *exports.Exports, in inputs, rep *report) (*explanation, error) {
-	parts := strings.Split(arg, "/")
-	var s exports.ServiceName
-	switch len(parts) {
-	case 1:
-		s = exports.ServiceName{Partition: rep.Partition, Name: parts[0]}
-	case 3:
-		s = exports.ServiceName{Partition: parts[0], Namespace: parts[1], Name: parts[2]}
-	default:
-		return nil, fmt.Errorf("-explain %q: want name or partition/namespace/name", arg)
-	}
-	s = s.Canonical()
-	if !slices.Contains(candidates(in, s.Partition), s) {
-		known := candidates(in, s.Partition)
-		names := make([]string, len(known))
-		for i, k := range known {
-			names[i] = k.String()
-		}
-		return nil, fmt.Errorf("-explain %q: no such service in the catalog or the resolvers; services: %s", arg, list(names))
-	}
-	e := &explanation{Rule: x.Explain(s), PeerSafe: "safe"}
-	c, err := chain.Compile(chain.Request{Service: s.Name, Namespace: s.Namespace, Partition: s.Partition, Datacenter: rep.Datacenter, TrustDomain: rep.TrustDomain}, in.entries.chain)
+// build reads everything and works out the report.
+func build(o options) (*report, error) {
+	in, err := o.read()
 	if err != nil {
-		e.ChainErr = err.Error()
-		e.PeerSafe = "no chain"
-		return e, nil
+		return nil, err
 	}
-	e.Chain = c.Explain()
-	if err := c.CheckPeerExport(); err != nil {
-		e.PeerSafe = err.Error()
+	rep := &report{TrustDomain: in.trustDomain, Datacenter: in.datacenter, Partition: o.partition, Findings: []peermeta.Finding{}}
+	x, err := compile(in.config, "")
+	if err != nil {
+		return nil, err
 	}
-	return e, nil
+	if !slices.Contains(x.Partitions(), o.partition) {
+		return nil, fmt.Errorf("-partition %q has no exported-services entry; partitions with one: %s", o.partition, list(x.Partitions()))
+	}
+	if err := o.needCatalog(x, in); err != nil {
+		return nil, err
+	}
+	if err := o.checkDatacenter(in); err != nil {
+		return nil, err
+	}
+	var after *proposal
+	if p, err := o.proposed(in.config); err != nil {
+		return nil, err
+	} else if p != nil {
+		after = p
+	}
+	// The dry run covers the peers of both sides: a change may add or drop a peer.
+	peers := x.PeersIn(o.partition)
+	dryPeers := peers
+	if after != nil {
+		dryPeers = union(peers, after.x.PeersIn(o.partition))
+	}
+	if o.peer != "" {
+		if !slices.Contains(dryPeers, o.peer) {
+			return nil, fmt.Errorf("-peer %q: the exported-services entry of partition %q names no such peer; it names: %s", o.peer, o.partition, list(dryPeers))
+		}
+		peers = slices.DeleteFunc(peers, func(p string) bool { return p != o.peer }) // none when only the proposal names it
+		dryPeers = []string{o.peer}
+	}
+	rep.Inputs = slices.Concat(in.config.Findings, peermeta.CheckGateways(in.gateways))
+	if after != nil {
+		rep.Inputs = append(rep.Inputs, after.config.Findings...)
+	}
+	rep.Findings = append(rep.Findings, rep.Inputs...)
+	rep.Peers = []peermeta.Replication{}
+	for _, p := range peers {
+		r, err := peermeta.Replicate(in.input(x, in.config, rep.exporter(p)))
+		if err != nil {
+			return nil, err
+		}
+		rep.Peers = append(rep.Peers, r)
+		rep.Findings = append(rep.Findings, r.Findings...)
+	}
+	if o.explain != "" {
+		if rep.Explain, err = rep.explainService(o.explain, x, in); err != nil {
+			return nil, err
+		}
+	}
+	for _, p := range dryPeers {
+		if after == nil {
+			break
+		}
+		d, err := peermeta.Diff(in.input(x, in.config, rep.exporter(p)), in.input(after.x, after.config, rep.exporter(p)))
+		if err != nil {
+			return nil, err
+		}
+		rep.DryRun = append(rep.DryRun, d)
+		rep.Findings = append(rep.Findings, d.Findings...)
+	}
+	return rep, nil
 }
 
-// dryRun diffs the replication to each peer before and after the proposed change.
-func (r *report) dryRun(in inputs, x *exports.Exports, after proposal, peers []string) error {
-	for _, p := range peers {
-		exp := peermeta.Exporter{Peer: p, Partition: r.Partition, Datacenter: r.Datacenter, TrustDomain: r.TrustDomain}
-		d, err := peermeta.Diff(in.input(x, exp), after.input(after.x, exp))
-		if err != nil {
-			return err
+func (r *report) exporter(peer string) peermeta.Exporter {
+	return peermeta.Exporter{Peer: peer, Partition: r.Partition, Datacenter: r.Datacenter, TrustDomain: r.TrustDomain}
+}
+
+// compile compiles the exported-services entries and checks the chain entries, naming which
+// side of a dry run ("proposed ") is wrong.
+func compile(c peermeta.Config, side string) (*exports.Exports, error) {
+	x, err := exports.CompileGroups(c.Entries.SamenessGroups, c.Exports...)
+	if err != nil {
+		return nil, cli.InFile(side+"exported-services", err)
+	}
+	if _, err := chain.NewCompiler(c.Entries); err != nil {
+		return nil, cli.InFile(side+"service-resolver", err)
+	}
+	return x, nil
+}
+
+// needCatalog refuses to go on without -catalog when a "*" rule exports services: only the
+// catalog says which services those are, and a report without them would look complete.
+func (o options) needCatalog(x *exports.Exports, in *inputs) error {
+	if in.catalogGiven {
+		return nil
+	}
+	e, _ := x.Entry(o.partition)
+	for i, s := range e.Services {
+		if s.Name == exports.Wildcard {
+			return usageError{fmt.Sprintf("-catalog is required: Services[%d] of the exported-services entry of partition %q exports every service of namespace %q, and only the catalog says which those are (curl $CONSUL_HTTP_ADDR/v1/internal/ui/services)", i, o.partition, s.Namespace)}
 		}
-		r.DryRun = append(r.DryRun, d)
 	}
 	return nil
 }
 
-// replaced returns e with the proposed entries replacing those of the same kind and name.
-func (e entries) replaced(p entries) entries {
-	out := entries{chain: e.chain}
-	out.exports = replace(e.exports, p.exports, func(x exports.ConfigEntry) string { return x.Name })
-	out.chain.Resolvers = replace(e.chain.Resolvers, p.chain.Resolvers, func(r chain.ServiceResolver) chain.ServiceKey {
-		return chain.ServiceKey{Partition: r.Partition, Namespace: r.Namespace, Service: r.Name}.Canonical()
-	})
-	out.chain.SamenessGroups = replace(e.chain.SamenessGroups, p.chain.SamenessGroups, func(g exports.SamenessGroup) string { return g.ID() })
-	if len(p.chain.Protocols) > 0 {
-		out.chain.Protocols = maps.Clone(e.chain.Protocols)
-		if out.chain.Protocols == nil {
-			out.chain.Protocols = map[chain.ServiceKey]string{}
+// checkDatacenter questions a -datacenter that no mesh gateway instance is in, when the
+// instances say where they are: every replicated identity and target would be wrong.
+func (o options) checkDatacenter(in *inputs) error {
+	var elsewhere []string
+	for _, g := range in.gateways {
+		if g.Node == nil || g.Node.Datacenter == "" {
+			return nil
 		}
-		maps.Copy(out.chain.Protocols, p.chain.Protocols)
+		if g.Node.Datacenter == in.datacenter {
+			return nil
+		}
+		elsewhere = append(elsewhere, g.Node.Node+" in "+g.Node.Datacenter)
 	}
-	if p.chain.DefaultProtocol != "" {
-		out.chain.DefaultProtocol = p.chain.DefaultProtocol
+	if len(elsewhere) == 0 {
+		return nil
 	}
-	return out
+	return fmt.Errorf("-datacenter %q: every mesh gateway instance of -health is in another datacenter (%s); give the exporting datacenter, the gateways' own", in.datacenter, strings.Join(elsewhere, ", "))
 }
 
-// replace returns cur without the values whose key a proposed value has, then the proposed
-// values.
-func replace[T any, K comparable](cur, proposed []T, key func(T) K) []T {
-	drop := make(map[K]bool, len(proposed))
-	for _, v := range proposed {
-		drop[key(v)] = true
-	}
-	out := make([]T, 0, len(cur)+len(proposed))
-	for _, v := range cur {
-		if !drop[key(v)] {
-			out = append(out, v)
+// proposal is the after side of a dry run.
+type proposal struct {
+	config peermeta.Config
+	x      *exports.Exports
+}
+
+// proposed reads the -new-* files and returns the after side, or nil when there are none.
+// Everything but the config entries (catalog, health, trust domain) is the same on both sides.
+func (o options) proposed(cur peermeta.Config) (*proposal, error) {
+	var p peermeta.Config
+	var errs []error
+	n := 0
+	for _, f := range []struct {
+		paths files
+		kind  string
+	}{{o.newConfig, ""}, {o.newExports, exports.Kind}, {o.newResolvers, "service-resolver"}} {
+		for _, path := range f.paths {
+			n++
+			errs = append(errs, o.loadConfig(path, f.kind, &p))
 		}
 	}
-	return append(out, proposed...)
+	if n == 0 {
+		return nil, nil
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	after := &proposal{config: cur.Replace(p)}
+	x, err := compile(after.config, "proposed ")
+	if err != nil {
+		return nil, err
+	}
+	after.x = x
+	return after, nil
+}
+
+// union returns the sorted union of two sorted lists.
+func union(a, b []string) []string {
+	out := slices.Concat(a, b)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+func list(xs []string) string {
+	if len(xs) == 0 {
+		return "(none)"
+	}
+	return strings.Join(xs, ", ")
 }

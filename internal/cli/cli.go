@@ -91,14 +91,6 @@ Exit status:
 	return s
 }
 
-// Given returns the names of the flags given on the command line, whatever their value: an
-// empty value (-inventory "", as an unset CI variable gives) counts as given.
-func Given(fs *flag.FlagSet) map[string]bool {
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	return set
-}
-
 // Parse parses args with fs, whose usage text is description followed by the flags (and,
 // when description ends with the ExitStatus section, that section after the flags). -h
 // prints that text to stdout and stops with status OK; a bad flag or a positional argument

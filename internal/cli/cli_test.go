@@ -130,16 +130,8 @@ func TestWrap(t *testing.T) {
 	assert.Equal(t, "  short\n", b.String())
 }
 
-func TestGivenAndExitStatus(t *testing.T) {
-	fs := flag.NewFlagSet("prog", flag.ContinueOnError)
-	fs.String("inventory", "", "")
-	fs.String("mesh", "", "")
+func TestExitStatus(t *testing.T) {
 	var out, errOut strings.Builder
-	done, _ := Parse(fs, []string{"-inventory", ""}, "what.\n", &out, &errOut)
-	require.False(t, done)
-	assert.Equal(t, map[string]bool{"inventory": true}, Given(fs), "an empty value counts as given")
-
-	out.Reset()
 	done, code := Parse(flag.NewFlagSet("prog", flag.ContinueOnError), []string{"-h"}, "what.\n"+ExitStatus(true), &out, &errOut)
 	assert.True(t, done)
 	assert.Equal(t, OK, code)
@@ -147,4 +139,27 @@ func TestGivenAndExitStatus(t *testing.T) {
 		"  1  an input was wrong (every problem is printed, a line each, naming the file) or the output failed\n"+
 		"  2  the flags were wrong (the problem is printed with this usage)\n"+
 		"  3  -fail-on: findings at or above its level (the last line on stderr names them)\n", out.String())
+}
+
+func TestGivenAndMissing(t *testing.T) {
+	parse := func(args ...string) *flag.FlagSet {
+		fs := flag.NewFlagSet("p", flag.ContinueOnError)
+		fs.String("mesh", "", "")
+		fs.String("inventory", "", "")
+		fs.String("o", "table", "")
+		require.NoError(t, fs.Parse(args))
+		return fs
+	}
+	var errOut strings.Builder
+	given, ok := Given("p", parse("-mesh", "m.yaml", "-o", "json"), &errOut, "mesh", "inventory")
+	assert.True(t, ok)
+	assert.Equal(t, map[string]bool{"mesh": true, "o": true}, given)
+	assert.False(t, Missing("p", given, &errOut, "-mesh", "-inventory|-cluster"))
+	assert.Equal(t, "p: with your own input, also give -inventory or -cluster (the embedded sample is used only when no input flag is given)\n", errOut.String())
+	assert.True(t, Missing("p", map[string]bool{"cluster": true, "mesh": true}, &errOut, "-mesh", "-inventory|-cluster"))
+
+	errOut.Reset()
+	_, ok = Given("p", parse("-mesh", "", "-inventory", "i.yaml", "-o", ""), &errOut, "mesh", "inventory")
+	assert.False(t, ok)
+	assert.Equal(t, "p: -mesh given an empty value (an unset variable?): name a file, or give none of the input flags to run on the embedded sample\n", errOut.String())
 }

@@ -1,19 +1,35 @@
 package report
 
-// The codes of packages exports, chain and peermeta, each with its level. Those packages
-// export them under the same names, with their documentation.
+// The codes of packages chain and peermeta, each with its level. Those packages export them
+// under the same names, with their documentation.
 const (
-	NotReplicated    Code = "NotReplicated"
-	UnionDiffers     Code = "UnionDiffers"
+	// chain
+	PeerTargetResolvedLocally Code = "PeerTargetResolvedLocally"
+
+	// peermeta: replication to a peer
+	NotReplicated Code = "NotReplicated"
+	Excluded      Code = "Excluded"
+	UnionDiffers  Code = "UnionDiffers"
+	UnknownKind   Code = "UnknownKind"
+
+	// peermeta: the mesh gateways
 	NoMeshGateway    Code = "NoMeshGateway"
 	GatewaysCritical Code = "GatewaysCritical"
-	WriteRefused     Code = "WriteRefused"
+
+	// peermeta: a dry run
+	WriteRefused Code = "WriteRefused"
+
+	// peermeta: reading `consul config read` output
+	EntrySkipped       Code = "EntrySkipped"
+	RoutingNotModelled Code = "RoutingNotModelled"
 )
 
 // consulLevel is the level of a code of the Consul half; ok is false for any other code.
 func consulLevel(c Code) (l Level, ok bool) {
 	switch c {
-	case UnionDiffers, NoMeshGateway, GatewaysCritical:
+	case EntrySkipped:
+		return Note, true
+	case PeerTargetResolvedLocally, Excluded, UnionDiffers, UnknownKind, NoMeshGateway, GatewaysCritical, RoutingNotModelled:
 		return Warning, true
 	case NotReplicated, WriteRefused:
 		return Error, true

@@ -1,0 +1,217 @@
+package chain
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/require"
+
+	"github.com/meshscope/meshscope/exports"
+	"github.com/meshscope/meshscope/internal/fielderr"
+)
+
+// The recorded answers of Consul's own compiler (testdata/README.md says how they were made).
+type consulVectors struct {
+	Oracle string
+	Seed   int64
+	Cases  []consulCase
+}
+
+type consulCase struct {
+	Name    string
+	Request Request
+	Entries []json.RawMessage
+	Consul  struct {
+		Stage     string // "validate" or "compile" when Consul refused; "" when it compiled
+		Errors    []string
+		Protocol  string
+		Start     string
+		Targets   map[string]consulTarget
+		Failover  map[string][]string // resolver node -> its failover target IDs, repeats kept
+		Resolvers map[string]string   // resolver node -> its target
+	}
+}
+
+type consulTarget struct {
+	ID, Service, ServiceSubset, Namespace, Partition, Datacenter, Peer, SNI, SpiffeID string
+	ConnectTimeout                                                                    string
+	Filter                                                                            string
+	OnlyPassing                                                                       bool
+}
+
+// The differences meshscope keeps on purpose, each counted by name.
+const (
+	classAgree      = "agree"
+	classEnterprise = "Enterprise fields Consul CE refuses, accepted"     // meshscope models Consul Enterprise
+	classFilter     = "subset filter not parsed"                          // its expression language is Consul's
+	classStart      = "failover candidate resolving to the start dropped" // Consul lists the start again
+)
+
+// TestAgainstConsul feeds every recorded case to LoadResolvers and Compile and compares the
+// answer with Consul's: the validation error (any of an entry's problems, as Consul reports
+// one of them in map order), the compile error, or the protocol, the start target, every
+// target's fields and the failover list. Only the deliberate differences named above may
+// remain; each is counted.
+func TestAgainstConsul(t *testing.T) {
+	data, err := os.ReadFile("testdata/consul-chain.json")
+	require.NoError(t, err)
+	var v consulVectors
+	require.NoError(t, json.Unmarshal(data, &v))
+	require.Len(t, v.Cases, 1500)
+	counts := map[string]int{}
+	for _, tc := range v.Cases {
+		class, problem := compareWithConsul(tc)
+		if problem != "" {
+			t.Errorf("%s: %s", tc.Name, problem)
+			continue
+		}
+		counts[class]++
+	}
+	for _, class := range slices.Sorted(maps.Keys(counts)) {
+		t.Logf("%-52s %4d", class, counts[class])
+	}
+	require.Greater(t, counts[classAgree], 1200)
+}
+
+// compareWithConsul returns the class of the case, or what disagrees.
+func compareWithConsul(tc consulCase) (class, problem string) {
+	e, problems := entriesOf(tc.Entries)
+	want := tc.Consul
+	if want.Stage == "validate" {
+		return compareValidation(want.Errors, problems)
+	}
+	for entry, errs := range problems {
+		return "", fmt.Sprintf("Consul accepts every entry, meshscope refuses %s: %v", entry, errs)
+	}
+	c, err := Compile(tc.Request, e)
+	if want.Stage == "compile" {
+		if err == nil {
+			return "", fmt.Sprintf("Consul refuses to compile (%s), meshscope compiles %s", want.Errors[0], c.Start)
+		}
+		for _, fe := range fielderr.Split(err) {
+			var f *FieldError
+			if errors.As(fe, &f) && f.Detail == want.Errors[0] {
+				return classAgree, ""
+			}
+		}
+		return "", fmt.Sprintf("Consul: %s; meshscope: %v", want.Errors[0], err)
+	}
+	if err != nil {
+		return "", fmt.Sprintf("Consul compiles, meshscope: %v", err)
+	}
+	return compareChain(want.Protocol, want.Start, want.Targets, want.Failover["resolver:"+want.Start], c)
+}
+
+// entriesOf reads a case's entries as `consul config read` prints them: resolvers through
+// LoadResolvers (which validates), protocols from service-defaults and proxy-defaults. It
+// returns the problems of each refused entry, by "kind/name".
+func entriesOf(raw []json.RawMessage) (Entries, map[string][]error) {
+	var e Entries
+	problems := map[string][]error{}
+	for _, r := range raw {
+		var head struct {
+			Kind, Name, Namespace, Partition, Protocol string
+			Config                                     struct{ Protocol string }
+		}
+		if err := json.Unmarshal(r, &head); err != nil {
+			panic(err)
+		}
+		switch head.Kind {
+		case Kind:
+			rs, err := LoadResolvers(r)
+			if err != nil {
+				problems[head.Kind+"/"+head.Name] = fielderr.Split(err)
+				continue
+			}
+			e.Resolvers = append(e.Resolvers, rs...)
+		case "service-defaults":
+			if e.Protocols == nil {
+				e.Protocols = map[exports.ServiceName]string{}
+			}
+			e.Protocols[exports.ServiceName{Partition: head.Partition, Namespace: head.Namespace, Name: head.Name}] = head.Protocol
+		case "proxy-defaults":
+			e.DefaultProtocol = head.Config.Protocol
+		default:
+			panic("a vector of kind " + head.Kind)
+		}
+	}
+	return e, problems
+}
+
+// compareValidation compares Consul's refusals (one problem of each refused entry, as
+// "kind/name: message") with meshscope's.
+func compareValidation(consul []string, problems map[string][]error) (class, problem string) {
+	class = classAgree
+	refused := map[string]bool{}
+	for _, msg := range consul {
+		entry, want, _ := strings.Cut(msg, ": ")
+		refused[entry] = true
+		found := slices.ContainsFunc(problems[entry], func(err error) bool {
+			var f *FieldError
+			return errors.As(err, &f) && f.Detail == want
+		})
+		switch {
+		case found:
+		case strings.HasSuffix(want, "requires Consul Enterprise"):
+			class = classEnterprise
+		case strings.HasPrefix(want, "Filter for subset "):
+			class = classFilter
+		default:
+			return "", fmt.Sprintf("Consul refuses %s: %s; meshscope: %v", entry, want, problems[entry])
+		}
+	}
+	for entry, errs := range problems {
+		if !refused[entry] {
+			return "", fmt.Sprintf("Consul accepts %s, meshscope refuses it: %v", entry, errs)
+		}
+	}
+	return class, ""
+}
+
+// compareChain compares a compiled chain with Consul's: protocol, start, every target and
+// the start's failover list.
+func compareChain(protocol, start string, targets map[string]consulTarget, failover []string, c *Chain) (class, problem string) {
+	class = classAgree
+	if protocol != c.Protocol || start != c.Start {
+		return "", fmt.Sprintf("Consul: %s start %s; meshscope: %s start %s", protocol, start, c.Protocol, c.Start)
+	}
+	got := c.Targets[c.Start].Failover
+	if !slices.Equal(failover, got) {
+		without := slices.DeleteFunc(slices.Clone(failover), func(id string) bool { return id == start })
+		if !slices.Equal(without, got) {
+			return "", fmt.Sprintf("failover: Consul %v; meshscope %v", failover, got)
+		}
+		class = classStart
+	}
+	want := map[string]consulTarget{}
+	for id, t := range targets {
+		want[id] = t
+	}
+	have := map[string]consulTarget{}
+	for id, t := range c.Targets {
+		ct := consulTarget{ID: t.ID, Service: t.Service, ServiceSubset: t.Subset, Namespace: t.Namespace, Partition: t.Partition,
+			Datacenter: t.Datacenter, Peer: t.Peer, SNI: t.SNI, SpiffeID: t.SpiffeID, ConnectTimeout: t.ConnectTimeout.String(),
+			Filter: t.Filter, OnlyPassing: t.OnlyPassing}
+		have[id] = ct
+	}
+	for id, t := range want {
+		d, err := time.ParseDuration(t.ConnectTimeout)
+		if err != nil {
+			return "", fmt.Sprintf("target %s: ConnectTimeout %q", id, t.ConnectTimeout)
+		}
+		t.ConnectTimeout = d.String()
+		want[id] = t
+	}
+	if diff := cmp.Diff(want, have); diff != "" {
+		return "", "targets (-Consul +meshscope):\n" + diff
+	}
+	return class, ""
+}

@@ -1,0 +1,176 @@
+package chain
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/meshscope/meshscope/exports"
+	"github.com/meshscope/meshscope/internal/fielderr"
+	"github.com/meshscope/meshscope/internal/names"
+	"github.com/meshscope/meshscope/internal/strict"
+	"github.com/meshscope/meshscope/sni"
+	"github.com/meshscope/meshscope/spiffe"
+)
+
+// compiler is the state of one compilation.
+type compiler struct {
+	*Compiler
+	req      Request
+	proto    string
+	badProto map[exports.ServiceName]bool
+	memo     map[key]*joined // where targets already walked come to rest
+	errs     []error
+	changes  []peerChange // what local resolvers did to peer targets (see peerlocal.go)
+}
+
+// compile compiles a request whose required fields are present.
+func (cc *Compiler) compile(req Request) (*Chain, error) {
+	req.Namespace, req.Partition = orDefault(req.Namespace), orDefault(req.Partition)
+	c := &compiler{Compiler: cc, req: req, badProto: map[exports.ServiceName]bool{}}
+	ch := &Chain{Service: req.Service, Namespace: req.Namespace, Partition: req.Partition, Datacenter: req.Datacenter,
+		Targets: map[string]*Target{}}
+	start := key{ServiceName: req.service(), datacenter: req.Datacenter}
+	c.proto = c.protocol(start.ServiceName)
+	ch.Protocol = c.proto
+	startID := start.id()
+	t, tid, rest, err := c.resolve(start, startID)
+	if err != nil {
+		return nil, errors.Join(append(c.errs, err)...)
+	}
+	ch.Start = tid
+	c.add(ch, tid, t, rest.via([]Step{{Field: "request", To: startID}}))
+	failover, policy := c.failover(ch, t, tid)
+	if len(failover) > 0 {
+		st := ch.Targets[tid]
+		st.Failover, st.FailoverPolicy = failover, policy.clone()
+	}
+	if len(c.errs) > 0 {
+		return nil, errors.Join(c.errs...)
+	}
+	ch.peerExport = cc.checkPeerExport(start.ServiceName)
+	ch.findings = c.peerFindings(ch)
+	return ch, nil
+}
+
+// protocol returns the protocol of the canonical service k.
+func (c *compiler) protocol(k exports.ServiceName) string {
+	if p, ok := c.protocols[k]; ok {
+		return p
+	}
+	return cmp.Or(c.defProto, "tcp")
+}
+
+// touch checks that a local service (canonical) the chain touches has the chain's protocol.
+func (c *compiler) touch(k exports.ServiceName) {
+	if p := c.protocol(k); p != c.proto && !c.badProto[k] {
+		c.badProto[k] = true
+		c.errs = append(c.errs, &FieldError{Value: p, Detail: fmt.Sprintf("discovery chain %q uses inconsistent protocols; service %q has %q which is not %q", c.req.Service, k.Short(), p, c.proto), Err: ErrProtocolMismatch})
+	}
+}
+
+// rewrite applies a redirect's, a default subset's or a failover candidate's options to t,
+// as Consul rewrites a target: the peer is always the options' (so a rewrite without one
+// makes a peer's target local, in the requesting datacenter unless the options name
+// another); a peer's target has no datacenter and the requesting partition, and keeps its
+// subset.
+func (c *compiler) rewrite(t key, o options) key {
+	n := t
+	if o.service != "" && o.service != t.Name {
+		n.Name, n.subset = o.service, ""
+	}
+	if o.subset != "" {
+		n.subset = o.subset
+	}
+	if o.partition != "" {
+		n.Partition = orDefault(o.partition)
+	}
+	if o.datacenter != "" {
+		n.datacenter = o.datacenter
+	}
+	if o.namespace != "" || o.peer != "" {
+		n.Namespace = orDefault(o.namespace)
+	}
+	n.peer = o.peer
+	switch {
+	case n.peer != "": // a peer's service: no datacenter, the requesting partition
+		n.datacenter, n.Partition = "", c.req.Partition
+	case n.datacenter == "": // a peer's target made local
+		n.datacenter = c.req.Datacenter
+	}
+	return n
+}
+
+// add records target k, building its SNI, SPIFFE ID and proxy settings.
+func (c *compiler) add(ch *Chain, id string, k key, via []Step) {
+	t := &Target{ID: id, Service: k.Name, Subset: k.subset, Namespace: k.Namespace, Partition: k.Partition,
+		Datacenter: k.datacenter, Peer: k.peer, Via: via}
+	if k.peer == "" {
+		s := sni.Service{Subset: k.subset, Service: k.Name, Namespace: k.Namespace, Partition: k.Partition, Datacenter: k.datacenter, TrustDomain: c.req.TrustDomain}
+		if err := s.Validate(); err != nil {
+			c.errs = append(c.errs, fielderr.In("target "+id+": SNI", err))
+		}
+		sp := spiffe.Service{TrustDomain: c.req.TrustDomain, Partition: k.Partition, Namespace: k.Namespace, Datacenter: k.datacenter, Service: k.Name}
+		if err := sp.Validate(); err != nil {
+			c.errs = append(c.errs, fielderr.In("target "+id+": SPIFFE ID", err))
+		}
+		t.SNI, t.SpiffeID = s.String(), sp.String()
+	}
+	if k.peer != "" {
+		if err := peerNames(k); err != nil {
+			c.errs = append(c.errs, fielderr.In("target "+id, err))
+		}
+	}
+	// The proxy settings, from the resolver of the target's service — a local one for a
+	// peer's target too, as Consul finds resolvers by service, namespace and partition.
+	t.ConnectTimeout = DefaultConnectTimeout
+	if r, ok := c.resolvers[k.ServiceName]; ok {
+		t.ConnectTimeout = cmp.Or(r.ConnectTimeout, DefaultConnectTimeout)
+		t.RequestTimeout = r.RequestTimeout
+		t.LoadBalancer = r.LoadBalancer.clone()
+		if sub, ok := r.Subsets[k.subset]; ok && k.subset != "" {
+			t.Filter, t.OnlyPassing = sub.Filter, sub.OnlyPassing
+		}
+		if k.peer != "" {
+			c.settingsOnPeer(id, k.subset, r)
+		}
+	}
+	ch.Targets[id] = t
+}
+
+// peerNames checks the names of a peer's target as a local target's are checked: the
+// service, namespace, partition and peer must be DNS labels. The name the importer dials is
+// in the peer's trust domain, which only the peer's PeerMeta gives, so no whole name is
+// built here.
+func peerNames(k key) error {
+	var errs []error
+	for _, f := range [...]struct{ field, value string }{
+		{"Service", k.Name}, {"Namespace", k.Namespace}, {"Partition", k.Partition}, {"Peer", k.peer},
+	} {
+		if reason := names.Label(f.value); reason != "" {
+			errs = append(errs, &FieldError{Field: f.field, Value: f.value, Detail: strconv.Quote(f.value) + " " + reason, Err: sni.ErrInvalidComponent})
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// collides reports (and records as an error) a target ID already taken by another target:
+// IDs join names with ".", so a partition named "external" can make a local target's ID
+// read as a peer target's. Two targets of one peer's service that differ only in the subset
+// they kept are one target, as their ID is (the first reached stays, as in Consul).
+func (c *compiler) collides(ch *Chain, id string, k key) bool {
+	prev, ok := ch.Targets[id]
+	if !ok {
+		return false
+	}
+	pk := key{exports.ServiceName{Partition: prev.Partition, Namespace: prev.Namespace, Name: prev.Service}, prev.Subset, prev.Datacenter, prev.Peer}
+	if pk.idKey() != k.idKey() {
+		c.errs = append(c.errs, &FieldError{Value: id, Detail: fmt.Sprintf("target ID %q names two different targets (%s and %s); rename one", id, pk, k)})
+		return true
+	}
+	return false
+}
+
+// key of a failover section in a message and a Step.
+func sectionField(section string) string { return strict.Key("Failover", section) }

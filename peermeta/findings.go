@@ -1,0 +1,67 @@
+package peermeta
+
+import (
+	"fmt"
+
+	"github.com/meshscope/meshscope/internal/report"
+)
+
+// Finding is one result of a check: Path (what it is about), Code, Level (the code's) and
+// Message. Every finding of the Consul half has this shape, so a program prints and gates
+// on all of them alike.
+type Finding = report.Finding
+
+// The codes of the findings of Replicate, Diff, CheckGateways and LoadConfig, with their
+// levels.
+const (
+	// NotReplicated (error): an exported connect service is not replicated to the peer: its
+	// chain does not compile, or Consul would refuse to export it (Replication.Failed).
+	NotReplicated = report.NotReplicated
+	// Excluded (warning): an exported service is not replicated because its chain reaches the
+	// reserved consul service (Replication.Excluded).
+	Excluded = report.Excluded
+	// UnionDiffers (warning): Consul replicates the service to the peer although its one
+	// rule does not name the peer, because Consul replicates the union of every rule naming a
+	// peer; meshscope applies the one rule (see exports.Exports.UnionMatch).
+	UnionDiffers = report.UnionDiffers
+	// UnknownKind (warning): a "*" rule naming the peer matches a catalog service whose kind
+	// the input does not say (Input.Unclassified); a "*" rule exports only typical services,
+	// so it is not replicated, but it may be one.
+	UnknownKind = report.UnknownKind
+	// NoMeshGateway (warning): there is no mesh gateway instance, so peers can reach no
+	// exported service.
+	NoMeshGateway = report.NoMeshGateway
+	// GatewaysCritical (warning): every mesh gateway instance is critical.
+	GatewaysCritical = report.GatewaysCritical
+	// WriteRefused (error): Consul would refuse to write the proposed change
+	// (ReplicationDiff.Refused), in Consul's words.
+	WriteRefused = report.WriteRefused
+	// EntrySkipped (note): LoadConfig skipped a config entry of a kind replication does not
+	// depend on (service-intentions, mesh, the gateways' entries, …).
+	EntrySkipped = report.EntrySkipped
+	// RoutingNotModelled (warning): LoadConfig skipped a service-router or service-splitter
+	// entry; they change the discovery chains of the services they name, which meshscope
+	// compiles from resolvers only, so those chains may differ from Consul's.
+	RoutingNotModelled = report.RoutingNotModelled
+)
+
+// replicationPath is the Path of a finding about one service's replication to a peer.
+func replicationPath(s fmt.Stringer, peer string) string {
+	return s.String() + " (peer " + peer + ")"
+}
+
+// CheckGateways reports when peers can reach no exported service at all: there is no mesh
+// gateway instance (NoMeshGateway), or every instance's checks, flattened as Synthesize
+// flattens them, are critical (GatewaysCritical).
+func CheckGateways(gateways []CheckServiceNode) []Finding {
+	if len(gateways) == 0 {
+		return []Finding{report.New("mesh gateways", NoMeshGateway, "no mesh gateway instances: peers can reach no exported service")}
+	}
+	for _, g := range gateways {
+		checks := Flatten(g.Checks, "", "", "")
+		if len(checks) == 0 || checks[0].Status != StatusCritical {
+			return nil
+		}
+	}
+	return []Finding{report.New("mesh gateways", GatewaysCritical, "all %d mesh gateway instances are critical: peers can reach no exported service", len(gateways))}
+}
