@@ -1,5 +1,7 @@
 package visibility
 
+import "math/bits"
+
 // pair holds the services with one namespace and name: a ServiceEntry and a Kubernetes
 // Service, -1 where there is none.
 type pair struct{ se, svc int32 }
@@ -109,21 +111,30 @@ func (t *nameTable) cell(h uint64) uint64 {
 }
 
 // hashOrder returns the indexes of hashes ordered by the top bits of their mixed value — the
-// bits that choose a cell of the name table — keeping inventory order among equal bits.
+// bits that choose a cell of a table sized for them — keeping inventory order among equal
+// bits. It is a counting sort on as many top bits as len(hashes) needs (at most 12), so that a
+// small inventory costs a small sort.
 func hashOrder(hashes []uint64) []int32 {
-	const bits = 12
-	var count [1<<bits + 1]int32
+	order := make([]int32, len(hashes))
+	if len(hashes) < 2 {
+		return order // nil or [0]
+	}
+	shift := 64 - min(orderBits, bits.Len(uint(len(hashes))))
+	var counts [1<<orderBits + 1]int32
+	count := counts[:1<<(64-shift)+1]
 	for _, h := range hashes {
-		count[mix(h)>>(64-bits)+1]++
+		count[mix(h)>>shift+1]++
 	}
 	for b := 1; b < len(count); b++ {
 		count[b] += count[b-1]
 	}
-	order := make([]int32, len(hashes))
 	for i, h := range hashes {
-		b := mix(h) >> (64 - bits)
+		b := mix(h) >> shift
 		order[count[b]] = int32(i)
 		count[b]++
 	}
 	return order
 }
+
+// orderBits is the most top bits hashOrder sorts on.
+const orderBits = 12

@@ -3,6 +3,7 @@ package visibility
 import (
 	"fmt"
 	"hash/maphash"
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -68,21 +69,24 @@ func TestNamespaceTableGrows(t *testing.T) {
 
 func TestHashOrderIsStable(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
-	hs := make([]uint64, 5000)
-	for i := range hs {
-		hs[i] = r.Uint64() & 0xFFFF_0000_0000_00FF // many equal top bits
-	}
-	order := hashOrder(hs)
-	require.Len(t, order, len(hs))
-	seen := make([]bool, len(hs))
-	for k, i := range order {
-		require.False(t, seen[i])
-		seen[i] = true
-		if k > 0 {
-			a, b := mix(hs[order[k-1]])>>(64-12), mix(hs[i])>>(64-12)
-			require.LessOrEqual(t, a, b, "in order of the bits that choose a cell")
-			if a == b {
-				require.Less(t, order[k-1], i, "inventory order among equal bits")
+	for _, n := range []int{0, 1, 2, 3, 100, 5000} {
+		hs := make([]uint64, n)
+		for i := range hs {
+			hs[i] = r.Uint64() & 0xFFFF_0000_0000_00FF // many equal top bits
+		}
+		order := hashOrder(hs)
+		require.Len(t, order, len(hs))
+		shift := 64 - min(orderBits, bits.Len(uint(n))) // as many top bits as n needs
+		seen := make([]bool, len(hs))
+		for k, i := range order {
+			require.False(t, seen[i])
+			seen[i] = true
+			if k > 0 {
+				a, b := mix(hs[order[k-1]])>>shift, mix(hs[i])>>shift
+				require.LessOrEqual(t, a, b, "n=%d: in order of the bits that choose a cell", n)
+				if a == b {
+					require.Less(t, order[k-1], i, "n=%d: inventory order among equal bits", n)
+				}
 			}
 		}
 	}

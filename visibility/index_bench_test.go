@@ -56,6 +56,19 @@ func BenchmarkNewIndex100k(b *testing.B) { benchmarkNewIndex(b, 100_000) }
 // BenchmarkNewIndex1M is the same with 1,000,000 entries.
 func BenchmarkNewIndex1M(b *testing.B) { benchmarkNewIndex(b, 1_000_000) }
 
+// BenchmarkNewIndex10 builds the index of 10 entries: what a test, a fuzzer or a request
+// that indexes a handful of services pays per index.
+func BenchmarkNewIndex10(b *testing.B) {
+	res := mustCompile(b, benchConfig(100))
+	inv := benchInventory(10, 5)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := NewIndex(res, inv); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // BenchmarkPerEntryPolicyWalk100k is the baseline: selectors converted once (a compiled
 // Resolver), every entry walks the policies with its namespace's labels — how istiod
 // decides. It builds no lookup structures at all.
