@@ -151,6 +151,11 @@
 // joined, all reported at once), wrapping ErrNoMeshConfig, ErrNoInventory or ErrDuplicate
 // where a caller may branch.
 //
+// Resolver.Lint, Index.Lint and LintScope report in one shape, Finding: the path of what a
+// finding is about, its code (Shadowed, NoAddressForDNS, …), the level the code gives it
+// (note: changes nothing; warning: very likely a mistake; error: the configuration does
+// something other than what it says) and a message.
+//
 // Contracts — strings that stay as they are: the visibility and scope names (PUBLIC,
 // NAMESPACE, NONE, LOCAL, GLOBAL), the condition types and reasons (istio.io/VisibilityApplied,
 // istio.io/WaypointBound, Public, Namespace, None, WaypointAccepted,

@@ -122,7 +122,7 @@ func ExampleResolver_Lint() {
 		fmt.Println(f)
 	}
 	// Output:
-	// policies[1]: Unreachable: policies[0] matches every namespace, so this policy is never tried
+	// WARNING Unreachable policies[1]: policies[0] matches every namespace, so this policy is never tried
 }
 
 func ExampleResolver_Condition() {

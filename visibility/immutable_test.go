@@ -51,7 +51,7 @@ func TestOwnedValuesDoNotAlias(t *testing.T) {
 			Conditions  []*metav1.Condition
 			Namespaces  []string
 			Conflicts   []Conflict
-			IndexLint   []InventoryFinding
+			IndexLint   []Finding
 			Hosts       []LookupExplanation
 			Addresses   []LookupExplanation
 			Scopes      []Scope

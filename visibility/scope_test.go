@@ -173,9 +173,9 @@ func TestLintAndDiffScope(t *testing.T) {
 		got = append(got, f.String())
 	}
 	assert.Equal(t, []string{
-		"serviceScopeConfigs[0]: ScopeLocalConfig: a LOCAL config changes nothing: LOCAL is the default and never overrides a GLOBAL match",
-		"serviceScopeConfigs[1].namespaceSelector: ScopeNeverMatches: its requirements contradict each other: the config never matches",
-		"serviceSettings[0].hosts[0]: ScopeSettingOverridden: *.x.svc.cluster.local is given again by serviceSettings[1], which wins",
+		"NOTE ScopeLocalConfig serviceScopeConfigs[0]: a LOCAL config changes nothing: LOCAL is the default and never overrides a GLOBAL match",
+		"WARNING ScopeNeverMatches serviceScopeConfigs[1].namespaceSelector: its requirements contradict each other: the config never matches",
+		"NOTE ScopeSettingOverridden serviceSettings[0].hosts[0]: *.x.svc.cluster.local is given again by serviceSettings[1], which wins",
 	}, got)
 
 	inv := Inventory{Namespaces: map[string]map[string]string{"shop": {}}, Services: []Service{

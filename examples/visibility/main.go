@@ -32,7 +32,6 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/meshscope/meshscope/internal/cli"
-	mreport "github.com/meshscope/meshscope/internal/report"
 	"github.com/meshscope/meshscope/visibility"
 )
 
@@ -88,7 +87,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return cli.Fail(prog, stderr, err)
 	}
 	code := cli.Emit(prog, stdout, stderr, o.output, rep, rep.print)
-	return cli.Gate(prog, stderr, code, o.failOn, rep.findings())
+	return cli.Gate(prog, stderr, code, o.failOn, rep.Findings)
 }
 
 // report is everything the program shows; it is also the JSON output.
@@ -96,7 +95,7 @@ type report struct {
 	Mesh      string                         `json:"mesh"`
 	Inventory string                         `json:"inventory"`
 	Enabled   bool                           `json:"enabled"`
-	Lint      []lintRow                      `json:"lint"`
+	Findings  []visibility.Finding           `json:"findings"`
 	Entries   []entryRow                     `json:"entries"`
 	Services  []serviceRow                   `json:"services,omitempty"`
 	Conflicts []visibility.Conflict          `json:"conflicts"`
@@ -104,13 +103,6 @@ type report struct {
 	NewMesh   string                         `json:"newMesh,omitempty"`
 	Audit     *visibility.Audit              `json:"audit,omitempty"`
 	Scope     []visibility.ScopeChange       `json:"scopeChanges,omitempty"`
-}
-
-type lintRow struct {
-	Path     string                 `json:"path"`
-	Code     visibility.FindingCode `json:"code"`
-	Severity visibility.Severity    `json:"severity"`
-	Message  string                 `json:"message"`
 }
 
 type entryRow struct {
@@ -130,22 +122,13 @@ type serviceRow struct {
 	Why       string           `json:"why"`
 }
 
-// findings are the lint rows as -fail-on counts them.
-func (r *report) findings() []mreport.Finding {
-	out := make([]mreport.Finding, len(r.Lint))
-	for i, f := range r.Lint {
-		out[i] = mreport.New(f.Path, mreport.Code(f.Code), "%s", f.Message)
-	}
-	return out
-}
-
 // mesh is one mesh configuration read: its resolver and its scope.
 type mesh struct {
 	name   string
 	res    *visibility.Resolver
 	scope  *visibility.Scoper
 	scoped bool
-	lint   []visibility.ScopeFinding
+	lint   []visibility.Finding
 }
 
 func loadMesh(path, sampleName, domain string) (mesh, error) {
@@ -241,20 +224,7 @@ func build(o options) (*report, error) {
 
 // lint gathers the configuration's findings, the scope's, and the inventory's.
 func (r *report) lint(m mesh, ix *visibility.Index) {
-	r.Lint = []lintRow{}
-	for _, f := range m.res.Lint() {
-		path := fmt.Sprintf("policies[%d]", f.Policy)
-		if f.Rule >= 0 {
-			path += fmt.Sprintf(".matchingRules[%d]", f.Rule)
-		}
-		r.Lint = append(r.Lint, lintRow{path, f.Code, f.Code.Severity(), f.Message})
-	}
-	for _, f := range m.lint {
-		r.Lint = append(r.Lint, lintRow{f.Path, f.Code, f.Code.Severity(), f.Message})
-	}
-	for _, f := range ix.Lint() {
-		r.Lint = append(r.Lint, lintRow{f.Path, f.Code, f.Severity, f.Message})
-	}
+	r.Findings = slices.Concat([]visibility.Finding{}, m.res.Lint(), m.lint, ix.Lint())
 }
 
 // explain answers -explain-host and -explain-addr for a client namespace that exists.

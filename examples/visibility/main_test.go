@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/meshscope/meshscope/visibility"
 )
 
 func runArgs(t *testing.T, args ...string) (int, string, string) {
@@ -52,9 +54,15 @@ func TestJSON(t *testing.T) {
 	assert.Equal(t, "shop", rep.Explain[0].Answer.Namespace)
 	require.NotNil(t, rep.Audit)
 	assert.Equal(t, "legacy-ftp", rep.Audit.Entries[0].Name)
-	require.NotEmpty(t, rep.Lint)
-	assert.Equal(t, lintRow{Path: "ServiceEntry payments/legacy-ftp", Code: "NoAddressForDNS", Severity: "warning",
-		Message: "no address for any of its hosts: ztunnel's DNS proxy forwards every query for them upstream"}, rep.Lint[0])
+	require.NotEmpty(t, rep.Findings)
+	assert.Equal(t, visibility.Finding{Path: "ServiceEntry payments/legacy-ftp", Code: visibility.NoAddressForDNS, Level: "warning",
+		Message: "no address for any of its hosts: ztunnel's DNS proxy forwards every query for them upstream"}, rep.Findings[0])
+	var raw struct {
+		Findings []map[string]string `json:"findings"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &raw))
+	assert.Equal(t, map[string]string{"path": "ServiceEntry payments/legacy-ftp", "code": "NoAddressForDNS", "level": "warning",
+		"message": "no address for any of its hosts: ztunnel's DNS proxy forwards every query for them upstream"}, raw.Findings[0], "each finding in JSON: path, code, level, message")
 }
 
 func TestExplainAddress(t *testing.T) {

@@ -15,10 +15,10 @@ func (r *report) print(w io.Writer) error {
 	if !r.Enabled {
 		fmt.Fprintln(w, "serviceEntryVisibility is not configured: every entry is PUBLIC")
 	}
-	if len(r.Lint) > 0 {
+	if len(r.Findings) > 0 {
 		fmt.Fprintln(w, "\nLINT")
-		for _, f := range r.Lint {
-			cli.Wrap(w, "  ", fmt.Sprintf("%s %s %s: %s", strings.ToUpper(string(f.Severity)), f.Code, f.Path, f.Message))
+		for _, f := range r.Findings {
+			cli.Wrap(w, "  ", f.String())
 		}
 	}
 	rows := [][]string{{"SERVICE ENTRY", "HOSTS", "ADDRESSES", "VISIBILITY", "DECIDED BY"}}
