@@ -1,40 +1,43 @@
 package visibility
 
 import (
+	"cmp"
 	"maps"
 	"net/netip"
 	"slices"
 	"strings"
 
 	"github.com/meshscope/meshscope/internal/names"
+	"github.com/meshscope/meshscope/internal/report"
 )
 
 // AllOtherNamespaces stands, in an audit, for every namespace other than the entry's own,
 // including namespaces that do not exist yet.
 const AllOtherNamespaces = names.Wildcard
 
-// EntryChange is a ServiceEntry whose visibility changes, and who gains or loses it.
-type EntryChange struct {
-	Namespace string   `json:"namespace"`
-	Name      string   `json:"name"`
-	Before    Decision `json:"before"`
-	After     Decision `json:"after"`
-	// Gained and Lost list the client namespaces that start or stop seeing the entry: its own
-	// namespace by name, and AllOtherNamespaces ("*") for every other one.
-	Gained []string `json:"gained,omitempty"`
-	Lost   []string `json:"lost,omitempty"`
-}
+// Change is how one thing differs between two configurations: Key names it, Before and
+// After are its value on each side, Gained and Lost what it gains and loses when its value is
+// a set or decides one. Every dry run of meshscope reports in this shape.
+type Change[K, V, E any] = report.Change[K, V, E]
 
-// AnswerChange is a query whose answer changes for some clients.
-type AnswerChange struct {
+// EntryChange is a ServiceEntry (Key) whose visibility changes from Before to After. Gained
+// and Lost list the client namespaces that start or stop seeing the entry: its own namespace
+// by name, and AllOtherNamespaces ("*") for every other one.
+type EntryChange = Change[ServiceRef, Decision, string]
+
+// AnswerChange is a query whose answer changes for some clients (Key): they get Before under
+// the old configuration and After under the new; nil means forwarded upstream (a host) or
+// passed through (an address).
+type AnswerChange = Change[Question, *ServiceRef, struct{}]
+
+// Question is a query — a host or an address — and the client namespaces asking it whose
+// answer changes alike.
+type Question struct {
 	Query string `json:"query"`
-	// Clients get Before under the old configuration and After under the new; nil means
-	// forwarded upstream (a host) or passed through (an address). Every namespace of the
-	// inventory whose answer changes is listed by name; "*" (AllOtherNamespaces) stands only
-	// for namespaces the inventory does not have, and a client without a namespace.
-	Clients []string    `json:"clients"`
-	Before  *ServiceRef `json:"before,omitempty"`
-	After   *ServiceRef `json:"after,omitempty"`
+	// Clients are the client namespaces. Every namespace of the inventory whose answer
+	// changes is listed by name; "*" (AllOtherNamespaces) stands only for namespaces the
+	// inventory does not have, and a client without a namespace.
+	Clients []string `json:"clients"`
 }
 
 // Audit is the dry run of a visibility change over one inventory: nothing is enforced.
@@ -67,7 +70,7 @@ func Diff(old, new *Resolver, inv Inventory) (Audit, error) {
 			continue
 		}
 		svc := &before.services[i]
-		ch := EntryChange{Namespace: svc.Namespace, Name: svc.Name, Before: b.decision, After: n.decision}
+		ch := EntryChange{Key: svc.Ref(), Before: b.decision, After: n.decision}
 		was, is := reach(b.decision.Visibility), reach(n.decision.Visibility)
 		for k, label := range []string{svc.Namespace, AllOtherNamespaces} {
 			switch {
@@ -90,10 +93,7 @@ func Diff(old, new *Resolver, inv Inventory) (Audit, error) {
 		}
 	}
 	slices.SortFunc(a.Entries, func(x, y EntryChange) int {
-		if c := strings.Compare(x.Namespace, y.Namespace); c != 0 {
-			return c
-		}
-		return strings.Compare(x.Name, y.Name)
+		return cmp.Or(strings.Compare(x.Key.Namespace, y.Key.Namespace), strings.Compare(x.Key.Name, y.Key.Name))
 	})
 	nss := before.namespaces
 	for _, h := range slices.Sorted(maps.Keys(hosts)) {
@@ -177,11 +177,11 @@ func changes(query string, before, after []Answer, inventory []string) []AnswerC
 		}
 		k := pair{keyOf(x), keyOf(y)}
 		if j, ok := group[k]; ok {
-			out[j].Clients = append(out[j].Clients, c)
+			out[j].Key.Clients = append(out[j].Key.Clients, c)
 			continue
 		}
 		group[k] = len(out)
-		out = append(out, AnswerChange{Query: query, Clients: []string{c}, Before: x, After: y})
+		out = append(out, AnswerChange{Key: Question{Query: query, Clients: []string{c}}, Before: x, After: y})
 	}
 	return out
 }

@@ -218,13 +218,13 @@ func ExampleDiff() {
 		panic(err)
 	}
 	for _, e := range audit.Entries {
-		fmt.Printf("%s/%s: %s -> %s, lost by %v\n", e.Namespace, e.Name, e.Before, e.After, e.Lost)
+		fmt.Printf("%s/%s: %s -> %s, lost by %v\n", e.Key.Namespace, e.Key.Name, e.Before, e.After, e.Lost)
 	}
 	for _, h := range audit.Hosts {
-		fmt.Printf("%s for %v: %v -> %v\n", h.Query, h.Clients, h.Before, h.After)
+		fmt.Printf("%s for %v: %v -> %v\n", h.Key.Query, h.Key.Clients, h.Before, h.After)
 	}
 	for _, a := range audit.Addresses {
-		fmt.Printf("%s for %v: %v -> %v\n", a.Query, a.Clients, a.Before, a.After)
+		fmt.Printf("%s for %v: %v -> %v\n", a.Key.Query, a.Key.Clients, a.Before, a.After)
 	}
 	// Output:
 	// shop/orders-db: PUBLIC (default) -> NAMESPACE (default), lost by [*]

@@ -139,13 +139,13 @@ func TestOwnedValuesDoNotAlias(t *testing.T) {
 	audit, err := Diff(r, nil, inv)
 	require.NoError(t, err)
 	for i := range audit.Entries {
-		audit.Entries[i].Name = "evil"
+		audit.Entries[i].Key.Name = "evil"
 		if len(audit.Entries[i].Lost) > 0 {
 			audit.Entries[i].Lost[0] = "evil"
 		}
 	}
 	for _, h := range append(audit.Hosts, audit.Addresses...) {
-		h.Clients[0] = "evil"
+		h.Key.Clients[0] = "evil"
 		for _, ref := range []*ServiceRef{h.Before, h.After} {
 			if ref != nil {
 				ref.Name = "evil"

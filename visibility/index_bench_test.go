@@ -185,7 +185,7 @@ func benchmarkDiff(b *testing.B, n int) {
 		}
 		rows := 0
 		for _, h := range append(a.Hosts, a.Addresses...) {
-			rows += len(h.Clients)
+			rows += len(h.Key.Clients)
 		}
 		b.ReportMetric(float64(rows), "clients/op")
 	}
@@ -213,7 +213,7 @@ func TestDiffIsLinear(t *testing.T) {
 			require.NoError(t, err)
 			rows = 0
 			for _, h := range append(a.Hosts, a.Addresses...) {
-				rows += len(h.Clients)
+				rows += len(h.Key.Clients)
 			}
 		})
 		require.Positive(t, rows)

@@ -432,11 +432,11 @@ func TestAuditIsExact(t *testing.T) {
 		after, _ := NewIndex(new, inv)
 		rows := map[string]map[string]AnswerChange{} // query -> client -> row
 		for _, ch := range a.Hosts {
-			if rows[ch.Query] == nil {
-				rows[ch.Query] = map[string]AnswerChange{}
+			if rows[ch.Key.Query] == nil {
+				rows[ch.Key.Query] = map[string]AnswerChange{}
 			}
-			for _, c := range ch.Clients {
-				rows[ch.Query][c] = ch
+			for _, c := range ch.Key.Clients {
+				rows[ch.Key.Query][c] = ch
 			}
 		}
 		for q, byClient := range rows {

@@ -423,7 +423,7 @@ func TestDiff(t *testing.T) {
 	require.NoError(t, err)
 	var entries []string
 	for _, e := range a.Entries {
-		entries = append(entries, fmt.Sprintf("%s/%s %s -> %s gained %v lost %v", e.Namespace, e.Name, e.Before, e.After, e.Gained, e.Lost))
+		entries = append(entries, fmt.Sprintf("%s/%s %s -> %s gained %v lost %v", e.Key.Namespace, e.Key.Name, e.Before, e.After, e.Gained, e.Lost))
 	}
 	assert.Equal(t, []string{
 		"shop/db NAMESPACE (default) -> PUBLIC (policies[0]) gained [*] lost []",
@@ -432,7 +432,7 @@ func TestDiff(t *testing.T) {
 	}, entries)
 	var hosts []string
 	for _, h := range append(a.Hosts, a.Addresses...) {
-		hosts = append(hosts, fmt.Sprintf("%s %v: %v -> %v", h.Query, h.Clients, h.Before, h.After))
+		hosts = append(hosts, fmt.Sprintf("%s %v: %v -> %v", h.Key.Query, h.Key.Clients, h.Before, h.After))
 	}
 	assert.Equal(t, []string{
 		// Every namespace of the inventory whose answer changes, by name; "*": the others.
@@ -453,7 +453,7 @@ func TestDiff(t *testing.T) {
 	var lost []string
 	for _, e := range off.Entries {
 		if len(e.Gained) > 0 {
-			lost = append(lost, e.Namespace+"/"+e.Name+fmt.Sprint(e.Gained))
+			lost = append(lost, e.Key.Namespace+"/"+e.Key.Name+fmt.Sprint(e.Gained))
 		}
 	}
 	assert.Contains(t, lost, "sandbox/github-test[sandbox *]", "turning the feature off makes NONE entries public")

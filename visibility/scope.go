@@ -337,13 +337,8 @@ func LintScope(c *ScopeConfig) []Finding {
 	return out
 }
 
-// ScopeChange is a Kubernetes Service whose scope changes.
-type ScopeChange struct {
-	Service ServiceRef `json:"service"`
-	Host    string     `json:"host"`
-	Before  Scope      `json:"before"`
-	After   Scope      `json:"after"`
-}
+// ScopeChange is a Kubernetes Service (Key) whose scope changes from Before to After.
+type ScopeChange = Change[ServiceRef, Scope, struct{}]
 
 // DiffScope compares two scope configurations over an inventory: every Kubernetes Service
 // that becomes shared with the other clusters, or stops being shared, sorted by namespace
@@ -357,11 +352,11 @@ func DiffScope(before, after *Scoper, inv Inventory) []ScopeChange {
 		ns, svc := labels.Set(inv.Namespaces[s.Namespace]), labels.Set(s.Labels)
 		b, a := before.Scope(ns, svc, s.Hosts[0]), after.Scope(ns, svc, s.Hosts[0])
 		if b != a {
-			out = append(out, ScopeChange{Service: s.Ref(), Host: s.Hosts[0], Before: b, After: a})
+			out = append(out, ScopeChange{Key: s.Ref(), Before: b, After: a})
 		}
 	}
 	slices.SortFunc(out, func(x, y ScopeChange) int {
-		return cmp.Or(strings.Compare(x.Service.Namespace, y.Service.Namespace), strings.Compare(x.Service.Name, y.Service.Name))
+		return cmp.Or(strings.Compare(x.Key.Namespace, y.Key.Namespace), strings.Compare(x.Key.Name, y.Key.Name))
 	})
 	return out
 }

@@ -103,6 +103,8 @@ type report struct {
 	NewMesh   string                         `json:"newMesh,omitempty"`
 	Audit     *visibility.Audit              `json:"audit,omitempty"`
 	Scope     []visibility.ScopeChange       `json:"scopeChanges,omitempty"`
+
+	hosts map[visibility.ServiceRef]string // each Kubernetes Service's host, for the scope table
 }
 
 type entryRow struct {
@@ -174,7 +176,8 @@ func build(o options) (*report, error) {
 	if err != nil {
 		return nil, cli.InFile(invName, err)
 	}
-	rep := &report{Mesh: cur.name, Inventory: invName, Enabled: cur.res.Enabled(), Conflicts: ix.Conflicts(), Entries: []entryRow{}}
+	rep := &report{Mesh: cur.name, Inventory: invName, Enabled: cur.res.Enabled(), Conflicts: ix.Conflicts(), Entries: []entryRow{},
+		hosts: map[visibility.ServiceRef]string{}}
 	rep.lint(cur, ix)
 	for s, d := range ix.Entries {
 		switch s.Kind {
@@ -189,6 +192,9 @@ func build(o options) (*report, error) {
 			row.Addresses = slices.Compact(row.Addresses)
 			rep.Entries = append(rep.Entries, row)
 		case visibility.KubernetesService:
+			if len(s.Hosts) > 0 {
+				rep.hosts[s.Ref()] = s.Hosts[0]
+			}
 			if cur.scoped && len(s.Hosts) > 0 {
 				e := cur.scope.Explain(labels.Set(inv.Namespaces[s.Namespace]), labels.Set(s.Labels), s.Hosts[0])
 				rep.Services = append(rep.Services, serviceRow{Namespace: s.Namespace, Name: s.Name, Scope: e.Scope, Why: e.Reason})

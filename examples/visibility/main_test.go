@@ -53,7 +53,7 @@ func TestJSON(t *testing.T) {
 	assert.Len(t, rep.Entries, 6)
 	assert.Equal(t, "shop", rep.Explain[0].Answer.Namespace)
 	require.NotNil(t, rep.Audit)
-	assert.Equal(t, "legacy-ftp", rep.Audit.Entries[0].Name)
+	assert.Equal(t, "legacy-ftp", rep.Audit.Entries[0].Key.Name)
 	require.NotEmpty(t, rep.Findings)
 	assert.Equal(t, visibility.Finding{Path: "ServiceEntry payments/legacy-ftp", Code: visibility.NoAddressForDNS, Level: "warning",
 		Message: "no address for any of its hosts: ztunnel's DNS proxy forwards every query for them upstream"}, rep.Findings[0])

@@ -76,14 +76,14 @@ func (r *report) printAudit(w io.Writer) error {
 		rows = append(rows, []string{"(no visibility changes)", "", "", "", ""})
 	}
 	for _, e := range r.Audit.Entries {
-		rows = append(rows, []string{e.Namespace + "/" + e.Name, e.Before.String(), e.After.String(), namespaces(e.Gained, "all other namespaces"), namespaces(e.Lost, "all other namespaces")})
+		rows = append(rows, []string{e.Key.Namespace + "/" + e.Key.Name, e.Before.String(), e.After.String(), namespaces(e.Gained, "all other namespaces"), namespaces(e.Lost, "all other namespaces")})
 	}
 	if err := table(w, rows); err != nil {
 		return err
 	}
 	rows = [][]string{{"QUERY", "CLIENT NAMESPACES", "BEFORE", "AFTER"}}
 	for _, q := range append(r.Audit.Hosts, r.Audit.Addresses...) {
-		rows = append(rows, []string{q.Query, namespaces(q.Clients, "namespaces not in the inventory"), answer(q.Before), answer(q.After)})
+		rows = append(rows, []string{q.Key.Query, namespaces(q.Key.Clients, "namespaces not in the inventory"), answer(q.Before), answer(q.After)})
 	}
 	if len(rows) == 1 {
 		rows = append(rows, []string{"(no answer changes)", "", "", ""})
@@ -95,7 +95,7 @@ func (r *report) printAudit(w io.Writer) error {
 	if len(r.Scope) > 0 {
 		rows = [][]string{{"KUBERNETES SERVICE", "HOST", "SCOPE BEFORE", "SCOPE AFTER"}}
 		for _, s := range r.Scope {
-			rows = append(rows, []string{s.Service.Namespace + "/" + s.Service.Name, s.Host, string(s.Before), string(s.After)})
+			rows = append(rows, []string{s.Key.Namespace + "/" + s.Key.Name, r.hosts[s.Key], string(s.Before), string(s.After)})
 		}
 		return table(w, rows)
 	}
