@@ -114,8 +114,8 @@ func TestAmbientAddressesAndExplanations(t *testing.T) {
 	ex = ix.ExplainHost("shop", "quiet.example.com")
 	assert.Nil(t, ex.Answer)
 	assert.Contains(t, ex.String(), "ServiceEntry infra/quiet PUBLIC (default): no address: ztunnel forwards the query (no spec.addresses, and resolution NONE gets none allocated)")
-	require.Len(t, ex.Levels, 1)
-	assert.Equal(t, NoAddress, ex.Levels[0].Candidates[0].Verdict)
+	require.Len(t, ex.Names[0].Levels, 1)
+	assert.Equal(t, NoAddress, ex.Names[0].Levels[0].Candidates[0].Verdict)
 
 	_, err = NewIndex(nil, Inventory{Services: []Service{{Kind: ServiceEntry, Namespace: "a", Name: "b", Hosts: []string{"h.example"},
 		Resolution: "dns", AutoAddresses: map[string][]string{"other.example": {"nope"}}}}})

@@ -129,10 +129,10 @@ func TestOwnedValuesDoNotAlias(t *testing.T) {
 		if e.Answer != nil {
 			e.Answer.Name = "evil"
 		}
-		for i := range e.Levels {
-			e.Levels[i].Candidates = append(e.Levels[i].Candidates[:0], Candidate{})
-		}
 		for i := range e.Names {
+			for j := range e.Names[i].Levels {
+				e.Names[i].Levels[j].Candidates = append(e.Names[i].Levels[j].Candidates[:0], Candidate{})
+			}
 			e.Names[i].Name = "evil"
 		}
 	}
