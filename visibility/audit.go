@@ -84,12 +84,8 @@ func Diff(old, new *Resolver, inv Inventory) (Audit, error) {
 		for _, h := range svc.Hosts {
 			hosts[normalizeHost(h)] = true
 		}
-		for _, s := range svc.allAddresses() {
-			addr, p, _ := parseAddress(s)
-			if addr.IsValid() {
-				p = netip.PrefixFrom(addr, addr.BitLen())
-			}
-			prefixes[p] = true
+		for _, p := range svc.allAddresses() {
+			prefixes[canonical(p)] = true
 		}
 	}
 	slices.SortFunc(a.Entries, func(x, y EntryChange) int {

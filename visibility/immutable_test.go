@@ -33,10 +33,10 @@ func TestOwnedValuesDoNotAlias(t *testing.T) {
 	inv := Inventory{
 		Namespaces: map[string]map[string]string{"a": {"team": "a"}, "b": {"tier": "x"}, "c": {}},
 		Services: []Service{
-			{Kind: ServiceEntry, Namespace: "a", Name: "db", Hosts: []string{"db.example.com"}, Addresses: []string{"10.0.0.1"}},
-			{Kind: ServiceEntry, Namespace: "b", Name: "db", Hosts: []string{"db.example.com"}, Addresses: []string{"10.0.0.2"}},
-			{Kind: ServiceEntry, Namespace: "c", Name: "web", Hosts: []string{"web.example.com"}, Addresses: []string{"10.0.0.3"}, ExportTo: []string{"."}},
-			{Kind: KubernetesService, Namespace: "c", Name: "api", Addresses: []string{"10.1.0.1"}},
+			{Kind: ServiceEntry, Namespace: "a", Name: "db", Hosts: []string{"db.example.com"}, Addresses: pfx("10.0.0.1")},
+			{Kind: ServiceEntry, Namespace: "b", Name: "db", Hosts: []string{"db.example.com"}, Addresses: pfx("10.0.0.2")},
+			{Kind: ServiceEntry, Namespace: "c", Name: "web", Hosts: []string{"web.example.com"}, Addresses: pfx("10.0.0.3"), ExportTo: []string{"."}},
+			{Kind: KubernetesService, Namespace: "c", Name: "api", Addresses: pfx("10.1.0.1")},
 		},
 	}
 	ix, err := NewIndex(r, inv)

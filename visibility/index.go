@@ -76,10 +76,13 @@ type entry struct {
 
 // NewIndex resolves every ServiceEntry of the inventory (policies are evaluated once per
 // namespace, not once per entry: visibility depends only on the namespace's labels) and
-// validates the inventory, reporting every problem, each naming the service: an unknown kind,
-// an empty namespace or name, two services of one kind with the same namespace and name, a
-// host that is not a DNS name (optionally starting with "*."), an address that is not an IP
-// or CIDR, an invalid exportTo, an invalid mesh default. A nil resolver is the disabled one.
+// validates the inventory with the checks LoadInventory runs, reporting every problem, each
+// naming the service and its field ("Services[3] (ServiceEntry a/x): Hosts[0]: …"): an unknown
+// kind, an empty namespace or name, two services of one kind with the same namespace and name,
+// a host that is not a DNS name (optionally starting with "*."), an invalid prefix among the
+// addresses, an invalid exportTo, an unknown resolution, an allocated address that is not an IP
+// or is for none of the service's hosts, an invalid mesh default. A nil resolver is the
+// disabled one.
 func NewIndex(r *Resolver, inv Inventory) (*Index, error) {
 	n := len(inv.Services)
 	if n >= single {
@@ -96,7 +99,7 @@ func NewIndex(r *Resolver, inv Inventory) (*Index, error) {
 		return nil, &FieldError{Field: "Domain", Value: inv.Domain, Detail: fmt.Sprintf("%q is not a DNS name", inv.Domain)}
 	}
 	var head []error
-	for _, e := range renamed(validateExportTo("", inv.DefaultExportTo, false), "DefaultExportTo") {
+	for _, e := range checkExportTo(nil, "DefaultExportTo", "", inv.DefaultExportTo, false) {
 		head = append(head, e)
 	}
 	if len(ix.meshDefault) == 0 {
@@ -155,21 +158,18 @@ func (ix *Index) report(head []error, problems map[int32][]*FieldError) error {
 }
 
 // check validates service i, decides its visibility and hashes its namespace and name (the
-// name table ignores a hash's low bit, which carries the kind). It returns the service's
-// problems, nil when there are none.
+// name table ignores a hash's low bit, which carries the kind), and records the keys it
+// claims. It returns the service's problems, nil when there are none.
 func (ix *Index) check(i int32, s *Service, nsLabels map[string]map[string]string, namespaces *nsTable, hash *uint64, keys *pending) []*FieldError {
 	var errs []*FieldError
-	bad := func(field string, value any, format string, args ...any) {
-		errs = append(errs, problem("", field, value, format, args...))
-	}
 	if s.Kind != ServiceEntry && s.Kind != KubernetesService {
-		bad("Kind", int(s.Kind), "unknown kind %d", int(s.Kind))
+		errs = append(errs, problem("", "Kind", int(s.Kind), "unknown kind %d", int(s.Kind)))
 	}
 	if s.Namespace == "" {
-		bad("Namespace", "", "must not be empty")
+		errs = append(errs, problem("", "Namespace", "", "must not be empty"))
 	}
 	if s.Name == "" {
-		bad("Name", "", "must not be empty")
+		errs = append(errs, problem("", "Name", "", "must not be empty"))
 	}
 	nsHash := maphash.String(ix.seed, s.Namespace)
 	ns := namespaces.find(nsHash, s.Namespace)
@@ -177,37 +177,19 @@ func (ix *Index) check(i int32, s *Service, nsLabels map[string]map[string]strin
 		ns = namespaces.add(nsInfo{name: s.Namespace, decision: ix.resolver.Resolve(labels.Set(nsLabels[s.Namespace])), hash: nsHash})
 	}
 	*hash = ix.hashName(ns.hash, s.Name)&^1 | uint64(s.Kind&1) // the kind rides in the low bit
-	if s.Namespace != "" && len(s.ExportTo) > 0 {
-		errs = append(errs, renamed(ValidateExportTo(s.Namespace, s.ExportTo), "ExportTo")...)
+	errs = checkHosts(errs, "Hosts", s.Hosts, func(h string) { keys.host(ix, i, s, h) })
+	errs = checkAddresses(errs, "Addresses", s.Addresses)
+	if s.Namespace != "" {
+		errs = checkExportTo(errs, "ExportTo", s.Namespace, s.ExportTo, true)
 	}
-	for j, h := range s.Hosts {
-		ok, normal := quickHost(h)
-		if !ok {
-			if r := hostProblem(h); r != "" {
-				bad(strict.Index("Hosts", j), h, "%q %s", h, r)
-				continue
-			}
-		}
-		if !normal {
-			h = normalizeHost(h)
-		}
-		keys.host(ix, i, s, h)
+	errs = checkResolution(errs, "Resolution", s.Resolution)
+	errs = checkAutoAddresses(errs, "AutoAddresses", s)
+	if errs != nil {
+		return errs
 	}
-	for j, a := range s.Addresses {
-		if addr, pfx, err := parseAddress(a); err != nil {
-			bad(strict.Index("Addresses", j), a, "%q is not an IP or CIDR", a)
-		} else {
-			keys.address(ix, i, addr, pfx)
-		}
+	for _, a := range s.allAddresses() {
+		keys.address(ix, i, a)
 	}
-	if len(s.Addresses) == 0 && s.autoAllocates() {
-		for _, a := range s.allAddresses() { // checked by ambientProblems
-			if addr, pfx, err := parseAddress(a); err == nil {
-				keys.address(ix, i, addr, pfx)
-			}
-		}
-	}
-	errs = append(errs, ambientProblems(s)...)
 	d := Decision{Visibility: Public, Policy: -1}
 	if s.Kind == ServiceEntry {
 		d = ns.decision
@@ -222,7 +204,7 @@ func (ix *Index) check(i int32, s *Service, nsLabels map[string]map[string]strin
 	case e.exported[0] == ExportToNone:
 		e.exported = ix.noneOnly
 	}
-	return errs
+	return nil
 }
 
 // place records service i, whose kind is the low bit of hk and whose name hash is the rest,

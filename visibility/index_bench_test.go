@@ -25,7 +25,7 @@ func benchInventory(n, namespaces int) Inventory {
 		ns := fmt.Sprintf("ns-%d", i%namespaces)
 		inv.Services[i] = Service{Kind: ServiceEntry, Namespace: ns, Name: fmt.Sprintf("svc-%d", i),
 			Hosts:        []string{fmt.Sprintf("svc-%d.%s.example.com", i, ns)},
-			Addresses:    []string{netip.AddrFrom4([4]byte{10, byte(i >> 16), byte(i >> 8), byte(i)}).String()},
+			Addresses:    []netip.Prefix{netip.PrefixFrom(netip.AddrFrom4([4]byte{10, byte(i >> 16), byte(i >> 8), byte(i)}), 32)},
 			CreationTime: t0}
 	}
 	return inv
@@ -118,7 +118,7 @@ func BenchmarkLookupHost(b *testing.B) {
 
 func BenchmarkLookupAddress(b *testing.B) {
 	inv := benchInventory(100_000, 1000)
-	inv.Services = append(inv.Services, Service{Kind: ServiceEntry, Namespace: "ns-1", Name: "net", Addresses: []string{"10.0.0.0/8", "172.16.0.0/12"}})
+	inv.Services = append(inv.Services, Service{Kind: ServiceEntry, Namespace: "ns-1", Name: "net", Addresses: pfx("10.0.0.0/8", "172.16.0.0/12")})
 	ix, err := NewIndex(mustCompile(b, benchConfig(100)), inv)
 	if err != nil {
 		b.Fatal(err)
@@ -152,9 +152,7 @@ func BenchmarkPerEntryWalkWithMaps100k(b *testing.B) {
 				hosts[h] = append(hosts[h], i)
 			}
 			for _, a := range s.Addresses {
-				if ip, err := netip.ParseAddr(a); err == nil {
-					addrs[ip] = append(addrs[ip], i)
-				}
+				addrs[a.Addr()] = append(addrs[a.Addr()], i)
 			}
 		}
 		benchDecision = decisions[len(decisions)-1]

@@ -37,7 +37,7 @@ func randomInventory(r *rand.Rand) Inventory {
 		}
 		for range r.IntN(3) {
 			if r.IntN(3) == 0 { // most entries have no address of their own
-				s.Addresses = append(s.Addresses, propAddrs[r.IntN(len(propAddrs))])
+				s.Addresses = append(s.Addresses, pfx(propAddrs[r.IntN(len(propAddrs))])...)
 			}
 		}
 		switch {
@@ -48,9 +48,9 @@ func randomInventory(r *rand.Rand) Inventory {
 			for _, h := range s.Hosts {
 				if r.IntN(4) > 0 {
 					if s.AutoAddresses == nil {
-						s.AutoAddresses = map[string][]string{}
+						s.AutoAddresses = map[string][]netip.Prefix{}
 					}
-					s.AutoAddresses[h] = []string{fmt.Sprintf("240.240.0.%d", r.IntN(4))}
+					s.AutoAddresses[h] = pfx(fmt.Sprintf("240.240.0.%d", r.IntN(4)))
 				}
 			}
 			if r.IntN(6) == 0 {
@@ -122,7 +122,7 @@ func refBest(cands []Service, client string) (Service, bool) {
 // refAddresses is the address rule read literally: an entry's own addresses; else, when its
 // resolution is not NONE (nor absent) and it has not opted out, those Istio allocated for
 // the host — for a wildcard host only with DYNAMIC_DNS.
-func refAddresses(s Service, host string) []string {
+func refAddresses(s Service, host string) []netip.Prefix {
 	if len(s.Addresses) > 0 || s.Kind == KubernetesService {
 		return s.Addresses
 	}
@@ -132,7 +132,7 @@ func refAddresses(s Service, host string) []string {
 	if strings.HasPrefix(host, "*.") && s.Resolution != "DYNAMIC_DNS" {
 		return nil
 	}
-	var out []string
+	var out []netip.Prefix
 	for k, a := range s.AutoAddresses {
 		if strings.ToLower(strings.TrimSuffix(k, ".")) == host {
 			out = append(out, a...)
@@ -226,14 +226,7 @@ func refLookupAddress(res *Resolver, inv Inventory, client string, a netip.Addr)
 				addrs = append(addrs, refAddresses(s, strings.ToLower(strings.TrimSuffix(h, ".")))...)
 			}
 		}
-		for _, raw := range addrs {
-			if !strings.Contains(raw, "/") {
-				if netip.MustParseAddr(raw).Unmap() == a {
-					isExact = true
-				}
-				continue
-			}
-			p := netip.MustParsePrefix(raw)
+		for _, p := range addrs {
 			pa, bits := p.Addr(), p.Bits()
 			if pa.Is4In6() && bits >= 96 {
 				pa, bits = pa.Unmap(), bits-96
@@ -366,7 +359,7 @@ func TestHiddenEntriesChangeNothing(t *testing.T) {
 		before, err := NewIndex(res, inv)
 		require.NoError(t, err)
 		extra := Service{Kind: ServiceEntry, Namespace: propNamespaces[r.IntN(len(propNamespaces))], Name: "extra",
-			Hosts: []string{propHosts[r.IntN(len(propHosts))]}, Addresses: []string{propAddrs[r.IntN(len(propAddrs))]}, CreationTime: t0}
+			Hosts: []string{propHosts[r.IntN(len(propHosts))]}, Addresses: pfx(propAddrs[r.IntN(len(propAddrs))]), CreationTime: t0}
 		grown := inv
 		grown.Services = append(slices.Clone(inv.Services), extra)
 		after, err := NewIndex(res, grown)

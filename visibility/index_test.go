@@ -20,11 +20,38 @@ import (
 
 var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
+// pfx reads IPs and CIDRs as netip prefixes, an IP as a /32 or /128, exactly as written:
+// IPv4 mapped into IPv6 stays mapped and host bits stay set, for NewIndex to canonicalize.
+func pfx(addrs ...string) []netip.Prefix {
+	if addrs == nil {
+		return nil
+	}
+	out := make([]netip.Prefix, len(addrs))
+	for i, a := range addrs {
+		if strings.Contains(a, "/") {
+			out[i] = netip.MustParsePrefix(a)
+		} else {
+			ip := netip.MustParseAddr(a)
+			out[i] = netip.PrefixFrom(ip, ip.BitLen())
+		}
+	}
+	return out
+}
+
+// autos is pfx for allocated addresses by host.
+func autos(m map[string][]string) map[string][]netip.Prefix {
+	out := make(map[string][]netip.Prefix, len(m))
+	for h, a := range m {
+		out[h] = pfx(a...)
+	}
+	return out
+}
+
 // se is a ServiceEntry with addrs; without any, it has the addresses Istio would allocate
 // for each of its hosts (resolution DYNAMIC_DNS, so wildcards get one too), so that DNS
 // answers for it.
 func se(ns, name string, age int, hosts []string, addrs ...string) Service {
-	s := Service{Kind: ServiceEntry, Namespace: ns, Name: name, Hosts: hosts, Addresses: addrs, CreationTime: t0.Add(time.Duration(age) * time.Hour)}
+	s := Service{Kind: ServiceEntry, Namespace: ns, Name: name, Hosts: hosts, Addresses: pfx(addrs...), CreationTime: t0.Add(time.Duration(age) * time.Hour)}
 	if len(addrs) == 0 {
 		s.Resolution, s.AutoAddresses = ResolutionDynamicDNS, autoAddresses(ns, name, hosts)
 	}
@@ -33,7 +60,7 @@ func se(ns, name string, age int, hosts []string, addrs ...string) Service {
 
 // autoAddresses gives each host an address in 240.240.0.0/16 drawn from the names, as Istio's
 // allocator would give one.
-func autoAddresses(ns, name string, hosts []string) map[string][]string {
+func autoAddresses(ns, name string, hosts []string) map[string][]netip.Prefix {
 	if len(hosts) == 0 {
 		return nil
 	}
@@ -44,11 +71,11 @@ func autoAddresses(ns, name string, hosts []string) map[string][]string {
 		v := f.Sum32()
 		out[h] = []string{fmt.Sprintf("240.240.%d.%d", v>>8&0xff, v&0xff)}
 	}
-	return out
+	return autos(out)
 }
 
 func k8s(ns, name string, age int, addrs ...string) Service {
-	return Service{Kind: KubernetesService, Namespace: ns, Name: name, Hosts: []string{name + "." + ns + ".svc.cluster.local"}, Addresses: addrs,
+	return Service{Kind: KubernetesService, Namespace: ns, Name: name, Hosts: []string{name + "." + ns + ".svc.cluster.local"}, Addresses: pfx(addrs...),
 		CreationTime: t0.Add(time.Duration(age) * time.Hour)}
 }
 
@@ -239,6 +266,7 @@ func TestDisabledIndex(t *testing.T) {
 }
 
 func TestNewIndexErrors(t *testing.T) {
+	bad33 := netip.PrefixFrom(netip.MustParseAddr("10.0.0.0"), 33) // a length out of range: invalid
 	inv := Inventory{
 		DefaultExportTo: []string{"*", "."},
 		Services: []Service{
@@ -248,7 +276,7 @@ func TestNewIndexErrors(t *testing.T) {
 			{Kind: ServiceEntry, Namespace: "a", Name: "dup"},
 			{Kind: KubernetesService, Namespace: "a", Name: "dup"},
 			{Kind: ServiceEntry, Namespace: "a", Name: "hosts", Hosts: []string{"", "exa mple.com", "*.", "a..b", "*.ok.example", "UPPER.ok."}},
-			{Kind: ServiceEntry, Namespace: "a", Name: "addrs", Addresses: []string{"10.0.0.1", "10.0.0.0/33", "not-an-ip", "fe80::1%eth0", "::/0"}},
+			{Kind: ServiceEntry, Namespace: "a", Name: "addrs", Addresses: []netip.Prefix{pfx("10.0.0.1")[0], bad33, {}, pfx("::/0")[0]}},
 			{Kind: ServiceEntry, Namespace: "a", Name: "export", ExportTo: []string{"*", "b"}},
 		},
 	}
@@ -267,12 +295,11 @@ func TestNewIndexErrors(t *testing.T) {
 		{Where: s(5, "ServiceEntry", "a", "hosts"), Field: "Hosts[1]", Value: "exa mple.com"},
 		{Where: s(5, "ServiceEntry", "a", "hosts"), Field: "Hosts[2]", Value: "*."},
 		{Where: s(5, "ServiceEntry", "a", "hosts"), Field: "Hosts[3]", Value: "a..b"},
-		{Where: s(6, "ServiceEntry", "a", "addrs"), Field: "Addresses[1]", Value: "10.0.0.0/33"},
-		{Where: s(6, "ServiceEntry", "a", "addrs"), Field: "Addresses[2]", Value: "not-an-ip"},
-		{Where: s(6, "ServiceEntry", "a", "addrs"), Field: "Addresses[3]", Value: "fe80::1%eth0"},
+		{Where: s(6, "ServiceEntry", "a", "addrs"), Field: "Addresses[1]", Value: bad33},
+		{Where: s(6, "ServiceEntry", "a", "addrs"), Field: "Addresses[2]", Value: netip.Prefix{}},
 		{Where: s(7, "ServiceEntry", "a", "export"), Field: "ExportTo[0]", Value: "*"},
 	}
-	if diff := cmp.Diff(want, fieldErrors(t, err), cmpopts.IgnoreFields(FieldError{}, "Detail"), cmpopts.EquateErrors()); diff != "" {
+	if diff := cmp.Diff(want, fieldErrors(t, err), cmpopts.IgnoreFields(FieldError{}, "Detail"), cmpopts.EquateErrors(), cmpopts.EquateComparable(netip.Prefix{})); diff != "" {
 		t.Errorf("NewIndex errors (-want +got):\n%s", diff)
 	}
 	// One golden line: the wording people read.

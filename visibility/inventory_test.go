@@ -2,6 +2,7 @@ package visibility
 
 import (
 	"encoding/json"
+	"net/netip"
 	"strings"
 	"testing"
 	"time"
@@ -65,9 +66,9 @@ func TestLoadInventory(t *testing.T) {
 		"legacy": {"kubernetes.io/metadata.name": "legacy"},
 	}, inv.Namespaces)
 	assert.Equal(t, []Service{
-		{Kind: ServiceEntry, Namespace: "shop", Name: "payments", Hosts: []string{"api.payments.example"}, Addresses: []string{"203.0.113.0/24"},
+		{Kind: ServiceEntry, Namespace: "shop", Name: "payments", Hosts: []string{"api.payments.example"}, Addresses: pfx("203.0.113.0/24"),
 			ExportTo: []string{"."}, CreationTime: time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC), Resolution: ResolutionDNS},
-		{Kind: KubernetesService, Namespace: "shop", Name: "web", Hosts: []string{"web.shop.svc.cluster.local"}, Addresses: []string{"10.96.0.10", "fd00::10"},
+		{Kind: KubernetesService, Namespace: "shop", Name: "web", Hosts: []string{"web.shop.svc.cluster.local"}, Addresses: pfx("10.96.0.10", "fd00::10"),
 			ExportTo: []string{".", "infra"}, CreationTime: time.Date(2026, 2, 1, 10, 0, 0, 0, time.UTC)},
 		{Kind: KubernetesService, Namespace: "shop", Name: "headless", Hosts: []string{"headless.shop.svc.cluster.local"}, Headless: true},
 	}, inv.Services)
@@ -153,4 +154,88 @@ func TestExplanationJSON(t *testing.T) {
 	var back LookupExplanation
 	require.NoError(t, json.Unmarshal(b, &back))
 	assert.Equal(t, ix.ExplainHost("sandbox", "api.github.com"), back)
+}
+
+// TestLoaderAndIndexCheckAlike: LoadInventory and NewIndex refuse the same values with the
+// same words, each naming the field as its input spells it.
+func TestLoaderAndIndexCheckAlike(t *testing.T) {
+	tests := []struct {
+		name                  string
+		yamlSpec              string // the ServiceEntry's spec
+		svc                   Service
+		loadField, indexField string
+	}{
+		{"a host", "{hosts: [ok.example, 'a..b']}", Service{Hosts: []string{"ok.example", "a..b"}}, "spec.hosts[1]", "Hosts[1]"},
+		{"a wildcard without a domain", "{hosts: ['*']}", Service{Hosts: []string{"*"}}, "spec.hosts[0]", "Hosts[0]"},
+		{"exportTo * with others", "{exportTo: ['.', '*']}", Service{ExportTo: []string{".", "*"}}, "spec.exportTo[1]", "ExportTo[1]"},
+		{"exportTo repeating the own namespace", "{exportTo: ['.', shop]}", Service{ExportTo: []string{".", "shop"}}, "spec.exportTo[1]", "ExportTo[1]"},
+		{"exportTo not a namespace name", "{exportTo: [Infra]}", Service{ExportTo: []string{"Infra"}}, "spec.exportTo[0]", "ExportTo[0]"},
+		{"a resolution", "{resolution: dns}", Service{Resolution: "dns"}, "spec.resolution", "Resolution"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, lerr := LoadInventory([]byte("kind: ServiceEntry\nmetadata: {name: api, namespace: shop}\nspec: "+tt.yamlSpec+"\n"), "")
+			s := tt.svc
+			s.Kind, s.Namespace, s.Name = ServiceEntry, "shop", "api"
+			_, ierr := NewIndex(nil, Inventory{Services: []Service{s}})
+			l, i := fieldErrors(t, lerr), fieldErrors(t, ierr)
+			require.Len(t, l, 1, "%v", lerr)
+			require.Len(t, i, 1, "%v", ierr)
+			// The words are the same, but for the fields they name, each as its input spells it.
+			list := func(field string) string { l, _, _ := strings.Cut(field, "["); return l + "[" }
+			detail := strings.ReplaceAll(i[0].Detail, list(tt.indexField), list(tt.loadField))
+			assert.Equal(t, FieldError{Where: "ServiceEntry shop/api", Field: tt.loadField, Value: i[0].Value, Detail: detail}, l[0])
+			assert.Equal(t, "Services[0] (ServiceEntry shop/api)", i[0].Where)
+			assert.Equal(t, tt.indexField, i[0].Field)
+		})
+	}
+}
+
+// TestLoadInventoryAddresses: addresses are decoded once, into canonical prefixes.
+func TestLoadInventoryAddresses(t *testing.T) {
+	inv, err := LoadInventory([]byte(`kind: List
+items:
+- kind: ServiceEntry
+  metadata: {name: a, namespace: shop}
+  spec: {hosts: [a.example], addresses: ['::ffff:10.0.0.1', 10.1.2.3/8, '2001:db8::1', '::ffff:10.2.0.0/112', 10.3.0.1/32]}
+- apiVersion: v1
+  kind: Service
+  metadata: {name: web, namespace: shop}
+  spec: {clusterIPs: [10.96.0.1, 'fd00::1']}
+`), "")
+	require.NoError(t, err)
+	assert.Equal(t, pfx("10.0.0.1", "10.0.0.0/8", "2001:db8::1", "10.2.0.0/16", "10.3.0.1"), inv.Services[0].Addresses)
+	assert.Equal(t, pfx("10.96.0.1", "fd00::1"), inv.Services[1].Addresses)
+
+	_, err = LoadInventory([]byte(`kind: List
+items:
+- kind: ServiceEntry
+  metadata: {name: a, namespace: shop}
+  spec: {hosts: [a.example], addresses: ['fe80::1%eth0', 10.0.0.0/33, nope]}
+- apiVersion: v1
+  kind: Service
+  metadata: {name: web, namespace: shop}
+  spec: {clusterIP: 10.96.0.0/12}
+`), "")
+	require.Error(t, err)
+	assert.Equal(t, strings.Join([]string{
+		`items[0] (ServiceEntry shop/a): spec.addresses[0]: "fe80::1%eth0" is not an IP or CIDR`,
+		`items[0] (ServiceEntry shop/a): spec.addresses[1]: "10.0.0.0/33" is not an IP or CIDR`,
+		`items[0] (ServiceEntry shop/a): spec.addresses[2]: "nope" is not an IP or CIDR`,
+		`items[1] (Service shop/web): spec.clusterIP: "10.96.0.0/12" is not an IP`,
+	}, "\n"), err.Error())
+}
+
+// TestIndexCanonicalAddresses: NewIndex keys a Service built in Go on the canonical form of
+// each address — IPv4 mapped into IPv6 unmapped, host bits cleared.
+func TestIndexCanonicalAddresses(t *testing.T) {
+	ix, err := NewIndex(nil, Inventory{Services: []Service{
+		{Kind: ServiceEntry, Namespace: "a", Name: "mapped", Hosts: []string{"m.example"}, Addresses: pfx("::ffff:10.0.0.1")},
+		{Kind: ServiceEntry, Namespace: "a", Name: "unmasked", Hosts: []string{"u.example"}, Addresses: pfx("10.1.2.3/16")},
+		{Kind: ServiceEntry, Namespace: "a", Name: "mapped-cidr", Hosts: []string{"c.example"}, Addresses: pfx("::ffff:10.2.0.0/112")},
+	}})
+	require.NoError(t, err)
+	for addr, want := range map[string]string{"10.0.0.1": "a/mapped", "10.1.200.200": "a/unmasked", "10.2.3.4": "a/mapped-cidr", "::ffff:10.1.0.9": "a/unmasked"} {
+		assert.Equal(t, want, ref(ix.LookupAddress("x", netip.MustParseAddr(addr))), addr)
+	}
 }

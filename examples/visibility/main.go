@@ -185,7 +185,9 @@ func build(o options) (*report, error) {
 			row := entryRow{Namespace: s.Namespace, Name: s.Name, Hosts: s.Hosts, Decision: d, DecidedBy: decidedBy(cur.res, d)}
 			for _, h := range s.Hosts {
 				a := s.AddressesFor(h)
-				row.Addresses = append(row.Addresses, a...)
+				for _, p := range a {
+					row.Addresses = append(row.Addresses, address(p))
+				}
 				row.DNS = row.DNS || len(a) > 0
 			}
 			slices.Sort(row.Addresses)
@@ -252,6 +254,14 @@ func (r *report) explain(o options, ix *visibility.Index) error {
 		r.Explain = append(r.Explain, ix.ExplainAddress(o.client, a))
 	}
 	return nil
+}
+
+// address spells an IP without its /32 or /128, a CIDR as it is.
+func address(p netip.Prefix) string {
+	if p.IsSingleIP() {
+		return p.Addr().String()
+	}
+	return p.String()
 }
 
 // decidedBy names what decided: a policy with its selectors, or the default.
