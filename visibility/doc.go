@@ -96,9 +96,14 @@
 // configuration against the inventory (selectors that select no namespace, policies that
 // decide no entry, exportTo naming an unknown namespace, entries DNS cannot answer). Diff
 // audits a change of configuration over the same inventory — every entry whose visibility
-// changes, the client namespaces that gain or lose it, and every answer that changes, each
-// namespace of the inventory named ("*" stands only for namespaces it does not have) —
-// without enforcing anything. NewIndex builds the host and address tables eagerly; lookups
+// changes, the client namespaces that gain or lose it, and every answer that changes —
+// without enforcing anything. A change of an answer names its clients exactly: by name, or
+// "*" for every namespace (of the inventory or not) but those named by the query's other
+// changes and those listed in its Except, whose answer stays. For example, when shop's
+// mirror of api.github.com, older than platform/github, becomes PUBLIC, the audit says that
+// api.github.com changes for every namespace but platform and shop (whose own entries come
+// first), in as many words whatever the cluster's size. NewIndex
+// builds the host and address tables eagerly; lookups
 // do not allocate (a host is normalized on a copy only when it has upper case or a trailing
 // dot), and no answer depends on the order of the inventory.
 //

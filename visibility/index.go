@@ -84,12 +84,18 @@ type entry struct {
 // or is for none of the service's hosts, an invalid mesh default. A nil resolver is the
 // disabled one.
 func NewIndex(r *Resolver, inv Inventory) (*Index, error) {
+	return newIndex(r, inv, maphash.MakeSeed())
+}
+
+// newIndex is NewIndex with the seed its tables hash with: two indexes of one inventory
+// built with one seed number their candidate sets alike (see Diff).
+func newIndex(r *Resolver, inv Inventory, seed maphash.Seed) (*Index, error) {
 	n := len(inv.Services)
 	if n >= single {
 		return nil, &FieldError{Field: "Services", Detail: fmt.Sprintf("%d services; an index holds fewer than %d", n, single)}
 	}
 	ix := &Index{
-		resolver: r, services: inv.Services, entries: make([]entry, n), seed: maphash.MakeSeed(),
+		resolver: r, services: inv.Services, entries: make([]entry, n), seed: seed,
 		names:       newNameTable(n),
 		meshDefault: inv.DefaultExportTo, ownOnly: []string{ExportToOwn}, noneOnly: []string{ExportToNone},
 		domain:   normalizeHost(cmp.Or(inv.Domain, DefaultDomain)),

@@ -411,9 +411,12 @@ func TestRandomShuffles(t *testing.T) {
 	}
 }
 
-// TestAuditIsExact: on random inventories and two random configurations, every namespace an
-// audit row lists gets exactly the row's answers, and every namespace of the inventory that
-// no row of a query lists gets the same answer before and after.
+// TestAuditIsExact: on random inventories and two random configurations, for every host and
+// address of every entry whose visibility changes, and for every client — each namespace of
+// the inventory, one it does not have, and a client without a namespace — the audit's
+// changes say exactly what the client gets before and after: a client named by a change
+// gets its Before and After; one neither named nor in Except gets the "*" change's, if there
+// is one; every other client's answer does not change.
 func TestAuditIsExact(t *testing.T) {
 	r := newRand(91, 92)
 	for iter := range 400 {
@@ -423,44 +426,73 @@ func TestAuditIsExact(t *testing.T) {
 		require.NoError(t, err)
 		before, _ := NewIndex(old, inv)
 		after, _ := NewIndex(new, inv)
-		rows := map[string]map[string]AnswerChange{} // query -> client -> row
-		for _, ch := range a.Hosts {
-			if rows[ch.Key.Query] == nil {
-				rows[ch.Key.Query] = map[string]AnswerChange{}
+		hosts, addrs := map[string]bool{}, map[netip.Prefix]bool{}
+		for _, s := range inv.Services {
+			if refDecide(old, inv, s) == refDecide(new, inv, s) {
+				continue
 			}
-			for _, c := range ch.Key.Clients {
-				rows[ch.Key.Query][c] = ch
+			for _, h := range s.Hosts {
+				hosts[strings.ToLower(strings.TrimSuffix(h, "."))] = true
+			}
+			for _, p := range s.allAddresses() {
+				addrs[canonical(p)] = true
 			}
 		}
-		for q, byClient := range rows {
-			for _, ns := range before.Namespaces() {
-				b, bok := before.lookupHostRef(ns, q)
-				n, nok := after.lookupHostRef(ns, q)
-				row, listed := byClient[ns]
-				if !listed {
-					require.Equal(t, bok, nok, "iteration %d: %s from %s unlisted but changes", iter, q, ns)
-					require.Equal(t, b, n, "iteration %d: %s from %s unlisted but changes", iter, q, ns)
+		clients := append(before.Namespaces(), "", "elsewhere")
+		check := func(kind, q string, changes []AnswerChange, answer func(ix *Index, client string) *ServiceRef) {
+			var star *AnswerChange
+			named, except := map[string]AnswerChange{}, map[string]bool{}
+			for _, ch := range changes {
+				if ch.Key.Query != q {
 					continue
 				}
-				require.Equal(t, row.Before != nil, bok, "iteration %d: %s from %s", iter, q, ns)
-				require.Equal(t, row.After != nil, nok, "iteration %d: %s from %s", iter, q, ns)
-				if bok {
-					require.Equal(t, *row.Before, b)
+				if slices.Contains(ch.Key.Clients, AllOtherNamespaces) {
+					require.Nil(t, star, "iteration %d: %s %s: one * change", iter, kind, q)
+					require.Equal(t, []string{AllOtherNamespaces}, ch.Key.Clients, "* stands alone")
+					star = &ch
+					for _, c := range ch.Key.Except {
+						except[c] = true
+					}
+					continue
 				}
-				if nok {
-					require.Equal(t, *row.After, n)
+				require.Empty(t, ch.Key.Except, "Except only beside *")
+				for _, c := range ch.Key.Clients {
+					_, dup := named[c]
+					require.False(t, dup, "iteration %d: %s %s: %s named twice", iter, kind, q, c)
+					named[c] = ch
 				}
 			}
+			for c := range named {
+				require.False(t, except[c], "iteration %d: %s %s: %s both named and excepted", iter, kind, q, c)
+			}
+			for _, c := range clients {
+				b, n := answer(before, c), answer(after, c)
+				where := fmt.Sprintf("iteration %d: %s %s from %q", iter, kind, q, c)
+				if ch, ok := named[c]; ok {
+					require.Equal(t, ch.Before, b, where)
+					require.Equal(t, ch.After, n, where)
+					require.NotEqual(t, b, n, where)
+					continue
+				}
+				if star != nil && !except[c] {
+					require.Equal(t, star.Before, b, where+" (the * change)")
+					require.Equal(t, star.After, n, where+" (the * change)")
+					continue
+				}
+				require.Equal(t, b, n, where+": not listed, but its answer changes")
+			}
+		}
+		for h := range hosts {
+			check("host", h, a.Hosts, func(ix *Index, c string) *ServiceRef { return ix.refOf(first(ix.answer(ix.hostLevels(h), c))) })
+		}
+		for p := range addrs {
+			q := p.String()
+			if p.IsSingleIP() {
+				q = p.Addr().String()
+			}
+			check("address", q, a.Addresses, func(ix *Index, c string) *ServiceRef { return ix.refOf(first(ix.answer(ix.addrLevels(p), c))) })
 		}
 	}
 }
 
-// lookupHostRef answers a normalized host as it is, without aliases (the audit's queries
-// are the entries' own hosts).
-func (ix *Index) lookupHostRef(client, host string) (ServiceRef, bool) {
-	e, _ := ix.answer(ix.hostLevels(host), client)
-	if e < 0 {
-		return ServiceRef{}, false
-	}
-	return ix.services[e].Ref(), true
-}
+func first(e int32, _ int) int32 { return e }

@@ -1,0 +1,179 @@
+package visibility
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/netip"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/meshscope/meshscope/internal/growth"
+)
+
+func TestDiff(t *testing.T) {
+	inv := sampleInventory()
+	old := mustCompile(t, sampleConfig())
+	c := sampleConfig()
+	c.Policies = append([]Policy{{Visibility: Public, MatchingRules: []MatchingRule{{NamespaceSelector: &metav1.LabelSelector{
+		MatchLabels: map[string]string{NamespaceNameLabel: "shop"}}}}}}, c.Policies...)
+	inv.Namespaces["shop"][NamespaceNameLabel] = "shop"
+	new := mustCompile(t, c)
+	a, err := Diff(old, new, inv)
+	require.NoError(t, err)
+	var entries []string
+	for _, e := range a.Entries {
+		entries = append(entries, fmt.Sprintf("%s/%s %s -> %s gained %v lost %v", e.Key.Namespace, e.Key.Name, e.Before, e.After, e.Gained, e.Lost))
+	}
+	assert.Equal(t, []string{
+		"shop/db NAMESPACE (default) -> PUBLIC (policies[0]) gained [*] lost []",
+		"shop/github-private NAMESPACE (default) -> PUBLIC (policies[0]) gained [*] lost []",
+		"shop/shop-net NAMESPACE (default) -> PUBLIC (policies[0]) gained [*] lost []",
+	}, entries)
+	var hosts []string
+	for _, h := range append(a.Hosts, a.Addresses...) {
+		hosts = append(hosts, fmt.Sprintf("%s %v except %v: %v -> %v", h.Key.Query, h.Key.Clients, h.Key.Except, h.Before, h.After))
+	}
+	assert.Equal(t, []string{
+		// "*": every namespace but those named in the query's other changes and in Except,
+		// whose answers do not change (their own entries come first).
+		"api.github.com [*] except [infra shop]: ServiceEntry infra/github -> ServiceEntry shop/github-private",
+		"db.example.com [*] except [shop]: ServiceEntry infra/wild -> ServiceEntry shop/db",
+		"10.0.0.0/12 [*] except [infra shop]: ServiceEntry infra/corp-net -> ServiceEntry shop/shop-net",
+		"10.0.0.5 [*] except [shop]: ServiceEntry infra/corp-net -> ServiceEntry shop/db",
+		"240.240.163.190 [*] except [shop]: <nil> -> ServiceEntry shop/github-private", // the address Istio allocated counts
+	}, hosts)
+	b, err := json.Marshal(a.Hosts[0])
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"key": {"query": "api.github.com", "clients": ["*"], "except": ["infra", "shop"]},
+		"before": {"kind": "ServiceEntry", "namespace": "infra", "name": "github"},
+		"after": {"kind": "ServiceEntry", "namespace": "shop", "name": "github-private"}}`, string(b))
+	b, err = json.Marshal(a.Entries[0])
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"key": {"kind": "ServiceEntry", "namespace": "shop", "name": "db"},
+		"before": {"visibility": "NAMESPACE", "policy": -1}, "after": {"visibility": "PUBLIC", "policy": 0}, "gained": ["*"]}`, string(b))
+
+	same, err := Diff(old, old, inv)
+	require.NoError(t, err)
+	assert.Empty(t, same.Entries)
+	assert.Empty(t, same.Hosts)
+
+	off, err := Diff(old, nil, inv)
+	require.NoError(t, err)
+	var lost []string
+	for _, e := range off.Entries {
+		if len(e.Gained) > 0 {
+			lost = append(lost, e.Key.Namespace+"/"+e.Key.Name+fmt.Sprint(e.Gained))
+		}
+	}
+	assert.Contains(t, lost, "sandbox/github-test[sandbox *]", "turning the feature off makes NONE entries public")
+}
+
+// TestDiffIsLinear pins Diff's growth in the inventory: at 4x the services, the allocations
+// and bytes per client row of the answer may grow at most 1.25x (they would grow with the
+// inventory if each row scanned it).
+func TestDiffIsLinear(t *testing.T) {
+	before := mustCompile(t, benchConfig(20))
+	c := benchConfig(20)
+	for i := range c.Policies {
+		c.Policies[i].Visibility = []Visibility{None, Public}[i%2]
+	}
+	after := mustCompile(t, c)
+	perRow := func(n int) (allocs, bytes float64) {
+		inv := benchInventory(n, 50)
+		rows := 0
+		allocs, bytes = growth.Allocated(func() {
+			a, err := Diff(before, after, inv)
+			require.NoError(t, err)
+			rows = 0
+			for _, h := range append(a.Hosts, a.Addresses...) {
+				rows += len(h.Key.Clients)
+			}
+		})
+		require.Positive(t, rows)
+		return allocs / float64(rows), bytes / float64(rows)
+	}
+	a, b := perRow(250)
+	a4, b4 := perRow(1000)
+	t.Logf("per row at n=250: %.1f allocs, %.0f B; at n=1000: %.1f allocs, %.0f B", a, b, a4, b4)
+	assert.Less(t, a4, 1.25*a, "allocations per row at n=250: %v, at n=1000: %v", a, a4)
+	assert.Less(t, b4, 1.25*b, "bytes per row at n=250: %v, at n=1000: %v", b, b4)
+}
+
+// halfInventory is benchInventory with a namespace for every ten entries, half of them
+// labelled half=yes.
+func halfInventory(n int) Inventory {
+	inv := benchInventory(n, n/10)
+	for j := range n / 10 {
+		inv.Namespaces[fmt.Sprintf("ns-%d", j)]["half"] = []string{"yes", "no"}[j%2]
+	}
+	return inv
+}
+
+// halfConfig gives the namespaces labelled key=value visibility v, the others PUBLIC.
+func halfConfig(key, value string, v Visibility) *Config {
+	return &Config{DefaultVisibility: Public, Policies: []Policy{{Visibility: v, MatchingRules: []MatchingRule{matchLabels(key, value)}}}}
+}
+
+// sharedPathInventory has n namespaces each with an entry on *.example.com and on the CIDR
+// 10.0.0.0/8, and n namespaces each with an entry of its own host and address under them:
+// every query of the second kind has all n wildcard and CIDR entries on its lookup path.
+func sharedPathInventory(n int) Inventory {
+	inv := Inventory{Namespaces: map[string]map[string]string{}}
+	for j := range n {
+		holder, owner := fmt.Sprintf("holder-%d", j), fmt.Sprintf("owner-%d", j)
+		inv.Namespaces[holder] = map[string]string{"role": "holder"}
+		inv.Namespaces[owner] = map[string]string{"role": "owner"}
+		inv.Services = append(inv.Services,
+			Service{Kind: ServiceEntry, Namespace: holder, Name: "wild", Hosts: []string{"*.example.com"},
+				Addresses: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}, CreationTime: t0},
+			Service{Kind: ServiceEntry, Namespace: owner, Name: "own", Hosts: []string{fmt.Sprintf("svc-%d.example.com", j)},
+				Addresses: []netip.Prefix{netip.PrefixFrom(netip.AddrFrom4([4]byte{10, 1, byte(j >> 8), byte(j)}), 32)}, CreationTime: t0})
+	}
+	return inv
+}
+
+// TestDiffCostPerChangeIsFlat pins Diff's cost per change it reports (EntryChange and
+// AnswerChange alike) in counted work, at n and 4n, on inventories where the namespaces grow
+// with the entries: the allocations and bytes per change may grow at most 1.25x. It would
+// grow with the inventory if a change listed, or asked, every namespace of the inventory, or
+// every namespace with a service on a query's path.
+func TestDiffCostPerChangeIsFlat(t *testing.T) {
+	sel := func(key, value string, v Visibility) func() *Resolver {
+		return func() *Resolver { return mustCompile(t, halfConfig(key, value, v)) }
+	}
+	for _, tc := range []struct {
+		name     string
+		inv      func(n int) Inventory
+		old, new func() *Resolver
+	}{
+		// Half the namespaces go from PUBLIC to NAMESPACE: each query changes for every
+		// namespace but the owner's.
+		{"namespaces grow with the entries", halfInventory, sel("half", "yes", Public), sel("half", "yes", Namespace)},
+		// The owners' entries go from NAMESPACE to NONE: each query changes for its owner
+		// alone, with n holders on its path.
+		{"a shared wildcard and CIDR on every path", sharedPathInventory, sel("role", "owner", Namespace), sel("role", "owner", None)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			old, new := tc.old(), tc.new()
+			perChange := func(n int) (allocs, bytes float64) {
+				inv := tc.inv(n)
+				changes := 0
+				allocs, bytes = growth.Allocated(func() {
+					a, err := Diff(old, new, inv)
+					require.NoError(t, err)
+					changes = len(a.Entries) + len(a.Hosts) + len(a.Addresses)
+				})
+				require.Positive(t, changes)
+				return allocs / float64(changes), bytes / float64(changes)
+			}
+			a, b := perChange(500)
+			a4, b4 := perChange(2000)
+			t.Logf("per change at n=500: %.1f allocs, %.0f B; at n=2000: %.1f allocs, %.0f B", a, b, a4, b4)
+			assert.Less(t, a4, 1.25*a, "allocations per change at n=500: %v, at n=2000: %v", a, a4)
+			assert.Less(t, b4, 1.25*b, "bytes per change at n=500: %v, at n=2000: %v", b, b4)
+		})
+	}
+}
