@@ -128,7 +128,7 @@ func entryChange(ref ServiceRef, b, n Decision) EntryChange {
 
 // reach says whether a visibility reaches the own namespace ([0]) and the others ([1]).
 func reach(v Visibility) [2]bool {
-	switch v.Effective() {
+	switch v.effective() {
 	case Public:
 		return [2]bool{true, true}
 	case Namespace:

@@ -58,7 +58,7 @@ func checkExportTo(errs []*FieldError, field, namespace string, list []string, e
 		seen = make(map[string]int, len(list))
 	}
 	key := func(v string) string {
-		if v == ExportToOwn && entry {
+		if v == exportToOwn && entry {
 			return namespace
 		}
 		return v
@@ -66,12 +66,12 @@ func checkExportTo(errs []*FieldError, field, namespace string, list []string, e
 	for i, v := range list {
 		at := strict.Index(field, i)
 		switch v {
-		case ExportToAll, ExportToNone:
+		case exportToAll, exportToNone:
 			if len(list) > 1 {
 				errs = append(errs, problem("", at, v, "%q must be the only value", v))
 			}
 			continue
-		case ExportToOwn:
+		case exportToOwn:
 		default:
 			if r := names.Label(v); r != "" {
 				errs = append(errs, problem("", at, v, "%q is not \"*\", \".\", \"~\" or a namespace name: %s", v, r))
@@ -87,7 +87,7 @@ func checkExportTo(errs []*FieldError, field, namespace string, list []string, e
 				seen[k] = i
 			}
 		} else {
-			j = slices.IndexFunc(list[:i], func(w string) bool { return w != ExportToAll && w != ExportToNone && key(w) == k })
+			j = slices.IndexFunc(list[:i], func(w string) bool { return w != exportToAll && w != exportToNone && key(w) == k })
 		}
 		if j >= 0 {
 			errs = append(errs, problem("", at, v, "%q repeats %s (%q)", v, strict.Index(field, j), list[j]))

@@ -131,7 +131,7 @@ func TestVisibilityOnlyNarrows(t *testing.T) {
 	const ns = "shop"
 	clients := []string{ns, "infra", "web", "other", ""}
 	allowed := func(v Visibility, client string) bool {
-		switch v.Effective() {
+		switch v.effective() {
 		case None:
 			return false
 		case Namespace:

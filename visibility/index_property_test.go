@@ -54,7 +54,7 @@ func randomInventory(r *rand.Rand) Inventory {
 				}
 			}
 			if r.IntN(6) == 0 {
-				s.Labels = map[string]string{AutoAllocateLabel: []string{"false", "False", "true"}[r.IntN(3)]}
+				s.Labels = map[string]string{autoAllocateLabel: []string{"false", "False", "true"}[r.IntN(3)]}
 			}
 		}
 		inv.Services = append(inv.Services, s)
@@ -126,7 +126,7 @@ func refAddresses(s Service, host string) []netip.Prefix {
 	if len(s.Addresses) > 0 || s.Kind == KubernetesService {
 		return s.Addresses
 	}
-	if s.Resolution == "" || s.Resolution == "NONE" || strings.ToLower(s.Labels[AutoAllocateLabel]) == "false" {
+	if s.Resolution == "" || s.Resolution == "NONE" || strings.ToLower(s.Labels[autoAllocateLabel]) == "false" {
 		return nil
 	}
 	if strings.HasPrefix(host, "*.") && s.Resolution != "DYNAMIC_DNS" {
@@ -335,7 +335,7 @@ func checkNeverLeaks(t *testing.T, ix *Index, client, query, got string) {
 	ns, name, _ := strings.Cut(got, "/")
 	d, ok := ix.Decision(ns, name)
 	require.True(t, ok)
-	s, _ := ix.Service(ns, name)
+	s, _ := ix.service(ns, name)
 	if s.Kind == KubernetesService {
 		return
 	}

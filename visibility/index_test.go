@@ -446,7 +446,7 @@ func TestEmptyInventory(t *testing.T) {
 	_, ok = ix.Decision("a", "b")
 	assert.False(t, ok)
 	assert.Empty(t, ix.Conflicts())
-	assert.Zero(t, ix.Len())
+	assert.Zero(t, len(ix.entries))
 	assert.Empty(t, ix.Namespaces())
 	a, err := Diff(nil, nil, Inventory{})
 	require.NoError(t, err)

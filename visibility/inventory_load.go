@@ -291,12 +291,12 @@ func (l *inventoryLoader) service(o kubeObject) []error {
 				s.Addresses = append(s.Addresses, p)
 			}
 		}
-		if v, ok := s.annots.Get(ExportToAnnotation); ok {
+		if v, ok := s.annots.Get(exportToAnnotation); ok {
 			v := v.(string) // StringFields keeps only strings
 			for _, e := range strings.Split(v, ",") {
 				s.ExportTo = append(s.ExportTo, strings.TrimSpace(e))
 			}
-			s.checkExportTo(&d, strict.Key("metadata.annotations", ExportToAnnotation))
+			s.checkExportTo(&d, strict.Key("metadata.annotations", exportToAnnotation))
 		}
 	}
 	return l.finish(&d, s)

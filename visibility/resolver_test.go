@@ -100,9 +100,9 @@ func TestNilResolver(t *testing.T) {
 	assert.Equal(t, Decision{Public, -1}, r.Resolve(labels.Set{"a": "b"}))
 	assert.Nil(t, r.Condition(Decision{Namespace, 0}))
 	assert.Nil(t, r.Lint())
-	assert.Equal(t, 0, r.Policies())
-	assert.Equal(t, Public, r.DefaultVisibility())
-	assert.False(t, r.ApplyToSidecars())
+	assert.Equal(t, Public, r.Explain(nil).DefaultVisibility)
+	assert.Nil(t, r.PolicySelectors(0))
+	assert.False(t, r.narrowsSidecars())
 }
 
 func TestCompileCopies(t *testing.T) {
