@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/meshscope/meshscope/internal/longtest"
 )
 
 // longAlphabets make long names of long labels, of short ones, of normal ones, and of empty
@@ -17,7 +19,7 @@ var longAlphabets = [...]string{"abcXYZ0-.", "abcXYZ0", "abcxyz0.", "ab.."}
 func TestQuickHost(t *testing.T) {
 	r := newRand(71, 72)
 	const alphabet = "aZ9-.*_ \xc3"
-	for k := range 200000 {
+	for k := range longtest.N(20_000, 200_000) {
 		// Short strings of every byte class, and long ones of mostly letters (labels near
 		// 63 bytes, names near 253, words of eight bytes and the tails after them).
 		b := make([]byte, r.IntN(10))
@@ -56,7 +58,7 @@ func hostSlowOK(n string) bool {
 func TestParseIPv4(t *testing.T) {
 	r := newRand(73, 74)
 	const alphabet = "0123456789.....2551x:"
-	for k := range 200000 {
+	for k := range longtest.N(20_000, 200_000) {
 		b := make([]byte, r.IntN(18))
 		for i := range b {
 			b[i] = alphabet[r.IntN(len(alphabet))]

@@ -11,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/meshscope/meshscope/internal/longtest"
 )
 
 var (
@@ -287,7 +289,7 @@ func ref(s Service, ok bool) string {
 // absent; no answer depends on input order).
 func TestIndexAgainstReference(t *testing.T) {
 	r := newRand(61, 62)
-	for iter := range 1500 {
+	for iter := range longtest.N(150, 1500) {
 		inv := randomInventory(r)
 		res := mustCompile(t, randomConfig(r, 4))
 		ix, err := NewIndex(res, inv)
@@ -353,7 +355,7 @@ func checkNeverLeaks(t *testing.T, ix *Index, client, query, got string) {
 // C's answers.
 func TestHiddenEntriesChangeNothing(t *testing.T) {
 	r := newRand(63, 64)
-	for range 1500 {
+	for range longtest.N(150, 1500) {
 		inv := randomInventory(r)
 		res := mustCompile(t, randomConfig(r, 4))
 		before, err := NewIndex(res, inv)
@@ -383,7 +385,7 @@ func TestHiddenEntriesChangeNothing(t *testing.T) {
 // TestRandomShuffles: answers, conflicts and audits are identical under shuffled input.
 func TestRandomShuffles(t *testing.T) {
 	r := newRand(65, 66)
-	for range 500 {
+	for range longtest.N(50, 500) {
 		inv := randomInventory(r)
 		res := mustCompile(t, randomConfig(r, 4))
 		other := mustCompile(t, randomConfig(r, 4))
@@ -419,7 +421,7 @@ func TestRandomShuffles(t *testing.T) {
 // is one; every other client's answer does not change.
 func TestAuditIsExact(t *testing.T) {
 	r := newRand(91, 92)
-	for iter := range 400 {
+	for iter := range longtest.N(100, 1000) {
 		inv := randomInventory(r)
 		old, new := mustCompile(t, randomConfig(r, 3)), mustCompile(t, randomConfig(r, 3))
 		a, err := Diff(old, new, inv)

@@ -11,6 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/meshscope/meshscope/internal/longtest"
 )
 
 func matchLabels(kv ...string) MatchingRule {
@@ -233,7 +235,7 @@ func randomLabels(r *rand.Rand) map[string]string {
 // literal reference on random configurations and namespaces.
 func TestResolveAgainstReference(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 12))
-	for i := range 3000 {
+	for i := range longtest.N(300, 3000) {
 		c := randomConfig(r, 6)
 		res := mustCompile(t, c)
 		for range 30 {
