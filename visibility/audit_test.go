@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/netip"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -11,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/meshscope/meshscope/internal/growth"
+	"github.com/meshscope/meshscope/internal/longtest"
 )
 
 func TestDiff(t *testing.T) {
@@ -177,3 +180,89 @@ func TestDiffCostPerChangeIsFlat(t *testing.T) {
 		})
 	}
 }
+
+// TestAuditIsExact: on random inventories and two random configurations, for every host and
+// address of every entry whose visibility changes, and for every client — each namespace of
+// the inventory, one it does not have, and a client without a namespace — the audit's
+// changes say exactly what the client gets before and after: a client named by a change
+// gets its Before and After; one neither named nor in Except gets the "*" change's, if there
+// is one; every other client's answer does not change.
+func TestAuditIsExact(t *testing.T) {
+	r := newRand(91, 92)
+	for iter := range longtest.N(100, 1000) {
+		inv := randomInventory(r)
+		old, new := mustCompile(t, randomConfig(r, 3)), mustCompile(t, randomConfig(r, 3))
+		a, err := Diff(old, new, inv)
+		require.NoError(t, err)
+		before, _ := NewIndex(old, inv)
+		after, _ := NewIndex(new, inv)
+		hosts, addrs := map[string]bool{}, map[netip.Prefix]bool{}
+		for _, s := range inv.Services {
+			if refDecide(old, inv, s) == refDecide(new, inv, s) {
+				continue
+			}
+			for _, h := range s.Hosts {
+				hosts[strings.ToLower(strings.TrimSuffix(h, "."))] = true
+			}
+			for _, p := range s.allAddresses() {
+				addrs[canonical(p)] = true
+			}
+		}
+		clients := append(before.Namespaces(), "", "elsewhere")
+		check := func(kind, q string, changes []AnswerChange, answer func(ix *Index, client string) *ServiceRef) {
+			var star *AnswerChange
+			named, except := map[string]AnswerChange{}, map[string]bool{}
+			for _, ch := range changes {
+				if ch.Key.Query != q {
+					continue
+				}
+				if slices.Contains(ch.Key.Clients, AllOtherNamespaces) {
+					require.Nil(t, star, "iteration %d: %s %s: one * change", iter, kind, q)
+					require.Equal(t, []string{AllOtherNamespaces}, ch.Key.Clients, "* stands alone")
+					star = &ch
+					for _, c := range ch.Key.Except {
+						except[c] = true
+					}
+					continue
+				}
+				require.Empty(t, ch.Key.Except, "Except only beside *")
+				for _, c := range ch.Key.Clients {
+					_, dup := named[c]
+					require.False(t, dup, "iteration %d: %s %s: %s named twice", iter, kind, q, c)
+					named[c] = ch
+				}
+			}
+			for c := range named {
+				require.False(t, except[c], "iteration %d: %s %s: %s both named and excepted", iter, kind, q, c)
+			}
+			for _, c := range clients {
+				b, n := answer(before, c), answer(after, c)
+				where := fmt.Sprintf("iteration %d: %s %s from %q", iter, kind, q, c)
+				if ch, ok := named[c]; ok {
+					require.Equal(t, ch.Before, b, where)
+					require.Equal(t, ch.After, n, where)
+					require.NotEqual(t, b, n, where)
+					continue
+				}
+				if star != nil && !except[c] {
+					require.Equal(t, star.Before, b, where+" (the * change)")
+					require.Equal(t, star.After, n, where+" (the * change)")
+					continue
+				}
+				require.Equal(t, b, n, where+": not listed, but its answer changes")
+			}
+		}
+		for h := range hosts {
+			check("host", h, a.Hosts, func(ix *Index, c string) *ServiceRef { return ix.refOf(first(ix.answer(ix.hostLevels(h), c))) })
+		}
+		for p := range addrs {
+			q := p.String()
+			if p.IsSingleIP() {
+				q = p.Addr().String()
+			}
+			check("address", q, a.Addresses, func(ix *Index, c string) *ServiceRef { return ix.refOf(first(ix.answer(ix.addrLevels(p), c))) })
+		}
+	}
+}
+
+func first(e int32, _ int) int32 { return e }
