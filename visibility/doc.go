@@ -151,15 +151,20 @@
 //
 // LoadConfig, LoadScope and LoadInventory read YAML or JSON strictly: a key given twice, an
 // unknown field (with a "did you mean" hint), a value of the wrong type or an ambiguous YAML
-// 1.1 scalar is an error naming its path in the input (and the object it is in), and input that holds nothing of what
-// was asked is an error saying what it does hold. Every error is a FieldError (or several
-// joined, all reported at once), wrapping ErrNoMeshConfig, ErrNoInventory or ErrDuplicate
-// where a caller may branch.
+// 1.1 scalar is an error naming its path in the input (and the object it is in), and input
+// that holds nothing of what was asked is an error saying what it does hold. LoadInventory
+// decodes what it reads — addresses into netip prefixes, an IP as a /32 or /128 — and makes
+// every check NewIndex makes, with the same code: one problem reads
+// `items[5] (ServiceEntry shop/api): spec.hosts[0]: …` from the loader and
+// `Services[3] (ServiceEntry shop/api): Hosts[0]: …` from NewIndex, each naming the field as
+// its input spells it. Every error is a FieldError (or several joined, all reported at once),
+// wrapping ErrNoMeshConfig, ErrNoInventory or ErrDuplicate where a caller may branch.
 //
 // Resolver.Lint, Index.Lint and LintScope report in one shape, Finding: the path of what a
 // finding is about, its code (Shadowed, NoAddressForDNS, …), the level the code gives it
 // (note: changes nothing; warning: very likely a mistake; error: the configuration does
-// something other than what it says) and a message.
+// something other than what it says) and a message. Diff and DiffScope report in one shape,
+// Change: the Key of what changes, its value Before and After, and what it Gained and Lost.
 //
 // Contracts — strings that stay as they are: the visibility and scope names (PUBLIC,
 // NAMESPACE, NONE, LOCAL, GLOBAL), the condition types and reasons (istio.io/VisibilityApplied,
