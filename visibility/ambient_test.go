@@ -11,7 +11,7 @@ import (
 // TestAmbientDNSRules has a row per rule of what ztunnel's DNS proxy answers.
 func TestAmbientDNSRules(t *testing.T) {
 	auto := func(s Service, res string, addrs map[string][]string) Service {
-		s.Addresses, s.Resolution, s.AutoAddresses = nil, res, addrs
+		s.Addresses, s.Resolution, s.AutoAddresses = nil, res, autos(addrs)
 		return s
 	}
 	entry := func(ns, name string, hosts ...string) Service {
@@ -30,7 +30,7 @@ func TestAmbientDNSRules(t *testing.T) {
 	}{
 		{"an entry with spec.addresses answers", []Service{func() Service {
 			s := entry("infra", "a", "a.example.com")
-			s.Addresses = []string{"10.0.0.1"}
+			s.Addresses = pfx("10.0.0.1")
 			return s
 		}()}, "x", "a.example.com", "infra/a"},
 		{"no addresses and no resolution: resolution NONE, no answer", []Service{auto(entry("infra", "a", "a.example.com"), "", map[string][]string{"a.example.com": {"240.240.0.1"}})}, "x", "a.example.com", "-"},
@@ -39,7 +39,7 @@ func TestAmbientDNSRules(t *testing.T) {
 		{"resolution DNS but nothing allocated for the host", []Service{auto(entry("infra", "a", "a.example.com", "b.example.com"), ResolutionDNS, map[string][]string{"b.example.com": {"240.240.0.1"}})}, "x", "a.example.com", "-"},
 		{"the opt-out label, in any case", []Service{func() Service {
 			s := auto(entry("infra", "a", "a.example.com"), ResolutionDNS, map[string][]string{"a.example.com": {"240.240.0.1"}})
-			s.Labels = map[string]string{AutoAllocateLabel: "FALSE"}
+			s.Labels = map[string]string{autoAllocateLabel: "FALSE"}
 			return s
 		}()}, "x", "a.example.com", "-"},
 		{"a wildcard host gets no allocated address with DNS", []Service{auto(entry("infra", "w", "*.example.com"), ResolutionDNS, map[string][]string{"*.example.com": {"240.240.0.1"}})}, "x", "a.example.com", "-"},
@@ -63,7 +63,7 @@ func TestAmbientDNSRules(t *testing.T) {
 		{"three labels not ending in svc: no expansion", []Service{svc("shop", "payments", "10.96.0.2")}, "billing", "payments.shop.cluster", "-"},
 		{"search domain <client>.svc.<domain> stripped", []Service{func() Service {
 			s := entry("infra", "gh", "api.github.com")
-			s.Addresses = []string{"10.0.0.3"}
+			s.Addresses = pfx("10.0.0.3")
 			return s
 		}()},
 			"shop", "api.github.com.shop.svc.cluster.local", "infra/gh"},
@@ -71,13 +71,13 @@ func TestAmbientDNSRules(t *testing.T) {
 		{"search domain <domain> stripped, then expanded", []Service{svc("shop", "payments", "10.96.0.2")}, "billing", "payments.shop.cluster.local", "shop/payments"},
 		{"no <client>.svc search domain for a client without a namespace", []Service{func() Service {
 			s := entry("infra", "gh", "api.github.com")
-			s.Addresses = []string{"10.0.0.3"}
+			s.Addresses = pfx("10.0.0.3")
 			return s
 		}()},
 			"", "api.github.com.shop.svc.cluster.local", "-"},
 		{"a stripped name is not stripped again", []Service{func() Service {
 			s := entry("infra", "gh", "api.github.com")
-			s.Addresses = []string{"10.0.0.3"}
+			s.Addresses = pfx("10.0.0.3")
 			return s
 		}()},
 			"billing", "api.github.com.cluster.local.cluster.local", "-"},
@@ -96,7 +96,7 @@ func TestAmbientDNSRules(t *testing.T) {
 
 func TestAmbientAddressesAndExplanations(t *testing.T) {
 	gh := Service{Kind: ServiceEntry, Namespace: "infra", Name: "gh", Hosts: []string{"api.github.com"}, Resolution: ResolutionDNS,
-		AutoAddresses: map[string][]string{"api.github.com": {"240.240.0.7"}}, CreationTime: t0}
+		AutoAddresses: autos(map[string][]string{"api.github.com": {"240.240.0.7"}}), CreationTime: t0}
 	quiet := Service{Kind: ServiceEntry, Namespace: "infra", Name: "quiet", Hosts: []string{"quiet.example.com"}, CreationTime: t0}
 	ix, err := NewIndex(nil, Inventory{Services: []Service{gh, quiet}, Domain: "corp.internal"})
 	require.NoError(t, err)
@@ -114,15 +114,15 @@ func TestAmbientAddressesAndExplanations(t *testing.T) {
 	ex = ix.ExplainHost("shop", "quiet.example.com")
 	assert.Nil(t, ex.Answer)
 	assert.Contains(t, ex.String(), "ServiceEntry infra/quiet PUBLIC (default): no address: ztunnel forwards the query (no spec.addresses, and resolution NONE gets none allocated)")
-	require.Len(t, ex.Levels, 1)
-	assert.Equal(t, NoAddress, ex.Levels[0].Candidates[0].Verdict)
+	require.Len(t, ex.Names[0].Levels, 1)
+	assert.Equal(t, NoAddress, ex.Names[0].Levels[0].Candidates[0].Verdict)
 
 	_, err = NewIndex(nil, Inventory{Services: []Service{{Kind: ServiceEntry, Namespace: "a", Name: "b", Hosts: []string{"h.example"},
-		Resolution: "dns", AutoAddresses: map[string][]string{"other.example": {"nope"}}}}})
+		Resolution: "dns", AutoAddresses: autos(map[string][]string{"other.example": {"10.0.0.0/8"}})}}})
 	require.Error(t, err)
 	assert.Equal(t, `Services[0] (ServiceEntry a/b): Resolution: "dns" is not one of NONE, STATIC, DNS, DNS_ROUND_ROBIN, DYNAMIC_DNS
 Services[0] (ServiceEntry a/b): AutoAddresses["other.example"]: "other.example" is none of the service's hosts
-Services[0] (ServiceEntry a/b): AutoAddresses["other.example"][0]: "nope" is not an IP`, err.Error())
+Services[0] (ServiceEntry a/b): AutoAddresses["other.example"][0]: 10.0.0.0/8 is not an IP`, err.Error())
 }
 
 func TestLoadInventoryAmbient(t *testing.T) {
@@ -141,8 +141,8 @@ items:
 	require.NoError(t, err)
 	assert.Equal(t, "corp.internal", inv.Domain)
 	assert.Equal(t, ResolutionDNS, inv.Services[0].Resolution)
-	assert.Equal(t, map[string][]string{"api.github.com": {"240.240.0.7"}}, inv.Services[0].AutoAddresses)
-	assert.Equal(t, map[string]string{AutoAllocateLabel: "true"}, inv.Services[0].Labels)
+	assert.Equal(t, autos(map[string][]string{"api.github.com": {"240.240.0.7"}}), inv.Services[0].AutoAddresses)
+	assert.Equal(t, map[string]string{autoAllocateLabel: "true"}, inv.Services[0].Labels)
 	assert.True(t, inv.Services[1].Headless)
 	assert.Equal(t, map[string]string{"app": "db"}, inv.Services[1].Labels)
 
@@ -154,7 +154,7 @@ status: {addresses: [{value: nope, host: api.github.com}, {value: 240.240.0.1, h
 	require.Error(t, err)
 	assert.Equal(t, `ServiceEntry infra/gh: spec.resolution: "dns" is not one of NONE, STATIC, DNS, DNS_ROUND_ROBIN, DYNAMIC_DNS
 ServiceEntry infra/gh: status.addresses[0].value: "nope" is not an IP
-ServiceEntry infra/gh: status.addresses[1].host: "other" is none of the entry's spec.hosts`, err.Error())
+ServiceEntry infra/gh: status.addresses[1].host: "other" is none of the service's hosts`, err.Error())
 }
 
 func TestZeroIndex(t *testing.T) {

@@ -36,6 +36,18 @@ func problem(where, field string, value any, format string, args ...any) *FieldE
 	return &FieldError{Where: where, Field: field, Value: value, Detail: fmt.Sprintf(format, args...)}
 }
 
+// joinProblems joins problems with errors.Join; nil when there are none.
+func joinProblems(problems []*FieldError) error {
+	if len(problems) == 0 {
+		return nil
+	}
+	errs := make([]error, len(problems))
+	for i, p := range problems {
+		errs[i] = p
+	}
+	return errors.Join(errs...)
+}
+
 // fromField converts apimachinery's field error (selector validation) into a FieldError
 // with the same text.
 func fromField(e *field.Error) *FieldError {

@@ -122,7 +122,7 @@ func ExampleResolver_Lint() {
 		fmt.Println(f)
 	}
 	// Output:
-	// policies[1]: Unreachable: policies[0] matches every namespace, so this policy is never tried
+	// WARNING Unreachable policies[1]: policies[0] matches every namespace, so this policy is never tried
 }
 
 func ExampleResolver_Condition() {
@@ -151,11 +151,12 @@ func exampleIndex() *visibility.Index {
 		Namespaces: map[string]map[string]string{"platform": {"team": "platform"}, "shop": {"team": "shop"}},
 		Services: []visibility.Service{
 			// Resolution DNS and no spec.addresses: Istio allocates an address (status.addresses).
+			// An IP is a /32 (or /128) prefix.
 			{Kind: visibility.ServiceEntry, Namespace: "platform", Name: "github", Hosts: []string{"api.github.com"}, CreationTime: created,
-				Resolution: visibility.ResolutionDNS, AutoAddresses: map[string][]string{"api.github.com": {"240.240.0.1"}}},
-			{Kind: visibility.ServiceEntry, Namespace: "shop", Name: "github-mirror", Hosts: []string{"api.github.com"}, Addresses: []string{"198.51.100.7"}, CreationTime: created},
+				Resolution: visibility.ResolutionDNS, AutoAddresses: map[string][]netip.Prefix{"api.github.com": {netip.MustParsePrefix("240.240.0.1/32")}}},
+			{Kind: visibility.ServiceEntry, Namespace: "shop", Name: "github-mirror", Hosts: []string{"api.github.com"}, Addresses: []netip.Prefix{netip.MustParsePrefix("198.51.100.7/32")}, CreationTime: created},
 			{Kind: visibility.ServiceEntry, Namespace: "shop", Name: "orders-db", Hosts: []string{"db.orders.internal"}, CreationTime: created,
-				Resolution: visibility.ResolutionDNS, AutoAddresses: map[string][]string{"db.orders.internal": {"240.240.0.2"}}},
+				Resolution: visibility.ResolutionDNS, AutoAddresses: map[string][]netip.Prefix{"db.orders.internal": {netip.MustParsePrefix("240.240.0.2/32")}}},
 		},
 	})
 	if err != nil {
@@ -209,7 +210,7 @@ func ExampleDiff() {
 	inv := visibility.Inventory{
 		Namespaces: map[string]map[string]string{"shop": {"team": "shop"}},
 		Services: []visibility.Service{{Kind: visibility.ServiceEntry, Namespace: "shop", Name: "orders-db", Hosts: []string{"db.orders.internal"},
-			Resolution: visibility.ResolutionDNS, AutoAddresses: map[string][]string{"db.orders.internal": {"240.240.0.2"}}}},
+			Resolution: visibility.ResolutionDNS, AutoAddresses: map[string][]netip.Prefix{"db.orders.internal": {netip.MustParsePrefix("240.240.0.2/32")}}}},
 	}
 	before, _ := visibility.Compile(nil) // the feature is off today
 	after, _ := visibility.Compile(&visibility.Config{DefaultVisibility: visibility.Namespace})
@@ -218,13 +219,13 @@ func ExampleDiff() {
 		panic(err)
 	}
 	for _, e := range audit.Entries {
-		fmt.Printf("%s/%s: %s -> %s, lost by %v\n", e.Namespace, e.Name, e.Before, e.After, e.Lost)
+		fmt.Printf("%s/%s: %s -> %s, lost by %v\n", e.Key.Namespace, e.Key.Name, e.Before, e.After, e.Lost)
 	}
 	for _, h := range audit.Hosts {
-		fmt.Printf("%s for %v: %v -> %v\n", h.Query, h.Clients, h.Before, h.After)
+		fmt.Printf("%s for %v: %v -> %v\n", h.Key.Query, h.Key.Clients, h.Before, h.After)
 	}
 	for _, a := range audit.Addresses {
-		fmt.Printf("%s for %v: %v -> %v\n", a.Query, a.Clients, a.Before, a.After)
+		fmt.Printf("%s for %v: %v -> %v\n", a.Key.Query, a.Key.Clients, a.Before, a.After)
 	}
 	// Output:
 	// shop/orders-db: PUBLIC (default) -> NAMESPACE (default), lost by [*]
@@ -238,7 +239,7 @@ func ExampleDiff() {
 func ExampleIndex_LookupHost_shortName() {
 	ix, err := visibility.NewIndex(nil, visibility.Inventory{
 		Services: []visibility.Service{{Kind: visibility.KubernetesService, Namespace: "shop", Name: "payments",
-			Hosts: []string{"payments.shop.svc.cluster.local"}, Addresses: []string{"10.96.0.20"}}},
+			Hosts: []string{"payments.shop.svc.cluster.local"}, Addresses: []netip.Prefix{netip.MustParsePrefix("10.96.0.20/32")}}},
 	})
 	if err != nil {
 		panic(err)

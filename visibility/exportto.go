@@ -1,66 +1,28 @@
 package visibility
 
 import (
-	"errors"
 	"slices"
-	"strconv"
-	"strings"
-
-	"github.com/meshscope/meshscope/internal/fielderr"
 
 	"github.com/meshscope/meshscope/internal/names"
 )
 
 // The special exportTo values.
 const (
-	ExportToAll  = names.Wildcard // every namespace
-	ExportToOwn  = "."            // the entry's own namespace
-	ExportToNone = "~"            // no namespace
+	exportToAll  = names.Wildcard // every namespace
+	exportToOwn  = "."            // the entry's own namespace
+	exportToNone = "~"            // no namespace
 )
 
 // ValidateExportTo reports every problem with the exportTo list of an entry in namespace.
-// Valid lists are: empty (the mesh default applies), "*" alone, "~" alone, or "." and
-// namespace names (lowercase RFC 1123 labels) without repeats, where "." counts as the entry's
-// own namespace. Errors name the index and value: `exportTo[2]: "*" must be the only value`.
+// Valid lists are: empty (the mesh default applies), "*" alone, "~" alone, or "." and namespace
+// names (lowercase RFC 1123 labels) without repeats, where "." counts as the entry's own
+// namespace. Errors name the index and value: `exportTo[2]: "*" must be the only value`.
 func ValidateExportTo(namespace string, exportTo []string) error {
-	return validateExportTo(namespace, exportTo, true)
-}
-
-func exportToIndex(i int) string { return "exportTo[" + strconv.Itoa(i) + "]" }
-
-// validateExportTo checks a list; without an entry's namespace (the mesh default), "." is
-// only checked against repeats of itself.
-func validateExportTo(namespace string, exportTo []string, entry bool) error {
-	var errs []error
-	if r := names.Label(namespace); entry && r != "" {
+	var errs []*FieldError
+	if r := names.Label(namespace); r != "" {
 		errs = append(errs, problem("", "namespace", namespace, "%q %s", namespace, r))
 	}
-	seen := make(map[string]int, len(exportTo))
-	for i, v := range exportTo {
-		switch v {
-		case ExportToAll, ExportToNone:
-			if len(exportTo) > 1 {
-				errs = append(errs, problem("", exportToIndex(i), v, "%q must be the only value", v))
-			}
-			continue
-		case ExportToOwn:
-		default:
-			if r := names.Label(v); r != "" {
-				errs = append(errs, problem("", exportToIndex(i), v, "%q is not \"*\", \".\", \"~\" or a namespace name: %s", v, r))
-				continue
-			}
-		}
-		key := v
-		if v == ExportToOwn && entry {
-			key = namespace
-		}
-		if j, dup := seen[key]; dup {
-			errs = append(errs, problem("", exportToIndex(i), v, "%q repeats exportTo[%d] (%q)", v, j, exportTo[j]))
-			continue
-		}
-		seen[key] = i
-	}
-	return errors.Join(errs...)
+	return joinProblems(checkExportTo(errs, "exportTo", namespace, exportTo, true))
 }
 
 // EffectiveExportTo returns the namespaces an entry is exported to for sidecars and gateways:
@@ -82,19 +44,19 @@ func EffectiveExportTo(declared, meshDefault []string, namespace string, v Visib
 		list = meshDefault
 	}
 	if len(list) == 0 {
-		list = []string{ExportToAll}
+		list = []string{exportToAll}
 	}
-	if !applyToSidecars || slices.Equal(list, []string{ExportToNone}) {
+	if !applyToSidecars || slices.Equal(list, []string{exportToNone}) {
 		return list
 	}
-	switch v.Effective() {
+	switch v.effective() {
 	case None:
-		return []string{ExportToNone}
+		return []string{exportToNone}
 	case Namespace:
-		if slices.Contains(list, ExportToAll) || slices.Contains(list, ExportToOwn) || slices.Contains(list, namespace) {
-			return []string{ExportToOwn}
+		if slices.Contains(list, exportToAll) || slices.Contains(list, exportToOwn) || slices.Contains(list, namespace) {
+			return []string{exportToOwn}
 		}
-		return []string{ExportToNone}
+		return []string{exportToNone}
 	}
 	return list
 }
@@ -105,10 +67,10 @@ func EffectiveExportTo(declared, meshDefault []string, namespace string, v Visib
 func ExportedTo(effective []string, namespace, client string) bool {
 	for _, e := range effective {
 		switch e {
-		case ExportToAll:
+		case exportToAll:
 			return true
-		case ExportToNone:
-		case ExportToOwn:
+		case exportToNone:
+		case exportToOwn:
 			if client != "" && client == namespace {
 				return true
 			}
@@ -119,18 +81,4 @@ func ExportedTo(effective []string, namespace, client string) bool {
 		}
 	}
 	return false
-}
-
-// renamed returns the exportTo problems of err with their field renamed: exportTo[2] becomes
-// name[2], and namespace stays as it is.
-func renamed(err error, name string) []*FieldError {
-	var out []*FieldError
-	for _, e := range fielderr.Split(err) {
-		fe := *e.(*FieldError)
-		if rest, ok := strings.CutPrefix(fe.Field, "exportTo"); ok {
-			fe.Field = name + rest
-		}
-		out = append(out, &fe)
-	}
-	return out
 }

@@ -3,6 +3,7 @@ package visibility
 import (
 	"fmt"
 	"hash/maphash"
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -68,21 +69,24 @@ func TestNamespaceTableGrows(t *testing.T) {
 
 func TestHashOrderIsStable(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
-	hs := make([]uint64, 5000)
-	for i := range hs {
-		hs[i] = r.Uint64() & 0xFFFF_0000_0000_00FF // many equal top bits
-	}
-	order := hashOrder(hs)
-	require.Len(t, order, len(hs))
-	seen := make([]bool, len(hs))
-	for k, i := range order {
-		require.False(t, seen[i])
-		seen[i] = true
-		if k > 0 {
-			a, b := mix(hs[order[k-1]])>>(64-12), mix(hs[i])>>(64-12)
-			require.LessOrEqual(t, a, b, "in order of the bits that choose a cell")
-			if a == b {
-				require.Less(t, order[k-1], i, "inventory order among equal bits")
+	for _, n := range []int{0, 1, 2, 3, 100, 5000} {
+		hs := make([]uint64, n)
+		for i := range hs {
+			hs[i] = r.Uint64() & 0xFFFF_0000_0000_00FF // many equal top bits
+		}
+		order := hashOrder(hs)
+		require.Len(t, order, len(hs))
+		shift := 64 - min(orderBits, bits.Len(uint(n))) // as many top bits as n needs
+		seen := make([]bool, len(hs))
+		for k, i := range order {
+			require.False(t, seen[i])
+			seen[i] = true
+			if k > 0 {
+				a, b := mix(hs[order[k-1]])>>shift, mix(hs[i])>>shift
+				require.LessOrEqual(t, a, b, "n=%d: in order of the bits that choose a cell", n)
+				if a == b {
+					require.Less(t, order[k-1], i, "n=%d: inventory order among equal bits", n)
+				}
 			}
 		}
 	}
@@ -203,4 +207,30 @@ func TestKeyTable(t *testing.T) {
 	if _, ok := empty.get(1, addrKey{}); ok {
 		t.Error("the zero table found a key")
 	}
+}
+
+// TestNameHashCollisions forces two names onto one hash: both are recorded, each is found
+// by its own names, and duplicates are still caught.
+func TestNameHashCollisions(t *testing.T) {
+	services := []Service{
+		{Kind: ServiceEntry, Namespace: "a", Name: "x"},
+		{Kind: ServiceEntry, Namespace: "b", Name: "y"},
+		{Kind: KubernetesService, Namespace: "b", Name: "y"},
+		{Kind: ServiceEntry, Namespace: "b", Name: "y"},
+		{Kind: KubernetesService, Namespace: "a", Name: "x"},
+	}
+	ix := &Index{services: services, entries: make([]entry, len(services)), names: newNameTable(len(services))}
+	const h = 0xdead_beef_0000 // the same hash for every name; the low bit is the kind
+	assert.Empty(t, ix.place(0, h|uint64(ServiceEntry)))
+	assert.Empty(t, ix.place(1, h|uint64(ServiceEntry)))
+	assert.Empty(t, ix.place(2, h|uint64(KubernetesService)))
+	dup := ix.place(3, h|uint64(ServiceEntry))
+	require.NotNil(t, dup)
+	assert.ErrorIs(t, dup, ErrDuplicate)
+	assert.Equal(t, "a second ServiceEntry b/y (the first is Services[1])", dup.Detail)
+	assert.Empty(t, ix.place(4, h|uint64(KubernetesService)))
+	assert.Equal(t, &pair{se: 0, svc: 4}, ix.findPair(h|1, "a", "x"))
+	assert.Equal(t, &pair{se: 1, svc: 2}, ix.findPair(h|1, "b", "y"))
+	assert.Nil(t, ix.findPair(h|1, "c", "z"))
+	assert.Nil(t, ix.findPair(h|3, "a", "x"), "another hash finds nothing")
 }

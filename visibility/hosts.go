@@ -133,28 +133,35 @@ func normalizeHost(h string) string {
 	return h
 }
 
-// parseAddress reads an IP (returned as addr) or a CIDR (returned as its masked prefix); a
-// /32 or /128 CIDR is an IP. IPv4 mapped into IPv6 is unmapped.
-func parseAddress(s string) (netip.Addr, netip.Prefix, error) {
+// parseAddress reads an IP or a CIDR as a ServiceEntry's spec.addresses and a Service's
+// clusterIPs hold them, into its canonical prefix (see canonical): an IP is a /32 or /128.
+// An IP with a zone is refused (a prefix cannot hold one).
+func parseAddress(s string) (netip.Prefix, error) {
 	if a, ok := parseIPv4(s); ok {
-		return a, netip.Prefix{}, nil
+		return netip.PrefixFrom(a, 32), nil
 	}
 	if a, err := netip.ParseAddr(s); err == nil {
 		if a.Zone() != "" {
-			return netip.Addr{}, netip.Prefix{}, errors.New("an IP with a zone")
+			return netip.Prefix{}, errors.New("an IP with a zone")
 		}
-		return a.Unmap(), netip.Prefix{}, nil
+		a = a.Unmap()
+		return netip.PrefixFrom(a, a.BitLen()), nil
 	}
 	p, err := netip.ParsePrefix(s)
 	if err != nil {
-		return netip.Addr{}, netip.Prefix{}, err
+		return netip.Prefix{}, err
 	}
-	a, bits := p.Addr(), p.Bits()
-	if a.Is4In6() && bits >= 96 {
-		a, bits = a.Unmap(), bits-96
+	return canonical(p), nil
+}
+
+// canonical returns the form of a prefix the index keys on: IPv4 mapped into IPv6 unmapped
+// (::ffff:10.0.0.0/104 is 10.0.0.0/8), host bits cleared. An invalid prefix stays invalid.
+func canonical(p netip.Prefix) netip.Prefix {
+	if a := p.Addr(); a.Is4In6() && p.Bits() >= 96 {
+		p = netip.PrefixFrom(a.Unmap(), p.Bits()-96)
 	}
-	if bits == a.BitLen() {
-		return a, netip.Prefix{}, nil
+	if p.IsSingleIP() {
+		return p
 	}
-	return netip.Addr{}, netip.PrefixFrom(a, bits).Masked(), nil
+	return p.Masked()
 }

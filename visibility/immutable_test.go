@@ -24,6 +24,7 @@ func TestOwnedValuesDoNotAlias(t *testing.T) {
 	}}
 	r, err := Compile(cfg)
 	require.NoError(t, err)
+	cfg0 := *cfg // the policies compiled, before the test changes cfg
 	scfg := &ScopeConfig{
 		ServiceScopeConfigs: []ServiceScope{{NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"team": "a"}}, Scope: Global}},
 		ServiceSettings:     []ServiceSetting{{Settings: ServiceSettingValues{ClusterLocal: true}, Hosts: []string{"*.internal"}}},
@@ -33,10 +34,10 @@ func TestOwnedValuesDoNotAlias(t *testing.T) {
 	inv := Inventory{
 		Namespaces: map[string]map[string]string{"a": {"team": "a"}, "b": {"tier": "x"}, "c": {}},
 		Services: []Service{
-			{Kind: ServiceEntry, Namespace: "a", Name: "db", Hosts: []string{"db.example.com"}, Addresses: []string{"10.0.0.1"}},
-			{Kind: ServiceEntry, Namespace: "b", Name: "db", Hosts: []string{"db.example.com"}, Addresses: []string{"10.0.0.2"}},
-			{Kind: ServiceEntry, Namespace: "c", Name: "web", Hosts: []string{"web.example.com"}, Addresses: []string{"10.0.0.3"}, ExportTo: []string{"."}},
-			{Kind: KubernetesService, Namespace: "c", Name: "api", Addresses: []string{"10.1.0.1"}},
+			{Kind: ServiceEntry, Namespace: "a", Name: "db", Hosts: []string{"db.example.com"}, Addresses: pfx("10.0.0.1")},
+			{Kind: ServiceEntry, Namespace: "b", Name: "db", Hosts: []string{"db.example.com"}, Addresses: pfx("10.0.0.2")},
+			{Kind: ServiceEntry, Namespace: "c", Name: "web", Hosts: []string{"web.example.com"}, Addresses: pfx("10.0.0.3"), ExportTo: []string{"."}},
+			{Kind: KubernetesService, Namespace: "c", Name: "api", Addresses: pfx("10.1.0.1")},
 		},
 	}
 	ix, err := NewIndex(r, inv)
@@ -51,7 +52,7 @@ func TestOwnedValuesDoNotAlias(t *testing.T) {
 			Conditions  []*metav1.Condition
 			Namespaces  []string
 			Conflicts   []Conflict
-			IndexLint   []InventoryFinding
+			IndexLint   []Finding
 			Hosts       []LookupExplanation
 			Addresses   []LookupExplanation
 			Scopes      []Scope
@@ -68,7 +69,7 @@ func TestOwnedValuesDoNotAlias(t *testing.T) {
 			a.Scopes = append(a.Scopes, sc.Scope(l, nil, "x.internal"), sc.Scope(l, nil, "db.c.svc.cluster.local"))
 			a.ScopeExpl = append(a.ScopeExpl, sc.Explain(l, nil, "x.internal"))
 		}
-		for i := range r.Policies() {
+		for i := range len(cfg0.Policies) {
 			a.Selectors = append(a.Selectors, r.PolicySelectors(i))
 		}
 		a.Lint = r.Lint()
@@ -106,7 +107,7 @@ func TestOwnedValuesDoNotAlias(t *testing.T) {
 		c := r.Condition(r.Resolve(l))
 		c.Reason, c.Message = "Evil", "evil"
 	}
-	for i := range r.Policies() {
+	for i := range len(cfg0.Policies) {
 		if s := r.PolicySelectors(i); len(s) > 0 {
 			s[0] = "evil"
 		}
@@ -129,23 +130,23 @@ func TestOwnedValuesDoNotAlias(t *testing.T) {
 		if e.Answer != nil {
 			e.Answer.Name = "evil"
 		}
-		for i := range e.Levels {
-			e.Levels[i].Candidates = append(e.Levels[i].Candidates[:0], Candidate{})
-		}
 		for i := range e.Names {
+			for j := range e.Names[i].Levels {
+				e.Names[i].Levels[j].Candidates = append(e.Names[i].Levels[j].Candidates[:0], Candidate{})
+			}
 			e.Names[i].Name = "evil"
 		}
 	}
 	audit, err := Diff(r, nil, inv)
 	require.NoError(t, err)
 	for i := range audit.Entries {
-		audit.Entries[i].Name = "evil"
+		audit.Entries[i].Key.Name = "evil"
 		if len(audit.Entries[i].Lost) > 0 {
 			audit.Entries[i].Lost[0] = "evil"
 		}
 	}
 	for _, h := range append(audit.Hosts, audit.Addresses...) {
-		h.Clients[0] = "evil"
+		h.Key.Clients[0] = "evil"
 		for _, ref := range []*ServiceRef{h.Before, h.After} {
 			if ref != nil {
 				ref.Name = "evil"

@@ -27,8 +27,9 @@ import (
 // for that field, never which service answers.
 //
 // NewIndex validates everything, decides every entry and builds the host and address
-// tables: measured at 100,000 entries, building them eagerly costs less than the first
-// lookup would pay for them lazily, and it leaves no once-guard on the lookup path. It works
+// tables: eagerly, because the first lookup would pay the same work to build them lazily and
+// a lazy build leaves a once-guard on every lookup (BenchmarkNewIndex100kAndTables gives the
+// cost, beside the per-entry walk of BenchmarkPerEntryWalkWithMaps100k). It works
 // on the caller's goroutine (the package starts none): a caller with several inventories
 // builds their indexes in parallel itself, and an Index is safe for concurrent use. The zero
 // Index, and a nil *Index, answer as an empty index: every lookup finds nothing.
@@ -48,8 +49,8 @@ type Index struct {
 	t           *tables
 }
 
-// DefaultDomain is the cluster domain when an inventory names none.
-const DefaultDomain = "cluster.local"
+// defaultDomain is the cluster domain when an inventory names none.
+const defaultDomain = "cluster.local"
 
 func (ix *Index) hashName(nsHash uint64, name string) uint64 {
 	return nsHash*0x9E3779B97F4A7C15 ^ maphash.String(ix.seed, name)
@@ -76,31 +77,40 @@ type entry struct {
 
 // NewIndex resolves every ServiceEntry of the inventory (policies are evaluated once per
 // namespace, not once per entry: visibility depends only on the namespace's labels) and
-// validates the inventory, reporting every problem, each naming the service: an unknown kind,
-// an empty namespace or name, two services of one kind with the same namespace and name, a
-// host that is not a DNS name (optionally starting with "*."), an address that is not an IP
-// or CIDR, an invalid exportTo, an invalid mesh default. A nil resolver is the disabled one.
+// validates the inventory with the checks LoadInventory runs, reporting every problem, each
+// naming the service and its field ("Services[3] (ServiceEntry a/x): Hosts[0]: …"): an unknown
+// kind, an empty namespace or name, two services of one kind with the same namespace and name,
+// a host that is not a DNS name (optionally starting with "*."), an invalid prefix among the
+// addresses, an invalid exportTo, an unknown resolution, an allocated address that is not an IP
+// or is for none of the service's hosts, an invalid mesh default. A nil resolver is the
+// disabled one.
 func NewIndex(r *Resolver, inv Inventory) (*Index, error) {
+	return newIndex(r, inv, maphash.MakeSeed())
+}
+
+// newIndex is NewIndex with the seed its tables hash with: two indexes of one inventory
+// built with one seed number their candidate sets alike (see Diff).
+func newIndex(r *Resolver, inv Inventory, seed maphash.Seed) (*Index, error) {
 	n := len(inv.Services)
 	if n >= single {
 		return nil, &FieldError{Field: "Services", Detail: fmt.Sprintf("%d services; an index holds fewer than %d", n, single)}
 	}
 	ix := &Index{
-		resolver: r, services: inv.Services, entries: make([]entry, n), seed: maphash.MakeSeed(),
+		resolver: r, services: inv.Services, entries: make([]entry, n), seed: seed,
 		names:       newNameTable(n),
-		meshDefault: inv.DefaultExportTo, ownOnly: []string{ExportToOwn}, noneOnly: []string{ExportToNone},
-		domain:   normalizeHost(cmp.Or(inv.Domain, DefaultDomain)),
+		meshDefault: inv.DefaultExportTo, ownOnly: []string{exportToOwn}, noneOnly: []string{exportToNone},
+		domain:   normalizeHost(cmp.Or(inv.Domain, defaultDomain)),
 		nsLabels: inv.Namespaces,
 	}
 	if r := hostProblem(ix.domain); r != "" || strings.HasPrefix(ix.domain, "*.") {
 		return nil, &FieldError{Field: "Domain", Value: inv.Domain, Detail: fmt.Sprintf("%q is not a DNS name", inv.Domain)}
 	}
 	var head []error
-	for _, e := range renamed(validateExportTo("", inv.DefaultExportTo, false), "DefaultExportTo") {
+	for _, e := range checkExportTo(nil, "DefaultExportTo", "", inv.DefaultExportTo, false) {
 		head = append(head, e)
 	}
 	if len(ix.meshDefault) == 0 {
-		ix.meshDefault = []string{ExportToAll}
+		ix.meshDefault = []string{exportToAll}
 	}
 	// Pass 1, in inventory order: check each service, decide it, hash its name.
 	namespaces := nsTable{cells: newNameTable(len(inv.Namespaces)), list: make([]nsInfo, 0, len(inv.Namespaces))}
@@ -155,21 +165,18 @@ func (ix *Index) report(head []error, problems map[int32][]*FieldError) error {
 }
 
 // check validates service i, decides its visibility and hashes its namespace and name (the
-// name table ignores a hash's low bit, which carries the kind). It returns the service's
-// problems, nil when there are none.
+// name table ignores a hash's low bit, which carries the kind), and records the keys it
+// claims. It returns the service's problems, nil when there are none.
 func (ix *Index) check(i int32, s *Service, nsLabels map[string]map[string]string, namespaces *nsTable, hash *uint64, keys *pending) []*FieldError {
 	var errs []*FieldError
-	bad := func(field string, value any, format string, args ...any) {
-		errs = append(errs, problem("", field, value, format, args...))
-	}
 	if s.Kind != ServiceEntry && s.Kind != KubernetesService {
-		bad("Kind", int(s.Kind), "unknown kind %d", int(s.Kind))
+		errs = append(errs, problem("", "Kind", int(s.Kind), "unknown kind %d", int(s.Kind)))
 	}
 	if s.Namespace == "" {
-		bad("Namespace", "", "must not be empty")
+		errs = append(errs, problem("", "Namespace", "", "must not be empty"))
 	}
 	if s.Name == "" {
-		bad("Name", "", "must not be empty")
+		errs = append(errs, problem("", "Name", "", "must not be empty"))
 	}
 	nsHash := maphash.String(ix.seed, s.Namespace)
 	ns := namespaces.find(nsHash, s.Namespace)
@@ -177,52 +184,34 @@ func (ix *Index) check(i int32, s *Service, nsLabels map[string]map[string]strin
 		ns = namespaces.add(nsInfo{name: s.Namespace, decision: ix.resolver.Resolve(labels.Set(nsLabels[s.Namespace])), hash: nsHash})
 	}
 	*hash = ix.hashName(ns.hash, s.Name)&^1 | uint64(s.Kind&1) // the kind rides in the low bit
-	if s.Namespace != "" && len(s.ExportTo) > 0 {
-		errs = append(errs, renamed(ValidateExportTo(s.Namespace, s.ExportTo), "ExportTo")...)
+	errs = checkHosts(errs, "Hosts", s.Hosts, func(h string) { keys.host(ix, i, s, h) })
+	errs = checkAddresses(errs, "Addresses", s.Addresses)
+	if s.Namespace != "" {
+		errs = checkExportTo(errs, "ExportTo", s.Namespace, s.ExportTo, true)
 	}
-	for j, h := range s.Hosts {
-		ok, normal := quickHost(h)
-		if !ok {
-			if r := hostProblem(h); r != "" {
-				bad(strict.Index("Hosts", j), h, "%q %s", h, r)
-				continue
-			}
-		}
-		if !normal {
-			h = normalizeHost(h)
-		}
-		keys.host(ix, i, s, h)
+	errs = checkResolution(errs, "Resolution", s.Resolution)
+	errs = checkAutoAddresses(errs, "AutoAddresses", s)
+	if errs != nil {
+		return errs
 	}
-	for j, a := range s.Addresses {
-		if addr, pfx, err := parseAddress(a); err != nil {
-			bad(strict.Index("Addresses", j), a, "%q is not an IP or CIDR", a)
-		} else {
-			keys.address(ix, i, addr, pfx)
-		}
+	for _, a := range s.allAddresses() {
+		keys.address(ix, i, a)
 	}
-	if len(s.Addresses) == 0 && s.autoAllocates() {
-		for _, a := range s.allAddresses() { // checked by ambientProblems
-			if addr, pfx, err := parseAddress(a); err == nil {
-				keys.address(ix, i, addr, pfx)
-			}
-		}
-	}
-	errs = append(errs, ambientProblems(s)...)
 	d := Decision{Visibility: Public, Policy: -1}
 	if s.Kind == ServiceEntry {
 		d = ns.decision
 	}
 	e := &ix.entries[i]
 	e.decision = d
-	e.exported = EffectiveExportTo(s.ExportTo, ix.meshDefault, s.Namespace, d.Visibility, ix.resolver.ApplyToSidecars())
+	e.exported = EffectiveExportTo(s.ExportTo, ix.meshDefault, s.Namespace, d.Visibility, ix.resolver.narrowsSidecars())
 	switch {
 	case len(e.exported) != 1:
-	case e.exported[0] == ExportToOwn:
+	case e.exported[0] == exportToOwn:
 		e.exported = ix.ownOnly
-	case e.exported[0] == ExportToNone:
+	case e.exported[0] == exportToNone:
 		e.exported = ix.noneOnly
 	}
-	return errs
+	return nil
 }
 
 // place records service i, whose kind is the low bit of hk and whose name hash is the rest,
@@ -295,20 +284,14 @@ func (ix *Index) SidecarVisible(namespace, name, client string) bool {
 	return e >= 0 && ExportedTo(ix.entries[e].exported, namespace, client)
 }
 
-// Service returns the service with this namespace and name (the ServiceEntry when a
+// service returns the service with this namespace and name (the ServiceEntry when a
 // Kubernetes Service shares them).
-func (ix *Index) Service(namespace, name string) (Service, bool) {
+func (ix *Index) service(namespace, name string) (Service, bool) {
 	if e := ix.find(namespace, name); e >= 0 {
 		return ix.services[e], true
 	}
 	return Service{}, false
 }
-
-// Resolver returns the resolver the index was built with.
-func (ix *Index) Resolver() *Resolver { return ix.resolver }
-
-// Len returns the number of services in the index.
-func (ix *Index) Len() int { return len(ix.entries) }
 
 // Entries calls yield for every service in inventory order with its decision.
 func (ix *Index) Entries(yield func(Service, Decision) bool) {

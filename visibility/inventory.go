@@ -3,16 +3,15 @@ package visibility
 import (
 	"fmt"
 	"maps"
+	"net/netip"
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/meshscope/meshscope/internal/strict"
 )
 
-// ExportToAnnotation is the annotation that gives a Kubernetes Service its exportTo, as a
+// exportToAnnotation is the annotation that gives a Kubernetes Service its exportTo, as a
 // comma-separated list.
-const ExportToAnnotation = "networking.istio.io/exportTo"
+const exportToAnnotation = "networking.istio.io/exportTo"
 
 // Kind is the kind of a service in an inventory.
 type Kind int
@@ -65,18 +64,22 @@ type Service struct {
 	// Hosts are DNS names, optionally starting with "*." (a wildcard of one or more labels).
 	// They compare without case and without a trailing dot.
 	Hosts []string `json:"hosts,omitempty"`
-	// Addresses are IPs or CIDRs, e.g. "10.0.0.1", "10.1.0.0/16"; a /32 or /128 is an IP.
-	Addresses []string `json:"addresses,omitempty"`
-	// ExportTo is the entry's exportTo list; empty means the mesh default.
+	// Addresses are IPs and CIDRs: an IP is a /32 or /128 prefix (netip.PrefixFrom(ip,
+	// ip.BitLen())). IPv4 mapped into IPv6 counts as IPv4, and a CIDR's host bits are ignored
+	// (LoadInventory stores them unmapped and masked).
+	Addresses []netip.Prefix `json:"addresses,omitempty"`
+	// ExportTo is a ServiceEntry's spec.exportTo, or a Kubernetes Service's
+	// networking.istio.io/exportTo annotation split at its commas (each value trimmed);
+	// empty means the mesh default.
 	ExportTo     []string  `json:"exportTo,omitempty"`
 	CreationTime time.Time `json:"creationTime,omitzero"`
 	// Resolution is a ServiceEntry's spec.resolution: "", "NONE", "STATIC", "DNS",
 	// "DNS_ROUND_ROBIN" or "DYNAMIC_DNS"; "" is NONE, as in Istio.
 	Resolution string `json:"resolution,omitempty"`
 	// AutoAddresses are the addresses Istio allocated to a ServiceEntry, by host (its
-	// status.addresses); they are the entry's addresses when it has none of its own (see
-	// AddressesFor).
-	AutoAddresses map[string][]string `json:"autoAddresses,omitempty"`
+	// status.addresses), each an IP (a /32 or /128); they are the entry's addresses when it
+	// has none of its own (see AddressesFor).
+	AutoAddresses map[string][]netip.Prefix `json:"autoAddresses,omitempty"`
 	// Labels are the object's labels: the auto-allocation opt-out
 	// (networking.istio.io/enable-autoallocate-ip: "false") and service scope read them.
 	Labels map[string]string `json:"labels,omitempty"`
@@ -85,9 +88,9 @@ type Service struct {
 	Headless bool `json:"headless,omitempty"`
 }
 
-// AutoAllocateLabel is the label with which a ServiceEntry opts out of address
+// autoAllocateLabel is the label with which a ServiceEntry opts out of address
 // auto-allocation ("false", in any case).
-const AutoAllocateLabel = "networking.istio.io/enable-autoallocate-ip"
+const autoAllocateLabel = "networking.istio.io/enable-autoallocate-ip"
 
 // The ServiceEntry resolutions.
 const (
@@ -102,7 +105,7 @@ const (
 // its own, its resolution is not NONE (nor absent), and it has not opted out.
 func (s *Service) autoAllocates() bool {
 	return s.Kind == ServiceEntry && len(s.Addresses) == 0 && s.Resolution != "" && s.Resolution != ResolutionNone &&
-		!strings.EqualFold(s.Labels[AutoAllocateLabel], "false")
+		!strings.EqualFold(s.Labels[autoAllocateLabel], "false")
 }
 
 // AddressesFor returns the addresses the service has for one of its hosts, as ztunnel's DNS
@@ -111,7 +114,7 @@ func (s *Service) autoAllocates() bool {
 // opted out of auto-allocation, the addresses Istio allocated for that host — none for a
 // wildcard host unless the resolution is DYNAMIC_DNS. The slice is the service's own:
 // read-only.
-func (s *Service) AddressesFor(host string) []string {
+func (s *Service) AddressesFor(host string) []netip.Prefix {
 	if len(s.Addresses) > 0 || !s.autoAllocates() {
 		return s.Addresses
 	}
@@ -119,7 +122,7 @@ func (s *Service) AddressesFor(host string) []string {
 		return nil
 	}
 	h := normalizeHost(host)
-	var out []string
+	var out []netip.Prefix
 	n := 0
 	for k, a := range s.AutoAddresses { // keys compare as hosts do: without case or a trailing dot
 		if normalizeHost(k) == h {
@@ -136,8 +139,21 @@ func (s *Service) AddressesFor(host string) []string {
 			out = append(out, s.AutoAddresses[k]...)
 		}
 	}
-	slices.Sort(out)
+	slices.SortFunc(out, comparePrefixes)
 	return slices.Compact(out)
+}
+
+// allAddresses returns every address of the service: its own, else (auto-allocating) those
+// Istio allocated for each of its hosts under the wildcard rule of AddressesFor.
+func (s *Service) allAddresses() []netip.Prefix {
+	if !s.autoAllocates() || len(s.AutoAddresses) == 0 {
+		return s.Addresses
+	}
+	var out []netip.Prefix
+	for _, h := range s.Hosts {
+		out = append(out, s.AddressesFor(h)...)
+	}
+	return out
 }
 
 // answersFor reports whether a DNS query for host gets an answer from the service: it has an
@@ -173,32 +189,4 @@ type Inventory struct {
 	// Domain is the cluster's DNS domain, which short names expand into; "" means
 	// "cluster.local".
 	Domain string
-}
-
-// ambientProblems validates what a service carries for ztunnel's view: its resolution, and
-// the addresses Istio allocated (each for one of its hosts, each an IP).
-func ambientProblems(s *Service) []*FieldError {
-	var errs []*FieldError
-	if !validResolution(s.Resolution) {
-		errs = append(errs, problem("", "Resolution", s.Resolution, "%q is not one of NONE, STATIC, DNS, DNS_ROUND_ROBIN, DYNAMIC_DNS", s.Resolution))
-	}
-	if len(s.AutoAddresses) == 0 {
-		return errs
-	}
-	hosts := make(map[string]bool, len(s.Hosts))
-	for _, h := range s.Hosts {
-		hosts[normalizeHost(h)] = true
-	}
-	for _, h := range slices.Sorted(maps.Keys(s.AutoAddresses)) {
-		field := strict.Key("AutoAddresses", h)
-		if !hosts[normalizeHost(h)] {
-			errs = append(errs, problem("", field, h, "%q is none of the service's hosts", h))
-		}
-		for j, a := range s.AutoAddresses[h] {
-			if !isIP(a) {
-				errs = append(errs, problem("", strict.Index(field, j), a, "%q is not an IP", a))
-			}
-		}
-	}
-	return errs
 }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"net/netip"
 	"strings"
 	"time"
 
@@ -25,7 +26,9 @@ import (
 // (clusterIP None makes it headless), its labels, and the exportTo of its
 // networking.istio.io/exportTo annotation. Inventory.Domain is the cluster domain.
 //
-// Everything NewIndex would refuse is refused here, naming the document, the List item, the
+// Addresses are decoded into netip prefixes (an IP as a /32 or /128, IPv4 mapped into IPv6
+// unmapped, a CIDR masked); a cluster IP and an allocated address must be IPs. Every check
+// NewIndex makes is made here, by the same code, naming the document, the List item, the
 // object and the field as the user wrote them, one problem a line:
 //
 //	items[5] (ServiceEntry shop/api): spec.hosts[0]: "api.*.example.com" is not a DNS name: …
@@ -34,9 +37,9 @@ import (
 // which labels count), a key given twice, and input with no Namespace, ServiceEntry or
 // Service at all (an error saying what the input holds instead).
 //
-// What kubectl prints — block YAML, or JSON — is read directly, several times faster than a
-// generic YAML decode and with a fifth of its allocations (a few bytes per input byte); any
-// other YAML is read with a full YAML parser, with the same answers. The inventory's strings
+// What kubectl prints — block YAML, or JSON — is read directly, without a generic YAML decode
+// (the LoadInventory benchmarks give the figures beside one); any other YAML is read with a
+// full YAML parser, with the same answers. The inventory's strings
 // may then share one copy of data: keeping the inventory may keep that copy.
 func LoadInventory(data []byte, clusterDomain string) (Inventory, error) {
 	if clusterDomain == "" {
@@ -171,39 +174,43 @@ func (l *inventoryLoader) namespace(o kubeObject) []error {
 	return nil
 }
 
-// serviceEntry reads a ServiceEntry: hosts, addresses and exportTo.
+// serviceEntry reads a ServiceEntry: hosts, addresses, exportTo, resolution and the
+// addresses Istio allocated, each checked as NewIndex checks it (see check.go).
 func (l *inventoryLoader) serviceEntry(o kubeObject) []error {
 	var d strict.Decoder
 	s, spec, ok := l.common(&d, o, ServiceEntry)
 	if ok {
-		for i, h := range specStrings(&d, spec, "hosts") {
-			if r := hostProblem(h); r != "" {
-				d.Errorf(strict.Index("spec.hosts", i), "%q %s", h, r)
-			}
-			s.Hosts = append(s.Hosts, h)
-		}
+		s.Hosts = specStrings(&d, spec, "hosts")
+		add(&d, checkHosts(nil, "spec.hosts", s.Hosts, nil))
 		for i, a := range specStrings(&d, spec, "addresses") {
-			if _, _, err := parseAddress(a); err != nil {
-				d.Errorf(strict.Index("spec.addresses", i), "%q is not an IP or CIDR", a)
+			p, err := parseAddress(a)
+			if err != nil {
+				d.Fail(strict.Index("spec.addresses", i), a, "%q is not an IP or CIDR", a)
+				continue
 			}
-			s.Addresses = append(s.Addresses, a)
+			s.Addresses = append(s.Addresses, p)
 		}
 		s.ExportTo = specStrings(&d, spec, "exportTo")
-		exportToProblems(&d, "spec.exportTo", s)
+		s.checkExportTo(&d, "spec.exportTo")
 		if v := spec.Value("resolution"); v != nil {
 			s.Resolution = d.String(v, "spec.resolution")
-			if !validResolution(s.Resolution) {
-				d.Fail("spec.resolution", s.Resolution, "%q is not one of NONE, STATIC, DNS, DNS_ROUND_ROBIN, DYNAMIC_DNS", s.Resolution)
-			}
+			add(&d, checkResolution(nil, "spec.resolution", s.Resolution))
 		}
 		s.AutoAddresses = statusAddresses(&d, o, s)
 	}
 	return l.finish(&d, s)
 }
 
+// add records problems found by the checks of check.go.
+func add(d *strict.Decoder, problems []*FieldError) {
+	for _, p := range problems {
+		d.Add(p)
+	}
+}
+
 // statusAddresses reads the addresses Istio allocated, status.addresses[] {value, host}, by
-// host; each host must be one of the entry's and each value an IP.
-func statusAddresses(d *strict.Decoder, o kubeObject, s *loadedService) map[string][]string {
+// host; each value must be an IP and each host one of the entry's.
+func statusAddresses(d *strict.Decoder, o kubeObject, s *loadedService) map[string][]netip.Prefix {
 	st, ok := d.Object(o.fields.Value("status"), "status")
 	if !ok {
 		return nil
@@ -212,49 +219,48 @@ func statusAddresses(d *strict.Decoder, o kubeObject, s *loadedService) map[stri
 	if !ok {
 		return nil
 	}
-	hosts := make(map[string]bool, len(s.Hosts))
-	for _, h := range s.Hosts {
-		hosts[normalizeHost(h)] = true
-	}
-	var out map[string][]string
+	hosts := newHostSet(s.Hosts)
+	var out map[string][]netip.Prefix
 	for i, item := range d.List(v, p) {
-		io, ok := d.Object(item, strict.Index(p, i))
+		at := strict.Index(p, i)
+		io, ok := d.Object(item, at)
 		if !ok {
 			continue
 		}
 		var value, host string
 		io.String(&value, "value")
 		io.String(&host, "host")
+		if value == "" {
+			d.Errorf(at+".value", "must be set")
+			continue
+		}
+		ip, ok := parseIP(d, at+".value", value)
 		switch {
-		case value == "":
-			d.Errorf(strict.Index(p, i)+".value", "must be set")
-		case !isIP(value):
-			d.Fail(strict.Index(p, i)+".value", value, "%q is not an IP", value)
+		case !ok:
 		case host == "":
-			d.Errorf(strict.Index(p, i)+".host", "must be set")
-		case !hosts[normalizeHost(host)]:
-			d.Fail(strict.Index(p, i)+".host", host, "%q is none of the entry's spec.hosts", host)
+			d.Errorf(at+".host", "must be set")
 		default:
-			if out == nil {
-				out = map[string][]string{}
+			if problems := hosts.checkAutoHost(nil, at+".host", host); problems != nil {
+				add(d, problems)
+				continue
 			}
-			out[host] = append(out[host], value)
+			if out == nil {
+				out = map[string][]netip.Prefix{}
+			}
+			out[host] = append(out[host], ip)
 		}
 	}
 	return out
 }
 
-func isIP(s string) bool {
-	a, _, err := parseAddress(s)
-	return err == nil && a.IsValid()
-}
-
-func validResolution(r string) bool {
-	switch r {
-	case "", ResolutionNone, ResolutionStatic, ResolutionDNS, ResolutionDNSRoundRobin, ResolutionDynamicDNS:
-		return true
+// parseIP reads the IP at field, as a /32 or /128 prefix.
+func parseIP(d *strict.Decoder, field, s string) (netip.Prefix, bool) {
+	p, err := parseAddress(s)
+	if err != nil || !p.IsSingleIP() {
+		d.Fail(field, s, "%q is not an IP", s)
+		return netip.Prefix{}, false
 	}
-	return false
+	return p, true
 }
 
 // service reads a Kubernetes Service: its host, cluster IPs and exportTo annotation.
@@ -277,21 +283,20 @@ func (l *inventoryLoader) service(o kubeObject) []error {
 			if ip == "" || ip == "None" {
 				continue
 			}
-			if _, _, err := parseAddress(ip); err != nil {
-				p := field
-				if field == "spec.clusterIPs" {
-					p = strict.Index(field, i)
-				}
-				d.Errorf(p, "%q is not an IP", ip)
+			at := field
+			if field == "spec.clusterIPs" {
+				at = strict.Index(field, i)
 			}
-			s.Addresses = append(s.Addresses, ip)
+			if p, ok := parseIP(&d, at, ip); ok {
+				s.Addresses = append(s.Addresses, p)
+			}
 		}
-		if v, ok := s.annots.Get(ExportToAnnotation); ok {
+		if v, ok := s.annots.Get(exportToAnnotation); ok {
 			v := v.(string) // StringFields keeps only strings
 			for _, e := range strings.Split(v, ",") {
 				s.ExportTo = append(s.ExportTo, strings.TrimSpace(e))
 			}
-			exportToProblems(&d, strict.Key("metadata.annotations", ExportToAnnotation), s)
+			s.checkExportTo(&d, strict.Key("metadata.annotations", exportToAnnotation))
 		}
 	}
 	return l.finish(&d, s)
@@ -350,12 +355,10 @@ func specStrings(d *strict.Decoder, spec strict.Fields, field string) []string {
 	return d.Strings(spec.Value(field), "spec."+field)
 }
 
-// exportToProblems records the problems of s's exportTo, the list at field.
-func exportToProblems(d *strict.Decoder, field string, s *loadedService) {
-	if len(s.ExportTo) == 0 || names.Label(s.Namespace) != "" {
-		return
-	}
-	for _, fe := range renamed(validateExportTo(s.Namespace, s.ExportTo, true), field) {
-		d.Add(fe)
+// checkExportTo records the problems of s's exportTo, the list at field. A namespace that is
+// not a label has its own problem already (metadata.namespace).
+func (s *loadedService) checkExportTo(d *strict.Decoder, field string) {
+	if names.Label(s.Namespace) == "" {
+		add(d, checkExportTo(nil, field, s.Namespace, s.ExportTo, true))
 	}
 }

@@ -5,68 +5,57 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/selection"
+
+	"github.com/meshscope/meshscope/internal/report"
 )
 
-// FindingCode classifies a lint finding.
-type FindingCode string
-
-// The lint findings.
-const (
-	// Unreachable: an earlier policy matches every namespace, so this one is never tried.
-	Unreachable FindingCode = "Unreachable"
-	// Shadowed: an earlier policy matches every namespace this one matches, so this one
-	// never decides.
-	Shadowed FindingCode = "Shadowed"
-	// NeverMatches: the policy's rules contradict each other (team in (a) and team in (b)).
-	NeverMatches FindingCode = "NeverMatches"
-	// Redundant: the policy gives the default visibility and no later policy gives another,
-	// so removing it changes no entry's visibility; it only costs evaluation.
-	Redundant FindingCode = "Redundant"
-	// NoOpRule: an empty selector in a policy with other rules; it matches everything and
-	// adds nothing to the conjunction.
-	NoOpRule FindingCode = "NoOpRule"
-	// DuplicateRule: a rule that requires nothing more than an earlier rule of its policy.
-	DuplicateRule FindingCode = "DuplicateRule"
-)
-
-// Finding is one lint result about a policy (Rule -1) or one of its rules.
-type Finding struct {
-	Policy  int         `json:"policy"`
-	Rule    int         `json:"rule"`
-	Code    FindingCode `json:"code"`
-	Message string      `json:"message"`
+// policyFinding is a finding of Resolver.Lint about a policy (rule NoIndex) or one of its
+// rules, kept by number until the findings are sorted.
+type policyFinding struct {
+	policy, rule int
+	code         report.Code
+	message      string
 }
 
-// String renders the finding with its path: "policies[2]: Shadowed: …".
-func (f Finding) String() string {
-	path := fmt.Sprintf("policies[%d]", f.Policy)
-	if f.Rule >= 0 {
-		path += fmt.Sprintf(".matchingRules[%d]", f.Rule)
+func (f policyFinding) finding() Finding {
+	path := "policies[" + strconv.Itoa(f.policy) + "]"
+	if f.rule >= 0 {
+		path += ".matchingRules[" + strconv.Itoa(f.rule) + "]"
 	}
-	return path + ": " + string(f.Code) + ": " + f.Message
+	return report.New(path, f.code, "%s", f.message)
 }
 
 // Lint reports the policies and rules of the configuration that cannot affect any decision,
-// or contradict themselves, sorted by policy, rule and code. The checks are sound but not
+// or contradict themselves (codes Unreachable, Shadowed, NeverMatches, Redundant, NoOpRule
+// and DuplicateRule), sorted by policy, rule and code. Path is "policies[i]" or
+// "policies[i].matchingRules[j]". The checks are sound but not
 // complete: a finding is always true, but not every useless policy is found (selectors are
 // compared requirement by requirement, with In, NotIn, Exists and DoesNotExist understood).
 // A disabled resolver has no findings.
 func (r *Resolver) Lint() []Finding {
-	out, _ := r.lint()
+	found, _ := r.lint()
+	if found == nil {
+		return nil
+	}
+	out := make([]Finding, len(found))
+	for i, f := range found {
+		out[i] = f.finding()
+	}
 	return out
 }
 
 // lint is Lint, also returning how many pairs of policies it compared: the tests hold that
 // count linear in the number of policies.
-func (r *Resolver) lint() ([]Finding, int) {
+func (r *Resolver) lint() ([]policyFinding, int) {
 	if !r.Enabled() {
 		return nil, 0
 	}
-	var out []Finding
+	var out []policyFinding
 	reqs := make([][]req, len(r.policies))
 	never := make([]bool, len(r.policies)) // matches no namespace whatever comes before it
 	catchAll := -1
@@ -81,13 +70,13 @@ func (r *Resolver) lint() ([]Finding, int) {
 		out = append(out, ruleFindings(i, p)...)
 		switch {
 		case catchAll >= 0:
-			out = append(out, Finding{Policy: i, Rule: NoIndex, Code: Unreachable,
-				Message: fmt.Sprintf("policies[%d] matches every namespace, so this policy is never tried", catchAll)})
+			out = append(out, policyFinding{policy: i, rule: NoIndex, code: Unreachable,
+				message: fmt.Sprintf("policies[%d] matches every namespace, so this policy is never tried", catchAll)})
 			continue
 		case contradicts(reqs[i]):
 			never[i] = true
-			out = append(out, Finding{Policy: i, Rule: NoIndex, Code: NeverMatches,
-				Message: "its rules contradict each other, so it matches no namespace"})
+			out = append(out, policyFinding{policy: i, rule: NoIndex, code: NeverMatches,
+				message: "its rules contradict each other, so it matches no namespace"})
 			continue
 		}
 		shadowedBy := -1
@@ -100,8 +89,8 @@ func (r *Resolver) lint() ([]Finding, int) {
 			}
 		}
 		if shadowedBy >= 0 {
-			out = append(out, Finding{Policy: i, Rule: NoIndex, Code: Shadowed,
-				Message: fmt.Sprintf("policies[%d] matches every namespace this policy matches, so this policy never decides", shadowedBy)})
+			out = append(out, policyFinding{policy: i, rule: NoIndex, code: Shadowed,
+				message: fmt.Sprintf("policies[%d] matches every namespace this policy matches, so this policy never decides", shadowedBy)})
 			continue
 		}
 		live.add(i, reqs[i])
@@ -114,7 +103,7 @@ func (r *Resolver) lint() ([]Finding, int) {
 
 // redundant adds the trailing policies that give the default visibility, which change
 // nothing, to out, and sorts the findings by policy, rule and code.
-func (r *Resolver) redundant(out []Finding, never []bool) []Finding {
+func (r *Resolver) redundant(out []policyFinding, never []bool) []policyFinding {
 	// Trailing policies that give the default visibility change nothing. Unreachable and
 	// shadowed policies count here: removing the policy that hides them would let them decide.
 	for i := len(r.policies) - 1; i >= 0; i-- {
@@ -124,18 +113,18 @@ func (r *Resolver) redundant(out []Finding, never []bool) []Finding {
 		if r.policies[i].visibility != r.defaultVis {
 			break
 		}
-		out = append(out, Finding{Policy: i, Rule: NoIndex, Code: Redundant,
-			Message: fmt.Sprintf("it gives the default visibility %s and no later policy gives another, so it changes no entry's visibility", r.defaultVis)})
+		out = append(out, policyFinding{policy: i, rule: NoIndex, code: Redundant,
+			message: fmt.Sprintf("it gives the default visibility %s and no later policy gives another, so it changes no entry's visibility", r.defaultVis)})
 	}
 	sort.Slice(out, func(a, b int) bool {
 		x, y := out[a], out[b]
-		if x.Policy != y.Policy {
-			return x.Policy < y.Policy
+		if x.policy != y.policy {
+			return x.policy < y.policy
 		}
-		if x.Rule != y.Rule {
-			return x.Rule < y.Rule
+		if x.rule != y.rule {
+			return x.rule < y.rule
 		}
-		return x.Code < y.Code
+		return x.code < y.code
 	})
 	return out
 }
@@ -195,20 +184,20 @@ func (x *shadowIndex) candidates(rs []req, buf []int) []int {
 	return slices.Compact(buf)
 }
 
-func ruleFindings(i int, p *policy) []Finding {
-	var out []Finding
+func ruleFindings(i int, p *policy) []policyFinding {
+	var out []policyFinding
 	var seen [][]req
 	for j, ru := range p.rules {
 		rs := selectorReqs(ru.selector)
 		if len(rs) == 0 && len(p.rules) > 1 {
-			out = append(out, Finding{Policy: i, Rule: j, Code: NoOpRule,
-				Message: "the empty selector matches every namespace; it adds nothing to the other rules"})
+			out = append(out, policyFinding{policy: i, rule: j, code: NoOpRule,
+				message: "the empty selector matches every namespace; it adds nothing to the other rules"})
 			continue
 		}
 		for k, prev := range seen {
 			if implies(prev, rs) {
-				out = append(out, Finding{Policy: i, Rule: j, Code: DuplicateRule,
-					Message: fmt.Sprintf("matchingRules[%d] already requires everything this rule does", k)})
+				out = append(out, policyFinding{policy: i, rule: j, code: DuplicateRule,
+					message: fmt.Sprintf("matchingRules[%d] already requires everything this rule does", k)})
 				break
 			}
 		}
@@ -335,69 +324,20 @@ func disjoint(a, b []string) bool {
 	return true
 }
 
-// Severity ranks a finding: Info changes nothing, Warning is very likely a mistake, Error
-// makes the configuration do something other than what it says.
-type Severity string
-
-// The severities.
-const (
-	SeverityInfo    Severity = "info"
-	SeverityWarning Severity = "warning"
-	SeverityError   Severity = "error"
-)
-
-// Severity is the code's severity: Unreachable, Shadowed, NeverMatches and the inventory
-// findings are warnings (ExportToUnknownNamespace an error); Redundant, NoOpRule and
-// DuplicateRule are info.
-func (c FindingCode) Severity() Severity {
-	switch c {
-	case Redundant, NoOpRule, DuplicateRule, ScopeLocalConfig, ScopeSettingOverridden:
-		return SeverityInfo
-	case ExportToUnknownNamespace:
-		return SeverityError
-	}
-	return SeverityWarning
-}
-
-// The findings of Index.Lint: the configuration read against an inventory.
-const (
-	// SelectorMatchesNoNamespace: a rule's selector selects none of the inventory's
-	// namespaces (a typo such as tema: platform), so its policy decides nothing here.
-	SelectorMatchesNoNamespace FindingCode = "SelectorMatchesNoNamespace"
-	// PolicyDecidesNoEntry: no ServiceEntry of the inventory is decided by the policy.
-	PolicyDecidesNoEntry FindingCode = "PolicyDecidesNoEntry"
-	// ExportToUnknownNamespace: an exportTo names a namespace the inventory does not have.
-	ExportToUnknownNamespace FindingCode = "ExportToUnknownNamespace"
-	// NoAddressForDNS: an entry with no address for any of its hosts: ztunnel's DNS proxy
-	// never answers for it (give it spec.addresses, or a resolution Istio allocates for).
-	NoAddressForDNS FindingCode = "NoAddressForDNS"
-)
-
-// InventoryFinding is one finding of Index.Lint: about a policy or rule (Path
-// "policies[1].matchingRules[0]") or a service (Path "ServiceEntry shop/api").
-type InventoryFinding struct {
-	Path     string      `json:"path"`
-	Code     FindingCode `json:"code"`
-	Severity Severity    `json:"severity"`
-	Message  string      `json:"message"`
-}
-
-// String renders the finding: "policies[1]: PolicyDecidesNoEntry (warning): …".
-func (f InventoryFinding) String() string {
-	return f.Path + ": " + string(f.Code) + " (" + string(f.Severity) + "): " + f.Message
-}
-
 // Lint reads the configuration against the index's inventory: rules whose selector selects
 // none of its namespaces, policies that decide none of its ServiceEntries, exportTo lists
 // naming namespaces it does not have, and entries DNS never answers for (no address for any
-// host). Findings are sorted: policies in order, then services by kind, namespace and name.
-func (ix *Index) Lint() []InventoryFinding {
+// host), with codes SelectorMatchesNoNamespace, PolicyDecidesNoEntry,
+// ExportToUnknownNamespace and NoAddressForDNS. Findings are sorted: policies in order (Path
+// "policies[i]" or "policies[i].matchingRules[j]"), then services by kind, namespace and name
+// (Path "ServiceEntry shop/api").
+func (ix *Index) Lint() []Finding {
 	if ix == nil || len(ix.entries) == 0 && len(ix.namespaces) == 0 {
 		return nil
 	}
-	var out []InventoryFinding
-	add := func(path string, code FindingCode, format string, args ...any) {
-		out = append(out, InventoryFinding{Path: path, Code: code, Severity: code.Severity(), Message: fmt.Sprintf(format, args...)})
+	var out []Finding
+	add := func(path string, code report.Code, format string, args ...any) {
+		out = append(out, report.New(path, code, format, args...))
 	}
 	r := ix.resolver
 	if r.Enabled() {
@@ -436,7 +376,7 @@ func (ix *Index) Lint() []InventoryFinding {
 		s := &ix.services[i]
 		ref := s.Ref().String()
 		for _, e := range s.ExportTo {
-			if e != ExportToAll && e != ExportToOwn && e != ExportToNone && !known[e] {
+			if e != exportToAll && e != exportToOwn && e != exportToNone && !known[e] {
 				add(ref, ExportToUnknownNamespace, "exportTo names namespace %q, which the inventory does not have: sidecars there see nothing of it", e)
 			}
 		}

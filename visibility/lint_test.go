@@ -9,6 +9,9 @@ import (
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/meshscope/meshscope/internal/longtest"
+	"github.com/meshscope/meshscope/internal/report"
 )
 
 func TestLint(t *testing.T) {
@@ -29,25 +32,25 @@ func TestLint(t *testing.T) {
 			pol(None),
 			pol(Public, matchLabels("team", "b")),
 		}}, []string{
-			"policies[2]: Unreachable: policies[1] matches every namespace, so this policy is never tried",
+			"WARNING Unreachable policies[2]: policies[1] matches every namespace, so this policy is never tried",
 		}},
 		{"empty selector is a catch-all", &Config{DefaultVisibility: Namespace, Policies: []Policy{
 			pol(None, everything()),
 			pol(Public, matchLabels("team", "b")),
 		}}, []string{
-			"policies[1]: Unreachable: policies[0] matches every namespace, so this policy is never tried",
+			"WARNING Unreachable policies[1]: policies[0] matches every namespace, so this policy is never tried",
 		}},
 		{"identical selector shadows", &Config{DefaultVisibility: Namespace, Policies: []Policy{
 			pol(Public, matchLabels("team", "a")),
 			pol(None, matchExpr("team", in, "a")),
 		}}, []string{
-			"policies[1]: Shadowed: policies[0] matches every namespace this policy matches, so this policy never decides",
+			"WARNING Shadowed policies[1]: policies[0] matches every namespace this policy matches, so this policy never decides",
 		}},
 		{"narrower later policy is shadowed", &Config{DefaultVisibility: Namespace, Policies: []Policy{
 			pol(Public, matchExpr("env", exists)),
 			pol(None, matchLabels("env", "prod", "team", "a")),
 		}}, []string{
-			"policies[1]: Shadowed: policies[0] matches every namespace this policy matches, so this policy never decides",
+			"WARNING Shadowed policies[1]: policies[0] matches every namespace this policy matches, so this policy never decides",
 		}},
 		{"wider later policy is fine", &Config{DefaultVisibility: Namespace, Policies: []Policy{
 			pol(Public, matchLabels("env", "prod", "team", "a")),
@@ -58,17 +61,17 @@ func TestLint(t *testing.T) {
 			pol(Public, matchExpr("trusted", dne)),
 			pol(Public, matchExpr("trusted", in, "no", "false")),
 		}}, []string{
-			"policies[1]: Shadowed: policies[0] matches every namespace this policy matches, so this policy never decides",
-			"policies[2]: Shadowed: policies[0] matches every namespace this policy matches, so this policy never decides",
+			"WARNING Shadowed policies[1]: policies[0] matches every namespace this policy matches, so this policy never decides",
+			"WARNING Shadowed policies[2]: policies[0] matches every namespace this policy matches, so this policy never decides",
 		}},
 		{"contradiction", &Config{DefaultVisibility: Namespace, Policies: []Policy{
 			pol(Public, matchLabels("team", "a"), matchLabels("team", "b")),
 			pol(None, matchExpr("x", exists), matchExpr("x", dne)),
 			pol(None, matchExpr("y", in, "1"), matchExpr("y", notIn, "1", "2")),
 		}}, []string{
-			"policies[0]: NeverMatches: its rules contradict each other, so it matches no namespace",
-			"policies[1]: NeverMatches: its rules contradict each other, so it matches no namespace",
-			"policies[2]: NeverMatches: its rules contradict each other, so it matches no namespace",
+			"WARNING NeverMatches policies[0]: its rules contradict each other, so it matches no namespace",
+			"WARNING NeverMatches policies[1]: its rules contradict each other, so it matches no namespace",
+			"WARNING NeverMatches policies[2]: its rules contradict each other, so it matches no namespace",
 		}},
 		{"trailing default visibility is redundant", &Config{DefaultVisibility: Namespace, Policies: []Policy{
 			pol(Namespace, matchLabels("team", "a")),
@@ -76,17 +79,17 @@ func TestLint(t *testing.T) {
 			pol(Namespace, matchLabels("team", "c")),
 			pol(Namespace, matchLabels("team", "d")),
 		}}, []string{
-			"policies[2]: Redundant: it gives the default visibility NAMESPACE and no later policy gives another, so it changes no entry's visibility",
-			"policies[3]: Redundant: it gives the default visibility NAMESPACE and no later policy gives another, so it changes no entry's visibility",
+			"NOTE Redundant policies[2]: it gives the default visibility NAMESPACE and no later policy gives another, so it changes no entry's visibility",
+			"NOTE Redundant policies[3]: it gives the default visibility NAMESPACE and no later policy gives another, so it changes no entry's visibility",
 		}},
 		{"unspecified counts as public", &Config{Policies: []Policy{pol("", matchLabels("team", "a"))}}, []string{
-			"policies[0]: Redundant: it gives the default visibility PUBLIC and no later policy gives another, so it changes no entry's visibility",
+			"NOTE Redundant policies[0]: it gives the default visibility PUBLIC and no later policy gives another, so it changes no entry's visibility",
 		}},
 		{"no-op and duplicate rules", &Config{DefaultVisibility: Namespace, Policies: []Policy{
 			pol(Public, matchLabels("team", "a"), everything(), matchExpr("team", in, "a"), matchLabels("env", "prod")),
 		}}, []string{
-			"policies[0].matchingRules[1]: NoOpRule: the empty selector matches every namespace; it adds nothing to the other rules",
-			"policies[0].matchingRules[2]: DuplicateRule: matchingRules[0] already requires everything this rule does",
+			"NOTE NoOpRule policies[0].matchingRules[1]: the empty selector matches every namespace; it adds nothing to the other rules",
+			"NOTE DuplicateRule policies[0].matchingRules[2]: matchingRules[0] already requires everything this rule does",
 		}},
 	}
 	for _, tt := range tests {
@@ -106,7 +109,7 @@ func TestLint(t *testing.T) {
 // visibility, for random namespaces.
 func TestLintIsSound(t *testing.T) {
 	r := newRand(21, 22)
-	for range 2000 {
+	for range longtest.N(200, 2000) {
 		c := randomConfig(r, 6)
 		res := mustCompile(t, c)
 		findings := res.Lint()
@@ -115,9 +118,9 @@ func TestLintIsSound(t *testing.T) {
 		for _, f := range findings {
 			switch f.Code {
 			case Unreachable, Shadowed, NeverMatches:
-				dead[f.Policy] = true
+				dead[policyOf(t, f)] = true
 			case Redundant:
-				redundant[f.Policy] = true
+				redundant[policyOf(t, f)] = true
 			}
 		}
 		trimmed := &Config{DefaultVisibility: c.DefaultVisibility}
@@ -160,15 +163,24 @@ func TestIndexLint(t *testing.T) {
 		got = append(got, f.String())
 	}
 	assert.Equal(t, []string{
-		"policies[0].matchingRules[0]: SelectorMatchesNoNamespace (warning): the selector tema=platform selects none of the inventory's 2 namespaces",
-		"policies[0]: PolicyDecidesNoEntry (warning): decides none of the inventory's ServiceEntries",
-		"policies[1]: PolicyDecidesNoEntry (warning): decides none of the inventory's ServiceEntries",
-		`ServiceEntry platform/quiet: ExportToUnknownNamespace (error): exportTo names namespace "shpo", which the inventory does not have: sidecars there see nothing of it`,
-		"ServiceEntry platform/quiet: NoAddressForDNS (warning): no address for any of its hosts: ztunnel's DNS proxy forwards every query for them upstream",
+		"WARNING SelectorMatchesNoNamespace policies[0].matchingRules[0]: the selector tema=platform selects none of the inventory's 2 namespaces",
+		"WARNING PolicyDecidesNoEntry policies[0]: decides none of the inventory's ServiceEntries",
+		"WARNING PolicyDecidesNoEntry policies[1]: decides none of the inventory's ServiceEntries",
+		`ERROR ExportToUnknownNamespace ServiceEntry platform/quiet: exportTo names namespace "shpo", which the inventory does not have: sidecars there see nothing of it`,
+		"WARNING NoAddressForDNS ServiceEntry platform/quiet: no address for any of its hosts: ztunnel's DNS proxy forwards every query for them upstream",
 	}, got)
-	assert.Equal(t, SeverityInfo, Redundant.Severity())
 	var zero *Index
 	assert.Nil(t, zero.Lint())
+}
+
+// policyOf returns the index of the policy a finding of Resolver.Lint is about, read from
+// its path: "policies[3]" or "policies[3].matchingRules[1]".
+func policyOf(t *testing.T, f Finding) int {
+	t.Helper()
+	var i int
+	_, err := fmt.Sscanf(f.Path, "policies[%d]", &i)
+	require.NoError(t, err, f.Path)
+	return i
 }
 
 // refShadowed is the literal rule the index in Lint speeds up: policy i is shadowed by the
@@ -201,7 +213,7 @@ func refShadowed(r *Resolver) map[int]int {
 
 func TestLintMatchesReference(t *testing.T) {
 	r := newRand(31, 32)
-	for range 3000 {
+	for range longtest.N(300, 3000) {
 		c := randomConfig(r, 8)
 		res := mustCompile(t, c)
 		got := map[int]int{}
@@ -210,7 +222,7 @@ func TestLintMatchesReference(t *testing.T) {
 				var k int
 				_, err := fmt.Sscanf(f.Message, "policies[%d]", &k)
 				require.NoError(t, err)
-				got[f.Policy] = k
+				got[policyOf(t, f)] = k
 			}
 		}
 		require.Equal(t, refShadowed(res), got, "%+v", c)
@@ -244,4 +256,17 @@ func TestLintIsLinear(t *testing.T) {
 	}
 	small, large := compared(500), compared(2000)
 	assert.LessOrEqual(t, large, 4*small+4, "policy pairs compared at n=500: %d, at n=2000: %d", small, large)
+}
+
+// TestCodeLevels holds each code to the level its documentation gives it.
+func TestCodeLevels(t *testing.T) {
+	for code, want := range map[report.Code]report.Level{
+		Unreachable: report.Warning, Shadowed: report.Warning, NeverMatches: report.Warning,
+		Redundant: report.Note, NoOpRule: report.Note, DuplicateRule: report.Note,
+		SelectorMatchesNoNamespace: report.Warning, PolicyDecidesNoEntry: report.Warning,
+		ExportToUnknownNamespace: report.Error, NoAddressForDNS: report.Warning,
+		ScopeNeverMatches: report.Warning, ScopeLocalConfig: report.Note, ScopeSettingOverridden: report.Note,
+	} {
+		assert.Equal(t, want, code.Level(), "%s", code)
+	}
 }

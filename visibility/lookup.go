@@ -97,7 +97,7 @@ func newPending(n int) *pending {
 // that have an address for it (or are headless Kubernetes Services): ztunnel answers only
 // for those.
 func (p *pending) host(ix *Index, i int32, s *Service, h string) {
-	switch suffix, wild := strings.CutPrefix(h, "*."); {
+	switch suffix, wild := cutWildcard(h); {
 	case !s.answersFor(h):
 		if p.mute == nil {
 			p.mute = map[string][]int32{}
@@ -110,13 +110,14 @@ func (p *pending) host(ix *Index, i int32, s *Service, h string) {
 	}
 }
 
-// address records entry i's claim on an address or a CIDR.
-func (p *pending) address(ix *Index, i int32, addr netip.Addr, pfx netip.Prefix) {
-	if addr.IsValid() {
-		k := addrKeyOf(addr)
+// address records entry i's claim on an address or a CIDR, in its canonical form (see
+// canonical).
+func (p *pending) address(ix *Index, i int32, a netip.Prefix) {
+	if a = canonical(a); a.IsSingleIP() {
+		k := addrKeyOf(a.Addr())
 		p.addrs.add(ix.addrHash(k), k, i)
 	} else {
-		p.prefixes = append(p.prefixes, prefixClaim{pfx, i})
+		p.prefixes = append(p.prefixes, prefixClaim{a, i})
 	}
 }
 
@@ -156,19 +157,6 @@ func (ix *Index) build(keys *pending) *tables {
 	}
 	t.lengths4, t.lengths6 = prefixLengths(t.prefixes)
 	return t
-}
-
-// allAddresses returns every address of the service: its own, else (auto-allocating) those
-// Istio allocated for each of its hosts under the wildcard rule of AddressesFor.
-func (s *Service) allAddresses() []string {
-	if !s.autoAllocates() || len(s.AutoAddresses) == 0 {
-		return s.Addresses
-	}
-	var out []string
-	for _, h := range s.Hosts {
-		out = append(out, s.AddressesFor(h)...)
-	}
-	return out
 }
 
 // setOf returns the candidate set of k in m, numbering a new one.

@@ -40,9 +40,10 @@ type Level struct {
 	Candidates []Candidate `json:"candidates"`
 }
 
-// LookupExplanation is how a lookup reached its answer: every name tried (the query, then
-// its short-name aliases), every level of it and every candidate at it, with why it was
-// chosen, hidden, outranked, not reached, or has no address.
+// LookupExplanation is how a lookup reached its answer: every name tried — for a host the
+// query, then its short-name aliases, up to the one that answered; for an address the
+// address alone — with every level of it and every candidate at each, and why it was chosen,
+// hidden, outranked, not reached, or has no address.
 type LookupExplanation struct {
 	Client string `json:"client"`
 	Query  string `json:"query"`
@@ -52,13 +53,12 @@ type LookupExplanation struct {
 	// CNAME is the name the answer was reached through when a search domain was stripped
 	// from the query: the answer is a CNAME to it.
 	CNAME string `json:"cname,omitempty"`
-	// Levels are the levels of the name that answered (of the query itself when none did).
-	Levels []Level `json:"levels"`
-	// Names are the names tried for a host, in order, up to the one that answered.
+	// Names are the names tried, in order; none for a query that cannot be a host.
 	Names []NameTried `json:"names,omitempty"`
 }
 
-// NameTried is one name a host lookup tried: the query as given or one of its aliases.
+// NameTried is one name a lookup tried: the query as given or one of its aliases, with the
+// levels it tried and their candidates.
 type NameTried struct {
 	Name string `json:"name"`
 	// Via says how the name came from the query: "the query as given", "short name …",
@@ -86,8 +86,8 @@ func (e LookupExplanation) String() string {
 	default:
 		b.WriteString("no visible service with an address; ztunnel forwards the query to the upstream resolver")
 	}
-	if len(e.Names) <= 1 {
-		writeLevels(&b, e.Levels, "  ")
+	if len(e.Names) == 1 {
+		writeLevels(&b, e.Names[0].Levels, "  ")
 		return b.String()
 	}
 	for _, n := range e.Names {
@@ -214,7 +214,7 @@ func (ix *Index) answer(levels []level, client string) (int32, int) {
 // short-name aliases (see LookupHost) up to the one that answered — with its levels and
 // candidates, including those with no address (verdict NoAddress, with the reason).
 func (ix *Index) ExplainHost(client, host string) LookupExplanation {
-	e := LookupExplanation{Client: client, Query: host, Levels: []Level{}}
+	e := LookupExplanation{Client: client, Query: host}
 	var buf nameBuf
 	h := normalizeInto(host, &buf)
 	if len(h) == 0 || ix == nil || ix.t == nil {
@@ -222,14 +222,10 @@ func (ix *Index) ExplainHost(client, host string) LookupExplanation {
 	}
 	try := func(name []byte, via string) bool {
 		n := string(name)
-		levels := ix.hostLevels(n)
-		x := ix.explain(client, n, levels)
-		nt := NameTried{Name: n, Via: via, Answered: x.Answer != nil, Levels: x.Levels}
-		e.Names = append(e.Names, nt)
-		if x.Answer != nil || len(e.Names) == 1 {
-			e.Answer, e.Levels = x.Answer, x.Levels
-		}
-		return x.Answer == nil
+		answer, levels := ix.explain(client, ix.hostLevels(n))
+		e.Names = append(e.Names, NameTried{Name: n, Via: via, Answered: answer != nil, Levels: levels})
+		e.Answer = answer
+		return answer == nil
 	}
 	if !try(h, "the query as given") {
 		return e
@@ -259,21 +255,31 @@ func (ix *Index) aliasVia(client string, kind aliasKind, sd int, query []byte) s
 	return "search domain " + ix.searchDomain(client, sd) + " stripped, then expanded"
 }
 
-// ExplainAddress explains LookupAddress(client, addr).
+// ExplainAddress explains LookupAddress(client, addr): its one name is the address (without
+// a zone, IPv4 unmapped), tried at the exact level and then at every CIDR containing it.
 func (ix *Index) ExplainAddress(client string, addr netip.Addr) LookupExplanation {
+	e := LookupExplanation{Client: client, Query: addr.String()}
 	if !addr.IsValid() {
-		return LookupExplanation{Client: client, Query: addr.String(), Levels: []Level{}}
+		return e
 	}
 	a := addr.WithZone("").Unmap()
-	return ix.explain(client, a.String(), ix.addrLevels(netip.PrefixFrom(a, a.BitLen())))
+	e.Query = a.String()
+	answer, levels := ix.explain(client, ix.addrLevels(netip.PrefixFrom(a, a.BitLen())))
+	e.Answer = answer
+	e.Names = []NameTried{{Name: e.Query, Via: "the address as given", Answered: answer != nil, Levels: levels}}
+	return e
 }
 
-func (ix *Index) explain(client, query string, levels []level) LookupExplanation {
-	e := LookupExplanation{Client: client, Query: query, Levels: []Level{}}
+// explain applies the lookup rules to levels and says, for every candidate at each, why it
+// was chosen, hidden, outranked, not reached, or has no address. It returns the answer, nil
+// for none.
+func (ix *Index) explain(client string, levels []level) (*ServiceRef, []Level) {
+	out := []Level{}
 	ans, at := ix.answer(levels, client)
+	var answer *ServiceRef
 	if ans >= 0 {
 		ref := ix.services[ans].Ref()
-		e.Answer = &ref
+		answer = &ref
 	}
 	for li, l := range levels {
 		lv := Level{Key: l.key}
@@ -299,9 +305,9 @@ func (ix *Index) explain(client, query string, levels []level) LookupExplanation
 			lv.Candidates = append(lv.Candidates, Candidate{Service: ix.services[i].Ref(), Decision: ix.entries[i].decision,
 				Verdict: NoAddress, Reason: ix.noAddressReason(i, l.key)})
 		}
-		e.Levels = append(e.Levels, lv)
+		out = append(out, lv)
 	}
-	return e
+	return answer, out
 }
 
 // noAddressReason says why entry i has no address for host.
@@ -313,8 +319,8 @@ func (ix *Index) noAddressReason(i int32, host string) string {
 		why = "no cluster IP"
 	case s.Resolution == "" || s.Resolution == ResolutionNone:
 		why = "no spec.addresses, and resolution NONE gets none allocated"
-	case strings.EqualFold(s.Labels[AutoAllocateLabel], "false"):
-		why = "no spec.addresses, and auto-allocation is off (" + AutoAllocateLabel + ": false)"
+	case strings.EqualFold(s.Labels[autoAllocateLabel], "false"):
+		why = "no spec.addresses, and auto-allocation is off (" + autoAllocateLabel + ": false)"
 	case strings.HasPrefix(host, "*.") && s.Resolution != ResolutionDynamicDNS:
 		why = "no spec.addresses, and a wildcard host gets none allocated unless the resolution is DYNAMIC_DNS"
 	default:

@@ -11,6 +11,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/meshscope/meshscope/internal/report"
 )
 
 // Scope says whether a Kubernetes Service is shared with the other clusters of a
@@ -149,7 +151,7 @@ func CompileScope(c *ScopeConfig) (*Scoper, error) {
 	}
 	domain := normalizeHost(c.Domain)
 	if domain == "" {
-		domain = DefaultDomain
+		domain = defaultDomain
 	}
 	for _, d := range []string{"*.kube-system.svc." + domain, "kubernetes.default.svc." + domain} {
 		if !s.openedUp(d) {
@@ -293,39 +295,19 @@ func orAll(sel string) string {
 	return sel
 }
 
-// The findings of Scoper.Lint.
-const (
-	// ScopeNeverMatches: a config whose selector's requirements contradict each other.
-	ScopeNeverMatches FindingCode = "ScopeNeverMatches"
-	// ScopeLocalConfig: a LOCAL config, which never changes a scope: LOCAL is the default
-	// and never overrides a GLOBAL match.
-	ScopeLocalConfig FindingCode = "ScopeLocalConfig"
-	// ScopeSettingOverridden: a host pattern given again by a later setting, which wins.
-	ScopeSettingOverridden FindingCode = "ScopeSettingOverridden"
-)
-
-// ScopeFinding is one lint result about the scope configuration.
-type ScopeFinding struct {
-	Path    string      `json:"path"`
-	Code    FindingCode `json:"code"`
-	Message string      `json:"message"`
-}
-
-// String renders the finding with its path.
-func (f ScopeFinding) String() string { return f.Path + ": " + string(f.Code) + ": " + f.Message }
-
 // LintScope reports the parts of c that can never change a scope: configs whose selectors
 // contradict themselves, LOCAL configs, and settings overridden by a later setting of the
-// same host pattern; in configuration order. A nil c has no findings.
-func LintScope(c *ScopeConfig) []ScopeFinding {
+// same host pattern (codes ScopeNeverMatches, ScopeLocalConfig, ScopeSettingOverridden); in
+// configuration order. A nil c has no findings.
+func LintScope(c *ScopeConfig) []Finding {
 	if c == nil {
 		return nil
 	}
-	var out []ScopeFinding
+	var out []Finding
 	for i, sc := range c.ServiceScopeConfigs {
 		p := fmt.Sprintf("serviceScopeConfigs[%d]", i)
 		if cmpScope(sc.Scope) == Local {
-			out = append(out, ScopeFinding{p, ScopeLocalConfig, "a LOCAL config changes nothing: LOCAL is the default and never overrides a GLOBAL match"})
+			out = append(out, report.New(p, ScopeLocalConfig, "a LOCAL config changes nothing: LOCAL is the default and never overrides a GLOBAL match"))
 			continue
 		}
 		for _, sel := range []struct {
@@ -334,7 +316,7 @@ func LintScope(c *ScopeConfig) []ScopeFinding {
 		}{{"namespaceSelector", sc.NamespaceSelector}, {"servicesSelector", sc.ServicesSelector}} {
 			compiled, err := selectorOf(sel.ls)
 			if err == nil && contradicts(selectorReqs(compiled)) {
-				out = append(out, ScopeFinding{p + "." + sel.name, ScopeNeverMatches, "its requirements contradict each other: the config never matches"})
+				out = append(out, report.New(p+"."+sel.name, ScopeNeverMatches, "its requirements contradict each other: the config never matches"))
 			}
 		}
 	}
@@ -347,21 +329,16 @@ func LintScope(c *ScopeConfig) []ScopeFinding {
 	for i, st := range c.ServiceSettings {
 		for j, h := range st.Hosts {
 			if k := last[normalizeHost(h)]; k != i {
-				out = append(out, ScopeFinding{fmt.Sprintf("serviceSettings[%d].hosts[%d]", i, j), ScopeSettingOverridden,
-					fmt.Sprintf("%s is given again by serviceSettings[%d], which wins", h, k)})
+				out = append(out, report.New(fmt.Sprintf("serviceSettings[%d].hosts[%d]", i, j), ScopeSettingOverridden,
+					"%s is given again by serviceSettings[%d], which wins", h, k))
 			}
 		}
 	}
 	return out
 }
 
-// ScopeChange is a Kubernetes Service whose scope changes.
-type ScopeChange struct {
-	Service ServiceRef `json:"service"`
-	Host    string     `json:"host"`
-	Before  Scope      `json:"before"`
-	After   Scope      `json:"after"`
-}
+// ScopeChange is a Kubernetes Service (Key) whose scope changes from Before to After.
+type ScopeChange = Change[ServiceRef, Scope, struct{}]
 
 // DiffScope compares two scope configurations over an inventory: every Kubernetes Service
 // that becomes shared with the other clusters, or stops being shared, sorted by namespace
@@ -375,11 +352,11 @@ func DiffScope(before, after *Scoper, inv Inventory) []ScopeChange {
 		ns, svc := labels.Set(inv.Namespaces[s.Namespace]), labels.Set(s.Labels)
 		b, a := before.Scope(ns, svc, s.Hosts[0]), after.Scope(ns, svc, s.Hosts[0])
 		if b != a {
-			out = append(out, ScopeChange{Service: s.Ref(), Host: s.Hosts[0], Before: b, After: a})
+			out = append(out, ScopeChange{Key: s.Ref(), Before: b, After: a})
 		}
 	}
 	slices.SortFunc(out, func(x, y ScopeChange) int {
-		return cmp.Or(strings.Compare(x.Service.Namespace, y.Service.Namespace), strings.Compare(x.Service.Name, y.Service.Name))
+		return cmp.Or(strings.Compare(x.Key.Namespace, y.Key.Namespace), strings.Compare(x.Key.Name, y.Key.Name))
 	})
 	return out
 }

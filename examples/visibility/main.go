@@ -32,7 +32,6 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/meshscope/meshscope/internal/cli"
-	mreport "github.com/meshscope/meshscope/internal/report"
 	"github.com/meshscope/meshscope/visibility"
 )
 
@@ -88,7 +87,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return cli.Fail(prog, stderr, err)
 	}
 	code := cli.Emit(prog, stdout, stderr, o.output, rep, rep.print)
-	return cli.Gate(prog, stderr, code, o.failOn, rep.findings())
+	return cli.Gate(prog, stderr, code, o.failOn, rep.Findings)
 }
 
 // report is everything the program shows; it is also the JSON output.
@@ -96,7 +95,7 @@ type report struct {
 	Mesh      string                         `json:"mesh"`
 	Inventory string                         `json:"inventory"`
 	Enabled   bool                           `json:"enabled"`
-	Lint      []lintRow                      `json:"lint"`
+	Findings  []visibility.Finding           `json:"findings"`
 	Entries   []entryRow                     `json:"entries"`
 	Services  []serviceRow                   `json:"services,omitempty"`
 	Conflicts []visibility.Conflict          `json:"conflicts"`
@@ -104,13 +103,8 @@ type report struct {
 	NewMesh   string                         `json:"newMesh,omitempty"`
 	Audit     *visibility.Audit              `json:"audit,omitempty"`
 	Scope     []visibility.ScopeChange       `json:"scopeChanges,omitempty"`
-}
 
-type lintRow struct {
-	Path     string                 `json:"path"`
-	Code     visibility.FindingCode `json:"code"`
-	Severity visibility.Severity    `json:"severity"`
-	Message  string                 `json:"message"`
+	hosts map[visibility.ServiceRef]string // each Kubernetes Service's host, for the scope table
 }
 
 type entryRow struct {
@@ -130,22 +124,13 @@ type serviceRow struct {
 	Why       string           `json:"why"`
 }
 
-// findings are the lint rows as -fail-on counts them.
-func (r *report) findings() []mreport.Finding {
-	out := make([]mreport.Finding, len(r.Lint))
-	for i, f := range r.Lint {
-		out[i] = mreport.New(f.Path, mreport.Code(f.Code), "%s", f.Message)
-	}
-	return out
-}
-
 // mesh is one mesh configuration read: its resolver and its scope.
 type mesh struct {
 	name   string
 	res    *visibility.Resolver
 	scope  *visibility.Scoper
 	scoped bool
-	lint   []visibility.ScopeFinding
+	lint   []visibility.Finding
 }
 
 func loadMesh(path, sampleName, domain string) (mesh, error) {
@@ -191,21 +176,17 @@ func build(o options) (*report, error) {
 	if err != nil {
 		return nil, cli.InFile(invName, err)
 	}
-	rep := &report{Mesh: cur.name, Inventory: invName, Enabled: cur.res.Enabled(), Conflicts: ix.Conflicts(), Entries: []entryRow{}}
+	rep := &report{Mesh: cur.name, Inventory: invName, Enabled: cur.res.Enabled(), Conflicts: ix.Conflicts(), Entries: []entryRow{},
+		hosts: map[visibility.ServiceRef]string{}}
 	rep.lint(cur, ix)
 	for s, d := range ix.Entries {
 		switch s.Kind {
 		case visibility.ServiceEntry:
-			row := entryRow{Namespace: s.Namespace, Name: s.Name, Hosts: s.Hosts, Decision: d, DecidedBy: decidedBy(cur.res, d)}
-			for _, h := range s.Hosts {
-				a := s.AddressesFor(h)
-				row.Addresses = append(row.Addresses, a...)
-				row.DNS = row.DNS || len(a) > 0
-			}
-			slices.Sort(row.Addresses)
-			row.Addresses = slices.Compact(row.Addresses)
-			rep.Entries = append(rep.Entries, row)
+			rep.Entries = append(rep.Entries, entryOf(s, d, cur.res))
 		case visibility.KubernetesService:
+			if len(s.Hosts) > 0 {
+				rep.hosts[s.Ref()] = s.Hosts[0]
+			}
 			if cur.scoped && len(s.Hosts) > 0 {
 				e := cur.scope.Explain(labels.Set(inv.Namespaces[s.Namespace]), labels.Set(s.Labels), s.Hosts[0])
 				rep.Services = append(rep.Services, serviceRow{Namespace: s.Namespace, Name: s.Name, Scope: e.Scope, Why: e.Reason})
@@ -241,20 +222,7 @@ func build(o options) (*report, error) {
 
 // lint gathers the configuration's findings, the scope's, and the inventory's.
 func (r *report) lint(m mesh, ix *visibility.Index) {
-	r.Lint = []lintRow{}
-	for _, f := range m.res.Lint() {
-		path := fmt.Sprintf("policies[%d]", f.Policy)
-		if f.Rule >= 0 {
-			path += fmt.Sprintf(".matchingRules[%d]", f.Rule)
-		}
-		r.Lint = append(r.Lint, lintRow{path, f.Code, f.Code.Severity(), f.Message})
-	}
-	for _, f := range m.lint {
-		r.Lint = append(r.Lint, lintRow{f.Path, f.Code, f.Code.Severity(), f.Message})
-	}
-	for _, f := range ix.Lint() {
-		r.Lint = append(r.Lint, lintRow{f.Path, f.Code, f.Severity, f.Message})
-	}
+	r.Findings = slices.Concat([]visibility.Finding{}, m.res.Lint(), m.lint, ix.Lint())
 }
 
 // explain answers -explain-host and -explain-addr for a client namespace that exists.
@@ -276,6 +244,30 @@ func (r *report) explain(o options, ix *visibility.Index) error {
 		r.Explain = append(r.Explain, ix.ExplainAddress(o.client, a))
 	}
 	return nil
+}
+
+// entryOf is the row of the ServiceEntry s, decided d by r: its addresses as ztunnel's DNS
+// proxy answers with them, and whether it answers at all.
+func entryOf(s visibility.Service, d visibility.Decision, r *visibility.Resolver) entryRow {
+	row := entryRow{Namespace: s.Namespace, Name: s.Name, Hosts: s.Hosts, Decision: d, DecidedBy: decidedBy(r, d)}
+	for _, h := range s.Hosts {
+		a := s.AddressesFor(h)
+		for _, p := range a {
+			row.Addresses = append(row.Addresses, address(p))
+		}
+		row.DNS = row.DNS || len(a) > 0
+	}
+	slices.Sort(row.Addresses)
+	row.Addresses = slices.Compact(row.Addresses)
+	return row
+}
+
+// address spells an IP without its /32 or /128, a CIDR as it is.
+func address(p netip.Prefix) string {
+	if p.IsSingleIP() {
+		return p.Addr().String()
+	}
+	return p.String()
 }
 
 // decidedBy names what decided: a policy with its selectors, or the default.

@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/meshscope/meshscope/visibility"
 )
 
 func runArgs(t *testing.T, args ...string) (int, string, string) {
@@ -33,7 +35,8 @@ func TestSample(t *testing.T) {
 		"shop/checkout         GLOBAL  serviceScopeConfigs[0] (namespaces team=shop, services all) makes it GLOBAL",
 		"shop/orders-internal  LOCAL   serviceScopeConfigs[0] makes it GLOBAL, but orders-internal.shop.svc.cluster.local is cluster-local",
 		"payments/partner-api  NAMESPACE (default)  PUBLIC (policies[0])  all other namespaces  -",
-		"203.0.113.0/24       sandbox, shop, namespaces not in the inventory            ServiceEntry platform/egress-net               ServiceEntry payments/partner-api",
+		"203.0.113.0/24       every namespace but payments, platform  ServiceEntry platform/egress-net               ServiceEntry payments/partner-api",
+		"api.partner.example  every namespace but payments            (not in the mesh: upstream DNS / passthrough)  ServiceEntry payments/partner-api",
 		"shop/checkout       checkout.shop.svc.cluster.local  GLOBAL        LOCAL",
 	} {
 		assert.Contains(t, out, want)
@@ -51,10 +54,16 @@ func TestJSON(t *testing.T) {
 	assert.Len(t, rep.Entries, 6)
 	assert.Equal(t, "shop", rep.Explain[0].Answer.Namespace)
 	require.NotNil(t, rep.Audit)
-	assert.Equal(t, "legacy-ftp", rep.Audit.Entries[0].Name)
-	require.NotEmpty(t, rep.Lint)
-	assert.Equal(t, lintRow{Path: "ServiceEntry payments/legacy-ftp", Code: "NoAddressForDNS", Severity: "warning",
-		Message: "no address for any of its hosts: ztunnel's DNS proxy forwards every query for them upstream"}, rep.Lint[0])
+	assert.Equal(t, "legacy-ftp", rep.Audit.Entries[0].Key.Name)
+	require.NotEmpty(t, rep.Findings)
+	assert.Equal(t, visibility.Finding{Path: "ServiceEntry payments/legacy-ftp", Code: visibility.NoAddressForDNS, Level: "warning",
+		Message: "no address for any of its hosts: ztunnel's DNS proxy forwards every query for them upstream"}, rep.Findings[0])
+	var raw struct {
+		Findings []map[string]string `json:"findings"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &raw))
+	assert.Equal(t, map[string]string{"path": "ServiceEntry payments/legacy-ftp", "code": "NoAddressForDNS", "level": "warning",
+		"message": "no address for any of its hosts: ztunnel's DNS proxy forwards every query for them upstream"}, raw.Findings[0], "each finding in JSON: path, code, level, message")
 }
 
 func TestExplainAddress(t *testing.T) {
