@@ -155,10 +155,12 @@ func (ix *Index) refOf(e int32) *ServiceRef {
 	return &r
 }
 
-// cutWildcard returns the suffix of a wildcard host "*.b.c" ("b.c") and true, or h and false.
+// cutWildcard returns what follows the "*" of a wildcard host — ".b.c" for *.b.c, "x.b.c" for
+// the partial wildcard *x.b.c, the suffix every host it matches ends with — and true; or h
+// and false.
 func cutWildcard(h string) (string, bool) {
-	if len(h) > 2 && h[0] == '*' && h[1] == '.' {
-		return h[2:], true
+	if len(h) > 1 && h[0] == '*' {
+		return h[1:], true
 	}
 	return h, false
 }

@@ -14,9 +14,11 @@ import (
 // spells it ("spec.hosts[0]"); NewIndex runs them on every service, naming fields as Service
 // does ("Hosts[0]"). Each appends its problems, with Where left for the caller, to errs.
 
-// checkHosts checks each host of the list at field: a DNS name, optionally starting with
-// "*.", in any case and with an optional trailing dot. Each valid host, normalized, is given
-// to visit (nil: check only).
+// checkHosts checks each host of the list at field: a DNS name whose first label may be a
+// wildcard label ("*", or "*" then label characters: *.example.com, *x.example.com,
+// *-foo.example.com, *x), in any case and with an optional trailing dot, but not "*" alone,
+// as Istio validates a ServiceEntry's hosts. Each valid host, normalized, is given to visit
+// (nil: check only).
 func checkHosts(errs []*FieldError, field string, hosts []string, visit func(h string)) []*FieldError {
 	for j, h := range hosts {
 		ok, normal := quickHost(h)

@@ -56,7 +56,7 @@ func (ix *Index) Conflicts() []Conflict {
 		add(h, ix.hostLevels(h))
 	}
 	for _, s := range slices.Sorted(t.wild.all) {
-		add("*."+s, ix.hostLevels("*."+s))
+		add("*"+s, ix.hostLevels("*"+s))
 	}
 	var addrs []netip.Addr
 	for k := range t.addrs.all {

@@ -49,6 +49,13 @@ const (
 	// DNS proxy never answers for it (give it spec.addresses, or a resolution Istio
 	// allocates for).
 	NoAddressForDNS = report.NoAddressForDNS
+	// PartialWildcardDNS (warning): an entry's partial wildcard host (*x.example.com,
+	// *-foo.example.com) with an address. Istio matches it against every host ending in
+	// what follows its "*" (and LookupHost does), but ztunnel's DNS proxy tries only the
+	// query and the *. wildcards at its label boundaries, so it never answers through a
+	// partial wildcard: a client's query goes upstream and its traffic leaves as unknown
+	// traffic.
+	PartialWildcardDNS = report.PartialWildcardDNS
 )
 
 // The codes of LintScope.

@@ -4,14 +4,17 @@ import (
 	"errors"
 	"math/bits"
 	"net/netip"
+	"strconv"
 	"strings"
 
 	"github.com/meshscope/meshscope/internal/names"
 )
 
-// hostProblem says why h is not a host: a DNS name, optionally starting with "*.", in any
-// case and with an optional trailing dot. Valid hosts are checked in one pass; the reason
-// for an invalid one is worked out only then.
+// hostProblem says why h is not a ServiceEntry host, as Istio's validation reads one: DNS
+// labels, in any case, with an optional trailing dot, where the first label may be a
+// wildcard label — "*" alone, or "*" then a label's characters, such as *x or *-foo — but
+// the host may not be "*" alone. Valid hosts are checked in one pass; the reason for an
+// invalid one is worked out only then.
 func hostProblem(h string) string {
 	if ok, _ := quickHost(h); ok {
 		return ""
@@ -20,7 +23,19 @@ func hostProblem(h string) string {
 	if n == names.Wildcard {
 		return "is a wildcard without a domain"
 	}
-	n = strings.TrimPrefix(n, "*.")
+	if strings.HasPrefix(n, "*") {
+		first, rest, dotted := strings.Cut(n, ".")
+		if !wildcardLabel(first) {
+			return "is not a DNS name: wildcard label " + strconv.Quote(first) + " must be \"*\", or \"*\" then a label's letters, digits and inner \"-\" (such as *x or *-x)"
+		}
+		if !dotted {
+			return ""
+		}
+		if rest == "" {
+			return "is a wildcard without a domain"
+		}
+		n = rest
+	}
 	if n == "" {
 		return "is empty"
 	}
@@ -30,10 +45,24 @@ func hostProblem(h string) string {
 	return ""
 }
 
-// quickHost reports whether h is certainly a valid host: labels of letters (any case),
-// digits and inner '-', each 1 to 63 long, an optional leading "*." and trailing dot, at
-// most 253 characters without them; and, if so, whether it is already normal (see
-// normalizeHost): no upper-case letter, no trailing dot.
+// wildcardLabel reports whether l, lower case, is a wildcard label: "*", or "*" then an
+// optional "-" and a label (letters and digits, with "-" inside), 63 characters at most.
+func wildcardLabel(l string) bool {
+	if len(l) == 0 || l[0] != '*' || len(l) > names.MaxLabel {
+		return false
+	}
+	r := strings.TrimPrefix(l[1:], "-")
+	if len(r) == len(l)-1 && r == "" {
+		return true // "*" alone
+	}
+	return r != "" && names.Label(r) == ""
+}
+
+// quickHost reports whether h is certainly a valid host (see hostProblem): labels of letters
+// (any case), digits and inner '-', each 1 to 63 long, the first of which may be a wildcard
+// label, an optional trailing dot, at most 253 characters without the wildcard label and
+// the dot; and, if so, whether it is already normal (see normalizeHost): no upper-case
+// letter, no trailing dot.
 //
 // It reads eight bytes at a time: a few adds and xors per word find the bytes that are not
 // label bytes or dots, the upper-case letters and the dots, and only the dots are visited
@@ -41,7 +70,18 @@ func hostProblem(h string) string {
 func quickHost(h string) (ok, normal bool) {
 	t := strings.TrimSuffix(h, ".")
 	normal = len(t) == len(h)
-	h = strings.TrimPrefix(t, "*.")
+	if strings.HasPrefix(t, "*") {
+		first, rest, dotted := strings.Cut(t, ".")
+		if !wildcardLabel(strings.ToLower(first)) || !dotted && len(first) == 1 {
+			return false, false
+		}
+		normal = normal && strings.ToLower(first) == first
+		if !dotted {
+			return true, normal
+		}
+		t = rest
+	}
+	h = t
 	if h == "" || len(h) > names.MaxSubdomain || h[len(h)-1] == '-' {
 		return false, false
 	}

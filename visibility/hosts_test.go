@@ -2,6 +2,7 @@ package visibility
 
 import (
 	"net/netip"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -34,8 +35,7 @@ func TestQuickHost(t *testing.T) {
 			}
 		}
 		h := string(b)
-		n := strings.TrimPrefix(normalizeHost(h), "*.")
-		slow := n != "" && n != "*" && normalizeHost(h) != "*" && hostSlowOK(n)
+		slow := hostSlowOK(normalizeHost(h))
 		ok, normal := quickHost(h)
 		require.Equal(t, slow, ok, "%q", h)
 		if ok {
@@ -45,13 +45,51 @@ func TestQuickHost(t *testing.T) {
 	}
 }
 
+// hostSlowOK is the host rule read literally from Istio's validation of a ServiceEntry
+// host, for a normalized host n: the first label may be a wildcard label (*, or * then an
+// optional - and a label), the others are labels, and n is not "*" alone.
 func hostSlowOK(n string) bool {
-	for _, l := range strings.Split(n, ".") {
+	labels := strings.Split(n, ".")
+	if wildcardLabelRE.MatchString(labels[0]) && len(labels[0]) <= 63 {
+		if len(labels) == 1 {
+			return labels[0] != "*"
+		}
+		labels = labels[1:]
+	}
+	for _, l := range labels {
 		if l == "" || len(l) > 63 || l[0] == '-' || l[len(l)-1] == '-' || strings.Trim(l, "abcdefghijklmnopqrstuvwxyz0123456789-") != "" {
 			return false
 		}
 	}
-	return len(n) <= 253
+	return len(strings.Join(labels, ".")) <= 253
+}
+
+var wildcardLabelRE = regexp.MustCompile(`^(\*|\*-?[a-z0-9]([-a-z0-9]*[a-z0-9])?)$`)
+
+// TestHostRules has a row per rule of which ServiceEntry hosts are accepted.
+func TestHostRules(t *testing.T) {
+	for _, tt := range []struct {
+		name, host, problem string
+	}{
+		{"an exact host", "api.example.com", ""},
+		{"any case, a trailing dot", "API.Example.com.", ""},
+		{"a wildcard of one or more labels", "*.example.com", ""},
+		{"a partial wildcard", "*x.example.com", ""},
+		{"a partial wildcard with a dash", "*-foo.example.com", ""},
+		{"a partial wildcard of one label", "*x", ""},
+		{"a partial wildcard in upper case", "*X.Example.com", ""},
+		{"* alone is refused for a ServiceEntry", "*", "is a wildcard without a domain"},
+		{"a wildcard without a domain", "*.", "is a wildcard without a domain"},
+		{"* inside the first label", "a*.example.com", `is not a DNS name: label "a*" must not contain '*' (allowed: a-z, 0-9 and "-")`},
+		{"* in a later label", "api.*.example.com", `is not a DNS name: label "*" must not contain '*' (allowed: a-z, 0-9 and "-")`},
+		{"a wildcard label ending in a dash", "*x-.example.com", `is not a DNS name: wildcard label "*x-" must be "*", or "*" then a label's letters, digits and inner "-" (such as *x or *-x)`},
+		{"two dashes after the *", "*--x.example.com", `is not a DNS name: wildcard label "*--x" must be "*", or "*" then a label's letters, digits and inner "-" (such as *x or *-x)`},
+		{"two stars", "**.example.com", `is not a DNS name: wildcard label "**" must be "*", or "*" then a label's letters, digits and inner "-" (such as *x or *-x)`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			require.Equal(t, tt.problem, hostProblem(tt.host))
+		})
+	}
 }
 
 // TestParseIPv4 holds the dotted-quad reader to netip.ParseAddr on random strings.

@@ -80,7 +80,8 @@ type entry struct {
 // validates the inventory with the checks LoadInventory runs, reporting every problem, each
 // naming the service and its field ("Services[3] (ServiceEntry a/x): Hosts[0]: …"): an unknown
 // kind, an empty namespace or name, two services of one kind with the same namespace and name,
-// a host that is not a DNS name (optionally starting with "*."), an invalid prefix among the
+// a host that is not a DNS name (whose first label may be a wildcard label, *. or partial, as
+// Istio validates hosts; "*" alone is refused), an invalid prefix among the
 // addresses, an invalid exportTo, an unknown resolution, an allocated address that is not an IP
 // or is for none of the service's hosts, an invalid mesh default. A nil resolver is the
 // disabled one.
@@ -102,7 +103,7 @@ func newIndex(r *Resolver, inv Inventory, seed maphash.Seed) (*Index, error) {
 		domain:   normalizeHost(cmp.Or(inv.Domain, defaultDomain)),
 		nsLabels: inv.Namespaces,
 	}
-	if r := hostProblem(ix.domain); r != "" || strings.HasPrefix(ix.domain, "*.") {
+	if r := hostProblem(ix.domain); r != "" || strings.HasPrefix(ix.domain, "*") {
 		return nil, &FieldError{Field: "Domain", Value: inv.Domain, Detail: fmt.Sprintf("%q is not a DNS name", inv.Domain)}
 	}
 	var head []error

@@ -17,11 +17,13 @@ import (
 
 var (
 	propNamespaces = []string{"n0", "n1", "n2", "n3", "n4", "n5"} // n5 has no labels entry
-	propHosts      = []string{"a.x", "*.x", "b.a.x", "*.a.x", "A.X.", "y", "*.y", "c.b.a.x", "web.n1.svc.cluster.local", "web.n2.svc.cluster.local", "*.n1.svc.cluster.local", "api.svc.cluster.local", "db.cluster.local"}
-	propAddrs      = []string{"10.0.0.1", "10.0.0.0/24", "10.0.0.0/8", "10.0.0.1/32", "::ffff:10.0.0.1", "10.0.1.0/24", "2001:db8::1", "2001:db8::/64"}
-	propQueries    = []string{"a.x", "b.a.x", "c.b.a.x", "d.c.b.a.x", "x", "q.x", "y", "q.y", "*.x", "z",
+	propHosts      = []string{"a.x", "*.x", "b.a.x", "*.a.x", "A.X.", "y", "*.y", "c.b.a.x", "web.n1.svc.cluster.local", "web.n2.svc.cluster.local", "*.n1.svc.cluster.local", "api.svc.cluster.local", "db.cluster.local",
+		"*a.x", "*A.x.", "*x", "*-a.x"} // partial wildcards: *a.x matches ba.x, a.x and c.ba.x; *x every host ending in x
+	propAddrs   = []string{"10.0.0.1", "10.0.0.0/24", "10.0.0.0/8", "10.0.0.1/32", "::ffff:10.0.0.1", "10.0.1.0/24", "2001:db8::1", "2001:db8::/64"}
+	propQueries = []string{"a.x", "b.a.x", "c.b.a.x", "d.c.b.a.x", "x", "q.x", "y", "q.y", "*.x", "z",
 		"web", "web.n1", "web.n2.svc", "web.n1.svc.cluster.local", "a.x.n1.svc.cluster.local", "a.x.svc.cluster.local", "y.cluster.local",
-		"web.n1.svc.n1.svc.cluster.local", "api", "db", "other.n1", "api.svc", "db.svc.cluster.local"}
+		"web.n1.svc.n1.svc.cluster.local", "api", "db", "other.n1", "api.svc", "db.svc.cluster.local",
+		"ba.x", "c.ba.x", "b-a.x", "xx", "*a.x", "ba.x.n1.svc.cluster.local"}
 	propAddrQ   = []string{"10.0.0.1", "10.0.0.2", "10.0.1.5", "10.9.9.9", "11.0.0.1", "2001:db8::1", "2001:db8::2", "2001:db9::1", "240.240.0.1", "240.240.0.3"}
 	propClients = append(slices.Clone(propNamespaces), "", "elsewhere")
 )
@@ -131,7 +133,7 @@ func refAddresses(s Service, host string) []netip.Prefix {
 	if s.Resolution == "" || s.Resolution == "NONE" || strings.ToLower(s.Labels[autoAllocateLabel]) == "false" {
 		return nil
 	}
-	if strings.HasPrefix(host, "*.") && s.Resolution != "DYNAMIC_DNS" {
+	if strings.HasPrefix(host, "*") && s.Resolution != "DYNAMIC_DNS" {
 		return nil
 	}
 	var out []netip.Prefix
@@ -174,7 +176,8 @@ func refNames(client, q, domain string) []string {
 }
 
 // refLookupHost is the lookup rule read literally, with linear scans: for each name the
-// query reaches (refNames), try the exact host, then each wildcard level; at a level keep
+// query reaches (refNames), try the exact host, then each wildcard host of the inventory
+// that the name ends with what follows its "*" of, the longest first; at a level keep
 // the entries with an address for the level's host (or headless Kubernetes Services), drop
 // those the client cannot see, prefer one in the client's namespace, else the canonical one
 // (a Kubernetes Service, else a PUBLIC entry), ties by kind, age, namespace, name.
@@ -182,11 +185,16 @@ func refLookupHost(res *Resolver, inv Inventory, client, host string) (Service, 
 	q := strings.ToLower(strings.TrimSuffix(host, "."))
 	for _, h := range refNames(client, q, "cluster.local") {
 		keys := []string{h}
-		for i := 0; i < len(h); i++ {
-			if h[i] == '.' {
-				keys = append(keys, "*."+h[i+1:])
+		var wild []string
+		for _, s := range inv.Services {
+			for _, sh := range s.Hosts {
+				if n := strings.ToLower(strings.TrimSuffix(sh, ".")); n[0] == '*' && strings.HasSuffix(h, n[1:]) && !slices.Contains(wild, n) {
+					wild = append(wild, n)
+				}
 			}
 		}
+		slices.SortFunc(wild, func(a, b string) int { return len(b) - len(a) })
+		keys = append(keys, wild...)
 		for _, k := range keys {
 			var vis []Service
 			for _, s := range inv.Services {

@@ -61,8 +61,11 @@ type Service struct {
 	Kind      Kind   `json:"kind"`
 	Namespace string `json:"namespace"`
 	Name      string `json:"name"`
-	// Hosts are DNS names, optionally starting with "*." (a wildcard of one or more labels).
-	// They compare without case and without a trailing dot.
+	// Hosts are DNS names whose first label may be a wildcard label: *.example.com matches
+	// every host ending in .example.com, and the partial wildcards *x.example.com and
+	// *-foo.example.com every host ending in x.example.com and -foo.example.com (as Istio
+	// matches hosts; see Index.LookupHost for what ztunnel's DNS proxy does with them). They
+	// compare without case and without a trailing dot.
 	Hosts []string `json:"hosts,omitempty"`
 	// Addresses are IPs and CIDRs: an IP is a /32 or /128 prefix (netip.PrefixFrom(ip,
 	// ip.BitLen())). IPv4 mapped into IPv6 counts as IPv4, and a CIDR's host bits are ignored
@@ -112,13 +115,13 @@ func (s *Service) autoAllocates() bool {
 // proxy sees them: its own addresses (a Kubernetes Service's cluster IPs, a ServiceEntry's
 // spec.addresses); else, for a ServiceEntry whose resolution is not NONE and that has not
 // opted out of auto-allocation, the addresses Istio allocated for that host — none for a
-// wildcard host unless the resolution is DYNAMIC_DNS. The slice is the service's own:
-// read-only.
+// wildcard host (partial ones included) unless the resolution is DYNAMIC_DNS. The slice is
+// the service's own: read-only.
 func (s *Service) AddressesFor(host string) []netip.Prefix {
 	if len(s.Addresses) > 0 || !s.autoAllocates() {
 		return s.Addresses
 	}
-	if strings.HasPrefix(host, "*.") && s.Resolution != ResolutionDynamicDNS {
+	if strings.HasPrefix(host, "*") && s.Resolution != ResolutionDynamicDNS {
 		return nil
 	}
 	h := normalizeHost(host)

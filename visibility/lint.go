@@ -326,9 +326,10 @@ func disjoint(a, b []string) bool {
 
 // Lint reads the configuration against the index's inventory: rules whose selector selects
 // none of its namespaces, policies that decide none of its ServiceEntries, exportTo lists
-// naming namespaces it does not have, and entries DNS never answers for (no address for any
-// host), with codes SelectorMatchesNoNamespace, PolicyDecidesNoEntry,
-// ExportToUnknownNamespace and NoAddressForDNS. Findings are sorted: policies in order (Path
+// naming namespaces it does not have, entries DNS never answers for (no address for any
+// host), and partial wildcard hosts ztunnel's DNS proxy never answers through, with codes
+// SelectorMatchesNoNamespace, PolicyDecidesNoEntry, ExportToUnknownNamespace,
+// NoAddressForDNS and PartialWildcardDNS. Findings are sorted: policies in order (Path
 // "policies[i]" or "policies[i].matchingRules[j]"), then services by kind, namespace and name
 // (Path "ServiceEntry shop/api").
 func (ix *Index) Lint() []Finding {
@@ -382,6 +383,12 @@ func (ix *Index) Lint() []Finding {
 		}
 		if s.Kind == ServiceEntry && len(s.Hosts) > 0 && !slices.ContainsFunc(s.Hosts, func(h string) bool { return s.answersFor(normalizeHost(h)) }) {
 			add(ref, NoAddressForDNS, "no address for any of its hosts: ztunnel's DNS proxy forwards every query for them upstream")
+		}
+		for _, h := range s.Hosts {
+			if n := normalizeHost(h); isPartialWildcard(n) && s.answersFor(n) {
+				add(ref, PartialWildcardDNS, "%s is a partial wildcard: ztunnel's DNS proxy tries only *. wildcards at label boundaries, so it forwards every query this host covers upstream, "+
+					"while Istio's sidecars and waypoints (and LookupHost) match it", h)
+			}
 		}
 	}
 	return out

@@ -264,7 +264,7 @@ func TestCodeLevels(t *testing.T) {
 		Unreachable: report.Warning, Shadowed: report.Warning, NeverMatches: report.Warning,
 		Redundant: report.Note, NoOpRule: report.Note, DuplicateRule: report.Note,
 		SelectorMatchesNoNamespace: report.Warning, PolicyDecidesNoEntry: report.Warning,
-		ExportToUnknownNamespace: report.Error, NoAddressForDNS: report.Warning,
+		ExportToUnknownNamespace: report.Error, NoAddressForDNS: report.Warning, PartialWildcardDNS: report.Warning,
 		ScopeNeverMatches: report.Warning, ScopeLocalConfig: report.Note, ScopeSettingOverridden: report.Note,
 	} {
 		assert.Equal(t, want, code.Level(), "%s", code)

@@ -14,7 +14,9 @@ import (
 // to scan in an index of a million entries.
 type tables struct {
 	hosts    keyTable[string]  // exact host -> candidate set (entries with an address for it)
-	wild     keyTable[string]  // "b.c" for "*.b.c" -> candidate set
+	wild     keyTable[string]  // what follows a wildcard's "*" (".b.c", "x.b.c") -> candidate set
+	wildLens []wildLen         // the lengths of wild's keys, longest first
+	allLens  []wildLen         // the same, with the wildcards in mute: what explanations try
 	addrs    keyTable[addrKey] // exact address -> candidate set
 	mute     map[string][]int32
 	prefixes map[netip.Prefix]int32
@@ -25,8 +27,61 @@ type tables struct {
 	bests    []best  // every set's own entries: candidates.own
 }
 
-// mute maps a host (or "*.b.c") to the entries that claim it without an address for it:
-// ztunnel's DNS proxy does not answer for them, so they are kept for explanations only.
+// mute maps a host (or a wildcard host) to the entries that claim it without an address for
+// it: ztunnel's DNS proxy does not answer for them, so they are kept for explanations only.
+
+// wildLen is a length some wildcard suffix has (what follows its "*"), and which kinds of
+// suffix have it: those starting with "." (*.b.c, matched at a label boundary of a query) and
+// those that do not (the partial wildcard *x.b.c, matched inside a label). A lookup tries only
+// these lengths, and at each only the kind of suffix the query's byte there allows, so a
+// query costs a probe per label boundary a wildcard can start at, plus one per length of a
+// partial wildcard.
+type wildLen struct {
+	n     int
+	kinds uint8 // dotted | partial
+}
+
+const (
+	dotted  = 1 << iota // a suffix ".b.c"
+	partial             // a suffix "x.b.c"
+)
+
+// wildLengths returns the lengths of the suffixes, longest first, with their kinds.
+func wildLengths(suffixes ...[]string) []wildLen {
+	var kinds [names.MaxSubdomain + 2]uint8
+	for _, list := range suffixes {
+		for _, s := range list {
+			if len(s) == 0 || len(s) >= len(kinds) {
+				continue // a ServiceEntry host is never "*" alone, nor longer than a name
+			}
+			if s[0] == '.' {
+				kinds[len(s)] |= dotted
+			} else {
+				kinds[len(s)] |= partial
+			}
+		}
+	}
+	var out []wildLen
+	for n := len(kinds) - 1; n > 0; n-- {
+		if kinds[n] != 0 {
+			out = append(out, wildLen{n, kinds[n]})
+		}
+	}
+	return out
+}
+
+// wildAt returns where in h the suffix of length w.n starts, or -1 when h is shorter or the
+// byte there does not allow w's kinds of suffix.
+func wildAt[S string | []byte](w wildLen, h S) int {
+	i := len(h) - w.n
+	switch {
+	case i < 0:
+		return -1
+	case h[i] == '.' && w.kinds&dotted != 0, h[i] != '.' && w.kinds&partial != 0:
+		return i
+	}
+	return -1
+}
 
 // candidates are the entries that claim one host, address or prefix, as spans of the
 // tables' shared arrays.
@@ -152,9 +207,15 @@ func (ix *Index) build(keys *pending) *tables {
 		t.sets[k].all = span{start[k], start[k+1]}
 		t.rank(ix, &t.sets[k])
 	}
-	for _, list := range t.mute {
+	var muteWild []string
+	for h, list := range t.mute {
 		slices.SortFunc(list, ix.compare)
+		if s, wild := cutWildcard(h); wild {
+			muteWild = append(muteWild, s)
+		}
 	}
+	t.wildLens = wildLengths(keys.wild.keys)
+	t.allLens = wildLengths(keys.wild.keys, muteWild)
 	t.lengths4, t.lengths6 = prefixLengths(t.prefixes)
 	return t
 }
@@ -310,13 +371,23 @@ func normalizeInto(host string, buf *nameBuf) []byte {
 //     headless Kubernetes Service answers without one);
 //   - the query is tried as given, then as its short-name aliases (see Aliases), the first
 //     answer winning;
-//   - each name tries the exact host, then each wildcard level (*.b.c, then *.c), and at
-//     each level takes the client's own namespace's visible entry, else the canonical one
-//     (a Kubernetes Service, else the highest-ranked PUBLIC entry); a NAMESPACE entry of
-//     another namespace is never returned, nor a NONE entry.
+//   - each name tries the exact host, then every wildcard host matching it, the most specific
+//     (the longest) first — for a.b.c: *.b.c, then *.c, with partial wildcards among them by
+//     length (*b.c after *.b.c, before *.c) — and at each level takes the client's own
+//     namespace's visible entry, else the canonical one (a Kubernetes Service, else the
+//     highest-ranked PUBLIC entry); a NAMESPACE entry of another namespace is never
+//     returned, nor a NONE entry.
 //
-// LookupHost does not allocate. The Service returned shares its slices and maps with the
-// index: read-only.
+// A wildcard host matches as Istio matches hosts: every host ending with what follows its
+// "*". *.b.c matches a.b.c and x.a.b.c but not b.c; the partial wildcard *x.b.c matches
+// ax.b.c, a.bx.b.c and x.b.c. Here ztunnel's DNS proxy differs: it tries only the query and
+// the *. wildcards at its label boundaries (*.b.c, *.c), so it never answers through a
+// partial wildcard and forwards such a query upstream, while Istio's sidecars and waypoints
+// do match it. ExplainHost says so when a partial wildcard answers, and Lint flags such
+// hosts (PartialWildcardDNS).
+//
+// LookupHost does not allocate, and tries only the wildcard lengths the index holds. The
+// Service returned shares its slices and maps with the index: read-only.
 func (ix *Index) LookupHost(client, host string) (Service, bool) {
 	if e, _ := ix.lookupHost(client, host); e >= 0 {
 		return ix.services[e], true
@@ -356,7 +427,7 @@ func (ix *Index) lookupAliases(client string, h []byte) (int32, int) {
 	return -1, -1
 }
 
-// lookupName looks one name up: the exact host, then each wildcard level.
+// lookupName looks one name up: the exact host, then each wildcard level, longest first.
 func (ix *Index) lookupName(client string, h []byte) int32 {
 	t := ix.t
 	if c, ok := getBytes(&t.hosts, ix.bytesHash(h), h); ok {
@@ -364,11 +435,12 @@ func (ix *Index) lookupName(client string, h []byte) int32 {
 			return e
 		}
 	}
-	for i := 0; i < len(h); i++ {
-		if h[i] != '.' {
+	for _, w := range t.wildLens {
+		i := wildAt(w, h)
+		if i < 0 {
 			continue
 		}
-		if c, ok := getBytes(&t.wild, ix.bytesHash(h[i+1:]), h[i+1:]); ok {
+		if c, ok := getBytes(&t.wild, ix.bytesHash(h[i:]), h[i:]); ok {
 			if e := ix.pick(c, client); e >= 0 {
 				return e
 			}

@@ -124,7 +124,8 @@ type level struct {
 }
 
 // hostLevels returns the levels a lookup of the normalized name h tries that hold
-// candidates, with or without an address.
+// candidates, with or without an address: the exact host (unless h is itself a wildcard,
+// which no exact host equals), then every wildcard matching h, the longest first.
 func (ix *Index) hostLevels(h string) []level {
 	if ix == nil || ix.t == nil || h == "" {
 		return nil
@@ -139,13 +140,17 @@ func (ix *Index) hostLevels(h string) []level {
 			out = append(out, level{key: key, set: set, mute: m})
 		}
 	}
-	c, ok := t.hosts.get(ix.hostHash(h), h)
-	add(h, c, ok)
-	for i := 0; i < len(h); i++ {
-		if h[i] == '.' {
-			c, ok := t.wild.get(ix.hostHash(h[i+1:]), h[i+1:])
-			add("*."+h[i+1:], c, ok)
+	if _, wild := cutWildcard(h); !wild {
+		c, ok := t.hosts.get(ix.hostHash(h), h)
+		add(h, c, ok)
+	}
+	for _, w := range t.allLens {
+		i := wildAt(w, h)
+		if i < 0 {
+			continue
 		}
+		c, ok := t.wild.get(ix.hostHash(h[i:]), h[i:])
+		add("*"+h[i:], c, ok)
 	}
 	return out
 }
@@ -296,6 +301,9 @@ func (ix *Index) explain(client string, levels []level) (*ServiceRef, []Level) {
 				c.Verdict, c.Reason = NotReached, fmt.Sprintf("%s answered first", levels[at].key)
 			case i == ans && li == at:
 				c.Verdict, c.Reason = Chosen, ix.chosenReason(i, client)
+				if isPartialWildcard(l.key) {
+					c.Reason += "; " + partialWildcardNote
+				}
 			default:
 				c.Verdict, c.Reason = Outranked, ix.outrankReason(i, ans, client, l, levels[at])
 			}
@@ -310,6 +318,13 @@ func (ix *Index) explain(client string, levels []level) (*ServiceRef, []Level) {
 	return answer, out
 }
 
+// partialWildcardNote is what an explanation adds when a partial wildcard answers.
+const partialWildcardNote = "a partial wildcard: Istio's host matching (sidecars, waypoints) matches it, but ztunnel's DNS proxy tries only *. wildcards at label boundaries and forwards this query upstream"
+
+// isPartialWildcard reports whether h is a partial wildcard host: "*" then label characters
+// (*x.b.c, *-x.b.c, *x), not *.b.c.
+func isPartialWildcard(h string) bool { return len(h) > 1 && h[0] == '*' && h[1] != '.' }
+
 // noAddressReason says why entry i has no address for host.
 func (ix *Index) noAddressReason(i int32, host string) string {
 	s := &ix.services[i]
@@ -321,7 +336,7 @@ func (ix *Index) noAddressReason(i int32, host string) string {
 		why = "no spec.addresses, and resolution NONE gets none allocated"
 	case strings.EqualFold(s.Labels[autoAllocateLabel], "false"):
 		why = "no spec.addresses, and auto-allocation is off (" + autoAllocateLabel + ": false)"
-	case strings.HasPrefix(host, "*.") && s.Resolution != ResolutionDynamicDNS:
+	case strings.HasPrefix(host, "*") && s.Resolution != ResolutionDynamicDNS:
 		why = "no spec.addresses, and a wildcard host gets none allocated unless the resolution is DYNAMIC_DNS"
 	default:
 		why = "no spec.addresses, and none allocated for this host (status.addresses)"

@@ -1,0 +1,126 @@
+package visibility
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestPartialWildcardRules has a row per rule of how a lookup matches wildcard hosts,
+// partial ones included (as Istio's host matching does).
+func TestPartialWildcardRules(t *testing.T) {
+	inv := Inventory{Namespaces: map[string]map[string]string{"a": {}, "b": {}, "c": {}}, Services: []Service{
+		se("a", "partial", 0, []string{"*x.example.com"}),
+		se("a", "dash", 0, []string{"*-foo.example.com"}),
+		se("a", "one-label", 0, []string{"*lab"}),
+		se("b", "full", 0, []string{"*.example.com"}),
+		se("b", "bx", 0, []string{"*.bx.example.com"}),
+		se("c", "upper", 0, []string{"*Z.Example.com."}),
+	}}
+	ix, err := NewIndex(nil, inv)
+	require.NoError(t, err)
+	for _, tt := range []struct{ name, query, want string }{
+		{"a partial wildcard matches a host ending with what follows its *", "ax.example.com", "a/partial"},
+		{"... in a label further left", "a.cx.example.com", "a/partial"},
+		{"... and the host that is exactly what follows its *", "x.example.com", "a/partial"},
+		{"a dash after the *", "web-foo.example.com", "a/dash"},
+		{"... and the bare rest", "-foo.example.com", "a/dash"},
+		{"a partial wildcard of one label", "kitchen.lab", "a/one-label"},
+		{"a full wildcard where no partial one matches", "ay.example.com", "b/full"},
+		{"a full wildcard does not match its bare parent", "example.com", "-"},
+		{"nothing matches another domain", "ax.example.org", "-"},
+		{"the longest first: *.bx.example.com before *x.example.com", "a.bx.example.com", "b/bx"},
+		{"the longest first: *x.example.com before *.example.com", "bx.example.com", "a/partial"},
+		{"a partial wildcard compares without case and a trailing dot", "WZ.example.COM.", "c/upper"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, ref(ix.LookupHost("a", tt.query)))
+			e := ix.ExplainHost("a", tt.query)
+			assert.Equal(t, tt.want != "-", e.Answer != nil)
+		})
+	}
+
+	levels := ix.ExplainHost("a", "a.bx.example.com").Names[0].Levels
+	var keys []string
+	for _, l := range levels {
+		keys = append(keys, l.Key)
+	}
+	assert.Equal(t, []string{"*.bx.example.com", "*x.example.com", "*.example.com"}, keys, "every level, the longest first")
+
+	t.Run("a hidden longer level falls through to a partial wildcard", func(t *testing.T) {
+		res := mustCompile(t, &Config{DefaultVisibility: Public, Policies: []Policy{{Visibility: Namespace, MatchingRules: []MatchingRule{
+			{NamespaceSelector: labelSel(NamespaceNameLabel, "b")}}}}})
+		inv := Inventory{Namespaces: map[string]map[string]string{"a": {NamespaceNameLabel: "a"}, "b": {NamespaceNameLabel: "b"}}, Services: []Service{
+			se("b", "bx", 0, []string{"*.bx.example.com"}),
+			se("a", "partial", 0, []string{"*x.example.com"}),
+		}}
+		ix, err := NewIndex(res, inv)
+		require.NoError(t, err)
+		assert.Equal(t, "a/partial", ref(ix.LookupHost("c", "a.bx.example.com")))
+		assert.Equal(t, "b/bx", ref(ix.LookupHost("b", "a.bx.example.com")))
+	})
+
+	t.Run("ExplainHost says that ztunnel's DNS proxy does not match a partial wildcard", func(t *testing.T) {
+		e := ix.ExplainHost("a", "ax.example.com")
+		assert.Contains(t, e.String(), "ServiceEntry a/partial PUBLIC (default): chosen: the client's own namespace's entry comes first; "+partialWildcardNote)
+		assert.NotContains(t, ix.ExplainHost("a", "ay.example.com").String(), "partial wildcard", "a full wildcard answers as ztunnel's does")
+	})
+
+	t.Run("Lint flags a partial wildcard DNS answers through", func(t *testing.T) {
+		var got []string
+		for _, f := range ix.Lint() {
+			if f.Code == PartialWildcardDNS {
+				got = append(got, f.Path)
+			}
+		}
+		assert.Equal(t, []string{"ServiceEntry a/dash", "ServiceEntry a/one-label", "ServiceEntry a/partial", "ServiceEntry c/upper"}, got)
+	})
+
+	t.Run("a partial wildcard is claimed in several namespaces like any host", func(t *testing.T) {
+		inv := Inventory{Services: []Service{se("a", "one", 0, []string{"*x.example.com"}), se("b", "two", 1, []string{"*x.example.com"})}}
+		ix, err := NewIndex(nil, inv)
+		require.NoError(t, err)
+		conflicts := ix.Conflicts()
+		require.Len(t, conflicts, 1)
+		assert.Equal(t, "*x.example.com", conflicts[0].Key)
+	})
+}
+
+// TestPartialWildcardAddresses: a partial wildcard is a wildcard for the addresses Istio
+// allocates: none unless the resolution is DYNAMIC_DNS.
+func TestPartialWildcardAddresses(t *testing.T) {
+	s := Service{Kind: ServiceEntry, Namespace: "a", Name: "x", Hosts: []string{"*x.example.com"}, Resolution: ResolutionDNS,
+		AutoAddresses: autos(map[string][]string{"*x.example.com": {"240.240.0.9"}})}
+	assert.Empty(t, s.AddressesFor("*x.example.com"), "DNS resolution: a wildcard host gets no allocated address")
+	s.Resolution = ResolutionDynamicDNS
+	assert.Equal(t, pfx("240.240.0.9"), s.AddressesFor("*x.example.com"))
+	ix, err := NewIndex(nil, Inventory{Services: []Service{{Kind: ServiceEntry, Namespace: "a", Name: "x", Hosts: []string{"*x.example.com"}, Resolution: ResolutionDNS,
+		AutoAddresses: autos(map[string][]string{"*x.example.com": {"240.240.0.9"}})}}})
+	require.NoError(t, err)
+	assert.Contains(t, ix.ExplainHost("a", "ax.example.com").String(), "a wildcard host gets none allocated unless the resolution is DYNAMIC_DNS")
+}
+
+// TestPartialWildcardsRead: LoadInventory and NewIndex accept the hosts Istio's validation
+// accepts, partial wildcards included, and refuse the rest with the same words.
+func TestPartialWildcardsRead(t *testing.T) {
+	for _, h := range []string{"*x.example.com", "*-foo.example.com", "*x", "*.example.com"} {
+		inv, err := LoadInventory([]byte("kind: ServiceEntry\nmetadata: {name: e, namespace: a}\nspec: {hosts: ['"+h+"'], addresses: [10.0.0.1]}\n"), "")
+		require.NoError(t, err, h)
+		_, err = NewIndex(nil, inv)
+		require.NoError(t, err, h)
+	}
+	for h, want := range map[string]string{
+		"*":               `"*" is a wildcard without a domain`,
+		"a*.example.com":  `"a*.example.com" is not a DNS name: label "a*" must not contain '*' (allowed: a-z, 0-9 and "-")`,
+		"*x-.example.com": `"*x-.example.com" is not a DNS name: wildcard label "*x-" must be "*", or "*" then a label's letters, digits and inner "-" (such as *x or *-x)`,
+	} {
+		_, err := LoadInventory([]byte("kind: ServiceEntry\nmetadata: {name: e, namespace: a}\nspec: {hosts: ['"+h+"']}\n"), "")
+		require.Error(t, err, h)
+		assert.Equal(t, "ServiceEntry a/e: spec.hosts[0]: "+want, err.Error())
+		_, err = NewIndex(nil, Inventory{Services: []Service{{Kind: ServiceEntry, Namespace: "a", Name: "e", Hosts: []string{h}}}})
+		require.Error(t, err, h)
+		assert.True(t, strings.HasSuffix(err.Error(), "Hosts[0]: "+want), err.Error())
+	}
+}
