@@ -115,15 +115,29 @@
 // # Multicluster service scope
 //
 // meshConfig.serviceScopeConfigs decides which Kubernetes Services a cluster shares with the
-// other clusters of the mesh (LoadScope, CompileScope). A service is GLOBAL when some config
-// with scope GLOBAL has both selectors matching — its namespace's labels and its own — and
-// LOCAL otherwise; an absent or empty selector matches everything, order does not matter and
-// a LOCAL config never overrides a GLOBAL match. meshConfig.serviceSettings marks hosts
-// cluster-local: for a host the most specific pattern decides (exact, else the longest
-// wildcard), a pattern given twice takes the later setting, and, as in Istio,
-// *.kube-system.svc.<domain> and kubernetes.default.svc.<domain> are cluster-local unless a
-// clusterLocal: false setting names them. Local wins: a service is shared only when it is
-// GLOBAL and its host is not cluster-local.
+// other clusters of the mesh (LoadScope, CompileScope). Istio evaluates it only when istiod
+// runs with AMBIENT_ENABLE_MULTI_NETWORK=true, which is off by default: without that flag
+// every service stays in its cluster whatever the configuration says, and what Scoper
+// answers is what the configuration would do once the flag is on. A service is GLOBAL when
+// some config with scope GLOBAL has both selectors matching — its namespace's labels and its
+// own — and LOCAL otherwise; an absent or empty selector matches everything, order does not
+// matter and a LOCAL config never overrides a GLOBAL match. A service whose namespace is not
+// known (no Namespace object in the inventory; nil namespace labels) is LOCAL: Istio skips
+// every config for it.
+//
+// meshConfig.serviceSettings marks hosts cluster-local: for a host the exact pattern
+// decides, else the longest wildcard (*.shop.svc.cluster.local, or a partial one such as
+// *-canary.shop.svc.cluster.local), and a pattern given twice takes the later setting.
+// Patterns match exactly as written: Istio folds no case and keeps a trailing dot, so
+// Web.Shop.svc.cluster.local matches no service. Istio keeps three hosts cluster-local by
+// default: *.kube-system.svc.<domain>, kubernetes.default.svc.<domain> and the host of
+// meshConfig.defaultConfig.discoveryAddress (istiod.istio-system.svc.<domain> unless it says
+// otherwise; LoadScope reads it from the same mesh configuration). A clusterLocal: false
+// setting drops a default only when one of its hosts equals an exact default or, for
+// *.kube-system.svc.<domain>, ends with .kube-system.svc.<domain>: a.kube-system.svc.<domain>
+// drops the whole wildcard, the bare kube-system.svc.<domain> drops nothing, and a dropped
+// default stays dropped even if a later setting marks one of its hosts cluster-local again.
+// Local wins: a service is shared only when it is GLOBAL and its host is not cluster-local.
 //
 //	serviceScopeConfigs:
 //	- namespaceSelector: {matchLabels: {shared: "true"}}
@@ -131,10 +145,16 @@
 //	  scope: GLOBAL
 //
 // With this, orders/api labelled export=true in a namespace labelled shared=true is GLOBAL,
-// every other service LOCAL. Scoper.Explain names the config and the host pattern that
-// decided, LintScope finds configs that never match, LOCAL configs (which change nothing) and
-// host patterns a later setting overrides,
-// and DiffScope lists the services whose scope a change flips. ServiceEntries are not scoped.
+// every other service LOCAL. Scoper.Explain names the config, and the default or setting
+// that decided cluster-locality (or the setting that dropped the default that would have);
+// LintScope finds configs that never match, LOCAL configs (which change nothing), host
+// patterns a later setting overrides, setting hosts that match no service as written, and
+// settings that do not do to Istio's defaults what they seem to; DiffScope lists the
+// services whose scope a change flips. ServiceEntries are not scoped. meshscope refuses
+// what Istio would misread silently: a misspelt field such as match_labels (Istio drops it,
+// leaving a selector that matches everything), an In requirement without values (Istio skips
+// the config) and a scope number other than 0 and 1 (Istio reads it as LOCAL); a lower-case
+// scope name is refused by both.
 //
 // # Sidecars, gateways and waypoints
 //
@@ -152,65 +172,12 @@
 // that knows the address can still connect to it as unknown traffic. Use an authorization
 // policy to decide who may connect.
 //
-// # The sidecar's whole view
-//
-// exportTo is only part of what an Envoy sidecar receives. SidecarView (NewSidecarView, from
-// a Resolver, a MeshScope — meshConfig's rootNamespace, defaultServiceExportTo and
-// discoverySelectors, read by LoadMeshScope — and an inventory with its Sidecar resources)
-// answers, as istiod's SidecarScope does, which Sidecar applies to a proxy and every host it
-// gets, from which namespace and object, with which ports (Proxy), and why for one host
-// (ExplainHost). For a proxy in namespace shop labelled app=web:
-//
-//	apiVersion: networking.istio.io/v1
-//	kind: Sidecar
-//	metadata: {name: default, namespace: shop}
-//	spec:
-//	  egress:
-//	  - hosts: ["./*", "istio-system/*", "*/api.example.com", "~ext/*.internal.example.com"]
-//
-// imports every service of shop, every service of istio-system, api.example.com from any
-// namespace, and nothing of ext under internal.example.com — of the services exported to shop.
-// The rules, in the order istiod applies them:
-//
-//   - Discovery: with discoverySelectors, only the namespaces whose labels match one exist
-//     for istiod — their Services, ServiceEntries and Sidecars; the root namespace is not
-//     exempt, so its default Sidecar vanishes with it.
-//   - The Sidecar: the oldest of shop whose workloadSelector app=web satisfies, else the
-//     oldest of shop without a selector, else the root namespace's oldest without one (read
-//     as if it were in shop: "." is shop), else none, which imports "*/*". A root-namespace
-//     Sidecar with a selector serves only the root namespace's own proxies.
-//   - Each egress listener: an exclusion ("~ext/…", "~/…" for every namespace) beats any
-//     import, so "~/*" beside "*/*" empties the listener. When every import is an exact host
-//     of a named namespace, the listener looks at the oldest service of each such host in that
-//     namespace only, and gets nothing when that one is not exported to shop, however many
-//     younger ones are.
-//   - One host in several namespaces: shop's own service wins, then a Kubernetes Service,
-//     then — surprisingly — a service exported to shop by name before an older public one;
-//     across listeners the first choice stands unless a Kubernetes Service displaces a
-//     ServiceEntry; services of one namespace merge their ports.
-//
-// The view holds what Sidecar egress hosts import; istiod also adds the destinations of the
-// VirtualServices a listener imports, which an inventory does not hold. Hosts compare as
-// Istio's sidecar code compares them, exactly as written. meshscope breaks the one tie Istio
-// leaves to input order (two ServiceEntries of a namespace claiming a host at the same
-// creation time) by name, and SidecarView.Lint says so; Lint also flags an import an
-// exclusion covers, an exact-host import hidden by an older service, a root Sidecar with a
-// selector or hidden by discovery, a Sidecar an older one always beats, and listeners Istio's
-// validation refuses. DiffSidecars is the dry run of a change to Sidecars, exportTo,
-// defaultServiceExportTo, discovery selectors or visibility: per namespace and per workload
-// Sidecar, every host added, removed or sent to another namespace's service.
-//
 // # Input, errors and which strings are contracts
 //
-// LoadConfig, LoadScope, LoadMeshScope and LoadInventory read YAML or JSON strictly: a key
-// given twice, an unknown field (with a "did you mean" hint), a value of the wrong type or an
-// ambiguous YAML 1.1 scalar is an error naming its path in the input (and the object it is
-// in), and input that holds nothing of what was asked is an error saying what it does hold.
-// LoadInventory reads each Namespace, Service, ServiceEntry and Sidecar against its API's
-// fields, status and metadata included: a field the API has is accepted whether meshscope
-// uses it or not, any other is an error (`items[3] (ServiceEntry shop/github-mirror): spec:
-// unknown field "host" (did you mean "hosts"?)`); objects of other kinds are not judged. It
-// accepts repeats in a Service's exportTo annotation, which Istio reads as a set. LoadInventory
+// LoadConfig, LoadScope and LoadInventory read YAML or JSON strictly: a key given twice, an
+// unknown field (with a "did you mean" hint), a value of the wrong type or an ambiguous YAML
+// 1.1 scalar is an error naming its path in the input (and the object it is in), and input
+// that holds nothing of what was asked is an error saying what it does hold. LoadInventory
 // decodes what it reads — addresses into netip prefixes, an IP as a /32 or /128 — and makes
 // every check NewIndex makes, with the same code: one problem reads
 // `items[5] (ServiceEntry shop/api): spec.hosts[0]: …` from the loader and

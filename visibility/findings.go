@@ -69,4 +69,24 @@ const (
 	// ScopeSettingOverridden (note): a host pattern given again by a later setting, which
 	// wins.
 	ScopeSettingOverridden = report.ScopeSettingOverridden
+	// ScopeHostNeverMatches (error): a serviceSettings host, or the host of
+	// defaultConfig.discoveryAddress, with an upper-case letter or a trailing dot. Istio
+	// matches hosts exactly as written and a Kubernetes Service's host is lower case without
+	// a trailing dot, so the pattern matches no service: Web.Shop.svc.cluster.local never
+	// makes web.shop.svc.cluster.local cluster-local.
+	ScopeHostNeverMatches = report.ScopeHostNeverMatches
+	// ScopeDefaultKept (warning): a clusterLocal: false setting that looks as if it opened
+	// up one of Istio's default cluster-local hosts but does not drop it: the bare parent
+	// kube-system.svc.<domain>, or a wildcard such as *.svc.<domain> that covers a default.
+	// Only a host equal to an exact default, or ending in .kube-system.svc.<domain> for the
+	// wildcard default, drops it.
+	ScopeDefaultKept = report.ScopeDefaultKept
+	// ScopeDefaultDropped (warning): a clusterLocal: false on one host under
+	// *.kube-system.svc.<domain> (a.kube-system.svc.<domain>), which drops that default for
+	// every kube-system host, not only for the one named.
+	ScopeDefaultDropped = report.ScopeDefaultDropped
+	// ScopeDefaultStaysDropped (warning): a clusterLocal: true on a host under
+	// *.kube-system.svc.<domain> after an earlier setting dropped that default: the default
+	// stays dropped, and only the hosts this setting names are cluster-local again.
+	ScopeDefaultStaysDropped = report.ScopeDefaultStaysDropped
 )

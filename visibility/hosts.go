@@ -45,6 +45,23 @@ func hostProblem(h string) string {
 	return ""
 }
 
+// patternProblem is hostProblem for a serviceSettings host, which may also be "*" alone:
+// every host.
+func patternProblem(h string) string {
+	if h == names.Wildcard {
+		return ""
+	}
+	return hostProblem(h)
+}
+
+// domainProblem says why d is not a cluster domain: a DNS name without a wildcard.
+func domainProblem(d string) string {
+	if strings.HasPrefix(d, "*") || hostProblem(d) != "" {
+		return "is not a DNS name"
+	}
+	return ""
+}
+
 // wildcardLabel reports whether l, lower case, is a wildcard label: "*", or "*" then an
 // optional "-" and a label (letters and digits, with "-" inside), 63 characters at most.
 func wildcardLabel(l string) bool {

@@ -90,6 +90,7 @@ func TestHostRules(t *testing.T) {
 			require.Equal(t, tt.problem, hostProblem(tt.host))
 		})
 	}
+	require.Empty(t, patternProblem("*"), "a serviceSettings host may be * alone")
 }
 
 // TestParseIPv4 holds the dotted-quad reader to netip.ParseAddr on random strings.

@@ -266,6 +266,7 @@ func TestCodeLevels(t *testing.T) {
 		SelectorMatchesNoNamespace: report.Warning, PolicyDecidesNoEntry: report.Warning,
 		ExportToUnknownNamespace: report.Error, NoAddressForDNS: report.Warning, PartialWildcardDNS: report.Warning,
 		ScopeNeverMatches: report.Warning, ScopeLocalConfig: report.Note, ScopeSettingOverridden: report.Note,
+		ScopeHostNeverMatches: report.Error, ScopeDefaultKept: report.Warning, ScopeDefaultDropped: report.Warning, ScopeDefaultStaysDropped: report.Warning,
 	} {
 		assert.Equal(t, want, code.Level(), "%s", code)
 	}

@@ -29,46 +29,52 @@ func TestScopeRules(t *testing.T) {
 	tests := []struct {
 		name string
 		c    *ScopeConfig
-		ns   labels.Set
+		ns   labels.Labels
 		svc  labels.Set
 		host string
 		want Scope
 	}{
 		{"no configuration: LOCAL", nil, nil, nil, web, Local},
-		{"LOCAL by default", &ScopeConfig{}, nil, nil, web, Local},
+		{"LOCAL by default", &ScopeConfig{}, labels.Set{}, nil, web, Local},
 		{"GLOBAL when both selectors match", &ScopeConfig{ServiceScopeConfigs: []ServiceScope{{NamespaceSelector: labelSel("shared", "yes"), ServicesSelector: labelSel("app", "web"), Scope: Global}}},
 			labels.Set{"shared": "yes"}, labels.Set{"app": "web"}, web, Global},
 		{"LOCAL when only the namespace matches", &ScopeConfig{ServiceScopeConfigs: []ServiceScope{{NamespaceSelector: labelSel("shared", "yes"), ServicesSelector: labelSel("app", "web"), Scope: Global}}},
 			labels.Set{"shared": "yes"}, labels.Set{"app": "db"}, web, Local},
 		{"an absent selector matches everything", &ScopeConfig{ServiceScopeConfigs: []ServiceScope{{ServicesSelector: labelSel("app", "web"), Scope: Global}}},
-			nil, labels.Set{"app": "web"}, web, Global},
+			labels.Set{}, labels.Set{"app": "web"}, web, Global},
 		{"an empty selector matches everything", &ScopeConfig{ServiceScopeConfigs: []ServiceScope{{NamespaceSelector: &metav1.LabelSelector{}, ServicesSelector: &metav1.LabelSelector{}, Scope: Global}}},
-			nil, nil, web, Global},
+			labels.Set{}, nil, web, Global},
 		{"order does not matter; a LOCAL config never overrides a GLOBAL match", &ScopeConfig{ServiceScopeConfigs: []ServiceScope{
-			{Scope: Local}, {Scope: Global}, {Scope: Local}}}, nil, nil, web, Global},
+			{Scope: Local}, {Scope: Global}, {Scope: Local}}}, labels.Set{}, nil, web, Global},
+		{"an unknown namespace (nil labels) is LOCAL: Istio skips every config", &ScopeConfig{ServiceScopeConfigs: []ServiceScope{{Scope: Global}}},
+			nil, nil, web, Local},
+		{"an unknown namespace (a nil labels.Set, as a map lookup gives) is LOCAL", &ScopeConfig{ServiceScopeConfigs: []ServiceScope{{Scope: Global}}},
+			labels.Set(nil), nil, web, Local},
+		{"a namespace without labels is known", &ScopeConfig{ServiceScopeConfigs: []ServiceScope{{Scope: Global}}},
+			labels.Set{}, nil, web, Global},
 		{"local wins: a cluster-local host stays LOCAL", &ScopeConfig{ServiceScopeConfigs: []ServiceScope{{Scope: Global}},
-			ServiceSettings: []ServiceSetting{{Settings: ServiceSettingValues{ClusterLocal: true}, Hosts: []string{"*.shop.svc.cluster.local"}}}}, nil, nil, web, Local},
+			ServiceSettings: []ServiceSetting{{Settings: ServiceSettingValues{ClusterLocal: true}, Hosts: []string{"*.shop.svc.cluster.local"}}}}, labels.Set{}, nil, web, Local},
 		{"the most specific pattern decides: exact over wildcard", &ScopeConfig{ServiceScopeConfigs: []ServiceScope{{Scope: Global}},
 			ServiceSettings: []ServiceSetting{
 				{Settings: ServiceSettingValues{ClusterLocal: true}, Hosts: []string{"*.svc.cluster.local"}},
 				{Settings: ServiceSettingValues{ClusterLocal: false}, Hosts: []string{web}},
-			}}, nil, nil, web, Global},
+			}}, labels.Set{}, nil, web, Global},
 		{"the longest wildcard decides", &ScopeConfig{ServiceScopeConfigs: []ServiceScope{{Scope: Global}},
 			ServiceSettings: []ServiceSetting{
 				{Settings: ServiceSettingValues{ClusterLocal: false}, Hosts: []string{"*.shop.svc.cluster.local"}},
 				{Settings: ServiceSettingValues{ClusterLocal: true}, Hosts: []string{"*.cluster.local"}},
-			}}, nil, nil, web, Global},
+			}}, labels.Set{}, nil, web, Global},
 		{"a pattern given twice: the later wins", &ScopeConfig{ServiceScopeConfigs: []ServiceScope{{Scope: Global}},
 			ServiceSettings: []ServiceSetting{
 				{Settings: ServiceSettingValues{ClusterLocal: true}, Hosts: []string{"*.shop.svc.cluster.local"}},
 				{Settings: ServiceSettingValues{ClusterLocal: false}, Hosts: []string{"*.shop.svc.cluster.local"}},
-			}}, nil, nil, web, Global},
-		{"kube-system is cluster-local by default", &ScopeConfig{ServiceScopeConfigs: []ServiceScope{{Scope: Global}}}, nil, nil, "kube-dns.kube-system.svc.cluster.local", Local},
-		{"the kubernetes service is cluster-local by default", &ScopeConfig{ServiceScopeConfigs: []ServiceScope{{Scope: Global}}}, nil, nil, "kubernetes.default.svc.cluster.local", Local},
+			}}, labels.Set{}, nil, web, Global},
+		{"kube-system is cluster-local by default", &ScopeConfig{ServiceScopeConfigs: []ServiceScope{{Scope: Global}}}, labels.Set{}, nil, "kube-dns.kube-system.svc.cluster.local", Local},
+		{"the kubernetes service is cluster-local by default", &ScopeConfig{ServiceScopeConfigs: []ServiceScope{{Scope: Global}}}, labels.Set{}, nil, "kubernetes.default.svc.cluster.local", Local},
 		{"a clusterLocal false naming a host under the default drops it", &ScopeConfig{ServiceScopeConfigs: []ServiceScope{{Scope: Global}},
 			ServiceSettings: []ServiceSetting{{Settings: ServiceSettingValues{ClusterLocal: false}, Hosts: []string{"metrics.kube-system.svc.cluster.local"}}}},
-			nil, nil, "kube-dns.kube-system.svc.cluster.local", Global},
-		{"defaults follow the cluster domain", &ScopeConfig{Domain: "corp.internal", ServiceScopeConfigs: []ServiceScope{{Scope: Global}}}, nil, nil, "kube-dns.kube-system.svc.corp.internal", Local},
+			labels.Set{}, nil, "kube-dns.kube-system.svc.cluster.local", Global},
+		{"defaults follow the cluster domain", &ScopeConfig{Domain: "corp.internal", ServiceScopeConfigs: []ServiceScope{{Scope: Global}}}, labels.Set{}, nil, "kube-dns.kube-system.svc.corp.internal", Local},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -83,12 +89,12 @@ func TestScopeExplain(t *testing.T) {
 	s := mustScope(t, &ScopeConfig{ServiceScopeConfigs: []ServiceScope{{Scope: Local}, {NamespaceSelector: labelSel("shared", "yes"), Scope: Global}},
 		ServiceSettings: []ServiceSetting{{Settings: ServiceSettingValues{ClusterLocal: true}, Hosts: []string{"*.secret.svc.cluster.local"}}}})
 	ns := labels.Set{"shared": "yes"}
-	assert.Equal(t, ScopeExplanation{Scope: Global, Config: 1, Reason: "serviceScopeConfigs[1] (namespaces shared=yes, services all) makes it GLOBAL"},
+	assert.Equal(t, ScopeExplanation{Scope: Global, Config: 1, Setting: -1, Reason: "serviceScopeConfigs[1] (namespaces shared=yes, services all) makes it GLOBAL"},
 		s.Explain(ns, nil, "web.shop.svc.cluster.local"))
 	assert.Equal(t, ScopeExplanation{Scope: Local, Config: 1, Pattern: "*.secret.svc.cluster.local", ClusterLocal: true,
 		Reason: "serviceScopeConfigs[1] makes it GLOBAL, but vault.secret.svc.cluster.local is cluster-local (serviceSettings[0] host *.secret.svc.cluster.local), and local wins"},
 		s.Explain(ns, nil, "vault.secret.svc.cluster.local"))
-	assert.Contains(t, s.Explain(ns, nil, "coredns.kube-system.svc.cluster.local").Reason, "Istio's default for *.kube-system.svc.cluster.local")
+	assert.Contains(t, s.Explain(ns, nil, "coredns.kube-system.svc.cluster.local").Reason, "Istio's default *.kube-system.svc.cluster.local")
 	assert.Equal(t, -1, s.Explain(nil, nil, "x").Config)
 }
 
@@ -197,12 +203,14 @@ func TestLintAndDiffScope(t *testing.T) {
 }
 
 func TestCompileScopeErrors(t *testing.T) {
-	_, err := CompileScope(&ScopeConfig{Domain: "*.x", ServiceSettings: []ServiceSetting{{Hosts: []string{"*"}}}})
+	_, err := CompileScope(&ScopeConfig{Domain: "*.x", DiscoveryAddress: "istiod", ServiceSettings: []ServiceSetting{{Hosts: []string{"*", "*.", "a.*.b"}}}})
 	require.Error(t, err)
 	assert.Equal(t, strings.Join([]string{
-		`serviceSettings[0].hosts[0]: "*" is a wildcard without a domain`,
+		`serviceSettings[0].hosts[1]: "*." is a wildcard without a domain`,
+		`serviceSettings[0].hosts[2]: "a.*.b" is not a DNS name: label "*" must not contain '*' (allowed: a-z, 0-9 and "-")`,
+		`DiscoveryAddress: "istiod" is not host:port`,
 		`Domain: "*.x" is not a DNS name`,
-	}, "\n"), err.Error())
+	}, "\n"), err.Error(), "a serviceSettings host may be * alone, as Istio accepts it")
 }
 
 func FuzzLoadScope(f *testing.F) {

@@ -1,0 +1,129 @@
+package visibility
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// scopeJSON: scope configurations in JSON, and what json.Unmarshal into a ScopeConfig and
+// LoadScope both read from them.
+var scopeJSON = map[string]struct {
+	in   string
+	want *ScopeConfig
+}{
+	"enum names": {`{"serviceScopeConfigs": [{"scope": "GLOBAL", "namespaceSelector": {"matchLabels": {"a": "b"}}}, {"scope": "LOCAL"}]}`,
+		&ScopeConfig{ServiceScopeConfigs: []ServiceScope{{Scope: Global, NamespaceSelector: labelSel("a", "b")}, {Scope: Local}}}},
+	"enum numbers": {`{"serviceScopeConfigs": [{"scope": 1}, {"scope": 0}]}`,
+		&ScopeConfig{ServiceScopeConfigs: []ServiceScope{{Scope: Global}, {Scope: Local}}}},
+	"snake_case names": {`{"service_scope_configs": [{"services_selector": {"matchExpressions": [{"key": "app", "operator": "Exists"}]}, "scope": 1}],
+		"service_settings": [{"settings": {"cluster_local": true}, "hosts": ["*.x.svc.cluster.local"]}]}`,
+		&ScopeConfig{ServiceScopeConfigs: []ServiceScope{{Scope: Global, ServicesSelector: &metav1.LabelSelector{
+			MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "app", Operator: metav1.LabelSelectorOpExists}}}}},
+			ServiceSettings: []ServiceSetting{setting(true, "*.x.svc.cluster.local")}}},
+	"settings without values, partial wildcards and * alone": {`{"serviceSettings": [{"settings": {}, "hosts": ["*-canary.example.com", "*"]}]}`,
+		&ScopeConfig{ServiceSettings: []ServiceSetting{setting(false, "*-canary.example.com", "*")}}},
+	"nulls are absent": {`{"serviceScopeConfigs": [{"scope": null, "namespaceSelector": null}], "serviceSettings": null}`,
+		&ScopeConfig{ServiceScopeConfigs: []ServiceScope{{}}}},
+}
+
+// scopeJSONRefusals: JSON both refuse, and what the error of each says.
+var scopeJSONRefusals = map[string]string{
+	`{"serviceScopeConfigs": [{"scope": "global"}]}`:                                 `serviceScopeConfigs[0].scope: unsupported value "global": enum names are upper case ("GLOBAL")`,
+	`{"serviceScopeConfigs": [{"scope": 2}]}`:                                        "serviceScopeConfigs[0].scope: the number 2 is out of range [0, 1]",
+	`{"serviceScopeConfigs": [{"scope": true}]}`:                                     "serviceScopeConfigs[0].scope: must be a whole number, got the boolean true",
+	`{"serviceScopeConfigs": [{"scpoe": "GLOBAL"}]}`:                                 `serviceScopeConfigs[0]: unknown field "scpoe" (did you mean "scope"?)`,
+	`{"serviceScopeConfigs": [{"namespaceSelector": {"match_labels": {"a": "b"}}}]}`: `serviceScopeConfigs[0].namespaceSelector: unknown field "match_labels" (did you mean "matchLabels"?)`,
+	`{"serviceSettings": [{"settings": {"clusterlocal": true}}]}`:                    `serviceSettings[0].settings: unknown field "clusterlocal" (did you mean "clusterLocal"?)`,
+	`{"serviceSettings": [{"host": ["a.b"]}]}`:                                       `serviceSettings[0]: unknown field "host" (did you mean "hosts"?)`,
+	`{"serviceScopeConfigs": [], "serviceScopeConfigs": []}`:                         "serviceScopeConfigs: given twice",
+	`{"serviceScopeConfigs": [], "service_scope_configs": []}`:                       `field given twice, as "serviceScopeConfigs" and "service_scope_configs"`,
+}
+
+// TestScopeConfigUnmarshal: json.Unmarshal decodes a ScopeConfig as strictly as LoadScope
+// reads one, and the two agree.
+func TestScopeConfigUnmarshal(t *testing.T) {
+	for name, tt := range scopeJSON {
+		t.Run(name, func(t *testing.T) {
+			var got ScopeConfig
+			require.NoError(t, json.Unmarshal([]byte(tt.in), &got))
+			assert.Equal(t, tt.want, &got)
+			loaded, err := LoadScope([]byte(tt.in))
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, loaded, "LoadScope agrees")
+		})
+	}
+	for in, want := range scopeJSONRefusals {
+		var got ScopeConfig
+		err := json.Unmarshal([]byte(in), &got)
+		require.Error(t, err, in)
+		assert.Contains(t, err.Error(), want, in)
+		_, err = LoadScope([]byte(in))
+		require.Error(t, err, in)
+		assert.Contains(t, err.Error(), want, "LoadScope agrees: %s", in)
+	}
+	var c ScopeConfig
+	err := json.Unmarshal([]byte(`{"serviceScopeConfig": [], "accessLogFile": "/dev/stdout"}`), &c)
+	require.Error(t, err)
+	assert.Equal(t, "(top level): unknown field \"accessLogFile\"\n(top level): unknown field \"serviceScopeConfig\" (did you mean \"serviceScopeConfigs\"?)", err.Error(),
+		"a ScopeConfig is its two fields: a whole meshConfig goes through LoadScope")
+
+	var s Scope
+	require.NoError(t, json.Unmarshal([]byte("1"), &s))
+	assert.Equal(t, Global, s)
+	var sc ServiceScope
+	assert.EqualError(t, json.Unmarshal([]byte(`{"scope": "Global"}`), &sc), `scope: unsupported value "Global": enum names are upper case ("GLOBAL")`)
+	var st ServiceSetting
+	assert.EqualError(t, json.Unmarshal([]byte(`{"settings": {"clusterLocal": "yes"}}`), &st), `settings.clusterLocal: must be a boolean, got the string "yes"`)
+
+	// A round trip through json.Marshal.
+	for _, tt := range scopeJSON {
+		b, err := json.Marshal(tt.want)
+		require.NoError(t, err)
+		var back ScopeConfig
+		require.NoError(t, json.Unmarshal(b, &back))
+		assert.Equal(t, tt.want, &back, "%s", b)
+	}
+}
+
+// FuzzScopeConfigUnmarshal holds json.Unmarshal into a ScopeConfig and LoadScope to one
+// reading: whatever one accepts and validates, the other reads alike.
+func FuzzScopeConfigUnmarshal(f *testing.F) {
+	for _, tt := range scopeJSON {
+		f.Add([]byte(tt.in))
+	}
+	for in := range scopeJSONRefusals {
+		f.Add([]byte(in))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var c ScopeConfig
+		if err := json.Unmarshal(data, &c); err != nil {
+			return
+		}
+		if c.Validate() != nil || c.ServiceScopeConfigs == nil && c.ServiceSettings == nil {
+			return // LoadScope validates; and it reads neither field as no configuration
+		}
+		loaded, err := LoadScope(data)
+		if err != nil {
+			t.Fatalf("json.Unmarshal read %s, LoadScope refused it: %v", data, err)
+		}
+		if loaded == nil {
+			return // a JSON null list: present for one, absent for the other
+		}
+		if b1, b2 := mustJSON(t, &c), mustJSON(t, loaded); b1 != b2 {
+			t.Fatalf("json.Unmarshal read %s, LoadScope %s", b1, b2)
+		}
+	})
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
