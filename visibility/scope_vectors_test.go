@@ -1,0 +1,153 @@
+package visibility
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	yaml "go.yaml.in/yaml/v3"
+	"k8s.io/apimachinery/pkg/labels"
+)
+
+// scopeVector is one mesh configuration of testdata/istio-scope.json with the services
+// Istio's own code scoped under it (see testdata/README.md).
+type scopeVector struct {
+	MeshConfig map[string]any               `json:"meshConfig"`
+	Domain     string                       `json:"domain"`
+	Namespaces map[string]map[string]string `json:"namespaces"`
+	Cases      []struct {
+		Namespace     string            `json:"namespace"`
+		ServiceName   string            `json:"serviceName"`
+		ServiceLabels map[string]string `json:"serviceLabels"`
+		Host          string            `json:"host"`
+		Scope         Scope             `json:"scope"`
+		ClusterLocal  bool              `json:"clusterLocal"`
+	} `json:"cases"`
+}
+
+// scopeDeliberate names the classes of mesh configuration meshscope refuses on purpose,
+// each by the words of its error, and what Istio does with them instead.
+var scopeDeliberate = []struct{ class, words string }{
+	{"match_labels refused (Istio drops the field: the selector matches everything)", `unknown field "match_labels"`},
+	{"an In requirement without values refused (Istio skips the config)", "must be specified when `operator` is 'In' or 'NotIn'"},
+	{"a scope number other than 0 and 1 refused (Istio reads it as LOCAL)", "out of range [0, 1]"},
+	{"a lower-case scope refused (so does Istio, refusing the whole mesh configuration)", "enum names are upper case"},
+}
+
+// meshConfigAs writes a mesh configuration in one of the shapes LoadScope reads, chosen by
+// k: a bare meshConfig in JSON, an IstioOperator in YAML, the istio ConfigMap (its data.mesh
+// YAML inside JSON), Helm values in YAML.
+func meshConfigAs(t *testing.T, mc map[string]any, k int) []byte {
+	t.Helper()
+	marshal := func(v any, asYAML bool) []byte {
+		var b []byte
+		var err error
+		if asYAML {
+			b, err = yaml.Marshal(v)
+		} else {
+			b, err = json.Marshal(v)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	switch k % 4 {
+	case 0:
+		return marshal(mc, false)
+	case 1:
+		return marshal(map[string]any{"apiVersion": "install.istio.io/v1alpha1", "kind": "IstioOperator",
+			"metadata": map[string]any{"name": "installed-state", "namespace": "istio-system"}, "spec": map[string]any{"meshConfig": mc}}, true)
+	case 2:
+		return marshal(map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "istio", "namespace": "istio-system"},
+			"data": map[string]any{"mesh": string(marshal(mc, true))}}, false)
+	}
+	return marshal(map[string]any{"meshConfig": mc}, true)
+}
+
+// TestScopeAgainstIstio holds Scoper to the answers Istio's own code gave
+// (testdata/istio-scope.json): for every case, the scope serviceScopeConfigs give
+// (Explain's Config), whether the host is cluster-local, and whether the service is shared —
+// GLOBAL and not cluster-local (Scope). Each mesh configuration goes through LoadScope in
+// one of the shapes it reads; a namespace absent from the case's namespaces is one Istio does
+// not know. Only the classes of scopeDeliberate may differ, and the test counts them.
+func TestScopeAgainstIstio(t *testing.T) {
+	b, err := os.ReadFile("testdata/istio-scope.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var vectors []scopeVector
+	if err := json.Unmarshal(b, &vectors); err != nil {
+		t.Fatal(err)
+	}
+	agree, cases := 0, 0
+	deliberate := map[string]int{}
+	for i, v := range vectors {
+		data := meshConfigAs(t, v.MeshConfig, i)
+		c, err := LoadScope(data)
+		if err != nil {
+			k := slices.IndexFunc(scopeDeliberate, func(d struct{ class, words string }) bool { return strings.Contains(err.Error(), d.words) })
+			if k < 0 {
+				t.Fatalf("configuration %d: LoadScope refused %s: %v", i, data, err)
+			}
+			deliberate[scopeDeliberate[k].class] += len(v.Cases)
+			continue
+		}
+		if c == nil {
+			c = &ScopeConfig{} // neither field: every service LOCAL, the defaults cluster-local
+		}
+		c.Domain = v.Domain
+		s, err := CompileScope(c)
+		if err != nil {
+			t.Fatalf("configuration %d: LoadScope gave a configuration that does not compile: %v", i, err)
+		}
+		for j, tc := range v.Cases {
+			cases++
+			var ns labels.Labels
+			if l, ok := v.Namespaces[tc.Namespace]; ok {
+				ns = labels.Set(l)
+			}
+			e := s.Explain(ns, labels.Set(tc.ServiceLabels), tc.Host)
+			scope := Local
+			if e.Config >= 0 {
+				scope = Global
+			}
+			shared := tc.Scope == Global && !tc.ClusterLocal
+			got := s.Scope(ns, labels.Set(tc.ServiceLabels), tc.Host)
+			if scope != tc.Scope || e.ClusterLocal != tc.ClusterLocal || (got == Global) != shared || e.Scope != got {
+				t.Errorf("configuration %d case %d (%s/%s, host %s, in %s): Istio says scope %s, cluster-local %t, shared %t; meshscope %s, %t, %t (%s)\n%s",
+					i, j, tc.Namespace, tc.ServiceName, tc.Host, data, tc.Scope, tc.ClusterLocal, shared, scope, e.ClusterLocal, got == Global, e.Reason, data)
+				continue
+			}
+			agree++
+		}
+	}
+	var summary []string
+	for _, d := range scopeDeliberate {
+		summary = append(summary, fmt.Sprintf("%s: %d", d.class, deliberate[d.class]))
+	}
+	t.Logf("%d of %d cases agree with Istio (%d configurations); cases of configurations meshscope refuses on purpose: %s",
+		agree, cases, len(vectors), strings.Join(summary, "; "))
+	if agree == 0 {
+		t.Fatal("no case was compared")
+	}
+}
+
+// TestScopeDeliberateClasses: each class of scopeDeliberate is what LoadScope says of such a
+// configuration, so that TestScopeAgainstIstio would count one rather than fail.
+func TestScopeDeliberateClasses(t *testing.T) {
+	for i, in := range []string{
+		"serviceScopeConfigs: [{namespaceSelector: {match_labels: {a: b}}, scope: GLOBAL}]\n",
+		"serviceScopeConfigs: [{namespaceSelector: {matchExpressions: [{key: a, operator: In}]}, scope: GLOBAL}]\n",
+		"serviceScopeConfigs: [{scope: 2}]\n",
+		"serviceScopeConfigs: [{scope: global}]\n",
+	} {
+		_, err := LoadScope([]byte(in))
+		if err == nil || !strings.Contains(err.Error(), scopeDeliberate[i].words) {
+			t.Errorf("%s: LoadScope says %v, not %q", scopeDeliberate[i].class, err, scopeDeliberate[i].words)
+		}
+	}
+}
