@@ -13,9 +13,13 @@
 //	go run ./examples/visibility -mesh mesh.yaml -inventory inventory.yaml -explain-host api.github.com -client shop
 //	go run ./examples/visibility -o json
 //
+// With any input flag it needs both -mesh and -inventory: it never fills in a missing input
+// from the sample. Service scope is shown as Istio applies it when istiod runs with
+// AMBIENT_ENABLE_MULTI_NETWORK=true; without that flag (the default) every service is LOCAL.
+//
 // Exit status: 0 the report was printed; 1 an input was wrong (every problem is printed, a
-// line each, naming the file); 2 the flags were wrong; 3 -fail-on found lint findings at or
-// above its level.
+// line each, naming the file); 2 the flags were wrong or an input is missing; 3 -fail-on found
+// lint findings at or above its level.
 package main
 
 import (
@@ -40,9 +44,26 @@ var sample embed.FS
 
 const prog = "visibility"
 
-const description = `visibility: preview ServiceEntry visibility, DNS answers, service scope, lint and an audit
-for a cluster, from kubectl output. With no input flags it runs on an embedded sample.
-`
+var description = `visibility: preview ServiceEntry visibility, DNS answers, service scope, lint and an audit
+for a cluster, from kubectl output. On your own cluster:
+
+  kubectl get istiooperator -n istio-system -o yaml > mesh.yaml   # or: kubectl get configmap istio -n istio-system -o yaml
+  kubectl get namespaces,serviceentries,services -A -o yaml > inventory.yaml
+  visibility -mesh mesh.yaml -inventory inventory.yaml [-new-mesh proposed.yaml] [-fail-on warning]
+
+With no input flag at all it runs on an embedded sample; with any, it needs both -mesh and
+-inventory (-new-mesh is optional), and an input flag given an empty value is refused.
+
+Service scope (meshConfig.serviceScopeConfigs, serviceSettings) is shown as Istio applies it
+when istiod runs with AMBIENT_ENABLE_MULTI_NETWORK=true; that flag is off by default, and
+without it every service stays LOCAL whatever the configuration says.
+` + cli.ExitStatus(true)
+
+// inputFlags are the flags that name input; the sample runs only when none is given.
+var inputFlags = []string{"mesh", "inventory", "new-mesh"}
+
+// scopeNote is what the report says wherever it shows service scope.
+const scopeNote = "scope as Istio applies it when istiod runs with AMBIENT_ENABLE_MULTI_NETWORK=true; that flag is off by default, and without it every service is LOCAL"
 
 type options struct {
 	mesh, inventory, newMesh string
@@ -51,6 +72,7 @@ type options struct {
 	explainHost, explainAddr string
 	client                   string
 	clientSet                bool
+	sample                   bool // no input flag given: run on the embedded sample
 }
 
 func main() {
@@ -78,6 +100,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if !cli.CheckFormat(prog, o.output, stderr) || !cli.CheckFailOn(prog, o.failOn, stderr) {
 		return cli.Usage
 	}
+	given, ok := cli.Given(prog, fs, stderr, inputFlags...)
+	if !ok {
+		return cli.Usage
+	}
+	o.sample = !slices.ContainsFunc(inputFlags, func(f string) bool { return given[f] })
+	if !o.sample && !cli.Missing(prog, given, stderr, "-mesh", "-inventory") {
+		return cli.Usage
+	}
 	if (o.explainHost != "" || o.explainAddr != "") && !o.clientSet {
 		fmt.Fprintf(stderr, "%s: -explain-host and -explain-addr need -client: the answer depends on the client's namespace (-client \"\" for a client without one)\n", prog)
 		return cli.Usage
@@ -103,6 +133,7 @@ type report struct {
 	NewMesh   string                         `json:"newMesh,omitempty"`
 	Audit     *visibility.Audit              `json:"audit,omitempty"`
 	Scope     []visibility.ScopeChange       `json:"scopeChanges,omitempty"`
+	ScopeNote string                         `json:"scopeNote,omitempty"`
 
 	hosts map[visibility.ServiceRef]string // each Kubernetes Service's host, for the scope table
 }
@@ -188,8 +219,7 @@ func build(o options) (*report, error) {
 				rep.hosts[s.Ref()] = s.Hosts[0]
 			}
 			if cur.scoped && len(s.Hosts) > 0 {
-				e := cur.scope.Explain(labels.Set(inv.Namespaces[s.Namespace]), labels.Set(s.Labels), s.Hosts[0])
-				rep.Services = append(rep.Services, serviceRow{Namespace: s.Namespace, Name: s.Name, Scope: e.Scope, Why: e.Reason})
+				rep.Services = append(rep.Services, scopeOf(cur.scope, inv, s))
 			}
 		}
 	}
@@ -205,7 +235,7 @@ func build(o options) (*report, error) {
 	if err := rep.explain(o, ix); err != nil {
 		return nil, err
 	}
-	if o.newMesh != "" || o.mesh == "" && o.inventory == "" {
+	if o.newMesh != "" || o.sample {
 		next, err := loadMesh(o.newMesh, "new-mesh.yaml", o.clusterDomain)
 		if err != nil {
 			return nil, err
@@ -217,7 +247,25 @@ func build(o options) (*report, error) {
 		rep.NewMesh, rep.Audit = next.name, &audit
 		rep.Scope = visibility.DiffScope(cur.scope, next.scope, inv)
 	}
+	if len(rep.Services) > 0 || len(rep.Scope) > 0 {
+		rep.ScopeNote = scopeNote
+	}
 	return rep, nil
+}
+
+// scopeOf is the scope row of the Kubernetes Service s: a service whose namespace the
+// inventory lacks is one Istio does not know, and LOCAL.
+func scopeOf(sc *visibility.Scoper, inv visibility.Inventory, s visibility.Service) serviceRow {
+	var ns labels.Labels // nil: the namespace is not known
+	if l, ok := inv.Namespaces[s.Namespace]; ok {
+		ns = labels.Set(l)
+	}
+	e := sc.Explain(ns, labels.Set(s.Labels), s.Hosts[0])
+	why := e.Reason
+	if e.NamespaceUnknown {
+		why = fmt.Sprintf("namespace %s is not in the inventory: Istio skips every serviceScopeConfig for a service whose namespace it does not know, so it is LOCAL", s.Namespace)
+	}
+	return serviceRow{Namespace: s.Namespace, Name: s.Name, Scope: e.Scope, Why: why}
 }
 
 // lint gathers the configuration's findings, the scope's, and the inventory's.

@@ -101,6 +101,62 @@ func TestRefusesToGuess(t *testing.T) {
 	assert.Equal(t, 0, code)
 	assert.Empty(t, errOut)
 	assert.Contains(t, out, "visibility: preview ServiceEntry visibility")
+	assert.Contains(t, out, "\nExit status:\n  0  the report was printed\n", "-h lists the exit statuses")
+	assert.Contains(t, out, "  3  -fail-on: findings at or above its level")
+	assert.Contains(t, words(out), "when istiod runs with AMBIENT_ENABLE_MULTI_NETWORK=true; that flag is off by default")
+}
+
+// TestNoInputGuessed: the sample runs only when no input flag is given; one input without
+// the other, or an input flag given an empty value, is a usage error saying what is missing.
+func TestNoInputGuessed(t *testing.T) {
+	mesh := write(t, "mesh.yaml", "serviceEntryVisibility: {defaultVisibility: NONE}\n")
+	inv := write(t, "inv.yaml", "kind: ServiceEntry\nmetadata: {name: x, namespace: a}\nspec: {hosts: [x.example]}\n")
+	for _, tt := range []struct {
+		name string
+		args []string
+		msg  string
+	}{
+		{"-mesh without -inventory", []string{"-mesh", mesh, "-fail-on", "warning"}, "with your own input, also give -inventory (the embedded sample is used only when no input flag is given)"},
+		{"-inventory without -mesh", []string{"-inventory", inv}, "with your own input, also give -mesh (the embedded sample is used only when no input flag is given)"},
+		{"-new-mesh alone", []string{"-new-mesh", mesh}, "with your own input, also give -mesh, -inventory"},
+		{"an empty -inventory (an unset CI variable)", []string{"-mesh", mesh, "-inventory", ""}, "-inventory given an empty value (an unset variable?)"},
+		{"an empty -mesh", []string{"-mesh", "", "-inventory", inv}, "-mesh given an empty value (an unset variable?)"},
+		{"an empty -new-mesh", []string{"-mesh", mesh, "-inventory", inv, "-new-mesh", ""}, "-new-mesh given an empty value (an unset variable?)"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errOut := runArgs(t, tt.args...)
+			assert.Equal(t, 2, code)
+			assert.Empty(t, out, "nothing is checked")
+			assert.Contains(t, errOut, tt.msg)
+		})
+	}
+	code, out, errOut := runArgs(t, "-mesh", mesh, "-inventory", inv)
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "mesh "+mesh+", inventory "+inv)
+}
+
+// TestScopeShown: where the program shows service scope it says that Istio applies it only
+// with AMBIENT_ENABLE_MULTI_NETWORK=true, and a service whose namespace the inventory lacks is
+// LOCAL, saying so.
+func TestScopeShown(t *testing.T) {
+	mesh := write(t, "mesh.yaml", "meshConfig:\n  serviceScopeConfigs: [{scope: GLOBAL}]\n")
+	inv := write(t, "inv.yaml", `kind: List
+items:
+- {kind: Namespace, metadata: {name: shop}}
+- {apiVersion: v1, kind: Service, metadata: {name: web, namespace: shop}, spec: {clusterIP: 10.0.0.1}}
+- {apiVersion: v1, kind: Service, metadata: {name: db, namespace: ghost}, spec: {clusterIP: 10.0.0.2}}
+`)
+	code, out, errOut := runArgs(t, "-mesh", mesh, "-inventory", inv)
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, words(out), "ghost/db LOCAL namespace ghost is not in the inventory: Istio skips every serviceScopeConfig for a service whose namespace it does not know, so it is LOCAL")
+	assert.Contains(t, words(out), "shop/web GLOBAL serviceScopeConfigs[0] (namespaces all, services all) makes it GLOBAL")
+	assert.Contains(t, words(out), "(scope as Istio applies it when istiod runs with AMBIENT_ENABLE_MULTI_NETWORK=true; that flag is off by default, and without it every service is LOCAL)")
+
+	code, out, _ = runArgs(t, "-mesh", mesh, "-inventory", inv, "-o", "json")
+	require.Equal(t, 0, code)
+	var rep report
+	require.NoError(t, json.Unmarshal([]byte(out), &rep))
+	assert.Equal(t, scopeNote, rep.ScopeNote)
 }
 
 func TestFailOn(t *testing.T) {
@@ -154,21 +210,23 @@ func TestUserFiles(t *testing.T) {
 
 func TestErrors(t *testing.T) {
 	badMesh := write(t, "mesh.yaml", "kind: IstioOperator\nspec:\n  meshConfig:\n    serviceEntryVisibility:\n      policies:\n      - matchingRules:\n        - namespaceSelector: {match_labels: {a: b}}\n")
-	code, _, errOut := runArgs(t, "-mesh", badMesh)
+	goodInv := write(t, "good-inv.yaml", "kind: ServiceEntry\nmetadata: {name: x, namespace: a}\nspec: {hosts: [x.example]}\n")
+	code, _, errOut := runArgs(t, "-mesh", badMesh, "-inventory", goodInv)
 	assert.Equal(t, 1, code)
 	assert.Contains(t, errOut, badMesh+`: spec.meshConfig.serviceEntryVisibility.policies[0].matchingRules[0].namespaceSelector: unknown field "match_labels" (did you mean "matchLabels"?)`)
 
 	badInv := write(t, "inv.yaml", "kind: List\nitems:\n- kind: ServiceEntry\n  metadata: {name: x, namespace: a}\n  spec: {hosts: [\"bad host\"]}\n- kind: ServiceEntry\n  metadata: {name: yy, namespace: a}\n  spec: {hosts: 7}\n")
-	code, _, errOut = runArgs(t, "-inventory", badInv)
+	mesh := write(t, "good-mesh.yaml", "serviceEntryVisibility: {defaultVisibility: NONE}\n")
+	code, _, errOut = runArgs(t, "-mesh", mesh, "-inventory", badInv)
 	assert.Equal(t, 1, code)
 	assert.Contains(t, errOut, badInv+`: items[1] (ServiceEntry a/yy): spec.hosts: must be a list, got the number 7`)
 
 	badInv2 := write(t, "inv2.yaml", "kind: ServiceEntry\nmetadata: {name: x, namespace: a}\nspec: {hosts: [\"bad host\"]}\n")
-	code, _, errOut = runArgs(t, "-inventory", badInv2)
+	code, _, errOut = runArgs(t, "-mesh", mesh, "-inventory", badInv2)
 	assert.Equal(t, 1, code)
 	assert.Contains(t, errOut, badInv2+`: ServiceEntry a/x: spec.hosts[0]: "bad host" is not a DNS name`)
 
-	code, _, errOut = runArgs(t, "-mesh", filepath.Join(t.TempDir(), "missing.yaml"))
+	code, _, errOut = runArgs(t, "-mesh", filepath.Join(t.TempDir(), "missing.yaml"), "-inventory", goodInv)
 	assert.Equal(t, 1, code)
 	assert.Contains(t, errOut, "no such file")
 
@@ -207,7 +265,8 @@ metadata: {resourceVersion: ""}
 
 func TestErrorsOneALine(t *testing.T) {
 	inv := write(t, "inv.yaml", "kind: List\nitems:\n- kind: ServiceEntry\n  metadata: {name: x, namespace: a}\n  spec: {hosts: [\"bad host\", \"*.\"]}\n")
-	code, _, errOut := runArgs(t, "-inventory", inv)
+	mesh := write(t, "mesh.yaml", "serviceEntryVisibility: {defaultVisibility: NONE}\n")
+	code, _, errOut := runArgs(t, "-mesh", mesh, "-inventory", inv)
 	assert.Equal(t, 1, code)
 	lines := strings.Split(strings.TrimSpace(errOut), "\n")
 	require.Len(t, lines, 2)

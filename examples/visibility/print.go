@@ -41,6 +41,7 @@ func (r *report) print(w io.Writer) error {
 		if err := table(w, rows); err != nil {
 			return err
 		}
+		cli.Wrap(w, "", "("+r.ScopeNote+")")
 	}
 	rows = [][]string{{"CLAIMED IN SEVERAL NAMESPACES", "CLIENT NAMESPACES", "GET"}}
 	if len(r.Conflicts) == 0 {
@@ -99,7 +100,10 @@ func (r *report) printAudit(w io.Writer) error {
 		for _, s := range r.Scope {
 			rows = append(rows, []string{s.Key.Namespace + "/" + s.Key.Name, r.hosts[s.Key], string(s.Before), string(s.After)})
 		}
-		return table(w, rows)
+		if err := table(w, rows); err != nil {
+			return err
+		}
+		cli.Wrap(w, "", "("+r.ScopeNote+")")
 	}
 	return nil
 }
