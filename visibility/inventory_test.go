@@ -148,6 +148,7 @@ var inventorySeeds = []string{
 	"kind: List\nitems:\n- &base {kind: Namespace, metadata: {name: shop}}\n" +
 		"- {<<: *base, kind: ServiceEntry, metadata: {name: anchored, namespace: shop}, spec: {hosts: [!!str a.example], addresses: [10.0.0.0/8]}}\n",
 	"kind: NamespaceList\nitems:\n- {kind: Namespace, metadata: {name: shop}}\n- kind: List\n  items:\n  - {apiVersion: v1, kind: Service, metadata: {name: payments, namespace: shop}, spec: {clusterIP: None}}\n",
+	"kind: ServiceEntry\nmetadata: {name: p, namespace: a}\nspec: {hosts: ['*x.example', '*-Foo.example.', '*x', 'a.x.example'], addresses: [10.0.0.9]}\n",
 }
 
 func FuzzLoadInventory(f *testing.F) {
@@ -179,7 +180,11 @@ func FuzzLoadInventory(f *testing.F) {
 		for _, s := range inv.Services {
 			for _, h := range s.Hosts {
 				first, _, _ := strings.Cut(h, ".")
-				for _, q := range []string{h, first, h + "." + s.Namespace + ".svc.cluster.local"} {
+				queries := []string{h, first, h + "." + s.Namespace + ".svc.cluster.local"}
+				if strings.HasPrefix(h, "*") {
+					queries = append(queries, "a"+h[1:], "a.b"+h[1:]) // names the wildcard covers
+				}
+				for _, q := range queries {
 					for _, client := range []string{s.Namespace, ""} {
 						got, ok := ix.LookupHost(client, q)
 						if e := ix.ExplainHost(client, q); ok != (e.Answer != nil) || ok && got.Ref() != *e.Answer {

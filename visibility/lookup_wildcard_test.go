@@ -124,3 +124,42 @@ func TestPartialWildcardsRead(t *testing.T) {
 		assert.True(t, strings.HasSuffix(err.Error(), "Hosts[0]: "+want), err.Error())
 	}
 }
+
+// wildcardProbes counts the wildcard table probes a lookup of the normalized name h makes.
+func wildcardProbes(ix *Index, h string) int {
+	n := 0
+	for _, w := range ix.t.wildLens {
+		if wildAt(w, h) >= 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// TestWildcardProbes: a lookup probes the wildcard table only at the lengths the index's
+// wildcards have, and for *. wildcards only at label boundaries: at most a probe per label
+// boundary plus one per partial wildcard length, however many wildcards the index holds.
+func TestWildcardProbes(t *testing.T) {
+	inventory := func(n int) Inventory {
+		var inv Inventory
+		for i := range n {
+			ns := "n" + strings.Repeat("x", i%3) // three namespace lengths: three suffix lengths of each kind
+			inv.Services = append(inv.Services,
+				se(ns, "w"+strings.Repeat("w", i), 0, []string{"*." + ns + ".example.com"}),
+				se(ns, "p"+strings.Repeat("p", i), 0, []string{"*-canary." + ns + ".example.com"}))
+		}
+		return inv
+	}
+	small, err := NewIndex(nil, inventory(10))
+	require.NoError(t, err)
+	large, err := NewIndex(nil, inventory(40))
+	require.NoError(t, err)
+	for _, q := range []string{"web.nxx.example.com", "a.b.c.d.e.example.com", "web-canary.n.example.com", "x", "nothing-here.example.org"} {
+		dots := strings.Count(q, ".")
+		assert.LessOrEqual(t, wildcardProbes(small, q), dots+3, q)
+		assert.Equal(t, wildcardProbes(small, q), wildcardProbes(large, q), "%s: probes do not grow with the wildcards held", q)
+	}
+	none, err := NewIndex(nil, Inventory{Services: []Service{se("a", "x", 0, []string{"api.example.com"})}})
+	require.NoError(t, err)
+	assert.Zero(t, wildcardProbes(none, "a.b.c.api.example.com"), "no wildcard, no probe")
+}
