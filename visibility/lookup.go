@@ -30,59 +30,6 @@ type tables struct {
 // mute maps a host (or a wildcard host) to the entries that claim it without an address for
 // it: ztunnel's DNS proxy does not answer for them, so they are kept for explanations only.
 
-// wildLen is a length some wildcard suffix has (what follows its "*"), and which kinds of
-// suffix have it: those starting with "." (*.b.c, matched at a label boundary of a query) and
-// those that do not (the partial wildcard *x.b.c, matched inside a label). A lookup tries only
-// these lengths, and at each only the kind of suffix the query's byte there allows, so a
-// query costs a probe per label boundary a wildcard can start at, plus one per length of a
-// partial wildcard.
-type wildLen struct {
-	n     int
-	kinds uint8 // dotted | partial
-}
-
-const (
-	dotted  = 1 << iota // a suffix ".b.c"
-	partial             // a suffix "x.b.c"
-)
-
-// wildLengths returns the lengths of the suffixes, longest first, with their kinds.
-func wildLengths(suffixes ...[]string) []wildLen {
-	var kinds [names.MaxSubdomain + 2]uint8
-	for _, list := range suffixes {
-		for _, s := range list {
-			if len(s) == 0 || len(s) >= len(kinds) {
-				continue // a ServiceEntry host is never "*" alone, nor longer than a name
-			}
-			if s[0] == '.' {
-				kinds[len(s)] |= dotted
-			} else {
-				kinds[len(s)] |= partial
-			}
-		}
-	}
-	var out []wildLen
-	for n := len(kinds) - 1; n > 0; n-- {
-		if kinds[n] != 0 {
-			out = append(out, wildLen{n, kinds[n]})
-		}
-	}
-	return out
-}
-
-// wildAt returns where in h the suffix of length w.n starts, or -1 when h is shorter or the
-// byte there does not allow w's kinds of suffix.
-func wildAt[S string | []byte](w wildLen, h S) int {
-	i := len(h) - w.n
-	switch {
-	case i < 0:
-		return -1
-	case h[i] == '.' && w.kinds&dotted != 0, h[i] != '.' && w.kinds&partial != 0:
-		return i
-	}
-	return -1
-}
-
 // candidates are the entries that claim one host, address or prefix, as spans of the
 // tables' shared arrays.
 type candidates struct {

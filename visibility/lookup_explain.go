@@ -321,10 +321,6 @@ func (ix *Index) explain(client string, levels []level) (*ServiceRef, []Level) {
 // partialWildcardNote is what an explanation adds when a partial wildcard answers.
 const partialWildcardNote = "a partial wildcard: Istio's host matching (sidecars, waypoints) matches it, but ztunnel's DNS proxy tries only *. wildcards at label boundaries and forwards this query upstream"
 
-// isPartialWildcard reports whether h is a partial wildcard host: "*" then label characters
-// (*x.b.c, *-x.b.c, *x), not *.b.c.
-func isPartialWildcard(h string) bool { return len(h) > 1 && h[0] == '*' && h[1] != '.' }
-
 // noAddressReason says why entry i has no address for host.
 func (ix *Index) noAddressReason(i int32, host string) string {
 	s := &ix.services[i]
