@@ -53,8 +53,8 @@ const (
 	// *-foo.example.com) with an address. Istio matches it against every host ending in
 	// what follows its "*" (and LookupHost does), but ztunnel's DNS proxy tries only the
 	// query and the *. wildcards at its label boundaries, so it never answers through a
-	// partial wildcard: a client's query goes upstream and its traffic leaves as unknown
-	// traffic.
+	// partial wildcard: a query only the partial wildcard covers goes upstream, and the
+	// client's traffic leaves as unknown traffic.
 	PartialWildcardDNS = report.PartialWildcardDNS
 )
 

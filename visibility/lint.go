@@ -386,8 +386,8 @@ func (ix *Index) Lint() []Finding {
 		}
 		for _, h := range s.Hosts {
 			if n := normalizeHost(h); isPartialWildcard(n) && s.answersFor(n) {
-				add(ref, PartialWildcardDNS, "%s is a partial wildcard: ztunnel's DNS proxy tries only *. wildcards at label boundaries, so it forwards every query this host covers upstream, "+
-					"while Istio's sidecars and waypoints (and LookupHost) match it", h)
+				add(ref, PartialWildcardDNS, "%s is a partial wildcard: ztunnel's DNS proxy never answers through it (it tries only *. wildcards at a query's label boundaries, "+
+					"then forwards the query upstream), while Istio's sidecars and waypoints, and LookupHost, match it", h)
 			}
 		}
 	}

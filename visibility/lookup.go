@@ -329,8 +329,8 @@ func normalizeInto(host string, buf *nameBuf) []byte {
 // "*". *.b.c matches a.b.c and x.a.b.c but not b.c; the partial wildcard *x.b.c matches
 // ax.b.c, a.bx.b.c and x.b.c. Here ztunnel's DNS proxy differs: it tries only the query and
 // the *. wildcards at its label boundaries (*.b.c, *.c), so it never answers through a
-// partial wildcard and forwards such a query upstream, while Istio's sidecars and waypoints
-// do match it. ExplainHost says so when a partial wildcard answers, and Lint flags such
+// partial wildcard (it goes on to those, then forwards the query upstream), while Istio's
+// sidecars and waypoints do match it. ExplainHost says so when a partial wildcard answers, and Lint flags such
 // hosts (PartialWildcardDNS).
 //
 // LookupHost does not allocate, and tries only the wildcard lengths the index holds. The

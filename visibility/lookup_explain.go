@@ -319,7 +319,8 @@ func (ix *Index) explain(client string, levels []level) (*ServiceRef, []Level) {
 }
 
 // partialWildcardNote is what an explanation adds when a partial wildcard answers.
-const partialWildcardNote = "a partial wildcard: Istio's host matching (sidecars, waypoints) matches it, but ztunnel's DNS proxy tries only *. wildcards at label boundaries and forwards this query upstream"
+const partialWildcardNote = "a partial wildcard: Istio's host matching (sidecars, waypoints) matches it, but ztunnel's DNS proxy never answers through one: " +
+	"it tries only *. wildcards at the query's label boundaries, and forwards the query upstream when none of them answers"
 
 // noAddressReason says why entry i has no address for host.
 func (ix *Index) noAddressReason(i int32, host string) string {
