@@ -110,7 +110,7 @@ func checkSidecar(errs []*FieldError, sc *Sidecar) []*FieldError {
 	}
 	errs = checkWorkloadLabels(errs, "WorkloadSelector", sc.WorkloadSelector)
 	for i := range sc.Egress {
-		errs = checkEgress(errs, strict.Index("Egress", i), "Hosts", "Port", &sc.Egress[i], sc.Egress[:i])
+		errs = checkEgress(errs, strict.Index("Egress", i), "Hosts", "Port", &sc.Egress[i])
 	}
 	return errs
 }
@@ -123,9 +123,11 @@ func checkWorkloadLabels(errs []*FieldError, path string, ls map[string]string) 
 	return errs
 }
 
-// checkEgress checks one egress listener at path (hostsField and portField name its fields)
-// against the listeners before it.
-func checkEgress(errs []*FieldError, path, hostsField, portField string, e *SidecarEgress, before []SidecarEgress) []*FieldError {
+// checkEgress checks one egress listener at path (hostsField and portField name its fields).
+// What Istio's validation refuses across listeners — two listeners without a port, one not
+// last, a port given twice — Istio's SidecarScope still reads, so the view reads it too and
+// SidecarView.Lint reports it.
+func checkEgress(errs []*FieldError, path, hostsField, portField string, e *SidecarEgress) []*FieldError {
 	hp := strict.Child(path, hostsField)
 	if len(e.Hosts) == 0 {
 		errs = append(errs, problem("", hp, nil, "an egress listener imports at least one host"))
@@ -135,16 +137,8 @@ func checkEgress(errs []*FieldError, path, hostsField, portField string, e *Side
 			errs = append(errs, problem("", strict.Index(hp, j), h, "%q %s", h, r))
 		}
 	}
-	if e.Port != 0 {
-		if e.Port > 65535 {
-			errs = append(errs, problem("", strict.Child(path, portField), e.Port, "port %d is out of range (1 to 65535)", e.Port))
-		}
-		for k := range before {
-			if before[k].Port == e.Port {
-				errs = append(errs, problem("", strict.Child(path, portField), e.Port, "port %d is the port of listener %d too; Istio requires them unique", e.Port, k))
-				break
-			}
-		}
+	if e.Port > 65535 {
+		errs = append(errs, problem("", strict.Child(path, portField), e.Port, "port %d is out of range (1 to 65535)", e.Port))
 	}
 	return errs
 }

@@ -100,7 +100,6 @@ func (l *inventoryLoader) sidecar(o kubeObject) []error {
 	if len(egress) == 0 && !hasAny(spec, "ingress", "outboundTrafficPolicy", "inboundConnectionPool") {
 		d.Errorf("spec", "a Sidecar without egress, ingress, outboundTrafficPolicy or inboundConnectionPool is empty, which Istio refuses")
 	}
-	catchAll := -1
 	for i, item := range egress {
 		at := strict.Index("spec.egress", i)
 		eo, ok := d.Object(item, at)
@@ -130,16 +129,8 @@ func (l *inventoryLoader) sidecar(o kubeObject) []error {
 					d.Errorf(p, "a port numbered 0 is for a unix domain socket listener, whose bind must start with unix://")
 				}
 			}
-		} else {
-			switch {
-			case catchAll >= 0:
-				d.Errorf(at, "a second listener without a port (the first is spec.egress[%d]); Istio allows one", catchAll)
-			case i != len(egress)-1:
-				d.Errorf(at, "a listener without a port must be the last; Istio refuses it here")
-			}
-			catchAll = i
 		}
-		add(&d, checkEgress(nil, at, "hosts", "port.number", &e, sc.Egress))
+		add(&d, checkEgress(nil, at, "hosts", "port.number", &e))
 		sc.Egress = append(sc.Egress, e)
 	}
 	if err := d.Err(); err != nil {

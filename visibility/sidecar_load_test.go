@@ -68,11 +68,6 @@ func TestLoadInventorySidecarRefuses(t *testing.T) {
 		{"partial wildcard", `spec: {egress: [{hosts: ["*/*x.example.com"]}]}`, []string{`document 2 (Sidecar shop/s): spec.egress[0].hosts[0]: "*/*x.example.com" has a partial wildcard, which a Sidecar may not import (only "*" or "*." followed by a domain)`}},
 		{"bad namespace", `spec: {egress: [{hosts: [Shop/a.example]}]}`, []string{`document 2 (Sidecar shop/s): spec.egress[0].hosts[0]: "Shop/a.example" namespace must be lower case; it must be a namespace name`}},
 		{"no hosts", `spec: {egress: [{port: {number: 80, protocol: HTTP}}]}`, []string{`document 2 (Sidecar shop/s): spec.egress[0].hosts: an egress listener imports at least one host`}},
-		{"catch-all not last", `spec: {egress: [{hosts: ["*/*"]}, {port: {number: 80}, hosts: ["*/*"]}]}`, []string{`document 2 (Sidecar shop/s): spec.egress[0]: a listener without a port must be the last; Istio refuses it here`}},
-		{"two catch-alls", `spec: {egress: [{hosts: ["*/*"]}, {hosts: ["./*"]}]}`, []string{
-			`document 2 (Sidecar shop/s): spec.egress[0]: a listener without a port must be the last; Istio refuses it here`,
-			`document 2 (Sidecar shop/s): spec.egress[1]: a second listener without a port (the first is spec.egress[0]); Istio allows one`}},
-		{"a port twice", `spec: {egress: [{port: {number: 80}, hosts: ["*/*"]}, {port: {number: 80}, hosts: ["./*"]}]}`, []string{`document 2 (Sidecar shop/s): spec.egress[1].port.number: port 80 is the port of listener 0 too; Istio requires them unique`}},
 		{"unix socket without bind", `spec: {egress: [{port: {number: 0}, hosts: ["*/*"]}]}`, []string{`document 2 (Sidecar shop/s): spec.egress[0].port: a port numbered 0 is for a unix domain socket listener, whose bind must start with unix://`}},
 		{"an unknown version", "spec: {egress: [{hosts: ['*/*']}]}\n", nil},
 		{"a bad selector label", `spec: {workloadSelector: {labels: {"a b": x}}, egress: [{hosts: ["*/*"]}]}`, []string{`document 2 (Sidecar shop/s): spec.workloadSelector.labels: Invalid value: "a b": name part must consist of alphanumeric characters`}},
