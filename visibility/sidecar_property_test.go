@@ -1,0 +1,162 @@
+package visibility
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/meshscope/meshscope/internal/longtest"
+)
+
+var (
+	sidecarNamespaces = []string{"istio-system", "shop", "ext", "pay", "other"} // other has no Namespace object
+	sidecarHosts      = []string{"api.example.com", "db.example.com", "*.example.com", "a.b.example.com", "*.b.example.com", "*.a.b.example.com",
+		"mail.corp", "*.corp", "web.shop.svc.cluster.local", "api.pay.svc.cluster.local"}
+	sidecarEgressHosts = []string{"*/*", "./*", "~/*", "*/*.example.com", "*/api.example.com", "shop/*", "ext/*", "./api.example.com",
+		"shop/db.example.com", "~shop/*.example.com", "~./mail.corp", "pay/*.b.example.com", "*/mail.corp", "~*/db.example.com",
+		"istio-system/*", "ext/web.shop.svc.cluster.local", "*/*.corp", "./*.svc.cluster.local", "other/api.example.com"}
+	sidecarExportTo = [][]string{nil, nil, {"*"}, {"."}, {"~"}, {"shop"}, {"ext", "pay"}, {".", "other"}, {"nowhere"}}
+	sidecarWorkload = []map[string]string{nil, {"app": "web"}, {"app": "api", "version": "v1"}}
+)
+
+// randomSidecarInventory makes a small inventory with Sidecars, and a mesh scope, that
+// reach every step of the sidecar's view: hosts shared across namespaces and within one,
+// creation-time ties, ports, labels and selectors that do or do not let ports merge.
+func randomSidecarInventory(r *rand.Rand) (*MeshScope, Inventory) {
+	inv := Inventory{Namespaces: map[string]map[string]string{}}
+	for _, ns := range sidecarNamespaces[:4] {
+		l := randomLabels(r)
+		if l == nil {
+			l = map[string]string{}
+		}
+		l[NamespaceNameLabel] = ns
+		inv.Namespaces[ns] = l
+	}
+	t := func() time.Time { return t0.Add(time.Duration(r.IntN(6)) * time.Minute) }
+	ports := func() []uint32 {
+		var out []uint32
+		for _, p := range []uint32{80, 443, 8080} {
+			if r.IntN(2) == 0 {
+				out = append(out, p)
+			}
+		}
+		return out
+	}
+	for i := range 2 + r.IntN(14) {
+		s := Service{Kind: Kind(r.IntN(2)), Namespace: sidecarNamespaces[r.IntN(len(sidecarNamespaces))], Name: fmt.Sprintf("s%d", i), CreationTime: t(), Ports: ports()}
+		if s.Kind == KubernetesService {
+			s.Name = []string{"web", "api", "db"}[r.IntN(3)] + fmt.Sprint(i%2)
+			s.Hosts = []string{s.Name + "." + s.Namespace + ".svc.cluster.local"}
+			if r.IntN(3) == 0 {
+				s.Hosts = []string{sidecarHosts[8+r.IntN(2)]}
+			}
+		} else {
+			for range 1 + r.IntN(2) {
+				s.Hosts = append(s.Hosts, sidecarHosts[r.IntN(len(sidecarHosts))])
+			}
+			s.Resolution = []string{"", "NONE", "DNS"}[r.IntN(3)]
+		}
+		s.ExportTo = sidecarExportTo[r.IntN(len(sidecarExportTo))]
+		if s.Kind == ServiceEntry && ValidateExportTo(s.Namespace, s.ExportTo) != nil {
+			s.ExportTo = nil // a repeat, which only a Service's annotation may hold
+		}
+		if r.IntN(4) == 0 {
+			s.Labels = map[string]string{"tier": "a"}
+		}
+		if r.IntN(4) == 0 {
+			s.Selector = map[string]string{"app": "x"}
+		}
+		if slices.ContainsFunc(inv.Services, func(o Service) bool { return o.Kind == s.Kind && o.Namespace == s.Namespace && o.Name == s.Name }) {
+			continue
+		}
+		inv.Services = append(inv.Services, s)
+	}
+	for i := range r.IntN(6) {
+		sc := Sidecar{Namespace: sidecarNamespaces[r.IntN(4)], Name: fmt.Sprintf("sc%d", i), CreationTime: t()}
+		switch r.IntN(4) {
+		case 0:
+			sc.WorkloadSelector = map[string]string{"app": []string{"web", "api"}[r.IntN(2)]}
+		case 1:
+			sc.WorkloadSelector = map[string]string{}
+		}
+		for range r.IntN(3) {
+			e := SidecarEgress{}
+			for range 1 + r.IntN(3) {
+				e.Hosts = append(e.Hosts, sidecarEgressHosts[r.IntN(len(sidecarEgressHosts))])
+			}
+			if r.IntN(3) == 0 {
+				e.Port, e.Protocol = []uint32{80, 443, 8080}[r.IntN(3)], []string{"HTTP", "TCP", "HTTP_PROXY"}[r.IntN(3)]
+			}
+			sc.Egress = append(sc.Egress, e)
+		}
+		inv.Sidecars = append(inv.Sidecars, sc)
+	}
+	m := &MeshScope{}
+	if r.IntN(3) == 0 {
+		m.RootNamespace = sidecarNamespaces[r.IntN(3)]
+	}
+	if r.IntN(3) == 0 {
+		m.DefaultServiceExportTo = sidecarExportTo[2+r.IntN(len(sidecarExportTo)-2)]
+	}
+	if r.IntN(3) == 0 {
+		m.DiscoverySelectors = []metav1.LabelSelector{*randomSelector(r)}
+		if r.IntN(2) == 0 {
+			m.DiscoverySelectors = append(m.DiscoverySelectors, metav1.LabelSelector{MatchLabels: map[string]string{NamespaceNameLabel: sidecarNamespaces[r.IntN(5)]}})
+		}
+	}
+	return m, inv
+}
+
+// TestSidecarViewAgainstReference holds Proxy to the literal reference on random
+// inventories, for every namespace and workload.
+func TestSidecarViewAgainstReference(t *testing.T) {
+	rng := newRand(61, 62)
+	n := longtest.N(300, 5000)
+	proxies, services := 0, 0
+	for i := range n {
+		m, inv := randomSidecarInventory(rng)
+		cfg := randomConfig(rng, 2)
+		cfg.ApplyToSidecars = rng.IntN(2) == 0
+		res, err := Compile(cfg)
+		require.NoError(t, err)
+		if rng.IntN(4) == 0 {
+			res = nil
+		}
+		v, err := NewSidecarView(res, m, inv)
+		require.NoError(t, err, "inventory %d", i)
+		ref := refSidecarView{res, m, inv}
+		for _, ns := range append(slices.Clone(sidecarNamespaces), "nowhere") {
+			require.Equal(t, ref.discovered(ns), v.Discovered(ns))
+			for _, w := range sidecarWorkload {
+				want := ref.proxy(ns, w)
+				got := v.Proxy(ns, labels.Set(w))
+				require.Equal(t, want, got, "inventory %d, proxy in %s with %v:\nmesh %+v\nservices %+v\nsidecars %+v", i, ns, w, m, inv.Services, inv.Sidecars)
+				proxies++
+				services += len(got.Services)
+			}
+		}
+	}
+	t.Logf("%d random inventories: %d proxies, %d services received, as the reference says", n, proxies, services)
+}
+
+// TestSidecarReferenceAgainstIstio holds the literal reference itself to Istio's answers.
+func TestSidecarReferenceAgainstIstio(t *testing.T) {
+	vs := loadSidecarVectors(t)
+	for i := range vs.Cases {
+		c := &vs.Cases[i]
+		if c.refusedByIstio() {
+			continue
+		}
+		r, m, inv, _ := c.view(t)
+		ref := refSidecarView{r, m, inv}
+		for p, pr := range c.Proxies {
+			require.Equal(t, c.istioAnswer(p), ref.proxy(pr.Namespace, pr.Labels), "case %d, proxy %d", c.ID, p)
+		}
+	}
+}
