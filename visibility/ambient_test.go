@@ -39,7 +39,7 @@ func TestAmbientDNSRules(t *testing.T) {
 		{"resolution DNS but nothing allocated for the host", []Service{auto(entry("infra", "a", "a.example.com", "b.example.com"), ResolutionDNS, map[string][]string{"b.example.com": {"240.240.0.1"}})}, "x", "a.example.com", "-"},
 		{"the opt-out label, in any case", []Service{func() Service {
 			s := auto(entry("infra", "a", "a.example.com"), ResolutionDNS, map[string][]string{"a.example.com": {"240.240.0.1"}})
-			s.Labels = map[string]string{AutoAllocateLabel: "FALSE"}
+			s.Labels = map[string]string{autoAllocateLabel: "FALSE"}
 			return s
 		}()}, "x", "a.example.com", "-"},
 		{"a wildcard host gets no allocated address with DNS", []Service{auto(entry("infra", "w", "*.example.com"), ResolutionDNS, map[string][]string{"*.example.com": {"240.240.0.1"}})}, "x", "a.example.com", "-"},
@@ -142,7 +142,7 @@ items:
 	assert.Equal(t, "corp.internal", inv.Domain)
 	assert.Equal(t, ResolutionDNS, inv.Services[0].Resolution)
 	assert.Equal(t, autos(map[string][]string{"api.github.com": {"240.240.0.7"}}), inv.Services[0].AutoAddresses)
-	assert.Equal(t, map[string]string{AutoAllocateLabel: "true"}, inv.Services[0].Labels)
+	assert.Equal(t, map[string]string{autoAllocateLabel: "true"}, inv.Services[0].Labels)
 	assert.True(t, inv.Services[1].Headless)
 	assert.Equal(t, map[string]string{"app": "db"}, inv.Services[1].Labels)
 

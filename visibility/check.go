@@ -79,7 +79,7 @@ func checkExportTo(errs []*FieldError, field, namespace string, list []string, k
 		seen = make(map[string]int, len(list))
 	}
 	key := func(v string) string {
-		if v == ExportToOwn && kind == entryList {
+		if v == exportToOwn && kind == entryList {
 			return namespace
 		}
 		return v
@@ -87,12 +87,12 @@ func checkExportTo(errs []*FieldError, field, namespace string, list []string, k
 	for i, v := range list {
 		at := strict.Index(field, i)
 		switch v {
-		case ExportToAll, ExportToNone:
+		case exportToAll, exportToNone:
 			if len(list) > 1 {
 				errs = append(errs, problem("", at, v, "%q must be the only value", v))
 			}
 			continue
-		case ExportToOwn:
+		case exportToOwn:
 		default:
 			if r := names.Label(v); r != "" {
 				errs = append(errs, problem("", at, v, "%q is not \"*\", \".\", \"~\" or a namespace name: %s", v, r))
@@ -111,7 +111,7 @@ func checkExportTo(errs []*FieldError, field, namespace string, list []string, k
 				seen[k] = i
 			}
 		} else {
-			j = slices.IndexFunc(list[:i], func(w string) bool { return w != ExportToAll && w != ExportToNone && key(w) == k })
+			j = slices.IndexFunc(list[:i], func(w string) bool { return w != exportToAll && w != exportToNone && key(w) == k })
 		}
 		if j >= 0 {
 			errs = append(errs, problem("", at, v, "%q repeats %s (%q)", v, strict.Index(field, j), list[j]))

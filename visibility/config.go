@@ -29,8 +29,8 @@ const (
 // visibilityNumbers are the protobuf enum numbers Istio accepts for a visibility.
 var visibilityNumbers = [...]Visibility{0: Unspecified, 1: None, 2: Namespace, 3: Public}
 
-// Effective returns the visibility v stands for: Public for "" and Unspecified, v otherwise.
-func (v Visibility) Effective() Visibility {
+// effective returns the visibility v stands for: Public for "" and Unspecified, v otherwise.
+func (v Visibility) effective() Visibility {
 	if v == "" || v == Unspecified {
 		return Public
 	}

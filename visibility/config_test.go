@@ -49,10 +49,10 @@ func TestVisibilityUnmarshal(t *testing.T) {
 }
 
 func TestEffective(t *testing.T) {
-	assert.Equal(t, Public, Visibility("").Effective())
-	assert.Equal(t, Public, Unspecified.Effective())
-	assert.Equal(t, None, None.Effective())
-	assert.Equal(t, Namespace, Namespace.Effective())
+	assert.Equal(t, Public, Visibility("").effective())
+	assert.Equal(t, Public, Unspecified.effective())
+	assert.Equal(t, None, None.effective())
+	assert.Equal(t, Namespace, Namespace.effective())
 }
 
 func TestConfigUnmarshal(t *testing.T) {

@@ -131,13 +131,6 @@ func (ix *Index) answers(levels []level) []Answer {
 	return out
 }
 
-func equalRef(a, b *ServiceRef) bool {
-	if a == nil || b == nil {
-		return a == b
-	}
-	return *a == *b
-}
-
 // comparePrefixes orders prefixes by address, then by length.
 func comparePrefixes(a, b netip.Prefix) int {
 	if c := a.Addr().Compare(b.Addr()); c != 0 {

@@ -96,9 +96,14 @@
 // configuration against the inventory (selectors that select no namespace, policies that
 // decide no entry, exportTo naming an unknown namespace, entries DNS cannot answer). Diff
 // audits a change of configuration over the same inventory — every entry whose visibility
-// changes, the client namespaces that gain or lose it, and every answer that changes, each
-// namespace of the inventory named ("*" stands only for namespaces it does not have) —
-// without enforcing anything. NewIndex builds the host and address tables eagerly; lookups
+// changes, the client namespaces that gain or lose it, and every answer that changes —
+// without enforcing anything. A change of an answer names its clients exactly: by name, or
+// "*" for every namespace (of the inventory or not) but those named by the query's other
+// changes and those listed in its Except, whose answer stays. For example, when shop's
+// mirror of api.github.com, older than platform/github, becomes PUBLIC, the audit says that
+// api.github.com changes for every namespace but platform and shop (whose own entries come
+// first), in as many words whatever the cluster's size. NewIndex
+// builds the host and address tables eagerly; lookups
 // do not allocate (a host is normalized on a copy only when it has upper case or a trailing
 // dot), and no answer depends on the order of the inventory.
 //
@@ -146,15 +151,20 @@
 //
 // LoadConfig, LoadScope and LoadInventory read YAML or JSON strictly: a key given twice, an
 // unknown field (with a "did you mean" hint), a value of the wrong type or an ambiguous YAML
-// 1.1 scalar is an error naming its path in the input (and the object it is in), and input that holds nothing of what
-// was asked is an error saying what it does hold. Every error is a FieldError (or several
-// joined, all reported at once), wrapping ErrNoMeshConfig, ErrNoInventory or ErrDuplicate
-// where a caller may branch.
+// 1.1 scalar is an error naming its path in the input (and the object it is in), and input
+// that holds nothing of what was asked is an error saying what it does hold. LoadInventory
+// decodes what it reads — addresses into netip prefixes, an IP as a /32 or /128 — and makes
+// every check NewIndex makes, with the same code: one problem reads
+// `items[5] (ServiceEntry shop/api): spec.hosts[0]: …` from the loader and
+// `Services[3] (ServiceEntry shop/api): Hosts[0]: …` from NewIndex, each naming the field as
+// its input spells it. Every error is a FieldError (or several joined, all reported at once),
+// wrapping ErrNoMeshConfig, ErrNoInventory or ErrDuplicate where a caller may branch.
 //
 // Resolver.Lint, Index.Lint and LintScope report in one shape, Finding: the path of what a
 // finding is about, its code (Shadowed, NoAddressForDNS, …), the level the code gives it
 // (note: changes nothing; warning: very likely a mistake; error: the configuration does
-// something other than what it says) and a message.
+// something other than what it says) and a message. Diff and DiffScope report in one shape,
+// Change: the Key of what changes, its value Before and After, and what it Gained and Lost.
 //
 // Contracts — strings that stay as they are: the visibility and scope names (PUBLIC,
 // NAMESPACE, NONE, LOCAL, GLOBAL), the condition types and reasons (istio.io/VisibilityApplied,

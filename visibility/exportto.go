@@ -8,9 +8,9 @@ import (
 
 // The special exportTo values.
 const (
-	ExportToAll  = names.Wildcard // every namespace
-	ExportToOwn  = "."            // the entry's own namespace
-	ExportToNone = "~"            // no namespace
+	exportToAll  = names.Wildcard // every namespace
+	exportToOwn  = "."            // the entry's own namespace
+	exportToNone = "~"            // no namespace
 )
 
 // ValidateExportTo reports every problem with the exportTo list of an entry in namespace.
@@ -44,19 +44,19 @@ func EffectiveExportTo(declared, meshDefault []string, namespace string, v Visib
 		list = meshDefault
 	}
 	if len(list) == 0 {
-		list = []string{ExportToAll}
+		list = []string{exportToAll}
 	}
-	if !applyToSidecars || slices.Equal(list, []string{ExportToNone}) {
+	if !applyToSidecars || slices.Equal(list, []string{exportToNone}) {
 		return list
 	}
-	switch v.Effective() {
+	switch v.effective() {
 	case None:
-		return []string{ExportToNone}
+		return []string{exportToNone}
 	case Namespace:
-		if slices.Contains(list, ExportToAll) || slices.Contains(list, ExportToOwn) || slices.Contains(list, namespace) {
-			return []string{ExportToOwn}
+		if slices.Contains(list, exportToAll) || slices.Contains(list, exportToOwn) || slices.Contains(list, namespace) {
+			return []string{exportToOwn}
 		}
-		return []string{ExportToNone}
+		return []string{exportToNone}
 	}
 	return list
 }
@@ -67,10 +67,10 @@ func EffectiveExportTo(declared, meshDefault []string, namespace string, v Visib
 func ExportedTo(effective []string, namespace, client string) bool {
 	for _, e := range effective {
 		switch e {
-		case ExportToAll:
+		case exportToAll:
 			return true
-		case ExportToNone:
-		case ExportToOwn:
+		case exportToNone:
+		case exportToOwn:
 			if client != "" && client == namespace {
 				return true
 			}

@@ -8,30 +8,34 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// validateExportToTests: exportTo lists and their problems; FuzzValidateExportTo starts from
+// them.
+var validateExportToTests = []struct {
+	name     string
+	ns       string
+	exportTo []string
+	errs     []string
+}{
+	{"empty", "shop", nil, nil},
+	{"all", "shop", []string{"*"}, nil},
+	{"none", "shop", []string{"~"}, nil},
+	{"own", "shop", []string{"."}, nil},
+	{"own and others", "shop", []string{".", "infra", "web"}, nil},
+	{"own by name", "shop", []string{"shop"}, nil},
+	{"all with others", "shop", []string{"*", "infra"}, []string{`exportTo[0]: "*" must be the only value`}},
+	{"none with others", "shop", []string{".", "~"}, []string{`exportTo[1]: "~" must be the only value`}},
+	{"duplicate name", "shop", []string{"infra", "web", "infra"}, []string{`exportTo[2]: "infra" repeats exportTo[0] ("infra")`}},
+	{"dot and own name", "shop", []string{".", "shop"}, []string{`exportTo[1]: "shop" repeats exportTo[0] (".")`}},
+	{"bad name", "shop", []string{"Infra", "a.b"}, []string{
+		`exportTo[0]: "Infra" is not "*", ".", "~" or a namespace name: must be lower case`,
+		`exportTo[1]: "a.b" is not "*", ".", "~" or a namespace name: must not contain "." (the label separator)`,
+	}},
+	{"bad namespace", "", []string{"."}, []string{`namespace: "" must not be empty`}},
+	{"several problems", "shop", []string{"*", "~"}, []string{`exportTo[0]: "*" must be the only value`, `exportTo[1]: "~" must be the only value`}},
+}
+
 func TestValidateExportTo(t *testing.T) {
-	tests := []struct {
-		name     string
-		ns       string
-		exportTo []string
-		errs     []string
-	}{
-		{"empty", "shop", nil, nil},
-		{"all", "shop", []string{"*"}, nil},
-		{"none", "shop", []string{"~"}, nil},
-		{"own", "shop", []string{"."}, nil},
-		{"own and others", "shop", []string{".", "infra", "web"}, nil},
-		{"own by name", "shop", []string{"shop"}, nil},
-		{"all with others", "shop", []string{"*", "infra"}, []string{`exportTo[0]: "*" must be the only value`}},
-		{"none with others", "shop", []string{".", "~"}, []string{`exportTo[1]: "~" must be the only value`}},
-		{"duplicate name", "shop", []string{"infra", "web", "infra"}, []string{`exportTo[2]: "infra" repeats exportTo[0] ("infra")`}},
-		{"dot and own name", "shop", []string{".", "shop"}, []string{`exportTo[1]: "shop" repeats exportTo[0] (".")`}},
-		{"bad name", "shop", []string{"Infra", "a.b"}, []string{
-			`exportTo[0]: "Infra" is not "*", ".", "~" or a namespace name: must be lower case`,
-			`exportTo[1]: "a.b" is not "*", ".", "~" or a namespace name: must not contain "." (the label separator)`,
-		}},
-		{"bad namespace", "", []string{"."}, []string{`namespace: "" must not be empty`}},
-		{"several problems", "shop", []string{"*", "~"}, []string{`exportTo[0]: "*" must be the only value`, `exportTo[1]: "~" must be the only value`}},
-	}
+	tests := validateExportToTests
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			err := ValidateExportTo(tt.ns, tt.exportTo)
@@ -131,7 +135,7 @@ func TestVisibilityOnlyNarrows(t *testing.T) {
 	const ns = "shop"
 	clients := []string{ns, "infra", "web", "other", ""}
 	allowed := func(v Visibility, client string) bool {
-		switch v.Effective() {
+		switch v.effective() {
 		case None:
 			return false
 		case Namespace:
@@ -177,6 +181,9 @@ func FuzzValidateExportTo(f *testing.F) {
 	f.Add("shop", ".,infra")
 	f.Add("shop", "shop,.")
 	f.Add("shop", "~,*")
+	for _, tt := range validateExportToTests {
+		f.Add(tt.ns, strings.Join(tt.exportTo, ","))
+	}
 	f.Fuzz(func(t *testing.T, ns, joined string) {
 		var list []string
 		if joined != "" {

@@ -208,3 +208,29 @@ func TestKeyTable(t *testing.T) {
 		t.Error("the zero table found a key")
 	}
 }
+
+// TestNameHashCollisions forces two names onto one hash: both are recorded, each is found
+// by its own names, and duplicates are still caught.
+func TestNameHashCollisions(t *testing.T) {
+	services := []Service{
+		{Kind: ServiceEntry, Namespace: "a", Name: "x"},
+		{Kind: ServiceEntry, Namespace: "b", Name: "y"},
+		{Kind: KubernetesService, Namespace: "b", Name: "y"},
+		{Kind: ServiceEntry, Namespace: "b", Name: "y"},
+		{Kind: KubernetesService, Namespace: "a", Name: "x"},
+	}
+	ix := &Index{services: services, entries: make([]entry, len(services)), names: newNameTable(len(services))}
+	const h = 0xdead_beef_0000 // the same hash for every name; the low bit is the kind
+	assert.Empty(t, ix.place(0, h|uint64(ServiceEntry)))
+	assert.Empty(t, ix.place(1, h|uint64(ServiceEntry)))
+	assert.Empty(t, ix.place(2, h|uint64(KubernetesService)))
+	dup := ix.place(3, h|uint64(ServiceEntry))
+	require.NotNil(t, dup)
+	assert.ErrorIs(t, dup, ErrDuplicate)
+	assert.Equal(t, "a second ServiceEntry b/y (the first is Services[1])", dup.Detail)
+	assert.Empty(t, ix.place(4, h|uint64(KubernetesService)))
+	assert.Equal(t, &pair{se: 0, svc: 4}, ix.findPair(h|1, "a", "x"))
+	assert.Equal(t, &pair{se: 1, svc: 2}, ix.findPair(h|1, "b", "y"))
+	assert.Nil(t, ix.findPair(h|1, "c", "z"))
+	assert.Nil(t, ix.findPair(h|3, "a", "x"), "another hash finds nothing")
+}

@@ -24,6 +24,7 @@ func TestOwnedValuesDoNotAlias(t *testing.T) {
 	}}
 	r, err := Compile(cfg)
 	require.NoError(t, err)
+	cfg0 := *cfg // the policies compiled, before the test changes cfg
 	scfg := &ScopeConfig{
 		ServiceScopeConfigs: []ServiceScope{{NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"team": "a"}}, Scope: Global}},
 		ServiceSettings:     []ServiceSetting{{Settings: ServiceSettingValues{ClusterLocal: true}, Hosts: []string{"*.internal"}}},
@@ -68,7 +69,7 @@ func TestOwnedValuesDoNotAlias(t *testing.T) {
 			a.Scopes = append(a.Scopes, sc.Scope(l, nil, "x.internal"), sc.Scope(l, nil, "db.c.svc.cluster.local"))
 			a.ScopeExpl = append(a.ScopeExpl, sc.Explain(l, nil, "x.internal"))
 		}
-		for i := range r.Policies() {
+		for i := range len(cfg0.Policies) {
 			a.Selectors = append(a.Selectors, r.PolicySelectors(i))
 		}
 		a.Lint = r.Lint()
@@ -106,7 +107,7 @@ func TestOwnedValuesDoNotAlias(t *testing.T) {
 		c := r.Condition(r.Resolve(l))
 		c.Reason, c.Message = "Evil", "evil"
 	}
-	for i := range r.Policies() {
+	for i := range len(cfg0.Policies) {
 		if s := r.PolicySelectors(i); len(s) > 0 {
 			s[0] = "evil"
 		}

@@ -27,8 +27,9 @@ import (
 // for that field, never which service answers.
 //
 // NewIndex validates everything, decides every entry and builds the host and address
-// tables: measured at 100,000 entries, building them eagerly costs less than the first
-// lookup would pay for them lazily, and it leaves no once-guard on the lookup path. It works
+// tables: eagerly, because the first lookup would pay the same work to build them lazily and
+// a lazy build leaves a once-guard on every lookup (BenchmarkNewIndex100kAndTables gives the
+// cost, beside the per-entry walk of BenchmarkPerEntryWalkWithMaps100k). It works
 // on the caller's goroutine (the package starts none): a caller with several inventories
 // builds their indexes in parallel itself, and an Index is safe for concurrent use. The zero
 // Index, and a nil *Index, answer as an empty index: every lookup finds nothing.
@@ -48,8 +49,8 @@ type Index struct {
 	t           *tables
 }
 
-// DefaultDomain is the cluster domain when an inventory names none.
-const DefaultDomain = "cluster.local"
+// defaultDomain is the cluster domain when an inventory names none.
+const defaultDomain = "cluster.local"
 
 func (ix *Index) hashName(nsHash uint64, name string) uint64 {
 	return nsHash*0x9E3779B97F4A7C15 ^ maphash.String(ix.seed, name)
@@ -84,15 +85,21 @@ type entry struct {
 // or is for none of the service's hosts, an invalid mesh default. A nil resolver is the
 // disabled one.
 func NewIndex(r *Resolver, inv Inventory) (*Index, error) {
+	return newIndex(r, inv, maphash.MakeSeed())
+}
+
+// newIndex is NewIndex with the seed its tables hash with: two indexes of one inventory
+// built with one seed number their candidate sets alike (see Diff).
+func newIndex(r *Resolver, inv Inventory, seed maphash.Seed) (*Index, error) {
 	n := len(inv.Services)
 	if n >= single {
 		return nil, &FieldError{Field: "Services", Detail: fmt.Sprintf("%d services; an index holds fewer than %d", n, single)}
 	}
 	ix := &Index{
-		resolver: r, services: inv.Services, entries: make([]entry, n), seed: maphash.MakeSeed(),
+		resolver: r, services: inv.Services, entries: make([]entry, n), seed: seed,
 		names:       newNameTable(n),
-		meshDefault: inv.DefaultExportTo, ownOnly: []string{ExportToOwn}, noneOnly: []string{ExportToNone},
-		domain:   normalizeHost(cmp.Or(inv.Domain, DefaultDomain)),
+		meshDefault: inv.DefaultExportTo, ownOnly: []string{exportToOwn}, noneOnly: []string{exportToNone},
+		domain:   normalizeHost(cmp.Or(inv.Domain, defaultDomain)),
 		nsLabels: inv.Namespaces,
 	}
 	if r := hostProblem(ix.domain); r != "" || strings.HasPrefix(ix.domain, "*.") {
@@ -103,7 +110,7 @@ func NewIndex(r *Resolver, inv Inventory) (*Index, error) {
 		head = append(head, e)
 	}
 	if len(ix.meshDefault) == 0 {
-		ix.meshDefault = []string{ExportToAll}
+		ix.meshDefault = []string{exportToAll}
 	}
 	// Pass 1, in inventory order: check each service, decide it, hash its name.
 	namespaces := nsTable{cells: newNameTable(len(inv.Namespaces)), list: make([]nsInfo, 0, len(inv.Namespaces))}
@@ -200,12 +207,12 @@ func (ix *Index) check(i int32, s *Service, nsLabels map[string]map[string]strin
 	}
 	e := &ix.entries[i]
 	e.decision = d
-	e.exported = EffectiveExportTo(s.ExportTo, ix.meshDefault, s.Namespace, d.Visibility, ix.resolver.ApplyToSidecars())
+	e.exported = EffectiveExportTo(s.ExportTo, ix.meshDefault, s.Namespace, d.Visibility, ix.resolver.narrowsSidecars())
 	switch {
 	case len(e.exported) != 1:
-	case e.exported[0] == ExportToOwn:
+	case e.exported[0] == exportToOwn:
 		e.exported = ix.ownOnly
-	case e.exported[0] == ExportToNone:
+	case e.exported[0] == exportToNone:
 		e.exported = ix.noneOnly
 	}
 	return nil
@@ -281,20 +288,14 @@ func (ix *Index) SidecarVisible(namespace, name, client string) bool {
 	return e >= 0 && ExportedTo(ix.entries[e].exported, namespace, client)
 }
 
-// Service returns the service with this namespace and name (the ServiceEntry when a
+// service returns the service with this namespace and name (the ServiceEntry when a
 // Kubernetes Service shares them).
-func (ix *Index) Service(namespace, name string) (Service, bool) {
+func (ix *Index) service(namespace, name string) (Service, bool) {
 	if e := ix.find(namespace, name); e >= 0 {
 		return ix.services[e], true
 	}
 	return Service{}, false
 }
-
-// Resolver returns the resolver the index was built with.
-func (ix *Index) Resolver() *Resolver { return ix.resolver }
-
-// Len returns the number of services in the index.
-func (ix *Index) Len() int { return len(ix.entries) }
 
 // Entries calls yield for every service in inventory order with its decision.
 func (ix *Index) Entries(yield func(Service, Decision) bool) {

@@ -193,35 +193,40 @@ func benchmarkDiff(b *testing.B, n int) {
 func BenchmarkDiff2500(b *testing.B)  { benchmarkDiff(b, 2_500) }
 func BenchmarkDiff10000(b *testing.B) { benchmarkDiff(b, 10_000) }
 
-// TestDiffIsLinear pins Diff's growth in the inventory: at 4x the services, the allocations
-// and bytes per client row of the answer may grow at most 1.25x (they would grow with the
-// inventory if each row scanned it).
-func TestDiffIsLinear(t *testing.T) {
-	before := mustCompile(t, benchConfig(20))
-	c := benchConfig(20)
-	for i := range c.Policies {
-		c.Policies[i].Visibility = []Visibility{None, Public}[i%2]
+// benchmarkDiffPerChange audits old to new over inv and reports the cost per change Diff
+// writes (EntryChange and AnswerChange alike).
+func benchmarkDiffPerChange(b *testing.B, inv Inventory, old, new *Config) {
+	before, after := mustCompile(b, old), mustCompile(b, new)
+	b.ReportAllocs()
+	changes := 0
+	for b.Loop() {
+		a, err := Diff(before, after, inv)
+		if err != nil {
+			b.Fatal(err)
+		}
+		changes = len(a.Entries) + len(a.Hosts) + len(a.Addresses)
 	}
-	after := mustCompile(t, c)
-	perRow := func(n int) (allocs, bytes float64) {
-		inv := benchInventory(n, 50)
-		rows := 0
-		allocs, bytes = growth.Allocated(func() {
-			a, err := Diff(before, after, inv)
-			require.NoError(t, err)
-			rows = 0
-			for _, h := range append(a.Hosts, a.Addresses...) {
-				rows += len(h.Key.Clients)
-			}
-		})
-		require.Positive(t, rows)
-		return allocs / float64(rows), bytes / float64(rows)
-	}
-	a, b := perRow(250)
-	a4, b4 := perRow(1000)
-	t.Logf("per row at n=250: %.1f allocs, %.0f B; at n=1000: %.1f allocs, %.0f B", a, b, a4, b4)
-	assert.Less(t, a4, 1.25*a, "allocations per row at n=250: %v, at n=1000: %v", a, a4)
-	assert.Less(t, b4, 1.25*b, "bytes per row at n=250: %v, at n=1000: %v", b, b4)
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(changes), "ns/change")
+}
+
+// BenchmarkDiffNamespaces: n entries in n/10 namespaces, half of which go from PUBLIC to
+// NAMESPACE, so each answer changes for every namespace but one: the cost per change stays
+// flat as the namespaces grow (a change says "every namespace but …", it does not list them).
+func BenchmarkDiffNamespaces2500(b *testing.B) {
+	benchmarkDiffPerChange(b, halfInventory(2_500), halfConfig("half", "yes", Public), halfConfig("half", "yes", Namespace))
+}
+func BenchmarkDiffNamespaces10000(b *testing.B) {
+	benchmarkDiffPerChange(b, halfInventory(10_000), halfConfig("half", "yes", Public), halfConfig("half", "yes", Namespace))
+}
+
+// BenchmarkDiffSharedPath: n namespaces share a wildcard host and a CIDR on every query's
+// path, and n owners' entries go from NAMESPACE to NONE: each answer changes for its owner
+// alone, and costs the same whatever n.
+func BenchmarkDiffSharedPath1000(b *testing.B) {
+	benchmarkDiffPerChange(b, sharedPathInventory(1_000), halfConfig("role", "owner", Namespace), halfConfig("role", "owner", None))
+}
+func BenchmarkDiffSharedPath4000(b *testing.B) {
+	benchmarkDiffPerChange(b, sharedPathInventory(4_000), halfConfig("role", "owner", Namespace), halfConfig("role", "owner", None))
 }
 
 // TestNewIndexIsLinear pins NewIndex's growth, tables included: 4x the entries may cost at

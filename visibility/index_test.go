@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"hash/fnv"
 	"net/netip"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -13,7 +12,6 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/meshscope/meshscope/internal/fielderr"
 )
@@ -438,123 +436,6 @@ func TestConflicts(t *testing.T) {
 	}, got)
 }
 
-func TestDiff(t *testing.T) {
-	inv := sampleInventory()
-	old := mustCompile(t, sampleConfig())
-	c := sampleConfig()
-	c.Policies = append([]Policy{{Visibility: Public, MatchingRules: []MatchingRule{{NamespaceSelector: &metav1.LabelSelector{
-		MatchLabels: map[string]string{NamespaceNameLabel: "shop"}}}}}}, c.Policies...)
-	inv.Namespaces["shop"][NamespaceNameLabel] = "shop"
-	new := mustCompile(t, c)
-	a, err := Diff(old, new, inv)
-	require.NoError(t, err)
-	var entries []string
-	for _, e := range a.Entries {
-		entries = append(entries, fmt.Sprintf("%s/%s %s -> %s gained %v lost %v", e.Key.Namespace, e.Key.Name, e.Before, e.After, e.Gained, e.Lost))
-	}
-	assert.Equal(t, []string{
-		"shop/db NAMESPACE (default) -> PUBLIC (policies[0]) gained [*] lost []",
-		"shop/github-private NAMESPACE (default) -> PUBLIC (policies[0]) gained [*] lost []",
-		"shop/shop-net NAMESPACE (default) -> PUBLIC (policies[0]) gained [*] lost []",
-	}, entries)
-	var hosts []string
-	for _, h := range append(a.Hosts, a.Addresses...) {
-		hosts = append(hosts, fmt.Sprintf("%s %v: %v -> %v", h.Key.Query, h.Key.Clients, h.Before, h.After))
-	}
-	assert.Equal(t, []string{
-		// Every namespace of the inventory whose answer changes, by name; "*": the others.
-		"api.github.com [infra2 nowhere other sandbox *]: ServiceEntry infra/github -> ServiceEntry shop/github-private",
-		"db.example.com [infra infra2 nowhere other sandbox *]: ServiceEntry infra/wild -> ServiceEntry shop/db",
-		"10.0.0.0/12 [infra2 nowhere other sandbox *]: ServiceEntry infra/corp-net -> ServiceEntry shop/shop-net",
-		"10.0.0.5 [infra infra2 nowhere other sandbox *]: ServiceEntry infra/corp-net -> ServiceEntry shop/db",
-		"240.240.163.190 [infra infra2 nowhere other sandbox *]: <nil> -> ServiceEntry shop/github-private", // the address Istio allocated counts
-	}, hosts)
-
-	same, err := Diff(old, old, inv)
-	require.NoError(t, err)
-	assert.Empty(t, same.Entries)
-	assert.Empty(t, same.Hosts)
-
-	off, err := Diff(old, nil, inv)
-	require.NoError(t, err)
-	var lost []string
-	for _, e := range off.Entries {
-		if len(e.Gained) > 0 {
-			lost = append(lost, e.Key.Namespace+"/"+e.Key.Name+fmt.Sprint(e.Gained))
-		}
-	}
-	assert.Contains(t, lost, "sandbox/github-test[sandbox *]", "turning the feature off makes NONE entries public")
-}
-
-// longAlphabets make long names of long labels, of short ones, of normal ones, and of empty
-// ones.
-var longAlphabets = [...]string{"abcXYZ0-.", "abcXYZ0", "abcxyz0.", "ab.."}
-
-// TestQuickHost holds the one-pass host check to the detailed one on random strings.
-func TestQuickHost(t *testing.T) {
-	r := newRand(71, 72)
-	const alphabet = "aZ9-.*_ \xc3"
-	for k := range 200000 {
-		// Short strings of every byte class, and long ones of mostly letters (labels near
-		// 63 bytes, names near 253, words of eight bytes and the tails after them).
-		b := make([]byte, r.IntN(10))
-		if k%2 == 1 {
-			b = make([]byte, r.IntN(140))
-		}
-		for i := range b {
-			b[i] = alphabet[r.IntN(len(alphabet))]
-			if k%2 == 1 && r.IntN(40) != 0 {
-				long := longAlphabets[k%8/2]
-				b[i] = long[r.IntN(len(long))]
-			}
-		}
-		h := string(b)
-		n := strings.TrimPrefix(normalizeHost(h), "*.")
-		slow := n != "" && n != "*" && normalizeHost(h) != "*" && hostSlowOK(n)
-		ok, normal := quickHost(h)
-		require.Equal(t, slow, ok, "%q", h)
-		if ok {
-			require.Equal(t, normalizeHost(h) == h, normal, "%q is normal", h)
-		}
-		require.Equal(t, slow, hostProblem(h) == "", "%q", h)
-	}
-}
-
-func hostSlowOK(n string) bool {
-	for _, l := range strings.Split(n, ".") {
-		if l == "" || len(l) > 63 || l[0] == '-' || l[len(l)-1] == '-' || strings.Trim(l, "abcdefghijklmnopqrstuvwxyz0123456789-") != "" {
-			return false
-		}
-	}
-	return len(n) <= 253
-}
-
-// TestNameHashCollisions forces two names onto one hash: both are recorded, each is found
-// by its own names, and duplicates are still caught.
-func TestNameHashCollisions(t *testing.T) {
-	services := []Service{
-		{Kind: ServiceEntry, Namespace: "a", Name: "x"},
-		{Kind: ServiceEntry, Namespace: "b", Name: "y"},
-		{Kind: KubernetesService, Namespace: "b", Name: "y"},
-		{Kind: ServiceEntry, Namespace: "b", Name: "y"},
-		{Kind: KubernetesService, Namespace: "a", Name: "x"},
-	}
-	ix := &Index{services: services, entries: make([]entry, len(services)), names: newNameTable(len(services))}
-	const h = 0xdead_beef_0000 // the same hash for every name; the low bit is the kind
-	assert.Empty(t, ix.place(0, h|uint64(ServiceEntry)))
-	assert.Empty(t, ix.place(1, h|uint64(ServiceEntry)))
-	assert.Empty(t, ix.place(2, h|uint64(KubernetesService)))
-	dup := ix.place(3, h|uint64(ServiceEntry))
-	require.NotNil(t, dup)
-	assert.ErrorIs(t, dup, ErrDuplicate)
-	assert.Equal(t, "a second ServiceEntry b/y (the first is Services[1])", dup.Detail)
-	assert.Empty(t, ix.place(4, h|uint64(KubernetesService)))
-	assert.Equal(t, &pair{se: 0, svc: 4}, ix.findPair(h|1, "a", "x"))
-	assert.Equal(t, &pair{se: 1, svc: 2}, ix.findPair(h|1, "b", "y"))
-	assert.Nil(t, ix.findPair(h|1, "c", "z"))
-	assert.Nil(t, ix.findPair(h|3, "a", "x"), "another hash finds nothing")
-}
-
 func TestEmptyInventory(t *testing.T) {
 	ix, err := NewIndex(nil, Inventory{})
 	require.NoError(t, err)
@@ -565,40 +446,9 @@ func TestEmptyInventory(t *testing.T) {
 	_, ok = ix.Decision("a", "b")
 	assert.False(t, ok)
 	assert.Empty(t, ix.Conflicts())
-	assert.Zero(t, ix.Len())
+	assert.Zero(t, len(ix.entries))
 	assert.Empty(t, ix.Namespaces())
 	a, err := Diff(nil, nil, Inventory{})
 	require.NoError(t, err)
 	assert.Empty(t, a.Entries)
-}
-
-// TestParseIPv4 holds the dotted-quad reader to netip.ParseAddr on random strings.
-func TestParseIPv4(t *testing.T) {
-	r := newRand(73, 74)
-	const alphabet = "0123456789.....2551x:"
-	for k := range 200000 {
-		b := make([]byte, r.IntN(18))
-		for i := range b {
-			b[i] = alphabet[r.IntN(len(alphabet))]
-		}
-		s := string(b)
-		if k%2 == 1 { // four fields of one to four digits: most are addresses, some not
-			var f [4]string
-			for j := range f {
-				f[j] = strconv.Itoa(r.IntN(300))
-				if r.IntN(8) == 0 {
-					f[j] = "0" + f[j]
-				}
-			}
-			s = strings.Join(f[:], ".")
-		}
-		got, ok := parseIPv4(s)
-		want, err := netip.ParseAddr(s)
-		if ok {
-			require.NoError(t, err, "%q", s)
-			require.Equal(t, want, got, "%q", s)
-		} else if err == nil {
-			require.False(t, want.Is4(), "%q is an IPv4 address netip reads and parseIPv4 does not", s)
-		}
-	}
 }

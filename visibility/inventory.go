@@ -9,9 +9,9 @@ import (
 	"time"
 )
 
-// ExportToAnnotation is the annotation that gives a Kubernetes Service its exportTo, as a
+// exportToAnnotation is the annotation that gives a Kubernetes Service its exportTo, as a
 // comma-separated list.
-const ExportToAnnotation = "networking.istio.io/exportTo"
+const exportToAnnotation = "networking.istio.io/exportTo"
 
 // Kind is the kind of a service in an inventory.
 type Kind int
@@ -68,7 +68,9 @@ type Service struct {
 	// ip.BitLen())). IPv4 mapped into IPv6 counts as IPv4, and a CIDR's host bits are ignored
 	// (LoadInventory stores them unmapped and masked).
 	Addresses []netip.Prefix `json:"addresses,omitempty"`
-	// ExportTo is the entry's exportTo list; empty means the mesh default.
+	// ExportTo is a ServiceEntry's spec.exportTo, or a Kubernetes Service's
+	// networking.istio.io/exportTo annotation split at its commas (each value trimmed);
+	// empty means the mesh default.
 	ExportTo     []string  `json:"exportTo,omitempty"`
 	CreationTime time.Time `json:"creationTime,omitzero"`
 	// Resolution is a ServiceEntry's spec.resolution: "", "NONE", "STATIC", "DNS",
@@ -95,9 +97,9 @@ type Service struct {
 	Selector map[string]string `json:"selector,omitempty"`
 }
 
-// AutoAllocateLabel is the label with which a ServiceEntry opts out of address
+// autoAllocateLabel is the label with which a ServiceEntry opts out of address
 // auto-allocation ("false", in any case).
-const AutoAllocateLabel = "networking.istio.io/enable-autoallocate-ip"
+const autoAllocateLabel = "networking.istio.io/enable-autoallocate-ip"
 
 // The ServiceEntry resolutions.
 const (
@@ -112,7 +114,7 @@ const (
 // its own, its resolution is not NONE (nor absent), and it has not opted out.
 func (s *Service) autoAllocates() bool {
 	return s.Kind == ServiceEntry && len(s.Addresses) == 0 && s.Resolution != "" && s.Resolution != ResolutionNone &&
-		!strings.EqualFold(s.Labels[AutoAllocateLabel], "false")
+		!strings.EqualFold(s.Labels[autoAllocateLabel], "false")
 }
 
 // AddressesFor returns the addresses the service has for one of its hosts, as ztunnel's DNS

@@ -2,13 +2,18 @@ package visibility
 
 import (
 	"encoding/json"
+	"errors"
+	"maps"
 	"net/netip"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/meshscope/meshscope/internal/fielderr"
 )
 
 const kubectlList = `apiVersion: v1
@@ -122,26 +127,76 @@ a: [b
 	}, "\n"), err.Error())
 }
 
+// inventorySeeds are inputs that reach the loader's paths: every kind and field it reads,
+// Lists nested and typed, several documents, JSON, the full YAML reader's constructs
+// (anchors, merge keys, tags), short names to expand, and what it refuses. They are small:
+// the fuzzer minimizes each input that finds new code in time quadratic in its length, and
+// spends that time fuzzing nothing else.
+var inventorySeeds = []string{
+	"apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Namespace\n  metadata:\n    name: shop\n    labels:\n      team: shop\n" +
+		"- apiVersion: v1\n  kind: Namespace\n  metadata:\n    name: legacy\n",
+	"apiVersion: networking.istio.io/v1\nkind: ServiceEntry\nmetadata:\n  name: pay\n  namespace: shop\n  creationTimestamp: \"2026-03-01T10:00:00Z\"\n" +
+		"spec:\n  hosts:\n  - api.pay.example\n  - '*.pay.example'\n  addresses:\n  - 203.0.113.0/24\n  exportTo:\n  - .\n  resolution: DNS\n",
+	"apiVersion: v1\nkind: Service\nmetadata:\n  name: web\n  namespace: shop\n  annotations:\n    networking.istio.io/exportTo: ., infra\n" +
+		"spec:\n  clusterIP: 10.96.0.10\n  clusterIPs:\n  - 10.96.0.10\n  - fd00::10\n---\napiVersion: v1\nkind: Service\nmetadata:\n  name: db\n  namespace: shop\nspec:\n  clusterIP: None\n",
+	"kind: ServiceEntry\nmetadata: {name: x, namespace: a}\nspec: {hosts: ['*.x'], addresses: ['::ffff:10.0.0.0/104']}\n",
+	"kind: Service\napiVersion: v1\nmetadata: {name: x, namespace: a, annotations: {networking.istio.io/exportTo: '~,*'}}\n",
+	`{"kind":"List","items":[{"kind":"Namespace","metadata":{"name":"a"}},{"kind":"ServiceEntry","metadata":{"name":"x","namespace":"a"},` +
+		`"spec":{"hosts":["x.example","*.w.example"],"resolution":"DYNAMIC_DNS"},"status":{"addresses":[{"value":"240.240.0.1","host":"x.example"},{"value":"240.240.0.2","host":"*.w.example"}]}}]}`,
+	"kind: ServiceEntry\nmetadata:\n  name: gh\n  namespace: infra\n  labels:\n    networking.istio.io/enable-autoallocate-ip: \"false\"\n" +
+		"spec:\n  hosts:\n  - api.github.com\n  resolution: DNS\nstatus:\n  addresses:\n  - value: 240.240.0.7\n    host: api.github.com\n",
+	"kind: List\nitems:\n- &base {kind: Namespace, metadata: {name: shop}}\n" +
+		"- {<<: *base, kind: ServiceEntry, metadata: {name: anchored, namespace: shop}, spec: {hosts: [!!str a.example], addresses: [10.0.0.0/8]}}\n",
+	"kind: NamespaceList\nitems:\n- {kind: Namespace, metadata: {name: shop}}\n- kind: List\n  items:\n  - {apiVersion: v1, kind: Service, metadata: {name: payments, namespace: shop}, spec: {clusterIP: None}}\n",
+}
+
 func FuzzLoadInventory(f *testing.F) {
-	f.Add([]byte(kubectlList))
-	f.Add([]byte("kind: ServiceEntry\nmetadata: {name: x, namespace: a}\nspec: {hosts: ['*.x'], addresses: ['::ffff:10.0.0.0/104']}\n"))
-	f.Add([]byte("kind: Service\napiVersion: v1\nmetadata: {name: x, namespace: a, annotations: {networking.istio.io/exportTo: '~,*'}}\n"))
+	for _, s := range inventorySeeds {
+		f.Add([]byte(s))
+	}
+	for _, tt := range loadInventoryRefusals {
+		f.Add([]byte(tt.in))
+	}
+	for _, name := range slices.Sorted(maps.Keys(loadInventoryShapes)) {
+		f.Add([]byte(loadInventoryShapes[name]))
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		inv, err := LoadInventory(data, "")
 		if err != nil {
 			return
 		}
+		// The loader makes every check NewIndex makes, but for two services of one kind with
+		// one namespace and name.
 		ix, err := NewIndex(nil, inv)
 		if err != nil {
+			for _, e := range fielderr.Split(err) {
+				if !errors.Is(e, ErrDuplicate) {
+					t.Fatalf("LoadInventory accepted what NewIndex refuses: %v", e)
+				}
+			}
 			return
 		}
 		for _, s := range inv.Services {
 			for _, h := range s.Hosts {
-				ix.LookupHost(s.Namespace, h)
-				ix.ExplainHost("", h)
+				first, _, _ := strings.Cut(h, ".")
+				for _, q := range []string{h, first, h + "." + s.Namespace + ".svc.cluster.local"} {
+					for _, client := range []string{s.Namespace, ""} {
+						got, ok := ix.LookupHost(client, q)
+						if e := ix.ExplainHost(client, q); ok != (e.Answer != nil) || ok && got.Ref() != *e.Answer {
+							t.Fatalf("%s from %q: LookupHost gives %v %v, ExplainHost %v", q, client, got.Ref(), ok, e.Answer)
+						}
+					}
+				}
+				for _, p := range s.AddressesFor(h) {
+					got, ok := ix.LookupAddress(s.Namespace, p.Addr())
+					if e := ix.ExplainAddress(s.Namespace, p.Addr()); ok != (e.Answer != nil) || ok && got.Ref() != *e.Answer {
+						t.Fatalf("%s from %q: LookupAddress gives %v %v, ExplainAddress %v", p.Addr(), s.Namespace, got.Ref(), ok, e.Answer)
+					}
+				}
 			}
 		}
 		ix.Conflicts()
+		ix.Lint()
 	})
 }
 

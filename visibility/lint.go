@@ -376,7 +376,7 @@ func (ix *Index) Lint() []Finding {
 		s := &ix.services[i]
 		ref := s.Ref().String()
 		for _, e := range s.ExportTo {
-			if e != ExportToAll && e != ExportToOwn && e != ExportToNone && !known[e] {
+			if e != exportToAll && e != exportToOwn && e != exportToNone && !known[e] {
 				add(ref, ExportToUnknownNamespace, "exportTo names namespace %q, which the inventory does not have: sidecars there see nothing of it", e)
 			}
 		}

@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
+	"github.com/meshscope/meshscope/internal/longtest"
 	"github.com/meshscope/meshscope/internal/report"
 )
 
@@ -108,7 +109,7 @@ func TestLint(t *testing.T) {
 // visibility, for random namespaces.
 func TestLintIsSound(t *testing.T) {
 	r := newRand(21, 22)
-	for range 2000 {
+	for range longtest.N(200, 2000) {
 		c := randomConfig(r, 6)
 		res := mustCompile(t, c)
 		findings := res.Lint()
@@ -212,7 +213,7 @@ func refShadowed(r *Resolver) map[int]int {
 
 func TestLintMatchesReference(t *testing.T) {
 	r := newRand(31, 32)
-	for range 3000 {
+	for range longtest.N(300, 3000) {
 		c := randomConfig(r, 8)
 		res := mustCompile(t, c)
 		got := map[int]int{}

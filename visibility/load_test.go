@@ -1,25 +1,31 @@
 package visibility
 
 import (
+	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 )
 
-func TestLoadConfig(t *testing.T) {
-	teamA := &Config{DefaultVisibility: Namespace, Policies: []Policy{{Visibility: Public, MatchingRules: []MatchingRule{
-		{NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"team": "a"}}},
-	}}}}
-	tests := []struct {
-		name string
-		in   string
-		want *Config
-		errs []string
-	}{
-		{"bare block YAML", `
+// teamA is the configuration most loadConfigTests hold: default NAMESPACE, PUBLIC for team=a.
+var teamA = &Config{DefaultVisibility: Namespace, Policies: []Policy{{Visibility: Public, MatchingRules: []MatchingRule{
+	{NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"team": "a"}}},
+}}}}
+
+// loadConfigTests are LoadConfig cases; FuzzLoadConfig starts from their inputs (and from
+// those of loadConfigWrapperTests and loadConfigRefusals).
+var loadConfigTests = []struct {
+	name string
+	in   string
+	want *Config
+	errs []string
+}{
+	{"bare block YAML", `
 defaultVisibility: NAMESPACE
 policies:
 - visibility: PUBLIC
@@ -28,8 +34,8 @@ policies:
       matchLabels:
         team: a
 `, teamA, nil},
-		{"bare block JSON", `{"defaultVisibility":"NAMESPACE","policies":[{"visibility":"PUBLIC","matchingRules":[{"namespaceSelector":{"matchLabels":{"team":"a"}}}]}]}`, teamA, nil},
-		{"mesh config", `
+	{"bare block JSON", `{"defaultVisibility":"NAMESPACE","policies":[{"visibility":"PUBLIC","matchingRules":[{"namespaceSelector":{"matchLabels":{"team":"a"}}}]}]}`, teamA, nil},
+	{"mesh config", `
 accessLogFile: /dev/stdout
 defaultConfig:
   holdApplicationUntilProxyStarts: true
@@ -40,7 +46,7 @@ serviceEntryVisibility:
     matchingRules:
     - namespaceSelector: {matchLabels: {team: a}}
 `, teamA, nil},
-		{"mesh config snake_case", `
+	{"mesh config snake_case", `
 service_entry_visibility:
   default_visibility: 2
   policies:
@@ -48,7 +54,7 @@ service_entry_visibility:
     matching_rules:
     - namespace_selector: {matchLabels: {team: a}}
 `, teamA, nil},
-		{"istio operator", `
+	{"istio operator", `
 apiVersion: install.istio.io/v1alpha1
 kind: IstioOperator
 metadata:
@@ -65,13 +71,13 @@ spec:
             matchLabels:
               team: a
 `, teamA, nil},
-		{"helm values", `
+	{"helm values", `
 meshConfig:
   serviceEntryVisibility:
     defaultVisibility: NAMESPACE
     policies: [{visibility: PUBLIC, matchingRules: [{namespaceSelector: {matchLabels: {team: a}}}]}]
 `, teamA, nil},
-		{"istio configmap", `
+	{"istio configmap", `
 apiVersion: v1
 kind: ConfigMap
 metadata:
@@ -90,7 +96,7 @@ data:
             matchLabels:
               team: a
 `, teamA, nil},
-		{"multi-document with other kinds", `
+	{"multi-document with other kinds", `
 apiVersion: v1
 kind: Namespace
 metadata: {name: istio-system}
@@ -104,12 +110,12 @@ spec:
       policies: [{visibility: PUBLIC, matchingRules: [{namespaceSelector: {matchLabels: {team: a}}}]}]
 ---
 `, teamA, nil},
-		{"empty block enables the feature", "serviceEntryVisibility: {}\n", &Config{}, nil},
-		{"null block is not configured, as in Istio", "serviceEntryVisibility:\n", nil, nil},
-		{"explicit null block is not configured", "serviceEntryVisibility: null\n", nil, nil},
-		{"mesh config without the block", "accessLogFile: /dev/stdout\n", nil, nil},
-		{"operator without mesh config", "kind: IstioOperator\nspec: {profile: default}\n", nil, nil},
-		{"operator unknown selector field", `
+	{"empty block enables the feature", "serviceEntryVisibility: {}\n", &Config{}, nil},
+	{"null block is not configured, as in Istio", "serviceEntryVisibility:\n", nil, nil},
+	{"explicit null block is not configured", "serviceEntryVisibility: null\n", nil, nil},
+	{"mesh config without the block", "accessLogFile: /dev/stdout\n", nil, nil},
+	{"operator without mesh config", "kind: IstioOperator\nspec: {profile: default}\n", nil, nil},
+	{"operator unknown selector field", `
 kind: IstioOperator
 spec:
   meshConfig:
@@ -120,9 +126,9 @@ spec:
         - namespaceSelector:
             match_labels: {team: a}
 `, nil, []string{
-			`spec.meshConfig.serviceEntryVisibility.policies[0].matchingRules[0].namespaceSelector: unknown field "match_labels" (did you mean "matchLabels"?)`,
-		}},
-		{"operator invalid operator", `
+		`spec.meshConfig.serviceEntryVisibility.policies[0].matchingRules[0].namespaceSelector: unknown field "match_labels" (did you mean "matchLabels"?)`,
+	}},
+	{"operator invalid operator", `
 kind: IstioOperator
 spec:
   meshConfig:
@@ -134,29 +140,32 @@ spec:
         - namespaceSelector:
             matchExpressions: [{key: team, operator: in, values: [a]}]
 `, nil, []string{
-			`spec.meshConfig.serviceEntryVisibility.policies[2].matchingRules[0].namespaceSelector.matchExpressions[0].operator: Invalid value: "in": not a valid selector operator`,
-		}},
-		{"misspelt block name", "serviceEntryVisiblity:\n  defaultVisibility: NONE\n", nil, []string{
-			`(top level): unknown field "serviceEntryVisiblity" (did you mean "serviceEntryVisibility"? as written, the feature stays off)`,
-		}},
-		{"block given twice", "serviceEntryVisibility: {}\nservice_entry_visibility: {}\n", nil, []string{
-			`(top level): field given twice, as "serviceEntryVisibility" and "service_entry_visibility"`,
-		}},
-		{"two documents configure", "serviceEntryVisibility: {}\n---\ndefaultVisibility: NONE\n", nil, []string{
-			`document 2: the top level: a second serviceEntryVisibility configuration; the first is at document 1: serviceEntryVisibility`,
-		}},
-		{"errors in several documents", "defaultVisibility: public\n---\nkind: IstioOperator\nspec: {meshConfig: {serviceEntryVisibility: {policies: 1}}}\n", nil, []string{
-			`document 1: defaultVisibility: unsupported value "public": enum names are upper case ("PUBLIC")`,
-			`document 2: spec.meshConfig.serviceEntryVisibility.policies: must be a list, got the number 1`,
-		}},
-		{"not an object", "- a\n- b\n", nil, []string{"the document must be an object, got a list"}},
-		{"configmap mesh not a string", "kind: ConfigMap\nmetadata: {name: istio}\ndata: {mesh: 1}\n", nil, []string{
-			"data.mesh: must be a string holding the meshConfig YAML, got the number 1",
-		}},
-		{"configmap error path", "kind: ConfigMap\nmetadata: {name: istio-1-24}\ndata:\n  mesh: |\n    serviceEntryVisibility: {defaultVisibility: 7}\n", nil, []string{
-			"data.mesh.serviceEntryVisibility.defaultVisibility: unsupported value 7: enum numbers are 0 (unspecified), 1 (NONE), 2 (NAMESPACE) and 3 (PUBLIC)",
-		}},
-	}
+		`spec.meshConfig.serviceEntryVisibility.policies[2].matchingRules[0].namespaceSelector.matchExpressions[0].operator: Invalid value: "in": not a valid selector operator`,
+	}},
+	{"misspelt block name", "serviceEntryVisiblity:\n  defaultVisibility: NONE\n", nil, []string{
+		`(top level): unknown field "serviceEntryVisiblity" (did you mean "serviceEntryVisibility"? as written, the feature stays off)`,
+	}},
+	{"block given twice", "serviceEntryVisibility: {}\nservice_entry_visibility: {}\n", nil, []string{
+		`(top level): field given twice, as "serviceEntryVisibility" and "service_entry_visibility"`,
+	}},
+	{"two documents configure", "serviceEntryVisibility: {}\n---\ndefaultVisibility: NONE\n", nil, []string{
+		`document 2: the top level: a second serviceEntryVisibility configuration; the first is at document 1: serviceEntryVisibility`,
+	}},
+	{"errors in several documents", "defaultVisibility: public\n---\nkind: IstioOperator\nspec: {meshConfig: {serviceEntryVisibility: {policies: 1}}}\n", nil, []string{
+		`document 1: defaultVisibility: unsupported value "public": enum names are upper case ("PUBLIC")`,
+		`document 2: spec.meshConfig.serviceEntryVisibility.policies: must be a list, got the number 1`,
+	}},
+	{"not an object", "- a\n- b\n", nil, []string{"the document must be an object, got a list"}},
+	{"configmap mesh not a string", "kind: ConfigMap\nmetadata: {name: istio}\ndata: {mesh: 1}\n", nil, []string{
+		"data.mesh: must be a string holding the meshConfig YAML, got the number 1",
+	}},
+	{"configmap error path", "kind: ConfigMap\nmetadata: {name: istio-1-24}\ndata:\n  mesh: |\n    serviceEntryVisibility: {defaultVisibility: 7}\n", nil, []string{
+		"data.mesh.serviceEntryVisibility.defaultVisibility: unsupported value 7: enum numbers are 0 (unspecified), 1 (NONE), 2 (NAMESPACE) and 3 (PUBLIC)",
+	}},
+}
+
+func TestLoadConfig(t *testing.T) {
+	tests := loadConfigTests
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := LoadConfig([]byte(tt.in))
@@ -191,6 +200,16 @@ func FuzzLoadConfig(f *testing.F) {
 	} {
 		f.Add([]byte(s))
 	}
+	// Every wrapper, spelling and refusal the tests know.
+	for _, tt := range loadConfigTests {
+		f.Add([]byte(tt.in))
+	}
+	for _, tt := range loadConfigWrapperTests {
+		f.Add([]byte(tt.in))
+	}
+	for _, tt := range loadConfigRefusals {
+		f.Add([]byte(tt.in))
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		c, err := LoadConfig(data)
 		if err != nil {
@@ -204,7 +223,26 @@ func FuzzLoadConfig(f *testing.F) {
 		if err != nil {
 			t.Fatalf("LoadConfig accepted a config that does not compile: %v", err)
 		}
-		r.Resolve(nil)
+		for _, ls := range []labels.Set{nil, {"team": "a"}, {"env": "sandbox", NamespaceNameLabel: "shop"}} {
+			if d, e := r.Resolve(ls), r.Explain(ls); d != e.Decision {
+				t.Fatalf("Resolve(%v) = %v, Explain says %v", ls, d, e.Decision)
+			}
+		}
 		r.Lint()
+		if c == nil {
+			return
+		}
+		// What it accepts survives a round trip through its JSON.
+		js, err := json.Marshal(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back Config
+		if err := json.Unmarshal(js, &back); err != nil {
+			t.Fatalf("%s does not decode: %v", js, err)
+		}
+		if !reflect.DeepEqual(*c, back) {
+			t.Fatalf("round trip through %s: %+v, then %+v", js, *c, back)
+		}
 	})
 }

@@ -97,7 +97,7 @@ func newPending(n int) *pending {
 // that have an address for it (or are headless Kubernetes Services): ztunnel answers only
 // for those.
 func (p *pending) host(ix *Index, i int32, s *Service, h string) {
-	switch suffix, wild := strings.CutPrefix(h, "*."); {
+	switch suffix, wild := cutWildcard(h); {
 	case !s.answersFor(h):
 		if p.mute == nil {
 			p.mute = map[string][]int32{}

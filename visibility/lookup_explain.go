@@ -319,8 +319,8 @@ func (ix *Index) noAddressReason(i int32, host string) string {
 		why = "no cluster IP"
 	case s.Resolution == "" || s.Resolution == ResolutionNone:
 		why = "no spec.addresses, and resolution NONE gets none allocated"
-	case strings.EqualFold(s.Labels[AutoAllocateLabel], "false"):
-		why = "no spec.addresses, and auto-allocation is off (" + AutoAllocateLabel + ": false)"
+	case strings.EqualFold(s.Labels[autoAllocateLabel], "false"):
+		why = "no spec.addresses, and auto-allocation is off (" + autoAllocateLabel + ": false)"
 	case strings.HasPrefix(host, "*.") && s.Resolution != ResolutionDynamicDNS:
 		why = "no spec.addresses, and a wildcard host gets none allocated unless the resolution is DYNAMIC_DNS"
 	default:

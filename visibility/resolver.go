@@ -78,12 +78,12 @@ func Compile(c *Config) (*Resolver, error) {
 	}
 	r := &Resolver{
 		enabled:         true,
-		defaultVis:      c.DefaultVisibility.Effective(),
+		defaultVis:      c.DefaultVisibility.effective(),
 		applyToSidecars: c.ApplyToSidecars,
 		policies:        make([]policy, len(c.Policies)),
 	}
 	for i, p := range c.Policies {
-		cp := policy{visibility: p.Visibility.Effective(), rules: make([]rule, len(p.MatchingRules))}
+		cp := policy{visibility: p.Visibility.effective(), rules: make([]rule, len(p.MatchingRules))}
 		for j, mr := range p.MatchingRules {
 			sel, err := metav1.LabelSelectorAsSelector(mr.NamespaceSelector)
 			if err != nil { // Validate accepted it, so this is not expected; report, don't panic
@@ -102,24 +102,17 @@ func Compile(c *Config) (*Resolver, error) {
 // Enabled reports whether the feature is configured.
 func (r *Resolver) Enabled() bool { return r != nil && r.enabled }
 
-// ApplyToSidecars reports whether visibility also narrows exportTo for sidecars and gateways.
-func (r *Resolver) ApplyToSidecars() bool { return r != nil && r.applyToSidecars }
+// narrowsSidecars reports whether visibility also narrows exportTo for sidecars and gateways
+// (applyToSidecars).
+func (r *Resolver) narrowsSidecars() bool { return r != nil && r.applyToSidecars }
 
-// DefaultVisibility returns the visibility of entries that no policy matches (Public when the
+// defaultVisibility returns the visibility of entries that no policy matches (Public when the
 // feature is off).
-func (r *Resolver) DefaultVisibility() Visibility {
+func (r *Resolver) defaultVisibility() Visibility {
 	if !r.Enabled() {
 		return Public
 	}
 	return r.defaultVis
-}
-
-// Policies returns the number of policies.
-func (r *Resolver) Policies() int {
-	if r == nil {
-		return 0
-	}
-	return len(r.policies)
 }
 
 // Resolve returns the visibility of a ServiceEntry in a namespace with the given labels: that

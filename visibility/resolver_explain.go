@@ -31,7 +31,7 @@ type PolicyTrace struct {
 // Explain evaluates every policy against the labels and says which matched, which rule
 // stopped the others, and which decided. Its Decision equals Resolve's.
 func (r *Resolver) Explain(namespaceLabels labels.Labels) Explanation {
-	e := Explanation{Enabled: r.Enabled(), Decision: r.Resolve(namespaceLabels), DefaultVisibility: r.DefaultVisibility()}
+	e := Explanation{Enabled: r.Enabled(), Decision: r.Resolve(namespaceLabels), DefaultVisibility: r.defaultVisibility()}
 	if !e.Enabled {
 		return e
 	}

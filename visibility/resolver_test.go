@@ -11,6 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/meshscope/meshscope/internal/longtest"
 )
 
 func matchLabels(kv ...string) MatchingRule {
@@ -100,9 +102,9 @@ func TestNilResolver(t *testing.T) {
 	assert.Equal(t, Decision{Public, -1}, r.Resolve(labels.Set{"a": "b"}))
 	assert.Nil(t, r.Condition(Decision{Namespace, 0}))
 	assert.Nil(t, r.Lint())
-	assert.Equal(t, 0, r.Policies())
-	assert.Equal(t, Public, r.DefaultVisibility())
-	assert.False(t, r.ApplyToSidecars())
+	assert.Equal(t, Public, r.Explain(nil).DefaultVisibility)
+	assert.Nil(t, r.PolicySelectors(0))
+	assert.False(t, r.narrowsSidecars())
 }
 
 func TestCompileCopies(t *testing.T) {
@@ -233,7 +235,7 @@ func randomLabels(r *rand.Rand) map[string]string {
 // literal reference on random configurations and namespaces.
 func TestResolveAgainstReference(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 12))
-	for i := range 3000 {
+	for i := range longtest.N(300, 3000) {
 		c := randomConfig(r, 6)
 		res := mustCompile(t, c)
 		for range 30 {

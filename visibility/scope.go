@@ -151,7 +151,7 @@ func CompileScope(c *ScopeConfig) (*Scoper, error) {
 	}
 	domain := normalizeHost(c.Domain)
 	if domain == "" {
-		domain = DefaultDomain
+		domain = defaultDomain
 	}
 	for _, d := range []string{"*.kube-system.svc." + domain, "kubernetes.default.svc." + domain} {
 		if !s.openedUp(d) {

@@ -1,6 +1,7 @@
 package visibility
 
 import (
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -91,13 +92,10 @@ func TestScopeExplain(t *testing.T) {
 	assert.Equal(t, -1, s.Explain(nil, nil, "x").Config)
 }
 
-func TestLoadScope(t *testing.T) {
-	want := &ScopeConfig{
-		ServiceScopeConfigs: []ServiceScope{{NamespaceSelector: labelSel("shared", "yes"), Scope: Global}, {ServicesSelector: labelSel("app", "x")}},
-		ServiceSettings:     []ServiceSetting{{Settings: ServiceSettingValues{ClusterLocal: true}, Hosts: []string{"*.secret.svc.cluster.local"}}},
-	}
-	for name, in := range map[string]string{
-		"IstioOperator in a List": `kind: List
+// loadScopeShapes: two spellings of one scope configuration; FuzzLoadScope starts from them
+// and from loadScopeRefusals.
+var loadScopeShapes = map[string]string{
+	"IstioOperator in a List": `kind: List
 items:
 - kind: IstioOperator
   spec:
@@ -110,7 +108,7 @@ items:
       - settings: {clusterLocal: true}
         hosts: ["*.secret.svc.cluster.local"]
 `,
-		"the istio ConfigMap, snake_case and enum numbers": `kind: ConfigMap
+	"the istio ConfigMap, snake_case and enum numbers": `kind: ConfigMap
 metadata: {name: istio}
 data:
   mesh: |
@@ -123,7 +121,26 @@ data:
     - settings: {cluster_local: true}
       hosts: ["*.secret.svc.cluster.local"]
 `,
-	} {
+}
+
+// loadScopeRefusals: input LoadScope refuses, and its error.
+var loadScopeRefusals = map[string]string{
+	"kind: Deployment\n":                                                                         "no mesh configuration: found 1 Deployment; expected an IstioOperator, the istio ConfigMap, Helm values with meshConfig, or a meshConfig",
+	"meshConfig:\n  serviceScopeConfig: []\n":                                                    `meshConfig: unknown field "serviceScopeConfig" (did you mean "serviceScopeConfigs"? as written, it is ignored)`,
+	"serviceScopeConfigs: [{scope: global}]\n":                                                   `serviceScopeConfigs[0].scope: unsupported value "global": enum names are upper case ("GLOBAL")`,
+	"serviceScopeConfigs: [{scope: 2}]\n":                                                        "serviceScopeConfigs[0].scope: the number 2 is out of range [0, 1]",
+	"serviceScopeConfigs: [{namespace_selector: {match_labels: {a: b}}}]\n":                      `serviceScopeConfigs[0].namespaceSelector: unknown field "match_labels" (did you mean "matchLabels"?)`,
+	"serviceSettings: [{settings: {clusterLocal: true}, hosts: [\"bad host\"]}]\n":               `serviceSettings[0].hosts[0]: "bad host" is not a DNS name: label "bad host" must not contain ' ' (allowed: a-z, 0-9 and "-")`,
+	"serviceScopeConfigs: [{namespaceSelector: {matchExpressions: [{key: a, operator: In}]}}]\n": `serviceScopeConfigs[0].namespaceSelector.matchExpressions[0].values: Required value: must be specified when ` + "`operator` is 'In' or 'NotIn'",
+	"serviceScopeConfigs: []\nserviceScopeConfigs: []\n":                                         "serviceScopeConfigs: given twice (lines 1 and 2)",
+}
+
+func TestLoadScope(t *testing.T) {
+	want := &ScopeConfig{
+		ServiceScopeConfigs: []ServiceScope{{NamespaceSelector: labelSel("shared", "yes"), Scope: Global}, {ServicesSelector: labelSel("app", "x")}},
+		ServiceSettings:     []ServiceSetting{{Settings: ServiceSettingValues{ClusterLocal: true}, Hosts: []string{"*.secret.svc.cluster.local"}}},
+	}
+	for name, in := range loadScopeShapes {
 		t.Run(name, func(t *testing.T) {
 			got, err := LoadScope([]byte(in))
 			require.NoError(t, err)
@@ -139,16 +156,7 @@ data:
 	require.NoError(t, err)
 	assert.Nil(t, got, "a mesh configuration without the fields: every service LOCAL")
 
-	for in, wantErr := range map[string]string{
-		"kind: Deployment\n":                                                                         "no mesh configuration: found 1 Deployment; expected an IstioOperator, the istio ConfigMap, Helm values with meshConfig, or a meshConfig",
-		"meshConfig:\n  serviceScopeConfig: []\n":                                                    `meshConfig: unknown field "serviceScopeConfig" (did you mean "serviceScopeConfigs"? as written, it is ignored)`,
-		"serviceScopeConfigs: [{scope: global}]\n":                                                   `serviceScopeConfigs[0].scope: unsupported value "global": enum names are upper case ("GLOBAL")`,
-		"serviceScopeConfigs: [{scope: 2}]\n":                                                        "serviceScopeConfigs[0].scope: the number 2 is out of range [0, 1]",
-		"serviceScopeConfigs: [{namespace_selector: {match_labels: {a: b}}}]\n":                      `serviceScopeConfigs[0].namespaceSelector: unknown field "match_labels" (did you mean "matchLabels"?)`,
-		"serviceSettings: [{settings: {clusterLocal: true}, hosts: [\"bad host\"]}]\n":               `serviceSettings[0].hosts[0]: "bad host" is not a DNS name: label "bad host" must not contain ' ' (allowed: a-z, 0-9 and "-")`,
-		"serviceScopeConfigs: [{namespaceSelector: {matchExpressions: [{key: a, operator: In}]}}]\n": `serviceScopeConfigs[0].namespaceSelector.matchExpressions[0].values: Required value: must be specified when ` + "`operator` is 'In' or 'NotIn'",
-		"serviceScopeConfigs: []\nserviceScopeConfigs: []\n":                                         "serviceScopeConfigs: given twice (lines 1 and 2)",
-	} {
+	for in, wantErr := range loadScopeRefusals {
 		_, err := LoadScope([]byte(in))
 		require.Error(t, err, in)
 		assert.Equal(t, wantErr, err.Error(), in)
@@ -200,6 +208,12 @@ func TestCompileScopeErrors(t *testing.T) {
 func FuzzLoadScope(f *testing.F) {
 	f.Add([]byte("serviceScopeConfigs: [{scope: GLOBAL, namespaceSelector: {matchLabels: {a: b}}}]\nserviceSettings: [{settings: {clusterLocal: true}, hosts: ['*.x']}]\n"))
 	f.Add([]byte("kind: IstioOperator\nspec: {meshConfig: {service_scope_configs: [{scope: 1}]}}\n"))
+	for _, name := range slices.Sorted(maps.Keys(loadScopeShapes)) {
+		f.Add([]byte(loadScopeShapes[name]))
+	}
+	for _, in := range slices.Sorted(maps.Keys(loadScopeRefusals)) {
+		f.Add([]byte(in))
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		c, err := LoadScope(data)
 		if err != nil {
@@ -209,7 +223,19 @@ func FuzzLoadScope(f *testing.F) {
 		if err != nil {
 			t.Fatalf("LoadScope accepted a config that does not compile: %v", err)
 		}
-		s.Scope(nil, nil, "a.b.svc.cluster.local")
+		hosts := []string{"a.b.svc.cluster.local", "kube-dns.kube-system.svc.cluster.local", "kubernetes.default.svc.cluster.local"}
+		if c != nil {
+			for _, st := range c.ServiceSettings {
+				hosts = append(hosts, st.Hosts...)
+			}
+		}
+		for _, h := range hosts {
+			for _, ls := range []labels.Set{nil, {"shared": "yes", "app": "x"}} {
+				if got, e := s.Scope(ls, ls, h), s.Explain(ls, ls, h); got != e.Scope {
+					t.Fatalf("Scope(%v, %s) = %s, Explain says %s", ls, h, got, e.Scope)
+				}
+			}
+		}
 		LintScope(c)
 	})
 }

@@ -78,7 +78,7 @@ func egressHostProblem(s string) string {
 	case ns == "" || h == "":
 		return "has an empty namespace or host; the form is namespace/host"
 	}
-	if n := strings.TrimPrefix(ns, "~"); n != "" && n != names.Wildcard && n != ExportToOwn {
+	if n := strings.TrimPrefix(ns, "~"); n != "" && n != names.Wildcard && n != exportToOwn {
 		if r := names.Label(n); r != "" {
 			return "namespace " + r + "; it must be a namespace name, \".\" or \"*\", optionally after \"~\""
 		}

@@ -60,7 +60,7 @@ func (v refSidecarView) proxy(n string, workload map[string]string) ProxyView {
 		if s.Kind == ServiceEntry {
 			vis = v.r.Resolve(labels.Set(v.inv.Namespaces[s.Namespace])).Visibility
 		}
-		eff := EffectiveExportTo(s.ExportTo, def, s.Namespace, vis, v.r.ApplyToSidecars())
+		eff := EffectiveExportTo(s.ExportTo, def, s.Namespace, vis, v.r.narrowsSidecars())
 		var seen []string
 		for _, h := range s.Hosts {
 			if !slices.Contains(seen, h) {
@@ -85,14 +85,14 @@ func (v refSidecarView) proxy(n string, workload map[string]string) ProxyView {
 		svcs[i].rank = i
 	}
 	visible := func(x refService) bool {
-		return slices.Contains(x.eff, ExportToAll) || slices.Contains(x.eff, ExportToOwn) && x.s.Namespace == n || slices.Contains(x.eff, n)
+		return slices.Contains(x.eff, exportToAll) || slices.Contains(x.eff, exportToOwn) && x.s.Namespace == n || slices.Contains(x.eff, n)
 	}
-	public := func(x refService) bool { return slices.Contains(x.eff, ExportToAll) }
+	public := func(x refService) bool { return slices.Contains(x.eff, exportToAll) }
 	listed := func(x refService) bool { // in the namespace's list of services exported to it by name
-		if public(x) || slices.Contains(x.eff, ExportToNone) {
+		if public(x) || slices.Contains(x.eff, exportToNone) {
 			return false
 		}
-		return slices.Contains(x.eff, n) || n == x.s.Namespace && slices.Contains(x.eff, ExportToOwn)
+		return slices.Contains(x.eff, n) || n == x.s.Namespace && slices.Contains(x.eff, exportToOwn)
 	}
 	// Step 3: the Sidecar.
 	root := DefaultRootNamespace

@@ -135,7 +135,7 @@ func (c *sidecarCase) files(t testing.TB) (mesh, inventory []byte) {
 	for _, s := range c.KubernetesServices {
 		meta := map[string]any{"name": s.Name, "namespace": s.Namespace, "creationTimestamp": s.CreationTime}
 		if s.ExportToAnnotation != nil {
-			meta["annotations"] = map[string]any{ExportToAnnotation: *s.ExportToAnnotation}
+			meta["annotations"] = map[string]any{exportToAnnotation: *s.ExportToAnnotation}
 		}
 		tcp := ports(s.Ports, "port")
 		for _, p := range tcp {

@@ -214,9 +214,9 @@ func (v *SidecarView) indexServices() {
 func exportScope(list []string, namespace string) (public, hidden bool, named []string) {
 	for _, e := range list {
 		switch e {
-		case ExportToAll:
+		case exportToAll:
 			return true, false, nil
-		case ExportToNone:
+		case exportToNone:
 			hidden = true
 		}
 	}
@@ -224,7 +224,7 @@ func exportScope(list []string, namespace string) (public, hidden bool, named []
 		return false, true, nil
 	}
 	for _, e := range list {
-		if e == ExportToOwn {
+		if e == exportToOwn {
 			e = namespace
 		}
 		if !slices.Contains(named, e) {
@@ -316,7 +316,7 @@ func readListener(e *SidecarEgress, index int, n string) listener {
 	l := listener{egress: e, index: index, byNS: make(map[string]*hostClass, len(e.Hosts)), exactOnly: true}
 	for _, raw := range e.Hosts {
 		h := parseEgressHost(raw)
-		if h.namespace == ExportToOwn {
+		if h.namespace == exportToOwn {
 			h.namespace = n
 		}
 		hc := l.byNS[h.namespace]

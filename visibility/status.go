@@ -29,7 +29,7 @@ func (r *Resolver) Condition(d Decision) *metav1.Condition {
 	if !r.Enabled() {
 		return nil
 	}
-	v := d.Visibility.Effective()
+	v := d.Visibility.effective()
 	reason := ReasonPublic
 	switch v {
 	case Namespace:
@@ -50,7 +50,7 @@ func (r *Resolver) Condition(d Decision) *metav1.Condition {
 }
 
 func describeVisibility(v Visibility) string {
-	switch v.Effective() {
+	switch v.effective() {
 	case Namespace:
 		return "only workloads in the entry's own namespace can discover and reach it"
 	case None:
@@ -67,10 +67,10 @@ func describeVisibility(v Visibility) string {
 func WaypointBinding(namespace, waypointNamespace string, v Visibility) metav1.Condition {
 	c := metav1.Condition{Type: ConditionWaypointBound}
 	switch {
-	case v.Effective() == None:
+	case v.effective() == None:
 		c.Status, c.Reason = metav1.ConditionFalse, ReasonNotDelivered
 		c.Message = "the entry's visibility is NONE: no data plane receives it, so no waypoint can serve it"
-	case v.Effective() == Namespace && waypointNamespace != namespace:
+	case v.effective() == Namespace && waypointNamespace != namespace:
 		c.Status, c.Reason = metav1.ConditionFalse, ReasonCrossNamespaceWaypointForbidden
 		c.Message = fmt.Sprintf("the entry's visibility is NAMESPACE: the waypoint in namespace %q may not serve an entry of namespace %q", waypointNamespace, namespace)
 	default:

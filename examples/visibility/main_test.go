@@ -35,7 +35,8 @@ func TestSample(t *testing.T) {
 		"shop/checkout         GLOBAL  serviceScopeConfigs[0] (namespaces team=shop, services all) makes it GLOBAL",
 		"shop/orders-internal  LOCAL   serviceScopeConfigs[0] makes it GLOBAL, but orders-internal.shop.svc.cluster.local is cluster-local",
 		"payments/partner-api  NAMESPACE (default)  PUBLIC (policies[0])  all other namespaces  -",
-		"203.0.113.0/24       sandbox, shop, namespaces not in the inventory            ServiceEntry platform/egress-net               ServiceEntry payments/partner-api",
+		"203.0.113.0/24       every namespace but payments, platform  ServiceEntry platform/egress-net               ServiceEntry payments/partner-api",
+		"api.partner.example  every namespace but payments            (not in the mesh: upstream DNS / passthrough)  ServiceEntry payments/partner-api",
 		"shop/checkout       checkout.shop.svc.cluster.local  GLOBAL        LOCAL",
 	} {
 		assert.Contains(t, out, want)

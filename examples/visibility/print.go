@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -82,8 +83,9 @@ func (r *report) printAudit(w io.Writer) error {
 		return err
 	}
 	rows = [][]string{{"QUERY", "CLIENT NAMESPACES", "BEFORE", "AFTER"}}
-	for _, q := range append(r.Audit.Hosts, r.Audit.Addresses...) {
-		rows = append(rows, []string{q.Key.Query, namespaces(q.Key.Clients, "namespaces not in the inventory"), answer(q.Before), answer(q.After)})
+	changes := append(r.Audit.Hosts, r.Audit.Addresses...)
+	for i, q := range changes {
+		rows = append(rows, []string{q.Key.Query, clients(changes, i), answer(q.Before), answer(q.After)})
 	}
 	if len(rows) == 1 {
 		rows = append(rows, []string{"(no answer changes)", "", "", ""})
@@ -91,7 +93,7 @@ func (r *report) printAudit(w io.Writer) error {
 	if err := table(w, rows); err != nil {
 		return err
 	}
-	fmt.Fprintln(w, "(client namespaces: exactly those of the inventory whose answer changes; \"namespaces not in the inventory\" includes a client without a namespace)")
+	fmt.Fprintln(w, "(client namespaces: exactly those whose answer changes; \"every namespace\" includes namespaces not in the inventory and a client without a namespace)")
 	if len(r.Scope) > 0 {
 		rows = [][]string{{"KUBERNETES SERVICE", "HOST", "SCOPE BEFORE", "SCOPE AFTER"}}
 		for _, s := range r.Scope {
@@ -117,6 +119,27 @@ func answer(s *visibility.ServiceRef) string {
 		return "(not in the mesh: upstream DNS / passthrough)"
 	}
 	return s.String()
+}
+
+// clients spells the client namespaces of changes[i]: by name, or for the "*" change every
+// namespace but those the query's other changes name and those whose answer does not change.
+func clients(changes []visibility.AnswerChange, i int) string {
+	q := changes[i].Key
+	if !slices.Equal(q.Clients, []string{visibility.AllOtherNamespaces}) {
+		return strings.Join(q.Clients, ", ")
+	}
+	var but []string
+	for _, other := range changes {
+		if other.Key.Query == q.Query && !slices.Equal(other.Key.Clients, q.Clients) {
+			but = append(but, other.Key.Clients...)
+		}
+	}
+	but = append(but, q.Except...)
+	if len(but) == 0 {
+		return "every namespace"
+	}
+	slices.Sort(but)
+	return "every namespace but " + strings.Join(but, ", ")
 }
 
 // namespaces lists client namespaces, spelling out "*" as star.

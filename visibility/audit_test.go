@@ -1,0 +1,268 @@
+package visibility
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/netip"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/meshscope/meshscope/internal/growth"
+	"github.com/meshscope/meshscope/internal/longtest"
+)
+
+func TestDiff(t *testing.T) {
+	inv := sampleInventory()
+	old := mustCompile(t, sampleConfig())
+	c := sampleConfig()
+	c.Policies = append([]Policy{{Visibility: Public, MatchingRules: []MatchingRule{{NamespaceSelector: &metav1.LabelSelector{
+		MatchLabels: map[string]string{NamespaceNameLabel: "shop"}}}}}}, c.Policies...)
+	inv.Namespaces["shop"][NamespaceNameLabel] = "shop"
+	new := mustCompile(t, c)
+	a, err := Diff(old, new, inv)
+	require.NoError(t, err)
+	var entries []string
+	for _, e := range a.Entries {
+		entries = append(entries, fmt.Sprintf("%s/%s %s -> %s gained %v lost %v", e.Key.Namespace, e.Key.Name, e.Before, e.After, e.Gained, e.Lost))
+	}
+	assert.Equal(t, []string{
+		"shop/db NAMESPACE (default) -> PUBLIC (policies[0]) gained [*] lost []",
+		"shop/github-private NAMESPACE (default) -> PUBLIC (policies[0]) gained [*] lost []",
+		"shop/shop-net NAMESPACE (default) -> PUBLIC (policies[0]) gained [*] lost []",
+	}, entries)
+	var hosts []string
+	for _, h := range append(a.Hosts, a.Addresses...) {
+		hosts = append(hosts, fmt.Sprintf("%s %v except %v: %v -> %v", h.Key.Query, h.Key.Clients, h.Key.Except, h.Before, h.After))
+	}
+	assert.Equal(t, []string{
+		// "*": every namespace but those named in the query's other changes and in Except,
+		// whose answers do not change (their own entries come first).
+		"api.github.com [*] except [infra shop]: ServiceEntry infra/github -> ServiceEntry shop/github-private",
+		"db.example.com [*] except [shop]: ServiceEntry infra/wild -> ServiceEntry shop/db",
+		"10.0.0.0/12 [*] except [infra shop]: ServiceEntry infra/corp-net -> ServiceEntry shop/shop-net",
+		"10.0.0.5 [*] except [shop]: ServiceEntry infra/corp-net -> ServiceEntry shop/db",
+		"240.240.163.190 [*] except [shop]: <nil> -> ServiceEntry shop/github-private", // the address Istio allocated counts
+	}, hosts)
+	b, err := json.Marshal(a.Hosts[0])
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"key": {"query": "api.github.com", "clients": ["*"], "except": ["infra", "shop"]},
+		"before": {"kind": "ServiceEntry", "namespace": "infra", "name": "github"},
+		"after": {"kind": "ServiceEntry", "namespace": "shop", "name": "github-private"}}`, string(b))
+	b, err = json.Marshal(a.Entries[0])
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"key": {"kind": "ServiceEntry", "namespace": "shop", "name": "db"},
+		"before": {"visibility": "NAMESPACE", "policy": -1}, "after": {"visibility": "PUBLIC", "policy": 0}, "gained": ["*"]}`, string(b))
+
+	same, err := Diff(old, old, inv)
+	require.NoError(t, err)
+	assert.Empty(t, same.Entries)
+	assert.Empty(t, same.Hosts)
+
+	off, err := Diff(old, nil, inv)
+	require.NoError(t, err)
+	var lost []string
+	for _, e := range off.Entries {
+		if len(e.Gained) > 0 {
+			lost = append(lost, e.Key.Namespace+"/"+e.Key.Name+fmt.Sprint(e.Gained))
+		}
+	}
+	assert.Contains(t, lost, "sandbox/github-test[sandbox *]", "turning the feature off makes NONE entries public")
+}
+
+// TestDiffIsLinear pins Diff's growth in the inventory: at 4x the services, the allocations
+// and bytes per client row of the answer may grow at most 1.25x (they would grow with the
+// inventory if each row scanned it).
+func TestDiffIsLinear(t *testing.T) {
+	before := mustCompile(t, benchConfig(20))
+	c := benchConfig(20)
+	for i := range c.Policies {
+		c.Policies[i].Visibility = []Visibility{None, Public}[i%2]
+	}
+	after := mustCompile(t, c)
+	perRow := func(n int) (allocs, bytes float64) {
+		inv := benchInventory(n, 50)
+		rows := 0
+		allocs, bytes = growth.Allocated(func() {
+			a, err := Diff(before, after, inv)
+			require.NoError(t, err)
+			rows = 0
+			for _, h := range append(a.Hosts, a.Addresses...) {
+				rows += len(h.Key.Clients)
+			}
+		})
+		require.Positive(t, rows)
+		return allocs / float64(rows), bytes / float64(rows)
+	}
+	a, b := perRow(250)
+	a4, b4 := perRow(1000)
+	t.Logf("per row at n=250: %.1f allocs, %.0f B; at n=1000: %.1f allocs, %.0f B", a, b, a4, b4)
+	assert.Less(t, a4, 1.25*a, "allocations per row at n=250: %v, at n=1000: %v", a, a4)
+	assert.Less(t, b4, 1.25*b, "bytes per row at n=250: %v, at n=1000: %v", b, b4)
+}
+
+// halfInventory is benchInventory with a namespace for every ten entries, half of them
+// labelled half=yes.
+func halfInventory(n int) Inventory {
+	inv := benchInventory(n, n/10)
+	for j := range n / 10 {
+		inv.Namespaces[fmt.Sprintf("ns-%d", j)]["half"] = []string{"yes", "no"}[j%2]
+	}
+	return inv
+}
+
+// halfConfig gives the namespaces labelled key=value visibility v, the others PUBLIC.
+func halfConfig(key, value string, v Visibility) *Config {
+	return &Config{DefaultVisibility: Public, Policies: []Policy{{Visibility: v, MatchingRules: []MatchingRule{matchLabels(key, value)}}}}
+}
+
+// sharedPathInventory has n namespaces each with an entry on *.example.com and on the CIDR
+// 10.0.0.0/8, and n namespaces each with an entry of its own host and address under them:
+// every query of the second kind has all n wildcard and CIDR entries on its lookup path.
+func sharedPathInventory(n int) Inventory {
+	inv := Inventory{Namespaces: map[string]map[string]string{}}
+	for j := range n {
+		holder, owner := fmt.Sprintf("holder-%d", j), fmt.Sprintf("owner-%d", j)
+		inv.Namespaces[holder] = map[string]string{"role": "holder"}
+		inv.Namespaces[owner] = map[string]string{"role": "owner"}
+		inv.Services = append(inv.Services,
+			Service{Kind: ServiceEntry, Namespace: holder, Name: "wild", Hosts: []string{"*.example.com"},
+				Addresses: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}, CreationTime: t0},
+			Service{Kind: ServiceEntry, Namespace: owner, Name: "own", Hosts: []string{fmt.Sprintf("svc-%d.example.com", j)},
+				Addresses: []netip.Prefix{netip.PrefixFrom(netip.AddrFrom4([4]byte{10, 1, byte(j >> 8), byte(j)}), 32)}, CreationTime: t0})
+	}
+	return inv
+}
+
+// TestDiffCostPerChangeIsFlat pins Diff's cost per change it reports (EntryChange and
+// AnswerChange alike) in counted work, at n and 4n, on inventories where the namespaces grow
+// with the entries: the allocations and bytes per change may grow at most 1.25x. It would
+// grow with the inventory if a change listed, or asked, every namespace of the inventory, or
+// every namespace with a service on a query's path.
+func TestDiffCostPerChangeIsFlat(t *testing.T) {
+	sel := func(key, value string, v Visibility) func() *Resolver {
+		return func() *Resolver { return mustCompile(t, halfConfig(key, value, v)) }
+	}
+	for _, tc := range []struct {
+		name     string
+		inv      func(n int) Inventory
+		old, new func() *Resolver
+	}{
+		// Half the namespaces go from PUBLIC to NAMESPACE: each query changes for every
+		// namespace but the owner's.
+		{"namespaces grow with the entries", halfInventory, sel("half", "yes", Public), sel("half", "yes", Namespace)},
+		// The owners' entries go from NAMESPACE to NONE: each query changes for its owner
+		// alone, with n holders on its path.
+		{"a shared wildcard and CIDR on every path", sharedPathInventory, sel("role", "owner", Namespace), sel("role", "owner", None)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			old, new := tc.old(), tc.new()
+			perChange := func(n int) (allocs, bytes float64) {
+				inv := tc.inv(n)
+				changes := 0
+				allocs, bytes = growth.Allocated(func() {
+					a, err := Diff(old, new, inv)
+					require.NoError(t, err)
+					changes = len(a.Entries) + len(a.Hosts) + len(a.Addresses)
+				})
+				require.Positive(t, changes)
+				return allocs / float64(changes), bytes / float64(changes)
+			}
+			a, b := perChange(500)
+			a4, b4 := perChange(2000)
+			t.Logf("per change at n=500: %.1f allocs, %.0f B; at n=2000: %.1f allocs, %.0f B", a, b, a4, b4)
+			assert.Less(t, a4, 1.25*a, "allocations per change at n=500: %v, at n=2000: %v", a, a4)
+			assert.Less(t, b4, 1.25*b, "bytes per change at n=500: %v, at n=2000: %v", b, b4)
+		})
+	}
+}
+
+// TestAuditIsExact: on random inventories and two random configurations, for every host and
+// address of every entry whose visibility changes, and for every client — each namespace of
+// the inventory, one it does not have, and a client without a namespace — the audit's
+// changes say exactly what the client gets before and after: a client named by a change
+// gets its Before and After; one neither named nor in Except gets the "*" change's, if there
+// is one; every other client's answer does not change.
+func TestAuditIsExact(t *testing.T) {
+	r := newRand(91, 92)
+	for iter := range longtest.N(100, 1000) {
+		inv := randomInventory(r)
+		old, new := mustCompile(t, randomConfig(r, 3)), mustCompile(t, randomConfig(r, 3))
+		a, err := Diff(old, new, inv)
+		require.NoError(t, err)
+		before, _ := NewIndex(old, inv)
+		after, _ := NewIndex(new, inv)
+		hosts, addrs := map[string]bool{}, map[netip.Prefix]bool{}
+		for _, s := range inv.Services {
+			if refDecide(old, inv, s) == refDecide(new, inv, s) {
+				continue
+			}
+			for _, h := range s.Hosts {
+				hosts[strings.ToLower(strings.TrimSuffix(h, "."))] = true
+			}
+			for _, p := range s.allAddresses() {
+				addrs[canonical(p)] = true
+			}
+		}
+		clients := append(before.Namespaces(), "", "elsewhere")
+		check := func(kind, q string, changes []AnswerChange, answer func(ix *Index, client string) *ServiceRef) {
+			var star *AnswerChange
+			named, except := map[string]AnswerChange{}, map[string]bool{}
+			for _, ch := range changes {
+				if ch.Key.Query != q {
+					continue
+				}
+				if slices.Contains(ch.Key.Clients, AllOtherNamespaces) {
+					require.Nil(t, star, "iteration %d: %s %s: one * change", iter, kind, q)
+					require.Equal(t, []string{AllOtherNamespaces}, ch.Key.Clients, "* stands alone")
+					star = &ch
+					for _, c := range ch.Key.Except {
+						except[c] = true
+					}
+					continue
+				}
+				require.Empty(t, ch.Key.Except, "Except only beside *")
+				for _, c := range ch.Key.Clients {
+					_, dup := named[c]
+					require.False(t, dup, "iteration %d: %s %s: %s named twice", iter, kind, q, c)
+					named[c] = ch
+				}
+			}
+			for c := range named {
+				require.False(t, except[c], "iteration %d: %s %s: %s both named and excepted", iter, kind, q, c)
+			}
+			for _, c := range clients {
+				b, n := answer(before, c), answer(after, c)
+				where := fmt.Sprintf("iteration %d: %s %s from %q", iter, kind, q, c)
+				if ch, ok := named[c]; ok {
+					require.Equal(t, ch.Before, b, where)
+					require.Equal(t, ch.After, n, where)
+					require.NotEqual(t, b, n, where)
+					continue
+				}
+				if star != nil && !except[c] {
+					require.Equal(t, star.Before, b, where+" (the * change)")
+					require.Equal(t, star.After, n, where+" (the * change)")
+					continue
+				}
+				require.Equal(t, b, n, where+": not listed, but its answer changes")
+			}
+		}
+		for h := range hosts {
+			check("host", h, a.Hosts, func(ix *Index, c string) *ServiceRef { return ix.refOf(first(ix.answer(ix.hostLevels(h), c))) })
+		}
+		for p := range addrs {
+			q := p.String()
+			if p.IsSingleIP() {
+				q = p.Addr().String()
+			}
+			check("address", q, a.Addresses, func(ix *Index, c string) *ServiceRef { return ix.refOf(first(ix.answer(ix.addrLevels(p), c))) })
+		}
+	}
+}
+
+func first(e int32, _ int) int32 { return e }
