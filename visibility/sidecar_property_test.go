@@ -137,6 +137,7 @@ func TestSidecarViewAgainstReference(t *testing.T) {
 				want := ref.proxy(ns, w)
 				got := v.Proxy(ns, labels.Set(w))
 				require.Equal(t, want, got, "inventory %d, proxy in %s with %v:\nmesh %+v\nservices %+v\nsidecars %+v", i, ns, w, m, inv.Services, inv.Sidecars)
+				explainAgrees(t, v, inv, ns, w, got)
 				proxies++
 				services += len(got.Services)
 			}
@@ -157,6 +158,43 @@ func TestSidecarReferenceAgainstIstio(t *testing.T) {
 		ref := refSidecarView{r, m, inv}
 		for p, pr := range c.Proxies {
 			require.Equal(t, c.istioAnswer(p), ref.proxy(pr.Namespace, pr.Labels), "case %d, proxy %d", c.ID, p)
+		}
+	}
+}
+
+// explainAgrees checks that ExplainHost answers as Proxy does for every host the proxy gets
+// and for the hosts of the inventory it does not get, and that every candidate has a verdict.
+func explainAgrees(t *testing.T, v *SidecarView, inv Inventory, ns string, w map[string]string, got ProxyView) {
+	t.Helper()
+	hosts := map[string]*SidecarService{}
+	for i := range got.Services {
+		hosts[got.Services[i].Host] = &got.Services[i]
+	}
+	for _, s := range inv.Services {
+		for _, h := range s.Hosts {
+			if _, ok := hosts[h]; !ok {
+				hosts[h] = nil
+			}
+		}
+	}
+	for h, want := range hosts {
+		e := v.ExplainHost(ns, labels.Set(w), h)
+		require.Equal(t, want, e.Answer, "ExplainHost(%s, %v, %s):\n%s", ns, w, h, e)
+		require.Equal(t, got.Sidecar, e.Sidecar)
+		chosen := 0
+		for _, l := range e.Levels {
+			for _, c := range l.Candidates {
+				require.NotEmpty(t, c.Verdict, "%s", e)
+				require.NotEmpty(t, c.Reason, "%s", e)
+				if c.Verdict == Chosen {
+					chosen++
+				}
+			}
+		}
+		if want != nil {
+			require.Equal(t, 1, chosen, "one candidate is chosen:\n%s", e)
+		} else {
+			require.Zero(t, chosen, "%s", e)
 		}
 	}
 }

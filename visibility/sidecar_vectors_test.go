@@ -210,7 +210,7 @@ func TestSidecarViewAgainstIstio(t *testing.T) {
 			skipped++
 			continue
 		}
-		_, _, _, v := c.view(t)
+		_, _, inv, v := c.view(t)
 		for ns := range c.Namespaces {
 			require.Equal(t, slices.Contains(c.DiscoveredNamespaces, ns), v.Discovered(ns), "case %d: Discovered(%s)", c.ID, ns)
 		}
@@ -218,6 +218,7 @@ func TestSidecarViewAgainstIstio(t *testing.T) {
 			want := c.istioAnswer(p)
 			got := v.Proxy(pr.Namespace, labels.Set(pr.Labels))
 			require.Equal(t, want, got, "case %d, proxy %d in %s with %v", c.ID, p, pr.Namespace, pr.Labels)
+			explainAgrees(t, v, inv, pr.Namespace, pr.Labels, got)
 			proxies++
 			answers += len(want.Services)
 		}

@@ -278,7 +278,7 @@ func (v *SidecarView) sidecarFor(namespace string, l map[string]string) (*Sideca
 			if sc.WorkloadSelector != nil {
 				return sc, "the oldest Sidecar of " + namespace + " whose workloadSelector matches the workload"
 			}
-			return sc, "the oldest Sidecar of " + namespace + " without a workloadSelector (none with a selector matches)"
+			return sc, "the oldest Sidecar of " + namespace + " without a workloadSelector; none with one matches"
 		}
 	}
 	if v.rootDefault != nil {
