@@ -136,7 +136,7 @@ func (e *SidecarExplanation) candidate(i int, building *Level, c int) *Candidate
 }
 
 func (v *SidecarView) service(id int32) *Service { return &v.inv[v.svcs[id].svc] }
-func (v *SidecarView) ref(id int32) ServiceRef  { return v.service(id).Ref() }
+func (v *SidecarView) ref(id int32) ServiceRef   { return v.service(id).Ref() }
 
 // group places a service among a listener's candidates for namespace n: exported to n by
 // name (0), public (1), not exported to n (2).
