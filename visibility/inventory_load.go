@@ -94,6 +94,7 @@ func LoadInventory(data []byte, clusterDomain string) (Inventory, error) {
 			continue
 		}
 		read++
+		problems = append(schemaProblems(o), problems...)
 		for _, p := range problems {
 			errs = append(errs, fielderr.In(objectWhere(o), p))
 		}
