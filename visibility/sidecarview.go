@@ -23,6 +23,7 @@ import (
 type SidecarView struct {
 	root  string
 	disc  discovery
+	scs   []Sidecar // the inventory's
 	nsLab map[string]map[string]string
 	inv   []Service
 	svcs  []viewService // the discovered services, one per host, in Istio's order
@@ -91,7 +92,7 @@ func NewSidecarView(r *Resolver, m *MeshScope, inv Inventory) (*SidecarView, err
 		return nil, errors.Join(head...)
 	}
 	v := &SidecarView{
-		root: m.rootNamespace(), disc: m.discovery(), nsLab: inv.Namespaces, inv: inv.Services,
+		root: m.rootNamespace(), disc: m.discovery(), nsLab: inv.Namespaces, inv: inv.Services, scs: inv.Sidecars,
 		sidecars: map[string][]*Sidecar{}, defaultTo: ix.meshDefault,
 		oldest: map[hostNS]int32{}, byHost: map[string][]int32{}, byNS: map[string][]int32{},
 		bySuffix: map[string][]int32{}, exportedTo: map[string][]int32{}, undisc: map[string][]int32{},
