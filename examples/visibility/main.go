@@ -117,8 +117,8 @@ type report struct {
 	NewMesh        string                         `json:"newMesh,omitempty"`
 	NewInventory   string                         `json:"newInventory,omitempty"`
 	SidecarAudit   []visibility.SidecarChange     `json:"sidecarAudit,omitempty"`
-	Audit     *visibility.Audit              `json:"audit,omitempty"`
-	Scope     []visibility.ScopeChange       `json:"scopeChanges,omitempty"`
+	Audit          *visibility.Audit              `json:"audit,omitempty"`
+	Scope          []visibility.ScopeChange       `json:"scopeChanges,omitempty"`
 
 	hosts map[visibility.ServiceRef]string // each Kubernetes Service's host, for the scope table
 }
@@ -145,9 +145,9 @@ type mesh struct {
 	name      string
 	res       *visibility.Resolver
 	meshScope *visibility.MeshScope
-	scope  *visibility.Scoper
-	scoped bool
-	lint   []visibility.Finding
+	scope     *visibility.Scoper
+	scoped    bool
+	lint      []visibility.Finding
 }
 
 func loadMesh(path, sampleName, domain string) (mesh, error) {
