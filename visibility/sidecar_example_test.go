@@ -30,7 +30,7 @@ func ExampleSidecarView_Proxy() {
 	inv := visibility.Inventory{
 		Namespaces: map[string]map[string]string{"shop": nil, "ext": nil, "partner": nil},
 		Services: []visibility.Service{
-			entry("ext", "api", "api.example.com", 1, "*"),         // public, older
+			entry("ext", "api", "api.example.com", 1, "*"),        // public, older
 			entry("partner", "api", "api.example.com", 2, "shop"), // exported to shop by name
 		},
 	}
