@@ -3,6 +3,7 @@ package visibility
 import (
 	"encoding/json"
 	"fmt"
+	"hash/maphash"
 	"net/netip"
 	"slices"
 	"strings"
@@ -266,3 +267,26 @@ func TestAuditIsExact(t *testing.T) {
 }
 
 func first(e int32, _ int) int32 { return e }
+
+// TestOneSeedOneNumbering pins what Diff relies on: two indexes of one inventory built with
+// one seed and different resolvers number every candidate set alike, and hold the same
+// entries in each, in the same order.
+func TestOneSeedOneNumbering(t *testing.T) {
+	r := newRand(93, 94)
+	for range longtest.N(50, 500) {
+		inv := randomInventory(r)
+		seed := maphash.MakeSeed()
+		b, err := newIndex(mustCompile(t, randomConfig(r, 3)), inv, seed)
+		require.NoError(t, err)
+		a, err := newIndex(mustCompile(t, randomConfig(r, 3)), inv, seed)
+		require.NoError(t, err)
+		require.Equal(t, b.t.hosts.slots, a.t.hosts.slots)
+		require.Equal(t, b.t.wild.slots, a.t.wild.slots)
+		require.Equal(t, b.t.addrs.slots, a.t.addrs.slots)
+		require.Equal(t, b.t.prefixes, a.t.prefixes)
+		require.Equal(t, len(b.t.sets), len(a.t.sets))
+		for c := range b.t.sets {
+			require.Equal(t, b.t.all(int32(c)), a.t.all(int32(c)), "set %d", c)
+		}
+	}
+}

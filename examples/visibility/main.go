@@ -202,17 +202,7 @@ func build(o options) (*report, error) {
 	for s, d := range ix.Entries {
 		switch s.Kind {
 		case visibility.ServiceEntry:
-			row := entryRow{Namespace: s.Namespace, Name: s.Name, Hosts: s.Hosts, Decision: d, DecidedBy: decidedBy(cur.res, d)}
-			for _, h := range s.Hosts {
-				a := s.AddressesFor(h)
-				for _, p := range a {
-					row.Addresses = append(row.Addresses, address(p))
-				}
-				row.DNS = row.DNS || len(a) > 0
-			}
-			slices.Sort(row.Addresses)
-			row.Addresses = slices.Compact(row.Addresses)
-			rep.Entries = append(rep.Entries, row)
+			rep.Entries = append(rep.Entries, entryOf(s, d, cur.res))
 		case visibility.KubernetesService:
 			if len(s.Hosts) > 0 {
 				rep.hosts[s.Ref()] = s.Hosts[0]
@@ -296,6 +286,22 @@ func (r *report) explain(o options, ix *visibility.Index) error {
 		r.Explain = append(r.Explain, ix.ExplainAddress(o.client, a))
 	}
 	return nil
+}
+
+// entryOf is the row of the ServiceEntry s, decided d by r: its addresses as ztunnel's DNS
+// proxy answers with them, and whether it answers at all.
+func entryOf(s visibility.Service, d visibility.Decision, r *visibility.Resolver) entryRow {
+	row := entryRow{Namespace: s.Namespace, Name: s.Name, Hosts: s.Hosts, Decision: d, DecidedBy: decidedBy(r, d)}
+	for _, h := range s.Hosts {
+		a := s.AddressesFor(h)
+		for _, p := range a {
+			row.Addresses = append(row.Addresses, address(p))
+		}
+		row.DNS = row.DNS || len(a) > 0
+	}
+	slices.Sort(row.Addresses)
+	row.Addresses = slices.Compact(row.Addresses)
+	return row
 }
 
 // address spells an IP without its /32 or /128, a CIDR as it is.
