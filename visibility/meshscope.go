@@ -11,9 +11,9 @@ import (
 	"github.com/meshscope/meshscope/internal/strict"
 )
 
-// DefaultRootNamespace is the mesh's root namespace when the configuration names none: the
+// defaultRootNamespace is the mesh's root namespace when the configuration names none: the
 // namespace whose namespace-wide Sidecar is every other namespace's default.
-const DefaultRootNamespace = "istio-system"
+const defaultRootNamespace = "istio-system"
 
 // MeshScope is the mesh configuration that decides a sidecar's view besides
 // serviceEntryVisibility: meshConfig.rootNamespace, meshConfig.defaultServiceExportTo and
@@ -167,7 +167,7 @@ func (m *MeshScope) problems(path string) []error {
 // rootNamespace is the root namespace, istio-system when unset.
 func (m *MeshScope) rootNamespace() string {
 	if m == nil || m.RootNamespace == "" {
-		return DefaultRootNamespace
+		return defaultRootNamespace
 	}
 	return m.RootNamespace
 }

@@ -95,7 +95,7 @@ func (v refSidecarView) proxy(n string, workload map[string]string) ProxyView {
 		return slices.Contains(x.eff, n) || n == x.s.Namespace && slices.Contains(x.eff, exportToOwn)
 	}
 	// Step 3: the Sidecar.
-	root := DefaultRootNamespace
+	root := defaultRootNamespace
 	if v.m != nil && v.m.RootNamespace != "" {
 		root = v.m.RootNamespace
 	}
