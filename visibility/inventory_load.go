@@ -94,7 +94,7 @@ func LoadInventory(data []byte, clusterDomain string) (Inventory, error) {
 			continue
 		}
 		read++
-		problems = append(schemaProblems(o), problems...)
+		problems = append(l.schema.problems(o), problems...)
 		for _, p := range problems {
 			errs = append(errs, fielderr.In(objectWhere(o), p))
 		}
@@ -129,6 +129,7 @@ func isCoreV1(o kubeObject) bool {
 }
 
 type inventoryLoader struct {
+	schema schemaWalker
 	inv    Inventory
 	domain string
 	seen   map[string]kubeObject // namespace name -> its Namespace object

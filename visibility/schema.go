@@ -137,40 +137,75 @@ func compileSchema(s *schema) *objectSchema {
 	return o
 }
 
-// checkFields reports every field of x (at path) that its schema does not have, with the
-// field it most resembles, and walks into the objects and lists of objects the schema
-// describes. Values of the wrong type are left to the reader of the field.
-func checkFields(d *strict.Decoder, x any, path string, s *objectSchema) {
-	if s == nil {
-		return
+// schemaWalker checks objects against their schemas. It keeps the path to the value being
+// checked as a stack of fields and indexes, spelt out only for a problem, and makes a decoder
+// only when it finds one: the walk over a kubectl dump allocates nothing for the objects
+// that are fine. One walker serves a whole stream.
+type schemaWalker struct {
+	d    *strict.Decoder
+	segs []pathSeg
+}
+
+type pathSeg struct {
+	key   string // the field's name; "" for a list element
+	index int
+}
+
+func (w *schemaWalker) path() string {
+	p := ""
+	for _, s := range w.segs {
+		if s.key == "" {
+			p = strict.Index(p, s.index)
+		} else {
+			p = strict.Child(p, s.key)
+		}
 	}
+	return p
+}
+
+// walk reports every field of x (at the walker's path) that its schema does not have, with
+// the field it most resembles, and walks into the objects and lists of objects the schema
+// describes. Values of the wrong type are left to the reader of the field.
+func (w *schemaWalker) walk(x any, s *objectSchema) {
 	switch t := x.(type) {
 	case strict.Fields:
 		for _, f := range t {
 			if _, ok := s.fields[f.Key]; !ok {
-				o, _ := d.Object(t, path)
+				if w.d == nil {
+					w.d = &strict.Decoder{}
+				}
+				o, _ := w.d.Object(t, w.path())
 				o.Check(s.names...)
 				break
 			}
 		}
 		for _, f := range t {
 			if sub := s.fields[f.Key]; sub != nil && f.Value != nil {
-				checkFields(d, f.Value, strict.Child(path, f.Key), sub)
+				w.segs = append(w.segs, pathSeg{key: f.Key})
+				w.walk(f.Value, sub)
+				w.segs = w.segs[:len(w.segs)-1]
 			}
 		}
 	case []any:
 		for i, item := range t {
 			if _, isObj := item.(strict.Fields); isObj {
-				checkFields(d, item, strict.Index(path, i), s)
+				w.segs = append(w.segs, pathSeg{index: i})
+				w.walk(item, s)
+				w.segs = w.segs[:len(w.segs)-1]
 			}
 		}
 	}
 }
 
-// schemaProblems reports the fields of an object of a kind LoadInventory reads that its API
-// does not have.
-func schemaProblems(o kubeObject) []error {
-	var d strict.Decoder
-	checkFields(&d, o.fields, "", inventorySchemas[o.kind])
-	return strict.Split(d.Err())
+// problems reports the fields of an object of a kind LoadInventory reads that its API does
+// not have.
+func (w *schemaWalker) problems(o kubeObject) []error {
+	w.segs = w.segs[:0]
+	w.walk(o.fields, inventorySchemas[o.kind])
+	if w.d == nil {
+		return nil
+	}
+	errs := strict.Split(w.d.Err())
+	w.d = nil
+	return errs
 }
