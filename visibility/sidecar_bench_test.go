@@ -105,7 +105,7 @@ func BenchmarkProxyExact100k(b *testing.B)            { benchmarkProxy(b, 100_00
 // the same services per namespace), building allocates about 4x, and Proxy for a namespace
 // whose Sidecar imports exact hosts, or its own namespace, allocates the same.
 func TestSidecarViewGrowth(t *testing.T) {
-	const n = 4_000
+	const n = 2_000
 	small, large := bigSidecarInventory(n), bigSidecarInventory(4*n)
 	build := func(inv Inventory) func() {
 		return func() {

@@ -11,6 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 	yaml "go.yaml.in/yaml/v3"
 	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/meshscope/meshscope/internal/longtest"
 )
 
 // sidecarVectors is testdata/istio-sidecar.json: configurations and what Istio's own code gave
@@ -218,7 +220,9 @@ func TestSidecarViewAgainstIstio(t *testing.T) {
 			want := c.istioAnswer(p)
 			got := v.Proxy(pr.Namespace, labels.Set(pr.Labels))
 			require.Equal(t, want, got, "case %d, proxy %d in %s with %v", c.ID, p, pr.Namespace, pr.Labels)
-			explainAgrees(t, v, inv, pr.Namespace, pr.Labels, got)
+			if p%longtest.N(4, 1) == 0 { // ExplainHost for every host of a quarter of the proxies; all with MESHSCOPE_LONG=1
+				explainAgrees(t, v, inv, pr.Namespace, pr.Labels, got)
+			}
 			proxies++
 			answers += len(want.Services)
 		}
