@@ -1,9 +1,12 @@
 package visibility
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -199,4 +202,65 @@ func explainAgrees(t *testing.T, v *SidecarView, inv Inventory, ns string, w map
 			require.Zero(t, chosen, "%s", e)
 		}
 	}
+}
+
+// FuzzSidecarView: whatever LoadInventory accepts, NewSidecarView accepts unless two
+// objects share a kind, namespace and name, and every namespace's proxy gets what the
+// literal reference says.
+func FuzzSidecarView(f *testing.F) {
+	f.Add([]byte(sidecarList))
+	f.Add([]byte(`kind: List
+items:
+- {kind: Namespace, metadata: {name: shop}}
+- {kind: ServiceEntry, metadata: {name: a, namespace: ext, creationTimestamp: "2026-01-01T00:00:00Z"}, spec: {hosts: [api.example.com], exportTo: [shop], ports: [{number: 443}]}}
+- {kind: ServiceEntry, metadata: {name: b, namespace: pay}, spec: {hosts: [api.example.com, "*.example.com"], ports: [{number: 80}]}}
+- {apiVersion: v1, kind: Service, metadata: {name: web, namespace: shop, annotations: {networking.istio.io/exportTo: "., ext"}}, spec: {ports: [{port: 80}]}}
+- {kind: Sidecar, metadata: {name: s, namespace: shop}, spec: {workloadSelector: {labels: {app: web}}, egress: [{port: {number: 80, protocol: HTTP}, hosts: ["./*"]}, {hosts: ["*/*", "~pay/*.example.com"]}]}}
+- {kind: Sidecar, metadata: {name: root, namespace: istio-system}, spec: {egress: [{hosts: ["ext/api.example.com", "./*"]}]}}
+`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		inv, err := LoadInventory(data, "")
+		if err != nil {
+			return
+		}
+		v, err := NewSidecarView(nil, nil, inv)
+		if err != nil {
+			if !errors.Is(err, ErrDuplicate) {
+				t.Fatalf("a loaded inventory is refused for more than a duplicate: %v", err)
+			}
+			return
+		}
+		ref := refSidecarView{inv: inv}
+		for _, ns := range v.namespaces() {
+			for _, w := range sidecarWorkload {
+				want, got := ref.proxy(ns, w), v.Proxy(ns, labels.Set(w))
+				if !reflect.DeepEqual(want, got) {
+					t.Fatalf("Proxy(%s, %v) = %+v, the reference says %+v", ns, w, got, want)
+				}
+			}
+		}
+		v.Lint()
+	})
+}
+
+// TestSidecarViewConcurrent: a view is safe for concurrent use (run under -race).
+func TestSidecarViewConcurrent(t *testing.T) {
+	vs := loadSidecarVectors(t)
+	c := &vs.Cases[0]
+	_, _, _, v := c.view(t)
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for p, pr := range c.Proxies {
+				if p%4 == g {
+					got := v.Proxy(pr.Namespace, labels.Set(pr.Labels))
+					for _, s := range got.Services {
+						v.ExplainHost(pr.Namespace, labels.Set(pr.Labels), s.Host)
+					}
+				}
+			}
+			v.Lint()
+		})
+	}
+	wg.Wait()
 }
