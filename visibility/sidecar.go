@@ -1,6 +1,7 @@
 package visibility
 
 import (
+	"slices"
 	"strings"
 	"time"
 
@@ -150,18 +151,26 @@ func checkPorts(errs []*FieldError, field, sub string, kind Kind, ports []uint32
 	if len(ports) == 0 {
 		return errs
 	}
-	seen := make(map[uint32]int, len(ports))
+	var seen map[uint32]int // for long lists; short ones are scanned
+	if len(ports) > 8 {
+		seen = make(map[uint32]int, len(ports))
+	}
 	for i, p := range ports {
-		at := strict.Index(field, i) + sub
 		if p == 0 || p > 65535 {
-			errs = append(errs, problem("", at, p, "port %d is out of range (1 to 65535)", p))
+			errs = append(errs, problem("", strict.Index(field, i)+sub, p, "port %d is out of range (1 to 65535)", p))
 			continue
 		}
-		if j, dup := seen[p]; dup && kind == ServiceEntry {
-			errs = append(errs, problem("", at, p, "port %d repeats %s; Istio requires a ServiceEntry's port numbers unique", p, strict.Index(field, j)+sub))
-			continue
+		j, dup := -1, false
+		if seen != nil {
+			if j, dup = seen[p]; !dup {
+				seen[p] = i
+			}
+		} else if j = slices.Index(ports[:i], p); j >= 0 {
+			dup = true
 		}
-		seen[p] = i
+		if dup && kind == ServiceEntry {
+			errs = append(errs, problem("", strict.Index(field, i)+sub, p, "port %d repeats %s; Istio requires a ServiceEntry's port numbers unique", p, strict.Index(field, j)+sub))
+		}
 	}
 	return errs
 }

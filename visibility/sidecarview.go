@@ -94,8 +94,9 @@ func NewSidecarView(r *Resolver, m *MeshScope, inv Inventory) (*SidecarView, err
 	v := &SidecarView{
 		root: m.rootNamespace(), disc: m.discovery(), nsLab: inv.Namespaces, inv: inv.Services, scs: inv.Sidecars,
 		sidecars: map[string][]*Sidecar{}, defaultTo: ix.meshDefault,
-		oldest: map[hostNS]int32{}, byHost: map[string][]int32{}, byNS: map[string][]int32{},
-		bySuffix: map[string][]int32{}, exportedTo: map[string][]int32{}, undisc: map[string][]int32{},
+		oldest: make(map[hostNS]int32, len(inv.Services)), byHost: make(map[string][]int32, len(inv.Services)),
+		byNS: make(map[string][]int32, len(inv.Namespaces)), bySuffix: make(map[string][]int32, len(inv.Services)),
+		exportedTo: make(map[string][]int32, len(inv.Namespaces)), undisc: map[string][]int32{},
 		decisions: make([]Decision, len(ix.entries)), exported: make([][]string, len(ix.entries)),
 	}
 	for i := range ix.entries {
@@ -142,8 +143,13 @@ func (v *SidecarView) Discovered(namespace string) bool {
 // kind and object name (SidecarView.Lint names them).
 func (v *SidecarView) order(a, b *viewService) int {
 	x, y := &v.inv[a.svc], &v.inv[b.svc]
-	return cmp.Or(x.CreationTime.Compare(y.CreationTime), strings.Compare(sortName(x, a.host), sortName(y, b.host)),
-		strings.Compare(x.Namespace, y.Namespace), cmp.Compare(x.Kind, y.Kind), strings.Compare(x.Name, y.Name))
+	if c := x.CreationTime.Compare(y.CreationTime); c != 0 {
+		return c
+	}
+	if c := strings.Compare(sortName(x, a.host), sortName(y, b.host)); c != 0 {
+		return c
+	}
+	return cmp.Or(strings.Compare(x.Namespace, y.Namespace), cmp.Compare(x.Kind, y.Kind), strings.Compare(x.Name, y.Name))
 }
 
 // sortName is the name Istio orders a service by: a ServiceEntry's host, a Kubernetes
