@@ -30,6 +30,13 @@ var blockSeeds = []string{
 	"metadata:\n  managedFields:\n  - apiVersion: v1\n    fieldsType: FieldsV1\n    fieldsV1:\n      f:metadata:\n        f:labels:\n          .: {}\n          f:app: {}\n      f:spec:\n        f:ports:\n          k:{\"port\":80,\"protocol\":\"TCP\"}:\n            .: {}\n    manager: kubectl\n",
 }
 
+// parseBlock reads data with the block reader alone: ok is false when yaml.v3 read any of
+// its documents.
+func parseBlock(data []byte) ([]Document, bool) {
+	docs, full, ok := parseStream(data, "")
+	return docs, ok && full == 0
+}
+
 func TestBlockReaderTakesKubectlOutput(t *testing.T) {
 	// What kubectl prints is read without yaml.v3.
 	for _, s := range []string{blockSeeds[0], blockSeeds[1], blockSeeds[2], blockSeeds[3], blockSeeds[7], blockSeeds[len(blockSeeds)-1]} {
@@ -54,24 +61,31 @@ func TestBlockReader(t *testing.T) {
 		{"empty values", "a:\nb: {}\nc: []\n", []any{Fields{{"a", nil}, {"b", Fields{}}, {"c", []any{}}}}},
 		{"documents", "a: 1\n---\n---\nb: 2\n", []any{Fields{{"a", json.Number("1")}}, nil, Fields{{"b", json.Number("2")}}}},
 		{"comments", "# c\na: 1 # c\n  # c\nb: 2\n", []any{Fields{{"a", json.Number("1")}, {"b", json.Number("2")}}}},
-		{"a key given twice", "a: 1\na: 2\n", nil},
-		{"a float", "a: 1.5\n", nil},
-		{"octal-looking", "a: 0777\n", nil},
+		{"a key given twice", "a: 1\na: 2\n", []any{Fields{{"a", json.Number("1")}}}},
+		{"a float", "a: 1.5\n", []any{Fields{{"a", json.Number("1.5")}}}},
+		{"octal-looking", "a: 0777\nb: 1\n", []any{Fields{{"a", nil}, {"b", json.Number("1")}}}},
 		{"an anchor", "a: &x 1\n", nil},
-		{"a flow mapping", "a: {b: 1}\n", nil},
-		{"a multi-line scalar", "a: b\n  c\n", nil},
+		{"a flow mapping", "a: {b: 1, c: [x, y z]}\n", []any{Fields{{"a", Fields{{"b", json.Number("1")}, {"c", []any{"x", "y z"}}}}}}},
+		{"a multi-line scalar", "a: b\n  c\n\n  d\n", []any{Fields{{"a", "b c\nd"}}}},
 		{"a tab", "a:\tb\n", nil},
-		{"not ASCII", "a: \xc3\xa9\n", nil},
+		{"not ASCII", "a: \xc3\xa9\n", []any{Fields{{"a", "\u00e9"}}}},
 		{"a scalar document", "hello\n", nil},
 		{"JSON", "{\n  \"a\": [1, -2.5, true, null],\n  \"b\": {\"c\": \"d\\n\"}\n}\n",
 			[]any{Fields{{"a", []any{json.Number("1"), json.Number("-2.5"), true, nil}}, {"b", Fields{{"c", "d\n"}}}}}},
 		{"compact JSON", `{"a":{"b":[]},"c":0}`, []any{Fields{{"a", Fields{{"b", []any{}}}}, {"c", json.Number("0")}}}},
 		{"JSON in a block", "a: {\"b\": 1}\n", []any{Fields{{"a", Fields{{"b", json.Number("1")}}}}}},
 		{"JSON with a trailing comma", "[1, 2, ]\n", nil},
-		{"JSON with a plain string", "{a: 1}\n", nil},
-		{"JSON key given twice", `{"a": 1, "a": 2}`, nil},
+		{"JSON with a plain string", "{a: 1}\n", []any{Fields{{"a", json.Number("1")}}}},
+		{"JSON key given twice", `{"a": 1, "a": 2}`, []any{Fields{{"a", json.Number("1")}}}},
 		{"a very long key", strings.Repeat("k", 1100) + ": 1\n", nil},
 		{"a very long JSON key", `{"` + strings.Repeat("k", 1100) + `": 1}`, nil},
+		{"CRLF", "a: b\r\nc:\r\n- |\r\n  x\r\n  y\r\n", []any{Fields{{"a", "b"}, {"c", []any{"x\ny\n"}}}}},
+		{"folded and kept", "a: >\n  x\n  y\n\n  z\nb: |+\n  k\n\nc: 1\n", []any{Fields{{"a", "x y\nz\n"}, {"b", "k\n\n"}, {"c", json.Number("1")}}}},
+		{"a last literal without a line break", "a: |\n  x", []any{Fields{{"a", "x"}}}},
+		{"quoted keys", "'f:metadata': 1\n\"x y\": 2\n", []any{Fields{{"f:metadata", json.Number("1")}, {"x y", json.Number("2")}}}},
+		{"kubectl's odd scalars", "- .\n- 0b1ad\n- --verbose\n- a, b\n- http://[::1]:8081\n- $HOME\n- 2024-01-02T03:04:05Z\n",
+			[]any{[]any{".", "0b1ad", "--verbose", "a, b", "http://[::1]:8081", "$HOME", "2024-01-02T03:04:05Z"}}},
+		{"multi-line quoted", "a: \"x\n  y\"\nb: 'p\n\n  q'\n", []any{Fields{{"a", "x y"}, {"b", "p\nq"}}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
