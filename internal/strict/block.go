@@ -140,16 +140,22 @@ func parseStream(data []byte, root string) (docs []Document, full int, ok bool) 
 	if bytes.HasPrefix(data, []byte("\xef\xbb\xbf")) {
 		r.next = 3 // a byte-order mark
 	}
+	// covered is where the part of the stream not yet judged starts: the end of the last
+	// document read, or the start. Its line is coveredLine.
+	covered, coveredLine := r.next, 1
 	r.advance()
-	for !r.eof {
-		start, line := r.start, r.line
-		if doc, ok := r.document(); ok && r.firstOdd(start) >= r.offset() {
-			docs = append(docs, doc)
-			continue
+	for !r.eof || covered < len(r.src) && r.firstOdd(covered) < len(r.src) {
+		if !r.eof {
+			if doc, ok := r.document(); ok && r.firstOdd(covered) >= r.offset() {
+				docs = append(docs, doc)
+				covered, coveredLine = r.offset(), r.line
+				continue
+			}
 		}
 		// Read by yaml.v3: the document, and any that a directive or a "..." line joins
-		// to it.
+		// to it, with the comments before them.
 		r.members, r.mlines, r.items, r.path, r.depth = r.members[:0], r.mlines[:0], r.items[:0], r.path[:0], 0
+		start, line := covered, coveredLine
 		end := r.segmentEnd(start)
 		more, err := parseSegment(data[start:end], len(data), r.top, line-1)
 		if err != nil {
@@ -157,10 +163,29 @@ func parseStream(data []byte, root string) (docs []Document, full int, ok bool) 
 		}
 		full += len(more)
 		docs = append(docs, more...)
-		r.next, r.line, r.eof = end, line-1+bytes.Count(data[start:end], []byte("\n")), false
+		covered, coveredLine = end, line+lineBreaks(data[start:end])
+		r.next, r.line, r.eof = end, coveredLine-1, false
 		r.advance()
 	}
 	return docs, full, true
+}
+
+// lineBreaks counts the line breaks of s as yaml.v3 counts them: a line feed, a carriage
+// return alone or before one, NEL, LS and PS.
+func lineBreaks(s []byte) int {
+	n := bytes.Count(s, []byte("\n"))
+	if bytes.IndexByte(s, '\r') < 0 && bytes.IndexByte(s, 0xc2) < 0 && bytes.IndexByte(s, 0xe2) < 0 {
+		return n
+	}
+	for i := 0; i < len(s); i++ {
+		switch {
+		case s[i] == '\r' && (i+1 == len(s) || s[i+1] != '\n'):
+			n++
+		case bytes.HasPrefix(s[i:], []byte("\u0085")), bytes.HasPrefix(s[i:], []byte("\u2028")), bytes.HasPrefix(s[i:], []byte("\u2029")):
+			n++
+		}
+	}
+	return n
 }
 
 // offset is where the current line starts, or the end of the input.
@@ -178,22 +203,27 @@ func (r *blockReader) document() (Document, bool) {
 	explicit := r.docStart()
 	if explicit {
 		r.advance()
-	} else if r.ind == 0 && (r.src[r.cs] == '%' || strings.HasPrefix(r.text(), "---") || strings.HasPrefix(r.text(), "...")) {
-		return Document{}, false
 	}
 	if r.eof || r.docStart() {
 		return Document{Line: line}, explicit
+	}
+	if r.ind == 0 && (r.src[r.cs] == '%' || strings.HasPrefix(r.text(), "---") || strings.HasPrefix(r.text(), "...")) {
+		return Document{}, false // a directive, a document end, content on a separator line
 	}
 	if !explicit {
 		line = r.line
 	}
 	var v any
 	ok := false
-	switch {
-	case r.src[r.cs] == '{' || r.src[r.cs] == '[':
+	switch c := r.src[r.cs]; {
+	case c == '{' || c == '[':
 		v, ok = r.flowDocument()
 	case r.item() || r.isKey():
 		v, ok = r.node(r.ind)
+	case c == '"' || c == '\'' || plainFirst(r.src, r.cs, r.le):
+		// A scalar alone, such as a JSON string or number: read as in a flow collection,
+		// and only when that reading ends the document on its line.
+		v, ok = r.flowDocument()
 	}
 	if !ok || !r.eof && !r.docStart() {
 		r.problems = r.problems[:0]
@@ -297,6 +327,12 @@ func (r *blockReader) docStart() bool {
 	}
 	rest := strings.TrimLeft(r.text()[3:], " ")
 	return rest == "" || rest[0] == '#' && len(rest) < len(r.text())-3
+}
+
+// marker reports whether the current line starts with a document marker ("---" or "...")
+// at column 0, which ends every construct in the document.
+func (r *blockReader) marker() bool {
+	return !r.eof && r.ind == 0 && (isSeparator(r.text(), "---") || isSeparator(r.text(), "..."))
 }
 
 // restIsComment reports whether the line holds only spaces from i, perhaps then a comment.

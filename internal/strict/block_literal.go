@@ -115,7 +115,7 @@ func (r *blockReader) blockScalar(c, at int) (string, bool) {
 		}
 	}
 	var s string
-	if lines == 1 && len(b) > 0 && src[one:one+len(b)] == string(b) {
+	if lines == 1 && len(b) > 0 && one+len(b) <= len(src) && src[one:one+len(b)] == string(b) {
 		s = src[one : one+len(b)] // one line of text and its line break, as in the input
 	} else {
 		s = string(b)

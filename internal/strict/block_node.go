@@ -30,11 +30,11 @@ func (r *blockReader) node(c int) (any, bool) {
 
 // ends reports whether the current line ends the construct at column c properly: the end
 // of input, a document separator, or a line less indented.
-func (r *blockReader) ends(c int) bool { return r.eof || r.docStart() || r.ind < c }
+func (r *blockReader) ends(c int) bool { return r.eof || r.marker() || r.ind < c }
 
 func (r *blockReader) seq(c int) (any, bool) {
 	base := len(r.items)
-	for i := 0; !r.eof && r.ind == c && !r.docStart() && r.item(); i++ {
+	for i := 0; !r.eof && r.ind == c && !r.marker() && r.item(); i++ {
 		at := r.cs + 1
 		for at < r.le && r.src[at] == ' ' {
 			at++
@@ -62,13 +62,13 @@ func (r *blockReader) seq(c int) (any, bool) {
 		r.items = append(r.items, v)
 	}
 	// A line at c that is not an item ends a sequence that is the value of a key at c.
-	return r.list(base), r.eof || r.docStart() || r.ind <= c
+	return r.list(base), r.eof || r.marker() || r.ind <= c
 }
 
 func (r *blockReader) mapping(c int) (any, bool) {
 	base := len(r.members)
 	var seen map[string]int
-	for !r.eof && r.ind == c && !r.docStart() {
+	for !r.eof && r.ind == c && !r.marker() {
 		key, at, ok := r.key()
 		if !ok {
 			return nil, false
@@ -110,7 +110,7 @@ func (r *blockReader) mapping(c int) (any, bool) {
 func (r *blockReader) nested(c int, key bool) (any, bool) {
 	r.advance()
 	switch {
-	case r.eof || r.docStart():
+	case r.eof || r.marker():
 		return nil, true
 	case r.ind > c:
 		if r.item() || r.isKey() {
@@ -226,5 +226,5 @@ func (r *blockReader) inline(c, at int) (any, bool) {
 		}
 	}
 	// A more indented line would continue the scalar (a multi-line scalar) or be an error.
-	return v, ok && (r.eof || r.docStart() || r.ind <= c)
+	return v, ok && (r.eof || r.marker() || r.ind <= c)
 }

@@ -1,8 +1,11 @@
 package strict
 
 import (
+	"bytes"
 	"encoding/json"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -69,7 +72,8 @@ func TestBlockReader(t *testing.T) {
 		{"a multi-line scalar", "a: b\n  c\n\n  d\n", []any{Fields{{"a", "b c\nd"}}}},
 		{"a tab", "a:\tb\n", nil},
 		{"not ASCII", "a: \xc3\xa9\n", []any{Fields{{"a", "\u00e9"}}}},
-		{"a scalar document", "hello\n", nil},
+		{"a scalar document", "hello\n", []any{"hello"}},
+		{"a scalar document over two lines", "hello\nworld\n", nil},
 		{"JSON", "{\n  \"a\": [1, -2.5, true, null],\n  \"b\": {\"c\": \"d\\n\"}\n}\n",
 			[]any{Fields{{"a", []any{json.Number("1"), json.Number("-2.5"), true, nil}}, {"b", Fields{{"c", "d\n"}}}}}},
 		{"compact JSON", `{"a":{"b":[]},"c":0}`, []any{Fields{{"a", Fields{{"b", []any{}}}}, {"c", json.Number("0")}}}},
@@ -107,146 +111,47 @@ func TestBlockReader(t *testing.T) {
 	}
 }
 
-// FuzzBlock: whatever the block reader reads, it reads as yaml.v3 does — the same values,
-// lines and no problems; and never a panic.
+// FuzzBlock: ParseYAML reads every input as yaml.v3 does — the same documents, values,
+// lines and problems — and never panics. Its seeds are the table above, kubectl's output,
+// and random streams of every construct the block reader reads and of those it leaves to
+// yaml.v3.
 func FuzzBlock(f *testing.F) {
-	for _, s := range blockSeeds {
-		f.Add([]byte(s))
+	for _, s := range fuzzSeeds(f) {
+		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		docs, ok := parseBlock(data)
-		if !ok {
-			return
-		}
-		full, err := parseNodes(data, "")
-		if err != nil {
-			t.Fatalf("the block reader read %q, yaml.v3 refuses it: %v", data, err)
-		}
-		if !assert.ObjectsAreEqual(full, docs) {
-			t.Fatalf("read %q as\n%#v\nyaml.v3 reads\n%#v", data, docs, full)
-		}
+		agrees(t, data)
 	})
 }
 
-// TestBlockReaderOnRandomDocuments writes random block documents — nested mappings and
-// sequences, compact and indented, with scalars of every kind near the subset's edges — and
-// checks that the block reader either gives up or reads each as yaml.v3 does.
-func TestBlockReaderOnRandomDocuments(t *testing.T) {
-	scalars := []string{"a", "api.example.com", "10.96.0.1", "0", "80", "0777", "1.5", "1e3", "2024-01-02", "true", "False", "null", "~",
-		"yes", "no", "on", "1_000", "-1", "+1", ".5", ".inf", "0x1F", "0d8f1a52-1111-4a4a", "\"q\"", "'s'", "'it''s'", "\"a\\\"b\"", "\"\\u00e9\"",
-		"{}", "[]", "a b", "a:b", "a #c", "http://x/y", "x,y", "*", "&a x", "!t x", "\"\"", "''", "18446744073709551616", "9223372036854775808"}
-	keys := []string{"a", "b", "kubernetes.io/name", "0", "x-y", "_z", "a.b", "true", "null", "80", "f:metadata", `k:{"port":80,"protocol":"TCP"}`,
-		".", ".inf", "a#b", "a{b", "a,b", "x]y", "a'b", `a"b`, "a:b", "a!b", "a&b", "a*b", "a|b", "a>b", "a%b", "a@b", "a`b", "a?b", "a:", "a::b"}
-	rng := rand.New(rand.NewPCG(1, 2))
-	var write func(b *strings.Builder, indent, depth int, compact bool)
-	write = func(b *strings.Builder, indent, depth int, inItem bool) {
-		pad := strings.Repeat(" ", indent)
-		if depth > 3 || rng.IntN(4) == 0 {
-			return
-		}
-		if rng.IntN(2) == 0 { // a mapping
-			for i := range 1 + rng.IntN(3) {
-				if i > 0 || !inItem {
-					b.WriteString(pad)
-				}
-				b.WriteString(keys[rng.IntN(len(keys))] + ":")
-				switch rng.IntN(4) {
-				case 0:
-					b.WriteString(" " + scalars[rng.IntN(len(scalars))] + "\n")
-				case 1:
-					b.WriteString(" |" + []string{"", "-"}[rng.IntN(2)] + "\n" + pad + "  line\n" + []string{"", "\n", pad + "  # not a comment\n"}[rng.IntN(3)])
-				case 2:
-					b.WriteString("\n")
-					write(b, indent+2*rng.IntN(2), depth+1, false)
-				default:
-					b.WriteString("\n")
-					write(b, indent+2, depth+1, false)
-				}
-			}
-			return
-		}
-		for range 1 + rng.IntN(3) { // a sequence
-			b.WriteString(pad + "-")
-			if rng.IntN(2) == 0 {
-				b.WriteString(" " + scalars[rng.IntN(len(scalars))] + "\n")
-				continue
-			}
-			b.WriteString(" ")
-			write(b, indent+2, depth+1, true)
-			b.WriteString("\n")
-		}
+// fuzzSeeds are inputs that reach the readers' interesting paths.
+func fuzzSeeds(tb testing.TB) [][]byte {
+	var out [][]byte
+	for _, s := range blockSeeds {
+		out = append(out, []byte(s))
 	}
-	read := 0
-	for range 20000 {
-		var b strings.Builder
-		write(&b, 0, 0, false)
-		if readsAsYAMLv3(t, []byte(b.String())) {
-			read++
-		}
+	for _, name := range []string{"kubectl-dump.yaml", "kubectl-dump.json"} {
+		data, err := os.ReadFile(filepath.Join("testdata", name))
+		require.NoError(tb, err)
+		out = append(out, data[:min(len(data), 6000)])
 	}
-	t.Logf("%d of 20000 documents read by the block reader", read)
-	assert.Greater(t, read, 2000)
+	rng := rand.New(rand.NewPCG(7, 7))
+	for range 100 {
+		out = append(out, []byte(randomStream(rng)))
+	}
+	return out
 }
 
-// readsAsYAMLv3 reports whether the block reader reads data, failing t unless it then reads
-// it as yaml.v3 does.
-func readsAsYAMLv3(t *testing.T, data []byte) bool {
-	t.Helper()
-	docs, ok := parseBlock(data)
-	if !ok {
-		return false
-	}
-	full, err := parseNodes(data, "")
-	require.NoError(t, err, "yaml.v3 refuses what the block reader read:\n%s", data)
-	require.Equal(t, full, docs, "read differently:\n%s", data)
-	return true
-}
-
-// TestBlockReaderOnRandomJSON writes random JSON documents, compact and indented, and checks
-// that the block reader reads each as yaml.v3 does (or gives up).
-func TestBlockReaderOnRandomJSON(t *testing.T) {
-	rng := rand.New(rand.NewPCG(3, 4))
-	strs := []string{"", "a", "a b", "x\"y", "tab\there", "line\nbreak", "é", "</script>", "a\\b", "true", "1", "-", "#", "a: b", "{}"}
-	nums := []string{"0", "-0", "1", "-17", "1.5", "1e3", "-2.5E-3", "18446744073709551616", "1e400"}
-	var gen func(depth int) any
-	gen = func(depth int) any {
-		switch k := rng.IntN(7); {
-		case k == 0 && depth < 4:
-			m := map[string]any{}
-			for range rng.IntN(4) {
-				m[strs[rng.IntN(len(strs))]] = gen(depth + 1)
-			}
-			return m
-		case k == 1 && depth < 4:
-			var l []any
-			for range rng.IntN(4) {
-				l = append(l, gen(depth+1))
-			}
-			return l
-		case k == 2:
-			return json.Number(nums[rng.IntN(len(nums))])
-		case k == 3:
-			return rng.IntN(2) == 0
-		case k == 4:
-			return nil
-		}
-		return strs[rng.IntN(len(strs))]
-	}
-	read := 0
-	for i := range 5000 {
-		v := map[string]any{"kind": "List", "items": []any{gen(0), gen(0)}}
-		var data []byte
-		var err error
-		if i%2 == 0 {
-			data, err = json.MarshalIndent(v, "", "    ")
-		} else {
-			data, err = json.Marshal(v)
-		}
+// TestBlockReaderReadsKubectlDumps: what kubectl prints, YAML or JSON, with LF or CRLF line
+// ends, is read by the block reader alone, and as yaml.v3 reads it.
+func TestBlockReaderReadsKubectlDumps(t *testing.T) {
+	for _, name := range []string{"kubectl-dump.yaml", "kubectl-dump.json"} {
+		data, err := os.ReadFile(filepath.Join("testdata", name))
 		require.NoError(t, err)
-		if readsAsYAMLv3(t, data) {
-			read++
+		for _, in := range [][]byte{data, bytes.ReplaceAll(data, []byte("\n"), []byte("\r\n"))} {
+			block, full := agrees(t, in)
+			assert.Equal(t, 1, block, name)
+			assert.Zero(t, full, name)
 		}
 	}
-	t.Logf("%d of 5000 documents read by the block reader", read)
-	assert.Greater(t, read, 1000)
 }

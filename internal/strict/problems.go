@@ -42,6 +42,9 @@ func (s *pathSeg) steps() []Step {
 	for p := s; p != nil && p.index != rawPath; p = p.parent {
 		n++
 	}
+	if n == 0 {
+		return nil
+	}
 	out := make([]Step, n)
 	for p := s; p != nil && p.index != rawPath; p = p.parent {
 		n--
@@ -72,13 +75,21 @@ func givenTwice(parent *pathSeg, k string, first, second int) Problem {
 // fail records the problem detail describes at the value being read.
 func (r *blockReader) fail(detail string) {
 	path := r.spell(r.path)
-	r.problems = append(r.problems, Problem{Path: slices.Clone(r.path), Err: fielderr.New(Display(path), nil, detail, nil)})
+	r.problems = append(r.problems, Problem{Path: clonePath(r.path), Err: fielderr.New(Display(path), nil, detail, nil)})
 }
 
 // givenTwice records that the key being read was given twice, on lines first and second.
 func (r *blockReader) givenTwice(first, second int) Problem {
 	k := r.path[len(r.path)-1].Key
-	return Problem{Path: slices.Clone(r.path), Err: fielderr.New(r.spell(r.path), k, fmt.Sprintf("given twice (lines %d and %d)", first, second), ErrGivenTwice)}
+	return Problem{Path: clonePath(r.path), Err: fielderr.New(r.spell(r.path), k, fmt.Sprintf("given twice (lines %d and %d)", first, second), ErrGivenTwice)}
+}
+
+// clonePath returns a copy of path; nil for the root.
+func clonePath(path []Step) []Step {
+	if len(path) == 0 {
+		return nil
+	}
+	return slices.Clone(path)
 }
 
 // spell writes path as pathSeg.String does, under the stream's root.

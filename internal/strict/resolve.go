@@ -71,6 +71,10 @@ func yamlTag(s string) string {
 // decimal integers, timestamps and plain strings such as uids and IP addresses. ok is false
 // for the rest (floats, other bases, underscores, a leading zero or '+').
 func resolveNumeric(s string) (tag string, ok bool) {
+	switch s {
+	case "+.inf", "+.Inf", "+.INF", "-.inf", "-.Inf", "-.INF":
+		return tagFloat, true // yaml.v3's words for the infinities
+	}
 	digits := s
 	if s[0] == '-' {
 		digits = s[1:]

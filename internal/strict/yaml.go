@@ -107,6 +107,9 @@ func acceptDirective(data []byte) []byte {
 			end = len(out) - i
 		}
 		line := out[i : i+end]
+		if i == 0 {
+			line = bytes.TrimPrefix(line, []byte("\xef\xbb\xbf")) // after a byte-order mark
+		}
 		if bytes.HasPrefix(line, []byte("%YAML 1.")) && len(line) > 8 && line[8] >= '0' && line[8] <= '9' {
 			line[8] = '1'
 		}
