@@ -335,10 +335,11 @@ func (r *blockReader) marker() bool {
 	return !r.eof && r.ind == 0 && (isSeparator(r.text(), "---") || isSeparator(r.text(), "..."))
 }
 
-// restIsComment reports whether the line holds only spaces from i, perhaps then a comment.
+// restIsComment reports whether the line holds only spaces and tabs from i, perhaps then
+// a comment.
 func (r *blockReader) restIsComment(i int) bool {
 	j := i
-	for j < r.le && r.src[j] == ' ' {
+	for j < r.le && (r.src[j] == ' ' || r.src[j] == '\t') {
 		j++
 	}
 	return j == r.le || j > i && r.src[j] == '#'

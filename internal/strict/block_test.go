@@ -3,6 +3,7 @@ package strict
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -152,6 +153,30 @@ func TestBlockReaderReadsKubectlDumps(t *testing.T) {
 			block, full := agrees(t, in)
 			assert.Equal(t, 1, block, name)
 			assert.Zero(t, full, name)
+		}
+	}
+}
+
+// TestBlockReaderReadsNestedLists: Lists nested deep, JSON or block YAML, are read by the
+// block reader (whose cost is linear in the input; yaml.v3's grows with the square of the
+// depth of a flow collection).
+func TestBlockReaderReadsNestedLists(t *testing.T) {
+	for _, depth := range []int{10, 400, 1500} {
+		var js, y strings.Builder
+		for i := range depth {
+			fmt.Fprintf(&js, `{"kind": "List", "items": [{"kind": "Namespace", "metadata": {"name": "ns%d", "annotations": {"d": "é"}}}, `, i)
+			pad := strings.Repeat("  ", i)
+			fmt.Fprintf(&y, "%skind: List\n%sitems:\n%s- kind: Namespace\n%s  metadata: {name: ns%d}\n%s-", pad, pad, pad, pad, i, pad)
+			if i < depth-1 {
+				y.WriteString("\n")
+			}
+		}
+		js.WriteString(`{}` + strings.Repeat("]}", depth))
+		y.WriteString(" {}\n")
+		for _, data := range []string{js.String(), y.String()} {
+			block, full := agrees(t, []byte(data))
+			assert.Equal(t, 1, block, "depth %d", depth)
+			assert.Zero(t, full, "depth %d", depth)
 		}
 	}
 }

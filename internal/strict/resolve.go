@@ -61,10 +61,20 @@ func resolveTag(s string) string {
 	return yamlTag(s)
 }
 
-// yamlTag asks yaml.v3 for the tag of the plain scalar s.
+// yamlTag asks yaml.v3 for the tag its parser gives the plain scalar s: its resolver's,
+// but for "<<", a merge key.
 func yamlTag(s string) string {
+	if s == "<<" {
+		return tagMerge
+	}
 	n := yaml.Node{Kind: yaml.ScalarNode, Value: s}
 	return n.ShortTag()
+}
+
+// maybeTimestamp reports whether s starts with four digits and a dash: a timestamp, or a
+// string, and either way read as its text (nothing else starts so).
+func maybeTimestamp(s string) bool {
+	return len(s) > 4 && s[4] == '-' && skipDigits(s, 0, 4) == 4
 }
 
 // resolveNumeric settles the scalars starting with a digit or a sign whose tag is certain:
@@ -75,6 +85,9 @@ func resolveNumeric(s string) (tag string, ok bool) {
 	case "+.inf", "+.Inf", "+.INF", "-.inf", "-.Inf", "-.INF":
 		return tagFloat, true // yaml.v3's words for the infinities
 	}
+	if maybeTimestamp(s) {
+		return "", false
+	}
 	digits := s
 	if s[0] == '-' {
 		digits = s[1:]
@@ -83,9 +96,6 @@ func resolveNumeric(s string) (tag string, ok bool) {
 	switch {
 	case n == len(digits) && n > 0 && n <= 18 && (digits[0] != '0' || n == 1):
 		return tagInt, true // a decimal integer of 64 bits
-	case n == 4 && s[0] != '-' && len(s) > 4 && s[4] == '-':
-		// A timestamp, or a string: nothing else starts with four digits and a dash.
-		return tagTimestamp, true
 	}
 	if strings.ContainsAny(s, ".eE") && jsonNumber(s, 0, len(s)) == len(s) {
 		// A JSON fraction is a float when it is finite, as yaml.v3 parses it.
@@ -95,8 +105,12 @@ func resolveNumeric(s string) (tag string, ok bool) {
 		return "", false
 	}
 	// Every number yaml.v3 reads is spelt with digits, hex digits, the base letters x and
-	// o, one point, and signs only first or after an exponent's e; a scalar with anything
-	// else is a string. Underscores, which yaml.v3 drops first, are left to it.
+	// o, one point, and signs only first, after an exponent's e or after 0o or 0b; a
+	// scalar with anything else is a string. Underscores, which yaml.v3 drops first, are
+	// left to it.
+	if strings.IndexByte(s, '_') >= 0 {
+		return "", false
+	}
 	dots := 0
 	for i := 0; i < len(s); i++ {
 		switch c := s[i]; {
@@ -107,11 +121,10 @@ func resolveNumeric(s string) (tag string, ok bool) {
 				return tagStr, true
 			}
 		case c == '+' || c == '-':
-			if i > 0 && s[i-1] != 'e' && s[i-1] != 'E' {
+			// (strconv reads a sign after 0o and 0b, where yaml.v3 hands it the digits)
+			if i > 0 && s[i-1] != 'e' && s[i-1] != 'E' && !(i == 2 && (s[:2] == "0o" || s[:2] == "0b")) {
 				return tagStr, true
 			}
-		case c == '_':
-			return "", false
 		default:
 			return tagStr, true
 		}
@@ -124,6 +137,9 @@ func resolveNumeric(s string) (tag string, ok bool) {
 // value nil. ok is false for a scalar yaml.v3 gives a tag meshscope does not read (a plain
 // "<<", a merge key, where a value belongs).
 func plainValue(s string) (v any, ok bool, err error) {
+	if maybeTimestamp(s) {
+		return s, true, nil // without yaml.v3's time.Parse
+	}
 	tag := resolveTag(s)
 	if tag == tagInt && plainDecimal(s) {
 		return json.Number(s), true, nil // the common case, without yamlInt's copies
