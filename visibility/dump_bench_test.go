@@ -1,10 +1,13 @@
 package visibility
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"runtime"
+	"strconv"
 	"sync"
 	"testing"
 
@@ -21,11 +24,27 @@ import (
 // exportTo ["."], status conditions whose messages hold commas, URLs such as
 // http://[::1]:8081, arguments such as --verbose and $HOME.
 func realisticDump(n int) (yamlData, jsonData []byte) {
-	rng := rand.New(rand.NewPCG(24, uint64(n)))
+	list := map[string]any{"apiVersion": "v1", "kind": "List", "metadata": map[string]any{"resourceVersion": ""}, "items": realisticObjects(0, n)}
+	js, err := json.MarshalIndent(list, "", "    ")
+	if err != nil {
+		panic(err)
+	}
+	y, err := kubeyaml.Marshal(list)
+	if err != nil {
+		panic(err)
+	}
+	return y, append(js, '\n')
+}
+
+// realisticObjects are the objects realisticDump prints: n of them, the first numbered first
+// (so that objects made in parts have distinct names and addresses).
+func realisticObjects(first, n int) []any {
+	rng := rand.New(rand.NewPCG(24, uint64(first+n)))
 	uid := func() string {
 		return fmt.Sprintf("%08x-%04x-4%03x-%04x-%012x", rng.Uint32(), rng.IntN(1<<16), rng.IntN(1<<12), 0x8000|rng.IntN(1<<14), rng.Uint64()&(1<<48-1))
 	}
 	nss := max(n/20, 1)
+	ns0 := first / 20
 	ts := func(i int) string {
 		return fmt.Sprintf("2024-%02d-%02dT%02d:%02d:%02dZ", 1+i%12, 1+i%28, i%24, i%60, (7*i)%60)
 	}
@@ -65,29 +84,29 @@ func realisticDump(n int) (yamlData, jsonData []byte) {
 	}
 	var items []any
 	for i := range nss {
-		name := fmt.Sprintf("team-%d", i)
+		name := fmt.Sprintf("team-%d", ns0+i)
 		labels := map[string]any{"kubernetes.io/metadata.name": name, "team": fmt.Sprint("t", i%5), "istio.io/dataplane-mode": "ambient"}
 		items = append(items, map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": meta(i, "Namespace", name, "", labels, nil),
 			"spec": map[string]any{"finalizers": []any{"kubernetes"}}, "status": map[string]any{"phase": "Active"}})
 	}
-	for i := 0; len(items) < n; i++ {
-		ns := fmt.Sprintf("team-%d", i%nss)
+	for i := first; len(items) < n; i++ {
+		ns := fmt.Sprintf("team-%d", ns0+i%nss)
 		labels := map[string]any{"app": fmt.Sprint("app", i), "team": fmt.Sprint("t", i%5)}
-		ip := fmt.Sprintf("%d.%d", i/250%250, i%250)
+		ip := fmt.Sprintf("%d.%d.%d", i/62500, i/250%250, i%250)
 		seSpec := map[string]any{
-			"hosts": []any{fmt.Sprintf("api%d.example.com", i)}, "addresses": []any{"240.0." + ip}, "exportTo": []any{[]string{".", "*", "istio-system"}[i%3]},
+			"hosts": []any{fmt.Sprintf("api%d.example.com", i)}, "addresses": []any{"240." + ip}, "exportTo": []any{[]string{".", "*", "istio-system"}[i%3]},
 			"ports":      []any{map[string]any{"name": "https", "number": 443, "protocol": "TLS"}},
 			"resolution": "DNS", "location": "MESH_EXTERNAL",
 			"endpoints": []any{map[string]any{"address": fmt.Sprintf("api%d.internal.example.com", i), "labels": map[string]any{"zone": "eu-west-1a"}}},
 		}
 		svcSpec := map[string]any{
-			"clusterIP": "10.96." + ip, "clusterIPs": []any{"10.96." + ip}, "ipFamilies": []any{"IPv4"}, "ipFamilyPolicy": "SingleStack",
+			"clusterIP": "10." + ip, "clusterIPs": []any{"10." + ip}, "ipFamilies": []any{"IPv4"}, "ipFamilyPolicy": "SingleStack",
 			"internalTrafficPolicy": "Cluster", "sessionAffinity": "None", "type": "ClusterIP", "selector": labels,
 			"ports": []any{map[string]any{"name": "http", "port": 80, "protocol": "TCP", "targetPort": 8080}},
 		}
 		items = append(items,
 			map[string]any{"apiVersion": "networking.istio.io/v1", "kind": "ServiceEntry", "metadata": meta(i, "ServiceEntry", fmt.Sprint("se", i), ns, labels, seSpec),
-				"spec": seSpec, "status": map[string]any{"conditions": conditions(i), "addresses": []any{map[string]any{"host": fmt.Sprintf("api%d.example.com", i), "value": "240.240." + ip}}}},
+				"spec": seSpec, "status": map[string]any{"conditions": conditions(i), "addresses": []any{map[string]any{"host": fmt.Sprintf("api%d.example.com", i), "value": "241." + ip}}}},
 			map[string]any{"apiVersion": "v1", "kind": "Service", "metadata": meta(i, "Service", fmt.Sprint("svc", i), ns, labels, svcSpec),
 				"spec": svcSpec, "status": map[string]any{"loadBalancer": map[string]any{}}})
 		if i%4 == 0 {
@@ -103,16 +122,7 @@ func realisticDump(n int) (yamlData, jsonData []byte) {
 				"status": map[string]any{"conditions": conditions(i), "replicas": 2, "readyReplicas": 2}})
 		}
 	}
-	list := map[string]any{"apiVersion": "v1", "kind": "List", "metadata": map[string]any{"resourceVersion": ""}, "items": items}
-	js, err := json.MarshalIndent(list, "", "    ")
-	if err != nil {
-		panic(err)
-	}
-	y, err := kubeyaml.Marshal(list)
-	if err != nil {
-		panic(err)
-	}
-	return y, append(js, '\n')
+	return items
 }
 
 // dumpObjects is how many objects realisticDump needs to print about 12.5 MB of YAML.
@@ -158,6 +168,33 @@ func BenchmarkDump(b *testing.B) {
 	b.Run("json/encoding-json", func(b *testing.B) {
 		benchmarkDump(b, js, func(d []byte) error { var x any; return json.Unmarshal(d, &x) })
 	})
+}
+
+// TestWriteDump writes a dump of about MESHSCOPE_DUMP_MB megabytes as `kubectl get -o yaml`
+// prints it to the file MESHSCOPE_DUMP_FILE, for measuring the example programs on a large
+// cluster (go run ./examples/visibility -inventory FILE); it is skipped without them.
+func TestWriteDump(t *testing.T) {
+	file, mb := os.Getenv("MESHSCOPE_DUMP_FILE"), os.Getenv("MESHSCOPE_DUMP_MB")
+	if file == "" || mb == "" {
+		t.Skip("MESHSCOPE_DUMP_FILE and MESHSCOPE_DUMP_MB are not set")
+	}
+	size, err := strconv.Atoi(mb)
+	require.NoError(t, err)
+	f, err := os.Create(file)
+	require.NoError(t, err)
+	defer f.Close()
+	_, err = f.WriteString("apiVersion: v1\nitems:\n")
+	require.NoError(t, err)
+	written := 0
+	for first := 0; written < size<<20; first += 5000 {
+		y, err := kubeyaml.Marshal(map[string]any{"items": realisticObjects(first, 5000)})
+		require.NoError(t, err)
+		n, err := f.Write(bytes.TrimPrefix(y, []byte("items:\n")))
+		require.NoError(t, err)
+		written += n
+	}
+	_, err = f.WriteString("kind: List\nmetadata:\n  resourceVersion: \"\"\n")
+	require.NoError(t, err)
 }
 
 func TestRealisticDumpLoads(t *testing.T) {
