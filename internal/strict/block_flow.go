@@ -112,7 +112,8 @@ func (r *blockReader) flowMapping(at, depth int) (any, int, bool) {
 		}
 		mark := len(r.problems)
 		r.path = append(r.path, Step{Key: k, Index: -1})
-		v, end, ok := r.flow(at, depth+1)
+		var v any
+		v, end, ok = r.flow(at, depth+1)
 		if !ok {
 			return nil, 0, false
 		}
@@ -145,7 +146,9 @@ func (r *blockReader) flowSequence(at, depth int) (any, int, bool) {
 	}
 	for i := 0; ok; i++ {
 		r.path = append(r.path, Step{Index: i})
-		v, end, ok := r.flow(at, depth+1)
+		var v any
+		var end int
+		v, end, ok = r.flow(at, depth+1)
 		r.path = r.path[:len(r.path)-1]
 		if !ok {
 			return nil, 0, false

@@ -80,6 +80,8 @@ func TestBlockReader(t *testing.T) {
 		{"compact JSON", `{"a":{"b":[]},"c":0}`, []any{Fields{{"a", Fields{{"b", []any{}}}}, {"c", json.Number("0")}}}},
 		{"JSON in a block", "a: {\"b\": 1}\n", []any{Fields{{"a", Fields{{"b", json.Number("1")}}}}}},
 		{"JSON with a trailing comma", "[1, 2, ]\n", nil},
+		{"a document marker in a flow", "{\"a\": 1,\n---\n\"b\": 2}\n", nil},
+		{"a document marker after a flow's comma", "a: [1,\n...\n2]\n", nil},
 		{"JSON with a plain string", "{a: 1}\n", []any{Fields{{"a", json.Number("1")}}}},
 		{"JSON key given twice", `{"a": 1, "a": 2}`, []any{Fields{{"a", json.Number("1")}}}},
 		{"a very long key", strings.Repeat("k", 1100) + ": 1\n", nil},
