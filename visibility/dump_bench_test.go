@@ -11,9 +11,12 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	yaml "go.yaml.in/yaml/v3"
 	kubeyaml "sigs.k8s.io/yaml"
+
+	"github.com/meshscope/meshscope/internal/strict"
 )
 
 // realisticDump is what `kubectl get namespaces,serviceentries,services,deployments,
@@ -195,6 +198,36 @@ func TestWriteDump(t *testing.T) {
 	}
 	_, err = f.WriteString("kind: List\nmetadata:\n  resourceVersion: \"\"\n")
 	require.NoError(t, err)
+}
+
+// TestRealisticDumpReadsAsYAMLv3 holds meshscope's reader to yaml.v3 itself on the
+// realistic dump, YAML and JSON: the same values as yaml.v3 decoding it into interface
+// values, compared as JSON. It reads 240 objects, and the full 12.5 MB with MESHSCOPE_LONG=1.
+func TestRealisticDumpReadsAsYAMLv3(t *testing.T) {
+	n := 240
+	if os.Getenv("MESHSCOPE_LONG") == "1" {
+		n = dumpObjects
+	}
+	y, js := realisticDump(n)
+	for _, data := range [][]byte{y, js} {
+		docs, err := strict.ParseYAML(data)
+		require.NoError(t, err)
+		require.Len(t, docs, 1)
+		require.NoError(t, docs[0].Err)
+		var want any
+		require.NoError(t, yaml.Unmarshal(data, &want))
+		assert.Equal(t, asJSON(t, want), asJSON(t, docs[0].Value))
+	}
+}
+
+// asJSON is x written as JSON and read back by encoding/json: objects as maps, numbers as
+// float64.
+func asJSON(t *testing.T, x any) any {
+	b, err := json.Marshal(x)
+	require.NoError(t, err)
+	var v any
+	require.NoError(t, json.Unmarshal(b, &v))
+	return v
 }
 
 func TestRealisticDumpLoads(t *testing.T) {
