@@ -40,6 +40,7 @@ type blockReader struct {
 	// its content ends (before "\r\n" or "\n"), and where the next line starts.
 	line, start, cs, ind, le, next int
 	eof                            bool
+	ended                          bool // the last document ended with "..."
 	depth                          int
 
 	// Objects and lists are read onto these stacks, then copied out at their exact sizes
@@ -145,6 +146,9 @@ func parseStream(data []byte, root string) (docs []Document, full int, ok bool) 
 	covered, coveredLine := r.next, 1
 	r.advance()
 	for !r.eof || covered < len(r.src) && r.firstOdd(covered) < len(r.src) {
+		if r.ended && !r.eof && !r.docStart() && r.src[r.cs] != '%' {
+			return nil, 0, false // a document after "..." without "---", which yaml.v3 refuses
+		}
 		if !r.eof {
 			if doc, ok := r.document(); ok && r.firstOdd(covered) >= r.offset() {
 				docs = append(docs, doc)
@@ -154,7 +158,7 @@ func parseStream(data []byte, root string) (docs []Document, full int, ok bool) 
 		}
 		// Read by yaml.v3: the document, and any that a directive or a "..." line joins
 		// to it, with the comments before them.
-		r.members, r.mlines, r.items, r.path, r.depth = r.members[:0], r.mlines[:0], r.items[:0], r.path[:0], 0
+		r.members, r.mlines, r.items, r.path, r.depth, r.ended = r.members[:0], r.mlines[:0], r.items[:0], r.path[:0], 0, false
 		start, line := covered, coveredLine
 		end := r.segmentEnd(start)
 		more, err := parseSegment(data[start:end], len(data), r.top, line-1)
@@ -201,10 +205,12 @@ func (r *blockReader) offset() int {
 func (r *blockReader) document() (Document, bool) {
 	line := r.line
 	explicit := r.docStart()
+	r.ended = false
 	if explicit {
 		r.advance()
 	}
-	if r.eof || r.docStart() {
+	if r.eof || r.docStart() || explicit && r.docEnd() {
+		r.skipDocEnd()
 		return Document{Line: line}, explicit
 	}
 	if r.ind == 0 && (r.src[r.cs] == '%' || strings.HasPrefix(r.text(), "---") || strings.HasPrefix(r.text(), "...")) {
@@ -220,15 +226,16 @@ func (r *blockReader) document() (Document, bool) {
 		v, ok = r.flowDocument()
 	case r.item() || r.isKey():
 		v, ok = r.node(r.ind)
-	case c == '"' || c == '\'' || plainFirst(r.src, r.cs, r.le):
+	case c == '"' || c == '\'' || plainFirst(r.src, r.cs, r.le, true):
 		// A scalar alone, such as a JSON string or number: read as in a flow collection,
 		// and only when that reading ends the document on its line.
 		v, ok = r.flowDocument()
 	}
-	if !ok || !r.eof && !r.docStart() {
+	if !ok || !r.eof && !r.docStart() && !r.docEnd() {
 		r.problems = r.problems[:0]
 		return Document{}, false
 	}
+	r.skipDocEnd()
 	doc := Document{Value: v, Line: line}
 	if len(r.problems) > 0 {
 		doc.Problems = r.problems
@@ -327,6 +334,24 @@ func (r *blockReader) docStart() bool {
 	}
 	rest := strings.TrimLeft(r.text()[3:], " ")
 	return rest == "" || rest[0] == '#' && len(rest) < len(r.text())-3
+}
+
+// docEnd reports whether the current line is a document end marker: "..." alone, or with a
+// comment.
+func (r *blockReader) docEnd() bool {
+	if r.eof || r.ind != 0 || !isSeparator(r.text(), "...") {
+		return false
+	}
+	rest := strings.TrimLeft(r.text()[3:], " ")
+	return rest == "" || rest[0] == '#' && len(rest) < len(r.text())-3
+}
+
+// skipDocEnd moves past a document end marker on the current line, if there is one.
+func (r *blockReader) skipDocEnd() {
+	if r.docEnd() {
+		r.ended = true
+		r.advance()
+	}
 }
 
 // marker reports whether the current line starts with a document marker ("---" or "...")

@@ -43,8 +43,8 @@ func (r *blockReader) atLine(pos int) {
 
 // flow reads the flow value at at (after white space) and returns where it ends: a
 // collection, or a quoted or plain scalar. Only what yaml.v3 reads the same way is read:
-// no comments, no trailing commas, no empty values, no plain scalar over several lines, no
-// key without a value or whose ':' is on another line.
+// no comments, no empty values, no plain scalar over several lines, no key without a value
+// or whose ':' is on another line.
 func (r *blockReader) flow(at, depth int) (any, int, bool) {
 	if depth > maxBlockDepth {
 		return nil, 0, false
@@ -130,7 +130,9 @@ func (r *blockReader) flowMapping(at, depth int) (any, int, bool) {
 		case '}':
 			return r.fields(base), at + 1, true
 		case ',':
-			at, ok = r.flowSpace(at + 1)
+			if at, ok = r.flowSpace(at + 1); ok && at < len(r.src) && r.src[at] == '}' {
+				return r.fields(base), at + 1, true // a trailing comma
+			}
 			continue
 		}
 		break
@@ -161,7 +163,9 @@ func (r *blockReader) flowSequence(at, depth int) (any, int, bool) {
 		case ']':
 			return r.list(base), at + 1, true
 		case ',':
-			at = at + 1
+			if at, ok = r.flowSpace(at + 1); ok && at < len(r.src) && r.src[at] == ']' {
+				return r.list(base), at + 1, true // a trailing comma
+			}
 			continue
 		}
 		break // a ':' (a pair in a sequence) or anything else
@@ -173,7 +177,7 @@ func (r *blockReader) flowSequence(at, depth int) (any, int, bool) {
 // ": " or the end of the line, without the spaces before them.
 func (r *blockReader) flowPlain(at int) (string, int, bool) {
 	s := r.src
-	if !plainFirst(s, at, len(s)) {
+	if !plainFirst(s, at, len(s), true) {
 		return "", 0, false
 	}
 	end := at
@@ -187,10 +191,7 @@ func (r *blockReader) flowPlain(at int) (string, int, bool) {
 			if i+1 == len(s) || strings.IndexByte(" \t\r\n", s[i+1]) >= 0 {
 				return s[at:end], i, true
 			}
-			if strings.IndexByte(",[]{}", s[i+1]) >= 0 {
-				return "", 0, false
-			}
-			end = i + 1
+			end = i + 1 // (before a flow indicator too, as yaml.v3 reads it: "[::1, 001:db8::]")
 		case ' ', '\t':
 			if i+1 < len(s) && s[i+1] == '#' {
 				return "", 0, false // a comment

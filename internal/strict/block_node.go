@@ -159,7 +159,7 @@ func (r *blockReader) key() (string, int, bool) {
 		}
 		return "", 0, false
 	}
-	if !plainFirst(r.src, i, r.le) {
+	if !plainFirst(r.src, i, r.le, false) {
 		return "", 0, false
 	}
 	for j := i + 1; j < r.le && j-i <= maxKey; j++ {
@@ -186,12 +186,15 @@ func (r *blockReader) key() (string, int, bool) {
 const maxKey = 1000
 
 // plainFirst reports whether a plain scalar may start at s[i] (the line ending at le): any
-// character but YAML's indicators, and "-" followed by more than a space.
-func plainFirst(s string, i, le int) bool {
+// character but YAML's indicators, "-" followed by more than a space, and — but in a flow
+// collection — "?" or ":" followed by more than a space (":authority").
+func plainFirst(s string, i, le int, flow bool) bool {
 	switch s[i] {
 	case '-':
 		return i+1 < le && s[i+1] != ' ' && s[i+1] != '\t'
-	case '?', ':', ',', '[', ']', '{', '}', '#', '&', '*', '!', '|', '>', '\'', '"', '%', '@', '`', ' ', '\t':
+	case '?', ':':
+		return !flow && i+1 < le && s[i+1] != ' ' && s[i+1] != '\t'
+	case ',', '[', ']', '{', '}', '#', '&', '*', '!', '|', '>', '\'', '"', '%', '@', '`', ' ', '\t':
 		return false
 	}
 	return true
@@ -211,7 +214,7 @@ func (r *blockReader) inline(c, at int) (any, bool) {
 	case '{', '[':
 		v, ok = r.flowValue(at)
 	default:
-		if !plainFirst(r.src, at, r.le) {
+		if !plainFirst(r.src, at, r.le, false) {
 			return nil, false
 		}
 		var s string
