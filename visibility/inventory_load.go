@@ -50,7 +50,7 @@ func LoadInventory(data []byte, clusterDomain string) (Inventory, error) {
 	if clusterDomain == "" {
 		clusterDomain = "cluster.local"
 	}
-	s := readObjects(data)
+	s := readObjects(data, readsObject)
 	nss, svcs := 0, 0
 	for _, o := range s.objects {
 		switch o.kind {
@@ -109,6 +109,12 @@ func LoadInventory(data []byte, clusterDomain string) (Inventory, error) {
 		return Inventory{}, &FieldError{Detail: fmt.Sprintf("no inventory: %s; expected Namespace, ServiceEntry and Service objects (kubectl get namespaces,serviceentries,services -A -o yaml)", s.found(skipped)), Err: ErrNoInventory}
 	}
 	return l.inv, nil
+}
+
+// readsObject reports whether LoadInventory reads o (a problem in any other object is not
+// the inventory's).
+func readsObject(o kubeObject) bool {
+	return o.kind == "Namespace" || o.kind == "ServiceEntry" || o.kind == "Service" && isCoreV1(o)
 }
 
 // objectWhere names an object for its problems: "items[3] (ServiceEntry shop/api)", or
