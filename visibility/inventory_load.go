@@ -42,10 +42,11 @@ import (
 // which labels count), a key given twice, and input with no Namespace, ServiceEntry or
 // Service at all (an error saying what the input holds instead).
 //
-// What kubectl prints — block YAML, or JSON — is read directly, without a generic YAML decode
-// (the LoadInventory benchmarks give the figures beside one); any other YAML is read with a
-// full YAML parser, with the same answers. The inventory's strings
-// may then share one copy of data: keeping the inventory may keep that copy.
+// What kubectl, Helm and people write — block YAML, JSON — is read directly, without a
+// generic YAML decode (BenchmarkDump gives the figures beside one); only a document with
+// anchors, aliases, tags or complex keys is read with a full YAML parser, that document
+// alone, with the same answers. The inventory's strings share one copy of data: keeping the
+// inventory keeps that copy.
 func LoadInventory(data []byte, clusterDomain string) (Inventory, error) {
 	if clusterDomain == "" {
 		clusterDomain = "cluster.local"
@@ -114,7 +115,8 @@ func LoadInventory(data []byte, clusterDomain string) (Inventory, error) {
 // readsObject reports whether LoadInventory reads o (a problem in any other object is not
 // the inventory's).
 func readsObject(o kubeObject) bool {
-	return o.kind == "Namespace" || o.kind == "ServiceEntry" || o.kind == "Service" && isCoreV1(o)
+	return o.kind == "Namespace" || o.kind == "ServiceEntry" || o.kind == "Service" && isCoreV1(o) ||
+		o.kind == "Sidecar" && isIstioNetworking(o)
 }
 
 // objectWhere names an object for its problems: "items[3] (ServiceEntry shop/api)", or

@@ -102,3 +102,25 @@ func TestSkippedObjectsProblemsLeaveTheMeshConfig(t *testing.T) {
 		})
 	}
 }
+
+// TestProblemsInSidecarsAreKept: a Sidecar is an object LoadInventory reads, so a problem
+// inside it refuses the inventory, where the same problem in a ConfigMap does not.
+func TestProblemsInSidecarsAreKept(t *testing.T) {
+	const ns = "apiVersion: v1\nkind: Namespace\nmetadata: {name: shop}\n"
+	for _, tc := range []struct {
+		name, doc string
+		wantErr   string
+	}{
+		{"a key twice in a Sidecar", "apiVersion: networking.istio.io/v1\nkind: Sidecar\nmetadata: {name: default, namespace: shop}\nspec:\n  egress:\n  - hosts: [\"./*\"]\n    hosts: [\"istio-system/*\"]\n", "given twice"},
+		{"a key twice in a ConfigMap", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x, namespace: shop}\ndata:\n  a: b\n  a: c\n", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := LoadInventory([]byte(ns+"---\n"+tc.doc), "")
+			if tc.wantErr == "" {
+				require.NoError(t, err)
+				return
+			}
+			require.ErrorContains(t, err, tc.wantErr)
+		})
+	}
+}
