@@ -17,6 +17,8 @@ import (
 	kubeyaml "sigs.k8s.io/yaml"
 
 	"github.com/meshscope/meshscope/internal/strict"
+
+	"github.com/meshscope/meshscope/internal/longtest"
 )
 
 // realisticDump is what `kubectl get namespaces,serviceentries,services,deployments,
@@ -205,7 +207,7 @@ func TestWriteDump(t *testing.T) {
 // values, compared as JSON. It reads 240 objects, and the full 12.5 MB with MESHSCOPE_LONG=1.
 func TestRealisticDumpReadsAsYAMLv3(t *testing.T) {
 	n := 240
-	if os.Getenv("MESHSCOPE_LONG") == "1" {
+	if longtest.Long() {
 		n = dumpObjects
 	}
 	y, js := realisticDump(n)

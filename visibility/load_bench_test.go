@@ -241,10 +241,10 @@ func TestLoadInventoryAllocatesLittle(t *testing.T) {
 		{"json", func(n int) []byte { return kubectlJSON(t, n) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			small, smallBytes := perByte(tc.data(250))
-			_, largeBytes := perByte(tc.data(1000))
+			small, smallBytes := perByte(tc.data(100))
+			_, largeBytes := perByte(tc.data(400))
 			assert.LessOrEqual(t, small, 8.0, "bytes allocated per input byte")
-			assert.Less(t, largeBytes, 4.5*smallBytes, "bytes at n=250: %v, at n=1000: %v", smallBytes, largeBytes)
+			assert.Less(t, largeBytes, 4.5*smallBytes, "bytes at n=100: %v, at n=400: %v", smallBytes, largeBytes)
 		})
 	}
 }

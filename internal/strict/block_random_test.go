@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -15,11 +14,11 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/meshscope/meshscope/internal/longtest"
 )
 
 // long reports whether the long property runs were asked for (MESHSCOPE_LONG=1).
-func long() bool { return os.Getenv("MESHSCOPE_LONG") == "1" }
-
 // agrees checks that ParseYAML's reading of data is yaml.v3's: the same documents,
 // values, lines and problems as the full reader's conversion of yaml.v3's nodes, and, when
 // the block reader read every document, for every document without problems, the same
@@ -311,10 +310,7 @@ func randomJSON(rng *rand.Rand) string {
 // does, every time; most documents must be read by the block reader. MESHSCOPE_LONG=1 runs
 // many more.
 func TestBlockReaderOnRandomDocuments(t *testing.T) {
-	n := 20000
-	if long() {
-		n = 1000000
-	}
+	n := longtest.N(3000, 1000000)
 	rng := rand.New(rand.NewPCG(1, 2))
 	block, full := 0, 0
 	for range n {
@@ -330,10 +326,7 @@ func TestBlockReaderOnRandomDocuments(t *testing.T) {
 // otherwise than JSON (a line break other than \n, a control character) — without yaml.v3.
 func TestBlockReaderOnRandomJSON(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	n := 5000
-	if long() {
-		n = 200000
-	}
+	n := longtest.N(1000, 200000)
 	for range n {
 		data := []byte(randomJSON(rng))
 		_, full := agrees(t, data)

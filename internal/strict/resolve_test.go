@@ -6,6 +6,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/meshscope/meshscope/internal/longtest"
 )
 
 func TestResolveTag(t *testing.T) {
@@ -49,10 +51,7 @@ func TestResolveTag(t *testing.T) {
 func TestResolveTagAgreesWithYAMLv3(t *testing.T) {
 	const alphabet = "0123456789012345678901234567890123456789abcdefxXoObBeE+-._:T Z~ntfyNTF"
 	rng := rand.New(rand.NewPCG(11, 12))
-	n := 200000
-	if long() {
-		n = 5000000
-	}
+	n := longtest.N(30000, 5000000)
 	for i := range n {
 		b := make([]byte, 1+rng.IntN(12))
 		for j := range b {
