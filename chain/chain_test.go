@@ -9,6 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/meshscope/meshscope/exports"
+
+	"github.com/meshscope/meshscope/internal/longtest"
 )
 
 const td = "11111111-2222-3333-4444-555555555555.consul"
@@ -280,7 +282,7 @@ func TestIsHTTPLike(t *testing.T) {
 }
 
 func TestLongRedirectChainIsIterative(t *testing.T) {
-	n := rounds(10000, 100000)
+	n := longtest.N(10000, 100000)
 	rs := make([]ServiceResolver, n)
 	for i := range rs {
 		rs[i] = ServiceResolver{Name: name(i), Redirect: &Redirect{Service: name(i + 1)}}

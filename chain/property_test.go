@@ -12,6 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/meshscope/meshscope/exports"
+
+	"github.com/meshscope/meshscope/internal/longtest"
 )
 
 // refTarget and the functions below are a slow, literal reading of the resolution rules the
@@ -357,7 +359,7 @@ func checkChain(t *testing.T, c *Chain) {
 func TestAgainstReference(t *testing.T) {
 	r := rand.New(rand.NewPCG(41, 42))
 	var ok, failed int
-	n := rounds(1500, 20000)
+	n := longtest.N(1500, 20000)
 	for range n {
 		rs := randomResolvers(r, true, true)
 		req := Request{Service: pick(r, randServices...), Namespace: pick(r, "", "ns1"), Datacenter: "dc1", TrustDomain: td}
@@ -386,7 +388,7 @@ func TestAgainstReference(t *testing.T) {
 // the failover sections point at each other.
 func TestFailoverLoopsNeverFail(t *testing.T) {
 	r := rand.New(rand.NewPCG(43, 44))
-	for range rounds(500, 5000) {
+	for range longtest.N(500, 5000) {
 		rs := randomResolvers(r, false, true)
 		for i := range rs {
 			rs[i].Subsets, rs[i].DefaultSubset = nil, ""
@@ -415,7 +417,7 @@ func TestFailoverLoopsNeverFail(t *testing.T) {
 // error, whatever its length and namespaces.
 func TestRedirectCyclesAlwaysFail(t *testing.T) {
 	r := rand.New(rand.NewPCG(45, 46))
-	for range rounds(300, 2000) {
+	for range longtest.N(300, 2000) {
 		n := 1 + r.IntN(6)
 		type svc struct{ name, ns string }
 		cycle := make([]svc, n)

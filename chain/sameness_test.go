@@ -13,6 +13,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/meshscope/meshscope/exports"
+
+	"github.com/meshscope/meshscope/internal/longtest"
 )
 
 // The vectors: request main in default/ap1/dc1; group g of ap1 with members ap1, ap2 and the
@@ -199,7 +201,7 @@ func randomSameness(r *rand.Rand) ([]ServiceResolver, []exports.SamenessGroup) {
 func TestSamenessAgainstReference(t *testing.T) {
 	r := rand.New(rand.NewPCG(51, 52))
 	var withFailover int
-	n := rounds(600, 5000)
+	n := longtest.N(600, 5000)
 	for trial := range n {
 		rs, groups := randomSameness(r)
 		req := ap1Req

@@ -11,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/meshscope/meshscope/internal/longtest"
 )
 
 func peers(ps ...string) []Consumer {
@@ -329,7 +331,7 @@ func TestMatchAgainstReference(t *testing.T) {
 			}
 		}
 	}
-	for range rounds(200, 2000) {
+	for range longtest.N(200, 2000) {
 		entries := randomEntries(r)
 		x := mustCompile(t, entries...)
 		shuffled := make([]ConfigEntry, len(entries))

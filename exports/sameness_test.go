@@ -11,6 +11,8 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/meshscope/meshscope/internal/longtest"
 )
 
 // g is the group of the vectors: group g of ap1 with members ap1, ap2 and the peer east.
@@ -188,7 +190,7 @@ func refExpand(groups []SamenessGroup, partition string, cs []Consumer) []Consum
 func TestSamenessExpansionAgainstReference(t *testing.T) {
 	r := rand.New(rand.NewPCG(81, 82))
 	pick := func(n int, prefix string) string { return fmt.Sprintf("%s%d", prefix, r.IntN(n)) }
-	for trial := range rounds(300, 2000) {
+	for trial := range longtest.N(300, 2000) {
 		// Groups of partition "p0" whose members are disjoint (as validation requires).
 		var groups []SamenessGroup
 		used := map[SamenessMember]bool{}

@@ -13,6 +13,8 @@ import (
 
 	"github.com/meshscope/meshscope/chain"
 	"github.com/meshscope/meshscope/exports"
+
+	"github.com/meshscope/meshscope/internal/longtest"
 )
 
 // diffInput is a tcp service db exported to east, with a sidecar.
@@ -117,7 +119,7 @@ func TestDiff(t *testing.T) {
 // random failover, never trips the refusal rule, and an unchanged input diffs to nothing.
 func TestDiffProperties(t *testing.T) {
 	r := rand.New(rand.NewPCG(71, 72))
-	for range rounds(100, 500) {
+	for range longtest.N(100, 500) {
 		var rs []chain.ServiceResolver
 		if r.IntN(2) == 0 {
 			var targets []chain.FailoverTarget

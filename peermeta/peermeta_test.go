@@ -14,6 +14,8 @@ import (
 	"github.com/meshscope/meshscope/chain"
 	"github.com/meshscope/meshscope/sni"
 	"github.com/meshscope/meshscope/spiffe"
+
+	"github.com/meshscope/meshscope/internal/longtest"
 )
 
 const td = "11111111-2222-3333-4444-555555555555.consul"
@@ -151,7 +153,7 @@ func TestExporterValidate(t *testing.T) {
 func TestProtocolSwitchKeepsIdentities(t *testing.T) {
 	r := rand.New(rand.NewPCG(81, 82))
 	services := []string{"a", "b", "c", "d"}
-	for range rounds(300, 3000) {
+	for range longtest.N(300, 3000) {
 		var rs []chain.ServiceResolver
 		for _, s := range services {
 			switch r.IntN(4) {

@@ -50,17 +50,38 @@ func checkAddresses(errs []*FieldError, field string, addrs []netip.Prefix) []*F
 	return errs
 }
 
+// exportToList says whose exportTo list checkExportTo checks.
+type exportToList int
+
+const (
+	// entryList: a ServiceEntry's spec.exportTo, where "." counts as the entry's namespace
+	// when looking for repeats.
+	entryList exportToList = iota
+	// annotationList: a Kubernetes Service's networking.istio.io/exportTo annotation, whose
+	// repeats are accepted: Istio does not validate the annotation and reads it as a set.
+	annotationList
+	// meshList: the mesh default, where "." repeats only itself.
+	meshList
+)
+
+// exportToListOf is the kind of exportTo list a service of kind k carries.
+func exportToListOf(k Kind) exportToList {
+	if k == KubernetesService {
+		return annotationList
+	}
+	return entryList
+}
+
 // checkExportTo checks the exportTo list at field. Valid lists are: empty (the mesh default
 // applies), "*" alone, "~" alone, or "." and namespace names (lowercase RFC 1123 labels)
-// without repeats. For an entry's own list (entry true), "." counts as its namespace when
-// looking for repeats; for the mesh default, "." repeats only itself.
-func checkExportTo(errs []*FieldError, field, namespace string, list []string, entry bool) []*FieldError {
+// without repeats (see exportToList for what a repeat is, and where repeats are accepted).
+func checkExportTo(errs []*FieldError, field, namespace string, list []string, kind exportToList) []*FieldError {
 	var seen map[string]int // for long lists; short ones are scanned
 	if len(list) > 16 {
 		seen = make(map[string]int, len(list))
 	}
 	key := func(v string) string {
-		if v == exportToOwn && entry {
+		if v == exportToOwn && kind == entryList {
 			return namespace
 		}
 		return v
@@ -79,6 +100,9 @@ func checkExportTo(errs []*FieldError, field, namespace string, list []string, e
 				errs = append(errs, problem("", at, v, "%q is not \"*\", \".\", \"~\" or a namespace name: %s", v, r))
 				continue
 			}
+		}
+		if kind == annotationList {
+			continue
 		}
 		k := key(v)
 		j := -1

@@ -173,12 +173,65 @@
 // that knows the address can still connect to it as unknown traffic. Use an authorization
 // policy to decide who may connect.
 //
+// # The sidecar's whole view
+//
+// exportTo is only part of what an Envoy sidecar receives. SidecarView (NewSidecarView, from
+// a Resolver, a MeshScope — meshConfig's rootNamespace, defaultServiceExportTo and
+// discoverySelectors, read by LoadMeshScope — and an inventory with its Sidecar resources)
+// answers, as istiod's SidecarScope does, which Sidecar applies to a proxy and every host it
+// gets, from which namespace and object, with which ports (Proxy), and why for one host
+// (ExplainHost). For a proxy in namespace shop labelled app=web:
+//
+//	apiVersion: networking.istio.io/v1
+//	kind: Sidecar
+//	metadata: {name: default, namespace: shop}
+//	spec:
+//	  egress:
+//	  - hosts: ["./*", "istio-system/*", "*/api.example.com", "~ext/*.internal.example.com"]
+//
+// imports every service of shop, every service of istio-system, api.example.com from any
+// namespace, and nothing of ext under internal.example.com — of the services exported to shop.
+// The rules, in the order istiod applies them:
+//
+//   - Discovery: with discoverySelectors, only the namespaces whose labels match one exist
+//     for istiod — their Services, ServiceEntries and Sidecars; the root namespace is not
+//     exempt, so its default Sidecar vanishes with it.
+//   - The Sidecar: the oldest of shop whose workloadSelector app=web satisfies, else the
+//     oldest of shop without a selector, else the root namespace's oldest without one (read
+//     as if it were in shop: "." is shop), else none, which imports "*/*". A root-namespace
+//     Sidecar with a selector serves only the root namespace's own proxies.
+//   - Each egress listener: an exclusion ("~ext/…", "~/…" for every namespace) beats any
+//     import, so "~/*" beside "*/*" empties the listener. When every import is an exact host
+//     of a named namespace, the listener looks at the oldest service of each such host in that
+//     namespace only, and gets nothing when that one is not exported to shop, however many
+//     younger ones are.
+//   - One host in several namespaces: shop's own service wins, then a Kubernetes Service,
+//     then — surprisingly — a service exported to shop by name before an older public one;
+//     across listeners the first choice stands unless a Kubernetes Service displaces a
+//     ServiceEntry; services of one namespace merge their ports.
+//
+// The view holds what Sidecar egress hosts import; istiod also adds the destinations of the
+// VirtualServices a listener imports, which an inventory does not hold. Hosts compare as
+// Istio's sidecar code compares them, exactly as written. meshscope breaks the one tie Istio
+// leaves to input order (two ServiceEntries of a namespace claiming a host at the same
+// creation time) by name, and SidecarView.Lint says so; Lint also flags an import an
+// exclusion covers, an exact-host import hidden by an older service, a root Sidecar with a
+// selector or hidden by discovery, a Sidecar an older one always beats, and listeners Istio's
+// validation refuses. DiffSidecars is the dry run of a change to Sidecars, exportTo,
+// defaultServiceExportTo, discovery selectors or visibility: per namespace and per workload
+// Sidecar, every host added, removed or sent to another namespace's service.
+//
 // # Input, errors and which strings are contracts
 //
-// LoadConfig, LoadScope and LoadInventory read YAML or JSON strictly: a key given twice, an
-// unknown field (with a "did you mean" hint), a value of the wrong type or an ambiguous YAML
-// 1.1 scalar is an error naming its path in the input (and the object it is in), and input
-// that holds nothing of what was asked is an error saying what it does hold. LoadInventory
+// LoadConfig, LoadScope, LoadMeshScope and LoadInventory read YAML or JSON strictly: a key
+// given twice, an unknown field (with a "did you mean" hint), a value of the wrong type or an
+// ambiguous YAML 1.1 scalar is an error naming its path in the input (and the object it is
+// in), and input that holds nothing of what was asked is an error saying what it does hold.
+// LoadInventory reads each Namespace, Service, ServiceEntry and Sidecar against its API's
+// fields, status and metadata included: a field the API has is accepted whether meshscope
+// uses it or not, any other is an error (`items[3] (ServiceEntry shop/github-mirror): spec:
+// unknown field "host" (did you mean "hosts"?)`); objects of other kinds are not judged. It
+// accepts repeats in a Service's exportTo annotation, which Istio reads as a set. LoadInventory
 // decodes what it reads — addresses into netip prefixes, an IP as a /32 or /128 — and makes
 // every check NewIndex makes, with the same code: one problem reads
 // `items[5] (ServiceEntry shop/api): spec.hosts[0]: …` from the loader and

@@ -22,7 +22,7 @@ func ValidateExportTo(namespace string, exportTo []string) error {
 	if r := names.Label(namespace); r != "" {
 		errs = append(errs, problem("", "namespace", namespace, "%q %s", namespace, r))
 	}
-	return joinProblems(checkExportTo(errs, "exportTo", namespace, exportTo, true))
+	return joinProblems(checkExportTo(errs, "exportTo", namespace, exportTo, entryList))
 }
 
 // EffectiveExportTo returns the namespaces an entry is exported to for sidecars and gateways:

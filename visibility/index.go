@@ -107,7 +107,7 @@ func newIndex(r *Resolver, inv Inventory, seed maphash.Seed) (*Index, error) {
 		return nil, &FieldError{Field: "Domain", Value: inv.Domain, Detail: fmt.Sprintf("%q is not a DNS name", inv.Domain)}
 	}
 	var head []error
-	for _, e := range checkExportTo(nil, "DefaultExportTo", "", inv.DefaultExportTo, false) {
+	for _, e := range checkExportTo(nil, "DefaultExportTo", "", inv.DefaultExportTo, meshList) {
 		head = append(head, e)
 	}
 	if len(ix.meshDefault) == 0 {
@@ -188,9 +188,13 @@ func (ix *Index) check(i int32, s *Service, nsLabels map[string]map[string]strin
 	errs = checkHosts(errs, "Hosts", s.Hosts, func(h string) { keys.host(ix, i, s, h) })
 	errs = checkAddresses(errs, "Addresses", s.Addresses)
 	if s.Namespace != "" {
-		errs = checkExportTo(errs, "ExportTo", s.Namespace, s.ExportTo, true)
+		errs = checkExportTo(errs, "ExportTo", s.Namespace, s.ExportTo, exportToListOf(s.Kind))
 	}
 	errs = checkResolution(errs, "Resolution", s.Resolution)
+	errs = checkPorts(errs, "Ports", "", s.Kind, s.Ports)
+	if len(s.Selector) > 0 {
+		errs = checkWorkloadLabels(errs, "Selector", s.Selector)
+	}
 	errs = checkAutoAddresses(errs, "AutoAddresses", s)
 	if errs != nil {
 		return errs

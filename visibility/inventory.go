@@ -89,6 +89,15 @@ type Service struct {
 	// Headless marks a Kubernetes Service with clusterIP None: it has no address but DNS
 	// still answers for it.
 	Headless bool `json:"headless,omitempty"`
+	// Ports are the port numbers the service declares: a ServiceEntry's spec.ports[].number,
+	// a Kubernetes Service's spec.ports[].port, in their order. A sidecar gets a service with
+	// these ports (see SidecarView).
+	Ports []uint32 `json:"ports,omitempty"`
+	// Selector is the workloads the service selects: a ServiceEntry's
+	// spec.workloadSelector.labels, a Kubernetes Service's spec.selector. A sidecar view
+	// merges the ports of two services of one host only when their selectors agree, as Istio
+	// does.
+	Selector map[string]string `json:"selector,omitempty"`
 }
 
 // autoAllocateLabel is the label with which a ServiceEntry opts out of address
@@ -180,13 +189,16 @@ type ServiceRef struct {
 // String returns "ServiceEntry shop/payments".
 func (r ServiceRef) String() string { return r.Kind.String() + " " + r.Namespace + "/" + r.Name }
 
-// Inventory is what a cluster holds: its namespaces with their labels, its services, and the
-// mesh-wide default exportTo.
+// Inventory is what a cluster holds: its namespaces with their labels, its services, its
+// Sidecars, and the mesh-wide default exportTo.
 type Inventory struct {
 	// Namespaces maps each namespace name to its labels. A namespace missing here has no
 	// labels.
 	Namespaces map[string]map[string]string
 	Services   []Service
+	// Sidecars are the Sidecar resources, which decide what each sidecar proxy imports
+	// (NewSidecarView); the data-plane Index does not read them.
+	Sidecars []Sidecar
 	// DefaultExportTo is meshConfig.defaultServiceExportTo; nil means ["*"].
 	DefaultExportTo []string
 	// Domain is the cluster's DNS domain, which short names expand into; "" means

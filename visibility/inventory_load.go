@@ -13,18 +13,23 @@ import (
 	"github.com/meshscope/meshscope/internal/strict"
 )
 
-// LoadInventory reads namespaces, ServiceEntries and Services from Kubernetes YAML or JSON —
-// the output of `kubectl get namespaces,serviceentries,services -A -o yaml` (a List, nested
-// Lists too), single objects, or several documents separated by "---". Objects of other
-// kinds are skipped; a kind that misspells one of the three is an error.
+// LoadInventory reads namespaces, ServiceEntries, Services and Sidecars from Kubernetes YAML
+// or JSON — the output of `kubectl get namespaces,serviceentries,services,sidecars -A -o
+// yaml` (a List, nested Lists too), single objects, or several documents separated by "---".
+// Objects of other kinds are skipped; a kind that misspells one of the four is an error.
 //
 // A Namespace contributes its labels (with kubernetes.io/metadata.name added when the dump
 // lacks it, as the API server sets it). A ServiceEntry contributes spec.hosts,
-// spec.addresses, spec.exportTo, spec.resolution, the addresses Istio allocated
-// (status.addresses, {value, host}) and its labels. A Service (apiVersion v1) contributes the
-// host <name>.<namespace>.svc.<clusterDomain> ("" means cluster.local), its cluster IPs
-// (clusterIP None makes it headless), its labels, and the exportTo of its
-// networking.istio.io/exportTo annotation. Inventory.Domain is the cluster domain.
+// spec.addresses, spec.exportTo, spec.resolution, spec.ports[].number,
+// spec.workloadSelector.labels, the addresses Istio allocated (status.addresses, {value,
+// host}) and its labels. A Service (apiVersion v1) contributes the host
+// <name>.<namespace>.svc.<clusterDomain> ("" means cluster.local), its cluster IPs
+// (clusterIP None makes it headless), spec.ports[].port, spec.selector, its labels, and the
+// exportTo of its networking.istio.io/exportTo annotation — split on commas and trimmed,
+// repeats accepted, since Istio reads the annotation as a set without validating it. A
+// Sidecar (networking.istio.io v1, v1beta1 or v1alpha3) contributes its workload selector
+// and egress listeners, validated as Istio validates them. Inventory.Domain is the cluster
+// domain.
 //
 // Addresses are decoded into netip prefixes (an IP as a /32 or /128, IPv4 mapped into IPv6
 // unmapped, a CIDR masked); a cluster IP and an allocated address must be IPs. Every check
@@ -37,15 +42,16 @@ import (
 // which labels count), a key given twice, and input with no Namespace, ServiceEntry or
 // Service at all (an error saying what the input holds instead).
 //
-// What kubectl prints — block YAML, or JSON — is read directly, without a generic YAML decode
-// (the LoadInventory benchmarks give the figures beside one); any other YAML is read with a
-// full YAML parser, with the same answers. The inventory's strings
-// may then share one copy of data: keeping the inventory may keep that copy.
+// What kubectl, Helm and people write — block YAML, JSON — is read directly, without a
+// generic YAML decode (BenchmarkDump gives the figures beside one); only a document with
+// anchors, aliases, tags or complex keys is read with a full YAML parser, that document
+// alone, with the same answers. The inventory's strings share one copy of data: keeping the
+// inventory keeps that copy.
 func LoadInventory(data []byte, clusterDomain string) (Inventory, error) {
 	if clusterDomain == "" {
 		clusterDomain = "cluster.local"
 	}
-	s := readObjects(data)
+	s := readObjects(data, readsObject)
 	nss, svcs := 0, 0
 	for _, o := range s.objects {
 		switch o.kind {
@@ -55,6 +61,7 @@ func LoadInventory(data []byte, clusterDomain string) (Inventory, error) {
 			svcs++
 		}
 	}
+	sidecars := 0
 	l := inventoryLoader{
 		inv:    Inventory{Namespaces: make(map[string]map[string]string, nss), Services: make([]Service, 0, svcs), Domain: clusterDomain},
 		domain: clusterDomain,
@@ -68,7 +75,7 @@ func LoadInventory(data []byte, clusterDomain string) (Inventory, error) {
 			errs = append(errs, o.err)
 			continue
 		}
-		if err := checkKind(o, []string{"Namespace", "ServiceEntry", "Service"}); err != nil {
+		if err := checkKind(o, []string{"Namespace", "ServiceEntry", "Service", "Sidecar"}); err != nil {
 			errs = append(errs, err)
 			continue
 		}
@@ -80,11 +87,15 @@ func LoadInventory(data []byte, clusterDomain string) (Inventory, error) {
 			problems = l.serviceEntry(o)
 		case o.kind == "Service" && isCoreV1(o):
 			problems = l.service(o)
+		case o.kind == "Sidecar" && isIstioNetworking(o):
+			problems = l.sidecar(o)
+			sidecars++
 		default:
 			skipped[describeKind(o)]++
 			continue
 		}
 		read++
+		problems = append(l.schema.problems(o), problems...)
 		for _, p := range problems {
 			errs = append(errs, fielderr.In(objectWhere(o), p))
 		}
@@ -92,10 +103,20 @@ func LoadInventory(data []byte, clusterDomain string) (Inventory, error) {
 	if len(errs) > 0 {
 		return Inventory{}, errors.Join(errs...)
 	}
-	if read == 0 {
+	if read == sidecars {
+		if sidecars > 0 {
+			skipped["Sidecar"] = sidecars
+		}
 		return Inventory{}, &FieldError{Detail: fmt.Sprintf("no inventory: %s; expected Namespace, ServiceEntry and Service objects (kubectl get namespaces,serviceentries,services -A -o yaml)", s.found(skipped)), Err: ErrNoInventory}
 	}
 	return l.inv, nil
+}
+
+// readsObject reports whether LoadInventory reads o (a problem in any other object is not
+// the inventory's).
+func readsObject(o kubeObject) bool {
+	return o.kind == "Namespace" || o.kind == "ServiceEntry" || o.kind == "Service" && isCoreV1(o) ||
+		o.kind == "Sidecar" && isIstioNetworking(o)
 }
 
 // objectWhere names an object for its problems: "items[3] (ServiceEntry shop/api)", or
@@ -116,6 +137,7 @@ func isCoreV1(o kubeObject) bool {
 }
 
 type inventoryLoader struct {
+	schema schemaWalker
 	inv    Inventory
 	domain string
 	seen   map[string]kubeObject // namespace name -> its Namespace object
@@ -197,6 +219,10 @@ func (l *inventoryLoader) serviceEntry(o kubeObject) []error {
 			add(&d, checkResolution(nil, "spec.resolution", s.Resolution))
 		}
 		s.AutoAddresses = statusAddresses(&d, o, s)
+		s.Ports = specPorts(&d, spec, "number", ServiceEntry)
+		if v := spec.Value("workloadSelector"); v != nil {
+			s.Selector = workloadLabels(&d, v, "spec.workloadSelector")
+		}
 	}
 	return l.finish(&d, s)
 }
@@ -298,6 +324,10 @@ func (l *inventoryLoader) service(o kubeObject) []error {
 			}
 			s.checkExportTo(&d, strict.Key("metadata.annotations", exportToAnnotation))
 		}
+		s.Ports = specPorts(&d, spec, "port", KubernetesService)
+		if v := spec.Value("selector"); v != nil {
+			s.Selector = d.StringMap(v, "spec.selector")
+		}
 	}
 	return l.finish(&d, s)
 }
@@ -359,6 +389,6 @@ func specStrings(d *strict.Decoder, spec strict.Fields, field string) []string {
 // not a label has its own problem already (metadata.namespace).
 func (s *loadedService) checkExportTo(d *strict.Decoder, field string) {
 	if names.Label(s.Namespace) == "" {
-		add(d, checkExportTo(nil, field, s.Namespace, s.ExportTo, true))
+		add(d, checkExportTo(nil, field, s.Namespace, s.ExportTo, exportToListOf(s.Kind)))
 	}
 }

@@ -92,7 +92,7 @@ type meshDoc struct {
 // or kind, a data.mesh that is not YAML), and an error for input holding no mesh
 // configuration at all.
 func readMeshConfigs(data []byte) ([]meshDoc, []error) {
-	s := readObjects(data)
+	s := readObjects(data, holdsMeshConfig)
 	var (
 		docs        []meshDoc
 		errs        []error
@@ -127,6 +127,13 @@ func readMeshConfigs(data []byte) ([]meshDoc, []error) {
 		errs = append(errs, &FieldError{Detail: fmt.Sprintf("no mesh configuration: %s; expected an IstioOperator, the istio ConfigMap, Helm values with meshConfig, or a meshConfig", s.found(skipped)), Err: ErrNoMeshConfig})
 	}
 	return docs, errs
+}
+
+// holdsMeshConfig reports whether o is an object readMeshConfigs reads (a problem in any
+// other object is not the mesh configuration's).
+func holdsMeshConfig(o kubeObject) bool {
+	srcs, err := meshSources(o)
+	return srcs != nil || err != nil
 }
 
 // meshSource is one place in an object that holds mesh configuration.

@@ -1,6 +1,7 @@
 package visibility
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -21,7 +22,7 @@ type kubeObject struct {
 	item   *itemPath
 	kind   string
 	fields strict.Fields
-	err    error // set instead of the rest when the object could not be read
+	err    error // set when the object cannot be read: its problems, reported instead
 }
 
 // itemPath is the path of a List item: items[index] of the List at parent (nil: the
@@ -63,11 +64,11 @@ func (o kubeObject) id() string {
 	return o.kind + " " + ns + "/" + name
 }
 
-// objects reads every object of a YAML or JSON stream, unwrapping Lists (what `kubectl get
-// … -o yaml` prints; nested Lists too) in one pass over the parsed tree. Documents that are
-// empty are counted in empty. A document or list item that is not an object, a List whose
-// items are not a list, and every problem in a document's content are returned as errors,
-// each naming the document and item.
+// objectStream is every object of a YAML or JSON stream, Lists unwrapped (what `kubectl get
+// … -o yaml` prints; nested Lists too) in one pass over the parsed tree, with the empty
+// documents counted. A document or list item that is not an object, a List whose items are
+// not a list, and the problems the reader finds in a document outside its objects are
+// errors in their places, each naming the document and item.
 type objectStream struct {
 	objects []kubeObject // in document order, with the problems in their places
 	empty   int          // empty documents
@@ -75,23 +76,24 @@ type objectStream struct {
 
 func (s *objectStream) fail(err error) { s.objects = append(s.objects, kubeObject{err: err}) }
 
-func readObjects(data []byte) objectStream {
+// readObjects reads the objects of data. A problem the reader finds inside an object (a key
+// given twice, an ambiguous number) belongs to that object: it is the object's error when
+// reads says the loader reads the object, and is dropped otherwise — what is odd in an
+// object the loader skips is not the input's problem. A problem in an object's kind is the
+// object's error whatever the kind reads as.
+func readObjects(data []byte, reads func(kubeObject) bool) objectStream {
 	docs, err := strict.ParseYAML(data)
-	var s objectStream
+	s := objectStream{}
 	for i, doc := range docs {
 		where := ""
 		if len(docs) > 1 || err != nil {
 			where = "document " + strconv.Itoa(i+1)
 		}
-		if doc.Err != nil {
-			s.fail(strict.Prefix(strict.At(where), doc.Err))
-			continue
-		}
-		if doc.Value == nil {
+		if doc.Value == nil && doc.Problems == nil {
 			s.empty++
 			continue
 		}
-		s.add(doc.Value, where, nil)
+		s.add(doc.Value, where, nil, doc.Problems, 0, reads)
 	}
 	if err != nil {
 		if fe, ok := err.(*FieldError); ok && len(docs) == 0 {
@@ -102,10 +104,16 @@ func readObjects(data []byte) objectStream {
 	return s
 }
 
-// add records x, found at item of document doc, unwrapping it if it is a List.
-func (s *objectStream) add(x any, doc string, item *itemPath) {
+// add records x, found at item of document doc, unwrapping it if it is a List. problems
+// are the reader's problems in x, their paths from the document's root, depth steps of
+// which lead to x.
+func (s *objectStream) add(x any, doc string, item *itemPath, problems []strict.Problem, depth int, reads func(kubeObject) bool) {
 	fields, ok := x.(strict.Fields)
-	if !ok {
+	if !ok || problemAt(problems, depth, "kind") {
+		if len(problems) > 0 { // the problems are why x is not an object, or not known
+			s.fail(problemsIn(doc, problems))
+			return
+		}
 		s.fail(problem(joinWhere(doc, item.String()), "", x, "%s", mustBeObject(item, x)))
 		return
 	}
@@ -119,7 +127,27 @@ func (s *objectStream) add(x any, doc string, item *itemPath) {
 		o.kind = kind
 	}
 	if !isList(o.kind) {
+		if len(problems) > 0 && reads(o) {
+			o.err = problemsIn(doc, problems)
+		}
 		s.objects = append(s.objects, o)
+		return
+	}
+	// The problems of each item go with it; the List's own (outside its items) refuse it.
+	var own []strict.Problem
+	var inItem map[int][]strict.Problem
+	for _, p := range problems {
+		if len(p.Path) > depth+1 && p.Path[depth] == (strict.Step{Key: "items", Index: -1}) && p.Path[depth+1].Key == "" {
+			if inItem == nil {
+				inItem = map[int][]strict.Problem{}
+			}
+			inItem[p.Path[depth+1].Index] = append(inItem[p.Path[depth+1].Index], p)
+		} else {
+			own = append(own, p)
+		}
+	}
+	if len(own) > 0 {
+		s.fail(problemsIn(doc, own))
 		return
 	}
 	raw := fields.Value("items")
@@ -132,8 +160,26 @@ func (s *objectStream) add(x any, doc string, item *itemPath) {
 	s.objects = slices.Grow(s.objects, len(items))
 	for i, x := range items {
 		paths[i] = itemPath{parent: item, index: i}
-		s.add(x, doc, &paths[i])
+		s.add(x, doc, &paths[i], inItem[i], depth+2, reads)
 	}
+}
+
+// problemAt reports whether one of problems is at the field key of the value depth steps
+// down their paths.
+func problemAt(problems []strict.Problem, depth int, key string) bool {
+	return slices.ContainsFunc(problems, func(p strict.Problem) bool {
+		return len(p.Path) == depth+1 && p.Path[depth] == strict.Step{Key: key, Index: -1}
+	})
+}
+
+// problemsIn is the reader's problems, found in document doc, as one error; each names its
+// path from the document's root, as when the document is refused whole.
+func problemsIn(doc string, problems []strict.Problem) error {
+	errs := make([]error, len(problems))
+	for i, p := range problems {
+		errs[i] = p.Err
+	}
+	return strict.Prefix(strict.At(doc), errors.Join(errs...))
 }
 
 func mustBeObject(item *itemPath, x any) string {

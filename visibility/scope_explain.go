@@ -207,12 +207,6 @@ func (l *localHosts) lintDefaults(at string, i, j int, h string, local bool) []F
 	return out
 }
 
-// covers reports whether the wildcard pattern w matches every host the pattern p does (and p
-// is not w itself).
-func covers(w, p string) bool {
-	return w != p && strings.HasPrefix(w, "*") && strings.HasSuffix(strings.TrimPrefix(p, "*"), w[1:])
-}
-
 // ScopeChange is a Kubernetes Service (Key) whose scope changes from Before to After.
 type ScopeChange = Change[ServiceRef, Scope, struct{}]
 

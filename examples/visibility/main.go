@@ -1,16 +1,18 @@
 // Command visibility previews ServiceEntry visibility for a cluster: each entry's visibility
 // and the policy that decided it, whether DNS answers for it, the hostnames and addresses
 // claimed in several namespaces and who gets which answer, each Kubernetes Service's
-// multicluster scope, lint findings for the configuration read against the inventory, and —
-// given a second mesh configuration — an audit of what the change would do, without
-// applying anything.
+// multicluster scope, what the sidecars of each namespace (and of each workload Sidecar)
+// receive and from whom, lint findings for the configuration read against the inventory,
+// and — given a second mesh configuration or inventory — an audit of what the change would
+// do, without applying anything.
 //
 // With no flags it runs on the embedded sample. On your own cluster:
 //
 //	kubectl get istiooperator -n istio-system -o yaml > mesh.yaml   # or: kubectl get configmap istio -n istio-system -o yaml
-//	kubectl get namespaces,serviceentries,services -A -o yaml > inventory.yaml
-//	go run ./examples/visibility -mesh mesh.yaml -inventory inventory.yaml [-new-mesh proposed.yaml] [-fail-on warning]
+//	kubectl get namespaces,serviceentries,services,sidecars -A -o yaml > inventory.yaml
+//	go run ./examples/visibility -mesh mesh.yaml -inventory inventory.yaml [-new-mesh proposed.yaml] [-new-inventory proposed.yaml] [-fail-on warning]
 //	go run ./examples/visibility -mesh mesh.yaml -inventory inventory.yaml -explain-host api.github.com -client shop
+//	go run ./examples/visibility -mesh mesh.yaml -inventory inventory.yaml -explain-host api.github.com -proxy shop -workload app=checkout
 //	go run ./examples/visibility -o json
 //
 // With any input flag it needs both -mesh and -inventory: it never fills in a missing input
@@ -48,11 +50,12 @@ var description = `visibility: preview ServiceEntry visibility, DNS answers, ser
 for a cluster, from kubectl output. On your own cluster:
 
   kubectl get istiooperator -n istio-system -o yaml > mesh.yaml   # or: kubectl get configmap istio -n istio-system -o yaml
-  kubectl get namespaces,serviceentries,services -A -o yaml > inventory.yaml
-  visibility -mesh mesh.yaml -inventory inventory.yaml [-new-mesh proposed.yaml] [-fail-on warning]
+  kubectl get namespaces,serviceentries,services,sidecars -A -o yaml > inventory.yaml
+  visibility -mesh mesh.yaml -inventory inventory.yaml [-new-mesh proposed.yaml] [-new-inventory proposed.yaml] [-fail-on warning]
 
 With no input flag at all it runs on an embedded sample; with any, it needs both -mesh and
--inventory (-new-mesh is optional), and an input flag given an empty value is refused.
+-inventory (-new-mesh and -new-inventory are optional), and an input flag given an empty value
+is refused.
 
 Service scope (meshConfig.serviceScopeConfigs, serviceSettings) is shown as Istio applies it
 when istiod runs with AMBIENT_ENABLE_MULTI_NETWORK=true; that flag is off by default, and
@@ -60,7 +63,7 @@ without it every service stays LOCAL whatever the configuration says.
 ` + cli.ExitStatus(true)
 
 // inputFlags are the flags that name input; the sample runs only when none is given.
-var inputFlags = []string{"mesh", "inventory", "new-mesh"}
+var inputFlags = []string{"mesh", "inventory", "new-mesh", "new-inventory"}
 
 // scopeNote is what the report says wherever it shows service scope.
 const scopeNote = "scope as Istio applies it when istiod runs with AMBIENT_ENABLE_MULTI_NETWORK=true; that flag is off by default, and without it every service is LOCAL"
@@ -72,6 +75,9 @@ type options struct {
 	explainHost, explainAddr string
 	client                   string
 	clientSet                bool
+	newInventory             string
+	proxy, workload          string // -proxy: a sidecar's namespace for -explain-host; -workload its labels
+	proxySet                 bool
 	sample                   bool // no input flag given: run on the embedded sample
 }
 
@@ -88,7 +94,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.clusterDomain, "cluster-domain", "cluster.local", "the cluster's DNS domain: Service hosts and short names")
 	fs.StringVar(&o.output, "o", "table", "output format: table or json")
 	fs.StringVar(&o.failOn, "fail-on", "", "exit with status 3 when a finding is at or above this level: note, warning or error")
-	fs.StringVar(&o.explainHost, "explain-host", "", "explain which service answers this host for -client")
+	fs.StringVar(&o.newInventory, "new-inventory", "", "a proposed inventory (Sidecars, exportTo, …) whose sidecar view to audit against -inventory")
+	fs.StringVar(&o.explainHost, "explain-host", "", "explain which service answers this host for -client (ambient DNS), or what a sidecar in -proxy gets for it")
+	fs.Func("proxy", "the namespace of a sidecar proxy for -explain-host", func(v string) error {
+		o.proxy, o.proxySet = v, true
+		return nil
+	})
+	fs.StringVar(&o.workload, "workload", "", "the workload labels of the -proxy sidecar, such as app=web,version=v1 (which workload Sidecar applies)")
 	fs.StringVar(&o.explainAddr, "explain-addr", "", "explain which service receives traffic to this IP for -client")
 	fs.Func("client", "the client namespace for -explain-host and -explain-addr (\"\" for a client without one)", func(v string) error {
 		o.client, o.clientSet = v, true
@@ -104,12 +116,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return cli.Usage
 	}
-	o.sample = !slices.ContainsFunc(inputFlags, func(f string) bool { return given[f] })
-	if !o.sample && !cli.Missing(prog, given, stderr, "-mesh", "-inventory") {
+	if msg := o.usageProblem(); msg != "" {
+		fmt.Fprintf(stderr, "%s: %s\n", prog, msg)
 		return cli.Usage
 	}
-	if (o.explainHost != "" || o.explainAddr != "") && !o.clientSet {
-		fmt.Fprintf(stderr, "%s: -explain-host and -explain-addr need -client: the answer depends on the client's namespace (-client \"\" for a client without one)\n", prog)
+	o.sample = !slices.ContainsFunc(inputFlags, func(f string) bool { return given[f] })
+	if !o.sample && !cli.Missing(prog, given, stderr, "-mesh", "-inventory") {
 		return cli.Usage
 	}
 	rep, err := build(o)
@@ -130,10 +142,16 @@ type report struct {
 	Services  []serviceRow                   `json:"services,omitempty"`
 	Conflicts []visibility.Conflict          `json:"conflicts"`
 	Explain   []visibility.LookupExplanation `json:"explain,omitempty"`
-	NewMesh   string                         `json:"newMesh,omitempty"`
-	Audit     *visibility.Audit              `json:"audit,omitempty"`
-	Scope     []visibility.ScopeChange       `json:"scopeChanges,omitempty"`
-	ScopeNote string                         `json:"scopeNote,omitempty"`
+	Sidecars  []proxyRow                     `json:"sidecars"`
+	// SidecarExplain answers -explain-host for -proxy.
+	SidecarExplain *visibility.SidecarExplanation `json:"sidecarExplain,omitempty"`
+	NewMesh        string                         `json:"newMesh,omitempty"`
+	NewInventory   string                         `json:"newInventory,omitempty"`
+	SidecarAudit   []visibility.SidecarChange     `json:"sidecarAudit,omitempty"`
+	Audit          *visibility.Audit              `json:"audit,omitempty"`
+	Scope          []visibility.ScopeChange       `json:"scopeChanges,omitempty"`
+	// ScopeNote says, wherever scope is shown, when Istio applies it.
+	ScopeNote string `json:"scopeNote,omitempty"`
 
 	hosts map[visibility.ServiceRef]string // each Kubernetes Service's host, for the scope table
 }
@@ -155,13 +173,14 @@ type serviceRow struct {
 	Why       string           `json:"why"`
 }
 
-// mesh is one mesh configuration read: its resolver and its scope.
+// mesh is one mesh configuration read: its resolver, its service scope and its mesh scope.
 type mesh struct {
-	name   string
-	res    *visibility.Resolver
-	scope  *visibility.Scoper
-	scoped bool
-	lint   []visibility.Finding
+	name      string
+	res       *visibility.Resolver
+	meshScope *visibility.MeshScope
+	scope     *visibility.Scoper
+	scoped    bool
+	lint      []visibility.Finding
 }
 
 func loadMesh(path, sampleName, domain string) (mesh, error) {
@@ -175,6 +194,9 @@ func loadMesh(path, sampleName, domain string) (mesh, error) {
 		return m, cli.InFile(name, err)
 	}
 	if m.res, err = visibility.Compile(c); err != nil {
+		return m, cli.InFile(name, err)
+	}
+	if m.meshScope, err = visibility.LoadMeshScope(data); err != nil {
 		return m, cli.InFile(name, err)
 	}
 	sc, err := visibility.LoadScope(data)
@@ -235,6 +257,9 @@ func build(o options) (*report, error) {
 	if err := rep.explain(o, ix); err != nil {
 		return nil, err
 	}
+	if err := rep.sidecars(o, cur, inv, invName); err != nil {
+		return nil, err
+	}
 	if o.newMesh != "" || o.sample {
 		next, err := loadMesh(o.newMesh, "new-mesh.yaml", o.clusterDomain)
 		if err != nil {
@@ -273,9 +298,28 @@ func (r *report) lint(m mesh, ix *visibility.Index) {
 	r.Findings = slices.Concat([]visibility.Finding{}, m.res.Lint(), m.lint, ix.Lint())
 }
 
+// usageProblem says what is wrong with a combination of flags; "" when nothing is.
+func (o *options) usageProblem() string {
+	switch {
+	case o.clientSet && o.proxySet:
+		return "-client and -proxy ask different questions: -client for ambient DNS and addresses, -proxy for what a sidecar gets; give one"
+	case o.proxySet && o.explainAddr != "":
+		return "-explain-addr answers for -client (ambient); a sidecar's view is by host: use -explain-host with -proxy"
+	case o.proxySet && o.explainHost == "":
+		return "-proxy needs -explain-host: the host to explain for the sidecar"
+	case o.workload != "" && !o.proxySet:
+		return "-workload needs -proxy: the namespace of the sidecar whose labels they are"
+	case (o.explainHost != "" || o.explainAddr != "") && !o.clientSet && !o.proxySet:
+		return "-explain-host and -explain-addr need -client: the answer depends on the client's namespace (-client \"\" for a client without one); for a sidecar's view use -explain-host with -proxy"
+	case o.newInventory != "" && o.inventory == "":
+		return "-new-inventory needs -inventory: the inventory it is a change of"
+	}
+	return ""
+}
+
 // explain answers -explain-host and -explain-addr for a client namespace that exists.
 func (r *report) explain(o options, ix *visibility.Index) error {
-	if o.explainHost == "" && o.explainAddr == "" {
+	if o.explainHost == "" && o.explainAddr == "" || o.proxySet {
 		return nil
 	}
 	if o.client != "" && !slices.Contains(ix.Namespaces(), o.client) {

@@ -122,6 +122,8 @@ func TestNoInputGuessed(t *testing.T) {
 		{"an empty -inventory (an unset CI variable)", []string{"-mesh", mesh, "-inventory", ""}, "-inventory given an empty value (an unset variable?)"},
 		{"an empty -mesh", []string{"-mesh", "", "-inventory", inv}, "-mesh given an empty value (an unset variable?)"},
 		{"an empty -new-mesh", []string{"-mesh", mesh, "-inventory", inv, "-new-mesh", ""}, "-new-mesh given an empty value (an unset variable?)"},
+		{"an empty -new-inventory", []string{"-mesh", mesh, "-inventory", inv, "-new-inventory", ""}, "-new-inventory given an empty value (an unset variable?)"},
+		{"-inventory and -new-inventory without -mesh", []string{"-inventory", inv, "-new-inventory", inv}, "with your own input, also give -mesh (the embedded sample"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			code, out, errOut := runArgs(t, tt.args...)

@@ -65,10 +65,15 @@ func (r *report) print(w io.Writer) error {
 	for _, e := range r.Explain {
 		fmt.Fprintf(w, "\n%s\n", e)
 	}
-	if r.Audit == nil {
-		return nil
+	if err := r.printSidecars(w); err != nil {
+		return err
 	}
-	return r.printAudit(w)
+	if r.Audit != nil {
+		if err := r.printAudit(w); err != nil {
+			return err
+		}
+	}
+	return r.printSidecarAudit(w)
 }
 
 func (r *report) printAudit(w io.Writer) error {

@@ -25,6 +25,9 @@ const (
 
 // istioLevel is the level of a code of package visibility; ok is false for any other code.
 func istioLevel(c Code) (l Level, ok bool) {
+	if l, ok := sidecarLevel(c); ok {
+		return l, true
+	}
 	switch c {
 	case Redundant, NoOpRule, DuplicateRule, ScopeLocalConfig, ScopeSettingOverridden:
 		return Note, true
@@ -33,6 +36,29 @@ func istioLevel(c Code) (l Level, ok bool) {
 		return Warning, true
 	case ExportToUnknownNamespace, ScopeHostNeverMatches:
 		return Error, true
+	}
+	return "", false
+}
+
+// The codes of package visibility's sidecar view (SidecarView.Lint), each with its level.
+const (
+	ImportExcluded            Code = "ImportExcluded"
+	ExactImportShadowed       Code = "ExactImportShadowed"
+	RootSidecarWithSelector   Code = "RootSidecarWithSelector"
+	RootSidecarNotDiscovered  Code = "RootSidecarNotDiscovered"
+	SidecarNeverApplies       Code = "SidecarNeverApplies"
+	CreationTimeTie           Code = "CreationTimeTie"
+	SidecarFailsValidation    Code = "SidecarFailsValidation"
+	ExportToAnnotationRepeats Code = "ExportToAnnotationRepeats"
+)
+
+// sidecarLevel is the level of a code of the sidecar view; ok is false for any other code.
+func sidecarLevel(c Code) (l Level, ok bool) {
+	switch c {
+	case ExportToAnnotationRepeats:
+		return Note, true
+	case ImportExcluded, ExactImportShadowed, RootSidecarWithSelector, RootSidecarNotDiscovered, SidecarNeverApplies, CreationTimeTie, SidecarFailsValidation:
+		return Warning, true
 	}
 	return "", false
 }

@@ -1,56 +1,74 @@
 package strict
 
 import (
+	"bytes"
+	"errors"
 	"strings"
 )
 
-// The block reader: a direct reader of the YAML that kubectl, Helm and people write most —
-// block mappings and sequences of plain, quoted and literal scalars, and JSON (what
-// `kubectl get -o json` prints is a YAML flow mapping) — which builds the generic values
-// without yaml.v3's node tree. On a cluster dump it allocates a few bytes per input byte
-// where the node tree alone takes about twenty, and it runs several times faster.
+// The block reader: a direct reader of the YAML that kubectl, Helm and people write — block
+// mappings and sequences; plain, quoted, literal and folded scalars over one line or many;
+// flow collections of quoted and plain scalars, and so JSON (what `kubectl get -o json`
+// prints is a YAML flow mapping) — which builds the generic values without yaml.v3's node
+// tree. On a cluster dump it allocates a few bytes per input byte where the node tree alone
+// takes about twenty, and it runs several times faster.
 //
-// It gives up (ok is false) on anything outside that subset, and on anything the full
-// reader would report as a problem, so that ParseYAML then reads the stream with yaml.v3 and
-// the answer, problems included, is the same either way. Outside the subset are: flow
-// collections not in JSON's syntax (plain scalars in them, trailing commas), anchors,
-// aliases, tags, merge keys, directives, "..." markers, multi-line plain or quoted scalars,
-// folded (>) and keep (|+) block scalars, quoted, complex or very long keys, a key given
-// twice, tabs, carriage returns and any byte outside printable ASCII, and every plain scalar
-// whose type is not plainly a string, a decimal integer, a boolean or a null (a float, a
-// timestamp, an octal-looking number, anything with an underscore or a sign). FuzzBlock and
-// TestBlockReaderOnRandomDocuments check that the two readers agree.
+// It reads one document at a time. A document holding anything else — anchors, aliases,
+// tags, merge keys, complex keys, directives, tabs where YAML gives them a meaning, the
+// rarer line breaks and control characters — is handed to yaml.v3, that document alone, and
+// a syntax error anywhere to yaml.v3 for the whole stream, so that the answer, problems and
+// errors included, is yaml.v3's either way. The problems the full reader reports in a
+// document's content (a key given twice, an ambiguous number) the block reader reports the
+// same, with the same paths and lines, where they are. TestBlockReaderOnRandomDocuments,
+// FuzzBlock and the corpus tests hold the two readers to the same answers.
 //
-// Strings are slices of one copy of the input: what a caller keeps of the values keeps that
-// copy alive.
+// Strings are slices of one copy of the input where they can be (most are): what a caller
+// keeps of the values keeps that copy alive.
 
-// maxBlockDepth bounds the block reader's recursion; deeper input goes to yaml.v3, which
-// has its own bound (MaxDepth).
-const maxBlockDepth = 2000
+// maxBlockDepth bounds the block reader's nesting; deeper input goes to yaml.v3, which has
+// its own bound (MaxDepth).
+const maxBlockDepth = 5000
 
 type blockReader struct {
-	src   string
-	line  int // number of the current line, from 1
-	start int // where the current line starts
-	ind   int // the current line's indentation, or the column of a node after "- "
-	cs    int // where the current line's (or node's) content starts
-	le    int // where the current line ends (its '\n', or len(src))
-	eof   bool
-	depth int
+	data []byte
+	src  string
+	root string   // the stream's root, for problems' paths
+	top  *pathSeg // the same, for yaml.v3's documents
+
+	// The current line: its number (from 1), where it starts, where its content starts
+	// after the indentation, its indentation (or the column of a node after "- "), where
+	// its content ends (before "\r\n" or "\n"), and where the next line starts.
+	line, start, cs, ind, le, next int
+	eof                            bool
+	ended                          bool // the last document ended with "..."
+	depth                          int
 
 	// Objects and lists are read onto these stacks, then copied out at their exact sizes
-	// into slabs shared by many small ones: a few allocations per thousand values.
+	// into slabs shared by many small ones: a few allocations per thousand values. mlines
+	// holds the line of each member's key.
 	members []Member
+	mlines  []int
 	items   []any
 	mslab   []Member
 	islab   []any
+
+	path     []Step // where the value being read is
+	problems []Problem
+	buf      []byte // scratch for scalars that are not slices of the input
+
+	odd int // the first byte at or after oddFrom that the reader does not read
+	// oddFrom is where the search for odd started; -1 before the first.
+	oddFrom int
 }
 
 // slab is how many members or items a slab holds.
 const slab = 1024
 
 // fields pops the members from base on the stack, as an object.
-func (r *blockReader) fields(base int) Fields { return pop(&r.members, &r.mslab, base) }
+func (r *blockReader) fields(base int) Fields {
+	r.mlines = r.mlines[:base]
+	return pop(&r.members, &r.mslab, base)
+}
 
 // list pops the items from base on the stack, as a list.
 func (r *blockReader) list(base int) []any { return pop(&r.items, &r.islab, base) }
@@ -80,261 +98,273 @@ func pop[T any](stack, slabp *[]T, base int) []T {
 	return out
 }
 
-// hasKey reports whether the object being read from base on the stack has key: a scan while
-// it is small, a map (seen, made on demand) when large.
-func (r *blockReader) hasKey(base int, key string, seen *map[string]struct{}) bool {
+// find returns the index (from base) of key among the members of the object being read
+// from base on the stack, or -1: a scan while the object is small, a map (seen, made on
+// demand, kept up to date by the caller) when large.
+func (r *blockReader) find(base int, key string, seen *map[string]int) int {
 	m := r.members[base:]
 	if *seen == nil && len(m) < scanLimit {
-		return Fields(m).Has(key)
+		for i := range m {
+			if m[i].Key == key {
+				return i
+			}
+		}
+		return -1
 	}
 	if *seen == nil {
-		*seen = make(map[string]struct{}, 2*len(m))
-		for _, f := range m {
-			(*seen)[f.Key] = struct{}{}
+		*seen = make(map[string]int, 2*len(m))
+		for i, f := range m {
+			(*seen)[f.Key] = i
 		}
 	}
-	if _, ok := (*seen)[key]; ok {
-		return true
+	if i, ok := (*seen)[key]; ok {
+		return i
 	}
-	(*seen)[key] = struct{}{}
-	return false
+	return -1
 }
 
-// parseBlock reads data as a stream of block-YAML documents, or reports that it cannot.
-func parseBlock(data []byte) (docs []Document, ok bool) {
-	for _, c := range data {
-		if c != '\n' && (c < 0x20 || c > 0x7e) {
-			return nil, false
-		}
+// add pushes the member key: v, whose key is on line, onto the object being read from base.
+func (r *blockReader) add(base int, key string, v any, line int, seen map[string]int) {
+	r.members = append(r.members, Member{key, v})
+	r.mlines = append(r.mlines, line)
+	if seen != nil {
+		seen[key] = len(r.members) - 1 - base
 	}
-	r := &blockReader{src: string(data), le: -1}
+}
+
+// parseStream reads data as a stream of documents: each with the block reader, or, when
+// it holds what the block reader does not read, with yaml.v3 (full counts those
+// documents). ok is false when yaml.v3 finds a syntax error: the caller reads the whole
+// stream with yaml.v3 to report it as it does.
+func parseStream(data []byte, root string) (docs []Document, full int, ok bool) {
+	r := &blockReader{data: data, src: string(data), root: root, top: rootSeg(root), oddFrom: -1}
+	if bytes.HasPrefix(data, []byte("\xef\xbb\xbf")) {
+		r.next = 3 // a byte-order mark
+	}
+	// covered is where the part of the stream not yet judged starts: the end of the last
+	// document read, or the start. Its line is coveredLine.
+	covered, coveredLine := r.next, 1
 	r.advance()
-	for !r.eof {
-		line, explicit := r.line, false
-		if r.docStart() {
-			explicit = true
-			r.advance()
-		} else if r.ind == 0 && (strings.HasPrefix(r.text(), "---") || strings.HasPrefix(r.text(), "...") || r.text()[0] == '%') {
-			return nil, false
+	for !r.eof || covered < len(r.src) && r.firstOdd(covered) < len(r.src) {
+		if r.ended && !r.eof && !r.docStart() && r.src[r.cs] != '%' {
+			return nil, 0, false // a document after "..." without "---", which yaml.v3 refuses
 		}
-		if r.eof || r.docStart() {
-			if !explicit {
-				return nil, false
+		if !r.eof {
+			if doc, ok := r.document(); ok && r.firstOdd(covered) >= r.offset() {
+				docs = append(docs, doc)
+				covered, coveredLine = r.offset(), r.line
+				continue
 			}
-			docs = append(docs, Document{Line: line})
-			continue
 		}
-		if !explicit {
-			line = r.line
+		// Read by yaml.v3: the document, and any that a directive or a "..." line joins
+		// to it, with the comments before them.
+		r.members, r.mlines, r.items, r.path, r.depth, r.ended = r.members[:0], r.mlines[:0], r.items[:0], r.path[:0], 0, false
+		start, line := covered, coveredLine
+		end := r.segmentEnd(start)
+		more, err := parseSegment(data[start:end], len(data), r.top, line-1)
+		if err != nil {
+			return nil, 0, false
 		}
-		var v any
-		var ok bool
-		if c := r.src[r.cs]; c == '{' || c == '[' {
-			v, ok = r.flowDocument()
-		} else {
-			v, ok = r.node(r.ind)
-		}
-		if !ok || !r.eof && !r.docStart() {
-			return nil, false
-		}
-		docs = append(docs, Document{Value: v, Line: line})
+		full += len(more)
+		docs = append(docs, more...)
+		covered, coveredLine = end, line+lineBreaks(data[start:end])
+		r.next, r.line, r.eof = end, coveredLine-1, false
+		r.advance()
 	}
-	return docs, true
+	return docs, full, true
+}
+
+// lineBreaks counts the line breaks of s as yaml.v3 counts them: a line feed, a carriage
+// return alone or before one, NEL, LS and PS.
+func lineBreaks(s []byte) int {
+	n := bytes.Count(s, []byte("\n"))
+	if bytes.IndexByte(s, '\r') < 0 && bytes.IndexByte(s, 0xc2) < 0 && bytes.IndexByte(s, 0xe2) < 0 {
+		return n
+	}
+	for i := 0; i < len(s); i++ {
+		switch {
+		case s[i] == '\r' && (i+1 == len(s) || s[i+1] != '\n'):
+			n++
+		case bytes.HasPrefix(s[i:], []byte("\u0085")), bytes.HasPrefix(s[i:], []byte("\u2028")), bytes.HasPrefix(s[i:], []byte("\u2029")):
+			n++
+		}
+	}
+	return n
+}
+
+// offset is where the current line starts, or the end of the input.
+func (r *blockReader) offset() int {
+	if r.eof {
+		return len(r.src)
+	}
+	return r.start
+}
+
+// document reads the document at the current line, leaving the reader at the line after
+// it: a document separator, or the end of the input.
+func (r *blockReader) document() (Document, bool) {
+	line := r.line
+	explicit := r.docStart()
+	r.ended = false
+	if explicit {
+		r.advance()
+	}
+	if r.eof || r.docStart() || explicit && r.docEnd() {
+		r.skipDocEnd()
+		return Document{Line: line}, explicit
+	}
+	if r.ind == 0 && (r.src[r.cs] == '%' || strings.HasPrefix(r.text(), "---") || strings.HasPrefix(r.text(), "...")) {
+		return Document{}, false // a directive, a document end, content on a separator line
+	}
+	if !explicit {
+		line = r.line
+	}
+	var v any
+	ok := false
+	switch c := r.src[r.cs]; {
+	case c == '{' || c == '[':
+		v, ok = r.flowDocument()
+	case r.item() || r.isKey():
+		v, ok = r.node(r.ind)
+	case c == '"' || c == '\'' || plainFirst(r.src, r.cs, r.le, true):
+		// A scalar alone, such as a JSON string or number: read as in a flow collection,
+		// and only when that reading ends the document on its line.
+		v, ok = r.flowDocument()
+	}
+	if !ok || !r.eof && !r.docStart() && !r.docEnd() {
+		r.problems = r.problems[:0]
+		return Document{}, false
+	}
+	r.skipDocEnd()
+	doc := Document{Value: v, Line: line}
+	if len(r.problems) > 0 {
+		doc.Problems = r.problems
+		doc.Err = errors.Join(errs(r.problems)...)
+		r.problems = nil
+	}
+	return doc, true
+}
+
+// segmentEnd returns where the part of the stream that yaml.v3 must read, starting with
+// the document at start, ends: at the next document separator line, past those that
+// follow a directive (whose document it is).
+func (r *blockReader) segmentEnd(start int) int {
+	directive := false
+	for pos := start; pos < len(r.src); {
+		end := strings.IndexByte(r.src[pos:], '\n')
+		if end < 0 {
+			break
+		}
+		switch line := r.src[pos : pos+end]; {
+		case strings.HasPrefix(line, "%"):
+			directive = true
+		case pos > start && isSeparator(line, "---"):
+			if !directive {
+				return pos
+			}
+			directive = false
+		}
+		pos += end + 1
+	}
+	return len(r.src)
+}
+
+// isSeparator reports whether line starts with the marker ("---" or "...") followed by
+// white space or nothing, as a document marker is.
+func isSeparator(line, marker string) bool {
+	if !strings.HasPrefix(line, marker) {
+		return false
+	}
+	return len(line) == 3 || line[3] == ' ' || line[3] == '\t' || line[3] == '\r'
+}
+
+// nextLine moves to the next line, blank or not; false at the end of the input.
+func (r *blockReader) nextLine() bool {
+	pos := r.next
+	if pos >= len(r.src) {
+		r.eof = true
+		r.start, r.cs, r.le, r.ind = len(r.src), len(r.src), len(r.src), 0
+		return false
+	}
+	r.line++
+	end := strings.IndexByte(r.src[pos:], '\n')
+	if end < 0 {
+		end = len(r.src)
+		r.next = end + 1
+	} else {
+		end += pos
+		r.next = end + 1
+		if end > pos && r.src[end-1] == '\r' {
+			end--
+		}
+	}
+	ind := pos
+	for ind < end && r.src[ind] == ' ' {
+		ind++
+	}
+	r.start, r.ind, r.cs, r.le = pos, ind-pos, ind, end
+	return true
 }
 
 // advance moves to the next line that is neither blank nor a comment.
 func (r *blockReader) advance() {
-	pos := r.le + 1
-	for pos < len(r.src) {
-		r.line++
-		end := strings.IndexByte(r.src[pos:], '\n')
-		if end < 0 {
-			end = len(r.src)
-		} else {
-			end += pos
-		}
-		ind := pos
-		for ind < end && r.src[ind] == ' ' {
-			ind++
-		}
-		if ind < end && r.src[ind] != '#' {
-			r.start, r.ind, r.cs, r.le = pos, ind-pos, ind, end
+	for r.nextLine() {
+		if r.cs < r.le && r.src[r.cs] != '#' {
 			return
 		}
-		r.le = end
-		pos = end + 1
 	}
-	r.eof = true
+}
+
+// settle moves on from the current line if it is blank or a comment, to the next that is
+// neither.
+func (r *blockReader) settle() {
+	if !r.eof && (r.cs == r.le || r.src[r.cs] == '#') {
+		r.advance()
+	}
 }
 
 // text is the current line's content.
 func (r *blockReader) text() string { return r.src[r.cs:r.le] }
 
-// docStart reports whether the current line is a document separator: "---" alone.
+// docStart reports whether the current line is a document separator: "---" alone, or with
+// a comment.
 func (r *blockReader) docStart() bool {
-	if r.ind != 0 || r.cs != r.start || !strings.HasPrefix(r.text(), "---") {
+	if r.eof || r.ind != 0 || !isSeparator(r.text(), "---") {
 		return false
 	}
-	return strings.TrimRight(r.text()[3:], " ") == ""
+	rest := strings.TrimLeft(r.text()[3:], " ")
+	return rest == "" || rest[0] == '#' && len(rest) < len(r.text())-3
 }
 
-// item reports whether the current content starts a sequence item: "-" alone or "- ".
-func (r *blockReader) item() bool {
-	t := r.text()
-	return len(t) > 0 && t[0] == '-' && (len(t) == 1 || t[1] == ' ')
-}
-
-// node reads the block node at column c: a sequence or a mapping.
-func (r *blockReader) node(c int) (any, bool) {
-	if r.depth++; r.depth > maxBlockDepth {
-		return nil, false
+// docEnd reports whether the current line is a document end marker: "..." alone, or with a
+// comment.
+func (r *blockReader) docEnd() bool {
+	if r.eof || r.ind != 0 || !isSeparator(r.text(), "...") {
+		return false
 	}
-	defer func() { r.depth-- }()
-	if r.item() {
-		return r.seq(c)
-	}
-	return r.mapping(c)
+	rest := strings.TrimLeft(r.text()[3:], " ")
+	return rest == "" || rest[0] == '#' && len(rest) < len(r.text())-3
 }
 
-// ends reports whether the current line ends the construct at column c properly: the end
-// of input, a document separator, or a line less indented.
-func (r *blockReader) ends(c int) bool { return r.eof || r.docStart() || r.ind < c }
-
-func (r *blockReader) seq(c int) (any, bool) {
-	base := len(r.items)
-	for !r.eof && r.ind == c && !r.docStart() && r.item() {
-		at := r.cs + 1
-		for at < r.le && r.src[at] == ' ' {
-			at++
-		}
-		var v any
-		var ok bool
-		switch {
-		case at == r.le || r.src[at] == '#':
-			v, ok = r.nested(c, false)
-		default:
-			r.ind, r.cs = r.ind+at-r.cs, at // the node after "- ", at its column
-			if r.item() || r.isKey() {
-				v, ok = r.node(r.ind)
-			} else {
-				v, ok = r.inline(c, at)
-			}
-		}
-		if !ok {
-			return nil, false
-		}
-		r.items = append(r.items, v)
+// skipDocEnd moves past a document end marker on the current line, if there is one.
+func (r *blockReader) skipDocEnd() {
+	if r.docEnd() {
+		r.ended = true
+		r.advance()
 	}
-	// A line at c that is not an item ends a sequence that is the value of a key at c.
-	return r.list(base), r.eof || r.docStart() || r.ind <= c
 }
 
-func (r *blockReader) mapping(c int) (any, bool) {
-	base := len(r.members)
-	var seen map[string]struct{}
-	for !r.eof && r.ind == c && !r.docStart() {
-		key, at, ok := r.key()
-		if !ok || r.hasKey(base, key, &seen) {
-			return nil, false
-		}
-		for at < r.le && r.src[at] == ' ' {
-			at++
-		}
-		var v any
-		if at == r.le || r.src[at] == '#' && r.src[at-1] == ' ' {
-			v, ok = r.nested(c, true)
-		} else {
-			v, ok = r.inline(c, at)
-		}
-		if !ok {
-			return nil, false
-		}
-		r.members = append(r.members, Member{key, v})
-	}
-	return r.fields(base), r.ends(c)
+// marker reports whether the current line starts with a document marker ("---" or "...")
+// at column 0, which ends every construct in the document.
+func (r *blockReader) marker() bool {
+	return !r.eof && r.ind == 0 && (isSeparator(r.text(), "---") || isSeparator(r.text(), "..."))
 }
 
-// nested reads the value of a key or an item with nothing after it on its line: the block
-// node on the lines below, more indented than c (or, for a key, a sequence at c), else null.
-func (r *blockReader) nested(c int, key bool) (any, bool) {
-	r.advance()
-	switch {
-	case r.eof || r.docStart():
-		return nil, true
-	case r.ind > c:
-		return r.node(r.ind)
-	case key && r.ind == c && r.item():
-		return r.node(c)
-	}
-	return nil, true
-}
-
-// isKey reports whether the content starts with a key: a plain key followed by ':' and a
-// space or the end of the line.
-func (r *blockReader) isKey() bool {
-	_, _, ok := r.key()
-	return ok
-}
-
-// key reads the key the content starts with, and returns where its value starts. A key is
-// a plain scalar without spaces: it starts with a letter, digit, '_', '/' or '.', and runs to
-// the first ':' followed by a space or the end of the line (so "f:metadata" and
-// `k:{"port":80}`, the keys of managed fields, are keys).
-func (r *blockReader) key() (string, int, bool) {
-	i := r.cs
-	if i >= r.le || !keyStart(r.src[i]) {
-		return "", 0, false
-	}
-	for ; i < r.le && i-r.cs <= maxKey; i++ {
-		switch c := r.src[i]; {
-		case c == ':' && (i+1 == r.le || r.src[i+1] == ' '):
-			return r.src[r.cs:i], i + 1, true
-		case c == ' ':
-			return "", 0, false
-		}
-	}
-	return "", 0, false
-}
-
-// maxKey bounds a key's length: YAML allows at most 1024 characters for a key without "?",
-// and yaml.v3 counts them its own way, so long keys are left to it.
-const maxKey = 1000
-
-func keyStart(c byte) bool {
-	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '/' || c == '.'
-}
-
-// inline reads the scalar at at, on the current line, the value of a node at column c, and
-// moves past it: a quoted, empty-flow or plain scalar on this line, or a literal block
-// scalar on the lines below.
-func (r *blockReader) inline(c, at int) (any, bool) {
-	var v any
-	var end int
-	var ok bool
-	switch r.src[at] {
-	case '|':
-		return r.literal(c, at)
-	case '"':
-		v, end, ok = r.doubleQuoted(at)
-	case '\'':
-		v, end, ok = r.singleQuoted(at)
-	case '{', '[':
-		v, end, ok = r.flow(at, r.le, 0)
-	default:
-		v, end, ok = r.plain(at)
-	}
-	if !ok || !r.restIsComment(end) {
-		return nil, false
-	}
-	r.advance()
-	// A more indented line would continue the scalar (a multi-line scalar) or be an error.
-	return v, r.eof || r.docStart() || r.ind <= c
-}
-
-// restIsComment reports whether the line holds only spaces from i, perhaps then a comment.
+// restIsComment reports whether the line holds only spaces and tabs from i, perhaps then
+// a comment.
 func (r *blockReader) restIsComment(i int) bool {
 	j := i
-	for j < r.le && r.src[j] == ' ' {
+	for j < r.le && (r.src[j] == ' ' || r.src[j] == '\t') {
 		j++
 	}
 	return j == r.le || j > i && r.src[j] == '#'

@@ -1,190 +1,231 @@
 package strict
 
-import (
-	"encoding/json"
-	"math"
-	"strconv"
-	"strings"
-)
+import "strings"
 
-// The block reader's JSON: documents and values in JSON's syntax, which YAML reads as flow
-// collections (see block.go).
+// The block reader's flow collections: [a, b] and {k: v} of quoted and plain scalars, on
+// one line or over several — JSON among them, which YAML reads as flow collections (see
+// block.go).
 
-// flowDocument reads a document that is one flow collection in JSON's syntax, such as
-// `kubectl get -o json` prints: it may span lines, and only spaces may follow it on its last
-// line.
+// flowDocument reads a document that is one flow collection, such as `kubectl get -o json`
+// prints, and moves to the next line with content after it.
 func (r *blockReader) flowDocument() (any, bool) {
-	v, end, ok := r.flow(r.cs, len(r.src), 0)
+	return r.flowValue(r.cs)
+}
+
+// flowValue reads the flow collection at at — a document, or the value of a node — and
+// moves to the next line with content after it; only spaces and a comment may follow it on
+// its last line.
+func (r *blockReader) flowValue(at int) (any, bool) {
+	v, end, ok := r.flow(at, r.depth)
 	if !ok {
 		return nil, false
 	}
-	r.line += strings.Count(r.src[r.cs:end], "\n")
-	r.le = len(r.src)
-	if nl := strings.IndexByte(r.src[end:], '\n'); nl >= 0 {
-		r.le = end + nl
-	}
-	if strings.TrimRight(r.src[end:r.le], " ") != "" {
+	r.atLine(end)
+	if !r.restIsComment(end) {
 		return nil, false
 	}
 	r.advance()
 	return v, true
 }
 
-// flow reads the JSON value at at, which ends before limit (the end of its line for a value
-// in a block, the end of the input for a document), and returns where it ends. Only JSON's
-// syntax is read: quoted keys and strings, numbers, true, false and null — values that
-// yaml.v3 reads as JSON does. Anything else, a trailing comma or a comment included, gives up.
-func (r *blockReader) flow(at, limit, depth int) (any, int, bool) {
+// atLine makes the line holding pos, which starts at r.start, the current line.
+func (r *blockReader) atLine(pos int) {
+	nl := strings.IndexByte(r.src[pos:], '\n')
+	if nl < 0 {
+		r.le, r.next = len(r.src), len(r.src)+1
+		return
+	}
+	r.le, r.next = pos+nl, pos+nl+1
+	if r.le > r.start && r.src[r.le-1] == '\r' {
+		r.le--
+	}
+}
+
+// flow reads the flow value at at (after white space) and returns where it ends: a
+// collection, or a quoted or plain scalar. Only what yaml.v3 reads the same way is read:
+// no comments, no empty values, no plain scalar over several lines, no key without a value
+// or whose ':' is on another line.
+func (r *blockReader) flow(at, depth int) (any, int, bool) {
 	if depth > maxBlockDepth {
 		return nil, 0, false
 	}
-	at = r.flowSpace(at, limit)
-	if at >= limit {
+	at, ok := r.flowSpace(at)
+	if !ok || at >= len(r.src) {
 		return nil, 0, false
 	}
-	switch c := r.src[at]; {
-	case c == '{':
-		base := len(r.members)
-		var seen map[string]struct{}
-		at = r.flowSpace(at+1, limit)
-		if at < limit && r.src[at] == '}' {
-			return r.fields(base), at + 1, true
+	switch c := r.src[at]; c {
+	case '{':
+		return r.flowMapping(at, depth)
+	case '[':
+		return r.flowSequence(at, depth)
+	case '"':
+		return r.quoted(at, len(r.src))
+	case '\'':
+		return r.singleQuoted(at, len(r.src))
+	}
+	s, end, ok := r.flowPlain(at)
+	if !ok {
+		return nil, 0, false
+	}
+	v, ok, err := plainValue(s)
+	if !ok {
+		return nil, 0, false
+	}
+	if err != nil {
+		r.fail(err.Error())
+	}
+	return v, end, true
+}
+
+func (r *blockReader) flowMapping(at, depth int) (any, int, bool) {
+	base := len(r.members)
+	var seen map[string]int
+	at, ok := r.flowSpace(at + 1)
+	if ok && at < len(r.src) && r.src[at] == '}' {
+		return r.fields(base), at + 1, true
+	}
+	for ok && at < len(r.src) {
+		var k string
+		var end int
+		switch r.src[at] {
+		case '"':
+			k, end, ok = r.quoted(at, len(r.src))
+		case '\'':
+			k, end, ok = r.singleQuoted(at, len(r.src))
+		default:
+			k, end, ok = r.flowPlain(at)
+			ok = ok && k != "<<" && k != ""
 		}
-		for {
-			if at >= limit || r.src[at] != '"' {
-				return nil, 0, false
-			}
-			k, end, ok := r.quoted(at, limit)
-			if !ok || end-at > maxKey || r.hasKey(base, k, &seen) {
-				return nil, 0, false
-			}
-			at = end
-			for at < limit && r.src[at] == ' ' { // a key and its ':' share a line
-				at++
-			}
-			if at >= limit || r.src[at] != ':' {
-				return nil, 0, false
-			}
-			v, end, ok := r.flow(at+1, limit, depth+1)
-			if !ok {
-				return nil, 0, false
-			}
-			r.members = append(r.members, Member{k, v})
-			at = r.flowSpace(end, limit)
-			if at < limit && r.src[at] == '}' {
-				return r.fields(base), at + 1, true
-			}
-			if at >= limit || r.src[at] != ',' {
-				return nil, 0, false
-			}
-			at = r.flowSpace(at+1, limit)
-		}
-	case c == '[':
-		base := len(r.items)
-		at = r.flowSpace(at+1, limit)
-		if at < limit && r.src[at] == ']' {
-			return r.list(base), at + 1, true
-		}
-		for {
-			v, end, ok := r.flow(at, limit, depth+1)
-			if !ok {
-				return nil, 0, false
-			}
-			r.items = append(r.items, v)
-			at = r.flowSpace(end, limit)
-			if at < limit && r.src[at] == ']' {
-				return r.list(base), at + 1, true
-			}
-			if at >= limit || r.src[at] != ',' {
-				return nil, 0, false
-			}
-			at++
-		}
-	case c == '"':
-		v, end, ok := r.quoted(at, limit)
-		return v, end, ok
-	case c == '-' || '0' <= c && c <= '9':
-		end := jsonNumber(r.src, at, limit)
-		if end < 0 || !r.flowEnd(end, limit) {
+		if !ok || end-at > maxKey {
 			return nil, 0, false
 		}
-		n := r.src[at:end]
-		if f, err := strconv.ParseFloat(n, 64); err != nil || math.IsInf(f, 0) {
-			return nil, 0, false // out of range: yaml.v3's problem to report
+		for end < len(r.src) && (r.src[end] == ' ' || r.src[end] == '\t') {
+			end++ // a key and its ':' share a line
 		}
-		return json.Number(n), end, true
-	}
-	for _, w := range [...]struct {
-		word string
-		v    any
-	}{{"true", true}, {"false", false}, {"null", nil}} {
-		if strings.HasPrefix(r.src[at:limit], w.word) && r.flowEnd(at+len(w.word), limit) {
-			return w.v, at + len(w.word), true
+		if end >= len(r.src) || r.src[end] != ':' {
+			return nil, 0, false
 		}
+		line := r.line
+		first := r.find(base, k, &seen)
+		if at, ok = r.flowSpace(end + 1); !ok || at >= len(r.src) || r.src[at] == ',' || r.src[at] == '}' {
+			return nil, 0, false
+		}
+		mark := len(r.problems)
+		r.path = append(r.path, Step{Key: k, Index: -1})
+		var v any
+		v, end, ok = r.flow(at, depth+1)
+		if !ok {
+			return nil, 0, false
+		}
+		if first >= 0 {
+			r.problems = append(r.problems[:mark], r.givenTwice(r.mlines[base+first], line))
+		}
+		if r.path = r.path[:len(r.path)-1]; first < 0 {
+			r.add(base, k, v, line, seen)
+		}
+		if at, ok = r.flowSpace(end); !ok || at >= len(r.src) {
+			return nil, 0, false
+		}
+		switch r.src[at] {
+		case '}':
+			return r.fields(base), at + 1, true
+		case ',':
+			if at, ok = r.flowSpace(at + 1); ok && at < len(r.src) && r.src[at] == '}' {
+				return r.fields(base), at + 1, true // a trailing comma
+			}
+			continue
+		}
+		break
 	}
 	return nil, 0, false
 }
 
-// flowSpace skips spaces and line breaks.
-func (r *blockReader) flowSpace(at, limit int) int {
-	for at < limit && (r.src[at] == ' ' || r.src[at] == '\n') {
-		at++
+func (r *blockReader) flowSequence(at, depth int) (any, int, bool) {
+	base := len(r.items)
+	at, ok := r.flowSpace(at + 1)
+	if ok && at < len(r.src) && r.src[at] == ']' {
+		return r.list(base), at + 1, true
 	}
-	return at
-}
-
-// flowEnd reports whether a scalar ending at at is followed by what may follow one in a
-// flow collection.
-func (r *blockReader) flowEnd(at, limit int) bool {
-	return at >= limit || strings.IndexByte(" \n,]}", r.src[at]) >= 0
-}
-
-// jsonNumber returns where the JSON number at at ends, or -1 if none starts there.
-func jsonNumber(s string, at, limit int) int {
-	i := at
-	if i < limit && s[i] == '-' {
-		i++
-	}
-	switch {
-	case i < limit && s[i] == '0':
-		i++
-	case i < limit && '1' <= s[i] && s[i] <= '9':
-		i = skipDigits(s, i, limit)
-	default:
-		return -1
-	}
-	if i < limit && s[i] == '.' {
-		j := skipDigits(s, i+1, limit)
-		if j == i+1 {
-			return -1
+	for i := 0; ok; i++ {
+		r.path = append(r.path, Step{Index: i})
+		var v any
+		var end int
+		v, end, ok = r.flow(at, depth+1)
+		r.path = r.path[:len(r.path)-1]
+		if !ok {
+			return nil, 0, false
 		}
-		i = j
+		r.items = append(r.items, v)
+		if at, ok = r.flowSpace(end); !ok || at >= len(r.src) {
+			return nil, 0, false
+		}
+		switch r.src[at] {
+		case ']':
+			return r.list(base), at + 1, true
+		case ',':
+			if at, ok = r.flowSpace(at + 1); ok && at < len(r.src) && r.src[at] == ']' {
+				return r.list(base), at + 1, true // a trailing comma
+			}
+			continue
+		}
+		break // a ':' (a pair in a sequence) or anything else
 	}
-	i, ok := exponent(s, i, limit)
-	if !ok {
-		return -1
-	}
-	return i
+	return nil, 0, false
 }
 
-// skipDigits returns where the decimal digits of s from i end, before limit.
-func skipDigits(s string, i, limit int) int {
-	for i < limit && '0' <= s[i] && s[i] <= '9' {
-		i++
+// flowPlain reads the plain scalar at at in a flow collection: up to a flow indicator, a
+// ": " or the end of the line, without the spaces before them.
+func (r *blockReader) flowPlain(at int) (string, int, bool) {
+	s := r.src
+	if !plainFirst(s, at, len(s), true) {
+		return "", 0, false
 	}
-	return i
+	end := at
+	for i := at; i < len(s); i++ {
+		switch c := s[i]; c {
+		case ',', '[', ']', '{', '}', '\n', '\r':
+			return s[at:end], i, true
+		case '?':
+			return "", 0, false
+		case ':':
+			if i+1 == len(s) || strings.IndexByte(" \t\r\n", s[i+1]) >= 0 {
+				return s[at:end], i, true
+			}
+			end = i + 1 // (before a flow indicator too, as yaml.v3 reads it: "[::1, 001:db8::]")
+		case ' ', '\t':
+			if i+1 < len(s) && s[i+1] == '#' {
+				return "", 0, false // a comment
+			}
+		default:
+			end = i + 1
+		}
+	}
+	return s[at:end], len(s), true
 }
 
-// exponent returns where the exponent of a number at i ends ("e5", "E-3"; i itself when
-// there is none), before limit; ok is false for an "e" without digits.
-func exponent(s string, i, limit int) (end int, ok bool) {
-	if i >= limit || s[i] != 'e' && s[i] != 'E' {
-		return i, true
+// flowSpace skips spaces, tabs and line breaks, counting the lines; ok is false at a line
+// that a document marker or a directive starts, which ends a flow collection in error.
+func (r *blockReader) flowSpace(at int) (int, bool) {
+	s := r.src
+	for at < len(s) {
+		switch s[at] {
+		case ' ', '\t':
+			at++
+		case '\r':
+			if at+1 >= len(s) || s[at+1] != '\n' {
+				return at, true
+			}
+			at++
+		case '\n':
+			at++
+			r.line++
+			r.start = at
+			if at < len(s) && (s[at] == '%' || isSeparator(s[at:min(at+4, len(s))], "---") || isSeparator(s[at:min(at+4, len(s))], "...")) {
+				return at, false
+			}
+		default:
+			return at, true
+		}
 	}
-	i++
-	if i < limit && (s[i] == '+' || s[i] == '-') {
-		i++
-	}
-	end = skipDigits(s, i, limit)
-	return end, end > i
+	return at, true
 }

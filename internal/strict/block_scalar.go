@@ -1,96 +1,182 @@
 package strict
 
 import (
-	"encoding/json"
 	"strings"
+	"unicode/utf8"
 )
 
-// The block reader's scalars: plain, quoted and literal, each read only when yaml.v3 would
-// read it to the same value (see block.go).
+// The block reader's plain and quoted scalars, over one line or several, each read to the
+// text yaml.v3 reads it to (see block.go).
 
-// plain reads a plain scalar running to the end of the line, and resolves its type.
-func (r *blockReader) plain(at int) (any, int, bool) {
-	end := r.le
-	for i := at + 1; i < r.le; i++ {
+// plainText reads the plain scalar text on the current line from at: it returns where the
+// text ends (without the spaces after it), and whether a comment follows. ok is false for
+// a ": " in it (a key where a value belongs) or a ':' ending it.
+func (r *blockReader) plainText(at int) (end int, comment, ok bool) {
+	end = at
+	for i := at; i < r.le; i++ {
 		switch r.src[i] {
-		case ' ':
-			if r.src[i-1] == ':' {
-				return nil, 0, false // a key inside a value
-			}
+		case ' ', '\t':
 			if i+1 < r.le && r.src[i+1] == '#' {
-				end = i // a comment follows
-				i = r.le
+				return end, true, true
 			}
-		case '[', ']', '{', '}', ',':
-			return nil, 0, false
+		case ':':
+			if i+1 == r.le || r.src[i+1] == ' ' || r.src[i+1] == '\t' {
+				return 0, false, false
+			}
+			end = i + 1
+		default:
+			end = i + 1
 		}
 	}
-	for end > at && r.src[end-1] == ' ' {
-		end--
+	return end, false, true
+}
+
+// plainScalar reads the plain scalar at at, the value of a node in the collection at column
+// c: its text on this line, and on each line below more indented than c, folded as YAML
+// folds them (a line break is a space, each blank line a line break). It moves to the next
+// line with content.
+func (r *blockReader) plainScalar(c, at int) (string, bool) {
+	end, comment, ok := r.plainText(at)
+	if !ok {
+		return "", false
 	}
 	s := r.src[at:end]
-	if !plainStart(s[0]) || s[len(s)-1] == ':' {
-		return nil, 0, false
-	}
-	v, ok := resolvePlain(s)
-	return v, end, ok
-}
-
-func plainStart(c byte) bool {
-	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '/' || c == '~'
-}
-
-// resolvePlain gives a plain scalar the value the full reader gives it, when it is plainly a
-// string, a decimal integer, a boolean or a null; ok is false for anything else.
-func resolvePlain(s string) (any, bool) {
-	switch s {
-	case "true", "True", "TRUE":
-		return true, true
-	case "false", "False", "FALSE":
-		return false, true
-	case "null", "Null", "NULL", "~":
-		return nil, true
-	}
-	switch {
-	case s[0] == '~':
-		return nil, false
-	case s[0] < '0' || s[0] > '9': // no number starts so (but signed ones, not read here)
+	if comment {
+		r.advance()
 		return s, true
-	case strings.IndexByte(s, '_') >= 0: // 1_000 is a number
-		return nil, false
 	}
-	digits := skipDigits(s, 0, len(s))
-	switch {
-	case digits == len(s): // an integer, exact whatever its size, unless it looks octal
-		if s[0] == '0' && len(s) > 1 || len(s) > 300 { // (too large for a float64, it is a string)
-			return nil, false
+	b := r.buf[:0]
+	multi, breaks := false, 0
+	for r.nextLine() {
+		switch {
+		case r.cs == r.le:
+			breaks++
+			continue
+		case r.src[r.cs] == '\t':
+			return "", false
+		case r.ind <= c || r.src[r.cs] == '#':
+		default:
+			e, comment, ok := r.plainText(r.cs)
+			if !ok {
+				return "", false
+			}
+			if !multi {
+				b, multi = append(b, s...), true
+			}
+			b = foldBreaks(b, breaks)
+			b = append(b, r.src[r.cs:e]...)
+			breaks = 0
+			if !comment {
+				continue
+			}
+			r.nextLine() // past the comment's line
 		}
-		return json.Number(s), true
-	case digits == 4 && s[4] == '-': // perhaps a timestamp
-		return nil, false
-	case s[0] == '0' && digits == 1 && strings.IndexByte("xXoObB", s[1]) >= 0: // 0x1f, 0o17, 0b1
-		return nil, false
-	case looksFloat(s):
-		return nil, false
+		break
+	}
+	r.settle()
+	r.buf = b
+	if multi {
+		s = string(b)
 	}
 	return s, true
 }
 
-// looksFloat reports whether s, starting with a digit, has the shape of a YAML float:
-// digits, perhaps a point and digits, perhaps an exponent.
-func looksFloat(s string) bool {
-	i := skipDigits(s, 0, len(s))
-	if i < len(s) && s[i] == '.' {
-		i = skipDigits(s, i+1, len(s))
+// foldBreaks appends the line break between two lines of a flow or plain scalar, with breaks
+// blank lines between them: a space for none, else a line break for each.
+func foldBreaks(b []byte, breaks int) []byte {
+	if breaks == 0 {
+		return append(b, ' ')
 	}
-	i, ok := exponent(s, i, len(s))
-	return ok && i == len(s)
+	for ; breaks > 0; breaks-- {
+		b = append(b, '\n')
+	}
+	return b
 }
 
-// doubleQuoted reads a double-quoted scalar that ends on its line.
-func (r *blockReader) doubleQuoted(at int) (any, int, bool) {
-	s, end, ok := r.quoted(at, r.le)
-	return s, end, ok
+// quotedScalar reads the quoted scalar at at, the value of a node: double-quoted or
+// single-quoted, over one line or several. It moves to the next line with content.
+func (r *blockReader) quotedScalar(at int, double bool) (string, bool) {
+	var s string
+	var end int
+	var ok bool
+	if double {
+		s, end, ok = r.quoted(at, r.le)
+	} else {
+		s, end, ok = r.singleQuoted(at, r.le)
+	}
+	if !ok {
+		s, end, ok = r.quotedLines(at, double)
+		if !ok {
+			return "", false
+		}
+	}
+	if !r.restIsComment(end) {
+		return "", false
+	}
+	r.advance()
+	return s, true
+}
+
+// quotedLines reads a quoted scalar that may go on over several lines, folded as YAML
+// folds them: the spaces around a line break go, the break is a space, and each blank line
+// a line break. It returns where the scalar ends on the line the reader is left on.
+func (r *blockReader) quotedLines(at int, double bool) (string, int, bool) {
+	b := r.buf[:0]
+	defer func() { r.buf = b[:0] }()
+	i := at + 1
+	for {
+		for i < r.le {
+			c := r.src[i]
+			switch {
+			case c == '\'' && !double:
+				if i+1 < r.le && r.src[i+1] == '\'' {
+					b = append(b, '\'')
+					i += 2
+					continue
+				}
+				return string(b), i + 1, true
+			case c == '"' && double:
+				return string(b), i + 1, true
+			case c == '\\' && double:
+				var ok bool
+				if i, ok = escape(r.src, i, r.le, &b); !ok {
+					return "", 0, false // an unknown escape, or an escaped line break
+				}
+				continue
+			case c == ' ' || c == '\t':
+				j := i
+				for j < r.le && (r.src[j] == ' ' || r.src[j] == '\t') {
+					j++
+				}
+				if j < r.le {
+					b = append(b, r.src[i:j]...)
+				}
+				i = j
+				continue
+			}
+			b = append(b, c)
+			i++
+		}
+		breaks := 0
+		for {
+			if !r.nextLine() {
+				return "", 0, false // the input ends inside the scalar
+			}
+			if r.ind == 0 && (isSeparator(r.text(), "---") || isSeparator(r.text(), "...")) {
+				return "", 0, false
+			}
+			j := r.cs
+			for j < r.le && (r.src[j] == ' ' || r.src[j] == '\t') {
+				j++
+			}
+			if j < r.le {
+				i = j
+				break
+			}
+			breaks++
+		}
+		b = foldBreaks(b, breaks)
+	}
 }
 
 // quoted reads the double-quoted string at at, which ends on its line and before limit.
@@ -102,69 +188,85 @@ func (r *blockReader) quoted(at, limit int) (string, int, bool) {
 	if i < limit && r.src[i] == '"' {
 		return r.src[at+1 : i], i + 1, true // no escapes: the text itself
 	}
-	var b strings.Builder
-	b.WriteString(r.src[at+1 : i])
+	b := append(r.buf[:0], r.src[at+1:i]...)
+	defer func() { r.buf = b[:0] }()
 	for i < limit {
-		c := r.src[i]
-		switch {
-		case c == '"':
-			return b.String(), i + 1, true
-		case c == '\n':
+		switch c := r.src[i]; c {
+		case '"':
+			return string(b), i + 1, true
+		case '\n', '\r':
 			return "", 0, false
-		case c != '\\':
-			b.WriteByte(c)
-			i++
-			continue
-		}
-		if i+1 >= limit {
-			return "", 0, false
-		}
-		e := r.src[i+1]
-		i += 2
-		switch e {
-		case '"', '\\': // (not '/': JSON has \/, YAML does not)
-			b.WriteByte(e)
-		case 'n':
-			b.WriteByte('\n')
-		case 't':
-			b.WriteByte('\t')
-		case 'r':
-			b.WriteByte('\r')
-		case 'b':
-			b.WriteByte('\b')
-		case 'f':
-			b.WriteByte('\f')
-		case '0':
-			b.WriteByte(0)
-		case 'a':
-			b.WriteByte(7)
-		case 'v':
-			b.WriteByte(11)
-		case 'e':
-			b.WriteByte(27)
-		case 'u':
-			if i+4 > limit {
+		case '\\':
+			var ok bool
+			if i, ok = escape(r.src, i, limit, &b); !ok {
 				return "", 0, false
 			}
-			v := 0
-			for _, h := range []byte(r.src[i : i+4]) {
-				d := hexValue(h)
-				if d < 0 {
-					return "", 0, false
-				}
-				v = v<<4 | d
-			}
-			if 0xD800 <= v && v <= 0xDFFF {
-				return "", 0, false
-			}
-			b.WriteRune(rune(v))
-			i += 4
 		default:
-			return "", 0, false
+			b = append(b, c)
+			i++
 		}
 	}
 	return "", 0, false // the scalar goes on to the next line
 }
+
+// escape appends the character the escape sequence at s[i] (a backslash) stands for, and
+// returns where the sequence ends; ok is false for an escape YAML does not have (such as
+// JSON's \/), a code that is not a character, and a backslash ending the line.
+func escape(s string, i, limit int, b *[]byte) (int, bool) {
+	if i+1 >= limit {
+		return 0, false
+	}
+	e := s[i+1]
+	if k := strings.IndexByte(simpleEscapes, e); k >= 0 {
+		*b = append(*b, simpleEscaped[k])
+		return i + 2, true
+	}
+	n := 0
+	switch e {
+	case 'N':
+		*b = append(*b, "\u0085"...)
+		return i + 2, true
+	case '_':
+		*b = append(*b, "\u00a0"...)
+		return i + 2, true
+	case 'L':
+		*b = append(*b, "\u2028"...)
+		return i + 2, true
+	case 'P':
+		*b = append(*b, "\u2029"...)
+		return i + 2, true
+	case 'x':
+		n = 2
+	case 'u':
+		n = 4
+	case 'U':
+		n = 8
+	default:
+		return 0, false
+	}
+	if i+2+n > limit {
+		return 0, false
+	}
+	v := 0
+	for _, h := range []byte(s[i+2 : i+2+n]) {
+		d := hexValue(h)
+		if d < 0 {
+			return 0, false
+		}
+		v = v<<4 | d
+	}
+	if 0xD800 <= v && v <= 0xDFFF || v > 0x10FFFF {
+		return 0, false
+	}
+	*b = utf8.AppendRune(*b, rune(v))
+	return i + 2 + n, true
+}
+
+// The escapes of one character that stand for one byte, and the bytes.
+const (
+	simpleEscapes = "0abt\tnvfre \"'\\"
+	simpleEscaped = "\x00\x07\x08\x09\x09\x0a\x0b\x0c\x0d\x1b\x20\"'\\"
+)
 
 func hexValue(c byte) int {
 	switch {
@@ -178,102 +280,28 @@ func hexValue(c byte) int {
 	return -1
 }
 
-// singleQuoted reads a single-quoted scalar that ends on its line (” is a quote).
-func (r *blockReader) singleQuoted(at int) (any, int, bool) {
-	var b strings.Builder
+// singleQuoted reads the single-quoted string at at, which ends on its line and before
+// limit (” is a quote).
+func (r *blockReader) singleQuoted(at, limit int) (string, int, bool) {
 	escaped := false
-	for i := at + 1; i < r.le; i++ {
-		if r.src[i] != '\'' {
+	for i := at + 1; i < limit; i++ {
+		switch r.src[i] {
+		case '\n', '\r':
+			return "", 0, false
+		case '\'':
+		default:
 			continue
 		}
-		if i+1 < r.le && r.src[i+1] == '\'' {
+		if i+1 < limit && r.src[i+1] == '\'' {
 			escaped = true
 			i++
 			continue
 		}
 		s := r.src[at+1 : i]
 		if escaped {
-			b.Grow(len(s))
-			for j := 0; j < len(s); j++ {
-				b.WriteByte(s[j])
-				if s[j] == '\'' {
-					j++
-				}
-			}
-			s = b.String()
+			s = strings.ReplaceAll(s, "''", "'")
 		}
 		return s, i + 1, true
 	}
-	return nil, 0, false
-}
-
-// literal reads a literal block scalar ("|" clips the final line breaks to one, "|-" strips
-// them) whose header is at at, the value of a node at column c.
-func (r *blockReader) literal(c, at int) (any, bool) {
-	strip := false
-	i := at + 1
-	if i < r.le && r.src[i] == '-' {
-		strip = true
-		i++
-	}
-	if !r.restIsComment(i) {
-		return nil, false // an indentation indicator, "|+", or text after the header
-	}
-	var lines []string // the content lines, without their indentation; blank ones empty
-	m := -1            // the content's indentation
-	blank := 0         // blank lines not yet added
-	one := ""          // the only content line with its line break, a slice of the input
-	pos, line := r.le+1, r.line
-	for pos < len(r.src) {
-		end := strings.IndexByte(r.src[pos:], '\n')
-		if end < 0 {
-			return nil, false // the last line has no line break
-		}
-		end += pos
-		ind := pos
-		for ind < end && r.src[ind] == ' ' {
-			ind++
-		}
-		if ind == end { // a blank line
-			if m < 0 || end-pos > m {
-				return nil, false
-			}
-			blank++
-			pos, line = end+1, line+1
-			continue
-		}
-		if m < 0 {
-			if ind-pos <= c {
-				return nil, false // no content
-			}
-			m = ind - pos
-		}
-		if ind-pos < m {
-			break
-		}
-		for ; blank > 0; blank-- {
-			lines = append(lines, "")
-		}
-		lines = append(lines, r.src[pos+m:end])
-		one = r.src[pos+m : end+1]
-		pos, line = end+1, line+1
-	}
-	if m < 0 {
-		return nil, false
-	}
-	var s string
-	switch {
-	case len(lines) == 1 && strip:
-		s = lines[0]
-	case len(lines) == 1:
-		s = one
-	default:
-		s = strings.Join(lines, "\n")
-		if !strip {
-			s += "\n"
-		}
-	}
-	r.le, r.line = pos-1, line
-	r.advance()
-	return s, r.eof || r.docStart() || r.ind <= c
+	return "", 0, false
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 
 	"github.com/meshscope/meshscope/internal/fielderr"
 )
@@ -123,14 +124,18 @@ func (s *pathSeg) String() string {
 	if s == nil {
 		return ""
 	}
+	// The key is cloned so that the segments, which the block reader keeps on the stack,
+	// do not escape through the path it spells (escape analysis follows a segment's fields
+	// together): a path is spelt only for a problem.
+	key := strings.Clone(s.key)
 	if s.index == rawPath {
-		return s.key
+		return key
 	}
 	parent := s.parent.String()
 	if s.index >= 0 {
 		return Index(parent, s.index)
 	}
-	return Field(parent, s.key)
+	return Field(parent, key)
 }
 
 // Field returns the path of key under path: path.key when key is a plain name, else

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -231,11 +232,30 @@ func TestDecodeEntries(t *testing.T) {
 
 // FuzzParseJSON holds ParseJSON against encoding/json, the literal reference: on valid JSON
 // it agrees value for value unless a key is given twice, which it refuses.
+//
+// It also holds ParseYAML's reading of JSON to yaml.v3's, and checks that the block reader
+// reads any JSON yaml.v3 reads without handing it to yaml.v3 — but for what YAML reads
+// otherwise than JSON (control characters and line breaks other than \n and \r\n, \/ and
+// surrogate escapes) and keys too long for YAML.
 func FuzzParseJSON(f *testing.F) {
-	for _, s := range []string{`{"a": [1, 2.5, "x", true, null]}`, `{"a": 1, "a": 2}`, `[{"b": {"c": 18446744073709551616}}]`, `"x" 1`, "{\"\xd0\": 1}"} {
+	for _, s := range []string{`{"a": [1, 2.5, "x", true, null]}`, `{"a": 1, "a": 2}`, `[{"b": {"c": 18446744073709551616}}]`, `"x" 1`, "{\"\xd0\": 1}",
+		`{"a":"\/"}`, `["\ud83d\ude00"]`, `{"é":"😀","x":[1e400,-0,0.5E-3]}`, "{\r\n\t\"a\": 1\r\n}", `"top"`, `-12.5`, `[]`, `{"k:{\"port\":80}":{".":{}}}`} {
 		f.Add([]byte(s))
 	}
+	rng := rand.New(rand.NewPCG(5, 5))
+	for range 50 {
+		f.Add([]byte(randomJSON(rng)))
+	}
+	f.Add([]byte(`{"apiVersion": "v1", "kind": "List", "items": [{"kind": "Service", "metadata": {"annotations": {"description": "Zahlungsdienst für Überweisungen — 支付服务"}, "managedFields": [{"fieldsV1": {"f:spec": {"k:{\"port\":80}": {".": {}}}}}], "uid": "0b1ad2c3-aaaa-4bbb-8ccc-000000000001"}, "spec": {"exportTo": ["."], "ports": [{"port": 80}]}}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		if json.Valid(data) {
+			_, full := agrees(t, data)
+			if full > 0 && plainJSON(data) {
+				if _, err := parseNodes(data, ""); err == nil {
+					t.Fatalf("yaml.v3 read the JSON %q", data)
+				}
+			}
+		}
 		got, err := ParseJSON(data)
 		if !json.Valid(data) {
 			if err == nil {
@@ -261,11 +281,39 @@ func FuzzParseJSON(f *testing.F) {
 	})
 }
 
+// plainJSON reports whether the JSON data holds nothing YAML reads otherwise: every
+// character is one the block reader reads, there is no \/ or surrogate escape, no string
+// is longer than a YAML key may be, and it nests less deeply than the block reader goes.
+func plainJSON(data []byte) bool {
+	if scanOdd(data, 0) < len(data) || bytes.Contains(data, []byte(`\/`)) || bytes.Contains(bytes.ToLower(data), []byte(`\ud`)) {
+		return false
+	}
+	depth, run := 0, 0
+	for _, c := range data {
+		switch c {
+		case '[', '{':
+			depth++
+		case ']', '}':
+			depth--
+		}
+		if run++; c == '"' {
+			run = 0
+		}
+		if depth >= maxBlockDepth || run > maxKey-10 {
+			return false
+		}
+	}
+	return len(bytes.TrimLeft(data, " \n")) > 0 && bytes.TrimLeft(data, " \n")[0] != '\t'
+}
+
 // FuzzParseYAML: never a panic, every value is one of the generic types, and a document
 // without problems survives a JSON round trip unchanged.
 func FuzzParseYAML(f *testing.F) {
 	for _, s := range []string{"a: 1\n---\nb: [x, y]\n", "--- {a: &x 1, b: *x}\n", "%YAML 1.2\n---\na: 0x10\n", "a: {b: 1, b: 2}\n", "<<: {a: 1}\n"} {
 		f.Add([]byte(s))
+	}
+	for _, s := range fuzzSeeds(f) {
+		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		docs, _ := ParseYAML(data)

@@ -1,6 +1,7 @@
 // Package strict reads configuration strictly. Its readers turn JSON (ParseJSON) and YAML
-// (ParseYAML: a direct reader of block YAML and JSON, the forms kubectl prints, in front of
-// yaml.v3 for the rest) into generic values — Fields for an object, in document order,
+// (ParseYAML: a direct reader of what kubectl, Helm and people write, block YAML and JSON,
+// which hands yaml.v3 a document only the full reader reads — anchors, aliases, tags,
+// complex keys — with the same answers either way) into generic values — Fields for an object, in document order,
 // []any, string, bool, nil and json.Number — refusing a key given twice. Its Decoder walks
 // those values and reports, with the path of each, the unknown fields (with the known field
 // each resembles; at most MaxUnknownFields per object, then a count of the rest), every

@@ -16,13 +16,16 @@ import (
 
 // Document is one document of a YAML stream.
 type Document struct {
-	// Value is the document's content as generic values; nil for an empty document.
+	// Value is the document's content as generic values; nil for an empty document. Where
+	// a problem is, the value is left out (a key given twice keeps its first value).
 	Value any
 	// Line is the line the document's content starts on.
 	Line int
 	// Err holds the problems found in the document's content (keys given twice, numbers that
 	// cannot be read exactly, unsupported tags), each naming its path; nil when there are none.
 	Err error
+	// Problems are the same problems, each with where it is in Value, in document order.
+	Problems []Problem
 }
 
 // ParseYAML parses a stream of YAML documents (JSON is read as YAML). A document separator
@@ -31,45 +34,64 @@ type Document struct {
 // a leading zero, which YAML 1.1 readers take as octal, is refused as ambiguous. A syntax
 // error ends the stream: it is returned, naming the document it is in and its line, with
 // the documents read before it.
+//
+// What kubectl, Helm and people write — block YAML and JSON — is read directly; a document
+// holding what only a full YAML parser reads (anchors, aliases, tags, complex keys) is read
+// by yaml.v3, that document alone. Either way the answer is yaml.v3's, problems included.
 func ParseYAML(data []byte) ([]Document, error) { return ParseYAMLAt(data, "") }
 
 // ParseYAMLAt is ParseYAML for a stream held in a field of another document, such as the
 // istio ConfigMap's data.mesh: problems name their paths under root.
 func ParseYAMLAt(data []byte, root string) ([]Document, error) {
-	if docs, ok := parseBlock(data); ok {
+	if docs, _, ok := parseStream(data, root); ok {
 		return docs, nil
 	}
 	return parseNodes(data, root)
 }
 
+// rootSeg is the path segment of a stream's root: nil, or root written as it is.
+func rootSeg(root string) *pathSeg {
+	if root == "" {
+		return nil
+	}
+	return &pathSeg{key: root, index: rawPath}
+}
+
 // parseNodes is ParseYAMLAt by way of yaml.v3's node tree: any YAML, with line numbers for
 // the problems.
 func parseNodes(data []byte, root string) ([]Document, error) {
-	var top *pathSeg
-	if root != "" {
-		top = &pathSeg{key: root, index: rawPath}
+	docs, err := parseSegment(data, len(data), rootSeg(root), 0)
+	if err != nil {
+		msg := strings.TrimPrefix(err.Error(), "yaml: ")
+		if len(docs) > 0 && strings.HasSuffix(msg, "did not find expected <document start>") {
+			msg = fmt.Sprintf("data after the end of document %d (a second JSON value, or text after the document without a --- line)", len(docs))
+		}
+		return docs, &fielderr.Error{Where: "document " + strconv.Itoa(len(docs)+1), Detail: "not YAML or JSON: " + msg}
 	}
-	dec := yaml.NewDecoder(bytes.NewReader(acceptDirective(data)))
+	return docs, nil
+}
+
+// parseSegment reads the documents of seg with yaml.v3: a whole stream, or the part of one
+// that starts on line lines+1 (the line numbers of the documents and their problems count
+// from there). size is the whole stream's size, which bounds what aliases may expand to.
+// It returns yaml.v3's error as it gives it, with the documents read before it.
+func parseSegment(seg []byte, size int, top *pathSeg, lines int) ([]Document, error) {
+	dec := yaml.NewDecoder(bytes.NewReader(acceptDirective(seg)))
 	var docs []Document
 	for {
 		var n yaml.Node
 		if err := dec.Decode(&n); err == io.EOF {
-			break
+			return docs, nil
 		} else if err != nil {
-			msg := strings.TrimPrefix(err.Error(), "yaml: ")
-			if len(docs) > 0 && strings.HasSuffix(msg, "did not find expected <document start>") {
-				msg = fmt.Sprintf("data after the end of document %d (a second JSON value, or text after the document without a --- line)", len(docs))
-			}
-			return docs, &fielderr.Error{Where: "document " + strconv.Itoa(len(docs)+1), Detail: "not YAML or JSON: " + msg}
+			return docs, err
 		}
-		c := converter{budget: 10*len(data) + 1000}
+		c := converter{budget: 10*size + 1000, lines: lines}
 		var v any
 		if len(n.Content) > 0 {
 			v = c.convert(n.Content[0], top, 0)
 		}
-		docs = append(docs, Document{Value: v, Line: n.Line, Err: errors.Join(c.errs...)})
+		docs = append(docs, Document{Value: v, Line: n.Line + lines, Err: errors.Join(errs(c.problems)...), Problems: c.problems})
 	}
-	return docs, nil
 }
 
 // acceptDirective rewrites "%YAML 1.2" directive lines as "%YAML 1.1": the parser knows only
@@ -85,6 +107,9 @@ func acceptDirective(data []byte) []byte {
 			end = len(out) - i
 		}
 		line := out[i : i+end]
+		if i == 0 {
+			line = bytes.TrimPrefix(line, []byte("\xef\xbb\xbf")) // after a byte-order mark
+		}
 		if bytes.HasPrefix(line, []byte("%YAML 1.")) && len(line) > 8 && line[8] >= '0' && line[8] <= '9' {
 			line[8] = '1'
 		}
@@ -94,14 +119,18 @@ func acceptDirective(data []byte) []byte {
 }
 
 type converter struct {
-	errs   []error
-	budget int // values an alias may still expand to
+	problems []Problem
+	budget   int // values an alias may still expand to
+	lines    int // lines before the part of the stream being read
 }
 
 func (c *converter) fail(path *pathSeg, format string, args ...any) any {
-	c.errs = append(c.errs, fielderr.New(Display(path.String()), nil, fmt.Sprintf(format, args...), nil))
+	c.problems = append(c.problems, failure(path, fmt.Sprintf(format, args...)))
 	return nil
 }
+
+// line is the line of n in the stream.
+func (c *converter) line(n *yaml.Node) int { return n.Line + c.lines }
 
 func (c *converter) convert(n *yaml.Node, path *pathSeg, depth int) any {
 	if c.budget--; c.budget < 0 {
@@ -143,16 +172,15 @@ func (c *converter) mapping(n *yaml.Node, path *pathSeg, depth int) any {
 			kn = kn.Alias
 		}
 		if kn.Kind != yaml.ScalarNode {
-			c.fail(path, "line %d: a key must be a string, got a %s", kn.Line, kindName(kn.Kind))
+			c.fail(path, "line %d: a key must be a string, got a %s", c.line(kn), kindName(kn.Kind))
 			continue
 		}
 		k := kn.Value
-		seg := &pathSeg{path, k, -1}
 		if obj.has(k) {
-			c.errs = append(c.errs, fielderr.New(seg.String(), k, fmt.Sprintf("given twice (lines %d and %d)", firstLine(n, k), kn.Line), ErrGivenTwice))
+			c.problems = append(c.problems, givenTwice(path, k, firstLine(n, k)+c.lines, c.line(kn)))
 			continue
 		}
-		obj.add(k, c.convert(vn, seg, depth+1))
+		obj.add(k, c.convert(vn, &pathSeg{path, k, -1}, depth+1))
 	}
 	// Merge keys (<<), as YAML 1.1 readers such as kubectl apply them: keys written in the
 	// mapping win, then earlier merged mappings.
@@ -167,7 +195,7 @@ func (c *converter) mapping(n *yaml.Node, path *pathSeg, depth int) any {
 		for _, s := range sources {
 			v, ok := c.convert(s, &pathSeg{path, "<<", -1}, depth+1).(Fields)
 			if !ok {
-				c.fail(path, "line %d: a merge key (<<) must name a mapping", s.Line)
+				c.fail(path, "line %d: a merge key (<<) must name a mapping", c.line(s))
 				continue
 			}
 			for _, f := range v {
@@ -203,30 +231,14 @@ func kindName(k yaml.Kind) string {
 }
 
 func (c *converter) scalar(n *yaml.Node, path *pathSeg) any {
-	switch n.Tag {
-	case "!!str", "!!timestamp":
-		return n.Value
-	case "!!null":
-		return nil
-	case "!!bool":
-		return strings.EqualFold(n.Value, "true")
-	case "!!int":
-		num, err := yamlInt(n.Value)
-		if err != nil {
-			return c.fail(path, "%s", err)
-		}
-		return num
-	case "!!float":
-		f, err := strconv.ParseFloat(strings.ReplaceAll(n.Value, "_", ""), 64)
-		if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
-			return c.fail(path, "%s is not a finite number", n.Value)
-		}
-		if json.Valid([]byte(n.Value)) {
-			return json.Number(n.Value)
-		}
-		return json.Number(strconv.FormatFloat(f, 'g', -1, 64))
+	v, ok, err := scalarValue(n.Tag, n.Value)
+	switch {
+	case !ok:
+		return c.fail(path, "line %d: unsupported YAML tag %q", c.line(n), n.Tag)
+	case err != nil:
+		return c.fail(path, "%s", err)
 	}
-	return c.fail(path, "line %d: unsupported YAML tag %q", n.Line, n.Tag)
+	return v
 }
 
 // yamlInt reads a YAML integer as the decimal json.Number it stands for, exactly, whatever

@@ -1,0 +1,104 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/meshscope/meshscope/visibility"
+)
+
+func TestSidecarSample(t *testing.T) {
+	code, out, errOut := runArgs(t)
+	require.Equal(t, 0, code, errOut)
+	for _, want := range []string{
+		"shop (app=checkout)  shop/checkout  api.github.com                          ServiceEntry shop/github-mirror         443",
+		"shop                 shop/default   api.github.com                          ServiceEntry shop/github-mirror         443",
+		"platform             (none: */*)    api.github.com                          ServiceEntry platform/github            443",
+		"SIDECAR AUDIT: sample/mesh.yaml -> sample/new-mesh.yaml (a dry run: nothing is applied)",
+		"shop (app=checkout)  api.partner.example  (not received)  ServiceEntry payments/partner-api 443",
+	} {
+		assert.Contains(t, out, want)
+	}
+}
+
+func TestSidecarExplainHost(t *testing.T) {
+	code, out, errOut := runArgs(t, "-explain-host", "api.github.com", "-proxy", "shop", "-workload", "app=checkout")
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "api.github.com for a proxy in shop with app=checkout: Sidecar shop/checkout (the oldest Sidecar of shop whose workloadSelector matches the workload); it gets ServiceEntry shop/github-mirror, ports [443]")
+	assert.Contains(t, out, "ServiceEntry platform/github PUBLIC (policies[0]): not imported: no import of platform or * covers api.github.com")
+
+	code, out, errOut = runArgs(t, "-o", "json", "-explain-host", "api.partner.example", "-proxy", "shop")
+	require.Equal(t, 0, code, errOut)
+	var rep report
+	require.NoError(t, json.Unmarshal([]byte(out), &rep))
+	require.NotNil(t, rep.SidecarExplain)
+	assert.Nil(t, rep.SidecarExplain.Answer, "payments keeps partner-api to itself (NAMESPACE, applyToSidecars)")
+	assert.Equal(t, "shop/default", rep.SidecarExplain.Sidecar)
+	assert.NotEmpty(t, rep.Sidecars)
+	assert.NotEmpty(t, rep.SidecarAudit)
+}
+
+func TestSidecarFlagsRefuseAmbiguity(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		msg  string
+	}{
+		{"-client and -proxy", []string{"-explain-host", "a.example", "-client", "shop", "-proxy", "shop"}, "-client and -proxy ask different questions"},
+		{"-workload without -proxy", []string{"-explain-host", "a.example", "-client", "shop", "-workload", "app=web"}, "-workload needs -proxy"},
+		{"-proxy without -explain-host", []string{"-proxy", "shop"}, "-proxy needs -explain-host"},
+		{"-proxy with -explain-addr", []string{"-explain-addr", "10.0.0.1", "-proxy", "shop"}, "-explain-addr answers for -client"},
+		{"-new-inventory without -inventory", []string{"-new-inventory", "x.yaml"}, "-new-inventory needs -inventory"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, errOut := runArgs(t, tc.args...)
+			assert.Equal(t, 2, code)
+			assert.Contains(t, errOut, tc.msg)
+		})
+	}
+	code, _, errOut := runArgs(t, "-explain-host", "a.example", "-proxy", "shop", "-workload", "app=web,,=")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errOut, `-workload "app=web,,="`)
+}
+
+// TestSidecarNewInventory: a proposed inventory (here, shop's namespace Sidecar importing
+// only its own namespace) is audited against the current one.
+func TestSidecarNewInventory(t *testing.T) {
+	cur, err := os.ReadFile("sample/inventory.yaml")
+	require.NoError(t, err)
+	proposed := strings.Replace(string(cur), `- hosts: ["./*", "platform/*", "payments/*.partner.example"]`, `- hosts: ["./*"]`, 1)
+	require.NotEqual(t, string(cur), proposed)
+	mesh, invPath, next := "sample/mesh.yaml", write(t, "inv.yaml", string(cur)), write(t, "next.yaml", proposed)
+	code, out, errOut := runArgs(t, "-mesh", mesh, "-inventory", invPath, "-new-inventory", next, "-o", "json")
+	require.Equal(t, 0, code, errOut)
+	var rep report
+	require.NoError(t, json.Unmarshal([]byte(out), &rep))
+	assert.Nil(t, rep.Audit, "the mesh does not change: no visibility audit")
+	assert.Equal(t, []visibility.SidecarChange{{
+		Key:    visibility.ProxyHost{Namespace: "shop", Host: "egress.platform.internal"},
+		Before: &visibility.SidecarService{Host: "egress.platform.internal", Kind: visibility.ServiceEntry, Namespace: "platform", Name: "egress-net", Ports: []uint32{443}},
+		Lost:   []uint32{443},
+	}}, rep.SidecarAudit)
+	code, out, _ = runArgs(t, "-mesh", mesh, "-inventory", invPath, "-new-inventory", next)
+	require.Equal(t, 0, code)
+	assert.Contains(t, out, "SIDECAR AUDIT: "+invPath+" -> "+next)
+	assert.Contains(t, out, "shop             egress.platform.internal  ServiceEntry platform/egress-net 443  (not received)")
+}
+
+func TestSidecarFindings(t *testing.T) {
+	inv := write(t, "inv.yaml", `kind: List
+items:
+- {kind: Namespace, metadata: {name: shop}}
+- {apiVersion: networking.istio.io/v1, kind: Sidecar, metadata: {name: default, namespace: shop}, spec: {egress: [{hosts: ["*/*", "~/*"]}]}}
+`)
+	mesh := write(t, "mesh.yaml", "meshConfig: {}\n")
+	code, out, errOut := runArgs(t, "-mesh", mesh, "-inventory", inv, "-fail-on", "warning")
+	assert.Equal(t, 3, code, errOut)
+	assert.Contains(t, words(out), `WARNING ImportExcluded Sidecar shop/default egress[0].hosts[0]: "~/*" beside imports empties the listener`)
+	assert.Contains(t, out, "shop             shop/default  (nothing)")
+}

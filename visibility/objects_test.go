@@ -1,0 +1,126 @@
+package visibility
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// listOf is a kubectl List of the objects, each written as its lines at the top level.
+func listOf(objects ...string) string {
+	var b strings.Builder
+	b.WriteString("apiVersion: v1\nkind: List\nitems:\n")
+	for _, o := range objects {
+		for i, line := range strings.Split(strings.TrimSuffix(o, "\n"), "\n") {
+			if i == 0 {
+				b.WriteString("- " + line + "\n")
+			} else {
+				b.WriteString("  " + line + "\n")
+			}
+		}
+	}
+	return b.String()
+}
+
+const (
+	shopNamespace = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: shop\n"
+	// A Deployment as `kubectl get all -A -o yaml` prints one a person wrote: an octal file
+	// mode, which the reader refuses as ambiguous.
+	octalDeployment = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  namespace: shop\nspec:\n  template:\n    spec:\n      volumes:\n      - name: certs\n        secret:\n          defaultMode: 0400\n"
+	twiceConfigMap  = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\n  namespace: shop\ndata:\n  a: x\n  a: y\n"
+	shopEntry       = "apiVersion: networking.istio.io/v1\nkind: ServiceEntry\nmetadata:\n  name: api\n  namespace: shop\nspec:\n  hosts:\n  - api.example.com\n"
+)
+
+func TestSkippedObjectsProblemsRefuseNothing(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		err  string // "": the inventory loads, with the namespace shop
+	}{
+		{"an octal file mode in a Deployment", listOf(shopNamespace, octalDeployment), ""},
+		{"a key given twice in a ConfigMap", listOf(twiceConfigMap, shopNamespace), ""},
+		{"both, in separate documents", shopNamespace + "---\n" + octalDeployment + "---\n" + twiceConfigMap, ""},
+		{"in a nested List", listOf(shopNamespace, listOf(octalDeployment)), ""},
+		{"in a document only the full reader reads", listOf(shopNamespace, "kind: ConfigMap\ndata:\n  a: &x 1\n  a: *x\n"), ""},
+		{"as JSON", `{"kind": "List", "items": [{"kind": "ConfigMap", "data": {"a": 1, "a": 2}}, {"kind": "Namespace", "metadata": {"name": "shop"}}]}`, ""},
+		{"a key given twice in a ServiceEntry", listOf(shopNamespace, strings.Replace(shopEntry, "  hosts:\n", "  hosts: []\n  hosts:\n", 1)),
+			"items[1].spec.hosts: given twice (lines 14 and 15)"},
+		{"an octal number in a Namespace", listOf(strings.Replace(shopNamespace, "name: shop\n", "name: shop\n  generation: 010\n", 1)),
+			"items[0].metadata.generation: 010 is ambiguous: YAML 1.1 readers take a leading zero as octal, YAML 1.2 readers as decimal; write it without the zero, or quote it"},
+		{"in a read object of a nested List", listOf(octalDeployment, listOf(strings.Replace(shopNamespace, "kind: Namespace\n", "kind: Namespace\nkind: Namespace\n", 1))),
+			"items[1].items[0].kind: given twice (lines 20 and 21)"},
+		{"in the kind, which decides", listOf(shopNamespace, strings.Replace(octalDeployment, "kind: Deployment\n", "kind: Deployment\nkind: ServiceEntry\n", 1)),
+			"items[1].kind: given twice (lines 9 and 10)\nitems[1].spec.template.spec.volumes[0].secret.defaultMode: 0400 is ambiguous: YAML 1.1 readers take a leading zero as octal, YAML 1.2 readers as decimal; write it without the zero, or quote it"},
+		{"in the List itself", strings.Replace(listOf(shopNamespace), "kind: List\n", "kind: List\nkind: List\n", 1),
+			"kind: given twice (lines 2 and 3)"},
+		{"in the second document", shopNamespace + "---\nkind: Namespace\nmetadata:\n  name: x\n  name: y\n",
+			"document 2: metadata.name: given twice (lines 8 and 9)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			inv, err := LoadInventory([]byte(tt.in), "")
+			if tt.err != "" {
+				require.Error(t, err)
+				assert.Equal(t, tt.err, err.Error())
+				return
+			}
+			require.NoError(t, err)
+			assert.Contains(t, inv.Namespaces, "shop")
+		})
+	}
+}
+
+func TestSkippedObjectsProblemsLeaveTheMeshConfig(t *testing.T) {
+	const operator = "apiVersion: install.istio.io/v1alpha1\nkind: IstioOperator\nmetadata:\n  name: istio\nspec:\n  meshConfig:\n    serviceEntryVisibility:\n      defaultVisibility: NAMESPACE\n"
+	const istioMap = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: istio\n  namespace: istio-system\ndata:\n  mesh: |\n    serviceEntryVisibility:\n      defaultVisibility: NAMESPACE\n"
+	tests := []struct {
+		name string
+		in   string
+		err  string // "": the configuration loads
+	}{
+		{"an octal file mode in a Deployment", listOf(octalDeployment, operator), ""},
+		{"a key given twice in another ConfigMap", listOf(twiceConfigMap, istioMap), ""},
+		{"in separate documents", octalDeployment + "---\n" + istioMap, ""},
+		{"a key given twice in the istio ConfigMap", listOf(strings.Replace(istioMap, "  name: istio\n", "  name: istio\n  name: istio\n", 1)),
+			"items[0].metadata.name: given twice (lines 7 and 8)"},
+		{"in the IstioOperator", listOf(octalDeployment, strings.Replace(operator, "spec:\n", "spec:\n  revision: 010\n", 1)),
+			"items[1].spec.revision: 010 is ambiguous: YAML 1.1 readers take a leading zero as octal, YAML 1.2 readers as decimal; write it without the zero, or quote it"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := LoadConfig([]byte(tt.in))
+			if tt.err != "" {
+				require.Error(t, err)
+				assert.Equal(t, tt.err, err.Error())
+				return
+			}
+			require.NoError(t, err)
+			require.NotNil(t, c)
+			assert.Equal(t, Namespace, c.DefaultVisibility)
+		})
+	}
+}
+
+// TestProblemsInSidecarsAreKept: a Sidecar is an object LoadInventory reads, so a problem
+// inside it refuses the inventory, where the same problem in a ConfigMap does not.
+func TestProblemsInSidecarsAreKept(t *testing.T) {
+	const ns = "apiVersion: v1\nkind: Namespace\nmetadata: {name: shop}\n"
+	for _, tc := range []struct {
+		name, doc string
+		wantErr   string
+	}{
+		{"a key twice in a Sidecar", "apiVersion: networking.istio.io/v1\nkind: Sidecar\nmetadata: {name: default, namespace: shop}\nspec:\n  egress:\n  - hosts: [\"./*\"]\n    hosts: [\"istio-system/*\"]\n", "given twice"},
+		{"a key twice in a ConfigMap", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x, namespace: shop}\ndata:\n  a: b\n  a: c\n", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := LoadInventory([]byte(ns+"---\n"+tc.doc), "")
+			if tc.wantErr == "" {
+				require.NoError(t, err)
+				return
+			}
+			require.ErrorContains(t, err, tc.wantErr)
+		})
+	}
+}

@@ -1,0 +1,211 @@
+package visibility
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/meshscope/meshscope/internal/strict"
+)
+
+// The fields of the objects LoadInventory reads, as their real APIs define them (core/v1
+// Namespace and Service; networking.istio.io/v1 ServiceEntry and Sidecar as their CRDs
+// serve them, status included), every field whether meshscope uses it or not, so that a
+// field the API does not have — a misspelling such as host for hosts — is an error rather
+// than a field silently ignored. A test holds these lists to the upstream Go types.
+//
+// The notation: names separated by spaces; name{...} is an object (or a list of objects)
+// with those fields; a name without braces holds any value (a scalar, a map whose keys are
+// the user's, or free-form data); @name stands for a fragment below.
+var schemaFragments = map[string]string{
+	"meta": `annotations creationTimestamp deletionGracePeriodSeconds deletionTimestamp finalizers generateName
+		generation labels managedFields{apiVersion fieldsType fieldsV1 manager operation subresource time} name namespace
+		ownerReferences{apiVersion blockOwnerDeletion controller kind name uid} resourceVersion selfLink uid`,
+	"istioConditions": `conditions{lastProbeTime lastTransitionTime message observedGeneration reason status type}
+		observedGeneration validationMessages{documentationUrl level type{code name}}`,
+	"pool": `http{h2UpgradePolicy http1MaxPendingRequests http2KeepAlive{interval timeout} http2MaxRequests idleTimeout
+		maxConcurrentStreams maxRequestsPerConnection maxRetries useClientProtocol}
+		tcp{connectTimeout idleTimeout maxConnectionDuration maxConnections tcpKeepalive{interval probes time}}`,
+	"sidecarPort": `name number protocol targetPort`,
+}
+
+var schemaText = map[string]string{
+	"Namespace": `apiVersion kind metadata{@meta} spec{finalizers}
+		status{conditions{lastTransitionTime message reason status type} phase}`,
+	"Service": `apiVersion kind metadata{@meta}
+		spec{allocateLoadBalancerNodePorts clusterIP clusterIPs externalIPs externalName externalTrafficPolicy
+			healthCheckNodePort internalTrafficPolicy ipFamilies ipFamilyPolicy loadBalancerClass loadBalancerIP
+			loadBalancerSourceRanges ports{appProtocol name nodePort port protocol targetPort} publishNotReadyAddresses
+			selector sessionAffinity sessionAffinityConfig{clientIP{timeoutSeconds}} trafficDistribution type}
+		status{conditions{lastTransitionTime message observedGeneration reason status type}
+			loadBalancer{ingress{hostname ip ipMode ports{error port protocol}}}}`,
+	"ServiceEntry": `apiVersion kind metadata{@meta}
+		spec{addresses endpoints{address labels locality network ports serviceAccount weight} exportTo hosts location
+			ports{name number protocol targetPort} resolution subjectAltNames workloadSelector{labels}}
+		status{addresses{host value} @istioConditions}`,
+	"Sidecar": `apiVersion kind metadata{@meta}
+		spec{egress{bind captureMode hosts port{@sidecarPort}} inboundConnectionPool{@pool}
+			ingress{bind captureMode connectionPool{@pool} defaultEndpoint port{@sidecarPort}
+				tls{alpnProtocols caCertCredentialName caCertificates caCrl cipherSuites credentialName credentialNames
+					ecdhCurves httpsRedirect insecureSkipVerify maxProtocolVersion minProtocolVersion mode privateKey
+					serverCertificate subjectAltNames tlsCertificates{caCertificates privateKey serverCertificate}
+					verifyCertificateHash verifyCertificateSpki}}
+			outboundTrafficPolicy{egressProxy{host port{number} subset} mode} workloadSelector{labels}}
+		status{@istioConditions}`,
+}
+
+// schema is the shape of a JSON object: its fields, each with the shape of its value (nil:
+// any value).
+type schema map[string]*schema
+
+// objectSchema is a schema ready to check objects with: its fields' names, sorted.
+type objectSchema struct {
+	names  []string
+	fields map[string]*objectSchema // nil: any value
+}
+
+// inventorySchemas are the schemas of the kinds LoadInventory reads, by kind.
+var inventorySchemas = func() map[string]*objectSchema {
+	out := make(map[string]*objectSchema, len(schemaText))
+	for kind, text := range schemaText {
+		s := parseSchema(text)
+		out[kind] = compileSchema(&s)
+	}
+	return out
+}()
+
+// parseSchema reads the notation above; it panics on text that is not (the text is the
+// package's own, and a test reads it).
+func parseSchema(text string) schema {
+	for strings.Contains(text, "@") {
+		i := strings.Index(text, "@")
+		j := i + 1
+		for j < len(text) && (text[j] >= 'a' && text[j] <= 'z' || text[j] >= 'A' && text[j] <= 'Z') {
+			j++
+		}
+		frag, ok := schemaFragments[text[i+1:j]]
+		if !ok {
+			panic("schema: unknown fragment " + text[i:j])
+		}
+		text = text[:i] + frag + text[j:]
+	}
+	s, rest := parseFields(text)
+	if strings.TrimSpace(rest) != "" {
+		panic("schema: unbalanced braces before " + rest)
+	}
+	return s
+}
+
+// parseFields reads names up to an unmatched "}" or the end, returning what follows.
+func parseFields(text string) (schema, string) {
+	s := schema{}
+	for {
+		text = strings.TrimLeft(text, " \t\n")
+		if text == "" || text[0] == '}' {
+			return s, text
+		}
+		end := strings.IndexAny(text, " \t\n{}")
+		if end < 0 {
+			end = len(text)
+		}
+		name := text[:end]
+		text = text[end:]
+		if _, dup := s[name]; dup {
+			panic("schema: " + name + " given twice")
+		}
+		if strings.HasPrefix(text, "{") {
+			sub, rest := parseFields(text[1:])
+			if !strings.HasPrefix(rest, "}") {
+				panic("schema: " + name + "{ is not closed")
+			}
+			s[name], text = &sub, rest[1:]
+			continue
+		}
+		s[name] = nil
+	}
+}
+
+func compileSchema(s *schema) *objectSchema {
+	if s == nil {
+		return nil
+	}
+	o := &objectSchema{fields: make(map[string]*objectSchema, len(*s))}
+	for name, sub := range *s {
+		o.names = append(o.names, name)
+		o.fields[name] = compileSchema(sub)
+	}
+	slices.Sort(o.names)
+	return o
+}
+
+// schemaWalker checks objects against their schemas. It keeps the path to the value being
+// checked as a stack of fields and indexes, spelt out only for a problem, and makes a decoder
+// only when it finds one: the walk over a kubectl dump allocates nothing for the objects
+// that are fine. One walker serves a whole stream.
+type schemaWalker struct {
+	d    *strict.Decoder
+	segs []pathSeg
+}
+
+type pathSeg struct {
+	key   string // the field's name; "" for a list element
+	index int
+}
+
+func (w *schemaWalker) path() string {
+	p := ""
+	for _, s := range w.segs {
+		if s.key == "" {
+			p = strict.Index(p, s.index)
+		} else {
+			p = strict.Child(p, s.key)
+		}
+	}
+	return p
+}
+
+// walk reports every field of x (at the walker's path) that its schema does not have, with
+// the field it most resembles, and walks into the objects and lists of objects the schema
+// describes. Values of the wrong type are left to the reader of the field.
+func (w *schemaWalker) walk(x any, s *objectSchema) {
+	switch t := x.(type) {
+	case strict.Fields:
+		for _, f := range t {
+			if _, ok := s.fields[f.Key]; !ok {
+				if w.d == nil {
+					w.d = &strict.Decoder{}
+				}
+				o, _ := w.d.Object(t, w.path())
+				o.Check(s.names...)
+				break
+			}
+		}
+		for _, f := range t {
+			if sub := s.fields[f.Key]; sub != nil && f.Value != nil {
+				w.segs = append(w.segs, pathSeg{key: f.Key})
+				w.walk(f.Value, sub)
+				w.segs = w.segs[:len(w.segs)-1]
+			}
+		}
+	case []any:
+		for i, item := range t {
+			if _, isObj := item.(strict.Fields); isObj {
+				w.segs = append(w.segs, pathSeg{index: i})
+				w.walk(item, s)
+				w.segs = w.segs[:len(w.segs)-1]
+			}
+		}
+	}
+}
+
+// problems reports the fields of an object of a kind LoadInventory reads that its API does
+// not have.
+func (w *schemaWalker) problems(o kubeObject) []error {
+	w.segs = w.segs[:0]
+	w.walk(o.fields, inventorySchemas[o.kind])
+	if w.d == nil {
+		return nil
+	}
+	errs := strict.Split(w.d.Err())
+	w.d = nil
+	return errs
+}

@@ -1,0 +1,86 @@
+package visibility
+
+import (
+	"reflect"
+	"slices"
+	"strings"
+
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	istiometa "istio.io/api/meta/v1alpha1"
+	networking "istio.io/api/networking/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// The upstream types each inventory kind is held to: the Kubernetes objects as k8s.io/api
+// declares them, the Istio objects as the CRDs serve istio.io/api's messages (apiVersion,
+// kind, metadata, and the spec and status messages).
+func upstreamSchemas() map[string]schema {
+	istio := func(spec, status proto.Message) schema {
+		return schema{"apiVersion": nil, "kind": nil, "metadata": goSchema(reflect.TypeFor[metav1.ObjectMeta]()),
+			"spec": protoSchema(spec.ProtoReflect().Descriptor()), "status": protoSchema(status.ProtoReflect().Descriptor())}
+	}
+	return map[string]schema{
+		"Namespace":    *goSchema(reflect.TypeFor[corev1.Namespace]()),
+		"Service":      *goSchema(reflect.TypeFor[corev1.Service]()),
+		"ServiceEntry": istio(&networking.ServiceEntry{}, &networking.ServiceEntryStatus{}),
+		"Sidecar":      istio(&networking.Sidecar{}, &istiometa.IstioStatus{}),
+	}
+}
+
+// Types that decode themselves from a scalar (or hold free-form data): any value.
+var scalarTypes = []reflect.Type{reflect.TypeFor[metav1.Time](), reflect.TypeFor[metav1.MicroTime](), reflect.TypeFor[metav1.FieldsV1]()}
+
+// goSchema is the JSON shape of a Kubernetes Go type: its fields by JSON tag (embedded
+// inline structs merged), nil for a scalar, a map or a type that decodes itself.
+func goSchema(t reflect.Type) *schema {
+	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct || slices.Contains(scalarTypes, t) || t.PkgPath() == "k8s.io/apimachinery/pkg/util/intstr" || t.PkgPath() == "k8s.io/apimachinery/pkg/api/resource" {
+		return nil
+	}
+	s := schema{}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		tag := f.Tag.Get("json")
+		name, opts, _ := strings.Cut(tag, ",")
+		if tag == "-" || !f.IsExported() {
+			continue
+		}
+		if f.Anonymous && name == "" || strings.Contains(opts, "inline") {
+			if sub := goSchema(f.Type); sub != nil {
+				for k, v := range *sub {
+					s[k] = v
+				}
+			}
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		s[name] = goSchema(f.Type)
+	}
+	return &s
+}
+
+// protoSchema is the JSON shape of a protobuf message as a CRD serves it: its fields by
+// JSON name, nil for a scalar, an enum, a map or a well-known type (which JSON spells as a
+// scalar or free-form value).
+func protoSchema(m protoreflect.MessageDescriptor) *schema {
+	if strings.HasPrefix(string(m.FullName()), "google.protobuf.") {
+		return nil
+	}
+	s := schema{}
+	fs := m.Fields()
+	for i := range fs.Len() {
+		f := fs.Get(i)
+		var sub *schema
+		if f.Kind() == protoreflect.MessageKind && !f.IsMap() {
+			sub = protoSchema(f.Message())
+		}
+		s[f.JSONName()] = sub
+	}
+	return &s
+}

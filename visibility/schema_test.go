@@ -1,0 +1,137 @@
+package visibility
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestInventorySchemasMatchUpstream holds the field lists LoadInventory checks objects
+// against to the real API types (k8s.io/api core/v1; istio.io/api networking/v1 and the
+// status messages its CRDs serve), by reflection on their JSON names: a field added
+// upstream fails this test until the list has it.
+func TestInventorySchemasMatchUpstream(t *testing.T) {
+	up := upstreamSchemas()
+	require.Len(t, schemaText, len(up))
+	for kind, want := range up {
+		t.Run(kind, func(t *testing.T) {
+			got := parseSchema(schemaText[kind])
+			if d := cmp.Diff(want, got); d != "" {
+				t.Errorf("the fields of %s differ from the upstream type's (-upstream +meshscope):\n%s", kind, d)
+			}
+		})
+	}
+}
+
+func TestParseSchema(t *testing.T) {
+	assert.Equal(t, schema{"a": nil, "b": {"c": nil, "d": {"e": nil}}, "f": nil}, parseSchema("a b{c d{e}}\n\tf"))
+	for _, bad := range []string{"a{b", "a}", "a a", "@nope"} {
+		assert.Panics(t, func() { parseSchema(bad) }, bad)
+	}
+}
+
+// TestLoadInventoryUnknownFields: a field the object's API does not have is an error with
+// the field it resembles, naming the item and the path; every field the API has is
+// accepted, used or not; objects of other kinds are not judged.
+func TestLoadInventoryUnknownFields(t *testing.T) {
+	for _, tc := range []struct {
+		name, item string
+		want       string
+	}{
+		{"host", `{apiVersion: networking.istio.io/v1, kind: ServiceEntry, metadata: {name: github-mirror, namespace: shop}, spec: {host: [api.github.com]}}`,
+			`items[1] (ServiceEntry shop/github-mirror): spec: unknown field "host" (did you mean "hosts"?)`},
+		{"resolutoin", `{kind: ServiceEntry, metadata: {name: a, namespace: shop}, spec: {hosts: [a.example], resolutoin: DNS}}`,
+			`items[1] (ServiceEntry shop/a): spec: unknown field "resolutoin" (did you mean "resolution"?)`},
+		{"adresses", `{kind: ServiceEntry, metadata: {name: a, namespace: shop}, spec: {hosts: [a.example], adresses: [10.0.0.1]}}`,
+			`items[1] (ServiceEntry shop/a): spec: unknown field "adresses" (did you mean "addresses"?)`},
+		{"export_to", `{kind: ServiceEntry, metadata: {name: a, namespace: shop}, spec: {hosts: [a.example], export_to: ["."]}}`,
+			`items[1] (ServiceEntry shop/a): spec: unknown field "export_to" (did you mean "exportTo"?)`},
+		{"lables", `{apiVersion: v1, kind: Namespace, metadata: {name: payments, lables: {team: a}}}`,
+			`items[1] (Namespace payments): metadata: unknown field "lables" (did you mean "labels"?)`},
+		{"nested in a list", `{kind: ServiceEntry, metadata: {name: a, namespace: shop}, spec: {hosts: [a.example], ports: [{number: 80, protcol: HTTP}]}}`,
+			`items[1] (ServiceEntry shop/a): spec.ports[0]: unknown field "protcol" (did you mean "protocol"?)`},
+		{"a Service's spec", `{apiVersion: v1, kind: Service, metadata: {name: web, namespace: shop}, spec: {clusterIp: 10.0.0.1}}`,
+			`items[1] (Service shop/web): spec: unknown field "clusterIp" (did you mean "clusterIP"?)`},
+		{"a Sidecar's egress", `{apiVersion: networking.istio.io/v1, kind: Sidecar, metadata: {name: s, namespace: shop}, spec: {egress: [{host: ["*/*"]}]}}`,
+			`items[1] (Sidecar shop/s): spec.egress[0]: unknown field "host" (did you mean "hosts"?)` + "\n" +
+				`items[1] (Sidecar shop/s): spec.egress[0].hosts: an egress listener imports at least one host`},
+		{"the top level", `{apiVersion: v1, kind: Service, metadata: {name: web, namespace: shop}, spex: {}}`,
+			`items[1] (Service shop/web): (top level): unknown field "spex" (did you mean "spec"?)`},
+		{"status", `{kind: ServiceEntry, metadata: {name: a, namespace: shop}, spec: {hosts: [a.example]}, status: {adresses: []}}`,
+			`items[1] (ServiceEntry shop/a): status: unknown field "adresses" (did you mean "addresses"?)`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := LoadInventory([]byte("kind: List\nitems:\n- {kind: Namespace, metadata: {name: shop}}\n- "+tc.item+"\n"), "")
+			assert.EqualError(t, err, tc.want)
+		})
+	}
+}
+
+// TestLoadInventoryAcceptsEveryAPIField: objects using fields meshscope does not read, as
+// the API server and controllers write them, load.
+func TestLoadInventoryAcceptsEveryAPIField(t *testing.T) {
+	_, err := LoadInventory([]byte(`apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: Namespace
+  metadata:
+    name: shop
+    uid: 0b5e7c2a-1d2e-4f00-8000-000000000001
+    resourceVersion: "12"
+    managedFields: [{manager: kubectl, operation: Update, apiVersion: v1, time: "2026-01-01T00:00:00Z", fieldsType: FieldsV1, fieldsV1: {"f:metadata": {"f:labels": {".": {}}}}}]
+    ownerReferences: [{apiVersion: v1, kind: Thing, name: x, uid: u, controller: true, blockOwnerDeletion: true}]
+    finalizers: [example.com/keep]
+  spec: {finalizers: [kubernetes]}
+  status: {phase: Active, conditions: [{type: NamespaceDeletionContentFailure, status: "False", reason: r, message: m, lastTransitionTime: "2026-01-01T00:00:00Z"}]}
+- apiVersion: networking.istio.io/v1
+  kind: ServiceEntry
+  metadata: {name: a, namespace: shop, generation: 2}
+  spec:
+    hosts: [a.example]
+    location: MESH_EXTERNAL
+    ports: [{number: 443, name: https, protocol: TLS, targetPort: 8443}]
+    endpoints: [{address: 10.0.0.1, labels: {zone: a}, ports: {https: 8443}, network: n, locality: l, weight: 1, serviceAccount: sa}]
+    subjectAltNames: [spiffe://x]
+    workloadSelector: {labels: {app: a}}
+  status:
+    conditions: [{type: Reconciled, status: "True", lastTransitionTime: "2026-01-01T00:00:00Z", lastProbeTime: null, observedGeneration: "2"}]
+    validationMessages: [{type: {code: IST0101, name: ReferencedResourceNotFound}, level: ERROR, documentationUrl: https://x}]
+    observedGeneration: "2"
+- apiVersion: v1
+  kind: Service
+  metadata: {name: web, namespace: shop}
+  spec:
+    type: LoadBalancer
+    ports: [{name: http, port: 80, targetPort: http, nodePort: 30080, protocol: TCP, appProtocol: http}]
+    sessionAffinityConfig: {clientIP: {timeoutSeconds: 10}}
+    ipFamilies: [IPv4]
+    ipFamilyPolicy: SingleStack
+    internalTrafficPolicy: Cluster
+    trafficDistribution: PreferClose
+  status: {loadBalancer: {ingress: [{ip: 1.2.3.4, ipMode: VIP, ports: [{port: 80, protocol: TCP}]}]}}
+- apiVersion: networking.istio.io/v1
+  kind: Sidecar
+  metadata: {name: default, namespace: shop}
+  spec:
+    egress: [{port: {number: 9080, protocol: HTTP, name: egress-http}, bind: 127.0.0.1, captureMode: IPTABLES, hosts: ["./*"]}, {hosts: ["*/*"]}]
+    ingress: [{port: {number: 9080, protocol: HTTP, name: http}, defaultEndpoint: "127.0.0.1:8080", connectionPool: {tcp: {maxConnections: 10}}}]
+    outboundTrafficPolicy: {mode: REGISTRY_ONLY}
+    inboundConnectionPool: {http: {http1MaxPendingRequests: 10}}
+- {apiVersion: apps/v1, kind: Deployment, metadata: {name: web, namespace: shop}, spec: {anything: [goes], replcas: 2}}
+`), "")
+	require.NoError(t, err)
+}
+
+func TestSchemaErrorsAreBounded(t *testing.T) {
+	var b strings.Builder
+	for i := range 20 {
+		b.WriteString(" x" + strings.Repeat("y", i) + ": 1,")
+	}
+	_, err := LoadInventory([]byte("{kind: Namespace, metadata: {name: shop,"+b.String()+"}}"), "")
+	require.Error(t, err)
+	assert.Len(t, strings.Split(err.Error(), "\n"), 11, "ten unknown fields, then a count of the rest")
+}

@@ -1,0 +1,176 @@
+package visibility
+
+import (
+	"slices"
+	"strings"
+	"time"
+
+	metavalidation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
+
+	"github.com/meshscope/meshscope/internal/names"
+	"github.com/meshscope/meshscope/internal/strict"
+)
+
+// Sidecar is a networking.istio.io Sidecar resource as far as it decides what a sidecar
+// proxy imports: which workloads it applies to and its egress listeners.
+type Sidecar struct {
+	Namespace    string    `json:"namespace"`
+	Name         string    `json:"name"`
+	CreationTime time.Time `json:"creationTime,omitzero"`
+	// WorkloadSelector is spec.workloadSelector.labels: the Sidecar applies to the workloads
+	// of its namespace carrying all of them. nil means no selector: the whole namespace. An
+	// empty, non-nil map is a selector that selects every workload (Istio's
+	// `workloadSelector: {}`), which Istio ranks with the other selectors, before the
+	// namespace-wide Sidecars.
+	WorkloadSelector map[string]string `json:"workloadSelector,omitempty"`
+	// Egress are the egress listeners, in order; none means one listener importing "*/*".
+	Egress []SidecarEgress `json:"egress,omitempty"`
+}
+
+// SidecarEgress is one egress listener of a Sidecar.
+type SidecarEgress struct {
+	// Hosts are what the listener imports, each "namespace/host": the namespace is a name,
+	// "." (the proxy's own namespace) or "*" (every namespace), and a leading "~" makes the
+	// entry an exclusion ("~shop/*", and "~/*" for every namespace); the host is "*", a
+	// wildcard "*.example.com" or an exact name.
+	Hosts []string `json:"hosts"`
+	// Port is the listener's port number (spec.egress[].port.number); 0 for a listener
+	// without one. A listener with a port imports only the services that declare that port,
+	// each with that port alone, unless the port's Protocol is HTTP_PROXY (an outbound HTTP
+	// proxy, which imports services whatever their ports).
+	Port     uint32 `json:"port,omitempty"`
+	Protocol string `json:"protocol,omitempty"`
+}
+
+// matchesPort reports whether the listener filters services by its port.
+func (e *SidecarEgress) matchesPort() bool {
+	return e.Port != 0 && !strings.EqualFold(e.Protocol, "HTTP_PROXY")
+}
+
+// egressHost is one parsed entry of an egress listener's hosts.
+type egressHost struct {
+	namespace string // a name, "." or "*"
+	host      string
+	exclude   bool
+}
+
+// parseEgressHost splits "ns/host" ("~ns/host" for an exclusion; "~/host" is every
+// namespace). It does not validate; see egressHostProblem.
+func parseEgressHost(s string) egressHost {
+	ns, h, _ := strings.Cut(s, "/")
+	e := egressHost{namespace: ns, host: h}
+	if rest, ok := strings.CutPrefix(ns, "~"); ok {
+		e.exclude, e.namespace = true, rest
+		if rest == "" {
+			e.namespace = names.Wildcard
+		}
+	}
+	return e
+}
+
+// egressHostProblem says why s is not an egress host as Istio validates them, "" when it is.
+func egressHostProblem(s string) string {
+	ns, h, ok := strings.Cut(s, "/")
+	switch {
+	case !ok:
+		return "is not of the form namespace/host"
+	case strings.Contains(h, "/"):
+		return "has more than one \"/\"; the form is namespace/host"
+	case ns == "" || h == "":
+		return "has an empty namespace or host; the form is namespace/host"
+	}
+	if n := strings.TrimPrefix(ns, "~"); n != "" && n != names.Wildcard && n != exportToOwn {
+		if r := names.Label(n); r != "" {
+			return "namespace " + r + "; it must be a namespace name, \".\" or \"*\", optionally after \"~\""
+		}
+	}
+	switch {
+	case h == names.Wildcard:
+		return ""
+	case strings.HasPrefix(h, "*") && !strings.HasPrefix(h, "*."):
+		return "has a partial wildcard, which a Sidecar may not import (only \"*\" or \"*.\" followed by a domain)"
+	case !strings.Contains(h, "."):
+		return "has a short name; a Sidecar imports fully qualified names"
+	}
+	if r := hostProblem(h); r != "" {
+		return "host " + r
+	}
+	return ""
+}
+
+// checkSidecar checks what a Sidecar carries, naming fields as Sidecar does (the loader
+// names them as the object spells them, through its own path).
+func checkSidecar(errs []*FieldError, sc *Sidecar) []*FieldError {
+	if sc.Namespace == "" {
+		errs = append(errs, problem("", "Namespace", "", "must not be empty"))
+	} else if r := names.Label(sc.Namespace); r != "" {
+		errs = append(errs, problem("", "Namespace", sc.Namespace, "%q %s", sc.Namespace, r))
+	}
+	if sc.Name == "" {
+		errs = append(errs, problem("", "Name", "", "must not be empty"))
+	}
+	errs = checkWorkloadLabels(errs, "WorkloadSelector", sc.WorkloadSelector)
+	for i := range sc.Egress {
+		errs = checkEgress(errs, strict.Index("Egress", i), "Hosts", "Port", &sc.Egress[i])
+	}
+	return errs
+}
+
+// checkWorkloadLabels checks the label keys and values of a workload selector at path.
+func checkWorkloadLabels(errs []*FieldError, path string, ls map[string]string) []*FieldError {
+	for _, e := range metavalidation.ValidateLabels(ls, pathOf(path)) {
+		errs = append(errs, fromField(e))
+	}
+	return errs
+}
+
+// checkEgress checks one egress listener at path (hostsField and portField name its fields).
+// What Istio's validation refuses across listeners — two listeners without a port, one not
+// last, a port given twice — Istio's SidecarScope still reads, so the view reads it too and
+// SidecarView.Lint reports it.
+func checkEgress(errs []*FieldError, path, hostsField, portField string, e *SidecarEgress) []*FieldError {
+	hp := strict.Child(path, hostsField)
+	if len(e.Hosts) == 0 {
+		errs = append(errs, problem("", hp, nil, "an egress listener imports at least one host"))
+	}
+	for j, h := range e.Hosts {
+		if r := egressHostProblem(h); r != "" {
+			errs = append(errs, problem("", strict.Index(hp, j), h, "%q %s", h, r))
+		}
+	}
+	if e.Port > 65535 {
+		errs = append(errs, problem("", strict.Child(path, portField), e.Port, "port %d is out of range (1 to 65535)", e.Port))
+	}
+	return errs
+}
+
+// checkPorts checks a service's declared ports at field (each number at field[i]+sub):
+// each 1 to 65535, and, for a
+// ServiceEntry, each once (a Kubernetes Service may give a number twice, for TCP and UDP).
+func checkPorts(errs []*FieldError, field, sub string, kind Kind, ports []uint32) []*FieldError {
+	if len(ports) == 0 {
+		return errs
+	}
+	var seen map[uint32]int // for long lists; short ones are scanned
+	if len(ports) > 8 {
+		seen = make(map[uint32]int, len(ports))
+	}
+	for i, p := range ports {
+		if p == 0 || p > 65535 {
+			errs = append(errs, problem("", strict.Index(field, i)+sub, p, "port %d is out of range (1 to 65535)", p))
+			continue
+		}
+		j, dup := -1, false
+		if seen != nil {
+			if j, dup = seen[p]; !dup {
+				seen[p] = i
+			}
+		} else if j = slices.Index(ports[:i], p); j >= 0 {
+			dup = true
+		}
+		if dup && kind == ServiceEntry {
+			errs = append(errs, problem("", strict.Index(field, i)+sub, p, "port %d repeats %s; Istio requires a ServiceEntry's port numbers unique", p, strict.Index(field, j)+sub))
+		}
+	}
+	return errs
+}

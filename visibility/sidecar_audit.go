@@ -1,0 +1,114 @@
+package visibility
+
+import (
+	"cmp"
+	"maps"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/meshscope/meshscope/internal/report"
+)
+
+// ProxyHost names a host as a class of sidecar proxies receives it: those of a namespace
+// (Workload "") or those of its workloads a workload Sidecar selects (Workload: the labels
+// it selects, "app=web").
+type ProxyHost struct {
+	Namespace string `json:"namespace"`
+	Workload  string `json:"workload,omitempty"`
+	Host      string `json:"host"`
+}
+
+// SidecarChange is a host whose service changes for a class of proxies (Key): Before and
+// After are what they get (nil: not received), Gained and Lost the ports they gain and lose.
+type SidecarChange = Change[ProxyHost, *SidecarService, uint32]
+
+// DiffSidecars is the dry run of a change to what sidecars receive — Sidecars, exportTo,
+// the mesh's defaultServiceExportTo, discovery selectors, rootNamespace or visibility: build
+// a view of the current configuration and one of the proposed, and it lists, for every
+// namespace of either and for the workloads each workload Sidecar of either selects, every
+// host the change adds, removes, sends to another service or gives other ports. Nothing is
+// enforced. Changes are sorted by namespace, workload and host. Its cost is that of Proxy for
+// each class of proxies, twice.
+func DiffSidecars(before, after *SidecarView) []SidecarChange {
+	type class struct {
+		ns       string
+		workload labels.Set
+	}
+	seen := map[string]bool{}
+	var classes []class
+	add := func(ns string, w map[string]string) {
+		key := ns + "\x00" + labels.Set(w).String()
+		if w != nil && len(w) == 0 || seen[key] {
+			return
+		}
+		seen[key] = true
+		classes = append(classes, class{ns, labels.Set(w)})
+	}
+	for _, v := range []*SidecarView{before, after} {
+		for _, ns := range v.namespaces() {
+			add(ns, nil)
+		}
+		for i := range v.scs {
+			if sc := &v.scs[i]; sc.WorkloadSelector != nil {
+				add(sc.Namespace, sc.WorkloadSelector)
+			}
+		}
+	}
+	slices.SortFunc(classes, func(a, b class) int {
+		return cmp.Or(strings.Compare(a.ns, b.ns), strings.Compare(a.workload.String(), b.workload.String()))
+	})
+	out := []SidecarChange{}
+	for _, c := range classes {
+		b, a := byHost(before.Proxy(c.ns, c.workload)), byHost(after.Proxy(c.ns, c.workload))
+		hosts := slices.Sorted(maps.Keys(b))
+		for h := range a {
+			if _, ok := b[h]; !ok {
+				hosts = append(hosts, h)
+			}
+		}
+		slices.Sort(hosts)
+		for _, h := range hosts {
+			x, y := b[h], a[h]
+			if x != nil && y != nil && x.Kind == y.Kind && x.Namespace == y.Namespace && x.Name == y.Name && slices.Equal(x.Ports, y.Ports) {
+				continue
+			}
+			ch := SidecarChange{Key: ProxyHost{Namespace: c.ns, Workload: c.workload.String(), Host: h}, Before: x, After: y}
+			var bp, ap []uint32
+			if x != nil {
+				bp = x.Ports
+			}
+			if y != nil {
+				ap = y.Ports
+			}
+			ch.Gained, ch.Lost = report.Delta(bp, ap)
+			out = append(out, ch)
+		}
+	}
+	return out
+}
+
+func byHost(p ProxyView) map[string]*SidecarService {
+	m := make(map[string]*SidecarService, len(p.Services))
+	for i := range p.Services {
+		m[p.Services[i].Host] = &p.Services[i]
+	}
+	return m
+}
+
+// namespaces returns every namespace the view knows of: those with labels, services or
+// Sidecars, sorted.
+func (v *SidecarView) namespaces() []string {
+	set := map[string]bool{}
+	for ns := range v.nsLab {
+		set[ns] = true
+	}
+	for i := range v.inv {
+		set[v.inv[i].Namespace] = true
+	}
+	for i := range v.scs {
+		set[v.scs[i].Namespace] = true
+	}
+	return slices.Sorted(maps.Keys(set))
+}

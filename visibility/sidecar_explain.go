@@ -1,0 +1,270 @@
+package visibility
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/meshscope/meshscope/internal/names"
+)
+
+// The verdicts of a sidecar explanation, besides Chosen, Hidden and Outranked.
+const (
+	// NotDiscovered: the service's namespace is not discovered (discoverySelectors), so for
+	// istiod the service does not exist.
+	NotDiscovered Verdict = "not discovered"
+	// Excluded: an exclusion of the listener ("~ns/host") covers the service.
+	Excluded Verdict = "excluded"
+	// NotImported: no import of the listener covers the service (or the listener's port is
+	// not among its ports).
+	NotImported Verdict = "not imported"
+	// Merged: the service is kept beside the chosen one, of the same namespace, and its ports
+	// join the chosen one's.
+	Merged Verdict = "merged"
+)
+
+// SidecarExplanation is how a sidecar proxy came to get one host, or not: the Sidecar that
+// applies and why, what the proxy gets, and every service claiming the host at each step.
+type SidecarExplanation struct {
+	Namespace string            `json:"namespace"`
+	Workload  map[string]string `json:"workload,omitempty"`
+	Host      string            `json:"host"`
+	// Sidecar is the Sidecar that applies ("namespace/name", "" for none) and Why says how
+	// it was chosen.
+	Sidecar string `json:"sidecar"`
+	Why     string `json:"why"`
+	// Answer is what the proxy gets for the host, as Proxy lists it; nil when it gets nothing.
+	Answer *SidecarService `json:"answer,omitempty"`
+	// Levels are the steps the candidates go through: "not discovered" first when a
+	// service of an undiscovered namespace claims the host, then each egress listener in
+	// order, with every service claiming the host — hidden (not exported to the namespace),
+	// excluded, not imported, outranked (by whom), merged or chosen, and why.
+	Levels []Level `json:"levels"`
+}
+
+// ExplainHost explains what a sidecar in namespace with the workload labels workload gets
+// for host, a service host as services spell it ("api.example.com", "*.wild.org";
+// compared exactly as written, as Istio compares sidecar hosts). Its Answer is always the
+// entry Proxy lists for the host.
+func (v *SidecarView) ExplainHost(namespace string, workload labels.Set, host string) SidecarExplanation {
+	sc, why := v.sidecarFor(namespace, workload)
+	e := SidecarExplanation{Namespace: namespace, Host: host, Sidecar: sidecarName(sc), Why: why, Levels: []Level{}}
+	if len(workload) > 0 {
+		e.Workload = map[string]string(workload)
+	}
+	if ids := v.undisc[host]; len(ids) > 0 {
+		l := Level{Key: "not discovered"}
+		for _, i := range ids {
+			l.Candidates = append(l.Candidates, Candidate{Service: v.inv[i].Ref(), Decision: v.decisions[i], Verdict: NotDiscovered,
+				Reason: fmt.Sprintf("namespace %s is not discovered: no discoverySelector matches it, so istiod does not see its services", v.inv[i].Namespace)})
+		}
+		e.Levels = append(e.Levels, l)
+	}
+	ids := slices.Clone(v.byHost[host])
+	slices.SortStableFunc(ids, func(a, b int32) int { return cmp.Compare(v.group(a, namespace), v.group(b, namespace)) })
+	got := map[string]*received{}
+	type mark struct{ level, cand int }
+	var holder *mark // the candidate that holds the host so far
+	for li, eg := range egressOf(sc) {
+		l := readListener(eg, li, namespace)
+		lv := Level{Key: listenerKey(sc, li, eg)}
+		at := map[int32]int{} // candidate index by service
+		for _, id := range ids {
+			at[id] = len(lv.Candidates)
+			lv.Candidates = append(lv.Candidates, v.verdict(&l, namespace, id))
+		}
+		// The candidates still standing go through steps 6 and 7 as Proxy takes them.
+		var standing []int32
+		for _, id := range ids {
+			if lv.Candidates[at[id]].Verdict == "" {
+				standing = append(standing, id)
+			}
+		}
+		kept := v.imported(&l, namespace, standing)
+		for _, id := range standing {
+			if !slices.ContainsFunc(kept, func(is importedService) bool { return is.id == id }) {
+				c := &lv.Candidates[at[id]]
+				c.Verdict, c.Reason = Outranked, v.heldBy(namespace, kept, id)
+			}
+		}
+		for _, is := range kept {
+			c := &lv.Candidates[at[is.id]]
+			before := got[host]
+			var prev received
+			if before != nil {
+				prev = *before
+			}
+			v.apply([]importedService{is}, got)
+			now := got[host]
+			switch {
+			case before == nil:
+				c.Verdict, c.Reason = Chosen, "the first service the proxy gets for the host"
+				holder = &mark{len(e.Levels), at[is.id]}
+			case now.id != prev.id:
+				c.Verdict, c.Reason = Chosen, fmt.Sprintf("a Kubernetes Service replaces %s, a ServiceEntry", v.ref(prev.id))
+				if holder != nil {
+					old := e.candidate(holder.level, &lv, holder.cand)
+					old.Verdict, old.Reason = Outranked, fmt.Sprintf("replaced by %s, a Kubernetes Service (%s)", v.ref(is.id), lv.Key)
+				}
+				holder = &mark{len(e.Levels), at[is.id]}
+			case prev.id == is.id:
+				c.Verdict, c.Reason = Merged, "the service the proxy already has; its ports join"
+			case len(now.ports) != len(prev.ports) || canMerge(v.service(prev.id), v.service(is.id)):
+				c.Verdict, c.Reason = Merged, fmt.Sprintf("its ports join those of %s: same namespace, kind, resolution, labels, selector and exportTo", v.ref(prev.id))
+			default:
+				c.Verdict, c.Reason = Outranked, v.outranked(prev.id, is.id)
+			}
+		}
+		e.Levels = append(e.Levels, lv)
+	}
+	if r := got[host]; r != nil {
+		s := v.service(r.id)
+		e.Answer = &SidecarService{Host: host, Kind: s.Kind, Namespace: s.Namespace, Name: s.Name, Ports: sortedPorts(r.ports)}
+	}
+	return e
+}
+
+// candidate returns candidate c of level i, of the level being built when i is past the end.
+func (e *SidecarExplanation) candidate(i int, building *Level, c int) *Candidate {
+	if i < len(e.Levels) {
+		return &e.Levels[i].Candidates[c]
+	}
+	return &building.Candidates[c]
+}
+
+func (v *SidecarView) service(id int32) *Service { return &v.inv[v.svcs[id].svc] }
+func (v *SidecarView) ref(id int32) ServiceRef   { return v.service(id).Ref() }
+
+// group places a service among a listener's candidates for namespace n: exported to n by
+// name (0), public (1), not exported to n (2).
+func (v *SidecarView) group(id int32, n string) int {
+	s := &v.svcs[id]
+	switch {
+	case s.public:
+		return 1
+	case s.exportedTo(n):
+		return 0
+	}
+	return 2
+}
+
+// listenerKey names a listener for an explanation.
+func listenerKey(sc *Sidecar, i int, e *SidecarEgress) string {
+	if sc == nil || len(sc.Egress) == 0 {
+		return "the default listener (*/*)"
+	}
+	k := fmt.Sprintf("egress[%d] (%s", i, strings.Join(e.Hosts, ", "))
+	if e.Port != 0 {
+		k += fmt.Sprintf("; port %d", e.Port)
+		if e.Protocol != "" {
+			k += " " + e.Protocol
+		}
+	}
+	return k + ")"
+}
+
+// verdict is what steps 1, 4 and 5 make of a service for a listener: "" when it is
+// imported, else why not.
+func (v *SidecarView) verdict(l *listener, n string, id int32) Candidate {
+	s := &v.svcs[id]
+	svc := &v.inv[s.svc]
+	c := Candidate{Service: svc.Ref(), Decision: v.decisions[s.svc]}
+	if !s.exportedTo(n) {
+		c.Verdict, c.Reason = Hidden, v.hiddenReason(s.svc, n)
+		return c
+	}
+	if l.exactOnly {
+		if o := v.oldest[hostNS{s.host, svc.Namespace}]; o != id {
+			c.Verdict, c.Reason = Outranked, fmt.Sprintf("every import of the listener is an exact host of a named namespace, so it looks only at the oldest service of %s in %s: %s", s.host, svc.Namespace, v.ref(o))
+			return c
+		}
+	}
+	for _, raw := range l.egress.Hosts {
+		h := parseEgressHost(raw)
+		if h.namespace == exportToOwn {
+			h.namespace = n
+		}
+		if h.exclude && (h.namespace == svc.Namespace || h.namespace == names.Wildcard) && covers(h.host, s.host) {
+			c.Verdict, c.Reason = Excluded, fmt.Sprintf("%q excludes it (an exclusion beats any import)", raw)
+			return c
+		}
+	}
+	if _, ok := l.byNS[svc.Namespace].imports(s.host); !ok {
+		if _, ok := l.byNS[names.Wildcard].imports(s.host); !ok {
+			c.Verdict, c.Reason = NotImported, fmt.Sprintf("no import of %s or * covers %s", svc.Namespace, s.host)
+			return c
+		}
+	}
+	if l.egress.matchesPort() && !slices.Contains(svc.Ports, l.egress.Port) {
+		c.Verdict, c.Reason = NotImported, fmt.Sprintf("the listener's port %d is not among its ports %v", l.egress.Port, svc.Ports)
+	}
+	return c
+}
+
+// hiddenReason says why service i is not exported to namespace n.
+func (v *SidecarView) hiddenReason(i int32, n string) string {
+	s := &v.inv[i]
+	eff := v.exported[i]
+	declared := s.ExportTo
+	from := "its exportTo"
+	if len(declared) == 0 {
+		declared, from = v.defaultTo, "the mesh's defaultServiceExportTo"
+	}
+	if !slices.Equal(eff, declared) {
+		return fmt.Sprintf("%s %q, narrowed by visibility %s (applyToSidecars) to %q, does not export it to %s", from, declared, v.decisions[i], eff, n)
+	}
+	return fmt.Sprintf("%s %q does not export it to %s", from, declared, n)
+}
+
+// heldBy says which namespace holds the host in a listener, keeping id out (step 6).
+func (v *SidecarView) heldBy(n string, kept []importedService, id int32) string {
+	if len(kept) == 0 {
+		return "another namespace holds the host"
+	}
+	w := v.service(kept[0].id)
+	rule := "the first namespace met"
+	switch {
+	case w.Namespace == n:
+		rule = "the proxy's own namespace"
+	case w.Kind == KubernetesService:
+		rule = "a Kubernetes Service, outside the proxy's namespace, takes the host from a ServiceEntry"
+	}
+	return fmt.Sprintf("namespace %s holds the host in this listener (%s): %s; %s is in %s", w.Namespace, rule, v.ref(kept[0].id), v.ref(id), v.service(id).Namespace)
+}
+
+// outranked says why a service the listener kept does not replace or join what the proxy
+// has (step 7).
+func (v *SidecarView) outranked(have, id int32) string {
+	h, s := v.service(have), v.service(id)
+	switch {
+	case h.Kind == KubernetesService && s.Kind != KubernetesService:
+		return fmt.Sprintf("the proxy has %s, a Kubernetes Service, which a ServiceEntry never replaces", h.Ref())
+	case h.Namespace != s.Namespace:
+		return fmt.Sprintf("an earlier listener gave the host to %s, and the first choice stands", h.Ref())
+	}
+	return fmt.Sprintf("the proxy has %s, whose kind, resolution, labels, selector or exportTo differ, so their ports do not merge", h.Ref())
+}
+
+// String renders the explanation a candidate a line.
+func (e SidecarExplanation) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s for a proxy in %s", e.Host, e.Namespace)
+	if len(e.Workload) > 0 {
+		fmt.Fprintf(&b, " with %s", labels.Set(e.Workload))
+	}
+	if e.Sidecar == "" {
+		fmt.Fprintf(&b, ": no Sidecar (%s)", e.Why)
+	} else {
+		fmt.Fprintf(&b, ": Sidecar %s (%s)", e.Sidecar, e.Why)
+	}
+	if e.Answer == nil {
+		b.WriteString("; the proxy does not get the host")
+	} else {
+		fmt.Fprintf(&b, "; it gets %s %s/%s, ports %v", e.Answer.Kind, e.Answer.Namespace, e.Answer.Name, e.Answer.Ports)
+	}
+	writeLevels(&b, e.Levels, "  ")
+	return b.String()
+}

@@ -1,0 +1,240 @@
+package visibility
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/meshscope/meshscope/internal/names"
+	"github.com/meshscope/meshscope/internal/report"
+)
+
+// The codes of SidecarView.Lint: configurations Istio resolves surprisingly.
+const (
+	// ImportExcluded (warning): an egress import that an exclusion of the same listener
+	// covers entirely, so it never imports anything — an exclusion beats any import, and
+	// "~/*" beside imports empties the listener.
+	ImportExcluded = report.ImportExcluded
+	// ExactImportShadowed (warning): a listener whose imports are all exact hosts of named
+	// namespaces looks only at the oldest service of each host in its namespace; that one is
+	// not exported to the proxy's namespace while a younger one is, which is never considered.
+	ExactImportShadowed = report.ExactImportShadowed
+	// RootSidecarWithSelector (warning): a Sidecar in the root namespace with a
+	// workloadSelector applies only to proxies of the root namespace: it is never the
+	// mesh-wide default.
+	RootSidecarWithSelector = report.RootSidecarWithSelector
+	// RootSidecarNotDiscovered (warning): the root namespace's Sidecar is in a namespace no
+	// discovery selector matches, so istiod does not see it and it is no namespace's default.
+	RootSidecarNotDiscovered = report.RootSidecarNotDiscovered
+	// SidecarNeverApplies (warning): an older Sidecar of the namespace applies to every
+	// workload this one would, so this one never applies.
+	SidecarNeverApplies = report.SidecarNeverApplies
+	// CreationTimeTie (warning): two ServiceEntries of one namespace claim a host with the same
+	// creation time; which Istio takes as the oldest (the one sidecars get, the one exact
+	// imports look at) depends on the order it lists them in. meshscope takes the first by name.
+	CreationTimeTie = report.CreationTimeTie
+	// SidecarFailsValidation (warning): egress listeners that Istio's validation refuses (two
+	// without a port number, one without a port that is not last, a port given twice), which
+	// exist only where validation was bypassed; istiod reads them as the view does.
+	SidecarFailsValidation = report.SidecarFailsValidation
+	// ExportToAnnotationRepeats (note): a Kubernetes Service's networking.istio.io/exportTo
+	// annotation gives an entry twice; Istio reads it as a set, so the repeat changes nothing.
+	ExportToAnnotationRepeats = report.ExportToAnnotationRepeats
+)
+
+// Lint reports what in the Sidecars and services Istio resolves surprisingly (see the codes
+// above), sorted by path. Its cost is linear in the inventory, and in the exact-host imports
+// of the root namespace's default times the namespaces that use it.
+func (v *SidecarView) Lint() []Finding {
+	out := []Finding{}
+	for i := range v.scs {
+		out = append(out, v.lintSidecar(&v.scs[i])...)
+	}
+	out = append(out, v.lintShadowedSidecars()...)
+	out = append(out, v.lintExactImports()...)
+	out = append(out, v.lintServices()...)
+	slices.SortFunc(out, report.Compare)
+	return out
+}
+
+func sidecarPath(sc *Sidecar) string { return "Sidecar " + sc.Namespace + "/" + sc.Name }
+
+// lintSidecar checks one Sidecar on its own.
+func (v *SidecarView) lintSidecar(sc *Sidecar) []Finding {
+	var out []Finding
+	path := sidecarPath(sc)
+	if sc.Namespace == v.root && sc.WorkloadSelector != nil {
+		out = append(out, report.New(path, RootSidecarWithSelector, "a Sidecar of the root namespace %s with a workloadSelector applies only to proxies of %s; the mesh-wide default is the root namespace's oldest Sidecar without one", v.root, v.root))
+	}
+	if sc.Namespace == v.root && sc.WorkloadSelector == nil && !v.Discovered(v.root) {
+		out = append(out, report.New(path, RootSidecarNotDiscovered, "no discoverySelector matches the root namespace %s, so istiod does not see this Sidecar: it is no namespace's default, and proxies without a Sidecar of their own import */*", v.root))
+	}
+	catchAll := -1
+	ports := map[uint32]int{}
+	for i := range sc.Egress {
+		e := &sc.Egress[i]
+		at := fmt.Sprintf("%s egress[%d]", path, i)
+		switch {
+		case e.Port == 0 && catchAll >= 0:
+			out = append(out, report.New(at, SidecarFailsValidation, "a second listener without a port (the first is egress[%d]): Istio's validation refuses it; istiod still reads every listener in order", catchAll))
+		case e.Port == 0 && i != len(sc.Egress)-1:
+			out = append(out, report.New(at, SidecarFailsValidation, "a listener without a port that is not the last: Istio's validation refuses it; istiod still reads every listener in order"))
+		}
+		if e.Port == 0 && catchAll < 0 {
+			catchAll = i
+		}
+		if j, dup := ports[e.Port]; dup && e.Port != 0 {
+			out = append(out, report.New(at, SidecarFailsValidation, "port %d is egress[%d]'s too: Istio's validation refuses it", e.Port, j))
+		} else {
+			ports[e.Port] = i
+		}
+		out = append(out, lintExclusions(at, e)...)
+	}
+	return out
+}
+
+// lintExclusions finds the imports of a listener that one of its exclusions covers.
+func lintExclusions(at string, e *SidecarEgress) []Finding {
+	var out []Finding
+	for j, raw := range e.Hosts {
+		imp := parseEgressHost(raw)
+		if imp.exclude {
+			continue
+		}
+		for k, xraw := range e.Hosts {
+			x := parseEgressHost(xraw)
+			if !x.exclude || x.namespace != names.Wildcard && x.namespace != imp.namespace || !covers(x.host, imp.host) {
+				continue
+			}
+			what := fmt.Sprintf("%q excludes every host %q imports (an exclusion beats any import)", xraw, raw)
+			if x.namespace == names.Wildcard && x.host == names.Wildcard {
+				what = fmt.Sprintf("%q beside imports empties the listener: it excludes every host of every namespace, and an exclusion beats any import", xraw)
+			}
+			out = append(out, report.New(fmt.Sprintf("%s.hosts[%d]", at, j), ImportExcluded, "%s; hosts[%d] never imports anything", what, k))
+			break
+		}
+	}
+	return out
+}
+
+// lintShadowedSidecars finds the Sidecars an older one of their namespace always beats: in
+// Istio's order (with selectors first), an earlier Sidecar whose selector asks no more
+// than this one's (no selector asks nothing).
+func (v *SidecarView) lintShadowedSidecars() []Finding {
+	var out []Finding
+	for _, ns := range slices.Sorted(maps.Keys(v.sidecars)) {
+		list := v.sidecars[ns]
+		for j, sc := range list {
+			for _, older := range list[:j] {
+				if subsetOf(older.WorkloadSelector, sc.WorkloadSelector) {
+					out = append(out, report.New(sidecarPath(sc), SidecarNeverApplies, "%s applies to every workload this Sidecar would (Istio takes the oldest that applies, those with a workloadSelector first), so this one never applies", sidecarName(older)))
+					break
+				}
+			}
+		}
+	}
+	return out
+}
+
+// subsetOf reports whether every label of a is in b.
+func subsetOf(a, b map[string]string) bool {
+	for k, x := range a {
+		if y, ok := b[k]; !ok || x != y {
+			return false
+		}
+	}
+	return true
+}
+
+// lintExactImports finds the exact-host imports that look at an old service hidden from
+// the proxy's namespace while a younger one of the same host and namespace is exported to
+// it, for every namespace a Sidecar serves.
+func (v *SidecarView) lintExactImports() []Finding {
+	// The namespaces each discovered Sidecar serves: its own; and, for the root default,
+	// every namespace of the inventory whose proxies it can serve.
+	serves := map[*Sidecar][]string{}
+	for ns, list := range v.sidecars {
+		for _, sc := range list {
+			serves[sc] = []string{ns}
+		}
+	}
+	if v.rootDefault != nil {
+		for _, ns := range slices.Sorted(maps.Keys(v.nsLab)) {
+			if !slices.ContainsFunc(v.sidecars[ns], func(sc *Sidecar) bool { return len(sc.WorkloadSelector) == 0 }) && ns != v.root {
+				serves[v.rootDefault] = append(serves[v.rootDefault], ns)
+			}
+		}
+	}
+	var out []Finding
+	for sc, nss := range serves {
+		for i := range sc.Egress {
+			e := &sc.Egress[i]
+			for j, raw := range e.Hosts {
+				imp := parseEgressHost(raw)
+				if imp.exclude || isWildcard(imp.host) || imp.namespace == names.Wildcard {
+					continue
+				}
+				var hit []string
+				var old, young int32
+				for _, n := range nss {
+					l := readListener(e, i, n)
+					if !l.exactOnly {
+						break
+					}
+					x := imp.namespace
+					if x == exportToOwn {
+						x = n
+					}
+					o, ok := v.oldest[hostNS{imp.host, x}]
+					if !ok || v.svcs[o].exportedTo(n) {
+						continue
+					}
+					for _, id := range v.byHost[imp.host] {
+						if id != o && v.inv[v.svcs[id].svc].Namespace == x && v.svcs[id].exportedTo(n) {
+							hit, old, young = append(hit, n), o, id
+							break
+						}
+					}
+				}
+				if len(hit) > 0 {
+					out = append(out, report.New(fmt.Sprintf("%s egress[%d].hosts[%d]", sidecarPath(sc), i, j), ExactImportShadowed,
+						"every import of the listener is an exact host, so for %q it looks only at the oldest service of %s in its namespace, %s, which is not exported to %s; %s, which is, is never considered",
+						raw, imp.host, v.ref(old), strings.Join(hit, ", "), v.ref(young)))
+				}
+			}
+		}
+	}
+	return out
+}
+
+// lintServices finds creation-time ties and repeated annotation entries.
+func (v *SidecarView) lintServices() []Finding {
+	var out []Finding
+	for k := 1; k < len(v.svcs); k++ {
+		a, b := &v.svcs[k-1], &v.svcs[k]
+		x, y := &v.inv[a.svc], &v.inv[b.svc]
+		if a.host == b.host && x.Namespace == y.Namespace && x.Kind == ServiceEntry && y.Kind == ServiceEntry && x.CreationTime.Equal(y.CreationTime) {
+			out = append(out, report.New(y.Ref().String(), CreationTimeTie, "%s claims %s too, with the same creation time: which one Istio takes as the oldest depends on the order it lists them in (meshscope takes %s, the first by name)", x.Ref(), a.host, x.Ref()))
+		}
+	}
+	for i := range v.inv {
+		s := &v.inv[i]
+		if s.Kind != KubernetesService {
+			continue
+		}
+		seen := map[string]bool{}
+		for _, e := range s.ExportTo {
+			k := e
+			if k == exportToOwn {
+				k = s.Namespace
+			}
+			if seen[k] {
+				out = append(out, report.New(s.Ref().String(), ExportToAnnotationRepeats, "the %s annotation gives %q twice; Istio reads it as a set, so the repeat changes nothing", exportToAnnotation, e))
+				break
+			}
+			seen[k] = true
+		}
+	}
+	return out
+}

@@ -1,0 +1,151 @@
+package visibility
+
+import (
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/meshscope/meshscope/internal/strict"
+)
+
+// The apiVersions a Sidecar is read in: Istio serves the one schema under all three.
+var sidecarVersions = []string{"networking.istio.io/v1", "networking.istio.io/v1beta1", "networking.istio.io/v1alpha3"}
+
+// isIstioNetworking reports whether o belongs to networking.istio.io (or has no apiVersion,
+// as a hand-written object may not): a Sidecar of another group is another kind of object.
+func isIstioNetworking(o kubeObject) bool {
+	v, _ := o.fields.Value("apiVersion").(string)
+	return v == "" || strings.HasPrefix(v, "networking.istio.io/")
+}
+
+// specPorts reads spec.ports[].<key> (number for a ServiceEntry, port for a Service) and
+// checks them as NewIndex does.
+func specPorts(d *strict.Decoder, spec strict.Fields, key string, kind Kind) []uint32 {
+	var out []uint32
+	for i, item := range d.List(spec.Value("ports"), "spec.ports") {
+		at := strict.Index("spec.ports", i)
+		po, ok := d.Object(item, at)
+		if !ok {
+			if item == nil {
+				d.Errorf(at, "a port may not be null")
+			}
+			continue
+		}
+		v, p, ok := po.Get(key)
+		if !ok {
+			d.Errorf(at, "%s must be set", key)
+			continue
+		}
+		n := d.Uint(v, p)
+		if n > 65535 {
+			d.Fail(p, n, "port %d is out of range (1 to 65535)", n)
+			continue
+		}
+		out = append(out, uint32(n))
+	}
+	add(d, checkPorts(nil, "spec.ports", "."+key, kind, out))
+	return out
+}
+
+// workloadLabels reads <path>.labels of the object at path (a ServiceEntry's or a Sidecar's
+// spec.workloadSelector): nil when there is no selector, an empty map for a selector without
+// labels.
+func workloadLabels(d *strict.Decoder, x any, path string) map[string]string {
+	o, ok := d.Object(x, path)
+	if !ok {
+		return nil
+	}
+	if v, p, ok := o.Get("labels"); ok {
+		if m := d.StringMap(v, p); m != nil {
+			add(d, checkWorkloadLabels(nil, p, m))
+			return m
+		}
+	}
+	return map[string]string{}
+}
+
+// sidecar reads a Sidecar: its namespace, name, creation time, workload selector and egress
+// listeners, refusing what Istio's validation refuses of them.
+func (l *inventoryLoader) sidecar(o kubeObject) []error {
+	var d strict.Decoder
+	if v, _ := o.fields.Value("apiVersion").(string); v != "" && !slices.Contains(sidecarVersions, v) {
+		d.Fail("apiVersion", v, "%q is not a version Istio serves Sidecars in (%s)", v, strings.Join(sidecarVersions, ", "))
+	}
+	m := readMeta(&d, o)
+	sc := Sidecar{Namespace: m.namespace, Name: m.name}
+	if m.namespace == "" || m.name == "" {
+		d.Add(&FieldError{Field: "metadata", Detail: "namespace and name must be set (dump with -A so that objects carry their namespace)"})
+	}
+	if ts := m.creationTimestamp; ts != "" {
+		t, err := time.Parse(time.RFC3339, ts)
+		if err != nil {
+			d.Errorf("metadata.creationTimestamp", "%q is not an RFC 3339 time", ts)
+		}
+		sc.CreationTime = t
+	}
+	spec, ok := d.Object(o.fields.Value("spec"), "spec")
+	if !ok {
+		if d.Err() == nil {
+			d.Errorf("spec", "a Sidecar without a spec is empty, which Istio refuses")
+		}
+		return strict.Split(d.Err())
+	}
+	if v, p, ok := spec.Get("workloadSelector"); ok {
+		sc.WorkloadSelector = workloadLabels(&d, v, p)
+	}
+	var egress []any
+	if v, p, ok := spec.Get("egress"); ok {
+		egress = d.List(v, p)
+	}
+	if len(egress) == 0 && !hasAny(spec, "ingress", "outboundTrafficPolicy", "inboundConnectionPool") {
+		d.Errorf("spec", "a Sidecar without egress, ingress, outboundTrafficPolicy or inboundConnectionPool is empty, which Istio refuses")
+	}
+	for i, item := range egress {
+		at := strict.Index("spec.egress", i)
+		eo, ok := d.Object(item, at)
+		if !ok {
+			if item == nil {
+				d.Errorf(at, "an egress listener may not be null")
+			}
+			continue
+		}
+		var e SidecarEgress
+		if v, p, ok := eo.Get("hosts"); ok {
+			e.Hosts = d.Strings(v, p)
+		}
+		var bind string
+		eo.String(&bind, "bind")
+		if v, p, ok := eo.Get("port"); ok {
+			if po, ok := d.Object(v, p); ok {
+				if v, p, ok := po.Get("number"); ok {
+					if n := d.Uint(v, p); n <= 1<<32-1 {
+						e.Port = uint32(n)
+					} else {
+						d.Fail(p, n, "port %d is out of range (1 to 65535)", n)
+					}
+				}
+				po.String(&e.Protocol, "protocol")
+				if e.Port == 0 && !strings.HasPrefix(bind, "unix://") {
+					d.Errorf(p, "a port numbered 0 is for a unix domain socket listener, whose bind must start with unix://")
+				}
+			}
+		}
+		add(&d, checkEgress(nil, at, "hosts", "port.number", &e))
+		sc.Egress = append(sc.Egress, e)
+	}
+	if err := d.Err(); err != nil {
+		return strict.Split(err)
+	}
+	l.inv.Sidecars = append(l.inv.Sidecars, sc)
+	return nil
+}
+
+// hasAny reports whether o has any of the fields, set and not null.
+func hasAny(o strict.Object, fields ...string) bool {
+	for _, f := range fields {
+		if _, _, ok := o.Get(f); ok {
+			return true
+		}
+	}
+	return false
+}

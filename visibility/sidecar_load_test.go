@@ -1,0 +1,139 @@
+package visibility
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+const sidecarList = `apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: Namespace
+  metadata: {name: shop}
+- apiVersion: networking.istio.io/v1
+  kind: Sidecar
+  metadata: {name: default, namespace: shop, creationTimestamp: "2026-01-01T00:00:00Z"}
+  spec:
+    egress:
+    - port: {number: 8080, protocol: HTTP, name: http}
+      hosts: ["./*"]
+    - hosts: ["./*", "istio-system/*", "~/*.internal.example.com"]
+- apiVersion: networking.istio.io/v1beta1
+  kind: Sidecar
+  metadata: {name: web, namespace: shop}
+  spec:
+    workloadSelector: {labels: {app: web}}
+    egress: [{hosts: ["*/api.example.com"]}]
+- apiVersion: networking.istio.io/v1alpha3
+  kind: Sidecar
+  metadata: {name: all, namespace: shop}
+  spec:
+    workloadSelector: {}
+    ingress: [{port: {number: 9080, protocol: HTTP, name: http}, defaultEndpoint: "127.0.0.1:8080"}]
+- apiVersion: example.com/v1
+  kind: Sidecar
+  metadata: {name: other, namespace: shop}
+  spec: {anything: goes}
+`
+
+func TestLoadInventorySidecars(t *testing.T) {
+	inv, err := LoadInventory([]byte(sidecarList), "")
+	require.NoError(t, err)
+	assert.Equal(t, []Sidecar{
+		{Namespace: "shop", Name: "default", CreationTime: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), Egress: []SidecarEgress{
+			{Hosts: []string{"./*"}, Port: 8080, Protocol: "HTTP"},
+			{Hosts: []string{"./*", "istio-system/*", "~/*.internal.example.com"}},
+		}},
+		{Namespace: "shop", Name: "web", WorkloadSelector: map[string]string{"app": "web"}, Egress: []SidecarEgress{{Hosts: []string{"*/api.example.com"}}}},
+		{Namespace: "shop", Name: "all", WorkloadSelector: map[string]string{}},
+	}, inv.Sidecars, "a Sidecar of another API group is skipped; workloadSelector: {} selects every workload")
+}
+
+func TestLoadInventorySidecarRefuses(t *testing.T) {
+	const head = "kind: Namespace\nmetadata: {name: shop}\n---\napiVersion: networking.istio.io/v1\nkind: Sidecar\nmetadata: {name: s, namespace: shop}\n"
+	for _, tc := range []struct {
+		name, spec string
+		want       []string
+	}{
+		{"empty", "spec: {}", []string{`document 2 (Sidecar shop/s): spec: a Sidecar without egress, ingress, outboundTrafficPolicy or inboundConnectionPool is empty, which Istio refuses`}},
+		{"no spec", "", []string{`document 2 (Sidecar shop/s): spec: a Sidecar without a spec is empty, which Istio refuses`}},
+		{"no slash", `spec: {egress: [{hosts: [api.example.com]}]}`, []string{`document 2 (Sidecar shop/s): spec.egress[0].hosts[0]: "api.example.com" is not of the form namespace/host`}},
+		{"two slashes", `spec: {egress: [{hosts: [a/b/c.example]}]}`, []string{`document 2 (Sidecar shop/s): spec.egress[0].hosts[0]: "a/b/c.example" has more than one "/"; the form is namespace/host`}},
+		{"short name", `spec: {egress: [{hosts: [./api]}]}`, []string{`document 2 (Sidecar shop/s): spec.egress[0].hosts[0]: "./api" has a short name; a Sidecar imports fully qualified names`}},
+		{"partial wildcard", `spec: {egress: [{hosts: ["*/*x.example.com"]}]}`, []string{`document 2 (Sidecar shop/s): spec.egress[0].hosts[0]: "*/*x.example.com" has a partial wildcard, which a Sidecar may not import (only "*" or "*." followed by a domain)`}},
+		{"bad namespace", `spec: {egress: [{hosts: [Shop/a.example]}]}`, []string{`document 2 (Sidecar shop/s): spec.egress[0].hosts[0]: "Shop/a.example" namespace must be lower case; it must be a namespace name`}},
+		{"no hosts", `spec: {egress: [{port: {number: 80, protocol: HTTP}}]}`, []string{`document 2 (Sidecar shop/s): spec.egress[0].hosts: an egress listener imports at least one host`}},
+		{"unix socket without bind", `spec: {egress: [{port: {number: 0}, hosts: ["*/*"]}]}`, []string{`document 2 (Sidecar shop/s): spec.egress[0].port: a port numbered 0 is for a unix domain socket listener, whose bind must start with unix://`}},
+		{"an unknown version", "spec: {egress: [{hosts: ['*/*']}]}\n", nil},
+		{"a bad selector label", `spec: {workloadSelector: {labels: {"a b": x}}, egress: [{hosts: ["*/*"]}]}`, []string{`document 2 (Sidecar shop/s): spec.workloadSelector.labels: Invalid value: "a b": name part must consist of alphanumeric characters`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			doc := head + tc.spec + "\n"
+			if tc.name == "an unknown version" {
+				doc = strings.Replace(doc, "networking.istio.io/v1", "networking.istio.io/v2", 1)
+				tc.want = []string{`document 2 (Sidecar shop/s): apiVersion: "networking.istio.io/v2" is not a version Istio serves Sidecars in (networking.istio.io/v1, networking.istio.io/v1beta1, networking.istio.io/v1alpha3)`}
+			}
+			_, err := LoadInventory([]byte(doc), "")
+			require.Error(t, err)
+			got := strings.Split(err.Error(), "\n")
+			require.Len(t, got, len(tc.want), "%v", err)
+			for i := range got {
+				assert.True(t, strings.HasPrefix(got[i], tc.want[i]), "got  %s\nwant %s…", got[i], tc.want[i])
+			}
+		})
+	}
+}
+
+func TestLoadInventoryPorts(t *testing.T) {
+	inv, err := LoadInventory([]byte(`kind: List
+items:
+- kind: ServiceEntry
+  metadata: {name: a, namespace: shop}
+  spec: {hosts: [a.example], ports: [{number: 443, name: https}, {number: 80, name: http}], workloadSelector: {labels: {app: a}}}
+- apiVersion: v1
+  kind: Service
+  metadata: {name: web, namespace: shop}
+  spec: {ports: [{port: 53, protocol: UDP}, {port: 53, protocol: TCP}], selector: {app: web}}
+`), "")
+	require.NoError(t, err)
+	assert.Equal(t, []uint32{443, 80}, inv.Services[0].Ports)
+	assert.Equal(t, map[string]string{"app": "a"}, inv.Services[0].Selector)
+	assert.Equal(t, []uint32{53, 53}, inv.Services[1].Ports, "a Service gives a number once per protocol")
+	assert.Equal(t, map[string]string{"app": "web"}, inv.Services[1].Selector)
+
+	_, err = LoadInventory([]byte(`kind: ServiceEntry
+metadata: {name: a, namespace: shop}
+spec: {hosts: [a.example], ports: [{number: 443}, {number: 443}, {number: 70000}, {name: x}]}
+`), "")
+	assert.EqualError(t, err, strings.Join([]string{
+		`ServiceEntry shop/a: spec.ports[2].number: port 70000 is out of range (1 to 65535)`,
+		`ServiceEntry shop/a: spec.ports[3]: number must be set`,
+		`ServiceEntry shop/a: spec.ports[1].number: port 443 repeats spec.ports[0].number; Istio requires a ServiceEntry's port numbers unique`,
+	}, "\n"))
+
+	_, err = NewIndex(nil, Inventory{Services: []Service{{Kind: ServiceEntry, Namespace: "shop", Name: "a", Hosts: []string{"a.example"}, Ports: []uint32{0, 80, 80}}}})
+	assert.EqualError(t, err, strings.Join([]string{
+		`Services[0] (ServiceEntry shop/a): Ports[0]: port 0 is out of range (1 to 65535)`,
+		`Services[0] (ServiceEntry shop/a): Ports[2]: port 80 repeats Ports[1]; Istio requires a ServiceEntry's port numbers unique`,
+	}, "\n"))
+}
+
+// TestExportToAnnotationRepeats: Istio reads a Service's exportTo annotation as a set without
+// validating it, so repeats there are accepted; a ServiceEntry's spec.exportTo is validated.
+func TestExportToAnnotationRepeats(t *testing.T) {
+	for _, ann := range []string{"ext,ext", ".,shop", "shop, ., ext"} {
+		t.Run(ann, func(t *testing.T) {
+			inv, err := LoadInventory([]byte("apiVersion: v1\nkind: Service\nmetadata: {name: web, namespace: shop, annotations: {networking.istio.io/exportTo: '"+ann+"'}}\n"), "")
+			require.NoError(t, err)
+			_, err = NewIndex(nil, inv)
+			require.NoError(t, err)
+		})
+	}
+	_, err := LoadInventory([]byte("kind: ServiceEntry\nmetadata: {name: a, namespace: shop}\nspec: {hosts: [a.example], exportTo: [., shop]}\n"), "")
+	assert.ErrorContains(t, err, `spec.exportTo[1]: "shop" repeats spec.exportTo[0] (".")`)
+}

@@ -1,0 +1,266 @@
+package visibility
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/meshscope/meshscope/internal/longtest"
+)
+
+var (
+	sidecarNamespaces = []string{"istio-system", "shop", "ext", "pay", "other"} // other has no Namespace object
+	sidecarHosts      = []string{"api.example.com", "db.example.com", "*.example.com", "a.b.example.com", "*.b.example.com", "*.a.b.example.com",
+		"mail.corp", "*.corp", "web.shop.svc.cluster.local", "api.pay.svc.cluster.local"}
+	sidecarEgressHosts = []string{"*/*", "./*", "~/*", "*/*.example.com", "*/api.example.com", "shop/*", "ext/*", "./api.example.com",
+		"shop/db.example.com", "~shop/*.example.com", "~./mail.corp", "pay/*.b.example.com", "*/mail.corp", "~*/db.example.com",
+		"istio-system/*", "ext/web.shop.svc.cluster.local", "*/*.corp", "./*.svc.cluster.local", "other/api.example.com"}
+	sidecarExportTo = [][]string{nil, nil, {"*"}, {"."}, {"~"}, {"shop"}, {"ext", "pay"}, {".", "other"}, {"nowhere"}}
+	sidecarWorkload = []map[string]string{nil, {"app": "web"}, {"app": "api", "version": "v1"}}
+)
+
+// randomSidecarInventory makes a small inventory with Sidecars, and a mesh scope, that
+// reach every step of the sidecar's view: hosts shared across namespaces and within one,
+// creation-time ties, ports, labels and selectors that do or do not let ports merge.
+func randomSidecarInventory(r *rand.Rand) (*MeshScope, Inventory) {
+	inv := Inventory{Namespaces: map[string]map[string]string{}}
+	for _, ns := range sidecarNamespaces[:4] {
+		l := randomLabels(r)
+		if l == nil {
+			l = map[string]string{}
+		}
+		l[NamespaceNameLabel] = ns
+		inv.Namespaces[ns] = l
+	}
+	t := func() time.Time { return t0.Add(time.Duration(r.IntN(6)) * time.Minute) }
+	ports := func() []uint32 {
+		var out []uint32
+		for _, p := range []uint32{80, 443, 8080} {
+			if r.IntN(2) == 0 {
+				out = append(out, p)
+			}
+		}
+		return out
+	}
+	for i := range 2 + r.IntN(14) {
+		s := Service{Kind: Kind(r.IntN(2)), Namespace: sidecarNamespaces[r.IntN(len(sidecarNamespaces))], Name: fmt.Sprintf("s%d", i), CreationTime: t(), Ports: ports()}
+		if s.Kind == KubernetesService {
+			s.Name = []string{"web", "api", "db"}[r.IntN(3)] + fmt.Sprint(i%2)
+			s.Hosts = []string{s.Name + "." + s.Namespace + ".svc.cluster.local"}
+			if r.IntN(3) == 0 {
+				s.Hosts = []string{sidecarHosts[8+r.IntN(2)]}
+			}
+		} else {
+			for range 1 + r.IntN(2) {
+				s.Hosts = append(s.Hosts, sidecarHosts[r.IntN(len(sidecarHosts))])
+			}
+			s.Resolution = []string{"", "NONE", "DNS"}[r.IntN(3)]
+		}
+		s.ExportTo = sidecarExportTo[r.IntN(len(sidecarExportTo))]
+		if s.Kind == ServiceEntry && ValidateExportTo(s.Namespace, s.ExportTo) != nil {
+			s.ExportTo = nil // a repeat, which only a Service's annotation may hold
+		}
+		if r.IntN(4) == 0 {
+			s.Labels = map[string]string{"tier": "a"}
+		}
+		if r.IntN(4) == 0 {
+			s.Selector = map[string]string{"app": "x"}
+		}
+		if slices.ContainsFunc(inv.Services, func(o Service) bool { return o.Kind == s.Kind && o.Namespace == s.Namespace && o.Name == s.Name }) {
+			continue
+		}
+		inv.Services = append(inv.Services, s)
+	}
+	for i := range r.IntN(6) {
+		sc := Sidecar{Namespace: sidecarNamespaces[r.IntN(4)], Name: fmt.Sprintf("sc%d", i), CreationTime: t()}
+		switch r.IntN(4) {
+		case 0:
+			sc.WorkloadSelector = map[string]string{"app": []string{"web", "api"}[r.IntN(2)]}
+		case 1:
+			sc.WorkloadSelector = map[string]string{}
+		}
+		for range r.IntN(3) {
+			e := SidecarEgress{}
+			for range 1 + r.IntN(3) {
+				e.Hosts = append(e.Hosts, sidecarEgressHosts[r.IntN(len(sidecarEgressHosts))])
+			}
+			if r.IntN(3) == 0 {
+				e.Port, e.Protocol = []uint32{80, 443, 8080}[r.IntN(3)], []string{"HTTP", "TCP", "HTTP_PROXY"}[r.IntN(3)]
+			}
+			sc.Egress = append(sc.Egress, e)
+		}
+		inv.Sidecars = append(inv.Sidecars, sc)
+	}
+	m := &MeshScope{}
+	if r.IntN(3) == 0 {
+		m.RootNamespace = sidecarNamespaces[r.IntN(3)]
+	}
+	if r.IntN(3) == 0 {
+		m.DefaultServiceExportTo = sidecarExportTo[2+r.IntN(len(sidecarExportTo)-2)]
+	}
+	if r.IntN(3) == 0 {
+		m.DiscoverySelectors = []metav1.LabelSelector{*randomSelector(r)}
+		if r.IntN(2) == 0 {
+			m.DiscoverySelectors = append(m.DiscoverySelectors, metav1.LabelSelector{MatchLabels: map[string]string{NamespaceNameLabel: sidecarNamespaces[r.IntN(5)]}})
+		}
+	}
+	return m, inv
+}
+
+// TestSidecarViewAgainstReference holds Proxy to the literal reference on random
+// inventories, for every namespace and workload.
+func TestSidecarViewAgainstReference(t *testing.T) {
+	rng := newRand(61, 62)
+	n := longtest.N(100, 5000)
+	proxies, services := 0, 0
+	for i := range n {
+		m, inv := randomSidecarInventory(rng)
+		cfg := randomConfig(rng, 2)
+		cfg.ApplyToSidecars = rng.IntN(2) == 0
+		res, err := Compile(cfg)
+		require.NoError(t, err)
+		if rng.IntN(4) == 0 {
+			res = nil
+		}
+		v, err := NewSidecarView(res, m, inv)
+		require.NoError(t, err, "inventory %d", i)
+		ref := refSidecarView{res, m, inv}
+		for _, ns := range append(slices.Clone(sidecarNamespaces), "nowhere") {
+			require.Equal(t, ref.discovered(ns), v.Discovered(ns))
+			for _, w := range sidecarWorkload {
+				want := ref.proxy(ns, w)
+				got := v.Proxy(ns, labels.Set(w))
+				require.Equal(t, want, got, "inventory %d, proxy in %s with %v:\nmesh %+v\nservices %+v\nsidecars %+v", i, ns, w, m, inv.Services, inv.Sidecars)
+				explainAgrees(t, v, inv, ns, w, got)
+				proxies++
+				services += len(got.Services)
+			}
+		}
+	}
+	t.Logf("%d random inventories: %d proxies, %d services received, as the reference says", n, proxies, services)
+}
+
+// TestSidecarReferenceAgainstIstio holds the literal reference itself to Istio's answers: a
+// fifth of the cases by default, every one with MESHSCOPE_LONG=1.
+func TestSidecarReferenceAgainstIstio(t *testing.T) {
+	vs := loadSidecarVectors(t)
+	step := longtest.N(5, 1)
+	for i := 0; i < len(vs.Cases); i += step {
+		c := &vs.Cases[i]
+		if c.refusedByIstio() {
+			continue
+		}
+		r, m, inv, _ := c.view(t)
+		ref := refSidecarView{r, m, inv}
+		for p, pr := range c.Proxies {
+			require.Equal(t, c.istioAnswer(p), ref.proxy(pr.Namespace, pr.Labels), "case %d, proxy %d", c.ID, p)
+		}
+	}
+}
+
+// explainAgrees checks that ExplainHost answers as Proxy does for every host the proxy gets
+// and for the hosts of the inventory it does not get, and that every candidate has a verdict.
+func explainAgrees(t *testing.T, v *SidecarView, inv Inventory, ns string, w map[string]string, got ProxyView) {
+	t.Helper()
+	hosts := map[string]*SidecarService{}
+	for i := range got.Services {
+		hosts[got.Services[i].Host] = &got.Services[i]
+	}
+	for _, s := range inv.Services {
+		for _, h := range s.Hosts {
+			if _, ok := hosts[h]; !ok {
+				hosts[h] = nil
+			}
+		}
+	}
+	for h, want := range hosts {
+		e := v.ExplainHost(ns, labels.Set(w), h)
+		require.Equal(t, want, e.Answer, "ExplainHost(%s, %v, %s):\n%s", ns, w, h, e)
+		require.Equal(t, got.Sidecar, e.Sidecar)
+		chosen := 0
+		for _, l := range e.Levels {
+			for _, c := range l.Candidates {
+				require.NotEmpty(t, c.Verdict, "%s", e)
+				require.NotEmpty(t, c.Reason, "%s", e)
+				if c.Verdict == Chosen {
+					chosen++
+				}
+			}
+		}
+		if want != nil {
+			require.Equal(t, 1, chosen, "one candidate is chosen:\n%s", e)
+		} else {
+			require.Zero(t, chosen, "%s", e)
+		}
+	}
+}
+
+// FuzzSidecarView: whatever LoadInventory accepts, NewSidecarView accepts unless two
+// objects share a kind, namespace and name, and every namespace's proxy gets what the
+// literal reference says.
+func FuzzSidecarView(f *testing.F) {
+	f.Add([]byte(sidecarList))
+	f.Add([]byte(`kind: List
+items:
+- {kind: Namespace, metadata: {name: shop}}
+- {kind: ServiceEntry, metadata: {name: a, namespace: ext, creationTimestamp: "2026-01-01T00:00:00Z"}, spec: {hosts: [api.example.com], exportTo: [shop], ports: [{number: 443}]}}
+- {kind: ServiceEntry, metadata: {name: b, namespace: pay}, spec: {hosts: [api.example.com, "*.example.com"], ports: [{number: 80}]}}
+- {apiVersion: v1, kind: Service, metadata: {name: web, namespace: shop, annotations: {networking.istio.io/exportTo: "., ext"}}, spec: {ports: [{port: 80}]}}
+- {kind: Sidecar, metadata: {name: s, namespace: shop}, spec: {workloadSelector: {labels: {app: web}}, egress: [{port: {number: 80, protocol: HTTP}, hosts: ["./*"]}, {hosts: ["*/*", "~pay/*.example.com"]}]}}
+- {kind: Sidecar, metadata: {name: root, namespace: istio-system}, spec: {egress: [{hosts: ["ext/api.example.com", "./*"]}]}}
+`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		inv, err := LoadInventory(data, "")
+		if err != nil {
+			return
+		}
+		v, err := NewSidecarView(nil, nil, inv)
+		if err != nil {
+			if !errors.Is(err, ErrDuplicate) {
+				t.Fatalf("a loaded inventory is refused for more than a duplicate: %v", err)
+			}
+			return
+		}
+		ref := refSidecarView{inv: inv}
+		for _, ns := range v.namespaces() {
+			for _, w := range sidecarWorkload {
+				want, got := ref.proxy(ns, w), v.Proxy(ns, labels.Set(w))
+				if !reflect.DeepEqual(want, got) {
+					t.Fatalf("Proxy(%s, %v) = %+v, the reference says %+v", ns, w, got, want)
+				}
+			}
+		}
+		v.Lint()
+	})
+}
+
+// TestSidecarViewConcurrent: a view is safe for concurrent use (run under -race).
+func TestSidecarViewConcurrent(t *testing.T) {
+	vs := loadSidecarVectors(t)
+	c := &vs.Cases[0]
+	_, _, _, v := c.view(t)
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for p, pr := range c.Proxies {
+				if p%4 == g {
+					got := v.Proxy(pr.Namespace, labels.Set(pr.Labels))
+					for _, s := range got.Services {
+						v.ExplainHost(pr.Namespace, labels.Set(pr.Labels), s.Host)
+					}
+				}
+			}
+			v.Lint()
+		})
+	}
+	wg.Wait()
+}

@@ -1,0 +1,302 @@
+package visibility
+
+import (
+	"cmp"
+	"maps"
+	"slices"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+)
+
+// refSidecarView is the literal reference for SidecarView: the eight steps of the sidecar's
+// view written out as Istio's SidecarScope takes them, one proxy at a time, scanning every
+// service at every step. It assumes a valid inventory.
+type refSidecarView struct {
+	r   *Resolver
+	m   *MeshScope
+	inv Inventory
+}
+
+// refService is one host of a service, with what the steps need.
+type refService struct {
+	host string
+	s    *Service
+	eff  []string // effective exportTo
+	rank int      // its place in Istio's order
+}
+
+func (v refSidecarView) discovered(ns string) bool {
+	if v.m == nil || len(v.m.DiscoverySelectors) == 0 {
+		return true
+	}
+	ls, ok := v.inv.Namespaces[ns]
+	if !ok {
+		return false
+	}
+	for i := range v.m.DiscoverySelectors {
+		sel, _ := metav1.LabelSelectorAsSelector(&v.m.DiscoverySelectors[i])
+		if sel.Matches(labels.Set(ls)) {
+			return true
+		}
+	}
+	return false
+}
+
+func (v refSidecarView) proxy(n string, workload map[string]string) ProxyView {
+	// Step 0 and 1: the discovered services, one per host, with their effective exportTo.
+	def := v.inv.DefaultExportTo
+	if v.m != nil && len(v.m.DefaultServiceExportTo) > 0 {
+		def = v.m.DefaultServiceExportTo
+	}
+	var svcs []refService
+	for i := range v.inv.Services {
+		s := &v.inv.Services[i]
+		if !v.discovered(s.Namespace) {
+			continue
+		}
+		vis := Public
+		if s.Kind == ServiceEntry {
+			vis = v.r.Resolve(labels.Set(v.inv.Namespaces[s.Namespace])).Visibility
+		}
+		eff := EffectiveExportTo(s.ExportTo, def, s.Namespace, vis, v.r.narrowsSidecars())
+		var seen []string
+		for _, h := range s.Hosts {
+			if !slices.Contains(seen, h) {
+				seen = append(seen, h)
+				svcs = append(svcs, refService{host: h, s: s, eff: eff})
+			}
+		}
+	}
+	// Step 2: creation time, name (a ServiceEntry's is its host), namespace; then meshscope's
+	// tie-break, kind and object name.
+	name := func(x refService) string {
+		if x.s.Kind == ServiceEntry {
+			return x.host
+		}
+		return x.s.Name
+	}
+	slices.SortStableFunc(svcs, func(a, b refService) int {
+		return cmp.Or(a.s.CreationTime.Compare(b.s.CreationTime), strings.Compare(name(a), name(b)), strings.Compare(a.s.Namespace, b.s.Namespace),
+			cmp.Compare(a.s.Kind, b.s.Kind), strings.Compare(a.s.Name, b.s.Name))
+	})
+	for i := range svcs {
+		svcs[i].rank = i
+	}
+	visible := func(x refService) bool {
+		return slices.Contains(x.eff, exportToAll) || slices.Contains(x.eff, exportToOwn) && x.s.Namespace == n || slices.Contains(x.eff, n)
+	}
+	public := func(x refService) bool { return slices.Contains(x.eff, exportToAll) }
+	listed := func(x refService) bool { // in the namespace's list of services exported to it by name
+		if public(x) || slices.Contains(x.eff, exportToNone) {
+			return false
+		}
+		return slices.Contains(x.eff, n) || n == x.s.Namespace && slices.Contains(x.eff, exportToOwn)
+	}
+	// Step 3: the Sidecar.
+	root := defaultRootNamespace
+	if v.m != nil && v.m.RootNamespace != "" {
+		root = v.m.RootNamespace
+	}
+	var scs []*Sidecar
+	for i := range v.inv.Sidecars {
+		if v.discovered(v.inv.Sidecars[i].Namespace) {
+			scs = append(scs, &v.inv.Sidecars[i])
+		}
+	}
+	slices.SortStableFunc(scs, func(a, b *Sidecar) int {
+		return cmp.Or(a.CreationTime.Compare(b.CreationTime), strings.Compare(a.Name, b.Name), strings.Compare(a.Namespace, b.Namespace))
+	})
+	var chosen *Sidecar
+	for _, withSelector := range []bool{true, false} {
+		for _, sc := range scs {
+			if chosen == nil && sc.Namespace == n && (sc.WorkloadSelector != nil) == withSelector && labels.SelectorFromSet(sc.WorkloadSelector).Matches(labels.Set(workload)) {
+				chosen = sc
+			}
+		}
+	}
+	if chosen == nil {
+		for _, sc := range scs {
+			if chosen == nil && sc.Namespace == root && sc.WorkloadSelector == nil {
+				chosen = sc
+			}
+		}
+	}
+	egress := []SidecarEgress{{Hosts: []string{"*/*"}}}
+	if chosen != nil && len(chosen.Egress) > 0 {
+		egress = chosen.Egress
+	}
+	// Steps 4 to 7, listener by listener.
+	type got struct {
+		x     refService
+		ports []uint32
+	}
+	have := map[string]*got{}
+	for _, e := range egress {
+		type entry struct {
+			ns, host string
+			exclude  bool
+		}
+		var entries []entry
+		exact := true
+		for _, raw := range e.Hosts {
+			ns, h, _ := strings.Cut(raw, "/")
+			x := strings.HasPrefix(ns, "~")
+			ns = strings.TrimPrefix(ns, "~")
+			if x && ns == "" {
+				ns = "*"
+			}
+			if ns == "." {
+				ns = n
+			}
+			entries = append(entries, entry{ns, h, x})
+			if !x && (strings.HasPrefix(h, "*") || ns == "*") {
+				exact = false
+			}
+		}
+		var cands []refService
+		if exact {
+			for _, en := range entries {
+				if en.exclude || slices.ContainsFunc(cands, func(c refService) bool { return c.host == en.host && c.s.Namespace == en.ns }) {
+					continue
+				}
+				// The oldest service of the host in the namespace; a Kubernetes Service replaces
+				// a ServiceEntry.
+				var idx *refService
+				for i := range svcs {
+					if svcs[i].host == en.host && svcs[i].s.Namespace == en.ns && (idx == nil || idx.s.Kind == ServiceEntry && svcs[i].s.Kind == KubernetesService) {
+						idx = &svcs[i]
+					}
+				}
+				if idx != nil && visible(*idx) {
+					cands = append(cands, *idx)
+				}
+			}
+			slices.SortStableFunc(cands, func(a, b refService) int {
+				return a.rank - b.rank
+			})
+		} else {
+			for _, x := range svcs {
+				if listed(x) {
+					cands = append(cands, x)
+				}
+			}
+			for _, x := range svcs {
+				if public(x) {
+					cands = append(cands, x)
+				}
+			}
+		}
+		// Step 5.
+		excluded := func(ns, h string) bool {
+			for _, en := range entries {
+				if en.exclude && en.ns == ns && refSubset(h, en.host) {
+					return true
+				}
+			}
+			return false
+		}
+		imports := func(ns, h string) bool {
+			for _, en := range entries {
+				if !en.exclude && en.ns == ns && (en.host == h || (strings.HasPrefix(h, "*") || strings.HasPrefix(en.host, "*")) && refSubset(h, en.host)) {
+					return true
+				}
+			}
+			return false
+		}
+		var imported []got
+		for _, c := range cands {
+			if excluded(c.s.Namespace, c.host) || excluded("*", c.host) {
+				continue
+			}
+			if !imports(c.s.Namespace, c.host) && !imports("*", c.host) {
+				continue
+			}
+			ports := c.s.Ports
+			if e.Port != 0 && !strings.EqualFold(e.Protocol, "HTTP_PROXY") {
+				if !slices.Contains(ports, e.Port) {
+					continue
+				}
+				ports = []uint32{e.Port}
+			}
+			imported = append(imported, got{c, ports})
+		}
+		// Step 6.
+		type holder struct {
+			ns   string
+			kube bool
+		}
+		held := map[string]holder{}
+		for _, g := range imported {
+			h := holder{g.x.s.Namespace, g.x.s.Kind == KubernetesService}
+			cur, ok := held[g.x.host]
+			if !ok || h.ns == n || !cur.kube && h.kube && (h.ns == n || cur.ns != n) {
+				held[g.x.host] = h
+			}
+		}
+		// Step 7.
+		for _, g := range imported {
+			if held[g.x.host].ns != g.x.s.Namespace {
+				continue
+			}
+			cur, ok := have[g.x.host]
+			switch {
+			case !ok:
+				have[g.x.host] = &got{g.x, slices.Clone(g.ports)}
+			case cur.x.s.Kind == KubernetesService && g.x.s.Kind != KubernetesService:
+			case cur.x.s.Kind != KubernetesService && g.x.s.Kind == KubernetesService:
+				*cur = got{g.x, slices.Clone(g.ports)}
+			case cur.x.rank == g.x.rank || refCanMerge(cur.x.s, g.x.s):
+				for _, p := range g.ports {
+					if !slices.Contains(cur.ports, p) {
+						cur.ports = append(cur.ports, p)
+					}
+				}
+			}
+		}
+	}
+	out := ProxyView{Sidecar: sidecarName(chosen), Services: []SidecarService{}}
+	for _, h := range slices.Sorted(maps.Keys(have)) {
+		g := have[h]
+		out.Services = append(out.Services, SidecarService{Host: h, Kind: g.x.s.Kind, Namespace: g.x.s.Namespace, Name: g.x.s.Name, Ports: sortedPorts(g.ports)})
+	}
+	return out
+}
+
+// refSubset is Istio's host.Name.SubsetOf: whether service host h is covered by the egress
+// host o.
+func refSubset(h, o string) bool {
+	hw, ow := strings.HasPrefix(h, "*"), strings.HasPrefix(o, "*")
+	switch {
+	case hw && ow:
+		if len(h) < len(o) {
+			return false
+		}
+		return strings.HasSuffix(h[1:], o[1:])
+	case hw:
+		return false
+	case ow:
+		return strings.HasSuffix(h, o[1:])
+	}
+	return h == o
+}
+
+// refCanMerge is Istio's canMergeServices.
+func refCanMerge(a, b *Service) bool {
+	res := func(s *Service) string {
+		if s.Resolution == "" {
+			return ResolutionNone
+		}
+		return s.Resolution
+	}
+	set := func(l []string) map[string]bool {
+		m := map[string]bool{}
+		for _, x := range l {
+			m[x] = true
+		}
+		return m
+	}
+	return a.Namespace == b.Namespace && res(a) == res(b) && a.Kind == b.Kind && maps.Equal(a.Labels, b.Labels) &&
+		maps.Equal(a.Selector, b.Selector) && maps.Equal(set(a.ExportTo), set(b.ExportTo))
+}

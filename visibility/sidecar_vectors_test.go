@@ -1,0 +1,233 @@
+package visibility
+
+import (
+	"encoding/json"
+	"maps"
+	"os"
+	"slices"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	yaml "go.yaml.in/yaml/v3"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/meshscope/meshscope/internal/longtest"
+)
+
+// sidecarVectors is testdata/istio-sidecar.json: configurations and what Istio's own code gave
+// each proxy (see testdata/README.md).
+type sidecarVectors struct {
+	Seed     int            `json:"seed"`
+	Features map[string]any `json:"features"`
+	Cases    []sidecarCase  `json:"cases"`
+}
+
+type sidecarCase struct {
+	ID             int                          `json:"id"`
+	MeshConfig     map[string]any               `json:"meshConfig"`
+	Namespaces     map[string]map[string]string `json:"namespaces"`
+	ServiceEntries []struct {
+		Name, Namespace, Location, Resolution, CreationTime string
+		Hosts, ExportTo                                     []string
+		Ports                                               []vectorPort
+	} `json:"serviceEntries"`
+	KubernetesServices []struct {
+		Name, Namespace, ClusterIP, CreationTime string
+		ExportToAnnotation                       *string
+		Ports                                    []vectorPort
+	} `json:"kubernetesServices"`
+	Sidecars []struct {
+		Name, Namespace, CreationTime string
+		WorkloadSelector              map[string]string
+		Egress                        []struct{ Hosts []string }
+	} `json:"sidecars"`
+	DiscoveredNamespaces []string `json:"discoveredNamespaces"`
+	Proxies              []struct {
+		Namespace string
+		Labels    map[string]string
+		Sidecar   string
+		Services  map[string]struct {
+			Namespace, Registry, Object string
+			Ports                       []uint32
+		}
+	} `json:"proxies"`
+}
+
+type vectorPort struct {
+	Number   uint32 `json:"number"`
+	Name     string `json:"name"`
+	Protocol string `json:"protocol"`
+}
+
+var (
+	vectorsOnce sync.Once
+	vectors     sidecarVectors
+	vectorsErr  error
+)
+
+func loadSidecarVectors(t testing.TB) sidecarVectors {
+	vectorsOnce.Do(func() {
+		data, err := os.ReadFile("testdata/istio-sidecar.json")
+		if err == nil {
+			err = json.Unmarshal(data, &vectors)
+		}
+		vectorsErr = err
+	})
+	require.NoError(t, vectorsErr)
+	return vectors
+}
+
+// refusedByIstio reports whether a case holds a ServiceEntry whose exportTo gives an entry
+// twice ("." and the own namespace count as one), which Istio's validation refuses.
+func (c *sidecarCase) refusedByIstio() bool {
+	for _, se := range c.ServiceEntries {
+		seen := map[string]bool{}
+		for _, e := range se.ExportTo {
+			if e == "." {
+				e = se.Namespace
+			}
+			if seen[e] {
+				return true
+			}
+			seen[e] = true
+		}
+	}
+	return false
+}
+
+// files spells a case as a user has it: the mesh configuration as an IstioOperator, the
+// istio ConfigMap or Helm values (by case), and the inventory as `kubectl get -o yaml` (or,
+// every third case, `-o json`) prints it.
+func (c *sidecarCase) files(t testing.TB) (mesh, inventory []byte) {
+	var meshDoc any
+	switch c.ID % 3 {
+	case 0:
+		meshDoc = map[string]any{"apiVersion": "install.istio.io/v1alpha1", "kind": "IstioOperator", "metadata": map[string]any{"name": "istio", "namespace": "istio-system"},
+			"spec": map[string]any{"meshConfig": c.MeshConfig}}
+	case 1:
+		m, err := yaml.Marshal(c.MeshConfig)
+		require.NoError(t, err)
+		meshDoc = map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "istio", "namespace": "istio-system"}, "data": map[string]any{"mesh": string(m)}}
+	default:
+		meshDoc = map[string]any{"values": map[string]any{"meshConfig": c.MeshConfig}}
+	}
+	mesh, err := yaml.Marshal(meshDoc)
+	require.NoError(t, err)
+
+	var items []any
+	for _, ns := range slices.Sorted(maps.Keys(c.Namespaces)) {
+		items = append(items, map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": ns, "labels": c.Namespaces[ns]}})
+	}
+	ports := func(ps []vectorPort, key string) []any {
+		var out []any
+		for _, p := range ps {
+			out = append(out, map[string]any{key: p.Number, "name": p.Name, "protocol": p.Protocol})
+		}
+		return out
+	}
+	for _, se := range c.ServiceEntries {
+		spec := map[string]any{"hosts": se.Hosts, "ports": ports(se.Ports, "number"), "location": se.Location, "resolution": se.Resolution}
+		if se.ExportTo != nil {
+			spec["exportTo"] = se.ExportTo
+		}
+		items = append(items, map[string]any{"apiVersion": "networking.istio.io/v1", "kind": "ServiceEntry",
+			"metadata": map[string]any{"name": se.Name, "namespace": se.Namespace, "creationTimestamp": se.CreationTime}, "spec": spec})
+	}
+	for _, s := range c.KubernetesServices {
+		meta := map[string]any{"name": s.Name, "namespace": s.Namespace, "creationTimestamp": s.CreationTime}
+		if s.ExportToAnnotation != nil {
+			meta["annotations"] = map[string]any{exportToAnnotation: *s.ExportToAnnotation}
+		}
+		tcp := ports(s.Ports, "port")
+		for _, p := range tcp {
+			p.(map[string]any)["protocol"] = "TCP"
+		}
+		items = append(items, map[string]any{"apiVersion": "v1", "kind": "Service", "metadata": meta,
+			"spec": map[string]any{"type": "ClusterIP", "clusterIP": s.ClusterIP, "ports": tcp}})
+	}
+	for _, sc := range c.Sidecars {
+		spec := map[string]any{}
+		if sc.WorkloadSelector != nil {
+			spec["workloadSelector"] = map[string]any{"labels": sc.WorkloadSelector}
+		}
+		var egress []any
+		for _, e := range sc.Egress {
+			egress = append(egress, map[string]any{"hosts": e.Hosts})
+		}
+		spec["egress"] = egress
+		items = append(items, map[string]any{"apiVersion": "networking.istio.io/v1", "kind": "Sidecar",
+			"metadata": map[string]any{"name": sc.Name, "namespace": sc.Namespace, "creationTimestamp": sc.CreationTime}, "spec": spec})
+	}
+	list := map[string]any{"apiVersion": "v1", "kind": "List", "items": items}
+	if c.ID%3 == 2 {
+		inventory, err = json.MarshalIndent(list, "", "    ")
+	} else {
+		inventory, err = yaml.Marshal(list)
+	}
+	require.NoError(t, err)
+	return mesh, inventory
+}
+
+// view reads a case's files through LoadConfig, LoadMeshScope and LoadInventory and builds
+// its sidecar view.
+func (c *sidecarCase) view(t testing.TB) (*Resolver, *MeshScope, Inventory, *SidecarView) {
+	mesh, inventory := c.files(t)
+	cfg, err := LoadConfig(mesh)
+	require.NoError(t, err, "case %d", c.ID)
+	r, err := Compile(cfg)
+	require.NoError(t, err, "case %d", c.ID)
+	m, err := LoadMeshScope(mesh)
+	require.NoError(t, err, "case %d", c.ID)
+	inv, err := LoadInventory(inventory, "")
+	require.NoError(t, err, "case %d", c.ID)
+	v, err := NewSidecarView(r, m, inv)
+	require.NoError(t, err, "case %d", c.ID)
+	return r, m, inv, v
+}
+
+// istioAnswer is a proxy's expected view, in the shape Proxy returns.
+func (c *sidecarCase) istioAnswer(p int) ProxyView {
+	pr := c.Proxies[p]
+	want := ProxyView{Sidecar: pr.Sidecar, Services: []SidecarService{}}
+	for _, h := range slices.Sorted(maps.Keys(pr.Services)) {
+		s := pr.Services[h]
+		k := ServiceEntry
+		if s.Registry == "Kubernetes" {
+			k = KubernetesService
+		}
+		want.Services = append(want.Services, SidecarService{Host: h, Kind: k, Namespace: s.Namespace, Name: s.Object, Ports: sortedPorts(s.Ports)})
+	}
+	return want
+}
+
+// TestSidecarViewAgainstIstio holds SidecarView to what Istio's own SidecarScope gave every
+// proxy of every case, through the loaders: every proxy must agree.
+func TestSidecarViewAgainstIstio(t *testing.T) {
+	vs := loadSidecarVectors(t)
+	proxies, answers, skipped := 0, 0, 0
+	for i := range vs.Cases {
+		c := &vs.Cases[i]
+		if c.refusedByIstio() {
+			skipped++
+			continue
+		}
+		_, _, inv, v := c.view(t)
+		for ns := range c.Namespaces {
+			require.Equal(t, slices.Contains(c.DiscoveredNamespaces, ns), v.Discovered(ns), "case %d: Discovered(%s)", c.ID, ns)
+		}
+		for p, pr := range c.Proxies {
+			want := c.istioAnswer(p)
+			got := v.Proxy(pr.Namespace, labels.Set(pr.Labels))
+			require.Equal(t, want, got, "case %d, proxy %d in %s with %v", c.ID, p, pr.Namespace, pr.Labels)
+			if p%longtest.N(4, 1) == 0 { // ExplainHost for every host of a quarter of the proxies; all with MESHSCOPE_LONG=1
+				explainAgrees(t, v, inv, pr.Namespace, pr.Labels, got)
+			}
+			proxies++
+			answers += len(want.Services)
+		}
+	}
+	t.Logf("%d proxies (%d answers) of %d cases agree with Istio; %d cases skipped (a ServiceEntry exportTo giving an entry twice, which Istio refuses)",
+		proxies, answers, len(vs.Cases)-skipped, skipped)
+	require.Positive(t, proxies)
+}

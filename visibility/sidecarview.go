@@ -1,0 +1,410 @@
+package visibility
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/meshscope/meshscope/internal/names"
+	"github.com/meshscope/meshscope/internal/strict"
+)
+
+// SidecarView is what every Envoy sidecar of an inventory receives, as istiod's SidecarScope
+// computes it: which Sidecar resource applies to a proxy, and every service host the proxy
+// gets, from which namespace and object, with which ports. It is built by NewSidecarView,
+// immutable and safe for concurrent use; it keeps the inventory's slices and maps (do not
+// modify them afterwards), and what its methods return is the caller's.
+//
+// The view models the services a Sidecar's egress hosts import. istiod also adds the
+// destinations of the VirtualServices a listener imports, which an inventory does not hold:
+// a proxy may get more hosts than the view lists, never fewer.
+type SidecarView struct {
+	root  string
+	disc  discovery
+	scs   []Sidecar // the inventory's
+	nsLab map[string]map[string]string
+	inv   []Service
+	svcs  []viewService // the discovered services, one per host, in Istio's order
+	// The Sidecars of each discovered namespace in Istio's order: those with a workload
+	// selector first, each group by creation time and name.
+	sidecars    map[string][]*Sidecar
+	rootDefault *Sidecar // the first Sidecar without a selector of the root namespace
+	defaultTo   []string // the mesh default exportTo: ["*"] when none is given
+
+	oldest     map[hostNS]int32   // step 2: per host and namespace, the service kept
+	byHost     map[string][]int32 // host -> its services, in order
+	byNS       map[string][]int32 // namespace -> its services, in order
+	bySuffix   map[string][]int32 // ".b.c" -> the services whose host ends with it, in order
+	exportedTo map[string][]int32 // namespace -> the services exported to it by name, in order
+	public     []int32            // the services exported to every namespace, in order
+	undisc     map[string][]int32 // host -> the services of undiscovered namespaces (for ExplainHost)
+	decisions  []Decision         // per inventory service
+	exported   [][]string         // per inventory service: its effective exportTo
+}
+
+// hostNS is a host in a namespace.
+type hostNS struct{ host, ns string }
+
+// viewService is one host of a discovered service.
+type viewService struct {
+	host string
+	svc  int32 // the inventory's index
+	// scope of the effective exportTo: public, hidden, or the namespaces named (with "."
+	// resolved to the service's own).
+	public, hidden bool
+	names          []string
+}
+
+// exportedTo reports whether the service is exported to namespace n.
+func (s *viewService) exportedTo(n string) bool {
+	return s.public || !s.hidden && slices.Contains(s.names, n)
+}
+
+// NewSidecarView builds the sidecar view of an inventory under a visibility configuration r
+// (nil when serviceEntryVisibility is not configured) and a mesh scope m (nil: Istio's
+// defaults). It validates the inventory as NewIndex does, the mesh scope as
+// MeshScope.Validate does, and every Sidecar — its namespace and name (one Sidecar per
+// namespace and name), its workload selector's labels and its egress listeners (hosts of the
+// form namespace/host that Istio accepts, at least one per listener, no port twice) —
+// reporting every problem, each naming what it is in ("Sidecars[2] (Sidecar shop/default):
+// Egress[0].Hosts[1]: …"). The mesh default exportTo is m's defaultServiceExportTo, or else
+// the inventory's DefaultExportTo; when both are given they must agree.
+//
+// Building costs time linear in the inventory: every service is ordered and indexed once,
+// and no proxy's view is worked out until it is asked for.
+func NewSidecarView(r *Resolver, m *MeshScope, inv Inventory) (*SidecarView, error) {
+	var head []error
+	head = append(head, m.problems("MeshScope")...)
+	if m != nil && len(m.DefaultServiceExportTo) > 0 {
+		if len(inv.DefaultExportTo) > 0 && !slices.Equal(m.DefaultServiceExportTo, inv.DefaultExportTo) {
+			head = append(head, &FieldError{Field: "DefaultExportTo", Value: inv.DefaultExportTo, Detail: fmt.Sprintf("%q differs from the mesh scope's defaultServiceExportTo %q; give it in one place", inv.DefaultExportTo, m.DefaultServiceExportTo)})
+		}
+		inv.DefaultExportTo = m.DefaultServiceExportTo
+	}
+	ix, err := NewIndex(r, inv)
+	if err != nil {
+		head = append(head, err)
+	}
+	head = append(head, checkSidecars(inv.Sidecars)...)
+	if len(head) > 0 {
+		return nil, errors.Join(head...)
+	}
+	v := &SidecarView{
+		root: m.rootNamespace(), disc: m.discovery(), nsLab: inv.Namespaces, inv: inv.Services, scs: inv.Sidecars,
+		sidecars: map[string][]*Sidecar{}, defaultTo: ix.meshDefault,
+		oldest: make(map[hostNS]int32, len(inv.Services)), byHost: make(map[string][]int32, len(inv.Services)),
+		byNS: make(map[string][]int32, len(inv.Namespaces)), bySuffix: make(map[string][]int32, len(inv.Services)),
+		exportedTo: make(map[string][]int32, len(inv.Namespaces)), undisc: map[string][]int32{},
+		decisions: make([]Decision, len(ix.entries)), exported: make([][]string, len(ix.entries)),
+	}
+	for i := range ix.entries {
+		v.decisions[i], v.exported[i] = ix.entries[i].decision, ix.entries[i].exported
+	}
+	v.indexServices()
+	v.indexSidecars(inv.Sidecars)
+	return v, nil
+}
+
+// checkSidecars validates the Sidecars of an inventory, naming each.
+func checkSidecars(scs []Sidecar) []error {
+	var errs []error
+	seen := make(map[[2]string]int, len(scs))
+	for i := range scs {
+		sc := &scs[i]
+		where := fmt.Sprintf("%s (Sidecar %s/%s)", strict.Index("Sidecars", i), sc.Namespace, sc.Name)
+		problems := checkSidecar(nil, sc)
+		k := [2]string{sc.Namespace, sc.Name}
+		if j, dup := seen[k]; dup {
+			problems = append(problems, &FieldError{Detail: fmt.Sprintf("a second Sidecar %s/%s (the first is Sidecars[%d])", sc.Namespace, sc.Name, j), Err: ErrDuplicate})
+		} else {
+			seen[k] = i
+		}
+		for _, p := range problems {
+			p.Where = where
+			errs = append(errs, p)
+		}
+	}
+	return errs
+}
+
+// Discovered reports whether istiod discovers namespace: there are no discovery selectors,
+// or the namespace has a Namespace object whose labels one of them matches. A proxy in an
+// undiscovered namespace still gets a view, made of what is discovered.
+func (v *SidecarView) Discovered(namespace string) bool {
+	ls, known := v.nsLab[namespace]
+	return v.disc.discovered(ls, known)
+}
+
+// order compares two services as Istio orders them: by creation time, then name (a
+// ServiceEntry's name is its host), then namespace. meshscope breaks the ties Istio leaves to
+// input order — two ServiceEntries of one namespace claiming one host at the same time — by
+// kind and object name (SidecarView.Lint names them).
+func (v *SidecarView) order(a, b *viewService) int {
+	x, y := &v.inv[a.svc], &v.inv[b.svc]
+	if c := x.CreationTime.Compare(y.CreationTime); c != 0 {
+		return c
+	}
+	if c := strings.Compare(sortName(x, a.host), sortName(y, b.host)); c != 0 {
+		return c
+	}
+	return cmp.Or(strings.Compare(x.Namespace, y.Namespace), cmp.Compare(x.Kind, y.Kind), strings.Compare(x.Name, y.Name))
+}
+
+// sortName is the name Istio orders a service by: a ServiceEntry's host, a Kubernetes
+// Service's name.
+func sortName(s *Service, host string) string {
+	if s.Kind == ServiceEntry {
+		return host
+	}
+	return s.Name
+}
+
+// indexServices orders the discovered services (one entry per host) and indexes them.
+func (v *SidecarView) indexServices() {
+	n := 0
+	for i := range v.inv {
+		n += len(v.inv[i].Hosts)
+	}
+	v.svcs = make([]viewService, 0, n)
+	discovered := map[string]bool{}
+	for i := range v.inv {
+		s := &v.inv[i]
+		d, ok := discovered[s.Namespace]
+		if !ok {
+			d = v.Discovered(s.Namespace)
+			discovered[s.Namespace] = d
+		}
+		for j, h := range s.Hosts {
+			if slices.Contains(s.Hosts[:j], h) {
+				continue // one host given twice is one service
+			}
+			if !d {
+				v.undisc[h] = append(v.undisc[h], int32(i))
+				continue
+			}
+			vs := viewService{host: h, svc: int32(i)}
+			vs.public, vs.hidden, vs.names = exportScope(v.exported[i], s.Namespace)
+			v.svcs = append(v.svcs, vs)
+		}
+	}
+	slices.SortFunc(v.svcs, func(a, b viewService) int { return v.order(&a, &b) })
+	for k := range v.svcs {
+		vs := &v.svcs[k]
+		s := &v.inv[vs.svc]
+		id := int32(k)
+		key := hostNS{vs.host, s.Namespace}
+		if o, ok := v.oldest[key]; !ok || v.inv[v.svcs[o].svc].Kind == ServiceEntry && s.Kind == KubernetesService {
+			v.oldest[key] = id
+		}
+		v.byHost[vs.host] = append(v.byHost[vs.host], id)
+		v.byNS[s.Namespace] = append(v.byNS[s.Namespace], id)
+		for i := 1; i < len(vs.host); i++ {
+			if vs.host[i] == '.' {
+				v.bySuffix[vs.host[i:]] = append(v.bySuffix[vs.host[i:]], id)
+			}
+		}
+		switch {
+		case vs.public:
+			v.public = append(v.public, id)
+		case !vs.hidden:
+			for _, n := range vs.names {
+				v.exportedTo[n] = append(v.exportedTo[n], id)
+			}
+		}
+	}
+}
+
+// exportScope reads an effective exportTo list: public (it holds "*"), hidden (it holds
+// "~"), or the namespaces it names, "." read as the service's own, each once.
+func exportScope(list []string, namespace string) (public, hidden bool, named []string) {
+	for _, e := range list {
+		switch e {
+		case exportToAll:
+			return true, false, nil
+		case exportToNone:
+			hidden = true
+		}
+	}
+	if hidden {
+		return false, true, nil
+	}
+	for _, e := range list {
+		if e == exportToOwn {
+			e = namespace
+		}
+		if !slices.Contains(named, e) {
+			named = append(named, e)
+		}
+	}
+	return false, false, named
+}
+
+// indexSidecars orders the discovered Sidecars of each namespace and finds the root
+// namespace's default.
+func (v *SidecarView) indexSidecars(scs []Sidecar) {
+	all := make([]*Sidecar, 0, len(scs))
+	for i := range scs {
+		if v.Discovered(scs[i].Namespace) {
+			all = append(all, &scs[i])
+		}
+	}
+	slices.SortFunc(all, func(a, b *Sidecar) int {
+		return cmp.Or(cmp.Compare(b2i(a.WorkloadSelector == nil), b2i(b.WorkloadSelector == nil)), compareSidecars(a, b))
+	})
+	for _, sc := range all {
+		v.sidecars[sc.Namespace] = append(v.sidecars[sc.Namespace], sc)
+		if sc.Namespace == v.root && sc.WorkloadSelector == nil && v.rootDefault == nil {
+			v.rootDefault = sc
+		}
+	}
+}
+
+// compareSidecars orders Sidecars as Istio does: by creation time, name, namespace.
+func compareSidecars(a, b *Sidecar) int {
+	return cmp.Or(a.CreationTime.Compare(b.CreationTime), strings.Compare(a.Name, b.Name), strings.Compare(a.Namespace, b.Namespace))
+}
+
+// applies reports whether a Sidecar applies to a workload with labels l: it has no selector,
+// or l carries every label of it.
+func (sc *Sidecar) applies(l map[string]string) bool {
+	for k, want := range sc.WorkloadSelector {
+		if got, ok := l[k]; !ok || got != want {
+			return false
+		}
+	}
+	return true
+}
+
+// sidecarFor returns the Sidecar that applies to a proxy in namespace with labels l, and how
+// it was chosen; nil for none (a default listener importing "*/*").
+func (v *SidecarView) sidecarFor(namespace string, l map[string]string) (*Sidecar, string) {
+	for _, sc := range v.sidecars[namespace] {
+		if sc.applies(l) {
+			if sc.WorkloadSelector != nil {
+				return sc, "the oldest Sidecar of " + namespace + " whose workloadSelector matches the workload"
+			}
+			return sc, "the oldest Sidecar of " + namespace + " without a workloadSelector; none with one matches"
+		}
+	}
+	if v.rootDefault != nil {
+		return v.rootDefault, "the root namespace " + v.root + "'s oldest Sidecar without a workloadSelector, read as if it were in " + namespace
+	}
+	return nil, "no Sidecar applies, and the root namespace " + v.root + " has none without a workloadSelector: one listener imports */*"
+}
+
+// sidecarName spells a Sidecar as "namespace/name"; "" for none.
+func sidecarName(sc *Sidecar) string {
+	if sc == nil {
+		return ""
+	}
+	return sc.Namespace + "/" + sc.Name
+}
+
+// listener is an egress listener read for a proxy namespace: its entries by namespace ("."
+// resolved; "*" for every namespace).
+type listener struct {
+	egress    *SidecarEgress
+	index     int
+	byNS      map[string]*hostClass
+	exactOnly bool // every import is an exact host of a named namespace
+}
+
+// hostClass is what a listener imports from one namespace (or "*").
+type hostClass struct {
+	exact    []string // exact hosts imported
+	all      []string // every host imported, exact and wildcard
+	excluded []string // hosts excluded ("~")
+}
+
+// readListener resolves the egress hosts of a listener for a proxy in namespace n.
+func readListener(e *SidecarEgress, index int, n string) listener {
+	l := listener{egress: e, index: index, byNS: make(map[string]*hostClass, len(e.Hosts)), exactOnly: true}
+	for _, raw := range e.Hosts {
+		h := parseEgressHost(raw)
+		if h.namespace == exportToOwn {
+			h.namespace = n
+		}
+		hc := l.byNS[h.namespace]
+		if hc == nil {
+			hc = &hostClass{}
+			l.byNS[h.namespace] = hc
+		}
+		if h.exclude {
+			hc.excluded = append(hc.excluded, h.host)
+			continue
+		}
+		if isWildcard(h.host) {
+			l.exactOnly = false
+		} else if !slices.Contains(hc.exact, h.host) {
+			hc.exact = append(hc.exact, h.host)
+		}
+		if h.namespace == names.Wildcard {
+			l.exactOnly = false
+		}
+		hc.all = append(hc.all, h.host)
+	}
+	return l
+}
+
+// isWildcard reports whether a host starts with "*", as Istio's host names do.
+func isWildcard(h string) bool { return h != "" && h[0] == '*' }
+
+// covers reports whether the pattern o covers the service host h, as Istio's
+// host.Name.SubsetOf does: an exact pattern covers only itself; a wildcard "*" + s covers an
+// exact host ending with s, and a wildcard host whose part after "*" ends with s (so *.a.b
+// covers x.a.b and *.x.a.b, not a.b, and an exact pattern never covers a wildcard host).
+func covers(o, h string) bool {
+	hw, ow := isWildcard(h), isWildcard(o)
+	switch {
+	case hw && ow:
+		return len(h) >= len(o) && strings.HasSuffix(h[1:], o[1:])
+	case hw:
+		return false
+	case ow:
+		return strings.HasSuffix(h, o[1:])
+	}
+	return h == o
+}
+
+// excludes reports whether an exclusion of the class covers h.
+func (hc *hostClass) excludes(h string) bool {
+	if hc == nil {
+		return false
+	}
+	for _, x := range hc.excluded {
+		if covers(x, h) {
+			return true
+		}
+	}
+	return false
+}
+
+// imports reports whether the class imports h (Istio's hostClassification.Matches: the
+// exact hosts, then the patterns of which at least one side is a wildcard), and the pattern
+// that does.
+func (hc *hostClass) imports(h string) (string, bool) {
+	if hc == nil {
+		return "", false
+	}
+	if slices.Contains(hc.exact, h) {
+		return h, true
+	}
+	for _, o := range hc.all {
+		if !isWildcard(h) && !isWildcard(o) {
+			continue
+		}
+		if covers(o, h) {
+			return o, true
+		}
+	}
+	return "", false
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
