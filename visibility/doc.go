@@ -52,13 +52,13 @@
 //     (false), exactly as for a host the mesh does not know. Among the visible services
 //     claiming a host, the client's own namespace's comes first, else the canonical one: a
 //     Kubernetes Service, else the oldest PUBLIC entry (then namespace, then name — never
-//     input order). The exact host is tried first, then every wildcard host matching it, the
-//     longest first (*.b.c, then *.c), so a hidden exact entry falls through to a visible
-//     wildcard. A wildcard matches as Istio matches hosts, every host ending with what follows
-//     its "*": *.b.c matches a.b.c but not b.c, and the partial wildcard *x.b.c (which Istio
-//     accepts) matches ax.b.c and x.b.c. ztunnel's DNS proxy differs there: it tries only
-//     *. wildcards at the query's label boundaries, so it forwards a query that only a
-//     partial wildcard covers upstream; ExplainHost and Lint (PartialWildcardDNS) say so.
+//     input order). The exact host is tried first, then the *. wildcard at each of its
+//     label boundaries, the most specific first (*.b.c, then *.c), so a hidden exact entry
+//     falls through to a visible wildcard; *.b.c matches a.b.c but not b.c. That is
+//     ztunnel's DNS proxy: a partial wildcard host (*x.b.c, which Istio accepts, and which
+//     its sidecars and waypoints match against every host ending in x.b.c) never answers a
+//     DNS query, so a query only a partial wildcard covers goes upstream; ExplainHost shows
+//     its entries as not reached and says why, and Lint flags them (PartialWildcardDNS).
 //   - LookupAddress: traffic to an address no visible service claims passes through to its
 //     original destination (false); exact addresses first, then CIDRs (own namespace first,
 //     then the longest prefix).

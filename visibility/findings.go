@@ -50,8 +50,9 @@ const (
 	// allocates for).
 	NoAddressForDNS = report.NoAddressForDNS
 	// PartialWildcardDNS (warning): an entry's partial wildcard host (*x.example.com,
-	// *-foo.example.com) with an address. Istio matches it against every host ending in
-	// what follows its "*" (and LookupHost does), but ztunnel's DNS proxy tries only the
+	// *-foo.example.com) with an address. Istio's sidecars match it against every host
+	// ending in what follows its "*" (and SidecarView does), but ztunnel's DNS proxy (and
+	// LookupHost, which models it) tries only the
 	// query and the *. wildcards at its label boundaries, so it never answers through a
 	// partial wildcard: a query only the partial wildcard covers goes upstream, and the
 	// client's traffic leaves as unknown traffic.

@@ -188,7 +188,8 @@ func refLookupHost(res *Resolver, inv Inventory, client, host string) (Service, 
 		var wild []string
 		for _, s := range inv.Services {
 			for _, sh := range s.Hosts {
-				if n := strings.ToLower(strings.TrimSuffix(sh, ".")); n[0] == '*' && strings.HasSuffix(h, n[1:]) && !slices.Contains(wild, n) {
+				// ztunnel's DNS proxy tries *. wildcards only: never a partial one (*x.b.c).
+				if n := strings.ToLower(strings.TrimSuffix(sh, ".")); strings.HasPrefix(n, "*.") && strings.HasSuffix(h, n[1:]) && !slices.Contains(wild, n) {
 					wild = append(wild, n)
 				}
 			}

@@ -387,7 +387,7 @@ func (ix *Index) Lint() []Finding {
 		for _, h := range s.Hosts {
 			if n := normalizeHost(h); isPartialWildcard(n) && s.answersFor(n) {
 				add(ref, PartialWildcardDNS, "%s is a partial wildcard: ztunnel's DNS proxy never answers through it (it tries only *. wildcards at a query's label boundaries, "+
-					"then forwards the query upstream), while Istio's sidecars and waypoints, and LookupHost, match it", h)
+					"then forwards the query upstream, as LookupHost does), while Istio's sidecars and waypoints match it", h)
 			}
 		}
 	}

@@ -15,8 +15,8 @@ import (
 type tables struct {
 	hosts    keyTable[string]  // exact host -> candidate set (entries with an address for it)
 	wild     keyTable[string]  // what follows a wildcard's "*" (".b.c", "x.b.c") -> candidate set
-	wildLens []wildLen         // the lengths of wild's keys, longest first
-	allLens  []wildLen         // the same, with the wildcards in mute: what explanations try
+	dnsLens  lengthSet         // the lengths of wild's *. keys: where a DNS lookup probes
+	allLens  []wildLen         // every key's, partial ones and those in mute too: what explanations show
 	addrs    keyTable[addrKey] // exact address -> candidate set
 	mute     map[string][]int32
 	prefixes map[netip.Prefix]int32
@@ -161,7 +161,7 @@ func (ix *Index) build(keys *pending) *tables {
 			muteWild = append(muteWild, s)
 		}
 	}
-	t.wildLens = wildLengths(keys.wild.keys)
+	t.dnsLens = dottedLengths(keys.wild.keys)
 	t.allLens = wildLengths(keys.wild.keys, muteWild)
 	t.lengths4, t.lengths6 = prefixLengths(t.prefixes)
 	return t
@@ -318,20 +318,18 @@ func normalizeInto(host string, buf *nameBuf) []byte {
 //     headless Kubernetes Service answers without one);
 //   - the query is tried as given, then as its short-name aliases (see Aliases), the first
 //     answer winning;
-//   - each name tries the exact host, then every wildcard host matching it, the most specific
-//     (the longest) first — for a.b.c: *.b.c, then *.c, with partial wildcards among them by
-//     length (*b.c after *.b.c, before *.c) — and at each level takes the client's own
-//     namespace's visible entry, else the canonical one (a Kubernetes Service, else the
-//     highest-ranked PUBLIC entry); a NAMESPACE entry of another namespace is never
+//   - each name tries the exact host, then the *. wildcard at each of its label boundaries,
+//     the most specific first — for a.b.c: *.b.c, then *.c — and at each level takes the
+//     client's own namespace's visible entry, else the canonical one (a Kubernetes Service,
+//     else the highest-ranked PUBLIC entry); a NAMESPACE entry of another namespace is never
 //     returned, nor a NONE entry.
 //
-// A wildcard host matches as Istio matches hosts: every host ending with what follows its
-// "*". *.b.c matches a.b.c and x.a.b.c but not b.c; the partial wildcard *x.b.c matches
-// ax.b.c, a.bx.b.c and x.b.c. Here ztunnel's DNS proxy differs: it tries only the query and
-// the *. wildcards at its label boundaries (*.b.c, *.c), so it never answers through a
-// partial wildcard (it goes on to those, then forwards the query upstream), while Istio's
-// sidecars and waypoints do match it. ExplainHost says so when a partial wildcard answers, and Lint flags such
-// hosts (PartialWildcardDNS).
+// *.b.c matches a.b.c and x.a.b.c but not b.c. A partial wildcard host (*x.b.c, which Istio
+// accepts and its sidecars and waypoints match against every host ending in x.b.c) never
+// answers a DNS query: ztunnel's DNS proxy tries only the *. wildcards at a query's label
+// boundaries, so a query for ax.b.c goes on to *.b.c and *.c, then upstream. ExplainHost
+// shows such a host's entries as not reached, saying why, and Lint flags them
+// (PartialWildcardDNS). The sidecar view (SidecarView) matches them as Istio does.
 //
 // LookupHost does not allocate, and tries only the wildcard lengths the index holds. The
 // Service returned shares its slices and maps with the index: read-only.
@@ -377,14 +375,20 @@ func (ix *Index) lookupAliases(client string, h []byte) (int32, int) {
 // lookupName looks one name up: the exact host, then each wildcard level, longest first.
 func (ix *Index) lookupName(client string, h []byte) int32 {
 	t := ix.t
-	if c, ok := getBytes(&t.hosts, ix.bytesHash(h), h); ok {
+	exact, key := &t.hosts, h
+	if h[0] == '*' && len(h) > 1 { // the query is a wildcard host's name itself: exactly that host
+		exact, key = &t.wild, h[1:]
+	}
+	if c, ok := getBytes(exact, ix.bytesHash(key), key); ok {
 		if e := ix.pick(c, client); e >= 0 {
 			return e
 		}
 	}
-	for _, w := range t.wildLens {
-		i := wildAt(w, h)
-		if i < 0 {
+	if t.dnsLens.empty() {
+		return -1
+	}
+	for i := 1; i < len(h); i++ { // each label boundary, the longest suffix first
+		if h[i] != '.' || !t.dnsLens.has(len(h)-i) || i == 1 && h[0] == '*' { // (the query itself: tried above)
 			continue
 		}
 		if c, ok := getBytes(&t.wild, ix.bytesHash(h[i:]), h[i:]); ok {

@@ -26,20 +26,20 @@ func wildcardInventory(n int) Inventory {
 var wildcardQueries = []string{
 	"svc-77777.ns-777.example.com",         // exact
 	"a.b.svc-5011.ns-11.example.com",       // a *. wildcard, two labels in
-	"web-canary-4201.ns-201.example.com",   // a partial wildcard
 	"nothing.at.all.ns-3.example.com",      // a miss, five label boundaries
+	"web-canary-4201.ns-201.example.com",   // a miss: only a partial wildcard covers it, and DNS never answers through one
 	"svc-5011.ns-11.example.com.n1.svc.cl", // a miss that is not short
 }
 
-// BenchmarkLookupHostWildcards looks up exact hosts, *. and partial wildcards and misses in
-// an index of 100,000 entries, a tenth of them wildcards: each query tries only the suffix
-// lengths some wildcard has, and at each only the kind of wildcard the query allows there.
+// BenchmarkLookupHostWildcards looks up exact hosts, *. wildcards and misses (one that only a
+// partial wildcard covers) in an index of 100,000 entries, a tenth of them wildcards: each
+// query tries only the *. suffix lengths some wildcard has, at its label boundaries.
 func BenchmarkLookupHostWildcards(b *testing.B) {
 	ix, err := NewIndex(nil, wildcardInventory(100_000))
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, q := range wildcardQueries[:3] {
+	for _, q := range wildcardQueries[:2] {
 		if _, ok := ix.LookupHost("ns-1", q); !ok {
 			b.Fatalf("%s is not answered", q)
 		}
@@ -52,10 +52,17 @@ func BenchmarkLookupHostWildcards(b *testing.B) {
 	}
 }
 
-// BenchmarkLookupHostWildcardsEverySuffix is the baseline: the same lookups probing the
-// wildcard table with every suffix of the query, as a lookup that does not know which
-// lengths exist must.
-func BenchmarkLookupHostWildcardsEverySuffix(b *testing.B) {
+// BenchmarkLookupNameWildcards is the probing of LookupHostWildcards alone: lookupName on
+// the normalized queries, probing the wildcard table only at the label boundaries where some
+// *. wildcard's suffix starts.
+func BenchmarkLookupNameWildcards(b *testing.B) { benchLookupName(b, false) }
+
+// BenchmarkLookupNameWildcardsEveryBoundary is its baseline: the same lookups probing the
+// wildcard table at every label boundary, as a lookup that does not know which lengths exist
+// must.
+func BenchmarkLookupNameWildcardsEveryBoundary(b *testing.B) { benchLookupName(b, true) }
+
+func benchLookupName(b *testing.B, every bool) {
 	ix, err := NewIndex(nil, wildcardInventory(100_000))
 	if err != nil {
 		b.Fatal(err)
@@ -64,45 +71,44 @@ func BenchmarkLookupHostWildcardsEverySuffix(b *testing.B) {
 	for i, q := range wildcardQueries {
 		queries[i] = []byte(q)
 	}
+	if every {
+		ix.t.dnsLens = lengthSet{}
+		for i := range ix.t.dnsLens {
+			ix.t.dnsLens[i] = ^uint64(0) // every length: a probe at every label boundary
+		}
+	}
 	b.ReportAllocs()
 	i := 0
 	for b.Loop() {
-		h := queries[i%len(queries)]
-		benchFound = false
-		if c, ok := getBytes(&ix.t.hosts, ix.bytesHash(h), h); ok && ix.pick(c, "ns-1") >= 0 {
-			benchFound = true
-		}
-		for k := 0; k < len(h) && !benchFound; k++ {
-			if c, ok := getBytes(&ix.t.wild, ix.bytesHash(h[k:]), h[k:]); ok && ix.pick(c, "ns-1") >= 0 {
-				benchFound = true
-			}
-		}
+		benchFound = ix.lookupName("ns-1", queries[i%len(queries)]) >= 0
 		i++
 	}
 }
 
-// BenchmarkLookupHostManyWildcardLengths is the worst case an inventory can make: partial
-// wildcards of every suffix length from 13 to 200, so that a miss of 60 bytes tries each of
-// the 47 lengths up to its own (a probe each, as every byte of it but the dots allows a
-// partial wildcard).
+// BenchmarkLookupHostManyWildcardLengths is the worst case an inventory can make: *.
+// wildcards at every label boundary of a long query, so that a miss probes once per label
+// (31 of them). Partial wildcards, whatever their lengths, add no probe: a DNS lookup never
+// tries them.
 func BenchmarkLookupHostManyWildcardLengths(b *testing.B) {
-	inv := Inventory{}
-	for n := 13; n <= 200; n++ {
-		rest := n - len(".example.com")
-		tail := rest % 41 // the partial label's characters after its "*", then labels of 40
-		if tail == 0 {
-			tail = 41
-		}
-		suffix := strings.Repeat("q", tail) + strings.Repeat("."+strings.Repeat("r", 40), (rest-tail)/41) + ".example.com"
-		inv.Services = append(inv.Services, Service{Kind: ServiceEntry, Namespace: "a", Name: fmt.Sprintf("w%d", n), Hosts: []string{"*" + suffix}, Addresses: pfx("10.0.0.1")})
+	labels := make([]string, 32)
+	for i := range labels {
+		labels[i] = fmt.Sprintf("l%d", i)
 	}
-	ix, err := NewIndex(nil, inv)
+	inv := Inventory{}
+	for i := 1; i < len(labels); i++ {
+		suffix := "." + strings.Join(labels[i:], ".")
+		inv.Services = append(inv.Services,
+			Service{Kind: ServiceEntry, Namespace: "a", Name: fmt.Sprintf("w%d", i), Hosts: []string{"*" + suffix}, Addresses: pfx("10.0.0.1")},
+			Service{Kind: ServiceEntry, Namespace: "a", Name: fmt.Sprintf("p%d", i), Hosts: []string{"*q" + suffix}, Addresses: pfx("10.0.0.2")})
+	}
+	res := mustCompile(b, &Config{DefaultVisibility: None})
+	ix, err := NewIndex(res, inv)
 	if err != nil {
 		b.Fatal(err)
 	}
-	q := "no-such-service-running-here.in-any-namespace-at.example.com"
+	q := strings.Join(labels, ".")
 	b.ReportAllocs()
 	for b.Loop() {
-		_, benchFound = ix.LookupHost("a", q)
+		_, benchFound = ix.LookupHost("b", q)
 	}
 }

@@ -117,10 +117,11 @@ func isAddress(q string) bool {
 // level is a candidate set to try, in order: the entries that answer for its key (set, or
 // -1 when none does), and those that claim it without an address (mute).
 type level struct {
-	key  string
-	set  int32
-	mute []int32
-	cidr bool
+	key     string
+	set     int32
+	mute    []int32
+	cidr    bool
+	partial bool // a partial wildcard: shown, but ztunnel's DNS proxy never answers through it
 }
 
 // hostLevels returns the levels a lookup of the normalized name h tries that hold
@@ -132,17 +133,17 @@ func (ix *Index) hostLevels(h string) []level {
 	}
 	t := ix.t
 	var out []level
-	add := func(key string, set int32, ok bool) {
+	add := func(key string, set int32, ok, partial bool) {
 		if m := t.mute[key]; ok || len(m) > 0 {
 			if !ok {
 				set = -1
 			}
-			out = append(out, level{key: key, set: set, mute: m})
+			out = append(out, level{key: key, set: set, mute: m, partial: partial})
 		}
 	}
 	if _, wild := cutWildcard(h); !wild {
 		c, ok := t.hosts.get(ix.hostHash(h), h)
-		add(h, c, ok)
+		add(h, c, ok, false)
 	}
 	for _, w := range t.allLens {
 		i := wildAt(w, h)
@@ -150,7 +151,8 @@ func (ix *Index) hostLevels(h string) []level {
 			continue
 		}
 		c, ok := t.wild.get(ix.hostHash(h[i:]), h[i:])
-		add("*"+h[i:], c, ok)
+		self := i == 1 && h[0] == '*' // the query is this wildcard host's name: an exact match
+		add("*"+h[i:], c, ok, h[i] != '.' && !self)
 	}
 	return out
 }
@@ -195,7 +197,7 @@ func (ix *Index) answer(levels []level, client string) (int32, int) {
 			first = i
 			break
 		}
-		if l.set < 0 {
+		if l.set < 0 || l.partial {
 			continue
 		}
 		if e := ix.pick(l.set, client); e >= 0 {
@@ -295,15 +297,14 @@ func (ix *Index) explain(client string, levels []level) (*ServiceRef, []Level) {
 		for _, i := range all {
 			c := Candidate{Service: ix.services[i].Ref(), Decision: ix.entries[i].decision}
 			switch {
+			case l.partial:
+				c.Verdict, c.Reason = NotReached, partialWildcardNote
 			case !ix.visible(i, client):
 				c.Verdict, c.Reason = Hidden, ix.hiddenReason(i, client)
 			case ans >= 0 && li > at && !(l.cidr && levels[at].cidr):
 				c.Verdict, c.Reason = NotReached, fmt.Sprintf("%s answered first", levels[at].key)
 			case i == ans && li == at:
 				c.Verdict, c.Reason = Chosen, ix.chosenReason(i, client)
-				if isPartialWildcard(l.key) {
-					c.Reason += "; " + partialWildcardNote
-				}
 			default:
 				c.Verdict, c.Reason = Outranked, ix.outrankReason(i, ans, client, l, levels[at])
 			}
@@ -318,9 +319,9 @@ func (ix *Index) explain(client string, levels []level) (*ServiceRef, []Level) {
 	return answer, out
 }
 
-// partialWildcardNote is what an explanation adds when a partial wildcard answers.
+// partialWildcardNote is why an entry of a partial wildcard level does not answer.
 const partialWildcardNote = "a partial wildcard: Istio's host matching (sidecars, waypoints) matches it, but ztunnel's DNS proxy never answers through one: " +
-	"it tries only *. wildcards at the query's label boundaries, and forwards the query upstream when none of them answers"
+	"it tries only the query and the *. wildcards at its label boundaries, and forwards the query upstream when none of them answers"
 
 // noAddressReason says why entry i has no address for host.
 func (ix *Index) noAddressReason(i int32, host string) string {

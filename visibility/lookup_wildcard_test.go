@@ -8,8 +8,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestPartialWildcardRules has a row per rule of how a lookup matches wildcard hosts,
-// partial ones included (as Istio's host matching does).
+// TestPartialWildcardRules has a row per rule of how a DNS lookup treats wildcard hosts:
+// *. ones at a query's label boundaries, most specific first, and never a partial one
+// (*x.b.c), as ztunnel's DNS proxy does.
 func TestPartialWildcardRules(t *testing.T) {
 	inv := Inventory{Namespaces: map[string]map[string]string{"a": {}, "b": {}, "c": {}}, Services: []Service{
 		se("a", "partial", 0, []string{"*x.example.com"}),
@@ -22,18 +23,15 @@ func TestPartialWildcardRules(t *testing.T) {
 	ix, err := NewIndex(nil, inv)
 	require.NoError(t, err)
 	for _, tt := range []struct{ name, query, want string }{
-		{"a partial wildcard matches a host ending with what follows its *", "ax.example.com", "a/partial"},
-		{"... in a label further left", "a.cx.example.com", "a/partial"},
-		{"... and the host that is exactly what follows its *", "x.example.com", "a/partial"},
-		{"a dash after the *", "web-foo.example.com", "a/dash"},
-		{"... and the bare rest", "-foo.example.com", "a/dash"},
-		{"a partial wildcard of one label", "kitchen.lab", "a/one-label"},
-		{"a full wildcard where no partial one matches", "ay.example.com", "b/full"},
+		{"a partial wildcard never answers: the *. wildcard does", "ax.example.com", "b/full"},
+		{"... in a label further left", "a.cx.example.com", "b/full"},
+		{"... for the host that is exactly what follows its *", "x.example.com", "b/full"},
+		{"... with a dash after the *", "web-foo.example.com", "b/full"},
+		{"... and of one label, with no *. wildcard left: upstream", "kitchen.lab", "-"},
 		{"a full wildcard does not match its bare parent", "example.com", "-"},
 		{"nothing matches another domain", "ax.example.org", "-"},
-		{"the longest first: *.bx.example.com before *x.example.com", "a.bx.example.com", "b/bx"},
-		{"the longest first: *x.example.com before *.example.com", "bx.example.com", "a/partial"},
-		{"a partial wildcard compares without case and a trailing dot", "WZ.example.COM.", "c/upper"},
+		{"the most specific *. wildcard first", "a.bx.example.com", "b/bx"},
+		{"case and a trailing dot do not make a partial wildcard answer", "WZ.example.COM.", "b/full"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			assert.Equal(t, tt.want, ref(ix.LookupHost("a", tt.query)))
@@ -47,9 +45,9 @@ func TestPartialWildcardRules(t *testing.T) {
 	for _, l := range levels {
 		keys = append(keys, l.Key)
 	}
-	assert.Equal(t, []string{"*.bx.example.com", "*x.example.com", "*.example.com"}, keys, "every level, the longest first")
+	assert.Equal(t, []string{"*.bx.example.com", "*x.example.com", "*.example.com"}, keys, "every level an explanation shows, the longest first")
 
-	t.Run("a hidden longer level falls through to a partial wildcard", func(t *testing.T) {
+	t.Run("a hidden longer level falls through past a partial wildcard, upstream", func(t *testing.T) {
 		res := mustCompile(t, &Config{DefaultVisibility: Public, Policies: []Policy{{Visibility: Namespace, MatchingRules: []MatchingRule{
 			{NamespaceSelector: labelSel(NamespaceNameLabel, "b")}}}}})
 		inv := Inventory{Namespaces: map[string]map[string]string{"a": {NamespaceNameLabel: "a"}, "b": {NamespaceNameLabel: "b"}}, Services: []Service{
@@ -58,17 +56,20 @@ func TestPartialWildcardRules(t *testing.T) {
 		}}
 		ix, err := NewIndex(res, inv)
 		require.NoError(t, err)
-		assert.Equal(t, "a/partial", ref(ix.LookupHost("c", "a.bx.example.com")))
+		assert.Equal(t, "-", ref(ix.LookupHost("c", "a.bx.example.com")))
+		assert.Equal(t, "-", ref(ix.LookupHost("a", "a.bx.example.com")), "not even the partial wildcard's own namespace")
 		assert.Equal(t, "b/bx", ref(ix.LookupHost("b", "a.bx.example.com")))
 	})
 
-	t.Run("ExplainHost says that ztunnel's DNS proxy does not match a partial wildcard", func(t *testing.T) {
+	t.Run("ExplainHost says that ztunnel's DNS proxy does not answer through a partial wildcard", func(t *testing.T) {
 		e := ix.ExplainHost("a", "ax.example.com")
-		assert.Contains(t, e.String(), "ServiceEntry a/partial PUBLIC (default): chosen: the client's own namespace's entry comes first; "+partialWildcardNote)
-		assert.NotContains(t, ix.ExplainHost("a", "ay.example.com").String(), "partial wildcard", "a full wildcard answers as ztunnel's does")
+		assert.Contains(t, e.String(), "ServiceEntry a/partial PUBLIC (default): not reached: "+partialWildcardNote)
+		require.NotNil(t, e.Answer)
+		assert.Equal(t, "full", e.Answer.Name, "the *. wildcard answers")
+		assert.NotContains(t, ix.ExplainHost("a", "ay.example.com").String(), "partial wildcard", "no partial wildcard on the way")
 	})
 
-	t.Run("Lint flags a partial wildcard DNS answers through", func(t *testing.T) {
+	t.Run("Lint flags every partial wildcard with an address", func(t *testing.T) {
 		var got []string
 		for _, f := range ix.Lint() {
 			if f.Code == PartialWildcardDNS {
@@ -128,17 +129,17 @@ func TestPartialWildcardsRead(t *testing.T) {
 // wildcardProbes counts the wildcard table probes a lookup of the normalized name h makes.
 func wildcardProbes(ix *Index, h string) int {
 	n := 0
-	for _, w := range ix.t.wildLens {
-		if wildAt(w, h) >= 0 {
+	for i := 1; i < len(h); i++ {
+		if h[i] == '.' && ix.t.dnsLens.has(len(h)-i) {
 			n++
 		}
 	}
 	return n
 }
 
-// TestWildcardProbes: a lookup probes the wildcard table only at the lengths the index's
-// wildcards have, and for *. wildcards only at label boundaries: at most a probe per label
-// boundary plus one per partial wildcard length, however many wildcards the index holds.
+// TestWildcardProbes: a lookup probes the wildcard table only at the lengths the index's *.
+// wildcards have, at label boundaries: at most a probe per label boundary, however many
+// wildcards (partial ones included, which a DNS lookup never tries) the index holds.
 func TestWildcardProbes(t *testing.T) {
 	inventory := func(n int) Inventory {
 		var inv Inventory
@@ -156,7 +157,7 @@ func TestWildcardProbes(t *testing.T) {
 	require.NoError(t, err)
 	for _, q := range []string{"web.nxx.example.com", "a.b.c.d.e.example.com", "web-canary.n.example.com", "x", "nothing-here.example.org"} {
 		dots := strings.Count(q, ".")
-		assert.LessOrEqual(t, wildcardProbes(small, q), dots+3, q)
+		assert.LessOrEqual(t, wildcardProbes(small, q), dots, q)
 		assert.Equal(t, wildcardProbes(small, q), wildcardProbes(large, q), "%s: probes do not grow with the wildcards held", q)
 	}
 	none, err := NewIndex(nil, Inventory{Services: []Service{se("a", "x", 0, []string{"api.example.com"})}})

@@ -4,11 +4,13 @@ import "github.com/meshscope/meshscope/internal/names"
 
 // How a lookup finds the wildcard hosts that match a name. A wildcard host is "*" and a
 // suffix: *.b.c matches every name ending in .b.c, the partial wildcard *x.b.c every name
-// ending in x.b.c, as Istio matches hosts. The index keys its wildcard table by the suffix;
-// a lookup of a name probes the table with the name's suffixes of the lengths some wildcard
-// has, longest first, so a name pays for the wildcard lengths an inventory uses, never for
-// each of its bytes (TestWildcardProbes, BenchmarkLookupHostWildcards beside
-// BenchmarkLookupHostWildcardsEverySuffix).
+// ending in x.b.c, as Istio matches hosts — but a DNS lookup tries only the *. ones, as
+// ztunnel's DNS proxy does; explanations show the partial ones too, as never answering. The
+// index keys its wildcard table by the suffix;
+// a DNS lookup of a name probes the table at the name's label boundaries where some *.
+// wildcard's suffix could start (TestWildcardProbes, BenchmarkLookupNameWildcards beside
+// BenchmarkLookupNameWildcardsEveryBoundary), and an explanation also at the lengths of the
+// partial ones.
 
 // wildLen is a length some wildcard suffix has (what follows its "*"), and which kinds of
 // suffix have it: those starting with "." (*.b.c, matched at a label boundary of a query) and
@@ -52,7 +54,7 @@ func wildLengths(suffixes ...[]string) []wildLen {
 
 // wildAt returns where in h the suffix of length w.n starts, or -1 when h is shorter or the
 // byte there does not allow w's kinds of suffix.
-func wildAt[S string | []byte](w wildLen, h S) int {
+func wildAt(w wildLen, h string) int {
 	i := len(h) - w.n
 	switch {
 	case i < 0:
@@ -61,6 +63,25 @@ func wildAt[S string | []byte](w wildLen, h S) int {
 		return i
 	}
 	return -1
+}
+
+// lengthSet is a set of suffix lengths (at most a DNS name's).
+type lengthSet [(names.MaxSubdomain + 64) / 64]uint64
+
+func (s *lengthSet) has(n int) bool { return n < len(s)*64 && s[n/64]&(1<<(n%64)) != 0 }
+func (s *lengthSet) empty() bool    { return *s == lengthSet{} }
+
+// dottedLengths returns the lengths of the *. suffixes (".b.c"): where a DNS lookup probes the
+// wildcard table, at the query's label boundaries, as ztunnel's DNS proxy matches no partial
+// wildcard. A query pays a probe only at a boundary some wildcard's suffix starts at.
+func dottedLengths(suffixes []string) lengthSet {
+	var s lengthSet
+	for _, x := range suffixes {
+		if len(x) > 0 && x[0] == '.' && len(x) < len(s)*64 {
+			s[len(x)/64] |= 1 << (len(x) % 64)
+		}
+	}
+	return s
 }
 
 // isPartialWildcard reports whether h is a partial wildcard host: "*" then label characters
