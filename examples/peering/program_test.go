@@ -1,56 +1,26 @@
 package main
 
 import (
-	"bytes"
-	"errors"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
+
+	"github.com/meshscope/meshscope/internal/clitest"
 )
 
-var (
-	buildOnce sync.Once
-	buildDir  string // removed by TestMain
-	binary    string
-	buildErr  error
-)
+var peering = clitest.New(".")
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if buildDir != "" {
-		os.RemoveAll(buildDir)
-	}
+	peering.Clean()
 	os.Exit(code)
-}
-
-// program builds the peering program once, outside the source tree.
-func program(t *testing.T) string {
-	t.Helper()
-	buildOnce.Do(func() {
-		buildDir, buildErr = os.MkdirTemp("", "peering-test")
-		if buildErr != nil {
-			return
-		}
-		binary = filepath.Join(buildDir, "peering")
-		out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput()
-		if err != nil {
-			buildErr = errors.New(string(out))
-		}
-	})
-	require.NoError(t, buildErr)
-	return binary
 }
 
 // TestProgram runs the built program as a user does, on the files in testdata, and checks
 // the exit status and the lines that matter.
 func TestProgram(t *testing.T) {
-	bin := program(t)
 	own := []string{"-config", "testdata/config.json", "-catalog", "testdata/catalog.json", "-health", "testdata/health.json",
 		"-ca-roots", "testdata/ca-roots.json", "-datacenter", "dc1"}
 	for _, tt := range []struct {
@@ -78,26 +48,15 @@ func TestProgram(t *testing.T) {
 			`peering: -datacenter "dc2": every mesh gateway instance of -health is in another datacenter (gw-1 in dc1)`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			cmd := exec.Command(bin, tt.args...)
-			var stdout, stderr bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &stdout, &stderr
-			err := cmd.Run()
-			code := 0
-			var exit *exec.ExitError
-			if errors.As(err, &exit) {
-				code = exit.ExitCode()
-			} else {
-				require.NoError(t, err)
-			}
-			assert.Equal(t, tt.code, code, stderr.String())
+			r := peering.Run(t, tt.args...)
+			assert.Equal(t, tt.code, r.Code, r.Stderr)
 			for _, want := range tt.stdout {
-				assert.Contains(t, words(stdout.String()), words(want))
+				assert.Contains(t, words(r.Stdout), words(want))
 			}
 			if tt.lastStderr != "" {
-				lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
-				assert.True(t, strings.HasPrefix(lines[len(lines)-1], tt.lastStderr), "last line of stderr: %q", lines[len(lines)-1])
+				assert.True(t, strings.HasPrefix(r.LastStderr(), tt.lastStderr), "last line of stderr: %q", r.LastStderr())
 			}
-			for _, line := range strings.Split(stdout.String(), "\n") {
+			for _, line := range strings.Split(r.Stdout, "\n") {
 				assert.NotContains(t, line, "default/default/mesh-gateway ", "never replicated")
 				assert.NotContains(t, line, "default/default/payments-sidecar-proxy", "never replicated")
 			}

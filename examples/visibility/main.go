@@ -89,7 +89,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	var o options
 	fs := flag.NewFlagSet(prog, flag.ContinueOnError)
 	fs.StringVar(&o.mesh, "mesh", "", "mesh configuration: kubectl get istiooperator (or the istio ConfigMap) -o yaml, Helm values, a meshConfig")
-	fs.StringVar(&o.inventory, "inventory", "", "kubectl get namespaces,serviceentries,services -A -o yaml")
+	fs.StringVar(&o.inventory, "inventory", "", "kubectl get namespaces,serviceentries,services,sidecars -A -o yaml")
 	fs.StringVar(&o.newMesh, "new-mesh", "", "a proposed mesh configuration to audit against -mesh")
 	fs.StringVar(&o.clusterDomain, "cluster-domain", "cluster.local", "the cluster's DNS domain: Service hosts and short names")
 	fs.StringVar(&o.output, "o", "table", "output format: table or json")

@@ -83,7 +83,7 @@ func ExitStatus(gate bool) string {
 Exit status:
   0  the report was printed
   1  an input was wrong (every problem is printed, a line each, naming the file) or the output failed
-  2  the flags were wrong (the problem is printed with this usage)
+  2  the flags were wrong, or an input is missing or given empty (the problem is printed)
 `
 	if gate {
 		s += "  3  -fail-on: findings at or above its level (the last line on stderr names them)\n"

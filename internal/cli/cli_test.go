@@ -137,7 +137,7 @@ func TestExitStatus(t *testing.T) {
 	assert.Equal(t, OK, code)
 	assert.Equal(t, "what.\n\nFlags:\n\nExit status:\n  0  the report was printed\n"+
 		"  1  an input was wrong (every problem is printed, a line each, naming the file) or the output failed\n"+
-		"  2  the flags were wrong (the problem is printed with this usage)\n"+
+		"  2  the flags were wrong, or an input is missing or given empty (the problem is printed)\n"+
 		"  3  -fail-on: findings at or above its level (the last line on stderr names them)\n", out.String())
 }
 

@@ -1,0 +1,108 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/meshscope/meshscope/internal/clitest"
+)
+
+var visibilityProgram = clitest.New(".")
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	visibilityProgram.Clean()
+	os.Exit(code)
+}
+
+// TestProgram runs the built program as a user gating a pull request does, on the files in
+// testdata and with the mistakes people make, and checks the exit status and the lines that
+// matter: the sample only when no input is given, strict reading of every input, findings
+// printed with their level, and a gate that says why it failed.
+func TestProgram(t *testing.T) {
+	own := []string{"-mesh", "testdata/mesh.yaml", "-inventory", "testdata/inventory.yaml"}
+	// The same inventory with a byte-order mark and CRLF line ends, as an editor on Windows
+	// writes it.
+	data, err := os.ReadFile("testdata/inventory.yaml")
+	require.NoError(t, err)
+	crlf := filepath.Join(t.TempDir(), "inventory-crlf.yaml")
+	require.NoError(t, os.WriteFile(crlf, append([]byte("\ufeff"), strings.ReplaceAll(string(data), "\n", "\r\n")...), 0o600))
+
+	for _, tt := range []struct {
+		name       string
+		args       []string
+		code       int
+		stdout     []string
+		lastStderr string
+	}{
+		{"the sample, with no input flag", nil, 0, []string{"mesh sample/mesh.yaml, inventory sample/inventory.yaml"}, ""},
+		{"your own files: skipped kinds refuse nothing", own, 0, []string{
+			"WARNING Shadowed policies[1]: policies[0] matches every namespace this policy matches",
+			"shop/github-mirror  api.github.com  198.51.100.7  NAMESPACE   default",
+			"shop             shop/default  api.github.com                   ServiceEntry shop/github-mirror  443",
+		}, ""},
+		{"a byte-order mark and CRLF", []string{"-mesh", "testdata/mesh.yaml", "-inventory", crlf}, 0, []string{
+			"shop/github-mirror  api.github.com  198.51.100.7  NAMESPACE   default",
+		}, ""},
+		{"a gate that fails says why", append(own, "-fail-on", "warning"), 3, nil,
+			"visibility: -fail-on warning: 2 findings at WARNING or above: WARNING Shadowed policies[1], WARNING PolicyDecidesNoEntry policies[1]"},
+		{"a gate above every finding passes", append(own, "-fail-on", "error"), 0, nil, ""},
+		{"-mesh without -inventory is not run on the sample", []string{"-mesh", "testdata/mesh.yaml"}, 2, nil, "-inventory"},
+		{"-inventory without -mesh", []string{"-inventory", "testdata/inventory.yaml"}, 2, nil, "-mesh"},
+		{"an unset variable", []string{"-mesh", "testdata/mesh.yaml", "-inventory", ""}, 2, nil, "-inventory given an empty value"},
+		{"misspelt fields in inventory objects", []string{"-mesh", "testdata/mesh.yaml", "-inventory", "testdata/inventory-misspelt.yaml"}, 1, nil,
+			`testdata/inventory-misspelt.yaml: items[3] (ServiceEntry shop/github-mirror): spec: unknown field "host" (did you mean "hosts"?)`},
+		{"a missing file", []string{"-mesh", "testdata/mesh.yaml", "-inventory", "testdata/no-such.yaml"}, 1, nil, "no-such.yaml"},
+		{"a level that does not exist", append(own, "-fail-on", "info"), 2, nil, `-fail-on: "info" is not a level`},
+		{"an output format that does not exist", append(own, "-o", "yaml"), 2, nil, "-o must be table or json"},
+		{"a positional argument", []string{"testdata/inventory.yaml"}, 2, nil, "every input is given with a flag"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := visibilityProgram.Run(t, tt.args...)
+			assert.Equal(t, tt.code, r.Code, r.Stderr)
+			for _, want := range tt.stdout {
+				assert.Contains(t, r.Stdout, want)
+			}
+			if tt.lastStderr != "" {
+				assert.Contains(t, r.LastStderr(), tt.lastStderr)
+			}
+			if tt.code != 0 && tt.code != 3 {
+				assert.Empty(t, r.Stdout, "a refusal prints no report")
+			}
+		})
+	}
+
+	t.Run("every problem of a file on its own line, naming the file", func(t *testing.T) {
+		r := visibilityProgram.Run(t, "-mesh", "testdata/mesh.yaml", "-inventory", "testdata/inventory-misspelt.yaml")
+		assert.Equal(t, 1, r.Code)
+		assert.Equal(t, "visibility: testdata/inventory-misspelt.yaml: items[1] (Namespace shop): metadata: unknown field \"lables\" (did you mean \"labels\"?)\n"+
+			"testdata/inventory-misspelt.yaml: items[3] (ServiceEntry shop/github-mirror): spec: unknown field \"host\" (did you mean \"hosts\"?)\n", r.Stderr)
+	})
+
+	t.Run("-o json carries the findings a CI job annotates from", func(t *testing.T) {
+		r := visibilityProgram.Run(t, append(own, "-o", "json")...)
+		require.Equal(t, 0, r.Code, r.Stderr)
+		var out struct {
+			Findings []struct{ Path, Code, Level, Message string }
+		}
+		require.NoError(t, json.Unmarshal([]byte(r.Stdout), &out))
+		require.Len(t, out.Findings, 2)
+		assert.Equal(t, "policies[1]", out.Findings[0].Path)
+		assert.Equal(t, "Shadowed", out.Findings[0].Code)
+		assert.Equal(t, "warning", out.Findings[0].Level)
+		assert.NotEmpty(t, out.Findings[0].Message)
+	})
+
+	t.Run("-h lists the exit statuses", func(t *testing.T) {
+		r := visibilityProgram.Run(t, "-h")
+		assert.Equal(t, 0, r.Code)
+		assert.Contains(t, r.Stdout, "Exit status:\n  0  the report was printed\n")
+		assert.Contains(t, r.Stdout, "  3  -fail-on: findings at or above its level")
+	})
+}
