@@ -1,10 +1,19 @@
+//go:build upstream
+
+// The tests that hold meshscope to the real API modules' types compile those modules, which
+// takes longer than the rest of the suite: they build with the tag upstream
+// (go test -tags upstream ./...), which .ci/run sets.
+
 package visibility
 
 import (
 	"reflect"
 	"slices"
 	"strings"
+	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/require"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	istiometa "istio.io/api/meta/v1alpha1"
@@ -83,4 +92,21 @@ func protoSchema(m protoreflect.MessageDescriptor) *schema {
 		s[f.JSONName()] = sub
 	}
 	return &s
+}
+
+// TestInventorySchemasMatchUpstream holds the field lists LoadInventory checks objects
+// against to the real API types (k8s.io/api core/v1; istio.io/api networking/v1 and the
+// status messages its CRDs serve), by reflection on their JSON names: a field added
+// upstream fails this test until the list has it.
+func TestInventorySchemasMatchUpstream(t *testing.T) {
+	up := upstreamSchemas()
+	require.Len(t, schemaText, len(up))
+	for kind, want := range up {
+		t.Run(kind, func(t *testing.T) {
+			got := parseSchema(schemaText[kind])
+			if d := cmp.Diff(want, got); d != "" {
+				t.Errorf("the fields of %s differ from the upstream type's (-upstream +meshscope):\n%s", kind, d)
+			}
+		})
+	}
 }

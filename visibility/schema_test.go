@@ -4,27 +4,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-// TestInventorySchemasMatchUpstream holds the field lists LoadInventory checks objects
-// against to the real API types (k8s.io/api core/v1; istio.io/api networking/v1 and the
-// status messages its CRDs serve), by reflection on their JSON names: a field added
-// upstream fails this test until the list has it.
-func TestInventorySchemasMatchUpstream(t *testing.T) {
-	up := upstreamSchemas()
-	require.Len(t, schemaText, len(up))
-	for kind, want := range up {
-		t.Run(kind, func(t *testing.T) {
-			got := parseSchema(schemaText[kind])
-			if d := cmp.Diff(want, got); d != "" {
-				t.Errorf("the fields of %s differ from the upstream type's (-upstream +meshscope):\n%s", kind, d)
-			}
-		})
-	}
-}
 
 func TestParseSchema(t *testing.T) {
 	assert.Equal(t, schema{"a": nil, "b": {"c": nil, "d": {"e": nil}}, "f": nil}, parseSchema("a b{c d{e}}\n\tf"))

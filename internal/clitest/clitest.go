@@ -49,7 +49,11 @@ func (p *Program) Run(t testing.TB, args ...string) Result {
 			return
 		}
 		p.bin = filepath.Join(dir, "program")
-		if out, err := exec.Command("go", "build", "-o", p.bin, p.dir).CombinedOutput(); err != nil {
+		args := []string{"build", "-o", p.bin}
+		if raceEnabled {
+			args = append(args, "-race")
+		}
+		if out, err := exec.Command("go", append(args, p.dir)...).CombinedOutput(); err != nil {
 			p.err = errors.New(string(out))
 		}
 	})
