@@ -59,7 +59,8 @@ type Explanation struct {
 	Candidates []Candidate `json:"Candidates,omitempty"`
 }
 
-// Explain returns the Explanation for a service. Candidates are in rule order.
+// Explain returns the Explanation for a service. Candidates are in rule order. A nil
+// Exports exports nothing: its explanation says the partition has no entry.
 func (x *Exports) Explain(s ServiceName) Explanation {
 	s = s.Canonical()
 	e := Explanation{Service: s}
@@ -71,7 +72,10 @@ func (x *Exports) Explain(s ServiceName) Explanation {
 		e.Reason = "the consul service is never exported"
 		return e
 	}
-	p := x.parts[s.Partition]
+	var p *partition
+	if x != nil {
+		p = x.parts[s.Partition]
+	}
 	if p == nil {
 		e.Reason = fmt.Sprintf("partition %q has no exported-services entry", s.Partition)
 		return e

@@ -109,6 +109,34 @@ func TestPeers(t *testing.T) {
 	assert.Len(t, m.Consumers, 4, "Match keeps the consumers as written")
 }
 
+// TestNilExports: a nil *Exports (Diff's "nothing exported" side) exports nothing, and
+// every method says so instead of panicking.
+func TestNilExports(t *testing.T) {
+	var x *Exports
+	db := ServiceName{Name: "db"}
+	for _, tt := range []struct {
+		name string
+		call func() any
+		want any
+	}{
+		{"Match", func() any { m, ok := x.Match(db); return fmt.Sprint(m.Rule, ok) }, "-1 false"},
+		{"Peers", func() any { return x.Peers(db) }, []string(nil)},
+		{"MatchPeer", func() any { _, ok := x.MatchPeer(db, "east"); return ok }, false},
+		{"UnionMatch", func() any { _, ok := x.UnionMatch(db, "east"); return ok }, false},
+		{"PeersIn", func() any { return x.PeersIn("") }, []string(nil)},
+		{"ForPeer", func() any { return x.ForPeer("east", []ServiceName{db}) }, []ServiceName(nil)},
+		{"Partitions", func() any { return x.Partitions() }, []string(nil)},
+		{"Entry", func() any { _, ok := x.Entry(""); return ok }, false},
+		{"Explain", func() any { return x.Explain(db).String() }, `default/default/db: not exported: partition "default" has no exported-services entry`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var got any
+			require.NotPanics(t, func() { got = tt.call() })
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
 func TestMatchPeer(t *testing.T) {
 	x := mustCompile(t, ConfigEntry{Name: "default", Services: []Service{
 		{Name: "*", Consumers: peers("east")},
@@ -226,15 +254,6 @@ func TestCompileCopies(t *testing.T) {
 	assert.Equal(t, Kind, got.Kind, "the stored entry is normalized")
 	assert.Equal(t, "default", got.Services[0].Namespace)
 	assert.Equal(t, []string{"default"}, x.Partitions())
-}
-
-func TestNilExports(t *testing.T) {
-	var x *Exports
-	_, ok := x.Match(ServiceName{Name: "a"})
-	assert.False(t, ok)
-	assert.Nil(t, x.Peers(ServiceName{Name: "a"}))
-	assert.Nil(t, x.ForPeer("a", []ServiceName{{Name: "a"}}))
-	assert.Nil(t, x.Partitions())
 }
 
 func TestMatchDoesNotAllocate(t *testing.T) {
