@@ -21,7 +21,7 @@ type indexed struct {
 	pos        int
 	id         string
 	peerUnsafe string
-	consults   []*indexed
+	consults   []consult
 }
 
 // options are the fields of a Redirect, a failover section or a failover target.

@@ -80,7 +80,8 @@
 // # Exporting to a peer
 //
 // Chain.CheckPeerExport says, in Consul's words, why Consul would refuse to export the
-// service to a cluster peer: a resolver reachable from it redirects to another datacenter,
+// service to a cluster peer: a resolver reachable from it — through redirects, failover
+// sections and the partition members of sameness groups — redirects to another datacenter,
 // a peer or another partition, or fails over to another datacenter.
 //
 // # Explaining, and cost

@@ -10,6 +10,8 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/meshscope/meshscope/exports"
 )
 
 func TestTargetsCarryProxySettings(t *testing.T) {
@@ -139,6 +141,25 @@ func TestDecodeLoadBalancer(t *testing.T) {
 	}
 }
 
+// withGroups adds sameness groups to e.
+func withGroups(e Entries, groups ...exports.SamenessGroup) Entries {
+	e.SamenessGroups = append(e.SamenessGroups, groups...)
+	return e
+}
+
+// group is a sameness group of partition with members "ap2" (a partition) or "peer:east".
+func group(name, partition string, defaultForFailover bool, members ...string) exports.SamenessGroup {
+	g := exports.SamenessGroup{Name: name, Partition: partition, DefaultForFailover: defaultForFailover}
+	for _, m := range members {
+		if peer, ok := strings.CutPrefix(m, "peer:"); ok {
+			g.Members = append(g.Members, exports.SamenessMember{Peer: peer})
+		} else {
+			g.Members = append(g.Members, exports.SamenessMember{Partition: m})
+		}
+	}
+	return g
+}
+
 func TestCheckPeerExport(t *testing.T) {
 	tests := []struct {
 		name string
@@ -163,6 +184,21 @@ func TestCheckPeerExport(t *testing.T) {
 			ServiceResolver{Name: "deep", Redirect: &Redirect{Service: "deeper"}},
 			ServiceResolver{Name: "deeper", Redirect: &Redirect{Service: "x", Peer: "p"}},
 			ServiceResolver{Name: "near", Redirect: &Redirect{Datacenter: "dc9"}}), `peer exported service "main" contains cross-datacenter resolver redirect`},
+		{"through a sameness failover's partition member", ap1Req, withGroups(resolvers(
+			ServiceResolver{Name: "main", Partition: "ap1", Failover: map[string]Failover{"*": {SamenessGroup: "g"}}},
+			ServiceResolver{Name: "main", Partition: "ap2", Redirect: &Redirect{Service: "main", Peer: "east"}}), group("g", "ap1", false, "ap1", "ap2")),
+			`peer exported service "ap1/default/main" contains cross-peer resolver redirect`},
+		{"through a sameness redirect's partition member, with the redirect's service", ap1Req, withGroups(resolvers(
+			ServiceResolver{Name: "main", Partition: "ap1", Redirect: &Redirect{SamenessGroup: "g", Service: "backup"}},
+			ServiceResolver{Name: "backup", Partition: "ap2", Redirect: &Redirect{Service: "backup", Partition: "ap3"}}), group("g", "ap1", false, "ap2", "peer:east")),
+			`peer exported service "ap1/default/main" contains cross-partition resolver redirect`},
+		{"through the DefaultForFailover group of a service without a resolver", ap1Req, withGroups(resolvers(
+			ServiceResolver{Name: "main", Partition: "ap2", Redirect: &Redirect{Service: "main", Peer: "east"}}), group("g", "ap1", true, "ap1", "ap2")),
+			`peer exported service "ap1/default/main" contains cross-peer resolver redirect`},
+		{"sameness groups of another partition are not the request's", ap1Req, withGroups(resolvers(
+			ServiceResolver{Name: "main", Partition: "ap1", Subsets: map[string]Subset{"v1": {}}, Failover: map[string]Failover{"v1": {SamenessGroup: "g"}}},
+			ServiceResolver{Name: "main", Partition: "ap2", Redirect: &Redirect{Service: "main", Peer: "east"}}), group("g", "ap9", false, "ap2")),
+			""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
