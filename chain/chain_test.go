@@ -1,6 +1,7 @@
 package chain
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -314,7 +315,7 @@ func TestCompilerReuse(t *testing.T) {
 					return
 				}
 				want, _ := Compile(req, e)
-				if got.Start != want.Start || len(got.Targets) != len(want.Targets) {
+				if got.Start != want.Start || len(got.Targets) != len(want.Targets) || fmt.Sprint(got.CheckPeerExport()) != fmt.Sprint(want.CheckPeerExport()) {
 					t.Errorf("%+v: %s vs %s", req, got.Start, want.Start)
 					return
 				}

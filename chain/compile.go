@@ -37,12 +37,16 @@ func targetOptions(ft FailoverTarget) options {
 
 // Compiler holds validated, indexed Entries and compiles chains from them. It is built by
 // NewCompiler, immutable and safe for concurrent use: compile many chains (one per exported
-// service, say) without validating the entries each time. It keeps copies of the entries:
+// service, say) without validating the entries each time (the table CheckPeerExport's
+// answers come from is built on first use, once per requesting partition). It keeps copies of the entries:
 // changing them after NewCompiler changes nothing. The zero Compiler compiles as if it had
 // no entries.
 type Compiler struct {
 	resolvers map[exports.ServiceName]*indexed // by canonical service
+	nodes     []indexed                        // the same, by position in Entries.Resolvers
 	unsafe    bool                             // some resolver is not peer-export safe
+	sameness  bool                             // some resolver names a sameness group
+	safety    *safetyCache                     // CheckPeerExport's answers, built on first use
 	protocols map[exports.ServiceName]string   // by canonical service
 	defProto  string
 	groups    map[[2]string]*exports.SamenessGroup // by partition and name
@@ -125,6 +129,7 @@ func NewCompiler(e Entries) (*Compiler, error) {
 		cc.unsafe = cc.unsafe || all[i].peerUnsafe != ""
 	}
 	cc.linkConsulted(all)
+	cc.nodes, cc.safety = all, &safetyCache{}
 	keys := slices.SortedFunc(maps.Keys(e.Protocols), func(a, b exports.ServiceName) int {
 		return cmp.Or(strings.Compare(a.Partition, b.Partition), strings.Compare(a.Namespace, b.Namespace), strings.Compare(a.Name, b.Name))
 	})

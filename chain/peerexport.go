@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"slices"
+	"sync"
 
 	"github.com/meshscope/meshscope/exports"
 )
@@ -34,8 +36,10 @@ var ErrPeerExport = errors.New("not peer-export safe")
 // (Consul's order is random). The service is named by its name alone (as Consul CE prints
 // it), or as partition/namespace/name when either is not default.
 //
-// Compile works the answer out from the resolvers the chain was compiled from, at a cost
-// linear in the resolvers it reaches; CheckPeerExport returns it. The error is read-only.
+// Compile works the answer out from the resolvers the chain was compiled from — in constant
+// time, from a table of every resolver's answer that a Compiler builds once per requesting
+// partition, at a cost linear in the resolvers — and CheckPeerExport returns it. The error
+// is read-only.
 func (c *Chain) CheckPeerExport() error {
 	if c == nil {
 		return nil
@@ -46,40 +50,139 @@ func (c *Chain) CheckPeerExport() error {
 // checkPeerExport works out CheckPeerExport's answer for the requested service (canonical).
 // A sameness group a resolver names is the group of the requested service's partition, as
 // in compiling; when the service has no resolver, its partition's DefaultForFailover group
-// stands for one (see Compile).
+// stands for one (see Compile). The answer is the first problem a breadth-first walk from
+// the service meets; it is read from the partition's safety table (see safetyOf), so that
+// checking every service of a partition costs what one walk over all resolvers costs.
 func (c *Compiler) checkPeerExport(start exports.ServiceName) error {
 	if !c.unsafe {
 		return nil // nothing unsafe to reach
 	}
-	var queue []*indexed
-	seen := map[*indexed]bool{}
-	reach := func(n *indexed) {
-		if !seen[n] {
-			seen[n] = true
-			queue = append(queue, n)
-		}
-	}
+	s := c.safetyOf(start.Partition)
+	reason := ""
 	if r, ok := c.resolvers[start]; ok {
-		reach(r)
+		reason = s.reason[r.pos]
 	} else if g := c.dff[start.Partition]; g != nil {
-		c.members(g, start.Name, start.Namespace, reach)
-	}
-	for len(queue) > 0 {
-		r := queue[0]
-		queue = queue[1:]
-		if r.peerUnsafe != "" {
-			return &FieldError{Value: start.String(), Detail: fmt.Sprintf("peer exported service %q contains %s", start.Short(), r.peerUnsafe), Err: ErrPeerExport}
+		best := -1 // the first member nearest to a problem
+		c.members(g, start.Name, start.Namespace, func(n *indexed) {
+			if d := s.dist[n.pos]; d >= 0 && (best < 0 || d < s.dist[best]) {
+				best = n.pos
+			}
+		})
+		if best >= 0 {
+			reason = s.reason[best]
 		}
-		for _, k := range r.consults {
-			switch {
+	}
+	if reason == "" {
+		return nil
+	}
+	return &FieldError{Value: start.String(), Detail: fmt.Sprintf("peer exported service %q contains %s", start.Short(), reason), Err: ErrPeerExport}
+}
+
+// safety is, for every resolver (by its position), the problem a breadth-first walk from it
+// over its consults meets first ("" when none is reachable), and how many hops away the
+// nearest problem is (-1 when none is reachable).
+type safety struct {
+	reason []string
+	dist   []int
+}
+
+// safetyCache holds the safety tables built so far, one per requesting partition when some
+// resolver names a sameness group (whose members depend on the partition), else one for all.
+type safetyCache struct {
+	mu     sync.Mutex
+	tables map[string]*safety
+}
+
+// safetyOf returns the safety table for chains requested in partition, building it on first
+// use (once; safe for concurrent use).
+func (c *Compiler) safetyOf(partition string) *safety {
+	if !c.sameness {
+		partition = ""
+	}
+	c.safety.mu.Lock()
+	defer c.safety.mu.Unlock()
+	if s, ok := c.safety.tables[partition]; ok {
+		return s
+	}
+	s := c.buildSafety(partition)
+	if c.safety.tables == nil {
+		c.safety.tables = map[string]*safety{}
+	}
+	c.safety.tables[partition] = s
+	return s
+}
+
+// buildSafety works out every resolver's answer in time linear in the resolvers and what
+// they consult. The walk from r meets first the problem nearest to r, and of the nearest the
+// one reached through r's earliest consult that leads to one: so the distances come from
+// one breadth-first walk back from every unsafe resolver, and each resolver's answer is that
+// of its first consult one hop nearer, worked out nearest first.
+func (c *Compiler) buildSafety(partition string) *safety {
+	n := len(c.nodes)
+	var next []int // every resolver's consults, by position, in the order the walk takes them
+	ends := make([]int, n)
+	for i := range c.nodes {
+		for _, k := range c.nodes[i].consults {
+			switch g := c.groups[[2]string{partition, k.group}]; {
 			case k.n != nil:
-				reach(k.n)
-			case c.groups[[2]string{start.Partition, k.group}] != nil:
-				c.members(c.groups[[2]string{start.Partition, k.group}], k.service, k.namespace, reach)
+				next = append(next, k.n.pos)
+			case g != nil:
+				c.members(g, k.service, k.namespace, func(m *indexed) { next = append(next, m.pos) })
+			}
+		}
+		ends[i] = len(next)
+	}
+	from := func(i int) []int {
+		if i == 0 {
+			return next[:ends[0]]
+		}
+		return next[ends[i-1]:ends[i]]
+	}
+	// The consults backwards, grouped by the resolver consulted.
+	firstBack := make([]int, n+1)
+	for _, j := range next {
+		firstBack[j+1]++
+	}
+	for i := range n {
+		firstBack[i+1] += firstBack[i]
+	}
+	back, fill := make([]int, len(next)), slices.Clone(firstBack[:n])
+	for i := range n {
+		for _, j := range from(i) {
+			back[fill[j]] = i
+			fill[j]++
+		}
+	}
+	s := &safety{reason: make([]string, n), dist: make([]int, n)}
+	order := make([]int, 0, n) // resolvers by distance, nearest first
+	for i := range c.nodes {
+		s.dist[i] = -1
+		if c.nodes[i].peerUnsafe != "" {
+			s.dist[i], s.reason[i] = 0, c.nodes[i].peerUnsafe
+			order = append(order, i)
+		}
+	}
+	for h := 0; h < len(order); h++ {
+		j := order[h]
+		for _, i := range back[firstBack[j]:firstBack[j+1]] {
+			if s.dist[i] < 0 {
+				s.dist[i] = s.dist[j] + 1
+				order = append(order, i)
 			}
 		}
 	}
-	return nil
+	for _, i := range order {
+		if s.dist[i] == 0 {
+			continue
+		}
+		for _, j := range from(i) {
+			if s.dist[j] == s.dist[i]-1 {
+				s.reason[i] = s.reason[j]
+				break
+			}
+		}
+	}
+	return s
 }
 
 // members calls visit with the resolver, if any, of the service in namespace in each
@@ -167,6 +270,7 @@ func (c *Compiler) consulted(out []consult, r *ServiceResolver) []consult {
 	}
 	group := func(name, service, namespace string) {
 		if name != "" {
+			c.sameness = true
 			out = append(out, consult{group: name, service: cmp.Or(service, r.Name), namespace: orDefault(cmp.Or(namespace, r.Namespace))})
 		}
 	}
