@@ -18,8 +18,12 @@ import (
 // loadCatalog reads one catalog output into in.catalog, and the kinds it says into kinds:
 // /v1/internal/ui/services or /v1/catalog/service/<name> (lists that say each service's
 // kind; a service imported from a peer is not the cluster's and is skipped), or
-// /v1/catalog/services (service names to tags, which says no kinds). Services without a
-// namespace or partition of their own are in -namespace and -partition.
+// /v1/catalog/services (service names to tags, which says no kinds). The lists also say
+// which services are connect services, into in.connect: ConnectedWithProxy and
+// ConnectNative of /v1/internal/ui/services, a connect-proxy's
+// ServiceProxy.DestinationServiceName and ServiceConnect.Native of
+// /v1/catalog/service/<name>. Services without a namespace or partition of their own are in
+// -namespace and -partition.
 func loadCatalog(name string, data []byte, partition, namespace string, in *inputs, kinds map[exports.ServiceName]string) error {
 	x, err := strict.ParseJSON(data)
 	if err != nil {
@@ -39,13 +43,25 @@ func loadCatalog(name string, data []byte, partition, namespace string, in *inpu
 				continue
 			}
 			var s exports.ServiceName
-			var kind, peer string
+			var kind, peer, dest string
+			var proxied, native bool
 			if _, _, ui := o.Get("Name"); ui {
 				o.String(&s.Name, "Name") // /v1/internal/ui/services
 				o.String(&kind, "Kind")
+				proxied, native = isSet(d, o, "ConnectedWithProxy"), isSet(d, o, "ConnectNative")
 			} else {
 				o.String(&s.Name, "ServiceName") // /v1/catalog/service/<name>
 				o.String(&kind, "ServiceKind")
+				if v, p, ok := o.Get("ServiceProxy"); ok {
+					if po, ok := d.Object(v, p); ok {
+						po.String(&dest, "DestinationServiceName")
+					}
+				}
+				if v, p, ok := o.Get("ServiceConnect"); ok {
+					if co, ok := d.Object(v, p); ok {
+						native = isSet(d, co, "Native")
+					}
+				}
 			}
 			o.String(&s.Namespace, "Namespace")
 			o.String(&s.Partition, "Partition")
@@ -57,12 +73,26 @@ func loadCatalog(name string, data []byte, partition, namespace string, in *inpu
 				s = exports.ServiceName{Partition: cmpOr(s.Partition, partition), Namespace: cmpOr(s.Namespace, namespace), Name: s.Name}.Canonical()
 				in.catalog = append(in.catalog, s)
 				kinds[s] = kind
+				// What makes a connect service, as the health outputs say it too: a sidecar
+				// proxy for it, or a connect-native instance.
+				switch {
+				case proxied || native:
+					in.connect = append(in.connect, s)
+				case kind == peermeta.KindConnectProxy && dest != "":
+					in.connect = append(in.connect, exports.ServiceName{Partition: s.Partition, Namespace: s.Namespace, Name: dest})
+				}
 			}
 		}
 	default:
 		return fmt.Errorf("%s: not catalog output: /v1/internal/ui/services and /v1/catalog/service/<name> print a list, /v1/catalog/services an object; got %s", name, strict.Describe(x))
 	}
 	return cli.InFile(name, d.Err())
+}
+
+// isSet reads the boolean field name of o; absent or null is false.
+func isSet(d *strict.Decoder, o strict.Object, name string) bool {
+	v, p, ok := o.Get(name)
+	return ok && d.Bool(v, p)
 }
 
 func cmpOr(a, b string) string {

@@ -42,12 +42,16 @@ It reads what Consul prints. On your own cluster (CONSUL_HTTP_ADDR set):
       -ca-roots ca-roots.json -datacenter dc1 [-peer east] [-o json] [-fail-on warning]
 
 -config reads entries of every kind, mixed (a file or a directory of .json files); the kinds
-replication does not depend on are skipped and named. -catalog also takes
-/v1/catalog/services output, which does not say which services are gateways or proxies:
-their kinds then come from -health output, and a service whose kind nothing says is
-reported, never replicated by a "*" rule. With no input flag at all it runs on an embedded
-sample; with any, it needs -config (or -exports, -resolvers), -ca-roots or -trust-domain,
--datacenter, and -catalog when a "*" rule exports services.
+replication does not depend on are skipped and named. A service is replicated with a chain
+when it has a resolver, a sidecar proxy or a connect-native instance — which
+/v1/internal/ui/services and /v1/catalog/service/<name> output say, and so does -health
+output of /v1/health/connect/<name> — or sits behind a terminating gateway
+(-gateway-services). -catalog also takes /v1/catalog/services output, which does not say
+which services are gateways or proxies: their kinds then come from -health output, and a
+service whose kind nothing says is reported, never replicated by a "*" rule. With no input
+flag at all it runs on an embedded sample; with any, it needs -config (or -exports,
+-resolvers), -ca-roots or -trust-domain, -datacenter, and -catalog when a "*" rule exports
+services.
 
 A dry run prints, per peer, how the replication would change and every write Consul would
 refuse, in its words: -new-config proposed.json (entries of any kind), -new-exports or

@@ -44,6 +44,17 @@ func TestProgram(t *testing.T) {
 			"peering: -catalog is required"},
 		{"a misspelt field", append(own, "-config", "testdata/misspelt.json"), 1, nil,
 			`peering: testdata/misspelt.json: value 1 (service-defaults payments): (top level): unknown field "Protcol" (did you mean "Protocol"?)`},
+		{"sidecars the ui catalog names make connect services, without their health output", []string{"-config", "testdata/config.json",
+			"-catalog", "testdata/ui-services.json", "-health", "testdata/health-mesh-gateway.json", "-ca-roots", "testdata/ca-roots.json", "-datacenter", "dc1", "-peer", "east"}, 0, []string{
+			"default/default/batch      tcp       batch.default.default.dc1      2",
+			"default/default/reports    tcp       reports.default.default.dc1    2",
+		}, ""},
+		{"sidecars and connect-native instances /v1/catalog/service lists make connect services", []string{"-config", "testdata/config.json",
+			"-catalog", "testdata/catalog-service.json", "-health", "testdata/health-mesh-gateway.json", "-ca-roots", "testdata/ca-roots.json", "-datacenter", "dc1", "-peer", "east"}, 0, []string{
+			"default/default/batch      tcp       batch.default.default.dc1      2",
+			"default/default/ledger-v2  tcp       ledger-v2.default.default.dc1  2",
+			"default/default/reports    tcp       reports.default.default.dc1    2",
+		}, ""},
 		{"the wrong datacenter", append(own[:len(own)-2:len(own)-2], "-datacenter", "dc2"), 1, nil,
 			`peering: -datacenter "dc2": every mesh gateway instance of -health is in another datacenter (gw-1 in dc1)`},
 	} {
