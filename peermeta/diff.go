@@ -8,6 +8,7 @@ import (
 
 	"github.com/meshscope/meshscope/chain"
 	"github.com/meshscope/meshscope/exports"
+	"github.com/meshscope/meshscope/internal/fielderr"
 	"github.com/meshscope/meshscope/internal/report"
 	"github.com/meshscope/meshscope/spiffe"
 )
@@ -78,12 +79,16 @@ func (s ServiceState) Replicated() bool { return s.As == AsChain || s.As == AsPl
 //
 //	peer exported service "db" contains cross-datacenter resolver redirect
 //
-// Consul refuses a change that makes the chain of a service exported to a peer unsafe to
-// export (see chain.Chain.CheckPeerExport; a chain already unsafe before is not refused
-// again), and a change that gives such a service, when its protocol is not HTTP-like, a
-// start target whose identity (partition, namespace, datacenter and service; a peer
-// target's peer counts as its datacenter, in a trust domain of its own) none of the
-// service's non-failover targets had before. Failover targets are left out on both sides,
+//	detected circular resolver redirect: [db.default.default.dc1 -> db2.default.default.dc1 -> db.default.default.dc1]
+//
+// Consul refuses a change that breaks the chain of a service exported to a peer (a redirect
+// cycle, an unknown subset, inconsistent protocols, a missing sameness group: its compile
+// error is the refusal; a chain that did not compile before is not refused again), a
+// change that makes such a chain unsafe to export (see chain.Chain.CheckPeerExport; a
+// chain already unsafe before is not refused again), and a change that gives such a
+// service, when its protocol is not HTTP-like, a start target whose identity (partition,
+// namespace, datacenter and service; a peer target's peer counts as its datacenter, in a
+// trust domain of its own) none of the service's non-failover targets had before. Failover targets are left out on both sides,
 // as Consul does: adding or changing failover never trips the rule, and neither does
 // switching between tcp and http, but a start target that was only a failover target before
 // is new. Invalid input on either side is an error.
@@ -175,6 +180,11 @@ func identityOf(t *chain.Target) spiffe.Service {
 
 // refusals lists the writes Consul would refuse, in its words:
 //
+//   - a service the peer would receive whose chain no longer compiles, with the first error
+//     Consul's compiler gives (a redirect cycle, an unknown subset, inconsistent protocols, a
+//     missing sameness group), when its chain compiled from before's entries compiles:
+//     Consul compiles the chains a written entry touches and refuses the write that breaks
+//     one;
 //   - a service the peer would receive with a chain that is not peer-export safe (see
 //     chain.Chain.CheckPeerExport) and was not already refused for that reason before the
 //     change; Consul refuses the write of the exported-services entry or resolver that makes
@@ -199,12 +209,22 @@ func refusals(before, after Input, b, a Replication) ([]Finding, error) {
 			wasUnsafe[f.Service] = f.Err.Error()
 		}
 	}
+	x := before.Exporter
 	for _, f := range a.Failed {
-		if errors.Is(f.Err, chain.ErrPeerExport) && wasUnsafe[f.Service] != f.Err.Error() {
-			refuse(f.Service, peerExportMessage(f.Err))
+		if errors.Is(f.Err, chain.ErrPeerExport) {
+			if wasUnsafe[f.Service] != f.Err.Error() {
+				refuse(f.Service, peerExportMessage(f.Err))
+			}
+			continue
+		}
+		msg := compileMessage(f.Err)
+		if msg == "" {
+			continue
+		}
+		if _, err := cc.Compile(chain.Request{Service: f.Service.Name, Namespace: f.Service.Namespace, Partition: f.Service.Partition, Datacenter: x.Datacenter, TrustDomain: x.TrustDomain}); err == nil {
+			refuse(f.Service, msg)
 		}
 	}
-	x := before.Exporter
 	for _, e := range a.Services {
 		if chain.IsHTTPLike(e.PeerMeta.Protocol) {
 			continue
@@ -237,6 +257,24 @@ func nonFailoverIdentities(c *chain.Chain) map[spiffe.Service]bool {
 		}
 	}
 	return out
+}
+
+// compileMessage is the first of the errors joined in a compile error that Consul's own
+// compiler gives, in its words (a redirect cycle, an unknown subset, inconsistent protocols,
+// a missing sameness group), without the path meshscope puts in front; "" when there is
+// none.
+func compileMessage(err error) string {
+	for _, e := range fielderr.Split(err) {
+		var fe *FieldError
+		if errors.As(e, &fe) && fe.Detail != "" {
+			for _, kind := range []error{chain.ErrRedirectCycle, chain.ErrUnknownSubset, chain.ErrProtocolMismatch, chain.ErrMissingSamenessGroup} {
+				if errors.Is(fe.Err, kind) {
+					return fe.Detail
+				}
+			}
+		}
+	}
+	return ""
 }
 
 // peerExportMessage is Consul's message in a peer-export error: the FieldError's Detail

@@ -115,6 +115,46 @@ func TestDiff(t *testing.T) {
 	assert.ErrorContains(t, err, "before: Resolvers[0] (default/default/bad): Redirect: Redirect is empty")
 }
 
+// TestDiffRefusals: every write Consul refuses is in Refused, in Consul's words, once.
+func TestDiffRefusals(t *testing.T) {
+	db := func(r chain.ServiceResolver) chain.ServiceResolver { r.Name = "db"; return r }
+	withProtocols := func(in Input, p map[exports.ServiceName]string) Input { in.Entries.Protocols = p; return in }
+	for _, tt := range []struct {
+		name          string
+		before, after Input
+		want          []string
+	}{
+		{"a redirect cycle", diffInput(t), diffInput(t, db(chain.ServiceResolver{Redirect: &chain.Redirect{Service: "db2"}}),
+			chain.ServiceResolver{Name: "db2", Redirect: &chain.Redirect{Service: "db"}}),
+			[]string{"detected circular resolver redirect: [db.default.default.dc1 -> db2.default.default.dc1 -> db.default.default.dc1]"}},
+		{"an unknown subset", diffInput(t, chain.ServiceResolver{Name: "db2", Subsets: map[string]chain.Subset{"v1": {}}}),
+			diffInput(t, db(chain.ServiceResolver{Redirect: &chain.Redirect{Service: "db2", ServiceSubset: "v2"}}), chain.ServiceResolver{Name: "db2", Subsets: map[string]chain.Subset{"v1": {}}}),
+			[]string{`service "db2" does not have a subset named "v2"`}},
+		{"inconsistent protocols", diffInput(t, db(chain.ServiceResolver{Failover: map[string]chain.Failover{"*": {Service: "db2"}}})),
+			withProtocols(diffInput(t, db(chain.ServiceResolver{Failover: map[string]chain.Failover{"*": {Service: "db2"}}})), map[exports.ServiceName]string{{Name: "db2"}: "http"}),
+			[]string{`discovery chain "db" uses inconsistent protocols; service "db2" has "http" which is not "tcp"`}},
+		{"a chain broken before is not refused again",
+			diffInput(t, db(chain.ServiceResolver{Redirect: &chain.Redirect{Service: "db2", ServiceSubset: "v2"}}), chain.ServiceResolver{Name: "db2"}),
+			diffInput(t, db(chain.ServiceResolver{Redirect: &chain.Redirect{Service: "db2", ServiceSubset: "v3"}}), chain.ServiceResolver{Name: "db2"}), nil},
+		{"an unsafe chain", diffInput(t), diffInput(t, db(chain.ServiceResolver{Redirect: &chain.Redirect{Datacenter: "dc2"}})),
+			[]string{`peer exported service "db" contains cross-datacenter resolver redirect`}},
+		{"a new tcp start target", diffInput(t), diffInput(t, db(chain.ServiceResolver{Redirect: &chain.Redirect{Service: "db2"}})),
+			[]string{`peer exported service "db" uses protocol="tcp" and cannot introduce new discovery chain targets like "db2.default.default.dc1"`}},
+		{"added failover", diffInput(t), diffInput(t, db(chain.ServiceResolver{Failover: map[string]chain.Failover{"*": {Service: "db2"}}})), nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			d, err := Diff(tt.before, tt.after)
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, d.Refused)
+			require.Len(t, d.Findings, len(tt.want))
+			for i, f := range d.Findings {
+				assert.Equal(t, WriteRefused, f.Code)
+				assert.Equal(t, tt.want[i], f.Message)
+			}
+		})
+	}
+}
+
 // TestDiffProtocolSwitchNeverRefused: switching a service between tcp and http, with any
 // random failover, never trips the refusal rule, and an unchanged input diffs to nothing.
 func TestDiffProperties(t *testing.T) {

@@ -79,8 +79,9 @@
 //
 // Diff is the dry run of a change: for one peer, each service whose replication changes
 // (added, removed, SPIFFE IDs gained and lost, SNI, protocol, start target, instances) and
-// every change Consul would refuse to write — a tcp export whose start target gains an
-// identity it did not have:
+// every change Consul would refuse to write — one that breaks an exported chain (its
+// compile error is the refusal), makes it unsafe to export, or gives a tcp export a start
+// target with an identity it did not have:
 //
 //	peer exported service "db" uses protocol="tcp" and cannot introduce new discovery chain targets like "db2.default.default.dc1"
 //
