@@ -50,8 +50,8 @@ output of /v1/health/connect/<name> — or sits behind a terminating gateway
 which services are gateways or proxies: their kinds then come from -health output, and a
 service whose kind nothing says is reported, never replicated by a "*" rule. With no input
 flag at all it runs on an embedded sample; with any, it needs -config (or -exports,
--resolvers), -ca-roots or -trust-domain, -datacenter, and -catalog when a "*" rule exports
-services.
+-resolvers), -ca-roots or -trust-domain, -datacenter, and -catalog when a "*" rule (current
+or proposed) exports services.
 
 A dry run prints, per peer, how the replication would change and every write Consul would
 refuse, in its words: -new-config proposed.json (entries of any kind), -new-exports or

@@ -39,7 +39,7 @@ func build(o options) (*report, error) {
 	if !slices.Contains(x.Partitions(), o.partition) {
 		return nil, fmt.Errorf("-partition %q has no exported-services entry; partitions with one: %s", o.partition, list(x.Partitions()))
 	}
-	if err := o.needCatalog(x, in); err != nil {
+	if err := o.needCatalog(x, in, ""); err != nil {
 		return nil, err
 	}
 	if err := o.checkDatacenter(in); err != nil {
@@ -50,6 +50,9 @@ func build(o options) (*report, error) {
 		return nil, err
 	} else if p != nil {
 		after = p
+		if err := o.needCatalog(after.x, in, "proposed "); err != nil {
+			return nil, err
+		}
 	}
 	// The dry run covers the peers of both sides: a change may add or drop a peer.
 	peers := x.PeersIn(o.partition)
@@ -114,16 +117,20 @@ func compile(c peermeta.Config, side string) (*exports.Exports, error) {
 	return x, nil
 }
 
-// needCatalog refuses to go on without -catalog when a "*" rule exports services: only the
-// catalog says which services those are, and a report without them would look complete.
-func (o options) needCatalog(x *exports.Exports, in *inputs) error {
+// needCatalog refuses to go on without -catalog when a "*" rule of x (side "proposed " for
+// a dry run's) exports services: only the catalog says which services those are, and a
+// report or a dry run without them would look complete.
+func (o options) needCatalog(x *exports.Exports, in *inputs, side string) error {
 	if in.catalogGiven {
 		return nil
 	}
-	e, _ := x.Entry(o.partition)
+	e, ok := x.Entry(o.partition)
+	if !ok {
+		return nil
+	}
 	for i, s := range e.Services {
 		if s.Name == exports.Wildcard {
-			return usageError{fmt.Sprintf("-catalog is required: Services[%d] of the exported-services entry of partition %q exports every service of namespace %q, and only the catalog says which those are (curl $CONSUL_HTTP_ADDR/v1/internal/ui/services)", i, o.partition, s.Namespace)}
+			return usageError{fmt.Sprintf("-catalog is required: Services[%d] of the %sexported-services entry of partition %q exports every service of namespace %q, and only the catalog says which those are (curl $CONSUL_HTTP_ADDR/v1/internal/ui/services)", i, side, o.partition, s.Namespace)}
 		}
 	}
 	return nil
