@@ -15,6 +15,9 @@ type explanation struct {
 	Chain    string              `json:"chain,omitempty"`
 	ChainErr string              `json:"chainError,omitempty"`
 	PeerSafe string              `json:"peerExport,omitempty"`
+	// findings are the chain's, which Chain renders under its targets: the report counts
+	// them with its own.
+	findings []chain.Finding
 }
 
 func (e *explanation) String() string {
@@ -58,7 +61,7 @@ func (r *report) explainService(arg string, x *exports.Exports, in *inputs) (*ex
 		e.PeerSafe = "no chain"
 		return e, nil
 	}
-	e.Chain = c.Explain()
+	e.Chain, e.findings = c.Explain(), c.Findings()
 	if err := c.CheckPeerExport(); err != nil {
 		e.PeerSafe = err.Error()
 	}

@@ -44,6 +44,11 @@ func TestProgram(t *testing.T) {
 			"peering: -catalog is required"},
 		{"a misspelt field", append(own, "-config", "testdata/misspelt.json"), 1, nil,
 			`peering: testdata/misspelt.json: value 1 (service-defaults payments): (top level): unknown field "Protcol" (did you mean "Protocol"?)`},
+		{"-explain's chain findings count for -fail-on", append(own, "-peer", "east", "-explain", "payments", "-fail-on", "warning"), 3, []string{
+			"WARNING PeerTargetResolvedLocally chain default/default/payments, target ledger.default.default.external.east",
+		}, "peering: -fail-on warning: 4 findings at WARNING or above: WARNING UnknownKind default/default/ledger-v2 (peer east), " +
+			"WARNING UnionDiffers default/default/payments (peer east), WARNING UnknownKind default/default/reports (peer east), " +
+			"WARNING PeerTargetResolvedLocally chain default/default/payments, target ledger.default.default.external.east"},
 		{"sidecars the ui catalog names make connect services, without their health output", []string{"-config", "testdata/config.json",
 			"-catalog", "testdata/ui-services.json", "-health", "testdata/health-mesh-gateway.json", "-ca-roots", "testdata/ca-roots.json", "-datacenter", "dc1", "-peer", "east"}, 0, []string{
 			"default/default/batch      tcp       batch.default.default.dc1      2",

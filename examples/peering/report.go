@@ -85,6 +85,7 @@ func build(o options) (*report, error) {
 		if rep.Explain, err = rep.explainService(o.explain, x, in); err != nil {
 			return nil, err
 		}
+		rep.Findings = append(rep.Findings, rep.Explain.findings...) // printed with the chain
 	}
 	for _, p := range dryPeers {
 		if after == nil {
