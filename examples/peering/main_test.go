@@ -163,6 +163,7 @@ func TestKindsFromTheCatalog(t *testing.T) {
 func TestRefusesToGuess(t *testing.T) {
 	files := userFiles(t)
 	exact := write(t, "exact.json", `{"Kind":"exported-services","Name":"default","Services":[{"Name":"api","Consumers":[{"Peer":"north"}]}]}`)
+	apGateways := write(t, "ap1-gateways.json", `[{"Node":{"Node":"gw","Address":"10.0.0.9","Datacenter":"dc7","Partition":"ap1"},"Service":{"Kind":"mesh-gateway","ID":"mesh-gateway","Service":"mesh-gateway","Port":8443,"Partition":"ap1"},"Checks":[]}]`)
 	wildcard := write(t, "wildcard.json", `{"Kind":"exported-services","Name":"default","Services":[{"Name":"*","Consumers":[{"Peer":"north"}]}]}`)
 	tests := []struct {
 		name string
@@ -178,6 +179,8 @@ func TestRefusesToGuess(t *testing.T) {
 		{"no -catalog with a * rule", []string{"-config", files[1], "-trust-domain", "x.consul", "-datacenter", "dc1"}, 2, `-catalog is required: Services[1] of the exported-services entry of partition "default" exports every service of namespace "default"`},
 		{"no -catalog with a proposed * rule", []string{"-config", exact, "-trust-domain", "x.consul", "-datacenter", "dc1", "-new-config", wildcard}, 2,
 			`-catalog is required: Services[0] of the proposed exported-services entry of partition "default" exports every service of namespace "default"`},
+		{"gateways of another partition", []string{"-config", files[1], "-catalog", files[3], "-health", apGateways, "-trust-domain", "x.consul", "-datacenter", "dc7"}, 1,
+			`-partition "default": every mesh gateway instance of -health is in another partition (mesh-gateway in partition ap1)`},
 		{"gateways elsewhere", append(files[:len(files)-2:len(files)-2], "-datacenter", "dc2"), 1, `-datacenter "dc2": every mesh gateway instance of -health is in another datacenter (gw in dc7)`},
 		{"an unknown peer", append(files, "-peer", "nowhere"), 1, `-peer "nowhere": the exported-services entry of partition "default" names no such peer; it names: north, south`},
 		{"an unknown partition", append(files, "-partition", "retail"), 1, `-partition "retail" has no exported-services entry; partitions with one: default`},

@@ -45,6 +45,9 @@ func build(o options) (*report, error) {
 	if err := o.checkDatacenter(in); err != nil {
 		return nil, err
 	}
+	if err := o.checkPartition(in); err != nil {
+		return nil, err
+	}
 	var after *proposal
 	if p, err := o.proposed(in.config); err != nil {
 		return nil, err
@@ -154,6 +157,27 @@ func (o options) checkDatacenter(in *inputs) error {
 		return nil
 	}
 	return fmt.Errorf("-datacenter %q: every mesh gateway instance of -health is in another datacenter (%s); give the exporting datacenter, the gateways' own", in.datacenter, strings.Join(elsewhere, ", "))
+}
+
+// checkPartition questions a -partition that no mesh gateway instance is in, when the
+// instances say their partition (Consul Enterprise's output does): a peering's synthetic
+// instances are at the mesh gateways of its own partition.
+func (o options) checkPartition(in *inputs) error {
+	var elsewhere []string
+	for _, g := range in.gateways {
+		if g.Service == nil || g.Service.Partition == "" || canonical(g.Service.Partition) == canonical(o.partition) {
+			return nil
+		}
+		elsewhere = append(elsewhere, fmt.Sprintf("%s in partition %s", g.Service.ID, g.Service.Partition))
+	}
+	if len(elsewhere) == 0 {
+		return nil
+	}
+	return fmt.Errorf("-partition %q: every mesh gateway instance of -health is in another partition (%s); give the mesh gateways of the peerings' partition (/v1/health/service/mesh-gateway?partition=%s)", o.partition, strings.Join(elsewhere, ", "), o.partition)
+}
+
+func canonical(partition string) string {
+	return exports.ServiceName{Partition: partition}.Canonical().Partition
 }
 
 // proposal is the after side of a dry run.
