@@ -123,10 +123,9 @@ func (c *Compiler) buildSafety(partition string) *safety {
 	ends := make([]int, n)
 	for i := range c.nodes {
 		for _, k := range c.nodes[i].consults {
-			switch g := c.groups[[2]string{partition, k.group}]; {
-			case k.n != nil:
+			if k.n != nil {
 				next = append(next, k.n.pos)
-			case g != nil:
+			} else if g := c.groups[[2]string{partition, k.group}]; g != nil {
 				c.members(g, k.service, k.namespace, func(m *indexed) { next = append(next, m.pos) })
 			}
 		}
