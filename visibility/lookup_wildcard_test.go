@@ -32,11 +32,16 @@ func TestPartialWildcardRules(t *testing.T) {
 		{"nothing matches another domain", "ax.example.org", "-"},
 		{"the most specific *. wildcard first", "a.bx.example.com", "b/bx"},
 		{"case and a trailing dot do not make a partial wildcard answer", "WZ.example.COM.", "b/full"},
+		{"a query starting with a dot is no name under *.example.com, for the explanation too", ".example.com", "-"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			assert.Equal(t, tt.want, ref(ix.LookupHost("a", tt.query)))
 			e := ix.ExplainHost("a", tt.query)
-			assert.Equal(t, tt.want != "-", e.Answer != nil)
+			explained := "-"
+			if e.Answer != nil {
+				explained = e.Answer.Namespace + "/" + e.Answer.Name
+			}
+			assert.Equal(t, tt.want, explained, "the explanation's answer is the lookup's")
 		})
 	}
 
