@@ -116,7 +116,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return cli.Usage
 	}
-	if msg := o.usageProblem(); msg != "" {
+	if msg := o.usageProblem(given); msg != "" {
 		fmt.Fprintf(stderr, "%s: %s\n", prog, msg)
 		return cli.Usage
 	}
@@ -298,9 +298,23 @@ func (r *report) lint(m mesh, ix *visibility.Index) {
 	r.Findings = slices.Concat([]visibility.Finding{}, m.res.Lint(), m.lint, ix.Lint())
 }
 
-// usageProblem says what is wrong with a combination of flags; "" when nothing is.
-func (o *options) usageProblem() string {
+// usageProblem says what is wrong with a combination of flags (given: those on the command
+// line); "" when nothing is.
+func (o *options) usageProblem(given map[string]bool) string {
+	// The flags that ask a question or say how to read the input: an empty value (an unset
+	// variable) would silently ask nothing, or another question.
+	var empty []string
+	for _, f := range []struct{ name, value string }{{"explain-host", o.explainHost}, {"explain-addr", o.explainAddr},
+		{"proxy", o.proxy}, {"workload", o.workload}, {"cluster-domain", o.clusterDomain}} {
+		if given[f.name] && f.value == "" {
+			empty = append(empty, "-"+f.name)
+		}
+	}
 	switch {
+	case len(empty) > 0:
+		return strings.Join(empty, ", ") + " given an empty value (an unset variable?): give a value, or leave the flag out"
+	case o.clientSet && o.explainHost == "" && o.explainAddr == "":
+		return "-client needs -explain-host or -explain-addr: the question to answer for the client's namespace"
 	case o.clientSet && o.proxySet:
 		return "-client and -proxy ask different questions: -client for ambient DNS and addresses, -proxy for what a sidecar gets; give one"
 	case o.proxySet && o.explainAddr != "":
