@@ -24,8 +24,9 @@ type Conflict struct {
 }
 
 // Conflicts returns every host, wildcard host, address and CIDR claimed by services of more
-// than one namespace — either itself, or along its lookup path (the wildcards and containing
-// CIDRs a lookup falls through to) with client namespaces getting different answers: hosts,
+// than one namespace — either itself, or along its lookup path (the *. wildcards and
+// containing CIDRs a lookup falls through to; a partial wildcard, through which no DNS lookup
+// answers, is on no path but its own) with client namespaces getting different answers: hosts,
 // then wildcard hosts, addresses and CIDRs, each sorted.
 // Services are listed in lookup order (level by level, in rank order). Answers say which
 // client namespaces get which service: the namespaces that own a service on the path by
@@ -37,6 +38,9 @@ func (ix *Index) Conflicts() []Conflict {
 	var out []Conflict
 	t := ix.t
 	add := func(key string, levels []level) {
+		// A partial wildcard's level is shown in explanations, but no DNS lookup answers
+		// through it: it is on no query's lookup path but its own.
+		levels = slices.DeleteFunc(levels, func(l level) bool { return l.partial })
 		if len(levels) == 0 || !ix.multiNamespace(levels) {
 			return
 		}

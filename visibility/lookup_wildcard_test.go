@@ -74,6 +74,16 @@ func TestPartialWildcardRules(t *testing.T) {
 		assert.NotContains(t, ix.ExplainHost("a", "ay.example.com").String(), "partial wildcard", "no partial wildcard on the way")
 	})
 
+	t.Run("a partial wildcard puts no host in conflict: it answers no DNS query but its own", func(t *testing.T) {
+		res := mustCompile(t, &Config{DefaultVisibility: Public, Policies: []Policy{{Visibility: Namespace, MatchingRules: []MatchingRule{matchLabels("team", "a")}}}})
+		ix, err := NewIndex(res, Inventory{Namespaces: map[string]map[string]string{"a": {"team": "a"}, "b": {}}, Services: []Service{
+			se("a", "own", 0, []string{"ax.example.com"}, "10.0.0.1"), // NAMESPACE: a's alone
+			se("b", "partial", 0, []string{"*x.example.com"}, "10.0.0.2"),
+		}})
+		require.NoError(t, err)
+		assert.Empty(t, ix.Conflicts(), "ax.example.com is claimed, for DNS, by namespace a only")
+	})
+
 	t.Run("Lint flags every partial wildcard with an address", func(t *testing.T) {
 		var got []string
 		for _, f := range ix.Lint() {
