@@ -13,7 +13,8 @@ import (
 
 // ProxyHost names a host as a class of sidecar proxies receives it: those of a namespace
 // (Workload "") or those of its workloads a workload Sidecar selects (Workload: the labels
-// it selects, "app=web").
+// it selects, "app=web"; in DiffSidecars also the labels of two, one Sidecar of each
+// configuration, for the workloads both select: "app=web,version=v1").
 type ProxyHost struct {
 	Namespace string `json:"namespace"`
 	Workload  string `json:"workload,omitempty"`
