@@ -29,6 +29,13 @@ type EntryChange = Change[ServiceRef, Decision, string]
 // AnswerChange is a query whose answer changes for some clients (Key): they get Before under
 // the old configuration and After under the new; nil means forwarded upstream (a host) or
 // passed through (an address).
+//
+// A host's answer is that of the name itself — its exact level, then its wildcards, as the
+// first name of Index.ExplainHost. When none of them answers, LookupHost goes on to the
+// name's short-name aliases (those of a name of one or two labels, of one ending in .svc,
+// or in the cluster domain: db.cluster.local is also tried as db.<client>.svc.cluster.local),
+// which the audit does not follow: for such a name, nil means that the name itself has no
+// answer, and a client may still get one through an alias.
 type AnswerChange = Change[Question, *ServiceRef, struct{}]
 
 // Question is a query — a host or an address — and the client namespaces asking it whose

@@ -11,7 +11,9 @@ type Answer struct {
 	// Clients are namespaces; "*" stands for every namespace not listed, including
 	// namespaces the inventory does not have (and a client without a namespace).
 	Clients []string `json:"clients"`
-	// Service answers; nil when the query is forwarded upstream or passed through.
+	// Service answers; nil when the query is forwarded upstream or passed through. As in
+	// Diff (see AnswerChange), a host's answer is the name's own: the short-name aliases
+	// LookupHost tries when the name itself has no answer are not followed.
 	Service *ServiceRef `json:"service,omitempty"`
 }
 
