@@ -225,7 +225,11 @@ func build(o options) (*report, error) {
 	if err != nil {
 		return nil, cli.InFile(invName, err)
 	}
-	ix, err := visibility.NewIndex(cur.res, inv)
+	indexed := inv // the data-plane view, with the mesh's default exportTo for its lint
+	if cur.meshScope != nil {
+		indexed.DefaultExportTo = cur.meshScope.DefaultServiceExportTo
+	}
+	ix, err := visibility.NewIndex(cur.res, indexed)
 	if err != nil {
 		return nil, cli.InFile(invName, err)
 	}

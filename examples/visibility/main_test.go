@@ -75,6 +75,16 @@ func TestExplainAddress(t *testing.T) {
 	assert.Contains(t, errOut, `-explain-addr: "nope" is not an IP`)
 }
 
+// TestMeshDefaultExportToLinted: the mesh's defaultServiceExportTo is read against the
+// inventory like every service's exportTo.
+func TestMeshDefaultExportToLinted(t *testing.T) {
+	mesh := write(t, "mesh.yaml", "meshConfig: {defaultServiceExportTo: [platfrom]}\n")
+	inv := write(t, "inv.yaml", "kind: Namespace\nmetadata: {name: platform}\n")
+	code, out, errOut := runArgs(t, "-mesh", mesh, "-inventory", inv, "-fail-on", "error")
+	assert.Equal(t, 3, code, errOut)
+	assert.Contains(t, words(out), `ERROR ExportToUnknownNamespace defaultServiceExportTo: the mesh's default exportTo names namespace "platfrom"`)
+}
+
 func TestRefusesToGuess(t *testing.T) {
 	tests := []struct {
 		name string
