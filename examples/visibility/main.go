@@ -317,6 +317,8 @@ func (o *options) usageProblem(given map[string]bool) string {
 	switch {
 	case len(empty) > 0:
 		return strings.Join(empty, ", ") + " given an empty value (an unset variable?): give a value, or leave the flag out"
+	case (&visibility.ScopeConfig{Domain: o.clusterDomain}).Validate() != nil: // the check the loaders make
+		return fmt.Sprintf("-cluster-domain %q is not a DNS name", o.clusterDomain)
 	case o.clientSet && o.explainHost == "" && o.explainAddr == "":
 		return "-client needs -explain-host or -explain-addr: the question to answer for the client's namespace"
 	case o.clientSet && o.proxySet:

@@ -102,6 +102,7 @@ func TestRefusesToGuess(t *testing.T) {
 		{"an empty -proxy", []string{"-explain-host", "api.github.com", "-proxy", ""}, 2, "-proxy given an empty value"},
 		{"an empty -workload", []string{"-explain-host", "api.github.com", "-proxy", "shop", "-workload", ""}, 2, "-workload given an empty value"},
 		{"an empty -cluster-domain", []string{"-cluster-domain", ""}, 2, "-cluster-domain given an empty value"},
+		{"a -cluster-domain that is no DNS name, blamed on the flag, not on a file", []string{"-cluster-domain", "bad_domain"}, 2, `visibility: -cluster-domain "bad_domain" is not a DNS name`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
