@@ -29,6 +29,13 @@ type EntryChange = Change[ServiceRef, Decision, string]
 // AnswerChange is a query whose answer changes for some clients (Key): they get Before under
 // the old configuration and After under the new; nil means forwarded upstream (a host) or
 // passed through (an address).
+//
+// A host's answer is that of the name itself — its exact level, then its wildcards, as the
+// first name of Index.ExplainHost. When none of them answers, LookupHost goes on to the
+// name's short-name aliases (those of a name of one or two labels, of one ending in .svc,
+// or in the cluster domain: db.cluster.local is also tried as db.<client>.svc.cluster.local),
+// which the audit does not follow: for such a name, nil means that the name itself has no
+// answer, and a client may still get one through an alias.
 type AnswerChange = Change[Question, *ServiceRef, struct{}]
 
 // Question is a query — a host or an address — and the client namespaces asking it whose
@@ -53,12 +60,15 @@ type Audit struct {
 
 // Diff compares two configurations over the same inventory: every ServiceEntry whose
 // visibility changes, with the namespaces that gain or lose it, and every host and address
-// of those entries whose answer changes for some client namespace. Entries are sorted by
+// whose answer changes for some client namespace — those of the changed entries, and those
+// of the inventory a lookup of which falls through to them: a host under a changed *.
+// wildcard host, an address or CIDR inside a changed CIDR. Entries are sorted by
 // namespace and name, queries by host or address; the changes of one query list the
 // namespaces they name in order, the "*" change (every other namespace) last. Either resolver
 // may be nil (the feature off). The inventory is validated as NewIndex does.
 //
-// Diff costs what NewIndex costs, twice, plus what it writes: a query's changes are found
+// Diff costs what NewIndex costs, twice (a pass over the index's keys finds the queries
+// that fall through to a changed wildcard or CIDR), plus what it writes: a query's changes are found
 // from the few namespaces whose answer can change — those with a service on the query's
 // lookup path when what everyone else gets changes (each is then written, by name or in
 // Except), else only those whose services go to or from NONE — never by asking every
@@ -94,6 +104,7 @@ func Diff(old, new *Resolver, inv Inventory) (Audit, error) {
 			d.ownChanged(int32(i))
 		}
 	}
+	before.fallingThrough(hosts, prefixes)
 	slices.SortFunc(a.Entries, func(x, y EntryChange) int {
 		return cmp.Or(strings.Compare(x.Key.Namespace, y.Key.Namespace), strings.Compare(x.Key.Name, y.Key.Name))
 	})
@@ -108,6 +119,83 @@ func Diff(old, new *Resolver, inv Inventory) (Audit, error) {
 		a.Addresses = d.changes(a.Addresses, q, before.addrLevels(p))
 	}
 	return a, nil
+}
+
+// fallingThrough adds to hosts and prefixes, the queries of the changed entries, the
+// queries of the index whose lookup path reaches one of them: every host the index holds
+// (with an address or not) that a changed *. wildcard host covers, and every address and
+// CIDR it holds inside a changed CIDR. A client that sees nothing at such a query's own
+// level falls through to the changed wildcard or CIDR, and its answer changes with it:
+// shop's NAMESPACE entry for api.example.com leaves every other namespace to the
+// *.example.com entry. It costs a pass over the index's keys.
+func (ix *Index) fallingThrough(hosts map[string]bool, prefixes map[netip.Prefix]bool) {
+	suffixes := map[string]bool{} // ".b.c" of each changed *.b.c
+	for h := range hosts {
+		if s, wild := cutWildcard(h); wild && s[0] == '.' {
+			suffixes[s] = true
+		}
+	}
+	if len(suffixes) > 0 {
+		visit := func(h string) {
+			for i := 1; i < len(h); i++ {
+				if h[i] == '.' && suffixes[h[i:]] {
+					hosts[h] = true
+					return
+				}
+			}
+		}
+		for h := range ix.t.hosts.all {
+			visit(h)
+		}
+		for s := range ix.t.wild.all {
+			visit("*" + s)
+		}
+		for h := range ix.t.mute {
+			visit(h)
+		}
+	}
+	var lengths4, lengths6 []int // of the changed CIDRs
+	for p := range prefixes {
+		switch {
+		case p.IsSingleIP():
+		case p.Addr().Is4():
+			lengths4 = append(lengths4, p.Bits())
+		default:
+			lengths6 = append(lengths6, p.Bits())
+		}
+	}
+	if len(lengths4)+len(lengths6) == 0 {
+		return
+	}
+	slices.Sort(lengths4)
+	slices.Sort(lengths6)
+	lengths4, lengths6 = slices.Compact(lengths4), slices.Compact(lengths6)
+	var inside []netip.Prefix
+	visit := func(p netip.Prefix) {
+		lengths := lengths6
+		if p.Addr().Is4() {
+			lengths = lengths4
+		}
+		for _, l := range lengths {
+			if l >= p.Bits() {
+				return
+			}
+			if q, _ := p.Addr().Prefix(l); prefixes[q] {
+				inside = append(inside, p)
+				return
+			}
+		}
+	}
+	for k := range ix.t.addrs.all {
+		a := addrOf(k)
+		visit(netip.PrefixFrom(a, a.BitLen()))
+	}
+	for p := range ix.t.prefixes {
+		visit(p)
+	}
+	for _, p := range inside {
+		prefixes[p] = true
+	}
 }
 
 // entryChange is the change of the entry ref from decision b to n, with the client

@@ -183,7 +183,7 @@ func TestDiffCostPerChangeIsFlat(t *testing.T) {
 }
 
 // TestAuditIsExact: on random inventories and two random configurations, for every host and
-// address of every entry whose visibility changes, and for every client — each namespace of
+// address of the inventory, and for every client — each namespace of
 // the inventory, one it does not have, and a client without a namespace — the audit's
 // changes say exactly what the client gets before and after: a client named by a change
 // gets its Before and After; one neither named nor in Except gets the "*" change's, if there
@@ -198,10 +198,7 @@ func TestAuditIsExact(t *testing.T) {
 		before, _ := NewIndex(old, inv)
 		after, _ := NewIndex(new, inv)
 		hosts, addrs := map[string]bool{}, map[netip.Prefix]bool{}
-		for _, s := range inv.Services {
-			if refDecide(old, inv, s) == refDecide(new, inv, s) {
-				continue
-			}
+		for _, s := range inv.Services { // every query of the inventory: its answer may change through another's entry
 			for _, h := range s.Hosts {
 				hosts[strings.ToLower(strings.TrimSuffix(h, "."))] = true
 			}
@@ -288,5 +285,50 @@ func TestOneSeedOneNumbering(t *testing.T) {
 		for c := range b.t.sets {
 			require.Equal(t, b.t.all(int32(c)), a.t.all(int32(c)), "set %d", c)
 		}
+	}
+}
+
+// TestDiffFallsThrough: a query of the inventory whose own level holds nothing a client
+// sees falls through to a wildcard host or a containing CIDR; when that one's visibility
+// changes, so does the query's answer, though the query's own entries do not change.
+func TestDiffFallsThrough(t *testing.T) {
+	nss := map[string]map[string]string{"shop": {"team": "shop"}, "infra": {"team": "infra"}, "web": {}}
+	mirror := Service{Kind: ServiceEntry, Namespace: "shop", Name: "mirror", Hosts: []string{"api.example.com"}, Addresses: pfx("10.1.2.3", "10.1.2.0/24"), CreationTime: t0}
+	wild := Service{Kind: ServiceEntry, Namespace: "infra", Name: "wild", Hosts: []string{"*.example.com"}, Addresses: pfx("10.0.0.0/8"), CreationTime: t0}
+	noAddr := Service{Kind: ServiceEntry, Namespace: "shop", Name: "no-addr", Hosts: []string{"db.example.com"}, CreationTime: t0}
+	deeper := Service{Kind: ServiceEntry, Namespace: "shop", Name: "deeper", Hosts: []string{"*.eu.example.com"}, Addresses: pfx("10.9.9.9"), CreationTime: t0}
+	// Before: shop's entries are NAMESPACE, infra's PUBLIC. After: infra's NONE.
+	old := mustCompile(t, &Config{DefaultVisibility: Namespace, Policies: []Policy{{Visibility: Public, MatchingRules: []MatchingRule{matchLabels("team", "infra")}}}})
+	new := mustCompile(t, &Config{DefaultVisibility: Namespace, Policies: []Policy{{Visibility: None, MatchingRules: []MatchingRule{matchLabels("team", "infra")}}}})
+	wildRef := &ServiceRef{Kind: ServiceEntry, Namespace: "infra", Name: "wild"}
+	for _, tc := range []struct {
+		name     string
+		services []Service
+		query    string
+		hosts    bool     // a host query; else an address
+		except   []string // the namespaces whose own entry answers them, before and after
+	}{
+		{"an exact host whose NAMESPACE entry leaves the others to a changed wildcard", []Service{mirror, wild}, "api.example.com", true, []string{"shop"}},
+		{"an exact host whose entry has no address", []Service{noAddr, wild}, "db.example.com", true, nil},
+		{"a wildcard host under a changed wildcard", []Service{deeper, wild}, "*.eu.example.com", true, []string{"shop"}},
+		{"an address whose NAMESPACE entry leaves the others to a changed CIDR", []Service{mirror, wild}, "10.1.2.3", false, []string{"shop"}},
+		{"a CIDR inside a changed CIDR", []Service{mirror, wild}, "10.1.2.0/24", false, []string{"shop"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a, err := Diff(old, new, Inventory{Namespaces: nss, Services: tc.services})
+			require.NoError(t, err)
+			changes := a.Addresses
+			if tc.hosts {
+				changes = a.Hosts
+			}
+			var got []AnswerChange
+			for _, ch := range changes {
+				if ch.Key.Query == tc.query {
+					got = append(got, ch)
+				}
+			}
+			require.Len(t, got, 1, "the changes of %s, in %v", tc.query, changes)
+			assert.Equal(t, AnswerChange{Key: Question{Query: tc.query, Clients: []string{AllOtherNamespaces}, Except: tc.except}, Before: wildRef}, got[0])
+		})
 	}
 }

@@ -11,7 +11,9 @@ type Answer struct {
 	// Clients are namespaces; "*" stands for every namespace not listed, including
 	// namespaces the inventory does not have (and a client without a namespace).
 	Clients []string `json:"clients"`
-	// Service answers; nil when the query is forwarded upstream or passed through.
+	// Service answers; nil when the query is forwarded upstream or passed through. As in
+	// Diff (see AnswerChange), a host's answer is the name's own: the short-name aliases
+	// LookupHost tries when the name itself has no answer are not followed.
 	Service *ServiceRef `json:"service,omitempty"`
 }
 
@@ -24,8 +26,9 @@ type Conflict struct {
 }
 
 // Conflicts returns every host, wildcard host, address and CIDR claimed by services of more
-// than one namespace — either itself, or along its lookup path (the wildcards and containing
-// CIDRs a lookup falls through to) with client namespaces getting different answers: hosts,
+// than one namespace — either itself, or along its lookup path (the *. wildcards and
+// containing CIDRs a lookup falls through to; a partial wildcard, through which no DNS lookup
+// answers, is on no path but its own) with client namespaces getting different answers: hosts,
 // then wildcard hosts, addresses and CIDRs, each sorted.
 // Services are listed in lookup order (level by level, in rank order). Answers say which
 // client namespaces get which service: the namespaces that own a service on the path by
@@ -37,6 +40,9 @@ func (ix *Index) Conflicts() []Conflict {
 	var out []Conflict
 	t := ix.t
 	add := func(key string, levels []level) {
+		// A partial wildcard's level is shown in explanations, but no DNS lookup answers
+		// through it: it is on no query's lookup path but its own.
+		levels = slices.DeleteFunc(levels, func(l level) bool { return l.partial })
 		if len(levels) == 0 || !ix.multiNamespace(levels) {
 			return
 		}

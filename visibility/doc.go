@@ -101,8 +101,12 @@
 // configuration against the inventory (selectors that select no namespace, policies that
 // decide no entry, exportTo naming an unknown namespace, entries DNS cannot answer). Diff
 // audits a change of configuration over the same inventory — every entry whose visibility
-// changes, the client namespaces that gain or lose it, and every answer that changes —
-// without enforcing anything. A change of an answer names its clients exactly: by name, or
+// changes, the client namespaces that gain or lose it, and every answer that changes, for
+// the entries' hosts and addresses and for those of the inventory that fall through to them
+// (a host under a changed wildcard, an address inside a changed CIDR) — without enforcing
+// anything. Diff and Conflicts answer for a host as its own name does; they do not follow
+// the short-name aliases a lookup tries when the name itself has no answer. A change of an
+// answer names its clients exactly: by name, or
 // "*" for every namespace (of the inventory or not) but those named by the query's other
 // changes and those listed in its Except, whose answer stays. For example, when shop's
 // mirror of api.github.com, older than platform/github, becomes PUBLIC, the audit says that

@@ -326,12 +326,13 @@ func disjoint(a, b []string) bool {
 
 // Lint reads the configuration against the index's inventory: rules whose selector selects
 // none of its namespaces, policies that decide none of its ServiceEntries, exportTo lists
-// naming namespaces it does not have, entries DNS never answers for (no address for any
-// host), and partial wildcard hosts ztunnel's DNS proxy never answers through, with codes
-// SelectorMatchesNoNamespace, PolicyDecidesNoEntry, ExportToUnknownNamespace,
-// NoAddressForDNS and PartialWildcardDNS. Findings are sorted: policies in order (Path
-// "policies[i]" or "policies[i].matchingRules[j]"), then services by kind, namespace and name
-// (Path "ServiceEntry shop/api").
+// naming namespaces it does not have (a service's, or the mesh default's), entries DNS
+// never answers for (no address for any host), and partial wildcard hosts ztunnel's DNS
+// proxy never answers through, with codes SelectorMatchesNoNamespace, PolicyDecidesNoEntry,
+// ExportToUnknownNamespace, NoAddressForDNS and PartialWildcardDNS. Findings are sorted:
+// policies in order (Path "policies[i]" or "policies[i].matchingRules[j]"), then the mesh
+// default (Path "defaultServiceExportTo"), then services by kind, namespace and name (Path
+// "ServiceEntry shop/api").
 func (ix *Index) Lint() []Finding {
 	if ix == nil || len(ix.entries) == 0 && len(ix.namespaces) == 0 {
 		return nil
@@ -373,13 +374,23 @@ func (ix *Index) Lint() []Finding {
 		x, y := &ix.services[a], &ix.services[b]
 		return cmp.Or(int(x.Kind)-int(y.Kind), strings.Compare(x.Namespace, y.Namespace), strings.Compare(x.Name, y.Name))
 	})
+	unknown := func(list []string) []string { // each once: an annotation may repeat one
+		var out []string
+		for _, e := range list {
+			if e != exportToAll && e != exportToOwn && e != exportToNone && !known[e] && !slices.Contains(out, e) {
+				out = append(out, e)
+			}
+		}
+		return out
+	}
+	for _, e := range unknown(ix.meshDefault) {
+		add("defaultServiceExportTo", ExportToUnknownNamespace, "the mesh's default exportTo names namespace %q, which the inventory does not have: it is the exportTo of every service that gives none", e)
+	}
 	for _, i := range order {
 		s := &ix.services[i]
 		ref := s.Ref().String()
-		for _, e := range s.ExportTo {
-			if e != exportToAll && e != exportToOwn && e != exportToNone && !known[e] {
-				add(ref, ExportToUnknownNamespace, "exportTo names namespace %q, which the inventory does not have: sidecars there see nothing of it", e)
-			}
+		for _, e := range unknown(s.ExportTo) {
+			add(ref, ExportToUnknownNamespace, "exportTo names namespace %q, which the inventory does not have: sidecars there see nothing of it", e)
 		}
 		if s.Kind == ServiceEntry && len(s.Hosts) > 0 && !slices.ContainsFunc(s.Hosts, func(h string) bool { return s.answersFor(normalizeHost(h)) }) {
 			add(ref, NoAddressForDNS, "no address for any of its hosts: ztunnel's DNS proxy forwards every query for them upstream")

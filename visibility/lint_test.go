@@ -154,7 +154,10 @@ func TestIndexLint(t *testing.T) {
 		Services: []Service{
 			se("platform", "github", 0, []string{"api.github.com"}),
 			{Kind: ServiceEntry, Namespace: "platform", Name: "quiet", Hosts: []string{"quiet.example"}, ExportTo: []string{".", "shpo"}},
+			// An annotation may repeat a namespace (Istio reads it as a set): one finding.
+			{Kind: KubernetesService, Namespace: "platform", Name: "web", Hosts: []string{"web.platform.svc.cluster.local"}, Headless: true, ExportTo: []string{"shpo", "shpo"}},
 		},
+		DefaultExportTo: []string{".", "platfrom"}, // a typo in the mesh default
 	}
 	ix, err := NewIndex(r, inv)
 	require.NoError(t, err)
@@ -166,8 +169,10 @@ func TestIndexLint(t *testing.T) {
 		"WARNING SelectorMatchesNoNamespace policies[0].matchingRules[0]: the selector tema=platform selects none of the inventory's 2 namespaces",
 		"WARNING PolicyDecidesNoEntry policies[0]: decides none of the inventory's ServiceEntries",
 		"WARNING PolicyDecidesNoEntry policies[1]: decides none of the inventory's ServiceEntries",
+		`ERROR ExportToUnknownNamespace defaultServiceExportTo: the mesh's default exportTo names namespace "platfrom", which the inventory does not have: it is the exportTo of every service that gives none`,
 		`ERROR ExportToUnknownNamespace ServiceEntry platform/quiet: exportTo names namespace "shpo", which the inventory does not have: sidecars there see nothing of it`,
 		"WARNING NoAddressForDNS ServiceEntry platform/quiet: no address for any of its hosts: ztunnel's DNS proxy forwards every query for them upstream",
+		`ERROR ExportToUnknownNamespace KubernetesService platform/web: exportTo names namespace "shpo", which the inventory does not have: sidecars there see nothing of it`,
 	}, got)
 	var zero *Index
 	assert.Nil(t, zero.Lint())

@@ -32,11 +32,16 @@ func TestPartialWildcardRules(t *testing.T) {
 		{"nothing matches another domain", "ax.example.org", "-"},
 		{"the most specific *. wildcard first", "a.bx.example.com", "b/bx"},
 		{"case and a trailing dot do not make a partial wildcard answer", "WZ.example.COM.", "b/full"},
+		{"a query starting with a dot is no name under *.example.com, for the explanation too", ".example.com", "-"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			assert.Equal(t, tt.want, ref(ix.LookupHost("a", tt.query)))
 			e := ix.ExplainHost("a", tt.query)
-			assert.Equal(t, tt.want != "-", e.Answer != nil)
+			explained := "-"
+			if e.Answer != nil {
+				explained = e.Answer.Namespace + "/" + e.Answer.Name
+			}
+			assert.Equal(t, tt.want, explained, "the explanation's answer is the lookup's")
 		})
 	}
 
@@ -67,6 +72,16 @@ func TestPartialWildcardRules(t *testing.T) {
 		require.NotNil(t, e.Answer)
 		assert.Equal(t, "full", e.Answer.Name, "the *. wildcard answers")
 		assert.NotContains(t, ix.ExplainHost("a", "ay.example.com").String(), "partial wildcard", "no partial wildcard on the way")
+	})
+
+	t.Run("a partial wildcard puts no host in conflict: it answers no DNS query but its own", func(t *testing.T) {
+		res := mustCompile(t, &Config{DefaultVisibility: Public, Policies: []Policy{{Visibility: Namespace, MatchingRules: []MatchingRule{matchLabels("team", "a")}}}})
+		ix, err := NewIndex(res, Inventory{Namespaces: map[string]map[string]string{"a": {"team": "a"}, "b": {}}, Services: []Service{
+			se("a", "own", 0, []string{"ax.example.com"}, "10.0.0.1"), // NAMESPACE: a's alone
+			se("b", "partial", 0, []string{"*x.example.com"}, "10.0.0.2"),
+		}})
+		require.NoError(t, err)
+		assert.Empty(t, ix.Conflicts(), "ax.example.com is claimed, for DNS, by namespace a only")
 	})
 
 	t.Run("Lint flags every partial wildcard with an address", func(t *testing.T) {

@@ -13,7 +13,8 @@ import (
 
 // ProxyHost names a host as a class of sidecar proxies receives it: those of a namespace
 // (Workload "") or those of its workloads a workload Sidecar selects (Workload: the labels
-// it selects, "app=web").
+// it selects, "app=web"; in DiffSidecars also the labels of two, one Sidecar of each
+// configuration, for the workloads both select: "app=web,version=v1").
 type ProxyHost struct {
 	Namespace string `json:"namespace"`
 	Workload  string `json:"workload,omitempty"`
@@ -28,9 +29,11 @@ type SidecarChange = Change[ProxyHost, *SidecarService, uint32]
 // the mesh's defaultServiceExportTo, discovery selectors, rootNamespace or visibility: build
 // a view of the current configuration and one of the proposed, and it lists, for every
 // namespace of either and for the workloads each workload Sidecar of either selects, every
-// host the change adds, removes, sends to another service or gives other ports. Nothing is
-// enforced. Changes are sorted by namespace, workload and host. Its cost is that of Proxy for
-// each class of proxies, twice.
+// host the change adds, removes, sends to another service or gives other ports. A workload
+// that one Sidecar selects before and another after is a class of its own, named by both
+// selectors' labels ("app=web,version=v1"): it gets the first one's view before and the
+// second one's after. Nothing is enforced. Changes are sorted by namespace, workload and
+// host. Its cost is that of Proxy for each class of proxies, twice.
 func DiffSidecars(before, after *SidecarView) []SidecarChange {
 	type class struct {
 		ns       string
@@ -46,13 +49,28 @@ func DiffSidecars(before, after *SidecarView) []SidecarChange {
 		seen[key] = true
 		classes = append(classes, class{ns, labels.Set(w)})
 	}
-	for _, v := range []*SidecarView{before, after} {
+	var selectors [2]map[string][]map[string]string // per view, per namespace: its workload Sidecars' selectors
+	for k, v := range []*SidecarView{before, after} {
+		selectors[k] = map[string][]map[string]string{}
 		for _, ns := range v.namespaces() {
 			add(ns, nil)
 		}
 		for i := range v.scs {
 			if sc := &v.scs[i]; sc.WorkloadSelector != nil {
 				add(sc.Namespace, sc.WorkloadSelector)
+				selectors[k][sc.Namespace] = append(selectors[k][sc.Namespace], sc.WorkloadSelector)
+			}
+		}
+	}
+	// A workload one Sidecar selects before and another after carries both selectors' labels:
+	// it gets the first's view before and the second's after, which neither selector's
+	// workloads alone show.
+	for ns, list := range selectors[0] {
+		for _, x := range list {
+			for _, y := range selectors[1][ns] {
+				if u, ok := unionLabels(x, y); ok {
+					add(ns, u)
+				}
 			}
 		}
 	}
@@ -87,6 +105,19 @@ func DiffSidecars(before, after *SidecarView) []SidecarChange {
 		}
 	}
 	return out
+}
+
+// unionLabels returns the labels of a workload both selectors select, false when no workload
+// can carry both (they want different values for one key).
+func unionLabels(x, y map[string]string) (map[string]string, bool) {
+	u := maps.Clone(x)
+	for k, b := range y {
+		if a, ok := u[k]; ok && a != b {
+			return nil, false
+		}
+		u[k] = b
+	}
+	return u, true
 }
 
 func byHost(p ProxyView) map[string]*SidecarService {

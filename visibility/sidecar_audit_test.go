@@ -1,11 +1,17 @@
 package visibility
 
 import (
+	"fmt"
+	"maps"
+	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/meshscope/meshscope/internal/longtest"
 )
 
 func TestDiffSidecars(t *testing.T) {
@@ -33,6 +39,27 @@ func TestDiffSidecars(t *testing.T) {
 		{Key: ProxyHost{Namespace: "shop", Workload: "app=web", Host: "web.shop.svc.cluster.local"}, Before: webSvc, Lost: []uint32{8080}},
 	}, DiffSidecars(cur, view(nil, web)))
 
+	// web's Sidecar goes, and one for version=v1 workloads, importing only ext's
+	// db.example.com, comes: a workload labelled app=web and version=v1 gets web's view
+	// before (ext/*) and v1's after, which neither the app=web class (the namespace's view
+	// after) nor the version=v1 class (before) shows: it loses ext's api.example.com.
+	extDB := Service{Kind: ServiceEntry, Namespace: "ext", Name: "db", Hosts: []string{"db.example.com"}, Ports: []uint32{443}, CreationTime: t0}
+	v1 := Sidecar{Namespace: "shop", Name: "v1", WorkloadSelector: map[string]string{"version": "v1"}, Egress: []SidecarEgress{{Hosts: []string{"ext/db.example.com"}}}}
+	withDB := func(scs ...Sidecar) *SidecarView {
+		v, err := NewSidecarView(nil, nil, Inventory{Namespaces: nss, Services: append(slices.Clone(svcs), extDB), Sidecars: scs})
+		require.NoError(t, err)
+		return v
+	}
+	var both []SidecarChange
+	for _, c := range DiffSidecars(withDB(web), withDB(v1)) {
+		if c.Key.Workload == "app=web,version=v1" {
+			both = append(both, c)
+		}
+	}
+	assert.Equal(t, []SidecarChange{
+		{Key: ProxyHost{Namespace: "shop", Workload: "app=web,version=v1", Host: "api.example.com"}, Before: extAPI, Lost: []uint32{443}},
+	}, both, "a workload web's Sidecar selects before and v1's after")
+
 	// Discovery selectors that leave ext out: its service and its proxies' view of it go.
 	only := &MeshScope{DiscoverySelectors: []metav1.LabelSelector{{MatchLabels: map[string]string{"team": "a"}}}}
 	assert.Equal(t, []SidecarChange{
@@ -45,4 +72,70 @@ func TestDiffSidecars(t *testing.T) {
 	assert.Equal(t, []SidecarChange{
 		{Key: ProxyHost{Namespace: "ext", Host: "web.shop.svc.cluster.local"}, Before: webSvc, Lost: []uint32{8080}},
 	}, DiffSidecars(cur, view(dot)))
+}
+
+// TestDiffSidecarsAgainstProxy asks every proxy directly: on random inventories whose
+// Sidecars change (selectors on several keys, so that a workload can carry the labels of
+// two), for every namespace and every workload of a pool, when the proxy's view changes the
+// audit holds a class of that namespace with exactly those changes.
+func TestDiffSidecarsAgainstProxy(t *testing.T) {
+	r := newRand(11, 12)
+	selectors := []map[string]string{{"app": "web"}, {"version": "v1"}, {"app": "api"}, {"app": "web", "tier": "a"}, {}}
+	workloads := []map[string]string{nil, {"app": "web"}, {"version": "v1"}, {"app": "web", "version": "v1"}, {"app": "api", "version": "v1"},
+		{"app": "web", "tier": "a", "version": "v1"}, {"app": "web", "tier": "a"}}
+	changes := func(host string, x, y *SidecarService) string {
+		if x != nil && y != nil && reflect.DeepEqual(x, y) {
+			return ""
+		}
+		return fmt.Sprintf("%s: %v -> %v; ", host, x, y)
+	}
+	for iter := range longtest.N(300, 3000) {
+		m, inv := randomSidecarInventory(r)
+		_, other := randomSidecarInventory(r)
+		next := inv
+		next.Sidecars = other.Sidecars
+		for _, scs := range [][]Sidecar{inv.Sidecars, next.Sidecars} {
+			for i := range scs {
+				if r.IntN(2) == 0 {
+					scs[i].WorkloadSelector = selectors[r.IntN(len(selectors))]
+				}
+			}
+		}
+		before, err := NewSidecarView(nil, m, inv)
+		if err != nil {
+			continue // two Sidecars of one name
+		}
+		after, err := NewSidecarView(nil, m, next)
+		if err != nil {
+			continue
+		}
+		byClass := map[ProxyHost]string{} // Host "": the changes of the class, in host order
+		for _, c := range DiffSidecars(before, after) {
+			byClass[ProxyHost{Namespace: c.Key.Namespace, Workload: c.Key.Workload}] += changes(c.Key.Host, c.Before, c.After)
+		}
+		for ns := range inv.Namespaces {
+			for _, w := range workloads {
+				b, a := byHost(before.Proxy(ns, w)), byHost(after.Proxy(ns, w))
+				hosts := slices.Sorted(maps.Keys(b))
+				for h := range a {
+					if b[h] == nil {
+						hosts = append(hosts, h)
+					}
+				}
+				slices.Sort(hosts)
+				want := ""
+				for _, h := range hosts {
+					want += changes(h, b[h], a[h])
+				}
+				if want == "" {
+					continue
+				}
+				found := false
+				for k, got := range byClass {
+					found = found || k.Namespace == ns && got == want
+				}
+				require.True(t, found, "iteration %d: a proxy in %s with %v: %s is in no class of the audit %v", iter, ns, w, want, byClass)
+			}
+		}
+	}
 }

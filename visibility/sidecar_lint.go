@@ -175,8 +175,11 @@ func (v *SidecarView) lintExactImports() []Finding {
 				if imp.exclude || isWildcard(imp.host) || imp.namespace == names.Wildcard {
 					continue
 				}
-				var hit []string
-				var old, young int32
+				// The namespaces hit, by the pair of services that hides the host from them: with
+				// "." each namespace has its own.
+				type pair struct{ old, young int32 }
+				hit := map[pair][]string{}
+				var pairs []pair
 				for _, n := range nss {
 					l := readListener(e, i, n)
 					if !l.exactOnly {
@@ -192,15 +195,19 @@ func (v *SidecarView) lintExactImports() []Finding {
 					}
 					for _, id := range v.byHost[imp.host] {
 						if id != o && v.inv[v.svcs[id].svc].Namespace == x && v.svcs[id].exportedTo(n) {
-							hit, old, young = append(hit, n), o, id
+							p := pair{o, id}
+							if hit[p] == nil {
+								pairs = append(pairs, p)
+							}
+							hit[p] = append(hit[p], n)
 							break
 						}
 					}
 				}
-				if len(hit) > 0 {
+				for _, p := range pairs {
 					out = append(out, report.New(fmt.Sprintf("%s egress[%d].hosts[%d]", sidecarPath(sc), i, j), ExactImportShadowed,
 						"every import of the listener is an exact host, so for %q it looks only at the oldest service of %s in its namespace, %s, which is not exported to %s; %s, which is, is never considered",
-						raw, imp.host, v.ref(old), strings.Join(hit, ", "), v.ref(young)))
+						raw, imp.host, v.ref(p.old), strings.Join(hit[p], ", "), v.ref(p.young)))
 				}
 			}
 		}

@@ -149,6 +149,37 @@ func TestSidecarViewAgainstReference(t *testing.T) {
 	t.Logf("%d random inventories: %d proxies, %d services received, as the reference says", n, proxies, services)
 }
 
+// TestSidecarViewIgnoresInputOrder: the view of an inventory whose services and Sidecars are
+// shuffled gives every proxy the same view, every explanation word for word, and the same
+// findings.
+func TestSidecarViewIgnoresInputOrder(t *testing.T) {
+	rng := newRand(21, 22)
+	for i := range longtest.N(60, 3000) {
+		m, inv := randomSidecarInventory(rng)
+		v, err := NewSidecarView(nil, m, inv)
+		require.NoError(t, err)
+		shuffled := inv
+		shuffled.Services, shuffled.Sidecars = slices.Clone(inv.Services), slices.Clone(inv.Sidecars)
+		rng.Shuffle(len(shuffled.Services), func(a, b int) {
+			shuffled.Services[a], shuffled.Services[b] = shuffled.Services[b], shuffled.Services[a]
+		})
+		rng.Shuffle(len(shuffled.Sidecars), func(a, b int) {
+			shuffled.Sidecars[a], shuffled.Sidecars[b] = shuffled.Sidecars[b], shuffled.Sidecars[a]
+		})
+		u, err := NewSidecarView(nil, m, shuffled)
+		require.NoError(t, err)
+		for _, ns := range sidecarNamespaces {
+			for _, w := range sidecarWorkload {
+				require.Equal(t, v.Proxy(ns, labels.Set(w)), u.Proxy(ns, labels.Set(w)), "inventory %d, proxy in %s with %v", i, ns, w)
+				for _, h := range sidecarHosts {
+					require.Equal(t, v.ExplainHost(ns, labels.Set(w), h), u.ExplainHost(ns, labels.Set(w), h), "inventory %d, %s for a proxy in %s with %v", i, h, ns, w)
+				}
+			}
+		}
+		require.Equal(t, v.Lint(), u.Lint(), "inventory %d", i)
+	}
+}
+
 // TestSidecarReferenceAgainstIstio holds the literal reference itself to Istio's answers: a
 // fifth of the cases by default, every one with MESHSCOPE_LONG=1.
 func TestSidecarReferenceAgainstIstio(t *testing.T) {

@@ -56,8 +56,9 @@ type SidecarService struct {
 //     ServiceEntry; services of one namespace merge their ports when their kind,
 //     resolution, labels, selector and exportTo agree.
 //
-// Its cost is what it returns: a listener of exact hosts looks each one up, and a wildcard
-// looks only at the services its pattern covers.
+// Its cost is what it returns: a listener of exact hosts looks each one up, a wildcard of
+// every namespace (*/*.example.com) looks only at the services its pattern covers, and one
+// of a named namespace (ns/* or ns/*.example.com) at that namespace's services.
 func (v *SidecarView) Proxy(namespace string, workload labels.Set) ProxyView {
 	sc, _ := v.sidecarFor(namespace, workload)
 	out := ProxyView{Sidecar: sidecarName(sc), Services: []SidecarService{}}

@@ -39,7 +39,7 @@ type SidecarView struct {
 	bySuffix   map[string][]int32 // ".b.c" -> the services whose host ends with it, in order
 	exportedTo map[string][]int32 // namespace -> the services exported to it by name, in order
 	public     []int32            // the services exported to every namespace, in order
-	undisc     map[string][]int32 // host -> the services of undiscovered namespaces (for ExplainHost)
+	undisc     map[string][]int32 // host -> the services of undiscovered namespaces, in Istio's order (for ExplainHost)
 	decisions  []Decision         // per inventory service
 	exported   [][]string         // per inventory service: its effective exportTo
 }
@@ -190,6 +190,9 @@ func (v *SidecarView) indexServices() {
 		}
 	}
 	slices.SortFunc(v.svcs, func(a, b viewService) int { return v.order(&a, &b) })
+	for h, ids := range v.undisc { // in Istio's order too, not the inventory's
+		slices.SortFunc(ids, func(a, b int32) int { return v.order(&viewService{host: h, svc: a}, &viewService{host: h, svc: b}) })
+	}
 	for k := range v.svcs {
 		vs := &v.svcs[k]
 		s := &v.inv[vs.svc]

@@ -53,13 +53,15 @@ func wildLengths(suffixes ...[]string) []wildLen {
 }
 
 // wildAt returns where in h the suffix of length w.n starts, or -1 when h is shorter or the
-// byte there does not allow w's kinds of suffix.
+// byte there does not allow w's kinds of suffix. A *. suffix matches at a label boundary
+// inside h, never at its start: ".b.c" is no name under *.b.c, and a lookup never probes
+// there.
 func wildAt(w wildLen, h string) int {
 	i := len(h) - w.n
 	switch {
 	case i < 0:
 		return -1
-	case h[i] == '.' && w.kinds&dotted != 0, h[i] != '.' && w.kinds&partial != 0:
+	case h[i] == '.' && i > 0 && w.kinds&dotted != 0, h[i] != '.' && w.kinds&partial != 0:
 		return i
 	}
 	return -1

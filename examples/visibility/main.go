@@ -116,7 +116,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return cli.Usage
 	}
-	if msg := o.usageProblem(); msg != "" {
+	if msg := o.usageProblem(given); msg != "" {
 		fmt.Fprintf(stderr, "%s: %s\n", prog, msg)
 		return cli.Usage
 	}
@@ -225,7 +225,11 @@ func build(o options) (*report, error) {
 	if err != nil {
 		return nil, cli.InFile(invName, err)
 	}
-	ix, err := visibility.NewIndex(cur.res, inv)
+	indexed := inv // the data-plane view, with the mesh's default exportTo for its lint
+	if cur.meshScope != nil {
+		indexed.DefaultExportTo = cur.meshScope.DefaultServiceExportTo
+	}
+	ix, err := visibility.NewIndex(cur.res, indexed)
 	if err != nil {
 		return nil, cli.InFile(invName, err)
 	}
@@ -298,9 +302,25 @@ func (r *report) lint(m mesh, ix *visibility.Index) {
 	r.Findings = slices.Concat([]visibility.Finding{}, m.res.Lint(), m.lint, ix.Lint())
 }
 
-// usageProblem says what is wrong with a combination of flags; "" when nothing is.
-func (o *options) usageProblem() string {
+// usageProblem says what is wrong with a combination of flags (given: those on the command
+// line); "" when nothing is.
+func (o *options) usageProblem(given map[string]bool) string {
+	// The flags that ask a question or say how to read the input: an empty value (an unset
+	// variable) would silently ask nothing, or another question.
+	var empty []string
+	for _, f := range []struct{ name, value string }{{"explain-host", o.explainHost}, {"explain-addr", o.explainAddr},
+		{"proxy", o.proxy}, {"workload", o.workload}, {"cluster-domain", o.clusterDomain}} {
+		if given[f.name] && f.value == "" {
+			empty = append(empty, "-"+f.name)
+		}
+	}
 	switch {
+	case len(empty) > 0:
+		return strings.Join(empty, ", ") + " given an empty value (an unset variable?): give a value, or leave the flag out"
+	case (&visibility.ScopeConfig{Domain: o.clusterDomain}).Validate() != nil: // the check the loaders make
+		return fmt.Sprintf("-cluster-domain %q is not a DNS name", o.clusterDomain)
+	case o.clientSet && o.explainHost == "" && o.explainAddr == "":
+		return "-client needs -explain-host or -explain-addr: the question to answer for the client's namespace"
 	case o.clientSet && o.proxySet:
 		return "-client and -proxy ask different questions: -client for ambient DNS and addresses, -proxy for what a sidecar gets; give one"
 	case o.proxySet && o.explainAddr != "":

@@ -75,6 +75,16 @@ func TestExplainAddress(t *testing.T) {
 	assert.Contains(t, errOut, `-explain-addr: "nope" is not an IP`)
 }
 
+// TestMeshDefaultExportToLinted: the mesh's defaultServiceExportTo is read against the
+// inventory like every service's exportTo.
+func TestMeshDefaultExportToLinted(t *testing.T) {
+	mesh := write(t, "mesh.yaml", "meshConfig: {defaultServiceExportTo: [platfrom]}\n")
+	inv := write(t, "inv.yaml", "kind: Namespace\nmetadata: {name: platform}\n")
+	code, out, errOut := runArgs(t, "-mesh", mesh, "-inventory", inv, "-fail-on", "error")
+	assert.Equal(t, 3, code, errOut)
+	assert.Contains(t, words(out), `ERROR ExportToUnknownNamespace defaultServiceExportTo: the mesh's default exportTo names namespace "platfrom"`)
+}
+
 func TestRefusesToGuess(t *testing.T) {
 	tests := []struct {
 		name string
@@ -86,6 +96,13 @@ func TestRefusesToGuess(t *testing.T) {
 		{"an unknown client namespace", []string{"-explain-host", "api.github.com", "-client", "shpo"}, 1, `-client "shpo": the inventory has no such namespace; it has: payments, platform, sandbox, shop`},
 		{"a positional argument", []string{"mesh.yaml"}, 2, `unexpected argument "mesh.yaml"`},
 		{"a bad -fail-on", []string{"-fail-on", "all"}, 2, "is not a level: want note, warning or error"},
+		{"-client without a question", []string{"-client", "shop"}, 2, "-client needs -explain-host or -explain-addr"},
+		{"an unknown proxy namespace", []string{"-explain-host", "api.github.com", "-proxy", "shpo"}, 1, `-proxy "shpo": the inventory has no such namespace; it has: payments, platform, sandbox, shop`},
+		{"an empty -explain-host (an unset variable)", []string{"-explain-host", "", "-client", "shop"}, 2, "-explain-host given an empty value (an unset variable?)"},
+		{"an empty -proxy", []string{"-explain-host", "api.github.com", "-proxy", ""}, 2, "-proxy given an empty value"},
+		{"an empty -workload", []string{"-explain-host", "api.github.com", "-proxy", "shop", "-workload", ""}, 2, "-workload given an empty value"},
+		{"an empty -cluster-domain", []string{"-cluster-domain", ""}, 2, "-cluster-domain given an empty value"},
+		{"a -cluster-domain that is no DNS name, blamed on the flag, not on a file", []string{"-cluster-domain", "bad_domain"}, 2, `visibility: -cluster-domain "bad_domain" is not a DNS name`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/labels"
 
@@ -86,6 +87,9 @@ func (r *report) sidecars(o options, cur mesh, inv visibility.Inventory, invName
 		r.Sidecars = append(r.Sidecars, c)
 	}
 	if o.proxySet && o.explainHost != "" {
+		if known := inventoryNamespaces(inv); !slices.Contains(known, o.proxy) {
+			return fmt.Errorf("-proxy %q: the inventory has no such namespace; it has: %s", o.proxy, strings.Join(known, ", "))
+		}
 		w, err := labels.ConvertSelectorToLabelsMap(o.workload)
 		if err != nil {
 			return fmt.Errorf("-workload %q: %v (want labels such as app=web,version=v1)", o.workload, err)
@@ -114,6 +118,23 @@ func (r *report) sidecars(o options, cur mesh, inv visibility.Inventory, invName
 	}
 	r.SidecarAudit = visibility.DiffSidecars(v, after)
 	return nil
+}
+
+// inventoryNamespaces returns the namespaces of an inventory — those with a Namespace object,
+// a service or a Sidecar — sorted.
+func inventoryNamespaces(inv visibility.Inventory) []string {
+	var out []string
+	for ns := range inv.Namespaces {
+		out = append(out, ns)
+	}
+	for _, s := range inv.Services {
+		out = append(out, s.Namespace)
+	}
+	for _, sc := range inv.Sidecars {
+		out = append(out, sc.Namespace)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // loadInventory reads an inventory file.
