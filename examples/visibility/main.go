@@ -4,7 +4,7 @@
 // multicluster scope, what the sidecars of each namespace (and of each workload Sidecar)
 // receive and from whom, lint findings for the configuration read against the inventory,
 // and — given a second mesh configuration or inventory — an audit of what the change would
-// do, without applying anything.
+// do, without applying anything, and the findings the proposed configuration introduces.
 //
 // With no flags it runs on the embedded sample. On your own cluster:
 //
@@ -21,7 +21,8 @@
 //
 // Exit status: 0 the report was printed; 1 an input was wrong (every problem is printed, a
 // line each, naming the file); 2 the flags were wrong or an input is missing; 3 -fail-on found
-// lint findings at or above its level.
+// lint findings at or above its level, the current configuration's or those a proposed one
+// introduces.
 package main
 
 import (
@@ -129,15 +130,18 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return cli.Fail(prog, stderr, err)
 	}
 	code := cli.Emit(prog, stdout, stderr, o.output, rep, rep.print)
-	return cli.Gate(prog, stderr, code, o.failOn, rep.Findings)
+	return cli.Gate(prog, stderr, code, o.failOn, slices.Concat(rep.Findings, rep.Proposed))
 }
 
 // report is everything the program shows; it is also the JSON output.
 type report struct {
-	Mesh      string                         `json:"mesh"`
-	Inventory string                         `json:"inventory"`
-	Enabled   bool                           `json:"enabled"`
-	Findings  []visibility.Finding           `json:"findings"`
+	Mesh      string               `json:"mesh"`
+	Inventory string               `json:"inventory"`
+	Enabled   bool                 `json:"enabled"`
+	Findings  []visibility.Finding `json:"findings"`
+	// Proposed are the findings of the proposed configuration (-new-mesh, -new-inventory)
+	// that the current one does not have: what the change introduces. -fail-on counts them.
+	Proposed  []visibility.Finding           `json:"proposedFindings,omitempty"`
 	Entries   []entryRow                     `json:"entries"`
 	Services  []serviceRow                   `json:"services,omitempty"`
 	Conflicts []visibility.Conflict          `json:"conflicts"`

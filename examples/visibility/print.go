@@ -22,6 +22,12 @@ func (r *report) print(w io.Writer) error {
 			cli.Wrap(w, "  ", f.String())
 		}
 	}
+	if len(r.Proposed) > 0 {
+		fmt.Fprintln(w, "\nLINT OF THE PROPOSED CONFIGURATION (findings the current one does not have)")
+		for _, f := range r.Proposed {
+			cli.Wrap(w, "  ", f.String())
+		}
+	}
 	rows := [][]string{{"SERVICE ENTRY", "HOSTS", "ADDRESSES", "VISIBILITY", "DECIDED BY"}}
 	for _, e := range r.Entries {
 		addrs := strings.Join(e.Addresses, ",")

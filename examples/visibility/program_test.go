@@ -53,6 +53,13 @@ func TestProgram(t *testing.T) {
 		{"a gate that fails says why", append(own, "-fail-on", "warning"), 3, nil,
 			"visibility: -fail-on warning: 2 findings at WARNING or above: WARNING Shadowed policies[1], WARNING PolicyDecidesNoEntry policies[1]"},
 		{"a gate above every finding passes", append(own, "-fail-on", "error"), 0, nil, ""},
+		{"a proposed configuration is linted: what it introduces gates", []string{"-mesh", "testdata/mesh-clean.yaml", "-inventory", "testdata/inventory.yaml",
+			"-new-mesh", "testdata/mesh.yaml", "-fail-on", "warning"}, 3, []string{
+			"LINT OF THE PROPOSED CONFIGURATION (findings the current one does not have)",
+			"WARNING Shadowed proposed testdata/mesh.yaml: policies[1]:",
+		}, "visibility: -fail-on warning: 2 findings at WARNING or above: WARNING Shadowed proposed testdata/mesh.yaml: policies[1]"},
+		{"a proposal that removes a finding passes", []string{"-mesh", "testdata/mesh.yaml", "-inventory", "testdata/inventory.yaml",
+			"-new-mesh", "testdata/mesh-clean.yaml", "-fail-on", "error"}, 0, nil, ""},
 		{"-mesh without -inventory is not run on the sample", []string{"-mesh", "testdata/mesh.yaml"}, 2, nil, "-inventory"},
 		{"-inventory without -mesh", []string{"-inventory", "testdata/inventory.yaml"}, 2, nil, "-mesh"},
 		{"an unset variable", []string{"-mesh", "testdata/mesh.yaml", "-inventory", ""}, 2, nil, "-inventory given an empty value"},

@@ -117,7 +117,7 @@ func (r *report) sidecars(o options, cur mesh, inv visibility.Inventory, invName
 		return err
 	}
 	r.SidecarAudit = visibility.DiffSidecars(v, after)
-	return nil
+	return r.proposedFindings(next, nextInv, nextInvName)
 }
 
 // inventoryNamespaces returns the namespaces of an inventory — those with a Namespace object,
