@@ -124,18 +124,20 @@ func (s *pathSeg) String() string {
 	if s == nil {
 		return ""
 	}
-	// The key is cloned so that the segments, which the block reader keeps on the stack,
-	// do not escape through the path it spells (escape analysis follows a segment's fields
-	// together): a path is spelt only for a problem.
-	key := strings.Clone(s.key)
-	if s.index == rawPath {
-		return key
+	// The segments are walked once, for the root and the steps below it, and spelt in one
+	// pass: a path n deep costs O(n) (spelling each parent's path first would cost O(n²)).
+	root := s
+	for root != nil && root.index != rawPath {
+		root = root.parent
 	}
-	parent := s.parent.String()
-	if s.index >= 0 {
-		return Index(parent, s.index)
+	prefix := ""
+	if root != nil {
+		// The key is cloned so that the segments, which the block reader keeps on the
+		// stack, do not escape through the path it spells (escape analysis follows a
+		// segment's fields together): a path is spelt only for a problem.
+		prefix = strings.Clone(root.key)
 	}
-	return Field(parent, key)
+	return spell(prefix, s.steps())
 }
 
 // Field returns the path of key under path: path.key when key is a plain name, else

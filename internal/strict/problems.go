@@ -3,6 +3,7 @@ package strict
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/meshscope/meshscope/internal/fielderr"
@@ -93,16 +94,31 @@ func clonePath(path []Step) []Step {
 }
 
 // spell writes path as pathSeg.String does, under the stream's root.
-func (r *blockReader) spell(path []Step) string {
-	p := r.root
+func (r *blockReader) spell(path []Step) string { return spell(r.root, path) }
+
+// spell writes path under root as Field and Index do, step by step, in one pass: O(n) for a
+// path n deep.
+func spell(root string, path []Step) string {
+	var b strings.Builder
+	b.WriteString(root)
 	for _, s := range path {
-		if s.Key == "" && s.Index >= 0 {
-			p = Index(p, s.Index)
-		} else {
-			p = Field(p, s.Key)
+		switch {
+		case s.Key == "" && s.Index >= 0:
+			b.WriteByte('[')
+			b.WriteString(strconv.Itoa(s.Index))
+			b.WriteByte(']')
+		case plainName(s.Key):
+			if b.Len() > 0 {
+				b.WriteByte('.')
+			}
+			b.WriteString(s.Key)
+		default:
+			b.WriteByte('[')
+			b.WriteString(strconv.Quote(s.Key))
+			b.WriteByte(']')
 		}
 	}
-	return p
+	return b.String()
 }
 
 // errs returns the problems' errors.
