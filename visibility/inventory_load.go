@@ -96,8 +96,11 @@ func LoadInventory(data []byte, clusterDomain string) (Inventory, error) {
 		}
 		read++
 		problems = append(l.schema.problems(o), problems...)
-		for _, p := range problems {
-			errs = append(errs, fielderr.In(objectWhere(o), p))
+		if len(problems) > 0 {
+			where := objectWhere(o) // once per object: O(n) for an item of Lists nested n deep
+			for _, p := range problems {
+				errs = append(errs, fielderr.In(where, p))
+			}
 		}
 	}
 	if len(errs) > 0 {

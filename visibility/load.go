@@ -56,17 +56,17 @@ func loadOne[T any](data []byte, what string, extract func(d meshDoc) (*T, strin
 	for _, d := range docs {
 		c, loc, err := extract(d)
 		if err != nil {
-			errs = append(errs, inObject(d.where, err))
+			errs = append(errs, inObject(d.where(), err))
 			continue
 		}
 		if c == nil {
 			continue
 		}
 		if found != nil {
-			errs = append(errs, &FieldError{Where: d.where, Field: loc, Detail: "a second " + what + "; the first is at " + where, Err: ErrDuplicate})
+			errs = append(errs, &FieldError{Where: d.where(), Field: loc, Detail: "a second " + what + "; the first is at " + where, Err: ErrDuplicate})
 			continue
 		}
-		found, where = c, strict.At(d.where)+loc
+		found, where = c, strict.At(d.where())+loc
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
@@ -77,14 +77,18 @@ func loadOne[T any](data []byte, what string, extract func(d meshDoc) (*T, strin
 func inObject(where string, err error) error { return fielderr.In(where, err) }
 
 // meshDoc is one mesh configuration found in a stream: the meshConfig object (nil when
-// null; for a bare serviceEntryVisibility block, the block), where its object is, and its
+// null; for a bare serviceEntryVisibility block, the block), the object it is in, and its
 // path in the object.
 type meshDoc struct {
-	where string
+	obj   kubeObject
 	path  string
 	value any
 	bare  bool
 }
+
+// where names the document's object for a message. It is spelt only for one: an item of
+// Lists nested n deep has a path of O(n) (see kubeObject).
+func (d meshDoc) where() string { return d.obj.where() }
 
 // readMeshConfigs finds every mesh configuration of a stream, in the shapes LoadConfig
 // describes, with the istio ConfigMap's data.mesh parsed: the one walker LoadConfig and
@@ -120,7 +124,7 @@ func readMeshConfigs(data []byte) ([]meshDoc, []error) {
 				errs = append(errs, inObject(o.where(), err))
 				continue
 			}
-			docs = append(docs, meshDoc{where: o.where(), path: src.path, value: mc, bare: src.bare})
+			docs = append(docs, meshDoc{obj: o, path: src.path, value: mc, bare: src.bare})
 		}
 	}
 	if meshObjects == 0 && len(errs) == 0 {

@@ -32,12 +32,23 @@ type itemPath struct {
 	index  int
 }
 
-// String spells the path: "items[1].items[0]".
+// String spells the path: "items[1].items[0]". It walks the path once and writes it in one
+// pass, O(n) for an item of Lists nested n deep (spelling the parent's path first cost O(n²)).
 func (p *itemPath) String() string {
-	if p == nil {
-		return ""
+	var indexes []int // from the innermost List out
+	for q := p; q != nil; q = q.parent {
+		indexes = append(indexes, q.index)
 	}
-	return strict.Index(strict.Child(p.parent.String(), "items"), p.index)
+	var b strings.Builder
+	for i := len(indexes) - 1; i >= 0; i-- {
+		if i < len(indexes)-1 {
+			b.WriteByte('.')
+		}
+		b.WriteString("items[")
+		b.WriteString(strconv.Itoa(indexes[i]))
+		b.WriteByte(']')
+	}
+	return b.String()
 }
 
 // where names the object for a message: "document 2: items[3]", "items[3]", or "" for the

@@ -1,11 +1,14 @@
 package visibility
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/meshscope/meshscope/internal/growth"
 )
 
 // listOf is a kubectl List of the objects, each written as its lines at the top level.
@@ -121,6 +124,59 @@ func TestProblemsInSidecarsAreKept(t *testing.T) {
 				return
 			}
 			require.ErrorContains(t, err, tc.wantErr)
+		})
+	}
+}
+
+// TestNestedListItemsAreNamedInLinearTime: an item of Lists nested n deep is named in O(n)
+// (its path spelt in one pass, and only for a message), so that every loader costs what it
+// reads plus what it writes: at 4x the depth, a stream of mesh configurations costs 4x (it
+// cost 64x when every item's path was spelt, each parent's first), and one with a problem in
+// every item costs what its longer message does.
+func TestNestedListItemsAreNamedInLinearTime(t *testing.T) {
+	nested := func(n int, item string) []byte {
+		var b strings.Builder
+		for i := range n {
+			b.WriteString(`{"kind": "List", "items": [` + strings.ReplaceAll(item, "{i}", strconv.Itoa(i)) + ", ")
+		}
+		b.WriteString(`{}` + strings.Repeat("]}", n))
+		return []byte(b.String())
+	}
+	const (
+		configMap = `{"kind": "ConfigMap", "metadata": {"name": "istio-{i}"}, "data": {"mesh": ""}}`
+		brokenMap = `{"kind": "ConfigMap", "metadata": {"name": "istio-{i}"}, "data": {"mesh": "a: ["}}`
+		badNS     = `{"kind": "Namespace", "metadata": {"name": "NS-{i}"}}`
+	)
+	for _, tc := range []struct {
+		name string
+		item string
+		load func([]byte) error
+		fail bool
+	}{
+		{"LoadConfig", configMap, func(b []byte) error { _, err := LoadConfig(b); return err }, false},
+		{"LoadScope", configMap, func(b []byte) error { _, err := LoadScope(b); return err }, false},
+		{"LoadMeshScope", configMap, func(b []byte) error { _, err := LoadMeshScope(b); return err }, false},
+		{"LoadConfig, a data.mesh that is not YAML in every item", brokenMap, func(b []byte) error { _, err := LoadConfig(b); return err }, true},
+		{"LoadInventory, a bad name in every item", badNS, func(b []byte) error { _, err := LoadInventory(b, ""); return err }, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			work := func(n int) (bytes, out float64) {
+				data := nested(n, tc.item)
+				var err error
+				_, bytes = growth.Allocated(func() { err = tc.load(data) })
+				if !tc.fail {
+					require.NoError(t, err)
+					return bytes, 1
+				}
+				require.Error(t, err)
+				require.True(t, strings.Contains(err.Error(), strings.Repeat("items[1].", n-1)+"items[0]"), "the innermost item is named")
+				return bytes, float64(len(err.Error()))
+			}
+			small, smallOut := work(100)
+			large, largeOut := work(400)
+			// What is written grows 16x with the depth (every item names its path), what
+			// is read 4x.
+			assert.Less(t, large/small, 1.2*max(4, largeOut/smallOut), "bytes allocated at depth 100: %v, at 400: %v", small, large)
 		})
 	}
 }
