@@ -116,10 +116,18 @@ func LoadInventory(data []byte, clusterDomain string) (Inventory, error) {
 }
 
 // readsObject reports whether LoadInventory reads o (a problem in any other object is not
-// the inventory's).
-func readsObject(o kubeObject) bool {
-	return o.kind == "Namespace" || o.kind == "ServiceEntry" || o.kind == "Service" && isCoreV1(o) ||
-		o.kind == "Sidecar" && isIstioNetworking(o)
+// the inventory's). A Service or Sidecar whose apiVersion, which decides, was given twice
+// counts as read.
+func readsObject(o kubeObject, twice func(path ...string) bool) bool {
+	switch o.kind {
+	case "Namespace", "ServiceEntry":
+		return true
+	case "Service":
+		return isCoreV1(o) || twice("apiVersion")
+	case "Sidecar":
+		return isIstioNetworking(o) || twice("apiVersion")
+	}
+	return false
 }
 
 // objectWhere names an object for its problems: "items[3] (ServiceEntry shop/api)", or

@@ -134,10 +134,11 @@ func readMeshConfigs(data []byte) ([]meshDoc, []error) {
 }
 
 // holdsMeshConfig reports whether o is an object readMeshConfigs reads (a problem in any
-// other object is not the mesh configuration's).
-func holdsMeshConfig(o kubeObject) bool {
+// other object is not the mesh configuration's). A ConfigMap whose name, which decides, was
+// given twice counts as read.
+func holdsMeshConfig(o kubeObject, twice func(path ...string) bool) bool {
 	srcs, err := meshSources(o)
-	return srcs != nil || err != nil
+	return srcs != nil || err != nil || o.kind == "ConfigMap" && (twice("metadata") || twice("metadata", "name"))
 }
 
 // meshSource is one place in an object that holds mesh configuration.

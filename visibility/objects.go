@@ -87,12 +87,18 @@ type objectStream struct {
 
 func (s *objectStream) fail(err error) { s.objects = append(s.objects, kubeObject{err: err}) }
 
+// readsFunc reports whether a loader reads the object o. twice reports whether the object's
+// key at path was given twice: the reader keeps the first value, so a decision made on it
+// (a Service's apiVersion, a ConfigMap's name) is in doubt, and the object must count as
+// read, its problems kept.
+type readsFunc func(o kubeObject, twice func(path ...string) bool) bool
+
 // readObjects reads the objects of data. A problem the reader finds inside an object (a key
 // given twice, an ambiguous number) belongs to that object: it is the object's error when
 // reads says the loader reads the object, and is dropped otherwise — what is odd in an
 // object the loader skips is not the input's problem. A problem in an object's kind is the
 // object's error whatever the kind reads as.
-func readObjects(data []byte, reads func(kubeObject) bool) objectStream {
+func readObjects(data []byte, reads readsFunc) objectStream {
 	docs, err := strict.ParseYAML(data)
 	s := objectStream{}
 	for i, doc := range docs {
@@ -118,7 +124,7 @@ func readObjects(data []byte, reads func(kubeObject) bool) objectStream {
 // add records x, found at item of document doc, unwrapping it if it is a List. problems
 // are the reader's problems in x, their paths from the document's root, depth steps of
 // which lead to x.
-func (s *objectStream) add(x any, doc string, item *itemPath, problems []strict.Problem, depth int, reads func(kubeObject) bool) {
+func (s *objectStream) add(x any, doc string, item *itemPath, problems []strict.Problem, depth int, reads readsFunc) {
 	fields, ok := x.(strict.Fields)
 	if !ok || problemAt(problems, depth, "kind") {
 		if len(problems) > 0 { // the problems are why x is not an object, or not known
@@ -138,7 +144,7 @@ func (s *objectStream) add(x any, doc string, item *itemPath, problems []strict.
 		o.kind = kind
 	}
 	if !isList(o.kind) {
-		if len(problems) > 0 && reads(o) {
+		if len(problems) > 0 && reads(o, func(path ...string) bool { return givenTwiceAt(problems, depth, path) }) {
 			o.err = problemsIn(doc, problems)
 		}
 		s.objects = append(s.objects, o)
@@ -180,6 +186,22 @@ func (s *objectStream) add(x any, doc string, item *itemPath, problems []strict.
 func problemAt(problems []strict.Problem, depth int, key string) bool {
 	return slices.ContainsFunc(problems, func(p strict.Problem) bool {
 		return len(p.Path) == depth+1 && p.Path[depth] == strict.Step{Key: key, Index: -1}
+	})
+}
+
+// givenTwiceAt reports whether one of problems is the key at path, in the value depth steps
+// down their paths, given twice.
+func givenTwiceAt(problems []strict.Problem, depth int, path []string) bool {
+	return slices.ContainsFunc(problems, func(p strict.Problem) bool {
+		if len(p.Path) != depth+len(path) || !errors.Is(p.Err, strict.ErrGivenTwice) {
+			return false
+		}
+		for i, k := range path {
+			if p.Path[depth+i] != (strict.Step{Key: k, Index: -1}) {
+				return false
+			}
+		}
+		return true
 	})
 }
 

@@ -60,6 +60,13 @@ func TestSkippedObjectsProblemsRefuseNothing(t *testing.T) {
 			"kind: given twice (lines 2 and 3)"},
 		{"in the second document", shopNamespace + "---\nkind: Namespace\nmetadata:\n  name: x\n  name: y\n",
 			"document 2: metadata.name: given twice (lines 8 and 9)"},
+		// The apiVersion decides whether a Service or a Sidecar is read: given twice, the
+		// first value (another group's) must not make the object, and its problems, vanish.
+		{"in a Service's apiVersion, which decides", listOf(shopNamespace, "apiVersion: serving.knative.dev/v1\napiVersion: v1\nkind: Service\nmetadata: {name: web, namespace: shop}\nspec: {ports: [{port: 99999}]}\n"),
+			"items[1].apiVersion: given twice (lines 8 and 9)"},
+		{"in a Sidecar's apiVersion, which decides", listOf(shopNamespace, "apiVersion: example.com/v1\napiVersion: networking.istio.io/v1\nkind: Sidecar\nmetadata: {name: s, namespace: shop}\nspec: {egress: [{hosts: [\"./*\"]}]}\n"),
+			"items[1].apiVersion: given twice (lines 8 and 9)"},
+		{"in a Deployment's apiVersion, which decides nothing", listOf(shopNamespace, strings.Replace(octalDeployment, "apiVersion: apps/v1\n", "apiVersion: apps/v1\napiVersion: v1\n", 1)), ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -90,6 +97,13 @@ func TestSkippedObjectsProblemsLeaveTheMeshConfig(t *testing.T) {
 			"items[0].metadata.name: given twice (lines 7 and 8)"},
 		{"in the IstioOperator", listOf(octalDeployment, strings.Replace(operator, "spec:\n", "spec:\n  revision: 010\n", 1)),
 			"items[1].spec.revision: 010 is ambiguous: YAML 1.1 readers take a leading zero as octal, YAML 1.2 readers as decimal; write it without the zero, or quote it"},
+		// A ConfigMap's name decides whether it is read: given twice, the first value must not
+		// make the istio ConfigMap, and its problems, vanish.
+		{"in a ConfigMap's name, which decides", listOf(strings.Replace(istioMap, "  name: istio\n", "  name: app\n  name: istio\n", 1)),
+			"items[0].metadata.name: given twice (lines 7 and 8)"},
+		{"in a ConfigMap's metadata, which decides", listOf(strings.Replace(istioMap, "metadata:\n", "metadata: {name: app}\nmetadata:\n", 1)),
+			"items[0].metadata: given twice (lines 6 and 7)"},
+		{"in another kind's name, which decides nothing", listOf(strings.Replace(octalDeployment, "  name: web\n", "  name: web\n  name: istio\n", 1), operator), ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
