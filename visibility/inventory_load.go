@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"slices"
 	"strings"
 	"time"
 
@@ -95,7 +96,7 @@ func LoadInventory(data []byte, clusterDomain string) (Inventory, error) {
 			continue
 		}
 		read++
-		problems = append(l.schema.problems(o), problems...)
+		problems = slices.Concat(apiVersionProblems(o), l.schema.problems(o), problems)
 		if len(problems) > 0 {
 			where := objectWhere(o) // once per object: O(n) for an item of Lists nested n deep
 			for _, p := range problems {
@@ -128,6 +129,14 @@ func readsObject(o kubeObject, twice func(path ...string) bool) bool {
 		return isIstioNetworking(o) || twice("apiVersion")
 	}
 	return false
+}
+
+// apiVersionProblems reports an apiVersion that is not a string: it decides how a Service
+// or a Sidecar is read, and is not to be taken for none.
+func apiVersionProblems(o kubeObject) []error {
+	var d strict.Decoder
+	d.String(o.fields.Value("apiVersion"), "apiVersion")
+	return d.Errs()
 }
 
 // objectWhere names an object for its problems: "items[3] (ServiceEntry shop/api)", or
