@@ -23,6 +23,9 @@ func TestLoadHealth(t *testing.T) {
 	assert.Equal(t, 8443, got[0].Service.Port)
 	assert.Equal(t, ServiceAddress{Address: "198.51.100.9", Port: 443}, got[0].Service.TaggedAddresses["wan"])
 	assert.Equal(t, StatusPassing, got[0].Checks[0].Status)
+	bom, err := LoadHealth([]byte("\ufeff" + healthJSON))
+	require.NoError(t, err, "after a byte-order mark")
+	assert.Equal(t, got, bom)
 }
 
 func TestLoadHealthRefuses(t *testing.T) {

@@ -23,7 +23,9 @@ var ErrGivenTwice = errors.New("key given twice")
 const MaxDepth = 10000
 
 // ParseJSON parses one JSON value strictly: a key given twice in one object is an error
-// naming its path, so is any data after the value. Numbers are json.Number.
+// naming its path, so is any data after the value. Numbers are json.Number. The value may
+// follow a UTF-8 byte-order mark (what some editors save), which positions in errors do not
+// count.
 func ParseJSON(data []byte) (any, error) {
 	p := newJSONParser(data)
 	v, err := p.value(0)
@@ -42,7 +44,8 @@ func ParseJSON(data []byte) (any, error) {
 // ParseJSONStream parses a stream of JSON values separated by white space (what several
 // `consul config read` commands print one after another), each as strictly as ParseJSON
 // parses one. Problems name the value's position, "value 2: …", when the stream holds more
-// than one. Empty input is an error.
+// than one. Empty input is an error. Like ParseJSON, it accepts a UTF-8 byte-order mark at
+// the start.
 func ParseJSONStream(data []byte) ([]any, error) {
 	p := newJSONParser(data)
 	var out []any
@@ -89,6 +92,7 @@ type jsonParser struct {
 }
 
 func newJSONParser(data []byte) *jsonParser {
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")) // a byte-order mark
 	p := &jsonParser{data: data}
 	p.dec = json.NewDecoder(bytes.NewReader(data))
 	p.dec.UseNumber()
