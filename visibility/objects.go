@@ -97,7 +97,9 @@ type readsFunc func(o kubeObject, twice func(path ...string) bool) bool
 // given twice, an ambiguous number) belongs to that object: it is the object's error when
 // reads says the loader reads the object, and is dropped otherwise — what is odd in an
 // object the loader skips is not the input's problem. A problem in an object's kind is the
-// object's error whatever the kind reads as.
+// object's error whatever the kind reads as. A problem whose path the reader cut short
+// (strict.MaxPathSteps), in Lists nested so deep that its path no longer says which item it
+// is in, is the List's: it cannot be known not to be in an object the loader reads.
 func readObjects(data []byte, reads readsFunc) objectStream {
 	docs, err := strict.ParseYAML(data)
 	s := objectStream{}

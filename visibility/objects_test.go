@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/meshscope/meshscope/internal/growth"
+	"github.com/meshscope/meshscope/internal/strict"
 )
 
 // listOf is a kubectl List of the objects, each written as its lines at the top level.
@@ -37,6 +38,7 @@ const (
 )
 
 func TestSkippedObjectsProblemsRefuseNothing(t *testing.T) {
+	const deep = strict.MaxPathSteps/2 + 1 // Lists nested so deep, a problem's path is 68 steps
 	tests := []struct {
 		name string
 		in   string
@@ -66,6 +68,11 @@ func TestSkippedObjectsProblemsRefuseNothing(t *testing.T) {
 			"items[1].apiVersion: given twice (lines 8 and 9)"},
 		{"in a Sidecar's apiVersion, which decides", listOf(shopNamespace, "apiVersion: example.com/v1\napiVersion: networking.istio.io/v1\nkind: Sidecar\nmetadata: {name: s, namespace: shop}\nspec: {egress: [{hosts: [\"./*\"]}]}\n"),
 			"items[1].apiVersion: given twice (lines 8 and 9)"},
+		// A problem keeps the first strict.MaxPathSteps steps of its path: in Lists nested
+		// deeper than half that, where it is cannot be told, so it is not dropped.
+		{"in Lists nested deeper than a problem's path says",
+			strings.Repeat(`{kind: List, items: [`, deep) + `{kind: Namespace, metadata: {name: shop}}, {kind: ConfigMap, data: {a: x, a: y}}` + strings.Repeat("]}", deep),
+			strings.Repeat("items[0].", 15) + "items[0]…4 steps…" + strings.Repeat(".items[0]", 14) + ".items[1].data.a: given twice (lines 1 and 1)"},
 		{"in a Deployment's apiVersion, which decides nothing", listOf(shopNamespace, strings.Replace(octalDeployment, "apiVersion: apps/v1\n", "apiVersion: apps/v1\napiVersion: v1\n", 1)), ""},
 	}
 	for _, tt := range tests {
