@@ -3,6 +3,7 @@ package visibility
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -30,7 +31,9 @@ import (
 // The fields of meshConfig other than serviceEntryVisibility are not checked, but a key or
 // kind that looks like a misspelling of one that would carry the configuration
 // (serviceEntryVisiblity, meshconfig, data.Mesh, kind: istiooperator) is an error, since it
-// would silently leave the feature off. So is a key given twice.
+// would silently leave the feature off, and so is a field of the block in meshConfig itself
+// (defaultVisibility beside serviceEntryVisibility) or a misspelt one that would have made a
+// bare block (defaultVisiblity). So is a key given twice.
 //
 // LoadConfig returns a nil *Config, and no error, when the input holds a mesh configuration
 // without the block, or with serviceEntryVisibility: null (an empty value in YAML), as in
@@ -290,8 +293,18 @@ func fromMeshConfig(mc any, path string) (*Config, string, error) {
 		return nil, "", d.Err()
 	}
 	for _, k := range mc.(strict.Fields).SortedKeys() {
-		if k != blockName[0] && k != blockName[1] && looksLike(k, blockName[0]) {
+		switch {
+		case k == blockName[0] || k == blockName[1]:
+		case looksLike(k, blockName[0]):
 			d.Errorf(path, "unknown field %q (did you mean %q? as written, the feature stays off)", k, blockName[0])
+		case slices.Contains(blockKeys, k):
+			// The block's fields in meshConfig itself, which has none of them.
+			d.Errorf(path, "unknown field %q: it is a field of serviceEntryVisibility (as written, the feature stays off)", k)
+		default:
+			// A misspelt field of a bare block, read as a meshConfig without the block.
+			if s := strict.Suggest(k, blockKeys); s != "" {
+				d.Errorf(path, "unknown field %q (did you mean %q, a field of serviceEntryVisibility? as written, the feature stays off)", k, s)
+			}
 		}
 	}
 	block, bp, ok := o.Get(blockName...)
