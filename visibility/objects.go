@@ -81,8 +81,9 @@ func (o kubeObject) id() string {
 // not a list, and the problems the reader finds in a document outside its objects are
 // errors in their places, each naming the document and item.
 type objectStream struct {
-	objects []kubeObject // in document order, with the problems in their places
-	empty   int          // empty documents
+	objects    []kubeObject // in document order, with the problems in their places
+	empty      int          // empty documents
+	emptyLists int          // Lists without items (what kubectl prints when nothing matches)
 }
 
 func (s *objectStream) fail(err error) { s.objects = append(s.objects, kubeObject{err: err}) }
@@ -175,6 +176,9 @@ func (s *objectStream) add(x any, doc string, item *itemPath, problems []strict.
 		s.fail(problem(o.where(), "items", raw, "must be a list, got %s", strict.Describe(raw)))
 		return
 	}
+	if len(items) == 0 {
+		s.emptyLists++
+	}
 	paths := make([]itemPath, len(items)) // one allocation per List
 	s.objects = slices.Grow(s.objects, len(items))
 	for i, x := range items {
@@ -251,16 +255,26 @@ func checkKind(o kubeObject, known []string) error {
 }
 
 // found describes what a stream held, for an error saying it held nothing the loader
-// reads: "found 2 Namespace, 1 Deployment", "found an empty document", "found nothing".
+// reads: "found 2 Namespace, 1 Deployment", "found an empty List and 2 empty documents",
+// "found nothing".
 func (s objectStream) found(skipped map[string]int) string {
 	if len(skipped) == 0 {
-		switch {
-		case s.empty == 1:
-			return "found an empty document"
-		case s.empty > 1:
-			return fmt.Sprintf("found %d empty documents", s.empty)
+		var parts []string
+		for _, c := range []struct {
+			n           int
+			one, plural string
+		}{{s.emptyLists, "an empty List", "empty Lists"}, {s.empty, "an empty document", "empty documents"}} {
+			switch {
+			case c.n == 1:
+				parts = append(parts, c.one)
+			case c.n > 1:
+				parts = append(parts, fmt.Sprintf("%d %s", c.n, c.plural))
+			}
 		}
-		return "found nothing: the input is empty"
+		if len(parts) == 0 {
+			return "found nothing: the input is empty"
+		}
+		return "found " + strings.Join(parts, " and ")
 	}
 	parts := make([]string, 0, len(skipped))
 	for _, k := range slices.Sorted(maps.Keys(skipped)) {
