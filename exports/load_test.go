@@ -34,6 +34,7 @@ func TestLoadEntries(t *testing.T) {
 		{"one value", readEntry, []ConfigEntry{one}},
 		{"a stream of values", readEntry + "\n" + twoJSON, []ConfigEntry{one, two}},
 		{"a JSON array", "[" + readEntry + "," + twoJSON + "]", []ConfigEntry{one, two}},
+		{"after a byte-order mark", "\ufeff" + readEntry, []ConfigEntry{one}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

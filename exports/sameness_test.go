@@ -262,6 +262,10 @@ func TestLoadSamenessGroups(t *testing.T) {
 	assert.Equal(t, SamenessGroup{Kind: SamenessGroupKind, Name: "g", Partition: "ap1", DefaultForFailover: true,
 		Members: g.Members, CreateIndex: 18446744073709551615, ModifyIndex: 9}, got[0])
 
+	bom, err := LoadSamenessGroups([]byte("\ufeff" + groupJSON))
+	require.NoError(t, err, "after a byte-order mark")
+	assert.Equal(t, got, bom)
+
 	got, err = LoadSamenessGroups([]byte(`[{"name": "a", "default_for_failover": true, "include_local": true, "members": [{"peer": "x"}]}]`))
 	require.NoError(t, err, "any case, and the snake_case aliases")
 	assert.True(t, got[0].DefaultForFailover && got[0].IncludeLocal)

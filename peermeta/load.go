@@ -1,10 +1,12 @@
 package peermeta
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -13,11 +15,13 @@ import (
 
 // LoadHealth reads the answer of Consul's /v1/health/service/<name> endpoint (for example
 // `curl $CONSUL_HTTP_ADDR/v1/health/service/mesh-gateway`): a JSON array of instances with
-// their nodes and checks. Fields meshscope does not use are ignored, as Consul's API clients
-// ignore them, but the JSON is read exactly: a key given twice, data after the array, and a
-// value of the wrong type are errors naming the element and field
-// ("[1].Service.Port: must be a whole number, got a string"); every element's problems are
-// reported.
+// their nodes and checks, optionally after a UTF-8 byte-order mark. Fields meshscope does not
+// use are ignored, as Consul's API clients ignore them, but the JSON is read exactly: a key
+// given twice (in any case, as those clients match field names: "Port" and "port" are one
+// field), data after the array, and a value of the wrong type are errors naming the element,
+// the field (and the key of a map) and the value; every element's problems are reported:
+//
+//	[1].Service.TaggedAddresses["wan"].Port: must be a whole number, got the string "443"
 func LoadHealth(data []byte) ([]CheckServiceNode, error) {
 	x, err := strict.ParseJSON(data)
 	if err != nil {
@@ -27,58 +31,145 @@ func LoadHealth(data []byte) ([]CheckServiceNode, error) {
 	if !ok {
 		return nil, &FieldError{Field: "(top level)", Value: x, Detail: "must be a list of instances, as /v1/health/service/<name> returns, got " + strict.Describe(x)}
 	}
+	c := healthChecker{fields: map[reflect.Type][]jsonField{}}
+	for i, item := range list {
+		c.check(item, reflect.TypeFor[CheckServiceNode](), strict.Index("", i))
+	}
+	if err := errors.Join(c.errs...); err != nil {
+		return nil, err
+	}
 	out := make([]CheckServiceNode, len(list))
-	var errs []error
 	for i, item := range list {
 		b, err := json.Marshal(item)
 		if err == nil {
 			err = json.Unmarshal(b, &out[i])
 		}
-		if err != nil {
-			errs = append(errs, typeError(i, err))
+		if err != nil { // (what check accepts decodes)
+			return nil, &FieldError{Field: strict.Index("", i), Detail: err.Error()}
 		}
-	}
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
 	}
 	return out, nil
 }
 
-// typeError rewrites encoding/json's message about element i, which names Go types, as a
-// path and what was expected: "[1].Service.Port: must be a whole number, got a string".
-func typeError(i int, err error) *FieldError {
-	path := "[" + strconv.Itoa(i) + "]"
-	var te *json.UnmarshalTypeError
-	if !errors.As(err, &te) {
-		return &FieldError{Field: path, Detail: err.Error()}
-	}
-	if te.Field != "" {
-		path += "." + te.Field
-	}
-	got := te.Value
-	num := strings.TrimPrefix(got, "number ")
-	fe := &FieldError{Field: path}
-	switch {
-	case num != got && isNumber(te.Type.Kind()) && !strings.ContainsAny(num, ".eE"):
-		fe.Value, fe.Detail = json.Number(num), fmt.Sprintf("the %s is out of range for %s", got, te.Type.Kind())
-		return fe
-	case got == "array":
-		got = "a list"
-	case got == "object":
-		got = "an object"
-	case got == "bool":
-		got = "a boolean"
-	case num != got:
-		fe.Value, got = json.Number(num), "the "+got
-	default:
-		got = "a " + got
-	}
-	fe.Detail = fmt.Sprintf("must be %s, got %s", want(te.Type), got)
-	return fe
+// healthChecker holds the generic values of /v1/health/service output to the types they
+// decode into, as encoding/json decodes them — field names matched exactly, else in any
+// case; unknown fields ignored; null leaving the zero value — reporting what encoding/json
+// would refuse, with the path and the value, and two keys one field would take (where
+// encoding/json keeps the last silently).
+type healthChecker struct {
+	errs   []error
+	fields map[reflect.Type][]jsonField // each struct's fields, once per call
 }
 
-func isNumber(k reflect.Kind) bool {
-	return k >= reflect.Int && k <= reflect.Float64
+// jsonField is a struct field as encoding/json names it.
+type jsonField struct {
+	name  string
+	index int
+}
+
+func (c *healthChecker) fail(path string, value any, format string, args ...any) {
+	c.errs = append(c.errs, &FieldError{Field: strict.Display(path), Value: value, Detail: fmt.Sprintf(format, args...)})
+}
+
+// check checks x, at path, against t.
+func (c *healthChecker) check(x any, t reflect.Type, path string) {
+	if x == nil {
+		return
+	}
+	wrong := func() { c.fail(path, x, "must be %s, got %s", want(t), strict.Describe(x)) }
+	switch t.Kind() {
+	case reflect.Pointer:
+		c.check(x, t.Elem(), path)
+	case reflect.Struct:
+		obj, ok := x.(strict.Fields)
+		if !ok {
+			wrong()
+			return
+		}
+		fields := c.structFields(t)
+		var keys [][]string // per field, the keys that name it
+		for _, m := range obj {
+			i := matchField(fields, m.Key)
+			if i < 0 {
+				continue // a field meshscope does not use
+			}
+			if keys == nil {
+				keys = make([][]string, len(fields))
+			}
+			keys[i] = append(keys[i], m.Key)
+			c.check(m.Value, t.Field(fields[i].index).Type, strict.Child(path, fields[i].name))
+		}
+		for _, ks := range keys {
+			slices.Sort(ks)
+			for _, k := range ks[min(1, len(ks)):] {
+				c.fail(path, nil, "field given twice, as %q and %q", ks[0], k)
+			}
+		}
+	case reflect.Map:
+		obj, ok := x.(strict.Fields)
+		if !ok {
+			wrong()
+			return
+		}
+		for _, m := range obj {
+			c.check(m.Value, t.Elem(), strict.Key(path, m.Key))
+		}
+	case reflect.Slice:
+		list, ok := x.([]any)
+		if !ok {
+			wrong()
+			return
+		}
+		for i, item := range list {
+			c.check(item, t.Elem(), strict.Index(path, i))
+		}
+	case reflect.String:
+		if _, ok := x.(string); !ok {
+			wrong()
+		}
+	case reflect.Bool:
+		if _, ok := x.(bool); !ok {
+			wrong()
+		}
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		n, ok := x.(json.Number)
+		if !ok || strings.ContainsAny(string(n), ".eE") {
+			wrong()
+			return
+		}
+		if _, err := strconv.ParseInt(string(n), 10, t.Bits()); err != nil {
+			c.fail(path, n, "the number %s is out of range for %s", n, t.Kind())
+		}
+	default:
+		c.fail(path, x, "cannot be read into %s", t) // no field of the types has another kind
+	}
+}
+
+// structFields returns the fields of the struct type t as encoding/json names them.
+func (c *healthChecker) structFields(t reflect.Type) []jsonField {
+	if f, ok := c.fields[t]; ok {
+		return f
+	}
+	var out []jsonField
+	for i := range t.NumField() {
+		sf := t.Field(i)
+		name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
+		if !sf.IsExported() || name == "-" {
+			continue
+		}
+		out = append(out, jsonField{cmp.Or(name, sf.Name), i})
+	}
+	c.fields[t] = out
+	return out
+}
+
+// matchField returns which of fields encoding/json decodes the key into: the one named
+// exactly so, else one named so in another case; -1 for none.
+func matchField(fields []jsonField, key string) int {
+	if i := slices.IndexFunc(fields, func(f jsonField) bool { return f.name == key }); i >= 0 {
+		return i
+	}
+	return slices.IndexFunc(fields, func(f jsonField) bool { return strings.EqualFold(f.name, key) })
 }
 
 func want(t reflect.Type) string {

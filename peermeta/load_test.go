@@ -23,6 +23,9 @@ func TestLoadHealth(t *testing.T) {
 	assert.Equal(t, 8443, got[0].Service.Port)
 	assert.Equal(t, ServiceAddress{Address: "198.51.100.9", Port: 443}, got[0].Service.TaggedAddresses["wan"])
 	assert.Equal(t, StatusPassing, got[0].Checks[0].Status)
+	bom, err := LoadHealth([]byte("\ufeff" + healthJSON))
+	require.NoError(t, err, "after a byte-order mark")
+	assert.Equal(t, got, bom)
 }
 
 func TestLoadHealthRefuses(t *testing.T) {
@@ -32,7 +35,19 @@ func TestLoadHealthRefuses(t *testing.T) {
 		err  string
 	}{
 		{"key given twice", strings.Replace(healthJSON, `"Port": 8443,`, `"Port": 8443, "Port": 8444,`, 1), "[0].Service.Port: given twice"},
-		{"a wrong type, without Go type names", strings.Replace(healthJSON, `"Port": 8443`, `"Port": "8443"`, 1), "[0].Service.Port: must be a whole number, got a string"},
+		{"a wrong type, without Go type names", strings.Replace(healthJSON, `"Port": 8443`, `"Port": "8443"`, 1), `[0].Service.Port: must be a whole number, got the string "8443"`},
+		// Consul's decoder, and encoding/json, match field names in any case: two spellings of
+		// one field are one field given twice, not a silent last-wins.
+		{"a field given twice under two spellings", strings.Replace(healthJSON, `"Port": 8443,`, `"Port": 8443, "port": 8444,`, 1),
+			`[0].Service: field given twice, as "Port" and "port"`},
+		{"an element's part given twice under two spellings", strings.Replace(healthJSON, `"Checks": [`, `"checks": [], "Checks": [`, 1),
+			`[0]: field given twice, as "Checks" and "checks"`},
+		{"a wrong type in a map, named by its key", strings.Replace(healthJSON, `"Port": 443`, `"Port": "443"`, 1),
+			`[0].Service.TaggedAddresses["wan"].Port: must be a whole number, got the string "443"`},
+		{"a wrong type in a map of strings", strings.Replace(healthJSON, `"Datacenter": "dc1",`, `"Datacenter": "dc1", "Meta": {"env": 1},`, 1),
+			`[0].Node.Meta["env"]: must be a string, got the number 1`},
+		{"every problem", strings.Replace(healthJSON, `"Port": 8443`, `"Port": true, "Tags": "t"`, 1),
+			"[0].Service.Port: must be a whole number, got the boolean true\n[0].Service.Tags: must be a list, got the string \"t\""},
 		{"a number out of range", strings.Replace(healthJSON, `"Port": 8443`, `"Port": 1e30`, 1), "[0].Service.Port: must be a whole number, got the number 1e30"},
 		{"an integer out of range", strings.Replace(healthJSON, `"Port": 8443`, `"Port": 99999999999999999999`, 1), "[0].Service.Port: the number 99999999999999999999 is out of range for int"},
 		{"not a list", `{"Node": {}}`, "(top level): must be a list of instances, as /v1/health/service/<name> returns, got an object"},

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"slices"
 	"strings"
 	"time"
 
@@ -95,9 +96,12 @@ func LoadInventory(data []byte, clusterDomain string) (Inventory, error) {
 			continue
 		}
 		read++
-		problems = append(l.schema.problems(o), problems...)
-		for _, p := range problems {
-			errs = append(errs, fielderr.In(objectWhere(o), p))
+		problems = slices.Concat(apiVersionProblems(o), l.schema.problems(o), problems)
+		if len(problems) > 0 {
+			where := objectWhere(o) // once per object: O(n) for an item of Lists nested n deep
+			for _, p := range problems {
+				errs = append(errs, fielderr.In(where, p))
+			}
 		}
 	}
 	if len(errs) > 0 {
@@ -113,10 +117,26 @@ func LoadInventory(data []byte, clusterDomain string) (Inventory, error) {
 }
 
 // readsObject reports whether LoadInventory reads o (a problem in any other object is not
-// the inventory's).
-func readsObject(o kubeObject) bool {
-	return o.kind == "Namespace" || o.kind == "ServiceEntry" || o.kind == "Service" && isCoreV1(o) ||
-		o.kind == "Sidecar" && isIstioNetworking(o)
+// the inventory's). A Service or Sidecar whose apiVersion, which decides, was given twice
+// counts as read.
+func readsObject(o kubeObject, twice func(path ...string) bool) bool {
+	switch o.kind {
+	case "Namespace", "ServiceEntry":
+		return true
+	case "Service":
+		return isCoreV1(o) || twice("apiVersion")
+	case "Sidecar":
+		return isIstioNetworking(o) || twice("apiVersion")
+	}
+	return false
+}
+
+// apiVersionProblems reports an apiVersion that is not a string: it decides how a Service
+// or a Sidecar is read, and is not to be taken for none.
+func apiVersionProblems(o kubeObject) []error {
+	var d strict.Decoder
+	d.String(o.fields.Value("apiVersion"), "apiVersion")
+	return d.Errs()
 }
 
 // objectWhere names an object for its problems: "items[3] (ServiceEntry shop/api)", or

@@ -3,6 +3,7 @@ package visibility
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -30,7 +31,9 @@ import (
 // The fields of meshConfig other than serviceEntryVisibility are not checked, but a key or
 // kind that looks like a misspelling of one that would carry the configuration
 // (serviceEntryVisiblity, meshconfig, data.Mesh, kind: istiooperator) is an error, since it
-// would silently leave the feature off. So is a key given twice.
+// would silently leave the feature off, and so is a field of the block in meshConfig itself
+// (defaultVisibility beside serviceEntryVisibility) or a misspelt one that would have made a
+// bare block (defaultVisiblity). So is a key given twice.
 //
 // LoadConfig returns a nil *Config, and no error, when the input holds a mesh configuration
 // without the block, or with serviceEntryVisibility: null (an empty value in YAML), as in
@@ -56,17 +59,17 @@ func loadOne[T any](data []byte, what string, extract func(d meshDoc) (*T, strin
 	for _, d := range docs {
 		c, loc, err := extract(d)
 		if err != nil {
-			errs = append(errs, inObject(d.where, err))
+			errs = append(errs, inObject(d.where(), err))
 			continue
 		}
 		if c == nil {
 			continue
 		}
 		if found != nil {
-			errs = append(errs, &FieldError{Where: d.where, Field: loc, Detail: "a second " + what + "; the first is at " + where, Err: ErrDuplicate})
+			errs = append(errs, &FieldError{Where: d.where(), Field: loc, Detail: "a second " + what + "; the first is at " + where, Err: ErrDuplicate})
 			continue
 		}
-		found, where = c, strict.At(d.where)+loc
+		found, where = c, strict.At(d.where())+loc
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
@@ -77,14 +80,18 @@ func loadOne[T any](data []byte, what string, extract func(d meshDoc) (*T, strin
 func inObject(where string, err error) error { return fielderr.In(where, err) }
 
 // meshDoc is one mesh configuration found in a stream: the meshConfig object (nil when
-// null; for a bare serviceEntryVisibility block, the block), where its object is, and its
+// null; for a bare serviceEntryVisibility block, the block), the object it is in, and its
 // path in the object.
 type meshDoc struct {
-	where string
+	obj   kubeObject
 	path  string
 	value any
 	bare  bool
 }
+
+// where names the document's object for a message. It is spelt only for one: an item of
+// Lists nested n deep has a path of O(n) (see kubeObject).
+func (d meshDoc) where() string { return d.obj.where() }
 
 // readMeshConfigs finds every mesh configuration of a stream, in the shapes LoadConfig
 // describes, with the istio ConfigMap's data.mesh parsed: the one walker LoadConfig and
@@ -120,7 +127,7 @@ func readMeshConfigs(data []byte) ([]meshDoc, []error) {
 				errs = append(errs, inObject(o.where(), err))
 				continue
 			}
-			docs = append(docs, meshDoc{where: o.where(), path: src.path, value: mc, bare: src.bare})
+			docs = append(docs, meshDoc{obj: o, path: src.path, value: mc, bare: src.bare})
 		}
 	}
 	if meshObjects == 0 && len(errs) == 0 {
@@ -130,10 +137,11 @@ func readMeshConfigs(data []byte) ([]meshDoc, []error) {
 }
 
 // holdsMeshConfig reports whether o is an object readMeshConfigs reads (a problem in any
-// other object is not the mesh configuration's).
-func holdsMeshConfig(o kubeObject) bool {
+// other object is not the mesh configuration's). A ConfigMap whose name, which decides, was
+// given twice counts as read.
+func holdsMeshConfig(o kubeObject, twice func(path ...string) bool) bool {
 	srcs, err := meshSources(o)
-	return srcs != nil || err != nil
+	return srcs != nil || err != nil || o.kind == "ConfigMap" && (twice("metadata") || twice("metadata", "name"))
 }
 
 // meshSource is one place in an object that holds mesh configuration.
@@ -285,8 +293,18 @@ func fromMeshConfig(mc any, path string) (*Config, string, error) {
 		return nil, "", d.Err()
 	}
 	for _, k := range mc.(strict.Fields).SortedKeys() {
-		if k != blockName[0] && k != blockName[1] && looksLike(k, blockName[0]) {
+		switch {
+		case k == blockName[0] || k == blockName[1]:
+		case looksLike(k, blockName[0]):
 			d.Errorf(path, "unknown field %q (did you mean %q? as written, the feature stays off)", k, blockName[0])
+		case slices.Contains(blockKeys, k):
+			// The block's fields in meshConfig itself, which has none of them.
+			d.Errorf(path, "unknown field %q: it is a field of serviceEntryVisibility (as written, the feature stays off)", k)
+		default:
+			// A misspelt field of a bare block, read as a meshConfig without the block.
+			if s := strict.Suggest(k, blockKeys); s != "" {
+				d.Errorf(path, "unknown field %q (did you mean %q, a field of serviceEntryVisibility? as written, the feature stays off)", k, s)
+			}
 		}
 	}
 	block, bp, ok := o.Get(blockName...)

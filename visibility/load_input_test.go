@@ -82,6 +82,11 @@ var loadConfigRefusals = []struct {
 	{"only a Deployment", "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\n", []string{
 		"no mesh configuration: found 1 Deployment; expected an IstioOperator, the istio ConfigMap, Helm values with meshConfig, or a meshConfig",
 	}},
+	// What kubectl prints when nothing matches (the wrong context, the wrong namespace) is
+	// not empty input.
+	{"an empty List", "apiVersion: v1\nitems: []\nkind: List\nmetadata:\n  resourceVersion: \"\"\n", []string{
+		"no mesh configuration: found an empty List; expected an IstioOperator, the istio ConfigMap, Helm values with meshConfig, or a meshConfig",
+	}},
 	{"an inventory passed by mistake", "kind: List\nitems:\n- {kind: Namespace, metadata: {name: a}}\n- {kind: Namespace, metadata: {name: b}}\n- {kind: ServiceEntry, metadata: {name: x, namespace: a}}\n- {kind: ConfigMap, metadata: {name: other}}\n", []string{
 		"no mesh configuration: found 1 ConfigMap, 2 Namespace, 1 ServiceEntry; expected an IstioOperator, the istio ConfigMap, Helm values with meshConfig, or a meshConfig",
 	}},
@@ -155,6 +160,9 @@ var loadInventoryRefusals = []struct {
 	}},
 	{"empty input", "", []string{
 		"no inventory: found nothing: the input is empty; expected Namespace, ServiceEntry and Service objects (kubectl get namespaces,serviceentries,services -A -o yaml)",
+	}},
+	{"empty Lists and an empty document", "apiVersion: v1\nitems: []\nkind: List\n---\n---\n{kind: List, items: [{kind: List}]}\n", []string{
+		"no inventory: found 2 empty Lists and an empty document; expected Namespace, ServiceEntry and Service objects (kubectl get namespaces,serviceentries,services -A -o yaml)",
 	}},
 	{"a mesh configuration passed by mistake", "kind: IstioOperator\nspec: {}\n", []string{
 		"no inventory: found 1 IstioOperator; expected Namespace, ServiceEntry and Service objects (kubectl get namespaces,serviceentries,services -A -o yaml)",

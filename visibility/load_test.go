@@ -145,6 +145,21 @@ spec:
 	{"misspelt block name", "serviceEntryVisiblity:\n  defaultVisibility: NONE\n", nil, []string{
 		`(top level): unknown field "serviceEntryVisiblity" (did you mean "serviceEntryVisibility"? as written, the feature stays off)`,
 	}},
+	// A bare block is read when one of its fields is spelt right: a misspelt one alone
+	// made the document a meshConfig without the block, the feature silently off.
+	{"misspelt field of a bare block", "defaultVisiblity: NAMESPACE\n", nil, []string{
+		`(top level): unknown field "defaultVisiblity" (did you mean "defaultVisibility", a field of serviceEntryVisibility? as written, the feature stays off)`,
+	}},
+	{"bare block field in another case", "DefaultVisibility: NAMESPACE\npolices: []\n", nil, []string{
+		`(top level): unknown field "DefaultVisibility" (did you mean "defaultVisibility", a field of serviceEntryVisibility? as written, the feature stays off)`,
+		`(top level): unknown field "polices" (did you mean "policies", a field of serviceEntryVisibility? as written, the feature stays off)`,
+	}},
+	{"block fields in meshConfig itself", "kind: IstioOperator\nspec:\n  meshConfig:\n    defaultVisibility: NAMESPACE\n", nil, []string{
+		`spec.meshConfig: unknown field "defaultVisibility": it is a field of serviceEntryVisibility (as written, the feature stays off)`,
+	}},
+	{"block fields beside the block", "meshConfig:\n  serviceEntryVisibility: {}\n  applyToSidecars: true\n", nil, []string{
+		`meshConfig: unknown field "applyToSidecars": it is a field of serviceEntryVisibility (as written, the feature stays off)`,
+	}},
 	{"block given twice", "serviceEntryVisibility: {}\nservice_entry_visibility: {}\n", nil, []string{
 		`(top level): field given twice, as "serviceEntryVisibility" and "service_entry_visibility"`,
 	}},

@@ -32,12 +32,23 @@ type itemPath struct {
 	index  int
 }
 
-// String spells the path: "items[1].items[0]".
+// String spells the path: "items[1].items[0]". It walks the path once and writes it in one
+// pass, O(n) for an item of Lists nested n deep (spelling the parent's path first cost O(n²)).
 func (p *itemPath) String() string {
-	if p == nil {
-		return ""
+	var indexes []int // from the innermost List out
+	for q := p; q != nil; q = q.parent {
+		indexes = append(indexes, q.index)
 	}
-	return strict.Index(strict.Child(p.parent.String(), "items"), p.index)
+	var b strings.Builder
+	for i := len(indexes) - 1; i >= 0; i-- {
+		if i < len(indexes)-1 {
+			b.WriteByte('.')
+		}
+		b.WriteString("items[")
+		b.WriteString(strconv.Itoa(indexes[i]))
+		b.WriteByte(']')
+	}
+	return b.String()
 }
 
 // where names the object for a message: "document 2: items[3]", "items[3]", or "" for the
@@ -70,18 +81,27 @@ func (o kubeObject) id() string {
 // not a list, and the problems the reader finds in a document outside its objects are
 // errors in their places, each naming the document and item.
 type objectStream struct {
-	objects []kubeObject // in document order, with the problems in their places
-	empty   int          // empty documents
+	objects    []kubeObject // in document order, with the problems in their places
+	empty      int          // empty documents
+	emptyLists int          // Lists without items (what kubectl prints when nothing matches)
 }
 
 func (s *objectStream) fail(err error) { s.objects = append(s.objects, kubeObject{err: err}) }
+
+// readsFunc reports whether a loader reads the object o. twice reports whether the object's
+// key at path was given twice: the reader keeps the first value, so a decision made on it
+// (a Service's apiVersion, a ConfigMap's name) is in doubt, and the object must count as
+// read, its problems kept.
+type readsFunc func(o kubeObject, twice func(path ...string) bool) bool
 
 // readObjects reads the objects of data. A problem the reader finds inside an object (a key
 // given twice, an ambiguous number) belongs to that object: it is the object's error when
 // reads says the loader reads the object, and is dropped otherwise — what is odd in an
 // object the loader skips is not the input's problem. A problem in an object's kind is the
-// object's error whatever the kind reads as.
-func readObjects(data []byte, reads func(kubeObject) bool) objectStream {
+// object's error whatever the kind reads as. A problem whose path the reader cut short
+// (strict.MaxPathSteps), in Lists nested so deep that its path no longer says which item it
+// is in, is the List's: it cannot be known not to be in an object the loader reads.
+func readObjects(data []byte, reads readsFunc) objectStream {
 	docs, err := strict.ParseYAML(data)
 	s := objectStream{}
 	for i, doc := range docs {
@@ -107,7 +127,7 @@ func readObjects(data []byte, reads func(kubeObject) bool) objectStream {
 // add records x, found at item of document doc, unwrapping it if it is a List. problems
 // are the reader's problems in x, their paths from the document's root, depth steps of
 // which lead to x.
-func (s *objectStream) add(x any, doc string, item *itemPath, problems []strict.Problem, depth int, reads func(kubeObject) bool) {
+func (s *objectStream) add(x any, doc string, item *itemPath, problems []strict.Problem, depth int, reads readsFunc) {
 	fields, ok := x.(strict.Fields)
 	if !ok || problemAt(problems, depth, "kind") {
 		if len(problems) > 0 { // the problems are why x is not an object, or not known
@@ -127,7 +147,7 @@ func (s *objectStream) add(x any, doc string, item *itemPath, problems []strict.
 		o.kind = kind
 	}
 	if !isList(o.kind) {
-		if len(problems) > 0 && reads(o) {
+		if len(problems) > 0 && reads(o, func(path ...string) bool { return givenTwiceAt(problems, depth, path) }) {
 			o.err = problemsIn(doc, problems)
 		}
 		s.objects = append(s.objects, o)
@@ -156,6 +176,9 @@ func (s *objectStream) add(x any, doc string, item *itemPath, problems []strict.
 		s.fail(problem(o.where(), "items", raw, "must be a list, got %s", strict.Describe(raw)))
 		return
 	}
+	if len(items) == 0 {
+		s.emptyLists++
+	}
 	paths := make([]itemPath, len(items)) // one allocation per List
 	s.objects = slices.Grow(s.objects, len(items))
 	for i, x := range items {
@@ -169,6 +192,22 @@ func (s *objectStream) add(x any, doc string, item *itemPath, problems []strict.
 func problemAt(problems []strict.Problem, depth int, key string) bool {
 	return slices.ContainsFunc(problems, func(p strict.Problem) bool {
 		return len(p.Path) == depth+1 && p.Path[depth] == strict.Step{Key: key, Index: -1}
+	})
+}
+
+// givenTwiceAt reports whether one of problems is the key at path, in the value depth steps
+// down their paths, given twice.
+func givenTwiceAt(problems []strict.Problem, depth int, path []string) bool {
+	return slices.ContainsFunc(problems, func(p strict.Problem) bool {
+		if len(p.Path) != depth+len(path) || !errors.Is(p.Err, strict.ErrGivenTwice) {
+			return false
+		}
+		for i, k := range path {
+			if p.Path[depth+i] != (strict.Step{Key: k, Index: -1}) {
+				return false
+			}
+		}
+		return true
 	})
 }
 
@@ -216,16 +255,26 @@ func checkKind(o kubeObject, known []string) error {
 }
 
 // found describes what a stream held, for an error saying it held nothing the loader
-// reads: "found 2 Namespace, 1 Deployment", "found an empty document", "found nothing".
+// reads: "found 2 Namespace, 1 Deployment", "found an empty List and 2 empty documents",
+// "found nothing".
 func (s objectStream) found(skipped map[string]int) string {
 	if len(skipped) == 0 {
-		switch {
-		case s.empty == 1:
-			return "found an empty document"
-		case s.empty > 1:
-			return fmt.Sprintf("found %d empty documents", s.empty)
+		var parts []string
+		for _, c := range []struct {
+			n           int
+			one, plural string
+		}{{s.emptyLists, "an empty List", "empty Lists"}, {s.empty, "an empty document", "empty documents"}} {
+			switch {
+			case c.n == 1:
+				parts = append(parts, c.one)
+			case c.n > 1:
+				parts = append(parts, fmt.Sprintf("%d %s", c.n, c.plural))
+			}
 		}
-		return "found nothing: the input is empty"
+		if len(parts) == 0 {
+			return "found nothing: the input is empty"
+		}
+		return "found " + strings.Join(parts, " and ")
 	}
 	parts := make([]string, 0, len(skipped))
 	for _, k := range slices.Sorted(maps.Keys(skipped)) {

@@ -1,11 +1,15 @@
 package visibility
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/meshscope/meshscope/internal/growth"
+	"github.com/meshscope/meshscope/internal/strict"
 )
 
 // listOf is a kubectl List of the objects, each written as its lines at the top level.
@@ -34,6 +38,7 @@ const (
 )
 
 func TestSkippedObjectsProblemsRefuseNothing(t *testing.T) {
+	const deep = strict.MaxPathSteps/2 + 1 // Lists nested so deep, a problem's path is 68 steps
 	tests := []struct {
 		name string
 		in   string
@@ -57,6 +62,18 @@ func TestSkippedObjectsProblemsRefuseNothing(t *testing.T) {
 			"kind: given twice (lines 2 and 3)"},
 		{"in the second document", shopNamespace + "---\nkind: Namespace\nmetadata:\n  name: x\n  name: y\n",
 			"document 2: metadata.name: given twice (lines 8 and 9)"},
+		// The apiVersion decides whether a Service or a Sidecar is read: given twice, the
+		// first value (another group's) must not make the object, and its problems, vanish.
+		{"in a Service's apiVersion, which decides", listOf(shopNamespace, "apiVersion: serving.knative.dev/v1\napiVersion: v1\nkind: Service\nmetadata: {name: web, namespace: shop}\nspec: {ports: [{port: 99999}]}\n"),
+			"items[1].apiVersion: given twice (lines 8 and 9)"},
+		{"in a Sidecar's apiVersion, which decides", listOf(shopNamespace, "apiVersion: example.com/v1\napiVersion: networking.istio.io/v1\nkind: Sidecar\nmetadata: {name: s, namespace: shop}\nspec: {egress: [{hosts: [\"./*\"]}]}\n"),
+			"items[1].apiVersion: given twice (lines 8 and 9)"},
+		// A problem keeps the first strict.MaxPathSteps steps of its path: in Lists nested
+		// deeper than half that, where it is cannot be told, so it is not dropped.
+		{"in Lists nested deeper than a problem's path says",
+			strings.Repeat(`{kind: List, items: [`, deep) + `{kind: Namespace, metadata: {name: shop}}, {kind: ConfigMap, data: {a: x, a: y}}` + strings.Repeat("]}", deep),
+			strings.Repeat("items[0].", 15) + "items[0]…4 steps…" + strings.Repeat(".items[0]", 14) + ".items[1].data.a: given twice (lines 1 and 1)"},
+		{"in a Deployment's apiVersion, which decides nothing", listOf(shopNamespace, strings.Replace(octalDeployment, "apiVersion: apps/v1\n", "apiVersion: apps/v1\napiVersion: v1\n", 1)), ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -87,6 +104,13 @@ func TestSkippedObjectsProblemsLeaveTheMeshConfig(t *testing.T) {
 			"items[0].metadata.name: given twice (lines 7 and 8)"},
 		{"in the IstioOperator", listOf(octalDeployment, strings.Replace(operator, "spec:\n", "spec:\n  revision: 010\n", 1)),
 			"items[1].spec.revision: 010 is ambiguous: YAML 1.1 readers take a leading zero as octal, YAML 1.2 readers as decimal; write it without the zero, or quote it"},
+		// A ConfigMap's name decides whether it is read: given twice, the first value must not
+		// make the istio ConfigMap, and its problems, vanish.
+		{"in a ConfigMap's name, which decides", listOf(strings.Replace(istioMap, "  name: istio\n", "  name: app\n  name: istio\n", 1)),
+			"items[0].metadata.name: given twice (lines 7 and 8)"},
+		{"in a ConfigMap's metadata, which decides", listOf(strings.Replace(istioMap, "metadata:\n", "metadata: {name: app}\nmetadata:\n", 1)),
+			"items[0].metadata: given twice (lines 6 and 7)"},
+		{"in another kind's name, which decides nothing", listOf(strings.Replace(octalDeployment, "  name: web\n", "  name: web\n  name: istio\n", 1), operator), ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -121,6 +145,59 @@ func TestProblemsInSidecarsAreKept(t *testing.T) {
 				return
 			}
 			require.ErrorContains(t, err, tc.wantErr)
+		})
+	}
+}
+
+// TestNestedListItemsAreNamedInLinearTime: an item of Lists nested n deep is named in O(n)
+// (its path spelt in one pass, and only for a message), so that every loader costs what it
+// reads plus what it writes: at 4x the depth, a stream of mesh configurations costs 4x (it
+// cost 64x when every item's path was spelt, each parent's first), and one with a problem in
+// every item costs what its longer message does.
+func TestNestedListItemsAreNamedInLinearTime(t *testing.T) {
+	nested := func(n int, item string) []byte {
+		var b strings.Builder
+		for i := range n {
+			b.WriteString(`{"kind": "List", "items": [` + strings.ReplaceAll(item, "{i}", strconv.Itoa(i)) + ", ")
+		}
+		b.WriteString(`{}` + strings.Repeat("]}", n))
+		return []byte(b.String())
+	}
+	const (
+		configMap = `{"kind": "ConfigMap", "metadata": {"name": "istio-{i}"}, "data": {"mesh": ""}}`
+		brokenMap = `{"kind": "ConfigMap", "metadata": {"name": "istio-{i}"}, "data": {"mesh": "a: ["}}`
+		badNS     = `{"kind": "Namespace", "metadata": {"name": "NS-{i}"}}`
+	)
+	for _, tc := range []struct {
+		name string
+		item string
+		load func([]byte) error
+		fail bool
+	}{
+		{"LoadConfig", configMap, func(b []byte) error { _, err := LoadConfig(b); return err }, false},
+		{"LoadScope", configMap, func(b []byte) error { _, err := LoadScope(b); return err }, false},
+		{"LoadMeshScope", configMap, func(b []byte) error { _, err := LoadMeshScope(b); return err }, false},
+		{"LoadConfig, a data.mesh that is not YAML in every item", brokenMap, func(b []byte) error { _, err := LoadConfig(b); return err }, true},
+		{"LoadInventory, a bad name in every item", badNS, func(b []byte) error { _, err := LoadInventory(b, ""); return err }, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			work := func(n int) (bytes, out float64) {
+				data := nested(n, tc.item)
+				var err error
+				_, bytes = growth.Allocated(func() { err = tc.load(data) })
+				if !tc.fail {
+					require.NoError(t, err)
+					return bytes, 1
+				}
+				require.Error(t, err)
+				require.True(t, strings.Contains(err.Error(), strings.Repeat("items[1].", n-1)+"items[0]"), "the innermost item is named")
+				return bytes, float64(len(err.Error()))
+			}
+			small, smallOut := work(100)
+			large, largeOut := work(400)
+			// What is written grows 16x with the depth (every item names its path), what
+			// is read 4x.
+			assert.Less(t, large/small, 1.2*max(4, largeOut/smallOut), "bytes allocated at depth 100: %v, at 400: %v", small, large)
 		})
 	}
 }

@@ -44,6 +44,12 @@ func TestLoadInventoryUnknownFields(t *testing.T) {
 			`items[1] (Service shop/web): (top level): unknown field "spex" (did you mean "spec"?)`},
 		{"status", `{kind: ServiceEntry, metadata: {name: a, namespace: shop}, spec: {hosts: [a.example]}, status: {adresses: []}}`,
 			`items[1] (ServiceEntry shop/a): status: unknown field "adresses" (did you mean "addresses"?)`},
+		// An apiVersion decides how a Service or a Sidecar is read: one that is not a string
+		// is not taken for none (core/v1, networking.istio.io).
+		{"an apiVersion that is not a string", `{apiVersion: 1, kind: Service, metadata: {name: web, namespace: shop}}`,
+			`items[1] (Service shop/web): apiVersion: must be a string, got the number 1`},
+		{"a Sidecar's apiVersion that is not a string", `{apiVersion: [networking.istio.io/v1], kind: Sidecar, metadata: {name: s, namespace: shop}, spec: {egress: [{hosts: ["./*"]}]}}`,
+			`items[1] (Sidecar shop/s): apiVersion: must be a string, got a list`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := LoadInventory([]byte("kind: List\nitems:\n- {kind: Namespace, metadata: {name: shop}}\n- "+tc.item+"\n"), "")

@@ -32,8 +32,7 @@ const maxBlockDepth = 5000
 type blockReader struct {
 	data []byte
 	src  string
-	root string   // the stream's root, for problems' paths
-	top  *pathSeg // the same, for yaml.v3's documents
+	root string // the stream's root, for problems' paths
 
 	// The current line: its number (from 1), where it starts, where its content starts
 	// after the indentation, its indentation (or the column of a node after "- "), where
@@ -137,7 +136,7 @@ func (r *blockReader) add(base int, key string, v any, line int, seen map[string
 // documents). ok is false when yaml.v3 finds a syntax error: the caller reads the whole
 // stream with yaml.v3 to report it as it does.
 func parseStream(data []byte, root string) (docs []Document, full int, ok bool) {
-	r := &blockReader{data: data, src: string(data), root: root, top: rootSeg(root), oddFrom: -1}
+	r := &blockReader{data: data, src: string(data), root: root, oddFrom: -1}
 	if bytes.HasPrefix(data, []byte("\xef\xbb\xbf")) {
 		r.next = 3 // a byte-order mark
 	}
@@ -161,7 +160,7 @@ func parseStream(data []byte, root string) (docs []Document, full int, ok bool) 
 		r.members, r.mlines, r.items, r.path, r.depth, r.ended = r.members[:0], r.mlines[:0], r.items[:0], r.path[:0], 0, false
 		start, line := covered, coveredLine
 		end := r.segmentEnd(start)
-		more, err := parseSegment(data[start:end], len(data), r.top, line-1)
+		more, err := parseSegment(data[start:end], len(data), r.root, line-1)
 		if err != nil {
 			return nil, 0, false
 		}

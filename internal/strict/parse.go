@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
 
 	"github.com/meshscope/meshscope/internal/fielderr"
 )
@@ -24,10 +23,12 @@ var ErrGivenTwice = errors.New("key given twice")
 const MaxDepth = 10000
 
 // ParseJSON parses one JSON value strictly: a key given twice in one object is an error
-// naming its path, so is any data after the value. Numbers are json.Number.
+// naming its path, so is any data after the value. Numbers are json.Number. The value may
+// follow a UTF-8 byte-order mark (what some editors save), which positions in errors do not
+// count.
 func ParseJSON(data []byte) (any, error) {
 	p := newJSONParser(data)
-	v, err := p.value(nil, 0)
+	v, err := p.value(0)
 	if err != nil {
 		return nil, p.fix(err, 0)
 	}
@@ -43,14 +44,16 @@ func ParseJSON(data []byte) (any, error) {
 // ParseJSONStream parses a stream of JSON values separated by white space (what several
 // `consul config read` commands print one after another), each as strictly as ParseJSON
 // parses one. Problems name the value's position, "value 2: …", when the stream holds more
-// than one. Empty input is an error.
+// than one. Empty input is an error. Like ParseJSON, it accepts a UTF-8 byte-order mark at
+// the start.
 func ParseJSONStream(data []byte) ([]any, error) {
 	p := newJSONParser(data)
 	var out []any
 	var dupes [][]error // per value
 	for n := 1; p.dec.More(); n++ {
 		start := int(p.dec.InputOffset())
-		v, err := p.value(nil, 0)
+		p.path = p.path[:0]
+		v, err := p.value(0)
 		if err != nil {
 			err = p.fix(err, start)
 			if n == 1 {
@@ -85,9 +88,11 @@ type jsonParser struct {
 	data  []byte
 	dec   *json.Decoder
 	dupes []error
+	path  []Step // where the value being read is
 }
 
 func newJSONParser(data []byte) *jsonParser {
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")) // a byte-order mark
 	p := &jsonParser{data: data}
 	p.dec = json.NewDecoder(bytes.NewReader(data))
 	p.dec.UseNumber()
@@ -109,34 +114,6 @@ func (p *jsonParser) end() error {
 }
 
 func (p *jsonParser) problems() error { return errors.Join(p.dupes...) }
-
-// pathSeg is one step of a path, kept on the stack while parsing and rendered only for a
-// message.
-type pathSeg struct {
-	parent *pathSeg
-	key    string
-	index  int // -1 for a key, rawPath for a root written as it is
-}
-
-const rawPath = -2
-
-func (s *pathSeg) String() string {
-	if s == nil {
-		return ""
-	}
-	// The key is cloned so that the segments, which the block reader keeps on the stack,
-	// do not escape through the path it spells (escape analysis follows a segment's fields
-	// together): a path is spelt only for a problem.
-	key := strings.Clone(s.key)
-	if s.index == rawPath {
-		return key
-	}
-	parent := s.parent.String()
-	if s.index >= 0 {
-		return Index(parent, s.index)
-	}
-	return Field(parent, key)
-}
 
 // Field returns the path of key under path: path.key when key is a plain name, else
 // path["key"] (label keys such as kubernetes.io/metadata.name).
@@ -160,7 +137,8 @@ func plainName(k string) bool {
 	return true
 }
 
-func (p *jsonParser) value(path *pathSeg, depth int) (any, error) {
+// value reads the value at the parser's path, depth levels down.
+func (p *jsonParser) value(depth int) (any, error) {
 	tok, err := p.dec.Token()
 	if err != nil {
 		return nil, errSyntax
@@ -170,12 +148,14 @@ func (p *jsonParser) value(path *pathSeg, depth int) (any, error) {
 		return tok, nil // string, json.Number, bool or nil
 	}
 	if depth >= MaxDepth {
-		return nil, fielderr.New(Display(path.String()), nil, fmt.Sprintf("nested more than %d levels deep", MaxDepth), nil)
+		return nil, fielderr.New(Display(spell("", p.path)), nil, fmt.Sprintf("nested more than %d levels deep", MaxDepth), nil)
 	}
 	if d == '[' {
 		list := []any{}
 		for i := 0; p.dec.More(); i++ {
-			v, err := p.value(&pathSeg{path, "", i}, depth+1)
+			p.path = append(p.path, Step{Index: i})
+			v, err := p.value(depth + 1)
+			p.path = p.path[:len(p.path)-1]
 			if err != nil {
 				return nil, err
 			}
@@ -193,13 +173,14 @@ func (p *jsonParser) value(path *pathSeg, depth int) (any, error) {
 			return nil, errSyntax
 		}
 		k := kt.(string)
-		seg := &pathSeg{path, k, -1}
-		v, err := p.value(seg, depth+1)
+		p.path = append(p.path, Step{Key: k, Index: -1})
+		v, err := p.value(depth + 1)
+		if err == nil && !obj.add(k, v) {
+			p.dupes = append(p.dupes, fielderr.New(spell("", p.path), k, "given twice", ErrGivenTwice))
+		}
+		p.path = p.path[:len(p.path)-1]
 		if err != nil {
 			return nil, err
-		}
-		if !obj.add(k, v) {
-			p.dupes = append(p.dupes, fielderr.New(seg.String(), k, "given twice", ErrGivenTwice))
 		}
 	}
 	if _, err := p.dec.Token(); err != nil {

@@ -3,6 +3,7 @@ package strict
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/meshscope/meshscope/internal/fielderr"
@@ -14,9 +15,9 @@ import (
 // parts it reads. Its Err names the path as the user wrote it.
 type Problem struct {
 	// Path is where the problem is, from the document's root: the keys and list indexes
-	// on the way. Empty for the document's root itself.
+	// on the way, the first MaxPathSteps of them. Empty for the document's root itself.
 	Path []Step
-	// Err is the problem, naming the path in full (under ParseYAMLAt's root).
+	// Err is the problem, naming the path (under ParseYAMLAt's root; see MaxPathSteps).
 	Err error
 }
 
@@ -35,74 +36,75 @@ func (s Step) String() string {
 	return "." + s.Key
 }
 
-// steps returns the path from the document's root to s: the segments below the stream's
-// root (the one whose index is rawPath), outermost first.
-func (s *pathSeg) steps() []Step {
-	n := 0
-	for p := s; p != nil && p.index != rawPath; p = p.parent {
-		n++
-	}
-	if n == 0 {
+// MaxPathSteps bounds the steps of a problem's path that are kept and spelt: a path deeper
+// than that keeps its first MaxPathSteps steps in Problem.Path and names its first and last
+// MaxPathSteps/2 in the message, with how many are left out between them
+// ("[0][0]…936 steps…[0].a"). Each problem then costs O(1) however deep it is, where n
+// problems n deep, in a few kilobytes of hostile input, would cost O(n²). No configuration
+// people write nests so deep.
+const MaxPathSteps = 64
+
+// problemPath returns the steps of path that a problem keeps, in a new slice: the first
+// MaxPathSteps; nil for the root.
+func problemPath(path []Step) []Step {
+	if len(path) == 0 {
 		return nil
 	}
-	out := make([]Step, n)
-	for p := s; p != nil && p.index != rawPath; p = p.parent {
-		n--
-		if p.index >= 0 {
-			out[n] = Step{Index: p.index}
-		} else {
-			out[n] = Step{Key: strings.Clone(p.key), Index: -1} // (see pathSeg.String)
-		}
-	}
-	return out
+	return slices.Clone(path[:min(len(path), MaxPathSteps)])
 }
 
-// problem is the Problem err at path.
-func problemAt(path *pathSeg, err error) Problem { return Problem{Path: path.steps(), Err: err} }
-
-// failure is the problem at path that detail describes, with no value.
-func failure(path *pathSeg, detail string) Problem {
-	return problemAt(path, fielderr.New(Display(path.String()), nil, detail, nil))
+// failure is the problem at path (under root) that detail describes, with no value.
+func failure(root string, path []Step, detail string) Problem {
+	return Problem{Path: problemPath(path), Err: fielderr.New(Display(spell(root, path)), nil, detail, nil)}
 }
 
-// givenTwice is the problem of key k given twice in the object at parent, on lines first
-// and second.
-func givenTwice(parent *pathSeg, k string, first, second int) Problem {
-	seg := &pathSeg{parent, k, -1}
-	return problemAt(seg, fielderr.New(seg.String(), k, fmt.Sprintf("given twice (lines %d and %d)", first, second), ErrGivenTwice))
+// givenTwice is the problem of the key that ends path (under root) given twice, on lines
+// first and second.
+func givenTwice(root string, path []Step, first, second int) Problem {
+	k := path[len(path)-1].Key
+	return Problem{Path: problemPath(path), Err: fielderr.New(spell(root, path), k, fmt.Sprintf("given twice (lines %d and %d)", first, second), ErrGivenTwice)}
 }
 
 // fail records the problem detail describes at the value being read.
 func (r *blockReader) fail(detail string) {
-	path := r.spell(r.path)
-	r.problems = append(r.problems, Problem{Path: clonePath(r.path), Err: fielderr.New(Display(path), nil, detail, nil)})
+	r.problems = append(r.problems, failure(r.root, r.path, detail))
 }
 
 // givenTwice records that the key being read was given twice, on lines first and second.
 func (r *blockReader) givenTwice(first, second int) Problem {
-	k := r.path[len(r.path)-1].Key
-	return Problem{Path: clonePath(r.path), Err: fielderr.New(r.spell(r.path), k, fmt.Sprintf("given twice (lines %d and %d)", first, second), ErrGivenTwice)}
+	return givenTwice(r.root, r.path, first, second)
 }
 
-// clonePath returns a copy of path; nil for the root.
-func clonePath(path []Step) []Step {
-	if len(path) == 0 {
-		return nil
-	}
-	return slices.Clone(path)
-}
-
-// spell writes path as pathSeg.String does, under the stream's root.
-func (r *blockReader) spell(path []Step) string {
-	p := r.root
-	for _, s := range path {
-		if s.Key == "" && s.Index >= 0 {
-			p = Index(p, s.Index)
-		} else {
-			p = Field(p, s.Key)
+// spell writes path under root as Field and Index do, step by step, in one pass; a path
+// deeper than MaxPathSteps with the steps between its first and last MaxPathSteps/2 left
+// out.
+func spell(root string, path []Step) string {
+	var b strings.Builder
+	b.WriteString(root)
+	for i := 0; i < len(path); i++ {
+		if len(path) > MaxPathSteps && i == MaxPathSteps/2 {
+			skip := len(path) - MaxPathSteps
+			b.WriteString("…" + strconv.Itoa(skip) + " steps…")
+			i += skip - 1
+			continue
+		}
+		switch s := path[i]; {
+		case s.Key == "" && s.Index >= 0:
+			b.WriteByte('[')
+			b.WriteString(strconv.Itoa(s.Index))
+			b.WriteByte(']')
+		case plainName(s.Key):
+			if b.Len() > 0 {
+				b.WriteByte('.')
+			}
+			b.WriteString(s.Key)
+		default:
+			b.WriteByte('[')
+			b.WriteString(strconv.Quote(s.Key))
+			b.WriteByte(']')
 		}
 	}
-	return p
+	return b.String()
 }
 
 // errs returns the problems' errors.

@@ -49,18 +49,10 @@ func ParseYAMLAt(data []byte, root string) ([]Document, error) {
 	return parseNodes(data, root)
 }
 
-// rootSeg is the path segment of a stream's root: nil, or root written as it is.
-func rootSeg(root string) *pathSeg {
-	if root == "" {
-		return nil
-	}
-	return &pathSeg{key: root, index: rawPath}
-}
-
 // parseNodes is ParseYAMLAt by way of yaml.v3's node tree: any YAML, with line numbers for
 // the problems.
 func parseNodes(data []byte, root string) ([]Document, error) {
-	docs, err := parseSegment(data, len(data), rootSeg(root), 0)
+	docs, err := parseSegment(data, len(data), root, 0)
 	if err != nil {
 		msg := strings.TrimPrefix(err.Error(), "yaml: ")
 		if len(docs) > 0 && strings.HasSuffix(msg, "did not find expected <document start>") {
@@ -73,9 +65,10 @@ func parseNodes(data []byte, root string) ([]Document, error) {
 
 // parseSegment reads the documents of seg with yaml.v3: a whole stream, or the part of one
 // that starts on line lines+1 (the line numbers of the documents and their problems count
-// from there). size is the whole stream's size, which bounds what aliases may expand to.
-// It returns yaml.v3's error as it gives it, with the documents read before it.
-func parseSegment(seg []byte, size int, top *pathSeg, lines int) ([]Document, error) {
+// from there), its problems' paths under root. size is the whole stream's size, which
+// bounds what aliases may expand to. It returns yaml.v3's error as it gives it, with the
+// documents read before it.
+func parseSegment(seg []byte, size int, root string, lines int) ([]Document, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(acceptDirective(seg)))
 	var docs []Document
 	for {
@@ -85,10 +78,10 @@ func parseSegment(seg []byte, size int, top *pathSeg, lines int) ([]Document, er
 		} else if err != nil {
 			return docs, err
 		}
-		c := converter{budget: 10*size + 1000, lines: lines}
+		c := converter{budget: 10*size + 1000, lines: lines, root: root}
 		var v any
 		if len(n.Content) > 0 {
-			v = c.convert(n.Content[0], top, 0)
+			v = c.convert(n.Content[0], 0)
 		}
 		docs = append(docs, Document{Value: v, Line: n.Line + lines, Err: errors.Join(errs(c.problems)...), Problems: c.problems})
 	}
@@ -120,46 +113,58 @@ func acceptDirective(data []byte) []byte {
 
 type converter struct {
 	problems []Problem
-	budget   int // values an alias may still expand to
-	lines    int // lines before the part of the stream being read
+	budget   int    // values an alias may still expand to
+	lines    int    // lines before the part of the stream being read
+	root     string // the stream's root, for problems' paths
+	path     []Step // where the node being converted is
 }
 
-func (c *converter) fail(path *pathSeg, format string, args ...any) any {
-	c.problems = append(c.problems, failure(path, fmt.Sprintf(format, args...)))
+// fail records a problem at the node being converted.
+func (c *converter) fail(format string, args ...any) any {
+	c.problems = append(c.problems, failure(c.root, c.path, fmt.Sprintf(format, args...)))
 	return nil
+}
+
+// child converts n, the value of step in the node being converted.
+func (c *converter) child(n *yaml.Node, step Step, depth int) any {
+	c.path = append(c.path, step)
+	v := c.convert(n, depth)
+	c.path = c.path[:len(c.path)-1]
+	return v
 }
 
 // line is the line of n in the stream.
 func (c *converter) line(n *yaml.Node) int { return n.Line + c.lines }
 
-func (c *converter) convert(n *yaml.Node, path *pathSeg, depth int) any {
+// convert converts the node n at the converter's path, depth levels down.
+func (c *converter) convert(n *yaml.Node, depth int) any {
 	if c.budget--; c.budget < 0 {
 		if c.budget == -1 {
-			return c.fail(path, "aliases expand to more values than the input can hold")
+			return c.fail("aliases expand to more values than the input can hold")
 		}
 		return nil
 	}
 	if depth >= MaxDepth {
-		return c.fail(path, "nested more than %d levels deep", MaxDepth)
+		return c.fail("nested more than %d levels deep", MaxDepth)
 	}
 	switch n.Kind {
 	case yaml.AliasNode:
-		return c.convert(n.Alias, path, depth+1)
+		return c.convert(n.Alias, depth+1)
 	case yaml.SequenceNode:
 		list := make([]any, len(n.Content))
 		for i, item := range n.Content {
-			list[i] = c.convert(item, &pathSeg{path, "", i}, depth+1)
+			list[i] = c.child(item, Step{Index: i}, depth+1)
 		}
 		return list
 	case yaml.MappingNode:
-		return c.mapping(n, path, depth)
+		return c.mapping(n, depth)
 	case yaml.ScalarNode:
-		return c.scalar(n, path)
+		return c.scalar(n)
 	}
-	return c.fail(path, "unsupported YAML node")
+	return c.fail("unsupported YAML node")
 }
 
-func (c *converter) mapping(n *yaml.Node, path *pathSeg, depth int) any {
+func (c *converter) mapping(n *yaml.Node, depth int) any {
 	obj := builder{f: make(Fields, 0, len(n.Content)/2)}
 	var merges []*yaml.Node
 	for i := 0; i+1 < len(n.Content); i += 2 {
@@ -172,15 +177,17 @@ func (c *converter) mapping(n *yaml.Node, path *pathSeg, depth int) any {
 			kn = kn.Alias
 		}
 		if kn.Kind != yaml.ScalarNode {
-			c.fail(path, "line %d: a key must be a string, got a %s", c.line(kn), kindName(kn.Kind))
+			c.fail("line %d: a key must be a string, got a %s", c.line(kn), kindName(kn.Kind))
 			continue
 		}
 		k := kn.Value
 		if obj.has(k) {
-			c.problems = append(c.problems, givenTwice(path, k, firstLine(n, k)+c.lines, c.line(kn)))
+			c.path = append(c.path, Step{Key: k, Index: -1})
+			c.problems = append(c.problems, givenTwice(c.root, c.path, firstLine(n, k)+c.lines, c.line(kn)))
+			c.path = c.path[:len(c.path)-1]
 			continue
 		}
-		obj.add(k, c.convert(vn, &pathSeg{path, k, -1}, depth+1))
+		obj.add(k, c.child(vn, Step{Key: k, Index: -1}, depth+1))
 	}
 	// Merge keys (<<), as YAML 1.1 readers such as kubectl apply them: keys written in the
 	// mapping win, then earlier merged mappings.
@@ -193,9 +200,9 @@ func (c *converter) mapping(n *yaml.Node, path *pathSeg, depth int) any {
 			sources = m.Content
 		}
 		for _, s := range sources {
-			v, ok := c.convert(s, &pathSeg{path, "<<", -1}, depth+1).(Fields)
+			v, ok := c.child(s, Step{Key: "<<", Index: -1}, depth+1).(Fields)
 			if !ok {
-				c.fail(path, "line %d: a merge key (<<) must name a mapping", c.line(s))
+				c.fail("line %d: a merge key (<<) must name a mapping", c.line(s))
 				continue
 			}
 			for _, f := range v {
@@ -230,13 +237,13 @@ func kindName(k yaml.Kind) string {
 	return "value"
 }
 
-func (c *converter) scalar(n *yaml.Node, path *pathSeg) any {
+func (c *converter) scalar(n *yaml.Node) any {
 	v, ok, err := scalarValue(n.Tag, n.Value)
 	switch {
 	case !ok:
-		return c.fail(path, "line %d: unsupported YAML tag %q", c.line(n), n.Tag)
+		return c.fail("line %d: unsupported YAML tag %q", c.line(n), n.Tag)
 	case err != nil:
-		return c.fail(path, "%s", err)
+		return c.fail("%s", err)
 	}
 	return v
 }
