@@ -45,6 +45,18 @@
 // (PeerTargetResolvedLocally), naming the resolver and what it changed, and Explain prints
 // the findings under the targets.
 //
+// Which local resolvers can do so is decided by what Consul's server reads. It does not
+// compile a chain from every entry it holds, but from those the chain can reach: from the
+// requested service, the resolver of each service reached and the services that resolver
+// names — its redirect (one to a peer included), its failover sections' services, its
+// failover targets not on a peer, and its own service in the partition members of the
+// sameness groups it names (for a service without a resolver, the members of its
+// partition's DefaultForFailover group). A failover target on a peer is not followed, so
+// with web failing over to {Service: api, Peer: east}, the local resolver api is read, and
+// governs that peer target, only when web's chain reaches api some other way; otherwise the
+// target stays api.default.default.external.east. A service whose resolver is not read
+// resolves as if it had none, and takes the default protocol. Compile does the same.
+//
 // Every local service a chain touches must speak the requested service's protocol (from
 // service-defaults, else proxy-defaults, else tcp); peer targets are not checked.
 //
@@ -55,7 +67,8 @@
 // IncludeLocal the partition itself first. Each member gives one candidate: the target with
 // the section's Service (else the resolver's), its Namespace (else the resolver's), and the
 // member's partition or peer. Partition members resolve through their own partition's
-// resolvers; peer members are final. A sameness redirect is a failover, not a rewrite: the
+// resolvers; peer members, like every peer target, through the local resolver of their
+// service (above). A sameness redirect is a failover, not a rewrite: the
 // target stays the start. With group g of ap1 = [ap1, ap2, peer east], requesting main in
 // ap1/dc1:
 //

@@ -149,7 +149,7 @@ func ExampleCompile_peerTargetDefaultSubset() {
 	c, err := chain.Compile(
 		chain.Request{Service: "web", Datacenter: "dc1", TrustDomain: trustDomain},
 		chain.Entries{Resolvers: []chain.ServiceResolver{
-			{Name: "web", Failover: map[string]chain.Failover{"*": {Targets: []chain.FailoverTarget{{Service: "api", Peer: "east"}}}}},
+			{Name: "web", Redirect: &chain.Redirect{Service: "api", Peer: "east"}},
 			{Name: "api", Subsets: map[string]chain.Subset{"v1": {Filter: "Service.Meta.version == v1"}}, DefaultSubset: "v1"},
 		}},
 	)
@@ -159,9 +159,29 @@ func ExampleCompile_peerTargetDefaultSubset() {
 	fmt.Println(c.Explain())
 	// Output:
 	// chain default/default/web (tcp)
-	//   start web.default.default.dc1: request web.default.default.dc1
-	//   failover 1 v1.api.default.default.dc1: Failover["*"].Targets[0] of default/default/web -> api.default.default.external.east, DefaultSubset of default/default/api -> v1.api.default.default.dc1
+	//   start v1.api.default.default.dc1: request web.default.default.dc1, Redirect of default/default/web -> api.default.default.external.east, DefaultSubset of default/default/api -> v1.api.default.default.dc1
 	//   WARNING PeerTargetResolvedLocally chain default/default/web, target api.default.default.external.east: the local service-resolver default/default/api governs this peer target and its DefaultSubset makes it v1.api.default.default.dc1: Consul finds a target's resolver by service, namespace and partition, not by peer
+}
+
+// Consul's server compiles a chain from the entries it reads for it, and it does not read
+// the resolver of a failover target's service on a peer: here the local api resolver is
+// never read for web's chain, so the peer target stays as written. Were web's chain to reach
+// api locally as well (a failover target {Service: "api"}, say), the resolver would be read
+// and would govern the peer target too.
+func ExampleCompile_peerFailoverTargetNotRead() {
+	c, err := chain.Compile(
+		chain.Request{Service: "web", Datacenter: "dc1", TrustDomain: trustDomain},
+		chain.Entries{Resolvers: []chain.ServiceResolver{
+			{Name: "web", Failover: map[string]chain.Failover{"*": {Targets: []chain.FailoverTarget{{Service: "api", Peer: "east"}}}}},
+			{Name: "api", Redirect: &chain.Redirect{Datacenter: "dc2"}},
+		}},
+	)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(c.Targets[c.Start].Failover, len(c.Findings()))
+	// Output:
+	// [api.default.default.external.east] 0
 }
 
 // A peer target carries the local resolver's connect timeout, as Consul gives it.

@@ -59,10 +59,12 @@ func (c *compiler) failover(ch *Chain, t key, startID string) ([]string, *Failov
 			continue
 		}
 		if id == startID || c.collides(ch, id, rk) {
+			c.keepPeerSteps(ck, rest)
 			continue
 		}
 		out = append(out, id)
 		if _, seen := ch.Targets[id]; seen { // a repeat: the target is there already
+			c.keepPeerSteps(ck, rest)
 			continue
 		}
 		step := Step{Resolver: rid, Field: cand.field(), SamenessGroup: cand.group, Member: cand.member, From: startID, To: cid}
@@ -74,12 +76,12 @@ func (c *compiler) failover(ch *Chain, t key, startID string) ([]string, *Failov
 // candidates returns the failover candidates of t, the ID of the resolver that names them,
 // and the failover section's policy.
 func (c *compiler) candidates(t key) (string, []candidate, *FailoverPolicy) {
-	r, found := c.resolvers[t.ServiceName]
+	r, found := c.resolverOf(t.ServiceName)
 	if !found {
 		// DefaultForFailover: exactly when the requested service has no resolver at all.
 		start := key{ServiceName: c.req.service(), datacenter: c.req.Datacenter}
 		g := c.dff[c.req.Partition]
-		if _, has := c.resolvers[start.ServiceName]; has || g == nil || t != start {
+		if _, has := c.resolverOf(start.ServiceName); has || g == nil || t != start {
 			return "", nil, nil
 		}
 		return "", c.sameness(t, g, t.Name, t.Namespace, options{}, "DefaultForFailover"), nil

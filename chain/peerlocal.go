@@ -33,31 +33,51 @@ type peerChange struct {
 func (c *compiler) settingsOnPeer(id, subset string, r *indexed) {
 	var s []string
 	if r.ConnectTimeout != 0 {
-		s = append(s, fmt.Sprintf("ConnectTimeout %s", r.ConnectTimeout))
+		s = append(s, fmt.Sprintf("its ConnectTimeout %s", r.ConnectTimeout))
 	}
 	if r.RequestTimeout != 0 {
-		s = append(s, fmt.Sprintf("RequestTimeout %s", r.RequestTimeout))
+		s = append(s, fmt.Sprintf("its RequestTimeout %s", r.RequestTimeout))
 	}
 	if r.LoadBalancer != nil {
-		s = append(s, "LoadBalancer")
+		s = append(s, "its LoadBalancer")
 	}
 	if sub := r.Subsets[subset]; subset != "" && (sub.Filter != "" || sub.OnlyPassing) {
-		s = append(s, fmt.Sprintf("the Filter and OnlyPassing of Subsets[%q]", subset))
+		s = append(s, subsetSettings(sub, subset))
 	}
 	if len(s) > 0 {
 		c.changes = append(c.changes, peerChange{target: id, resolver: r.id, settings: s})
 	}
 }
 
+// subsetSettings names what of the definition of subset name a target is given.
+func subsetSettings(sub Subset, name string) string {
+	switch {
+	case sub.Filter != "" && sub.OnlyPassing:
+		return fmt.Sprintf("the Filter and OnlyPassing of Subsets[%q]", name)
+	case sub.Filter != "":
+		return fmt.Sprintf("the Filter of Subsets[%q]", name)
+	}
+	return fmt.Sprintf("the OnlyPassing of Subsets[%q]", name)
+}
+
 // what says what the change did, for a message.
 func (p peerChange) what() string {
 	switch {
 	case p.settings != nil:
-		return "gives it its " + strings.Join(p.settings, ", ")
+		return "gives it " + strings.Join(p.settings, ", ")
 	case p.to == "":
 		return fmt.Sprintf("gives it the failover targets of its %s", p.field)
 	}
 	return fmt.Sprintf("its %s makes it %s", p.field, p.to)
+}
+
+// keepPeerSteps keeps, for the chain's findings, the steps by which local resolvers moved
+// the peer's candidate k (its resolution's tail rest) when the target it came to is not
+// added with those steps: a repeat of a target already there, or the start (dropped).
+func (c *compiler) keepPeerSteps(k key, rest tail) {
+	if k.peer != "" && len(rest.steps) > 0 {
+		c.kept = append(c.kept, rest.via(nil)...)
+	}
 }
 
 // peerFindings turns the changes recorded while compiling ch into findings, once each, in a
@@ -73,6 +93,9 @@ func (c *compiler) peerFindings(ch *Chain) []Finding {
 		for _, s := range t.Via {
 			onVia[step{s.From, s.Field, s.To}] = true
 		}
+	}
+	for _, s := range c.kept {
+		onVia[step{s.From, s.Field, s.To}] = true
 	}
 	var out []Finding
 	for _, p := range c.changes {

@@ -115,6 +115,7 @@ func refResolve(rs []ServiceResolver, req refReq, t refTarget, visited []string)
 // refCompile returns the start ID, the failover IDs and the first error kind ("cycle",
 // "subset", "missing"), or "" when resolution succeeds.
 func refCompile(req Request, rs []ServiceResolver, groups ...exports.SamenessGroup) (string, []string, string) {
+	rs = refRead(req, rs, groups)
 	p := def(req.Partition)
 	rq := refReq{p, req.Datacenter}
 	request := refTarget{Service: req.Service, Namespace: def(req.Namespace), Partition: p, Datacenter: req.Datacenter}
@@ -194,6 +195,84 @@ func refCompile(req Request, rs []ServiceResolver, groups ...exports.SamenessGro
 		out = append(out, got.ID())
 	}
 	return start.ID(), out, firstErr
+}
+
+// refRead returns the resolvers Consul's server reads for the request's chain, read
+// literally from the package documentation: from the requested service, repeatedly, the
+// services each read resolver names (its redirect, each failover section's Service or its
+// own name, each failover target not on a peer, and its own name in the partition members
+// of the sameness groups it names), and for a service without a resolver its name in the
+// partition members of its partition's DefaultForFailover group; until nothing is added.
+func refRead(req Request, rs []ServiceResolver, groups []exports.SamenessGroup) []ServiceResolver {
+	type svc struct{ name, ns, part string }
+	read := map[svc]bool{{req.Service, def(req.Namespace), def(req.Partition)}: true}
+	members := func(g exports.SamenessGroup, s svc) {
+		if g.IncludeLocal {
+			read[svc{s.name, s.ns, def(g.Partition)}] = true
+		}
+		for _, m := range g.Members {
+			if m.Peer == "" {
+				read[svc{s.name, s.ns, def(m.Partition)}] = true
+			}
+		}
+	}
+	for {
+		n := len(read)
+		for s := range read {
+			var r *ServiceResolver
+			for i := range rs {
+				if rs[i].Name == s.name && def(rs[i].Namespace) == s.ns && def(rs[i].Partition) == s.part {
+					r = &rs[i]
+				}
+			}
+			or := func(a, b string) string {
+				if a != "" {
+					return a
+				}
+				return b
+			}
+			group := func(name string) {
+				for _, g := range groups {
+					if name != "" && g.Name == name && def(g.Partition) == def(req.Partition) {
+						members(g, s)
+					}
+				}
+			}
+			if r == nil {
+				for _, g := range groups {
+					if g.DefaultForFailover && def(g.Partition) == s.part {
+						members(g, s)
+					}
+				}
+				continue
+			}
+			if d := r.Redirect; d != nil {
+				read[svc{or(d.Service, r.Name), def(or(d.Namespace, r.Namespace)), def(or(d.Partition, r.Partition))}] = true
+				group(d.SamenessGroup)
+			}
+			for _, f := range r.Failover {
+				if len(f.Targets) == 0 {
+					read[svc{or(f.Service, r.Name), def(or(f.Namespace, r.Namespace)), def(r.Partition)}] = true
+				}
+				for _, t := range f.Targets {
+					if t.Peer == "" {
+						read[svc{or(t.Service, r.Name), def(or(t.Namespace, or(f.Namespace, r.Namespace))), def(or(t.Partition, r.Partition))}] = true
+					}
+				}
+				group(f.SamenessGroup)
+			}
+		}
+		if len(read) == n {
+			break
+		}
+	}
+	var out []ServiceResolver
+	for _, r := range rs {
+		if read[svc{r.Name, def(r.Namespace), def(r.Partition)}] {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // refSameness is the group expansion read literally: for each member in order (with

@@ -76,7 +76,7 @@ func (c *compiler) resolve(t key, id string) (key, string, tail, error) {
 		if t.peer == "" { // a peer's protocol is the peer's to say
 			c.touch(t.ServiceName)
 		}
-		r, found := c.resolvers[t.ServiceName]
+		r, found := c.resolverOf(t.ServiceName)
 		if found && r.Redirect != nil && r.Redirect.SamenessGroup == "" {
 			n := c.rewrite(t, redirectOptions(r.Redirect))
 			if nid := n.id(); nid != id {

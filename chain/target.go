@@ -23,15 +23,27 @@ type compiler struct {
 	memo     map[key]*joined // where targets already walked come to rest
 	errs     []error
 	changes  []peerChange // what local resolvers did to peer targets (see peerlocal.go)
+	kept     []Step       // steps of peer candidates that added no target (see keepPeerSteps)
+	// loaded is what Consul's server reads for this chain (see loadedFrom); nil: every entry.
+	loaded map[exports.ServiceName]bool
 }
 
-// compile compiles a request whose required fields are present.
-func (cc *Compiler) compile(req Request) (*Chain, error) {
+// compile compiles a request whose required fields are present, from the entries Consul's
+// server reads for it.
+func (cc *Compiler) compile(req Request) (*Chain, error) { return cc.compileFrom(req, true) }
+
+// compileFrom compiles a request whose required fields are present: from the entries
+// Consul's server reads for it (asRead), or from every entry, as Consul's compiler does when
+// handed them all (the recorded vectors were made so).
+func (cc *Compiler) compileFrom(req Request, asRead bool) (*Chain, error) {
 	req.Namespace, req.Partition = orDefault(req.Namespace), orDefault(req.Partition)
 	c := &compiler{Compiler: cc, req: req, badProto: map[exports.ServiceName]bool{}}
 	ch := &Chain{Service: req.Service, Namespace: req.Namespace, Partition: req.Partition, Datacenter: req.Datacenter,
 		Targets: map[string]*Target{}}
 	start := key{ServiceName: req.service(), datacenter: req.Datacenter}
+	if asRead {
+		c.loaded = cc.loadedFrom(start.ServiceName, req.Partition)
+	}
 	c.proto = c.protocol(start.ServiceName)
 	ch.Protocol = c.proto
 	startID := start.id()
@@ -54,9 +66,10 @@ func (cc *Compiler) compile(req Request) (*Chain, error) {
 	return ch, nil
 }
 
-// protocol returns the protocol of the canonical service k.
+// protocol returns the protocol of the canonical service k: its service-defaults' when
+// Consul's server reads them for this chain (it reads them beside the service's resolver).
 func (c *compiler) protocol(k exports.ServiceName) string {
-	if p, ok := c.protocols[k]; ok {
+	if p, ok := c.protocols[k]; ok && (c.loaded == nil || c.loaded[k]) {
 		return p
 	}
 	return cmp.Or(c.defProto, "tcp")
@@ -125,7 +138,7 @@ func (c *compiler) add(ch *Chain, id string, k key, via []Step) {
 	// The proxy settings, from the resolver of the target's service — a local one for a
 	// peer's target too, as Consul finds resolvers by service, namespace and partition.
 	t.ConnectTimeout = DefaultConnectTimeout
-	if r, ok := c.resolvers[k.ServiceName]; ok {
+	if r, ok := c.resolverOf(k.ServiceName); ok {
 		t.ConnectTimeout = cmp.Or(r.ConnectTimeout, DefaultConnectTimeout)
 		t.RequestTimeout = r.RequestTimeout
 		t.LoadBalancer = r.LoadBalancer.clone()

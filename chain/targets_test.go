@@ -51,7 +51,7 @@ func TestTargetsCarryProxySettings(t *testing.T) {
 	assert.Equal(t, lb, peer.LoadBalancer)
 	assert.Equal(t, "Service.Meta.version == v1", peer.Filter)
 	assert.Equal(t, []string{
-		"WARNING PeerTargetResolvedLocally chain default/default/main, target main.default.default.external.east: the local service-resolver default/default/main governs this peer target and gives it its ConnectTimeout 2s, RequestTimeout 30s, LoadBalancer, the Filter and OnlyPassing of Subsets[\"v1\"]: Consul finds a target's resolver by service, namespace and partition, not by peer",
+		"WARNING PeerTargetResolvedLocally chain default/default/main, target main.default.default.external.east: the local service-resolver default/default/main governs this peer target and gives it its ConnectTimeout 2s, its RequestTimeout 30s, its LoadBalancer, the Filter and OnlyPassing of Subsets[\"v1\"]: Consul finds a target's resolver by service, namespace and partition, not by peer",
 	}, findingLines(c))
 
 	// No failover: no policy, even when the section has one.

@@ -198,9 +198,9 @@ func TestReplicatePeerTargetResolvedLocally(t *testing.T) {
 	x, err := exports.Compile(exports.ConfigEntry{Name: "default", Services: []exports.Service{{Name: "web", Consumers: []exports.Consumer{{Peer: "north"}}}}})
 	require.NoError(t, err)
 	in := Input{Exporter: Exporter{Peer: "north", Datacenter: "dc1", TrustDomain: td}, Exports: x, Entries: chain.Entries{Resolvers: []chain.ServiceResolver{
-		{Name: "web", Failover: map[string]chain.Failover{"*": {Targets: []chain.FailoverTarget{{Service: "api", Peer: "east"}}}}},
+		{Name: "web", Failover: map[string]chain.Failover{"*": {Targets: []chain.FailoverTarget{{Service: "api"}, {Service: "api", Peer: "east"}}}}},
 		{Name: "api", Redirect: &chain.Redirect{Service: "api-v2"}},
-	}}}
+	}}} // web reaches api locally too, so Consul's server reads api's resolver for web's chain
 	rep, err := Replicate(in)
 	require.NoError(t, err)
 	require.Len(t, rep.Services, 1)

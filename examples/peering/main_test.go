@@ -347,10 +347,11 @@ func TestDryRunNewExportsAndResolvers(t *testing.T) {
 }
 
 // TestPeerTargetThroughLocalResolver: a chain in which a local resolver changes a peer
-// target says so, as a finding line and in -explain.
+// target says so, as a finding line and in -explain. web fails over to api here and to api
+// on east, so Consul's server reads the local api resolver, which then governs both.
 func TestPeerTargetThroughLocalResolver(t *testing.T) {
 	config := write(t, "config.json", `{"Kind":"exported-services","Name":"default","Services":[{"Name":"web","Consumers":[{"Peer":"north"}]}]}
-{"Kind":"service-resolver","Name":"web","Failover":{"*":{"Targets":[{"Service":"api","Peer":"east"}]}}}
+{"Kind":"service-resolver","Name":"web","Failover":{"*":{"Targets":[{"Service":"api"},{"Service":"api","Peer":"east"}]}}}
 {"Kind":"service-resolver","Name":"api","Redirect":{"Service":"api-v2"}}`)
 	code, out, errOut := runArgs(t, "-config", config, "-trust-domain", "abcd.consul", "-datacenter", "dc1", "-explain", "web")
 	require.Equal(t, 0, code, errOut)
