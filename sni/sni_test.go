@@ -403,3 +403,37 @@ func TestZeroValues(t *testing.T) {
 	assert.Equal(t, ".default..internal.", Service{}.String(), "as the package documentation says")
 	assert.Error(t, Service{}.Validate())
 }
+
+// FuzzValidate checks, for values of every kind built from arbitrary components, that
+// Validate accepts exactly the values whose name parses back to them: a valid value's name
+// parses back to it (spelt canonically), and an invalid one's does not.
+func FuzzValidate(f *testing.F) {
+	f.Add(uint8(0), td, "v2", "web", "default", "ap1", "dc1")
+	f.Add(uint8(1), td, "", "web", "", "", "east")
+	f.Add(uint8(2), td, "", "", "", "ap1", "dc1")
+	f.Add(uint8(3), td, "", "nearest", "", "", "dc1")
+	f.Add(uint8(4), td, "", "", "", "", "dc1")
+	f.Add(uint8(0), td, "", "web.default", "", "", "dc1")
+	f.Add(uint8(0), "Bad_TD", "", "web", "", "", "dc1")
+	f.Fuzz(func(t *testing.T, kind uint8, trustDomain, a, b, c, d, e string) {
+		var n Name
+		switch kind % 5 {
+		case 0:
+			n = Service{Subset: a, Service: b, Namespace: c, Partition: d, Datacenter: e, TrustDomain: trustDomain}
+		case 1:
+			n = Peered{Service: b, Namespace: c, Partition: d, Peer: e, TrustDomain: trustDomain}
+		case 2:
+			n = Gateway{Partition: d, Datacenter: e, TrustDomain: trustDomain}
+		case 3:
+			n = Query{Query: b, Datacenter: e, TrustDomain: trustDomain}
+		default:
+			n = PeeringServer{Datacenter: e, TrustDomain: trustDomain}
+		}
+		verr := n.Validate()
+		got, perr := Parse(n.String(), trustDomain)
+		back := perr == nil && got == canonical(n)
+		if (verr == nil) != back {
+			t.Fatalf("%#v: Validate: %v; Parse(%q): %#v, %v", n, verr, n.String(), got, perr)
+		}
+	})
+}

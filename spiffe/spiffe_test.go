@@ -369,9 +369,12 @@ func FuzzValidate(f *testing.F) {
 	f.Add(uint8(0), td, "p", "ns", "dc1", "web")
 	f.Add(uint8(4), "cluster.local", "", "ns", "", "sa")
 	f.Add(uint8(2), td, "default", "", "dc/1", "a")
+	f.Add(uint8(5), td, "", "", "", "")
 	f.Fuzz(func(t *testing.T, kind uint8, trustDomain, a, b, c, d string) {
 		var id Identity
-		switch kind % 5 {
+		switch kind % 6 {
+		case 5:
+			id = Signing{TrustDomain: trustDomain}
 		case 0:
 			id = Service{TrustDomain: trustDomain, Partition: a, Namespace: b, Datacenter: c, Service: d}
 		case 1:
