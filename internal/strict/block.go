@@ -10,8 +10,7 @@ import (
 // mappings and sequences; plain, quoted, literal and folded scalars over one line or many;
 // flow collections of quoted and plain scalars, and so JSON (what `kubectl get -o json`
 // prints is a YAML flow mapping) — which builds the generic values without yaml.v3's node
-// tree. On a cluster dump it allocates a few bytes per input byte where the node tree alone
-// takes about twenty, and it runs several times faster.
+// tree: BenchmarkDump in package visibility measures it against yaml.v3 on a realistic dump.
 //
 // It reads one document at a time. A document holding anything else — anchors, aliases,
 // tags, merge keys, complex keys, directives, tabs where YAML gives them a meaning, the
