@@ -78,9 +78,10 @@ const (
 	ScopeHostNeverMatches = report.ScopeHostNeverMatches
 	// ScopeDefaultKept (warning): a clusterLocal: false setting that looks as if it opened
 	// up one of Istio's default cluster-local hosts but does not drop it: the bare parent
-	// kube-system.svc.<domain>, or a wildcard such as *.svc.<domain> that covers a default.
-	// Only a host equal to an exact default, or ending in .kube-system.svc.<domain> for the
-	// wildcard default, drops it.
+	// kube-system.svc.<domain>, a wildcard such as *.svc.<domain> that covers a default, or
+	// a near miss of a default: in another letter case, with a trailing dot, or without the
+	// cluster domain (kubernetes.default.svc). Only a host equal to an exact default, or
+	// ending in .kube-system.svc.<domain> for the wildcard default, drops it.
 	ScopeDefaultKept = report.ScopeDefaultKept
 	// ScopeDefaultDropped (warning): a clusterLocal: false on one host under
 	// *.kube-system.svc.<domain> (a.kube-system.svc.<domain>), which drops that default for

@@ -112,7 +112,8 @@ func orAll(sel string) string {
 //     letter or a trailing dot, which no Kubernetes Service's host matches;
 //   - ScopeDefaultKept: a clusterLocal: false setting that looks as if it opened up one of
 //     Istio's defaults without dropping it (the bare parent kube-system.svc.<domain>, a
-//     wildcard covering a default);
+//     wildcard covering a default, a default in another letter case, with a trailing dot or
+//     without the cluster domain);
 //   - ScopeDefaultDropped: a clusterLocal: false on one host under *.kube-system.svc.<domain>,
 //     which drops that default for every host under it;
 //   - ScopeDefaultStaysDropped: a clusterLocal: true under a default an earlier setting
@@ -180,6 +181,35 @@ func neverMatches(h string) string {
 	return ""
 }
 
+// nearDefault says how host h misses the default pattern it seems meant for — by letter
+// case, a trailing dot, or leaving out the cluster domain — or "" when it does not.
+func nearDefault(h, pattern, domain string) string {
+	meant := func(x string) bool {
+		if strings.HasPrefix(pattern, "*.") {
+			return x == pattern || strings.HasSuffix(x, pattern[1:])
+		}
+		return x == pattern
+	}
+	if meant(h) {
+		return ""
+	}
+	var why []string
+	x := h
+	if t := strings.TrimSuffix(x, "."); t != x {
+		x, why = t, append(why, "ends with a dot")
+	}
+	if l := strings.ToLower(x); l != x {
+		x, why = l, append(why, "has upper-case letters")
+	}
+	if !meant(x) && domain != "" && meant(x+"."+domain) {
+		x, why = x+"."+domain, append(why, "leaves out the cluster domain ."+domain)
+	}
+	if !meant(x) {
+		return ""
+	}
+	return strings.Join(why, " and ")
+}
+
 // lintDefaults reports what setting i's host j, h, does to Istio's defaults that it does not
 // seem to (see LintScope).
 func (l *localHosts) lintDefaults(at string, i, j int, h string, local bool) []Finding {
@@ -197,6 +227,15 @@ func (l *localHosts) lintDefaults(at string, i, j int, h string, local bool) []F
 			out = append(out, report.New(at, ScopeDefaultStaysDropped,
 				"%s is cluster-local again, but serviceSettings[%d] host %s dropped %s, which stays dropped: the other hosts ending in %s are not cluster-local",
 				h, d.setting, d.by, d.source(l.disc), d.pattern[1:]))
+		}
+	}
+	if !local {
+		for _, d := range l.defaults {
+			if why := nearDefault(h, d.pattern, l.domain); d.setting < 0 && why != "" {
+				out = append(out, report.New(at, ScopeDefaultKept,
+					"clusterLocal: false on %s does not drop %s: it %s, and Istio compares hosts as written, so the default stays cluster-local",
+					h, d.source(l.disc), why))
+			}
 		}
 	}
 	if len(kept) > 0 {

@@ -110,13 +110,14 @@ type localHosts struct {
 	lengths  []int                     // the lengths of wildcard's keys, longest first
 	defaults []clusterDefault
 	disc     string // the discovery address the defaults came from
+	domain   string // the cluster domain
 }
 
 // newLocalHosts computes the patterns as Istio does (see above) from the settings, for a
 // cluster domain and a discovery address.
 func newLocalHosts(settings []ServiceSetting, domain, discovery string) localHosts {
 	l := localHosts{specific: map[string]patternSetting{}, wildcard: map[string]patternSetting{},
-		defaults: clusterDefaults(domain, discovery), disc: discovery}
+		defaults: clusterDefaults(domain, discovery), disc: discovery, domain: domain}
 	for i, st := range settings {
 		if !st.Settings.ClusterLocal {
 			for j, h := range st.Hosts {
@@ -179,7 +180,8 @@ func (l *localHosts) match(host string) (pattern string, p patternSetting, ok bo
 }
 
 // dropped returns the most specific dropped default that would have matched host, if it is
-// more specific than the pattern that does match (pattern, "" for none).
+// more specific than the pattern that does match (pattern, "" for none) or is that pattern
+// (a clusterLocal: false on the default's own host both matches and drops it).
 func (l *localHosts) dropped(host, pattern string) (clusterDefault, bool) {
 	var best clusterDefault
 	found := false
@@ -191,7 +193,7 @@ func (l *localHosts) dropped(host, pattern string) (clusterDefault, bool) {
 			best, found = d, true
 		}
 	}
-	if !found || pattern != "" && !moreSpecific(best.pattern, pattern) {
+	if !found || pattern != "" && best.pattern != pattern && !moreSpecific(best.pattern, pattern) {
 		return clusterDefault{}, false
 	}
 	return best, true

@@ -134,6 +134,11 @@ func TestClusterLocalExplain(t *testing.T) {
 				Dropped: &DroppedDefault{Default: "*.kube-system.svc.cluster.local", Setting: 0, Host: 0},
 				Reason: "serviceScopeConfigs[0] (namespaces all, services all) makes it GLOBAL; kube-dns.kube-system.svc.cluster.local is not cluster-local (no pattern matches); " +
 					"Istio's default *.kube-system.svc.cluster.local would make it cluster-local, but serviceSettings[0] host metrics.kube-system.svc.cluster.local (clusterLocal: false) dropped it"}},
+		{"a false on the default's own host drops it, and says so", everyServiceGlobal(setting(false, "kubernetes.default.svc.cluster.local")), "kubernetes.default.svc.cluster.local",
+			ScopeExplanation{Scope: Global, Config: 0, Pattern: "kubernetes.default.svc.cluster.local", Setting: 0,
+				Dropped: &DroppedDefault{Default: "kubernetes.default.svc.cluster.local", Setting: 0, Host: 0},
+				Reason: "serviceScopeConfigs[0] (namespaces all, services all) makes it GLOBAL; kubernetes.default.svc.cluster.local is not cluster-local (serviceSettings[0] host kubernetes.default.svc.cluster.local); " +
+					"Istio's default kubernetes.default.svc.cluster.local would make it cluster-local, but serviceSettings[0] host kubernetes.default.svc.cluster.local (clusterLocal: false) dropped it"}},
 		{"a dropped default under a less specific setting", everyServiceGlobal(setting(false, "*.svc.cluster.local"), setting(false, "a.kube-system.svc.cluster.local")),
 			"kube-dns.kube-system.svc.cluster.local", ScopeExplanation{Scope: Global, Config: 0, Pattern: "*.svc.cluster.local", Setting: 0,
 				Dropped: &DroppedDefault{Default: "*.kube-system.svc.cluster.local", Setting: 1, Host: 0},
@@ -177,6 +182,17 @@ func TestLintScopeSettings(t *testing.T) {
 		{"the default's own pattern again brings it back", &ScopeConfig{ServiceSettings: []ServiceSetting{
 			setting(false, "*.kube-system.svc.cluster.local"), setting(true, "*.kube-system.svc.cluster.local")}}, []string{
 			"NOTE ScopeSettingOverridden serviceSettings[0].hosts[0]: *.kube-system.svc.cluster.local is given again by serviceSettings[1], which wins"}},
+		{"a false on a default in upper case", &ScopeConfig{ServiceSettings: []ServiceSetting{setting(false, "Kubernetes.default.svc.cluster.local")}}, []string{
+			"ERROR ScopeHostNeverMatches serviceSettings[0].hosts[0]: Kubernetes.default.svc.cluster.local has an upper-case letter: hosts match exactly as written, and a Kubernetes Service's host is lower case without one, so it matches no service",
+			"WARNING ScopeDefaultKept serviceSettings[0].hosts[0]: clusterLocal: false on Kubernetes.default.svc.cluster.local does not drop Istio's default kubernetes.default.svc.cluster.local: " +
+				"it has upper-case letters, and Istio compares hosts as written, so the default stays cluster-local"}},
+		{"a false on a default with a trailing dot", &ScopeConfig{ServiceSettings: []ServiceSetting{setting(false, "metrics.kube-system.svc.cluster.local.")}}, []string{
+			"ERROR ScopeHostNeverMatches serviceSettings[0].hosts[0]: metrics.kube-system.svc.cluster.local. ends with a dot: hosts match exactly as written, and a Kubernetes Service's host is lower case without one, so it matches no service",
+			"WARNING ScopeDefaultKept serviceSettings[0].hosts[0]: clusterLocal: false on metrics.kube-system.svc.cluster.local. does not drop Istio's default *.kube-system.svc.cluster.local: " +
+				"it ends with a dot, and Istio compares hosts as written, so the default stays cluster-local"}},
+		{"a false on a default without the cluster domain", &ScopeConfig{ServiceSettings: []ServiceSetting{setting(false, "istiod.istio-system.svc")}}, []string{
+			"WARNING ScopeDefaultKept serviceSettings[0].hosts[0]: clusterLocal: false on istiod.istio-system.svc does not drop Istio's default istiod.istio-system.svc.cluster.local (the host of defaultConfig.discoveryAddress istiod.istio-system.svc:15012): " +
+				"it leaves out the cluster domain .cluster.local, and Istio compares hosts as written, so the default stays cluster-local"}},
 		{"case and a trailing dot", &ScopeConfig{ServiceSettings: []ServiceSetting{setting(true, "Web.Shop.svc.cluster.local", "web.shop.svc.cluster.local.")}}, []string{
 			"ERROR ScopeHostNeverMatches serviceSettings[0].hosts[0]: Web.Shop.svc.cluster.local has an upper-case letter: hosts match exactly as written, and a Kubernetes Service's host is lower case without one, so it matches no service",
 			"ERROR ScopeHostNeverMatches serviceSettings[0].hosts[1]: web.shop.svc.cluster.local. ends with a dot: hosts match exactly as written, and a Kubernetes Service's host is lower case without one, so it matches no service"}},
