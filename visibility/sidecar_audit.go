@@ -33,8 +33,15 @@ type SidecarChange = Change[ProxyHost, *SidecarService, uint32]
 // that one Sidecar selects before and another after is a class of its own, named by both
 // selectors' labels ("app=web,version=v1"): it gets the first one's view before and the
 // second one's after. Nothing is enforced. Changes are sorted by namespace, workload and
-// host. Its cost is that of Proxy for each class of proxies, twice.
+// host. Its cost is that of Proxy for each class of proxies, twice. Either view may be nil:
+// the view of an empty inventory, in which proxies receive nothing.
 func DiffSidecars(before, after *SidecarView) []SidecarChange {
+	if before == nil {
+		before = &SidecarView{}
+	}
+	if after == nil {
+		after = &SidecarView{}
+	}
 	type class struct {
 		ns       string
 		workload labels.Set

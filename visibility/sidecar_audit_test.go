@@ -28,6 +28,13 @@ func TestDiffSidecars(t *testing.T) {
 	}
 	cur := view(nil)
 	assert.Empty(t, DiffSidecars(cur, cur), "no change, no difference")
+	assert.Empty(t, DiffSidecars(nil, nil), "nil views are empty ones")
+	fromNothing := DiffSidecars(nil, cur)
+	for _, c := range fromNothing {
+		assert.Nil(t, c.Before, "from no view, everything is gained: %v", c.Key)
+	}
+	assert.Len(t, DiffSidecars(cur, nil), len(fromNothing), "and to none, everything is lost")
+	assert.NotEmpty(t, fromNothing)
 
 	// shop's web workloads get a Sidecar importing only ext's hosts.
 	web := Sidecar{Namespace: "shop", Name: "web", WorkloadSelector: map[string]string{"app": "web"}, Egress: []SidecarEgress{{Hosts: []string{"ext/*"}}}}
