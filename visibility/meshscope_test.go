@@ -127,3 +127,33 @@ func FuzzLoadMeshScope(f *testing.F) {
 		}
 	})
 }
+
+// FuzzMeshScopeUnmarshal holds json.Unmarshal into a MeshScope to LoadMeshScope: a value it
+// reads, and that validates, reads the same when it is the meshConfig of a mesh
+// configuration file; and it never panics.
+func FuzzMeshScopeUnmarshal(f *testing.F) {
+	for _, s := range []string{`{"rootNamespace": "a", "defaultServiceExportTo": ["."], "discoverySelectors": [{"matchLabels": {"a": "b"}}]}`,
+		`{"root_namespace": "x", "discovery_selectors": [{"matchExpressions": [{"key": "k", "operator": "In", "values": ["v"]}]}]}`,
+		`{"rootNamespace": "a", "rootNamespace": "b"}`, `{"discoverySelector": []}`, `{"defaultServiceExportTo": "."}`, `null`, `{}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var m MeshScope
+		if err := json.Unmarshal(data, &m); err != nil || m.Validate() != nil {
+			return
+		}
+		if m.RootNamespace == "" && m.DefaultServiceExportTo == nil && m.DiscoverySelectors == nil {
+			return // nothing given: LoadMeshScope reads that as no mesh scope
+		}
+		loaded, err := LoadMeshScope([]byte(`{"meshConfig": ` + string(data) + `}`))
+		if err != nil {
+			t.Fatalf("json.Unmarshal read %s, LoadMeshScope refused it as a meshConfig: %v", data, err)
+		}
+		if loaded == nil {
+			t.Fatalf("json.Unmarshal read %s, LoadMeshScope found no mesh scope in it", data)
+		}
+		if b1, b2 := mustJSON(t, &m), mustJSON(t, loaded); b1 != b2 {
+			t.Fatalf("json.Unmarshal read %s, LoadMeshScope %s", b1, b2)
+		}
+	})
+}
