@@ -51,6 +51,8 @@ func TestLoadHealthRefuses(t *testing.T) {
 		{"a number out of range", strings.Replace(healthJSON, `"Port": 8443`, `"Port": 1e30`, 1), "[0].Service.Port: must be a whole number, got the number 1e30"},
 		{"an integer out of range", strings.Replace(healthJSON, `"Port": 8443`, `"Port": 99999999999999999999`, 1), "[0].Service.Port: the number 99999999999999999999 is out of range for int"},
 		{"not a list", `{"Node": {}}`, "(top level): must be a list of instances, as /v1/health/service/<name> returns, got an object"},
+		{"empty", "", "no JSON value: the input is empty"},
+		{"white space only", " \n", "no JSON value: the input is empty"},
 		{"data after the list", healthJSON + "\n[]", "line 7, column 1: data after the JSON value"},
 	}
 	for _, tt := range tests {

@@ -200,6 +200,45 @@ func TestRefusesToGuess(t *testing.T) {
 	}
 }
 
+// TestEmptyInputs: every Consul output read, whichever flag names it, says the same of an
+// empty file, or one of white space only (a command that printed nothing), naming the file.
+func TestEmptyInputs(t *testing.T) {
+	files := userFiles(t)
+	empty := write(t, "empty.json", "")
+	blank := write(t, "blank.json", " \n\t\n")
+	with := func(flag, file string) []string {
+		args := append(files[:0:0], files...)
+		for i := 0; i < len(args); i += 2 {
+			if args[i] == flag {
+				args[i+1] = file
+				return args
+			}
+		}
+		return append(args, flag, file)
+	}
+	for _, tt := range []struct {
+		name string
+		args []string
+		file string
+	}{
+		{"an empty -config", with("-config", empty), empty},
+		{"an empty -catalog", with("-catalog", empty), empty},
+		{"an empty -health", with("-health", empty), empty},
+		{"an empty -ca-roots", with("-ca-roots", empty), empty},
+		{"an empty -gateway-services", with("-gateway-services", empty), empty},
+		{"a -catalog of white space only", with("-catalog", blank), blank},
+		{"a -ca-roots of white space only", with("-ca-roots", blank), blank},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errOut := runArgs(t, tt.args...)
+			assert.Equal(t, 1, code)
+			assert.Contains(t, errOut, tt.file+": no JSON value: the input is empty")
+			assert.NotContains(t, errOut, "unexpected end of input")
+			assert.Empty(t, out)
+		})
+	}
+}
+
 func TestHelp(t *testing.T) {
 	code, out, errOut := runArgs(t, "-h")
 	assert.Equal(t, 0, code)

@@ -25,9 +25,13 @@ const MaxDepth = 10000
 // ParseJSON parses one JSON value strictly: a key given twice in one object is an error
 // naming its path, so is any data after the value. Numbers are json.Number. The value may
 // follow a UTF-8 byte-order mark (what some editors save), which positions in errors do not
-// count.
+// count. Input holding nothing but white space is refused as empty, as ParseJSONStream
+// refuses it.
 func ParseJSON(data []byte) (any, error) {
 	p := newJSONParser(data)
+	if p.blank() {
+		return nil, errEmpty()
+	}
 	v, err := p.value(0)
 	if err != nil {
 		return nil, p.fix(err, 0)
@@ -68,7 +72,7 @@ func ParseJSONStream(data []byte) ([]any, error) {
 		return nil, err
 	}
 	if len(out) == 0 {
-		return nil, &fielderr.Error{Detail: "no JSON value: the input is empty"}
+		return nil, errEmpty()
 	}
 	var errs []error
 	for i, d := range dupes {
@@ -97,6 +101,20 @@ func newJSONParser(data []byte) *jsonParser {
 	p.dec = json.NewDecoder(bytes.NewReader(data))
 	p.dec.UseNumber()
 	return p
+}
+
+// errEmpty is the error of input that holds no JSON value at all: an empty file, or one of
+// white space only (what a command that printed nothing leaves).
+func errEmpty() error { return &fielderr.Error{Detail: "no JSON value: the input is empty"} }
+
+// blank reports whether the input (after any byte-order mark) is empty or white space only.
+func (p *jsonParser) blank() bool {
+	for _, c := range p.data {
+		if !isSpace(c) {
+			return false
+		}
+	}
+	return true
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
