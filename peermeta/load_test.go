@@ -53,6 +53,8 @@ func TestLoadHealthRefuses(t *testing.T) {
 		{"not a list", `{"Node": {}}`, "(top level): must be a list of instances, as /v1/health/service/<name> returns, got an object"},
 		{"empty", "", "no JSON value: the input is empty"},
 		{"white space only", " \n", "no JSON value: the input is empty"},
+		{"UTF-16", "\xff\xfe[\x00]\x00", "not JSON: the input looks like UTF-16 (little-endian, starting with the bytes 0xff 0xfe); it must be UTF-8. " +
+			"Windows PowerShell's > writes UTF-16: write the file with | Out-File -Encoding utf8 instead, or convert it (iconv -f UTF-16 -t UTF-8)"},
 		{"data after the list", healthJSON + "\n[]", "line 7, column 1: data after the JSON value"},
 	}
 	for _, tt := range tests {

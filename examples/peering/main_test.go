@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -234,6 +235,45 @@ func TestEmptyInputs(t *testing.T) {
 			assert.Equal(t, 1, code)
 			assert.Contains(t, errOut, tt.file+": no JSON value: the input is empty")
 			assert.NotContains(t, errOut, "unexpected end of input")
+			assert.Empty(t, out)
+		})
+	}
+}
+
+// TestUTF16Inputs: a file saved as UTF-16 (what Windows PowerShell's > writes) is said to
+// be UTF-16, whichever flag names it, rather than refused at its first byte.
+func TestUTF16Inputs(t *testing.T) {
+	files := userFiles(t)
+	for _, tt := range []struct {
+		name string
+		flag string
+		bom  []byte
+	}{
+		{"a UTF-16LE -config", "-config", []byte{0xff, 0xfe}},
+		{"a UTF-16LE -catalog", "-catalog", []byte{0xff, 0xfe}},
+		{"a UTF-16LE -health", "-health", []byte{0xff, 0xfe}},
+		{"a UTF-16LE -ca-roots", "-ca-roots", []byte{0xff, 0xfe}},
+		{"a UTF-16BE -catalog", "-catalog", []byte{0xfe, 0xff}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			args := append(files[:0:0], files...)
+			i := slices.Index(args, tt.flag) + 1
+			data, err := os.ReadFile(args[i])
+			require.NoError(t, err)
+			wide := slices.Clone(tt.bom)
+			for _, c := range data { // the files are ASCII
+				if tt.bom[0] == 0xff {
+					wide = append(wide, c, 0)
+				} else {
+					wide = append(wide, 0, c)
+				}
+			}
+			args[i] = write(t, "utf16.json", string(wide))
+			code, out, errOut := runArgs(t, args...)
+			assert.Equal(t, 1, code)
+			assert.Contains(t, errOut, args[i]+": not JSON: the input looks like UTF-16")
+			assert.Contains(t, errOut, "it must be UTF-8. Windows PowerShell's > writes UTF-16")
+			assert.NotContains(t, errOut, "unexpected byte")
 			assert.Empty(t, out)
 		})
 	}
