@@ -201,6 +201,41 @@ func TestRefusesToGuess(t *testing.T) {
 	}
 }
 
+// TestHealthIsHealthOutput: -health reads instances; another endpoint's list, or a list of
+// empty objects, is refused, saying what it found and what -health reads, never taken for
+// a service without instances (which an empty list is).
+func TestHealthIsHealthOutput(t *testing.T) {
+	files := userFiles(t)
+	with := func(health string) []string {
+		args := append(files[:0:0], files...)
+		args[5], args[7] = health, health // both -health flags
+		return args
+	}
+	ui := write(t, "ui.json", `[{"Name":"api","Kind":"","Datacenter":"dc7","Tags":[],"InstanceCount":1}]`)
+	for _, tt := range []struct {
+		name string
+		file string
+		want string
+	}{
+		{"/v1/internal/ui/services output", ui, ui + `: value 1: [0]: not an instance: no Node and no Service; found an object with Name, Kind, Datacenter, Tags, InstanceCount, ` +
+			`which looks like catalog output (/v1/internal/ui/services); expected /v1/health/service/<name> or /v1/health/connect/<name> output`},
+		{"a list of empty objects", write(t, "empty-objects.json", `[{}]`), `: value 1: [0]: not an instance: no Node and no Service; found an empty object; ` +
+			`expected /v1/health/service/<name> or /v1/health/connect/<name> output (curl $CONSUL_HTTP_ADDR/v1/health/service/mesh-gateway): a list of instances, each with Node, Service and Checks`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errOut := runArgs(t, with(tt.file)...)
+			assert.Equal(t, 1, code)
+			assert.Contains(t, errOut, tt.want)
+			assert.Empty(t, out)
+		})
+	}
+	t.Run("an empty list: a service without instances", func(t *testing.T) {
+		code, out, errOut := runArgs(t, with(write(t, "none.json", "[]"))...)
+		require.Equal(t, 0, code, errOut)
+		assert.Contains(t, out, "WARNING NoMeshGateway mesh gateways: no mesh gateway instances")
+	})
+}
+
 // TestEmptyInputs: every Consul output read, whichever flag names it, says the same of an
 // empty file, or one of white space only (a command that printed nothing), naming the file.
 func TestEmptyInputs(t *testing.T) {
