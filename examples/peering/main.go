@@ -93,6 +93,15 @@ type options struct {
 var inputFlags = []string{"config", "exports", "resolvers", "sameness-groups", "new-config", "new-exports", "new-resolvers",
 	"health", "gateway-services", "catalog", "ca-roots", "trust-domain", "datacenter"}
 
+// inputNames says what the string input flags name, for the message refusing one given
+// empty: -datacenter and -trust-domain take names, not files. The flags of type files
+// refuse an empty value themselves.
+var inputNames = map[string]string{
+	"datacenter":   "the local datacenter, the exporting cluster's (the Config.Datacenter of /v1/agent/self)",
+	"trust-domain": "the cluster's trust domain (the TrustDomain of /v1/connect/ca/roots)",
+	"ca-roots":     "a file of /v1/connect/ca/roots output",
+}
+
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
@@ -126,7 +135,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if !cli.CheckFormat(prog, o.output, stderr) || !cli.CheckFailOn(prog, o.failOn, stderr) {
 		return cli.Usage
 	}
-	given, ok := cli.Given(prog, fs, stderr, inputFlags...)
+	given, ok := cli.Given(prog, fs, stderr, inputNames, inputFlags...)
 	if !ok {
 		return cli.Usage
 	}

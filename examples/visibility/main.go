@@ -113,7 +113,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if !cli.CheckFormat(prog, o.output, stderr) || !cli.CheckFailOn(prog, o.failOn, stderr) {
 		return cli.Usage
 	}
-	given, ok := cli.Given(prog, fs, stderr, inputFlags...)
+	given, ok := cli.Given(prog, fs, stderr, nil, inputFlags...) // every input flag names a file
 	if !ok {
 		return cli.Usage
 	}

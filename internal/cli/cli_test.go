@@ -151,7 +151,7 @@ func TestGivenAndMissing(t *testing.T) {
 		return fs
 	}
 	var errOut strings.Builder
-	given, ok := Given("p", parse("-mesh", "m.yaml", "-o", "json"), &errOut, "mesh", "inventory")
+	given, ok := Given("p", parse("-mesh", "m.yaml", "-o", "json"), &errOut, nil, "mesh", "inventory")
 	assert.True(t, ok)
 	assert.Equal(t, map[string]bool{"mesh": true, "o": true}, given)
 	assert.False(t, Missing("p", given, &errOut, "-mesh", "-inventory|-cluster"))
@@ -159,7 +159,38 @@ func TestGivenAndMissing(t *testing.T) {
 	assert.True(t, Missing("p", map[string]bool{"cluster": true, "mesh": true}, &errOut, "-mesh", "-inventory|-cluster"))
 
 	errOut.Reset()
-	_, ok = Given("p", parse("-mesh", "", "-inventory", "i.yaml", "-o", ""), &errOut, "mesh", "inventory")
+	_, ok = Given("p", parse("-mesh", "", "-inventory", "i.yaml", "-o", ""), &errOut, nil, "mesh", "inventory")
 	assert.False(t, ok)
 	assert.Equal(t, "p: -mesh given an empty value (an unset variable?): name a file, or give none of the input flags to run on the embedded sample\n", errOut.String())
+}
+
+// TestGivenSaysWhatToName: an input flag given empty is told what its value names: a file,
+// unless the program says otherwise for the flag.
+func TestGivenSaysWhatToName(t *testing.T) {
+	names := map[string]string{"datacenter": "the local datacenter", "zone": "the local datacenter"}
+	for _, tt := range []struct {
+		name   string
+		args   []string
+		stderr string
+	}{
+		{"a flag that takes a name", []string{"-datacenter", ""},
+			"p: -datacenter given an empty value (an unset variable?): name the local datacenter, or give none of the input flags to run on the embedded sample\n"},
+		{"a flag that takes a file", []string{"-mesh", ""},
+			"p: -mesh given an empty value (an unset variable?): name a file, or give none of the input flags to run on the embedded sample\n"},
+		{"several, each told what it takes", []string{"-mesh", "", "-datacenter", "", "-inventory", "", "-zone", ""},
+			"p: -datacenter, -zone given an empty value (an unset variable?): name the local datacenter, or give none of the input flags to run on the embedded sample\n" +
+				"p: -inventory, -mesh given an empty value (an unset variable?): name a file, or give none of the input flags to run on the embedded sample\n"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			fs := flag.NewFlagSet("p", flag.ContinueOnError)
+			for _, f := range []string{"mesh", "inventory", "datacenter", "zone"} {
+				fs.String(f, "", "")
+			}
+			require.NoError(t, fs.Parse(tt.args))
+			var errOut strings.Builder
+			_, ok := Given("p", fs, &errOut, names, "mesh", "inventory", "datacenter", "zone")
+			assert.False(t, ok)
+			assert.Equal(t, tt.stderr, errOut.String())
+		})
+	}
 }
