@@ -124,6 +124,9 @@ func TestConsulNativeInput(t *testing.T) {
 	assert.Contains(t, south, "default/default/api-v2")
 	assert.Contains(t, words(south), `WARNING UnknownKind default/default/batch-job (peer south): its service kind is unknown`,
 		"a name only /v1/catalog/services gives is reported, not replicated")
+	assert.Contains(t, words(south), `so it is not replicated: give its kind with -catalog output of /v1/internal/ui/services `+
+		`(curl $CONSUL_HTTP_ADDR/v1/internal/ui/services), which says every service's kind, or -health output of its instances (/v1/health/service/<name>)`,
+		"the finding says which flag gives kinds")
 	for _, s := range []string{"mesh-gateway", "api-v2-sidecar-proxy", "consul"} {
 		assert.NotContains(t, out, "default/default/"+s, "%s is never replicated by *", s)
 	}

@@ -37,6 +37,10 @@ func TestProgram(t *testing.T) {
 			"WARNING PeerTargetResolvedLocally chain default/default/payments, target ledger.default.default.external.east",
 			"WARNING UnknownKind default/default/reports (peer east)",
 		}, ""},
+		{"an unknown kind says which input gives kinds", own, 0, []string{
+			"WARNING UnknownKind default/default/reports (peer east): its service kind is unknown; Services[0] (wildcard name) exports only typical services, " +
+				"so it is not replicated: give its kind with -catalog output of /v1/internal/ui/services",
+		}, ""},
 		{"a gate that fails says why", append(own, "-fail-on", "warning"), 3, nil,
 			"peering: -fail-on warning: 4 findings at WARNING or above: WARNING UnknownKind default/default/ledger-v2 (peer east)"},
 		{"an unset variable", []string{"-config", "", "-catalog", "testdata/catalog.json"}, 2, nil, ""},
