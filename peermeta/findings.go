@@ -26,7 +26,8 @@ const (
 	UnionDiffers = report.UnionDiffers
 	// UnknownKind (warning): a "*" rule naming the peer matches a catalog service whose kind
 	// the input does not say (Input.Unclassified); a "*" rule exports only typical services,
-	// so it is not replicated, but it may be one.
+	// so it is not replicated, but it may be one. The message says which input gives kinds
+	// (Input.KindsFrom).
 	UnknownKind = report.UnknownKind
 	// NoMeshGateway (warning): there is no mesh gateway instance, so peers can reach no
 	// exported service.

@@ -22,6 +22,11 @@ import (
 // the field (and the key of a map) and the value; every element's problems are reported:
 //
 //	[1].Service.TaggedAddresses["wan"].Port: must be a whole number, got the string "443"
+//
+// Every element must be an instance: an object with a Node and a Service (Checks may be
+// absent). An element without either — what another endpoint's output, such as the
+// catalog's /v1/internal/ui/services, holds — is an error saying what it found, rather than
+// an instance of no service. An empty array is a service without instances.
 func LoadHealth(data []byte) ([]CheckServiceNode, error) {
 	x, err := strict.ParseJSON(data)
 	if err != nil {
@@ -34,6 +39,7 @@ func LoadHealth(data []byte) ([]CheckServiceNode, error) {
 	c := healthChecker{fields: map[reflect.Type][]jsonField{}}
 	for i, item := range list {
 		c.check(item, reflect.TypeFor[CheckServiceNode](), strict.Index("", i))
+		c.instance(item, strict.Index("", i))
 	}
 	if err := errors.Join(c.errs...); err != nil {
 		return nil, err
@@ -143,6 +149,56 @@ func (c *healthChecker) check(x any, t reflect.Type, path string) {
 	default:
 		c.fail(path, x, "cannot be read into %s", t) // no field of the types has another kind
 	}
+}
+
+// healthOutput is what LoadHealth reads, for the messages refusing something else.
+const healthOutput = "expected /v1/health/service/<name> or /v1/health/connect/<name> output " +
+	"(curl $CONSUL_HTTP_ADDR/v1/health/service/mesh-gateway): a list of instances, each with Node, Service and Checks"
+
+// instance refuses the element x, at path, when it is not an instance: null, or an object
+// without a Node or a Service (absent or null), saying what it is instead. An element of
+// the wrong type check has reported.
+func (c *healthChecker) instance(x any, path string) {
+	obj, ok := x.(strict.Fields)
+	if x != nil && !ok {
+		return
+	}
+	fields := c.structFields(reflect.TypeFor[CheckServiceNode]())
+	var missing []string
+	for _, name := range []string{"Node", "Service"} {
+		given := false
+		for _, m := range obj {
+			if i := matchField(fields, m.Key); i >= 0 && fields[i].name == name && m.Value != nil {
+				given = true
+			}
+		}
+		if !given {
+			missing = append(missing, name)
+		}
+	}
+	if len(missing) == 0 {
+		return
+	}
+	found := "null"
+	switch keys := make([]string, 0, len(obj)); {
+	case x == nil:
+	case len(obj) == 0:
+		found = "an empty object"
+	default:
+		for _, m := range obj {
+			keys = append(keys, m.Key)
+		}
+		if len(keys) > 6 {
+			keys = append(keys[:6], "…")
+		}
+		found = "an object with " + strings.Join(keys, ", ")
+		if _, ok := obj.Get("Name"); ok && slices.Contains(missing, "Service") {
+			found += ", which looks like catalog output (/v1/internal/ui/services)"
+		} else if _, ok := obj.Get("ServiceName"); ok && slices.Contains(missing, "Service") {
+			found += ", which looks like catalog output (/v1/catalog/service/<name>)"
+		}
+	}
+	c.fail(path, nil, "not an instance: no %s; found %s; %s", strings.Join(missing, " and no "), found, healthOutput)
 }
 
 // structFields returns the fields of the struct type t as encoding/json names them.

@@ -23,10 +23,23 @@ func TestLoadHealth(t *testing.T) {
 	assert.Equal(t, 8443, got[0].Service.Port)
 	assert.Equal(t, ServiceAddress{Address: "198.51.100.9", Port: 443}, got[0].Service.TaggedAddresses["wan"])
 	assert.Equal(t, StatusPassing, got[0].Checks[0].Status)
+	lower, err := LoadHealth([]byte(strings.NewReplacer(`"Node": {"ID"`, `"node": {"ID"`, `"Service": {"Kind"`, `"service": {"Kind"`).Replace(healthJSON)))
+	require.NoError(t, err, "Node and Service in another case, as encoding/json matches them")
+	assert.Equal(t, got, lower)
+	none, err := LoadHealth([]byte(" [] "))
+	require.NoError(t, err, "a service without instances")
+	assert.Empty(t, none)
+	noChecks, err := LoadHealth([]byte(`[{"Node":{"Node":"n"},"Service":{"Service":"s"}}]`))
+	require.NoError(t, err, "Checks may be absent")
+	assert.Len(t, noChecks, 1)
 	bom, err := LoadHealth([]byte("\ufeff" + healthJSON))
 	require.NoError(t, err, "after a byte-order mark")
 	assert.Equal(t, got, bom)
 }
+
+// expectHealth ends the message refusing an element that is not an instance.
+const expectHealth = "expected /v1/health/service/<name> or /v1/health/connect/<name> output " +
+	"(curl $CONSUL_HTTP_ADDR/v1/health/service/mesh-gateway): a list of instances, each with Node, Service and Checks"
 
 func TestLoadHealthRefuses(t *testing.T) {
 	tests := []struct {
@@ -50,7 +63,24 @@ func TestLoadHealthRefuses(t *testing.T) {
 			"[0].Service.Port: must be a whole number, got the boolean true\n[0].Service.Tags: must be a list, got the string \"t\""},
 		{"a number out of range", strings.Replace(healthJSON, `"Port": 8443`, `"Port": 1e30`, 1), "[0].Service.Port: must be a whole number, got the number 1e30"},
 		{"an integer out of range", strings.Replace(healthJSON, `"Port": 8443`, `"Port": 99999999999999999999`, 1), "[0].Service.Port: the number 99999999999999999999 is out of range for int"},
+		// Another endpoint's output is a list too: its elements are not instances.
+		{"/v1/internal/ui/services output", `[{"Name":"web","Kind":"","Datacenter":"dc1","Tags":[],"InstanceCount":2,"ChecksPassing":4,"ConnectedWithProxy":true},{"Kind":"mesh-gateway","Name":"mesh-gateway"}]`,
+			"[0]: not an instance: no Node and no Service; found an object with Name, Kind, Datacenter, Tags, InstanceCount, ChecksPassing, …, " +
+				"which looks like catalog output (/v1/internal/ui/services); " + expectHealth + "\n" +
+				"[1]: not an instance: no Node and no Service; found an object with Kind, Name, which looks like catalog output (/v1/internal/ui/services); " + expectHealth},
+		{"/v1/catalog/service/<name> output", `[{"ID":"x","Node":"n1","ServiceName":"web","ServiceKind":""}]`,
+			"[0].Node: must be an object, got the string \"n1\"\n" +
+				"[0]: not an instance: no Service; found an object with ID, Node, ServiceName, ServiceKind, which looks like catalog output (/v1/catalog/service/<name>); " + expectHealth},
+		{"an empty object", `[{}]`, "[0]: not an instance: no Node and no Service; found an empty object; " + expectHealth},
+		{"null", `[null]`, "[0]: not an instance: no Node and no Service; found null; " + expectHealth},
+		{"no Service", `[{"Node":{"Node":"n"},"Checks":[]}]`, "[0]: not an instance: no Service; found an object with Node, Checks; " + expectHealth},
+		{"a null Node", strings.Replace(healthJSON, `"Node": {"ID": "n1", "Node": "gw-node", "Address": "10.0.0.9", "Datacenter": "dc1", "CreateIndex": 18446744073709551615, "ModifyIndex": 5}`, `"Node": null`, 1),
+			"[0]: not an instance: no Node; found an object with Node, Service, Checks; " + expectHealth},
 		{"not a list", `{"Node": {}}`, "(top level): must be a list of instances, as /v1/health/service/<name> returns, got an object"},
+		{"empty", "", "no JSON value: the input is empty"},
+		{"white space only", " \n", "no JSON value: the input is empty"},
+		{"UTF-16", "\xff\xfe[\x00]\x00", "not JSON: the input looks like UTF-16 (little-endian, starting with the bytes 0xff 0xfe); it must be UTF-8. " +
+			"Windows PowerShell's > writes UTF-16: write the file with | Out-File -Encoding utf8 instead, or convert it (iconv -f UTF-16 -t UTF-8)"},
 		{"data after the list", healthJSON + "\n[]", "line 7, column 1: data after the JSON value"},
 	}
 	for _, tt := range tests {

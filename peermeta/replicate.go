@@ -34,6 +34,10 @@ type Input struct {
 	// not say it). A "*" rule does not export them, and each one a "*" rule naming the peer
 	// matches is reported (UnknownKind); an exact rule exports the service it names.
 	Unclassified []exports.ServiceName
+	// KindsFrom says, in each UnknownKind finding, where its user gives a service's kind:
+	// a program names its own flags here ("-catalog output of /v1/internal/ui/services").
+	// "" names the Consul outputs that say kinds (DefaultKindsFrom).
+	KindsFrom string
 	// Entries are the service-resolver entries, the services' protocols and the sameness
 	// groups.
 	Entries chain.Entries
@@ -46,6 +50,11 @@ type Input struct {
 	// ones replicated with a discovery chain.
 	Connect []exports.ServiceName
 }
+
+// DefaultKindsFrom is what an UnknownKind finding tells its reader to give a service's kind
+// with when Input.KindsFrom is "": the Consul outputs that say it.
+const DefaultKindsFrom = "catalog output that says kinds (/v1/internal/ui/services or /v1/catalog/service/<name>; " +
+	"/v1/catalog/services does not), or the /v1/health/service/<name> output of its instances"
 
 // Consul's service kinds, as Input.Kinds and NodeService.Kind spell them; the typical kind
 // is "". The synthetic instances Synthesize makes are KindConnectProxy.
@@ -193,7 +202,8 @@ func (in Input) exported(rep *Replication) []export {
 				out = append(out, export{c.service, m.Rule})
 			case c.unknown:
 				rep.Findings = append(rep.Findings, report.New(replicationPath(c.service, peer), UnknownKind,
-					"its service kind is unknown; Services[%d] (%s) exports only typical services, so it is not replicated: give its kind", m.Rule, m.Precedence))
+					"its service kind is unknown; Services[%d] (%s) exports only typical services, so it is not replicated: give its kind with %s",
+					m.Rule, m.Precedence, cmp.Or(in.KindsFrom, DefaultKindsFrom)))
 			}
 			continue
 		}

@@ -3,6 +3,7 @@ package peermeta
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -151,7 +152,14 @@ func TestReplicateKinds(t *testing.T) {
 	assert.Equal(t, []exports.ServiceName{{Partition: "default", Namespace: "default", Name: "ingress"}}, rep.Plain, "the exact rule exports a gateway by name")
 	require.Len(t, rep.Findings, 1)
 	assert.Equal(t, Finding{Path: "default/default/mystery (peer east)", Code: UnknownKind, Level: "warning",
-		Message: `its service kind is unknown; Services[0] (wildcard name) exports only typical services, so it is not replicated: give its kind`}, rep.Findings[0])
+		Message: `its service kind is unknown; Services[0] (wildcard name) exports only typical services, so it is not replicated: give its kind with ` +
+			`catalog output that says kinds (/v1/internal/ui/services or /v1/catalog/service/<name>; /v1/catalog/services does not), ` +
+			`or the /v1/health/service/<name> output of its instances`}, rep.Findings[0], "the finding says which input gives kinds")
+	in.KindsFrom = "-catalog"
+	rep, err = Replicate(in)
+	require.NoError(t, err)
+	assert.True(t, strings.HasSuffix(rep.Findings[0].Message, "so it is not replicated: give its kind with -catalog"), "a program names its own input: %s", rep.Findings[0].Message)
+	in.KindsFrom = ""
 
 	in.Kinds[exports.ServiceName{Name: "x"}] = "sidecar"
 	_, err = Replicate(in)

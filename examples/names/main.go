@@ -29,7 +29,8 @@ const prog = "names"
 
 var description = `names: build every kind of SNI name and SPIFFE ID, parse each back, and show what
 validation refuses; -parse explains one name.
-` + cli.ExitStatus(false)
+` + cli.ExitStatus(false, "-parse given a name that does not parse",
+	"a name part (-service, -peer, -trust-domain, …) that the names of the tour cannot hold, such as -peer East")
 
 type options struct {
 	trustDomain                           string

@@ -34,6 +34,7 @@ func TestProgram(t *testing.T) {
 		{"a component that is not a label", []string{"-peer", "East"}, 1, "", ""},
 		{"a positional argument", []string{"web"}, 2, "", `unexpected argument "web"`},
 		{"-h lists the exit statuses", []string{"-h"}, 0, "Exit status:\n  0  the report was printed\n", ""},
+		{"-h says a name part the tour cannot hold is status 1", []string{"-h"}, 0, "or a flag's value was refused: -parse given a name that does not parse; a name part\n", ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			r := namesProgram.Run(t, tt.args...)

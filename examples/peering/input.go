@@ -29,9 +29,13 @@ type inputs struct {
 	catalogGiven bool
 }
 
+// kindsFrom is what an UnknownKind finding tells the user to give a service's kind with.
+const kindsFrom = "-catalog output of /v1/internal/ui/services (curl $CONSUL_HTTP_ADDR/v1/internal/ui/services), which says every service's kind, " +
+	"or -health output of its instances (/v1/health/service/<name>)"
+
 // input returns the replication input for one peer.
 func (in *inputs) input(x *exports.Exports, cfg peermeta.Config, exp peermeta.Exporter) peermeta.Input {
-	return peermeta.Input{Exporter: exp, Exports: x, Catalog: in.catalog, Kinds: in.kinds, Unclassified: in.unclassified,
+	return peermeta.Input{Exporter: exp, Exports: x, Catalog: in.catalog, Kinds: in.kinds, Unclassified: in.unclassified, KindsFrom: kindsFrom,
 		Entries: cfg.Entries, Gateways: in.gateways, Connect: in.connect}
 }
 

@@ -61,8 +61,13 @@ Every finding is printed on its own line: its level (ERROR, WARNING, NOTE), its 
 is about and why. -o json prints the report, findings included, as JSON.
 
 Exit status: 0 the report was printed; 1 an input was wrong (every problem is printed, a
-line each, naming the file); 2 the flags were wrong or an input is missing; 3 -fail-on found
-findings at or above its level (the last line on stderr names them).
+line each, naming the file), the output failed, or a flag names what the input does not have:
+-peer or -partition that the exported-services entries do not name, -explain not
+[partition/namespace/]name of a service of the catalog or the resolvers, -datacenter or
+-partition that no mesh gateway instance of -health is in; 2 a usage error: an unknown flag, -o or -fail-on not one of their
+values, an argument that is not a flag, -ca-roots and -trust-domain both given, or an input
+missing or given empty (-catalog too, when a "*" rule needs it); 3 -fail-on found findings
+at or above its level (the last line on stderr names them).
 `
 
 // files is a repeatable flag naming files; an empty value is refused.
@@ -92,6 +97,15 @@ type options struct {
 // inputFlags are the flags that name input; the sample runs only when none is given.
 var inputFlags = []string{"config", "exports", "resolvers", "sameness-groups", "new-config", "new-exports", "new-resolvers",
 	"health", "gateway-services", "catalog", "ca-roots", "trust-domain", "datacenter"}
+
+// inputNames says what the string input flags name, for the message refusing one given
+// empty: -datacenter and -trust-domain take names, not files. The flags of type files
+// refuse an empty value themselves.
+var inputNames = map[string]string{
+	"datacenter":   "the local datacenter, the exporting cluster's (the Config.Datacenter of /v1/agent/self)",
+	"trust-domain": "the cluster's trust domain (the TrustDomain of /v1/connect/ca/roots)",
+	"ca-roots":     "a file of /v1/connect/ca/roots output",
+}
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
@@ -126,7 +140,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if !cli.CheckFormat(prog, o.output, stderr) || !cli.CheckFailOn(prog, o.failOn, stderr) {
 		return cli.Usage
 	}
-	given, ok := cli.Given(prog, fs, stderr, inputFlags...)
+	given, ok := cli.Given(prog, fs, stderr, inputNames, inputFlags...)
 	if !ok {
 		return cli.Usage
 	}

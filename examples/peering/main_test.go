@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -123,6 +124,9 @@ func TestConsulNativeInput(t *testing.T) {
 	assert.Contains(t, south, "default/default/api-v2")
 	assert.Contains(t, words(south), `WARNING UnknownKind default/default/batch-job (peer south): its service kind is unknown`,
 		"a name only /v1/catalog/services gives is reported, not replicated")
+	assert.Contains(t, words(south), `so it is not replicated: give its kind with -catalog output of /v1/internal/ui/services `+
+		`(curl $CONSUL_HTTP_ADDR/v1/internal/ui/services), which says every service's kind, or -health output of its instances (/v1/health/service/<name>)`,
+		"the finding says which flag gives kinds")
 	for _, s := range []string{"mesh-gateway", "api-v2-sidecar-proxy", "consul"} {
 		assert.NotContains(t, out, "default/default/"+s, "%s is never replicated by *", s)
 	}
@@ -176,6 +180,12 @@ func TestRefusesToGuess(t *testing.T) {
 		{"one input alone", []string{"-catalog", files[3]}, 2, "also give -config or -exports or -resolvers, -ca-roots or -trust-domain, -datacenter"},
 		{"an empty -config, as an unset variable gives", []string{"-config", "", "-trust-domain", "x.consul", "-datacenter", "dc1"}, 2, `invalid value "" for flag -config: an empty value (an unset variable?)`},
 		{"an empty -datacenter", append(files[:len(files)-2:len(files)-2], "-datacenter", ""), 2, "-datacenter given an empty value (an unset variable?)"},
+		{"an empty -datacenter is told to name a datacenter, not a file", append(files[:len(files)-2:len(files)-2], "-datacenter", ""), 2,
+			"-datacenter given an empty value (an unset variable?): name the local datacenter, the exporting cluster's (the Config.Datacenter of /v1/agent/self), or give none"},
+		{"an empty -trust-domain is told to name a trust domain", []string{"-config", files[1], "-trust-domain", "", "-datacenter", "dc1"}, 2,
+			"-trust-domain given an empty value (an unset variable?): name the cluster's trust domain (the TrustDomain of /v1/connect/ca/roots), or give none"},
+		{"an empty -ca-roots is told which file", []string{"-config", files[1], "-ca-roots", "", "-datacenter", "dc1"}, 2,
+			"-ca-roots given an empty value (an unset variable?): name a file of /v1/connect/ca/roots output, or give none"},
 		{"no -catalog with a * rule", []string{"-config", files[1], "-trust-domain", "x.consul", "-datacenter", "dc1"}, 2, `-catalog is required: Services[1] of the exported-services entry of partition "default" exports every service of namespace "default"`},
 		{"no -catalog with a proposed * rule", []string{"-config", exact, "-trust-domain", "x.consul", "-datacenter", "dc1", "-new-config", wildcard}, 2,
 			`-catalog is required: Services[0] of the proposed exported-services entry of partition "default" exports every service of namespace "default"`},
@@ -196,6 +206,119 @@ func TestRefusesToGuess(t *testing.T) {
 			assert.Equal(t, tt.code, code)
 			assert.Contains(t, errOut, tt.msg)
 			assert.Empty(t, out, "nothing is reported on input that was refused")
+		})
+	}
+}
+
+// TestHealthIsHealthOutput: -health reads instances; another endpoint's list, or a list of
+// empty objects, is refused, saying what it found and what -health reads, never taken for
+// a service without instances (which an empty list is).
+func TestHealthIsHealthOutput(t *testing.T) {
+	files := userFiles(t)
+	with := func(health string) []string {
+		args := append(files[:0:0], files...)
+		args[5], args[7] = health, health // both -health flags
+		return args
+	}
+	ui := write(t, "ui.json", `[{"Name":"api","Kind":"","Datacenter":"dc7","Tags":[],"InstanceCount":1}]`)
+	for _, tt := range []struct {
+		name string
+		file string
+		want string
+	}{
+		{"/v1/internal/ui/services output", ui, ui + `: value 1: [0]: not an instance: no Node and no Service; found an object with Name, Kind, Datacenter, Tags, InstanceCount, ` +
+			`which looks like catalog output (/v1/internal/ui/services); expected /v1/health/service/<name> or /v1/health/connect/<name> output`},
+		{"a list of empty objects", write(t, "empty-objects.json", `[{}]`), `: value 1: [0]: not an instance: no Node and no Service; found an empty object; ` +
+			`expected /v1/health/service/<name> or /v1/health/connect/<name> output (curl $CONSUL_HTTP_ADDR/v1/health/service/mesh-gateway): a list of instances, each with Node, Service and Checks`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errOut := runArgs(t, with(tt.file)...)
+			assert.Equal(t, 1, code)
+			assert.Contains(t, errOut, tt.want)
+			assert.Empty(t, out)
+		})
+	}
+	t.Run("an empty list: a service without instances", func(t *testing.T) {
+		code, out, errOut := runArgs(t, with(write(t, "none.json", "[]"))...)
+		require.Equal(t, 0, code, errOut)
+		assert.Contains(t, out, "WARNING NoMeshGateway mesh gateways: no mesh gateway instances")
+	})
+}
+
+// TestEmptyInputs: every Consul output read, whichever flag names it, says the same of an
+// empty file, or one of white space only (a command that printed nothing), naming the file.
+func TestEmptyInputs(t *testing.T) {
+	files := userFiles(t)
+	empty := write(t, "empty.json", "")
+	blank := write(t, "blank.json", " \n\t\n")
+	with := func(flag, file string) []string {
+		args := append(files[:0:0], files...)
+		for i := 0; i < len(args); i += 2 {
+			if args[i] == flag {
+				args[i+1] = file
+				return args
+			}
+		}
+		return append(args, flag, file)
+	}
+	for _, tt := range []struct {
+		name string
+		args []string
+		file string
+	}{
+		{"an empty -config", with("-config", empty), empty},
+		{"an empty -catalog", with("-catalog", empty), empty},
+		{"an empty -health", with("-health", empty), empty},
+		{"an empty -ca-roots", with("-ca-roots", empty), empty},
+		{"an empty -gateway-services", with("-gateway-services", empty), empty},
+		{"a -catalog of white space only", with("-catalog", blank), blank},
+		{"a -ca-roots of white space only", with("-ca-roots", blank), blank},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errOut := runArgs(t, tt.args...)
+			assert.Equal(t, 1, code)
+			assert.Contains(t, errOut, tt.file+": no JSON value: the input is empty")
+			assert.NotContains(t, errOut, "unexpected end of input")
+			assert.Empty(t, out)
+		})
+	}
+}
+
+// TestUTF16Inputs: a file saved as UTF-16 (what Windows PowerShell's > writes) is said to
+// be UTF-16, whichever flag names it, rather than refused at its first byte.
+func TestUTF16Inputs(t *testing.T) {
+	files := userFiles(t)
+	for _, tt := range []struct {
+		name string
+		flag string
+		bom  []byte
+	}{
+		{"a UTF-16LE -config", "-config", []byte{0xff, 0xfe}},
+		{"a UTF-16LE -catalog", "-catalog", []byte{0xff, 0xfe}},
+		{"a UTF-16LE -health", "-health", []byte{0xff, 0xfe}},
+		{"a UTF-16LE -ca-roots", "-ca-roots", []byte{0xff, 0xfe}},
+		{"a UTF-16BE -catalog", "-catalog", []byte{0xfe, 0xff}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			args := append(files[:0:0], files...)
+			i := slices.Index(args, tt.flag) + 1
+			data, err := os.ReadFile(args[i])
+			require.NoError(t, err)
+			wide := slices.Clone(tt.bom)
+			for _, c := range data { // the files are ASCII
+				if tt.bom[0] == 0xff {
+					wide = append(wide, c, 0)
+				} else {
+					wide = append(wide, 0, c)
+				}
+			}
+			args[i] = write(t, "utf16.json", string(wide))
+			code, out, errOut := runArgs(t, args...)
+			assert.Equal(t, 1, code)
+			assert.Contains(t, errOut, args[i]+": not JSON: the input looks like UTF-16")
+			assert.Contains(t, errOut, "it must be UTF-8. Windows PowerShell's > writes UTF-16")
+			assert.NotContains(t, errOut, "unexpected byte")
+			assert.Empty(t, out)
 		})
 	}
 }

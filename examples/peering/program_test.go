@@ -37,6 +37,10 @@ func TestProgram(t *testing.T) {
 			"WARNING PeerTargetResolvedLocally chain default/default/payments, target ledger.default.default.external.east",
 			"WARNING UnknownKind default/default/reports (peer east)",
 		}, ""},
+		{"an unknown kind says which input gives kinds", own, 0, []string{
+			"WARNING UnknownKind default/default/reports (peer east): its service kind is unknown; Services[0] (wildcard name) exports only typical services, " +
+				"so it is not replicated: give its kind with -catalog output of /v1/internal/ui/services",
+		}, ""},
 		{"a gate that fails says why", append(own, "-fail-on", "warning"), 3, nil,
 			"peering: -fail-on warning: 4 findings at WARNING or above: WARNING UnknownKind default/default/ledger-v2 (peer east)"},
 		{"an unset variable", []string{"-config", "", "-catalog", "testdata/catalog.json"}, 2, nil, ""},
@@ -60,6 +64,15 @@ func TestProgram(t *testing.T) {
 			"default/default/ledger-v2  tcp       ledger-v2.default.default.dc1  2",
 			"default/default/reports    tcp       reports.default.default.dc1    2",
 		}, ""},
+		{"-h says which flag values the input refuses with status 1", []string{"-h"}, 0, []string{
+			"1 an input was wrong (every problem is printed, a line each, naming the file), the output failed, or a flag names what the input does not have: " +
+				"-peer or -partition that the exported-services entries do not name",
+			"2 a usage error: an unknown flag, -o or -fail-on not one of their values",
+		}, ""},
+		{"a peer the config does not name: status 1, as -h says", append(own, "-peer", "nosuch"), 1, nil,
+			`peering: -peer "nosuch": the exported-services entry of partition "default" names no such peer`},
+		{"a partition the config does not name: status 1, as -h says", append(own, "-partition", "ap1"), 1, nil,
+			`peering: -partition "ap1" has no exported-services entry`},
 		{"the wrong datacenter", append(own[:len(own)-2:len(own)-2], "-datacenter", "dc2"), 1, nil,
 			`peering: -datacenter "dc2": every mesh gateway instance of -health is in another datacenter (gw-1 in dc1)`},
 	} {

@@ -20,9 +20,11 @@
 // AMBIENT_ENABLE_MULTI_NETWORK=true; without that flag (the default) every service is LOCAL.
 //
 // Exit status: 0 the report was printed; 1 an input was wrong (every problem is printed, a
-// line each, naming the file); 2 the flags were wrong or an input is missing; 3 -fail-on found
-// lint findings at or above its level, the current configuration's or those a proposed one
-// introduces.
+// line each, naming the file), or -client or -proxy names a namespace the inventory does not
+// have, -explain-addr is not an IP or -workload's labels do not parse; 2 any other usage
+// error (an unknown flag, flags that do not go together, an input missing or given empty);
+// 3 -fail-on found lint findings at or above its level, the current configuration's or those
+// a proposed one introduces.
 package main
 
 import (
@@ -61,7 +63,8 @@ is refused.
 Service scope (meshConfig.serviceScopeConfigs, serviceSettings) is shown as Istio applies it
 when istiod runs with AMBIENT_ENABLE_MULTI_NETWORK=true; that flag is off by default, and
 without it every service stays LOCAL whatever the configuration says.
-` + cli.ExitStatus(true)
+` + cli.ExitStatus(true, "-client or -proxy naming a namespace the inventory does not have",
+	"-explain-addr not an IP", "-workload labels that do not parse")
 
 // inputFlags are the flags that name input; the sample runs only when none is given.
 var inputFlags = []string{"mesh", "inventory", "new-mesh", "new-inventory"}
@@ -113,7 +116,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if !cli.CheckFormat(prog, o.output, stderr) || !cli.CheckFailOn(prog, o.failOn, stderr) {
 		return cli.Usage
 	}
-	given, ok := cli.Given(prog, fs, stderr, inputFlags...)
+	given, ok := cli.Given(prog, fs, stderr, nil, inputFlags...) // every input flag names a file
 	if !ok {
 		return cli.Usage
 	}

@@ -85,6 +85,20 @@ func TestMeshDefaultExportToLinted(t *testing.T) {
 	assert.Contains(t, words(out), `ERROR ExportToUnknownNamespace defaultServiceExportTo: the mesh's default exportTo names namespace "platfrom"`)
 }
 
+// TestHelpExitStatus: -h says which flag values are refused with status 1 — those the
+// input, once read, refuses — and that other usage errors are status 2.
+func TestHelpExitStatus(t *testing.T) {
+	code, out, _ := runArgs(t, "-h")
+	require.Equal(t, 0, code)
+	for _, tt := range []struct{ name, want string }{
+		{"a namespace the inventory lacks is status 1", "1 an input was wrong (every problem is printed, a line each, naming the file), the output failed, " +
+			"or a flag's value was refused: -client or -proxy naming a namespace the inventory does not have; -explain-addr not an IP; -workload labels that do not parse"},
+		{"other usage errors are status 2", "2 a usage error: an unknown flag or a value no input could make right (other than those of status 1)"},
+	} {
+		t.Run(tt.name, func(t *testing.T) { assert.Contains(t, words(out), tt.want) })
+	}
+}
+
 func TestRefusesToGuess(t *testing.T) {
 	tests := []struct {
 		name string

@@ -77,18 +77,39 @@ func Fail(prog string, stderr io.Writer, err error) int {
 const Findings = 3
 
 // ExitStatus is the section of a program's -h text that lists its exit statuses; gate says
-// whether the program has -fail-on (and so status 3).
-func ExitStatus(gate bool) string {
-	s := `
-Exit status:
-  0  the report was printed
-  1  an input was wrong (every problem is printed, a line each, naming the file) or the output failed
-  2  the flags were wrong, or an input is missing or given empty (the problem is printed)
-`
-	if gate {
-		s += "  3  -fail-on: findings at or above its level (the last line on stderr names them)\n"
+// whether the program has -fail-on (and so status 3). Status 2 is a usage error. A flag's
+// value refused only once it is looked up in the input (a name the input does not have) or
+// put to use is status 1, not 2: checked lists those refusals, in the program's words
+// ("-client naming a namespace the inventory does not have").
+func ExitStatus(gate bool, checked ...string) string {
+	one := "an input was wrong (every problem is printed, a line each, naming the file) or the output failed"
+	value := "a value no input could make right"
+	if len(checked) > 0 {
+		one = "an input was wrong (every problem is printed, a line each, naming the file), the output failed, " +
+			"or a flag's value was refused: " + strings.Join(checked, "; ")
+		value += " (other than those of status 1)"
 	}
-	return s
+	var b strings.Builder
+	b.WriteString("\nExit status:\n")
+	status := func(code, text string) {
+		line := "  " + code + " "
+		for _, word := range strings.Fields(text) {
+			if len(line)+1+len(word) > 96 && strings.TrimSpace(line) != code {
+				b.WriteString(line + "\n")
+				line = "    "
+			}
+			line += " " + word
+		}
+		b.WriteString(line + "\n")
+	}
+	status("0", "the report was printed")
+	status("1", one)
+	status("2", "a usage error: an unknown flag or "+value+", an argument that is not a flag, flags that do not go together, "+
+		"or an input missing or given empty (the problem is printed)")
+	if gate {
+		status("3", "-fail-on: findings at or above its level (the last line on stderr names them)")
+	}
+	return b.String()
 }
 
 // Parse parses args with fs, whose usage text is description followed by the flags (and,

@@ -131,14 +131,37 @@ func TestWrap(t *testing.T) {
 }
 
 func TestExitStatus(t *testing.T) {
-	var out, errOut strings.Builder
-	done, code := Parse(flag.NewFlagSet("prog", flag.ContinueOnError), []string{"-h"}, "what.\n"+ExitStatus(true), &out, &errOut)
-	assert.True(t, done)
-	assert.Equal(t, OK, code)
-	assert.Equal(t, "what.\n\nFlags:\n\nExit status:\n  0  the report was printed\n"+
-		"  1  an input was wrong (every problem is printed, a line each, naming the file) or the output failed\n"+
-		"  2  the flags were wrong, or an input is missing or given empty (the problem is printed)\n"+
-		"  3  -fail-on: findings at or above its level (the last line on stderr names them)\n", out.String())
+	for _, tt := range []struct {
+		name    string
+		gate    bool
+		checked []string
+		want    string
+	}{
+		{"with -fail-on", true, nil, "what.\n\nFlags:\n\nExit status:\n  0  the report was printed\n" +
+			"  1  an input was wrong (every problem is printed, a line each, naming the file) or the output\n     failed\n" +
+			"  2  a usage error: an unknown flag or a value no input could make right, an argument that is\n" +
+			"     not a flag, flags that do not go together, or an input missing or given empty (the problem\n     is printed)\n" +
+			"  3  -fail-on: findings at or above its level (the last line on stderr names them)\n"},
+		// A flag whose value only the input can refuse: status 1, as the text says.
+		{"flag values the input refuses", false, []string{"-client naming a namespace the inventory does not have", "-addr not an IP"},
+			"what.\n\nFlags:\n\nExit status:\n  0  the report was printed\n" +
+				"  1  an input was wrong (every problem is printed, a line each, naming the file), the output\n" +
+				"     failed, or a flag's value was refused: -client naming a namespace the inventory does not\n     have; -addr not an IP\n" +
+				"  2  a usage error: an unknown flag or a value no input could make right (other than those of\n" +
+				"     status 1), an argument that is not a flag, flags that do not go together, or an input\n" +
+				"     missing or given empty (the problem is printed)\n"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errOut strings.Builder
+			done, code := Parse(flag.NewFlagSet("prog", flag.ContinueOnError), []string{"-h"}, "what.\n"+ExitStatus(tt.gate, tt.checked...), &out, &errOut)
+			assert.True(t, done)
+			assert.Equal(t, OK, code)
+			assert.Equal(t, tt.want, out.String())
+			for _, line := range strings.Split(out.String(), "\n") {
+				assert.LessOrEqual(t, len(line), 100, "%q", line)
+			}
+		})
+	}
 }
 
 func TestGivenAndMissing(t *testing.T) {
@@ -151,7 +174,7 @@ func TestGivenAndMissing(t *testing.T) {
 		return fs
 	}
 	var errOut strings.Builder
-	given, ok := Given("p", parse("-mesh", "m.yaml", "-o", "json"), &errOut, "mesh", "inventory")
+	given, ok := Given("p", parse("-mesh", "m.yaml", "-o", "json"), &errOut, nil, "mesh", "inventory")
 	assert.True(t, ok)
 	assert.Equal(t, map[string]bool{"mesh": true, "o": true}, given)
 	assert.False(t, Missing("p", given, &errOut, "-mesh", "-inventory|-cluster"))
@@ -159,7 +182,38 @@ func TestGivenAndMissing(t *testing.T) {
 	assert.True(t, Missing("p", map[string]bool{"cluster": true, "mesh": true}, &errOut, "-mesh", "-inventory|-cluster"))
 
 	errOut.Reset()
-	_, ok = Given("p", parse("-mesh", "", "-inventory", "i.yaml", "-o", ""), &errOut, "mesh", "inventory")
+	_, ok = Given("p", parse("-mesh", "", "-inventory", "i.yaml", "-o", ""), &errOut, nil, "mesh", "inventory")
 	assert.False(t, ok)
 	assert.Equal(t, "p: -mesh given an empty value (an unset variable?): name a file, or give none of the input flags to run on the embedded sample\n", errOut.String())
+}
+
+// TestGivenSaysWhatToName: an input flag given empty is told what its value names: a file,
+// unless the program says otherwise for the flag.
+func TestGivenSaysWhatToName(t *testing.T) {
+	names := map[string]string{"datacenter": "the local datacenter", "zone": "the local datacenter"}
+	for _, tt := range []struct {
+		name   string
+		args   []string
+		stderr string
+	}{
+		{"a flag that takes a name", []string{"-datacenter", ""},
+			"p: -datacenter given an empty value (an unset variable?): name the local datacenter, or give none of the input flags to run on the embedded sample\n"},
+		{"a flag that takes a file", []string{"-mesh", ""},
+			"p: -mesh given an empty value (an unset variable?): name a file, or give none of the input flags to run on the embedded sample\n"},
+		{"several, each told what it takes", []string{"-mesh", "", "-datacenter", "", "-inventory", "", "-zone", ""},
+			"p: -datacenter, -zone given an empty value (an unset variable?): name the local datacenter, or give none of the input flags to run on the embedded sample\n" +
+				"p: -inventory, -mesh given an empty value (an unset variable?): name a file, or give none of the input flags to run on the embedded sample\n"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			fs := flag.NewFlagSet("p", flag.ContinueOnError)
+			for _, f := range []string{"mesh", "inventory", "datacenter", "zone"} {
+				fs.String(f, "", "")
+			}
+			require.NoError(t, fs.Parse(tt.args))
+			var errOut strings.Builder
+			_, ok := Given("p", fs, &errOut, names, "mesh", "inventory", "datacenter", "zone")
+			assert.False(t, ok)
+			assert.Equal(t, tt.stderr, errOut.String())
+		})
+	}
 }

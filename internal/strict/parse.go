@@ -25,9 +25,16 @@ const MaxDepth = 10000
 // ParseJSON parses one JSON value strictly: a key given twice in one object is an error
 // naming its path, so is any data after the value. Numbers are json.Number. The value may
 // follow a UTF-8 byte-order mark (what some editors save), which positions in errors do not
-// count.
+// count. Input holding nothing but white space is refused as empty, as ParseJSONStream
+// refuses it, and input that starts with a UTF-16 byte-order mark is refused as UTF-16.
 func ParseJSON(data []byte) (any, error) {
 	p := newJSONParser(data)
+	if err := utf16Problem(p.data); err != nil {
+		return nil, err
+	}
+	if p.blank() {
+		return nil, errEmpty()
+	}
 	v, err := p.value(0)
 	if err != nil {
 		return nil, p.fix(err, 0)
@@ -45,9 +52,12 @@ func ParseJSON(data []byte) (any, error) {
 // `consul config read` commands print one after another), each as strictly as ParseJSON
 // parses one. Problems name the value's position, "value 2: …", when the stream holds more
 // than one. Empty input is an error. Like ParseJSON, it accepts a UTF-8 byte-order mark at
-// the start.
+// the start, and refuses UTF-16 as ParseJSON does.
 func ParseJSONStream(data []byte) ([]any, error) {
 	p := newJSONParser(data)
+	if err := utf16Problem(p.data); err != nil {
+		return nil, err
+	}
 	var out []any
 	var dupes [][]error // per value
 	for n := 1; p.dec.More(); n++ {
@@ -68,7 +78,7 @@ func ParseJSONStream(data []byte) ([]any, error) {
 		return nil, err
 	}
 	if len(out) == 0 {
-		return nil, &fielderr.Error{Detail: "no JSON value: the input is empty"}
+		return nil, errEmpty()
 	}
 	var errs []error
 	for i, d := range dupes {
@@ -97,6 +107,37 @@ func newJSONParser(data []byte) *jsonParser {
 	p.dec = json.NewDecoder(bytes.NewReader(data))
 	p.dec.UseNumber()
 	return p
+}
+
+// utf16Problem says what is wrong with input that starts with a UTF-16 byte-order mark —
+// what Windows PowerShell's > and Out-File write by default — which a JSON reader would
+// otherwise refuse at its first byte, without saying why; nil for any other input.
+func utf16Problem(data []byte) error {
+	var order string
+	switch {
+	case bytes.HasPrefix(data, []byte{0xff, 0xfe}):
+		order = "little-endian, starting with the bytes 0xff 0xfe"
+	case bytes.HasPrefix(data, []byte{0xfe, 0xff}):
+		order = "big-endian, starting with the bytes 0xfe 0xff"
+	default:
+		return nil
+	}
+	return &fielderr.Error{Detail: "not JSON: the input looks like UTF-16 (" + order + "); it must be UTF-8. " +
+		"Windows PowerShell's > writes UTF-16: write the file with | Out-File -Encoding utf8 instead, or convert it (iconv -f UTF-16 -t UTF-8)"}
+}
+
+// errEmpty is the error of input that holds no JSON value at all: an empty file, or one of
+// white space only (what a command that printed nothing leaves).
+func errEmpty() error { return &fielderr.Error{Detail: "no JSON value: the input is empty"} }
+
+// blank reports whether the input (after any byte-order mark) is empty or white space only.
+func (p *jsonParser) blank() bool {
+	for _, c := range p.data {
+		if !isSpace(c) {
+			return false
+		}
+	}
+	return true
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }

@@ -12,6 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+const utf16Advice = "Windows PowerShell's > writes UTF-16: write the file with | Out-File -Encoding utf8 instead, or convert it (iconv -f UTF-16 -t UTF-8)"
+
 func TestParseJSON(t *testing.T) {
 	tests := []struct {
 		name string
@@ -28,9 +30,13 @@ func TestParseJSON(t *testing.T) {
 		{"text after the value", "{}\nnope", nil, "line 2, column 1: data after the JSON value"},
 		{"a byte that is not UTF-8", "{\"a\": \xd0}", nil, "not JSON: line 1, column 7: unexpected byte 0xd0"},
 		{"truncated", `{"a": [1, 2`, nil, "not JSON: unexpected end of input"},
-		{"empty", ``, nil, "not JSON: unexpected end of input"},
+		{"empty", ``, nil, "no JSON value: the input is empty"},
+		{"white space only", " \n\t\r\n", nil, "no JSON value: the input is empty"},
+		{"a byte-order mark alone", "\ufeff\n", nil, "no JSON value: the input is empty"},
 		{"after a byte-order mark", "\ufeff{\"a\": 1}", map[string]any{"a": json.Number("1")}, ""},
 		{"positions after a byte-order mark", "\ufeff{\"a\": \xd0}", nil, "not JSON: line 1, column 7: unexpected byte 0xd0"},
+		{"UTF-16, little-endian", "\xff\xfe{\x00}\x00", nil, "not JSON: the input looks like UTF-16 (little-endian, starting with the bytes 0xff 0xfe); it must be UTF-8. " + utf16Advice},
+		{"UTF-16, big-endian", "\xfe\xff\x00{\x00}", nil, "not JSON: the input looks like UTF-16 (big-endian, starting with the bytes 0xfe 0xff); it must be UTF-8. " + utf16Advice},
 		{"a byte-order mark after the start", " \ufeff{}", nil, "not JSON: line 1, column 2: unexpected byte 0xef"},
 	}
 	for _, tt := range tests {
@@ -93,6 +99,9 @@ func TestParseJSONStream(t *testing.T) {
 
 	_, err = ParseJSONStream([]byte("  \n"))
 	require.EqualError(t, err, "no JSON value: the input is empty")
+
+	_, err = ParseJSONStream([]byte("\xff\xfe{\x00}\x00\n\x00{\x00}\x00"))
+	require.EqualError(t, err, "not JSON: the input looks like UTF-16 (little-endian, starting with the bytes 0xff 0xfe); it must be UTF-8. "+utf16Advice)
 }
 
 func TestParseYAML(t *testing.T) {
@@ -117,6 +126,9 @@ func TestParseYAML(t *testing.T) {
 		{"infinity", "a: .inf\n", nil, "a: .inf is not a finite number"},
 		{"unsupported tag", "a: !custom x\n", nil, `a: line 1: unsupported YAML tag "!custom"`},
 		{"key not a scalar", "? [a]\n: 1\n", nil, "(top level): line 1: a key must be a string, got a list"},
+		// UTF-16 is not refused here as ParseJSON refuses it: yaml.v3, which gets any stream
+		// the block reader does not read, decodes it after its byte-order mark.
+		{"UTF-16 with a byte-order mark", "\xff\xfea\x00:\x00 \x001\x00\n\x00", []any{map[string]any{"a": json.Number("1")}}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
