@@ -26,7 +26,7 @@ var sample embed.FS
 
 const prog = "peering"
 
-const description = `peering: what a Consul cluster replicates to each of its peers.
+var description = `peering: what a Consul cluster replicates to each of its peers.
 
 It reads what Consul prints. On your own cluster (CONSUL_HTTP_ADDR set):
 
@@ -59,16 +59,9 @@ refuse, in its words: -new-config proposed.json (entries of any kind), -new-expo
 
 Every finding is printed on its own line: its level (ERROR, WARNING, NOTE), its code, what it
 is about and why. -o json prints the report, findings included, as JSON.
-
-Exit status: 0 the report was printed; 1 an input was wrong (every problem is printed, a
-line each, naming the file), the output failed, or a flag names what the input does not have:
--peer or -partition that the exported-services entries do not name, -explain not
-[partition/namespace/]name of a service of the catalog or the resolvers, -datacenter or
--partition that no mesh gateway instance of -health is in; 2 a usage error: an unknown flag, -o or -fail-on not one of their
-values, an argument that is not a flag, -ca-roots and -trust-domain both given, or an input
-missing or given empty (-catalog too, when a "*" rule needs it); 3 -fail-on found findings
-at or above its level (the last line on stderr names them).
-`
+` + cli.ExitStatus(true, "-peer or -partition that the exported-services entries do not name",
+	"-explain not [partition/namespace/]name of a service of the catalog or the resolvers",
+	"-datacenter or -partition that no mesh gateway instance of -health is in")
 
 // files is a repeatable flag naming files; an empty value is refused.
 type files []string

@@ -330,8 +330,8 @@ func TestHelp(t *testing.T) {
 	assert.Contains(t, out, "peering: what a Consul cluster replicates to each of its peers.")
 	assert.Contains(t, out, "-new-config")
 	assert.Contains(t, out, "consul config read -kind $k -name {}", "the commands that make the input")
-	assert.Contains(t, words(out), "Exit status: 0 the report was printed; 1 an input was wrong")
-	assert.Contains(t, words(out), "3 -fail-on found findings at or above its level")
+	assert.Contains(t, words(out), "Exit status: 0 the report was printed 1 an input was wrong")
+	assert.Contains(t, words(out), "3 -fail-on: findings at or above its level")
 	assert.NotContains(t, out, "package documentation", "a binary's user cannot read it")
 }
 

@@ -65,9 +65,10 @@ func TestProgram(t *testing.T) {
 			"default/default/reports    tcp       reports.default.default.dc1    2",
 		}, ""},
 		{"-h says which flag values the input refuses with status 1", []string{"-h"}, 0, []string{
-			"1 an input was wrong (every problem is printed, a line each, naming the file), the output failed, or a flag names what the input does not have: " +
+			"1 an input was wrong (every problem is printed, a line each, naming the file), the output failed, or a flag's value was refused: " +
 				"-peer or -partition that the exported-services entries do not name",
-			"2 a usage error: an unknown flag, -o or -fail-on not one of their values",
+			"2 a usage error: an unknown flag or a value no input could make right",
+			"3 -fail-on: findings at or above its level (the last line on stderr names them)",
 		}, ""},
 		{"a peer the config does not name: status 1, as -h says", append(own, "-peer", "nosuch"), 1, nil,
 			`peering: -peer "nosuch": the exported-services entry of partition "default" names no such peer`},
