@@ -20,8 +20,10 @@
 // AMBIENT_ENABLE_MULTI_NETWORK=true; without that flag (the default) every service is LOCAL.
 //
 // Exit status: 0 the report was printed; 1 an input was wrong (every problem is printed, a
-// line each, naming the file); 2 the flags were wrong or an input is missing; 3 -fail-on found
-// lint findings at or above its level, the current configuration's or those a proposed one
+// line each, naming the file), or -client or -proxy names a namespace the inventory does not
+// have (the flag is well formed; the input decides); 2 the flags were wrong (a -workload that
+// is not a workload's labels among them) or an input is missing; 3 -fail-on found lint
+// findings at or above its level, the current configuration's or those a proposed one
 // introduces.
 package main
 
@@ -61,7 +63,10 @@ is refused.
 Service scope (meshConfig.serviceScopeConfigs, serviceSettings) is shown as Istio applies it
 when istiod runs with AMBIENT_ENABLE_MULTI_NETWORK=true; that flag is off by default, and
 without it every service stays LOCAL whatever the configuration says.
-` + cli.ExitStatus(true)
+` + cli.ExitStatus(true) + `  A -client or -proxy namespace the inventory does not have exits 1, not 2: the flag is well
+  formed, and whether its namespace exists depends on the input (the message lists those the
+  inventory has).
+`
 
 // inputFlags are the flags that name input; the sample runs only when none is given.
 var inputFlags = []string{"mesh", "inventory", "new-mesh", "new-inventory"}
@@ -79,7 +84,8 @@ type options struct {
 	newInventory             string
 	proxy, workload          string // -proxy: a sidecar's namespace for -explain-host; -workload its labels
 	proxySet                 bool
-	sample                   bool // no input flag given: run on the embedded sample
+	labels                   labels.Set // -workload, read
+	sample                   bool       // no input flag given: run on the embedded sample
 }
 
 func main() {
@@ -333,6 +339,11 @@ func (o *options) usageProblem(given map[string]bool) string {
 		return "-proxy needs -explain-host: the host to explain for the sidecar"
 	case o.workload != "" && !o.proxySet:
 		return "-workload needs -proxy: the namespace of the sidecar whose labels they are"
+	case o.workload != "":
+		var err error
+		if o.labels, err = parseWorkload(o.workload); err != nil {
+			return err.Error()
+		}
 	case (o.explainHost != "" || o.explainAddr != "") && !o.clientSet && !o.proxySet:
 		return "-explain-host and -explain-addr need -client: the answer depends on the client's namespace (-client \"\" for a client without one); for a sidecar's view use -explain-host with -proxy"
 	case o.newInventory != "" && o.inventory == "":

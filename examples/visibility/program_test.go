@@ -69,6 +69,14 @@ func TestProgram(t *testing.T) {
 		{"a level that does not exist", append(own, "-fail-on", "info"), 2, nil, `-fail-on: "info" is not a level`},
 		{"an output format that does not exist", append(own, "-o", "yaml"), 2, nil, "-o must be table or json"},
 		{"a positional argument", []string{"testdata/inventory.yaml"}, 2, nil, "every input is given with a flag"},
+		{"-workload giving a label twice", append(own, "-explain-host", "api.github.com", "-proxy", "shop", "-workload", "app=a,app=b"), 2, nil,
+			`visibility: -workload "app=a,app=b": label app given twice (app=a and app=b)`},
+		{"-workload given a selector's test", append(own, "-explain-host", "api.github.com", "-proxy", "shop", "-workload", "app!=web"), 2, nil,
+			`visibility: -workload "app!=web": "app!=web" is a selector's test, not a label`},
+		{"-workload given a key alone", append(own, "-explain-host", "api.github.com", "-proxy", "shop", "-workload", "app"), 2, nil,
+			`visibility: -workload "app": "app" is not key=value`},
+		{"-proxy naming a namespace the inventory lacks depends on the input", append(own, "-explain-host", "api.github.com", "-proxy", "ghost"), 1, nil,
+			`visibility: -proxy "ghost": the inventory has no such namespace`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			r := visibilityProgram.Run(t, tt.args...)
@@ -111,5 +119,7 @@ func TestProgram(t *testing.T) {
 		assert.Equal(t, 0, r.Code)
 		assert.Contains(t, r.Stdout, "Exit status:\n  0  the report was printed\n")
 		assert.Contains(t, r.Stdout, "  3  -fail-on: findings at or above its level")
+		assert.Contains(t, words(r.Stdout), "A -client or -proxy namespace the inventory does not have exits 1, not 2",
+			"-h says which status a namespace the inventory lacks gives")
 	})
 }
