@@ -75,6 +75,16 @@ func TestProgram(t *testing.T) {
 			`visibility: -workload "app!=web": "app!=web" is a selector's test, not a label`},
 		{"-workload given a key alone", append(own, "-explain-host", "api.github.com", "-proxy", "shop", "-workload", "app"), 2, nil,
 			`visibility: -workload "app": "app" is not key=value`},
+		{"a sidecar's host no service has is said to be so, with the wildcard import that covers it", []string{"-explain-host", "foo.partner.example", "-proxy", "shop"}, 0, []string{
+			"foo.partner.example for a proxy in shop: Sidecar shop/default",
+			"\n  no service in the inventory has the host foo.partner.example, so no listener has anything to import for it\n",
+			"\n  ServiceEntry payments/partner-api has the wildcard host *.partner.example, which covers it",
+			`imports "payments/*.partner.example", which covers it, but an import only selects the inventory's services and creates none`,
+		}, ""},
+		{"a sidecar's host that differs from a service's only in letter case", append(own, "-explain-host", "API.github.com", "-proxy", "shop"), 0, []string{
+			"\n  no service in the inventory has the host API.github.com, so no listener has anything to import for it\n",
+			"ServiceEntry platform/github has api.github.com, which differs from it only in letter case: Istio compares hosts as written, case-sensitively",
+		}, ""},
 		{"-proxy naming a namespace the inventory lacks depends on the input", append(own, "-explain-host", "api.github.com", "-proxy", "ghost"), 1, nil,
 			`visibility: -proxy "ghost": the inventory has no such namespace`},
 	} {
