@@ -45,6 +45,13 @@ type SidecarExplanation struct {
 	// when no service has the host (see Unclaimed), and holds no listener when only
 	// undiscovered services do.
 	Levels []Level `json:"levels"`
+	// VisibilityApplies reports whether serviceEntryVisibility narrows what sidecars get: it
+	// is configured with applyToSidecars. When it does not, each candidate's Decision is its
+	// visibility for ambient clients only, which has no bearing on the proxy (its exportTo
+	// alone decides), and String leaves the decisions out; VisibilityNote then says so when
+	// visibility is configured.
+	VisibilityApplies bool   `json:"visibilityApplies"`
+	VisibilityNote    string `json:"visibilityNote,omitempty"`
 	// Unclaimed is set when no service of the inventory, discovered or not, has the host
 	// (Levels is then empty): it says so, then what comes near — a service host that differs
 	// only in letter case (Istio compares hosts as written), a wildcard service host that
@@ -60,7 +67,10 @@ type SidecarExplanation struct {
 // entry Proxy lists for the host.
 func (v *SidecarView) ExplainHost(namespace string, workload labels.Set, host string) SidecarExplanation {
 	sc, why := v.sidecarFor(namespace, workload)
-	e := SidecarExplanation{Namespace: namespace, Host: host, Sidecar: sidecarName(sc), Why: why, Levels: []Level{}}
+	e := SidecarExplanation{Namespace: namespace, Host: host, Sidecar: sidecarName(sc), Why: why, Levels: []Level{}, VisibilityApplies: v.narrows}
+	if v.enabled && !v.narrows {
+		e.VisibilityNote = "visibility does not apply to sidecars: serviceEntryVisibility's applyToSidecars is off, so each service's exportTo alone decides what the proxy gets (the visibility decisions are ztunnel's, for ambient clients)"
+	}
 	if len(workload) > 0 {
 		e.Workload = map[string]string(workload)
 	}
@@ -323,7 +333,10 @@ func (e SidecarExplanation) String() string {
 	} else {
 		fmt.Fprintf(&b, "; it gets %s %s/%s, ports %v", e.Answer.Kind, e.Answer.Namespace, e.Answer.Name, e.Answer.Ports)
 	}
-	writeLevels(&b, e.Levels, "  ")
+	if e.VisibilityNote != "" {
+		b.WriteString("\n  " + e.VisibilityNote)
+	}
+	writeLevels(&b, e.Levels, "  ", e.VisibilityApplies)
 	for _, u := range e.Unclaimed {
 		b.WriteString("\n  " + u)
 	}

@@ -55,3 +55,48 @@ func TestSidecarExplainUnclaimedHost(t *testing.T) {
 	assert.Nil(t, e.Unclaimed, "a host a service has is explained by its candidates")
 	assert.NotEmpty(t, e.Levels)
 }
+
+// TestSidecarExplainVisibilityShownOnlyWhereItApplies: a candidate's visibility is shown
+// beside it only when it narrows what sidecars get (applyToSidecars); otherwise the
+// explanation says visibility does not apply to sidecars, and the verdicts agree with Proxy.
+func TestSidecarExplainVisibilityShownOnlyWhereItApplies(t *testing.T) {
+	inv := Inventory{
+		Namespaces: map[string]map[string]string{"shop": nil, "ext": nil},
+		Services:   []Service{se("ext", "q", 1, []string{"q.example.com"})},
+	}
+	const note = "visibility does not apply to sidecars: serviceEntryVisibility's applyToSidecars is off, so each service's exportTo alone decides what the proxy gets (the visibility decisions are ztunnel's, for ambient clients)"
+	for _, tc := range []struct {
+		name     string
+		config   *Config
+		applies  bool
+		note     string
+		line     string // the candidate's line
+		received bool
+	}{
+		{"visibility configured without applyToSidecars", &Config{DefaultVisibility: Namespace}, false, note,
+			"\n    ServiceEntry ext/q: chosen: the first service the proxy gets for the host", true},
+		{"visibility configured with applyToSidecars", &Config{DefaultVisibility: Namespace, ApplyToSidecars: true}, true, "",
+			"\n    ServiceEntry ext/q NAMESPACE (default): hidden: the mesh's defaultServiceExportTo [\"*\"], narrowed by visibility NAMESPACE (default) (applyToSidecars) to [\".\"], does not export it to shop", false},
+		{"visibility not configured", nil, false, "",
+			"\n    ServiceEntry ext/q: chosen: the first service the proxy gets for the host", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := Compile(tc.config)
+			require.NoError(t, err)
+			v, err := NewSidecarView(r, nil, inv)
+			require.NoError(t, err)
+			e := v.ExplainHost("shop", nil, "q.example.com")
+			assert.Equal(t, tc.applies, e.VisibilityApplies)
+			assert.Equal(t, tc.note, e.VisibilityNote)
+			assert.Contains(t, e.String(), tc.line)
+			if tc.note != "" {
+				assert.Contains(t, e.String(), "\n  "+tc.note+"\n")
+			}
+			if !tc.applies {
+				assert.NotContains(t, e.String(), "(default)", "no visibility decision beside a candidate it does not bear on")
+			}
+			assert.Equal(t, tc.received, e.Answer != nil)
+			assert.Equal(t, tc.received, len(v.Proxy("shop", nil).Services) == 1, "the explanation agrees with Proxy")
+		})
+	}
+}

@@ -41,7 +41,10 @@ type SidecarView struct {
 	public     []int32            // the services exported to every namespace, in order
 	undisc     map[string][]int32 // host -> the services of undiscovered namespaces, in Istio's order (for ExplainHost)
 	decisions  []Decision         // per inventory service
-	exported   [][]string         // per inventory service: its effective exportTo
+	// visibility: whether serviceEntryVisibility is configured (enabled), and whether it
+	// narrows what sidecars get (narrows: applyToSidecars).
+	enabled, narrows bool
+	exported         [][]string // per inventory service: its effective exportTo
 }
 
 // hostNS is a host in a namespace.
@@ -98,6 +101,7 @@ func NewSidecarView(r *Resolver, m *MeshScope, inv Inventory) (*SidecarView, err
 		byNS: make(map[string][]int32, len(inv.Namespaces)), bySuffix: make(map[string][]int32, len(inv.Services)),
 		exportedTo: make(map[string][]int32, len(inv.Namespaces)), undisc: map[string][]int32{},
 		decisions: make([]Decision, len(ix.entries)), exported: make([][]string, len(ix.entries)),
+		enabled: r.Enabled(), narrows: r.narrowsSidecars(),
 	}
 	for i := range ix.entries {
 		v.decisions[i], v.exported[i] = ix.entries[i].decision, ix.entries[i].exported

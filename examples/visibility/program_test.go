@@ -85,6 +85,10 @@ func TestProgram(t *testing.T) {
 			"\n  no service in the inventory has the host API.github.com, so no listener has anything to import for it\n",
 			"ServiceEntry platform/github has api.github.com, which differs from it only in letter case: Istio compares hosts as written, case-sensitively",
 		}, ""},
+		{"a sidecar's explanation says visibility does not apply to sidecars without applyToSidecars", append(own, "-explain-host", "api.github.com", "-proxy", "shop"), 0, []string{
+			"\n  visibility does not apply to sidecars: serviceEntryVisibility's applyToSidecars is off, so each service's exportTo alone decides what the proxy gets",
+			"\n    ServiceEntry shop/github-mirror: chosen: the first service the proxy gets for the host\n",
+		}, ""},
 		{"-proxy naming a namespace the inventory lacks depends on the input", append(own, "-explain-host", "api.github.com", "-proxy", "ghost"), 1, nil,
 			`visibility: -proxy "ghost": the inventory has no such namespace`},
 	} {
@@ -108,6 +112,15 @@ func TestProgram(t *testing.T) {
 		assert.Equal(t, 1, r.Code)
 		assert.Equal(t, "visibility: testdata/inventory-misspelt.yaml: items[1] (Namespace shop): metadata: unknown field \"lables\" (did you mean \"labels\"?)\n"+
 			"testdata/inventory-misspelt.yaml: items[3] (ServiceEntry shop/github-mirror): spec: unknown field \"host\" (did you mean \"hosts\"?)\n", r.Stderr)
+	})
+
+	t.Run("a sidecar's candidates carry no visibility that does not apply to them", func(t *testing.T) {
+		r := visibilityProgram.Run(t, append(own, "-explain-host", "api.github.com", "-proxy", "shop")...)
+		require.Equal(t, 0, r.Code, r.Stderr)
+		_, explained, found := strings.Cut(r.Stdout, "\napi.github.com for a proxy in shop")
+		require.True(t, found, r.Stdout)
+		explained, _, _ = strings.Cut(explained, "\n\n")
+		assert.NotContains(t, explained, "NAMESPACE (default)")
 	})
 
 	t.Run("-o json carries the findings a CI job annotates from", func(t *testing.T) {
