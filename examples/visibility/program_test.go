@@ -34,6 +34,9 @@ func TestProgram(t *testing.T) {
 	crlf := filepath.Join(t.TempDir(), "inventory-crlf.yaml")
 	require.NoError(t, os.WriteFile(crlf, append([]byte("\ufeff"), strings.ReplaceAll(string(data), "\n", "\r\n")...), 0o600))
 
+	sidecarsOnly := filepath.Join(t.TempDir(), "sidecars.yaml")
+	require.NoError(t, os.WriteFile(sidecarsOnly, []byte("apiVersion: networking.istio.io/v1\nkind: Sidecar\nmetadata: {name: default, namespace: istio-system}\nspec: {egress: [{hosts: [\"./*\"]}]}\n"), 0o600))
+
 	for _, tt := range []struct {
 		name       string
 		args       []string
@@ -65,6 +68,8 @@ func TestProgram(t *testing.T) {
 		{"an unset variable", []string{"-mesh", "testdata/mesh.yaml", "-inventory", ""}, 2, nil, "-inventory given an empty value"},
 		{"misspelt fields in inventory objects", []string{"-mesh", "testdata/mesh.yaml", "-inventory", "testdata/inventory-misspelt.yaml"}, 1, nil,
 			`testdata/inventory-misspelt.yaml: items[3] (ServiceEntry shop/github-mirror): spec: unknown field "host" (did you mean "hosts"?)`},
+		{"an inventory of Sidecars alone: the hint gives the command -h gives", []string{"-mesh", "testdata/mesh.yaml", "-inventory", sidecarsOnly}, 1, nil,
+			"no inventory: found 1 Sidecar; expected Namespace, ServiceEntry and Service objects (kubectl get namespaces,serviceentries,services,sidecars -A -o yaml)"},
 		{"a missing file", []string{"-mesh", "testdata/mesh.yaml", "-inventory", "testdata/no-such.yaml"}, 1, nil, "no-such.yaml"},
 		{"a level that does not exist", append(own, "-fail-on", "info"), 2, nil, `-fail-on: "info" is not a level`},
 		{"an output format that does not exist", append(own, "-o", "yaml"), 2, nil, "-o must be table or json"},
@@ -142,6 +147,8 @@ func TestProgram(t *testing.T) {
 		assert.Equal(t, 0, r.Code)
 		assert.Contains(t, r.Stdout, "Exit status:\n  0  the report was printed\n")
 		assert.Contains(t, r.Stdout, "  3  -fail-on: findings at or above its level")
+		assert.Contains(t, r.Stdout, "kubectl get namespaces,serviceentries,services,sidecars -A -o yaml > inventory.yaml",
+			"the command -h gives is the one the no-inventory hint gives")
 		assert.Contains(t, words(r.Stdout), "A -client or -proxy namespace the inventory does not have exits 1, not 2",
 			"-h says which status a namespace the inventory lacks gives")
 	})
