@@ -50,7 +50,9 @@ var sample embed.FS
 const prog = "visibility"
 
 var description = `visibility: preview ServiceEntry visibility, DNS answers, service scope, lint and an audit
-for a cluster, from kubectl output. On your own cluster:
+for a cluster, from kubectl output. It also shows the sidecar view: which Sidecar applies to
+the proxies of each namespace (and of each workload Sidecar) and which hosts they receive,
+from which service. On your own cluster:
 
   kubectl get istiooperator -n istio-system -o yaml > mesh.yaml   # or: kubectl get configmap istio -n istio-system -o yaml
   kubectl get namespaces,serviceentries,services,sidecars -A -o yaml > inventory.yaml

@@ -147,6 +147,8 @@ func TestProgram(t *testing.T) {
 		assert.Equal(t, 0, r.Code)
 		assert.Contains(t, r.Stdout, "Exit status:\n  0  the report was printed\n")
 		assert.Contains(t, r.Stdout, "  3  -fail-on: findings at or above its level")
+		summary, _, _ := strings.Cut(r.Stdout, "On your own cluster:")
+		assert.Contains(t, words(summary), "the sidecar view: which Sidecar applies to the proxies of each namespace", "-h's opening summary names the sidecar view")
 		assert.Contains(t, r.Stdout, "kubectl get namespaces,serviceentries,services,sidecars -A -o yaml > inventory.yaml",
 			"the command -h gives is the one the no-inventory hint gives")
 		assert.Contains(t, words(r.Stdout), "A -client or -proxy namespace the inventory does not have exits 1, not 2",
