@@ -21,12 +21,14 @@ import (
 // destinations of the VirtualServices a listener imports, which an inventory does not hold:
 // a proxy may get more hosts than the view lists, never fewer.
 type SidecarView struct {
-	root  string
-	disc  discovery
-	scs   []Sidecar // the inventory's
-	nsLab map[string]map[string]string
-	inv   []Service
-	svcs  []viewService // the discovered services, one per host, in Istio's order
+	root string
+	// rootSet: the mesh configuration gives rootNamespace (root is not the default).
+	rootSet bool
+	disc    discovery
+	scs     []Sidecar // the inventory's
+	nsLab   map[string]map[string]string
+	inv     []Service
+	svcs    []viewService // the discovered services, one per host, in Istio's order
 	// The Sidecars of each discovered namespace in Istio's order: those with a workload
 	// selector first, each group by creation time and name.
 	sidecars    map[string][]*Sidecar
@@ -95,7 +97,7 @@ func NewSidecarView(r *Resolver, m *MeshScope, inv Inventory) (*SidecarView, err
 		return nil, errors.Join(head...)
 	}
 	v := &SidecarView{
-		root: m.rootNamespace(), disc: m.discovery(), nsLab: inv.Namespaces, inv: inv.Services, scs: inv.Sidecars,
+		root: m.rootNamespace(), rootSet: m != nil && m.RootNamespace != "", disc: m.discovery(), nsLab: inv.Namespaces, inv: inv.Services, scs: inv.Sidecars,
 		sidecars: map[string][]*Sidecar{}, defaultTo: ix.meshDefault,
 		oldest: make(map[hostNS]int32, len(inv.Services)), byHost: make(map[string][]int32, len(inv.Services)),
 		byNS: make(map[string][]int32, len(inv.Namespaces)), bySuffix: make(map[string][]int32, len(inv.Services)),

@@ -34,6 +34,15 @@ func TestProgram(t *testing.T) {
 	crlf := filepath.Join(t.TempDir(), "inventory-crlf.yaml")
 	require.NoError(t, os.WriteFile(crlf, append([]byte("\ufeff"), strings.ReplaceAll(string(data), "\n", "\r\n")...), 0o600))
 
+	misspeltRoot := filepath.Join(t.TempDir(), "mesh-root.yaml")
+	require.NoError(t, os.WriteFile(misspeltRoot, []byte("meshConfig: {rootNamespace: istio-sytem}\n"), 0o600))
+	rootSidecar := filepath.Join(t.TempDir(), "root-sidecar.yaml")
+	require.NoError(t, os.WriteFile(rootSidecar, []byte(`kind: List
+items:
+- {kind: Namespace, metadata: {name: istio-system}}
+- {kind: Namespace, metadata: {name: shop}}
+- {apiVersion: networking.istio.io/v1, kind: Sidecar, metadata: {name: default, namespace: istio-system}, spec: {egress: [{hosts: ["./*"]}]}}
+`), 0o600))
 	sidecarsOnly := filepath.Join(t.TempDir(), "sidecars.yaml")
 	require.NoError(t, os.WriteFile(sidecarsOnly, []byte("apiVersion: networking.istio.io/v1\nkind: Sidecar\nmetadata: {name: default, namespace: istio-system}\nspec: {egress: [{hosts: [\"./*\"]}]}\n"), 0o600))
 
@@ -70,6 +79,10 @@ func TestProgram(t *testing.T) {
 			`testdata/inventory-misspelt.yaml: items[3] (ServiceEntry shop/github-mirror): spec: unknown field "host" (did you mean "hosts"?)`},
 		{"an inventory of Sidecars alone: the hint gives the command -h gives", []string{"-mesh", "testdata/mesh.yaml", "-inventory", sidecarsOnly}, 1, nil,
 			"no inventory: found 1 Sidecar; expected Namespace, ServiceEntry and Service objects (kubectl get namespaces,serviceentries,services,sidecars -A -o yaml)"},
+		{"a misspelt rootNamespace is found, with the namespace it misses", []string{"-mesh", misspeltRoot, "-inventory", rootSidecar, "-fail-on", "warning"}, 3, []string{
+			`WARNING RootNamespaceUnknown rootNamespace: the root namespace "istio-sytem" is not a namespace of the inventory`,
+			`did you mean "istio-system", whose Sidecar istio-system/default would then be the default?`,
+		}, "visibility: -fail-on warning: 1 finding at WARNING or above: WARNING RootNamespaceUnknown rootNamespace"},
 		{"a missing file", []string{"-mesh", "testdata/mesh.yaml", "-inventory", "testdata/no-such.yaml"}, 1, nil, "no-such.yaml"},
 		{"a level that does not exist", append(own, "-fail-on", "info"), 2, nil, `-fail-on: "info" is not a level`},
 		{"an output format that does not exist", append(own, "-o", "yaml"), 2, nil, "-o must be table or json"},
