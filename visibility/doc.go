@@ -43,8 +43,8 @@
 // # The data-plane view
 //
 // NewIndex takes an Inventory — namespaces with their labels, ServiceEntries and Kubernetes
-// Services (LoadInventory reads `kubectl get namespaces,serviceentries,services -A -o yaml`)
-// — decides every entry once per namespace, and answers what a client workload in a given
+// Services (LoadInventory reads `kubectl get namespaces,serviceentries,services,sidecars -A
+// -o yaml`, the Sidecars for the sidecar view) — decides every entry once per namespace, and answers what a client workload in a given
 // namespace actually sees, as ztunnel's DNS proxy and its address lookup do. Hidden means
 // absent, not blocked:
 //

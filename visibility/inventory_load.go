@@ -111,7 +111,7 @@ func LoadInventory(data []byte, clusterDomain string) (Inventory, error) {
 		if sidecars > 0 {
 			skipped["Sidecar"] = sidecars
 		}
-		return Inventory{}, &FieldError{Detail: fmt.Sprintf("no inventory: %s; expected Namespace, ServiceEntry and Service objects (kubectl get namespaces,serviceentries,services -A -o yaml)", s.found(skipped)), Err: ErrNoInventory}
+		return Inventory{}, &FieldError{Detail: fmt.Sprintf("no inventory: %s; expected Namespace, ServiceEntry and Service objects (kubectl get namespaces,serviceentries,services,sidecars -A -o yaml)", s.found(skipped)), Err: ErrNoInventory}
 	}
 	return l.inv, nil
 }

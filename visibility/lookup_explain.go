@@ -87,7 +87,7 @@ func (e LookupExplanation) String() string {
 		b.WriteString("no visible service with an address; ztunnel forwards the query to the upstream resolver")
 	}
 	if len(e.Names) == 1 {
-		writeLevels(&b, e.Names[0].Levels, "  ")
+		writeLevels(&b, e.Names[0].Levels, "  ", true)
 		return b.String()
 	}
 	for _, n := range e.Names {
@@ -95,16 +95,22 @@ func (e LookupExplanation) String() string {
 		if !n.Answered && len(n.Levels) == 0 {
 			b.WriteString(": no service claims it")
 		}
-		writeLevels(&b, n.Levels, "    ")
+		writeLevels(&b, n.Levels, "    ", true)
 	}
 	return b.String()
 }
 
-func writeLevels(b *strings.Builder, levels []Level, indent string) {
+// writeLevels writes each level and its candidates, a line each, with each candidate's
+// visibility decision when decisions is set.
+func writeLevels(b *strings.Builder, levels []Level, indent string, decisions bool) {
 	for _, l := range levels {
 		fmt.Fprintf(b, "\n%s%s:", indent, l.Key)
 		for _, c := range l.Candidates {
-			fmt.Fprintf(b, "\n%s  %s %s: %s: %s", indent, c.Service, c.Decision, c.Verdict, c.Reason)
+			if decisions {
+				fmt.Fprintf(b, "\n%s  %s %s: %s: %s", indent, c.Service, c.Decision, c.Verdict, c.Reason)
+			} else {
+				fmt.Fprintf(b, "\n%s  %s: %s: %s", indent, c.Service, c.Verdict, c.Reason)
+			}
 		}
 	}
 }

@@ -117,7 +117,7 @@ func ExampleSidecarView_ExplainHost() {
 	// Output:
 	// api.example.com for a proxy in shop with app=web: Sidecar shop/web (the oldest Sidecar of shop whose workloadSelector matches the workload); the proxy does not get the host
 	//   egress[0] (ext/api.example.com):
-	//     ServiceEntry ext/api-v2 PUBLIC (default): outranked: every import of the listener is an exact host of a named namespace, so it looks only at the oldest service of api.example.com in ext: ServiceEntry ext/api
-	//     ServiceEntry ext/api PUBLIC (default): hidden: its exportTo ["."] does not export it to shop
+	//     ServiceEntry ext/api-v2: outranked: every import of the listener is an exact host of a named namespace, so it looks only at the oldest service of api.example.com in ext: ServiceEntry ext/api
+	//     ServiceEntry ext/api: hidden: its exportTo ["."] does not export it to shop
 	// api-v2
 }

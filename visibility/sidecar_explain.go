@@ -41,8 +41,24 @@ type SidecarExplanation struct {
 	// Levels are the steps the candidates go through: "not discovered" first when a
 	// service of an undiscovered namespace claims the host, then each egress listener in
 	// order, with every service claiming the host — hidden (not exported to the namespace),
-	// excluded, not imported, outranked (by whom), merged or chosen, and why.
+	// excluded, not imported, outranked (by whom), merged or chosen, and why. It is empty
+	// when no service has the host (see Unclaimed), and holds no listener when only
+	// undiscovered services do.
 	Levels []Level `json:"levels"`
+	// VisibilityApplies reports whether serviceEntryVisibility narrows what sidecars get: it
+	// is configured with applyToSidecars. When it does not, each candidate's Decision is its
+	// visibility for ambient clients only, which has no bearing on the proxy (its exportTo
+	// alone decides), and String leaves the decisions out; VisibilityNote then says so when
+	// visibility is configured.
+	VisibilityApplies bool   `json:"visibilityApplies"`
+	VisibilityNote    string `json:"visibilityNote,omitempty"`
+	// Unclaimed is set when no service of the inventory, discovered or not, has the host
+	// (Levels is then empty): it says so, then what comes near — a service host that differs
+	// only in letter case (Istio compares hosts as written), a wildcard service host that
+	// covers it (what the proxy gets for that host is what serves this one), an import of the
+	// proxy's listeners whose wildcard covers it (an import selects services; it creates
+	// none). One sentence each.
+	Unclaimed []string `json:"unclaimed,omitempty"`
 }
 
 // ExplainHost explains what a sidecar in namespace with the workload labels workload gets
@@ -51,7 +67,10 @@ type SidecarExplanation struct {
 // entry Proxy lists for the host.
 func (v *SidecarView) ExplainHost(namespace string, workload labels.Set, host string) SidecarExplanation {
 	sc, why := v.sidecarFor(namespace, workload)
-	e := SidecarExplanation{Namespace: namespace, Host: host, Sidecar: sidecarName(sc), Why: why, Levels: []Level{}}
+	e := SidecarExplanation{Namespace: namespace, Host: host, Sidecar: sidecarName(sc), Why: why, Levels: []Level{}, VisibilityApplies: v.narrows}
+	if v.enabled && !v.narrows {
+		e.VisibilityNote = "visibility does not apply to sidecars: serviceEntryVisibility's applyToSidecars is off, so each service's exportTo alone decides what the proxy gets (the visibility decisions are ztunnel's, for ambient clients)"
+	}
 	if len(workload) > 0 {
 		e.Workload = map[string]string(workload)
 	}
@@ -62,6 +81,10 @@ func (v *SidecarView) ExplainHost(namespace string, workload labels.Set, host st
 				Reason: fmt.Sprintf("namespace %s is not discovered: no discoverySelector matches it, so istiod does not see its services", v.inv[i].Namespace)})
 		}
 		e.Levels = append(e.Levels, l)
+	}
+	if len(v.byHost[host]) == 0 && len(v.undisc[host]) == 0 {
+		e.Unclaimed = v.unclaimed(sc, namespace, host)
+		return e
 	}
 	ids := slices.Clone(v.byHost[host])
 	slices.SortStableFunc(ids, func(a, b int32) int { return cmp.Compare(v.group(a, namespace), v.group(b, namespace)) })
@@ -125,6 +148,51 @@ func (v *SidecarView) ExplainHost(namespace string, workload labels.Set, host st
 		e.Answer = &SidecarService{Host: host, Kind: s.Kind, Namespace: s.Namespace, Name: s.Name, Ports: sortedPorts(r.ports)}
 	}
 	return e
+}
+
+// unclaimed says that no service has host, and what comes near it for a proxy in namespace
+// with the Sidecar sc.
+func (v *SidecarView) unclaimed(sc *Sidecar, namespace, host string) []string {
+	out := []string{fmt.Sprintf("no service in the inventory has the host %s, so no listener has anything to import for it", host)}
+	var folded []string
+	for _, m := range []map[string][]int32{v.byHost, v.undisc} {
+		for h := range m {
+			if strings.EqualFold(h, host) && !slices.Contains(folded, h) {
+				folded = append(folded, h)
+			}
+		}
+	}
+	slices.Sort(folded)
+	for _, h := range folded {
+		out = append(out, fmt.Sprintf("%s has %s, which differs from it only in letter case: Istio compares hosts as written, case-sensitively", v.claimant(h), h))
+	}
+	for i := 0; i < len(host); i++ {
+		if host[i] != '.' {
+			continue
+		}
+		if w := "*" + host[i:]; w != host && (len(v.byHost[w]) > 0 || len(v.undisc[w]) > 0) {
+			out = append(out, fmt.Sprintf("%s has the wildcard host %s, which covers it: a request for this host goes to what the proxy gets for %s, if anything (explain that host)", v.claimant(w), w, w))
+		}
+	}
+	for li, eg := range egressOf(sc) {
+		for _, raw := range eg.Hosts {
+			h := parseEgressHost(raw)
+			if h.exclude || h.host == names.Wildcard || !isWildcard(h.host) || !covers(h.host, host) {
+				continue
+			}
+			out = append(out, fmt.Sprintf("%s imports %q, which covers it, but an import only selects the inventory's services and creates none: a proxy gets a host only from a service (a ServiceEntry) that has it",
+				listenerKey(sc, li, eg), raw))
+		}
+	}
+	return out
+}
+
+// claimant names the first service, in Istio's order, that has host h: discovered, else not.
+func (v *SidecarView) claimant(h string) string {
+	if ids := v.byHost[h]; len(ids) > 0 {
+		return v.ref(ids[0]).String()
+	}
+	return v.inv[v.undisc[h][0]].Ref().String() + " (of a namespace istiod does not discover)"
 }
 
 // candidate returns candidate c of level i, of the level being built when i is past the end.
@@ -265,6 +333,12 @@ func (e SidecarExplanation) String() string {
 	} else {
 		fmt.Fprintf(&b, "; it gets %s %s/%s, ports %v", e.Answer.Kind, e.Answer.Namespace, e.Answer.Name, e.Answer.Ports)
 	}
-	writeLevels(&b, e.Levels, "  ")
+	if e.VisibilityNote != "" {
+		b.WriteString("\n  " + e.VisibilityNote)
+	}
+	writeLevels(&b, e.Levels, "  ", e.VisibilityApplies)
+	for _, u := range e.Unclaimed {
+		b.WriteString("\n  " + u)
+	}
 	return b.String()
 }

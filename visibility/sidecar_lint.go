@@ -8,6 +8,7 @@ import (
 
 	"github.com/meshscope/meshscope/internal/names"
 	"github.com/meshscope/meshscope/internal/report"
+	"github.com/meshscope/meshscope/internal/strict"
 )
 
 // The codes of SidecarView.Lint: configurations Istio resolves surprisingly.
@@ -41,6 +42,11 @@ const (
 	// ExportToAnnotationRepeats (note): a Kubernetes Service's networking.istio.io/exportTo
 	// annotation gives an entry twice; Istio reads it as a set, so the repeat changes nothing.
 	ExportToAnnotationRepeats = report.ExportToAnnotationRepeats
+	// RootNamespaceUnknown (warning): the mesh's rootNamespace, set explicitly, names a
+	// namespace the inventory does not have while the inventory holds Sidecars, so none of
+	// them is the mesh-wide default — often a misspelling (the message names the inventory
+	// namespace it is a near miss of, if any).
+	RootNamespaceUnknown = report.RootNamespaceUnknown
 )
 
 // Lint reports what in the Sidecars and services Istio resolves surprisingly (see the codes
@@ -54,6 +60,7 @@ func (v *SidecarView) Lint() []Finding {
 	out = append(out, v.lintShadowedSidecars()...)
 	out = append(out, v.lintExactImports()...)
 	out = append(out, v.lintServices()...)
+	out = append(out, v.lintRootNamespace()...)
 	slices.SortFunc(out, report.Compare)
 	return out
 }
@@ -244,4 +251,37 @@ func (v *SidecarView) lintServices() []Finding {
 		}
 	}
 	return out
+}
+
+// lintRootNamespace finds a rootNamespace, given in the mesh configuration, that is no
+// namespace of an inventory holding Sidecars, and the namespace it may misspell.
+func (v *SidecarView) lintRootNamespace() []Finding {
+	if !v.rootSet || len(v.scs) == 0 {
+		return nil
+	}
+	known := map[string]bool{}
+	for ns := range v.nsLab {
+		known[ns] = true
+	}
+	for i := range v.inv {
+		known[v.inv[i].Namespace] = true
+	}
+	for i := range v.scs {
+		known[v.scs[i].Namespace] = true
+	}
+	if known[v.root] {
+		return nil
+	}
+	msg := fmt.Sprintf("the root namespace %q is not a namespace of the inventory, which holds Sidecars: none of them is the mesh-wide default, and a proxy without a Sidecar of its own imports */*", v.root)
+	if near := strict.Close(v.root, slices.Sorted(maps.Keys(known))); near != "" {
+		then := ""
+		for i := range v.scs {
+			if sc := &v.scs[i]; sc.Namespace == near && sc.WorkloadSelector == nil {
+				then = fmt.Sprintf(", whose Sidecar %s would then be the default", sidecarName(sc))
+				break
+			}
+		}
+		msg += fmt.Sprintf("; did you mean %q%s?", near, then)
+	}
+	return []Finding{report.New("rootNamespace", RootNamespaceUnknown, "%s", msg)}
 }

@@ -58,6 +58,15 @@ func TestSidecarLint(t *testing.T) {
 		{"listeners Istio's validation refuses", nil, nil, []Sidecar{{Namespace: "shop", Name: "s", Egress: []SidecarEgress{{Hosts: []string{"./*"}}, {Hosts: []string{"*/*"}}}}},
 			[]Finding{report.New("Sidecar shop/s egress[0]", SidecarFailsValidation, "a listener without a port that is not the last: Istio's validation refuses it; istiod still reads every listener in order"),
 				report.New("Sidecar shop/s egress[1]", SidecarFailsValidation, "a second listener without a port (the first is egress[0]): Istio's validation refuses it; istiod still reads every listener in order")}},
+		{"a misspelt rootNamespace: the inventory's near miss named", &MeshScope{RootNamespace: "istio-sytem"}, nil,
+			[]Sidecar{{Namespace: "istio-system", Name: "default", Egress: []SidecarEgress{{Hosts: []string{"./*"}}}}},
+			[]Finding{report.New("rootNamespace", RootNamespaceUnknown, `the root namespace "istio-sytem" is not a namespace of the inventory, which holds Sidecars: none of them is the mesh-wide default, and a proxy without a Sidecar of its own imports */*; did you mean "istio-system", whose Sidecar istio-system/default would then be the default?`)}},
+		{"a rootNamespace the inventory lacks, near nothing", &MeshScope{RootNamespace: "mesh-root"}, nil,
+			[]Sidecar{{Namespace: "shop", Name: "default", Egress: []SidecarEgress{{Hosts: []string{"./*"}}}}},
+			[]Finding{report.New("rootNamespace", RootNamespaceUnknown, `the root namespace "mesh-root" is not a namespace of the inventory, which holds Sidecars: none of them is the mesh-wide default, and a proxy without a Sidecar of its own imports */*`)}},
+		{"a rootNamespace the inventory lacks, without Sidecars: nothing to say", &MeshScope{RootNamespace: "istio-sytem"}, nil, nil, []Finding{}},
+		{"a rootNamespace known only by its Sidecar", &MeshScope{RootNamespace: "mesh-root"}, nil,
+			[]Sidecar{{Namespace: "mesh-root", Name: "default", Egress: []SidecarEgress{{Hosts: []string{"./*"}}}}}, []Finding{}},
 		{"an annotation repeat", nil, []Service{{Kind: KubernetesService, Namespace: "shop", Name: "web", Hosts: []string{"web.shop.svc.cluster.local"}, ExportTo: []string{".", "shop"}}}, nil,
 			[]Finding{report.New("KubernetesService shop/web", ExportToAnnotationRepeats, `the networking.istio.io/exportTo annotation gives "shop" twice; Istio reads it as a set, so the repeat changes nothing`)}},
 	} {
@@ -73,7 +82,7 @@ func TestSidecarCodeLevels(t *testing.T) {
 	for code, want := range map[report.Code]report.Level{
 		ImportExcluded: report.Warning, ExactImportShadowed: report.Warning, RootSidecarWithSelector: report.Warning,
 		RootSidecarNotDiscovered: report.Warning, SidecarNeverApplies: report.Warning, CreationTimeTie: report.Warning,
-		SidecarFailsValidation: report.Warning, ExportToAnnotationRepeats: report.Note,
+		SidecarFailsValidation: report.Warning, ExportToAnnotationRepeats: report.Note, RootNamespaceUnknown: report.Warning,
 	} {
 		assert.Equal(t, want, code.Level(), "%s", code)
 	}

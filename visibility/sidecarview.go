@@ -21,12 +21,14 @@ import (
 // destinations of the VirtualServices a listener imports, which an inventory does not hold:
 // a proxy may get more hosts than the view lists, never fewer.
 type SidecarView struct {
-	root  string
-	disc  discovery
-	scs   []Sidecar // the inventory's
-	nsLab map[string]map[string]string
-	inv   []Service
-	svcs  []viewService // the discovered services, one per host, in Istio's order
+	root string
+	// rootSet: the mesh configuration gives rootNamespace (root is not the default).
+	rootSet bool
+	disc    discovery
+	scs     []Sidecar // the inventory's
+	nsLab   map[string]map[string]string
+	inv     []Service
+	svcs    []viewService // the discovered services, one per host, in Istio's order
 	// The Sidecars of each discovered namespace in Istio's order: those with a workload
 	// selector first, each group by creation time and name.
 	sidecars    map[string][]*Sidecar
@@ -41,7 +43,10 @@ type SidecarView struct {
 	public     []int32            // the services exported to every namespace, in order
 	undisc     map[string][]int32 // host -> the services of undiscovered namespaces, in Istio's order (for ExplainHost)
 	decisions  []Decision         // per inventory service
-	exported   [][]string         // per inventory service: its effective exportTo
+	// visibility: whether serviceEntryVisibility is configured (enabled), and whether it
+	// narrows what sidecars get (narrows: applyToSidecars).
+	enabled, narrows bool
+	exported         [][]string // per inventory service: its effective exportTo
 }
 
 // hostNS is a host in a namespace.
@@ -92,12 +97,13 @@ func NewSidecarView(r *Resolver, m *MeshScope, inv Inventory) (*SidecarView, err
 		return nil, errors.Join(head...)
 	}
 	v := &SidecarView{
-		root: m.rootNamespace(), disc: m.discovery(), nsLab: inv.Namespaces, inv: inv.Services, scs: inv.Sidecars,
+		root: m.rootNamespace(), rootSet: m != nil && m.RootNamespace != "", disc: m.discovery(), nsLab: inv.Namespaces, inv: inv.Services, scs: inv.Sidecars,
 		sidecars: map[string][]*Sidecar{}, defaultTo: ix.meshDefault,
 		oldest: make(map[hostNS]int32, len(inv.Services)), byHost: make(map[string][]int32, len(inv.Services)),
 		byNS: make(map[string][]int32, len(inv.Namespaces)), bySuffix: make(map[string][]int32, len(inv.Services)),
 		exportedTo: make(map[string][]int32, len(inv.Namespaces)), undisc: map[string][]int32{},
 		decisions: make([]Decision, len(ix.entries)), exported: make([][]string, len(ix.entries)),
+		enabled: r.Enabled(), narrows: r.narrowsSidecars(),
 	}
 	for i := range ix.entries {
 		v.decisions[i], v.exported[i] = ix.entries[i].decision, ix.entries[i].exported

@@ -21,10 +21,10 @@
 //
 // Exit status: 0 the report was printed; 1 an input was wrong (every problem is printed, a
 // line each, naming the file), or -client or -proxy names a namespace the inventory does not
-// have, -explain-addr is not an IP or -workload's labels do not parse; 2 any other usage
-// error (an unknown flag, flags that do not go together, an input missing or given empty);
-// 3 -fail-on found lint findings at or above its level, the current configuration's or those
-// a proposed one introduces.
+// have; 2 any other usage error (an unknown flag, an -explain-addr that is not an IP, a
+// -workload that is not a workload's labels, flags that do not go together, an input
+// missing or given empty); 3 -fail-on found lint findings at or above its level, the
+// current configuration's or those a proposed one introduces.
 package main
 
 import (
@@ -50,7 +50,9 @@ var sample embed.FS
 const prog = "visibility"
 
 var description = `visibility: preview ServiceEntry visibility, DNS answers, service scope, lint and an audit
-for a cluster, from kubectl output. On your own cluster:
+for a cluster, from kubectl output. It also shows the sidecar view: which Sidecar applies to
+the proxies of each namespace (and of each workload Sidecar) and which hosts they receive,
+from which service. On your own cluster:
 
   kubectl get istiooperator -n istio-system -o yaml > mesh.yaml   # or: kubectl get configmap istio -n istio-system -o yaml
   kubectl get namespaces,serviceentries,services,sidecars -A -o yaml > inventory.yaml
@@ -63,8 +65,7 @@ is refused.
 Service scope (meshConfig.serviceScopeConfigs, serviceSettings) is shown as Istio applies it
 when istiod runs with AMBIENT_ENABLE_MULTI_NETWORK=true; that flag is off by default, and
 without it every service stays LOCAL whatever the configuration says.
-` + cli.ExitStatus(true, "-client or -proxy naming a namespace the inventory does not have",
-	"-explain-addr not an IP", "-workload labels that do not parse")
+` + cli.ExitStatus(true, "-client or -proxy naming a namespace the inventory does not have (the message lists those it has)")
 
 // inputFlags are the flags that name input; the sample runs only when none is given.
 var inputFlags = []string{"mesh", "inventory", "new-mesh", "new-inventory"}
@@ -82,7 +83,8 @@ type options struct {
 	newInventory             string
 	proxy, workload          string // -proxy: a sidecar's namespace for -explain-host; -workload its labels
 	proxySet                 bool
-	sample                   bool // no input flag given: run on the embedded sample
+	labels                   labels.Set // -workload, read
+	sample                   bool       // no input flag given: run on the embedded sample
 }
 
 func main() {
@@ -309,6 +311,8 @@ func (r *report) lint(m mesh, ix *visibility.Index) {
 	r.Findings = slices.Concat([]visibility.Finding{}, m.res.Lint(), m.lint, ix.Lint())
 }
 
+func isAddr(s string) bool { _, err := netip.ParseAddr(s); return err == nil }
+
 // usageProblem says what is wrong with a combination of flags (given: those on the command
 // line); "" when nothing is.
 func (o *options) usageProblem(given map[string]bool) string {
@@ -326,6 +330,8 @@ func (o *options) usageProblem(given map[string]bool) string {
 		return strings.Join(empty, ", ") + " given an empty value (an unset variable?): give a value, or leave the flag out"
 	case (&visibility.ScopeConfig{Domain: o.clusterDomain}).Validate() != nil: // the check the loaders make
 		return fmt.Sprintf("-cluster-domain %q is not a DNS name", o.clusterDomain)
+	case o.explainAddr != "" && !isAddr(o.explainAddr):
+		return fmt.Sprintf("-explain-addr: %q is not an IP", o.explainAddr)
 	case o.clientSet && o.explainHost == "" && o.explainAddr == "":
 		return "-client needs -explain-host or -explain-addr: the question to answer for the client's namespace"
 	case o.clientSet && o.proxySet:
@@ -336,6 +342,11 @@ func (o *options) usageProblem(given map[string]bool) string {
 		return "-proxy needs -explain-host: the host to explain for the sidecar"
 	case o.workload != "" && !o.proxySet:
 		return "-workload needs -proxy: the namespace of the sidecar whose labels they are"
+	case o.workload != "":
+		var err error
+		if o.labels, err = parseWorkload(o.workload); err != nil {
+			return err.Error()
+		}
 	case (o.explainHost != "" || o.explainAddr != "") && !o.clientSet && !o.proxySet:
 		return "-explain-host and -explain-addr need -client: the answer depends on the client's namespace (-client \"\" for a client without one); for a sidecar's view use -explain-host with -proxy"
 	case o.newInventory != "" && o.inventory == "":

@@ -71,7 +71,7 @@ func TestExplainAddress(t *testing.T) {
 	require.Equal(t, 0, code)
 	assert.Contains(t, out, "203.0.113.9 from namespace shop: answered by ServiceEntry platform/egress-net")
 	code, _, errOut := runArgs(t, "-explain-addr", "nope", "-client", "shop")
-	assert.Equal(t, 1, code)
+	assert.Equal(t, 2, code, "a usage error: no input could make it an IP")
 	assert.Contains(t, errOut, `-explain-addr: "nope" is not an IP`)
 }
 
@@ -92,7 +92,7 @@ func TestHelpExitStatus(t *testing.T) {
 	require.Equal(t, 0, code)
 	for _, tt := range []struct{ name, want string }{
 		{"a namespace the inventory lacks is status 1", "1 an input was wrong (every problem is printed, a line each, naming the file), the output failed, " +
-			"or a flag's value was refused: -client or -proxy naming a namespace the inventory does not have; -explain-addr not an IP; -workload labels that do not parse"},
+			"or a flag's value was refused: -client or -proxy naming a namespace the inventory does not have (the message lists those it has) 2"},
 		{"other usage errors are status 2", "2 a usage error: an unknown flag or a value no input could make right (other than those of status 1)"},
 	} {
 		t.Run(tt.name, func(t *testing.T) { assert.Contains(t, words(out), tt.want) })

@@ -34,6 +34,18 @@ func TestProgram(t *testing.T) {
 	crlf := filepath.Join(t.TempDir(), "inventory-crlf.yaml")
 	require.NoError(t, os.WriteFile(crlf, append([]byte("\ufeff"), strings.ReplaceAll(string(data), "\n", "\r\n")...), 0o600))
 
+	misspeltRoot := filepath.Join(t.TempDir(), "mesh-root.yaml")
+	require.NoError(t, os.WriteFile(misspeltRoot, []byte("meshConfig: {rootNamespace: istio-sytem}\n"), 0o600))
+	rootSidecar := filepath.Join(t.TempDir(), "root-sidecar.yaml")
+	require.NoError(t, os.WriteFile(rootSidecar, []byte(`kind: List
+items:
+- {kind: Namespace, metadata: {name: istio-system}}
+- {kind: Namespace, metadata: {name: shop}}
+- {apiVersion: networking.istio.io/v1, kind: Sidecar, metadata: {name: default, namespace: istio-system}, spec: {egress: [{hosts: ["./*"]}]}}
+`), 0o600))
+	sidecarsOnly := filepath.Join(t.TempDir(), "sidecars.yaml")
+	require.NoError(t, os.WriteFile(sidecarsOnly, []byte("apiVersion: networking.istio.io/v1\nkind: Sidecar\nmetadata: {name: default, namespace: istio-system}\nspec: {egress: [{hosts: [\"./*\"]}]}\n"), 0o600))
+
 	for _, tt := range []struct {
 		name       string
 		args       []string
@@ -65,10 +77,38 @@ func TestProgram(t *testing.T) {
 		{"an unset variable", []string{"-mesh", "testdata/mesh.yaml", "-inventory", ""}, 2, nil, "-inventory given an empty value"},
 		{"misspelt fields in inventory objects", []string{"-mesh", "testdata/mesh.yaml", "-inventory", "testdata/inventory-misspelt.yaml"}, 1, nil,
 			`testdata/inventory-misspelt.yaml: items[3] (ServiceEntry shop/github-mirror): spec: unknown field "host" (did you mean "hosts"?)`},
+		{"an inventory of Sidecars alone: the hint gives the command -h gives", []string{"-mesh", "testdata/mesh.yaml", "-inventory", sidecarsOnly}, 1, nil,
+			"no inventory: found 1 Sidecar; expected Namespace, ServiceEntry and Service objects (kubectl get namespaces,serviceentries,services,sidecars -A -o yaml)"},
+		{"a misspelt rootNamespace is found, with the namespace it misses", []string{"-mesh", misspeltRoot, "-inventory", rootSidecar, "-fail-on", "warning"}, 3, []string{
+			`WARNING RootNamespaceUnknown rootNamespace: the root namespace "istio-sytem" is not a namespace of the inventory`,
+			`did you mean "istio-system", whose Sidecar istio-system/default would then be the default?`,
+		}, "visibility: -fail-on warning: 1 finding at WARNING or above: WARNING RootNamespaceUnknown rootNamespace"},
 		{"a missing file", []string{"-mesh", "testdata/mesh.yaml", "-inventory", "testdata/no-such.yaml"}, 1, nil, "no-such.yaml"},
 		{"a level that does not exist", append(own, "-fail-on", "info"), 2, nil, `-fail-on: "info" is not a level`},
 		{"an output format that does not exist", append(own, "-o", "yaml"), 2, nil, "-o must be table or json"},
 		{"a positional argument", []string{"testdata/inventory.yaml"}, 2, nil, "every input is given with a flag"},
+		{"-workload giving a label twice", append(own, "-explain-host", "api.github.com", "-proxy", "shop", "-workload", "app=a,app=b"), 2, nil,
+			`visibility: -workload "app=a,app=b": label app given twice (app=a and app=b)`},
+		{"-workload given a selector's test", append(own, "-explain-host", "api.github.com", "-proxy", "shop", "-workload", "app!=web"), 2, nil,
+			`visibility: -workload "app!=web": "app!=web" is a selector's test, not a label`},
+		{"-workload given a key alone", append(own, "-explain-host", "api.github.com", "-proxy", "shop", "-workload", "app"), 2, nil,
+			`visibility: -workload "app": "app" is not key=value`},
+		{"a sidecar's host no service has is said to be so, with the wildcard import that covers it", []string{"-explain-host", "foo.partner.example", "-proxy", "shop"}, 0, []string{
+			"foo.partner.example for a proxy in shop: Sidecar shop/default",
+			"\n  no service in the inventory has the host foo.partner.example, so no listener has anything to import for it\n",
+			"\n  ServiceEntry payments/partner-api has the wildcard host *.partner.example, which covers it",
+			`imports "payments/*.partner.example", which covers it, but an import only selects the inventory's services and creates none`,
+		}, ""},
+		{"a sidecar's host that differs from a service's only in letter case", append(own, "-explain-host", "API.github.com", "-proxy", "shop"), 0, []string{
+			"\n  no service in the inventory has the host API.github.com, so no listener has anything to import for it\n",
+			"ServiceEntry platform/github has api.github.com, which differs from it only in letter case: Istio compares hosts as written, case-sensitively",
+		}, ""},
+		{"a sidecar's explanation says visibility does not apply to sidecars without applyToSidecars", append(own, "-explain-host", "api.github.com", "-proxy", "shop"), 0, []string{
+			"\n  visibility does not apply to sidecars: serviceEntryVisibility's applyToSidecars is off, so each service's exportTo alone decides what the proxy gets",
+			"\n    ServiceEntry shop/github-mirror: chosen: the first service the proxy gets for the host\n",
+		}, ""},
+		{"-proxy naming a namespace the inventory lacks depends on the input", append(own, "-explain-host", "api.github.com", "-proxy", "ghost"), 1, nil,
+			`visibility: -proxy "ghost": the inventory has no such namespace`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			r := visibilityProgram.Run(t, tt.args...)
@@ -92,6 +132,15 @@ func TestProgram(t *testing.T) {
 			"testdata/inventory-misspelt.yaml: items[3] (ServiceEntry shop/github-mirror): spec: unknown field \"host\" (did you mean \"hosts\"?)\n", r.Stderr)
 	})
 
+	t.Run("a sidecar's candidates carry no visibility that does not apply to them", func(t *testing.T) {
+		r := visibilityProgram.Run(t, append(own, "-explain-host", "api.github.com", "-proxy", "shop")...)
+		require.Equal(t, 0, r.Code, r.Stderr)
+		_, explained, found := strings.Cut(r.Stdout, "\napi.github.com for a proxy in shop")
+		require.True(t, found, r.Stdout)
+		explained, _, _ = strings.Cut(explained, "\n\n")
+		assert.NotContains(t, explained, "NAMESPACE (default)")
+	})
+
 	t.Run("-o json carries the findings a CI job annotates from", func(t *testing.T) {
 		r := visibilityProgram.Run(t, append(own, "-o", "json")...)
 		require.Equal(t, 0, r.Code, r.Stderr)
@@ -111,5 +160,11 @@ func TestProgram(t *testing.T) {
 		assert.Equal(t, 0, r.Code)
 		assert.Contains(t, r.Stdout, "Exit status:\n  0  the report was printed\n")
 		assert.Contains(t, r.Stdout, "  3  -fail-on: findings at or above its level")
+		summary, _, _ := strings.Cut(r.Stdout, "On your own cluster:")
+		assert.Contains(t, words(summary), "the sidecar view: which Sidecar applies to the proxies of each namespace", "-h's opening summary names the sidecar view")
+		assert.Contains(t, r.Stdout, "kubectl get namespaces,serviceentries,services,sidecars -A -o yaml > inventory.yaml",
+			"the command -h gives is the one the no-inventory hint gives")
+		assert.Contains(t, words(r.Stdout), "1 an input was wrong (every problem is printed, a line each, naming the file), the output failed, or a flag's value was refused: -client or -proxy naming a namespace the inventory does not have",
+			"-h says which status a namespace the inventory lacks gives")
 	})
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/meshscope/meshscope/internal/cli"
 	"github.com/meshscope/meshscope/visibility"
@@ -90,11 +91,7 @@ func (r *report) sidecars(o options, cur mesh, inv visibility.Inventory, invName
 		if known := inventoryNamespaces(inv); !slices.Contains(known, o.proxy) {
 			return fmt.Errorf("-proxy %q: the inventory has no such namespace; it has: %s", o.proxy, strings.Join(known, ", "))
 		}
-		w, err := labels.ConvertSelectorToLabelsMap(o.workload)
-		if err != nil {
-			return fmt.Errorf("-workload %q: %v (want labels such as app=web,version=v1)", o.workload, err)
-		}
-		e := v.ExplainHost(o.proxy, w, o.explainHost)
+		e := v.ExplainHost(o.proxy, o.labels, o.explainHost)
 		r.SidecarExplain = &e
 	}
 	if o.newMesh == "" && o.newInventory == "" && (o.mesh != "" || o.inventory != "") {
@@ -118,6 +115,38 @@ func (r *report) sidecars(o options, cur mesh, inv visibility.Inventory, invName
 	}
 	r.SidecarAudit = visibility.DiffSidecars(v, after)
 	return r.proposedFindings(next, nextInv, nextInvName)
+}
+
+// parseWorkload reads -workload: a workload's labels, key=value separated by commas, each
+// key once. It is not a selector: "app!=web" or "app" (a key alone) are refused, as is a key
+// given twice, which would otherwise silently keep the last value.
+func parseWorkload(s string) (labels.Set, error) {
+	const want = "want a workload's labels, key=value separated by commas, such as app=web,version=v1"
+	out := labels.Set{}
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		k, val, ok := strings.Cut(part, "=")
+		k, val = strings.TrimSpace(k), strings.TrimSpace(val)
+		switch {
+		case part == "":
+			return nil, fmt.Errorf("-workload %q: an empty label between commas (%s)", s, want)
+		case !ok:
+			return nil, fmt.Errorf("-workload %q: %q is not key=value (%s)", s, part, want)
+		case strings.HasSuffix(k, "!"):
+			return nil, fmt.Errorf("-workload %q: %q is a selector's test, not a label (%s)", s, part, want)
+		}
+		if msgs := validation.IsQualifiedName(k); len(msgs) > 0 {
+			return nil, fmt.Errorf("-workload %q: %q is not a label key: %s (%s)", s, k, strings.Join(msgs, "; "), want)
+		}
+		if msgs := validation.IsValidLabelValue(val); len(msgs) > 0 {
+			return nil, fmt.Errorf("-workload %q: %q is not a label value: %s (%s)", s, val, strings.Join(msgs, "; "), want)
+		}
+		if prev, dup := out[k]; dup {
+			return nil, fmt.Errorf("-workload %q: label %s given twice (%s and %s=%s): a workload has one value per label", s, k, k+"="+prev, k, val)
+		}
+		out[k] = val
+	}
+	return out, nil
 }
 
 // inventoryNamespaces returns the namespaces of an inventory — those with a Namespace object,

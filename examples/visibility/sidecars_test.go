@@ -62,8 +62,25 @@ func TestSidecarFlagsRefuseAmbiguity(t *testing.T) {
 		})
 	}
 	code, _, errOut := runArgs(t, "-explain-host", "a.example", "-proxy", "shop", "-workload", "app=web,,=")
-	assert.Equal(t, 1, code)
+	assert.Equal(t, 2, code, "a -workload that is not labels is a flag error")
 	assert.Contains(t, errOut, `-workload "app=web,,="`)
+	for _, tc := range []struct{ workload, msg string }{
+		{"app=a,app=b", `-workload "app=a,app=b": label app given twice`},
+		{"app!=web", `-workload "app!=web": "app!=web" is a selector's test, not a label`},
+		{"app", `-workload "app": "app" is not key=value`},
+		{"=web", `-workload "=web": "" is not a label key`},
+		{"app=a b", `-workload "app=a b": "a b" is not a label value`},
+	} {
+		t.Run("-workload "+tc.workload, func(t *testing.T) {
+			code, _, errOut := runArgs(t, "-explain-host", "a.example", "-proxy", "shop", "-workload", tc.workload)
+			assert.Equal(t, 2, code)
+			assert.Contains(t, errOut, tc.msg)
+			assert.NotContains(t, errOut, "<nil>")
+		})
+	}
+	code, out, errOut := runArgs(t, "-explain-host", "api.github.com", "-proxy", "shop", "-workload", "app=checkout, version=v1")
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "api.github.com for a proxy in shop with app=checkout,version=v1: Sidecar shop/checkout")
 }
 
 // TestSidecarNewInventory: a proposed inventory (here, shop's namespace Sidecar importing

@@ -50,6 +50,7 @@ const (
 	CreationTimeTie           Code = "CreationTimeTie"
 	SidecarFailsValidation    Code = "SidecarFailsValidation"
 	ExportToAnnotationRepeats Code = "ExportToAnnotationRepeats"
+	RootNamespaceUnknown      Code = "RootNamespaceUnknown"
 )
 
 // sidecarLevel is the level of a code of the sidecar view; ok is false for any other code.
@@ -57,7 +58,8 @@ func sidecarLevel(c Code) (l Level, ok bool) {
 	switch c {
 	case ExportToAnnotationRepeats:
 		return Note, true
-	case ImportExcluded, ExactImportShadowed, RootSidecarWithSelector, RootSidecarNotDiscovered, SidecarNeverApplies, CreationTimeTie, SidecarFailsValidation:
+	case ImportExcluded, ExactImportShadowed, RootSidecarWithSelector, RootSidecarNotDiscovered, SidecarNeverApplies, CreationTimeTie, SidecarFailsValidation,
+		RootNamespaceUnknown:
 		return Warning, true
 	}
 	return "", false

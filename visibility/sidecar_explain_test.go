@@ -1,0 +1,102 @@
+package visibility
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/labels"
+)
+
+// TestSidecarExplainUnclaimedHost: for a host no service has, the explanation says so rather
+// than listing listeners with nothing under them, and names what comes near the host.
+func TestSidecarExplainUnclaimedHost(t *testing.T) {
+	inv := Inventory{
+		Namespaces: map[string]map[string]string{"shop": nil, "partner": nil, "ext": nil},
+		Services:   []Service{se("partner", "wild", 1, []string{"*.partner.example"}), se("ext", "api", 2, []string{"api.example.com"})},
+		Sidecars: []Sidecar{{Namespace: "shop", Name: "default", Egress: []SidecarEgress{{Hosts: []string{"./*", "partner/*.partner.example"}}}},
+			{Namespace: "ext", Name: "narrow", Egress: []SidecarEgress{{Hosts: []string{"*/*.corp.example"}}}}},
+	}
+	v, err := NewSidecarView(nil, nil, inv)
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		name, namespace, host string
+		want                  []string
+	}{
+		{"a host nothing comes near", "shop", "nothing.example", []string{
+			"no service in the inventory has the host nothing.example, so no listener has anything to import for it",
+		}},
+		{"a host that differs from a service's only in letter case", "shop", "API.example.com", []string{
+			"no service in the inventory has the host API.example.com, so no listener has anything to import for it",
+			"ServiceEntry ext/api has api.example.com, which differs from it only in letter case: Istio compares hosts as written, case-sensitively",
+		}},
+		{"a host a wildcard service host and a wildcard import cover", "shop", "foo.partner.example", []string{
+			"no service in the inventory has the host foo.partner.example, so no listener has anything to import for it",
+			"ServiceEntry partner/wild has the wildcard host *.partner.example, which covers it: a request for this host goes to what the proxy gets for *.partner.example, if anything (explain that host)",
+			`egress[0] (./*, partner/*.partner.example) imports "partner/*.partner.example", which covers it, but an import only selects the inventory's services and creates none: a proxy gets a host only from a service (a ServiceEntry) that has it`,
+		}},
+		{"a wildcard import of every namespace", "ext", "db.corp.example", []string{
+			"no service in the inventory has the host db.corp.example, so no listener has anything to import for it",
+			`egress[0] (*/*.corp.example) imports "*/*.corp.example", which covers it, but an import only selects the inventory's services and creates none: a proxy gets a host only from a service (a ServiceEntry) that has it`,
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := v.ExplainHost(tc.namespace, labels.Set{}, tc.host)
+			assert.Equal(t, tc.want, e.Unclaimed)
+			assert.Empty(t, e.Levels, "no listener has a candidate to list")
+			assert.Nil(t, e.Answer)
+			assert.NotContains(t, e.String(), "):\n", "no listener printed with nothing under it")
+			for _, u := range tc.want {
+				assert.Contains(t, e.String(), "\n  "+u)
+			}
+		})
+	}
+	e := v.ExplainHost("shop", nil, "api.example.com")
+	assert.Nil(t, e.Unclaimed, "a host a service has is explained by its candidates")
+	assert.NotEmpty(t, e.Levels)
+}
+
+// TestSidecarExplainVisibilityShownOnlyWhereItApplies: a candidate's visibility is shown
+// beside it only when it narrows what sidecars get (applyToSidecars); otherwise the
+// explanation says visibility does not apply to sidecars, and the verdicts agree with Proxy.
+func TestSidecarExplainVisibilityShownOnlyWhereItApplies(t *testing.T) {
+	inv := Inventory{
+		Namespaces: map[string]map[string]string{"shop": nil, "ext": nil},
+		Services:   []Service{se("ext", "q", 1, []string{"q.example.com"})},
+	}
+	const note = "visibility does not apply to sidecars: serviceEntryVisibility's applyToSidecars is off, so each service's exportTo alone decides what the proxy gets (the visibility decisions are ztunnel's, for ambient clients)"
+	for _, tc := range []struct {
+		name     string
+		config   *Config
+		applies  bool
+		note     string
+		line     string // the candidate's line
+		received bool
+	}{
+		{"visibility configured without applyToSidecars", &Config{DefaultVisibility: Namespace}, false, note,
+			"\n    ServiceEntry ext/q: chosen: the first service the proxy gets for the host", true},
+		{"visibility configured with applyToSidecars", &Config{DefaultVisibility: Namespace, ApplyToSidecars: true}, true, "",
+			"\n    ServiceEntry ext/q NAMESPACE (default): hidden: the mesh's defaultServiceExportTo [\"*\"], narrowed by visibility NAMESPACE (default) (applyToSidecars) to [\".\"], does not export it to shop", false},
+		{"visibility not configured", nil, false, "",
+			"\n    ServiceEntry ext/q: chosen: the first service the proxy gets for the host", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := Compile(tc.config)
+			require.NoError(t, err)
+			v, err := NewSidecarView(r, nil, inv)
+			require.NoError(t, err)
+			e := v.ExplainHost("shop", nil, "q.example.com")
+			assert.Equal(t, tc.applies, e.VisibilityApplies)
+			assert.Equal(t, tc.note, e.VisibilityNote)
+			assert.Contains(t, e.String(), tc.line)
+			if tc.note != "" {
+				assert.Contains(t, e.String(), "\n  "+tc.note+"\n")
+			}
+			if !tc.applies {
+				assert.NotContains(t, e.String(), "(default)", "no visibility decision beside a candidate it does not bear on")
+			}
+			assert.Equal(t, tc.received, e.Answer != nil)
+			assert.Equal(t, tc.received, len(v.Proxy("shop", nil).Services) == 1, "the explanation agrees with Proxy")
+		})
+	}
+}
