@@ -99,7 +99,8 @@ func (v *SidecarView) ExplainHost(namespace string, workload labels.Set, host st
 			at[id] = len(lv.Candidates)
 			lv.Candidates = append(lv.Candidates, v.verdict(&l, namespace, id))
 		}
-		// The candidates still standing go through steps 6 and 7 as Proxy takes them.
+		// The candidates still standing are ranked as Proxy ranks them: within the listener
+		// (which namespace holds the host), then against what earlier listeners gave.
 		var standing []int32
 		for _, id := range ids {
 			if lv.Candidates[at[id]].Verdict == "" {
@@ -234,8 +235,8 @@ func listenerKey(sc *Sidecar, i int, e *SidecarEgress) string {
 	return k + ")"
 }
 
-// verdict is what steps 1, 4 and 5 make of a service for a listener: "" when it is
-// imported, else why not.
+// verdict is what exportTo, the listener's candidates and its exclusions and imports make
+// of a service: "" when it is imported, else why not.
 func (v *SidecarView) verdict(l *listener, n string, id int32) Candidate {
 	s := &v.svcs[id]
 	svc := &v.inv[s.svc]
@@ -287,7 +288,7 @@ func (v *SidecarView) hiddenReason(i int32, n string) string {
 	return fmt.Sprintf("%s %q does not export it to %s", from, declared, n)
 }
 
-// heldBy says which namespace holds the host in a listener, keeping id out (step 6).
+// heldBy says which namespace holds the host in a listener, keeping id out.
 func (v *SidecarView) heldBy(n string, kept []importedService, id int32) string {
 	if len(kept) == 0 {
 		return "another namespace holds the host"
@@ -304,7 +305,7 @@ func (v *SidecarView) heldBy(n string, kept []importedService, id int32) string 
 }
 
 // outranked says why a service the listener kept does not replace or join what the proxy
-// has (step 7).
+// has from earlier listeners.
 func (v *SidecarView) outranked(have, id int32) string {
 	h, s := v.service(have), v.service(id)
 	switch {

@@ -10,9 +10,23 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 )
 
-// refSidecarView is the literal reference for SidecarView: the eight steps of the sidecar's
-// view written out as Istio's SidecarScope takes them, one proxy at a time, scanning every
-// service at every step. It assumes a valid inventory.
+// refSidecarView is the literal reference for SidecarView: the sidecar's view written out
+// in the eight steps Istio's SidecarScope takes, one proxy at a time, scanning every service
+// at every step. It assumes a valid inventory. The steps, for a proxy in namespace n:
+//
+//  0. discovery: only namespaces a discovery selector matches exist (the root one too);
+//  1. each service's effective exportTo (its own list, else the mesh default; narrowed by
+//     visibility with applyToSidecars);
+//  2. order by creation time, name (a ServiceEntry's is its host), namespace; per host and
+//     namespace the oldest is kept, a Kubernetes Service over a ServiceEntry;
+//  3. the Sidecar that applies (n's selecting one, n's without a selector, the root
+//     namespace's without one, or none: "*/*");
+//  4. per listener, the candidates (for an all-exact listener, step 2's service of each
+//     named host and namespace only);
+//  5. exclusions, then imports, by host cover;
+//  6. within a listener, which namespace holds each host;
+//  7. across listeners, the first choice stands unless a Kubernetes Service displaces a
+//     ServiceEntry; services of one namespace merge their ports.
 type refSidecarView struct {
 	r   *Resolver
 	m   *MeshScope

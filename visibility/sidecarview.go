@@ -35,7 +35,7 @@ type SidecarView struct {
 	rootDefault *Sidecar // the first Sidecar without a selector of the root namespace
 	defaultTo   []string // the mesh default exportTo: ["*"] when none is given
 
-	oldest     map[hostNS]int32   // step 2: per host and namespace, the service kept
+	oldest     map[hostNS]int32   // per host and namespace, the service kept (the oldest; a Kubernetes Service over a ServiceEntry)
 	byHost     map[string][]int32 // host -> its services, in order
 	byNS       map[string][]int32 // namespace -> its services, in order
 	bySuffix   map[string][]int32 // ".b.c" -> the services whose host ends with it, in order
