@@ -259,21 +259,12 @@ func (v *SidecarView) lintRootNamespace() []Finding {
 	if !v.rootSet || len(v.scs) == 0 {
 		return nil
 	}
-	known := map[string]bool{}
-	for ns := range v.nsLab {
-		known[ns] = true
-	}
-	for i := range v.inv {
-		known[v.inv[i].Namespace] = true
-	}
-	for i := range v.scs {
-		known[v.scs[i].Namespace] = true
-	}
-	if known[v.root] {
+	known := v.namespaces()
+	if _, found := slices.BinarySearch(known, v.root); found {
 		return nil
 	}
 	msg := fmt.Sprintf("the root namespace %q is not a namespace of the inventory, which holds Sidecars: none of them is the mesh-wide default, and a proxy without a Sidecar of its own imports */*", v.root)
-	if near := strict.Close(v.root, slices.Sorted(maps.Keys(known))); near != "" {
+	if near := strict.Close(v.root, known); near != "" {
 		then := ""
 		for i := range v.scs {
 			if sc := &v.scs[i]; sc.Namespace == near && sc.WorkloadSelector == nil {
