@@ -22,6 +22,7 @@ type indexed struct {
 	id         string
 	peerUnsafe string
 	consults   []consult
+	reads      reads // what Consul's server reads next when it reads this resolver (see loaded.go)
 }
 
 // options are the fields of a Redirect, a failover section or a failover target.
@@ -129,6 +130,7 @@ func NewCompiler(e Entries) (*Compiler, error) {
 		cc.unsafe = cc.unsafe || all[i].peerUnsafe != ""
 	}
 	cc.linkConsulted(all)
+	cc.linkReads(all)
 	cc.nodes, cc.safety = all, &safetyCache{}
 	keys := slices.SortedFunc(maps.Keys(e.Protocols), func(a, b exports.ServiceName) int {
 		return cmp.Or(strings.Compare(a.Partition, b.Partition), strings.Compare(a.Namespace, b.Namespace), strings.Compare(a.Name, b.Name))

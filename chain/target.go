@@ -25,7 +25,7 @@ type compiler struct {
 	changes  []peerChange // what local resolvers did to peer targets (see peerlocal.go)
 	kept     []Step       // steps of peer candidates that added no target (see keepPeerSteps)
 	// loaded is what Consul's server reads for this chain (see loadedFrom); nil: every entry.
-	loaded map[exports.ServiceName]bool
+	loaded *readSet
 }
 
 // compile compiles a request whose required fields are present, from the entries Consul's
@@ -69,7 +69,7 @@ func (cc *Compiler) compileFrom(req Request, asRead bool) (*Chain, error) {
 // protocol returns the protocol of the canonical service k: its service-defaults' when
 // Consul's server reads them for this chain (it reads them beside the service's resolver).
 func (c *compiler) protocol(k exports.ServiceName) string {
-	if p, ok := c.protocols[k]; ok && (c.loaded == nil || c.loaded[k]) {
+	if p, ok := c.protocols[k]; ok && (c.loaded == nil || c.loaded.has(c.Compiler, k)) {
 		return p
 	}
 	return cmp.Or(c.defProto, "tcp")
