@@ -12,8 +12,13 @@
 //	kubectl get namespaces,serviceentries,services,sidecars -A -o yaml > inventory.yaml
 //	go run ./examples/visibility -mesh mesh.yaml -inventory inventory.yaml [-new-mesh proposed.yaml] [-new-inventory proposed.yaml] [-fail-on warning]
 //	go run ./examples/visibility -mesh mesh.yaml -inventory inventory.yaml -explain-host api.github.com -client shop
+//	go run ./examples/visibility -mesh mesh.yaml -inventory inventory.yaml -proxy shop -workload app=checkout
 //	go run ./examples/visibility -mesh mesh.yaml -inventory inventory.yaml -explain-host api.github.com -proxy shop -workload app=checkout
 //	go run ./examples/visibility -o json
+//
+// The sidecar table stops after a few thousand hosts and says how many classes of proxies it left out
+// (each namespace of a large mesh may receive every public service); -proxy lists one class
+// whole.
 //
 // With any input flag it needs both -mesh and -inventory: it never fills in a missing input
 // from the sample. Service scope is shown as Istio applies it when istiod runs with
@@ -36,6 +41,7 @@ import (
 	"net/netip"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/labels"
@@ -52,7 +58,8 @@ const prog = "visibility"
 var description = `visibility: preview ServiceEntry visibility, DNS answers, service scope, lint and an audit
 for a cluster, from kubectl output. It also shows the sidecar view: which Sidecar applies to
 the proxies of each namespace (and of each workload Sidecar) and which hosts they receive,
-from which service. On your own cluster:
+from which service (the table stops after ` + strconv.Itoa(sidecarBudget) + ` hosts; -proxy NAMESPACE lists one namespace's
+proxies whole). On your own cluster:
 
   kubectl get istiooperator -n istio-system -o yaml > mesh.yaml   # or: kubectl get configmap istio -n istio-system -o yaml
   kubectl get namespaces,serviceentries,services,sidecars -A -o yaml > inventory.yaml
@@ -81,7 +88,7 @@ type options struct {
 	client                   string
 	clientSet                bool
 	newInventory             string
-	proxy, workload          string // -proxy: a sidecar's namespace for -explain-host; -workload its labels
+	proxy, workload          string // -proxy: a sidecar's namespace, to list or for -explain-host; -workload its labels
 	proxySet                 bool
 	labels                   labels.Set // -workload, read
 	sample                   bool       // no input flag given: run on the embedded sample
@@ -102,7 +109,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.failOn, "fail-on", "", "exit with status 3 when a finding is at or above this level: note, warning or error")
 	fs.StringVar(&o.newInventory, "new-inventory", "", "a proposed inventory (Sidecars, exportTo, …) whose sidecar view to audit against -inventory")
 	fs.StringVar(&o.explainHost, "explain-host", "", "explain which service answers this host for -client (ambient DNS), or what a sidecar in -proxy gets for it")
-	fs.Func("proxy", "the namespace of a sidecar proxy for -explain-host", func(v string) error {
+	fs.Func("proxy", "a sidecar proxy's namespace: list what its proxies receive, or with -explain-host explain one host", func(v string) error {
 		o.proxy, o.proxySet = v, true
 		return nil
 	})
@@ -152,6 +159,9 @@ type report struct {
 	Conflicts []visibility.Conflict          `json:"conflicts"`
 	Explain   []visibility.LookupExplanation `json:"explain,omitempty"`
 	Sidecars  []proxyRow                     `json:"sidecars"`
+	// SidecarsOmitted counts the classes of proxies left out of Sidecars once it holds
+	// sidecarBudget hosts (-proxy lists one class whatever its size).
+	SidecarsOmitted int `json:"sidecarsOmitted,omitempty"`
 	// SidecarExplain answers -explain-host for -proxy.
 	SidecarExplain *visibility.SidecarExplanation `json:"sidecarExplain,omitempty"`
 	NewMesh        string                         `json:"newMesh,omitempty"`
@@ -338,8 +348,6 @@ func (o *options) usageProblem(given map[string]bool) string {
 		return "-client and -proxy ask different questions: -client for ambient DNS and addresses, -proxy for what a sidecar gets; give one"
 	case o.proxySet && o.explainAddr != "":
 		return "-explain-addr answers for -client (ambient); a sidecar's view is by host: use -explain-host with -proxy"
-	case o.proxySet && o.explainHost == "":
-		return "-proxy needs -explain-host: the host to explain for the sidecar"
 	case o.workload != "" && !o.proxySet:
 		return "-workload needs -proxy: the namespace of the sidecar whose labels they are"
 	case o.workload != "":

@@ -72,6 +72,10 @@ func sidecarView(m mesh, inv visibility.Inventory, name string) (*visibility.Sid
 	return v, nil
 }
 
+// sidecarBudget is how many hosts the sidecar table lists, over all classes of proxies,
+// before it leaves the other classes out (and says how many).
+const sidecarBudget = 5000
+
 // sidecars fills the sidecar section: what each class of proxies receives, the sidecar
 // lint, -explain-host for -proxy, and the dry run against -new-mesh and -new-inventory.
 func (r *report) sidecars(o options, cur mesh, inv visibility.Inventory, invName string) error {
@@ -80,19 +84,36 @@ func (r *report) sidecars(o options, cur mesh, inv visibility.Inventory, invName
 		return err
 	}
 	r.Findings = append(r.Findings, v.Lint()...)
-	r.Sidecars = []proxyRow{}
-	for _, c := range sidecarClasses(inv) {
-		w, _ := labels.ConvertSelectorToLabelsMap(c.Workload)
-		p := v.Proxy(c.Namespace, w)
-		c.Sidecar, c.Services = p.Sidecar, p.Services
-		r.Sidecars = append(r.Sidecars, c)
-	}
-	if o.proxySet && o.explainHost != "" {
+	if o.proxySet {
 		if known := inventoryNamespaces(inv); !slices.Contains(known, o.proxy) {
 			return fmt.Errorf("-proxy %q: the inventory has no such namespace; it has: %s", o.proxy, strings.Join(known, ", "))
 		}
+	}
+	r.Sidecars = []proxyRow{}
+	if o.proxySet && o.explainHost != "" {
 		e := v.ExplainHost(o.proxy, o.labels, o.explainHost)
 		r.SidecarExplain = &e
+	}
+	switch {
+	case o.proxySet && o.explainHost == "": // one class, listed whatever its size
+		p := v.Proxy(o.proxy, o.labels)
+		r.Sidecars = append(r.Sidecars, proxyRow{Namespace: o.proxy, Workload: o.labels.String(), Sidecar: p.Sidecar, Services: p.Services})
+	default:
+		// Every class, until sidecarBudget hosts are listed: each namespace of a large mesh
+		// may receive every public service, and the whole table would hold their product.
+		listed := 0
+		classes := sidecarClasses(inv)
+		for i, c := range classes {
+			if listed >= sidecarBudget {
+				r.SidecarsOmitted = len(classes) - i
+				break
+			}
+			w, _ := labels.ConvertSelectorToLabelsMap(c.Workload)
+			p := v.Proxy(c.Namespace, w)
+			c.Sidecar, c.Services = p.Sidecar, p.Services
+			r.Sidecars = append(r.Sidecars, c)
+			listed += len(p.Services)
+		}
 	}
 	if o.newMesh == "" && o.newInventory == "" && (o.mesh != "" || o.inventory != "") {
 		return nil

@@ -31,6 +31,10 @@ func (r *report) printSidecars(w io.Writer) error {
 	if err := table(w, rows); err != nil {
 		return err
 	}
+	if r.SidecarsOmitted > 0 {
+		fmt.Fprintf(w, "(%d more classes of proxies are not listed: the table stops after %d hosts; -proxy NAMESPACE [-workload LABELS] lists one class, -explain-host HOST with them explains one host)\n",
+			r.SidecarsOmitted, sidecarBudget)
+	}
 	fmt.Fprintln(w, "(the hosts a proxy's Sidecar egress imports; istiod may add the destinations of VirtualServices, which the inventory does not hold)")
 	if r.SidecarExplain != nil {
 		fmt.Fprintf(w, "\n%s\n", r.SidecarExplain)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -51,7 +52,6 @@ func TestSidecarFlagsRefuseAmbiguity(t *testing.T) {
 	}{
 		{"-client and -proxy", []string{"-explain-host", "a.example", "-client", "shop", "-proxy", "shop"}, "-client and -proxy ask different questions"},
 		{"-workload without -proxy", []string{"-explain-host", "a.example", "-client", "shop", "-workload", "app=web"}, "-workload needs -proxy"},
-		{"-proxy without -explain-host", []string{"-proxy", "shop"}, "-proxy needs -explain-host"},
 		{"-proxy with -explain-addr", []string{"-explain-addr", "10.0.0.1", "-proxy", "shop"}, "-explain-addr answers for -client"},
 		{"-new-inventory without -inventory", []string{"-new-inventory", "x.yaml"}, "-new-inventory needs -inventory"},
 	} {
@@ -118,4 +118,52 @@ items:
 	assert.Equal(t, 3, code, errOut)
 	assert.Contains(t, words(out), `WARNING ImportExcluded Sidecar shop/default egress[0].hosts[0]: "~/*" beside imports empties the listener`)
 	assert.Contains(t, out, "shop             shop/default  (nothing)")
+}
+
+// TestProxyListsOneClass: -proxy without -explain-host lists what that namespace's proxies
+// (with -workload, those a workload Sidecar selects) receive, and nothing else.
+func TestProxyListsOneClass(t *testing.T) {
+	code, out, errOut := runArgs(t, "-proxy", "shop", "-o", "json")
+	require.Equal(t, 0, code, errOut)
+	var rep struct {
+		Sidecars []proxyRow
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &rep))
+	require.Len(t, rep.Sidecars, 1)
+	assert.Equal(t, "shop", rep.Sidecars[0].Namespace)
+	assert.NotEmpty(t, rep.Sidecars[0].Services)
+	code, _, errOut = runArgs(t, "-proxy", "ghost")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errOut, `-proxy "ghost": the inventory has no such namespace`)
+}
+
+// TestSidecarTableIsBounded: on a mesh whose every namespace receives every public service,
+// the table stops after sidecarBudget hosts and says how many classes it left out, rather
+// than holding namespaces × services rows.
+func TestSidecarTableIsBounded(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("apiVersion: v1\nkind: List\nitems:\n")
+	for n := range 20 {
+		fmt.Fprintf(&b, "- {apiVersion: v1, kind: Namespace, metadata: {name: ns%d}}\n", n)
+	}
+	for i := range sidecarBudget/2 + 1 {
+		fmt.Fprintf(&b, "- {apiVersion: networking.istio.io/v1, kind: ServiceEntry, metadata: {name: se%d, namespace: ns0}, spec: {hosts: [h%d.example.com], ports: [{number: 443, name: tls, protocol: TLS}], resolution: DNS}}\n", i, i)
+	}
+	inv := write(t, "inventory.yaml", b.String())
+	mesh := write(t, "mesh.yaml", "meshConfig: {}\n")
+	code, out, errOut := runArgs(t, "-mesh", mesh, "-inventory", inv, "-o", "json")
+	require.Equal(t, 0, code, errOut)
+	var rep struct {
+		Sidecars        []proxyRow
+		SidecarsOmitted int
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &rep))
+	require.Len(t, rep.Sidecars, 2, "two namespaces' views reach the budget")
+	assert.Equal(t, 18, rep.SidecarsOmitted)
+	_, out, _ = runArgs(t, "-mesh", mesh, "-inventory", inv)
+	assert.Contains(t, words(out), "18 more classes of proxies are not listed: the table stops after 5000 hosts; -proxy NAMESPACE [-workload LABELS] lists one class")
+	_, out, _ = runArgs(t, "-mesh", mesh, "-inventory", inv, "-proxy", "ns7", "-o", "json")
+	require.NoError(t, json.Unmarshal([]byte(out), &rep))
+	require.Len(t, rep.Sidecars, 1)
+	assert.Len(t, rep.Sidecars[0].Services, sidecarBudget/2+1, "-proxy lists its class whole")
 }
