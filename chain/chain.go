@@ -161,12 +161,18 @@ func (c *Chain) Explain() string {
 		return b.String()
 	}
 	order := append([]string{c.Start}, start.Failover...)
+	first := make(map[string]int, len(order))
 	for i, id := range order {
 		t := c.Targets[id]
 		role := "start"
 		if i > 0 {
 			role = fmt.Sprintf("failover %d", i)
 		}
+		if j, again := first[id]; again { // a repeat: its steps are those of its first place
+			fmt.Fprintf(&b, "\n  %s %s: again (listed twice, as Consul lists it; first as failover %d)", role, id, j)
+			continue
+		}
+		first[id] = i
 		parts := make([]string, len(t.Via))
 		for j, s := range t.Via {
 			parts[j] = s.String()

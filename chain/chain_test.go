@@ -191,6 +191,17 @@ func TestTargetNames(t *testing.T) {
   failover 2 main.default.default.external.east: Failover["*"].Targets[1] of default/default/main -> main.default.default.external.east`, c.Explain())
 }
 
+// TestExplainRepeats: a target the failover list holds twice is explained once, at its first
+// place; the repeat says it is one (its steps would name the first candidate's field).
+func TestExplainRepeats(t *testing.T) {
+	c := compileOK(t, mainReq, resolvers(ServiceResolver{Name: "main", Failover: map[string]Failover{"*": {Datacenters: []string{"dc2", "dc3", "dc2"}}}}))
+	assert.Equal(t, `chain default/default/main (tcp)
+  start main.default.default.dc1: request main.default.default.dc1
+  failover 1 main.default.default.dc2: Failover["*"].Datacenters[0] of default/default/main -> main.default.default.dc2
+  failover 2 main.default.default.dc3: Failover["*"].Datacenters[1] of default/default/main -> main.default.default.dc3
+  failover 3 main.default.default.dc2: again (listed twice, as Consul lists it; first as failover 1)`, c.Explain())
+}
+
 func TestCompileErrors(t *testing.T) {
 	tests := []struct {
 		name string
