@@ -169,7 +169,7 @@ func (c *Chain) Explain() string {
 			role = fmt.Sprintf("failover %d", i)
 		}
 		if j, again := first[id]; again { // a repeat: its steps are those of its first place
-			fmt.Fprintf(&b, "\n  %s %s: again (listed twice, as Consul lists it; first as failover %d)", role, id, j)
+			fmt.Fprintf(&b, "\n  %s %s: again, as Consul lists a repeat (first as failover %d)", role, id, j)
 			continue
 		}
 		first[id] = i

@@ -199,7 +199,7 @@ func TestExplainRepeats(t *testing.T) {
   start main.default.default.dc1: request main.default.default.dc1
   failover 1 main.default.default.dc2: Failover["*"].Datacenters[0] of default/default/main -> main.default.default.dc2
   failover 2 main.default.default.dc3: Failover["*"].Datacenters[1] of default/default/main -> main.default.default.dc3
-  failover 3 main.default.default.dc2: again (listed twice, as Consul lists it; first as failover 1)`, c.Explain())
+  failover 3 main.default.default.dc2: again, as Consul lists a repeat (first as failover 1)`, c.Explain())
 }
 
 func TestCompileErrors(t *testing.T) {
