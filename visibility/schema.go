@@ -176,6 +176,11 @@ func (w *schemaWalker) walk(x any, s *objectSchema) {
 				}
 				o, _ := w.d.Object(t, w.path())
 				o.Check(s.names...)
+				if len(s.names) == 1 && s.names[0] == "labels" && !has(t, "labels") {
+					// Labels written straight under workloadSelector, or as a label selector's
+					// matchLabels: say what the object holds.
+					w.d.Errorf(w.path(), "a workloadSelector holds the workload's labels under labels (workloadSelector: {labels: {app: web}}); it is not a label selector")
+				}
 				break
 			}
 		}
@@ -208,4 +213,10 @@ func (w *schemaWalker) problems(o kubeObject) []error {
 	errs := strict.Split(w.d.Err())
 	w.d = nil
 	return errs
+}
+
+// has reports whether the object has the field key.
+func has(o strict.Fields, key string) bool {
+	_, ok := o.Get(key)
+	return ok
 }

@@ -40,6 +40,12 @@ func TestLoadInventoryUnknownFields(t *testing.T) {
 		{"a Sidecar's egress", `{apiVersion: networking.istio.io/v1, kind: Sidecar, metadata: {name: s, namespace: shop}, spec: {egress: [{host: ["*/*"]}]}}`,
 			`items[1] (Sidecar shop/s): spec.egress[0]: unknown field "host" (did you mean "hosts"?)` + "\n" +
 				`items[1] (Sidecar shop/s): spec.egress[0].hosts: an egress listener imports at least one host`},
+		{"labels straight under a workloadSelector", `{apiVersion: networking.istio.io/v1, kind: Sidecar, metadata: {name: s, namespace: shop}, spec: {workloadSelector: {app: web}, egress: [{hosts: ["./*"]}]}}`,
+			`items[1] (Sidecar shop/s): spec.workloadSelector: unknown field "app"` + "\n" +
+				`items[1] (Sidecar shop/s): spec.workloadSelector: a workloadSelector holds the workload's labels under labels (workloadSelector: {labels: {app: web}}); it is not a label selector`},
+		{"a workloadSelector's matchLabels", `{apiVersion: networking.istio.io/v1, kind: Sidecar, metadata: {name: s, namespace: shop}, spec: {workloadSelector: {matchLabels: {app: web}}, egress: [{hosts: ["./*"]}]}}`,
+			`items[1] (Sidecar shop/s): spec.workloadSelector: unknown field "matchLabels"` + "\n" +
+				`items[1] (Sidecar shop/s): spec.workloadSelector: a workloadSelector holds the workload's labels under labels (workloadSelector: {labels: {app: web}}); it is not a label selector`},
 		{"the top level", `{apiVersion: v1, kind: Service, metadata: {name: web, namespace: shop}, spex: {}}`,
 			`items[1] (Service shop/web): (top level): unknown field "spex" (did you mean "spec"?)`},
 		{"status", `{kind: ServiceEntry, metadata: {name: a, namespace: shop}, spec: {hosts: [a.example]}, status: {adresses: []}}`,
