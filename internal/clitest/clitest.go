@@ -61,6 +61,11 @@ func (p *Program) Run(t testing.TB, args ...string) Result {
 		t.Fatalf("building %s: %v", p.dir, p.err)
 	}
 	cmd := exec.Command(p.bin, args...)
+	if raceEnabled {
+		// A program built with -race sleeps a second at exit by default, to let reports
+		// drain; a test runs it a hundred times.
+		cmd.Env = append(os.Environ(), "GORACE="+strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
+	}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
