@@ -28,8 +28,10 @@ var ErrPeerExport = errors.New("not peer-export safe")
 // resolvers checked are every one reachable from the service: its own, and transitively
 // that of every redirect target and every local target of every failover section (all
 // sections, not only the one a request would use; peer targets are not followed) — the
-// partition members of a sameness group included, and for a service without a resolver
-// those of its partition's DefaultForFailover group. They are visited breadth-first in the
+// resolver's own service in each partition member of a sameness group it names included (as
+// Consul's server reads it: not the section's Service, which it reads in the resolver's
+// partition only), and for a service without a resolver those of its partition's
+// DefaultForFailover group. They are visited breadth-first in the
 // order first reached — own, redirect, failover sections by sorted key with their Service
 // or Targets in order, then a sameness group's partition members in member order — and the
 // first problem is reported
@@ -185,7 +187,8 @@ func (c *Compiler) buildSafety(partition string) *safety {
 }
 
 // members calls visit with the resolver, if any, of the service in namespace in each
-// partition member of g, in member order: the local targets a sameness failover reaches.
+// partition member of g, in member order: the resolvers a sameness group makes Consul's
+// server read.
 // Peer members are not followed.
 func (c *Compiler) members(g *exports.SamenessGroup, service, namespace string, visit func(*indexed)) {
 	at := func(partition string) {
@@ -233,7 +236,7 @@ func peerUnsafe(r *ServiceResolver) string {
 // consult is one thing a resolver's redirect or failover reaches: the resolver n of a local
 // service, or (n nil) the partition members of the sameness group named group — looked up
 // in the requesting partition when a chain is checked — with service and namespace, the
-// targets the group's members are made from.
+// resolver's own, which Consul's server reads in each member.
 type consult struct {
 	n                         *indexed
 	group, service, namespace string
@@ -260,28 +263,32 @@ func (c *Compiler) linkConsulted(all []indexed) {
 // consulted appends to out what r redirects or fails over to, in the order the check visits
 // it: the redirect, then the failover sections by sorted key, each section's Service or its
 // Targets in order (peer targets are not followed); a redirect or section naming a sameness
-// group is followed, after its own Service, by the group's partition members.
+// group is followed, after its own Service, by the resolver's own service in the group's
+// partition members.
 func (c *Compiler) consulted(out []consult, r *ServiceResolver) []consult {
 	visit := func(s exports.ServiceName) {
 		if n, ok := c.resolvers[s.Canonical()]; ok {
 			out = append(out, consult{n: n})
 		}
 	}
-	group := func(name, service, namespace string) {
+	// A sameness group makes Consul's server read the resolver's own service (not the
+	// section's Service, which is read in the resolver's partition only) in each partition
+	// member, in the resolver's namespace.
+	group := func(name string) {
 		if name != "" {
 			c.sameness = true
-			out = append(out, consult{group: name, service: cmp.Or(service, r.Name), namespace: orDefault(cmp.Or(namespace, r.Namespace))})
+			out = append(out, consult{group: name, service: r.Name, namespace: orDefault(r.Namespace)})
 		}
 	}
 	if rd := r.Redirect; rd != nil {
 		visit(exports.ServiceName{Partition: cmp.Or(rd.Partition, r.Partition), Namespace: cmp.Or(rd.Namespace, r.Namespace), Name: cmp.Or(rd.Service, r.Name)})
-		group(rd.SamenessGroup, rd.Service, rd.Namespace)
+		group(rd.SamenessGroup)
 	}
 	for _, section := range sortedKeys(r.Failover) {
 		f := r.Failover[section]
 		if len(f.Targets) == 0 {
 			visit(exports.ServiceName{Partition: r.Partition, Namespace: cmp.Or(f.Namespace, r.Namespace), Name: cmp.Or(f.Service, r.Name)})
-			group(f.SamenessGroup, f.Service, f.Namespace)
+			group(f.SamenessGroup)
 			continue
 		}
 		for _, t := range f.Targets {

@@ -81,7 +81,7 @@ func refPeerExport(rs []ServiceResolver, groups []exports.SamenessGroup, start e
 		if rd := r.Redirect; rd != nil {
 			reach(find(or(rd.Partition, r.Partition), or(rd.Namespace, r.Namespace), or(rd.Service, r.Name)))
 			if rd.SamenessGroup != "" {
-				members(rd.SamenessGroup, or(rd.Service, r.Name), or(rd.Namespace, r.Namespace), false)
+				members(rd.SamenessGroup, r.Name, r.Namespace, false) // the resolver's own service, as Consul reads it
 			}
 		}
 		for _, k := range sortedKeys(r.Failover) {
@@ -89,7 +89,7 @@ func refPeerExport(rs []ServiceResolver, groups []exports.SamenessGroup, start e
 			if len(f.Targets) == 0 {
 				reach(find(r.Partition, or(f.Namespace, r.Namespace), or(f.Service, r.Name)))
 				if f.SamenessGroup != "" {
-					members(f.SamenessGroup, or(f.Service, r.Name), or(f.Namespace, r.Namespace), false)
+					members(f.SamenessGroup, r.Name, r.Namespace, false)
 				}
 			}
 			for _, t := range f.Targets {

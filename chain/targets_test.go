@@ -188,9 +188,17 @@ func TestCheckPeerExport(t *testing.T) {
 			ServiceResolver{Name: "main", Partition: "ap1", Failover: map[string]Failover{"*": {SamenessGroup: "g"}}},
 			ServiceResolver{Name: "main", Partition: "ap2", Redirect: &Redirect{Service: "main", Peer: "east"}}), group("g", "ap1", false, "ap1", "ap2")),
 			`peer exported service "ap1/default/main" contains cross-peer resolver redirect`},
-		{"through a sameness redirect's partition member, with the redirect's service", ap1Req, withGroups(resolvers(
+		// Consul's server reads, in each partition member, the resolver's own service (main),
+		// not the redirect's (backup, read in ap1 only): backup's resolver in ap2 is not read,
+		// so it cannot make the export unsafe...
+		{"a sameness redirect's service in a partition member is not read", ap1Req, withGroups(resolvers(
 			ServiceResolver{Name: "main", Partition: "ap1", Redirect: &Redirect{SamenessGroup: "g", Service: "backup"}},
 			ServiceResolver{Name: "backup", Partition: "ap2", Redirect: &Redirect{Service: "backup", Partition: "ap3"}}), group("g", "ap1", false, "ap2", "peer:east")),
+			""},
+		// ...while the resolver's own service there is.
+		{"the resolver's own service in a sameness redirect's partition member is read", ap1Req, withGroups(resolvers(
+			ServiceResolver{Name: "main", Partition: "ap1", Redirect: &Redirect{SamenessGroup: "g", Service: "backup"}},
+			ServiceResolver{Name: "main", Partition: "ap2", Redirect: &Redirect{Service: "main", Partition: "ap3"}}), group("g", "ap1", false, "ap2", "peer:east")),
 			`peer exported service "ap1/default/main" contains cross-partition resolver redirect`},
 		{"through the DefaultForFailover group of a service without a resolver", ap1Req, withGroups(resolvers(
 			ServiceResolver{Name: "main", Partition: "ap2", Redirect: &Redirect{Service: "main", Peer: "east"}}), group("g", "ap1", true, "ap1", "ap2")),
