@@ -43,7 +43,12 @@ import (
 func LoadConfig(data []byte) (*Config, error) {
 	return loadOne(data, "serviceEntryVisibility configuration", func(d meshDoc) (*Config, string, error) {
 		if d.bare {
-			return decodeChecked(d.value, d.path)
+			block, misplaced := meshFieldsInBlock(d.value)
+			c, loc, err := decodeChecked(block, d.path)
+			if misplaced != nil {
+				return nil, "", errors.Join(misplaced, err)
+			}
+			return c, loc, err
 		}
 		return fromMeshConfig(d.value, d.path)
 	})
@@ -315,6 +320,28 @@ func fromMeshConfig(mc any, path string) (*Config, string, error) {
 		return nil, "", nil // absent, or null as Istio reads it
 	}
 	return decodeChecked(block, bp)
+}
+
+// meshFieldsInBlock finds fields of meshConfig (service scope, the sidecar view's) beside a
+// bare serviceEntryVisibility block: such a file is a meshConfig with the block out of its
+// place, and each field would otherwise be only "unknown". It returns the block without
+// them, and an error naming each.
+func meshFieldsInBlock(block any) (any, error) {
+	o, ok := block.(strict.Fields)
+	if !ok {
+		return block, nil
+	}
+	var errs []error
+	rest := make(strict.Fields, 0, len(o))
+	for _, m := range o {
+		if slices.ContainsFunc([][]string{scopeConfigsName, settingsName, defaultConfName, rootNamespaceName, defaultExportName, discoverySelectors},
+			func(names []string) bool { return slices.Contains(names, m.Key) }) {
+			errs = append(errs, problem("", m.Key, nil, "a field of meshConfig, not of serviceEntryVisibility: a file that holds both is a meshConfig, with the block under its name (meshConfig: {serviceEntryVisibility: {policies: …}, %s: …})", m.Key))
+			continue
+		}
+		rest = append(rest, m)
+	}
+	return rest, errors.Join(errs...)
 }
 
 // decodeChecked decodes a block at path and validates it, naming paths from the document root.

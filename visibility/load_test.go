@@ -154,6 +154,12 @@ spec:
 		`(top level): unknown field "DefaultVisibility" (did you mean "defaultVisibility", a field of serviceEntryVisibility? as written, the feature stays off)`,
 		`(top level): unknown field "polices" (did you mean "policies", a field of serviceEntryVisibility? as written, the feature stays off)`,
 	}},
+	// A bare block beside meshConfig's own fields is a meshConfig with the block out of place.
+	{"meshConfig fields beside a bare block", "defaultVisibility: NAMESPACE\nserviceScopeConfigs: []\nrootNamespace: istio-system\npolices: []\n", nil, []string{
+		`serviceScopeConfigs: a field of meshConfig, not of serviceEntryVisibility: a file that holds both is a meshConfig, with the block under its name (meshConfig: {serviceEntryVisibility: {policies: …}, serviceScopeConfigs: …})`,
+		`rootNamespace: a field of meshConfig, not of serviceEntryVisibility: a file that holds both is a meshConfig, with the block under its name (meshConfig: {serviceEntryVisibility: {policies: …}, rootNamespace: …})`,
+		`(top level): unknown field "polices" (did you mean "policies"?)`,
+	}},
 	{"block fields in meshConfig itself", "kind: IstioOperator\nspec:\n  meshConfig:\n    defaultVisibility: NAMESPACE\n", nil, []string{
 		`spec.meshConfig: unknown field "defaultVisibility": it is a field of serviceEntryVisibility (as written, the feature stays off)`,
 	}},
