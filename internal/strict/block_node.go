@@ -190,14 +190,27 @@ const maxKey = 1000
 // collection — "?" or ":" followed by more than a space (":authority").
 func plainFirst(s string, i, le int, flow bool) bool {
 	switch s[i] {
-	case '-':
-		return i+1 < le && s[i+1] != ' ' && s[i+1] != '\t'
+	case '-': // followed by a blank or a line break, a block entry (an error in a flow)
+		return i+1 < le && !blankOrBreak(s[i+1:])
 	case '?', ':':
 		return !flow && i+1 < le && s[i+1] != ' ' && s[i+1] != '\t'
 	case ',', '[', ']', '{', '}', '#', '&', '*', '!', '|', '>', '\'', '"', '%', '@', '`', ' ', '\t':
 		return false
 	}
 	return true
+}
+
+// blankOrBreak reports whether s starts with what yaml.v3 takes for a blank, a line break
+// or the end: space, tab, CR, LF, NUL, or NEL, LS or PS in UTF-8.
+func blankOrBreak(s string) bool {
+	if s == "" {
+		return true
+	}
+	switch s[0] {
+	case ' ', '\t', '\r', '\n', 0:
+		return true
+	}
+	return strings.HasPrefix(s, "\u0085") || strings.HasPrefix(s, "\u2028") || strings.HasPrefix(s, "\u2029")
 }
 
 // inline reads the value at at, on the current line, of a node in the collection at column

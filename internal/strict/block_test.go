@@ -97,6 +97,11 @@ func TestBlockReader(t *testing.T) {
 		{"quoted keys", "'f:metadata': 1\n\"x y\": 2\n", []any{Fields{{"f:metadata", json.Number("1")}, {"x y", json.Number("2")}}}},
 		{"kubectl's odd scalars", "- .\n- 0b1ad\n- --verbose\n- a, b\n- http://[::1]:8081\n- $HOME\n- 2024-01-02T03:04:05Z\n",
 			[]any{[]any{".", "0b1ad", "--verbose", "a, b", "http://[::1]:8081", "$HOME", "2024-01-02T03:04:05Z"}}},
+		// "-" then a blank or a line break is a block entry, which yaml.v3 refuses in a flow;
+		// before anything else it is a plain scalar.
+		{"a dash and a line break in a flow", "{0: [-\n]}\n", nil},
+		{"a dash and a blank in a flow", "[a, - b]\n", nil},
+		{"a dash before a flow indicator", "[-, -a, --]\n", []any{[]any{"-", "-a", "--"}}},
 		{"multi-line quoted", "a: \"x\n  y\"\nb: 'p\n\n  q'\n", []any{Fields{{"a", "x y"}, {"b", "p\nq"}}}},
 	}
 	for _, tt := range tests {
