@@ -53,6 +53,12 @@ func (r *blockReader) plainScalar(c, at int) (string, bool) {
 			breaks++
 			continue
 		case r.src[r.cs] == '\t':
+			// A line of blanks whose first tab is right of the collection is an empty line
+			// of the scalar, as yaml.v3 reads it; a tab further left, yaml.v3 refuses.
+			if r.ind > c && strings.Trim(r.src[r.cs:r.le], " \t") == "" {
+				breaks++
+				continue
+			}
 			return "", false
 		case r.ind <= c || r.src[r.cs] == '#':
 		default:

@@ -102,6 +102,10 @@ func TestBlockReader(t *testing.T) {
 		{"a dash and a line break in a flow", "{0: [-\n]}\n", nil},
 		{"a dash and a blank in a flow", "[a, - b]\n", nil},
 		{"a dash before a flow indicator", "[-, -a, --]\n", []any{[]any{"-", "-a", "--"}}},
+		// A line of blanks in a plain scalar's lines is an empty line when its first tab is
+		// right of the collection; yaml.v3 refuses one further left.
+		{"blanks with a tab in a plain scalar", "a: b\n \t\n  c\nd: 1\n \t\n", []any{Fields{{"a", "b\nc"}, {"d", json.Number("1")}}}},
+		{"a tab left of a plain scalar's collection", "a: 1\n\t\n", nil},
 		{"multi-line quoted", "a: \"x\n  y\"\nb: 'p\n\n  q'\n", []any{Fields{{"a", "x y"}, {"b", "p\nq"}}}},
 	}
 	for _, tt := range tests {
