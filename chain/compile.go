@@ -12,17 +12,16 @@ import (
 	"github.com/meshscope/meshscope/internal/fielderr"
 )
 
-// indexed is a resolver with its position in Entries.Resolvers and its ID, built once, and
-// what CheckPeerExport needs of it: what in it makes a chain unsafe to export to a peer
-// (peerUnsafe's answer), and the resolvers of the local services it redirects or fails over
-// to, in the order the check visits them.
+// indexed is a resolver with its position in Entries.Resolvers and its ID, built once, what
+// in it makes a chain unsafe to export to a peer (peerUnsafe's answer), and what it names —
+// the local services it redirects or fails over to and its sameness groups, in the order
+// CheckPeerExport visits them — which both that check and a chain's read walk follow.
 type indexed struct {
 	*ServiceResolver
 	pos        int
 	id         string
 	peerUnsafe string
 	consults   []consult
-	reads      reads // what Consul's server reads next when it reads this resolver (see loaded.go)
 }
 
 // options are the fields of a Redirect, a failover section or a failover target.
@@ -130,7 +129,6 @@ func NewCompiler(e Entries) (*Compiler, error) {
 		cc.unsafe = cc.unsafe || all[i].peerUnsafe != ""
 	}
 	cc.linkConsulted(all)
-	cc.linkReads(all)
 	cc.nodes, cc.safety = all, &safetyCache{}
 	keys := slices.SortedFunc(maps.Keys(e.Protocols), func(a, b exports.ServiceName) int {
 		return cmp.Or(strings.Compare(a.Partition, b.Partition), strings.Compare(a.Namespace, b.Namespace), strings.Compare(a.Name, b.Name))

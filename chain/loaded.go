@@ -1,8 +1,6 @@
 package chain
 
 import (
-	"cmp"
-
 	"github.com/meshscope/meshscope/exports"
 )
 
@@ -18,66 +16,6 @@ import (
 // service's local resolver is read only when the chain reaches that service some other way.
 // A service whose resolver was not read resolves as if it had none, and its protocol is the
 // default. loadedFrom is that walk.
-
-// reads is what Consul's server reads next when it reads a resolver: the services it names
-// (canonical), each with its resolver (nil when it has none), and the sameness groups it
-// names, whose members depend on the requesting partition. Built once per resolver.
-type reads struct {
-	names  []exports.ServiceName
-	nodes  []*indexed
-	groups []string
-}
-
-// linkReads sets the reads of every valid resolver of all, all of them in one backing
-// array each.
-func (cc *Compiler) linkReads(all []indexed) {
-	var names []exports.ServiceName
-	var groups []string
-	ends := make([][2]int, len(all))
-	for i := range all {
-		if r := all[i].ServiceResolver; r != nil {
-			names, groups = appendReads(names, groups, r)
-		}
-		ends[i] = [2]int{len(names), len(groups)}
-	}
-	nodes := make([]*indexed, len(names))
-	for i, s := range names {
-		nodes[i] = cc.resolvers[s]
-	}
-	var from [2]int
-	for i := range all {
-		to := ends[i]
-		all[i].reads = reads{names: names[from[0]:to[0]:to[0]], nodes: nodes[from[0]:to[0]:to[0]], groups: groups[from[1]:to[1]:to[1]]}
-		from = to
-	}
-}
-
-// appendReads appends the services (canonical) and sameness groups r names to names and
-// groups: its redirect, each failover section's Service (or r's own), each failover target
-// not on a peer.
-func appendReads(names []exports.ServiceName, groups []string, r *ServiceResolver) ([]exports.ServiceName, []string) {
-	add := func(s exports.ServiceName) { names = append(names, s.Canonical()) }
-	if d := r.Redirect; d != nil {
-		add(exports.ServiceName{Partition: cmp.Or(d.Partition, r.Partition), Namespace: cmp.Or(d.Namespace, r.Namespace), Name: cmp.Or(d.Service, r.Name)})
-		if d.SamenessGroup != "" {
-			groups = append(groups, d.SamenessGroup)
-		}
-	}
-	for _, f := range r.Failover {
-		if len(f.Targets) == 0 {
-			add(exports.ServiceName{Partition: r.Partition, Namespace: cmp.Or(f.Namespace, r.Namespace), Name: cmp.Or(f.Service, r.Name)})
-		}
-		for _, t := range f.Targets {
-			if t.Peer == "" {
-				add(exports.ServiceName{Partition: cmp.Or(t.Partition, r.Partition), Namespace: cmp.Or(t.Namespace, f.Namespace, r.Namespace), Name: cmp.Or(t.Service, r.Name)})
-			}
-		}
-		if f.SamenessGroup != "" {
-			groups = append(groups, f.SamenessGroup)
-		}
-	}
-	return names, groups
-}
 
 // readSet is what loadedFrom found: the resolvers read, by position, and the services read
 // that have no resolver. Resolvers are keyed by position, not by name, so that the set
@@ -96,7 +34,7 @@ func (rs *readSet) has(cc *Compiler, k exports.ServiceName) bool {
 }
 
 // loadedFrom returns what Consul's server reads to compile the chain of start (canonical),
-// requested in partition: the walk described above, over the reads linkReads built.
+// requested in partition: the walk described above, over the resolvers' consults.
 func (cc *Compiler) loadedFrom(start exports.ServiceName, partition string) *readSet {
 	rs := &readSet{res: map[int]bool{}}
 	var todo []*indexed
@@ -123,11 +61,12 @@ func (cc *Compiler) loadedFrom(start exports.ServiceName, partition string) *rea
 	for len(todo) > 0 {
 		n := todo[len(todo)-1]
 		todo = todo[:len(todo)-1]
-		for i, s := range n.reads.names {
-			reach(s, n.reads.nodes[i])
-		}
-		for _, name := range n.reads.groups {
-			cc.readMembers(cc.groups[[2]string{partition, name}], n.ServiceName(), reach)
+		for _, k := range n.consults {
+			if k.group != "" {
+				cc.readMembers(cc.groups[[2]string{partition, k.group}], n.ServiceName(), reach)
+			} else {
+				reach(k.name, k.n)
+			}
 		}
 	}
 	return rs

@@ -124,11 +124,15 @@ func (c *Compiler) buildSafety(partition string) *safety {
 	var next []int // every resolver's consults, by position, in the order the walk takes them
 	ends := make([]int, n)
 	for i := range c.nodes {
+		own := c.nodes[i].ServiceResolver
 		for _, k := range c.nodes[i].consults {
-			if k.n != nil {
+			switch {
+			case k.n != nil:
 				next = append(next, k.n.pos)
-			} else if g := c.groups[[2]string{partition, k.group}]; g != nil {
-				c.members(g, k.service, k.namespace, func(m *indexed) { next = append(next, m.pos) })
+			case k.group != "":
+				if g := c.groups[[2]string{partition, k.group}]; g != nil {
+					c.members(g, own.Name, orDefault(own.Namespace), func(m *indexed) { next = append(next, m.pos) })
+				}
 			}
 		}
 		ends[i] = len(next)
@@ -233,13 +237,16 @@ func peerUnsafe(r *ServiceResolver) string {
 	return ""
 }
 
-// consult is one thing a resolver's redirect or failover reaches: the resolver n of a local
-// service, or (n nil) the partition members of the sameness group named group — looked up
-// in the requesting partition when a chain is checked — with service and namespace, the
-// resolver's own, which Consul's server reads in each member.
+// consult is one thing a resolver's redirect or failover names, and so one thing Consul's
+// server reads next when it reads the resolver: a local service (name, canonical) with its
+// resolver n (nil when it has none), or (group set) a sameness group — looked up in the
+// requesting partition — in each partition member of which the server reads the resolver's
+// own service. The peer-export check (buildSafety) and a chain's read walk (loadedFrom) both
+// follow them.
 type consult struct {
-	n                         *indexed
-	group, service, namespace string
+	n     *indexed
+	name  exports.ServiceName
+	group string
 }
 
 // linkConsulted sets the consults of every indexed resolver of all (those with a resolver
@@ -267,9 +274,8 @@ func (c *Compiler) linkConsulted(all []indexed) {
 // partition members.
 func (c *Compiler) consulted(out []consult, r *ServiceResolver) []consult {
 	visit := func(s exports.ServiceName) {
-		if n, ok := c.resolvers[s.Canonical()]; ok {
-			out = append(out, consult{n: n})
-		}
+		s = s.Canonical()
+		out = append(out, consult{n: c.resolvers[s], name: s})
 	}
 	// A sameness group makes Consul's server read the resolver's own service (not the
 	// section's Service, which is read in the resolver's partition only) in each partition
@@ -277,7 +283,7 @@ func (c *Compiler) consulted(out []consult, r *ServiceResolver) []consult {
 	group := func(name string) {
 		if name != "" {
 			c.sameness = true
-			out = append(out, consult{group: name, service: r.Name, namespace: orDefault(r.Namespace)})
+			out = append(out, consult{group: name})
 		}
 	}
 	if rd := r.Redirect; rd != nil {

@@ -326,8 +326,8 @@ func (c *Compiler) walkPeerExport(start exports.ServiceName) string {
 		for _, k := range r.consults {
 			if k.n != nil {
 				reach(k.n)
-			} else if g := c.groups[[2]string{start.Partition, k.group}]; g != nil {
-				c.members(g, k.service, k.namespace, reach)
+			} else if g := c.groups[[2]string{start.Partition, k.group}]; k.group != "" && g != nil {
+				c.members(g, r.Name, orDefault(r.Namespace), reach)
 			}
 		}
 	}
