@@ -199,7 +199,7 @@ func (l *inventoryLoader) namespace(o kubeObject) []error {
 		d.Errorf("metadata.name", "%q %s", m.name, r)
 	}
 	if err := d.Err(); err != nil {
-		return strict.Split(err)
+		return fielderr.Split(err)
 	}
 	if first, dup := l.seen[m.name]; dup {
 		return []error{&FieldError{Field: "metadata.name", Value: m.name, Detail: fmt.Sprintf("a second Namespace %s (the first is %s); which labels apply would depend on document order", m.name, cmp.Or(first.where(), "the object")), Err: ErrDuplicate}}
@@ -394,7 +394,7 @@ func (l *inventoryLoader) common(d *strict.Decoder, o kubeObject, kind Kind) (*l
 
 func (l *inventoryLoader) finish(d *strict.Decoder, s *loadedService) []error {
 	if err := d.Err(); err != nil {
-		return strict.Split(err)
+		return fielderr.Split(err)
 	}
 	l.inv.Services = append(l.inv.Services, s.Service)
 	return nil

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/meshscope/meshscope/internal/fielderr"
 	"github.com/meshscope/meshscope/internal/strict"
 )
 
@@ -218,7 +219,7 @@ func problemsIn(doc string, problems []strict.Problem) error {
 	for i, p := range problems {
 		errs[i] = p.Err
 	}
-	return strict.Prefix(strict.At(doc), errors.Join(errs...))
+	return fielderr.In(doc, errors.Join(errs...))
 }
 
 func mustBeObject(item *itemPath, x any) string {

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/meshscope/meshscope/internal/fielderr"
 	"github.com/meshscope/meshscope/internal/strict"
 )
 
@@ -210,7 +211,7 @@ func (w *schemaWalker) problems(o kubeObject) []error {
 	if w.d == nil {
 		return nil
 	}
-	errs := strict.Split(w.d.Err())
+	errs := fielderr.Split(w.d.Err())
 	w.d = nil
 	return errs
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/meshscope/meshscope/internal/fielderr"
 	"github.com/meshscope/meshscope/internal/strict"
 )
 
@@ -88,7 +89,7 @@ func (l *inventoryLoader) sidecar(o kubeObject) []error {
 		if d.Err() == nil {
 			d.Errorf("spec", "a Sidecar without a spec is empty, which Istio refuses")
 		}
-		return strict.Split(d.Err())
+		return fielderr.Split(d.Err())
 	}
 	if v, p, ok := spec.Get("workloadSelector"); ok {
 		sc.WorkloadSelector = workloadLabels(&d, v, p)
@@ -134,7 +135,7 @@ func (l *inventoryLoader) sidecar(o kubeObject) []error {
 		sc.Egress = append(sc.Egress, e)
 	}
 	if err := d.Err(); err != nil {
-		return strict.Split(err)
+		return fielderr.Split(err)
 	}
 	l.inv.Sidecars = append(l.inv.Sidecars, sc)
 	return nil

@@ -122,7 +122,7 @@ func tour(o options) (*tourReport, error) {
 		_, err := sni.Parse(s.name.String(), td)
 		t.SNI = append(t.SNI, row{Kind: s.label, Value: s.name.String(), ParsesBack: err == nil, Problems: messages(s.name.Validate())})
 		if err := s.name.Validate(); err != nil {
-			problems = append(problems, cli.InFile(s.label, err))
+			problems = append(problems, fielderr.In(s.label, err))
 		}
 	}
 	for _, s := range []struct {
@@ -140,7 +140,7 @@ func tour(o options) (*tourReport, error) {
 		_, err := spiffe.Parse(s.id.String())
 		t.SpiffeIDs = append(t.SpiffeIDs, row{Kind: s.label, Value: s.id.String(), ParsesBack: err == nil, Problems: messages(s.id.Validate())})
 		if err := s.id.Validate(); err != nil {
-			problems = append(problems, cli.InFile(s.label, err))
+			problems = append(problems, fielderr.In(s.label, err))
 		}
 	}
 	bad := sni.Service{Service: "web.default", Datacenter: "DC1", TrustDomain: td}

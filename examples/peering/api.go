@@ -1,12 +1,13 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 
 	"github.com/meshscope/meshscope/exports"
-	"github.com/meshscope/meshscope/internal/cli"
+	"github.com/meshscope/meshscope/internal/fielderr"
 	"github.com/meshscope/meshscope/internal/strict"
 	"github.com/meshscope/meshscope/peermeta"
 )
@@ -27,7 +28,7 @@ import (
 func loadCatalog(name string, data []byte, partition, namespace string, in *inputs, kinds map[exports.ServiceName]string) error {
 	x, err := strict.ParseJSON(data)
 	if err != nil {
-		return cli.InFile(name, err)
+		return fielderr.In(name, err)
 	}
 	d := &strict.Decoder{}
 	switch t := x.(type) {
@@ -70,7 +71,7 @@ func loadCatalog(name string, data []byte, partition, namespace string, in *inpu
 			case s.Name == "":
 				d.Errorf(strict.Index("", i), "no Name (/v1/internal/ui/services) or ServiceName (/v1/catalog/service/<name>): is this catalog output?")
 			case peer == "":
-				s = exports.ServiceName{Partition: cmpOr(s.Partition, partition), Namespace: cmpOr(s.Namespace, namespace), Name: s.Name}.Canonical()
+				s = exports.ServiceName{Partition: cmp.Or(s.Partition, partition), Namespace: cmp.Or(s.Namespace, namespace), Name: s.Name}.Canonical()
 				in.catalog = append(in.catalog, s)
 				kinds[s] = kind
 				// What makes a connect service, as the health outputs say it too: a sidecar
@@ -86,20 +87,13 @@ func loadCatalog(name string, data []byte, partition, namespace string, in *inpu
 	default:
 		return fmt.Errorf("%s: not catalog output: /v1/internal/ui/services and /v1/catalog/service/<name> print a list, /v1/catalog/services an object; got %s", name, strict.Describe(x))
 	}
-	return cli.InFile(name, d.Err())
+	return fielderr.In(name, d.Err())
 }
 
 // isSet reads the boolean field name of o; absent or null is false.
 func isSet(d *strict.Decoder, o strict.Object, name string) bool {
 	v, p, ok := o.Get(name)
 	return ok && d.Bool(v, p)
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // loadHealth reads /v1/health/service/<name> or /v1/health/connect/<name> output — a list of
@@ -109,7 +103,7 @@ func cmpOr(a, b string) string {
 func loadHealth(name string, data []byte, in *inputs) error {
 	values, err := strict.ParseJSONStream(data)
 	if err != nil {
-		return cli.InFile(name, err)
+		return fielderr.In(name, err)
 	}
 	var errs []error
 	for k, v := range values {
@@ -119,7 +113,7 @@ func loadHealth(name string, data []byte, in *inputs) error {
 			nodes, err = peermeta.LoadHealth(b)
 		}
 		if err != nil {
-			errs = append(errs, cli.InFile(fmt.Sprintf("%s: value %d", name, k+1), err))
+			errs = append(errs, fielderr.In(fmt.Sprintf("%s: value %d", name, k+1), err))
 			continue
 		}
 		for _, node := range nodes {
@@ -146,7 +140,7 @@ func loadHealth(name string, data []byte, in *inputs) error {
 func loadGatewayServices(name string, data []byte, in *inputs) error {
 	x, err := strict.ParseJSON(data)
 	if err != nil {
-		return cli.InFile(name, err)
+		return fielderr.In(name, err)
 	}
 	d := &strict.Decoder{}
 	for i, item := range d.List(x, "") {
@@ -170,14 +164,14 @@ func loadGatewayServices(name string, data []byte, in *inputs) error {
 			}
 		}
 	}
-	return cli.InFile(name, d.Err())
+	return fielderr.In(name, d.Err())
 }
 
 // loadTrustDomain reads /v1/connect/ca/roots output for the cluster's trust domain.
 func loadTrustDomain(name string, data []byte) (string, error) {
 	x, err := strict.ParseJSON(data)
 	if err != nil {
-		return "", cli.InFile(name, err)
+		return "", fielderr.In(name, err)
 	}
 	d := &strict.Decoder{}
 	var td string
@@ -185,7 +179,7 @@ func loadTrustDomain(name string, data []byte) (string, error) {
 		o.String(&td, "TrustDomain")
 	}
 	if err := d.Err(); err != nil {
-		return "", cli.InFile(name, err)
+		return "", fielderr.In(name, err)
 	}
 	if td == "" {
 		return "", fmt.Errorf("%s: TrustDomain: missing; is this /v1/connect/ca/roots output?", name)

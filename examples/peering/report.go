@@ -8,7 +8,7 @@ import (
 
 	"github.com/meshscope/meshscope/chain"
 	"github.com/meshscope/meshscope/exports"
-	"github.com/meshscope/meshscope/internal/cli"
+	"github.com/meshscope/meshscope/internal/fielderr"
 	"github.com/meshscope/meshscope/peermeta"
 )
 
@@ -113,10 +113,10 @@ func (r *report) exporter(peer string) peermeta.Exporter {
 func compile(c peermeta.Config, side string) (*exports.Exports, error) {
 	x, err := exports.CompileGroups(c.Entries.SamenessGroups, c.Exports...)
 	if err != nil {
-		return nil, cli.InFile(side+"exported-services", err)
+		return nil, fielderr.In(side+"exported-services", err)
 	}
 	if _, err := chain.NewCompiler(c.Entries); err != nil {
-		return nil, cli.InFile(side+"service-resolver", err)
+		return nil, fielderr.In(side+"service-resolver", err)
 	}
 	return x, nil
 }

@@ -47,6 +47,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/meshscope/meshscope/internal/cli"
+	"github.com/meshscope/meshscope/internal/fielderr"
 	"github.com/meshscope/meshscope/visibility"
 )
 
@@ -210,23 +211,23 @@ func loadMesh(path, sampleName, domain string) (mesh, error) {
 	m := mesh{name: name}
 	c, err := visibility.LoadConfig(data)
 	if err != nil {
-		return m, cli.InFile(name, err)
+		return m, fielderr.In(name, err)
 	}
 	if m.res, err = visibility.Compile(c); err != nil {
-		return m, cli.InFile(name, err)
+		return m, fielderr.In(name, err)
 	}
 	if m.meshScope, err = visibility.LoadMeshScope(data); err != nil {
-		return m, cli.InFile(name, err)
+		return m, fielderr.In(name, err)
 	}
 	sc, err := visibility.LoadScope(data)
 	if err != nil {
-		return m, cli.InFile(name, err)
+		return m, fielderr.In(name, err)
 	}
 	if sc != nil {
 		sc.Domain, m.scoped, m.lint = domain, true, visibility.LintScope(sc)
 	}
 	if m.scope, err = visibility.CompileScope(sc); err != nil {
-		return m, cli.InFile(name, err)
+		return m, fielderr.In(name, err)
 	}
 	return m, nil
 }
@@ -242,7 +243,7 @@ func build(o options) (*report, error) {
 	}
 	inv, err := visibility.LoadInventory(data, o.clusterDomain)
 	if err != nil {
-		return nil, cli.InFile(invName, err)
+		return nil, fielderr.In(invName, err)
 	}
 	indexed := inv // the data-plane view, with the mesh's default exportTo for its lint
 	if cur.meshScope != nil {
@@ -250,7 +251,7 @@ func build(o options) (*report, error) {
 	}
 	ix, err := visibility.NewIndex(cur.res, indexed)
 	if err != nil {
-		return nil, cli.InFile(invName, err)
+		return nil, fielderr.In(invName, err)
 	}
 	rep := &report{Mesh: cur.name, Inventory: invName, Enabled: cur.res.Enabled(), Conflicts: ix.Conflicts(), Entries: []entryRow{},
 		hosts: map[visibility.ServiceRef]string{}}
@@ -290,7 +291,7 @@ func build(o options) (*report, error) {
 		}
 		audit, err := visibility.Diff(cur.res, next.res, inv)
 		if err != nil {
-			return nil, cli.InFile(invName, err)
+			return nil, fielderr.In(invName, err)
 		}
 		rep.NewMesh, rep.Audit = next.name, &audit
 		rep.Scope = visibility.DiffScope(cur.scope, next.scope, inv)

@@ -3,7 +3,7 @@ package main
 import (
 	"slices"
 
-	"github.com/meshscope/meshscope/internal/cli"
+	"github.com/meshscope/meshscope/internal/fielderr"
 	"github.com/meshscope/meshscope/visibility"
 )
 
@@ -20,7 +20,7 @@ func (r *report) proposedFindings(next mesh, nextInv visibility.Inventory, nextI
 	}
 	ix, err := visibility.NewIndex(next.res, indexed)
 	if err != nil {
-		return cli.InFile(nextInvName, err)
+		return fielderr.In(nextInvName, err)
 	}
 	v, err := sidecarView(next, nextInv, nextInvName)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/meshscope/meshscope/internal/cli"
+	"github.com/meshscope/meshscope/internal/fielderr"
 	"github.com/meshscope/meshscope/visibility"
 )
 
@@ -46,28 +47,18 @@ func sidecarClasses(inv visibility.Inventory) []proxyRow {
 	}
 	slices.SortFunc(out, func(a, b proxyRow) int {
 		if a.Namespace != b.Namespace {
-			return compare(a.Namespace, b.Namespace)
+			return strings.Compare(a.Namespace, b.Namespace)
 		}
-		return compare(a.Workload, b.Workload)
+		return strings.Compare(a.Workload, b.Workload)
 	})
 	return out
-}
-
-func compare(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // sidecarView builds the sidecar view of one configuration.
 func sidecarView(m mesh, inv visibility.Inventory, name string) (*visibility.SidecarView, error) {
 	v, err := visibility.NewSidecarView(m.res, m.meshScope, inv)
 	if err != nil {
-		return nil, cli.InFile(name, err)
+		return nil, fielderr.In(name, err)
 	}
 	return v, nil
 }
@@ -195,7 +186,7 @@ func loadInventory(path, domain string) (visibility.Inventory, string, error) {
 	}
 	inv, err := visibility.LoadInventory(data, domain)
 	if err != nil {
-		return visibility.Inventory{}, name, cli.InFile(name, err)
+		return visibility.Inventory{}, name, fielderr.In(name, err)
 	}
 	return inv, name, nil
 }

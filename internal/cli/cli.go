@@ -14,7 +14,6 @@ import (
 	"path"
 	"strings"
 
-	"github.com/meshscope/meshscope/internal/fielderr"
 	"github.com/meshscope/meshscope/internal/report"
 )
 
@@ -47,7 +46,7 @@ func CheckFormat(prog, format string, stderr io.Writer) bool {
 }
 
 // Emit prints report as indented JSON when format is "json", else with table, and returns
-// the exit status: OK, or Error after printing what went wrong.
+// the exit status: OK, or Failed after printing what went wrong.
 func Emit(prog string, stdout, stderr io.Writer, format string, report any, table func(io.Writer) error) int {
 	var err error
 	if format == "json" {
@@ -59,10 +58,6 @@ func Emit(prog string, stdout, stderr io.Writer, format string, report any, tabl
 	}
 	return Fail(prog, stderr, err)
 }
-
-// InFile puts "name: " before each of the problems joined in err, so that every line of the
-// message names the file; nil stays nil.
-func InFile(name string, err error) error { return fielderr.In(name, err) }
 
 // Fail prints err, if any, prefixed by the program's name, and returns the exit status.
 func Fail(prog string, stderr io.Writer, err error) int {

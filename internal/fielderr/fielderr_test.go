@@ -51,6 +51,16 @@ func TestIn(t *testing.T) {
 	assert.Same(t, a, In("", a))
 }
 
+func TestSplit(t *testing.T) {
+	a, b := errors.New("a"), errors.New("b")
+	assert.Nil(t, Split(nil))
+	assert.Equal(t, []error{a}, Split(a))
+	assert.Equal(t, []error{a, b}, Split(errors.Join(a, b)))
+	err := In("f.json", errors.Join(a, b))
+	assert.EqualError(t, err, "f.json: a\nf.json: b")
+	assert.ErrorIs(t, err, b)
+}
+
 func TestCollector(t *testing.T) {
 	var c Collector
 	assert.NoError(t, c.Err())

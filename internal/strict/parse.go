@@ -83,7 +83,7 @@ func ParseJSONStream(data []byte) ([]any, error) {
 	var errs []error
 	for i, d := range dupes {
 		if len(out) > 1 {
-			errs = append(errs, Prefix(fmt.Sprintf("value %d: ", i+1), errors.Join(d...)))
+			errs = append(errs, fielderr.In(fmt.Sprintf("value %d", i+1), errors.Join(d...)))
 		} else {
 			errs = append(errs, d...)
 		}
@@ -301,7 +301,7 @@ func DecodeEntries[T any](data []byte, fold bool, decode func(d *Decoder, x any,
 			before := len(d.errs)
 			e := decode(d, x, path)
 			if validate != nil && len(d.errs) == before {
-				d.Add(Prefix(At(path), validate(e)))
+				d.Add(fielderr.In(path, validate(e)))
 			}
 			out = append(out, e)
 		}
@@ -313,7 +313,7 @@ func DecodeEntries[T any](data []byte, fold bool, decode func(d *Decoder, x any,
 			one(v, "")
 		}
 		if len(values) > 1 {
-			errs = append(errs, Prefix(fmt.Sprintf("value %d: ", n+1), d.Err()))
+			errs = append(errs, fielderr.In(fmt.Sprintf("value %d", n+1), d.Err()))
 		} else {
 			errs = append(errs, d.Errs()...)
 		}

@@ -22,10 +22,6 @@ import (
 	"github.com/meshscope/meshscope/internal/fielderr"
 )
 
-// Parse decodes one JSON value into the generic form the Decoder walks (maps, slices,
-// strings, json.Number, bool, nil); it is ParseJSON.
-func Parse(data []byte) (any, error) { return ParseJSON(data) }
-
 // Decoder collects the problems found while decoding one document.
 type Decoder struct {
 	// Fold makes field names match case-insensitively, as Consul's decoder does.
@@ -425,7 +421,7 @@ func Describe(x any) string {
 // decode reported, joined. It is the body of the packages' strict UnmarshalJSON methods.
 func Unmarshal[T any](data []byte, fold bool, decode func(d *Decoder, x any, path string) T) (T, error) {
 	var zero T
-	x, err := Parse(data)
+	x, err := ParseJSON(data)
 	if err != nil {
 		return zero, err
 	}
@@ -442,13 +438,4 @@ func (o Object) String(dst *string, names ...string) {
 	if v, p, ok := o.Get(names...); ok {
 		*dst = o.d.String(v, p)
 	}
-}
-
-// Split returns the errors joined in err (err alone when it joins nothing; none for nil).
-func Split(err error) []error { return fielderr.Split(err) }
-
-// Prefix places every problem joined in err under prefix ("value 2: ", "document 1: "),
-// keeping them joined and structured (see fielderr.In); nil stays nil.
-func Prefix(prefix string, err error) error {
-	return fielderr.In(strings.TrimSuffix(prefix, ": "), err)
 }

@@ -2,18 +2,18 @@ package strict
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"testing"
 
+	"github.com/meshscope/meshscope/internal/fielderr"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
 func decode(t *testing.T, fold bool, js string, f func(d *Decoder, o Object)) string {
 	t.Helper()
-	x, err := Parse([]byte(js))
+	x, err := ParseJSON([]byte(js))
 	require.NoError(t, err)
 	d := &Decoder{Fold: fold}
 	o, ok := d.Object(x, "")
@@ -132,17 +132,6 @@ func TestObjectRejectsNonObjects(t *testing.T) {
 	assert.EqualError(t, d.Err(), "x: must be an object, got a list")
 }
 
-func TestSplitAndPrefix(t *testing.T) {
-	a, b := errors.New("a"), errors.New("b")
-	assert.Nil(t, Split(nil))
-	assert.Equal(t, []error{a}, Split(a))
-	assert.Equal(t, []error{a, b}, Split(errors.Join(a, b)))
-	err := Prefix("f.json: ", errors.Join(a, b))
-	assert.EqualError(t, err, "f.json: a\nf.json: b")
-	assert.ErrorIs(t, err, b)
-	assert.NoError(t, Prefix("x", nil))
-}
-
 func TestUnmarshal(t *testing.T) {
 	decode := func(d *Decoder, x any, path string) string {
 		var s string
@@ -186,7 +175,7 @@ func checkDoc(d *Decoder, x any, path string) string {
 
 func TestCheckReportsABoundedNumber(t *testing.T) {
 	_, err := Unmarshal(unknownDoc(25), false, checkDoc)
-	list := Split(err)
+	list := fielderr.Split(err)
 	require.Len(t, list, MaxUnknownFields+1)
 	assert.EqualError(t, list[0], `(top level): unknown field "Namespace0" (did you mean "Namespace"?)`)
 	assert.EqualError(t, list[MaxUnknownFields], `(top level): 15 more unknown fields (the first 10 are reported)`)
