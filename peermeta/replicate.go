@@ -29,7 +29,7 @@ type Input struct {
 	// KindIngressGateway or KindAPIGateway. A catalog service absent from Kinds is typical
 	// (Consul's kind ""). A "*" rule exports only typical services and the names of resolver
 	// entries, as Consul does; an exact rule exports the service it names whatever its kind.
-	Kinds map[exports.ServiceName]string
+	Kinds map[exports.ServiceName]ServiceKind
 	// Unclassified are catalog services whose kind is not known (/v1/catalog/services does
 	// not say it). A "*" rule does not export them, and each one a "*" rule naming the peer
 	// matches is reported (UnknownKind); an exact rule exports the service it names.
@@ -55,25 +55,6 @@ type Input struct {
 // with when Input.KindsFrom is "": the Consul outputs that say it.
 const DefaultKindsFrom = "catalog output that says kinds (/v1/internal/ui/services or /v1/catalog/service/<name>; " +
 	"/v1/catalog/services does not), or the /v1/health/service/<name> output of its instances"
-
-// Consul's service kinds, as Input.Kinds and NodeService.Kind spell them; the typical kind
-// is "". The synthetic instances Synthesize makes are KindConnectProxy.
-const (
-	KindTypical            = ""
-	KindConnectProxy       = "connect-proxy"
-	KindMeshGateway        = "mesh-gateway"
-	KindTerminatingGateway = "terminating-gateway"
-	KindIngressGateway     = "ingress-gateway"
-	KindAPIGateway         = "api-gateway"
-)
-
-func knownKind(k string) bool {
-	switch k {
-	case KindTypical, KindConnectProxy, KindMeshGateway, KindTerminatingGateway, KindIngressGateway, KindAPIGateway:
-		return true
-	}
-	return false
-}
 
 // Replication is everything one peer receives, and what it does not and why. The caller
 // owns it: nothing in it is shared with the Input or with any other call's result.
@@ -174,9 +155,8 @@ func Replicate(in Input) (Replication, error) {
 func (in Input) validate() error {
 	errs := []error{in.Exporter.Validate()}
 	for _, s := range slices.SortedFunc(maps.Keys(in.Kinds), exports.ServiceName.Compare) {
-		if k := in.Kinds[s]; !knownKind(k) {
-			errs = append(errs, &FieldError{Field: fmt.Sprintf("Kinds[%s]", s), Value: k,
-				Detail: fmt.Sprintf("%q is not a service kind: want %q (typical), %q, %q, %q, %q or %q", k, KindTypical, KindConnectProxy, KindMeshGateway, KindTerminatingGateway, KindIngressGateway, KindAPIGateway)})
+		if k := in.Kinds[s]; !k.valid() {
+			errs = append(errs, &FieldError{Field: fmt.Sprintf("Kinds[%s]", s), Value: k, Detail: kindProblem(k)})
 		}
 	}
 	return errors.Join(errs...)
@@ -251,7 +231,7 @@ func (in Input) candidates() []candidate {
 		unknown[s.Canonical()] = true
 		add(s, false, true)
 	}
-	kinds := make(map[exports.ServiceName]string, len(in.Kinds))
+	kinds := make(map[exports.ServiceName]ServiceKind, len(in.Kinds))
 	for s, k := range in.Kinds {
 		kinds[s.Canonical()] = k
 	}

@@ -134,7 +134,7 @@ func TestReplicateKinds(t *testing.T) {
 		Exporter: Exporter{Peer: "east", Datacenter: "dc1", TrustDomain: td},
 		Exports:  x,
 		Catalog:  []exports.ServiceName{{Name: "web"}, {Name: "web-sidecar-proxy"}, {Name: "mesh-gateway"}, {Name: "ingress"}, {Name: "tgw"}, {Name: "api"}},
-		Kinds: map[exports.ServiceName]string{
+		Kinds: map[exports.ServiceName]ServiceKind{
 			{Name: "web-sidecar-proxy"}: KindConnectProxy, {Partition: "default", Namespace: "default", Name: "mesh-gateway"}: KindMeshGateway,
 			{Name: "ingress"}: KindIngressGateway, {Name: "tgw"}: KindTerminatingGateway, {Name: "web"}: KindTypical, {Name: "api"}: KindAPIGateway,
 		},
@@ -176,7 +176,7 @@ func TestReplicateUnion(t *testing.T) {
 	require.NoError(t, err)
 	in := Input{Exporter: Exporter{Peer: "east", Datacenter: "dc1", TrustDomain: td}, Exports: x,
 		Catalog: []exports.ServiceName{{Name: "db"}, {Name: "web"}, {Name: "db-sidecar-proxy"}},
-		Kinds:   map[exports.ServiceName]string{{Name: "db-sidecar-proxy"}: KindConnectProxy}}
+		Kinds:   map[exports.ServiceName]ServiceKind{{Name: "db-sidecar-proxy"}: KindConnectProxy}}
 	rep, err := Replicate(in)
 	require.NoError(t, err)
 	assert.Equal(t, []exports.ServiceName{{Partition: "default", Namespace: "default", Name: "web"}}, rep.Plain)

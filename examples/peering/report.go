@@ -70,7 +70,7 @@ func build(o options) (*report, error) {
 		peers = slices.DeleteFunc(peers, func(p string) bool { return p != o.peer }) // none when only the proposal names it
 		dryPeers = []string{o.peer}
 	}
-	rep.Inputs = slices.Concat(in.config.Findings, peermeta.CheckGateways(in.gateways))
+	rep.Inputs = slices.Concat(in.config.Findings, peermeta.CheckGateways(in.api.Gateways))
 	if after != nil {
 		rep.Inputs = append(rep.Inputs, after.config.Findings...)
 	}
@@ -144,7 +144,7 @@ func (o options) needCatalog(x *exports.Exports, in *inputs, side string) error 
 // instances say where they are: every replicated identity and target would be wrong.
 func (o options) checkDatacenter(in *inputs) error {
 	var elsewhere []string
-	for _, g := range in.gateways {
+	for _, g := range in.api.Gateways {
 		if g.Node == nil || g.Node.Datacenter == "" {
 			return nil
 		}
@@ -164,7 +164,7 @@ func (o options) checkDatacenter(in *inputs) error {
 // instances are at the mesh gateways of its own partition.
 func (o options) checkPartition(in *inputs) error {
 	var elsewhere []string
-	for _, g := range in.gateways {
+	for _, g := range in.api.Gateways {
 		if g.Service == nil || g.Service.Partition == "" || canonical(g.Service.Partition) == canonical(o.partition) {
 			return nil
 		}
