@@ -50,7 +50,9 @@ func TestReadCatalogUnclassified(t *testing.T) {
 	require.NoError(t, a.ReadHealth("health.json", []byte(`[{"Node":{"Node":"gw"},"Service":{"Kind":"mesh-gateway","ID":"m","Service":"mesh-gateway","Partition":"ap1","Namespace":"ns1"}}]
 [{"Node":{"Node":"n"},"Service":{"Kind":"connect-proxy","ID":"p","Service":"web-sidecar-proxy","Partition":"ap1","Namespace":"ns1","Proxy":{"DestinationServiceName":"web"}}}]`)))
 	in := a.Input()
-	ap1 := func(name string) exports.ServiceName { return exports.ServiceName{Partition: "ap1", Namespace: "ns1", Name: name} }
+	ap1 := func(name string) exports.ServiceName {
+		return exports.ServiceName{Partition: "ap1", Namespace: "ns1", Name: name}
+	}
 	assert.Equal(t, []exports.ServiceName{ap1("mesh-gateway")}, in.Catalog, "a health output classifies the gateway")
 	assert.Equal(t, []exports.ServiceName{ap1("job"), ap1("web")}, in.Unclassified, "nothing says the kind of web or job")
 	assert.Equal(t, []exports.ServiceName{ap1("web")}, in.Connect)
