@@ -39,12 +39,16 @@ type ServiceChange = report.Change[exports.ServiceName, ServiceState, string]
 // of meshscope's packages.
 type Change[K, V, E any] = report.Change[K, V, E]
 
-// How a service is replicated, in ServiceState.As.
+// ReplicatedAs is how a service is replicated to a peer, in ServiceState.As; "" when it is
+// not exported to the peer.
+type ReplicatedAs string
+
+// The ways a service is replicated.
 const (
-	AsChain    = "chain"    // with a discovery chain and PeerMeta
-	AsPlain    = "plain"    // without a chain: not a connect service
-	AsFailed   = "failed"   // exported but not replicated: see Replication.Failed
-	AsExcluded = "excluded" // exported but not replicated: see Replication.Excluded
+	AsChain    ReplicatedAs = "chain"    // with a discovery chain and PeerMeta
+	AsPlain    ReplicatedAs = "plain"    // without a chain: not a connect service
+	AsFailed   ReplicatedAs = "failed"   // exported but not replicated: see Replication.Failed
+	AsExcluded ReplicatedAs = "excluded" // exported but not replicated: see Replication.Excluded
 )
 
 // ServiceState is how one service is replicated to a peer, as a dry run compares it. The
@@ -52,7 +56,7 @@ const (
 type ServiceState struct {
 	// As is AsChain, AsPlain, AsFailed or AsExcluded; "" when the service is not exported to
 	// the peer.
-	As string `json:"As,omitempty"`
+	As ReplicatedAs `json:"As,omitempty"`
 	// Reason says why a failed or excluded service is not replicated.
 	Reason string `json:"Reason,omitempty"`
 	// SNI, Protocol, Start and SpiffeIDs are those of a service replicated with a chain: its

@@ -208,7 +208,7 @@ func TestUpstream(t *testing.T) {
 		{"a local target", "db.default.default.dc1", sent, ErrNotPeerTarget, `target "db.default.default.dc1" is not a peer target of chain default/default/db`},
 		{"no such target", "nope", sent, ErrNotPeerTarget, `target "nope" is not a peer target of chain default/default/db`},
 		{"no SNI", "db.default.default.external.east", PeerMeta{Protocol: "tcp"}, ErrNoPeerMeta, `no peer metadata from peer "east" for service "db"`},
-		{"L7 from the peer, L4 here", "db.default.default.external.east", PeerMeta{SNI: sent.SNI, Protocol: "http"}, ErrProtocolMismatch, `peer "east" exports "db" with protocol "http"; the chain uses "tcp"`},
+		{"L7 from the peer, L4 here", "db.default.default.external.east", PeerMeta{SNI: sent.SNI, Protocol: "http"}, chain.ErrProtocolMismatch, `peer "east" exports "db" with protocol "http"; the chain uses "tcp"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -58,11 +58,13 @@
 // # Findings
 //
 // What a reader should know comes as Findings, one shape for all (path, code, level,
-// message; the level is the code's): Replication.Findings (NotReplicated, Excluded,
-// UnionDiffers where Consul's union of rules replicates a service meshscope's one rule does
-// not, UnknownKind, and the chains' own, such as chain.PeerTargetResolvedLocally),
-// ReplicationDiff.Findings (WriteRefused), CheckGateways (NoMeshGateway, GatewaysCritical)
-// and Config.Findings (EntrySkipped, RoutingNotModelled). A program prints and gates on them
+// message; the level is the code's): Replication.Findings (UnionDiffers where Consul's union
+// of rules replicates a service meshscope's one rule does not, UnknownKind, and the chains'
+// own, such as chain.PeerTargetResolvedLocally), CheckGateways (NoMeshGateway,
+// GatewaysCritical) and Config.Findings (EntrySkipped, RoutingNotModelled). Each fact is
+// reported once: a service not replicated is in Replication.Failed or Excluded, a refused
+// write in ReplicationDiff.Refused, and their AllFindings methods give those as findings too
+// (NotReplicated, Excluded, WriteRefused), so that a program prints and gates on everything
 // alike.
 //
 // # Reading Consul's configuration

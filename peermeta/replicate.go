@@ -70,12 +70,28 @@ type Replication struct {
 	// reaches the reserved consul service (Err wraps ErrReservedService).
 	Failed   []Failure `json:"Failed,omitempty"`
 	Excluded []Failure `json:"Excluded,omitempty"`
-	// Findings are what a reader of the replication should know, sorted by path: a failed
-	// (NotReplicated) or excluded (Excluded) service, a service Consul's union of rules
-	// replicates and meshscope's one rule does not (UnionDiffers), a service of unknown kind
-	// a "*" rule leaves out (UnknownKind), and the findings of the chains compiled (a peer
-	// target a local resolver changes: chain.PeerTargetResolvedLocally).
+	// Findings are what else a reader of the replication should know, sorted by path: a
+	// service Consul's union of rules replicates and meshscope's one rule does not
+	// (UnionDiffers), a service of unknown kind a "*" rule leaves out (UnknownKind), and the
+	// findings of the chains compiled (a peer target a local resolver changes:
+	// chain.PeerTargetResolvedLocally). The failed and excluded services are in Failed and
+	// Excluded, not here; AllFindings gives them as findings too.
 	Findings []Finding `json:"Findings,omitempty"`
+}
+
+// AllFindings returns everything a program prints and gates on for the replication, sorted
+// by path: Findings, and a finding for each service in Failed (NotReplicated) and Excluded
+// (Excluded), its message the failure's error. The findings are the caller's.
+func (r *Replication) AllFindings() []Finding {
+	out := slices.Clone(r.Findings)
+	for _, f := range r.Failed {
+		out = append(out, report.New(replicationPath(f.Service, r.Peer), NotReplicated, "%v", f.Err))
+	}
+	for _, f := range r.Excluded {
+		out = append(out, report.New(replicationPath(f.Service, r.Peer), Excluded, "%v", f.Err))
+	}
+	slices.SortStableFunc(out, report.Compare)
+	return out
 }
 
 // Exported is one replicated service: its PeerMeta, where each SPIFFE ID comes from, and its
@@ -135,12 +151,10 @@ func Replicate(in Input) (Replication, error) {
 		}
 		if err != nil {
 			rep.Failed = append(rep.Failed, Failure{Service: s, Err: err})
-			rep.Findings = append(rep.Findings, report.New(replicationPath(s, x.Peer), NotReplicated, "%v", err))
 			continue
 		}
 		if err := reachesConsul(c); err != nil {
 			rep.Excluded = append(rep.Excluded, Failure{Service: s, Err: err})
-			rep.Findings = append(rep.Findings, report.New(replicationPath(s, x.Peer), Excluded, "%v", err))
 			continue
 		}
 		m, origins := build(x, c)

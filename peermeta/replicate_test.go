@@ -75,8 +75,9 @@ func TestReplicate(t *testing.T) {
 	assert.Equal(t, "sneaky", rep.Excluded[0].Service.Name)
 	assert.Equal(t, "its chain reaches the reserved consul service (target consul.default.default.dc1); it is never exported", rep.Excluded[0].Err.Error())
 	assert.ErrorIs(t, rep.Excluded[0].Err, ErrReservedService)
+	require.Len(t, rep.Findings, 1, "each failed or excluded service is reported once, in Failed or Excluded")
 	var findings []string
-	for _, f := range rep.Findings {
+	for _, f := range rep.AllFindings() {
 		findings = append(findings, f.String())
 	}
 	assert.Equal(t, []string{

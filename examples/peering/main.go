@@ -151,7 +151,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return cli.Fail(prog, stderr, err)
 	}
 	code := cli.Emit(prog, stdout, stderr, o.output, rep, func(w io.Writer) error { return rep.print(w, o.wide) })
-	return cli.Gate(prog, stderr, code, o.failOn, rep.Findings)
+	return cli.Gate(prog, stderr, code, o.failOn, rep.gated())
 }
 
 // usageError is an input the flags should have named and did not: exit status 2.

@@ -81,16 +81,27 @@ func TestJSON(t *testing.T) {
 			Services []struct {
 				PeerMeta struct{ SNI []string }
 			}
+			Failed []struct {
+				Service struct{ Name string }
+				Error   string
+			}
+			Findings []struct{ Path, Code, Level, Message string }
 		}
 	}
 	require.NoError(t, json.Unmarshal([]byte(out), &rep))
 	require.Len(t, rep.Peers, 1)
 	assert.Equal(t, "billing.default.default.west.external.11111111-2222-3333-4444-555555555555.consul", rep.Peers[0].Services[0].PeerMeta.SNI[0])
 	assert.Contains(t, out, `"Kind": "connect-proxy"`)
-	assert.Contains(t, out, `"Error": "peer exported service \"web\" contains cross-datacenter failover"`)
-	assert.Contains(t, rep.Findings, struct{ Path, Code, Level, Message string }{"default/default/web (peer west)", "NotReplicated", "error",
-		`peer exported service "web" contains cross-datacenter failover`}, "-o json carries the findings: code, level, path, message")
-	assert.Len(t, rep.Findings, 4)
+	assert.Contains(t, rep.Peers[0].Failed, struct {
+		Service struct{ Name string }
+		Error   string
+	}{struct{ Name string }{"web"},
+		`peer exported service "web" contains cross-datacenter failover`})
+	assert.Equal(t, 1, strings.Count(out, `contains cross-datacenter failover`), "each fact once: a failed service is in Failed, not also a finding")
+	assert.Contains(t, rep.Peers[0].Findings, struct{ Path, Code, Level, Message string }{"default/default/legacy (peer west)", "UnionDiffers", "warning",
+		"Consul would also replicate legacy to west via Services[0]; meshscope applies only the most exact rule (Services[2])"},
+		"-o json carries each peer's findings: code, level, path, message")
+	assert.Empty(t, rep.Findings, "the sample's input has nothing to say")
 }
 
 // userFiles writes a small cluster as Consul's commands print it. Its catalog is

@@ -17,9 +17,9 @@ type report struct {
 	TrustDomain string `json:"trustDomain"`
 	Datacenter  string `json:"datacenter"`
 	Partition   string `json:"partition"`
-	// Findings are every finding the table prints, in its order: what -fail-on counts.
+	// Findings are the findings about the input (the entries skipped, the mesh gateways);
+	// those of each peer, -explain and the dry run are in their own parts.
 	Findings []peermeta.Finding         `json:"findings"`
-	Inputs   []peermeta.Finding         `json:"-"` // the findings about the input, printed first
 	Peers    []peermeta.Replication     `json:"peers"`
 	Explain  *explanation               `json:"explain,omitempty"`
 	DryRun   []peermeta.ReplicationDiff `json:"dryRun,omitempty"`
@@ -70,11 +70,10 @@ func build(o options) (*report, error) {
 		peers = slices.DeleteFunc(peers, func(p string) bool { return p != o.peer }) // none when only the proposal names it
 		dryPeers = []string{o.peer}
 	}
-	rep.Inputs = slices.Concat(in.config.Findings, peermeta.CheckGateways(in.api.Gateways))
+	rep.Findings = slices.Concat(rep.Findings, in.config.Findings, peermeta.CheckGateways(in.api.Gateways))
 	if after != nil {
-		rep.Inputs = append(rep.Inputs, after.config.Findings...)
+		rep.Findings = append(rep.Findings, after.config.Findings...)
 	}
-	rep.Findings = append(rep.Findings, rep.Inputs...)
 	rep.Peers = []peermeta.Replication{}
 	for _, p := range peers {
 		r, err := peermeta.Replicate(in.input(x, in.config, rep.exporter(p)))
@@ -82,13 +81,11 @@ func build(o options) (*report, error) {
 			return nil, err
 		}
 		rep.Peers = append(rep.Peers, r)
-		rep.Findings = append(rep.Findings, r.Findings...)
 	}
 	if o.explain != "" {
 		if rep.Explain, err = rep.explainService(o.explain, x, in); err != nil {
 			return nil, err
 		}
-		rep.Findings = append(rep.Findings, rep.Explain.findings...) // printed with the chain
 	}
 	for _, p := range dryPeers {
 		if after == nil {
@@ -99,9 +96,23 @@ func build(o options) (*report, error) {
 			return nil, err
 		}
 		rep.DryRun = append(rep.DryRun, d)
-		rep.Findings = append(rep.Findings, d.Findings...)
 	}
 	return rep, nil
+}
+
+// gated returns every finding the table prints, in its order: what -fail-on counts.
+func (r *report) gated() []peermeta.Finding {
+	all := slices.Clone(r.Findings)
+	for i := range r.Peers {
+		all = append(all, r.Peers[i].AllFindings()...)
+	}
+	if r.Explain != nil {
+		all = append(all, r.Explain.findings...) // printed with the chain
+	}
+	for _, d := range r.DryRun {
+		all = append(all, d.Findings...)
+	}
+	return all
 }
 
 func (r *report) exporter(peer string) peermeta.Exporter {
