@@ -35,8 +35,8 @@ const (
 	NoMeshGateway = report.NoMeshGateway
 	// GatewaysCritical (warning): every mesh gateway instance is critical.
 	GatewaysCritical = report.GatewaysCritical
-	// WriteRefused (error): Consul would refuse to write the proposed change
-	// (ReplicationDiff.Refused), in Consul's words.
+	// WriteRefused (error): Consul's server would refuse a write of a dry run, in its words
+	// (ReplicationDiff.Refused, as ReplicationDiff.AllFindings reports it).
 	WriteRefused = report.WriteRefused
 	// EntrySkipped (note): LoadConfig skipped a config entry of a kind replication does not
 	// depend on (service-intentions, mesh, the gateways' entries, …).

@@ -11,7 +11,6 @@ import (
 	"github.com/meshscope/meshscope/chain"
 	"github.com/meshscope/meshscope/exports"
 	"github.com/meshscope/meshscope/internal/report"
-	"github.com/meshscope/meshscope/spiffe"
 )
 
 // Input is everything a cluster knows when it decides what to replicate to a peer.
@@ -105,8 +104,6 @@ type Exported struct {
 	Instances []CheckServiceNode `json:"Instances"`
 	// Start is the ID of the chain's start target.
 	Start string `json:"Start"`
-
-	start spiffe.Service // the start target's identity, for Diff's refusal rule
 }
 
 // Replicate decides what the peer Exporter.Peer receives: the services of the exporter's
@@ -159,7 +156,7 @@ func Replicate(in Input) (Replication, error) {
 		}
 		m, origins := build(x, c)
 		rep.Services = append(rep.Services, Exported{Service: s, Rule: e.rule, PeerMeta: m, Origins: origins,
-			Instances: Synthesize(s, m, gateways), Start: c.Start, start: identityOf(c.Targets[c.Start])})
+			Instances: Synthesize(s, m, gateways), Start: c.Start})
 	}
 	slices.SortStableFunc(rep.Findings, report.Compare)
 	return rep, nil

@@ -140,18 +140,13 @@ func (o options) loadConfig(path, kind string, into *peermeta.Config) error {
 // otherKinds names the kinds other than kind that c holds, or "".
 func otherKinds(c peermeta.Config, kind string) string {
 	var other []string
-	add := func(k string, n int) {
-		if k != kind && n > 0 {
+	for _, k := range c.Kinds() {
+		if k != kind {
 			other = append(other, k+" entries")
 		}
 	}
-	add(exports.Kind, len(c.Exports))
-	add("service-resolver", len(c.Entries.Resolvers))
-	add(exports.SamenessGroupKind, len(c.Entries.SamenessGroups))
-	add("service-defaults", len(c.Entries.Protocols))
-	add("entries of kinds replication does not read", len(c.Findings))
-	if c.Entries.DefaultProtocol != "" {
-		add("proxy-defaults", 1)
+	if len(c.Findings) > 0 {
+		other = append(other, "entries of kinds replication does not read")
 	}
 	return strings.Join(other, " and ")
 }

@@ -54,8 +54,15 @@ func (r *report) print(w io.Writer, wide bool) error {
 	if r.Explain != nil {
 		fmt.Fprintf(w, "\n%s", r.Explain)
 	}
-	for _, d := range r.DryRun {
-		printDiff(w, d, short)
+	if r.DryRun != nil {
+		fmt.Fprintln(w, "\nDRY RUN: the proposed writes, as Consul's server takes them (nothing is applied)")
+		if len(r.DryRun.Refused) == 0 {
+			fmt.Fprintln(w, "  Consul accepts every write")
+		}
+		findings(w, "  ", r.DryRun.refusals())
+		for _, d := range r.DryRun.Peers {
+			printDiff(w, d, short)
+		}
 	}
 	return nil
 }
@@ -139,5 +146,4 @@ func printDiff(w io.Writer, d peermeta.ReplicationDiff, short func(string) strin
 			cli.Wrap(w, "    ", fmt.Sprintf("%s after the change: %s", a.As, a.Reason))
 		}
 	}
-	findings(w, "  ", d.Findings)
 }
