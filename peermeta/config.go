@@ -144,70 +144,92 @@ func (c *Config) add(file, where string, x any) error {
 	if err != nil {
 		return in(err)
 	}
-	var key entryKey
-	switch kind {
-	case kindExportedServices:
-		got, err := exports.LoadEntries(raw)
-		if err != nil {
-			return in(err)
-		}
-		c.Exports = append(c.Exports, got...)
-		key = entryKey{kind, exports.ServiceName{Partition: got[0].Name}.Canonical()}
-	case kindServiceResolver:
-		got, err := chain.LoadResolvers(raw)
-		if err != nil {
-			return in(err)
-		}
-		c.Entries.Resolvers = append(c.Entries.Resolvers, got...)
-		key = entryKey{kind, got[0].ServiceName()}
-	case kindSamenessGroup:
-		got, err := exports.LoadSamenessGroups(raw)
-		if err != nil {
-			return in(err)
-		}
-		c.Entries.SamenessGroups = append(c.Entries.SamenessGroups, got...)
-		key = entryKey{kind, exports.ServiceName{Partition: got[0].Partition, Name: got[0].Name}.Canonical()}
-	case kindServiceDefaults:
-		s, protocol := decodeServiceDefaults(d, o)
-		if err := d.Err(); err != nil {
-			return in(err)
-		}
-		if c.Entries.Protocols == nil {
-			c.Entries.Protocols = map[exports.ServiceName]string{}
-		}
-		c.Entries.Protocols[s] = protocol
-		key = entryKey{kind, s}
-	case kindProxyDefaults:
-		partition, protocol := decodeProxyDefaults(d, o)
-		if err := d.Err(); err != nil {
-			return in(err)
-		}
-		c.Entries.DefaultProtocol, c.proxyDefaults = protocol, true
-		key = entryKey{kind, exports.ServiceName{Partition: partition}.Canonical()}
-	case "":
+	rule, ok := kindRules[kind]
+	switch {
+	case kind == "":
 		return in(&FieldError{Field: "Kind", Detail: "is required: every entry `consul config read` prints has one"})
-	default:
-		why, ok := skippedKinds[kind]
-		if !ok {
-			return in(unknownKind(kind))
+	case !ok:
+		if f, skipped := skippedFinding(file, label, kind, entryName); skipped {
+			c.Findings = append(c.Findings, f)
+			return nil
 		}
-		path := strings.TrimPrefix(file+": "+label, ": ")
-		if why == "" {
-			c.Findings = append(c.Findings, report.New(path, RoutingNotModelled,
-				"a %s changes the discovery chain of %q, which meshscope compiles from service-resolver entries only: that chain may differ from Consul's", kind, entryName))
-		} else {
-			c.Findings = append(c.Findings, report.New(path, EntrySkipped, "not read: %s", why))
-		}
-		return nil
+		return in(unknownKind(kind))
 	}
-	if prev, dup := c.seen[key]; dup {
-		return in(&FieldError{Value: entryName, Detail: fmt.Sprintf("a second %s entry for %s; the first is %s", kind, key.name.Short(), prev), Err: chain.ErrDuplicateResolver})
+	e, err := rule.decode(d, o, raw)
+	errs := append(d.Errs(), err)
+	if err == nil {
+		errs = append(errs, rule.validate(&e))
 	}
+	if err := errors.Join(errs...); err != nil {
+		return in(err)
+	}
+	if prev, dup := c.seen[e.key]; dup {
+		return in(&FieldError{Value: entryName, Detail: fmt.Sprintf("a second %s entry for %s; the first is %s", kind, e.key.name.Short(), prev), Err: chain.ErrDuplicateResolver})
+	}
+	c.put(&e)
+	c.remember(e.key, strings.TrimPrefix(file+": "+label, ": "))
+	return nil
+}
+
+// remember records where the entry of key was read or written.
+func (c *Config) remember(key entryKey, where string) {
 	if c.seen == nil {
 		c.seen = map[entryKey]string{}
 	}
-	c.seen[key] = strings.TrimPrefix(file+": "+label, ": ")
-	return nil
+	c.seen[key] = where
+}
+
+// put adds the entry e, of a kind replication reads, to c: after the entries of its kind
+// (the protocol of its service or the default protocol, for the defaults kinds). It does not
+// look for one it replaces.
+func (c *Config) put(e *entry) {
+	switch e.key.kind {
+	case kindServiceResolver:
+		c.Entries.Resolvers = append(c.Entries.Resolvers, *e.resolver)
+	case kindSamenessGroup:
+		c.Entries.SamenessGroups = append(c.Entries.SamenessGroups, *e.group)
+	case kindExportedServices:
+		c.Exports = append(c.Exports, *e.export)
+	case kindServiceDefaults:
+		if c.Entries.Protocols == nil {
+			c.Entries.Protocols = map[exports.ServiceName]string{}
+		}
+		c.Entries.Protocols[e.key.name] = e.protocol
+	case kindProxyDefaults:
+		c.Entries.DefaultProtocol, c.proxyDefaults = e.protocol, true
+	}
+}
+
+// skippedFinding is the finding naming an entry of one of Consul's kinds replication does
+// not read, at label in file; ok is false for a kind Consul does not have.
+func skippedFinding(file, label, kind, name string) (Finding, bool) {
+	why, ok := skippedKinds[kind]
+	if !ok {
+		return Finding{}, false
+	}
+	path := strings.TrimPrefix(file+": "+label, ": ")
+	if why == "" {
+		return report.New(path, RoutingNotModelled,
+			"a %s changes the discovery chain of %q, which meshscope compiles from service-resolver entries only: that chain may differ from Consul's", kind, name), true
+	}
+	return report.New(path, EntrySkipped, "not read: %s", why), true
+}
+
+// Kinds returns the kinds replication reads that c holds entries of: exported-services,
+// service-resolver, sameness-group, service-defaults and proxy-defaults, in that order.
+func (c *Config) Kinds() []string {
+	var out []string
+	for _, k := range []struct {
+		kind string
+		has  bool
+	}{{kindExportedServices, len(c.Exports) > 0}, {kindServiceResolver, len(c.Entries.Resolvers) > 0},
+		{kindSamenessGroup, len(c.Entries.SamenessGroups) > 0}, {kindServiceDefaults, len(c.Entries.Protocols) > 0},
+		{kindProxyDefaults, c.proxyDefaults || c.Entries.DefaultProtocol != ""}} {
+		if k.has {
+			out = append(out, k.kind)
+		}
+	}
+	return out
 }
 
 // unknownKind is the error for a Kind Consul does not have, with the one it most likely

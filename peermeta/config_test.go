@@ -76,9 +76,9 @@ func TestLoadConfigErrors(t *testing.T) {
 			`value 1 (service-defaults api): (top level): field given twice, as "Protocol" and "protocol"`}},
 		{"proxy-defaults", `{"Kind":"proxy-defaults","Name":"globl","Partition":"ap1","Config":{"protocol":["http"]},"AccesLogs":{}}`, []string{
 			`value 1 (proxy-defaults globl): (top level): unknown field "AccesLogs" (did you mean "AccessLogs"?)`,
+			`value 1 (proxy-defaults globl): Config.protocol: must be a string, got a list`,
 			`value 1 (proxy-defaults globl): Name: invalid name ("globl"), only "global" is supported`,
-			`value 1 (proxy-defaults globl): Partition: a proxy-defaults entry of partition "ap1": meshscope models the default partition's proxy-defaults only, and would give every partition's services its protocol`,
-			`value 1 (proxy-defaults globl): Config.protocol: must be a string, got a list`}},
+			`value 1 (proxy-defaults globl): Partition: a proxy-defaults entry of partition "ap1": meshscope models the default partition's proxy-defaults only, and would give every partition's services its protocol`}},
 		{"an entry given twice", `{"Kind":"service-defaults","Name":"api","Protocol":"http"}
 {"Kind":"service-defaults","Name":"api","Namespace":"default","Protocol":"tcp"}
 {"Kind":"service-resolver","Name":"api"}

@@ -60,12 +60,16 @@ func TestJSONReadsBackThroughConsulsAPI(t *testing.T) {
 
 // TestServiceKindsAreConsuls: the kinds Input.Kinds takes are Consul's.
 func TestServiceKindsAreConsuls(t *testing.T) {
-	for _, k := range []struct{ ours, theirs string }{
-		{KindTypical, string(api.ServiceKindTypical)}, {KindConnectProxy, string(api.ServiceKindConnectProxy)},
-		{KindMeshGateway, string(api.ServiceKindMeshGateway)}, {KindTerminatingGateway, string(api.ServiceKindTerminatingGateway)},
-		{KindIngressGateway, string(api.ServiceKindIngressGateway)}, {KindAPIGateway, string(api.ServiceKindAPIGateway)},
+	for _, k := range []struct {
+		ours   ServiceKind
+		theirs api.ServiceKind
+	}{
+		{KindTypical, api.ServiceKindTypical}, {KindConnectProxy, api.ServiceKindConnectProxy},
+		{KindMeshGateway, api.ServiceKindMeshGateway}, {KindTerminatingGateway, api.ServiceKindTerminatingGateway},
+		{KindIngressGateway, api.ServiceKindIngressGateway}, {KindAPIGateway, api.ServiceKindAPIGateway},
 	} {
-		assert.Equal(t, k.theirs, k.ours)
+		assert.Equal(t, string(k.theirs), string(k.ours))
+		assert.True(t, k.ours.valid())
 	}
 }
 

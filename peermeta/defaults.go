@@ -1,6 +1,8 @@
 package peermeta
 
 import (
+	"errors"
+	"fmt"
 	"slices"
 
 	"github.com/meshscope/meshscope/exports"
@@ -23,46 +25,60 @@ var (
 		"FailoverPolicy", "failover_policy", "PrioritizeByLocality", "prioritize_by_locality"})
 )
 
-// decodeServiceDefaults reads a service-defaults entry: its service (canonical) and protocol.
-func decodeServiceDefaults(d *strict.Decoder, o strict.Object) (exports.ServiceName, string) {
+// decodeServiceDefaults reads a service-defaults entry: its service and Protocol.
+func decodeServiceDefaults(d *strict.Decoder, o strict.Object, _ []byte) (entry, error) {
 	o.Check(serviceDefaultsFields...)
-	var s exports.ServiceName
-	var protocol string
-	o.String(&s.Name, "Name")
-	o.String(&s.Namespace, "Namespace")
-	o.String(&s.Partition, "Partition")
-	o.String(&protocol, "Protocol")
+	var e entry
+	o.String(&e.name, "Name")
+	o.String(&e.namespace, "Namespace")
+	o.String(&e.partition, "Partition")
+	o.String(&e.protocol, "Protocol")
 	checkMeta(d, o)
-	switch s.Name {
-	case "":
-		d.Errorf("Name", "Name is required")
-	case exports.Wildcard:
-		d.Fail("Name", s.Name, "service-defaults name must be the name of a service, and not a wildcard")
-	}
-	return s.Canonical(), protocol
+	e.key = entryKey{kindServiceDefaults, exports.ServiceName{Partition: e.partition, Namespace: e.namespace, Name: e.name}.Canonical()}
+	return e, nil
 }
 
-// decodeProxyDefaults reads the proxy-defaults entry: its partition and Config.protocol.
-// meshscope models the default partition's proxy-defaults only, the one every service of a
-// cluster without admin partitions uses.
-func decodeProxyDefaults(d *strict.Decoder, o strict.Object) (partition, protocol string) {
+// validateServiceDefaults is Consul's check of a service-defaults entry's name.
+func validateServiceDefaults(e *entry) error {
+	switch e.name {
+	case "":
+		return &FieldError{Field: "Name", Detail: "Name is required"}
+	case exports.Wildcard:
+		return &FieldError{Field: "Name", Value: e.name, Detail: "service-defaults name must be the name of a service, and not a wildcard"}
+	}
+	return nil
+}
+
+// decodeProxyDefaults reads the proxy-defaults entry: its name, partition and
+// Config.protocol.
+func decodeProxyDefaults(d *strict.Decoder, o strict.Object, _ []byte) (entry, error) {
 	o.Check(proxyDefaultsFields...)
-	var name string
-	o.String(&name, "Name")
-	o.String(&partition, "Partition")
+	var e entry
+	o.String(&e.name, "Name")
+	o.String(&e.partition, "Partition")
 	checkMeta(d, o)
-	if name != "global" {
-		d.Fail("Name", name, "invalid name (%q), only %q is supported", name, "global")
-	}
-	if p := (exports.ServiceName{Partition: partition}).Canonical().Partition; p != "default" {
-		d.Fail("Partition", partition, "a proxy-defaults entry of partition %q: meshscope models the default partition's proxy-defaults only, and would give every partition's services its protocol", p)
-	}
 	if v, p, ok := o.Get("Config"); ok {
 		if c, ok := d.Object(v, p); ok {
-			c.String(&protocol, "protocol")
+			c.String(&e.protocol, "protocol")
 		}
 	}
-	return partition, protocol
+	e.key = entryKey{kindProxyDefaults, exports.ServiceName{Partition: e.partition}.Canonical()}
+	return e, nil
+}
+
+// validateProxyDefaults checks the proxy-defaults entry's name — "global", which Consul
+// also makes of an empty one — and its partition: meshscope models the default partition's
+// proxy-defaults only, the one every service of a cluster without admin partitions uses.
+func validateProxyDefaults(e *entry) error {
+	var errs []error
+	if e.name != "global" && e.name != "" {
+		errs = append(errs, &FieldError{Field: "Name", Value: e.name, Detail: fmt.Sprintf("invalid name (%q), only %q is supported", e.name, "global")})
+	}
+	if p := e.key.name.Partition; p != "default" {
+		errs = append(errs, &FieldError{Field: "Partition", Value: e.partition,
+			Detail: fmt.Sprintf("a proxy-defaults entry of partition %q: meshscope models the default partition's proxy-defaults only, and would give every partition's services its protocol", p)})
+	}
+	return errors.Join(errs...)
 }
 
 // checkMeta checks that Meta, if present, is an object of strings.

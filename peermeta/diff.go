@@ -1,30 +1,43 @@
 package peermeta
 
 import (
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
 
 	"github.com/meshscope/meshscope/chain"
 	"github.com/meshscope/meshscope/exports"
-	"github.com/meshscope/meshscope/internal/fielderr"
 	"github.com/meshscope/meshscope/internal/report"
-	"github.com/meshscope/meshscope/spiffe"
 )
 
-// ReplicationDiff is what changes for one peer between two configurations: the dry run of a
-// change to exported-services, resolvers, protocols, sameness groups or gateways.
+// ReplicationDiff is what changes for one peer between two configurations — the dry run of a
+// change to exported-services, resolvers, protocols, sameness groups or gateways — and the
+// writes of the change Consul's server refuses.
 type ReplicationDiff struct {
 	Peer string `json:"Peer"`
-	// Services are the services whose replication changes, sorted by partition, namespace
-	// and name.
+	// Services are the services whose replication changes once the writes Consul accepts
+	// are stored, sorted by partition, namespace and name.
 	Services []ServiceChange `json:"Services"`
-	// Refused lists every change Consul would refuse to write, in its words, sorted.
-	Refused []string `json:"Refused,omitempty"`
-	// Findings are the refusals as findings (WriteRefused), each naming its service, sorted
-	// by path.
-	Findings []Finding `json:"Findings,omitempty"`
+	// Refused are the writes of the change Consul's server refuses, in the order written,
+	// each with every chain it breaks and why, in Consul's words. A refused write is not
+	// stored: it changes no service's replication.
+	Refused []WriteOutcome `json:"Refused,omitempty"`
+}
+
+// AllFindings returns the refused writes as findings, for a program that prints and gates on
+// findings: one WriteRefused finding per reason, its path the entry written.
+func (d *ReplicationDiff) AllFindings() []Finding {
+	var out []Finding
+	for _, o := range d.Refused {
+		path := o.Kind + " " + o.entryName()
+		if o.Delete {
+			path += " (deleted)"
+		}
+		for _, r := range o.Reasons {
+			out = append(out, report.New(path, WriteRefused, "%s", r))
+		}
+	}
+	return out
 }
 
 // ServiceChange is how one service's replication to the peer changes: Key is the service,
@@ -39,12 +52,16 @@ type ServiceChange = report.Change[exports.ServiceName, ServiceState, string]
 // of meshscope's packages.
 type Change[K, V, E any] = report.Change[K, V, E]
 
-// How a service is replicated, in ServiceState.As.
+// ReplicatedAs is how a service is replicated to a peer, in ServiceState.As; "" when it is
+// not exported to the peer.
+type ReplicatedAs string
+
+// The ways a service is replicated.
 const (
-	AsChain    = "chain"    // with a discovery chain and PeerMeta
-	AsPlain    = "plain"    // without a chain: not a connect service
-	AsFailed   = "failed"   // exported but not replicated: see Replication.Failed
-	AsExcluded = "excluded" // exported but not replicated: see Replication.Excluded
+	AsChain    ReplicatedAs = "chain"    // with a discovery chain and PeerMeta
+	AsPlain    ReplicatedAs = "plain"    // without a chain: not a connect service
+	AsFailed   ReplicatedAs = "failed"   // exported but not replicated: see Replication.Failed
+	AsExcluded ReplicatedAs = "excluded" // exported but not replicated: see Replication.Excluded
 )
 
 // ServiceState is how one service is replicated to a peer, as a dry run compares it. The
@@ -52,7 +69,7 @@ const (
 type ServiceState struct {
 	// As is AsChain, AsPlain, AsFailed or AsExcluded; "" when the service is not exported to
 	// the peer.
-	As string `json:"As,omitempty"`
+	As ReplicatedAs `json:"As,omitempty"`
 	// Reason says why a failed or excluded service is not replicated.
 	Reason string `json:"Reason,omitempty"`
 	// SNI, Protocol, Start and SpiffeIDs are those of a service replicated with a chain: its
@@ -69,29 +86,25 @@ type ServiceState struct {
 // as a plain service.
 func (s ServiceState) Replicated() bool { return s.As == AsChain || s.As == AsPlain }
 
-// Diff replicates before and after to the peer after.Exporter.Peer (before's exporter with
-// that peer: each side keeps its own trust domain, datacenter and partition) and returns,
-// for each service whose replication changes, what the peer gains and loses — services,
-// SNI, SPIFFE IDs, protocol, start target, instances, and services replicated without a
-// chain — and every change Consul would refuse to write:
+// Diff is the dry run of the change from before to after, for the peer after.Exporter.Peer
+// (before is replicated with before's exporter and that peer: each side keeps its own trust
+// domain, datacenter and partition). It writes each entry after holds differently from
+// before — new, changed or gone — to before's configuration as Consul's server takes a write
+// (see Config.Apply), and lists in Refused every write the server refuses, with the chains it
+// breaks:
 //
-//	peer exported service "db" uses protocol="tcp" and cannot introduce new discovery chain targets like "db2.default.default.dc1"
+//	chain default/default/db: peer exported service "db" uses protocol="tcp" and cannot introduce new discovery chain targets like "db2.default.default.dc1"
+//	chain default/default/db: peer exported service "db" contains cross-datacenter resolver redirect
+//	chain default/default/web: detected circular resolver redirect: [web.default.default.dc1 -> db.default.default.dc1 -> web.default.default.dc1]
 //
-//	peer exported service "db" contains cross-datacenter resolver redirect
-//
-//	detected circular resolver redirect: [db.default.default.dc1 -> db2.default.default.dc1 -> db.default.default.dc1]
-//
-// Consul refuses a change that breaks the chain of a service exported to a peer (a redirect
-// cycle, an unknown subset, inconsistent protocols, a missing sameness group: its compile
-// error is the refusal; a chain that did not compile before is not refused again), a
-// change that makes such a chain unsafe to export (see chain.Chain.CheckPeerExport; a
-// chain already unsafe before is not refused again), and a change that gives such a
-// service, when its protocol is not HTTP-like, a start target whose identity (partition,
-// namespace, datacenter and service; a peer target's peer counts as its datacenter, in a
-// trust domain of its own) none of the service's non-failover targets had before. Failover targets are left out on both sides,
-// as Consul does: adding or changing failover never trips the rule, and neither does
-// switching between tcp and http, but a start target that was only a failover target before
-// is new. Invalid input on either side is an error.
+// The order of the writes matters to Consul, and two configurations do not say it: Diff
+// writes proxy-defaults, then service-defaults, sameness groups, resolvers (a resolver after
+// the resolvers of the services it names), exported-services, and then deletes what after
+// no longer holds, in the reverse order of kinds. Then it replicates both sides — after as
+// the writes Consul accepts leave it — and returns, for each service whose replication
+// changes, what the peer gains and loses: services, SNI, SPIFFE IDs, protocol, start target,
+// instances, and services replicated without a chain. Invalid input on either side is an
+// error.
 func Diff(before, after Input) (ReplicationDiff, error) {
 	peer := after.Exporter.Peer
 	before.Exporter.Peer = peer
@@ -99,11 +112,35 @@ func Diff(before, after Input) (ReplicationDiff, error) {
 	if err != nil {
 		return ReplicationDiff{}, fmt.Errorf("before: %w", err)
 	}
+	if err := after.validate(); err != nil {
+		return ReplicationDiff{}, fmt.Errorf("after: %w", err)
+	}
+	if _, err := chain.NewCompiler(after.Entries); err != nil {
+		return ReplicationDiff{}, fmt.Errorf("after: %w", err)
+	}
+	cfg := Config{Exports: entriesOf(before.Exports), Entries: before.Entries}
+	st, err := newStore(&cfg)
+	if err != nil {
+		return ReplicationDiff{}, fmt.Errorf("before: %w", err)
+	}
+	out := ReplicationDiff{Peer: peer, Services: []ServiceChange{}}
+	for _, e := range changes(before, after) {
+		if reasons := st.write(kindRules[e.key.kind], e); len(reasons) > 0 {
+			out.Refused = append(out.Refused, WriteOutcome{Kind: e.key.kind, Name: e.name, Namespace: e.namespace, Partition: e.partition,
+				Delete: e.deleted, Stage: StageStore, Reasons: reasons})
+		}
+	}
+	if len(out.Refused) > 0 {
+		stored := st.config()
+		after.Entries = stored.Entries
+		if after.Exports, err = exports.CompileGroups(stored.Entries.SamenessGroups, stored.Exports...); err != nil {
+			return ReplicationDiff{}, fmt.Errorf("after: %w", err)
+		}
+	}
 	a, err := Replicate(after)
 	if err != nil {
 		return ReplicationDiff{}, fmt.Errorf("after: %w", err)
 	}
-	out := ReplicationDiff{Peer: peer, Services: []ServiceChange{}}
 	bs, as := states(b), states(a)
 	keys := make(map[exports.ServiceName]bool, len(bs)+len(as))
 	for k := range bs {
@@ -117,17 +154,21 @@ func Diff(before, after Input) (ReplicationDiff, error) {
 			out.Services = append(out.Services, ch)
 		}
 	}
-	refused, err := refusals(before, after, b, a)
-	if err != nil {
-		return ReplicationDiff{}, err
-	}
-	for _, r := range refused {
-		out.Refused = append(out.Refused, r.Message)
-		out.Findings = append(out.Findings, r)
-	}
-	slices.Sort(out.Refused)
-	slices.SortStableFunc(out.Findings, report.Compare)
 	return out, nil
+}
+
+// entriesOf returns the exported-services entries x was compiled from, by partition.
+func entriesOf(x *exports.Exports) []exports.ConfigEntry {
+	var out []exports.ConfigEntry
+	if x == nil {
+		return nil
+	}
+	for _, p := range x.Partitions() {
+		if e, ok := x.Entry(p); ok {
+			out = append(out, *e)
+		}
+	}
+	return out
 }
 
 // states returns how each service the replication names is replicated.
@@ -166,123 +207,4 @@ func instanceIDs(nodes []CheckServiceNode) []string {
 		out = append(out, nodeName(n)+"/"+serviceID(n))
 	}
 	return out
-}
-
-// identityOf is a target's SPIFFE identity in the sense of Consul's refusal rule: a service
-// ID in one trust domain, a peer target's peer counting as its datacenter in a trust domain
-// of its own, so that it never equals a local target's.
-func identityOf(t *chain.Target) spiffe.Service {
-	if t.Peer != "" {
-		return spiffe.Service{TrustDomain: "peer", Partition: t.Partition, Namespace: t.Namespace, Datacenter: t.Peer, Service: t.Service}
-	}
-	return spiffe.Service{TrustDomain: "local", Partition: t.Partition, Namespace: t.Namespace, Datacenter: t.Datacenter, Service: t.Service}
-}
-
-// refusals lists the writes Consul would refuse, in its words:
-//
-//   - a service the peer would receive whose chain no longer compiles, with the first error
-//     Consul's compiler gives (a redirect cycle, an unknown subset, inconsistent protocols, a
-//     missing sameness group), when its chain compiled from before's entries compiles:
-//     Consul compiles the chains a written entry touches and refuses the write that breaks
-//     one;
-//   - a service the peer would receive with a chain that is not peer-export safe (see
-//     chain.Chain.CheckPeerExport) and was not already refused for that reason before the
-//     change; Consul refuses the write of the exported-services entry or resolver that makes
-//     it so;
-//   - for every service the peer receives with a chain after the change whose protocol is
-//     not HTTP-like, a start target whose identity is none of the identities of the
-//     service's non-failover targets before (its chain compiled from before's entries,
-//     exported or not). A service whose chain does not compile before has nothing to
-//     compare with.
-func refusals(before, after Input, b, a Replication) ([]Finding, error) {
-	cc, err := chain.NewCompiler(before.Entries)
-	if err != nil {
-		return nil, fmt.Errorf("before: %w", err)
-	}
-	var out []Finding
-	refuse := func(s exports.ServiceName, msg string) {
-		out = append(out, report.New(replicationPath(s, after.Exporter.Peer), WriteRefused, "%s", msg))
-	}
-	wasUnsafe := make(map[exports.ServiceName]string, len(b.Failed))
-	for _, f := range b.Failed {
-		if errors.Is(f.Err, chain.ErrPeerExport) {
-			wasUnsafe[f.Service] = f.Err.Error()
-		}
-	}
-	x := before.Exporter
-	for _, f := range a.Failed {
-		if errors.Is(f.Err, chain.ErrPeerExport) {
-			if wasUnsafe[f.Service] != f.Err.Error() {
-				refuse(f.Service, peerExportMessage(f.Err))
-			}
-			continue
-		}
-		msg := compileMessage(f.Err)
-		if msg == "" {
-			continue
-		}
-		if _, err := cc.Compile(chain.Request{Service: f.Service.Name, Namespace: f.Service.Namespace, Partition: f.Service.Partition, Datacenter: x.Datacenter, TrustDomain: x.TrustDomain}); err == nil {
-			refuse(f.Service, msg)
-		}
-	}
-	for _, e := range a.Services {
-		if chain.IsHTTPLike(e.PeerMeta.Protocol) {
-			continue
-		}
-		old, err := cc.Compile(chain.Request{Service: e.Service.Name, Namespace: e.Service.Namespace, Partition: e.Service.Partition, Datacenter: x.Datacenter, TrustDomain: x.TrustDomain})
-		if err != nil {
-			continue
-		}
-		if !nonFailoverIdentities(old)[e.start] {
-			refuse(e.Service, fmt.Sprintf("peer exported service %q uses protocol=%q and cannot introduce new discovery chain targets like %q",
-				e.Service.Short(), e.PeerMeta.Protocol, e.Start))
-		}
-	}
-	return out, nil
-}
-
-// nonFailoverIdentities returns the identities of the chain's targets that no target fails
-// over to: Consul leaves failover targets out of the comparison on both sides.
-func nonFailoverIdentities(c *chain.Chain) map[spiffe.Service]bool {
-	failover := map[string]bool{}
-	for _, t := range c.Targets {
-		for _, id := range t.Failover {
-			failover[id] = true
-		}
-	}
-	out := make(map[spiffe.Service]bool, len(c.Targets))
-	for id, t := range c.Targets {
-		if !failover[id] {
-			out[identityOf(t)] = true
-		}
-	}
-	return out
-}
-
-// compileMessage is the first of the errors joined in a compile error that Consul's own
-// compiler gives, in its words (a redirect cycle, an unknown subset, inconsistent protocols,
-// a missing sameness group), without the path meshscope puts in front; "" when there is
-// none.
-func compileMessage(err error) string {
-	for _, e := range fielderr.Split(err) {
-		var fe *FieldError
-		if errors.As(e, &fe) && fe.Detail != "" {
-			for _, kind := range []error{chain.ErrRedirectCycle, chain.ErrUnknownSubset, chain.ErrProtocolMismatch, chain.ErrMissingSamenessGroup} {
-				if errors.Is(fe.Err, kind) {
-					return fe.Detail
-				}
-			}
-		}
-	}
-	return ""
-}
-
-// peerExportMessage is Consul's message in a peer-export error: the FieldError's Detail
-// without the path meshscope puts in front.
-func peerExportMessage(err error) string {
-	var fe *FieldError
-	if errors.As(err, &fe) && fe.Detail != "" {
-		return fe.Detail
-	}
-	return err.Error()
 }

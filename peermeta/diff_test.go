@@ -1,6 +1,7 @@
 package peermeta
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -51,15 +52,15 @@ func TestDiff(t *testing.T) {
 		Gained: []string{svcID("", "default", "dc1", "db-backup")}}, d.Services[0])
 	assert.Empty(t, d.Refused, "adding failover never trips Consul's rule")
 
-	// Redirecting a tcp export to a new service is refused.
+	// Redirecting a tcp export to a new service is refused: the write is not stored, so the
+	// replication does not change.
 	after = diffInput(t, chain.ServiceResolver{Name: "db", Redirect: &chain.Redirect{Service: "db2"}})
 	d, err = Diff(before, after)
 	require.NoError(t, err)
-	assert.Equal(t, []string{`peer exported service "db" uses protocol="tcp" and cannot introduce new discovery chain targets like "db2.default.default.dc1"`}, d.Refused)
-	require.Len(t, d.Services, 1)
-	assert.Equal(t, "db.default.default.dc1", d.Services[0].Before.Start)
-	assert.Equal(t, "db2.default.default.dc1", d.Services[0].After.Start)
-	assert.Equal(t, []string{svcID("", "default", "dc1", "db2")}, d.Services[0].Gained)
+	require.Len(t, d.Refused, 1)
+	assert.Equal(t, WriteOutcome{Kind: "service-resolver", Name: "db", Stage: StageStore,
+		Reasons: []string{`chain default/default/db: peer exported service "db" uses protocol="tcp" and cannot introduce new discovery chain targets like "db2.default.default.dc1"`}}, d.Refused[0])
+	assert.Empty(t, d.Services)
 
 	// A service that was only a failover target before is new too: Consul leaves failover
 	// targets out of the comparison on both sides.
@@ -79,13 +80,13 @@ func TestDiff(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, d.Refused)
 
-	// A change that makes an exported chain unsafe to export is refused once, in Consul's
-	// words; a chain that was already unsafe is not refused again.
+	// A change that makes an exported chain unsafe to export is refused, in Consul's words;
+	// the same configuration on both sides writes nothing.
 	unsafe := diffInput(t, chain.ServiceResolver{Name: "db", Redirect: &chain.Redirect{Datacenter: "dc2"}})
 	d, err = Diff(diffInput(t), unsafe)
 	require.NoError(t, err)
-	assert.Equal(t, []string{`peer exported service "db" contains cross-datacenter resolver redirect`}, d.Refused)
-	assert.Equal(t, AsFailed, d.Services[0].After.As)
+	require.Len(t, d.Refused, 1)
+	assert.Equal(t, []string{`chain default/default/db: peer exported service "db" contains cross-datacenter resolver redirect`}, d.Refused[0].Reasons)
 	d, err = Diff(unsafe, unsafe)
 	require.NoError(t, err)
 	assert.Empty(t, d.Refused)
@@ -119,37 +120,68 @@ func TestDiff(t *testing.T) {
 func TestDiffRefusals(t *testing.T) {
 	db := func(r chain.ServiceResolver) chain.ServiceResolver { r.Name = "db"; return r }
 	withProtocols := func(in Input, p map[exports.ServiceName]string) Input { in.Entries.Protocols = p; return in }
+	cycle := func(a, b string) string {
+		return fmt.Sprintf("detected circular resolver redirect: [%s.default.default.dc1 -> %s.default.default.dc1 -> %s.default.default.dc1]", a, b, a)
+	}
 	for _, tt := range []struct {
 		name          string
 		before, after Input
-		want          []string
+		want          []string // the refused writes, as WriteOutcome.String gives them
+		failed        string   // a service the peer does not receive after the change
 	}{
-		{"a redirect cycle", diffInput(t), diffInput(t, db(chain.ServiceResolver{Redirect: &chain.Redirect{Service: "db2"}}),
-			chain.ServiceResolver{Name: "db2", Redirect: &chain.Redirect{Service: "db"}}),
-			[]string{"detected circular resolver redirect: [db.default.default.dc1 -> db2.default.default.dc1 -> db.default.default.dc1]"}},
+		{"a redirect cycle: the resolver written last is refused, naming both chains it breaks", diffInput(t),
+			diffInput(t, db(chain.ServiceResolver{Redirect: &chain.Redirect{Service: "db2"}}), chain.ServiceResolver{Name: "db2", Redirect: &chain.Redirect{Service: "db"}}),
+			[]string{"service-resolver db: refused (store): chain default/default/db: " + cycle("db", "db2") + "; chain default/default/db2: " + cycle("db2", "db")}, ""},
 		{"an unknown subset", diffInput(t, chain.ServiceResolver{Name: "db2", Subsets: map[string]chain.Subset{"v1": {}}}),
 			diffInput(t, db(chain.ServiceResolver{Redirect: &chain.Redirect{Service: "db2", ServiceSubset: "v2"}}), chain.ServiceResolver{Name: "db2", Subsets: map[string]chain.Subset{"v1": {}}}),
-			[]string{`service "db2" does not have a subset named "v2"`}},
-		{"inconsistent protocols", diffInput(t, db(chain.ServiceResolver{Failover: map[string]chain.Failover{"*": {Service: "db2"}}})),
+			[]string{`service-resolver db: refused (store): chain default/default/db: service "db2" does not have a subset named "v2"`}, ""},
+		{"inconsistent protocols: a service-defaults write recompiles the chains that name its service",
+			diffInput(t, db(chain.ServiceResolver{Failover: map[string]chain.Failover{"*": {Service: "db2"}}})),
 			withProtocols(diffInput(t, db(chain.ServiceResolver{Failover: map[string]chain.Failover{"*": {Service: "db2"}}})), map[exports.ServiceName]string{{Name: "db2"}: "http"}),
-			[]string{`discovery chain "db" uses inconsistent protocols; service "db2" has "http" which is not "tcp"`}},
-		{"a chain broken before is not refused again",
+			[]string{`service-defaults db2: refused (store): chain default/default/db: discovery chain "db" uses inconsistent protocols; service "db2" has "http" which is not "tcp"`}, ""},
+		{"a write that leaves a broken chain broken is refused",
 			diffInput(t, db(chain.ServiceResolver{Redirect: &chain.Redirect{Service: "db2", ServiceSubset: "v2"}}), chain.ServiceResolver{Name: "db2"}),
-			diffInput(t, db(chain.ServiceResolver{Redirect: &chain.Redirect{Service: "db2", ServiceSubset: "v3"}}), chain.ServiceResolver{Name: "db2"}), nil},
+			diffInput(t, db(chain.ServiceResolver{Redirect: &chain.Redirect{Service: "db2", ServiceSubset: "v3"}}), chain.ServiceResolver{Name: "db2"}),
+			[]string{`service-resolver db: refused (store): chain default/default/db: service "db2" does not have a subset named "v3"`}, "db"},
+		{"a write two hops from a chain is not judged against it, as on Consul's server",
+			diffInput(t, db(chain.ServiceResolver{Redirect: &chain.Redirect{Service: "db2"}}), chain.ServiceResolver{Name: "db2", Redirect: &chain.Redirect{Service: "db3"}}),
+			diffInput(t, db(chain.ServiceResolver{Redirect: &chain.Redirect{Service: "db2"}}), chain.ServiceResolver{Name: "db2", Redirect: &chain.Redirect{Service: "db3"}},
+				chain.ServiceResolver{Name: "db3", Redirect: &chain.Redirect{Datacenter: "dc2"}}),
+			nil, "db"},
 		{"an unsafe chain", diffInput(t), diffInput(t, db(chain.ServiceResolver{Redirect: &chain.Redirect{Datacenter: "dc2"}})),
-			[]string{`peer exported service "db" contains cross-datacenter resolver redirect`}},
+			[]string{`service-resolver db: refused (store): chain default/default/db: peer exported service "db" contains cross-datacenter resolver redirect`}, ""},
 		{"a new tcp start target", diffInput(t), diffInput(t, db(chain.ServiceResolver{Redirect: &chain.Redirect{Service: "db2"}})),
-			[]string{`peer exported service "db" uses protocol="tcp" and cannot introduce new discovery chain targets like "db2.default.default.dc1"`}},
-		{"added failover", diffInput(t), diffInput(t, db(chain.ServiceResolver{Failover: map[string]chain.Failover{"*": {Service: "db2"}}})), nil},
+			[]string{`service-resolver db: refused (store): chain default/default/db: peer exported service "db" uses protocol="tcp" and cannot introduce new discovery chain targets like "db2.default.default.dc1"`}, ""},
+		{"deleting the service-defaults a chain's protocol needs", withProtocols(diffInput(t, db(chain.ServiceResolver{Failover: map[string]chain.Failover{"*": {Service: "db2"}}})),
+			map[exports.ServiceName]string{{Name: "db"}: "http", {Name: "db2"}: "http"}),
+			withProtocols(diffInput(t, db(chain.ServiceResolver{Failover: map[string]chain.Failover{"*": {Service: "db2"}}})), map[exports.ServiceName]string{{Name: "db"}: "http"}),
+			[]string{`service-defaults db2 (deleted): refused (store): chain default/default/db: discovery chain "db" uses inconsistent protocols; service "db2" has "tcp" which is not "http"`}, ""},
+		{"added failover", diffInput(t), diffInput(t, db(chain.ServiceResolver{Failover: map[string]chain.Failover{"*": {Service: "db2"}}})), nil, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			d, err := Diff(tt.before, tt.after)
 			require.NoError(t, err)
-			assert.Equal(t, tt.want, d.Refused)
-			require.Len(t, d.Findings, len(tt.want))
-			for i, f := range d.Findings {
+			var got []string
+			for _, o := range d.Refused {
+				got = append(got, o.String())
+			}
+			assert.Equal(t, tt.want, got)
+			n := 0
+			for _, o := range d.Refused {
+				n += len(o.Reasons)
+			}
+			findings := d.AllFindings()
+			assert.Len(t, findings, n, "a finding per reason")
+			for _, f := range findings {
 				assert.Equal(t, WriteRefused, f.Code)
-				assert.Equal(t, tt.want[i], f.Message)
+			}
+			if tt.failed != "" {
+				a := tt.after
+				a.Exporter.Peer = "east"
+				r, err := Replicate(a)
+				require.NoError(t, err)
+				require.NotEmpty(t, r.Failed)
+				assert.Equal(t, tt.failed, r.Failed[0].Service.Name)
 			}
 		})
 	}
@@ -208,7 +240,7 @@ func TestUpstream(t *testing.T) {
 		{"a local target", "db.default.default.dc1", sent, ErrNotPeerTarget, `target "db.default.default.dc1" is not a peer target of chain default/default/db`},
 		{"no such target", "nope", sent, ErrNotPeerTarget, `target "nope" is not a peer target of chain default/default/db`},
 		{"no SNI", "db.default.default.external.east", PeerMeta{Protocol: "tcp"}, ErrNoPeerMeta, `no peer metadata from peer "east" for service "db"`},
-		{"L7 from the peer, L4 here", "db.default.default.external.east", PeerMeta{SNI: sent.SNI, Protocol: "http"}, ErrProtocolMismatch, `peer "east" exports "db" with protocol "http"; the chain uses "tcp"`},
+		{"L7 from the peer, L4 here", "db.default.default.external.east", PeerMeta{SNI: sent.SNI, Protocol: "http"}, chain.ErrProtocolMismatch, `peer "east" exports "db" with protocol "http"; the chain uses "tcp"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

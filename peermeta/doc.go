@@ -58,14 +58,16 @@
 // # Findings
 //
 // What a reader should know comes as Findings, one shape for all (path, code, level,
-// message; the level is the code's): Replication.Findings (NotReplicated, Excluded,
-// UnionDiffers where Consul's union of rules replicates a service meshscope's one rule does
-// not, UnknownKind, and the chains' own, such as chain.PeerTargetResolvedLocally),
-// ReplicationDiff.Findings (WriteRefused), CheckGateways (NoMeshGateway, GatewaysCritical)
-// and Config.Findings (EntrySkipped, RoutingNotModelled). A program prints and gates on them
+// message; the level is the code's): Replication.Findings (UnionDiffers where Consul's union
+// of rules replicates a service meshscope's one rule does not, UnknownKind, and the chains'
+// own, such as chain.PeerTargetResolvedLocally), CheckGateways (NoMeshGateway,
+// GatewaysCritical) and Config.Findings (EntrySkipped, RoutingNotModelled). Each fact is
+// reported once: a service not replicated is in Replication.Failed or Excluded, a refused
+// write in ReplicationDiff.Refused, and their AllFindings methods give those as findings too
+// (NotReplicated, Excluded, WriteRefused), so that a program prints and gates on everything
 // alike.
 //
-// # Reading Consul's configuration
+// # Reading Consul's configuration and API output
 //
 // LoadConfig (and Config.Add, for several files) reads what `consul config read` prints, of
 // every kind, mixed: exported-services, service-resolver, sameness-group, service-defaults
@@ -74,16 +76,35 @@
 // a key given twice an error. Consul's other kinds (service-router, service-splitter, mesh,
 // service-intentions, the gateways' entries, …) are skipped and named in a finding; service
 // routers and splitters change discovery chains, which meshscope compiles from resolvers
-// only, so that finding is a warning. Config.Replace puts proposed entries in place for a
-// dry run.
+// only, so that finding is a warning.
 //
-// Diff is the dry run of a change: for one peer, each service whose replication changes
-// (added, removed, SPIFFE IDs gained and lost, SNI, protocol, start target, instances) and
-// every change Consul would refuse to write — one that breaks an exported chain (its
-// compile error is the refusal), makes it unsafe to export, or gives a tcp export a start
-// target with an identity it did not have:
+// APIOutput reads what Consul's HTTP API says about the services — the catalog
+// (/v1/internal/ui/services, /v1/catalog/service/<name>, /v1/catalog/services), health
+// output (/v1/health/service/<name>: the mesh gateways, sidecar proxies, connect-native
+// instances) and a terminating gateway's services — and settles it into an Input: each
+// catalog service's ServiceKind, and the connect services, by one rule whichever output
+// tells of an instance (a sidecar proxy makes its destination a connect service, a
+// connect-native instance its own service). LoadTrustDomain reads /v1/connect/ca/roots.
 //
-//	peer exported service "db" uses protocol="tcp" and cannot introduce new discovery chain targets like "db2.default.default.dc1"
+// # A live server's writes
+//
+// Config.Apply writes entries to a Config as a live Consul server takes them, in order:
+// decoded, validated, and refused when storing one would break a chain it recompiles or the
+// peer-export safety of an exported service. The order matters:
+//
+//	service-resolver api: accepted                                   (api fails over to backup)
+//	service-defaults backup: refused (store): chain default/default/api: discovery chain "api" uses inconsistent protocols; service "backup" has "http" which is not "tcp"
+//
+// Diff is the dry run of a change: it writes each entry the proposed configuration holds
+// differently, as Apply would, lists every write Consul's server refuses with the chains it
+// breaks, and, for one peer, each service whose replication changes once the accepted
+// writes are stored (added, removed, SPIFFE IDs gained and lost, SNI, protocol, start
+// target, instances). A tcp export's refusal reads:
+//
+//	chain default/default/db: peer exported service "db" uses protocol="tcp" and cannot introduce new discovery chain targets like "db2.default.default.dc1"
+//
+// Consul's server judges writes in datacenter dc1 whatever the cluster's own, and so do
+// Apply and Diff: the target IDs in their messages name dc1, as Consul's do.
 //
 // Upstream is the importer's side: for a chain's peer target and the PeerMeta the peer sent,
 // the SNI to dial and exactly the SPIFFE IDs to accept.

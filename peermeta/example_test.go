@@ -90,11 +90,14 @@ func ExampleReplicate() {
 	// plain: [default/default/legacy]
 }
 
-// ExampleDiff previews a change to a resolver before it is written: the identities the peer
-// gains, and the refusal Consul would answer the write with.
+// ExampleDiff previews a change to two resolvers before they are written: db gains a
+// failover, which its peer must now accept the identity of; web is redirected to a new
+// service, a write Consul's server refuses for a tcp export, so web's replication does not
+// change.
 func ExampleDiff() {
 	x, err := exports.Compile(exports.ConfigEntry{Name: "default", Services: []exports.Service{
 		{Name: "db", Consumers: []exports.Consumer{{Peer: "east"}}},
+		{Name: "web", Consumers: []exports.Consumer{{Peer: "east"}}},
 	}})
 	if err != nil {
 		panic(err)
@@ -102,23 +105,50 @@ func ExampleDiff() {
 	before := peermeta.Input{
 		Exporter: peermeta.Exporter{Peer: "east", Datacenter: "dc1", TrustDomain: td},
 		Exports:  x,
-		Connect:  []exports.ServiceName{{Name: "db"}},
+		Connect:  []exports.ServiceName{{Name: "db"}, {Name: "web"}},
 	}
 	after := before
-	after.Entries.Resolvers = []chain.ServiceResolver{{Name: "db", Redirect: &chain.Redirect{Service: "db-v2"}}}
+	after.Entries.Resolvers = []chain.ServiceResolver{
+		{Name: "db", Failover: map[string]chain.Failover{"*": {Service: "db-backup"}}},
+		{Name: "web", Redirect: &chain.Redirect{Service: "web-v2"}},
+	}
 	d, err := peermeta.Diff(before, after)
 	if err != nil {
 		panic(err)
 	}
 	for _, s := range d.Services {
-		fmt.Println(s.Key, "start", s.Before.Start, "->", s.After.Start)
+		fmt.Println(s.Key, "gains", s.Gained)
 	}
-	for _, r := range d.Refused {
-		fmt.Println("refused:", r)
+	for _, o := range d.Refused {
+		fmt.Println(o)
 	}
 	// Output:
-	// default/default/db start db.default.default.dc1 -> db-v2.default.default.dc1
-	// refused: peer exported service "db" uses protocol="tcp" and cannot introduce new discovery chain targets like "db-v2.default.default.dc1"
+	// default/default/db gains [spiffe://11111111-2222-3333-4444-555555555555.consul/ns/default/dc/dc1/svc/db-backup]
+	// service-resolver web: refused (store): chain default/default/web: peer exported service "web" uses protocol="tcp" and cannot introduce new discovery chain targets like "web-v2.default.default.dc1"
+}
+
+// ExampleConfig_Apply writes entries as a live Consul server takes them, in order: the
+// order matters. api fails over to backup; backup's protocol cannot change while api's chain
+// reaches it, so the service-defaults write is refused, naming the chain it breaks.
+func ExampleConfig_Apply() {
+	var c peermeta.Config
+	outcomes, err := c.Apply([]byte(`{"Kind":"service-resolver","Name":"api","Failover":{"*":{"Service":"backup"}}}
+{"Kind":"service-defaults","Name":"backup","Protocol":"http"}
+{"Kind":"service-resolver","Name":"backup","DefaultSubset":"v2"}
+{"Kind":"service-resolver","Name":"web","Redirect":{"Service":"api","ServiceSubset":"v1"}}`))
+	if err != nil {
+		panic(err)
+	}
+	for _, o := range outcomes {
+		fmt.Println(o)
+	}
+	fmt.Println("stored:", len(c.Entries.Resolvers), "resolvers,", len(c.Entries.Protocols), "service-defaults")
+	// Output:
+	// service-resolver api: accepted
+	// service-defaults backup: refused (store): chain default/default/api: discovery chain "api" uses inconsistent protocols; service "backup" has "http" which is not "tcp"
+	// service-resolver backup: refused (validate): DefaultSubset: DefaultSubset "v2" is not a valid subset
+	// service-resolver web: refused (store): chain default/default/web: service "api" does not have a subset named "v1"
+	// stored: 1 resolvers, 0 service-defaults
 }
 
 // ExampleUpstream is the importer's side: the chain of web fails over to the peer east, and

@@ -15,10 +15,11 @@ type Finding = report.Finding
 // levels.
 const (
 	// NotReplicated (error): an exported connect service is not replicated to the peer: its
-	// chain does not compile, or Consul would refuse to export it (Replication.Failed).
+	// chain does not compile, or Consul would refuse to export it (Replication.Failed, as
+	// Replication.AllFindings reports it).
 	NotReplicated = report.NotReplicated
 	// Excluded (warning): an exported service is not replicated because its chain reaches the
-	// reserved consul service (Replication.Excluded).
+	// reserved consul service (Replication.Excluded, as Replication.AllFindings reports it).
 	Excluded = report.Excluded
 	// UnionDiffers (warning): Consul replicates the service to the peer although its one
 	// rule does not name the peer, because Consul replicates the union of every rule naming a
@@ -34,8 +35,8 @@ const (
 	NoMeshGateway = report.NoMeshGateway
 	// GatewaysCritical (warning): every mesh gateway instance is critical.
 	GatewaysCritical = report.GatewaysCritical
-	// WriteRefused (error): Consul would refuse to write the proposed change
-	// (ReplicationDiff.Refused), in Consul's words.
+	// WriteRefused (error): Consul's server would refuse a write of a dry run, in its words
+	// (ReplicationDiff.Refused, as ReplicationDiff.AllFindings reports it).
 	WriteRefused = report.WriteRefused
 	// EntrySkipped (note): LoadConfig skipped a config entry of a kind replication does not
 	// depend on (service-intentions, mesh, the gateways' entries, …).

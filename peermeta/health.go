@@ -54,7 +54,7 @@ type ServiceConnect struct {
 
 // NodeService is a service instance on a node, with Consul's JSON field names.
 type NodeService struct {
-	Kind            string                    `json:"Kind,omitempty"`
+	Kind            ServiceKind               `json:"Kind,omitempty"`
 	ID              string                    `json:"ID"`
 	Service         string                    `json:"Service"`
 	Tags            []string                  `json:"Tags,omitempty"`

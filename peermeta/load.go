@@ -23,15 +23,21 @@ import (
 //
 //	[1].Service.TaggedAddresses["wan"].Port: must be a whole number, got the string "443"
 //
-// Every element must be an instance: an object with a Node and a Service (Checks may be
-// absent). An element without either — what another endpoint's output, such as the
-// catalog's /v1/internal/ui/services, holds — is an error saying what it found, rather than
-// an instance of no service. An empty array is a service without instances.
+// A service's Kind must be one of Consul's (ServiceKind). Every element must be an instance:
+// an object with a Node and a Service (Checks may be absent). An element without either —
+// what another endpoint's output, such as the catalog's /v1/internal/ui/services, holds — is
+// an error saying what it found, rather than an instance of no service. An empty array is a
+// service without instances.
 func LoadHealth(data []byte) ([]CheckServiceNode, error) {
 	x, err := strict.ParseJSON(data)
 	if err != nil {
 		return nil, err
 	}
+	return decodeHealth(x)
+}
+
+// decodeHealth decodes one /v1/health/service output, parsed, as LoadHealth says.
+func decodeHealth(x any) ([]CheckServiceNode, error) {
 	list, ok := x.([]any)
 	if !ok {
 		return nil, &FieldError{Field: "(top level)", Value: x, Detail: "must be a list of instances, as /v1/health/service/<name> returns, got " + strict.Describe(x)}
@@ -53,6 +59,12 @@ func LoadHealth(data []byte) ([]CheckServiceNode, error) {
 		if err != nil { // (what check accepts decodes)
 			return nil, &FieldError{Field: strict.Index("", i), Detail: err.Error()}
 		}
+		if k := out[i].Service.Kind; !k.valid() {
+			c.fail(strict.Index("", i)+".Service.Kind", k, "%s", kindProblem(k))
+		}
+	}
+	if err := errors.Join(c.errs...); err != nil {
+		return nil, err
 	}
 	return out, nil
 }

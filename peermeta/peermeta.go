@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/meshscope/meshscope/chain"
 	"github.com/meshscope/meshscope/internal/names"
@@ -146,4 +147,38 @@ func build(x Exporter, c *chain.Chain) (PeerMeta, []Origin) {
 		}
 	}
 	return m, origins
+}
+
+// CheckLocation questions the exporter against where its mesh gateway instances say they
+// are: a peering's synthetic instances are at the mesh gateways of its own datacenter and
+// partition, so when every instance that says its datacenter (Node.Datacenter) is in
+// another one, or every instance that says its partition (Service.Partition, which Consul
+// Enterprise's output gives) is in another one, every identity and target replicated would
+// be wrong. The error names the field (Exporter.Datacenter or Exporter.Partition), its value
+// and the instances elsewhere; nil when the instances say nothing or agree.
+func (x Exporter) CheckLocation(gateways []CheckServiceNode) error {
+	var dcs, parts []string
+	dcHere, partHere := false, false // some instance says nothing, or is here
+	for _, g := range gateways {
+		if g.Node == nil || g.Node.Datacenter == "" || g.Node.Datacenter == x.Datacenter {
+			dcHere = true
+		} else {
+			dcs = append(dcs, g.Node.Node+" in "+g.Node.Datacenter)
+		}
+		if g.Service == nil || g.Service.Partition == "" || names.OrDefault(g.Service.Partition) == x.partition() {
+			partHere = true
+		} else {
+			parts = append(parts, fmt.Sprintf("%s in partition %s", g.Service.ID, g.Service.Partition))
+		}
+	}
+	var errs []error
+	if !dcHere && len(dcs) > 0 {
+		errs = append(errs, &FieldError{Field: "Exporter.Datacenter", Value: x.Datacenter,
+			Detail: fmt.Sprintf("every mesh gateway instance is in another datacenter (%s); give the exporting datacenter, the gateways' own", strings.Join(dcs, ", "))})
+	}
+	if !partHere && len(parts) > 0 {
+		errs = append(errs, &FieldError{Field: "Exporter.Partition", Value: x.Partition,
+			Detail: fmt.Sprintf("every mesh gateway instance is in another partition (%s); give the mesh gateways of the peerings' partition", strings.Join(parts, ", "))})
+	}
+	return errors.Join(errs...)
 }

@@ -11,7 +11,6 @@ import (
 	"github.com/meshscope/meshscope/chain"
 	"github.com/meshscope/meshscope/exports"
 	"github.com/meshscope/meshscope/internal/report"
-	"github.com/meshscope/meshscope/spiffe"
 )
 
 // Input is everything a cluster knows when it decides what to replicate to a peer.
@@ -29,7 +28,7 @@ type Input struct {
 	// KindIngressGateway or KindAPIGateway. A catalog service absent from Kinds is typical
 	// (Consul's kind ""). A "*" rule exports only typical services and the names of resolver
 	// entries, as Consul does; an exact rule exports the service it names whatever its kind.
-	Kinds map[exports.ServiceName]string
+	Kinds map[exports.ServiceName]ServiceKind
 	// Unclassified are catalog services whose kind is not known (/v1/catalog/services does
 	// not say it). A "*" rule does not export them, and each one a "*" rule naming the peer
 	// matches is reported (UnknownKind); an exact rule exports the service it names.
@@ -56,25 +55,6 @@ type Input struct {
 const DefaultKindsFrom = "catalog output that says kinds (/v1/internal/ui/services or /v1/catalog/service/<name>; " +
 	"/v1/catalog/services does not), or the /v1/health/service/<name> output of its instances"
 
-// Consul's service kinds, as Input.Kinds and NodeService.Kind spell them; the typical kind
-// is "". The synthetic instances Synthesize makes are KindConnectProxy.
-const (
-	KindTypical            = ""
-	KindConnectProxy       = "connect-proxy"
-	KindMeshGateway        = "mesh-gateway"
-	KindTerminatingGateway = "terminating-gateway"
-	KindIngressGateway     = "ingress-gateway"
-	KindAPIGateway         = "api-gateway"
-)
-
-func knownKind(k string) bool {
-	switch k {
-	case KindTypical, KindConnectProxy, KindMeshGateway, KindTerminatingGateway, KindIngressGateway, KindAPIGateway:
-		return true
-	}
-	return false
-}
-
 // Replication is everything one peer receives, and what it does not and why. The caller
 // owns it: nothing in it is shared with the Input or with any other call's result.
 type Replication struct {
@@ -89,12 +69,28 @@ type Replication struct {
 	// reaches the reserved consul service (Err wraps ErrReservedService).
 	Failed   []Failure `json:"Failed,omitempty"`
 	Excluded []Failure `json:"Excluded,omitempty"`
-	// Findings are what a reader of the replication should know, sorted by path: a failed
-	// (NotReplicated) or excluded (Excluded) service, a service Consul's union of rules
-	// replicates and meshscope's one rule does not (UnionDiffers), a service of unknown kind
-	// a "*" rule leaves out (UnknownKind), and the findings of the chains compiled (a peer
-	// target a local resolver changes: chain.PeerTargetResolvedLocally).
+	// Findings are what else a reader of the replication should know, sorted by path: a
+	// service Consul's union of rules replicates and meshscope's one rule does not
+	// (UnionDiffers), a service of unknown kind a "*" rule leaves out (UnknownKind), and the
+	// findings of the chains compiled (a peer target a local resolver changes:
+	// chain.PeerTargetResolvedLocally). The failed and excluded services are in Failed and
+	// Excluded, not here; AllFindings gives them as findings too.
 	Findings []Finding `json:"Findings,omitempty"`
+}
+
+// AllFindings returns everything a program prints and gates on for the replication, sorted
+// by path: Findings, and a finding for each service in Failed (NotReplicated) and Excluded
+// (Excluded), its message the failure's error. The findings are the caller's.
+func (r *Replication) AllFindings() []Finding {
+	out := slices.Clone(r.Findings)
+	for _, f := range r.Failed {
+		out = append(out, report.New(replicationPath(f.Service, r.Peer), NotReplicated, "%v", f.Err))
+	}
+	for _, f := range r.Excluded {
+		out = append(out, report.New(replicationPath(f.Service, r.Peer), Excluded, "%v", f.Err))
+	}
+	slices.SortStableFunc(out, report.Compare)
+	return out
 }
 
 // Exported is one replicated service: its PeerMeta, where each SPIFFE ID comes from, and its
@@ -108,8 +104,6 @@ type Exported struct {
 	Instances []CheckServiceNode `json:"Instances"`
 	// Start is the ID of the chain's start target.
 	Start string `json:"Start"`
-
-	start spiffe.Service // the start target's identity, for Diff's refusal rule
 }
 
 // Replicate decides what the peer Exporter.Peer receives: the services of the exporter's
@@ -154,17 +148,15 @@ func Replicate(in Input) (Replication, error) {
 		}
 		if err != nil {
 			rep.Failed = append(rep.Failed, Failure{Service: s, Err: err})
-			rep.Findings = append(rep.Findings, report.New(replicationPath(s, x.Peer), NotReplicated, "%v", err))
 			continue
 		}
 		if err := reachesConsul(c); err != nil {
 			rep.Excluded = append(rep.Excluded, Failure{Service: s, Err: err})
-			rep.Findings = append(rep.Findings, report.New(replicationPath(s, x.Peer), Excluded, "%v", err))
 			continue
 		}
 		m, origins := build(x, c)
 		rep.Services = append(rep.Services, Exported{Service: s, Rule: e.rule, PeerMeta: m, Origins: origins,
-			Instances: Synthesize(s, m, gateways), Start: c.Start, start: identityOf(c.Targets[c.Start])})
+			Instances: Synthesize(s, m, gateways), Start: c.Start})
 	}
 	slices.SortStableFunc(rep.Findings, report.Compare)
 	return rep, nil
@@ -174,9 +166,8 @@ func Replicate(in Input) (Replication, error) {
 func (in Input) validate() error {
 	errs := []error{in.Exporter.Validate()}
 	for _, s := range slices.SortedFunc(maps.Keys(in.Kinds), exports.ServiceName.Compare) {
-		if k := in.Kinds[s]; !knownKind(k) {
-			errs = append(errs, &FieldError{Field: fmt.Sprintf("Kinds[%s]", s), Value: k,
-				Detail: fmt.Sprintf("%q is not a service kind: want %q (typical), %q, %q, %q, %q or %q", k, KindTypical, KindConnectProxy, KindMeshGateway, KindTerminatingGateway, KindIngressGateway, KindAPIGateway)})
+		if k := in.Kinds[s]; !k.valid() {
+			errs = append(errs, &FieldError{Field: fmt.Sprintf("Kinds[%s]", s), Value: k, Detail: kindProblem(k)})
 		}
 	}
 	return errors.Join(errs...)
@@ -251,7 +242,7 @@ func (in Input) candidates() []candidate {
 		unknown[s.Canonical()] = true
 		add(s, false, true)
 	}
-	kinds := make(map[exports.ServiceName]string, len(in.Kinds))
+	kinds := make(map[exports.ServiceName]ServiceKind, len(in.Kinds))
 	for s, k := range in.Kinds {
 		kinds[s.Canonical()] = k
 	}

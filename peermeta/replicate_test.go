@@ -75,8 +75,9 @@ func TestReplicate(t *testing.T) {
 	assert.Equal(t, "sneaky", rep.Excluded[0].Service.Name)
 	assert.Equal(t, "its chain reaches the reserved consul service (target consul.default.default.dc1); it is never exported", rep.Excluded[0].Err.Error())
 	assert.ErrorIs(t, rep.Excluded[0].Err, ErrReservedService)
+	require.Len(t, rep.Findings, 1, "each failed or excluded service is reported once, in Failed or Excluded")
 	var findings []string
-	for _, f := range rep.Findings {
+	for _, f := range rep.AllFindings() {
 		findings = append(findings, f.String())
 	}
 	assert.Equal(t, []string{
@@ -134,7 +135,7 @@ func TestReplicateKinds(t *testing.T) {
 		Exporter: Exporter{Peer: "east", Datacenter: "dc1", TrustDomain: td},
 		Exports:  x,
 		Catalog:  []exports.ServiceName{{Name: "web"}, {Name: "web-sidecar-proxy"}, {Name: "mesh-gateway"}, {Name: "ingress"}, {Name: "tgw"}, {Name: "api"}},
-		Kinds: map[exports.ServiceName]string{
+		Kinds: map[exports.ServiceName]ServiceKind{
 			{Name: "web-sidecar-proxy"}: KindConnectProxy, {Partition: "default", Namespace: "default", Name: "mesh-gateway"}: KindMeshGateway,
 			{Name: "ingress"}: KindIngressGateway, {Name: "tgw"}: KindTerminatingGateway, {Name: "web"}: KindTypical, {Name: "api"}: KindAPIGateway,
 		},
@@ -176,7 +177,7 @@ func TestReplicateUnion(t *testing.T) {
 	require.NoError(t, err)
 	in := Input{Exporter: Exporter{Peer: "east", Datacenter: "dc1", TrustDomain: td}, Exports: x,
 		Catalog: []exports.ServiceName{{Name: "db"}, {Name: "web"}, {Name: "db-sidecar-proxy"}},
-		Kinds:   map[exports.ServiceName]string{{Name: "db-sidecar-proxy"}: KindConnectProxy}}
+		Kinds:   map[exports.ServiceName]ServiceKind{{Name: "db-sidecar-proxy"}: KindConnectProxy}}
 	rep, err := Replicate(in)
 	require.NoError(t, err)
 	assert.Equal(t, []exports.ServiceName{{Partition: "default", Namespace: "default", Name: "web"}}, rep.Plain)

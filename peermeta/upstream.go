@@ -15,9 +15,6 @@ var (
 	ErrNotPeerTarget = errors.New("not a peer target of the chain")
 	// ErrNoPeerMeta: the peer sent no PeerMeta (no SNI) for the service.
 	ErrNoPeerMeta = errors.New("no peer metadata")
-	// ErrProtocolMismatch: the peer exports the service with a protocol the importing chain
-	// cannot use (L7 against L4).
-	ErrProtocolMismatch = errors.New("protocol mismatch with the peer")
 )
 
 // Imported is what an importer's proxy uses for one peer target: the SNI to dial (through
@@ -39,7 +36,9 @@ type Imported struct {
 //	peer "P" exports "S" with protocol "tcp"; the chain uses "http"
 //
 // The last is reported when the importing chain is HTTP-like and the received protocol is
-// not, or the reverse; an empty received protocol counts as tcp.
+// not, or the reverse (an empty received protocol counts as tcp); it wraps
+// chain.ErrProtocolMismatch, the one sentinel for services a chain reaches on protocols it
+// cannot mix.
 func Upstream(c *chain.Chain, targetID string, received PeerMeta) (Imported, error) {
 	if c == nil {
 		return Imported{}, &FieldError{Value: targetID, Detail: fmt.Sprintf("target %q: no chain", targetID), Err: ErrNotPeerTarget}
@@ -57,7 +56,7 @@ func Upstream(c *chain.Chain, targetID string, received PeerMeta) (Imported, err
 		protocol = "tcp"
 	}
 	if chain.IsHTTPLike(c.Protocol) != chain.IsHTTPLike(protocol) {
-		return Imported{}, &FieldError{Value: protocol, Detail: fmt.Sprintf("peer %q exports %q with protocol %q; the chain uses %q", t.Peer, name, protocol, c.Protocol), Err: ErrProtocolMismatch}
+		return Imported{}, &FieldError{Value: protocol, Detail: fmt.Sprintf("peer %q exports %q with protocol %q; the chain uses %q", t.Peer, name, protocol, c.Protocol), Err: chain.ErrProtocolMismatch}
 	}
 	return Imported{SNI: received.PrimarySNI(), SpiffeIDs: slices.Clone(received.SpiffeID), Protocol: protocol}, nil
 }

@@ -1,13 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/meshscope/meshscope/exports"
@@ -15,15 +13,11 @@ import (
 	"github.com/meshscope/meshscope/peermeta"
 )
 
-// inputs is everything read: the configuration, and what the catalog and health outputs
-// say about the services.
+// inputs is everything read: the configuration, what Consul's API outputs say about the
+// services, and the cluster's names.
 type inputs struct {
 	config       peermeta.Config
-	catalog      []exports.ServiceName
-	kinds        map[exports.ServiceName]string // the kind of every service some output classifies
-	unclassified []exports.ServiceName          // catalog services whose kind nothing says
-	gateways     []peermeta.CheckServiceNode
-	connect      []exports.ServiceName // with a connect-enabled instance, or behind a terminating gateway
+	api          peermeta.Input // the catalog, kinds, connect services and gateways
 	trustDomain  string
 	datacenter   string
 	catalogGiven bool
@@ -35,21 +29,18 @@ const kindsFrom = "-catalog output of /v1/internal/ui/services (curl $CONSUL_HTT
 
 // input returns the replication input for one peer.
 func (in *inputs) input(x *exports.Exports, cfg peermeta.Config, exp peermeta.Exporter) peermeta.Input {
-	return peermeta.Input{Exporter: exp, Exports: x, Catalog: in.catalog, Kinds: in.kinds, Unclassified: in.unclassified, KindsFrom: kindsFrom,
-		Entries: cfg.Entries, Gateways: in.gateways, Connect: in.connect}
+	r := in.api
+	r.Exporter, r.Exports, r.Entries, r.KindsFrom = exp, x, cfg.Entries, kindsFrom
+	return r
 }
 
-// readFile reads a file, or the sample's file of that name, without a UTF-8 byte-order mark.
+// readFile reads a file, or the sample's file of that name.
 func (o options) readFile(path string) ([]byte, string, error) {
-	var data []byte
-	var err error
-	name := path
 	if o.sample {
-		data, name, err = cli.ReadFile(sample, "", path)
-	} else {
-		data, err = os.ReadFile(path)
+		return cli.ReadFile(sample, "", path)
 	}
-	return bytes.TrimPrefix(data, []byte("\uFEFF")), name, err
+	data, err := os.ReadFile(path)
+	return data, path, err
 }
 
 // read reads every input the flags name, or the sample when they name none, reporting every
@@ -59,14 +50,16 @@ func (o options) read() (*inputs, error) {
 		o.config, o.catalog = files{"config.json"}, files{"catalog.json"}
 		o.health, o.caRoots, o.datacenter = files{"health-mesh-gateway.json", "health-connect.json"}, "ca-roots.json", "dc1"
 	}
-	in := &inputs{trustDomain: o.trustDomain, datacenter: o.datacenter, kinds: map[exports.ServiceName]string{}, catalogGiven: len(o.catalog) > 0}
+	in := &inputs{trustDomain: o.trustDomain, datacenter: o.datacenter, catalogGiven: len(o.catalog) > 0}
 	var errs []error
 	if o.caRoots != "" && o.trustDomain != "" {
 		errs = append(errs, usageError{"-ca-roots and -trust-domain both given: give one"})
 	} else if o.caRoots != "" {
 		data, name, err := o.readFile(o.caRoots)
 		if err == nil {
-			in.trustDomain, err = loadTrustDomain(name, data)
+			if in.trustDomain, err = peermeta.LoadTrustDomain(data); err != nil {
+				err = fmt.Errorf("%s: %w", name, err)
+			}
 		}
 		errs = append(errs, err)
 	}
@@ -78,58 +71,28 @@ func (o options) read() (*inputs, error) {
 			errs = append(errs, o.loadConfig(p, f.kind, &in.config))
 		}
 	}
-	catalogKinds := map[exports.ServiceName]string{} // kinds the catalog outputs say
-	for _, p := range o.catalog {
-		data, name, err := o.readFile(p)
-		if err == nil {
-			err = loadCatalog(name, data, o.partition, o.namespace, in, catalogKinds)
+	var api peermeta.APIOutput
+	for _, f := range []struct {
+		paths files
+		read  func(name string, data []byte) error
+	}{
+		{o.catalog, func(name string, data []byte) error { return api.ReadCatalog(name, data, o.partition, o.namespace) }},
+		{o.health, api.ReadHealth},
+		{o.gatewayServices, api.ReadGatewayServices},
+	} {
+		for _, p := range f.paths {
+			data, name, err := o.readFile(p)
+			if err == nil {
+				err = f.read(name, data)
+			}
+			errs = append(errs, err)
 		}
-		errs = append(errs, err)
-	}
-	for _, p := range o.health {
-		data, name, err := o.readFile(p)
-		if err == nil {
-			err = loadHealth(name, data, in)
-		}
-		errs = append(errs, err)
-	}
-	for _, p := range o.gatewayServices {
-		data, name, err := o.readFile(p)
-		if err == nil {
-			err = loadGatewayServices(name, data, in)
-		}
-		errs = append(errs, err)
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	in.classify(catalogKinds)
+	in.api = api.Input()
 	return in, nil
-}
-
-// classify sorts the catalog and settles each service's kind: what a catalog output says,
-// else what an instance in the health output says; a service nothing classifies is
-// unclassified.
-func (in *inputs) classify(catalogKinds map[exports.ServiceName]string) {
-	slices.SortFunc(in.catalog, exports.ServiceName.Compare)
-	in.catalog = slices.Compact(in.catalog)
-	known := in.kinds // from the health outputs
-	in.kinds = map[exports.ServiceName]string{}
-	for _, s := range in.catalog {
-		k, ok := catalogKinds[s]
-		if !ok {
-			k, ok = known[s]
-		}
-		if !ok {
-			in.unclassified = append(in.unclassified, s)
-			continue
-		}
-		in.kinds[s] = k
-	}
-	in.catalog = slices.DeleteFunc(in.catalog, func(s exports.ServiceName) bool {
-		_, ok := in.kinds[s]
-		return !ok
-	})
 }
 
 // loadConfig reads `consul config read` output from a file or every .json file of a
@@ -177,18 +140,13 @@ func (o options) loadConfig(path, kind string, into *peermeta.Config) error {
 // otherKinds names the kinds other than kind that c holds, or "".
 func otherKinds(c peermeta.Config, kind string) string {
 	var other []string
-	add := func(k string, n int) {
-		if k != kind && n > 0 {
+	for _, k := range c.Kinds() {
+		if k != kind {
 			other = append(other, k+" entries")
 		}
 	}
-	add(exports.Kind, len(c.Exports))
-	add("service-resolver", len(c.Entries.Resolvers))
-	add(exports.SamenessGroupKind, len(c.Entries.SamenessGroups))
-	add("service-defaults", len(c.Entries.Protocols))
-	add("entries of kinds replication does not read", len(c.Findings))
-	if c.Entries.DefaultProtocol != "" {
-		add("proxy-defaults", 1)
+	if len(c.Findings) > 0 {
+		other = append(other, "entries of kinds replication does not read")
 	}
 	return strings.Join(other, " and ")
 }

@@ -16,6 +16,7 @@ import (
 	"flag"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/meshscope/meshscope/internal/cli"
@@ -53,9 +54,12 @@ flag at all it runs on an embedded sample; with any, it needs -config (or -expor
 -resolvers), -ca-roots or -trust-domain, -datacenter, and -catalog when a "*" rule (current
 or proposed) exports services.
 
-A dry run prints, per peer, how the replication would change and every write Consul would
-refuse, in its words: -new-config proposed.json (entries of any kind), -new-exports or
--new-resolvers. A proposed entry replaces the current entry of the same kind and name.
+A dry run (-new-config proposed.json, entries of any kind; -new-exports; -new-resolvers; a
+proposed entry replaces the current one of its kind and name) writes each changed entry as
+Consul's server takes a write — defaults first, then sameness groups, resolvers (each after
+those it names), exports — and prints every write it refuses, naming each chain the write
+breaks in Consul's words, then per peer how the replication changes with the writes it
+accepts.
 
 Every finding is printed on its own line: its level (ERROR, WARNING, NOTE), its code, what it
 is about and why. -o json prints the report, findings included, as JSON.
@@ -137,7 +141,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return cli.Usage
 	}
-	o.sample = !anyOf(given, inputFlags)
+	o.sample = !slices.ContainsFunc(inputFlags, func(f string) bool { return given[f] })
 	if !o.sample && !cli.Missing(prog, given, stderr, "-config|-exports|-resolvers", "-ca-roots|-trust-domain", "-datacenter") {
 		return cli.Usage
 	}
@@ -151,19 +155,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return cli.Fail(prog, stderr, err)
 	}
 	code := cli.Emit(prog, stdout, stderr, o.output, rep, func(w io.Writer) error { return rep.print(w, o.wide) })
-	return cli.Gate(prog, stderr, code, o.failOn, rep.Findings)
+	return cli.Gate(prog, stderr, code, o.failOn, rep.gated())
 }
 
 // usageError is an input the flags should have named and did not: exit status 2.
 type usageError struct{ msg string }
 
 func (e usageError) Error() string { return e.msg }
-
-func anyOf(given map[string]bool, names []string) bool {
-	for _, n := range names {
-		if given[n] {
-			return true
-		}
-	}
-	return false
-}

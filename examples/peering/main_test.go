@@ -81,16 +81,27 @@ func TestJSON(t *testing.T) {
 			Services []struct {
 				PeerMeta struct{ SNI []string }
 			}
+			Failed []struct {
+				Service struct{ Name string }
+				Error   string
+			}
+			Findings []struct{ Path, Code, Level, Message string }
 		}
 	}
 	require.NoError(t, json.Unmarshal([]byte(out), &rep))
 	require.Len(t, rep.Peers, 1)
 	assert.Equal(t, "billing.default.default.west.external.11111111-2222-3333-4444-555555555555.consul", rep.Peers[0].Services[0].PeerMeta.SNI[0])
 	assert.Contains(t, out, `"Kind": "connect-proxy"`)
-	assert.Contains(t, out, `"Error": "peer exported service \"web\" contains cross-datacenter failover"`)
-	assert.Contains(t, rep.Findings, struct{ Path, Code, Level, Message string }{"default/default/web (peer west)", "NotReplicated", "error",
-		`peer exported service "web" contains cross-datacenter failover`}, "-o json carries the findings: code, level, path, message")
-	assert.Len(t, rep.Findings, 4)
+	assert.Contains(t, rep.Peers[0].Failed, struct {
+		Service struct{ Name string }
+		Error   string
+	}{struct{ Name string }{"web"},
+		`peer exported service "web" contains cross-datacenter failover`})
+	assert.Equal(t, 1, strings.Count(out, `contains cross-datacenter failover`), "each fact once: a failed service is in Failed, not also a finding")
+	assert.Contains(t, rep.Peers[0].Findings, struct{ Path, Code, Level, Message string }{"default/default/legacy (peer west)", "UnionDiffers", "warning",
+		"Consul would also replicate legacy to west via Services[0]; meshscope applies only the most exact rule (Services[2])"},
+		"-o json carries each peer's findings: code, level, path, message")
+	assert.Empty(t, rep.Findings, "the sample's input has nothing to say")
 }
 
 // userFiles writes a small cluster as Consul's commands print it. Its catalog is
@@ -190,8 +201,8 @@ func TestRefusesToGuess(t *testing.T) {
 		{"no -catalog with a proposed * rule", []string{"-config", exact, "-trust-domain", "x.consul", "-datacenter", "dc1", "-new-config", wildcard}, 2,
 			`-catalog is required: Services[0] of the proposed exported-services entry of partition "default" exports every service of namespace "default"`},
 		{"gateways of another partition", []string{"-config", files[1], "-catalog", files[3], "-health", apGateways, "-trust-domain", "x.consul", "-datacenter", "dc7"}, 1,
-			`-partition "default": every mesh gateway instance of -health is in another partition (mesh-gateway in partition ap1)`},
-		{"gateways elsewhere", append(files[:len(files)-2:len(files)-2], "-datacenter", "dc2"), 1, `-datacenter "dc2": every mesh gateway instance of -health is in another datacenter (gw in dc7)`},
+			`-partition "default": every mesh gateway instance is in another partition (mesh-gateway in partition ap1)`},
+		{"gateways elsewhere", append(files[:len(files)-2:len(files)-2], "-datacenter", "dc2"), 1, `-datacenter "dc2": every mesh gateway instance is in another datacenter (gw in dc7)`},
 		{"an unknown peer", append(files, "-peer", "nowhere"), 1, `-peer "nowhere": the exported-services entry of partition "default" names no such peer; it names: north, south`},
 		{"an unknown partition", append(files, "-partition", "retail"), 1, `-partition "retail" has no exported-services entry; partitions with one: default`},
 		{"a positional argument", []string{"config.json"}, 2, `unexpected argument "config.json": every input is given with a flag`},
@@ -410,14 +421,14 @@ func TestDryRunAndGates(t *testing.T) {
 	proposed := write(t, "proposed.json", `{"Kind":"service-resolver","Name":"api","Redirect":{"Service":"api-v3"}}`)
 	code, out, errOut := runArgs(t, append(files, "-peer", "north", "-new-config", proposed)...)
 	require.Equal(t, 0, code, errOut)
-	assert.Contains(t, out, "DRY RUN for peer north (nothing is applied)")
-	assert.Contains(t, out, "start target api-v2.default.default.dc7 → api-v3.default.default.dc7")
-	assert.Contains(t, out, "+ accepts spiffe://<td>/ns/default/dc/dc7/svc/api-v3")
-	assert.Contains(t, words(out), `ERROR WriteRefused default/default/api (peer north): peer exported service "api" uses protocol="tcp" and cannot introduce new discovery chain targets like "api-v3.default.default.dc7"`)
+	assert.Contains(t, out, "DRY RUN for peer north (nothing is applied)\n  no replication changes", "a refused write is not stored")
+	assert.Contains(t, words(out), `DRY RUN: the proposed writes, as Consul's server takes them (nothing is applied) `+
+		`ERROR WriteRefused service-resolver api: chain default/default/api: peer exported service "api" uses protocol="tcp" and cannot introduce new discovery chain targets like "api-v3.default.default.dc1"`,
+		"Consul's server judges the write in dc1, and says so")
 
 	code, _, errOut = runArgs(t, append(files, "-peer", "north", "-new-config", proposed, "-fail-on", "error")...)
 	assert.Equal(t, 3, code, "a write Consul would refuse fails the gate")
-	assert.Contains(t, errOut, "1 finding at ERROR or above: ERROR WriteRefused default/default/api (peer north)")
+	assert.Contains(t, errOut, "1 finding at ERROR or above: ERROR WriteRefused service-resolver api")
 
 	code, _, _ = runArgs(t, "-fail-on", "warning")
 	assert.Equal(t, 3, code, "the sample has union warnings")
@@ -460,8 +471,15 @@ func TestDryRunNewExportsAndResolvers(t *testing.T) {
 	newResolvers := write(t, "resolvers.json", `[{"Kind":"service-resolver","Name":"api","Redirect":{"Service":"api","Datacenter":"dc2"}}]`)
 	code, out, errOut = runArgs(t, append(files, "-peer", "north", "-new-resolvers", newResolvers, "-fail-on", "error")...)
 	assert.Equal(t, 3, code, errOut)
-	assert.Contains(t, out, `failed after the change: peer exported service "api" contains cross-datacenter resolver redirect`)
-	assert.Contains(t, words(out), `ERROR WriteRefused default/default/api (peer north): peer exported service "api" contains cross-datacenter resolver redirect`)
+	assert.Equal(t, 1, strings.Count(out, "cross-datacenter resolver redirect"), "the refusal is printed once")
+	assert.Contains(t, words(out), `ERROR WriteRefused service-resolver api: chain default/default/api: peer exported service "api" contains cross-datacenter resolver redirect`)
+	code, out, _ = runArgs(t, append(files, "-new-resolvers", newResolvers)...)
+	assert.Equal(t, 0, code)
+	assert.Contains(t, out, "DRY RUN for peer south")
+	assert.Equal(t, 1, strings.Count(out, "cross-datacenter resolver redirect"), "once, for every peer")
+	code, out, _ = runArgs(t, append(files, "-new-resolvers", newResolvers, "-o", "json")...)
+	assert.Equal(t, 0, code)
+	assert.Equal(t, 1, strings.Count(out, "cross-datacenter resolver redirect"), "once in -o json too")
 
 	// Each -new-* flag reads its own kind only, and names what it found.
 	code, _, errOut = runArgs(t, append(files, "-new-resolvers", newExports)...)

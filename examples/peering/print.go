@@ -13,7 +13,7 @@ import (
 func (r *report) print(w io.Writer, wide bool) error {
 	fmt.Fprintf(w, "trust domain <td> = %s, datacenter %s, partition %s\n", r.TrustDomain, r.Datacenter, r.Partition)
 	short := func(s string) string { return strings.ReplaceAll(s, r.TrustDomain, "<td>") }
-	findings(w, "", r.Inputs)
+	findings(w, "", r.Findings)
 	for _, p := range r.Peers {
 		fmt.Fprintf(w, "\nPEER %s\n", p.Peer)
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
@@ -46,7 +46,7 @@ func (r *report) print(w io.Writer, wide bool) error {
 			}
 			cli.Wrap(w, "", "PLAIN (not connect services: replicated without a chain): "+strings.Join(names, ", "))
 		}
-		findings(w, "", p.Findings)
+		findings(w, "", p.AllFindings())
 	}
 	if !wide && len(r.Peers) > 0 {
 		fmt.Fprintln(w, "\n(-wide lists each service's SNI, SPIFFE IDs with their origin, and instances)")
@@ -54,8 +54,15 @@ func (r *report) print(w io.Writer, wide bool) error {
 	if r.Explain != nil {
 		fmt.Fprintf(w, "\n%s", r.Explain)
 	}
-	for _, d := range r.DryRun {
-		printDiff(w, d, short)
+	if r.DryRun != nil {
+		fmt.Fprintln(w, "\nDRY RUN: the proposed writes, as Consul's server takes them (nothing is applied)")
+		if len(r.DryRun.Refused) == 0 {
+			fmt.Fprintln(w, "  Consul accepts every write")
+		}
+		findings(w, "  ", r.DryRun.refusals())
+		for _, d := range r.DryRun.Peers {
+			printDiff(w, d, short)
+		}
 	}
 	return nil
 }
@@ -113,12 +120,12 @@ func printDiff(w io.Writer, d peermeta.ReplicationDiff, short func(string) strin
 	}
 	for _, s := range d.Services {
 		b, a := s.Before, s.After
-		state := b.As + " → " + a.As
+		state := fmt.Sprintf("%s → %s", b.As, a.As)
 		switch {
 		case !b.Replicated() && a.Replicated():
-			state = "added (" + a.As + ")"
+			state = fmt.Sprintf("added (%s)", a.As)
 		case b.Replicated() && !a.Replicated():
-			state = "removed (was " + b.As + ")"
+			state = fmt.Sprintf("removed (was %s)", b.As)
 		}
 		fmt.Fprintf(w, "  %s: %s\n", s.Key, state)
 		for _, id := range s.Gained {
@@ -136,8 +143,7 @@ func printDiff(w io.Writer, d peermeta.ReplicationDiff, short func(string) strin
 			fmt.Fprintf(w, "    protocol %s → %s\n", b.Protocol, a.Protocol)
 		}
 		if a.Reason != "" {
-			cli.Wrap(w, "    ", a.As+" after the change: "+a.Reason)
+			cli.Wrap(w, "    ", fmt.Sprintf("%s after the change: %s", a.As, a.Reason))
 		}
 	}
-	findings(w, "  ", d.Findings)
 }

@@ -75,7 +75,7 @@ func TestProgram(t *testing.T) {
 		{"a partition the config does not name: status 1, as -h says", append(own, "-partition", "ap1"), 1, nil,
 			`peering: -partition "ap1" has no exported-services entry`},
 		{"the wrong datacenter", append(own[:len(own)-2:len(own)-2], "-datacenter", "dc2"), 1, nil,
-			`peering: -datacenter "dc2": every mesh gateway instance of -health is in another datacenter (gw-1 in dc1)`},
+			`peering: -datacenter "dc2": every mesh gateway instance is in another datacenter (gw-1 in dc1)`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			r := peering.Run(t, tt.args...)

@@ -17,12 +17,19 @@ type report struct {
 	TrustDomain string `json:"trustDomain"`
 	Datacenter  string `json:"datacenter"`
 	Partition   string `json:"partition"`
-	// Findings are every finding the table prints, in its order: what -fail-on counts.
-	Findings []peermeta.Finding         `json:"findings"`
-	Inputs   []peermeta.Finding         `json:"-"` // the findings about the input, printed first
-	Peers    []peermeta.Replication     `json:"peers"`
-	Explain  *explanation               `json:"explain,omitempty"`
-	DryRun   []peermeta.ReplicationDiff `json:"dryRun,omitempty"`
+	// Findings are the findings about the input (the entries skipped, the mesh gateways);
+	// those of each peer, -explain and the dry run are in their own parts.
+	Findings []peermeta.Finding     `json:"findings"`
+	Peers    []peermeta.Replication `json:"peers"`
+	Explain  *explanation           `json:"explain,omitempty"`
+	DryRun   *dryRun                `json:"dryRun,omitempty"`
+}
+
+// dryRun is a proposal's dry run: the writes Consul refuses — the same for every peer, so
+// listed once — and how each peer's replication changes.
+type dryRun struct {
+	Refused []peermeta.WriteOutcome    `json:"refused"`
+	Peers   []peermeta.ReplicationDiff `json:"peers"` // without their Refused
 }
 
 // build reads everything and works out the report.
@@ -42,11 +49,11 @@ func build(o options) (*report, error) {
 	if err := o.needCatalog(x, in, ""); err != nil {
 		return nil, err
 	}
-	if err := o.checkDatacenter(in); err != nil {
-		return nil, err
-	}
-	if err := o.checkPartition(in); err != nil {
-		return nil, err
+	for _, err := range fielderr.Split(rep.exporter("").CheckLocation(in.api.Gateways)) {
+		var fe *peermeta.FieldError // the flags name the exporter's fields
+		if errors.As(err, &fe) {
+			return nil, fmt.Errorf("-%s %q: %s", strings.ToLower(strings.TrimPrefix(fe.Field, "Exporter.")), fe.Value, fe.Detail)
+		}
 	}
 	var after *proposal
 	if p, err := o.proposed(in.config); err != nil {
@@ -70,11 +77,10 @@ func build(o options) (*report, error) {
 		peers = slices.DeleteFunc(peers, func(p string) bool { return p != o.peer }) // none when only the proposal names it
 		dryPeers = []string{o.peer}
 	}
-	rep.Inputs = slices.Concat(in.config.Findings, peermeta.CheckGateways(in.gateways))
+	rep.Findings = slices.Concat(rep.Findings, in.config.Findings, peermeta.CheckGateways(in.api.Gateways))
 	if after != nil {
-		rep.Inputs = append(rep.Inputs, after.config.Findings...)
+		rep.Findings = append(rep.Findings, after.config.Findings...)
 	}
-	rep.Findings = append(rep.Findings, rep.Inputs...)
 	rep.Peers = []peermeta.Replication{}
 	for _, p := range peers {
 		r, err := peermeta.Replicate(in.input(x, in.config, rep.exporter(p)))
@@ -82,13 +88,11 @@ func build(o options) (*report, error) {
 			return nil, err
 		}
 		rep.Peers = append(rep.Peers, r)
-		rep.Findings = append(rep.Findings, r.Findings...)
 	}
 	if o.explain != "" {
 		if rep.Explain, err = rep.explainService(o.explain, x, in); err != nil {
 			return nil, err
 		}
-		rep.Findings = append(rep.Findings, rep.Explain.findings...) // printed with the chain
 	}
 	for _, p := range dryPeers {
 		if after == nil {
@@ -98,10 +102,33 @@ func build(o options) (*report, error) {
 		if err != nil {
 			return nil, err
 		}
-		rep.DryRun = append(rep.DryRun, d)
-		rep.Findings = append(rep.Findings, d.Findings...)
+		if rep.DryRun == nil {
+			rep.DryRun = &dryRun{Refused: d.Refused}
+		}
+		d.Refused = nil
+		rep.DryRun.Peers = append(rep.DryRun.Peers, d)
 	}
 	return rep, nil
+}
+
+// gated returns every finding the table prints, in its order: what -fail-on counts.
+func (r *report) gated() []peermeta.Finding {
+	all := slices.Clone(r.Findings)
+	for i := range r.Peers {
+		all = append(all, r.Peers[i].AllFindings()...)
+	}
+	if r.Explain != nil {
+		all = append(all, r.Explain.findings...) // printed with the chain
+	}
+	if r.DryRun != nil {
+		all = append(all, r.DryRun.refusals()...)
+	}
+	return all
+}
+
+// refusals are the refused writes as findings, a line each.
+func (d *dryRun) refusals() []peermeta.Finding {
+	return (&peermeta.ReplicationDiff{Refused: d.Refused}).AllFindings()
 }
 
 func (r *report) exporter(peer string) peermeta.Exporter {
@@ -138,46 +165,6 @@ func (o options) needCatalog(x *exports.Exports, in *inputs, side string) error 
 		}
 	}
 	return nil
-}
-
-// checkDatacenter questions a -datacenter that no mesh gateway instance is in, when the
-// instances say where they are: every replicated identity and target would be wrong.
-func (o options) checkDatacenter(in *inputs) error {
-	var elsewhere []string
-	for _, g := range in.gateways {
-		if g.Node == nil || g.Node.Datacenter == "" {
-			return nil
-		}
-		if g.Node.Datacenter == in.datacenter {
-			return nil
-		}
-		elsewhere = append(elsewhere, g.Node.Node+" in "+g.Node.Datacenter)
-	}
-	if len(elsewhere) == 0 {
-		return nil
-	}
-	return fmt.Errorf("-datacenter %q: every mesh gateway instance of -health is in another datacenter (%s); give the exporting datacenter, the gateways' own", in.datacenter, strings.Join(elsewhere, ", "))
-}
-
-// checkPartition questions a -partition that no mesh gateway instance is in, when the
-// instances say their partition (Consul Enterprise's output does): a peering's synthetic
-// instances are at the mesh gateways of its own partition.
-func (o options) checkPartition(in *inputs) error {
-	var elsewhere []string
-	for _, g := range in.gateways {
-		if g.Service == nil || g.Service.Partition == "" || canonical(g.Service.Partition) == canonical(o.partition) {
-			return nil
-		}
-		elsewhere = append(elsewhere, fmt.Sprintf("%s in partition %s", g.Service.ID, g.Service.Partition))
-	}
-	if len(elsewhere) == 0 {
-		return nil
-	}
-	return fmt.Errorf("-partition %q: every mesh gateway instance of -health is in another partition (%s); give the mesh gateways of the peerings' partition (/v1/health/service/mesh-gateway?partition=%s)", o.partition, strings.Join(elsewhere, ", "), o.partition)
-}
-
-func canonical(partition string) string {
-	return exports.ServiceName{Partition: partition}.Canonical().Partition
 }
 
 // proposal is the after side of a dry run.

@@ -1,0 +1,219 @@
+package peermeta
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/meshscope/meshscope/internal/fielderr"
+	"github.com/meshscope/meshscope/internal/strict"
+)
+
+// WriteStage is where Consul's server refuses a write, in WriteOutcome.Stage.
+type WriteStage string
+
+// The stages of a write, in the order the server takes them.
+const (
+	// StageDecode: the entry does not decode (an unknown field, a wrong type, a kind Consul
+	// does not have); worded as meshscope's strict reader words it.
+	StageDecode WriteStage = "decode"
+	// StageValidate: the entry alone is invalid (the config entry's own validation).
+	StageValidate WriteStage = "validate"
+	// StageStore: storing the entry would break a chain it recompiles, or the peer-export
+	// safety of an exported service.
+	StageStore WriteStage = "store"
+)
+
+// WriteOutcome is how Consul's server answers one write of a config entry.
+type WriteOutcome struct {
+	// Kind, Name, Namespace and Partition are the entry's, as written.
+	Kind      string `json:"Kind"`
+	Name      string `json:"Name"`
+	Namespace string `json:"Namespace,omitempty"`
+	Partition string `json:"Partition,omitempty"`
+	// Delete is set for the deletion of the entry (a dry run's): Consul's server judges a
+	// deletion as it judges a write.
+	Delete bool `json:"Delete,omitempty"`
+	// Accepted is whether the server stores it.
+	Accepted bool `json:"Accepted"`
+	// Stage is where a refused write was refused; "" when accepted.
+	Stage WriteStage `json:"Stage,omitempty"`
+	// Reasons say why it is refused, in Consul's words: every problem the stage found; at
+	// StageStore, every chain the write breaks, each named ("chain default/default/web: ")
+	// before its error.
+	Reasons []string `json:"Reasons,omitempty"`
+}
+
+// String renders the outcome on one line: "service-resolver default/default/web: accepted",
+// or "refused (store): " and the reasons.
+func (o WriteOutcome) String() string {
+	var b strings.Builder
+	b.WriteString(o.Kind + " " + o.entryName())
+	if o.Delete {
+		b.WriteString(" (deleted)")
+	}
+	if o.Accepted {
+		b.WriteString(": accepted")
+		return b.String()
+	}
+	fmt.Fprintf(&b, ": refused (%s): %s", o.Stage, strings.Join(o.Reasons, "; "))
+	return b.String()
+}
+
+// entryName is the entry's name with its namespace and partition, when it has them.
+func (o WriteOutcome) entryName() string {
+	if o.Namespace == "" && o.Partition == "" {
+		return o.Name
+	}
+	return strings.Trim(o.Partition+"/"+o.Namespace+"/"+o.Name, "/")
+}
+
+// Apply writes each config entry of data to c, in order, as a live Consul server takes a
+// write — data is what `consul config read` prints: one entry, a stream of entries or JSON
+// arrays of them, of any kinds. Each entry is decoded strictly (StageDecode), validated
+// (StageValidate), and then refused when storing it would break a chain it recompiles or
+// the peer-export safety of an exported service (StageStore):
+//
+//   - a service-resolver or service-defaults entry of service S recompiles S's chain and
+//     that of every resolver that names S (one level: a write two hops away from a chain is
+//     not judged against it, and may break it, as on Consul's server);
+//   - proxy-defaults recompiles the chain of every service with a resolver;
+//   - a sameness-group the chain of every service with a resolver in its partition, and is
+//     refused when it shares a member with another group of its partition;
+//   - an exported-services entry checks that every service it exports to a peer (under a
+//     "*" rule, the services of the namespace with a resolver) has a chain safe to export.
+//
+// Each recompiled chain must compile; one exported to a peer (by the union of the rules
+// naming a peer, as Consul's server reads them at write time) must be safe to export
+// (chain.Chain.CheckPeerExport) and, when its protocol is not HTTP-like, gain no target
+// outside every failover list whose identity it did not have. The chains are compiled as the
+// server compiles them: from the entries it reads for each, in datacenter dc1. Where a write
+// breaks several chains, every one is a reason, each naming its chain; Consul names one of
+// them, whichever its map order gives first.
+//
+// An accepted entry replaces the stored one of its kind and name (Config.Add refuses a
+// second one instead); a refused entry changes nothing. An entry of a kind Consul has but
+// the write path does not model (service-router and service-splitter among them) is
+// accepted unjudged and named in c.Findings (RoutingNotModelled or EntrySkipped), as Add
+// names it. c is changed in place: its slices and maps are replaced, not written into, so a
+// copy of c made before Apply keeps what it held. Apply returns one outcome per entry, in
+// order; the error is for data that is not config entries at all (not JSON, an element that
+// is not an object, an entry without a Kind) or a c that holds an entry twice, and leaves c
+// as it was.
+func (c *Config) Apply(data []byte) ([]WriteOutcome, error) {
+	values, err := strict.ParseJSONStream(data)
+	if err != nil {
+		return nil, err
+	}
+	type item struct {
+		where string
+		x     strict.Fields
+	}
+	var items []item
+	var errs []error
+	add := func(where string, x any) {
+		o, ok := x.(strict.Fields)
+		if !ok {
+			errs = append(errs, fielderr.In(where, fmt.Errorf("a config entry must be an object, got %s", strict.Describe(x))))
+			return
+		}
+		d := &strict.Decoder{Fold: true}
+		var kind string
+		obj, _ := d.Object(o, "")
+		obj.String(&kind, "Kind")
+		if err := d.Err(); err != nil || kind == "" {
+			errs = append(errs, fielderr.In(where, errors.Join(err, &FieldError{Field: "Kind", Detail: "is required: every entry `consul config read` prints has one"})))
+			return
+		}
+		items = append(items, item{where, o})
+	}
+	for n, v := range values {
+		where := fmt.Sprintf("value %d", n+1)
+		if list, ok := v.([]any); ok {
+			for i, x := range list {
+				add(fmt.Sprintf("%s, [%d]", where, i), x)
+			}
+			continue
+		}
+		add(where, v)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	st, err := newStore(c)
+	if err != nil {
+		return nil, err
+	}
+	findings := slices.Clone(c.Findings)
+	seen := maps.Clone(c.seen)
+	out := make([]WriteOutcome, len(items))
+	for i, it := range items {
+		var e *entry
+		out[i], e = st.apply(it.where, it.x, &findings)
+		if e != nil {
+			if seen == nil {
+				seen = map[entryKey]string{}
+			}
+			seen[e.key] = it.where + " of an Apply"
+		}
+	}
+	next := st.config()
+	next.Findings, next.seen = findings, seen
+	*c = next
+	return out, nil
+}
+
+// apply takes the write of one entry, read at where: its outcome, and the entry when it was
+// stored. An entry of a kind the write path does not model adds its finding to findings.
+func (st *store) apply(where string, x strict.Fields, findings *[]Finding) (WriteOutcome, *entry) {
+	d := &strict.Decoder{Fold: true}
+	o, _ := d.Object(x, "")
+	var out WriteOutcome
+	o.String(&out.Kind, "Kind")
+	o.String(&out.Name, "Name")
+	o.String(&out.Namespace, "Namespace")
+	o.String(&out.Partition, "Partition")
+	refuse := func(stage WriteStage, errs ...error) (WriteOutcome, *entry) {
+		out.Stage = stage
+		for _, err := range fielderr.Split(errors.Join(errs...)) {
+			out.Reasons = append(out.Reasons, err.Error())
+		}
+		if len(out.Reasons) == 0 { // (the stages always say why)
+			out.Reasons = []string{"refused"}
+		}
+		return out, nil
+	}
+	if err := d.Err(); err != nil {
+		return refuse(StageDecode, err)
+	}
+	rule, ok := kindRules[out.Kind]
+	if !ok {
+		label := fmt.Sprintf("%s (%s)", where, strings.TrimSpace(out.Kind+" "+out.Name))
+		f, skipped := skippedFinding("", label, out.Kind, out.Name)
+		if !skipped {
+			return refuse(StageDecode, unknownKind(out.Kind))
+		}
+		*findings = append(*findings, f)
+		out.Accepted = true
+		return out, nil
+	}
+	raw, err := x.MarshalJSON()
+	if err != nil {
+		return refuse(StageDecode, err)
+	}
+	e, err := rule.decode(d, o, raw)
+	if err := errors.Join(append(d.Errs(), err)...); err != nil {
+		return refuse(StageDecode, err)
+	}
+	if err := rule.validate(&e); err != nil {
+		return refuse(StageValidate, err)
+	}
+	if reasons := st.write(rule, &e); len(reasons) > 0 {
+		out.Stage, out.Reasons = StageStore, reasons
+		return out, nil
+	}
+	out.Accepted = true
+	return out, &e
+}

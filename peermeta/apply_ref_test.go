@@ -1,0 +1,325 @@
+package peermeta
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/meshscope/meshscope/chain"
+	"github.com/meshscope/meshscope/exports"
+	"github.com/meshscope/meshscope/internal/fielderr"
+	"github.com/meshscope/meshscope/internal/longtest"
+	"github.com/meshscope/meshscope/internal/strict"
+)
+
+// refStore is the slow, literal reading of a live server's write path that Apply is checked
+// against: the entries in a list, replaced in place; for each write, the chains to recompile
+// found by reading every stored resolver, and each chain compiled from every stored entry
+// (package chain picks from them what Consul's server reads), without an index.
+type refStore struct{ list []*entry }
+
+func (r *refStore) get(key entryKey) (int, *entry) {
+	for i, e := range r.list {
+		if e.key == key {
+			return i, e
+		}
+	}
+	return -1, nil
+}
+
+// put stores e and returns a function that undoes it.
+func (r *refStore) put(e *entry) (undo func()) {
+	i, prev := r.get(e.key)
+	if i < 0 {
+		r.list = append(r.list, e)
+		return func() { r.list = r.list[:len(r.list)-1] }
+	}
+	r.list[i] = e
+	return func() { r.list[i] = prev }
+}
+
+func (r *refStore) all() chain.Entries { return r.config().Entries }
+
+func (r *refStore) config() Config {
+	var c Config
+	for _, e := range r.list {
+		c.put(e)
+	}
+	return c
+}
+
+func (r *refStore) compile(s exports.ServiceName) (*chain.Chain, error) {
+	return chain.Compile(request(s, "dc1", "ref.consul"), r.all())
+}
+
+// namesService reports whether the resolver res redirects or fails over to the local service s
+// (not res's own), as Consul's server links entries.
+func namesService(res *chain.ServiceResolver, s exports.ServiceName) bool {
+	or := func(vs ...string) string {
+		for _, v := range vs {
+			if v != "" {
+				return v
+			}
+		}
+		return ""
+	}
+	is := func(p, ns, name string) bool {
+		t := exports.ServiceName{Partition: p, Namespace: ns, Name: name}.Canonical()
+		return t == s && t != res.ServiceName()
+	}
+	if rd := res.Redirect; rd != nil && is(or(rd.Partition, res.Partition), or(rd.Namespace, res.Namespace), or(rd.Service, res.Name)) {
+		return true
+	}
+	for _, f := range res.Failover {
+		if len(f.Targets) == 0 && is(res.Partition, or(f.Namespace, res.Namespace), or(f.Service, res.Name)) {
+			return true
+		}
+		for _, t := range f.Targets {
+			if t.Peer == "" && is(or(t.Partition, res.Partition), or(t.Namespace, f.Namespace, res.Namespace), or(t.Service, res.Name)) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (r *refStore) hasResolver(s exports.ServiceName) bool {
+	_, e := r.get(entryKey{kindServiceResolver, s})
+	return e != nil
+}
+
+// exportedToPeer reads every rule of s's partition.
+func (r *refStore) exportedToPeer(s exports.ServiceName) bool {
+	_, x := r.get(entryKey{kindExportedServices, exports.ServiceName{Partition: s.Partition}.Canonical()})
+	if x == nil {
+		return false
+	}
+	for _, rule := range x.export.Services {
+		toPeer := false
+		for _, c := range rule.Consumers {
+			if c.Peer != "" {
+				toPeer = true
+			}
+			if _, g := r.get(entryKey{kindSamenessGroup, exports.ServiceName{Partition: s.Partition, Name: c.SamenessGroup}.Canonical()}); c.SamenessGroup != "" && g != nil {
+				for _, m := range g.group.Members {
+					toPeer = toPeer || m.Peer != ""
+				}
+			}
+		}
+		ns := rule.Namespace == exports.Wildcard || exports.ServiceName{Namespace: rule.Namespace}.Canonical().Namespace == s.Namespace
+		name := rule.Name == s.Name || (rule.Name == exports.Wildcard && r.hasResolver(s))
+		if toPeer && ns && name {
+			return true
+		}
+	}
+	return false
+}
+
+// write judges e and stores it unless refused.
+func (r *refStore) write(e *entry) []string {
+	var chains []exports.ServiceName
+	switch e.key.kind {
+	case kindServiceResolver, kindServiceDefaults:
+		chains = append(chains, e.key.name)
+		for _, o := range r.list {
+			if o.resolver != nil && namesService(o.resolver, e.key.name) {
+				chains = append(chains, o.key.name)
+			}
+		}
+	case kindProxyDefaults, kindSamenessGroup:
+		for _, o := range r.list {
+			if o.resolver != nil && (e.key.kind == kindProxyDefaults || o.key.name.Partition == e.key.name.Partition) {
+				chains = append(chains, o.key.name)
+			}
+		}
+	}
+	slices.SortFunc(chains, exports.ServiceName.Compare)
+	chains = slices.Compact(chains)
+	undo := r.put(e)
+	var reasons []string
+	switch e.key.kind { // the server's own checks, before any chain
+	case kindSamenessGroup:
+		var groups []exports.SamenessGroup
+		for _, o := range r.list {
+			if o.group != nil && o.key.name.Partition == e.key.name.Partition {
+				groups = append(groups, *o.group)
+			}
+		}
+		for _, err := range fielderr.Split(exports.ValidateSamenessGroups(groups)) {
+			reasons = append(reasons, err.Error())
+		}
+	case kindExportedServices:
+		for _, o := range r.list {
+			if o.resolver != nil && o.key.name.Partition == e.key.name.Partition && r.exportedToPeer(o.key.name) {
+				if c, err := r.compile(o.key.name); err == nil && c.CheckPeerExport() != nil {
+					reasons = append(reasons, prefixed("chain "+o.key.name.String()+": ", consulWords(c.CheckPeerExport()))...)
+				}
+			}
+		}
+	}
+	if len(reasons) > 0 {
+		chains = nil
+	}
+	for _, s := range chains {
+		at := "chain " + s.String() + ": "
+		c, err := r.compile(s)
+		if err != nil {
+			reasons = append(reasons, prefixed(at, consulWords(err))...)
+			continue
+		}
+		if !r.exportedToPeer(s) {
+			continue
+		}
+		if err := c.CheckPeerExport(); err != nil {
+			reasons = append(reasons, prefixed(at, consulWords(err))...)
+			continue
+		}
+		if chain.IsHTTPLike(c.Protocol) {
+			continue
+		}
+		undo()
+		before, err := r.compile(s)
+		undo = r.put(e)
+		if err != nil {
+			reasons = append(reasons, at+fmt.Sprintf("error compiling current discovery chain for %q: %s", s.Short(), errors.Join(fielderr.Split(err)...)))
+			continue
+		}
+		for _, id := range nonFailoverTargets(c) {
+			if !nonFailoverIdentities(before)[identityOf(c.Targets[id])] {
+				reasons = append(reasons, at+fmt.Sprintf("peer exported service %q uses protocol=%q and cannot introduce new discovery chain targets like %q", s.Short(), c.Protocol, id))
+			}
+		}
+	}
+	if len(reasons) > 0 {
+		undo()
+	}
+	return reasons
+}
+
+// decodeForRef decodes and validates one entry as Apply does, or says at which stage it is
+// refused.
+func decodeForRef(raw []byte) (*entry, WriteStage) {
+	x, err := strict.ParseJSON(raw)
+	if err != nil {
+		panic(err)
+	}
+	d := &strict.Decoder{Fold: true}
+	o, _ := d.Object(x, "")
+	var kind string
+	o.String(&kind, "Kind")
+	e, err := kindRules[kind].decode(d, o, raw)
+	if errors.Join(append(d.Errs(), err)...) != nil {
+		return nil, StageDecode
+	}
+	if kindRules[kind].validate(&e) != nil {
+		return nil, StageValidate
+	}
+	return &e, ""
+}
+
+// randomWrites returns n config entries of every kind the write path models, over a few
+// services, with redirects, failover, subsets, protocols, exports to peers and partitions,
+// and sameness groups: enough for writes to break chains and to be refused for every reason.
+func randomWrites(r *rand.Rand, n int) []json.RawMessage {
+	pick := func(xs ...string) string { return xs[r.IntN(len(xs))] }
+	svc := func() string { return pick("a", "b", "c", "d") }
+	var out []json.RawMessage
+	for range n {
+		var v map[string]any
+		switch r.IntN(10) {
+		case 0, 1, 2, 3:
+			v = map[string]any{"Kind": "service-resolver", "Name": svc()}
+			if r.IntN(3) == 0 {
+				v["Subsets"] = map[string]any{"v1": map[string]any{}, "v2": map[string]any{"OnlyPassing": true}}
+			}
+			switch r.IntN(5) {
+			case 0:
+				rd := map[string]any{"Service": svc()}
+				if r.IntN(3) == 0 {
+					rd["ServiceSubset"] = pick("v1", "v2")
+				}
+				if r.IntN(6) == 0 {
+					rd = map[string]any{"Datacenter": "dc2"}
+				}
+				if r.IntN(8) == 0 {
+					rd = map[string]any{"Service": svc(), "Peer": "east"}
+				}
+				v["Redirect"] = rd
+			case 1:
+				v["Failover"] = map[string]any{"*": map[string]any{"Service": svc()}}
+			case 2:
+				t := []any{map[string]any{"Service": svc()}, map[string]any{"Service": svc(), "Peer": "east"}}
+				if r.IntN(4) == 0 {
+					t = append(t, map[string]any{"Datacenter": "dc3"})
+				}
+				v["Failover"] = map[string]any{"*": map[string]any{"Targets": t}}
+			case 3:
+				v["Failover"] = map[string]any{"*": map[string]any{"SamenessGroup": pick("g", "h")}}
+			}
+		case 4, 5:
+			v = map[string]any{"Kind": "service-defaults", "Name": svc(), "Protocol": pick("tcp", "http", "grpc", "")}
+		case 6:
+			v = map[string]any{"Kind": "proxy-defaults", "Name": "global", "Config": map[string]any{"protocol": pick("tcp", "http")}}
+		case 7, 8:
+			var rules []any
+			for _, name := range []string{svc(), pick("*", svc())} {
+				rules = append(rules, map[string]any{"Name": name, "Consumers": []any{map[string]any{pick("Peer", "Partition", "SamenessGroup"): pick("east", "ap1", "g")}}})
+			}
+			v = map[string]any{"Kind": "exported-services", "Name": "default", "Services": rules}
+		case 9:
+			members := []any{map[string]any{"Partition": "ap1"}, map[string]any{"Peer": pick("east", "west")}}
+			v = map[string]any{"Kind": "sameness-group", "Name": pick("g", "h"), "Members": members[:1+r.IntN(2)]}
+		}
+		b, err := json.Marshal(v)
+		if err != nil {
+			panic(err)
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
+// TestApplyAgainstReference: on random writes, Apply gives exactly the reference's outcomes
+// and stores what it stores.
+func TestApplyAgainstReference(t *testing.T) {
+	r := rand.New(rand.NewPCG(31, 41))
+	refused := map[WriteStage]int{}
+	for range longtest.N(300, 3000) {
+		writes := randomWrites(r, 4+r.IntN(16))
+		all, err := json.Marshal(writes)
+		require.NoError(t, err)
+		var c Config
+		outs, err := c.Apply(all)
+		require.NoError(t, err)
+		require.Len(t, outs, len(writes))
+		var ref refStore
+		for i, w := range writes {
+			e, stage := decodeForRef(w)
+			var reasons []string
+			if e != nil {
+				if reasons = ref.write(e); len(reasons) > 0 {
+					stage = StageStore
+				}
+			}
+			got := outs[i]
+			require.Equal(t, stage == "", got.Accepted, "write %d of %s: %s", i, all, got)
+			require.Equal(t, stage, got.Stage, "write %d of %s", i, all)
+			if stage == StageStore {
+				require.Equal(t, reasons, got.Reasons, "write %d of %s", i, all)
+			}
+			refused[stage]++
+		}
+		want := ref.config()
+		require.Equal(t, want.Entries, c.Entries, "%s", all)
+		require.Equal(t, want.Exports, c.Exports, "%s", all)
+	}
+	for _, stage := range []WriteStage{"", StageValidate, StageStore} {
+		require.NotZero(t, refused[stage], "the random writes reach stage %q", stage)
+	}
+	t.Logf("writes: %v", refused)
+}
