@@ -50,16 +50,21 @@ type WriteOutcome struct {
 // or "refused (store): " and the reasons.
 func (o WriteOutcome) String() string {
 	var b strings.Builder
-	b.WriteString(o.Kind + " " + o.entryName())
-	if o.Delete {
-		b.WriteString(" (deleted)")
-	}
+	b.WriteString(o.path())
 	if o.Accepted {
 		b.WriteString(": accepted")
 		return b.String()
 	}
 	fmt.Fprintf(&b, ": refused (%s): %s", o.Stage, strings.Join(o.Reasons, "; "))
 	return b.String()
+}
+
+// path names the entry written: its kind and name, and whether the write deletes it.
+func (o WriteOutcome) path() string {
+	if o.Delete {
+		return o.Kind + " " + o.entryName() + " (deleted)"
+	}
+	return o.Kind + " " + o.entryName()
 }
 
 // entryName is the entry's name with its namespace and partition, when it has them.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/meshscope/meshscope/chain"
 	"github.com/meshscope/meshscope/exports"
@@ -18,24 +19,20 @@ type ReplicationDiff struct {
 	// Services are the services whose replication changes once the writes Consul accepts
 	// are stored, sorted by partition, namespace and name.
 	Services []ServiceChange `json:"Services"`
-	// Refused are the writes of the change Consul's server refuses, in the order written,
-	// each with every chain it breaks and why, in Consul's words. A refused write is not
-	// stored: it changes no service's replication.
-	Refused []WriteOutcome `json:"Refused,omitempty"`
+	// Refused are the changes Consul's server refuses, one line per chain a refused write
+	// breaks, "<kind> <entry>: <reason>" with the reason in Consul's words, in the order Diff
+	// writes (see Diff; the order is fixed, whatever the order of the input). A refused
+	// write is not stored: it changes no service's replication.
+	Refused []string `json:"Refused,omitempty"`
 }
 
 // AllFindings returns the refused writes as findings, for a program that prints and gates on
 // findings: one WriteRefused finding per reason, its path the entry written.
 func (d *ReplicationDiff) AllFindings() []Finding {
-	var out []Finding
-	for _, o := range d.Refused {
-		path := o.Kind + " " + o.entryName()
-		if o.Delete {
-			path += " (deleted)"
-		}
-		for _, r := range o.Reasons {
-			out = append(out, report.New(path, WriteRefused, "%s", r))
-		}
+	out := make([]Finding, 0, len(d.Refused))
+	for _, line := range d.Refused {
+		path, reason, _ := strings.Cut(line, ": ") // an entry's kind and name hold no ": "
+		out = append(out, report.New(path, WriteRefused, "%s", reason))
 	}
 	return out
 }
@@ -90,12 +87,11 @@ func (s ServiceState) Replicated() bool { return s.As == AsChain || s.As == AsPl
 // (before is replicated with before's exporter and that peer: each side keeps its own trust
 // domain, datacenter and partition). It writes each entry after holds differently from
 // before — new, changed or gone — to before's configuration as Consul's server takes a write
-// (see Config.Apply), and lists in Refused every write the server refuses, with the chains it
-// breaks:
+// (see Config.Apply), and lists in Refused every chain a write the server refuses breaks:
 //
-//	chain default/default/db: peer exported service "db" uses protocol="tcp" and cannot introduce new discovery chain targets like "db2.default.default.dc1"
-//	chain default/default/db: peer exported service "db" contains cross-datacenter resolver redirect
-//	chain default/default/web: detected circular resolver redirect: [web.default.default.dc1 -> db.default.default.dc1 -> web.default.default.dc1]
+//	service-resolver db: chain default/default/db: peer exported service "db" uses protocol="tcp" and cannot introduce new discovery chain targets like "db2.default.default.dc1"
+//	service-resolver db: chain default/default/db: peer exported service "db" contains cross-datacenter resolver redirect
+//	service-resolver web: chain default/default/web: detected circular resolver redirect: [web.default.default.dc1 -> db.default.default.dc1 -> web.default.default.dc1]
 //
 // The order of the writes matters to Consul, and two configurations do not say it: Diff
 // writes proxy-defaults, then service-defaults, sameness groups, resolvers (a resolver after
@@ -126,8 +122,11 @@ func Diff(before, after Input) (ReplicationDiff, error) {
 	out := ReplicationDiff{Peer: peer, Services: []ServiceChange{}}
 	for _, e := range changes(before, after) {
 		if reasons := st.write(kindRules[e.key.kind], e); len(reasons) > 0 {
-			out.Refused = append(out.Refused, WriteOutcome{Kind: e.key.kind, Name: e.name, Namespace: e.namespace, Partition: e.partition,
-				Delete: e.deleted, Stage: StageStore, Reasons: reasons})
+			o := WriteOutcome{Kind: e.key.kind, Name: e.name, Namespace: e.namespace, Partition: e.partition,
+				Delete: e.deleted, Stage: StageStore, Reasons: reasons}
+			for _, r := range reasons {
+				out.Refused = append(out.Refused, o.path()+": "+r)
+			}
 		}
 	}
 	if len(out.Refused) > 0 {

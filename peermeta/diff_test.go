@@ -57,9 +57,7 @@ func TestDiff(t *testing.T) {
 	after = diffInput(t, chain.ServiceResolver{Name: "db", Redirect: &chain.Redirect{Service: "db2"}})
 	d, err = Diff(before, after)
 	require.NoError(t, err)
-	require.Len(t, d.Refused, 1)
-	assert.Equal(t, WriteOutcome{Kind: "service-resolver", Name: "db", Stage: StageStore,
-		Reasons: []string{`chain default/default/db: peer exported service "db" uses protocol="tcp" and cannot introduce new discovery chain targets like "db2.default.default.dc1"`}}, d.Refused[0])
+	assert.Equal(t, []string{`service-resolver db: chain default/default/db: peer exported service "db" uses protocol="tcp" and cannot introduce new discovery chain targets like "db2.default.default.dc1"`}, d.Refused)
 	assert.Empty(t, d.Services)
 
 	// A service that was only a failover target before is new too: Consul leaves failover
@@ -85,8 +83,7 @@ func TestDiff(t *testing.T) {
 	unsafe := diffInput(t, chain.ServiceResolver{Name: "db", Redirect: &chain.Redirect{Datacenter: "dc2"}})
 	d, err = Diff(diffInput(t), unsafe)
 	require.NoError(t, err)
-	require.Len(t, d.Refused, 1)
-	assert.Equal(t, []string{`chain default/default/db: peer exported service "db" contains cross-datacenter resolver redirect`}, d.Refused[0].Reasons)
+	assert.Equal(t, []string{`service-resolver db: chain default/default/db: peer exported service "db" contains cross-datacenter resolver redirect`}, d.Refused)
 	d, err = Diff(unsafe, unsafe)
 	require.NoError(t, err)
 	assert.Empty(t, d.Refused)
@@ -126,52 +123,44 @@ func TestDiffRefusals(t *testing.T) {
 	for _, tt := range []struct {
 		name          string
 		before, after Input
-		want          []string // the refused writes, as WriteOutcome.String gives them
+		want          []string // Refused: a line per chain a refused write breaks
 		failed        string   // a service the peer does not receive after the change
 	}{
 		{"a redirect cycle: the resolver written last is refused, naming both chains it breaks", diffInput(t),
 			diffInput(t, db(chain.ServiceResolver{Redirect: &chain.Redirect{Service: "db2"}}), chain.ServiceResolver{Name: "db2", Redirect: &chain.Redirect{Service: "db"}}),
-			[]string{"service-resolver db: refused (store): chain default/default/db: " + cycle("db", "db2") + "; chain default/default/db2: " + cycle("db2", "db")}, ""},
+			[]string{"service-resolver db: chain default/default/db: " + cycle("db", "db2"), "service-resolver db: chain default/default/db2: " + cycle("db2", "db")}, ""},
 		{"an unknown subset", diffInput(t, chain.ServiceResolver{Name: "db2", Subsets: map[string]chain.Subset{"v1": {}}}),
 			diffInput(t, db(chain.ServiceResolver{Redirect: &chain.Redirect{Service: "db2", ServiceSubset: "v2"}}), chain.ServiceResolver{Name: "db2", Subsets: map[string]chain.Subset{"v1": {}}}),
-			[]string{`service-resolver db: refused (store): chain default/default/db: service "db2" does not have a subset named "v2"`}, ""},
+			[]string{`service-resolver db: chain default/default/db: service "db2" does not have a subset named "v2"`}, ""},
 		{"inconsistent protocols: a service-defaults write recompiles the chains that name its service",
 			diffInput(t, db(chain.ServiceResolver{Failover: map[string]chain.Failover{"*": {Service: "db2"}}})),
 			withProtocols(diffInput(t, db(chain.ServiceResolver{Failover: map[string]chain.Failover{"*": {Service: "db2"}}})), map[exports.ServiceName]string{{Name: "db2"}: "http"}),
-			[]string{`service-defaults db2: refused (store): chain default/default/db: discovery chain "db" uses inconsistent protocols; service "db2" has "http" which is not "tcp"`}, ""},
+			[]string{`service-defaults db2: chain default/default/db: discovery chain "db" uses inconsistent protocols; service "db2" has "http" which is not "tcp"`}, ""},
 		{"a write that leaves a broken chain broken is refused",
 			diffInput(t, db(chain.ServiceResolver{Redirect: &chain.Redirect{Service: "db2", ServiceSubset: "v2"}}), chain.ServiceResolver{Name: "db2"}),
 			diffInput(t, db(chain.ServiceResolver{Redirect: &chain.Redirect{Service: "db2", ServiceSubset: "v3"}}), chain.ServiceResolver{Name: "db2"}),
-			[]string{`service-resolver db: refused (store): chain default/default/db: service "db2" does not have a subset named "v3"`}, "db"},
+			[]string{`service-resolver db: chain default/default/db: service "db2" does not have a subset named "v3"`}, "db"},
 		{"a write two hops from a chain is not judged against it, as on Consul's server",
 			diffInput(t, db(chain.ServiceResolver{Redirect: &chain.Redirect{Service: "db2"}}), chain.ServiceResolver{Name: "db2", Redirect: &chain.Redirect{Service: "db3"}}),
 			diffInput(t, db(chain.ServiceResolver{Redirect: &chain.Redirect{Service: "db2"}}), chain.ServiceResolver{Name: "db2", Redirect: &chain.Redirect{Service: "db3"}},
 				chain.ServiceResolver{Name: "db3", Redirect: &chain.Redirect{Datacenter: "dc2"}}),
 			nil, "db"},
 		{"an unsafe chain", diffInput(t), diffInput(t, db(chain.ServiceResolver{Redirect: &chain.Redirect{Datacenter: "dc2"}})),
-			[]string{`service-resolver db: refused (store): chain default/default/db: peer exported service "db" contains cross-datacenter resolver redirect`}, ""},
+			[]string{`service-resolver db: chain default/default/db: peer exported service "db" contains cross-datacenter resolver redirect`}, ""},
 		{"a new tcp start target", diffInput(t), diffInput(t, db(chain.ServiceResolver{Redirect: &chain.Redirect{Service: "db2"}})),
-			[]string{`service-resolver db: refused (store): chain default/default/db: peer exported service "db" uses protocol="tcp" and cannot introduce new discovery chain targets like "db2.default.default.dc1"`}, ""},
+			[]string{`service-resolver db: chain default/default/db: peer exported service "db" uses protocol="tcp" and cannot introduce new discovery chain targets like "db2.default.default.dc1"`}, ""},
 		{"deleting the service-defaults a chain's protocol needs", withProtocols(diffInput(t, db(chain.ServiceResolver{Failover: map[string]chain.Failover{"*": {Service: "db2"}}})),
 			map[exports.ServiceName]string{{Name: "db"}: "http", {Name: "db2"}: "http"}),
 			withProtocols(diffInput(t, db(chain.ServiceResolver{Failover: map[string]chain.Failover{"*": {Service: "db2"}}})), map[exports.ServiceName]string{{Name: "db"}: "http"}),
-			[]string{`service-defaults db2 (deleted): refused (store): chain default/default/db: discovery chain "db" uses inconsistent protocols; service "db2" has "tcp" which is not "http"`}, ""},
+			[]string{`service-defaults db2 (deleted): chain default/default/db: discovery chain "db" uses inconsistent protocols; service "db2" has "tcp" which is not "http"`}, ""},
 		{"added failover", diffInput(t), diffInput(t, db(chain.ServiceResolver{Failover: map[string]chain.Failover{"*": {Service: "db2"}}})), nil, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			d, err := Diff(tt.before, tt.after)
 			require.NoError(t, err)
-			var got []string
-			for _, o := range d.Refused {
-				got = append(got, o.String())
-			}
-			assert.Equal(t, tt.want, got)
-			n := 0
-			for _, o := range d.Refused {
-				n += len(o.Reasons)
-			}
+			assert.Equal(t, tt.want, d.Refused)
 			findings := d.AllFindings()
-			assert.Len(t, findings, n, "a finding per reason")
+			assert.Len(t, findings, len(d.Refused), "a finding per reason")
 			for _, f := range findings {
 				assert.Equal(t, WriteRefused, f.Code)
 			}

@@ -62,8 +62,8 @@
 // of rules replicates a service meshscope's one rule does not, UnknownKind, and the chains'
 // own, such as chain.PeerTargetResolvedLocally), CheckGateways (NoMeshGateway,
 // GatewaysCritical) and Config.Findings (EntrySkipped, RoutingNotModelled). Each fact is
-// reported once: a service not replicated is in Replication.Failed or Excluded, a refused
-// write in ReplicationDiff.Refused, and their AllFindings methods give those as findings too
+// reported once: a service not replicated is in Replication.Failed or Excluded, each chain a
+// refused write breaks in ReplicationDiff.Refused, and their AllFindings methods give those as findings too
 // (NotReplicated, Excluded, WriteRefused), so that a program prints and gates on everything
 // alike.
 //

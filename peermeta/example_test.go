@@ -119,12 +119,12 @@ func ExampleDiff() {
 	for _, s := range d.Services {
 		fmt.Println(s.Key, "gains", s.Gained)
 	}
-	for _, o := range d.Refused {
-		fmt.Println(o)
+	for _, r := range d.Refused {
+		fmt.Println(r)
 	}
 	// Output:
 	// default/default/db gains [spiffe://11111111-2222-3333-4444-555555555555.consul/ns/default/dc/dc1/svc/db-backup]
-	// service-resolver web: refused (store): chain default/default/web: peer exported service "web" uses protocol="tcp" and cannot introduce new discovery chain targets like "web-v2.default.default.dc1"
+	// service-resolver web: chain default/default/web: peer exported service "web" uses protocol="tcp" and cannot introduce new discovery chain targets like "web-v2.default.default.dc1"
 }
 
 // ExampleConfig_Apply writes entries as a live Consul server takes them, in order: the

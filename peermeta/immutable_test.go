@@ -92,7 +92,7 @@ func TestOwnedValuesDoNotAlias(t *testing.T) {
 		}
 	}
 	for i := range d.Refused {
-		d.Refused[i].Reasons = []string{"evil"}
+		d.Refused[i] = "evil"
 	}
 	imp, err := Upstream(importer, importer.Start, r.Services[0].PeerMeta)
 	require.NoError(t, err)

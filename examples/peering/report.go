@@ -28,8 +28,9 @@ type report struct {
 // dryRun is a proposal's dry run: the writes Consul refuses — the same for every peer, so
 // listed once — and how each peer's replication changes.
 type dryRun struct {
-	Refused []peermeta.WriteOutcome    `json:"refused"`
-	Peers   []peermeta.ReplicationDiff `json:"peers"` // without their Refused
+	Refused  []string                   `json:"refused"`
+	Peers    []peermeta.ReplicationDiff `json:"peers"` // without their Refused
+	findings []peermeta.Finding         // Refused, as findings
 }
 
 // build reads everything and works out the report.
@@ -103,7 +104,7 @@ func build(o options) (*report, error) {
 			return nil, err
 		}
 		if rep.DryRun == nil {
-			rep.DryRun = &dryRun{Refused: d.Refused}
+			rep.DryRun = &dryRun{Refused: d.Refused, findings: d.AllFindings()}
 		}
 		d.Refused = nil
 		rep.DryRun.Peers = append(rep.DryRun.Peers, d)
@@ -127,9 +128,7 @@ func (r *report) gated() []peermeta.Finding {
 }
 
 // refusals are the refused writes as findings, a line each.
-func (d *dryRun) refusals() []peermeta.Finding {
-	return (&peermeta.ReplicationDiff{Refused: d.Refused}).AllFindings()
-}
+func (d *dryRun) refusals() []peermeta.Finding { return d.findings }
 
 func (r *report) exporter(peer string) peermeta.Exporter {
 	return peermeta.Exporter{Peer: peer, Partition: r.Partition, Datacenter: r.Datacenter, TrustDomain: r.TrustDomain}
