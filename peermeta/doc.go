@@ -63,9 +63,9 @@
 // own, such as chain.PeerTargetResolvedLocally), CheckGateways (NoMeshGateway,
 // GatewaysCritical) and Config.Findings (EntrySkipped, RoutingNotModelled). Each fact is
 // reported once: a service not replicated is in Replication.Failed or Excluded, each chain a
-// refused write breaks in ReplicationDiff.Refused, and their AllFindings methods give those as findings too
-// (NotReplicated, Excluded, WriteRefused), so that a program prints and gates on everything
-// alike.
+// refused write breaks in ReplicationDiff.Refused, and their AllFindings methods give those
+// as findings too (NotReplicated, Excluded, WriteRefused), so that a program prints and gates
+// on everything alike.
 //
 // # Reading Consul's configuration and API output
 //
