@@ -10,20 +10,28 @@
 // not run in parallel with others.
 package growth
 
-import "runtime"
+import (
+	"math"
+	"runtime"
+)
 
-// runs is how many calls Allocated averages over, after one call to warm up.
-const runs = 3
+// runs is how many calls Allocated measures, after one call to warm up.
+const runs = 5
 
-// Allocated returns the heap allocations and the bytes one call of f makes, averaged over a
-// few calls after a first one (which may fill caches and is not counted).
+// Allocated returns the heap allocations and the bytes one call of f makes: the fewest that
+// any of a few calls made after a first one (which may fill caches and is not counted). The
+// counters are the whole process's, so the runtime or a race detector allocating beside f
+// can only add to a call's count; the fewest is the call's own.
 func Allocated(f func()) (allocs, bytes float64) {
 	var before, after runtime.MemStats
 	f()
-	runtime.ReadMemStats(&before)
+	allocs, bytes = math.Inf(1), math.Inf(1)
 	for range runs {
+		runtime.ReadMemStats(&before)
 		f()
+		runtime.ReadMemStats(&after)
+		allocs = min(allocs, float64(after.Mallocs-before.Mallocs))
+		bytes = min(bytes, float64(after.TotalAlloc-before.TotalAlloc))
 	}
-	runtime.ReadMemStats(&after)
-	return float64(after.Mallocs-before.Mallocs) / runs, float64(after.TotalAlloc-before.TotalAlloc) / runs
+	return allocs, bytes
 }
