@@ -3,12 +3,12 @@ package visibility
 import (
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	metavalidation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/meshscope/meshscope/internal/kube"
 )
 
 // Visibility says which data planes receive a ServiceEntry.
@@ -86,48 +86,29 @@ func (c *Config) problems(root *field.Path) []error {
 	}
 	var errs []error
 	if !c.DefaultVisibility.valid() {
-		errs = append(errs, badVisibility(child(root, "defaultVisibility"), c.DefaultVisibility))
+		errs = append(errs, badVisibility(kube.Child(root, "defaultVisibility"), c.DefaultVisibility))
 	}
 	for i, p := range c.Policies {
-		pp := child(root, "policies").Index(i)
+		pp := kube.Child(root, "policies").Index(i)
 		if !p.Visibility.valid() {
 			errs = append(errs, badVisibility(pp.Child("visibility"), p.Visibility))
 		}
 		for j, r := range p.MatchingRules {
 			rp := pp.Child("matchingRules").Index(j).Child("namespaceSelector")
 			if r.NamespaceSelector == nil {
-				errs = append(errs, fromField(field.Required(rp, "a rule without a selector would never match (Istio drops it); use {} to match every namespace")))
+				errs = append(errs, kube.FromField(field.Required(rp, "a rule without a selector would never match (Istio drops it); use {} to match every namespace")))
 				continue
 			}
-			errs = append(errs, selectorProblems(r.NamespaceSelector, rp)...)
+			errs = append(errs, kube.SelectorProblems(r.NamespaceSelector, rp)...)
 		}
 	}
-	return errs
-}
-
-// selectorProblems validates a selector with apimachinery and orders the problems
-// deterministically (apimachinery walks matchLabels in map order).
-func selectorProblems(s *metav1.LabelSelector, p *field.Path) []error {
-	list := metavalidation.ValidateLabelSelector(s, metavalidation.LabelSelectorValidationOptions{}, p)
-	errs := make([]error, 0, len(list))
-	for _, e := range list {
-		errs = append(errs, fromField(e))
-	}
-	sort.SliceStable(errs, func(i, j int) bool { return errs[i].Error() < errs[j].Error() })
 	return errs
 }
 
 func badVisibility(p *field.Path, v Visibility) error {
 	supported := []Visibility{Public, Namespace, None, Unspecified}
 	if up := Visibility(strings.ToUpper(string(v))); up.valid() {
-		return fromField(field.Invalid(p, string(v), fmt.Sprintf("enum names are upper case (%q)", up)))
+		return kube.FromField(field.Invalid(p, string(v), fmt.Sprintf("enum names are upper case (%q)", up)))
 	}
-	return fromField(field.NotSupported(p, string(v), supported))
-}
-
-func child(p *field.Path, name string) *field.Path {
-	if p == nil {
-		return field.NewPath(name)
-	}
-	return p.Child(name)
+	return kube.FromField(field.NotSupported(p, string(v), supported))
 }

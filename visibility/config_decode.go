@@ -1,13 +1,12 @@
 package visibility
 
 import (
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
 	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
 
+	"github.com/meshscope/meshscope/internal/kube"
 	"github.com/meshscope/meshscope/internal/strict"
 )
 
@@ -152,46 +151,7 @@ func decodeRule(d *strict.Decoder, x any, path string) MatchingRule {
 	}
 	o.Check(sel, selSnake)
 	if v, p, ok := o.Get(sel, selSnake); ok {
-		r.NamespaceSelector = decodeSelector(d, v, p)
-	}
-	return r
-}
-
-// decodeSelector reads a Kubernetes LabelSelector: camelCase fields only, as the Kubernetes
-// API defines them.
-func decodeSelector(d *strict.Decoder, x any, path string) *metav1.LabelSelector {
-	o, ok := d.Object(x, path)
-	if !ok {
-		return nil
-	}
-	o.Check("matchLabels", "matchExpressions")
-	s := &metav1.LabelSelector{}
-	if v, p, ok := o.Get("matchLabels"); ok {
-		if m := d.StringMap(v, p); len(m) > 0 {
-			s.MatchLabels = m
-		}
-	}
-	if v, p, ok := o.Get("matchExpressions"); ok {
-		for i, item := range d.List(v, p) {
-			s.MatchExpressions = append(s.MatchExpressions, decodeRequirement(d, item, strict.Index(p, i)))
-		}
-	}
-	return s
-}
-
-func decodeRequirement(d *strict.Decoder, x any, path string) metav1.LabelSelectorRequirement {
-	var r metav1.LabelSelectorRequirement
-	o, ok := d.Object(x, path)
-	if !ok {
-		return r
-	}
-	o.Check("key", "operator", "values")
-	o.String(&r.Key, "key")
-	var op string
-	o.String(&op, "operator")
-	r.Operator = metav1.LabelSelectorOperator(op)
-	if v, p, ok := o.Get("values"); ok {
-		r.Values = d.Strings(v, p)
+		r.NamespaceSelector = kube.DecodeSelector(d, v, p)
 	}
 	return r
 }

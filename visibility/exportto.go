@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/meshscope/meshscope/internal/names"
+	"github.com/meshscope/meshscope/internal/strict"
 )
 
 // The special exportTo values.
@@ -22,7 +23,7 @@ func ValidateExportTo(namespace string, exportTo []string) error {
 	if r := names.Label(namespace); r != "" {
 		errs = append(errs, problem("", "namespace", namespace, "%q %s", namespace, r))
 	}
-	return joinProblems(checkExportTo(errs, "exportTo", namespace, exportTo, entryList))
+	return joinProblems(append(errs, ExportToProblems("exportTo", namespace, exportTo, EntryExportTo)...))
 }
 
 // EffectiveExportTo returns the namespaces an entry is exported to for sidecars and gateways:
@@ -81,4 +82,73 @@ func ExportedTo(effective []string, namespace, client string) bool {
 		}
 	}
 	return false
+}
+
+// ExportToRule says whose exportTo list ExportToProblems checks, which decides what a
+// repeat is.
+type ExportToRule int
+
+const (
+	// EntryExportTo: a ServiceEntry's spec.exportTo, where "." counts as the entry's own
+	// namespace when looking for repeats (Istio refuses [".", "shop"] in shop).
+	EntryExportTo ExportToRule = iota
+	// AnnotationExportTo: a Kubernetes Service's networking.istio.io/exportTo annotation,
+	// whose repeats are accepted: Istio does not validate the annotation and reads it as a
+	// set.
+	AnnotationExportTo
+	// MeshExportTo: a mesh default (defaultServiceExportTo), where "." repeats only itself.
+	MeshExportTo
+)
+
+// ExportToProblems checks the exportTo list at field, of an object in namespace ("" for a
+// mesh default), and returns its problems, each naming field[i] and the value. Valid lists
+// are: empty (the mesh default applies), "*" alone, "~" alone, or "." and namespace names
+// (lowercase RFC 1123 labels) without repeats (see ExportToRule for what a repeat is, and
+// where repeats are accepted).
+func ExportToProblems(field, namespace string, list []string, rule ExportToRule) []*FieldError {
+	var errs []*FieldError
+	var seen map[string]int // for long lists; short ones are scanned
+	if len(list) > 16 {
+		seen = make(map[string]int, len(list))
+	}
+	key := func(v string) string {
+		if v == exportToOwn && rule == EntryExportTo {
+			return namespace
+		}
+		return v
+	}
+	for i, v := range list {
+		at := strict.Index(field, i)
+		switch v {
+		case exportToAll, exportToNone:
+			if len(list) > 1 {
+				errs = append(errs, problem("", at, v, "%q must be the only value", v))
+			}
+			continue
+		case exportToOwn:
+		default:
+			if r := names.Label(v); r != "" {
+				errs = append(errs, problem("", at, v, "%q is not \"*\", \".\", \"~\" or a namespace name: %s", v, r))
+				continue
+			}
+		}
+		if rule == AnnotationExportTo {
+			continue
+		}
+		k := key(v)
+		j := -1
+		if seen != nil {
+			if first, dup := seen[k]; dup {
+				j = first
+			} else {
+				seen[k] = i
+			}
+		} else {
+			j = slices.IndexFunc(list[:i], func(w string) bool { return w != exportToAll && w != exportToNone && key(w) == k })
+		}
+		if j >= 0 {
+			errs = append(errs, problem("", at, v, "%q repeats %s (%q)", v, strict.Index(field, j), list[j]))
+		}
+	}
+	return errs
 }

@@ -143,41 +143,6 @@ func TestLintIsSound(t *testing.T) {
 	}
 }
 
-func TestIndexLint(t *testing.T) {
-	r := mustCompile(t, &Config{DefaultVisibility: Namespace, Policies: []Policy{
-		{Visibility: Public, MatchingRules: []MatchingRule{matchLabels("tema", "platform")}}, // a typo
-		{Visibility: None, MatchingRules: []MatchingRule{matchLabels("env", "sandbox")}},
-		{Visibility: Public, MatchingRules: []MatchingRule{matchLabels("team", "platform")}},
-	}})
-	inv := Inventory{
-		Namespaces: map[string]map[string]string{"platform": {"team": "platform"}, "sandbox": {"env": "sandbox"}},
-		Services: []Service{
-			se("platform", "github", 0, []string{"api.github.com"}),
-			{Kind: ServiceEntry, Namespace: "platform", Name: "quiet", Hosts: []string{"quiet.example"}, ExportTo: []string{".", "shpo"}},
-			// An annotation may repeat a namespace (Istio reads it as a set): one finding.
-			{Kind: KubernetesService, Namespace: "platform", Name: "web", Hosts: []string{"web.platform.svc.cluster.local"}, Headless: true, ExportTo: []string{"shpo", "shpo"}},
-		},
-		DefaultExportTo: []string{".", "platfrom"}, // a typo in the mesh default
-	}
-	ix, err := NewIndex(r, inv)
-	require.NoError(t, err)
-	var got []string
-	for _, f := range ix.Lint() {
-		got = append(got, f.String())
-	}
-	assert.Equal(t, []string{
-		"WARNING SelectorMatchesNoNamespace policies[0].matchingRules[0]: the selector tema=platform selects none of the inventory's 2 namespaces",
-		"WARNING PolicyDecidesNoEntry policies[0]: decides none of the inventory's ServiceEntries",
-		"WARNING PolicyDecidesNoEntry policies[1]: decides none of the inventory's ServiceEntries",
-		`ERROR ExportToUnknownNamespace defaultServiceExportTo: the mesh's default exportTo names namespace "platfrom", which the inventory does not have: it is the exportTo of every service that gives none`,
-		`ERROR ExportToUnknownNamespace ServiceEntry platform/quiet: exportTo names namespace "shpo", which the inventory does not have: sidecars there see nothing of it`,
-		"WARNING NoAddressForDNS ServiceEntry platform/quiet: no address for any of its hosts: ztunnel's DNS proxy forwards every query for them upstream",
-		`ERROR ExportToUnknownNamespace KubernetesService platform/web: exportTo names namespace "shpo", which the inventory does not have: sidecars there see nothing of it`,
-	}, got)
-	var zero *Index
-	assert.Nil(t, zero.Lint())
-}
-
 // policyOf returns the index of the policy a finding of Resolver.Lint is about, read from
 // its path: "policies[3]" or "policies[3].matchingRules[1]".
 func policyOf(t *testing.T, f Finding) int {
@@ -269,10 +234,31 @@ func TestCodeLevels(t *testing.T) {
 		Unreachable: report.Warning, Shadowed: report.Warning, NeverMatches: report.Warning,
 		Redundant: report.Note, NoOpRule: report.Note, DuplicateRule: report.Note,
 		SelectorMatchesNoNamespace: report.Warning, PolicyDecidesNoEntry: report.Warning,
-		ExportToUnknownNamespace: report.Error, NoAddressForDNS: report.Warning, PartialWildcardDNS: report.Warning,
-		ScopeNeverMatches: report.Warning, ScopeLocalConfig: report.Note, ScopeSettingOverridden: report.Note,
-		ScopeHostNeverMatches: report.Error, ScopeDefaultKept: report.Warning, ScopeDefaultDropped: report.Warning, ScopeDefaultStaysDropped: report.Warning,
 	} {
 		assert.Equal(t, want, code.Level(), "%s", code)
 	}
+}
+
+// TestLintNamespaces reads a configuration against a cluster's namespaces and entries.
+func TestLintNamespaces(t *testing.T) {
+	r, err := Compile(&Config{Policies: []Policy{
+		{Visibility: Public, MatchingRules: []MatchingRule{{NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"tema": "platform"}}}}},
+		{Visibility: None, MatchingRules: []MatchingRule{{NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"env": "sandbox"}}}}},
+		{Visibility: Namespace},
+	}})
+	require.NoError(t, err)
+	namespaces := map[string]map[string]string{"platform": {"team": "platform"}, "play": {"env": "sandbox"}, "shop": nil}
+	got := r.LintNamespaces(namespaces, []string{"shop", "shop", "platform"})
+	var lines []string
+	for _, f := range got {
+		lines = append(lines, f.String())
+	}
+	assert.Equal(t, []string{
+		"WARNING SelectorMatchesNoNamespace policies[0].matchingRules[0]: the selector tema=platform selects none of the inventory's 3 namespaces",
+		"WARNING PolicyDecidesNoEntry policies[0]: decides none of the inventory's ServiceEntries",
+		"WARNING PolicyDecidesNoEntry policies[1]: decides none of the inventory's ServiceEntries",
+	}, lines)
+	disabled, err := Compile(nil)
+	require.NoError(t, err)
+	assert.Empty(t, disabled.LintNamespaces(namespaces, []string{"shop"}))
 }

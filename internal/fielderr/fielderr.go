@@ -127,3 +127,36 @@ func (c *Collector) Len() int { return len(c.errs) }
 
 // Err returns the problems joined, nil if there are none.
 func (c *Collector) Err() error { return errors.Join(c.errs...) }
+
+// Under puts the field path prefix before the Field of every problem joined in err (a copy:
+// the original is not changed): "policies[0]" under "spec.meshConfig.serviceEntryVisibility"
+// is "spec.meshConfig.serviceEntryVisibility.policies[0]". An error other than a FieldError
+// is kept as it is. nil stays nil, and a join stays a join.
+func Under(prefix string, err error) error {
+	if err == nil || prefix == "" {
+		return err
+	}
+	list := Split(err)
+	out := make([]error, len(list))
+	for i, e := range list {
+		var fe *Error
+		if !errors.As(e, &fe) || fe != e {
+			out[i] = e
+			continue
+		}
+		c := *fe
+		switch {
+		case c.Field == "" || c.Field == "(top level)":
+			c.Field = prefix
+		case strings.HasPrefix(c.Field, "["):
+			c.Field = prefix + c.Field
+		default:
+			c.Field = prefix + "." + c.Field
+		}
+		out[i] = &c
+	}
+	if len(out) == 1 {
+		return out[0]
+	}
+	return errors.Join(out...)
+}

@@ -71,3 +71,20 @@ func TestCollector(t *testing.T) {
 	assert.Equal(t, "a: one\nb: two\nthree", c.Err().Error())
 	assert.ErrorIs(t, c.Err(), errKind)
 }
+
+func TestUnder(t *testing.T) {
+	err := errors.Join(New("policies[0]", 1, "bad", nil), New("", nil, "empty", nil), New("[2]", nil, "item", nil), errors.New("plain"))
+	got := Split(Under("spec.meshConfig", err))
+	want := []string{"spec.meshConfig.policies[0]: bad", "spec.meshConfig: empty", "spec.meshConfig[2]: item", "plain"}
+	if len(got) != len(want) {
+		t.Fatalf("got %d errors, want %d", len(got), len(want))
+	}
+	for i := range got {
+		if got[i].Error() != want[i] {
+			t.Errorf("errors[%d] = %q, want %q", i, got[i], want[i])
+		}
+	}
+	if Under("x", nil) != nil {
+		t.Error("Under of nil is not nil")
+	}
+}

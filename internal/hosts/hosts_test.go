@@ -1,6 +1,7 @@
-package visibility
+package hosts
 
 import (
+	"math/rand/v2"
 	"net/netip"
 	"regexp"
 	"strconv"
@@ -35,13 +36,13 @@ func TestQuickHost(t *testing.T) {
 			}
 		}
 		h := string(b)
-		slow := hostSlowOK(normalizeHost(h))
-		ok, normal := quickHost(h)
+		slow := hostSlowOK(Normalize(h))
+		ok, normal := Quick(h)
 		require.Equal(t, slow, ok, "%q", h)
 		if ok {
-			require.Equal(t, normalizeHost(h) == h, normal, "%q is normal", h)
+			require.Equal(t, Normalize(h) == h, normal, "%q is normal", h)
 		}
-		require.Equal(t, slow, hostProblem(h) == "", "%q", h)
+		require.Equal(t, slow, Problem(h) == "", "%q", h)
 	}
 }
 
@@ -87,10 +88,10 @@ func TestHostRules(t *testing.T) {
 		{"two stars", "**.example.com", `is not a DNS name: wildcard label "**" must be "*", or "*" then a label's letters, digits and inner "-" (such as *x or *-x)`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			require.Equal(t, tt.problem, hostProblem(tt.host))
+			require.Equal(t, tt.problem, Problem(tt.host))
 		})
 	}
-	require.Empty(t, patternProblem("*"), "a serviceSettings host may be * alone")
+	require.Empty(t, PatternProblem("*"), "a serviceSettings host may be * alone")
 }
 
 // TestParseIPv4 holds the dotted-quad reader to netip.ParseAddr on random strings.
@@ -123,3 +124,5 @@ func TestParseIPv4(t *testing.T) {
 		}
 	}
 }
+
+func newRand(a, b uint64) *rand.Rand { return rand.New(rand.NewPCG(a, b)) }

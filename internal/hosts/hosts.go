@@ -1,4 +1,8 @@
-package visibility
+// Package hosts holds the rules for host names and addresses that meshscope's Istio packages
+// share: which strings are ServiceEntry hosts (DNS labels whose first label may be a wildcard
+// label, as Istio's validation reads them), how hosts compare (without case or a trailing
+// dot), and how an address or CIDR is read into its Canonical netip.Prefix.
+package hosts
 
 import (
 	"errors"
@@ -10,16 +14,16 @@ import (
 	"github.com/meshscope/meshscope/internal/names"
 )
 
-// hostProblem says why h is not a ServiceEntry host, as Istio's validation reads one: DNS
+// Problem says why h is not a ServiceEntry host, as Istio's validation reads one: DNS
 // labels, in any case, with an optional trailing dot, where the first label may be a
 // wildcard label — "*" alone, or "*" then a label's characters, such as *x or *-foo — but
 // the host may not be "*" alone. Valid hosts are checked in one pass; the reason for an
 // invalid one is worked out only then.
-func hostProblem(h string) string {
-	if ok, _ := quickHost(h); ok {
+func Problem(h string) string {
+	if ok, _ := Quick(h); ok {
 		return ""
 	}
-	n := normalizeHost(h)
+	n := Normalize(h)
 	if n == names.Wildcard {
 		return "is a wildcard without a domain"
 	}
@@ -45,18 +49,18 @@ func hostProblem(h string) string {
 	return ""
 }
 
-// patternProblem is hostProblem for a serviceSettings host, which may also be "*" alone:
+// PatternProblem is Problem for a serviceSettings host, which may also be "*" alone:
 // every host.
-func patternProblem(h string) string {
+func PatternProblem(h string) string {
 	if h == names.Wildcard {
 		return ""
 	}
-	return hostProblem(h)
+	return Problem(h)
 }
 
-// domainProblem says why d is not a cluster domain: a DNS name without a wildcard.
-func domainProblem(d string) string {
-	if strings.HasPrefix(d, "*") || hostProblem(d) != "" {
+// DomainProblem says why d is not a cluster domain: a DNS name without a wildcard.
+func DomainProblem(d string) string {
+	if strings.HasPrefix(d, "*") || Problem(d) != "" {
 		return "is not a DNS name"
 	}
 	return ""
@@ -75,16 +79,16 @@ func wildcardLabel(l string) bool {
 	return r != "" && names.Label(r) == ""
 }
 
-// quickHost reports whether h is certainly a valid host (see hostProblem): labels of letters
+// Quick reports whether h is certainly a valid host (see Problem): labels of letters
 // (any case), digits and inner '-', each 1 to 63 long, the first of which may be a wildcard
 // label, an optional trailing dot, at most 253 characters without the wildcard label and
-// the dot; and, if so, whether it is already normal (see normalizeHost): no upper-case
+// the dot; and, if so, whether it is already normal (see Normalize): no upper-case
 // letter, no trailing dot.
 //
 // It reads eight bytes at a time: a few adds and xors per word find the bytes that are not
 // label bytes or dots, the upper-case letters and the dots, and only the dots are visited
 // one by one, to check the labels they end.
-func quickHost(h string) (ok, normal bool) {
+func Quick(h string) (ok, normal bool) {
 	t := strings.TrimSuffix(h, ".")
 	normal = len(t) == len(h)
 	if strings.HasPrefix(t, "*") {
@@ -133,7 +137,7 @@ func quickHost(h string) (ok, normal bool) {
 	return true, normal
 }
 
-// quickHostBytes is quickHost's check of h, trimmed, a byte at a time.
+// quickHostBytes is Quick's check of h, trimmed, a byte at a time.
 func quickHostBytes(h string, normal bool) (ok, isNormal bool) {
 	start := 0
 	for i := 0; i <= len(h); i++ {
@@ -155,7 +159,7 @@ func quickHostBytes(h string, normal bool) (ok, isNormal bool) {
 
 // parseIPv4 reads the dotted quad that addresses are written as most: four decimal octets
 // without leading zeros. It accepts exactly what netip.ParseAddr accepts of such input, in a
-// third of its time; ok is false for anything else, which parseAddress then gives to netip.
+// third of its time; ok is false for anything else, which ParseAddress then gives to netip.
 func parseIPv4(s string) (netip.Addr, bool) {
 	var ip [4]byte
 	i := 0
@@ -179,8 +183,8 @@ func parseIPv4(s string) (netip.Addr, bool) {
 	return netip.AddrFrom4(ip), i == len(s)
 }
 
-// normalizeHost lower-cases h and drops a trailing dot; it allocates only when it changes h.
-func normalizeHost(h string) string {
+// Normalize lower-cases h and drops a trailing dot; it allocates only when it changes h.
+func Normalize(h string) string {
 	h = strings.TrimSuffix(h, ".")
 	for i := 0; i < len(h); i++ {
 		if 'A' <= h[i] && h[i] <= 'Z' {
@@ -190,10 +194,10 @@ func normalizeHost(h string) string {
 	return h
 }
 
-// parseAddress reads an IP or a CIDR as a ServiceEntry's spec.addresses and a Service's
-// clusterIPs hold them, into its canonical prefix (see canonical): an IP is a /32 or /128.
+// ParseAddress reads an IP or a CIDR as a ServiceEntry's spec.addresses and a Service's
+// clusterIPs hold them, into its Canonical prefix (see Canonical): an IP is a /32 or /128.
 // An IP with a zone is refused (a prefix cannot hold one).
-func parseAddress(s string) (netip.Prefix, error) {
+func ParseAddress(s string) (netip.Prefix, error) {
 	if a, ok := parseIPv4(s); ok {
 		return netip.PrefixFrom(a, 32), nil
 	}
@@ -208,12 +212,12 @@ func parseAddress(s string) (netip.Prefix, error) {
 	if err != nil {
 		return netip.Prefix{}, err
 	}
-	return canonical(p), nil
+	return Canonical(p), nil
 }
 
-// canonical returns the form of a prefix the index keys on: IPv4 mapped into IPv6 unmapped
+// Canonical returns the form of a prefix the index keys on: IPv4 mapped into IPv6 unmapped
 // (::ffff:10.0.0.0/104 is 10.0.0.0/8), host bits cleared. An invalid prefix stays invalid.
-func canonical(p netip.Prefix) netip.Prefix {
+func Canonical(p netip.Prefix) netip.Prefix {
 	if a := p.Addr(); a.Is4In6() && p.Bits() >= 96 {
 		p = netip.PrefixFrom(a.Unmap(), p.Bits()-96)
 	}
@@ -221,4 +225,12 @@ func canonical(p netip.Prefix) netip.Prefix {
 		return p
 	}
 	return p.Masked()
+}
+
+// ComparePrefixes orders prefixes by address, then by length.
+func ComparePrefixes(a, b netip.Prefix) int {
+	if c := a.Addr().Compare(b.Addr()); c != 0 {
+		return c
+	}
+	return a.Bits() - b.Bits()
 }

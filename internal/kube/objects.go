@@ -1,4 +1,4 @@
-package visibility
+package kube
 
 import (
 	"errors"
@@ -12,18 +12,21 @@ import (
 	"github.com/meshscope/meshscope/internal/strict"
 )
 
-// kubeObject is one Kubernetes-style object (or kind-less document) of a YAML or JSON
+// Object is one Kubernetes-style object (or kind-less document) of a YAML or JSON
 // stream, with where it was found.
-type kubeObject struct {
+type Object struct {
 	// doc and item say where the object is: the document ("document 2", or "" for the only
 	// document of a stream) and the List item path in it (nil for the document itself).
 	// where() spells them out only for a message, so that Lists nested n deep cost O(n),
 	// not the O(n²) of a path string per item.
-	doc    string
-	item   *itemPath
-	kind   string
-	fields strict.Fields
-	err    error // set when the object cannot be read: its problems, reported instead
+	doc  string
+	item *itemPath
+	// Kind is the object's kind; "" for a document without one.
+	Kind string
+	// Fields are the object's fields, in document order.
+	Fields strict.Fields
+	// Err is set when the object cannot be read: its problems, reported instead.
+	Err error
 }
 
 // itemPath is the path of a List item: items[index] of the List at parent (nil: the
@@ -54,70 +57,72 @@ func (p *itemPath) String() string {
 
 // where names the object for a message: "document 2: items[3]", "items[3]", or "" for the
 // only document of a stream.
-func (o kubeObject) where() string { return joinWhere(o.doc, o.item.String()) }
+func (o Object) Where() string { return JoinWhere(o.doc, o.item.String()) }
 
 // meta returns metadata.namespace and metadata.name, "" where absent or not strings.
-func (o kubeObject) meta() (namespace, name string) {
-	m, _ := o.fields.Value("metadata").(strict.Fields)
+func (o Object) Meta() (namespace, name string) {
+	m, _ := o.Fields.Value("metadata").(strict.Fields)
 	namespace, _ = m.Value("namespace").(string)
 	name, _ = m.Value("name").(string)
 	return namespace, name
 }
 
 // id names the object as kubectl would: "ServiceEntry shop/api", "Namespace shop".
-func (o kubeObject) id() string {
-	ns, name := o.meta()
+func (o Object) ID() string {
+	ns, name := o.Meta()
 	if name == "" {
 		name = "(no name)"
 	}
 	if ns == "" {
-		return o.kind + " " + name
+		return o.Kind + " " + name
 	}
-	return o.kind + " " + ns + "/" + name
+	return o.Kind + " " + ns + "/" + name
 }
 
-// objectStream is every object of a YAML or JSON stream, Lists unwrapped (what `kubectl get
+// Stream is every object of a YAML or JSON stream, Lists unwrapped (what `kubectl get
 // … -o yaml` prints; nested Lists too) in one pass over the parsed tree, with the empty
 // documents counted. A document or list item that is not an object, a List whose items are
 // not a list, and the problems the reader finds in a document outside its objects are
 // errors in their places, each naming the document and item.
-type objectStream struct {
-	objects    []kubeObject // in document order, with the problems in their places
-	empty      int          // empty documents
-	emptyLists int          // Lists without items (what kubectl prints when nothing matches)
+type Stream struct {
+	// Objects are every object, in document order, with the problems in their places.
+	Objects []Object
+	// Empty counts the empty documents, EmptyLists the Lists without items (what kubectl
+	// prints when nothing matches).
+	Empty, EmptyLists int
 }
 
-func (s *objectStream) fail(err error) { s.objects = append(s.objects, kubeObject{err: err}) }
+func (s *Stream) fail(err error) { s.Objects = append(s.Objects, Object{Err: err}) }
 
-// readsFunc reports whether a loader reads the object o. twice reports whether the object's
+// ReadsFunc reports whether a loader reads the object o. twice reports whether the object's
 // key at path was given twice: the reader keeps the first value, so a decision made on it
 // (a Service's apiVersion, a ConfigMap's name) is in doubt, and the object must count as
 // read, its problems kept.
-type readsFunc func(o kubeObject, twice func(path ...string) bool) bool
+type ReadsFunc func(o Object, twice func(path ...string) bool) bool
 
-// readObjects reads the objects of data. A problem the reader finds inside an object (a key
+// Read reads the objects of data. A problem the reader finds inside an object (a key
 // given twice, an ambiguous number) belongs to that object: it is the object's error when
 // reads says the loader reads the object, and is dropped otherwise — what is odd in an
 // object the loader skips is not the input's problem. A problem in an object's kind is the
 // object's error whatever the kind reads as. A problem whose path the reader cut short
 // (strict.MaxPathSteps), in Lists nested so deep that its path no longer says which item it
 // is in, is the List's: it cannot be known not to be in an object the loader reads.
-func readObjects(data []byte, reads readsFunc) objectStream {
+func Read(data []byte, reads ReadsFunc) Stream {
 	docs, err := strict.ParseYAML(data)
-	s := objectStream{}
+	s := Stream{}
 	for i, doc := range docs {
 		where := ""
 		if len(docs) > 1 || err != nil {
 			where = "document " + strconv.Itoa(i+1)
 		}
 		if doc.Value == nil && doc.Problems == nil {
-			s.empty++
+			s.Empty++
 			continue
 		}
 		s.add(doc.Value, where, nil, doc.Problems, 0, reads)
 	}
 	if err != nil {
-		if fe, ok := err.(*FieldError); ok && len(docs) == 0 {
+		if fe, ok := err.(*fielderr.Error); ok && len(docs) == 0 {
 			fe.Where = "" // the only document
 		}
 		s.fail(err)
@@ -128,30 +133,30 @@ func readObjects(data []byte, reads readsFunc) objectStream {
 // add records x, found at item of document doc, unwrapping it if it is a List. problems
 // are the reader's problems in x, their paths from the document's root, depth steps of
 // which lead to x.
-func (s *objectStream) add(x any, doc string, item *itemPath, problems []strict.Problem, depth int, reads readsFunc) {
+func (s *Stream) add(x any, doc string, item *itemPath, problems []strict.Problem, depth int, reads ReadsFunc) {
 	fields, ok := x.(strict.Fields)
 	if !ok || problemAt(problems, depth, "kind") {
 		if len(problems) > 0 { // the problems are why x is not an object, or not known
 			s.fail(problemsIn(doc, problems))
 			return
 		}
-		s.fail(problem(joinWhere(doc, item.String()), "", x, "%s", mustBeObject(item, x)))
+		s.fail(problem(JoinWhere(doc, item.String()), "", x, "%s", mustBeObject(item, x)))
 		return
 	}
-	o := kubeObject{doc: doc, item: item, fields: fields}
+	o := Object{doc: doc, item: item, Fields: fields}
 	if k, ok := fields.Get("kind"); ok {
 		kind, isStr := k.(string)
 		if !isStr {
-			s.fail(problem(o.where(), "kind", k, "must be a string, got %s", strict.Describe(k)))
+			s.fail(problem(o.Where(), "kind", k, "must be a string, got %s", strict.Describe(k)))
 			return
 		}
-		o.kind = kind
+		o.Kind = kind
 	}
-	if !isList(o.kind) {
+	if !IsList(o.Kind) {
 		if len(problems) > 0 && reads(o, func(path ...string) bool { return givenTwiceAt(problems, depth, path) }) {
-			o.err = problemsIn(doc, problems)
+			o.Err = problemsIn(doc, problems)
 		}
-		s.objects = append(s.objects, o)
+		s.Objects = append(s.Objects, o)
 		return
 	}
 	// The problems of each item go with it; the List's own (outside its items) refuse it.
@@ -174,14 +179,14 @@ func (s *objectStream) add(x any, doc string, item *itemPath, problems []strict.
 	raw := fields.Value("items")
 	items, ok := raw.([]any)
 	if !ok && raw != nil {
-		s.fail(problem(o.where(), "items", raw, "must be a list, got %s", strict.Describe(raw)))
+		s.fail(problem(o.Where(), "items", raw, "must be a list, got %s", strict.Describe(raw)))
 		return
 	}
 	if len(items) == 0 {
-		s.emptyLists++
+		s.EmptyLists++
 	}
 	paths := make([]itemPath, len(items)) // one allocation per List
-	s.objects = slices.Grow(s.objects, len(items))
+	s.Objects = slices.Grow(s.Objects, len(items))
 	for i, x := range items {
 		paths[i] = itemPath{parent: item, index: i}
 		s.add(x, doc, &paths[i], inItem[i], depth+2, reads)
@@ -229,7 +234,7 @@ func mustBeObject(item *itemPath, x any) string {
 	return "must be an object, got " + strict.Describe(x)
 }
 
-func joinWhere(where, itemPath string) string {
+func JoinWhere(where, itemPath string) string {
 	switch {
 	case where == "":
 		return itemPath
@@ -239,18 +244,18 @@ func joinWhere(where, itemPath string) string {
 	return where + ": " + itemPath
 }
 
-// isList reports whether kind is a list of objects: List, or a typed list such as
+// IsList reports whether kind is a list of objects: List, or a typed list such as
 // NamespaceList (what the API server returns).
-func isList(kind string) bool { return strings.HasSuffix(kind, "List") }
+func IsList(kind string) bool { return strings.HasSuffix(kind, "List") }
 
-// checkKind reports a kind that is a near miss of one of the kinds the loader reads
+// CheckKind reports a kind that is a near miss of one of the kinds the loader reads
 // (istiooperator, ServiceEntries): skipping it as another kind would silently drop it.
-func checkKind(o kubeObject, known []string) error {
-	if o.kind == "" || slices.Contains(known, o.kind) {
+func CheckKind(o Object, known []string) error {
+	if o.Kind == "" || slices.Contains(known, o.Kind) {
 		return nil
 	}
-	if c := strict.Close(o.kind, known); c != "" {
-		return problem(o.where(), "kind", o.kind, "unknown kind %q (did you mean %q? as written, the object would be skipped)", o.kind, c)
+	if c := strict.Close(o.Kind, known); c != "" {
+		return problem(o.Where(), "kind", o.Kind, "unknown kind %q (did you mean %q? as written, the object would be skipped)", o.Kind, c)
 	}
 	return nil
 }
@@ -258,13 +263,13 @@ func checkKind(o kubeObject, known []string) error {
 // found describes what a stream held, for an error saying it held nothing the loader
 // reads: "found 2 Namespace, 1 Deployment", "found an empty List and 2 empty documents",
 // "found nothing".
-func (s objectStream) found(skipped map[string]int) string {
+func (s Stream) Found(skipped map[string]int) string {
 	if len(skipped) == 0 {
 		var parts []string
 		for _, c := range []struct {
 			n           int
 			one, plural string
-		}{{s.emptyLists, "an empty List", "empty Lists"}, {s.empty, "an empty document", "empty documents"}} {
+		}{{s.EmptyLists, "an empty List", "empty Lists"}, {s.Empty, "an empty document", "empty documents"}} {
 			switch {
 			case c.n == 1:
 				parts = append(parts, c.one)
@@ -284,10 +289,10 @@ func (s objectStream) found(skipped map[string]int) string {
 	return "found " + strings.Join(parts, ", ")
 }
 
-// describeKind names an object's kind for found: its kind, or "object without a kind".
-func describeKind(o kubeObject) string {
-	if o.kind == "" {
+// DescribeKind names an object's kind for found: its kind, or "object without a kind".
+func DescribeKind(o Object) string {
+	if o.Kind == "" {
 		return "object without a kind"
 	}
-	return o.kind
+	return o.Kind
 }

@@ -1,4 +1,4 @@
-package visibility
+package mesh
 
 import (
 	"encoding/json"
@@ -9,25 +9,25 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// scopeJSON: scope configurations in JSON, and what json.Unmarshal into a ScopeConfig and
-// LoadScope both read from them.
+// scopeJSON: scope configurations in JSON, and what json.Unmarshal into a Config and
+// Load both read from them.
 var scopeJSON = map[string]struct {
 	in   string
-	want *ScopeConfig
+	want *Config
 }{
 	"enum names": {`{"serviceScopeConfigs": [{"scope": "GLOBAL", "namespaceSelector": {"matchLabels": {"a": "b"}}}, {"scope": "LOCAL"}]}`,
-		&ScopeConfig{ServiceScopeConfigs: []ServiceScope{{Scope: Global, NamespaceSelector: labelSel("a", "b")}, {Scope: Local}}}},
+		&Config{ServiceScopeConfigs: []ServiceScope{{Scope: Global, NamespaceSelector: labelSel("a", "b")}, {Scope: Local}}}},
 	"enum numbers": {`{"serviceScopeConfigs": [{"scope": 1}, {"scope": 0}]}`,
-		&ScopeConfig{ServiceScopeConfigs: []ServiceScope{{Scope: Global}, {Scope: Local}}}},
+		&Config{ServiceScopeConfigs: []ServiceScope{{Scope: Global}, {Scope: Local}}}},
 	"snake_case names": {`{"service_scope_configs": [{"services_selector": {"matchExpressions": [{"key": "app", "operator": "Exists"}]}, "scope": 1}],
 		"service_settings": [{"settings": {"cluster_local": true}, "hosts": ["*.x.svc.cluster.local"]}]}`,
-		&ScopeConfig{ServiceScopeConfigs: []ServiceScope{{Scope: Global, ServicesSelector: &metav1.LabelSelector{
+		&Config{ServiceScopeConfigs: []ServiceScope{{Scope: Global, ServicesSelector: &metav1.LabelSelector{
 			MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "app", Operator: metav1.LabelSelectorOpExists}}}}},
 			ServiceSettings: []ServiceSetting{setting(true, "*.x.svc.cluster.local")}}},
 	"settings without values, partial wildcards and * alone": {`{"serviceSettings": [{"settings": {}, "hosts": ["*-canary.example.com", "*"]}]}`,
-		&ScopeConfig{ServiceSettings: []ServiceSetting{setting(false, "*-canary.example.com", "*")}}},
+		&Config{ServiceSettings: []ServiceSetting{setting(false, "*-canary.example.com", "*")}}},
 	"nulls are absent": {`{"serviceScopeConfigs": [{"scope": null, "namespaceSelector": null}], "serviceSettings": null}`,
-		&ScopeConfig{ServiceScopeConfigs: []ServiceScope{{}}}},
+		&Config{ServiceScopeConfigs: []ServiceScope{{}}}},
 }
 
 // scopeJSONRefusals: JSON both refuse, and what the error of each says.
@@ -43,33 +43,33 @@ var scopeJSONRefusals = map[string]string{
 	`{"serviceScopeConfigs": [], "service_scope_configs": []}`:                       `field given twice, as "serviceScopeConfigs" and "service_scope_configs"`,
 }
 
-// TestScopeConfigUnmarshal: json.Unmarshal decodes a ScopeConfig as strictly as LoadScope
+// TestConfigUnmarshal: json.Unmarshal decodes a Config as strictly as Load
 // reads one, and the two agree.
-func TestScopeConfigUnmarshal(t *testing.T) {
+func TestScopeUnmarshal(t *testing.T) {
 	for name, tt := range scopeJSON {
 		t.Run(name, func(t *testing.T) {
-			var got ScopeConfig
+			var got Config
 			require.NoError(t, json.Unmarshal([]byte(tt.in), &got))
 			assert.Equal(t, tt.want, &got)
-			loaded, err := LoadScope([]byte(tt.in))
+			loaded, err := Load([]byte(tt.in))
 			require.NoError(t, err)
-			assert.Equal(t, tt.want, loaded, "LoadScope agrees")
+			assert.Equal(t, tt.want, loaded, "Load agrees")
 		})
 	}
 	for in, want := range scopeJSONRefusals {
-		var got ScopeConfig
+		var got Config
 		err := json.Unmarshal([]byte(in), &got)
 		require.Error(t, err, in)
 		assert.Contains(t, err.Error(), want, in)
-		_, err = LoadScope([]byte(in))
+		_, err = Load([]byte(in))
 		require.Error(t, err, in)
-		assert.Contains(t, err.Error(), want, "LoadScope agrees: %s", in)
+		assert.Contains(t, err.Error(), want, "Load agrees: %s", in)
 	}
-	var c ScopeConfig
+	var c Config
 	err := json.Unmarshal([]byte(`{"serviceScopeConfig": [], "accessLogFile": "/dev/stdout"}`), &c)
 	require.Error(t, err)
 	assert.Equal(t, "(top level): unknown field \"accessLogFile\"\n(top level): unknown field \"serviceScopeConfig\" (did you mean \"serviceScopeConfigs\"?)", err.Error(),
-		"a ScopeConfig is its two fields: a whole meshConfig goes through LoadScope")
+		"a Config is the fields meshscope reads: a whole meshConfig goes through Load")
 
 	var s Scope
 	require.NoError(t, json.Unmarshal([]byte("1"), &s))
@@ -83,15 +83,15 @@ func TestScopeConfigUnmarshal(t *testing.T) {
 	for _, tt := range scopeJSON {
 		b, err := json.Marshal(tt.want)
 		require.NoError(t, err)
-		var back ScopeConfig
+		var back Config
 		require.NoError(t, json.Unmarshal(b, &back))
 		assert.Equal(t, tt.want, &back, "%s", b)
 	}
 }
 
-// FuzzScopeConfigUnmarshal holds json.Unmarshal into a ScopeConfig and LoadScope to one
+// FuzzScopeUnmarshal holds json.Unmarshal into a Config and Load, on scope settings, to one
 // reading: whatever one accepts and validates, the other reads alike.
-func FuzzScopeConfigUnmarshal(f *testing.F) {
+func FuzzScopeUnmarshal(f *testing.F) {
 	for _, tt := range scopeJSON {
 		f.Add([]byte(tt.in))
 	}
@@ -99,22 +99,19 @@ func FuzzScopeConfigUnmarshal(f *testing.F) {
 		f.Add([]byte(in))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		var c ScopeConfig
+		var c Config
 		if err := json.Unmarshal(data, &c); err != nil {
 			return
 		}
 		if c.Validate() != nil || c.ServiceScopeConfigs == nil && c.ServiceSettings == nil {
-			return // LoadScope validates; and it reads neither field as no configuration
+			return // Load validates; and it reads neither field as no configuration
 		}
-		loaded, err := LoadScope(data)
+		loaded, err := Load(data)
 		if err != nil {
-			t.Fatalf("json.Unmarshal read %s, LoadScope refused it: %v", data, err)
-		}
-		if loaded == nil {
-			return // a JSON null list: present for one, absent for the other
+			t.Fatalf("json.Unmarshal read %s, Load refused it: %v", data, err)
 		}
 		if b1, b2 := mustJSON(t, &c), mustJSON(t, loaded); b1 != b2 {
-			t.Fatalf("json.Unmarshal read %s, LoadScope %s", b1, b2)
+			t.Fatalf("json.Unmarshal read %s, Load %s", b1, b2)
 		}
 	})
 }
@@ -126,4 +123,12 @@ func mustJSON(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+func labelSel(k, v string) *metav1.LabelSelector {
+	return &metav1.LabelSelector{MatchLabels: map[string]string{k: v}}
+}
+
+func setting(local bool, hosts ...string) ServiceSetting {
+	return ServiceSetting{Settings: ServiceSettingValues{ClusterLocal: local}, Hosts: hosts}
 }

@@ -1,0 +1,106 @@
+// Package kube reads Kubernetes-style objects for meshscope's Istio packages: every object of
+// a YAML or JSON stream, Lists unwrapped (what `kubectl get … -o yaml` prints), each with
+// where it was found (Read); and the label selectors those objects and the mesh
+// configuration carry, decoded strictly and validated as the Kubernetes API validates them.
+package kube
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	metavalidation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/meshscope/meshscope/internal/fielderr"
+	"github.com/meshscope/meshscope/internal/strict"
+)
+
+// problem is a problem at where and field with value.
+func problem(where, field string, value any, format string, args ...any) *fielderr.Error {
+	return &fielderr.Error{Where: where, Field: field, Value: value, Detail: fmt.Sprintf(format, args...)}
+}
+
+// DecodeSelector reads a Kubernetes LabelSelector at path: camelCase fields only, as the
+// Kubernetes API defines them (matchLabels, and matchExpressions of key, operator, values).
+func DecodeSelector(d *strict.Decoder, x any, path string) *metav1.LabelSelector {
+	o, ok := d.Object(x, path)
+	if !ok {
+		return nil
+	}
+	o.Check("matchLabels", "matchExpressions")
+	s := &metav1.LabelSelector{}
+	if v, p, ok := o.Get("matchLabels"); ok {
+		if m := d.StringMap(v, p); len(m) > 0 {
+			s.MatchLabels = m
+		}
+	}
+	if v, p, ok := o.Get("matchExpressions"); ok {
+		for i, item := range d.List(v, p) {
+			s.MatchExpressions = append(s.MatchExpressions, decodeRequirement(d, item, strict.Index(p, i)))
+		}
+	}
+	return s
+}
+
+func decodeRequirement(d *strict.Decoder, x any, path string) metav1.LabelSelectorRequirement {
+	var r metav1.LabelSelectorRequirement
+	o, ok := d.Object(x, path)
+	if !ok {
+		return r
+	}
+	o.Check("key", "operator", "values")
+	o.String(&r.Key, "key")
+	var op string
+	o.String(&op, "operator")
+	r.Operator = metav1.LabelSelectorOperator(op)
+	if v, p, ok := o.Get("values"); ok {
+		r.Values = d.Strings(v, p)
+	}
+	return r
+}
+
+// SelectorProblems validates a selector with apimachinery, each problem at its path under p,
+// in a deterministic order (apimachinery walks matchLabels in map order).
+func SelectorProblems(s *metav1.LabelSelector, p *field.Path) []error {
+	list := metavalidation.ValidateLabelSelector(s, metavalidation.LabelSelectorValidationOptions{}, p)
+	errs := make([]error, 0, len(list))
+	for _, e := range list {
+		errs = append(errs, FromField(e))
+	}
+	sort.SliceStable(errs, func(i, j int) bool { return errs[i].Error() < errs[j].Error() })
+	return errs
+}
+
+// LabelProblems validates the keys and values of a workload's labels (a workloadSelector's
+// labels), each problem at its path under path.
+func LabelProblems(path string, ls map[string]string) []*fielderr.Error {
+	var errs []*fielderr.Error
+	for _, e := range metavalidation.ValidateLabels(ls, PathOf(path)) {
+		errs = append(errs, FromField(e))
+	}
+	return errs
+}
+
+// FromField converts apimachinery's field error into a FieldError with the same text.
+func FromField(e *field.Error) *fielderr.Error {
+	return &fielderr.Error{Field: e.Field, Value: e.BadValue, Detail: e.ErrorBody()}
+}
+
+// PathOf turns a dotted path into a field path; nil for "".
+func PathOf(path string) *field.Path {
+	if path == "" {
+		return nil
+	}
+	parts := strings.Split(path, ".")
+	return field.NewPath(parts[0], parts[1:]...)
+}
+
+// Child returns the path of field name under p (p may be nil: the root).
+func Child(p *field.Path, name string) *field.Path {
+	if p == nil {
+		return field.NewPath(name)
+	}
+	return p.Child(name)
+}

@@ -1,0 +1,216 @@
+package mesh
+
+import (
+	"encoding/json"
+	"errors"
+	"slices"
+
+	"github.com/meshscope/meshscope/internal/fielderr"
+	"github.com/meshscope/meshscope/internal/kube"
+	"github.com/meshscope/meshscope/internal/meshfile"
+	"github.com/meshscope/meshscope/internal/strict"
+	"github.com/meshscope/meshscope/visibility"
+)
+
+// Load reads the mesh configuration from YAML or JSON in every shape it is kept in — an
+// IstioOperator (spec.meshConfig, spec.values.meshConfig), the istio ConfigMap (data.mesh),
+// Helm values (meshConfig, values.meshConfig), a whole meshConfig, or a bare
+// serviceEntryVisibility block; alone, in a List or a multi-document stream — and returns
+// every field meshscope uses, each field as Istio reads it and more strictly: a key given
+// twice, a misspelt field name (as written, Istio would ignore it: rootNamespce, or
+// serviceEntryVisiblity, which leaves the feature off), a field of serviceEntryVisibility
+// written in meshConfig itself, an unknown field inside a field meshscope reads (a selector's
+// match_labels, which Istio drops, leaving a selector that matches every namespace), a value
+// of the wrong type or an invalid value (see Config.Validate) is an error naming its
+// document, its object and its path:
+//
+//	items[0]: spec.meshConfig.serviceEntryVisibility.policies[0].matchingRules[0].namespaceSelector: unknown field "match_labels" (did you mean "matchLabels"?)
+//
+// Every problem is reported at once. A meshConfig's other fields are not judged. Fields
+// the input does not set are left empty, which the views read as Istio's defaults (see
+// Config); serviceEntryVisibility: null is "not configured", as in Istio. Each field may be
+// set in one place only: two places setting one (two meshConfigs in a stream, or
+// spec.meshConfig and spec.values.meshConfig) are an error naming both, wrapping
+// visibility.ErrDuplicate. Input holding no mesh configuration at all — empty input, only
+// objects of other kinds — is an error saying what it holds, wrapping
+// visibility.ErrNoMeshConfig.
+func Load(data []byte) (*Config, error) {
+	docs, errs := meshfile.Read(data)
+	c := &Config{}
+	first := map[string]string{} // a field's name -> where it was set
+	for _, d := range docs {
+		part, set, err := decodeDoc(d)
+		if err != nil {
+			errs = append(errs, fielderr.In(d.Where(), err))
+			continue
+		}
+		for _, f := range set {
+			at := strict.At(d.Where()) + f.path
+			if where, dup := first[f.name]; dup {
+				errs = append(errs, &FieldError{Where: d.Where(), Field: f.path, Detail: "a second " + f.name + "; the first is at " + where, Err: meshfile.ErrDuplicate})
+				continue
+			}
+			first[f.name] = at
+			f.copy(c, part)
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return c, nil
+}
+
+// setField is a field a document sets: its name in messages, its path, and how to take it.
+type setField struct {
+	name, path string
+	copy       func(dst, src *Config)
+}
+
+// decodeDoc decodes the fields a mesh configuration document sets, and validates them,
+// reporting every problem.
+func decodeDoc(d meshfile.Doc) (*Config, []setField, error) {
+	c := &Config{}
+	var set []setField
+	block, bp, found, err := meshfile.Block(d)
+	errs := fielderr.Split(err)
+	if found && err == nil {
+		c.Visibility, err = decodeBlock(block, bp)
+		errs = append(errs, fielderr.Split(err)...)
+		if c.Visibility != nil {
+			set = append(set, setField{"serviceEntryVisibility configuration", strict.Display(bp), func(dst, src *Config) { dst.Visibility = src.Visibility }})
+		}
+	}
+	if !d.Bare && d.Value != nil {
+		var dec strict.Decoder
+		if o, ok := dec.Object(d.Value, d.Path); ok {
+			meshfile.NearMisses(&dec, d.Value, d.Path, meshfile.ScopeConfigs, meshfile.Settings, meshfile.DefaultConfig, meshfile.RootNamespace,
+				meshfile.DefaultExport, meshfile.DefaultVSExport, meshfile.DefaultDRExport, meshfile.DiscoverySelectors)
+			set = append(set, decodeFields(&dec, o, c, false)...)
+		}
+		errs = append(errs, dec.Errs()...)
+		if dec.Err() == nil {
+			rest := *c
+			rest.Visibility = nil // validated with its own paths
+			errs = append(errs, rest.problems(d.Path)...)
+		}
+	}
+	if len(errs) > 0 {
+		return nil, nil, errors.Join(errs...)
+	}
+	return c, set, nil
+}
+
+// decodeBlock decodes a serviceEntryVisibility block at path with visibility.Config's own
+// strict decoder, and validates it; nil for a null block (not configured).
+func decodeBlock(block any, path string) (*visibility.Config, error) {
+	if block == nil {
+		return nil, nil
+	}
+	b, err := json.Marshal(block)
+	if err != nil {
+		return nil, &FieldError{Field: strict.Display(path), Detail: err.Error()}
+	}
+	v := &visibility.Config{}
+	if err := json.Unmarshal(b, v); err != nil {
+		return nil, fielderr.Under(path, err)
+	}
+	if err := v.Validate(); err != nil {
+		return nil, fielderr.Under(path, err)
+	}
+	return v, nil
+}
+
+// decodeFields decodes the fields of the meshConfig object o besides
+// serviceEntryVisibility into c, and returns those it sets. Strict, every field of
+// defaultConfig but discoveryAddress is unknown too (Load skips them).
+func decodeFields(d *strict.Decoder, o strict.Object, c *Config, strictDefault bool) []setField {
+	var set []setField
+	take := func(name, path string, copy func(dst, src *Config)) {
+		set = append(set, setField{name, path, copy})
+	}
+	if v, p, ok := o.Get(meshfile.RootNamespace...); ok {
+		c.RootNamespace = d.String(v, p)
+		take("rootNamespace", p, func(dst, src *Config) { dst.RootNamespace = src.RootNamespace })
+	}
+	if v, p, ok := o.Get(meshfile.DefaultExport...); ok {
+		c.DefaultServiceExportTo = d.Strings(v, p)
+		take("defaultServiceExportTo", p, func(dst, src *Config) { dst.DefaultServiceExportTo = src.DefaultServiceExportTo })
+	}
+	if v, p, ok := o.Get(meshfile.DefaultVSExport...); ok {
+		c.DefaultVirtualServiceExportTo = d.Strings(v, p)
+		take("defaultVirtualServiceExportTo", p, func(dst, src *Config) { dst.DefaultVirtualServiceExportTo = src.DefaultVirtualServiceExportTo })
+	}
+	if v, p, ok := o.Get(meshfile.DefaultDRExport...); ok {
+		c.DefaultDestinationRuleExportTo = d.Strings(v, p)
+		take("defaultDestinationRuleExportTo", p, func(dst, src *Config) { dst.DefaultDestinationRuleExportTo = src.DefaultDestinationRuleExportTo })
+	}
+	if v, p, ok := o.Get(meshfile.DiscoverySelectors...); ok {
+		for i, item := range d.List(v, p) {
+			at := strict.Index(p, i)
+			if item == nil {
+				d.Errorf(at, "a discovery selector may not be null")
+				continue
+			}
+			if s := kube.DecodeSelector(d, item, at); s != nil {
+				c.DiscoverySelectors = append(c.DiscoverySelectors, *s)
+			}
+		}
+		take("discoverySelectors", p, func(dst, src *Config) { dst.DiscoverySelectors = src.DiscoverySelectors })
+	}
+	if v, p, ok := o.Get(meshfile.ScopeConfigs...); ok {
+		for i, item := range d.List(v, p) {
+			c.ServiceScopeConfigs = append(c.ServiceScopeConfigs, decodeServiceScope(d, item, strict.Index(p, i)))
+		}
+		take("serviceScopeConfigs", p, func(dst, src *Config) { dst.ServiceScopeConfigs = src.ServiceScopeConfigs })
+	}
+	if v, p, ok := o.Get(meshfile.Settings...); ok {
+		for i, item := range d.List(v, p) {
+			c.ServiceSettings = append(c.ServiceSettings, decodeServiceSetting(d, item, strict.Index(p, i)))
+		}
+		take("serviceSettings", p, func(dst, src *Config) { dst.ServiceSettings = src.ServiceSettings })
+	}
+	if v, p, ok := o.Get(meshfile.DefaultConfig...); ok {
+		if pc, ok := d.Object(v, p); ok {
+			if strictDefault {
+				pc.Check(meshfile.DiscoveryAddress...)
+			} else {
+				meshfile.NearMisses(d, v, p, meshfile.DiscoveryAddress)
+			}
+			if v, p, ok := pc.Get(meshfile.DiscoveryAddress...); ok {
+				c.DefaultConfig.DiscoveryAddress = d.String(v, p)
+				take("defaultConfig.discoveryAddress", p, func(dst, src *Config) { dst.DefaultConfig = src.DefaultConfig })
+			}
+		}
+	}
+	return set
+}
+
+// UnmarshalJSON decodes a Config strictly — a meshConfig holding only the fields meshscope
+// reads, in camelCase or snake_case: an unknown field (with a "did you mean" hint), a field
+// given twice, a value of the wrong type is an error naming its path; serviceEntryVisibility
+// is decoded by visibility.Config's UnmarshalJSON and validated. It does not validate the
+// other fields; see Validate.
+func (c *Config) UnmarshalJSON(b []byte) error {
+	var block any
+	blockPath := ""
+	got, err := strict.Unmarshal(b, false, func(d *strict.Decoder, x any, path string) *Config {
+		c := &Config{}
+		o, ok := d.Object(x, path)
+		if !ok {
+			return c
+		}
+		o.Check(slices.Concat(meshfile.BlockName, meshfile.RootNamespace, meshfile.DefaultExport, meshfile.DefaultVSExport, meshfile.DefaultDRExport,
+			meshfile.DiscoverySelectors, meshfile.ScopeConfigs, meshfile.Settings, meshfile.DefaultConfig)...)
+		block, blockPath, _ = o.Get(meshfile.BlockName...)
+		decodeFields(d, o, c, true)
+		return c
+	})
+	if err != nil {
+		return err
+	}
+	if got.Visibility, err = decodeBlock(block, blockPath); err != nil {
+		return err
+	}
+	*c = *got
+	return nil
+}

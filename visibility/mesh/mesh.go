@@ -1,0 +1,184 @@
+package mesh
+
+import (
+	"errors"
+	"net"
+	"strconv"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/meshscope/meshscope/internal/fielderr"
+	"github.com/meshscope/meshscope/internal/hosts"
+	"github.com/meshscope/meshscope/internal/kube"
+	"github.com/meshscope/meshscope/internal/names"
+	"github.com/meshscope/meshscope/visibility"
+)
+
+// FieldError is the one structured error type of meshscope's packages: every error this
+// package returns is a *FieldError or several joined.
+type FieldError = fielderr.Error
+
+// Istio's defaults for the fields a Config leaves empty.
+const (
+	// DefaultRootNamespace is the root namespace when RootNamespace is "".
+	DefaultRootNamespace = "istio-system"
+	// DefaultDiscoveryAddress is defaultConfig.discoveryAddress when it is "".
+	DefaultDiscoveryAddress = "istiod.istio-system.svc:15012"
+)
+
+// Config is the part of Istio's meshConfig that decides who sees what: every field
+// meshscope uses, read once (Load) and handed to each view. The zero Config (and a nil
+// *Config) is Istio's default: serviceEntryVisibility not configured, root namespace
+// istio-system, services, VirtualServices and DestinationRules exported to every namespace,
+// every namespace discovered, every Kubernetes Service LOCAL, istiod's discovery address
+// istiod.istio-system.svc:15012.
+//
+// json.Unmarshal decodes these fields of a meshConfig as strictly as Load reads them (see
+// UnmarshalJSON); a meshConfig's other fields (accessLogFile, …) are unknown to it, which
+// Load skips.
+type Config struct {
+	// Visibility is serviceEntryVisibility; nil when it is not configured (the feature is
+	// inert).
+	Visibility *visibility.Config `json:"serviceEntryVisibility,omitempty"`
+	// RootNamespace is where the mesh-wide default Sidecar (and the rules every namespace
+	// may use) live; "" means istio-system.
+	RootNamespace string `json:"rootNamespace,omitempty"`
+	// DefaultServiceExportTo is the exportTo of every service that declares none; nil means
+	// ["*"]. It has the form of a ServiceEntry's exportTo.
+	DefaultServiceExportTo []string `json:"defaultServiceExportTo,omitempty"`
+	// DefaultVirtualServiceExportTo is the exportTo of every VirtualService that declares
+	// none; nil means ["*"]. ["~"] hides every VirtualService without an exportTo.
+	DefaultVirtualServiceExportTo []string `json:"defaultVirtualServiceExportTo,omitempty"`
+	// DefaultDestinationRuleExportTo is the exportTo of every DestinationRule that declares
+	// none; nil means ["*"]. Istio applies it only when it is exactly ["."]: any other value
+	// leaves such rules exported to every namespace.
+	DefaultDestinationRuleExportTo []string `json:"defaultDestinationRuleExportTo,omitempty"`
+	// DiscoverySelectors, when there are any, limit what istiod sees to the namespaces whose
+	// labels match one of them: the Services, ServiceEntries, Sidecars, VirtualServices and
+	// DestinationRules of every other namespace do not exist for it — the root namespace's
+	// included. An empty selector {} matches every namespace; a namespace without a
+	// Namespace object matches none.
+	DiscoverySelectors []metav1.LabelSelector `json:"discoverySelectors,omitempty"`
+	// ServiceScopeConfigs decide which Kubernetes Services a cluster shares with the other
+	// clusters of a multicluster mesh (package visibility/scope).
+	ServiceScopeConfigs []ServiceScope `json:"serviceScopeConfigs,omitempty"`
+	// ServiceSettings mark hosts cluster-local.
+	ServiceSettings []ServiceSetting `json:"serviceSettings,omitempty"`
+	// DefaultConfig is the part of meshConfig.defaultConfig meshscope reads.
+	DefaultConfig ProxyConfig `json:"defaultConfig,omitzero"`
+}
+
+// ProxyConfig is the part of meshConfig.defaultConfig meshscope reads.
+type ProxyConfig struct {
+	// DiscoveryAddress is istiod's address (host:port), whose host Istio makes
+	// cluster-local; "" means istiod.istio-system.svc:15012.
+	DiscoveryAddress string `json:"discoveryAddress,omitempty"`
+}
+
+// Root returns the root namespace: RootNamespace, or istio-system when it is "" (or c is
+// nil).
+func (c *Config) Root() string {
+	if c == nil || c.RootNamespace == "" {
+		return DefaultRootNamespace
+	}
+	return c.RootNamespace
+}
+
+// Discovery returns istiod's discovery address: DefaultConfig.DiscoveryAddress, or
+// istiod.istio-system.svc:15012 when it is "" (or c is nil).
+func (c *Config) Discovery() string {
+	if c == nil || c.DefaultConfig.DiscoveryAddress == "" {
+		return DefaultDiscoveryAddress
+	}
+	return c.DefaultConfig.DiscoveryAddress
+}
+
+// Validate reports every problem in c, each with its path as a meshConfig spells it:
+// serviceEntryVisibility's (see visibility.Config.Validate), a root namespace that is not a
+// namespace name, an invalid default exportTo (the form of a ServiceEntry's exportTo), an
+// invalid discovery selector or scope selector, an unknown scope, a serviceSettings host
+// Istio refuses (a DNS name whose first label may be a wildcard label, or "*" alone), and a
+// discovery address that is not host:port. A nil Config is valid.
+func (c *Config) Validate() error { return errors.Join(c.problems("")...) }
+
+// problems reports c's problems, their paths under path (the meshConfig's, "" for c itself).
+func (c *Config) problems(path string) []error {
+	if c == nil {
+		return nil
+	}
+	at := func(name string) string {
+		if path == "" {
+			return name
+		}
+		return path + "." + name
+	}
+	var errs []error
+	errs = append(errs, fielderr.Split(fielderr.Under(at("serviceEntryVisibility"), c.Visibility.Validate()))...)
+	if c.RootNamespace != "" {
+		if r := names.Label(c.RootNamespace); r != "" {
+			errs = append(errs, &FieldError{Field: at("rootNamespace"), Value: c.RootNamespace, Detail: strconv.Quote(c.RootNamespace) + " " + r})
+		}
+	}
+	for _, f := range []struct {
+		name string
+		list []string
+	}{{"defaultServiceExportTo", c.DefaultServiceExportTo}, {"defaultVirtualServiceExportTo", c.DefaultVirtualServiceExportTo}, {"defaultDestinationRuleExportTo", c.DefaultDestinationRuleExportTo}} {
+		for _, e := range visibility.ExportToProblems(at(f.name), "", f.list, visibility.MeshExportTo) {
+			errs = append(errs, e)
+		}
+	}
+	for i := range c.DiscoverySelectors {
+		errs = append(errs, kube.SelectorProblems(&c.DiscoverySelectors[i], kube.PathOf(at("discoverySelectors")).Index(i))...)
+	}
+	errs = append(errs, c.scopeProblems(kube.PathOf(path))...)
+	if a := c.DefaultConfig.DiscoveryAddress; a != "" {
+		if r := discoveryProblem(a); r != "" {
+			errs = append(errs, &FieldError{Field: at("defaultConfig.discoveryAddress"), Value: a, Detail: strconv.Quote(a) + " " + r})
+		}
+	}
+	return errs
+}
+
+// scopeProblems reports the problems of the scope settings, under root.
+func (c *Config) scopeProblems(root *field.Path) []error {
+	var errs []error
+	for i, s := range c.ServiceScopeConfigs {
+		p := kube.Child(root, "serviceScopeConfigs").Index(i)
+		if s.NamespaceSelector != nil {
+			errs = append(errs, kube.SelectorProblems(s.NamespaceSelector, p.Child("namespaceSelector"))...)
+		}
+		if s.ServicesSelector != nil {
+			errs = append(errs, kube.SelectorProblems(s.ServicesSelector, p.Child("servicesSelector"))...)
+		}
+		if s.Scope != "" && s.Scope != Local && s.Scope != Global {
+			errs = append(errs, kube.FromField(field.NotSupported(p.Child("scope"), string(s.Scope), []string{string(Local), string(Global)})))
+		}
+	}
+	for i, s := range c.ServiceSettings {
+		p := kube.Child(root, "serviceSettings").Index(i)
+		for j, h := range s.Hosts {
+			if r := hosts.PatternProblem(h); r != "" {
+				errs = append(errs, &FieldError{Field: p.Child("hosts").Index(j).String(), Value: h, Detail: strconv.Quote(h) + " " + r})
+			}
+		}
+	}
+	return errs
+}
+
+// discoveryProblem says why a discoveryAddress is not one Istio accepts: host:port, the port
+// a number from 1 to 65535, the host a DNS name or an IP.
+func discoveryProblem(a string) string {
+	host, port, err := net.SplitHostPort(a)
+	if err != nil {
+		return "is not host:port"
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+		return "has port " + strconv.Quote(port) + ", not a number from 1 to 65535"
+	}
+	if net.ParseIP(host) == nil && (host == "" || strings.HasPrefix(host, "*") || hosts.Problem(host) != "") {
+		return "has host " + strconv.Quote(host) + ", neither a DNS name nor an IP"
+	}
+	return ""
+}
