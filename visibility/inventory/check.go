@@ -1,17 +1,17 @@
-package visibility
+package inventory
 
 import (
 	"maps"
 	"net/netip"
 	"slices"
 
-	"github.com/meshscope/meshscope/internal/names"
+	"github.com/meshscope/meshscope/internal/hosts"
 	"github.com/meshscope/meshscope/internal/strict"
 )
 
 // The checks of what a Service carries, one function per field: each rule is written here
-// once. LoadInventory runs them as it decodes an object, naming each field as the object
-// spells it ("spec.hosts[0]"); NewIndex runs them on every service, naming fields as Service
+// once. Load runs them as it decodes an object, naming each field as the object
+// spells it ("spec.hosts[0]"); Validate runs them on every service, naming fields as Service
 // does ("Hosts[0]"). Each appends its problems, with Where left for the caller, to errs.
 
 // checkHosts checks each host of the list at field: a DNS name whose first label may be a
@@ -19,18 +19,18 @@ import (
 // *-foo.example.com, *x), in any case and with an optional trailing dot, but not "*" alone,
 // as Istio validates a ServiceEntry's hosts. Each valid host, normalized, is given to visit
 // (nil: check only).
-func checkHosts(errs []*FieldError, field string, hosts []string, visit func(h string)) []*FieldError {
-	for j, h := range hosts {
-		ok, normal := quickHost(h)
+func checkHosts(errs []*FieldError, field string, list []string, visit func(h string)) []*FieldError {
+	for j, h := range list {
+		ok, normal := hosts.Quick(h)
 		if !ok {
-			if r := hostProblem(h); r != "" {
+			if r := hosts.Problem(h); r != "" {
 				errs = append(errs, problem("", strict.Index(field, j), h, "%q %s", h, r))
 				continue
 			}
 		}
 		if visit != nil {
 			if !normal {
-				h = normalizeHost(h)
+				h = hosts.Normalize(h)
 			}
 			visit(h)
 		}
@@ -39,7 +39,7 @@ func checkHosts(errs []*FieldError, field string, hosts []string, visit func(h s
 }
 
 // checkAddresses checks each address of the list at field: a valid prefix (an IP is a /32
-// or /128). LoadInventory decodes only valid ones; this catches the zero netip.Prefix and a
+// or /128). Load decodes only valid ones; this catches the zero netip.Prefix and a
 // prefix length out of range in a Service built in Go.
 func checkAddresses(errs []*FieldError, field string, addrs []netip.Prefix) []*FieldError {
 	for j, p := range addrs {
@@ -50,80 +50,8 @@ func checkAddresses(errs []*FieldError, field string, addrs []netip.Prefix) []*F
 	return errs
 }
 
-// exportToList says whose exportTo list checkExportTo checks.
-type exportToList int
-
-const (
-	// entryList: a ServiceEntry's spec.exportTo, where "." counts as the entry's namespace
-	// when looking for repeats.
-	entryList exportToList = iota
-	// annotationList: a Kubernetes Service's networking.istio.io/exportTo annotation, whose
-	// repeats are accepted: Istio does not validate the annotation and reads it as a set.
-	annotationList
-	// meshList: the mesh default, where "." repeats only itself.
-	meshList
-)
-
-// exportToListOf is the kind of exportTo list a service of kind k carries.
-func exportToListOf(k Kind) exportToList {
-	if k == KubernetesService {
-		return annotationList
-	}
-	return entryList
-}
-
-// checkExportTo checks the exportTo list at field. Valid lists are: empty (the mesh default
-// applies), "*" alone, "~" alone, or "." and namespace names (lowercase RFC 1123 labels)
-// without repeats (see exportToList for what a repeat is, and where repeats are accepted).
-func checkExportTo(errs []*FieldError, field, namespace string, list []string, kind exportToList) []*FieldError {
-	var seen map[string]int // for long lists; short ones are scanned
-	if len(list) > 16 {
-		seen = make(map[string]int, len(list))
-	}
-	key := func(v string) string {
-		if v == exportToOwn && kind == entryList {
-			return namespace
-		}
-		return v
-	}
-	for i, v := range list {
-		at := strict.Index(field, i)
-		switch v {
-		case exportToAll, exportToNone:
-			if len(list) > 1 {
-				errs = append(errs, problem("", at, v, "%q must be the only value", v))
-			}
-			continue
-		case exportToOwn:
-		default:
-			if r := names.Label(v); r != "" {
-				errs = append(errs, problem("", at, v, "%q is not \"*\", \".\", \"~\" or a namespace name: %s", v, r))
-				continue
-			}
-		}
-		if kind == annotationList {
-			continue
-		}
-		k := key(v)
-		j := -1
-		if seen != nil {
-			if first, dup := seen[k]; dup {
-				j = first
-			} else {
-				seen[k] = i
-			}
-		} else {
-			j = slices.IndexFunc(list[:i], func(w string) bool { return w != exportToAll && w != exportToNone && key(w) == k })
-		}
-		if j >= 0 {
-			errs = append(errs, problem("", at, v, "%q repeats %s (%q)", v, strict.Index(field, j), list[j]))
-		}
-	}
-	return errs
-}
-
 // checkResolution checks a ServiceEntry's resolution at field.
-func checkResolution(errs []*FieldError, field, r string) []*FieldError {
+func checkResolution(errs []*FieldError, field string, r Resolution) []*FieldError {
 	switch r {
 	case "", ResolutionNone, ResolutionStatic, ResolutionDNS, ResolutionDNSRoundRobin, ResolutionDynamicDNS:
 		return errs
@@ -135,17 +63,17 @@ func checkResolution(errs []*FieldError, field, r string) []*FieldError {
 // an allocated address may be for.
 type hostSet map[string]bool
 
-func newHostSet(hosts []string) hostSet {
-	hs := make(hostSet, len(hosts))
-	for _, h := range hosts {
-		hs[normalizeHost(h)] = true
+func newHostSet(list []string) hostSet {
+	hs := make(hostSet, len(list))
+	for _, h := range list {
+		hs[hosts.Normalize(h)] = true
 	}
 	return hs
 }
 
 // checkAutoHost checks that host, at field, is one of the service's hosts.
 func (hs hostSet) checkAutoHost(errs []*FieldError, field, host string) []*FieldError {
-	if hs[normalizeHost(host)] {
+	if hs[hosts.Normalize(host)] {
 		return errs
 	}
 	return append(errs, problem("", field, host, "%q is none of the service's hosts", host))

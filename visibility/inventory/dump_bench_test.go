@@ -1,4 +1,4 @@
-package visibility
+package inventory
 
 import (
 	"bytes"
@@ -158,18 +158,18 @@ func benchmarkDump(b *testing.B, data []byte, decode func([]byte) error) {
 	b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/float64(b.N)/float64(len(data)), "B/B")
 }
 
-func loadDump(data []byte) error { _, err := LoadInventory(data, ""); return err }
+func loadDump(data []byte) error { _, err := Load(data, ""); return err }
 
 // BenchmarkDump: a 12.5 MB `kubectl get -o yaml` dump and the same as `-o json`, read by
-// LoadInventory, beside a generic decode of the same bytes (yaml.v3 and encoding/json into
+// Load, beside a generic decode of the same bytes (yaml.v3 and encoding/json into
 // interface values).
 func BenchmarkDump(b *testing.B) {
 	y, js := bigDump()
-	b.Run("yaml/LoadInventory", func(b *testing.B) { benchmarkDump(b, y, loadDump) })
+	b.Run("yaml/Load", func(b *testing.B) { benchmarkDump(b, y, loadDump) })
 	b.Run("yaml/yaml.v3", func(b *testing.B) {
 		benchmarkDump(b, y, func(d []byte) error { var x any; return yaml.Unmarshal(d, &x) })
 	})
-	b.Run("json/LoadInventory", func(b *testing.B) { benchmarkDump(b, js, loadDump) })
+	b.Run("json/Load", func(b *testing.B) { benchmarkDump(b, js, loadDump) })
 	b.Run("json/encoding-json", func(b *testing.B) {
 		benchmarkDump(b, js, func(d []byte) error { var x any; return json.Unmarshal(d, &x) })
 	})
@@ -236,7 +236,7 @@ func TestRealisticDumpLoads(t *testing.T) {
 	for _, n := range []int{60, 240} {
 		y, js := realisticDump(n)
 		for _, data := range [][]byte{y, js} {
-			inv, err := LoadInventory(data, "")
+			inv, err := Load(data, "")
 			require.NoError(t, err)
 			require.Len(t, inv.Namespaces, max(n/20, 1))
 			require.NotEmpty(t, inv.Services)

@@ -1,4 +1,4 @@
-package visibility
+package inventory
 
 import (
 	"fmt"
@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/meshscope/meshscope/internal/hosts"
 )
 
 // exportToAnnotation is the annotation that gives a Kubernetes Service its exportTo, as a
@@ -64,21 +66,20 @@ type Service struct {
 	// Hosts are DNS names whose first label may be a wildcard label: *.example.com matches
 	// every host ending in .example.com, and the partial wildcards *x.example.com and
 	// *-foo.example.com every host ending in x.example.com and -foo.example.com (as Istio
-	// matches hosts; see Index.LookupHost for what ztunnel's DNS proxy does with them). They
+	// matches hosts; see ambient.Index.LookupHost for what ztunnel's DNS proxy does with them). They
 	// compare without case and without a trailing dot.
 	Hosts []string `json:"hosts,omitempty"`
 	// Addresses are IPs and CIDRs: an IP is a /32 or /128 prefix (netip.PrefixFrom(ip,
 	// ip.BitLen())). IPv4 mapped into IPv6 counts as IPv4, and a CIDR's host bits are ignored
-	// (LoadInventory stores them unmapped and masked).
+	// (Load stores them unmapped and masked).
 	Addresses []netip.Prefix `json:"addresses,omitempty"`
 	// ExportTo is a ServiceEntry's spec.exportTo, or a Kubernetes Service's
 	// networking.istio.io/exportTo annotation split at its commas (each value trimmed);
 	// empty means the mesh default.
 	ExportTo     []string  `json:"exportTo,omitempty"`
 	CreationTime time.Time `json:"creationTime,omitzero"`
-	// Resolution is a ServiceEntry's spec.resolution: "", "NONE", "STATIC", "DNS",
-	// "DNS_ROUND_ROBIN" or "DYNAMIC_DNS"; "" is NONE, as in Istio.
-	Resolution string `json:"resolution,omitempty"`
+	// Resolution is a ServiceEntry's spec.resolution; "" is NONE, as in Istio.
+	Resolution Resolution `json:"resolution,omitempty"`
 	// AutoAddresses are the addresses Istio allocated to a ServiceEntry, by host (its
 	// status.addresses), each an IP (a /32 or /128); they are the entry's addresses when it
 	// has none of its own (see AddressesFor).
@@ -91,7 +92,7 @@ type Service struct {
 	Headless bool `json:"headless,omitempty"`
 	// Ports are the port numbers the service declares: a ServiceEntry's spec.ports[].number,
 	// a Kubernetes Service's spec.ports[].port, in their order. A sidecar gets a service with
-	// these ports (see SidecarView).
+	// these ports (see package visibility/sidecar).
 	Ports []uint32 `json:"ports,omitempty"`
 	// Selector is the workloads the service selects: a ServiceEntry's
 	// spec.workloadSelector.labels, a Kubernetes Service's spec.selector. A sidecar view
@@ -104,13 +105,16 @@ type Service struct {
 // auto-allocation ("false", in any case).
 const autoAllocateLabel = "networking.istio.io/enable-autoallocate-ip"
 
+// Resolution is how a ServiceEntry's endpoints are found (spec.resolution).
+type Resolution string
+
 // The ServiceEntry resolutions.
 const (
-	ResolutionNone          = "NONE"
-	ResolutionStatic        = "STATIC"
-	ResolutionDNS           = "DNS"
-	ResolutionDNSRoundRobin = "DNS_ROUND_ROBIN"
-	ResolutionDynamicDNS    = "DYNAMIC_DNS"
+	ResolutionNone          Resolution = "NONE"
+	ResolutionStatic        Resolution = "STATIC"
+	ResolutionDNS           Resolution = "DNS"
+	ResolutionDNSRoundRobin Resolution = "DNS_ROUND_ROBIN"
+	ResolutionDynamicDNS    Resolution = "DYNAMIC_DNS"
 )
 
 // autoAllocates reports whether the entry uses the addresses Istio allocated: it has none of
@@ -133,11 +137,11 @@ func (s *Service) AddressesFor(host string) []netip.Prefix {
 	if strings.HasPrefix(host, "*") && s.Resolution != ResolutionDynamicDNS {
 		return nil
 	}
-	h := normalizeHost(host)
+	h := hosts.Normalize(host)
 	var out []netip.Prefix
 	n := 0
 	for k, a := range s.AutoAddresses { // keys compare as hosts do: without case or a trailing dot
-		if normalizeHost(k) == h {
+		if hosts.Normalize(k) == h {
 			out, n = a, n+1
 		}
 	}
@@ -147,17 +151,17 @@ func (s *Service) AddressesFor(host string) []netip.Prefix {
 	// Two spellings of one host (a.x and A.X.): the union, in a fixed order.
 	out = nil
 	for _, k := range slices.Sorted(maps.Keys(s.AutoAddresses)) {
-		if normalizeHost(k) == h {
+		if hosts.Normalize(k) == h {
 			out = append(out, s.AutoAddresses[k]...)
 		}
 	}
-	slices.SortFunc(out, comparePrefixes)
+	slices.SortFunc(out, hosts.ComparePrefixes)
 	return slices.Compact(out)
 }
 
-// allAddresses returns every address of the service: its own, else (auto-allocating) those
+// AllAddresses returns every address of the service: its own, else (auto-allocating) those
 // Istio allocated for each of its hosts under the wildcard rule of AddressesFor.
-func (s *Service) allAddresses() []netip.Prefix {
+func (s *Service) AllAddresses() []netip.Prefix {
 	if !s.autoAllocates() || len(s.AutoAddresses) == 0 {
 		return s.Addresses
 	}
@@ -168,9 +172,9 @@ func (s *Service) allAddresses() []netip.Prefix {
 	return out
 }
 
-// answersFor reports whether a DNS query for host gets an answer from the service: it has an
+// AnswersFor reports whether a DNS query for host gets an answer from the service: it has an
 // address for the host, or it is a headless Kubernetes Service.
-func (s *Service) answersFor(host string) bool {
+func (s *Service) AnswersFor(host string) bool {
 	return len(s.AddressesFor(host)) > 0 || s.Kind == KubernetesService && s.Headless
 }
 
@@ -189,19 +193,53 @@ type ServiceRef struct {
 // String returns "ServiceEntry shop/payments".
 func (r ServiceRef) String() string { return r.Kind.String() + " " + r.Namespace + "/" + r.Name }
 
-// Inventory is what a cluster holds: its namespaces with their labels, its services, its
-// Sidecars, and the mesh-wide default exportTo.
+// Inventory is what a cluster holds, as far as who sees and reaches what: its namespaces
+// with their labels, its services, and the Istio resources that decide what each proxy
+// gets. Load reads one from kubectl output; one built in Go is checked by Validate, which
+// every view calls. The views keep the inventory's slices and maps rather than copying
+// them: do not modify an inventory after building a view of it.
 type Inventory struct {
 	// Namespaces maps each namespace name to its labels. A namespace missing here has no
-	// labels.
+	// labels (and no Namespace object: discovery selectors never select it).
 	Namespaces map[string]map[string]string
-	Services   []Service
-	// Sidecars are the Sidecar resources, which decide what each sidecar proxy imports
-	// (NewSidecarView); the data-plane Index does not read them.
+	// Services are the ServiceEntries and Kubernetes Services.
+	Services []Service
+	// Sidecars are the Sidecar resources, which decide what each sidecar proxy imports.
 	Sidecars []Sidecar
-	// DefaultExportTo is meshConfig.defaultServiceExportTo; nil means ["*"].
-	DefaultExportTo []string
-	// Domain is the cluster's DNS domain, which short names expand into; "" means
+	// Domain is the cluster's DNS domain: a Kubernetes Service's host is
+	// <name>.<namespace>.svc.<domain>, and short names expand into it; "" means
 	// "cluster.local".
 	Domain string
+}
+
+// DefaultDomain is the cluster domain when an inventory names none.
+const DefaultDomain = "cluster.local"
+
+// ClusterDomain returns the cluster domain, normalized (lower case, no trailing dot):
+// Domain, or cluster.local when it is "".
+func (inv *Inventory) ClusterDomain() string {
+	if inv == nil || inv.Domain == "" {
+		return DefaultDomain
+	}
+	return hosts.Normalize(inv.Domain)
+}
+
+// NamespaceNames returns every namespace of the inventory — those with a Namespace object,
+// and those a service or a Sidecar is in — sorted. The caller owns the slice.
+func (inv *Inventory) NamespaceNames() []string {
+	if inv == nil {
+		return nil
+	}
+	out := make([]string, 0, len(inv.Namespaces))
+	for ns := range inv.Namespaces {
+		out = append(out, ns)
+	}
+	for i := range inv.Services {
+		out = append(out, inv.Services[i].Namespace)
+	}
+	for i := range inv.Sidecars {
+		out = append(out, inv.Sidecars[i].Namespace)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }

@@ -1,4 +1,4 @@
-package visibility
+package inventory
 
 import (
 	"cmp"
@@ -10,11 +10,14 @@ import (
 	"time"
 
 	"github.com/meshscope/meshscope/internal/fielderr"
+	"github.com/meshscope/meshscope/internal/hosts"
+	"github.com/meshscope/meshscope/internal/kube"
 	"github.com/meshscope/meshscope/internal/names"
 	"github.com/meshscope/meshscope/internal/strict"
+	"github.com/meshscope/meshscope/visibility"
 )
 
-// LoadInventory reads namespaces, ServiceEntries, Services and Sidecars from Kubernetes YAML
+// Load reads namespaces, ServiceEntries, Services and Sidecars from Kubernetes YAML
 // or JSON — the output of `kubectl get namespaces,serviceentries,services,sidecars -A -o
 // yaml` (a List, nested Lists too), single objects, or several documents separated by "---".
 // Objects of other kinds are skipped; a kind that misspells one of the four is an error.
@@ -34,7 +37,7 @@ import (
 //
 // Addresses are decoded into netip prefixes (an IP as a /32 or /128, IPv4 mapped into IPv6
 // unmapped, a CIDR masked); a cluster IP and an allocated address must be IPs. Every check
-// NewIndex makes is made here, by the same code, naming the document, the List item, the
+// Validate makes is made here, by the same code, naming the document, the List item, the
 // object and the field as the user wrote them, one problem a line:
 //
 //	items[5] (ServiceEntry shop/api): spec.hosts[0]: "api.*.example.com" is not a DNS name: …
@@ -48,14 +51,14 @@ import (
 // anchors, aliases, tags or complex keys is read with a full YAML parser, that document
 // alone, with the same answers. The inventory's strings share one copy of data: keeping the
 // inventory keeps that copy.
-func LoadInventory(data []byte, clusterDomain string) (Inventory, error) {
+func Load(data []byte, clusterDomain string) (*Inventory, error) {
 	if clusterDomain == "" {
 		clusterDomain = "cluster.local"
 	}
-	s := readObjects(data, readsObject)
+	s := kube.Read(data, readsObject)
 	nss, svcs := 0, 0
-	for _, o := range s.objects {
-		switch o.kind {
+	for _, o := range s.Objects {
+		switch o.Kind {
 		case "Namespace":
 			nss++
 		case "ServiceEntry", "Service":
@@ -66,33 +69,33 @@ func LoadInventory(data []byte, clusterDomain string) (Inventory, error) {
 	l := inventoryLoader{
 		inv:    Inventory{Namespaces: make(map[string]map[string]string, nss), Services: make([]Service, 0, svcs), Domain: clusterDomain},
 		domain: clusterDomain,
-		seen:   map[string]kubeObject{},
+		seen:   map[string]kube.Object{},
 	}
 	var errs []error
 	skipped := map[string]int{}
 	read := 0
-	for _, o := range s.objects {
-		if o.err != nil {
-			errs = append(errs, o.err)
+	for _, o := range s.Objects {
+		if o.Err != nil {
+			errs = append(errs, o.Err)
 			continue
 		}
-		if err := checkKind(o, []string{"Namespace", "ServiceEntry", "Service", "Sidecar"}); err != nil {
+		if err := kube.CheckKind(o, []string{"Namespace", "ServiceEntry", "Service", "Sidecar"}); err != nil {
 			errs = append(errs, err)
 			continue
 		}
 		var problems []error
 		switch {
-		case o.kind == "Namespace":
+		case o.Kind == "Namespace":
 			problems = l.namespace(o)
-		case o.kind == "ServiceEntry":
+		case o.Kind == "ServiceEntry":
 			problems = l.serviceEntry(o)
-		case o.kind == "Service" && isCoreV1(o):
+		case o.Kind == "Service" && isCoreV1(o):
 			problems = l.service(o)
-		case o.kind == "Sidecar" && isIstioNetworking(o):
+		case o.Kind == "Sidecar" && isIstioNetworking(o):
 			problems = l.sidecar(o)
 			sidecars++
 		default:
-			skipped[describeKind(o)]++
+			skipped[kube.DescribeKind(o)]++
 			continue
 		}
 		read++
@@ -105,22 +108,22 @@ func LoadInventory(data []byte, clusterDomain string) (Inventory, error) {
 		}
 	}
 	if len(errs) > 0 {
-		return Inventory{}, errors.Join(errs...)
+		return nil, errors.Join(errs...)
 	}
 	if read == sidecars {
 		if sidecars > 0 {
 			skipped["Sidecar"] = sidecars
 		}
-		return Inventory{}, &FieldError{Detail: fmt.Sprintf("no inventory: %s; expected Namespace, ServiceEntry and Service objects (kubectl get namespaces,serviceentries,services,sidecars -A -o yaml)", s.found(skipped)), Err: ErrNoInventory}
+		return nil, &FieldError{Detail: fmt.Sprintf("no inventory: %s; expected Namespace, ServiceEntry and Service objects (kubectl get namespaces,serviceentries,services,sidecars -A -o yaml)", s.Found(skipped)), Err: ErrNoInventory}
 	}
-	return l.inv, nil
+	return &l.inv, nil
 }
 
-// readsObject reports whether LoadInventory reads o (a problem in any other object is not
+// readsObject reports whether Load reads o (a problem in any other object is not
 // the inventory's). A Service or Sidecar whose apiVersion, which decides, was given twice
 // counts as read.
-func readsObject(o kubeObject, twice func(path ...string) bool) bool {
-	switch o.kind {
+func readsObject(o kube.Object, twice func(path ...string) bool) bool {
+	switch o.Kind {
 	case "Namespace", "ServiceEntry":
 		return true
 	case "Service":
@@ -133,26 +136,26 @@ func readsObject(o kubeObject, twice func(path ...string) bool) bool {
 
 // apiVersionProblems reports an apiVersion that is not a string: it decides how a Service
 // or a Sidecar is read, and is not to be taken for none.
-func apiVersionProblems(o kubeObject) []error {
+func apiVersionProblems(o kube.Object) []error {
 	var d strict.Decoder
-	d.String(o.fields.Value("apiVersion"), "apiVersion")
+	d.String(o.Fields.Value("apiVersion"), "apiVersion")
 	return d.Errs()
 }
 
 // objectWhere names an object for its problems: "items[3] (ServiceEntry shop/api)", or
 // "ServiceEntry shop/api" for the only document of a stream.
-func objectWhere(o kubeObject) string {
-	w := o.where()
+func objectWhere(o kube.Object) string {
+	w := o.Where()
 	if w == "" {
-		return o.id()
+		return o.ID()
 	}
-	return w + " (" + o.id() + ")"
+	return w + " (" + o.ID() + ")"
 }
 
 // isCoreV1 reports whether o is of the core API group (a Service of another group, such as
 // Knative's, is another kind of object).
-func isCoreV1(o kubeObject) bool {
-	v, _ := o.fields.Value("apiVersion").(string)
+func isCoreV1(o kube.Object) bool {
+	v, _ := o.Fields.Value("apiVersion").(string)
 	return v == "" || v == "v1"
 }
 
@@ -160,7 +163,7 @@ type inventoryLoader struct {
 	schema schemaWalker
 	inv    Inventory
 	domain string
-	seen   map[string]kubeObject // namespace name -> its Namespace object
+	seen   map[string]kube.Object // namespace name -> its Namespace object
 }
 
 // objectMeta is the metadata an inventory reads.
@@ -171,9 +174,9 @@ type objectMeta struct {
 	creationTimestamp string
 }
 
-func readMeta(d *strict.Decoder, o kubeObject) objectMeta {
+func readMeta(d *strict.Decoder, o kube.Object) objectMeta {
 	var m objectMeta
-	mo, ok := d.Object(o.fields.Value("metadata"), "metadata")
+	mo, ok := d.Object(o.Fields.Value("metadata"), "metadata")
 	if !ok {
 		return m
 	}
@@ -190,7 +193,7 @@ func readMeta(d *strict.Decoder, o kubeObject) objectMeta {
 }
 
 // namespace reads a Namespace: its name and labels.
-func (l *inventoryLoader) namespace(o kubeObject) []error {
+func (l *inventoryLoader) namespace(o kube.Object) []error {
 	var d strict.Decoder
 	m := readMeta(&d, o)
 	if m.name == "" {
@@ -202,30 +205,30 @@ func (l *inventoryLoader) namespace(o kubeObject) []error {
 		return fielderr.Split(err)
 	}
 	if first, dup := l.seen[m.name]; dup {
-		return []error{&FieldError{Field: "metadata.name", Value: m.name, Detail: fmt.Sprintf("a second Namespace %s (the first is %s); which labels apply would depend on document order", m.name, cmp.Or(first.where(), "the object")), Err: ErrDuplicate}}
+		return []error{&FieldError{Field: "metadata.name", Value: m.name, Detail: fmt.Sprintf("a second Namespace %s (the first is %s); which labels apply would depend on document order", m.name, cmp.Or(first.Where(), "the object")), Err: ErrDuplicate}}
 	}
 	l.seen[m.name] = o
 	ls := m.labels // StringMap's, ours to keep
 	if ls == nil {
 		ls = make(map[string]string, 1)
 	}
-	if _, ok := ls[NamespaceNameLabel]; !ok {
-		ls[NamespaceNameLabel] = m.name
+	if _, ok := ls[visibility.NamespaceNameLabel]; !ok {
+		ls[visibility.NamespaceNameLabel] = m.name
 	}
 	l.inv.Namespaces[m.name] = ls
 	return nil
 }
 
 // serviceEntry reads a ServiceEntry: hosts, addresses, exportTo, resolution and the
-// addresses Istio allocated, each checked as NewIndex checks it (see check.go).
-func (l *inventoryLoader) serviceEntry(o kubeObject) []error {
+// addresses Istio allocated, each checked as Validate checks it (see check.go).
+func (l *inventoryLoader) serviceEntry(o kube.Object) []error {
 	var d strict.Decoder
 	s, spec, ok := l.common(&d, o, ServiceEntry)
 	if ok {
 		s.Hosts = specStrings(&d, spec, "hosts")
 		add(&d, checkHosts(nil, "spec.hosts", s.Hosts, nil))
 		for i, a := range specStrings(&d, spec, "addresses") {
-			p, err := parseAddress(a)
+			p, err := hosts.ParseAddress(a)
 			if err != nil {
 				d.Fail(strict.Index("spec.addresses", i), a, "%q is not an IP or CIDR", a)
 				continue
@@ -235,7 +238,7 @@ func (l *inventoryLoader) serviceEntry(o kubeObject) []error {
 		s.ExportTo = specStrings(&d, spec, "exportTo")
 		s.checkExportTo(&d, "spec.exportTo")
 		if v := spec.Value("resolution"); v != nil {
-			s.Resolution = d.String(v, "spec.resolution")
+			s.Resolution = Resolution(d.String(v, "spec.resolution"))
 			add(&d, checkResolution(nil, "spec.resolution", s.Resolution))
 		}
 		s.AutoAddresses = statusAddresses(&d, o, s)
@@ -256,8 +259,8 @@ func add(d *strict.Decoder, problems []*FieldError) {
 
 // statusAddresses reads the addresses Istio allocated, status.addresses[] {value, host}, by
 // host; each value must be an IP and each host one of the entry's.
-func statusAddresses(d *strict.Decoder, o kubeObject, s *loadedService) map[string][]netip.Prefix {
-	st, ok := d.Object(o.fields.Value("status"), "status")
+func statusAddresses(d *strict.Decoder, o kube.Object, s *loadedService) map[string][]netip.Prefix {
+	st, ok := d.Object(o.Fields.Value("status"), "status")
 	if !ok {
 		return nil
 	}
@@ -301,7 +304,7 @@ func statusAddresses(d *strict.Decoder, o kubeObject, s *loadedService) map[stri
 
 // parseIP reads the IP at field, as a /32 or /128 prefix.
 func parseIP(d *strict.Decoder, field, s string) (netip.Prefix, bool) {
-	p, err := parseAddress(s)
+	p, err := hosts.ParseAddress(s)
 	if err != nil || !p.IsSingleIP() {
 		d.Fail(field, s, "%q is not an IP", s)
 		return netip.Prefix{}, false
@@ -310,7 +313,7 @@ func parseIP(d *strict.Decoder, field, s string) (netip.Prefix, bool) {
 }
 
 // service reads a Kubernetes Service: its host, cluster IPs and exportTo annotation.
-func (l *inventoryLoader) service(o kubeObject) []error {
+func (l *inventoryLoader) service(o kube.Object) []error {
 	var d strict.Decoder
 	s, spec, ok := l.common(&d, o, KubernetesService)
 	if ok {
@@ -360,7 +363,7 @@ type loadedService struct {
 
 // common reads what ServiceEntries and Services share: namespace, name, creation time, and
 // the spec object. ok is false when the object is too broken to read further.
-func (l *inventoryLoader) common(d *strict.Decoder, o kubeObject, kind Kind) (*loadedService, strict.Fields, bool) {
+func (l *inventoryLoader) common(d *strict.Decoder, o kube.Object, kind Kind) (*loadedService, strict.Fields, bool) {
 	m := readMeta(d, o)
 	s := &loadedService{Service: Service{Kind: kind, Namespace: m.namespace, Name: m.name, Labels: m.labels}, annots: m.annots}
 	if m.namespace == "" || m.name == "" {
@@ -381,7 +384,7 @@ func (l *inventoryLoader) common(d *strict.Decoder, o kubeObject, kind Kind) (*l
 		s.CreationTime = t
 	}
 	spec := strict.Fields{}
-	if x := o.fields.Value("spec"); x != nil {
+	if x := o.Fields.Value("spec"); x != nil {
 		so, isObj := x.(strict.Fields)
 		if !isObj {
 			d.Errorf("spec", "must be an object, got %s", strict.Describe(x))
@@ -409,6 +412,6 @@ func specStrings(d *strict.Decoder, spec strict.Fields, field string) []string {
 // not a label has its own problem already (metadata.namespace).
 func (s *loadedService) checkExportTo(d *strict.Decoder, field string) {
 	if names.Label(s.Namespace) == "" {
-		add(d, checkExportTo(nil, field, s.Namespace, s.ExportTo, exportToListOf(s.Kind)))
+		add(d, visibility.ExportToProblems(field, s.Namespace, s.ExportTo, exportToRule(s.Kind)))
 	}
 }

@@ -1,10 +1,8 @@
-package visibility
+package inventory
 
 import (
 	"encoding/json"
-	"errors"
 	"maps"
-	"net/netip"
 	"slices"
 	"strings"
 	"testing"
@@ -12,8 +10,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/meshscope/meshscope/internal/fielderr"
 )
 
 const kubectlList = `apiVersion: v1
@@ -63,8 +59,8 @@ items:
   metadata: {name: web, namespace: shop}
 `
 
-func TestLoadInventory(t *testing.T) {
-	inv, err := LoadInventory([]byte(kubectlList), "")
+func TestLoad(t *testing.T) {
+	inv, err := Load([]byte(kubectlList), "")
 	require.NoError(t, err)
 	assert.Equal(t, map[string]map[string]string{
 		"shop":   {"kubernetes.io/metadata.name": "shop", "team": "shop"},
@@ -78,27 +74,26 @@ func TestLoadInventory(t *testing.T) {
 		{Kind: KubernetesService, Namespace: "shop", Name: "headless", Hosts: []string{"headless.shop.svc.cluster.local"}, Headless: true},
 	}, inv.Services)
 	assert.Equal(t, "cluster.local", inv.Domain)
-	_, err = NewIndex(nil, inv)
-	require.NoError(t, err)
+	require.NoError(t, inv.Validate())
 
-	other, err := LoadInventory([]byte(kubectlList), "corp.internal")
+	other, err := Load([]byte(kubectlList), "corp.internal")
 	require.NoError(t, err)
 	assert.Equal(t, []string{"web.shop.svc.corp.internal"}, other.Services[1].Hosts)
 }
 
-func TestLoadInventoryDocuments(t *testing.T) {
-	inv, err := LoadInventory([]byte("kind: Namespace\nmetadata: {name: a}\n---\nkind: ServiceEntry\nmetadata: {name: x, namespace: a}\nspec: {hosts: [x.example]}\n---\n"), "")
+func TestLoadDocuments(t *testing.T) {
+	inv, err := Load([]byte("kind: Namespace\nmetadata: {name: a}\n---\nkind: ServiceEntry\nmetadata: {name: x, namespace: a}\nspec: {hosts: [x.example]}\n---\n"), "")
 	require.NoError(t, err)
 	assert.Len(t, inv.Namespaces, 1)
 	assert.Len(t, inv.Services, 1)
 	js, err := json.Marshal(map[string]any{"kind": "List", "items": []any{map[string]any{"kind": "Namespace", "metadata": map[string]any{"name": "j"}}}})
 	require.NoError(t, err)
-	inv, err = LoadInventory(js, "")
+	inv, err = Load(js, "")
 	require.NoError(t, err)
 	assert.Contains(t, inv.Namespaces, "j")
 }
 
-func TestLoadInventoryErrors(t *testing.T) {
+func TestLoadErrors(t *testing.T) {
 	in := `kind: List
 items:
 - kind: ServiceEntry
@@ -115,7 +110,7 @@ kind: [not, a, string]
 ---
 a: [b
 `
-	_, err := LoadInventory([]byte(in), "")
+	_, err := Load([]byte(in), "")
 	require.Error(t, err)
 	assert.Equal(t, strings.Join([]string{
 		`document 1: items[0] (ServiceEntry shop/bad-hosts): spec.hosts: must be a list, got the string "web.example"`,
@@ -151,7 +146,7 @@ var inventorySeeds = []string{
 	"kind: ServiceEntry\nmetadata: {name: p, namespace: a}\nspec: {hosts: ['*x.example', '*-Foo.example.', '*x', 'a.x.example'], addresses: [10.0.0.9]}\n",
 }
 
-func FuzzLoadInventory(f *testing.F) {
+func FuzzLoad(f *testing.F) {
 	for _, s := range inventorySeeds {
 		f.Add([]byte(s))
 	}
@@ -162,63 +157,20 @@ func FuzzLoadInventory(f *testing.F) {
 		f.Add([]byte(loadInventoryShapes[name]))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		inv, err := LoadInventory(data, "")
+		inv, err := Load(data, "")
 		if err != nil {
 			return
 		}
-		// The loader makes every check NewIndex makes, but for two services of one kind with
-		// one namespace and name.
-		ix, err := NewIndex(nil, inv)
-		if err != nil {
-			for _, e := range fielderr.Split(err) {
-				if !errors.Is(e, ErrDuplicate) {
-					t.Fatalf("LoadInventory accepted what NewIndex refuses: %v", e)
-				}
-			}
-			return
+		// The loader makes every check Validate makes, by the same code.
+		if err := inv.Validate(); err != nil {
+			t.Fatalf("Load accepted what Validate refuses: %v", err)
 		}
-		for _, s := range inv.Services {
-			for _, h := range s.Hosts {
-				first, _, _ := strings.Cut(h, ".")
-				queries := []string{h, first, h + "." + s.Namespace + ".svc.cluster.local"}
-				if strings.HasPrefix(h, "*") {
-					queries = append(queries, "a"+h[1:], "a.b"+h[1:]) // names the wildcard covers
-				}
-				for _, q := range queries {
-					for _, client := range []string{s.Namespace, ""} {
-						got, ok := ix.LookupHost(client, q)
-						if e := ix.ExplainHost(client, q); ok != (e.Answer != nil) || ok && got.Ref() != *e.Answer {
-							t.Fatalf("%s from %q: LookupHost gives %v %v, ExplainHost %v", q, client, got.Ref(), ok, e.Answer)
-						}
-					}
-				}
-				for _, p := range s.AddressesFor(h) {
-					got, ok := ix.LookupAddress(s.Namespace, p.Addr())
-					if e := ix.ExplainAddress(s.Namespace, p.Addr()); ok != (e.Answer != nil) || ok && got.Ref() != *e.Answer {
-						t.Fatalf("%s from %q: LookupAddress gives %v %v, ExplainAddress %v", p.Addr(), s.Namespace, got.Ref(), ok, e.Answer)
-					}
-				}
-			}
-		}
-		ix.Conflicts()
-		ix.Lint()
 	})
 }
 
-func TestExplanationJSON(t *testing.T) {
-	ix := sampleIndex(t)
-	b, err := json.Marshal(ix.ExplainHost("sandbox", "api.github.com"))
-	require.NoError(t, err)
-	assert.Contains(t, string(b), `"answer":{"kind":"ServiceEntry","namespace":"infra","name":"github"}`)
-	assert.Contains(t, string(b), `"verdict":"hidden"`)
-	var back LookupExplanation
-	require.NoError(t, json.Unmarshal(b, &back))
-	assert.Equal(t, ix.ExplainHost("sandbox", "api.github.com"), back)
-}
-
-// TestLoaderAndIndexCheckAlike: LoadInventory and NewIndex refuse the same values with the
+// TestLoaderAndValidateCheckAlike: Load and Validate refuse the same values with the
 // same words, each naming the field as its input spells it.
-func TestLoaderAndIndexCheckAlike(t *testing.T) {
+func TestLoaderAndValidateCheckAlike(t *testing.T) {
 	tests := []struct {
 		name                  string
 		yamlSpec              string // the ServiceEntry's spec
@@ -234,10 +186,10 @@ func TestLoaderAndIndexCheckAlike(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, lerr := LoadInventory([]byte("kind: ServiceEntry\nmetadata: {name: api, namespace: shop}\nspec: "+tt.yamlSpec+"\n"), "")
+			_, lerr := Load([]byte("kind: ServiceEntry\nmetadata: {name: api, namespace: shop}\nspec: "+tt.yamlSpec+"\n"), "")
 			s := tt.svc
 			s.Kind, s.Namespace, s.Name = ServiceEntry, "shop", "api"
-			_, ierr := NewIndex(nil, Inventory{Services: []Service{s}})
+			ierr := (&Inventory{Services: []Service{s}}).Validate()
 			l, i := fieldErrors(t, lerr), fieldErrors(t, ierr)
 			require.Len(t, l, 1, "%v", lerr)
 			require.Len(t, i, 1, "%v", ierr)
@@ -251,9 +203,9 @@ func TestLoaderAndIndexCheckAlike(t *testing.T) {
 	}
 }
 
-// TestLoadInventoryAddresses: addresses are decoded once, into canonical prefixes.
-func TestLoadInventoryAddresses(t *testing.T) {
-	inv, err := LoadInventory([]byte(`kind: List
+// TestLoadAddresses: addresses are decoded once, into canonical prefixes.
+func TestLoadAddresses(t *testing.T) {
+	inv, err := Load([]byte(`kind: List
 items:
 - kind: ServiceEntry
   metadata: {name: a, namespace: shop}
@@ -267,7 +219,7 @@ items:
 	assert.Equal(t, pfx("10.0.0.1", "10.0.0.0/8", "2001:db8::1", "10.2.0.0/16", "10.3.0.1"), inv.Services[0].Addresses)
 	assert.Equal(t, pfx("10.96.0.1", "fd00::1"), inv.Services[1].Addresses)
 
-	_, err = LoadInventory([]byte(`kind: List
+	_, err = Load([]byte(`kind: List
 items:
 - kind: ServiceEntry
   metadata: {name: a, namespace: shop}
@@ -286,16 +238,36 @@ items:
 	}, "\n"), err.Error())
 }
 
-// TestIndexCanonicalAddresses: NewIndex keys a Service built in Go on the canonical form of
-// each address — IPv4 mapped into IPv6 unmapped, host bits cleared.
-func TestIndexCanonicalAddresses(t *testing.T) {
-	ix, err := NewIndex(nil, Inventory{Services: []Service{
-		{Kind: ServiceEntry, Namespace: "a", Name: "mapped", Hosts: []string{"m.example"}, Addresses: pfx("::ffff:10.0.0.1")},
-		{Kind: ServiceEntry, Namespace: "a", Name: "unmasked", Hosts: []string{"u.example"}, Addresses: pfx("10.1.2.3/16")},
-		{Kind: ServiceEntry, Namespace: "a", Name: "mapped-cidr", Hosts: []string{"c.example"}, Addresses: pfx("::ffff:10.2.0.0/112")},
-	}})
-	require.NoError(t, err)
-	for addr, want := range map[string]string{"10.0.0.1": "a/mapped", "10.1.200.200": "a/unmasked", "10.2.3.4": "a/mapped-cidr", "::ffff:10.1.0.9": "a/unmasked"} {
-		assert.Equal(t, want, ref(ix.LookupAddress("x", netip.MustParseAddr(addr))), addr)
-	}
+// TestValidate: an inventory built in Go is checked as Load checks what it reads, every
+// problem at once, each naming its item.
+func TestValidate(t *testing.T) {
+	inv := &Inventory{Namespaces: map[string]map[string]string{"shop": nil}, Domain: "*.local",
+		Services: []Service{
+			{Kind: ServiceEntry, Namespace: "shop", Name: "a", Hosts: []string{"a..b"}},
+			{Kind: ServiceEntry, Namespace: "shop", Name: "a", Hosts: []string{"a.b"}},
+			{Kind: KubernetesService, Namespace: "shop", Name: "a", Hosts: []string{"a.shop.svc.cluster.local"}},
+		},
+		Sidecars: []Sidecar{
+			{Namespace: "shop", Name: "s", WorkloadSelector: map[string]string{"a b": "c"}, Egress: []Egress{{Hosts: []string{"shop"}}, {}}},
+			{Namespace: "shop", Name: "s"},
+			{Namespace: "", Name: ""},
+		}}
+	err := inv.Validate()
+	require.Error(t, err)
+	assert.Equal(t, []string{
+		`Domain: "*.local" is not a DNS name`,
+		`Services[0] (ServiceEntry shop/a): Hosts[0]: "a..b" is not a DNS name: must not have an empty label (a leading, trailing or doubled ".")`,
+		`Services[1] (ServiceEntry shop/a): a second ServiceEntry shop/a (the first is Services[0])`,
+		`Sidecars[0] (Sidecar shop/s): WorkloadSelector: Invalid value: "a b": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')`,
+		`Sidecars[0] (Sidecar shop/s): Egress[0].Hosts[0]: "shop" is not of the form namespace/host`,
+		`Sidecars[0] (Sidecar shop/s): Egress[1].Hosts: an egress listener imports at least one host`,
+		`Sidecars[1] (Sidecar shop/s): a second Sidecar shop/s (the first is Sidecars[0])`,
+		`Sidecars[2] (Sidecar /): Namespace: must not be empty`,
+		`Sidecars[2] (Sidecar /): Name: must not be empty`,
+	}, strings.Split(err.Error(), "\n"))
+	assert.ErrorIs(t, err, ErrDuplicate)
+	assert.NoError(t, (*Inventory)(nil).Validate())
+	assert.Equal(t, []string{"", "shop"}, inv.NamespaceNames(), "every namespace named, an empty one too")
+	assert.Equal(t, "cluster.local", (&Inventory{}).ClusterDomain())
+	assert.Equal(t, "corp.internal", (&Inventory{Domain: "Corp.Internal."}).ClusterDomain())
 }

@@ -1,4 +1,4 @@
-package visibility
+package inventory
 
 import (
 	"encoding/json"
@@ -107,7 +107,7 @@ func kubectlDump(n int) []byte {
 }
 
 func TestKubectlDumpLoads(t *testing.T) {
-	inv, err := LoadInventory(kubectlDump(100), "")
+	inv, err := Load(kubectlDump(100), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +128,7 @@ func benchmarkLoad(b *testing.B, data []byte, generic bool) {
 			}
 			continue
 		}
-		if _, err := LoadInventory(data, ""); err != nil {
+		if _, err := Load(data, ""); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -143,19 +143,19 @@ func kubectlJSON(tb testing.TB, n int) []byte {
 	return js
 }
 
-// BenchmarkLoadInventoryJSON: the same dump as JSON, beside a generic YAML decode of it.
-func BenchmarkLoadInventoryJSON2500(b *testing.B)  { benchmarkLoad(b, kubectlJSON(b, 2500), false) }
-func BenchmarkLoadInventoryJSON10000(b *testing.B) { benchmarkLoad(b, kubectlJSON(b, 10000), false) }
-func BenchmarkLoadInventoryJSON2500Generic(b *testing.B) {
+// BenchmarkLoadJSON: the same dump as JSON, beside a generic YAML decode of it.
+func BenchmarkLoadJSON2500(b *testing.B)  { benchmarkLoad(b, kubectlJSON(b, 2500), false) }
+func BenchmarkLoadJSON10000(b *testing.B) { benchmarkLoad(b, kubectlJSON(b, 10000), false) }
+func BenchmarkLoadJSON2500Generic(b *testing.B) {
 	benchmarkLoad(b, kubectlJSON(b, 2500), true)
 }
 
-// BenchmarkLoadInventory: a kubectl dump with n ServiceEntries and n Services, beside a
+// BenchmarkLoad: a kubectl dump with n ServiceEntries and n Services, beside a
 // generic YAML decode of the same bytes (yaml.v3 into interface values).
-func BenchmarkLoadInventory2500(b *testing.B)         { benchmarkLoad(b, kubectlDump(2500), false) }
-func BenchmarkLoadInventory10000(b *testing.B)        { benchmarkLoad(b, kubectlDump(10000), false) }
-func BenchmarkLoadInventory2500Generic(b *testing.B)  { benchmarkLoad(b, kubectlDump(2500), true) }
-func BenchmarkLoadInventory10000Generic(b *testing.B) { benchmarkLoad(b, kubectlDump(10000), true) }
+func BenchmarkLoad2500(b *testing.B)         { benchmarkLoad(b, kubectlDump(2500), false) }
+func BenchmarkLoad10000(b *testing.B)        { benchmarkLoad(b, kubectlDump(10000), false) }
+func BenchmarkLoad2500Generic(b *testing.B)  { benchmarkLoad(b, kubectlDump(2500), true) }
+func BenchmarkLoad10000Generic(b *testing.B) { benchmarkLoad(b, kubectlDump(10000), true) }
 
 // nestedLists is a kubectl List nested n deep, each level holding one Namespace and the next
 // List, the innermost a Namespace named "last"; the namespaces carry a description in
@@ -183,7 +183,7 @@ func nestedListsYAML(tb testing.TB, n int) []byte {
 // reader costs: the full reader, which such a List used to go to for one byte that is not
 // ASCII, allocates several times more, and its time grows with the square of the depth.
 func TestNestedListsAreLinear(t *testing.T) {
-	inv, err := LoadInventory(nestedLists(5), "")
+	inv, err := Load(nestedLists(5), "")
 	require.NoError(t, err)
 	require.Len(t, inv.Namespaces, 6)
 	for _, tc := range []struct {
@@ -197,7 +197,7 @@ func TestNestedListsAreLinear(t *testing.T) {
 			work := func(n int) (allocs, bytes, size float64) {
 				data := tc.data(n)
 				allocs, bytes = growth.Allocated(func() {
-					_, err := LoadInventory(data, "")
+					_, err := Load(data, "")
 					require.NoError(t, err)
 				})
 				return allocs, bytes, float64(len(data))
@@ -222,13 +222,13 @@ func BenchmarkLoadNestedLists400(b *testing.B)        { benchmarkLoad(b, nestedL
 func BenchmarkLoadNestedLists100Generic(b *testing.B) { benchmarkLoad(b, nestedLists(100), true) }
 func BenchmarkLoadNestedLists400Generic(b *testing.B) { benchmarkLoad(b, nestedLists(400), true) }
 
-// TestLoadInventoryAllocatesLittle pins the loader's memory on what kubectl prints: at most
+// TestLoadAllocatesLittle pins the loader's memory on what kubectl prints: at most
 // 8 bytes allocated per input byte, YAML or JSON, and linear growth (4x the objects, at most
 // 4.5x the bytes).
-func TestLoadInventoryAllocatesLittle(t *testing.T) {
+func TestLoadAllocatesLittle(t *testing.T) {
 	perByte := func(data []byte) (float64, float64) {
 		_, bytes := growth.Allocated(func() {
-			_, err := LoadInventory(data, "")
+			_, err := Load(data, "")
 			require.NoError(t, err)
 		})
 		return bytes / float64(len(data)), bytes

@@ -1,4 +1,4 @@
-package visibility
+package inventory
 
 import (
 	"strconv"
@@ -77,7 +77,7 @@ func TestSkippedObjectsProblemsRefuseNothing(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			inv, err := LoadInventory([]byte(tt.in), "")
+			inv, err := Load([]byte(tt.in), "")
 			if tt.err != "" {
 				require.Error(t, err)
 				assert.Equal(t, tt.err, err.Error())
@@ -89,45 +89,7 @@ func TestSkippedObjectsProblemsRefuseNothing(t *testing.T) {
 	}
 }
 
-func TestSkippedObjectsProblemsLeaveTheMeshConfig(t *testing.T) {
-	const operator = "apiVersion: install.istio.io/v1alpha1\nkind: IstioOperator\nmetadata:\n  name: istio\nspec:\n  meshConfig:\n    serviceEntryVisibility:\n      defaultVisibility: NAMESPACE\n"
-	const istioMap = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: istio\n  namespace: istio-system\ndata:\n  mesh: |\n    serviceEntryVisibility:\n      defaultVisibility: NAMESPACE\n"
-	tests := []struct {
-		name string
-		in   string
-		err  string // "": the configuration loads
-	}{
-		{"an octal file mode in a Deployment", listOf(octalDeployment, operator), ""},
-		{"a key given twice in another ConfigMap", listOf(twiceConfigMap, istioMap), ""},
-		{"in separate documents", octalDeployment + "---\n" + istioMap, ""},
-		{"a key given twice in the istio ConfigMap", listOf(strings.Replace(istioMap, "  name: istio\n", "  name: istio\n  name: istio\n", 1)),
-			"items[0].metadata.name: given twice (lines 7 and 8)"},
-		{"in the IstioOperator", listOf(octalDeployment, strings.Replace(operator, "spec:\n", "spec:\n  revision: 010\n", 1)),
-			"items[1].spec.revision: 010 is ambiguous: YAML 1.1 readers take a leading zero as octal, YAML 1.2 readers as decimal; write it without the zero, or quote it"},
-		// A ConfigMap's name decides whether it is read: given twice, the first value must not
-		// make the istio ConfigMap, and its problems, vanish.
-		{"in a ConfigMap's name, which decides", listOf(strings.Replace(istioMap, "  name: istio\n", "  name: app\n  name: istio\n", 1)),
-			"items[0].metadata.name: given twice (lines 7 and 8)"},
-		{"in a ConfigMap's metadata, which decides", listOf(strings.Replace(istioMap, "metadata:\n", "metadata: {name: app}\nmetadata:\n", 1)),
-			"items[0].metadata: given twice (lines 6 and 7)"},
-		{"in another kind's name, which decides nothing", listOf(strings.Replace(octalDeployment, "  name: web\n", "  name: web\n  name: istio\n", 1), operator), ""},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			c, err := LoadConfig([]byte(tt.in))
-			if tt.err != "" {
-				require.Error(t, err)
-				assert.Equal(t, tt.err, err.Error())
-				return
-			}
-			require.NoError(t, err)
-			require.NotNil(t, c)
-			assert.Equal(t, Namespace, c.DefaultVisibility)
-		})
-	}
-}
-
-// TestProblemsInSidecarsAreKept: a Sidecar is an object LoadInventory reads, so a problem
+// TestProblemsInSidecarsAreKept: a Sidecar is an object Load reads, so a problem
 // inside it refuses the inventory, where the same problem in a ConfigMap does not.
 func TestProblemsInSidecarsAreKept(t *testing.T) {
 	const ns = "apiVersion: v1\nkind: Namespace\nmetadata: {name: shop}\n"
@@ -139,7 +101,7 @@ func TestProblemsInSidecarsAreKept(t *testing.T) {
 		{"a key twice in a ConfigMap", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x, namespace: shop}\ndata:\n  a: b\n  a: c\n", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := LoadInventory([]byte(ns+"---\n"+tc.doc), "")
+			_, err := Load([]byte(ns+"---\n"+tc.doc), "")
 			if tc.wantErr == "" {
 				require.NoError(t, err)
 				return
@@ -151,9 +113,8 @@ func TestProblemsInSidecarsAreKept(t *testing.T) {
 
 // TestNestedListItemsAreNamedInLinearTime: an item of Lists nested n deep is named in O(n)
 // (its path spelt in one pass, and only for a message), so that every loader costs what it
-// reads plus what it writes: at 4x the depth, a stream of mesh configurations costs 4x (it
-// cost 64x when every item's path was spelt, each parent's first), and one with a problem in
-// every item costs what its longer message does.
+// reads plus what it writes: an inventory with a problem in every item costs what its
+// longer message does (package mesh holds its loaders to the same).
 func TestNestedListItemsAreNamedInLinearTime(t *testing.T) {
 	nested := func(n int, item string) []byte {
 		var b strings.Builder
@@ -163,22 +124,14 @@ func TestNestedListItemsAreNamedInLinearTime(t *testing.T) {
 		b.WriteString(`{}` + strings.Repeat("]}", n))
 		return []byte(b.String())
 	}
-	const (
-		configMap = `{"kind": "ConfigMap", "metadata": {"name": "istio-{i}"}, "data": {"mesh": ""}}`
-		brokenMap = `{"kind": "ConfigMap", "metadata": {"name": "istio-{i}"}, "data": {"mesh": "a: ["}}`
-		badNS     = `{"kind": "Namespace", "metadata": {"name": "NS-{i}"}}`
-	)
+	const badNS = `{"kind": "Namespace", "metadata": {"name": "NS-{i}"}}`
 	for _, tc := range []struct {
 		name string
 		item string
 		load func([]byte) error
 		fail bool
 	}{
-		{"LoadConfig", configMap, func(b []byte) error { _, err := LoadConfig(b); return err }, false},
-		{"LoadScope", configMap, func(b []byte) error { _, err := LoadScope(b); return err }, false},
-		{"LoadMeshScope", configMap, func(b []byte) error { _, err := LoadMeshScope(b); return err }, false},
-		{"LoadConfig, a data.mesh that is not YAML in every item", brokenMap, func(b []byte) error { _, err := LoadConfig(b); return err }, true},
-		{"LoadInventory, a bad name in every item", badNS, func(b []byte) error { _, err := LoadInventory(b, ""); return err }, true},
+		{"Load, a bad name in every item", badNS, func(b []byte) error { _, err := Load(b, ""); return err }, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			work := func(n int) (bytes, out float64) {

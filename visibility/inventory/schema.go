@@ -1,14 +1,15 @@
-package visibility
+package inventory
 
 import (
 	"slices"
 	"strings"
 
 	"github.com/meshscope/meshscope/internal/fielderr"
+	"github.com/meshscope/meshscope/internal/kube"
 	"github.com/meshscope/meshscope/internal/strict"
 )
 
-// The fields of the objects LoadInventory reads, as their real APIs define them (core/v1
+// The fields of the objects Load reads, as their real APIs define them (core/v1
 // Namespace and Service; networking.istio.io/v1 ServiceEntry and Sidecar as their CRDs
 // serve them, status included), every field whether meshscope uses it or not, so that a
 // field the API does not have — a misspelling such as host for hosts — is an error rather
@@ -64,7 +65,7 @@ type objectSchema struct {
 	fields map[string]*objectSchema // nil: any value
 }
 
-// inventorySchemas are the schemas of the kinds LoadInventory reads, by kind.
+// inventorySchemas are the schemas of the kinds Load reads, by kind.
 var inventorySchemas = func() map[string]*objectSchema {
 	out := make(map[string]*objectSchema, len(schemaText))
 	for kind, text := range schemaText {
@@ -203,11 +204,11 @@ func (w *schemaWalker) walk(x any, s *objectSchema) {
 	}
 }
 
-// problems reports the fields of an object of a kind LoadInventory reads that its API does
+// problems reports the fields of an object of a kind Load reads that its API does
 // not have.
-func (w *schemaWalker) problems(o kubeObject) []error {
+func (w *schemaWalker) problems(o kube.Object) []error {
 	w.segs = w.segs[:0]
-	w.walk(o.fields, inventorySchemas[o.kind])
+	w.walk(o.Fields, inventorySchemas[o.Kind])
 	if w.d == nil {
 		return nil
 	}

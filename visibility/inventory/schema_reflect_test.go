@@ -94,7 +94,7 @@ func protoSchema(m protoreflect.MessageDescriptor) *schema {
 	return &s
 }
 
-// TestInventorySchemasMatchUpstream holds the field lists LoadInventory checks objects
+// TestInventorySchemasMatchUpstream holds the field lists Load checks objects
 // against to the real API types (k8s.io/api core/v1; istio.io/api networking/v1 and the
 // status messages its CRDs serve), by reflection on their JSON names: a field added
 // upstream fails this test until the list has it.

@@ -1,4 +1,4 @@
-package visibility
+package inventory
 
 import (
 	"strings"
@@ -15,10 +15,10 @@ func TestParseSchema(t *testing.T) {
 	}
 }
 
-// TestLoadInventoryUnknownFields: a field the object's API does not have is an error with
+// TestLoadUnknownFields: a field the object's API does not have is an error with
 // the field it resembles, naming the item and the path; every field the API has is
 // accepted, used or not; objects of other kinds are not judged.
-func TestLoadInventoryUnknownFields(t *testing.T) {
+func TestLoadUnknownFields(t *testing.T) {
 	for _, tc := range []struct {
 		name, item string
 		want       string
@@ -58,16 +58,16 @@ func TestLoadInventoryUnknownFields(t *testing.T) {
 			`items[1] (Sidecar shop/s): apiVersion: must be a string, got a list`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := LoadInventory([]byte("kind: List\nitems:\n- {kind: Namespace, metadata: {name: shop}}\n- "+tc.item+"\n"), "")
+			_, err := Load([]byte("kind: List\nitems:\n- {kind: Namespace, metadata: {name: shop}}\n- "+tc.item+"\n"), "")
 			assert.EqualError(t, err, tc.want)
 		})
 	}
 }
 
-// TestLoadInventoryAcceptsEveryAPIField: objects using fields meshscope does not read, as
+// TestLoadAcceptsEveryAPIField: objects using fields meshscope does not read, as
 // the API server and controllers write them, load.
-func TestLoadInventoryAcceptsEveryAPIField(t *testing.T) {
-	_, err := LoadInventory([]byte(`apiVersion: v1
+func TestLoadAcceptsEveryAPIField(t *testing.T) {
+	_, err := Load([]byte(`apiVersion: v1
 kind: List
 items:
 - apiVersion: v1
@@ -125,7 +125,7 @@ func TestSchemaErrorsAreBounded(t *testing.T) {
 	for i := range 20 {
 		b.WriteString(" x" + strings.Repeat("y", i) + ": 1,")
 	}
-	_, err := LoadInventory([]byte("{kind: Namespace, metadata: {name: shop,"+b.String()+"}}"), "")
+	_, err := Load([]byte("{kind: Namespace, metadata: {name: shop,"+b.String()+"}}"), "")
 	require.Error(t, err)
 	assert.Len(t, strings.Split(err.Error(), "\n"), 11, "ten unknown fields, then a count of the rest")
 }

@@ -1,12 +1,12 @@
-package visibility
+package inventory
 
 import (
 	"slices"
 	"strings"
 	"time"
 
-	metavalidation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
-
+	"github.com/meshscope/meshscope/internal/hosts"
+	"github.com/meshscope/meshscope/internal/kube"
 	"github.com/meshscope/meshscope/internal/names"
 	"github.com/meshscope/meshscope/internal/strict"
 )
@@ -24,11 +24,11 @@ type Sidecar struct {
 	// namespace-wide Sidecars.
 	WorkloadSelector map[string]string `json:"workloadSelector,omitempty"`
 	// Egress are the egress listeners, in order; none means one listener importing "*/*".
-	Egress []SidecarEgress `json:"egress,omitempty"`
+	Egress []Egress `json:"egress,omitempty"`
 }
 
-// SidecarEgress is one egress listener of a Sidecar.
-type SidecarEgress struct {
+// Egress is one egress listener of a Sidecar.
+type Egress struct {
 	// Hosts are what the listener imports, each "namespace/host": the namespace is a name,
 	// "." (the proxy's own namespace) or "*" (every namespace), and a leading "~" makes the
 	// entry an exclusion ("~shop/*", and "~/*" for every namespace); the host is "*", a
@@ -42,32 +42,6 @@ type SidecarEgress struct {
 	Protocol string `json:"protocol,omitempty"`
 }
 
-// matchesPort reports whether the listener filters services by its port.
-func (e *SidecarEgress) matchesPort() bool {
-	return e.Port != 0 && !strings.EqualFold(e.Protocol, "HTTP_PROXY")
-}
-
-// egressHost is one parsed entry of an egress listener's hosts.
-type egressHost struct {
-	namespace string // a name, "." or "*"
-	host      string
-	exclude   bool
-}
-
-// parseEgressHost splits "ns/host" ("~ns/host" for an exclusion; "~/host" is every
-// namespace). It does not validate; see egressHostProblem.
-func parseEgressHost(s string) egressHost {
-	ns, h, _ := strings.Cut(s, "/")
-	e := egressHost{namespace: ns, host: h}
-	if rest, ok := strings.CutPrefix(ns, "~"); ok {
-		e.exclude, e.namespace = true, rest
-		if rest == "" {
-			e.namespace = names.Wildcard
-		}
-	}
-	return e
-}
-
 // egressHostProblem says why s is not an egress host as Istio validates them, "" when it is.
 func egressHostProblem(s string) string {
 	ns, h, ok := strings.Cut(s, "/")
@@ -79,7 +53,7 @@ func egressHostProblem(s string) string {
 	case ns == "" || h == "":
 		return "has an empty namespace or host; the form is namespace/host"
 	}
-	if n := strings.TrimPrefix(ns, "~"); n != "" && n != names.Wildcard && n != exportToOwn {
+	if n := strings.TrimPrefix(ns, "~"); n != "" && n != names.Wildcard && n != "." {
 		if r := names.Label(n); r != "" {
 			return "namespace " + r + "; it must be a namespace name, \".\" or \"*\", optionally after \"~\""
 		}
@@ -92,7 +66,7 @@ func egressHostProblem(s string) string {
 	case !strings.Contains(h, "."):
 		return "has a short name; a Sidecar imports fully qualified names"
 	}
-	if r := hostProblem(h); r != "" {
+	if r := hosts.Problem(h); r != "" {
 		return "host " + r
 	}
 	return ""
@@ -118,17 +92,14 @@ func checkSidecar(errs []*FieldError, sc *Sidecar) []*FieldError {
 
 // checkWorkloadLabels checks the label keys and values of a workload selector at path.
 func checkWorkloadLabels(errs []*FieldError, path string, ls map[string]string) []*FieldError {
-	for _, e := range metavalidation.ValidateLabels(ls, pathOf(path)) {
-		errs = append(errs, fromField(e))
-	}
-	return errs
+	return append(errs, kube.LabelProblems(path, ls)...)
 }
 
 // checkEgress checks one egress listener at path (hostsField and portField name its fields).
 // What Istio's validation refuses across listeners — two listeners without a port, one not
 // last, a port given twice — Istio's SidecarScope still reads, so the view reads it too and
-// SidecarView.Lint reports it.
-func checkEgress(errs []*FieldError, path, hostsField, portField string, e *SidecarEgress) []*FieldError {
+// the sidecar view's Lint reports it.
+func checkEgress(errs []*FieldError, path, hostsField, portField string, e *Egress) []*FieldError {
 	hp := strict.Child(path, hostsField)
 	if len(e.Hosts) == 0 {
 		errs = append(errs, problem("", hp, nil, "an egress listener imports at least one host"))

@@ -1,4 +1,4 @@
-package visibility
+package inventory
 
 import (
 	"slices"
@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/meshscope/meshscope/internal/fielderr"
+	"github.com/meshscope/meshscope/internal/kube"
 	"github.com/meshscope/meshscope/internal/strict"
 )
 
@@ -14,13 +15,13 @@ var sidecarVersions = []string{"networking.istio.io/v1", "networking.istio.io/v1
 
 // isIstioNetworking reports whether o belongs to networking.istio.io (or has no apiVersion,
 // as a hand-written object may not): a Sidecar of another group is another kind of object.
-func isIstioNetworking(o kubeObject) bool {
-	v, _ := o.fields.Value("apiVersion").(string)
+func isIstioNetworking(o kube.Object) bool {
+	v, _ := o.Fields.Value("apiVersion").(string)
 	return v == "" || strings.HasPrefix(v, "networking.istio.io/")
 }
 
 // specPorts reads spec.ports[].<key> (number for a ServiceEntry, port for a Service) and
-// checks them as NewIndex does.
+// checks them as Validate does.
 func specPorts(d *strict.Decoder, spec strict.Fields, key string, kind Kind) []uint32 {
 	var out []uint32
 	for i, item := range d.List(spec.Value("ports"), "spec.ports") {
@@ -67,9 +68,9 @@ func workloadLabels(d *strict.Decoder, x any, path string) map[string]string {
 
 // sidecar reads a Sidecar: its namespace, name, creation time, workload selector and egress
 // listeners, refusing what Istio's validation refuses of them.
-func (l *inventoryLoader) sidecar(o kubeObject) []error {
+func (l *inventoryLoader) sidecar(o kube.Object) []error {
 	var d strict.Decoder
-	if v, _ := o.fields.Value("apiVersion").(string); v != "" && !slices.Contains(sidecarVersions, v) {
+	if v, _ := o.Fields.Value("apiVersion").(string); v != "" && !slices.Contains(sidecarVersions, v) {
 		d.Fail("apiVersion", v, "%q is not a version Istio serves Sidecars in (%s)", v, strings.Join(sidecarVersions, ", "))
 	}
 	m := readMeta(&d, o)
@@ -84,7 +85,7 @@ func (l *inventoryLoader) sidecar(o kubeObject) []error {
 		}
 		sc.CreationTime = t
 	}
-	spec, ok := d.Object(o.fields.Value("spec"), "spec")
+	spec, ok := d.Object(o.Fields.Value("spec"), "spec")
 	if !ok {
 		if d.Err() == nil {
 			d.Errorf("spec", "a Sidecar without a spec is empty, which Istio refuses")
@@ -110,7 +111,7 @@ func (l *inventoryLoader) sidecar(o kubeObject) []error {
 			}
 			continue
 		}
-		var e SidecarEgress
+		var e Egress
 		if v, p, ok := eo.Get("hosts"); ok {
 			e.Hosts = d.Strings(v, p)
 		}

@@ -1,4 +1,4 @@
-package visibility
+package inventory
 
 import (
 	"strings"
@@ -41,20 +41,20 @@ items:
   spec: {anything: goes}
 `
 
-func TestLoadInventorySidecars(t *testing.T) {
-	inv, err := LoadInventory([]byte(sidecarList), "")
+func TestLoadSidecars(t *testing.T) {
+	inv, err := Load([]byte(sidecarList), "")
 	require.NoError(t, err)
 	assert.Equal(t, []Sidecar{
-		{Namespace: "shop", Name: "default", CreationTime: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), Egress: []SidecarEgress{
+		{Namespace: "shop", Name: "default", CreationTime: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), Egress: []Egress{
 			{Hosts: []string{"./*"}, Port: 8080, Protocol: "HTTP"},
 			{Hosts: []string{"./*", "istio-system/*", "~/*.internal.example.com"}},
 		}},
-		{Namespace: "shop", Name: "web", WorkloadSelector: map[string]string{"app": "web"}, Egress: []SidecarEgress{{Hosts: []string{"*/api.example.com"}}}},
+		{Namespace: "shop", Name: "web", WorkloadSelector: map[string]string{"app": "web"}, Egress: []Egress{{Hosts: []string{"*/api.example.com"}}}},
 		{Namespace: "shop", Name: "all", WorkloadSelector: map[string]string{}},
 	}, inv.Sidecars, "a Sidecar of another API group is skipped; workloadSelector: {} selects every workload")
 }
 
-func TestLoadInventorySidecarRefuses(t *testing.T) {
+func TestLoadSidecarRefuses(t *testing.T) {
 	const head = "kind: Namespace\nmetadata: {name: shop}\n---\napiVersion: networking.istio.io/v1\nkind: Sidecar\nmetadata: {name: s, namespace: shop}\n"
 	for _, tc := range []struct {
 		name, spec string
@@ -78,7 +78,7 @@ func TestLoadInventorySidecarRefuses(t *testing.T) {
 				doc = strings.Replace(doc, "networking.istio.io/v1", "networking.istio.io/v2", 1)
 				tc.want = []string{`document 2 (Sidecar shop/s): apiVersion: "networking.istio.io/v2" is not a version Istio serves Sidecars in (networking.istio.io/v1, networking.istio.io/v1beta1, networking.istio.io/v1alpha3)`}
 			}
-			_, err := LoadInventory([]byte(doc), "")
+			_, err := Load([]byte(doc), "")
 			require.Error(t, err)
 			got := strings.Split(err.Error(), "\n")
 			require.Len(t, got, len(tc.want), "%v", err)
@@ -89,8 +89,8 @@ func TestLoadInventorySidecarRefuses(t *testing.T) {
 	}
 }
 
-func TestLoadInventoryPorts(t *testing.T) {
-	inv, err := LoadInventory([]byte(`kind: List
+func TestLoadPorts(t *testing.T) {
+	inv, err := Load([]byte(`kind: List
 items:
 - kind: ServiceEntry
   metadata: {name: a, namespace: shop}
@@ -106,7 +106,7 @@ items:
 	assert.Equal(t, []uint32{53, 53}, inv.Services[1].Ports, "a Service gives a number once per protocol")
 	assert.Equal(t, map[string]string{"app": "web"}, inv.Services[1].Selector)
 
-	_, err = LoadInventory([]byte(`kind: ServiceEntry
+	_, err = Load([]byte(`kind: ServiceEntry
 metadata: {name: a, namespace: shop}
 spec: {hosts: [a.example], ports: [{number: 443}, {number: 443}, {number: 70000}, {name: x}]}
 `), "")
@@ -116,7 +116,7 @@ spec: {hosts: [a.example], ports: [{number: 443}, {number: 443}, {number: 70000}
 		`ServiceEntry shop/a: spec.ports[1].number: port 443 repeats spec.ports[0].number; Istio requires a ServiceEntry's port numbers unique`,
 	}, "\n"))
 
-	_, err = NewIndex(nil, Inventory{Services: []Service{{Kind: ServiceEntry, Namespace: "shop", Name: "a", Hosts: []string{"a.example"}, Ports: []uint32{0, 80, 80}}}})
+	err = (&Inventory{Services: []Service{{Kind: ServiceEntry, Namespace: "shop", Name: "a", Hosts: []string{"a.example"}, Ports: []uint32{0, 80, 80}}}}).Validate()
 	assert.EqualError(t, err, strings.Join([]string{
 		`Services[0] (ServiceEntry shop/a): Ports[0]: port 0 is out of range (1 to 65535)`,
 		`Services[0] (ServiceEntry shop/a): Ports[2]: port 80 repeats Ports[1]; Istio requires a ServiceEntry's port numbers unique`,
@@ -128,12 +128,11 @@ spec: {hosts: [a.example], ports: [{number: 443}, {number: 443}, {number: 70000}
 func TestExportToAnnotationRepeats(t *testing.T) {
 	for _, ann := range []string{"ext,ext", ".,shop", "shop, ., ext"} {
 		t.Run(ann, func(t *testing.T) {
-			inv, err := LoadInventory([]byte("apiVersion: v1\nkind: Service\nmetadata: {name: web, namespace: shop, annotations: {networking.istio.io/exportTo: '"+ann+"'}}\n"), "")
+			inv, err := Load([]byte("apiVersion: v1\nkind: Service\nmetadata: {name: web, namespace: shop, annotations: {networking.istio.io/exportTo: '"+ann+"'}}\n"), "")
 			require.NoError(t, err)
-			_, err = NewIndex(nil, inv)
-			require.NoError(t, err)
+			require.NoError(t, inv.Validate())
 		})
 	}
-	_, err := LoadInventory([]byte("kind: ServiceEntry\nmetadata: {name: a, namespace: shop}\nspec: {hosts: [a.example], exportTo: [., shop]}\n"), "")
+	_, err := Load([]byte("kind: ServiceEntry\nmetadata: {name: a, namespace: shop}\nspec: {hosts: [a.example], exportTo: [., shop]}\n"), "")
 	assert.ErrorContains(t, err, `spec.exportTo[1]: "shop" repeats spec.exportTo[0] (".")`)
 }
