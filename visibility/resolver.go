@@ -102,9 +102,9 @@ func Compile(c *Config) (*Resolver, error) {
 // Enabled reports whether the feature is configured.
 func (r *Resolver) Enabled() bool { return r != nil && r.enabled }
 
-// narrowsSidecars reports whether visibility also narrows exportTo for sidecars and gateways
-// (applyToSidecars).
-func (r *Resolver) narrowsSidecars() bool { return r != nil && r.applyToSidecars }
+// AppliesToSidecars reports whether visibility also narrows exportTo for sidecars and
+// gateways (applyToSidecars; see EffectiveExportTo). It is false for the disabled resolver.
+func (r *Resolver) AppliesToSidecars() bool { return r != nil && r.applyToSidecars }
 
 // defaultVisibility returns the visibility of entries that no policy matches (Public when the
 // feature is off).

@@ -104,7 +104,7 @@ func TestNilResolver(t *testing.T) {
 	assert.Nil(t, r.Lint())
 	assert.Equal(t, Public, r.Explain(nil).DefaultVisibility)
 	assert.Nil(t, r.PolicySelectors(0))
-	assert.False(t, r.narrowsSidecars())
+	assert.False(t, r.AppliesToSidecars())
 }
 
 func TestCompileCopies(t *testing.T) {

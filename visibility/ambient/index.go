@@ -208,7 +208,7 @@ func (ix *Index) check(i int32, s *Service, nsLabels map[string]map[string]strin
 	}
 	e := &ix.entries[i]
 	e.decision = d
-	e.exported = EffectiveExportTo(s.ExportTo, ix.meshDefault, s.Namespace, d.Visibility, ix.resolver.narrowsSidecars())
+	e.exported = EffectiveExportTo(s.ExportTo, ix.meshDefault, s.Namespace, d.Visibility, ix.resolver.AppliesToSidecars())
 	switch {
 	case len(e.exported) != 1:
 	case e.exported[0] == exportToOwn:

@@ -74,7 +74,7 @@ func (v refSidecarView) proxy(n string, workload map[string]string) ProxyView {
 		if s.Kind == ServiceEntry {
 			vis = v.r.Resolve(labels.Set(v.inv.Namespaces[s.Namespace])).Visibility
 		}
-		eff := EffectiveExportTo(s.ExportTo, def, s.Namespace, vis, v.r.narrowsSidecars())
+		eff := EffectiveExportTo(s.ExportTo, def, s.Namespace, vis, v.r.AppliesToSidecars())
 		var seen []string
 		for _, h := range s.Hosts {
 			if !slices.Contains(seen, h) {

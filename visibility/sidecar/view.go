@@ -103,7 +103,7 @@ func NewSidecarView(r *Resolver, m *MeshScope, inv Inventory) (*SidecarView, err
 		byNS: make(map[string][]int32, len(inv.Namespaces)), bySuffix: make(map[string][]int32, len(inv.Services)),
 		exportedTo: make(map[string][]int32, len(inv.Namespaces)), undisc: map[string][]int32{},
 		decisions: make([]Decision, len(ix.entries)), exported: make([][]string, len(ix.entries)),
-		enabled: r.Enabled(), narrows: r.narrowsSidecars(),
+		enabled: r.Enabled(), narrows: r.AppliesToSidecars(),
 	}
 	for i := range ix.entries {
 		v.decisions[i], v.exported[i] = ix.entries[i].decision, ix.entries[i].exported

@@ -1,0 +1,301 @@
+package inventory
+
+import (
+	"encoding/json"
+	"errors"
+	"maps"
+	"net/netip"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/meshscope/meshscope/internal/fielderr"
+)
+
+const kubectlList = `apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: Namespace
+  metadata:
+    name: shop
+    labels:
+      kubernetes.io/metadata.name: shop
+      team: shop
+- apiVersion: v1
+  kind: Namespace
+  metadata:
+    name: legacy
+- apiVersion: networking.istio.io/v1
+  kind: ServiceEntry
+  metadata:
+    name: payments
+    namespace: shop
+    creationTimestamp: "2026-03-01T10:00:00Z"
+  spec:
+    hosts: [api.payments.example]
+    addresses: [203.0.113.0/24]
+    exportTo: ["."]
+    ports: [{number: 443, name: https, protocol: TLS}]
+    resolution: DNS
+- apiVersion: v1
+  kind: Service
+  metadata:
+    name: web
+    namespace: shop
+    creationTimestamp: "2026-02-01T10:00:00Z"
+    annotations:
+      networking.istio.io/exportTo: "., infra"
+  spec:
+    type: ClusterIP
+    clusterIP: 10.96.0.10
+    clusterIPs: [10.96.0.10, "fd00::10"]
+- apiVersion: v1
+  kind: Service
+  metadata: {name: headless, namespace: shop}
+  spec: {clusterIP: None}
+- apiVersion: v1
+  kind: Endpoints
+  metadata: {name: web, namespace: shop}
+`
+
+func TestLoad(t *testing.T) {
+	inv, err := Load([]byte(kubectlList), "")
+	require.NoError(t, err)
+	assert.Equal(t, map[string]map[string]string{
+		"shop":   {"kubernetes.io/metadata.name": "shop", "team": "shop"},
+		"legacy": {"kubernetes.io/metadata.name": "legacy"},
+	}, inv.Namespaces)
+	assert.Equal(t, []Service{
+		{Kind: ServiceEntry, Namespace: "shop", Name: "payments", Hosts: []string{"api.payments.example"}, Addresses: pfx("203.0.113.0/24"),
+			ExportTo: []string{"."}, CreationTime: time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC), Resolution: ResolutionDNS, Ports: []uint32{443}},
+		{Kind: KubernetesService, Namespace: "shop", Name: "web", Hosts: []string{"web.shop.svc.cluster.local"}, Addresses: pfx("10.96.0.10", "fd00::10"),
+			ExportTo: []string{".", "infra"}, CreationTime: time.Date(2026, 2, 1, 10, 0, 0, 0, time.UTC)},
+		{Kind: KubernetesService, Namespace: "shop", Name: "headless", Hosts: []string{"headless.shop.svc.cluster.local"}, Headless: true},
+	}, inv.Services)
+	assert.Equal(t, "cluster.local", inv.Domain)
+	_, err = NewIndex(nil, inv)
+	require.NoError(t, err)
+
+	other, err := Load([]byte(kubectlList), "corp.internal")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"web.shop.svc.corp.internal"}, other.Services[1].Hosts)
+}
+
+func TestLoadDocuments(t *testing.T) {
+	inv, err := Load([]byte("kind: Namespace\nmetadata: {name: a}\n---\nkind: ServiceEntry\nmetadata: {name: x, namespace: a}\nspec: {hosts: [x.example]}\n---\n"), "")
+	require.NoError(t, err)
+	assert.Len(t, inv.Namespaces, 1)
+	assert.Len(t, inv.Services, 1)
+	js, err := json.Marshal(map[string]any{"kind": "List", "items": []any{map[string]any{"kind": "Namespace", "metadata": map[string]any{"name": "j"}}}})
+	require.NoError(t, err)
+	inv, err = Load(js, "")
+	require.NoError(t, err)
+	assert.Contains(t, inv.Namespaces, "j")
+}
+
+func TestLoadErrors(t *testing.T) {
+	in := `kind: List
+items:
+- kind: ServiceEntry
+  metadata: {name: bad-hosts, namespace: shop}
+  spec: {hosts: web.example}
+- kind: ServiceEntry
+  metadata: {name: no-namespace}
+- kind: Namespace
+  metadata: {}
+- kind: ServiceEntry
+  metadata: {name: when, namespace: shop, creationTimestamp: yesterday}
+---
+kind: [not, a, string]
+---
+a: [b
+`
+	_, err := Load([]byte(in), "")
+	require.Error(t, err)
+	assert.Equal(t, strings.Join([]string{
+		`document 1: items[0] (ServiceEntry shop/bad-hosts): spec.hosts: must be a list, got the string "web.example"`,
+		`document 1: items[1] (ServiceEntry no-namespace): metadata: namespace and name must be set (dump with -A so that objects carry their namespace)`,
+		`document 1: items[2] (Namespace (no name)): metadata.name: must not be empty`,
+		`document 1: items[3] (ServiceEntry shop/when): metadata.creationTimestamp: "yesterday" is not an RFC 3339 time`,
+		`document 2: kind: must be a string, got a list`,
+		`document 3: not YAML or JSON: line 14: did not find expected ',' or ']'`,
+	}, "\n"), err.Error())
+}
+
+// inventorySeeds are inputs that reach the loader's paths: every kind and field it reads,
+// Lists nested and typed, several documents, JSON, the full YAML reader's constructs
+// (anchors, merge keys, tags), short names to expand, and what it refuses. They are small:
+// the fuzzer minimizes each input that finds new code in time quadratic in its length, and
+// spends that time fuzzing nothing else.
+var inventorySeeds = []string{
+	"apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Namespace\n  metadata:\n    name: shop\n    labels:\n      team: shop\n" +
+		"- apiVersion: v1\n  kind: Namespace\n  metadata:\n    name: legacy\n",
+	"apiVersion: networking.istio.io/v1\nkind: ServiceEntry\nmetadata:\n  name: pay\n  namespace: shop\n  creationTimestamp: \"2026-03-01T10:00:00Z\"\n" +
+		"spec:\n  hosts:\n  - api.pay.example\n  - '*.pay.example'\n  addresses:\n  - 203.0.113.0/24\n  exportTo:\n  - .\n  resolution: DNS\n",
+	"apiVersion: v1\nkind: Service\nmetadata:\n  name: web\n  namespace: shop\n  annotations:\n    networking.istio.io/exportTo: ., infra\n" +
+		"spec:\n  clusterIP: 10.96.0.10\n  clusterIPs:\n  - 10.96.0.10\n  - fd00::10\n---\napiVersion: v1\nkind: Service\nmetadata:\n  name: db\n  namespace: shop\nspec:\n  clusterIP: None\n",
+	"kind: ServiceEntry\nmetadata: {name: x, namespace: a}\nspec: {hosts: ['*.x'], addresses: ['::ffff:10.0.0.0/104']}\n",
+	"kind: Service\napiVersion: v1\nmetadata: {name: x, namespace: a, annotations: {networking.istio.io/exportTo: '~,*'}}\n",
+	`{"kind":"List","items":[{"kind":"Namespace","metadata":{"name":"a"}},{"kind":"ServiceEntry","metadata":{"name":"x","namespace":"a"},` +
+		`"spec":{"hosts":["x.example","*.w.example"],"resolution":"DYNAMIC_DNS"},"status":{"addresses":[{"value":"240.240.0.1","host":"x.example"},{"value":"240.240.0.2","host":"*.w.example"}]}}]}`,
+	"kind: ServiceEntry\nmetadata:\n  name: gh\n  namespace: infra\n  labels:\n    networking.istio.io/enable-autoallocate-ip: \"false\"\n" +
+		"spec:\n  hosts:\n  - api.github.com\n  resolution: DNS\nstatus:\n  addresses:\n  - value: 240.240.0.7\n    host: api.github.com\n",
+	"kind: List\nitems:\n- &base {kind: Namespace, metadata: {name: shop}}\n" +
+		"- {<<: *base, kind: ServiceEntry, metadata: {name: anchored, namespace: shop}, spec: {hosts: [!!str a.example], addresses: [10.0.0.0/8]}}\n",
+	"kind: NamespaceList\nitems:\n- {kind: Namespace, metadata: {name: shop}}\n- kind: List\n  items:\n  - {apiVersion: v1, kind: Service, metadata: {name: payments, namespace: shop}, spec: {clusterIP: None}}\n",
+	"kind: ServiceEntry\nmetadata: {name: p, namespace: a}\nspec: {hosts: ['*x.example', '*-Foo.example.', '*x', 'a.x.example'], addresses: [10.0.0.9]}\n",
+}
+
+func FuzzLoad(f *testing.F) {
+	for _, s := range inventorySeeds {
+		f.Add([]byte(s))
+	}
+	for _, tt := range loadInventoryRefusals {
+		f.Add([]byte(tt.in))
+	}
+	for _, name := range slices.Sorted(maps.Keys(loadInventoryShapes)) {
+		f.Add([]byte(loadInventoryShapes[name]))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		inv, err := Load(data, "")
+		if err != nil {
+			return
+		}
+		// The loader makes every check NewIndex makes, but for two services of one kind with
+		// one namespace and name.
+		ix, err := NewIndex(nil, inv)
+		if err != nil {
+			for _, e := range fielderr.Split(err) {
+				if !errors.Is(e, ErrDuplicate) {
+					t.Fatalf("Load accepted what NewIndex refuses: %v", e)
+				}
+			}
+			return
+		}
+		for _, s := range inv.Services {
+			for _, h := range s.Hosts {
+				first, _, _ := strings.Cut(h, ".")
+				queries := []string{h, first, h + "." + s.Namespace + ".svc.cluster.local"}
+				if strings.HasPrefix(h, "*") {
+					queries = append(queries, "a"+h[1:], "a.b"+h[1:]) // names the wildcard covers
+				}
+				for _, q := range queries {
+					for _, client := range []string{s.Namespace, ""} {
+						got, ok := ix.LookupHost(client, q)
+						if e := ix.ExplainHost(client, q); ok != (e.Answer != nil) || ok && got.Ref() != *e.Answer {
+							t.Fatalf("%s from %q: LookupHost gives %v %v, ExplainHost %v", q, client, got.Ref(), ok, e.Answer)
+						}
+					}
+				}
+				for _, p := range s.AddressesFor(h) {
+					got, ok := ix.LookupAddress(s.Namespace, p.Addr())
+					if e := ix.ExplainAddress(s.Namespace, p.Addr()); ok != (e.Answer != nil) || ok && got.Ref() != *e.Answer {
+						t.Fatalf("%s from %q: LookupAddress gives %v %v, ExplainAddress %v", p.Addr(), s.Namespace, got.Ref(), ok, e.Answer)
+					}
+				}
+			}
+		}
+		ix.Conflicts()
+		ix.Lint()
+	})
+}
+
+func TestExplanationJSON(t *testing.T) {
+	ix := sampleIndex(t)
+	b, err := json.Marshal(ix.ExplainHost("sandbox", "api.github.com"))
+	require.NoError(t, err)
+	assert.Contains(t, string(b), `"answer":{"kind":"ServiceEntry","namespace":"infra","name":"github"}`)
+	assert.Contains(t, string(b), `"verdict":"hidden"`)
+	var back LookupExplanation
+	require.NoError(t, json.Unmarshal(b, &back))
+	assert.Equal(t, ix.ExplainHost("sandbox", "api.github.com"), back)
+}
+
+// TestLoaderAndIndexCheckAlike: Load and NewIndex refuse the same values with the
+// same words, each naming the field as its input spells it.
+func TestLoaderAndIndexCheckAlike(t *testing.T) {
+	tests := []struct {
+		name                  string
+		yamlSpec              string // the ServiceEntry's spec
+		svc                   Service
+		loadField, indexField string
+	}{
+		{"a host", "{hosts: [ok.example, 'a..b']}", Service{Hosts: []string{"ok.example", "a..b"}}, "spec.hosts[1]", "Hosts[1]"},
+		{"a wildcard without a domain", "{hosts: ['*']}", Service{Hosts: []string{"*"}}, "spec.hosts[0]", "Hosts[0]"},
+		{"exportTo * with others", "{exportTo: ['.', '*']}", Service{ExportTo: []string{".", "*"}}, "spec.exportTo[1]", "ExportTo[1]"},
+		{"exportTo repeating the own namespace", "{exportTo: ['.', shop]}", Service{ExportTo: []string{".", "shop"}}, "spec.exportTo[1]", "ExportTo[1]"},
+		{"exportTo not a namespace name", "{exportTo: [Infra]}", Service{ExportTo: []string{"Infra"}}, "spec.exportTo[0]", "ExportTo[0]"},
+		{"a resolution", "{resolution: dns}", Service{Resolution: "dns"}, "spec.resolution", "Resolution"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, lerr := Load([]byte("kind: ServiceEntry\nmetadata: {name: api, namespace: shop}\nspec: "+tt.yamlSpec+"\n"), "")
+			s := tt.svc
+			s.Kind, s.Namespace, s.Name = ServiceEntry, "shop", "api"
+			_, ierr := NewIndex(nil, Inventory{Services: []Service{s}})
+			l, i := fieldErrors(t, lerr), fieldErrors(t, ierr)
+			require.Len(t, l, 1, "%v", lerr)
+			require.Len(t, i, 1, "%v", ierr)
+			// The words are the same, but for the fields they name, each as its input spells it.
+			list := func(field string) string { l, _, _ := strings.Cut(field, "["); return l + "[" }
+			detail := strings.ReplaceAll(i[0].Detail, list(tt.indexField), list(tt.loadField))
+			assert.Equal(t, FieldError{Where: "ServiceEntry shop/api", Field: tt.loadField, Value: i[0].Value, Detail: detail}, l[0])
+			assert.Equal(t, "Services[0] (ServiceEntry shop/api)", i[0].Where)
+			assert.Equal(t, tt.indexField, i[0].Field)
+		})
+	}
+}
+
+// TestLoadAddresses: addresses are decoded once, into canonical prefixes.
+func TestLoadAddresses(t *testing.T) {
+	inv, err := Load([]byte(`kind: List
+items:
+- kind: ServiceEntry
+  metadata: {name: a, namespace: shop}
+  spec: {hosts: [a.example], addresses: ['::ffff:10.0.0.1', 10.1.2.3/8, '2001:db8::1', '::ffff:10.2.0.0/112', 10.3.0.1/32]}
+- apiVersion: v1
+  kind: Service
+  metadata: {name: web, namespace: shop}
+  spec: {clusterIPs: [10.96.0.1, 'fd00::1']}
+`), "")
+	require.NoError(t, err)
+	assert.Equal(t, pfx("10.0.0.1", "10.0.0.0/8", "2001:db8::1", "10.2.0.0/16", "10.3.0.1"), inv.Services[0].Addresses)
+	assert.Equal(t, pfx("10.96.0.1", "fd00::1"), inv.Services[1].Addresses)
+
+	_, err = Load([]byte(`kind: List
+items:
+- kind: ServiceEntry
+  metadata: {name: a, namespace: shop}
+  spec: {hosts: [a.example], addresses: ['fe80::1%eth0', 10.0.0.0/33, nope]}
+- apiVersion: v1
+  kind: Service
+  metadata: {name: web, namespace: shop}
+  spec: {clusterIP: 10.96.0.0/12}
+`), "")
+	require.Error(t, err)
+	assert.Equal(t, strings.Join([]string{
+		`items[0] (ServiceEntry shop/a): spec.addresses[0]: "fe80::1%eth0" is not an IP or CIDR`,
+		`items[0] (ServiceEntry shop/a): spec.addresses[1]: "10.0.0.0/33" is not an IP or CIDR`,
+		`items[0] (ServiceEntry shop/a): spec.addresses[2]: "nope" is not an IP or CIDR`,
+		`items[1] (Service shop/web): spec.clusterIP: "10.96.0.0/12" is not an IP`,
+	}, "\n"), err.Error())
+}
+
+// TestIndexCanonicalAddresses: NewIndex keys a Service built in Go on the canonical form of
+// each address — IPv4 mapped into IPv6 unmapped, host bits cleared.
+func TestIndexCanonicalAddresses(t *testing.T) {
+	ix, err := NewIndex(nil, Inventory{Services: []Service{
+		{Kind: ServiceEntry, Namespace: "a", Name: "mapped", Hosts: []string{"m.example"}, Addresses: pfx("::ffff:10.0.0.1")},
+		{Kind: ServiceEntry, Namespace: "a", Name: "unmasked", Hosts: []string{"u.example"}, Addresses: pfx("10.1.2.3/16")},
+		{Kind: ServiceEntry, Namespace: "a", Name: "mapped-cidr", Hosts: []string{"c.example"}, Addresses: pfx("::ffff:10.2.0.0/112")},
+	}})
+	require.NoError(t, err)
+	for addr, want := range map[string]string{"10.0.0.1": "a/mapped", "10.1.200.200": "a/unmasked", "10.2.3.4": "a/mapped-cidr", "::ffff:10.1.0.9": "a/unmasked"} {
+		assert.Equal(t, want, ref(ix.LookupAddress("x", netip.MustParseAddr(addr))), addr)
+	}
+}
