@@ -1,4 +1,4 @@
-package visibility
+package sidecar
 
 import (
 	"fmt"
@@ -12,73 +12,76 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/meshscope/meshscope/internal/longtest"
+	"github.com/meshscope/meshscope/visibility"
+	"github.com/meshscope/meshscope/visibility/inventory"
+	"github.com/meshscope/meshscope/visibility/mesh"
 )
 
 func TestDiffSidecars(t *testing.T) {
-	nss := map[string]map[string]string{"shop": {NamespaceNameLabel: "shop", "team": "a"}, "ext": {NamespaceNameLabel: "ext"}}
-	svcs := []Service{
-		{Kind: ServiceEntry, Namespace: "ext", Name: "api", Hosts: []string{"api.example.com"}, Ports: []uint32{443}, CreationTime: t0},
-		{Kind: ServiceEntry, Namespace: "shop", Name: "api", Hosts: []string{"api.example.com"}, Ports: []uint32{80}, CreationTime: t0, ExportTo: []string{"."}},
-		{Kind: KubernetesService, Namespace: "shop", Name: "web", Hosts: []string{"web.shop.svc.cluster.local"}, Ports: []uint32{8080}},
+	nss := map[string]map[string]string{"shop": {visibility.NamespaceNameLabel: "shop", "team": "a"}, "ext": {visibility.NamespaceNameLabel: "ext"}}
+	svcs := []inventory.Service{
+		{Kind: inventory.ServiceEntry, Namespace: "ext", Name: "api", Hosts: []string{"api.example.com"}, Ports: []uint32{443}, CreationTime: t0},
+		{Kind: inventory.ServiceEntry, Namespace: "shop", Name: "api", Hosts: []string{"api.example.com"}, Ports: []uint32{80}, CreationTime: t0, ExportTo: []string{"."}},
+		{Kind: inventory.KubernetesService, Namespace: "shop", Name: "web", Hosts: []string{"web.shop.svc.cluster.local"}, Ports: []uint32{8080}},
 	}
-	view := func(m *MeshScope, scs ...Sidecar) *SidecarView {
-		v, err := NewSidecarView(nil, m, Inventory{Namespaces: nss, Services: svcs, Sidecars: scs})
+	view := func(m *mesh.Config, scs ...inventory.Sidecar) *View {
+		v, err := New(m, &inventory.Inventory{Namespaces: nss, Services: svcs, Sidecars: scs})
 		require.NoError(t, err)
 		return v
 	}
 	cur := view(nil)
-	assert.Empty(t, DiffSidecars(cur, cur), "no change, no difference")
-	assert.Empty(t, DiffSidecars(nil, nil), "nil views are empty ones")
-	fromNothing := DiffSidecars(nil, cur)
+	assert.Empty(t, Diff(cur, cur), "no change, no difference")
+	assert.Empty(t, Diff(nil, nil), "nil views are empty ones")
+	fromNothing := Diff(nil, cur)
 	for _, c := range fromNothing {
 		assert.Nil(t, c.Before, "from no view, everything is gained: %v", c.Key)
 	}
-	assert.Len(t, DiffSidecars(cur, nil), len(fromNothing), "and to none, everything is lost")
+	assert.Len(t, Diff(cur, nil), len(fromNothing), "and to none, everything is lost")
 	assert.NotEmpty(t, fromNothing)
 
 	// shop's web workloads get a Sidecar importing only ext's hosts.
-	web := Sidecar{Namespace: "shop", Name: "web", WorkloadSelector: map[string]string{"app": "web"}, Egress: []SidecarEgress{{Hosts: []string{"ext/*"}}}}
-	shopAPI := &SidecarService{Host: "api.example.com", Kind: ServiceEntry, Namespace: "shop", Name: "api", Ports: []uint32{80}}
-	extAPI := &SidecarService{Host: "api.example.com", Kind: ServiceEntry, Namespace: "ext", Name: "api", Ports: []uint32{443}}
-	webSvc := &SidecarService{Host: "web.shop.svc.cluster.local", Kind: KubernetesService, Namespace: "shop", Name: "web", Ports: []uint32{8080}}
-	assert.Equal(t, []SidecarChange{
+	web := inventory.Sidecar{Namespace: "shop", Name: "web", WorkloadSelector: map[string]string{"app": "web"}, Egress: []inventory.Egress{{Hosts: []string{"ext/*"}}}}
+	shopAPI := &Service{Host: "api.example.com", Kind: inventory.ServiceEntry, Namespace: "shop", Name: "api", Ports: []uint32{80}}
+	extAPI := &Service{Host: "api.example.com", Kind: inventory.ServiceEntry, Namespace: "ext", Name: "api", Ports: []uint32{443}}
+	webSvc := &Service{Host: "web.shop.svc.cluster.local", Kind: inventory.KubernetesService, Namespace: "shop", Name: "web", Ports: []uint32{8080}}
+	assert.Equal(t, []Change{
 		{Key: ProxyHost{Namespace: "shop", Workload: "app=web", Host: "api.example.com"}, Before: shopAPI, After: extAPI, Gained: []uint32{443}, Lost: []uint32{80}},
 		{Key: ProxyHost{Namespace: "shop", Workload: "app=web", Host: "web.shop.svc.cluster.local"}, Before: webSvc, Lost: []uint32{8080}},
-	}, DiffSidecars(cur, view(nil, web)))
+	}, Diff(cur, view(nil, web)))
 
 	// web's Sidecar goes, and one for version=v1 workloads, importing only ext's
 	// db.example.com, comes: a workload labelled app=web and version=v1 gets web's view
 	// before (ext/*) and v1's after, which neither the app=web class (the namespace's view
 	// after) nor the version=v1 class (before) shows: it loses ext's api.example.com.
-	extDB := Service{Kind: ServiceEntry, Namespace: "ext", Name: "db", Hosts: []string{"db.example.com"}, Ports: []uint32{443}, CreationTime: t0}
-	v1 := Sidecar{Namespace: "shop", Name: "v1", WorkloadSelector: map[string]string{"version": "v1"}, Egress: []SidecarEgress{{Hosts: []string{"ext/db.example.com"}}}}
-	withDB := func(scs ...Sidecar) *SidecarView {
-		v, err := NewSidecarView(nil, nil, Inventory{Namespaces: nss, Services: append(slices.Clone(svcs), extDB), Sidecars: scs})
+	extDB := inventory.Service{Kind: inventory.ServiceEntry, Namespace: "ext", Name: "db", Hosts: []string{"db.example.com"}, Ports: []uint32{443}, CreationTime: t0}
+	v1 := inventory.Sidecar{Namespace: "shop", Name: "v1", WorkloadSelector: map[string]string{"version": "v1"}, Egress: []inventory.Egress{{Hosts: []string{"ext/db.example.com"}}}}
+	withDB := func(scs ...inventory.Sidecar) *View {
+		v, err := New(nil, &inventory.Inventory{Namespaces: nss, Services: append(slices.Clone(svcs), extDB), Sidecars: scs})
 		require.NoError(t, err)
 		return v
 	}
-	var both []SidecarChange
-	for _, c := range DiffSidecars(withDB(web), withDB(v1)) {
+	var both []Change
+	for _, c := range Diff(withDB(web), withDB(v1)) {
 		if c.Key.Workload == "app=web,version=v1" {
 			both = append(both, c)
 		}
 	}
-	assert.Equal(t, []SidecarChange{
+	assert.Equal(t, []Change{
 		{Key: ProxyHost{Namespace: "shop", Workload: "app=web,version=v1", Host: "api.example.com"}, Before: extAPI, Lost: []uint32{443}},
 	}, both, "a workload web's Sidecar selects before and v1's after")
 
 	// Discovery selectors that leave ext out: its service and its proxies' view of it go.
-	only := &MeshScope{DiscoverySelectors: []metav1.LabelSelector{{MatchLabels: map[string]string{"team": "a"}}}}
-	assert.Equal(t, []SidecarChange{
+	only := &mesh.Config{DiscoverySelectors: []metav1.LabelSelector{{MatchLabels: map[string]string{"team": "a"}}}}
+	assert.Equal(t, []Change{
 		{Key: ProxyHost{Namespace: "ext", Host: "api.example.com"}, Before: extAPI, Lost: []uint32{443}},
-	}, DiffSidecars(cur, view(only)))
+	}, Diff(cur, view(only)))
 
 	// A mesh default exportTo of ".": ext's entry (exportTo unset) is no longer shop's
 	// business, and shop's web Service no longer reaches ext.
-	dot := &MeshScope{DefaultServiceExportTo: []string{"."}}
-	assert.Equal(t, []SidecarChange{
+	dot := &mesh.Config{DefaultServiceExportTo: []string{"."}}
+	assert.Equal(t, []Change{
 		{Key: ProxyHost{Namespace: "ext", Host: "web.shop.svc.cluster.local"}, Before: webSvc, Lost: []uint32{8080}},
-	}, DiffSidecars(cur, view(dot)))
+	}, Diff(cur, view(dot)))
 }
 
 // TestDiffSidecarsAgainstProxy asks every proxy directly: on random inventories whose
@@ -90,7 +93,7 @@ func TestDiffSidecarsAgainstProxy(t *testing.T) {
 	selectors := []map[string]string{{"app": "web"}, {"version": "v1"}, {"app": "api"}, {"app": "web", "tier": "a"}, {}}
 	workloads := []map[string]string{nil, {"app": "web"}, {"version": "v1"}, {"app": "web", "version": "v1"}, {"app": "api", "version": "v1"},
 		{"app": "web", "tier": "a", "version": "v1"}, {"app": "web", "tier": "a"}}
-	changes := func(host string, x, y *SidecarService) string {
+	changes := func(host string, x, y *Service) string {
 		if x != nil && y != nil && reflect.DeepEqual(x, y) {
 			return ""
 		}
@@ -101,23 +104,23 @@ func TestDiffSidecarsAgainstProxy(t *testing.T) {
 		_, other := randomSidecarInventory(r)
 		next := inv
 		next.Sidecars = other.Sidecars
-		for _, scs := range [][]Sidecar{inv.Sidecars, next.Sidecars} {
+		for _, scs := range [][]inventory.Sidecar{inv.Sidecars, next.Sidecars} {
 			for i := range scs {
 				if r.IntN(2) == 0 {
 					scs[i].WorkloadSelector = selectors[r.IntN(len(selectors))]
 				}
 			}
 		}
-		before, err := NewSidecarView(nil, m, inv)
+		before, err := New(m, &inv)
 		if err != nil {
 			continue // two Sidecars of one name
 		}
-		after, err := NewSidecarView(nil, m, next)
+		after, err := New(m, &next)
 		if err != nil {
 			continue
 		}
 		byClass := map[ProxyHost]string{} // Host "": the changes of the class, in host order
-		for _, c := range DiffSidecars(before, after) {
+		for _, c := range Diff(before, after) {
 			byClass[ProxyHost{Namespace: c.Key.Namespace, Workload: c.Key.Workload}] += changes(c.Key.Host, c.Before, c.After)
 		}
 		for ns := range inv.Namespaces {

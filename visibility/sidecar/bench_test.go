@@ -1,4 +1,4 @@
-package visibility
+package sidecar
 
 import (
 	"fmt"
@@ -8,6 +8,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/meshscope/meshscope/internal/growth"
+	"github.com/meshscope/meshscope/visibility"
+	"github.com/meshscope/meshscope/visibility/inventory"
 )
 
 // bigSidecarInventory is a cluster of n services over n/100 namespaces, each with a
@@ -16,17 +18,17 @@ import (
 // 2), by i mod 3. Within each namespace every tenth service is exported to its namespace
 // only, one in twenty to the next namespace by name, one in five is a Kubernetes Service;
 // ServiceEntry hosts repeat across namespaces.
-func bigSidecarInventory(n int) Inventory {
+func bigSidecarInventory(n int) inventory.Inventory {
 	nss := max(n/100, 2)
-	inv := Inventory{Namespaces: make(map[string]map[string]string, nss)}
+	inv := inventory.Inventory{Namespaces: make(map[string]map[string]string, nss)}
 	ns := func(i int) string { return fmt.Sprintf("ns-%d", i%nss) }
 	for i := range nss {
-		inv.Namespaces[ns(i)] = map[string]string{NamespaceNameLabel: ns(i), "team": fmt.Sprint("t", i%7)}
+		inv.Namespaces[ns(i)] = map[string]string{visibility.NamespaceNameLabel: ns(i), "team": fmt.Sprint("t", i%7)}
 	}
-	inv.Namespaces["istio-system"] = map[string]string{NamespaceNameLabel: "istio-system"}
+	inv.Namespaces["istio-system"] = map[string]string{visibility.NamespaceNameLabel: "istio-system"}
 	host := func(i int) string { return fmt.Sprintf("api%d.example.com", i%(n/3+1)) }
 	for i := range n {
-		s := Service{Kind: ServiceEntry, Namespace: ns(i), Name: fmt.Sprint("s", i), CreationTime: t0.Add(time.Duration(i) * time.Second),
+		s := inventory.Service{Kind: inventory.ServiceEntry, Namespace: ns(i), Name: fmt.Sprint("s", i), CreationTime: t0.Add(time.Duration(i) * time.Second),
 			Hosts: []string{host(i)}, Ports: []uint32{443}}
 		switch m := i / nss; {
 		case m%10 == 0:
@@ -34,20 +36,20 @@ func bigSidecarInventory(n int) Inventory {
 		case m%20 == 1:
 			s.ExportTo = []string{ns(i + 1)}
 		case m%5 == 2:
-			s.Kind, s.Name = KubernetesService, fmt.Sprint("web", i)
+			s.Kind, s.Name = inventory.KubernetesService, fmt.Sprint("web", i)
 			s.Hosts = []string{s.Name + "." + s.Namespace + ".svc.cluster.local"}
 		}
 		inv.Services = append(inv.Services, s)
 	}
 	for i := range nss {
-		sc := Sidecar{Namespace: ns(i), Name: "default", CreationTime: t0}
+		sc := inventory.Sidecar{Namespace: ns(i), Name: "default", CreationTime: t0}
 		switch i % 3 {
 		case 0:
-			sc.Egress = []SidecarEgress{{Hosts: []string{ns(i+1) + "/" + host(i+1+3*nss), ns(i+2) + "/" + host(i+2+4*nss), "./" + host(i+5*nss)}}}
+			sc.Egress = []inventory.Egress{{Hosts: []string{ns(i+1) + "/" + host(i+1+3*nss), ns(i+2) + "/" + host(i+2+4*nss), "./" + host(i+5*nss)}}}
 		case 1:
-			sc.Egress = []SidecarEgress{{Hosts: []string{"./*", "istio-system/*"}}}
+			sc.Egress = []inventory.Egress{{Hosts: []string{"./*", "istio-system/*"}}}
 		default:
-			sc.Egress = []SidecarEgress{{Hosts: []string{"*/*.example.com"}}}
+			sc.Egress = []inventory.Egress{{Hosts: []string{"*/*.example.com"}}}
 		}
 		inv.Sidecars = append(inv.Sidecars, sc)
 	}
@@ -58,7 +60,7 @@ func benchmarkNewSidecarView(b *testing.B, n int) {
 	inv := bigSidecarInventory(n)
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := NewSidecarView(nil, nil, inv); err != nil {
+		if _, err := New(nil, &inv); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -71,7 +73,7 @@ func BenchmarkNewSidecarView100k(b *testing.B) { benchmarkNewSidecarView(b, 100_
 
 func benchmarkProxy(b *testing.B, n, ns int, ref bool) {
 	inv := bigSidecarInventory(n)
-	v, err := NewSidecarView(nil, nil, inv)
+	v, err := New(nil, &inv)
 	require.NoError(b, err)
 	r := refSidecarView{inv: inv}
 	name := fmt.Sprintf("ns-%d", ns)
@@ -107,22 +109,22 @@ func BenchmarkProxyExact100k(b *testing.B)            { benchmarkProxy(b, 100_00
 func TestSidecarViewGrowth(t *testing.T) {
 	const n = 2_000
 	small, large := bigSidecarInventory(n), bigSidecarInventory(4*n)
-	build := func(inv Inventory) func() {
+	build := func(inv inventory.Inventory) func() {
 		return func() {
-			if _, err := NewSidecarView(nil, nil, inv); err != nil {
+			if _, err := New(nil, &inv); err != nil {
 				t.Fatal(err)
 			}
 		}
 	}
 	a1, b1 := growth.Allocated(build(small))
 	a4, b4 := growth.Allocated(build(large))
-	t.Logf("NewSidecarView: %.0f allocations, %.0f bytes at n; %.1fx and %.1fx at 4n", a1, b1, a4/a1, b4/b1)
+	t.Logf("New: %.0f allocations, %.0f bytes at n; %.1fx and %.1fx at 4n", a1, b1, a4/a1, b4/b1)
 	if a4 > 5*a1 || b4 > 5*b1 {
-		t.Errorf("NewSidecarView grows %.1fx in allocations and %.1fx in bytes from n to 4n; linear is about 4x", a4/a1, b4/b1)
+		t.Errorf("New grows %.1fx in allocations and %.1fx in bytes from n to 4n; linear is about 4x", a4/a1, b4/b1)
 	}
-	vs, err := NewSidecarView(nil, nil, small)
+	vs, err := New(nil, &small)
 	require.NoError(t, err)
-	vl, err := NewSidecarView(nil, nil, large)
+	vl, err := New(nil, &large)
 	require.NoError(t, err)
 	for _, ns := range []string{"ns-0", "ns-1"} {
 		ps, pl := vs.Proxy(ns, nil), vl.Proxy(ns, nil)

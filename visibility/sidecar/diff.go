@@ -1,4 +1,4 @@
-package visibility
+package sidecar
 
 import (
 	"cmp"
@@ -13,7 +13,7 @@ import (
 
 // ProxyHost names a host as a class of sidecar proxies receives it: those of a namespace
 // (Workload "") or those of its workloads a workload Sidecar selects (Workload: the labels
-// it selects, "app=web"; in DiffSidecars also the labels of two, one Sidecar of each
+// it selects, "app=web"; in Diff also the labels of two, one Sidecar of each
 // configuration, for the workloads both select: "app=web,version=v1").
 type ProxyHost struct {
 	Namespace string `json:"namespace"`
@@ -21,11 +21,11 @@ type ProxyHost struct {
 	Host      string `json:"host"`
 }
 
-// SidecarChange is a host whose service changes for a class of proxies (Key): Before and
+// Change is a host whose service changes for a class of proxies (Key): Before and
 // After are what they get (nil: not received), Gained and Lost the ports they gain and lose.
-type SidecarChange = Change[ProxyHost, *SidecarService, uint32]
+type Change = report.Change[ProxyHost, *Service, uint32]
 
-// DiffSidecars is the dry run of a change to what sidecars receive — Sidecars, exportTo,
+// Diff is the dry run of a change to what sidecars receive — Sidecars, exportTo,
 // the mesh's defaultServiceExportTo, discovery selectors, rootNamespace or visibility: build
 // a view of the current configuration and one of the proposed, and it lists, for every
 // namespace of either and for the workloads each workload Sidecar of either selects, every
@@ -35,12 +35,12 @@ type SidecarChange = Change[ProxyHost, *SidecarService, uint32]
 // second one's after. Nothing is enforced. Changes are sorted by namespace, workload and
 // host. Its cost is that of Proxy for each class of proxies, twice. Either view may be nil:
 // the view of an empty inventory, in which proxies receive nothing.
-func DiffSidecars(before, after *SidecarView) []SidecarChange {
+func Diff(before, after *View) []Change {
 	if before == nil {
-		before = &SidecarView{}
+		before = &View{}
 	}
 	if after == nil {
-		after = &SidecarView{}
+		after = &View{}
 	}
 	type class struct {
 		ns       string
@@ -57,9 +57,9 @@ func DiffSidecars(before, after *SidecarView) []SidecarChange {
 		classes = append(classes, class{ns, labels.Set(w)})
 	}
 	var selectors [2]map[string][]map[string]string // per view, per namespace: its workload Sidecars' selectors
-	for k, v := range []*SidecarView{before, after} {
+	for k, v := range []*View{before, after} {
 		selectors[k] = map[string][]map[string]string{}
-		for _, ns := range v.namespaces() {
+		for _, ns := range v.all.NamespaceNames() {
 			add(ns, nil)
 		}
 		for i := range v.scs {
@@ -84,7 +84,7 @@ func DiffSidecars(before, after *SidecarView) []SidecarChange {
 	slices.SortFunc(classes, func(a, b class) int {
 		return cmp.Or(strings.Compare(a.ns, b.ns), strings.Compare(a.workload.String(), b.workload.String()))
 	})
-	out := []SidecarChange{}
+	out := []Change{}
 	for _, c := range classes {
 		b, a := byHost(before.Proxy(c.ns, c.workload)), byHost(after.Proxy(c.ns, c.workload))
 		hosts := slices.Sorted(maps.Keys(b))
@@ -99,7 +99,7 @@ func DiffSidecars(before, after *SidecarView) []SidecarChange {
 			if x != nil && y != nil && x.Kind == y.Kind && x.Namespace == y.Namespace && x.Name == y.Name && slices.Equal(x.Ports, y.Ports) {
 				continue
 			}
-			ch := SidecarChange{Key: ProxyHost{Namespace: c.ns, Workload: c.workload.String(), Host: h}, Before: x, After: y}
+			ch := Change{Key: ProxyHost{Namespace: c.ns, Workload: c.workload.String(), Host: h}, Before: x, After: y}
 			var bp, ap []uint32
 			if x != nil {
 				bp = x.Ports
@@ -127,26 +127,10 @@ func unionLabels(x, y map[string]string) (map[string]string, bool) {
 	return u, true
 }
 
-func byHost(p ProxyView) map[string]*SidecarService {
-	m := make(map[string]*SidecarService, len(p.Services))
+func byHost(p Proxy) map[string]*Service {
+	m := make(map[string]*Service, len(p.Services))
 	for i := range p.Services {
 		m[p.Services[i].Host] = &p.Services[i]
 	}
 	return m
-}
-
-// namespaces returns every namespace the view knows of: those with labels, services or
-// Sidecars, sorted.
-func (v *SidecarView) namespaces() []string {
-	set := map[string]bool{}
-	for ns := range v.nsLab {
-		set[ns] = true
-	}
-	for i := range v.inv {
-		set[v.inv[i].Namespace] = true
-	}
-	for i := range v.scs {
-		set[v.scs[i].Namespace] = true
-	}
-	return slices.Sorted(maps.Keys(set))
 }

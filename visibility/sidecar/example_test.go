@@ -1,4 +1,4 @@
-package visibility_test
+package sidecar_test
 
 import (
 	"fmt"
@@ -7,17 +7,19 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
-	"github.com/meshscope/meshscope/visibility"
+	"github.com/meshscope/meshscope/visibility/inventory"
+	"github.com/meshscope/meshscope/visibility/mesh"
+	"github.com/meshscope/meshscope/visibility/sidecar"
 )
 
 func at(hour int) time.Time { return time.Date(2026, 1, 1, hour, 0, 0, 0, time.UTC) }
 
-func entry(ns, name, host string, created int, exportTo ...string) visibility.Service {
-	return visibility.Service{Kind: visibility.ServiceEntry, Namespace: ns, Name: name, Hosts: []string{host},
+func entry(ns, name, host string, created int, exportTo ...string) inventory.Service {
+	return inventory.Service{Kind: inventory.ServiceEntry, Namespace: ns, Name: name, Hosts: []string{host},
 		CreationTime: at(created), ExportTo: exportTo, Ports: []uint32{443}}
 }
 
-func printProxy(p visibility.ProxyView) {
+func printProxy(p sidecar.Proxy) {
 	fmt.Printf("Sidecar %q\n", p.Sidecar)
 	for _, s := range p.Services {
 		fmt.Printf("  %s from %s %s/%s %v\n", s.Host, s.Kind, s.Namespace, s.Name, s.Ports)
@@ -26,15 +28,15 @@ func printProxy(p visibility.ProxyView) {
 
 // A service exported to the proxy's namespace by name beats an older public one: Istio
 // considers the services exported to a namespace by name before the public ones.
-func ExampleSidecarView_Proxy() {
-	inv := visibility.Inventory{
+func ExampleView_Proxy() {
+	inv := inventory.Inventory{
 		Namespaces: map[string]map[string]string{"shop": nil, "ext": nil, "partner": nil},
-		Services: []visibility.Service{
+		Services: []inventory.Service{
 			entry("ext", "api", "api.example.com", 1, "*"),        // public, older
 			entry("partner", "api", "api.example.com", 2, "shop"), // exported to shop by name
 		},
 	}
-	v, err := visibility.NewSidecarView(nil, nil, inv)
+	v, err := sidecar.New(nil, &inv)
 	if err != nil {
 		panic(err)
 	}
@@ -49,14 +51,14 @@ func ExampleSidecarView_Proxy() {
 
 // "~/*" beside "*/*" empties the listener: an exclusion beats any import, and "~/*"
 // excludes every host of every namespace. Lint says so.
-func ExampleSidecarView_Proxy_excludeEverything() {
-	inv := visibility.Inventory{
+func ExampleView_Proxy_excludeEverything() {
+	inv := inventory.Inventory{
 		Namespaces: map[string]map[string]string{"shop": nil, "ext": nil},
-		Services:   []visibility.Service{entry("ext", "api", "api.example.com", 1)},
-		Sidecars: []visibility.Sidecar{{Namespace: "shop", Name: "default",
-			Egress: []visibility.SidecarEgress{{Hosts: []string{"*/*", "~/*"}}}}},
+		Services:   []inventory.Service{entry("ext", "api", "api.example.com", 1)},
+		Sidecars: []inventory.Sidecar{{Namespace: "shop", Name: "default",
+			Egress: []inventory.Egress{{Hosts: []string{"*/*", "~/*"}}}}},
 	}
-	v, err := visibility.NewSidecarView(nil, nil, inv)
+	v, err := sidecar.New(nil, &inv)
 	if err != nil {
 		panic(err)
 	}
@@ -72,18 +74,18 @@ func ExampleSidecarView_Proxy_excludeEverything() {
 // Discovery selectors hide the root namespace's default Sidecar too: istio-system is not
 // discovered, so its Sidecar does not exist for istiod, and shop's proxies import */* of
 // what is discovered.
-func ExampleSidecarView_Proxy_discoverySelectors() {
-	inv := visibility.Inventory{
+func ExampleView_Proxy_discoverySelectors() {
+	inv := inventory.Inventory{
 		Namespaces: map[string]map[string]string{
 			"shop": {"mesh": "yes"}, "ext": {"mesh": "yes"}, "istio-system": {}},
-		Services: []visibility.Service{entry("ext", "api", "api.example.com", 1), entry("shop", "db", "db.example.com", 1)},
-		Sidecars: []visibility.Sidecar{{Namespace: "istio-system", Name: "default",
-			Egress: []visibility.SidecarEgress{{Hosts: []string{"./*"}}}}},
+		Services: []inventory.Service{entry("ext", "api", "api.example.com", 1), entry("shop", "db", "db.example.com", 1)},
+		Sidecars: []inventory.Sidecar{{Namespace: "istio-system", Name: "default",
+			Egress: []inventory.Egress{{Hosts: []string{"./*"}}}}},
 	}
-	all, _ := visibility.NewSidecarView(nil, nil, inv)
+	all, _ := sidecar.New(nil, &inv)
 	printProxy(all.Proxy("shop", nil))
-	m := &visibility.MeshScope{DiscoverySelectors: []metav1.LabelSelector{{MatchLabels: map[string]string{"mesh": "yes"}}}}
-	some, err := visibility.NewSidecarView(nil, m, inv)
+	m := &mesh.Config{DiscoverySelectors: []metav1.LabelSelector{{MatchLabels: map[string]string{"mesh": "yes"}}}}
+	some, err := sidecar.New(m, &inv)
 	if err != nil {
 		panic(err)
 	}
@@ -101,14 +103,14 @@ func ExampleSidecarView_Proxy_discoverySelectors() {
 // An exact-host import looks only at the oldest service of that host in that namespace:
 // ext's older api is exported to ext alone, so shop gets nothing for "ext/api.example.com"
 // though ext's younger api-v2 is public. "ext/*" would have found it.
-func ExampleSidecarView_ExplainHost() {
-	inv := visibility.Inventory{
+func ExampleView_ExplainHost() {
+	inv := inventory.Inventory{
 		Namespaces: map[string]map[string]string{"shop": nil, "ext": nil},
-		Services:   []visibility.Service{entry("ext", "api", "api.example.com", 1, "."), entry("ext", "api-v2", "api.example.com", 2, "*")},
-		Sidecars: []visibility.Sidecar{{Namespace: "shop", Name: "web", WorkloadSelector: map[string]string{"app": "web"},
-			Egress: []visibility.SidecarEgress{{Hosts: []string{"ext/api.example.com"}}}}},
+		Services:   []inventory.Service{entry("ext", "api", "api.example.com", 1, "."), entry("ext", "api-v2", "api.example.com", 2, "*")},
+		Sidecars: []inventory.Sidecar{{Namespace: "shop", Name: "web", WorkloadSelector: map[string]string{"app": "web"},
+			Egress: []inventory.Egress{{Hosts: []string{"ext/api.example.com"}}}}},
 	}
-	v, err := visibility.NewSidecarView(nil, nil, inv)
+	v, err := sidecar.New(nil, &inv)
 	if err != nil {
 		panic(err)
 	}

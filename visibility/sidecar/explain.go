@@ -1,4 +1,4 @@
-package visibility
+package sidecar
 
 import (
 	"cmp"
@@ -9,26 +9,12 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/meshscope/meshscope/internal/names"
+	"github.com/meshscope/meshscope/visibility/inventory"
 )
 
-// The verdicts of a sidecar explanation, besides Chosen, Hidden and Outranked.
-const (
-	// NotDiscovered: the service's namespace is not discovered (discoverySelectors), so for
-	// istiod the service does not exist.
-	NotDiscovered Verdict = "not discovered"
-	// Excluded: an exclusion of the listener ("~ns/host") covers the service.
-	Excluded Verdict = "excluded"
-	// NotImported: no import of the listener covers the service (or the listener's port is
-	// not among its ports).
-	NotImported Verdict = "not imported"
-	// Merged: the service is kept beside the chosen one, of the same namespace, and its ports
-	// join the chosen one's.
-	Merged Verdict = "merged"
-)
-
-// SidecarExplanation is how a sidecar proxy came to get one host, or not: the Sidecar that
+// Explanation is how a sidecar proxy came to get one host, or not: the Sidecar that
 // applies and why, what the proxy gets, and every service claiming the host at each step.
-type SidecarExplanation struct {
+type Explanation struct {
 	Namespace string            `json:"namespace"`
 	Workload  map[string]string `json:"workload,omitempty"`
 	Host      string            `json:"host"`
@@ -37,14 +23,14 @@ type SidecarExplanation struct {
 	Sidecar string `json:"sidecar"`
 	Why     string `json:"why"`
 	// Answer is what the proxy gets for the host, as Proxy lists it; nil when it gets nothing.
-	Answer *SidecarService `json:"answer,omitempty"`
+	Answer *Service `json:"answer,omitempty"`
 	// Levels are the steps the candidates go through: "not discovered" first when a
 	// service of an undiscovered namespace claims the host, then each egress listener in
 	// order, with every service claiming the host — hidden (not exported to the namespace),
 	// excluded, not imported, outranked (by whom), merged or chosen, and why. It is empty
 	// when no service has the host (see Unclaimed), and holds no listener when only
 	// undiscovered services do.
-	Levels []Level `json:"levels"`
+	Levels []Step `json:"levels"`
 	// VisibilityApplies reports whether serviceEntryVisibility narrows what sidecars get: it
 	// is configured with applyToSidecars. When it does not, each candidate's Decision is its
 	// visibility for ambient clients only, which has no bearing on the proxy (its exportTo
@@ -65,9 +51,9 @@ type SidecarExplanation struct {
 // for host, a service host as services spell it ("api.example.com", "*.wild.org";
 // compared exactly as written, as Istio compares sidecar hosts). Its Answer is always the
 // entry Proxy lists for the host.
-func (v *SidecarView) ExplainHost(namespace string, workload labels.Set, host string) SidecarExplanation {
+func (v *View) ExplainHost(namespace string, workload labels.Set, host string) Explanation {
 	sc, why := v.sidecarFor(namespace, workload)
-	e := SidecarExplanation{Namespace: namespace, Host: host, Sidecar: sidecarName(sc), Why: why, Levels: []Level{}, VisibilityApplies: v.narrows}
+	e := Explanation{Namespace: namespace, Host: host, Sidecar: sidecarName(sc), Why: why, Levels: []Step{}, VisibilityApplies: v.narrows}
 	if v.enabled && !v.narrows {
 		e.VisibilityNote = "visibility does not apply to sidecars: serviceEntryVisibility's applyToSidecars is off, so each service's exportTo alone decides what the proxy gets (the visibility decisions are ztunnel's, for ambient clients)"
 	}
@@ -75,7 +61,7 @@ func (v *SidecarView) ExplainHost(namespace string, workload labels.Set, host st
 		e.Workload = map[string]string(workload)
 	}
 	if ids := v.undisc[host]; len(ids) > 0 {
-		l := Level{Key: "not discovered"}
+		l := Step{Key: "not discovered"}
 		for _, i := range ids {
 			l.Candidates = append(l.Candidates, Candidate{Service: v.inv[i].Ref(), Decision: v.decisions[i], Verdict: NotDiscovered,
 				Reason: fmt.Sprintf("namespace %s is not discovered: no discoverySelector matches it, so istiod does not see its services", v.inv[i].Namespace)})
@@ -93,7 +79,7 @@ func (v *SidecarView) ExplainHost(namespace string, workload labels.Set, host st
 	var holder *mark // the candidate that holds the host so far
 	for li, eg := range egressOf(sc) {
 		l := readListener(eg, li, namespace)
-		lv := Level{Key: listenerKey(sc, li, eg)}
+		lv := Step{Key: listenerKey(sc, li, eg)}
 		at := map[int32]int{} // candidate index by service
 		for _, id := range ids {
 			at[id] = len(lv.Candidates)
@@ -146,14 +132,14 @@ func (v *SidecarView) ExplainHost(namespace string, workload labels.Set, host st
 	}
 	if r := got[host]; r != nil {
 		s := v.service(r.id)
-		e.Answer = &SidecarService{Host: host, Kind: s.Kind, Namespace: s.Namespace, Name: s.Name, Ports: sortedPorts(r.ports)}
+		e.Answer = &Service{Host: host, Kind: s.Kind, Namespace: s.Namespace, Name: s.Name, Ports: sortedPorts(r.ports)}
 	}
 	return e
 }
 
 // unclaimed says that no service has host, and what comes near it for a proxy in namespace
 // with the Sidecar sc.
-func (v *SidecarView) unclaimed(sc *Sidecar, namespace, host string) []string {
+func (v *View) unclaimed(sc *inventory.Sidecar, namespace, host string) []string {
 	out := []string{fmt.Sprintf("no service in the inventory has the host %s, so no listener has anything to import for it", host)}
 	var folded []string
 	for _, m := range []map[string][]int32{v.byHost, v.undisc} {
@@ -189,7 +175,7 @@ func (v *SidecarView) unclaimed(sc *Sidecar, namespace, host string) []string {
 }
 
 // claimant names the first service, in Istio's order, that has host h: discovered, else not.
-func (v *SidecarView) claimant(h string) string {
+func (v *View) claimant(h string) string {
 	if ids := v.byHost[h]; len(ids) > 0 {
 		return v.ref(ids[0]).String()
 	}
@@ -197,19 +183,19 @@ func (v *SidecarView) claimant(h string) string {
 }
 
 // candidate returns candidate c of level i, of the level being built when i is past the end.
-func (e *SidecarExplanation) candidate(i int, building *Level, c int) *Candidate {
+func (e *Explanation) candidate(i int, building *Step, c int) *Candidate {
 	if i < len(e.Levels) {
 		return &e.Levels[i].Candidates[c]
 	}
 	return &building.Candidates[c]
 }
 
-func (v *SidecarView) service(id int32) *Service { return &v.inv[v.svcs[id].svc] }
-func (v *SidecarView) ref(id int32) ServiceRef   { return v.service(id).Ref() }
+func (v *View) service(id int32) *inventory.Service { return &v.inv[v.svcs[id].svc] }
+func (v *View) ref(id int32) inventory.ServiceRef   { return v.service(id).Ref() }
 
 // group places a service among a listener's candidates for namespace n: exported to n by
 // name (0), public (1), not exported to n (2).
-func (v *SidecarView) group(id int32, n string) int {
+func (v *View) group(id int32, n string) int {
 	s := &v.svcs[id]
 	switch {
 	case s.public:
@@ -221,7 +207,7 @@ func (v *SidecarView) group(id int32, n string) int {
 }
 
 // listenerKey names a listener for an explanation.
-func listenerKey(sc *Sidecar, i int, e *SidecarEgress) string {
+func listenerKey(sc *inventory.Sidecar, i int, e *inventory.Egress) string {
 	if sc == nil || len(sc.Egress) == 0 {
 		return "the default listener (*/*)"
 	}
@@ -237,7 +223,7 @@ func listenerKey(sc *Sidecar, i int, e *SidecarEgress) string {
 
 // verdict is what exportTo, the listener's candidates and its exclusions and imports make
 // of a service: "" when it is imported, else why not.
-func (v *SidecarView) verdict(l *listener, n string, id int32) Candidate {
+func (v *View) verdict(l *listener, n string, id int32) Candidate {
 	s := &v.svcs[id]
 	svc := &v.inv[s.svc]
 	c := Candidate{Service: svc.Ref(), Decision: v.decisions[s.svc]}
@@ -253,7 +239,7 @@ func (v *SidecarView) verdict(l *listener, n string, id int32) Candidate {
 	}
 	for _, raw := range l.egress.Hosts {
 		h := parseEgressHost(raw)
-		if h.namespace == exportToOwn {
+		if h.namespace == "." {
 			h.namespace = n
 		}
 		if h.exclude && (h.namespace == svc.Namespace || h.namespace == names.Wildcard) && covers(h.host, s.host) {
@@ -267,14 +253,14 @@ func (v *SidecarView) verdict(l *listener, n string, id int32) Candidate {
 			return c
 		}
 	}
-	if l.egress.matchesPort() && !slices.Contains(svc.Ports, l.egress.Port) {
+	if matchesPort(l.egress) && !slices.Contains(svc.Ports, l.egress.Port) {
 		c.Verdict, c.Reason = NotImported, fmt.Sprintf("the listener's port %d is not among its ports %v", l.egress.Port, svc.Ports)
 	}
 	return c
 }
 
 // hiddenReason says why service i is not exported to namespace n.
-func (v *SidecarView) hiddenReason(i int32, n string) string {
+func (v *View) hiddenReason(i int32, n string) string {
 	s := &v.inv[i]
 	eff := v.exported[i]
 	declared := s.ExportTo
@@ -289,7 +275,7 @@ func (v *SidecarView) hiddenReason(i int32, n string) string {
 }
 
 // heldBy says which namespace holds the host in a listener, keeping id out.
-func (v *SidecarView) heldBy(n string, kept []importedService, id int32) string {
+func (v *View) heldBy(n string, kept []importedService, id int32) string {
 	if len(kept) == 0 {
 		return "another namespace holds the host"
 	}
@@ -298,7 +284,7 @@ func (v *SidecarView) heldBy(n string, kept []importedService, id int32) string 
 	switch {
 	case w.Namespace == n:
 		rule = "the proxy's own namespace"
-	case w.Kind == KubernetesService:
+	case w.Kind == inventory.KubernetesService:
 		rule = "a Kubernetes Service, outside the proxy's namespace, takes the host from a ServiceEntry"
 	}
 	return fmt.Sprintf("namespace %s holds the host in this listener (%s): %s; %s is in %s", w.Namespace, rule, v.ref(kept[0].id), v.ref(id), v.service(id).Namespace)
@@ -306,10 +292,10 @@ func (v *SidecarView) heldBy(n string, kept []importedService, id int32) string 
 
 // outranked says why a service the listener kept does not replace or join what the proxy
 // has from earlier listeners.
-func (v *SidecarView) outranked(have, id int32) string {
+func (v *View) outranked(have, id int32) string {
 	h, s := v.service(have), v.service(id)
 	switch {
-	case h.Kind == KubernetesService && s.Kind != KubernetesService:
+	case h.Kind == inventory.KubernetesService && s.Kind != inventory.KubernetesService:
 		return fmt.Sprintf("the proxy has %s, a Kubernetes Service, which a ServiceEntry never replaces", h.Ref())
 	case h.Namespace != s.Namespace:
 		return fmt.Sprintf("an earlier listener gave the host to %s, and the first choice stands", h.Ref())
@@ -318,7 +304,7 @@ func (v *SidecarView) outranked(have, id int32) string {
 }
 
 // String renders the explanation a candidate a line.
-func (e SidecarExplanation) String() string {
+func (e Explanation) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s for a proxy in %s", e.Host, e.Namespace)
 	if len(e.Workload) > 0 {
@@ -337,7 +323,7 @@ func (e SidecarExplanation) String() string {
 	if e.VisibilityNote != "" {
 		b.WriteString("\n  " + e.VisibilityNote)
 	}
-	writeLevels(&b, e.Levels, "  ", e.VisibilityApplies)
+	writeSteps(&b, e.Levels, "  ", e.VisibilityApplies)
 	for _, u := range e.Unclaimed {
 		b.WriteString("\n  " + u)
 	}

@@ -1,4 +1,4 @@
-package visibility
+package sidecar
 
 import (
 	"testing"
@@ -6,18 +6,22 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/meshscope/meshscope/visibility"
+	"github.com/meshscope/meshscope/visibility/inventory"
+	"github.com/meshscope/meshscope/visibility/mesh"
 )
 
 // TestSidecarExplainUnclaimedHost: for a host no service has, the explanation says so rather
 // than listing listeners with nothing under them, and names what comes near the host.
 func TestSidecarExplainUnclaimedHost(t *testing.T) {
-	inv := Inventory{
+	inv := inventory.Inventory{
 		Namespaces: map[string]map[string]string{"shop": nil, "partner": nil, "ext": nil},
-		Services:   []Service{se("partner", "wild", 1, []string{"*.partner.example"}), se("ext", "api", 2, []string{"api.example.com"})},
-		Sidecars: []Sidecar{{Namespace: "shop", Name: "default", Egress: []SidecarEgress{{Hosts: []string{"./*", "partner/*.partner.example"}}}},
-			{Namespace: "ext", Name: "narrow", Egress: []SidecarEgress{{Hosts: []string{"*/*.corp.example"}}}}},
+		Services:   []inventory.Service{se("partner", "wild", 1, []string{"*.partner.example"}), se("ext", "api", 2, []string{"api.example.com"})},
+		Sidecars: []inventory.Sidecar{{Namespace: "shop", Name: "default", Egress: []inventory.Egress{{Hosts: []string{"./*", "partner/*.partner.example"}}}},
+			{Namespace: "ext", Name: "narrow", Egress: []inventory.Egress{{Hosts: []string{"*/*.corp.example"}}}}},
 	}
-	v, err := NewSidecarView(nil, nil, inv)
+	v, err := New(nil, &inv)
 	require.NoError(t, err)
 	for _, tc := range []struct {
 		name, namespace, host string
@@ -60,30 +64,28 @@ func TestSidecarExplainUnclaimedHost(t *testing.T) {
 // beside it only when it narrows what sidecars get (applyToSidecars); otherwise the
 // explanation says visibility does not apply to sidecars, and the verdicts agree with Proxy.
 func TestSidecarExplainVisibilityShownOnlyWhereItApplies(t *testing.T) {
-	inv := Inventory{
+	inv := inventory.Inventory{
 		Namespaces: map[string]map[string]string{"shop": nil, "ext": nil},
-		Services:   []Service{se("ext", "q", 1, []string{"q.example.com"})},
+		Services:   []inventory.Service{se("ext", "q", 1, []string{"q.example.com"})},
 	}
 	const note = "visibility does not apply to sidecars: serviceEntryVisibility's applyToSidecars is off, so each service's exportTo alone decides what the proxy gets (the visibility decisions are ztunnel's, for ambient clients)"
 	for _, tc := range []struct {
 		name     string
-		config   *Config
+		config   *visibility.Config
 		applies  bool
 		note     string
 		line     string // the candidate's line
 		received bool
 	}{
-		{"visibility configured without applyToSidecars", &Config{DefaultVisibility: Namespace}, false, note,
+		{"visibility configured without applyToSidecars", &visibility.Config{DefaultVisibility: visibility.Namespace}, false, note,
 			"\n    ServiceEntry ext/q: chosen: the first service the proxy gets for the host", true},
-		{"visibility configured with applyToSidecars", &Config{DefaultVisibility: Namespace, ApplyToSidecars: true}, true, "",
+		{"visibility configured with applyToSidecars", &visibility.Config{DefaultVisibility: visibility.Namespace, ApplyToSidecars: true}, true, "",
 			"\n    ServiceEntry ext/q NAMESPACE (default): hidden: the mesh's defaultServiceExportTo [\"*\"], narrowed by visibility NAMESPACE (default) (applyToSidecars) to [\".\"], does not export it to shop", false},
 		{"visibility not configured", nil, false, "",
 			"\n    ServiceEntry ext/q: chosen: the first service the proxy gets for the host", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r, err := Compile(tc.config)
-			require.NoError(t, err)
-			v, err := NewSidecarView(r, nil, inv)
+			v, err := New(&mesh.Config{Visibility: tc.config}, &inv)
 			require.NoError(t, err)
 			e := v.ExplainHost("shop", nil, "q.example.com")
 			assert.Equal(t, tc.applies, e.VisibilityApplies)

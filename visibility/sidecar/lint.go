@@ -1,4 +1,4 @@
-package visibility
+package sidecar
 
 import (
 	"fmt"
@@ -9,9 +9,10 @@ import (
 	"github.com/meshscope/meshscope/internal/names"
 	"github.com/meshscope/meshscope/internal/report"
 	"github.com/meshscope/meshscope/internal/strict"
+	"github.com/meshscope/meshscope/visibility/inventory"
 )
 
-// The codes of SidecarView.Lint: configurations Istio resolves surprisingly.
+// The codes of View.Lint: configurations Istio resolves surprisingly.
 const (
 	// ImportExcluded (warning): an egress import that an exclusion of the same listener
 	// covers entirely, so it never imports anything — an exclusion beats any import, and
@@ -52,7 +53,7 @@ const (
 // Lint reports what in the Sidecars and services Istio resolves surprisingly (see the codes
 // above), sorted by path. Its cost is linear in the inventory, and in the exact-host imports
 // of the root namespace's default times the namespaces that use it.
-func (v *SidecarView) Lint() []Finding {
+func (v *View) Lint() []Finding {
 	out := []Finding{}
 	for i := range v.scs {
 		out = append(out, v.lintSidecar(&v.scs[i])...)
@@ -65,10 +66,10 @@ func (v *SidecarView) Lint() []Finding {
 	return out
 }
 
-func sidecarPath(sc *Sidecar) string { return "Sidecar " + sc.Namespace + "/" + sc.Name }
+func sidecarPath(sc *inventory.Sidecar) string { return "Sidecar " + sc.Namespace + "/" + sc.Name }
 
 // lintSidecar checks one Sidecar on its own.
-func (v *SidecarView) lintSidecar(sc *Sidecar) []Finding {
+func (v *View) lintSidecar(sc *inventory.Sidecar) []Finding {
 	var out []Finding
 	path := sidecarPath(sc)
 	if sc.Namespace == v.root && sc.WorkloadSelector != nil {
@@ -102,7 +103,7 @@ func (v *SidecarView) lintSidecar(sc *Sidecar) []Finding {
 }
 
 // lintExclusions finds the imports of a listener that one of its exclusions covers.
-func lintExclusions(at string, e *SidecarEgress) []Finding {
+func lintExclusions(at string, e *inventory.Egress) []Finding {
 	var out []Finding
 	for j, raw := range e.Hosts {
 		imp := parseEgressHost(raw)
@@ -128,7 +129,7 @@ func lintExclusions(at string, e *SidecarEgress) []Finding {
 // lintShadowedSidecars finds the Sidecars an older one of their namespace always beats: in
 // Istio's order (with selectors first), an earlier Sidecar whose selector asks no more
 // than this one's (no selector asks nothing).
-func (v *SidecarView) lintShadowedSidecars() []Finding {
+func (v *View) lintShadowedSidecars() []Finding {
 	var out []Finding
 	for _, ns := range slices.Sorted(maps.Keys(v.sidecars)) {
 		list := v.sidecars[ns]
@@ -157,10 +158,10 @@ func subsetOf(a, b map[string]string) bool {
 // lintExactImports finds the exact-host imports that look at an old service hidden from
 // the proxy's namespace while a younger one of the same host and namespace is exported to
 // it, for every namespace a Sidecar serves.
-func (v *SidecarView) lintExactImports() []Finding {
+func (v *View) lintExactImports() []Finding {
 	// The namespaces each discovered Sidecar serves: its own; and, for the root default,
 	// every namespace of the inventory whose proxies it can serve.
-	serves := map[*Sidecar][]string{}
+	serves := map[*inventory.Sidecar][]string{}
 	for ns, list := range v.sidecars {
 		for _, sc := range list {
 			serves[sc] = []string{ns}
@@ -168,7 +169,7 @@ func (v *SidecarView) lintExactImports() []Finding {
 	}
 	if v.rootDefault != nil {
 		for _, ns := range slices.Sorted(maps.Keys(v.nsLab)) {
-			if !slices.ContainsFunc(v.sidecars[ns], func(sc *Sidecar) bool { return len(sc.WorkloadSelector) == 0 }) && ns != v.root {
+			if !slices.ContainsFunc(v.sidecars[ns], func(sc *inventory.Sidecar) bool { return len(sc.WorkloadSelector) == 0 }) && ns != v.root {
 				serves[v.rootDefault] = append(serves[v.rootDefault], ns)
 			}
 		}
@@ -193,7 +194,7 @@ func (v *SidecarView) lintExactImports() []Finding {
 						break
 					}
 					x := imp.namespace
-					if x == exportToOwn {
+					if x == "." {
 						x = n
 					}
 					o, ok := v.oldest[hostNS{imp.host, x}]
@@ -223,24 +224,24 @@ func (v *SidecarView) lintExactImports() []Finding {
 }
 
 // lintServices finds creation-time ties and repeated annotation entries.
-func (v *SidecarView) lintServices() []Finding {
+func (v *View) lintServices() []Finding {
 	var out []Finding
 	for k := 1; k < len(v.svcs); k++ {
 		a, b := &v.svcs[k-1], &v.svcs[k]
 		x, y := &v.inv[a.svc], &v.inv[b.svc]
-		if a.host == b.host && x.Namespace == y.Namespace && x.Kind == ServiceEntry && y.Kind == ServiceEntry && x.CreationTime.Equal(y.CreationTime) {
+		if a.host == b.host && x.Namespace == y.Namespace && x.Kind == inventory.ServiceEntry && y.Kind == inventory.ServiceEntry && x.CreationTime.Equal(y.CreationTime) {
 			out = append(out, report.New(y.Ref().String(), CreationTimeTie, "%s claims %s too, with the same creation time: which one Istio takes as the oldest depends on the order it lists them in (meshscope takes %s, the first by name)", x.Ref(), a.host, x.Ref()))
 		}
 	}
 	for i := range v.inv {
 		s := &v.inv[i]
-		if s.Kind != KubernetesService {
+		if s.Kind != inventory.KubernetesService {
 			continue
 		}
 		seen := map[string]bool{}
 		for _, e := range s.ExportTo {
 			k := e
-			if k == exportToOwn {
+			if k == "." {
 				k = s.Namespace
 			}
 			if seen[k] {
@@ -255,11 +256,11 @@ func (v *SidecarView) lintServices() []Finding {
 
 // lintRootNamespace finds a rootNamespace, given in the mesh configuration, that is no
 // namespace of an inventory holding Sidecars, and the namespace it may misspell.
-func (v *SidecarView) lintRootNamespace() []Finding {
+func (v *View) lintRootNamespace() []Finding {
 	if !v.rootSet || len(v.scs) == 0 {
 		return nil
 	}
-	known := v.namespaces()
+	known := v.all.NamespaceNames()
 	if _, found := slices.BinarySearch(known, v.root); found {
 		return nil
 	}

@@ -1,4 +1,4 @@
-package visibility
+package sidecar
 
 import (
 	"errors"
@@ -15,6 +15,10 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/meshscope/meshscope/internal/longtest"
+	"github.com/meshscope/meshscope/internal/randmesh"
+	"github.com/meshscope/meshscope/visibility"
+	"github.com/meshscope/meshscope/visibility/inventory"
+	"github.com/meshscope/meshscope/visibility/mesh"
 )
 
 var (
@@ -31,14 +35,14 @@ var (
 // randomSidecarInventory makes a small inventory with Sidecars, and a mesh scope, that
 // reach every step of the sidecar's view: hosts shared across namespaces and within one,
 // creation-time ties, ports, labels and selectors that do or do not let ports merge.
-func randomSidecarInventory(r *rand.Rand) (*MeshScope, Inventory) {
-	inv := Inventory{Namespaces: map[string]map[string]string{}}
+func randomSidecarInventory(r *rand.Rand) (*mesh.Config, inventory.Inventory) {
+	inv := inventory.Inventory{Namespaces: map[string]map[string]string{}}
 	for _, ns := range sidecarNamespaces[:4] {
-		l := randomLabels(r)
+		l := randmesh.Labels(r)
 		if l == nil {
 			l = map[string]string{}
 		}
-		l[NamespaceNameLabel] = ns
+		l[visibility.NamespaceNameLabel] = ns
 		inv.Namespaces[ns] = l
 	}
 	t := func() time.Time { return t0.Add(time.Duration(r.IntN(6)) * time.Minute) }
@@ -52,8 +56,8 @@ func randomSidecarInventory(r *rand.Rand) (*MeshScope, Inventory) {
 		return out
 	}
 	for i := range 2 + r.IntN(14) {
-		s := Service{Kind: Kind(r.IntN(2)), Namespace: sidecarNamespaces[r.IntN(len(sidecarNamespaces))], Name: fmt.Sprintf("s%d", i), CreationTime: t(), Ports: ports()}
-		if s.Kind == KubernetesService {
+		s := inventory.Service{Kind: inventory.Kind(r.IntN(2)), Namespace: sidecarNamespaces[r.IntN(len(sidecarNamespaces))], Name: fmt.Sprintf("s%d", i), CreationTime: t(), Ports: ports()}
+		if s.Kind == inventory.KubernetesService {
 			s.Name = []string{"web", "api", "db"}[r.IntN(3)] + fmt.Sprint(i%2)
 			s.Hosts = []string{s.Name + "." + s.Namespace + ".svc.cluster.local"}
 			if r.IntN(3) == 0 {
@@ -63,10 +67,10 @@ func randomSidecarInventory(r *rand.Rand) (*MeshScope, Inventory) {
 			for range 1 + r.IntN(2) {
 				s.Hosts = append(s.Hosts, sidecarHosts[r.IntN(len(sidecarHosts))])
 			}
-			s.Resolution = []string{"", "NONE", "DNS"}[r.IntN(3)]
+			s.Resolution = []inventory.Resolution{"", "NONE", "DNS"}[r.IntN(3)]
 		}
 		s.ExportTo = sidecarExportTo[r.IntN(len(sidecarExportTo))]
-		if s.Kind == ServiceEntry && ValidateExportTo(s.Namespace, s.ExportTo) != nil {
+		if s.Kind == inventory.ServiceEntry && visibility.ValidateExportTo(s.Namespace, s.ExportTo) != nil {
 			s.ExportTo = nil // a repeat, which only a Service's annotation may hold
 		}
 		if r.IntN(4) == 0 {
@@ -75,13 +79,15 @@ func randomSidecarInventory(r *rand.Rand) (*MeshScope, Inventory) {
 		if r.IntN(4) == 0 {
 			s.Selector = map[string]string{"app": "x"}
 		}
-		if slices.ContainsFunc(inv.Services, func(o Service) bool { return o.Kind == s.Kind && o.Namespace == s.Namespace && o.Name == s.Name }) {
+		if slices.ContainsFunc(inv.Services, func(o inventory.Service) bool {
+			return o.Kind == s.Kind && o.Namespace == s.Namespace && o.Name == s.Name
+		}) {
 			continue
 		}
 		inv.Services = append(inv.Services, s)
 	}
 	for i := range r.IntN(6) {
-		sc := Sidecar{Namespace: sidecarNamespaces[r.IntN(4)], Name: fmt.Sprintf("sc%d", i), CreationTime: t()}
+		sc := inventory.Sidecar{Namespace: sidecarNamespaces[r.IntN(4)], Name: fmt.Sprintf("sc%d", i), CreationTime: t()}
 		switch r.IntN(4) {
 		case 0:
 			sc.WorkloadSelector = map[string]string{"app": []string{"web", "api"}[r.IntN(2)]}
@@ -89,7 +95,7 @@ func randomSidecarInventory(r *rand.Rand) (*MeshScope, Inventory) {
 			sc.WorkloadSelector = map[string]string{}
 		}
 		for range r.IntN(3) {
-			e := SidecarEgress{}
+			e := inventory.Egress{}
 			for range 1 + r.IntN(3) {
 				e.Hosts = append(e.Hosts, sidecarEgressHosts[r.IntN(len(sidecarEgressHosts))])
 			}
@@ -100,7 +106,7 @@ func randomSidecarInventory(r *rand.Rand) (*MeshScope, Inventory) {
 		}
 		inv.Sidecars = append(inv.Sidecars, sc)
 	}
-	m := &MeshScope{}
+	m := &mesh.Config{}
 	if r.IntN(3) == 0 {
 		m.RootNamespace = sidecarNamespaces[r.IntN(3)]
 	}
@@ -108,9 +114,9 @@ func randomSidecarInventory(r *rand.Rand) (*MeshScope, Inventory) {
 		m.DefaultServiceExportTo = sidecarExportTo[2+r.IntN(len(sidecarExportTo)-2)]
 	}
 	if r.IntN(3) == 0 {
-		m.DiscoverySelectors = []metav1.LabelSelector{*randomSelector(r)}
+		m.DiscoverySelectors = []metav1.LabelSelector{*randmesh.Selector(r)}
 		if r.IntN(2) == 0 {
-			m.DiscoverySelectors = append(m.DiscoverySelectors, metav1.LabelSelector{MatchLabels: map[string]string{NamespaceNameLabel: sidecarNamespaces[r.IntN(5)]}})
+			m.DiscoverySelectors = append(m.DiscoverySelectors, metav1.LabelSelector{MatchLabels: map[string]string{visibility.NamespaceNameLabel: sidecarNamespaces[r.IntN(5)]}})
 		}
 	}
 	return m, inv
@@ -124,14 +130,14 @@ func TestSidecarViewAgainstReference(t *testing.T) {
 	proxies, services := 0, 0
 	for i := range n {
 		m, inv := randomSidecarInventory(rng)
-		cfg := randomConfig(rng, 2)
+		cfg := randmesh.Config(rng, 2)
 		cfg.ApplyToSidecars = rng.IntN(2) == 0
-		res, err := Compile(cfg)
-		require.NoError(t, err)
 		if rng.IntN(4) == 0 {
-			res = nil
+			cfg = nil
 		}
-		v, err := NewSidecarView(res, m, inv)
+		res, err := visibility.Compile(cfg)
+		require.NoError(t, err)
+		v, err := New(withVisibility(m, cfg), &inv)
 		require.NoError(t, err, "inventory %d", i)
 		ref := refSidecarView{res, m, inv}
 		for _, ns := range append(slices.Clone(sidecarNamespaces), "nowhere") {
@@ -156,7 +162,7 @@ func TestSidecarViewIgnoresInputOrder(t *testing.T) {
 	rng := newRand(21, 22)
 	for i := range longtest.N(60, 3000) {
 		m, inv := randomSidecarInventory(rng)
-		v, err := NewSidecarView(nil, m, inv)
+		v, err := New(m, &inv)
 		require.NoError(t, err)
 		shuffled := inv
 		shuffled.Services, shuffled.Sidecars = slices.Clone(inv.Services), slices.Clone(inv.Sidecars)
@@ -166,7 +172,7 @@ func TestSidecarViewIgnoresInputOrder(t *testing.T) {
 		rng.Shuffle(len(shuffled.Sidecars), func(a, b int) {
 			shuffled.Sidecars[a], shuffled.Sidecars[b] = shuffled.Sidecars[b], shuffled.Sidecars[a]
 		})
-		u, err := NewSidecarView(nil, m, shuffled)
+		u, err := New(m, &shuffled)
 		require.NoError(t, err)
 		for _, ns := range sidecarNamespaces {
 			for _, w := range sidecarWorkload {
@@ -200,9 +206,9 @@ func TestSidecarReferenceAgainstIstio(t *testing.T) {
 
 // explainAgrees checks that ExplainHost answers as Proxy does for every host the proxy gets
 // and for the hosts of the inventory it does not get, and that every candidate has a verdict.
-func explainAgrees(t *testing.T, v *SidecarView, inv Inventory, ns string, w map[string]string, got ProxyView) {
+func explainAgrees(t *testing.T, v *View, inv inventory.Inventory, ns string, w map[string]string, got Proxy) {
 	t.Helper()
-	hosts := map[string]*SidecarService{}
+	hosts := map[string]*Service{}
 	for i := range got.Services {
 		hosts[got.Services[i].Host] = &got.Services[i]
 	}
@@ -235,7 +241,7 @@ func explainAgrees(t *testing.T, v *SidecarView, inv Inventory, ns string, w map
 	}
 }
 
-// FuzzSidecarView: whatever LoadInventory accepts, NewSidecarView accepts unless two
+// FuzzSidecarView: whatever Load accepts, New accepts unless two
 // objects share a kind, namespace and name, and every namespace's proxy gets what the
 // literal reference says.
 func FuzzSidecarView(f *testing.F) {
@@ -250,19 +256,19 @@ items:
 - {kind: Sidecar, metadata: {name: root, namespace: istio-system}, spec: {egress: [{hosts: ["ext/api.example.com", "./*"]}]}}
 `))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		inv, err := LoadInventory(data, "")
+		inv, err := inventory.Load(data, "")
 		if err != nil {
 			return
 		}
-		v, err := NewSidecarView(nil, nil, inv)
+		v, err := New(nil, inv)
 		if err != nil {
-			if !errors.Is(err, ErrDuplicate) {
+			if !errors.Is(err, inventory.ErrDuplicate) {
 				t.Fatalf("a loaded inventory is refused for more than a duplicate: %v", err)
 			}
 			return
 		}
-		ref := refSidecarView{inv: inv}
-		for _, ns := range v.namespaces() {
+		ref := refSidecarView{inv: *inv}
+		for _, ns := range v.all.NamespaceNames() {
 			for _, w := range sidecarWorkload {
 				want, got := ref.proxy(ns, w), v.Proxy(ns, labels.Set(w))
 				if !reflect.DeepEqual(want, got) {

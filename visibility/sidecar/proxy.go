@@ -1,4 +1,4 @@
-package visibility
+package sidecar
 
 import (
 	"cmp"
@@ -8,24 +8,25 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/meshscope/meshscope/internal/names"
+	"github.com/meshscope/meshscope/visibility/inventory"
 )
 
-// ProxyView is what one sidecar proxy receives.
-type ProxyView struct {
+// Proxy is what one sidecar proxy receives.
+type Proxy struct {
 	// Sidecar is the Sidecar resource that applies, "namespace/name"; "" when none does (the
 	// proxy imports every service exported to its namespace).
 	Sidecar string `json:"sidecar"`
 	// Services are the hosts the proxy gets, sorted by host.
-	Services []SidecarService `json:"services"`
+	Services []Service `json:"services"`
 }
 
-// SidecarService is one host a proxy gets, and from whom.
-type SidecarService struct {
+// Service is one host a proxy gets, and from whom.
+type Service struct {
 	// Host is the service host, as the service spells it (Istio compares sidecar hosts
 	// exactly as written).
-	Host      string `json:"host"`
-	Kind      Kind   `json:"kind"`
-	Namespace string `json:"namespace"` // of the service the proxy gets
+	Host      string         `json:"host"`
+	Kind      inventory.Kind `json:"kind"`
+	Namespace string         `json:"namespace"` // of the service the proxy gets
 	// Name is the ServiceEntry or Service that provides the host: the first one kept, which
 	// is the oldest of its namespace.
 	Name string `json:"name"`
@@ -59,9 +60,9 @@ type SidecarService struct {
 // Its cost is what it returns: a listener of exact hosts looks each one up, a wildcard of
 // every namespace (*/*.example.com) looks only at the services its pattern covers, and one
 // of a named namespace (ns/* or ns/*.example.com) at that namespace's services.
-func (v *SidecarView) Proxy(namespace string, workload labels.Set) ProxyView {
+func (v *View) Proxy(namespace string, workload labels.Set) Proxy {
 	sc, _ := v.sidecarFor(namespace, workload)
-	out := ProxyView{Sidecar: sidecarName(sc), Services: []SidecarService{}}
+	out := Proxy{Sidecar: sidecarName(sc), Services: []Service{}}
 	got := map[string]*received{}
 	for i, e := range egressOf(sc) {
 		l := readListener(e, i, namespace)
@@ -70,21 +71,21 @@ func (v *SidecarView) Proxy(namespace string, workload labels.Set) ProxyView {
 	for _, h := range slices.Sorted(maps.Keys(got)) {
 		r := got[h]
 		s := &v.inv[v.svcs[r.id].svc]
-		out.Services = append(out.Services, SidecarService{Host: h, Kind: s.Kind, Namespace: s.Namespace, Name: s.Name, Ports: sortedPorts(r.ports)})
+		out.Services = append(out.Services, Service{Host: h, Kind: s.Kind, Namespace: s.Namespace, Name: s.Name, Ports: sortedPorts(r.ports)})
 	}
 	return out
 }
 
 // defaultEgress is the listener of a proxy no Sidecar applies to, or of a Sidecar without
 // egress listeners.
-var defaultEgress = []SidecarEgress{{Hosts: []string{"*/*"}}}
+var defaultEgress = []inventory.Egress{{Hosts: []string{"*/*"}}}
 
-func egressOf(sc *Sidecar) []*SidecarEgress {
+func egressOf(sc *inventory.Sidecar) []*inventory.Egress {
 	es := defaultEgress
 	if sc != nil && len(sc.Egress) > 0 {
 		es = sc.Egress
 	}
-	out := make([]*SidecarEgress, len(es))
+	out := make([]*inventory.Egress, len(es))
 	for i := range es {
 		out[i] = &es[i]
 	}
@@ -94,7 +95,7 @@ func egressOf(sc *Sidecar) []*SidecarEgress {
 // candidates returns the services a listener considers for a proxy in namespace n, in
 // Istio's order, or a superset of those it imports (the ones no import can cover are left
 // out: the order of the rest is unchanged).
-func (v *SidecarView) candidates(l *listener, n string) []int32 {
+func (v *View) candidates(l *listener, n string) []int32 {
 	if l.exactOnly {
 		var out []int32
 		for ns, hc := range l.byNS {
@@ -153,7 +154,7 @@ type importedService struct {
 // service's namespace or of "*" beats any import; else an import of its namespace, or of
 // "*"), each with the ports it brings: a listener with a port brings that port of the
 // services that declare it, and nothing of the others.
-func (v *SidecarView) imported(l *listener, n string, cands []int32) []importedService {
+func (v *View) imported(l *listener, n string, cands []int32) []importedService {
 	w := l.byNS[names.Wildcard]
 	var out []importedService
 	for _, id := range cands {
@@ -169,7 +170,7 @@ func (v *SidecarView) imported(l *listener, n string, cands []int32) []importedS
 			}
 		}
 		ports := svc.Ports
-		if l.egress.matchesPort() {
+		if matchesPort(l.egress) {
 			if !slices.Contains(ports, l.egress.Port) {
 				continue
 			}
@@ -183,7 +184,7 @@ func (v *SidecarView) imported(l *listener, n string, cands []int32) []importedS
 // holders keeps, of the services a listener imports, those of the namespace that holds each
 // host: the first namespace met, unless a later service is in n, or a later Kubernetes
 // Service is in n or the holder is not (Istio's "unified" sidecar scoping).
-func holders(v *SidecarView, n string, in []importedService) []importedService {
+func holders(v *View, n string, in []importedService) []importedService {
 	type holder struct {
 		ns   string
 		kube bool
@@ -192,7 +193,7 @@ func holders(v *SidecarView, n string, in []importedService) []importedService {
 	for _, is := range in {
 		s := &v.svcs[is.id]
 		svc := &v.inv[s.svc]
-		h := holder{svc.Namespace, svc.Kind == KubernetesService}
+		h := holder{svc.Namespace, svc.Kind == inventory.KubernetesService}
 		cur, ok := held[s.host]
 		switch {
 		case !ok, h.ns == n, !cur.kube && h.kube && (h.ns == n || cur.ns != n):
@@ -214,7 +215,7 @@ type received struct {
 // apply adds a listener's services to what the proxy has received: the first service of a
 // host stands, except that a Kubernetes Service replaces a ServiceEntry; a later service of
 // the same namespace that can merge with it adds its ports.
-func (v *SidecarView) apply(in []importedService, got map[string]*received) {
+func (v *View) apply(in []importedService, got map[string]*received) {
 	for _, is := range in {
 		s := &v.svcs[is.id]
 		r, ok := got[s.host]
@@ -224,8 +225,8 @@ func (v *SidecarView) apply(in []importedService, got map[string]*received) {
 		}
 		cur, next := &v.inv[v.svcs[r.id].svc], &v.inv[s.svc]
 		switch {
-		case cur.Kind == KubernetesService && next.Kind != KubernetesService:
-		case cur.Kind != KubernetesService && next.Kind == KubernetesService:
+		case cur.Kind == inventory.KubernetesService && next.Kind != inventory.KubernetesService:
+		case cur.Kind != inventory.KubernetesService && next.Kind == inventory.KubernetesService:
 			*r = received{id: is.id, ports: slices.Clone(is.ports)}
 		case r.id == is.id || canMerge(cur, next):
 			for _, p := range is.ports {
@@ -239,16 +240,16 @@ func (v *SidecarView) apply(in []importedService, got map[string]*received) {
 
 // canMerge reports whether Istio merges the ports of two services of one host: same
 // namespace, kind, resolution, labels, selector and declared exportTo (as sets).
-func canMerge(a, b *Service) bool {
+func canMerge(a, b *inventory.Service) bool {
 	return a.Namespace == b.Namespace && a.Kind == b.Kind && resolutionOf(a) == resolutionOf(b) &&
 		maps.Equal(a.Labels, b.Labels) && maps.Equal(a.Selector, b.Selector) && sameSet(a.ExportTo, b.ExportTo)
 }
 
 // resolutionOf is a service's resolution as Istio compares it: a ServiceEntry's, absent
 // meaning NONE; a Kubernetes Service's is not compared (two of one host are one Service).
-func resolutionOf(s *Service) string {
-	if s.Kind == ServiceEntry && s.Resolution == "" {
-		return ResolutionNone
+func resolutionOf(s *inventory.Service) inventory.Resolution {
+	if s.Kind == inventory.ServiceEntry && s.Resolution == "" {
+		return inventory.ResolutionNone
 	}
 	return s.Resolution
 }

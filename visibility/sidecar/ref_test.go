@@ -1,4 +1,4 @@
-package visibility
+package sidecar
 
 import (
 	"cmp"
@@ -8,9 +8,13 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/meshscope/meshscope/visibility"
+	"github.com/meshscope/meshscope/visibility/inventory"
+	"github.com/meshscope/meshscope/visibility/mesh"
 )
 
-// refSidecarView is the literal reference for SidecarView: the sidecar's view written out
+// refSidecarView is the literal reference for View: the sidecar's view written out
 // in the eight steps Istio's SidecarScope takes, one proxy at a time, scanning every service
 // at every step. It assumes a valid inventory. The steps, for a proxy in namespace n:
 //
@@ -28,15 +32,15 @@ import (
 //  7. across listeners, the first choice stands unless a Kubernetes Service displaces a
 //     ServiceEntry; services of one namespace merge their ports.
 type refSidecarView struct {
-	r   *Resolver
-	m   *MeshScope
-	inv Inventory
+	r   *visibility.Resolver
+	m   *mesh.Config
+	inv inventory.Inventory
 }
 
 // refService is one host of a service, with what the steps need.
 type refService struct {
 	host string
-	s    *Service
+	s    *inventory.Service
 	eff  []string // effective exportTo
 	rank int      // its place in Istio's order
 }
@@ -58,9 +62,9 @@ func (v refSidecarView) discovered(ns string) bool {
 	return false
 }
 
-func (v refSidecarView) proxy(n string, workload map[string]string) ProxyView {
+func (v refSidecarView) proxy(n string, workload map[string]string) Proxy {
 	// Step 0 and 1: the discovered services, one per host, with their effective exportTo.
-	def := v.inv.DefaultExportTo
+	var def []string
 	if v.m != nil && len(v.m.DefaultServiceExportTo) > 0 {
 		def = v.m.DefaultServiceExportTo
 	}
@@ -70,11 +74,11 @@ func (v refSidecarView) proxy(n string, workload map[string]string) ProxyView {
 		if !v.discovered(s.Namespace) {
 			continue
 		}
-		vis := Public
-		if s.Kind == ServiceEntry {
+		vis := visibility.Public
+		if s.Kind == inventory.ServiceEntry {
 			vis = v.r.Resolve(labels.Set(v.inv.Namespaces[s.Namespace])).Visibility
 		}
-		eff := EffectiveExportTo(s.ExportTo, def, s.Namespace, vis, v.r.AppliesToSidecars())
+		eff := visibility.EffectiveExportTo(s.ExportTo, def, s.Namespace, vis, v.r.AppliesToSidecars())
 		var seen []string
 		for _, h := range s.Hosts {
 			if !slices.Contains(seen, h) {
@@ -86,7 +90,7 @@ func (v refSidecarView) proxy(n string, workload map[string]string) ProxyView {
 	// Step 2: creation time, name (a ServiceEntry's is its host), namespace; then meshscope's
 	// tie-break, kind and object name.
 	name := func(x refService) string {
-		if x.s.Kind == ServiceEntry {
+		if x.s.Kind == inventory.ServiceEntry {
 			return x.host
 		}
 		return x.s.Name
@@ -99,30 +103,30 @@ func (v refSidecarView) proxy(n string, workload map[string]string) ProxyView {
 		svcs[i].rank = i
 	}
 	visible := func(x refService) bool {
-		return slices.Contains(x.eff, exportToAll) || slices.Contains(x.eff, exportToOwn) && x.s.Namespace == n || slices.Contains(x.eff, n)
+		return slices.Contains(x.eff, "*") || slices.Contains(x.eff, ".") && x.s.Namespace == n || slices.Contains(x.eff, n)
 	}
-	public := func(x refService) bool { return slices.Contains(x.eff, exportToAll) }
+	public := func(x refService) bool { return slices.Contains(x.eff, "*") }
 	listed := func(x refService) bool { // in the namespace's list of services exported to it by name
-		if public(x) || slices.Contains(x.eff, exportToNone) {
+		if public(x) || slices.Contains(x.eff, "~") {
 			return false
 		}
-		return slices.Contains(x.eff, n) || n == x.s.Namespace && slices.Contains(x.eff, exportToOwn)
+		return slices.Contains(x.eff, n) || n == x.s.Namespace && slices.Contains(x.eff, ".")
 	}
 	// Step 3: the Sidecar.
-	root := defaultRootNamespace
+	root := mesh.DefaultRootNamespace
 	if v.m != nil && v.m.RootNamespace != "" {
 		root = v.m.RootNamespace
 	}
-	var scs []*Sidecar
+	var scs []*inventory.Sidecar
 	for i := range v.inv.Sidecars {
 		if v.discovered(v.inv.Sidecars[i].Namespace) {
 			scs = append(scs, &v.inv.Sidecars[i])
 		}
 	}
-	slices.SortStableFunc(scs, func(a, b *Sidecar) int {
+	slices.SortStableFunc(scs, func(a, b *inventory.Sidecar) int {
 		return cmp.Or(a.CreationTime.Compare(b.CreationTime), strings.Compare(a.Name, b.Name), strings.Compare(a.Namespace, b.Namespace))
 	})
-	var chosen *Sidecar
+	var chosen *inventory.Sidecar
 	for _, withSelector := range []bool{true, false} {
 		for _, sc := range scs {
 			if chosen == nil && sc.Namespace == n && (sc.WorkloadSelector != nil) == withSelector && labels.SelectorFromSet(sc.WorkloadSelector).Matches(labels.Set(workload)) {
@@ -137,7 +141,7 @@ func (v refSidecarView) proxy(n string, workload map[string]string) ProxyView {
 			}
 		}
 	}
-	egress := []SidecarEgress{{Hosts: []string{"*/*"}}}
+	egress := []inventory.Egress{{Hosts: []string{"*/*"}}}
 	if chosen != nil && len(chosen.Egress) > 0 {
 		egress = chosen.Egress
 	}
@@ -179,7 +183,7 @@ func (v refSidecarView) proxy(n string, workload map[string]string) ProxyView {
 				// a ServiceEntry.
 				var idx *refService
 				for i := range svcs {
-					if svcs[i].host == en.host && svcs[i].s.Namespace == en.ns && (idx == nil || idx.s.Kind == ServiceEntry && svcs[i].s.Kind == KubernetesService) {
+					if svcs[i].host == en.host && svcs[i].s.Namespace == en.ns && (idx == nil || idx.s.Kind == inventory.ServiceEntry && svcs[i].s.Kind == inventory.KubernetesService) {
 						idx = &svcs[i]
 					}
 				}
@@ -243,7 +247,7 @@ func (v refSidecarView) proxy(n string, workload map[string]string) ProxyView {
 		}
 		held := map[string]holder{}
 		for _, g := range imported {
-			h := holder{g.x.s.Namespace, g.x.s.Kind == KubernetesService}
+			h := holder{g.x.s.Namespace, g.x.s.Kind == inventory.KubernetesService}
 			cur, ok := held[g.x.host]
 			if !ok || h.ns == n || !cur.kube && h.kube && (h.ns == n || cur.ns != n) {
 				held[g.x.host] = h
@@ -258,8 +262,8 @@ func (v refSidecarView) proxy(n string, workload map[string]string) ProxyView {
 			switch {
 			case !ok:
 				have[g.x.host] = &got{g.x, slices.Clone(g.ports)}
-			case cur.x.s.Kind == KubernetesService && g.x.s.Kind != KubernetesService:
-			case cur.x.s.Kind != KubernetesService && g.x.s.Kind == KubernetesService:
+			case cur.x.s.Kind == inventory.KubernetesService && g.x.s.Kind != inventory.KubernetesService:
+			case cur.x.s.Kind != inventory.KubernetesService && g.x.s.Kind == inventory.KubernetesService:
 				*cur = got{g.x, slices.Clone(g.ports)}
 			case cur.x.rank == g.x.rank || refCanMerge(cur.x.s, g.x.s):
 				for _, p := range g.ports {
@@ -270,10 +274,10 @@ func (v refSidecarView) proxy(n string, workload map[string]string) ProxyView {
 			}
 		}
 	}
-	out := ProxyView{Sidecar: sidecarName(chosen), Services: []SidecarService{}}
+	out := Proxy{Sidecar: sidecarName(chosen), Services: []Service{}}
 	for _, h := range slices.Sorted(maps.Keys(have)) {
 		g := have[h]
-		out.Services = append(out.Services, SidecarService{Host: h, Kind: g.x.s.Kind, Namespace: g.x.s.Namespace, Name: g.x.s.Name, Ports: sortedPorts(g.ports)})
+		out.Services = append(out.Services, Service{Host: h, Kind: g.x.s.Kind, Namespace: g.x.s.Namespace, Name: g.x.s.Name, Ports: sortedPorts(g.ports)})
 	}
 	return out
 }
@@ -297,10 +301,10 @@ func refSubset(h, o string) bool {
 }
 
 // refCanMerge is Istio's canMergeServices.
-func refCanMerge(a, b *Service) bool {
-	res := func(s *Service) string {
+func refCanMerge(a, b *inventory.Service) bool {
+	res := func(s *inventory.Service) inventory.Resolution {
 		if s.Resolution == "" {
-			return ResolutionNone
+			return inventory.ResolutionNone
 		}
 		return s.Resolution
 	}

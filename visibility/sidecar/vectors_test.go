@@ -1,4 +1,4 @@
-package visibility
+package sidecar
 
 import (
 	"encoding/json"
@@ -13,6 +13,9 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/meshscope/meshscope/internal/longtest"
+	"github.com/meshscope/meshscope/visibility"
+	"github.com/meshscope/meshscope/visibility/inventory"
+	"github.com/meshscope/meshscope/visibility/mesh"
 )
 
 // sidecarVectors is testdata/istio-sidecar.json: configurations and what Istio's own code gave
@@ -169,39 +172,37 @@ func (c *sidecarCase) files(t testing.TB) (mesh, inventory []byte) {
 	return mesh, inventory
 }
 
-// view reads a case's files through LoadConfig, LoadMeshScope and LoadInventory and builds
+// view reads a case's files through LoadConfig, mesh.Load and Load and builds
 // its sidecar view.
-func (c *sidecarCase) view(t testing.TB) (*Resolver, *MeshScope, Inventory, *SidecarView) {
-	mesh, inventory := c.files(t)
-	cfg, err := LoadConfig(mesh)
+func (c *sidecarCase) view(t testing.TB) (*visibility.Resolver, *mesh.Config, inventory.Inventory, *View) {
+	meshFile, invFile := c.files(t)
+	m, err := mesh.Load(meshFile)
 	require.NoError(t, err, "case %d", c.ID)
-	r, err := Compile(cfg)
+	r, err := visibility.Compile(m.Visibility)
 	require.NoError(t, err, "case %d", c.ID)
-	m, err := LoadMeshScope(mesh)
+	inv, err := inventory.Load(invFile, "")
 	require.NoError(t, err, "case %d", c.ID)
-	inv, err := LoadInventory(inventory, "")
+	v, err := New(m, inv)
 	require.NoError(t, err, "case %d", c.ID)
-	v, err := NewSidecarView(r, m, inv)
-	require.NoError(t, err, "case %d", c.ID)
-	return r, m, inv, v
+	return r, m, *inv, v
 }
 
 // istioAnswer is a proxy's expected view, in the shape Proxy returns.
-func (c *sidecarCase) istioAnswer(p int) ProxyView {
+func (c *sidecarCase) istioAnswer(p int) Proxy {
 	pr := c.Proxies[p]
-	want := ProxyView{Sidecar: pr.Sidecar, Services: []SidecarService{}}
+	want := Proxy{Sidecar: pr.Sidecar, Services: []Service{}}
 	for _, h := range slices.Sorted(maps.Keys(pr.Services)) {
 		s := pr.Services[h]
-		k := ServiceEntry
+		k := inventory.ServiceEntry
 		if s.Registry == "Kubernetes" {
-			k = KubernetesService
+			k = inventory.KubernetesService
 		}
-		want.Services = append(want.Services, SidecarService{Host: h, Kind: k, Namespace: s.Namespace, Name: s.Object, Ports: sortedPorts(s.Ports)})
+		want.Services = append(want.Services, Service{Host: h, Kind: k, Namespace: s.Namespace, Name: s.Object, Ports: sortedPorts(s.Ports)})
 	}
 	return want
 }
 
-// TestSidecarViewAgainstIstio holds SidecarView to what Istio's own SidecarScope gave every
+// TestSidecarViewAgainstIstio holds View to what Istio's own SidecarScope gave every
 // proxy of every case, through the loaders: every proxy must agree.
 func TestSidecarViewAgainstIstio(t *testing.T) {
 	vs := loadSidecarVectors(t)
@@ -211,8 +212,8 @@ func TestSidecarViewAgainstIstio(t *testing.T) {
 		if c.refusedByIstio() {
 			// Istio's validation refuses such a ServiceEntry, and so does meshscope: the
 			// skip is pinned, not assumed.
-			_, inventory := c.files(t)
-			_, err := LoadInventory(inventory, "")
+			_, invFile := c.files(t)
+			_, err := inventory.Load(invFile, "")
 			require.Error(t, err, "case %d: an exportTo naming a namespace twice must be refused", c.ID)
 			require.Regexp(t, `\(ServiceEntry [^)]*\): spec\.exportTo\[\d+\]: "[^"]*" repeats spec\.exportTo\[\d+\]`, err.Error(), "case %d", c.ID)
 			skipped++

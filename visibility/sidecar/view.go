@@ -1,48 +1,51 @@
-package visibility
+package sidecar
 
 import (
 	"cmp"
 	"errors"
-	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/meshscope/meshscope/internal/names"
-	"github.com/meshscope/meshscope/internal/strict"
+	"github.com/meshscope/meshscope/visibility"
+	"github.com/meshscope/meshscope/visibility/inventory"
+	"github.com/meshscope/meshscope/visibility/mesh"
+	"k8s.io/apimachinery/pkg/labels"
 )
 
-// SidecarView is what every Envoy sidecar of an inventory receives, as istiod's SidecarScope
+// View is what every Envoy sidecar of an inventory receives, as istiod's SidecarScope
 // computes it: which Sidecar resource applies to a proxy, and every service host the proxy
-// gets, from which namespace and object, with which ports. It is built by NewSidecarView,
+// gets, from which namespace and object, with which ports. It is built by New,
 // immutable and safe for concurrent use; it keeps the inventory's slices and maps (do not
 // modify them afterwards), and what its methods return is the caller's.
 //
 // The view models the services a Sidecar's egress hosts import. istiod also adds the
 // destinations of the VirtualServices a listener imports, which an inventory does not hold:
 // a proxy may get more hosts than the view lists, never fewer.
-type SidecarView struct {
+type View struct {
 	root string
 	// rootSet: the mesh configuration gives rootNamespace (root is not the default).
 	rootSet bool
 	disc    discovery
-	scs     []Sidecar // the inventory's
+	all     *inventory.Inventory
+	scs     []inventory.Sidecar // the inventory's
 	nsLab   map[string]map[string]string
-	inv     []Service
+	inv     []inventory.Service
 	svcs    []viewService // the discovered services, one per host, in Istio's order
 	// The Sidecars of each discovered namespace in Istio's order: those with a workload
 	// selector first, each group by creation time and name.
-	sidecars    map[string][]*Sidecar
-	rootDefault *Sidecar // the first Sidecar without a selector of the root namespace
-	defaultTo   []string // the mesh default exportTo: ["*"] when none is given
+	sidecars    map[string][]*inventory.Sidecar
+	rootDefault *inventory.Sidecar // the first Sidecar without a selector of the root namespace
+	defaultTo   []string           // the mesh default exportTo: ["*"] when none is given
 
-	oldest     map[hostNS]int32   // per host and namespace, the service kept (the oldest; a Kubernetes Service over a ServiceEntry)
-	byHost     map[string][]int32 // host -> its services, in order
-	byNS       map[string][]int32 // namespace -> its services, in order
-	bySuffix   map[string][]int32 // ".b.c" -> the services whose host ends with it, in order
-	exportedTo map[string][]int32 // namespace -> the services exported to it by name, in order
-	public     []int32            // the services exported to every namespace, in order
-	undisc     map[string][]int32 // host -> the services of undiscovered namespaces, in Istio's order (for ExplainHost)
-	decisions  []Decision         // per inventory service
+	oldest     map[hostNS]int32      // per host and namespace, the service kept (the oldest; a Kubernetes Service over a ServiceEntry)
+	byHost     map[string][]int32    // host -> its services, in order
+	byNS       map[string][]int32    // namespace -> its services, in order
+	bySuffix   map[string][]int32    // ".b.c" -> the services whose host ends with it, in order
+	exportedTo map[string][]int32    // namespace -> the services exported to it by name, in order
+	public     []int32               // the services exported to every namespace, in order
+	undisc     map[string][]int32    // host -> the services of undiscovered namespaces, in Istio's order (for ExplainHost)
+	decisions  []visibility.Decision // per inventory service
 	// visibility: whether serviceEntryVisibility is configured (enabled), and whether it
 	// narrows what sidecars get (narrows: applyToSidecars).
 	enabled, narrows bool
@@ -67,78 +70,70 @@ func (s *viewService) exportedTo(n string) bool {
 	return s.public || !s.hidden && slices.Contains(s.names, n)
 }
 
-// NewSidecarView builds the sidecar view of an inventory under a visibility configuration r
-// (nil when serviceEntryVisibility is not configured) and a mesh scope m (nil: Istio's
-// defaults). It validates the inventory as NewIndex does, the mesh scope as
-// MeshScope.Validate does, and every Sidecar — its namespace and name (one Sidecar per
-// namespace and name), its workload selector's labels and its egress listeners (hosts of the
-// form namespace/host that Istio accepts, at least one per listener, no port twice) —
-// reporting every problem, each naming what it is in ("Sidecars[2] (Sidecar shop/default):
-// Egress[0].Hosts[1]: …"). The mesh default exportTo is m's defaultServiceExportTo, or else
-// the inventory's DefaultExportTo; when both are given they must agree.
+// New builds the sidecar view of an inventory under a mesh configuration (nil: Istio's
+// defaults): its serviceEntryVisibility, rootNamespace, defaultServiceExportTo and
+// discoverySelectors. It validates both (mesh.Config.Validate, inventory.Inventory.Validate),
+// reporting every problem.
 //
 // Building costs time linear in the inventory: every service is ordered and indexed once,
 // and no proxy's view is worked out until it is asked for.
-func NewSidecarView(r *Resolver, m *MeshScope, inv Inventory) (*SidecarView, error) {
-	var head []error
-	head = append(head, m.problems("MeshScope")...)
-	if m != nil && len(m.DefaultServiceExportTo) > 0 {
-		if len(inv.DefaultExportTo) > 0 && !slices.Equal(m.DefaultServiceExportTo, inv.DefaultExportTo) {
-			head = append(head, &FieldError{Field: "DefaultExportTo", Value: inv.DefaultExportTo, Detail: fmt.Sprintf("%q differs from the mesh scope's defaultServiceExportTo %q; give it in one place", inv.DefaultExportTo, m.DefaultServiceExportTo)})
-		}
-		inv.DefaultExportTo = m.DefaultServiceExportTo
+func New(m *mesh.Config, inv *inventory.Inventory) (*View, error) {
+	if inv == nil {
+		inv = &inventory.Inventory{}
 	}
-	ix, err := NewIndex(r, inv)
+	if err := errors.Join(m.Validate(), inv.Validate()); err != nil {
+		return nil, err
+	}
+	var vc *visibility.Config
+	if m != nil {
+		vc = m.Visibility
+	}
+	r, err := visibility.Compile(vc)
 	if err != nil {
-		head = append(head, err)
+		return nil, err
 	}
-	head = append(head, checkSidecars(inv.Sidecars)...)
-	if len(head) > 0 {
-		return nil, errors.Join(head...)
+	defaultTo := []string{"*"}
+	if m != nil && len(m.DefaultServiceExportTo) > 0 {
+		defaultTo = m.DefaultServiceExportTo
 	}
-	v := &SidecarView{
-		root: m.rootNamespace(), rootSet: m != nil && m.RootNamespace != "", disc: m.discovery(), nsLab: inv.Namespaces, inv: inv.Services, scs: inv.Sidecars,
-		sidecars: map[string][]*Sidecar{}, defaultTo: ix.meshDefault,
+	v := &View{
+		root: m.Root(), rootSet: m != nil && m.RootNamespace != "", disc: newDiscovery(m), all: inv, nsLab: inv.Namespaces, inv: inv.Services, scs: inv.Sidecars,
+		sidecars: map[string][]*inventory.Sidecar{}, defaultTo: defaultTo,
 		oldest: make(map[hostNS]int32, len(inv.Services)), byHost: make(map[string][]int32, len(inv.Services)),
 		byNS: make(map[string][]int32, len(inv.Namespaces)), bySuffix: make(map[string][]int32, len(inv.Services)),
 		exportedTo: make(map[string][]int32, len(inv.Namespaces)), undisc: map[string][]int32{},
-		decisions: make([]Decision, len(ix.entries)), exported: make([][]string, len(ix.entries)),
+		decisions: make([]visibility.Decision, len(inv.Services)), exported: make([][]string, len(inv.Services)),
 		enabled: r.Enabled(), narrows: r.AppliesToSidecars(),
 	}
-	for i := range ix.entries {
-		v.decisions[i], v.exported[i] = ix.entries[i].decision, ix.entries[i].exported
-	}
+	v.decide(r)
 	v.indexServices()
 	v.indexSidecars(inv.Sidecars)
 	return v, nil
 }
 
-// checkSidecars validates the Sidecars of an inventory, naming each.
-func checkSidecars(scs []Sidecar) []error {
-	var errs []error
-	seen := make(map[[2]string]int, len(scs))
-	for i := range scs {
-		sc := &scs[i]
-		where := fmt.Sprintf("%s (Sidecar %s/%s)", strict.Index("Sidecars", i), sc.Namespace, sc.Name)
-		problems := checkSidecar(nil, sc)
-		k := [2]string{sc.Namespace, sc.Name}
-		if j, dup := seen[k]; dup {
-			problems = append(problems, &FieldError{Detail: fmt.Sprintf("a second Sidecar %s/%s (the first is Sidecars[%d])", sc.Namespace, sc.Name, j), Err: ErrDuplicate})
-		} else {
-			seen[k] = i
+// decide works out each service's visibility (once per namespace: it depends only on the
+// namespace's labels) and its effective exportTo for sidecars.
+func (v *View) decide(r *visibility.Resolver) {
+	byNS := map[string]visibility.Decision{}
+	for i := range v.inv {
+		s := &v.inv[i]
+		d := visibility.Decision{Visibility: visibility.Public, Policy: visibility.NoIndex}
+		if s.Kind == inventory.ServiceEntry {
+			var ok bool
+			if d, ok = byNS[s.Namespace]; !ok {
+				d = r.Resolve(labels.Set(v.nsLab[s.Namespace]))
+				byNS[s.Namespace] = d
+			}
 		}
-		for _, p := range problems {
-			p.Where = where
-			errs = append(errs, p)
-		}
+		v.decisions[i] = d
+		v.exported[i] = visibility.EffectiveExportTo(s.ExportTo, v.defaultTo, s.Namespace, d.Visibility, v.narrows)
 	}
-	return errs
 }
 
 // Discovered reports whether istiod discovers namespace: there are no discovery selectors,
 // or the namespace has a Namespace object whose labels one of them matches. A proxy in an
 // undiscovered namespace still gets a view, made of what is discovered.
-func (v *SidecarView) Discovered(namespace string) bool {
+func (v *View) Discovered(namespace string) bool {
 	ls, known := v.nsLab[namespace]
 	return v.disc.discovered(ls, known)
 }
@@ -146,8 +141,8 @@ func (v *SidecarView) Discovered(namespace string) bool {
 // order compares two services as Istio orders them: by creation time, then name (a
 // ServiceEntry's name is its host), then namespace. meshscope breaks the ties Istio leaves to
 // input order — two ServiceEntries of one namespace claiming one host at the same time — by
-// kind and object name (SidecarView.Lint names them).
-func (v *SidecarView) order(a, b *viewService) int {
+// kind and object name (View.Lint names them).
+func (v *View) order(a, b *viewService) int {
 	x, y := &v.inv[a.svc], &v.inv[b.svc]
 	if c := x.CreationTime.Compare(y.CreationTime); c != 0 {
 		return c
@@ -160,15 +155,15 @@ func (v *SidecarView) order(a, b *viewService) int {
 
 // sortName is the name Istio orders a service by: a ServiceEntry's host, a Kubernetes
 // Service's name.
-func sortName(s *Service, host string) string {
-	if s.Kind == ServiceEntry {
+func sortName(s *inventory.Service, host string) string {
+	if s.Kind == inventory.ServiceEntry {
 		return host
 	}
 	return s.Name
 }
 
 // indexServices orders the discovered services (one entry per host) and indexes them.
-func (v *SidecarView) indexServices() {
+func (v *View) indexServices() {
 	n := 0
 	for i := range v.inv {
 		n += len(v.inv[i].Hosts)
@@ -204,7 +199,7 @@ func (v *SidecarView) indexServices() {
 		s := &v.inv[vs.svc]
 		id := int32(k)
 		key := hostNS{vs.host, s.Namespace}
-		if o, ok := v.oldest[key]; !ok || v.inv[v.svcs[o].svc].Kind == ServiceEntry && s.Kind == KubernetesService {
+		if o, ok := v.oldest[key]; !ok || v.inv[v.svcs[o].svc].Kind == inventory.ServiceEntry && s.Kind == inventory.KubernetesService {
 			v.oldest[key] = id
 		}
 		v.byHost[vs.host] = append(v.byHost[vs.host], id)
@@ -230,9 +225,9 @@ func (v *SidecarView) indexServices() {
 func exportScope(list []string, namespace string) (public, hidden bool, named []string) {
 	for _, e := range list {
 		switch e {
-		case exportToAll:
+		case "*":
 			return true, false, nil
-		case exportToNone:
+		case "~":
 			hidden = true
 		}
 	}
@@ -240,7 +235,7 @@ func exportScope(list []string, namespace string) (public, hidden bool, named []
 		return false, true, nil
 	}
 	for _, e := range list {
-		if e == exportToOwn {
+		if e == "." {
 			e = namespace
 		}
 		if !slices.Contains(named, e) {
@@ -252,14 +247,14 @@ func exportScope(list []string, namespace string) (public, hidden bool, named []
 
 // indexSidecars orders the discovered Sidecars of each namespace and finds the root
 // namespace's default.
-func (v *SidecarView) indexSidecars(scs []Sidecar) {
-	all := make([]*Sidecar, 0, len(scs))
+func (v *View) indexSidecars(scs []inventory.Sidecar) {
+	all := make([]*inventory.Sidecar, 0, len(scs))
 	for i := range scs {
 		if v.Discovered(scs[i].Namespace) {
 			all = append(all, &scs[i])
 		}
 	}
-	slices.SortFunc(all, func(a, b *Sidecar) int {
+	slices.SortFunc(all, func(a, b *inventory.Sidecar) int {
 		return cmp.Or(cmp.Compare(b2i(a.WorkloadSelector == nil), b2i(b.WorkloadSelector == nil)), compareSidecars(a, b))
 	})
 	for _, sc := range all {
@@ -271,26 +266,15 @@ func (v *SidecarView) indexSidecars(scs []Sidecar) {
 }
 
 // compareSidecars orders Sidecars as Istio does: by creation time, name, namespace.
-func compareSidecars(a, b *Sidecar) int {
+func compareSidecars(a, b *inventory.Sidecar) int {
 	return cmp.Or(a.CreationTime.Compare(b.CreationTime), strings.Compare(a.Name, b.Name), strings.Compare(a.Namespace, b.Namespace))
-}
-
-// applies reports whether a Sidecar applies to a workload with labels l: it has no selector,
-// or l carries every label of it.
-func (sc *Sidecar) applies(l map[string]string) bool {
-	for k, want := range sc.WorkloadSelector {
-		if got, ok := l[k]; !ok || got != want {
-			return false
-		}
-	}
-	return true
 }
 
 // sidecarFor returns the Sidecar that applies to a proxy in namespace with labels l, and how
 // it was chosen; nil for none (a default listener importing "*/*").
-func (v *SidecarView) sidecarFor(namespace string, l map[string]string) (*Sidecar, string) {
+func (v *View) sidecarFor(namespace string, l map[string]string) (*inventory.Sidecar, string) {
 	for _, sc := range v.sidecars[namespace] {
-		if sc.applies(l) {
+		if applies(sc, l) {
 			if sc.WorkloadSelector != nil {
 				return sc, "the oldest Sidecar of " + namespace + " whose workloadSelector matches the workload"
 			}
@@ -304,7 +288,7 @@ func (v *SidecarView) sidecarFor(namespace string, l map[string]string) (*Sideca
 }
 
 // sidecarName spells a Sidecar as "namespace/name"; "" for none.
-func sidecarName(sc *Sidecar) string {
+func sidecarName(sc *inventory.Sidecar) string {
 	if sc == nil {
 		return ""
 	}
@@ -314,7 +298,7 @@ func sidecarName(sc *Sidecar) string {
 // listener is an egress listener read for a proxy namespace: its entries by namespace ("."
 // resolved; "*" for every namespace).
 type listener struct {
-	egress    *SidecarEgress
+	egress    *inventory.Egress
 	index     int
 	byNS      map[string]*hostClass
 	exactOnly bool // every import is an exact host of a named namespace
@@ -328,11 +312,11 @@ type hostClass struct {
 }
 
 // readListener resolves the egress hosts of a listener for a proxy in namespace n.
-func readListener(e *SidecarEgress, index int, n string) listener {
+func readListener(e *inventory.Egress, index int, n string) listener {
 	l := listener{egress: e, index: index, byNS: make(map[string]*hostClass, len(e.Hosts)), exactOnly: true}
 	for _, raw := range e.Hosts {
 		h := parseEgressHost(raw)
-		if h.namespace == exportToOwn {
+		if h.namespace == "." {
 			h.namespace = n
 		}
 		hc := l.byNS[h.namespace]
