@@ -206,6 +206,11 @@ type Inventory struct {
 	Services []Service
 	// Sidecars are the Sidecar resources, which decide what each sidecar proxy imports.
 	Sidecars []Sidecar
+	// VirtualServices and DestinationRules decide how each proxy routes a host, which
+	// services their destinations add to a sidecar's view, and which subsets and traffic
+	// policy it gets for a host.
+	VirtualServices  []VirtualService
+	DestinationRules []DestinationRule
 	// Domain is the cluster's DNS domain: a Kubernetes Service's host is
 	// <name>.<namespace>.svc.<domain>, and short names expand into it; "" means
 	// "cluster.local".
@@ -225,7 +230,7 @@ func (inv *Inventory) ClusterDomain() string {
 }
 
 // NamespaceNames returns every namespace of the inventory — those with a Namespace object,
-// and those a service or a Sidecar is in — sorted. The caller owns the slice.
+// and those a service, a Sidecar, a VirtualService or a DestinationRule is in — sorted. The caller owns the slice.
 func (inv *Inventory) NamespaceNames() []string {
 	if inv == nil {
 		return nil
@@ -239,6 +244,12 @@ func (inv *Inventory) NamespaceNames() []string {
 	}
 	for i := range inv.Sidecars {
 		out = append(out, inv.Sidecars[i].Namespace)
+	}
+	for i := range inv.VirtualServices {
+		out = append(out, inv.VirtualServices[i].Namespace)
+	}
+	for i := range inv.DestinationRules {
+		out = append(out, inv.DestinationRules[i].Namespace)
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
