@@ -40,17 +40,24 @@ func istioLevel(c Code) (l Level, ok bool) {
 	return "", false
 }
 
-// The codes of package visibility's sidecar view (SidecarView.Lint), each with its level.
+// The codes of package visibility/sidecar (View.Lint, and the notes of a gateway's view),
+// each with its level.
 const (
-	ImportExcluded            Code = "ImportExcluded"
-	ExactImportShadowed       Code = "ExactImportShadowed"
-	RootSidecarWithSelector   Code = "RootSidecarWithSelector"
-	RootSidecarNotDiscovered  Code = "RootSidecarNotDiscovered"
-	SidecarNeverApplies       Code = "SidecarNeverApplies"
-	CreationTimeTie           Code = "CreationTimeTie"
-	SidecarFailsValidation    Code = "SidecarFailsValidation"
-	ExportToAnnotationRepeats Code = "ExportToAnnotationRepeats"
-	RootNamespaceUnknown      Code = "RootNamespaceUnknown"
+	ImportExcluded             Code = "ImportExcluded"
+	ExactImportShadowed        Code = "ExactImportShadowed"
+	RootSidecarWithSelector    Code = "RootSidecarWithSelector"
+	RootSidecarNotDiscovered   Code = "RootSidecarNotDiscovered"
+	SidecarNeverApplies        Code = "SidecarNeverApplies"
+	CreationTimeTie            Code = "CreationTimeTie"
+	SidecarFailsValidation     Code = "SidecarFailsValidation"
+	ExportToAnnotationRepeats  Code = "ExportToAnnotationRepeats"
+	RootNamespaceUnknown       Code = "RootNamespaceUnknown"
+	RouteSubsetMissing         Code = "RouteSubsetMissing"
+	HostRoutedTwice            Code = "HostRoutedTwice"
+	RuleOutOfReach             Code = "RuleOutOfReach"
+	CatchAllRuleMerged         Code = "CatchAllRuleMerged"
+	ShortHostNeverMatches      Code = "ShortHostNeverMatches"
+	GatewayScopeOrderDependent Code = "GatewayScopeOrderDependent"
 )
 
 // sidecarLevel is the level of a code of the sidecar view; ok is false for any other code.
@@ -59,8 +66,10 @@ func sidecarLevel(c Code) (l Level, ok bool) {
 	case ExportToAnnotationRepeats:
 		return Note, true
 	case ImportExcluded, ExactImportShadowed, RootSidecarWithSelector, RootSidecarNotDiscovered, SidecarNeverApplies, CreationTimeTie, SidecarFailsValidation,
-		RootNamespaceUnknown:
+		RootNamespaceUnknown, HostRoutedTwice, RuleOutOfReach, CatchAllRuleMerged, ShortHostNeverMatches, GatewayScopeOrderDependent:
 		return Warning, true
+	case RouteSubsetMissing:
+		return Error, true
 	}
 	return "", false
 }

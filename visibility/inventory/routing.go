@@ -32,7 +32,8 @@ type HTTPRoute struct {
 	Match []HTTPMatch `json:"match,omitempty"`
 	// Route are route[].destination with their weights, in order.
 	Route []Destination `json:"route,omitempty"`
-	// Mirrors are mirror, then mirrors[].destination, in order.
+	// Mirror is mirror; Mirrors are mirrors[].destination, in order.
+	Mirror  *Destination  `json:"mirror,omitempty"`
 	Mirrors []Destination `json:"mirrors,omitempty"`
 	// Delegate names the VirtualService whose routes replace this one (its namespace "" is
 	// this VirtualService's).

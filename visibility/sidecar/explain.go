@@ -107,7 +107,7 @@ func (v *View) ExplainHost(namespace string, workload labels.Set, host string) E
 			if before != nil {
 				prev = *before
 			}
-			v.apply([]importedService{is}, got)
+			v.apply([]importedService{is}, got, "")
 			now := got[host]
 			switch {
 			case before == nil:

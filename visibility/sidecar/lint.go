@@ -48,6 +48,32 @@ const (
 	// them is the mesh-wide default — often a misspelling (the message names the inventory
 	// namespace it is a near miss of, if any).
 	RootNamespaceUnknown = report.RootNamespaceUnknown
+	// RouteSubsetMissing (error): a VirtualService route a proxy class has sends traffic to a
+	// subset that the DestinationRule this class gets for the host does not define (or it
+	// gets none): requests routed there fail. istioctl analyze checks the subset against
+	// every DestinationRule of the mesh; this checks the one the proxy gets.
+	RouteSubsetMissing = report.RouteSubsetMissing
+	// HostRoutedTwice (warning): two VirtualServices a listener selects give the same host
+	// (equally specific for a service host): the first in Istio's order routes it, and the
+	// other's routes for it are never used.
+	HostRoutedTwice = report.HostRoutedTwice
+	// RuleOutOfReach (warning): a DestinationRule exported beyond its namespace that no proxy
+	// of another namespace can get: rules apply only from the proxy's own namespace, the
+	// service's namespace and the root namespace, and no service of its host lives in its
+	// namespace.
+	RuleOutOfReach = report.RuleOutOfReach
+	// CatchAllRuleMerged (warning): a DestinationRule without a workload selector merged into
+	// an earlier workload-selected rule of its namespace (same exportTo), as istiod merges
+	// them: only the selected workloads get its subsets and policy, and the namespace's
+	// other workloads get none of it.
+	CatchAllRuleMerged = report.CatchAllRuleMerged
+	// ShortHostNeverMatches (warning): a VirtualService or DestinationRule host, or a route
+	// destination, written name.namespace (or name.namespace.svc): Istio expands only names
+	// without a dot, so it never matches the Kubernetes Service name.namespace.svc.<domain>.
+	ShortHostNeverMatches = report.ShortHostNeverMatches
+	// GatewayScopeOrderDependent (warning, in a gateway's Notes): what the gateway gets
+	// depends on which proxy connected to istiod first (see View.Gateway).
+	GatewayScopeOrderDependent = report.GatewayScopeOrderDependent
 )
 
 // Lint reports what in the Sidecars and services Istio resolves surprisingly (see the codes

@@ -145,7 +145,8 @@ func TestSidecarViewAgainstReference(t *testing.T) {
 			for _, w := range sidecarWorkload {
 				want := ref.proxy(ns, w)
 				got := v.Proxy(ns, labels.Set(w))
-				require.Equal(t, want, got, "inventory %d, proxy in %s with %v:\nmesh %+v\nservices %+v\nsidecars %+v", i, ns, w, m, inv.Services, inv.Sidecars)
+				require.Equal(t, want.Sidecar, got.Sidecar)
+				require.Equal(t, want.Services, bare(got.Services), "inventory %d, proxy in %s with %v:\nmesh %+v\nservices %+v\nsidecars %+v", i, ns, w, m, inv.Services, inv.Sidecars)
 				explainAgrees(t, v, inv, ns, w, got)
 				proxies++
 				services += len(got.Services)
@@ -271,7 +272,7 @@ items:
 		for _, ns := range v.all.NamespaceNames() {
 			for _, w := range sidecarWorkload {
 				want, got := ref.proxy(ns, w), v.Proxy(ns, labels.Set(w))
-				if !reflect.DeepEqual(want, got) {
+				if want.Sidecar != got.Sidecar || !reflect.DeepEqual(want.Services, bare(got.Services)) {
 					t.Fatalf("Proxy(%s, %v) = %+v, the reference says %+v", ns, w, got, want)
 				}
 			}

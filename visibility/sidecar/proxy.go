@@ -11,13 +11,23 @@ import (
 	"github.com/meshscope/meshscope/visibility/inventory"
 )
 
-// Proxy is what one sidecar proxy receives.
+// Proxy is what one Envoy proxy receives: the services it gets for each host, how its
+// listeners route them, and the DestinationRule it gets for each.
 type Proxy struct {
 	// Sidecar is the Sidecar resource that applies, "namespace/name"; "" when none does (the
-	// proxy imports every service exported to its namespace).
+	// proxy imports every service exported to its namespace), and always for a gateway.
 	Sidecar string `json:"sidecar"`
 	// Services are the hosts the proxy gets, sorted by host.
 	Services []Service `json:"services"`
+	// Listeners are the egress listeners, in order: one when no Sidecar applies (or it has
+	// none), importing "*/*". A gateway's view has none (see View.Gateway).
+	Listeners []Listener `json:"listeners"`
+	// Rules is, per host of Services, the DestinationRule the proxy gets; a host without
+	// one is absent.
+	Rules map[string]*Rule `json:"rules"`
+	// Notes say where the answer depends on something the inventory does not hold (a
+	// gateway's view when a sidecar of its namespace connects first, for one).
+	Notes []Finding `json:"notes,omitempty"`
 }
 
 // Service is one host a proxy gets, and from whom.
@@ -31,9 +41,33 @@ type Service struct {
 	// is the oldest of its namespace.
 	Name string `json:"name"`
 	// Ports are the ports the proxy gets for the host, sorted: the service's, narrowed to a
-	// listener's port when the listener has one, and merged across the services of the
-	// namespace and the listeners that bring the host.
+	// listener's port when the listener has one (or to a VirtualService destination's
+	// ports), and merged across the services of the namespace and the listeners that bring
+	// the host.
 	Ports []uint32 `json:"ports"`
+	// AddedBy is the VirtualService ("namespace/name") whose route destination brought the
+	// host; "" when a listener's egress hosts imported it.
+	AddedBy string `json:"addedBy,omitempty"`
+	// Routes are the VirtualServices ("namespace/name") that route the host on the listeners
+	// that import it, each once, in listener order.
+	Routes []string `json:"routes,omitempty"`
+}
+
+// Listener is one egress listener as a proxy has it.
+type Listener struct {
+	// Port is the listener's port (0: none) and Hosts its egress hosts, as written.
+	Port  uint32   `json:"port,omitempty"`
+	Hosts []string `json:"hosts"`
+	// VirtualServices are the VirtualServices ("namespace/name") the listener selects, in
+	// Istio's order: private to the proxy's namespace, exported to it by name, public.
+	VirtualServices []string `json:"virtualServices"`
+	// Services are the services ("namespace/host") the listener's egress hosts import, in
+	// Istio's order; the destinations of its VirtualServices are not among them.
+	Services []string `json:"services"`
+	// Routes maps each host of Services to the VirtualService of VirtualServices that
+	// routes it: the one whose host matches it most specifically (an exact host, else the
+	// longest wildcard), the first among equals. A host no VirtualService matches is absent.
+	Routes map[string]string `json:"routes"`
 }
 
 // Proxy returns what a sidecar in namespace with the workload labels workload receives:
@@ -62,18 +96,131 @@ type Service struct {
 // of a named namespace (ns/* or ns/*.example.com) at that namespace's services.
 func (v *View) Proxy(namespace string, workload labels.Set) Proxy {
 	sc, _ := v.sidecarFor(namespace, workload)
-	out := Proxy{Sidecar: sidecarName(sc), Services: []Service{}}
+	return v.proxyWith(sc, namespace, workload)
+}
+
+// proxyWith is what a sidecar in namespace with labels workload receives under the Sidecar
+// sc (nil: none, one listener importing "*/*").
+func (v *View) proxyWith(sc *inventory.Sidecar, namespace string, workload labels.Set) Proxy {
+	out := Proxy{Sidecar: sidecarName(sc), Services: []Service{}, Listeners: []Listener{}}
 	got := map[string]*received{}
 	for i, e := range egressOf(sc) {
 		l := readListener(e, i, namespace)
-		v.apply(v.imported(&l, namespace, v.candidates(&l, namespace)), got)
+		imported := v.imported(&l, namespace, v.candidates(&l, namespace))
+		v.apply(imported, got, "")
+		vss := v.selectVirtualServices(&l, namespace)
+		for _, k := range vss {
+			v.apply(v.destinationServices(&l, namespace, k), got, v.vss[k].ref)
+		}
+		out.Listeners = append(out.Listeners, v.listenerOf(e, imported, vss))
 	}
+	return v.finish(out, got, namespace, workload)
+}
+
+// finish lists what a proxy in namespace with labels workload received: its services,
+// sorted by host, the routes of each, and the rule it gets for each.
+func (v *View) finish(out Proxy, got map[string]*received, namespace string, workload labels.Set) Proxy {
+	out.Rules = map[string]*Rule{}
 	for _, h := range slices.Sorted(maps.Keys(got)) {
 		r := got[h]
 		s := &v.inv[v.svcs[r.id].svc]
-		out.Services = append(out.Services, Service{Host: h, Kind: s.Kind, Namespace: s.Namespace, Name: s.Name, Ports: sortedPorts(r.ports)})
+		svc := Service{Host: h, Kind: s.Kind, Namespace: s.Namespace, Name: s.Name, Ports: sortedPorts(r.ports), AddedBy: r.addedBy}
+		for _, l := range out.Listeners {
+			if vs, ok := l.Routes[h]; ok && !slices.Contains(svc.Routes, vs) {
+				svc.Routes = append(svc.Routes, vs)
+			}
+		}
+		out.Services = append(out.Services, svc)
+		if m := v.ruleFor(v.rulesFor(namespace, s.Namespace, h), namespace, workload); m != nil {
+			out.Rules[h] = v.rule(m)
+		}
 	}
 	return out
+}
+
+// listenerOf spells a listener for a caller: its egress, the VirtualServices it selects, the
+// services it imports and the VirtualService that routes each.
+func (v *View) listenerOf(e *inventory.Egress, imported []importedService, vss []int32) Listener {
+	l := Listener{Port: e.Port, Hosts: slices.Clone(e.Hosts), VirtualServices: []string{}, Services: []string{}, Routes: map[string]string{}}
+	for _, k := range vss {
+		l.VirtualServices = append(l.VirtualServices, v.vss[k].ref)
+	}
+	for _, is := range imported {
+		s := &v.svcs[is.id]
+		l.Services = append(l.Services, v.inv[s.svc].Namespace+"/"+s.host)
+		if k, _, ok := v.routeFor(vss, s.host); ok {
+			l.Routes[s.host] = v.vss[k].ref
+		}
+	}
+	return l
+}
+
+// destinationServices returns the services the destinations of VirtualService k add to a
+// listener of a proxy in namespace n, each with its ports: per destination host, the
+// proxy's own namespace's service of that host — even one not exported to n, as istiod
+// does — else the best one exported to n (a Kubernetes Service, else the oldest); with the
+// listener's port when it has one, else the destination ports the routes give (all of the
+// service's when one gives none). A service without those ports adds nothing.
+func (v *View) destinationServices(l *listener, n string, k int32) []importedService {
+	var out []importedService
+	for _, hp := range v.vss[k].destinationPorts(n) {
+		id, ok := v.oldest[hostNS{hp.host, n}]
+		if !ok {
+			if id, ok = v.bestExported(hp.host, n); !ok {
+				continue
+			}
+		}
+		if ports, ok := v.destinationPortsOf(l, id, hp.ports); ok {
+			out = append(out, importedService{id, ports})
+		}
+	}
+	return out
+}
+
+// bestExported returns, of the services that hold a host in their namespace (the oldest of
+// each), the best one exported to n: a Kubernetes Service, else the oldest. (istiod reads a
+// map for it; two services of one host and age in two namespaces tie, and meshscope takes
+// the first in its order.)
+func (v *View) bestExported(host, n string) (int32, bool) {
+	best, found := int32(-1), false
+	for _, id := range v.byHost[host] {
+		s := &v.svcs[id]
+		svc := &v.inv[s.svc]
+		if v.oldest[hostNS{host, svc.Namespace}] != id || !s.exportedTo(n) {
+			continue
+		}
+		if svc.Kind == inventory.KubernetesService {
+			return id, true
+		}
+		if !found || svc.CreationTime.Before(v.inv[v.svcs[best].svc].CreationTime) {
+			best, found = id, true
+		}
+	}
+	return best, found
+}
+
+// destinationPortsOf returns the ports service id brings to a listener as a VirtualService
+// destination: the listener's port if it filters by port (false when the service lacks it);
+// else those of the service the destinations give (all of them when one gives none; false
+// when the service has none of them).
+func (v *View) destinationPortsOf(l *listener, id int32, want []uint32) ([]uint32, bool) {
+	ports := v.inv[v.svcs[id].svc].Ports
+	if matchesPort(l.egress) {
+		if !slices.Contains(ports, l.egress.Port) {
+			return nil, false
+		}
+		return []uint32{l.egress.Port}, true
+	}
+	if slices.Contains(want, 0) {
+		return ports, true
+	}
+	var out []uint32
+	for _, p := range ports {
+		if slices.Contains(want, p) {
+			out = append(out, p)
+		}
+	}
+	return out, len(out) > 0
 }
 
 // defaultEgress is the listener of a proxy no Sidecar applies to, or of a Sidecar without
@@ -208,26 +355,27 @@ func holders(v *View, n string, in []importedService) []importedService {
 
 // received is what a proxy has for a host so far: the service it reports and its ports.
 type received struct {
-	id    int32
-	ports []uint32
+	id      int32
+	ports   []uint32
+	addedBy string // the VirtualService whose destination brought the host; "" for an egress import
 }
 
 // apply adds a listener's services to what the proxy has received: the first service of a
 // host stands, except that a Kubernetes Service replaces a ServiceEntry; a later service of
 // the same namespace that can merge with it adds its ports.
-func (v *View) apply(in []importedService, got map[string]*received) {
+func (v *View) apply(in []importedService, got map[string]*received, addedBy string) {
 	for _, is := range in {
 		s := &v.svcs[is.id]
 		r, ok := got[s.host]
 		if !ok {
-			got[s.host] = &received{id: is.id, ports: slices.Clone(is.ports)}
+			got[s.host] = &received{id: is.id, ports: slices.Clone(is.ports), addedBy: addedBy}
 			continue
 		}
 		cur, next := &v.inv[v.svcs[r.id].svc], &v.inv[s.svc]
 		switch {
 		case cur.Kind == inventory.KubernetesService && next.Kind != inventory.KubernetesService:
 		case cur.Kind != inventory.KubernetesService && next.Kind == inventory.KubernetesService:
-			*r = received{id: is.id, ports: slices.Clone(is.ports)}
+			*r = received{id: is.id, ports: slices.Clone(is.ports), addedBy: addedBy}
 		case r.id == is.id || canMerge(cur, next):
 			for _, p := range is.ports {
 				if !slices.Contains(r.ports, p) {
@@ -254,19 +402,6 @@ func resolutionOf(s *inventory.Service) inventory.Resolution {
 	return s.Resolution
 }
 
-func sameSet(a, b []string) bool {
-	for _, x := range a {
-		if !slices.Contains(b, x) {
-			return false
-		}
-	}
-	for _, x := range b {
-		if !slices.Contains(a, x) {
-			return false
-		}
-	}
-	return true
-}
 
 // sortedPorts returns the ports sorted, each once.
 func sortedPorts(ps []uint32) []uint32 {

@@ -50,6 +50,20 @@ type View struct {
 	// narrows what sidecars get (narrows: applyToSidecars).
 	enabled, narrows bool
 	exported         [][]string // per inventory service: its effective exportTo
+
+	domain string // the cluster domain short names resolve into
+	// The VirtualServices that apply to sidecars, in Istio's order, and their index: by
+	// namespace those exported to their own, by namespace those exported to it by name, the
+	// public ones.
+	vss                   []virtualService
+	vsPrivate, vsExported map[string][]int32
+	vsPublic              []int32
+	defaultVSExport       []string // the mesh's defaultVirtualServiceExportTo, ["*"] when none
+	// The DestinationRules in Istio's order, and their merged pools: by namespace the local
+	// and the exported ones, and the root namespace's private ones.
+	drs                 []destRule
+	drLocal, drExported map[string]*ruleSet
+	drRoot              *ruleSet
 }
 
 // hostNS is a host in a namespace.
@@ -105,9 +119,20 @@ func New(m *mesh.Config, inv *inventory.Inventory) (*View, error) {
 		decisions: make([]visibility.Decision, len(inv.Services)), exported: make([][]string, len(inv.Services)),
 		enabled: r.Enabled(), narrows: r.AppliesToSidecars(),
 	}
+	v.domain = inv.ClusterDomain()
+	v.defaultVSExport = []string{"*"}
+	var drDefault []string
+	if m != nil {
+		if len(m.DefaultVirtualServiceExportTo) > 0 {
+			v.defaultVSExport = m.DefaultVirtualServiceExportTo
+		}
+		drDefault = m.DefaultDestinationRuleExportTo
+	}
 	v.decide(r)
 	v.indexServices()
 	v.indexSidecars(inv.Sidecars)
+	v.readVirtualServices(inv.VirtualServices, v.defaultVSExport)
+	v.readDestinationRules(inv.DestinationRules, drDefault)
 	return v, nil
 }
 

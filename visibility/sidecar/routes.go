@@ -1,0 +1,354 @@
+package sidecar
+
+import (
+	"cmp"
+	"net/netip"
+	"slices"
+	"strings"
+
+	"github.com/meshscope/meshscope/internal/names"
+	"github.com/meshscope/meshscope/visibility/inventory"
+)
+
+// virtualService is a VirtualService as a sidecar reads it: its hosts and destination hosts
+// with short names resolved, its effective exportTo, and its destinations per route.
+type virtualService struct {
+	ref string // "namespace/name"
+	vs  *inventory.VirtualService
+	// hosts are spec.hosts, short names resolved.
+	hosts []string
+	// The effective exportTo: public, or the namespaces named ("." resolved); hidden when it
+	// exports to none ("~" in the mesh default).
+	public, hidden bool
+	names          []string
+	// mesh: it applies to sidecars (no gateways, or "mesh" among them).
+	mesh bool
+	// http are the destinations of each HTTP route (delegation applied), with the source
+	// namespaces its matches name; l4 those of the TLS and TCP routes.
+	http []httpDests
+	l4   []destination
+}
+
+// httpDests are the destinations of one HTTP route and the source namespaces its matches
+// name.
+type httpDests struct {
+	sources []string // non-empty sourceNamespace of the matches; none: every namespace
+	dests   []destination
+}
+
+// destination is a route destination, its host resolved; port 0: none given.
+type destination struct {
+	host   string
+	subset string
+	port   uint32
+}
+
+// meshGateway is the gateway name that stands for every sidecar.
+const meshGateway = "mesh"
+
+// resolveHost is Istio's short-name resolution of a host written in a resource of
+// namespace ns: a host without a dot (but "*" and IP addresses) is name.ns.svc.<domain>;
+// any other is kept as written.
+func resolveHost(h, ns, domain string) string {
+	if h == "" || h == names.Wildcard || strings.Contains(h, ".") {
+		return h
+	}
+	if _, err := netip.ParseAddr(h); err == nil {
+		return h
+	}
+	return h + "." + ns + ".svc." + domain
+}
+
+// readVirtualServices reads the discovered VirtualServices of the inventory and indexes
+// those that apply to sidecars, each list in Istio's order (creation time, name, namespace):
+// by namespace those exported to their own namespace, by namespace those exported to it by
+// name, and those exported to every namespace.
+func (v *View) readVirtualServices(list []inventory.VirtualService, defaultTo []string) {
+	byRef := make(map[string]*inventory.VirtualService, len(list))
+	for i := range list {
+		byRef[list[i].Namespace+"/"+list[i].Name] = &list[i]
+	}
+	for i := range list {
+		vs := &list[i]
+		if !v.Discovered(vs.Namespace) || len(vs.Hosts) == 0 {
+			continue // undiscovered, or a delegate (it applies through its roots only)
+		}
+		r := virtualService{ref: vs.Namespace + "/" + vs.Name, vs: vs, mesh: len(vs.Gateways) == 0 || slices.Contains(vs.Gateways, meshGateway)}
+		for _, h := range vs.Hosts {
+			r.hosts = append(r.hosts, resolveHost(h, vs.Namespace, v.domain))
+		}
+		exportTo := vs.ExportTo
+		if len(exportTo) == 0 {
+			exportTo = defaultTo
+		}
+		r.public, r.hidden, r.names = exportScope(exportTo, vs.Namespace)
+		r.http = v.httpDestinations(vs, byRef)
+		for _, routes := range [][]inventory.L4Route{vs.TLS, vs.TCP} {
+			for _, rt := range routes {
+				for _, d := range rt.Route {
+					r.l4 = append(r.l4, v.destinationOf(d, vs.Namespace))
+				}
+			}
+		}
+		v.vss = append(v.vss, r)
+	}
+	slices.SortFunc(v.vss, func(a, b virtualService) int {
+		return cmp.Or(a.vs.CreationTime.Compare(b.vs.CreationTime), strings.Compare(a.vs.Name, b.vs.Name), strings.Compare(a.vs.Namespace, b.vs.Namespace))
+	})
+	v.vsPrivate, v.vsExported = map[string][]int32{}, map[string][]int32{}
+	for k := range v.vss {
+		r := &v.vss[k]
+		if !r.mesh || r.hidden {
+			continue
+		}
+		if r.public {
+			v.vsPublic = append(v.vsPublic, int32(k))
+			continue
+		}
+		for _, n := range r.names {
+			if n == r.vs.Namespace {
+				v.vsPrivate[n] = append(v.vsPrivate[n], int32(k))
+			} else {
+				v.vsExported[n] = append(v.vsExported[n], int32(k))
+			}
+		}
+	}
+}
+
+// destinationOf resolves a route destination written in namespace ns.
+func (v *View) destinationOf(d inventory.Destination, ns string) destination {
+	return destination{host: resolveHost(d.Host, ns, v.domain), subset: d.Subset, port: d.Port}
+}
+
+// httpDestinations returns the destinations of each HTTP route of vs. A route that
+// delegates is replaced by the delegate's routes, as istiod merges them: the delegate
+// (namespace "" is vs's) must exist with hosts empty and be exported to vs's namespace; each
+// of its routes is kept when its matches and the root route's do not conflict, with the
+// merged matches, and inherits the root route's mirrors when it has none. Each destination
+// is resolved in the namespace of the VirtualService that names it.
+func (v *View) httpDestinations(vs *inventory.VirtualService, byRef map[string]*inventory.VirtualService) []httpDests {
+	var out []httpDests
+	for i := range vs.HTTP {
+		rt := &vs.HTTP[i]
+		if rt.Delegate == nil {
+			h := httpDests{sources: sourceNamespaces(rt.Match)}
+			h.dests = v.appendDests(h.dests, rt.Route, rt.Mirror, rt.Mirrors, vs.Namespace)
+			out = append(out, h)
+			continue
+		}
+		dns := cmp.Or(rt.Delegate.Namespace, vs.Namespace)
+		d := byRef[dns+"/"+rt.Delegate.Name]
+		if d == nil || len(d.Hosts) != 0 || !v.Discovered(dns) || !delegateExportedTo(d, vs.Namespace, v.defaultVSExport) {
+			continue // istiod drops the route
+		}
+		for j := range d.HTTP {
+			sub := &d.HTTP[j]
+			matches, ok := mergeMatches(rt.Match, sub.Match)
+			if !ok {
+				continue
+			}
+			h := httpDests{sources: sourceNamespaces(matches)}
+			h.dests = v.appendDests(h.dests, sub.Route, nil, nil, dns)
+			mirror, mirrorNS := sub.Mirror, dns
+			if mirror == nil {
+				mirror, mirrorNS = rt.Mirror, vs.Namespace
+			}
+			h.dests = v.appendDests(h.dests, nil, mirror, nil, mirrorNS)
+			mirrors, mirrorsNS := sub.Mirrors, dns
+			if mirrors == nil {
+				mirrors, mirrorsNS = rt.Mirrors, vs.Namespace
+			}
+			h.dests = v.appendDests(h.dests, nil, nil, mirrors, mirrorsNS)
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// appendDests appends the destinations of a route, its mirror and its mirrors, written in
+// namespace ns.
+func (v *View) appendDests(out []destination, route []inventory.Destination, mirror *inventory.Destination, mirrors []inventory.Destination, ns string) []destination {
+	for _, d := range route {
+		out = append(out, v.destinationOf(d, ns))
+	}
+	if mirror != nil {
+		out = append(out, v.destinationOf(*mirror, ns))
+	}
+	for _, d := range mirrors {
+		out = append(out, v.destinationOf(d, ns))
+	}
+	return out
+}
+
+// sourceNamespaces returns the non-empty source namespaces the matches name.
+func sourceNamespaces(matches []inventory.HTTPMatch) []string {
+	var out []string
+	for _, m := range matches {
+		if m.SourceNamespace != "" {
+			out = append(out, m.SourceNamespace)
+		}
+	}
+	return out
+}
+
+// delegateExportedTo reports whether a delegate VirtualService is exported to namespace n:
+// its exportTo (else the mesh default) holds "*" or n ("." is its own namespace).
+func delegateExportedTo(d *inventory.VirtualService, n string, defaultTo []string) bool {
+	exportTo := d.ExportTo
+	if len(exportTo) == 0 {
+		exportTo = defaultTo
+	}
+	for _, e := range exportTo {
+		if e == names.Wildcard || e == n || e == "." && d.Namespace == n {
+			return true
+		}
+	}
+	return false
+}
+
+// appliesTo reports whether an HTTP route's destinations count for a proxy in namespace n:
+// its matches name no source namespace, or n among those they name.
+func (h *httpDests) appliesTo(n string) bool {
+	return len(h.sources) == 0 || slices.Contains(h.sources, n)
+}
+
+// destinationPorts returns the hosts the routes of r send a proxy in namespace n to, sorted,
+// each with the ports the routes give (0 among them: some route gives none).
+func (r *virtualService) destinationPorts(n string) []hostPorts {
+	var out []hostPorts
+	add := func(d destination) {
+		i := slices.IndexFunc(out, func(hp hostPorts) bool { return hp.host == d.host })
+		if i < 0 {
+			out = append(out, hostPorts{host: d.host})
+			i = len(out) - 1
+		}
+		if !slices.Contains(out[i].ports, d.port) {
+			out[i].ports = append(out[i].ports, d.port)
+		}
+	}
+	for k := range r.http {
+		if h := &r.http[k]; h.appliesTo(n) {
+			for _, d := range h.dests {
+				add(d)
+			}
+		}
+	}
+	for _, d := range r.l4 {
+		add(d)
+	}
+	slices.SortFunc(out, func(a, b hostPorts) int { return strings.Compare(a.host, b.host) })
+	return out
+}
+
+// hostPorts is a destination host and the ports routes give for it.
+type hostPorts struct {
+	host  string
+	ports []uint32
+}
+
+// selectVirtualServices returns the VirtualServices a listener selects for a proxy in
+// namespace n, in Istio's order: those private to n, then those exported to n by name, then
+// the public ones (each by creation time). One is selected when one of its hosts matches an
+// import of the listener for the VirtualService's own namespace, or of "*": an exact import
+// equal to it, or an import of which one side is a wildcard covering the other (either
+// way); a host an exclusion of its namespace or of "*" covers does not select it.
+func (v *View) selectVirtualServices(l *listener, n string) []int32 {
+	var out []int32
+	w := l.byNS[names.Wildcard]
+	for _, list := range [][]int32{v.vsPrivate[n], v.vsExported[n], v.vsPublic} {
+		for _, k := range list {
+			if slices.Contains(out, k) {
+				continue
+			}
+			r := &v.vss[k]
+			hc := l.byNS[r.vs.Namespace]
+			if r.selectedBy(hc, hc, w) || r.selectedBy(w, hc, w) {
+				out = append(out, k)
+			}
+		}
+	}
+	return out
+}
+
+// selectedBy reports whether one of r's hosts matches an import of hc and no exclusion of
+// its namespace (own) or of "*" (w) covers it.
+func (r *virtualService) selectedBy(hc, own, w *hostClass) bool {
+	if hc == nil {
+		return false
+	}
+	for _, h := range r.hosts {
+		if hc.vsMatches(h) && !own.excludes(h) && !w.excludes(h) {
+			return true
+		}
+	}
+	return false
+}
+
+// vsMatches reports whether the class imports a VirtualService host h: an exact import
+// equal to it, or one of which one side is a wildcard that matches the other either way
+// (Istio's host.Name.Matches).
+func (hc *hostClass) vsMatches(h string) bool {
+	if slices.Contains(hc.exact, h) {
+		return true
+	}
+	for _, o := range hc.all {
+		if !isWildcard(h) && !isWildcard(o) {
+			continue
+		}
+		if matches(h, o) {
+			return true
+		}
+	}
+	return false
+}
+
+// matches is Istio's host.Name.Matches: either host covers the other.
+func matches(a, b string) bool { return covers(a, b) || covers(b, a) }
+
+// routeFor returns, of the listener's VirtualServices (in Istio's order), the one whose host
+// matches a service host most specifically — an exact host equal to it, else the longest
+// wildcard covering it — the first in order among VirtualServices giving the same host; ok
+// is false when none does.
+func (v *View) routeFor(vss []int32, host string) (int32, string, bool) {
+	best, bestHost, found := int32(-1), "", false
+	for _, k := range vss {
+		for _, h := range v.vss[k].hosts {
+			if !hostMatchesNeedle(h, host) {
+				continue
+			}
+			if !found || moreSpecific(h, bestHost) {
+				best, bestHost, found = k, h, true
+			}
+		}
+	}
+	return best, bestHost, found
+}
+
+// hostMatchesNeedle reports whether a rule host h (of a VirtualService or DestinationRule)
+// applies to the service host needle, as Istio's most-specific-host lookup reads it: an
+// exact host equal to it; a wildcard equal to it (a wildcard service host), or one whose
+// part after "*" the needle ends with (for a wildcard needle, its part after "*").
+func hostMatchesNeedle(h, needle string) bool {
+	if !isWildcard(h) {
+		return !isWildcard(needle) && h == needle
+	}
+	if h == needle {
+		return true
+	}
+	n := needle
+	if isWildcard(n) {
+		n = n[1:]
+	}
+	return strings.HasSuffix(n, h[1:])
+}
+
+// moreSpecific reports whether rule host a matches a needle more specifically than b: an
+// exact host beats a wildcard, and a longer wildcard a shorter one. (Two different hosts
+// matching one needle never tie.)
+func moreSpecific(a, b string) bool {
+	aw, bw := isWildcard(a), isWildcard(b)
+	if aw != bw {
+		return !aw
+	}
+	return len(a) > len(b)
+}
