@@ -402,7 +402,6 @@ func resolutionOf(s *inventory.Service) inventory.Resolution {
 	return s.Resolution
 }
 
-
 // sortedPorts returns the ports sorted, each once.
 func sortedPorts(ps []uint32) []uint32 {
 	out := slices.Clone(ps)
