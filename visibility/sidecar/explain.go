@@ -45,6 +45,32 @@ type Explanation struct {
 	// proxy's listeners whose wildcard covers it (an import selects services; it creates
 	// none). One sentence each.
 	Unclaimed []string `json:"unclaimed,omitempty"`
+	// Routes are, for each listener that imports the host, every VirtualService a host of
+	// which matches it — the one that routes it, those a more specific or earlier one
+	// outranks, those the listener does not select, and those that do not apply to the
+	// proxy (not exported to its namespace, bound to gateways only, not discovered) — in
+	// Istio's order.
+	Routes []RouteStep `json:"routes,omitempty"`
+	// Rule is the DestinationRule the proxy gets for the host, as Proxy's Rules has it; nil
+	// for none. Rules are every DestinationRule whose host matches the host, and what became
+	// of each: chosen (the first rule of the merged one), merged into it, or why it lost.
+	Rule  *Rule       `json:"rule,omitempty"`
+	Rules []Contender `json:"rules,omitempty"`
+}
+
+// RouteStep is one listener's VirtualServices for a host.
+type RouteStep struct {
+	Key        string      `json:"key"`
+	Candidates []Contender `json:"candidates"`
+}
+
+// Contender is a VirtualService or a DestinationRule ("namespace/name") whose host (as
+// resolved: Host) matches the explained one, and what became of it.
+type Contender struct {
+	Name    string  `json:"name"`
+	Host    string  `json:"host"`
+	Verdict Verdict `json:"verdict"`
+	Reason  string  `json:"reason"`
 }
 
 // ExplainHost explains what a sidecar in namespace with the workload labels workload gets
@@ -75,7 +101,6 @@ func (v *View) ExplainHost(namespace string, workload labels.Set, host string) E
 	ids := slices.Clone(v.byHost[host])
 	slices.SortStableFunc(ids, func(a, b int32) int { return cmp.Compare(v.group(a, namespace), v.group(b, namespace)) })
 	got := map[string]*received{}
-	type mark struct{ level, cand int }
 	var holder *mark // the candidate that holds the host so far
 	for li, eg := range egressOf(sc) {
 		l := readListener(eg, li, namespace)
@@ -100,41 +125,103 @@ func (v *View) ExplainHost(namespace string, workload labels.Set, host string) E
 				c.Verdict, c.Reason = Outranked, v.heldBy(namespace, kept, id)
 			}
 		}
-		for _, is := range kept {
-			c := &lv.Candidates[at[is.id]]
-			before := got[host]
-			var prev received
-			if before != nil {
-				prev = *before
-			}
-			v.apply([]importedService{is}, got, "")
-			now := got[host]
-			switch {
-			case before == nil:
-				c.Verdict, c.Reason = Chosen, "the first service the proxy gets for the host"
-				holder = &mark{len(e.Levels), at[is.id]}
-			case now.id != prev.id:
-				c.Verdict, c.Reason = Chosen, fmt.Sprintf("a Kubernetes Service replaces %s, a ServiceEntry", v.ref(prev.id))
-				if holder != nil {
-					old := e.candidate(holder.level, &lv, holder.cand)
-					old.Verdict, old.Reason = Outranked, fmt.Sprintf("replaced by %s, a Kubernetes Service (%s)", v.ref(is.id), lv.Key)
-				}
-				holder = &mark{len(e.Levels), at[is.id]}
-			case prev.id == is.id:
-				c.Verdict, c.Reason = Merged, "the service the proxy already has; its ports join"
-			case len(now.ports) != len(prev.ports) || canMerge(v.service(prev.id), v.service(is.id)):
-				c.Verdict, c.Reason = Merged, fmt.Sprintf("its ports join those of %s: same namespace, kind, resolution, labels, selector and exportTo", v.ref(prev.id))
-			default:
-				c.Verdict, c.Reason = Outranked, v.outranked(prev.id, is.id)
-			}
-		}
 		e.Levels = append(e.Levels, lv)
+		for _, is := range kept {
+			v.rank(&e, len(e.Levels)-1, at[is.id], is, got, "", &holder)
+		}
+		for _, k := range v.selectVirtualServices(&l, namespace) {
+			v.explainDestination(&e, &l, lv.Key, k, got, &holder)
+		}
 	}
-	if r := got[host]; r != nil {
-		s := v.service(r.id)
-		e.Answer = &Service{Host: host, Kind: s.Kind, Namespace: s.Namespace, Name: s.Name, Ports: sortedPorts(r.ports)}
+	p := v.proxyWith(sc, namespace, workload)
+	if i, ok := slices.BinarySearchFunc(p.Services, host, func(s Service, h string) int { return strings.Compare(s.Host, h) }); ok {
+		e.Answer = &p.Services[i]
+		e.Rule = p.Rules[host]
+		e.Routes = v.explainRoutes(sc, namespace, host, p)
+		e.Rules = v.explainRules(namespace, workload, host, e.Answer.Namespace, e.Rule)
 	}
 	return e
+}
+
+// mark places a candidate of an explanation: a level and an index in it.
+type mark struct{ level, cand int }
+
+// rank applies one service a listener brings for the host to what the proxy has, as Proxy
+// does, and gives the candidate at (level, cand) its verdict; holder is the candidate that
+// holds the host so far.
+func (v *View) rank(e *Explanation, level, cand int, is importedService, got map[string]*received, addedBy string, holder **mark) {
+	c := &e.Levels[level].Candidates[cand]
+	before := got[e.Host]
+	var prev received
+	if before != nil {
+		prev = *before
+	}
+	v.apply([]importedService{is}, got, addedBy)
+	now := got[e.Host]
+	switch {
+	case before == nil:
+		c.Verdict, c.Reason = Chosen, "the first service the proxy gets for the host"
+		*holder = &mark{level, cand}
+	case now.id != prev.id:
+		c.Verdict, c.Reason = Chosen, fmt.Sprintf("a Kubernetes Service replaces %s, a ServiceEntry", v.ref(prev.id))
+		if h := *holder; h != nil {
+			old := &e.Levels[h.level].Candidates[h.cand]
+			old.Verdict, old.Reason = Outranked, fmt.Sprintf("replaced by %s, a Kubernetes Service (%s)", v.ref(is.id), e.Levels[level].Key)
+		}
+		*holder = &mark{level, cand}
+	case prev.id == is.id:
+		c.Verdict, c.Reason = Merged, "the service the proxy already has; its ports join"
+	case len(now.ports) != len(prev.ports) || canMerge(v.service(prev.id), v.service(is.id)):
+		c.Verdict, c.Reason = Merged, fmt.Sprintf("its ports join those of %s: same namespace, kind, resolution, labels, selector and exportTo", v.ref(prev.id))
+	default:
+		c.Verdict, c.Reason = Outranked, v.outranked(prev.id, is.id)
+	}
+}
+
+// explainDestination adds the step of VirtualService k of a listener when its routes send
+// the proxy to the host: the service istiod takes for it, and what became of that service.
+func (v *View) explainDestination(e *Explanation, l *listener, key string, k int32, got map[string]*received, holder **mark) {
+	r := &v.vss[k]
+	var ports []uint32
+	named := false
+	for _, hp := range r.destinationPorts(e.Namespace) {
+		if hp.host == e.Host {
+			ports, named = hp.ports, true
+		}
+	}
+	if !named {
+		return
+	}
+	step := Step{Key: fmt.Sprintf("%s: a destination of VirtualService %s", key, r.ref), Candidates: []Candidate{}}
+	id, own := v.oldest[hostNS{e.Host, e.Namespace}]
+	why := fmt.Sprintf("the service of %s in the proxy's own namespace %s, which istiod takes for a destination whether or not it is exported there", e.Host, e.Namespace)
+	if !own {
+		var ok bool
+		if id, ok = v.bestExported(e.Host, e.Namespace); !ok {
+			step.Key += fmt.Sprintf("; no service of %s is in %s or exported to it, so it adds nothing", e.Host, e.Namespace)
+			e.Levels = append(e.Levels, step)
+			return
+		}
+		why = fmt.Sprintf("%s has no service of %s, and of those exported to it istiod takes a Kubernetes Service, else the oldest", e.Namespace, e.Host)
+	}
+	svc := v.service(id)
+	step.Candidates = append(step.Candidates, Candidate{Service: svc.Ref(), Decision: v.decisions[v.svcs[id].svc]})
+	e.Levels = append(e.Levels, step)
+	level := len(e.Levels) - 1
+	p, ok := v.destinationPortsOf(l, id, ports)
+	if !ok {
+		c := &e.Levels[level].Candidates[0]
+		c.Verdict = NotImported
+		if matchesPort(l.egress) {
+			c.Reason = fmt.Sprintf("%s; the listener's port %d is not among its ports %v", why, l.egress.Port, svc.Ports)
+		} else {
+			c.Reason = fmt.Sprintf("%s; none of the ports the routes give (%v) is among its ports %v", why, ports, svc.Ports)
+		}
+		return
+	}
+	v.rank(e, level, 0, importedService{id, p}, got, r.ref, holder)
+	c := &e.Levels[level].Candidates[0]
+	c.Reason = why + "; " + c.Reason
 }
 
 // unclaimed says that no service has host, and what comes near it for a proxy in namespace
@@ -180,14 +267,6 @@ func (v *View) claimant(h string) string {
 		return v.ref(ids[0]).String()
 	}
 	return v.inv[v.undisc[h][0]].Ref().String() + " (of a namespace istiod does not discover)"
-}
-
-// candidate returns candidate c of level i, of the level being built when i is past the end.
-func (e *Explanation) candidate(i int, building *Step, c int) *Candidate {
-	if i < len(e.Levels) {
-		return &e.Levels[i].Candidates[c]
-	}
-	return &building.Candidates[c]
 }
 
 func (v *View) service(id int32) *inventory.Service { return &v.inv[v.svcs[id].svc] }
@@ -319,6 +398,9 @@ func (e Explanation) String() string {
 		b.WriteString("; the proxy does not get the host")
 	} else {
 		fmt.Fprintf(&b, "; it gets %s %s/%s, ports %v", e.Answer.Kind, e.Answer.Namespace, e.Answer.Name, e.Answer.Ports)
+		if e.Answer.AddedBy != "" {
+			fmt.Fprintf(&b, ", a destination of VirtualService %s", e.Answer.AddedBy)
+		}
 	}
 	if e.VisibilityNote != "" {
 		b.WriteString("\n  " + e.VisibilityNote)
@@ -327,5 +409,30 @@ func (e Explanation) String() string {
 	for _, u := range e.Unclaimed {
 		b.WriteString("\n  " + u)
 	}
+	if len(e.Routes) > 0 {
+		b.WriteString("\n  VirtualServices:")
+		for _, r := range e.Routes {
+			fmt.Fprintf(&b, "\n    %s:", r.Key)
+			writeContenders(&b, r.Candidates, "      ")
+		}
+	}
+	if e.Answer != nil {
+		if e.Rule == nil {
+			b.WriteString("\n  DestinationRule: none")
+		} else {
+			fmt.Fprintf(&b, "\n  DestinationRule: %s, host %s, subsets %v", strings.Join(e.Rule.From, " + "), e.Rule.Host, e.Rule.Subsets)
+			if e.Rule.TrafficPolicyFrom != "" {
+				fmt.Fprintf(&b, ", traffic policy of %s", e.Rule.TrafficPolicyFrom)
+			}
+		}
+		writeContenders(&b, e.Rules, "    ")
+	}
 	return b.String()
+}
+
+// writeContenders writes each contender, a line each.
+func writeContenders(b *strings.Builder, cs []Contender, indent string) {
+	for _, c := range cs {
+		fmt.Fprintf(b, "\n%s%s (host %s): %s: %s", indent, c.Name, c.Host, c.Verdict, c.Reason)
+	}
 }

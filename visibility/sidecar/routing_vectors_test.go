@@ -402,7 +402,7 @@ func TestRoutingAgainstIstio(t *testing.T) {
 				_, ok := pr.DestinationRules[h]
 				require.True(t, ok, "%s: a rule for %s, which Istio was not asked for", at, h)
 			}
-			if false && p%longtest.N(4, 1) == 0 {
+			if p%longtest.N(4, 1) == 0 {
 				explainAgrees(t, v, *inv, pr.Namespace, pr.Labels, got)
 			}
 			proxies++
