@@ -11,30 +11,39 @@ import (
 	"github.com/meshscope/meshscope/internal/report"
 )
 
-// ProxyHost names a host as a class of sidecar proxies receives it: those of a namespace
-// (Workload "") or those of its workloads a workload Sidecar selects (Workload: the labels
-// it selects, "app=web"; in Diff also the labels of two, one Sidecar of each
-// configuration, for the workloads both select: "app=web,version=v1").
+// ProxyHost names a host as a class of sidecar proxies receives it (see Class): those of a
+// namespace (Workload "") or those of its workloads a selector selects (Workload: the labels,
+// "app=web"; in Diff also the labels of two selectors, one of each configuration, for the
+// workloads both select: "app=web,version=v1").
 type ProxyHost struct {
 	Namespace string `json:"namespace"`
 	Workload  string `json:"workload,omitempty"`
 	Host      string `json:"host"`
 }
 
-// Change is a host whose service changes for a class of proxies (Key): Before and
-// After are what they get (nil: not received), Gained and Lost the ports they gain and lose.
-type Change = report.Change[ProxyHost, *Service, uint32]
+// Answer is what a class of proxies has for one host: the service (with how its listeners
+// route it) and the DestinationRule it gets (nil: none).
+type Answer struct {
+	Service
+	Rule *Rule `json:"rule,omitempty"`
+}
 
-// Diff is the dry run of a change to what sidecars receive — Sidecars, exportTo,
-// the mesh's defaultServiceExportTo, discovery selectors, rootNamespace or visibility: build
-// a view of the current configuration and one of the proposed, and it lists, for every
-// namespace of either and for the workloads each workload Sidecar of either selects, every
-// host the change adds, removes, sends to another service or gives other ports. A workload
-// that one Sidecar selects before and another after is a class of its own, named by both
-// selectors' labels ("app=web,version=v1"): it gets the first one's view before and the
-// second one's after. Nothing is enforced. Changes are sorted by namespace, workload and
-// host. Its cost is that of Proxy for each class of proxies, twice. Either view may be nil:
-// the view of an empty inventory, in which proxies receive nothing.
+// Change is a host whose answer changes for a class of proxies (Key): Before and After are
+// what they have (nil: not received); Gained and Lost the ports they gain and lose.
+type Change = report.Change[ProxyHost, *Answer, uint32]
+
+// Diff is the dry run of a change to what sidecars receive and how they route — Sidecars,
+// services and their exportTo, VirtualServices, DestinationRules, the mesh's default
+// exportTo of each, discovery selectors, rootNamespace or visibility: build a view of the
+// current configuration and one of the proposed, and it lists, for every class of proxies of
+// either (Classes), every host the change adds, removes, sends to another service, gives
+// other ports, routes with other VirtualServices or gives another DestinationRule (other
+// rules merged, subsets or traffic policy). A workload that one selector selects before and
+// another after is a class of its own, named by both selectors' labels
+// ("app=web,version=v1"): it gets the first one's view before and the second one's after.
+// Nothing is enforced. Changes are sorted by namespace, workload and host. Its cost is that
+// of Proxy for each class of proxies, twice. Either view may be nil: the view of an empty
+// inventory, in which proxies receive nothing.
 func Diff(before, after *View) []Change {
 	if before == nil {
 		before = &View{}
@@ -42,51 +51,42 @@ func Diff(before, after *View) []Change {
 	if after == nil {
 		after = &View{}
 	}
-	type class struct {
-		ns       string
-		workload labels.Set
-	}
 	seen := map[string]bool{}
-	var classes []class
-	add := func(ns string, w map[string]string) {
-		key := ns + "\x00" + labels.Set(w).String()
-		if w != nil && len(w) == 0 || seen[key] {
-			return
+	var classes []Class
+	add := func(c Class) {
+		if k := c.Namespace + "\x00" + c.Workload.String(); !seen[k] {
+			seen[k] = true
+			classes = append(classes, c)
 		}
-		seen[key] = true
-		classes = append(classes, class{ns, labels.Set(w)})
 	}
-	var selectors [2]map[string][]map[string]string // per view, per namespace: its workload Sidecars' selectors
+	var selectors [2]map[string][]labels.Set // per view, per namespace: the workload classes
 	for k, v := range []*View{before, after} {
-		selectors[k] = map[string][]map[string]string{}
-		for _, ns := range v.all.NamespaceNames() {
-			add(ns, nil)
-		}
-		for i := range v.scs {
-			if sc := &v.scs[i]; sc.WorkloadSelector != nil {
-				add(sc.Namespace, sc.WorkloadSelector)
-				selectors[k][sc.Namespace] = append(selectors[k][sc.Namespace], sc.WorkloadSelector)
+		selectors[k] = map[string][]labels.Set{}
+		for _, c := range v.Classes() {
+			add(c)
+			if len(c.Workload) > 0 {
+				selectors[k][c.Namespace] = append(selectors[k][c.Namespace], c.Workload)
 			}
 		}
 	}
-	// A workload one Sidecar selects before and another after carries both selectors' labels:
-	// it gets the first's view before and the second's after, which neither selector's
-	// workloads alone show.
+	// A workload one selector selects before and another after carries both selectors'
+	// labels: it gets the first's view before and the second's after, which neither
+	// selector's workloads alone show.
 	for ns, list := range selectors[0] {
 		for _, x := range list {
 			for _, y := range selectors[1][ns] {
 				if u, ok := unionLabels(x, y); ok {
-					add(ns, u)
+					add(Class{Namespace: ns, Workload: u})
 				}
 			}
 		}
 	}
-	slices.SortFunc(classes, func(a, b class) int {
-		return cmp.Or(strings.Compare(a.ns, b.ns), strings.Compare(a.workload.String(), b.workload.String()))
+	slices.SortFunc(classes, func(a, b Class) int {
+		return cmp.Or(strings.Compare(a.Namespace, b.Namespace), strings.Compare(a.Workload.String(), b.Workload.String()))
 	})
 	out := []Change{}
 	for _, c := range classes {
-		b, a := byHost(before.Proxy(c.ns, c.workload)), byHost(after.Proxy(c.ns, c.workload))
+		b, a := answers(before.Proxy(c.Namespace, c.Workload)), answers(after.Proxy(c.Namespace, c.Workload))
 		hosts := slices.Sorted(maps.Keys(b))
 		for h := range a {
 			if _, ok := b[h]; !ok {
@@ -96,10 +96,10 @@ func Diff(before, after *View) []Change {
 		slices.Sort(hosts)
 		for _, h := range hosts {
 			x, y := b[h], a[h]
-			if x != nil && y != nil && x.Kind == y.Kind && x.Namespace == y.Namespace && x.Name == y.Name && slices.Equal(x.Ports, y.Ports) {
+			if x != nil && y != nil && sameAnswer(x, y) {
 				continue
 			}
-			ch := Change{Key: ProxyHost{Namespace: c.ns, Workload: c.workload.String(), Host: h}, Before: x, After: y}
+			ch := Change{Key: ProxyHost{Namespace: c.Namespace, Workload: c.Workload.String(), Host: h}, Before: x, After: y}
 			var bp, ap []uint32
 			if x != nil {
 				bp = x.Ports
@@ -116,8 +116,11 @@ func Diff(before, after *View) []Change {
 
 // unionLabels returns the labels of a workload both selectors select, false when no workload
 // can carry both (they want different values for one key).
-func unionLabels(x, y map[string]string) (map[string]string, bool) {
-	u := maps.Clone(x)
+func unionLabels(x, y map[string]string) (labels.Set, bool) {
+	u := labels.Set(maps.Clone(x))
+	if u == nil {
+		u = labels.Set{}
+	}
 	for k, b := range y {
 		if a, ok := u[k]; ok && a != b {
 			return nil, false
@@ -127,10 +130,23 @@ func unionLabels(x, y map[string]string) (map[string]string, bool) {
 	return u, true
 }
 
-func byHost(p Proxy) map[string]*Service {
-	m := make(map[string]*Service, len(p.Services))
-	for i := range p.Services {
-		m[p.Services[i].Host] = &p.Services[i]
+// answers indexes a proxy's answers by host.
+func answers(p Proxy) map[string]*Answer {
+	m := make(map[string]*Answer, len(p.Services))
+	for _, s := range p.Services {
+		m[s.Host] = &Answer{Service: s, Rule: p.Rules[s.Host]}
 	}
 	return m
+}
+
+// sameAnswer reports whether two answers for a host are alike: the same service and ports,
+// brought and routed alike, and the same rule.
+func sameAnswer(x, y *Answer) bool {
+	if !sameService(x.Service, y.Service) || x.AddedBy != y.AddedBy || !slices.Equal(x.Routes, y.Routes) || (x.Rule == nil) != (y.Rule == nil) {
+		return false
+	}
+	if x.Rule == nil {
+		return true
+	}
+	return slices.Equal(x.Rule.From, y.Rule.From) && x.Rule.Host == y.Rule.Host && slices.Equal(x.Rule.Subsets, y.Rule.Subsets) && x.Rule.TrafficPolicyFrom == y.Rule.TrafficPolicyFrom
 }

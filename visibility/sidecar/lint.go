@@ -76,9 +76,12 @@ const (
 	GatewayScopeOrderDependent = report.GatewayScopeOrderDependent
 )
 
-// Lint reports what in the Sidecars and services Istio resolves surprisingly (see the codes
-// above), sorted by path. Its cost is linear in the inventory, and in the exact-host imports
-// of the root namespace's default times the namespaces that use it.
+// Lint reports what in the Sidecars, services, VirtualServices and DestinationRules Istio
+// resolves surprisingly (see the codes above), sorted by path. Routes and rules are judged
+// per class of proxies (Classes), by what each class actually gets — where istioctl analyze
+// checks a route's subset against every DestinationRule of the mesh. Its cost is that of
+// Proxy for each class, and otherwise linear in the inventory (the exact-host imports of
+// the root namespace's default times the namespaces that use it).
 func (v *View) Lint() []Finding {
 	out := []Finding{}
 	for i := range v.scs {
@@ -88,6 +91,9 @@ func (v *View) Lint() []Finding {
 	out = append(out, v.lintExactImports()...)
 	out = append(out, v.lintServices()...)
 	out = append(out, v.lintRootNamespace()...)
+	out = append(out, v.lintRoutes()...)
+	out = append(out, v.lintRules()...)
+	out = append(out, v.lintShortHosts()...)
 	slices.SortFunc(out, report.Compare)
 	return out
 }

@@ -17,7 +17,7 @@ import (
 	"github.com/meshscope/meshscope/visibility/mesh"
 )
 
-func TestDiffSidecars(t *testing.T) {
+func TestDiff(t *testing.T) {
 	nss := map[string]map[string]string{"shop": {visibility.NamespaceNameLabel: "shop", "team": "a"}, "ext": {visibility.NamespaceNameLabel: "ext"}}
 	svcs := []inventory.Service{
 		{Kind: inventory.ServiceEntry, Namespace: "ext", Name: "api", Hosts: []string{"api.example.com"}, Ports: []uint32{443}, CreationTime: t0},
@@ -41,9 +41,9 @@ func TestDiffSidecars(t *testing.T) {
 
 	// shop's web workloads get a Sidecar importing only ext's hosts.
 	web := inventory.Sidecar{Namespace: "shop", Name: "web", WorkloadSelector: map[string]string{"app": "web"}, Egress: []inventory.Egress{{Hosts: []string{"ext/*"}}}}
-	shopAPI := &Service{Host: "api.example.com", Kind: inventory.ServiceEntry, Namespace: "shop", Name: "api", Ports: []uint32{80}}
-	extAPI := &Service{Host: "api.example.com", Kind: inventory.ServiceEntry, Namespace: "ext", Name: "api", Ports: []uint32{443}}
-	webSvc := &Service{Host: "web.shop.svc.cluster.local", Kind: inventory.KubernetesService, Namespace: "shop", Name: "web", Ports: []uint32{8080}}
+	shopAPI := &Answer{Service: Service{Host: "api.example.com", Kind: inventory.ServiceEntry, Namespace: "shop", Name: "api", Ports: []uint32{80}}}
+	extAPI := &Answer{Service: Service{Host: "api.example.com", Kind: inventory.ServiceEntry, Namespace: "ext", Name: "api", Ports: []uint32{443}}}
+	webSvc := &Answer{Service: Service{Host: "web.shop.svc.cluster.local", Kind: inventory.KubernetesService, Namespace: "shop", Name: "web", Ports: []uint32{8080}}}
 	assert.Equal(t, []Change{
 		{Key: ProxyHost{Namespace: "shop", Workload: "app=web", Host: "api.example.com"}, Before: shopAPI, After: extAPI, Gained: []uint32{443}, Lost: []uint32{80}},
 		{Key: ProxyHost{Namespace: "shop", Workload: "app=web", Host: "web.shop.svc.cluster.local"}, Before: webSvc, Lost: []uint32{8080}},
@@ -84,16 +84,16 @@ func TestDiffSidecars(t *testing.T) {
 	}, Diff(cur, view(dot)))
 }
 
-// TestDiffSidecarsAgainstProxy asks every proxy directly: on random inventories whose
+// TestDiffAgainstProxy asks every proxy directly: on random inventories whose
 // Sidecars change (selectors on several keys, so that a workload can carry the labels of
 // two), for every namespace and every workload of a pool, when the proxy's view changes the
 // audit holds a class of that namespace with exactly those changes.
-func TestDiffSidecarsAgainstProxy(t *testing.T) {
+func TestDiffAgainstProxy(t *testing.T) {
 	r := newRand(11, 12)
 	selectors := []map[string]string{{"app": "web"}, {"version": "v1"}, {"app": "api"}, {"app": "web", "tier": "a"}, {}}
 	workloads := []map[string]string{nil, {"app": "web"}, {"version": "v1"}, {"app": "web", "version": "v1"}, {"app": "api", "version": "v1"},
 		{"app": "web", "tier": "a", "version": "v1"}, {"app": "web", "tier": "a"}}
-	changes := func(host string, x, y *Service) string {
+	changes := func(host string, x, y *Answer) string {
 		if x != nil && y != nil && reflect.DeepEqual(x, y) {
 			return ""
 		}
@@ -125,7 +125,7 @@ func TestDiffSidecarsAgainstProxy(t *testing.T) {
 		}
 		for ns := range inv.Namespaces {
 			for _, w := range workloads {
-				b, a := byHost(before.Proxy(ns, w)), byHost(after.Proxy(ns, w))
+				b, a := answers(before.Proxy(ns, w)), answers(after.Proxy(ns, w))
 				hosts := slices.Sorted(maps.Keys(b))
 				for h := range a {
 					if b[h] == nil {
