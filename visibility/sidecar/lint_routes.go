@@ -6,8 +6,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/meshscope/meshscope/internal/report"
 	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/meshscope/meshscope/internal/report"
 )
 
 // lintRoutes judges, per class of proxies, the routes and rules each class actually gets:

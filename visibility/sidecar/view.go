@@ -6,22 +6,20 @@ import (
 	"slices"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/labels"
+
 	"github.com/meshscope/meshscope/internal/names"
 	"github.com/meshscope/meshscope/visibility"
 	"github.com/meshscope/meshscope/visibility/inventory"
 	"github.com/meshscope/meshscope/visibility/mesh"
-	"k8s.io/apimachinery/pkg/labels"
 )
 
-// View is what every Envoy sidecar of an inventory receives, as istiod's SidecarScope
-// computes it: which Sidecar resource applies to a proxy, and every service host the proxy
-// gets, from which namespace and object, with which ports. It is built by New,
-// immutable and safe for concurrent use; it keeps the inventory's slices and maps (do not
-// modify them afterwards), and what its methods return is the caller's.
-//
-// The view models the services a Sidecar's egress hosts import. istiod also adds the
-// destinations of the VirtualServices a listener imports, which an inventory does not hold:
-// a proxy may get more hosts than the view lists, never fewer.
+// View is what every Envoy proxy of an inventory receives, as istiod's SidecarScope
+// computes it: which Sidecar resource applies to a sidecar, every service host it gets
+// (from which namespace and object, with which ports), how its listeners route them, and
+// the DestinationRule it gets for each; and a gateway's view. It is built by New, immutable
+// and safe for concurrent use; it keeps the inventory's slices and maps (do not modify them
+// afterwards), and what its methods return is the caller's.
 type View struct {
 	root string
 	// rootSet: the mesh configuration gives rootNamespace (root is not the default).

@@ -1,0 +1,119 @@
+// Package sidecar answers what an Envoy proxy of an Istio mesh receives, as istiod's
+// SidecarScope computes it: which Sidecar resource applies to a sidecar, every service host
+// it gets (from which namespace and object, with which ports), how each egress listener
+// routes them (its VirtualServices, and the one that routes each host), and the
+// DestinationRule it gets for each host (merged from which rules, with which subsets and
+// whose traffic policy) — and, for a gateway, the same view as istiod scopes a gateway.
+//
+// A view is built from the mesh configuration and the cluster's objects, read once each:
+//
+//	m, err := mesh.Load(meshYAML)                     // rootNamespace, default exportTo of each kind, discoverySelectors, serviceEntryVisibility
+//	inv, err := inventory.Load(dump, "cluster.local") // kubectl get namespaces,serviceentries,services,sidecars,virtualservices,destinationrules -A -o yaml
+//	v, err := sidecar.New(m, inv)
+//	p := v.Proxy("shop", labels.Set{"app": "web"})
+//	fmt.Println(v.ExplainHost("shop", labels.Set{"app": "web"}, "reviews.shop.svc.cluster.local"))
+//
+// # Services
+//
+// For a proxy in namespace shop labelled app=web, under
+//
+//	apiVersion: networking.istio.io/v1
+//	kind: Sidecar
+//	metadata: {name: default, namespace: shop}
+//	spec:
+//	  egress:
+//	  - hosts: ["./*", "istio-system/*", "*/api.example.com", "~ext/*.internal.example.com"]
+//
+// the proxy imports every service of shop, every service of istio-system, api.example.com
+// from any namespace, and nothing of ext under internal.example.com — of the services
+// exported to shop. The rules, in the order istiod applies them:
+//
+//   - Discovery: with discoverySelectors, only the namespaces whose labels match one exist
+//     for istiod — their Services, ServiceEntries, Sidecars, VirtualServices and
+//     DestinationRules; the root namespace is not exempt, so its default Sidecar vanishes
+//     with it.
+//   - The Sidecar: the oldest of shop whose workloadSelector app=web satisfies, else the
+//     oldest of shop without a selector, else the root namespace's oldest without one (read
+//     as if it were in shop: "." is shop), else none, which imports "*/*". A
+//     root-namespace Sidecar with a selector serves only the root namespace's own proxies.
+//   - Each egress listener: an exclusion ("~ext/…", "~/…" for every namespace) beats any
+//     import, so "~/*" beside "*/*" empties the listener. When every import is an exact host
+//     of a named namespace, the listener looks at the oldest service of each such host in
+//     that namespace only, and gets nothing when that one is not exported to shop, however
+//     many younger ones are. A listener with a port imports only the services that declare
+//     that port, with that port alone.
+//   - One host in several namespaces: shop's own service wins, then a Kubernetes Service,
+//     then — surprisingly — a service exported to shop by name before an older public one;
+//     across listeners the first choice stands unless a Kubernetes Service displaces a
+//     ServiceEntry; services of one namespace merge their ports.
+//
+// # VirtualServices
+//
+// A listener selects, in this order, the VirtualServices private to shop, those exported to
+// shop by name, and the public ones (each by creation time; exportTo defaults to the mesh's
+// defaultVirtualServiceExportTo; gateways that do not name "mesh" keep one from every
+// sidecar): one is selected when one of its hosts matches an import of the listener for the
+// VirtualService's own namespace, or of "*/" — exactly, or with a wildcard on either side
+// (*.svc.cluster.local matches an exact import, and an exact host a wildcard import). The
+// VirtualService that routes a host is the one whose host matches it most specifically (an
+// exact host, else the longest wildcard), the first in that order among equals.
+//
+// Each destination of a selected VirtualService's routes (HTTP routes and mirrors — skipped
+// for shop when a match names another sourceNamespace and none names shop — and TCP and TLS
+// routes; delegated routes merged as istiod merges them) adds the service of its host when
+// the egress hosts did not already bring it: shop's own service of that host — even one not
+// exported to shop — else the best one exported to shop (a Kubernetes Service, else the
+// oldest). It comes with the listener's port, else the destination's ports (all of them when
+// a route gives none); a service without those ports is not added.
+//
+// # DestinationRules
+//
+// istiod merges the rules of a namespace for one host: with the workload-selected rules
+// first, then by creation time, a rule with the same exportTo as an earlier one gives it its
+// new subsets (and its traffic policy if the earlier one has none) instead of standing
+// alone. A workload-selected rule is exported to its namespace only, so a later rule without
+// a selector and with exportTo ["."] merges into it: the selected workloads get both, and
+// every other workload of the namespace gets no rule at all (Lint: CatchAllRuleMerged). A
+// proxy of shop looks a host's rule up in shop's own rules (for the root namespace: its
+// private ones), else in the rules the service's namespace exports to shop, else in those
+// the root namespace exports to shop — the most specific host in the first pool that has
+// one. A rule of any other namespace never applies, whatever its exportTo (Lint:
+// RuleOutOfReach). Of the rules found, the proxy gets the first workload-selected one of shop
+// whose selector its labels satisfy, else the last without a selector: the youngest wins.
+// defaultDestinationRuleExportTo takes effect only when it holds "." (["."]): any other value
+// leaves rules without an exportTo exported to every namespace.
+//
+// Hosts are resolved as Istio resolves them: a host without a dot is
+// name.<the resource's namespace>.svc.<cluster domain>; any other is kept as written, so
+// reviews.default never matches reviews.default.svc.cluster.local (Lint:
+// ShortHostNeverMatches).
+//
+// # Gateways
+//
+// Gateway answers for an ingress or egress gateway: no Sidecar ever applies to it; exportTo,
+// discovery selectors and serviceEntryVisibility act as for a sidecar of its namespace; per
+// host the first service exported to the namespace wins, with no preference for its own; and
+// VirtualService destinations add nothing. When a sidecar of the gateway's namespace without
+// a Sidecar connects first, istiod hands the gateway that sidecar's scope: where that view
+// differs, the answer carries a note saying so.
+//
+// # Explanations, lint and the dry run
+//
+// ExplainHost says, for one host, which step kept or dropped each candidate service (not
+// discovered, not exported, excluded, not imported, outranked by whom, merged), which
+// VirtualService routes it and why each other lost, and which DestinationRule the proxy gets
+// and why every other rule of a matching host lost. Lint flags what Istio resolves
+// surprisingly, judging routes and rules per class of proxies (Classes) by what each class
+// actually gets: a route to a subset the class's rule lacks, a host two VirtualServices give,
+// a rule no other namespace can reach, a catch-all merged into a selected rule, a short
+// host, "~/*" beside imports, an exact import hidden by an older service, root Sidecars that
+// never apply, creation-time ties. Diff is the dry run of a change: per class of proxies,
+// every host added, removed, sent elsewhere, routed or ruled otherwise.
+//
+// meshscope breaks the ties Istio leaves to input order — two ServiceEntries of one
+// namespace claiming a host at the same creation time (Lint: CreationTimeTie), and two
+// services of one host and age in two namespaces as a VirtualService destination — by name.
+//
+// Compiled views are immutable and safe for concurrent use; building one is linear in the
+// inventory, and no proxy's view is worked out until it is asked for.
+package sidecar
