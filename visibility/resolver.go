@@ -49,8 +49,7 @@ type Decision struct {
 }
 
 // NoIndex is the one spelling of "no index" in this package's results: Decision.Policy when
-// no policy decided, PolicyTrace.FailedRule when every rule matched, Finding.Rule for a
-// finding about a whole policy, ScopeExplanation.Config when no config matched.
+// no policy decided, PolicyTrace.FailedRule when every rule matched.
 const NoIndex = -1
 
 // String returns, for example, "NAMESPACE (policies[2])" or "PUBLIC (default)".
