@@ -1,11 +1,12 @@
-package visibility
+package scope
 
 import (
 	"fmt"
 	"net"
 	"slices"
-	"strconv"
 	"strings"
+
+	"github.com/meshscope/meshscope/visibility/mesh"
 )
 
 // Cluster-local hosts, as Istio computes them from meshConfig.serviceSettings.
@@ -28,10 +29,6 @@ import (
 // default stays dropped, even when a later setting marks one of its hosts cluster-local
 // again. The defaults that remain are put in after every setting, over a setting of exactly
 // the same pattern.
-
-// defaultDiscoveryAddress is meshConfig.defaultConfig.discoveryAddress when the mesh
-// configuration gives none.
-const defaultDiscoveryAddress = "istiod.istio-system.svc:15012"
 
 // The kinds of Istio's default cluster-local hosts.
 const (
@@ -80,22 +77,6 @@ func clusterDefaults(domain, discovery string) []clusterDefault {
 	}
 }
 
-// discoveryProblem says why a discoveryAddress is not one Istio accepts: host:port, the port
-// a number from 1 to 65535, the host a DNS name or an IP.
-func discoveryProblem(a string) string {
-	host, port, err := net.SplitHostPort(a)
-	if err != nil {
-		return "is not host:port"
-	}
-	if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
-		return "has port " + strconv.Quote(port) + ", not a number from 1 to 65535"
-	}
-	if net.ParseIP(host) == nil && (host == "" || strings.HasPrefix(host, "*") || hostProblem(host) != "") {
-		return "has host " + strconv.Quote(host) + ", neither a DNS name nor an IP"
-	}
-	return ""
-}
-
 // patternSetting is a host pattern's cluster-locality and where it comes from: a setting and
 // the index of the host in it, or (setting -1) the default of that index in defaults.
 type patternSetting struct {
@@ -115,7 +96,7 @@ type localHosts struct {
 
 // newLocalHosts computes the patterns as Istio does (see above) from the settings, for a
 // cluster domain and a discovery address.
-func newLocalHosts(settings []ServiceSetting, domain, discovery string) localHosts {
+func newLocalHosts(settings []mesh.ServiceSetting, domain, discovery string) localHosts {
 	l := localHosts{specific: map[string]patternSetting{}, wildcard: map[string]patternSetting{},
 		defaults: clusterDefaults(domain, discovery), disc: discovery, domain: domain}
 	for i, st := range settings {
