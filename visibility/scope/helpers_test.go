@@ -1,6 +1,7 @@
 package scope
 
 import (
+	"encoding/json"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -42,9 +43,22 @@ func mustScope(t testing.TB, c *settings) *Scoper {
 // mustScopeOver builds the Scoper of c over inv.
 func mustScopeOver(t testing.TB, c *settings, inv *inventory.Inventory) *Scoper {
 	t.Helper()
-	s, err := New(c.mesh(), inv)
+	return mustNew(t, c.mesh(), inv)
+}
+
+// mustNew is New, which must succeed.
+func mustNew(t testing.TB, m *mesh.Config, inv *inventory.Inventory) *Scoper {
+	t.Helper()
+	s, err := New(m, inv)
 	require.NoError(t, err)
 	return s
+}
+
+func mustJSON(t testing.TB, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	require.NoError(t, err)
+	return string(b)
 }
 
 func labelSel(k, v string) *metav1.LabelSelector {
