@@ -47,18 +47,18 @@ func (s *Scoper) Explain(namespaceLabels, serviceLabels labels.Labels, host stri
 		s = &Scoper{local: newLocalHosts(nil, inventory.DefaultDomain, mesh.DefaultDiscoveryAddress)}
 	}
 	e := Explanation{Scope: mesh.Local, Config: -1, Setting: -1}
-	pattern, p, ok := s.local.match(host)
+	p, ok := s.local.match(host)
 	if ok {
-		e.Pattern, e.ClusterLocal, e.Setting = pattern, p.local, p.setting
+		e.Pattern, e.ClusterLocal, e.Setting = p.pattern, p.local, p.setting
 	}
 	local := ""
 	switch {
 	case ok:
-		local = fmt.Sprintf("%s is %s (%s)", host, clusterLocalWord(p.local), s.local.source(pattern, p))
+		local = fmt.Sprintf("%s is %s (%s)", host, clusterLocalWord(p.local), s.local.source(p))
 	default:
 		local = host + " is not cluster-local (no pattern matches)"
 	}
-	if d, dropped := s.local.dropped(host, pattern); dropped && !e.ClusterLocal {
+	if d, dropped := s.local.dropped(host, p.pattern); dropped && !e.ClusterLocal {
 		e.Dropped = &DroppedDefault{Default: d.pattern, Setting: d.setting, Host: d.host}
 		local += fmt.Sprintf("; %s would make it cluster-local, but serviceSettings[%d] host %s (clusterLocal: false) dropped it",
 			d.source(s.local.disc), d.setting, d.by)

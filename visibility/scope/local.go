@@ -80,6 +80,7 @@ func clusterDefaults(domain, discovery string) []clusterDefault {
 // patternSetting is a host pattern's cluster-locality and where it comes from: a setting and
 // the index of the host in it, or (setting -1) the default of that index in defaults.
 type patternSetting struct {
+	pattern       string // the pattern itself, "*" included
 	local         bool
 	setting, host int
 }
@@ -110,12 +111,12 @@ func newLocalHosts(settings []mesh.ServiceSetting, domain, discovery string) loc
 			}
 		}
 		for j, h := range st.Hosts {
-			l.put(h, patternSetting{st.Settings.ClusterLocal, i, j})
+			l.put(patternSetting{h, st.Settings.ClusterLocal, i, j})
 		}
 	}
 	for k, d := range l.defaults {
 		if d.setting < 0 {
-			l.put(d.pattern, patternSetting{true, -1, k})
+			l.put(patternSetting{d.pattern, true, -1, k})
 		}
 	}
 	seen := map[int]bool{}
@@ -130,34 +131,34 @@ func newLocalHosts(settings []mesh.ServiceSetting, domain, discovery string) loc
 	return l
 }
 
-func (l *localHosts) put(h string, p patternSetting) {
-	if strings.HasPrefix(h, "*") {
-		l.wildcard[h[1:]] = p
+func (l *localHosts) put(p patternSetting) {
+	if strings.HasPrefix(p.pattern, "*") {
+		l.wildcard[p.pattern[1:]] = p
 	} else {
-		l.specific[h] = p
+		l.specific[p.pattern] = p
 	}
 }
 
-// match returns the pattern that decides whether host is cluster-local and its setting; ok
-// is false when none matches (not cluster-local). An exact pattern comes first, then the
+// match returns the pattern that decides whether host is cluster-local, with its setting;
+// ok is false when none matches (not cluster-local). An exact pattern comes first, then the
 // longest wildcard whose suffix host ends with; a wildcard host is matched as Istio matches
-// one, by what follows its "*".
-func (l *localHosts) match(host string) (pattern string, p patternSetting, ok bool) {
+// one, by what follows its "*". It does not allocate.
+func (l *localHosts) match(host string) (p patternSetting, ok bool) {
 	needle := host
 	if strings.HasPrefix(host, "*") {
 		needle = host[1:]
 	} else if p, ok := l.specific[host]; ok {
-		return host, p, true
+		return p, true
 	}
 	for _, n := range l.lengths {
 		if n > len(needle) {
 			continue
 		}
 		if p, ok := l.wildcard[needle[len(needle)-n:]]; ok {
-			return "*" + needle[len(needle)-n:], p, true
+			return p, true
 		}
 	}
-	return "", patternSetting{}, false
+	return patternSetting{}, false
 }
 
 // dropped returns the most specific dropped default that would have matched host, if it is
@@ -199,9 +200,9 @@ func moreSpecific(a, b string) bool {
 }
 
 // source names where a pattern's setting comes from.
-func (l *localHosts) source(pattern string, p patternSetting) string {
+func (l *localHosts) source(p patternSetting) string {
 	if p.setting < 0 {
 		return l.defaults[p.host].source(l.disc)
 	}
-	return fmt.Sprintf("serviceSettings[%d] host %s", p.setting, pattern)
+	return fmt.Sprintf("serviceSettings[%d] host %s", p.setting, p.pattern)
 }

@@ -113,7 +113,7 @@ func hostProblems(inv *inventory.Inventory) []error {
 	domain := inv.ClusterDomain()
 	for i := range inv.Services {
 		svc := &inv.Services[i]
-		if svc.Kind != inventory.KubernetesService {
+		if svc.Kind != inventory.KubernetesService || len(svc.Hosts) == 0 {
 			continue
 		}
 		want := hostOf(svc, domain)
@@ -225,7 +225,7 @@ func (s *Scoper) Scope(namespaceLabels, serviceLabels labels.Labels, host string
 	if s.global(namespaceLabels, serviceLabels) < 0 {
 		return mesh.Local
 	}
-	if _, p, ok := s.local.match(host); ok && p.local {
+	if p, ok := s.local.match(host); ok && p.local {
 		return mesh.Local
 	}
 	return mesh.Global
@@ -244,7 +244,7 @@ func namespaceKnown(l labels.Labels) bool {
 // global returns the index of the first GLOBAL config matching both label sets, or -1.
 func (s *Scoper) global(ns, svc labels.Labels) int {
 	if svc == nil {
-		svc = labels.Set{}
+		svc = labels.Set(nil) // an empty set, without allocating
 	}
 	for i, c := range s.configs {
 		if c.scope == mesh.Global && c.ns.Matches(ns) && c.svc.Matches(svc) {
