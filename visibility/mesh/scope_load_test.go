@@ -73,7 +73,11 @@ func TestLoadScope(t *testing.T) {
 			assert.Equal(t, &want, got)
 		})
 	}
-	got, err := Load([]byte("meshConfig: {accessLogFile: /dev/stdout}\n"))
+	got, err := Load([]byte(listOf(shopNamespace, "kind: ConfigMap\nmetadata: {name: istio, namespace: istio-system}\ndata:\n  mesh: |\n    serviceSettings: [{settings: {clusterLocal: true}, hosts: ['*.secret.svc.cluster.local']}]\n")))
+	require.NoError(t, err)
+	assert.Equal(t, &Config{ServiceSettings: want.ServiceSettings}, got, "among a cluster's other objects, which Load skips")
+
+	got, err = Load([]byte("meshConfig: {accessLogFile: /dev/stdout}\n"))
 	require.NoError(t, err)
 	assert.Equal(t, &Config{}, got, "a mesh configuration without the fields: no serviceScopeConfigs, so every service LOCAL")
 
