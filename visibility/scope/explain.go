@@ -11,6 +11,7 @@ import (
 
 // Explanation says why a service has its scope (Scoper.Explain).
 type Explanation struct {
+	// Scope is the service's scope, as Scoper.Scope gives it.
 	Scope mesh.Scope `json:"scope"`
 	// NamespaceUnknown is set when the namespace's labels were nil: Istio skips every config
 	// for a service whose namespace it does not know, so the service is LOCAL.
@@ -28,7 +29,8 @@ type Explanation struct {
 	// Dropped is the Istio default that would have made the host cluster-local, had a
 	// clusterLocal: false setting not dropped it; nil when none would have.
 	Dropped *DroppedDefault `json:"dropped,omitempty"`
-	Reason  string          `json:"reason"`
+	// Reason says all of this in a sentence, for people.
+	Reason string `json:"reason"`
 }
 
 // DroppedDefault is one of Istio's default cluster-local hosts and the setting that dropped

@@ -19,7 +19,11 @@ import (
 // checks that no answer changes.
 func TestOwnedValuesDoNotAlias(t *testing.T) {
 	m := &mesh.Config{
-		ServiceScopeConfigs: []mesh.ServiceScope{{NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"team": "a"}}, Scope: mesh.Global}},
+		ServiceScopeConfigs: []mesh.ServiceScope{
+			{NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"team": "a"}}, Scope: mesh.Global},
+			{NamespaceSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
+				{Key: "tier", Operator: metav1.LabelSelectorOpIn, Values: []string{"x", "y"}}}}, Scope: mesh.Global},
+		},
 		ServiceSettings: []mesh.ServiceSetting{
 			{Settings: mesh.ServiceSettingValues{ClusterLocal: true}, Hosts: []string{"*.internal"}},
 			{Settings: mesh.ServiceSettingValues{ClusterLocal: false}, Hosts: []string{"metrics.kube-system.svc.cluster.local"}},
@@ -64,6 +68,7 @@ func TestOwnedValuesDoNotAlias(t *testing.T) {
 	// The caller's configuration and inventory.
 	m.ServiceScopeConfigs[0].NamespaceSelector.MatchLabels["team"] = "evil"
 	m.ServiceScopeConfigs[0].Scope = mesh.Local
+	m.ServiceScopeConfigs[1].NamespaceSelector.MatchExpressions[0].Values[0] = "evil"
 	m.ServiceSettings[0].Hosts[0] = "evil"
 	m.ServiceSettings[1].Settings.ClusterLocal = true
 	m.ServiceSettings = append(m.ServiceSettings[:0], mesh.ServiceSetting{Hosts: []string{"*"}})

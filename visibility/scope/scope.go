@@ -208,14 +208,14 @@ func (s *Scoper) Services() []Scoped {
 }
 
 // Scope returns the scope of the Kubernetes Service with the given labels, in a namespace
-// with the given labels, whose host is host: Global when some GLOBAL config's selectors both
-// match and the host is not cluster-local; Local otherwise. Local wins: the host's most
+// with the given labels, whose host is host: GLOBAL when some GLOBAL config's selectors both
+// match and the host is not cluster-local; LOCAL otherwise. Local wins: the host's most
 // specific matching pattern (an exact host, else the longest matching wildcard; Istio's
 // defaults included, see the package documentation) marking it cluster-local keeps it
-// Local whatever the configs say.
+// LOCAL whatever the configs say. Scope does not allocate.
 //
 // Nil namespaceLabels — a nil interface, or a nil labels.Set, as a lookup of a missing
-// namespace gives — mean that the namespace is not known: the service is Local, as Istio
+// namespace gives — mean that the namespace is not known: the service is LOCAL, as Istio
 // skips every config for a service whose Namespace object it has not seen. A namespace
 // without labels is labels.Set{}. Nil serviceLabels are an empty label set.
 func (s *Scoper) Scope(namespaceLabels, serviceLabels labels.Labels, host string) mesh.Scope {
