@@ -1,11 +1,12 @@
-package visibility
+package scope
 
 import (
 	"fmt"
 	"net"
 	"slices"
-	"strconv"
 	"strings"
+
+	"github.com/meshscope/meshscope/visibility/mesh"
 )
 
 // Cluster-local hosts, as Istio computes them from meshConfig.serviceSettings.
@@ -28,10 +29,6 @@ import (
 // default stays dropped, even when a later setting marks one of its hosts cluster-local
 // again. The defaults that remain are put in after every setting, over a setting of exactly
 // the same pattern.
-
-// defaultDiscoveryAddress is meshConfig.defaultConfig.discoveryAddress when the mesh
-// configuration gives none.
-const defaultDiscoveryAddress = "istiod.istio-system.svc:15012"
 
 // The kinds of Istio's default cluster-local hosts.
 const (
@@ -80,25 +77,10 @@ func clusterDefaults(domain, discovery string) []clusterDefault {
 	}
 }
 
-// discoveryProblem says why a discoveryAddress is not one Istio accepts: host:port, the port
-// a number from 1 to 65535, the host a DNS name or an IP.
-func discoveryProblem(a string) string {
-	host, port, err := net.SplitHostPort(a)
-	if err != nil {
-		return "is not host:port"
-	}
-	if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
-		return "has port " + strconv.Quote(port) + ", not a number from 1 to 65535"
-	}
-	if net.ParseIP(host) == nil && (host == "" || strings.HasPrefix(host, "*") || hostProblem(host) != "") {
-		return "has host " + strconv.Quote(host) + ", neither a DNS name nor an IP"
-	}
-	return ""
-}
-
 // patternSetting is a host pattern's cluster-locality and where it comes from: a setting and
 // the index of the host in it, or (setting -1) the default of that index in defaults.
 type patternSetting struct {
+	pattern       string // the pattern itself, "*" included
 	local         bool
 	setting, host int
 }
@@ -115,7 +97,7 @@ type localHosts struct {
 
 // newLocalHosts computes the patterns as Istio does (see above) from the settings, for a
 // cluster domain and a discovery address.
-func newLocalHosts(settings []ServiceSetting, domain, discovery string) localHosts {
+func newLocalHosts(settings []mesh.ServiceSetting, domain, discovery string) localHosts {
 	l := localHosts{specific: map[string]patternSetting{}, wildcard: map[string]patternSetting{},
 		defaults: clusterDefaults(domain, discovery), disc: discovery, domain: domain}
 	for i, st := range settings {
@@ -129,12 +111,12 @@ func newLocalHosts(settings []ServiceSetting, domain, discovery string) localHos
 			}
 		}
 		for j, h := range st.Hosts {
-			l.put(h, patternSetting{st.Settings.ClusterLocal, i, j})
+			l.put(patternSetting{h, st.Settings.ClusterLocal, i, j})
 		}
 	}
 	for k, d := range l.defaults {
 		if d.setting < 0 {
-			l.put(d.pattern, patternSetting{true, -1, k})
+			l.put(patternSetting{d.pattern, true, -1, k})
 		}
 	}
 	seen := map[int]bool{}
@@ -149,34 +131,34 @@ func newLocalHosts(settings []ServiceSetting, domain, discovery string) localHos
 	return l
 }
 
-func (l *localHosts) put(h string, p patternSetting) {
-	if strings.HasPrefix(h, "*") {
-		l.wildcard[h[1:]] = p
+func (l *localHosts) put(p patternSetting) {
+	if strings.HasPrefix(p.pattern, "*") {
+		l.wildcard[p.pattern[1:]] = p
 	} else {
-		l.specific[h] = p
+		l.specific[p.pattern] = p
 	}
 }
 
-// match returns the pattern that decides whether host is cluster-local and its setting; ok
-// is false when none matches (not cluster-local). An exact pattern comes first, then the
+// match returns the pattern that decides whether host is cluster-local, with its setting;
+// ok is false when none matches (not cluster-local). An exact pattern comes first, then the
 // longest wildcard whose suffix host ends with; a wildcard host is matched as Istio matches
-// one, by what follows its "*".
-func (l *localHosts) match(host string) (pattern string, p patternSetting, ok bool) {
+// one, by what follows its "*". It does not allocate.
+func (l *localHosts) match(host string) (p patternSetting, ok bool) {
 	needle := host
 	if strings.HasPrefix(host, "*") {
 		needle = host[1:]
 	} else if p, ok := l.specific[host]; ok {
-		return host, p, true
+		return p, true
 	}
 	for _, n := range l.lengths {
 		if n > len(needle) {
 			continue
 		}
 		if p, ok := l.wildcard[needle[len(needle)-n:]]; ok {
-			return "*" + needle[len(needle)-n:], p, true
+			return p, true
 		}
 	}
-	return "", patternSetting{}, false
+	return patternSetting{}, false
 }
 
 // dropped returns the most specific dropped default that would have matched host, if it is
@@ -218,9 +200,9 @@ func moreSpecific(a, b string) bool {
 }
 
 // source names where a pattern's setting comes from.
-func (l *localHosts) source(pattern string, p patternSetting) string {
+func (l *localHosts) source(p patternSetting) string {
 	if p.setting < 0 {
 		return l.defaults[p.host].source(l.disc)
 	}
-	return fmt.Sprintf("serviceSettings[%d] host %s", p.setting, pattern)
+	return fmt.Sprintf("serviceSettings[%d] host %s", p.setting, p.pattern)
 }

@@ -1,214 +1,234 @@
-package visibility
+package scope
 
 import (
+	"cmp"
 	"errors"
+	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/meshscope/meshscope/internal/fielderr"
+	"github.com/meshscope/meshscope/internal/hosts"
+	"github.com/meshscope/meshscope/internal/report"
+	"github.com/meshscope/meshscope/internal/strict"
+	"github.com/meshscope/meshscope/visibility/inventory"
+	"github.com/meshscope/meshscope/visibility/mesh"
 )
 
-// Scope says whether a Kubernetes Service is shared with the other clusters of a
-// multicluster mesh (Global) or stays in its own cluster (Local).
-type Scope string
+// FieldError is the one structured error type of meshscope's packages: every error New
+// returns is a *FieldError or several joined, each naming the field as the mesh
+// configuration (mesh.Config.Validate) or the inventory (inventory.Inventory.Validate)
+// spells it.
+type FieldError = fielderr.Error
 
-// The scopes. The zero value "" means Local.
-const (
-	Local  Scope = "LOCAL"
-	Global Scope = "GLOBAL"
-)
-
-// ScopeConfig is meshConfig.serviceScopeConfigs and meshConfig.serviceSettings: label
-// selectors and host patterns that decide which Kubernetes Services a cluster shares with
-// the other clusters of the mesh. ServiceEntries are not scoped.
+// Finding is one result of Lint, in the one shape every lint of meshscope reports:
+// Path (the field it is about, as a meshConfig spells it: "serviceSettings[0].hosts[2]"),
+// Code (one of the codes below), Level (the code's: note, warning or error) and Message.
+// String renders it as a report line:
 //
-// Istio reads serviceScopeConfigs only when istiod runs with AMBIENT_ENABLE_MULTI_NETWORK=true
-// (off by default); without it every service is LOCAL whatever the configuration says.
+//	NOTE ScopeLocalConfig serviceScopeConfigs[0]: a LOCAL config changes nothing: LOCAL is the default and never overrides a GLOBAL match
+type Finding = report.Finding
+
+// Scoper decides the scope of Kubernetes Services: which ones a cluster shares with the
+// other clusters of a multicluster mesh. It is built by New, immutable and safe for
+// concurrent use. New keeps nothing of the mesh configuration and copies what it needs of
+// the inventory, and what a Scoper returns is the caller's.
 //
-// json.Unmarshal decodes it as strictly as LoadScope reads it (see UnmarshalJSON); Domain and
-// DiscoveryAddress are not part of its JSON.
-type ScopeConfig struct {
-	ServiceScopeConfigs []ServiceScope   `json:"serviceScopeConfigs,omitempty"`
-	ServiceSettings     []ServiceSetting `json:"serviceSettings,omitempty"`
-	// Domain is the cluster domain the default cluster-local hosts are under
-	// (*.kube-system.svc.<domain>, kubernetes.default.svc.<domain>); "" means cluster.local.
-	// It is not part of the mesh configuration.
-	Domain string `json:"-"`
-	// DiscoveryAddress is meshConfig.defaultConfig.discoveryAddress (host:port), whose host
-	// Istio makes cluster-local; "" means Istio's default, istiod.istio-system.svc:15012.
-	// LoadScope reads it from the same mesh configuration.
-	DiscoveryAddress string `json:"-"`
-}
-
-// ServiceScope makes the services its selectors both match GLOBAL, when Scope is GLOBAL. An
-// absent or empty selector matches everything. A LOCAL config never changes anything: LOCAL
-// is the default, and it never overrides a GLOBAL match.
-type ServiceScope struct {
-	NamespaceSelector *metav1.LabelSelector `json:"namespaceSelector,omitempty"`
-	ServicesSelector  *metav1.LabelSelector `json:"servicesSelector,omitempty"`
-	Scope             Scope                 `json:"scope,omitempty"`
-}
-
-// ServiceSetting marks its Hosts cluster-local or not. A host is exact, or a wildcard: "*"
-// then what the hosts it matches end with (*.shop.svc.cluster.local, *-canary.example.com,
-// or "*" alone, every host). Hosts match exactly as written, without folding case or
-// dropping a trailing dot, as in Istio.
-type ServiceSetting struct {
-	Settings ServiceSettingValues `json:"settings"`
-	Hosts    []string             `json:"hosts,omitempty"`
-}
-
-// ServiceSettingValues are the settings of a ServiceSetting.
-type ServiceSettingValues struct {
-	ClusterLocal bool `json:"clusterLocal,omitempty"`
-}
-
-// Validate reports every problem in c, each with its path: invalid selectors, an unknown
-// scope, hosts Istio refuses (a DNS name whose first label may be a wildcard label: "*", or
-// "*" then label characters), a discovery address that is not host:port, and a domain that
-// is not a DNS name. A nil ScopeConfig is valid.
-func (c *ScopeConfig) Validate() error { return errors.Join(c.problems(nil)...) }
-
-func (c *ScopeConfig) problems(root *field.Path) []error {
-	if c == nil {
-		return nil
-	}
-	var errs []error
-	for i, s := range c.ServiceScopeConfigs {
-		p := child(root, "serviceScopeConfigs").Index(i)
-		if s.NamespaceSelector != nil {
-			errs = append(errs, selectorProblems(s.NamespaceSelector, p.Child("namespaceSelector"))...)
-		}
-		if s.ServicesSelector != nil {
-			errs = append(errs, selectorProblems(s.ServicesSelector, p.Child("servicesSelector"))...)
-		}
-		if s.Scope != "" && s.Scope != Local && s.Scope != Global {
-			errs = append(errs, fromField(field.NotSupported(p.Child("scope"), string(s.Scope), []string{string(Local), string(Global)})))
-		}
-	}
-	for i, s := range c.ServiceSettings {
-		p := child(root, "serviceSettings").Index(i)
-		for j, h := range s.Hosts {
-			if r := patternProblem(h); r != "" {
-				errs = append(errs, &FieldError{Field: p.Child("hosts").Index(j).String(), Value: h, Detail: strconv.Quote(h) + " " + r})
-			}
-		}
-	}
-	if a := c.DiscoveryAddress; a != "" {
-		if r := discoveryProblem(a); r != "" {
-			errs = append(errs, &FieldError{Field: "DiscoveryAddress", Value: a, Detail: strconv.Quote(a) + " " + r})
-		}
-	}
-	if c.Domain != "" && domainProblem(c.Domain) != "" {
-		errs = append(errs, &FieldError{Field: "Domain", Value: c.Domain, Detail: strconv.Quote(c.Domain) + " is not a DNS name"})
-	}
-	return errs
-}
-
-// pathOf turns a dotted path into a field path; nil for "".
-func pathOf(path string) *field.Path {
-	if path == "" {
-		return nil
-	}
-	parts := strings.Split(path, ".")
-	return field.NewPath(parts[0], parts[1:]...)
-}
-
-// Scoper decides the scope of Kubernetes Services. It is built by CompileScope, immutable
-// and safe for concurrent use. CompileScope keeps nothing of the ScopeConfig, and what a
-// Scoper returns is the caller's.
+// A nil *Scoper is the Scoper of New(nil, nil): every service LOCAL, no services.
 type Scoper struct {
-	configs []compiledScope
-	local   localHosts
-	enabled bool
+	configs  []compiledScope
+	local    localHosts
+	services []Scoped  // the inventory's Kubernetes Services, by namespace and name
+	findings []Finding // Lint's
 }
 
 type compiledScope struct {
 	ns, svc labels.Selector
-	scope   Scope
-	text    [2]string
+	scope   mesh.Scope
+	text    [2]string // the selectors as strings, for explanations
 }
 
-// CompileScope validates c and compiles it. A nil c gives the Scoper that makes every
-// service LOCAL.
-func CompileScope(c *ScopeConfig) (*Scoper, error) {
-	if c == nil {
-		return &Scoper{}, nil
+// Scoped is a Kubernetes Service of a Scoper's inventory with its scope.
+type Scoped struct {
+	Service inventory.ServiceRef `json:"service"`
+	// Host is the host the scope was decided for: <name>.<namespace>.svc.<cluster domain>,
+	// as Istio names a Kubernetes Service.
+	Host  string     `json:"host"`
+	Scope mesh.Scope `json:"scope"`
+}
+
+// New validates m (m.Validate) and inv (inv.Validate), reporting every problem of both at
+// once, and compiles the scope settings of m — serviceScopeConfigs, serviceSettings and
+// defaultConfig.discoveryAddress — with the cluster domain of inv (inv.ClusterDomain), and
+// decides the scope of each of inv's Kubernetes Services (see Services).
+//
+// A nil m is Istio's default mesh configuration: no serviceScopeConfigs, so every service
+// is LOCAL. A nil inv is an empty inventory in the domain cluster.local. A Kubernetes
+// Service of inv whose Hosts name another host than the one Istio gives it,
+// <name>.<namespace>.svc.<cluster domain>, is an error naming both: the scope would be
+// decided for a host the cluster does not have.
+func New(m *mesh.Config, inv *inventory.Inventory) (*Scoper, error) {
+	errs := fielderr.Split(m.Validate())
+	if err := inv.Validate(); err != nil {
+		errs = append(errs, fielderr.Split(err)...)
+	} else {
+		errs = append(errs, hostProblems(inv)...) // of a valid inventory, so each problem once
 	}
-	if errs := c.problems(nil); len(errs) > 0 {
+	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	s := &Scoper{enabled: true}
-	for _, sc := range c.ServiceScopeConfigs {
-		ns, err := selectorOf(sc.NamespaceSelector)
-		if err != nil {
-			return nil, err
+	s := &Scoper{}
+	var settings []mesh.ServiceSetting
+	if m != nil {
+		for i, sc := range m.ServiceScopeConfigs {
+			ns, err := selectorOf(sc.NamespaceSelector, i, "namespaceSelector")
+			if err != nil {
+				return nil, err
+			}
+			svc, err := selectorOf(sc.ServicesSelector, i, "servicesSelector")
+			if err != nil {
+				return nil, err
+			}
+			s.configs = append(s.configs, compiledScope{ns: ns, svc: svc, scope: cmpScope(sc.Scope), text: [2]string{ns.String(), svc.String()}})
 		}
-		svc, err := selectorOf(sc.ServicesSelector)
-		if err != nil {
-			return nil, err
-		}
-		s.configs = append(s.configs, compiledScope{ns: ns, svc: svc, scope: cmpScope(sc.Scope), text: [2]string{ns.String(), svc.String()}})
+		settings = m.ServiceSettings
 	}
-	s.local = newLocalHosts(c.ServiceSettings, c.domain(), c.discovery())
+	s.local = newLocalHosts(settings, inv.ClusterDomain(), m.Discovery())
+	s.findings = s.lint(settings)
+	s.services = s.scopeServices(inv)
 	return s, nil
 }
 
-// domain returns the cluster domain, defaulted.
-func (c *ScopeConfig) domain() string {
-	if d := normalizeHost(c.Domain); d != "" {
-		return d
+// hostProblems reports the Kubernetes Services of inv with a host other than the one Istio
+// gives them.
+func hostProblems(inv *inventory.Inventory) []error {
+	if inv == nil {
+		return nil
 	}
-	return defaultDomain
+	var errs []error
+	domain := inv.ClusterDomain()
+	for i := range inv.Services {
+		svc := &inv.Services[i]
+		if svc.Kind != inventory.KubernetesService || len(svc.Hosts) == 0 {
+			continue
+		}
+		want := hostOf(svc, domain)
+		for j, h := range svc.Hosts {
+			if hosts.Normalize(h) != hosts.Normalize(want) {
+				errs = append(errs, &FieldError{
+					Where:  fmt.Sprintf("%s (%s %s/%s)", strict.Index("Services", i), svc.Kind, svc.Namespace, svc.Name),
+					Field:  strict.Index("Hosts", j),
+					Value:  h,
+					Detail: fmt.Sprintf("%s is not the host Istio gives the Service, %s (<name>.<namespace>.svc.<cluster domain>)", strconv.Quote(h), want),
+				})
+			}
+		}
+	}
+	return errs
 }
 
-// discovery returns the discovery address, defaulted.
-func (c *ScopeConfig) discovery() string {
-	if c.DiscoveryAddress != "" {
-		return c.DiscoveryAddress
-	}
-	return defaultDiscoveryAddress
+// hostOf returns the host Istio gives a Kubernetes Service.
+func hostOf(svc *inventory.Service, domain string) string {
+	return svc.Name + "." + svc.Namespace + ".svc." + domain
 }
 
-func cmpScope(s Scope) Scope {
-	if s == Global {
-		return Global
+// scopeServices decides the scope of every Kubernetes Service of inv, sorted by namespace
+// and name.
+func (s *Scoper) scopeServices(inv *inventory.Inventory) []Scoped {
+	if inv == nil {
+		return nil
 	}
-	return Local
+	domain := inv.ClusterDomain()
+	var out []Scoped
+	for i := range inv.Services {
+		svc := &inv.Services[i]
+		if svc.Kind != inventory.KubernetesService {
+			continue
+		}
+		host := hostOf(svc, domain)
+		out = append(out, Scoped{Service: svc.Ref(), Host: host, Scope: s.Scope(namespaceLabels(inv, svc.Namespace), labels.Set(svc.Labels), host)})
+	}
+	slices.SortFunc(out, func(a, b Scoped) int { return compareRefs(a.Service, b.Service) })
+	return out
 }
 
-// selectorOf converts a selector; nil (absent) matches everything.
-func selectorOf(ls *metav1.LabelSelector) (labels.Selector, error) {
+// compareRefs orders Kubernetes Services by namespace, then name.
+func compareRefs(a, b inventory.ServiceRef) int {
+	return cmp.Or(strings.Compare(a.Namespace, b.Namespace), strings.Compare(a.Name, b.Name))
+}
+
+// namespaceLabels returns the labels of namespace ns in inv for Scoper.Scope: nil when the
+// inventory has no such namespace (not known), else its labels (an empty set for a namespace
+// without any).
+func namespaceLabels(inv *inventory.Inventory, ns string) labels.Labels {
+	l, ok := inv.Namespaces[ns]
+	switch {
+	case !ok:
+		return nil
+	case l == nil:
+		return labels.Set{}
+	}
+	return labels.Set(l)
+}
+
+func cmpScope(s mesh.Scope) mesh.Scope {
+	if s == mesh.Global {
+		return mesh.Global
+	}
+	return mesh.Local
+}
+
+// selectorOf converts a selector of serviceScopeConfigs[i]; nil (absent) matches
+// everything.
+func selectorOf(ls *metav1.LabelSelector, i int, name string) (labels.Selector, error) {
 	if ls == nil {
 		return labels.Everything(), nil
 	}
-	return metav1.LabelSelectorAsSelector(ls)
+	s, err := metav1.LabelSelectorAsSelector(ls)
+	if err != nil { // mesh.Config.Validate refuses such a selector first
+		return nil, &FieldError{Field: fmt.Sprintf("serviceScopeConfigs[%d].%s", i, name), Detail: err.Error()}
+	}
+	return s, nil
+}
+
+// Services returns every Kubernetes Service of the Scoper's inventory with its scope,
+// sorted by namespace and name: GLOBAL for those the cluster shares with the other
+// clusters, LOCAL for the rest (ServiceEntries are not scoped). A service whose namespace
+// the inventory does not have is LOCAL, as Istio skips every config for it (see Scope). The
+// caller owns the slice.
+func (s *Scoper) Services() []Scoped {
+	if s == nil {
+		return nil
+	}
+	return slices.Clone(s.services)
 }
 
 // Scope returns the scope of the Kubernetes Service with the given labels, in a namespace
-// with the given labels, whose host is host: Global when some GLOBAL config's selectors both
-// match and the host is not cluster-local; Local otherwise. Local wins: the host's most
+// with the given labels, whose host is host: GLOBAL when some GLOBAL config's selectors both
+// match and the host is not cluster-local; LOCAL otherwise. Local wins: the host's most
 // specific matching pattern (an exact host, else the longest matching wildcard; Istio's
-// defaults included, see ScopeConfig) marking it cluster-local keeps it Local whatever the
-// configs say.
+// defaults included, see the package documentation) marking it cluster-local keeps it
+// LOCAL whatever the configs say. Scope does not allocate.
 //
 // Nil namespaceLabels — a nil interface, or a nil labels.Set, as a lookup of a missing
-// namespace gives — mean that the namespace is not known: the service is Local, as Istio
+// namespace gives — mean that the namespace is not known: the service is LOCAL, as Istio
 // skips every config for a service whose Namespace object it has not seen. A namespace
 // without labels is labels.Set{}. Nil serviceLabels are an empty label set.
-func (s *Scoper) Scope(namespaceLabels, serviceLabels labels.Labels, host string) Scope {
-	if s == nil || !s.enabled || !namespaceKnown(namespaceLabels) {
-		return Local
+func (s *Scoper) Scope(namespaceLabels, serviceLabels labels.Labels, host string) mesh.Scope {
+	if s == nil || len(s.configs) == 0 || !namespaceKnown(namespaceLabels) {
+		return mesh.Local
 	}
 	if s.global(namespaceLabels, serviceLabels) < 0 {
-		return Local
+		return mesh.Local
 	}
-	if _, p, ok := s.local.match(host); ok && p.local {
-		return Local
+	if p, ok := s.local.match(host); ok && p.local {
+		return mesh.Local
 	}
-	return Global
+	return mesh.Global
 }
 
 // namespaceKnown reports whether l stands for a namespace's labels rather than for a
@@ -224,10 +244,10 @@ func namespaceKnown(l labels.Labels) bool {
 // global returns the index of the first GLOBAL config matching both label sets, or -1.
 func (s *Scoper) global(ns, svc labels.Labels) int {
 	if svc == nil {
-		svc = labels.Set{}
+		svc = labels.Set(nil) // an empty set, without allocating
 	}
 	for i, c := range s.configs {
-		if c.scope == Global && c.ns.Matches(ns) && c.svc.Matches(svc) {
+		if c.scope == mesh.Global && c.ns.Matches(ns) && c.svc.Matches(svc) {
 			return i
 		}
 	}

@@ -1,0 +1,134 @@
+package scope
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/meshscope/meshscope/visibility/inventory"
+	"github.com/meshscope/meshscope/visibility/mesh"
+)
+
+// sharedShop makes the services labelled export=true in namespaces labelled shared=true
+// GLOBAL.
+var sharedShop = &settings{ServiceScopeConfigs: []mesh.ServiceScope{{NamespaceSelector: labelSel("shared", "true"), ServicesSelector: labelSel("export", "true"), Scope: mesh.Global}}}
+
+func ref(ns, name string) inventory.ServiceRef {
+	return inventory.ServiceRef{Kind: inventory.KubernetesService, Namespace: ns, Name: name}
+}
+
+// TestServices: every Kubernetes Service of the inventory with its scope, sorted by
+// namespace and name, whatever the inventory's order; ServiceEntries are not scoped.
+func TestServices(t *testing.T) {
+	inv := &inventory.Inventory{Namespaces: map[string]map[string]string{"shop": {"shared": "true"}, "kube-system": {"shared": "true"}, "dev": nil},
+		Services: []inventory.Service{
+			kube("shop", "web", map[string]string{"export": "true"}),
+			se("shop", "payments", "payments.example.com"),
+			kube("kube-system", "kube-dns", map[string]string{"export": "true"}),
+			kube("dev", "web", map[string]string{"export": "true"}),
+			kube("ghost", "web", map[string]string{"export": "true"}),
+			kube("shop", "db", nil),
+			{Kind: inventory.KubernetesService, Namespace: "shop", Name: "api", Labels: map[string]string{"export": "true"}}, // no Hosts: Istio's host
+		}}
+	want := []Scoped{
+		{ref("dev", "web"), "web.dev.svc.cluster.local", mesh.Local},
+		{ref("ghost", "web"), "web.ghost.svc.cluster.local", mesh.Local},                       // the namespace is not known
+		{ref("kube-system", "kube-dns"), "kube-dns.kube-system.svc.cluster.local", mesh.Local}, // cluster-local by default
+		{ref("shop", "api"), "api.shop.svc.cluster.local", mesh.Global},
+		{ref("shop", "db"), "db.shop.svc.cluster.local", mesh.Local},
+		{ref("shop", "web"), "web.shop.svc.cluster.local", mesh.Global},
+	}
+	assert.Equal(t, want, mustScopeOver(t, sharedShop, inv).Services())
+	for i := range want {
+		want[i].Scope = mesh.Local
+	}
+	assert.Equal(t, want, mustScopeOver(t, nil, inv).Services(), "no mesh configuration: every service LOCAL")
+
+	inv.Domain = "Corp.Internal."
+	for i := range inv.Services {
+		inv.Services[i].Hosts = nil
+	}
+	got := mustScopeOver(t, sharedShop, inv).Services()
+	assert.Equal(t, "web.shop.svc.corp.internal", got[len(got)-1].Host, "the cluster domain, normalized")
+	assert.Nil(t, mustScope(t, sharedShop).Services(), "no inventory: no services")
+	assert.Nil(t, (*Scoper)(nil).Services())
+}
+
+// TestNewRefusesAnotherHost: a Kubernetes Service whose Hosts name a host other than the one
+// Istio gives it is refused; a host differing only in case or a trailing dot is the same.
+func TestNewRefusesAnotherHost(t *testing.T) {
+	inv := &inventory.Inventory{Services: []inventory.Service{
+		kube("shop", "web", nil),
+		{Kind: inventory.KubernetesService, Namespace: "shop", Name: "api", Hosts: []string{"API.shop.svc.cluster.local."}},
+		{Kind: inventory.KubernetesService, Namespace: "shop", Name: "db", Hosts: []string{"db.shop.svc.cluster.local", "db.shop.svc.corp.internal"}},
+		se("shop", "egress", "api.example.com"),
+	}}
+	_, err := New(nil, inv)
+	require.Error(t, err)
+	assert.Equal(t, `Services[2] (KubernetesService shop/db): Hosts[1]: "db.shop.svc.corp.internal" is not the host Istio gives the Service, db.shop.svc.cluster.local (<name>.<namespace>.svc.<cluster domain>)`, err.Error())
+	var fe *FieldError
+	require.True(t, errors.As(err, &fe))
+	assert.Equal(t, "db.shop.svc.corp.internal", fe.Value)
+
+	inv.Domain = "corp.internal"
+	_, err = New(nil, inv)
+	require.Error(t, err)
+	assert.Equal(t, 3, strings.Count(err.Error(), "is not the host Istio gives the Service"), "in the domain corp.internal: %v", err)
+
+	inv.Domain = "*.bad"
+	_, err = New(&mesh.Config{ServiceScopeConfigs: []mesh.ServiceScope{{Scope: "global"}}}, inv)
+	require.Error(t, err)
+	assert.Equal(t, strings.Join([]string{
+		`serviceScopeConfigs[0].scope: Unsupported value: "global": supported values: "LOCAL", "GLOBAL"`,
+		`Domain: "*.bad" is not a DNS name`,
+	}, "\n"), err.Error(), "every problem of both at once; hosts are checked against a valid inventory only")
+}
+
+// TestDiffInventoriesDiffer: Diff compares the services of both inventories, by namespace
+// and name; a service in one of them only is reported with "" on the other side.
+func TestDiffInventoriesDiffer(t *testing.T) {
+	ns := map[string]map[string]string{"shop": {"shared": "true"}}
+	before := &inventory.Inventory{Namespaces: ns, Services: []inventory.Service{
+		kube("shop", "gone", nil), kube("shop", "web", nil), kube("shop", "same", map[string]string{"export": "true"}),
+	}}
+	after := &inventory.Inventory{Namespaces: ns, Services: []inventory.Service{
+		kube("shop", "same", map[string]string{"export": "true"}), kube("shop", "web", map[string]string{"export": "true"}), kube("shop", "added", nil),
+	}}
+	b, a := mustScopeOver(t, sharedShop, before), mustScopeOver(t, sharedShop, after)
+	assert.Equal(t, []Change{
+		{Key: ref("shop", "added"), After: mesh.Local},
+		{Key: ref("shop", "gone"), Before: mesh.Local},
+		{Key: ref("shop", "web"), Before: mesh.Local, After: mesh.Global},
+	}, Diff(b, a))
+	assert.Equal(t, []Change{
+		{Key: ref("shop", "added"), Before: mesh.Local},
+		{Key: ref("shop", "gone"), After: mesh.Local},
+		{Key: ref("shop", "web"), Before: mesh.Global, After: mesh.Local},
+	}, Diff(a, b), "the other way round")
+	assert.Equal(t, []Change{
+		{Key: ref("shop", "gone"), Before: mesh.Local}, {Key: ref("shop", "same"), Before: mesh.Global}, {Key: ref("shop", "web"), Before: mesh.Local},
+	}, Diff(b, nil), "a nil Scoper has no services")
+	assert.Empty(t, Diff(nil, nil))
+	assert.Empty(t, Diff(b, b))
+}
+
+// TestNilScoper: a nil *Scoper answers as New(nil, nil) does.
+func TestNilScoper(t *testing.T) {
+	var s *Scoper
+	zero := mustScope(t, nil)
+	for _, host := range []string{"web.shop.svc.cluster.local", "kube-dns.kube-system.svc.cluster.local"} {
+		for _, ns := range []labels.Labels{nil, labels.Set{}} {
+			assert.Equal(t, mesh.Local, s.Scope(ns, nil, host))
+			assert.Equal(t, zero.Explain(ns, nil, host), s.Explain(ns, nil, host))
+		}
+	}
+	e := s.Explain(labels.Set{}, nil, "kube-dns.kube-system.svc.cluster.local")
+	assert.Equal(t, Explanation{Scope: mesh.Local, Config: -1, Pattern: "*.kube-system.svc.cluster.local", Setting: -1, ClusterLocal: true,
+		Reason: "no serviceScopeConfigs: every service is LOCAL"}, e)
+	assert.Nil(t, s.Lint())
+	assert.Nil(t, zero.Lint(), "Istio's default mesh configuration has nothing to say")
+}
