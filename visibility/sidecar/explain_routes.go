@@ -27,7 +27,8 @@ func (v *View) explainRoutes(sc *inventory.Sidecar, n, host string, p Proxy) []R
 		}
 		l := readListener(eg, li, n)
 		selected := v.selectVirtualServices(&l, n)
-		best, bestHost, _ := v.routeFor(selected, host)
+		ix := v.routesOf(selected)
+		best, bestHost, _ := ix.lookup(host)
 		step := RouteStep{Key: listenerKey(sc, li, eg), Candidates: []Contender{}}
 		for k := range v.vss {
 			r := &v.vss[k]

@@ -53,9 +53,10 @@ func (v *View) lintRoutes() []Finding {
 					}
 				}
 			}
+			ix := v.routesOf(selected)
 			for _, h := range p.Listeners[li].Services {
 				_, host, _ := strings.Cut(h, "/")
-				best, bestHost, ok := v.routeFor(selected, host)
+				best, bestHost, ok := ix.lookup(host)
 				if !ok {
 					continue
 				}

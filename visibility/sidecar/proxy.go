@@ -145,10 +145,11 @@ func (v *View) listenerOf(e *inventory.Egress, imported []importedService, vss [
 	for _, k := range vss {
 		l.VirtualServices = append(l.VirtualServices, v.vss[k].ref)
 	}
+	ix := v.routesOf(vss)
 	for _, is := range imported {
 		s := &v.svcs[is.id]
 		l.Services = append(l.Services, v.inv[s.svc].Namespace+"/"+s.host)
-		if k, _, ok := v.routeFor(vss, s.host); ok {
+		if k, _, ok := ix.lookup(s.host); ok {
 			l.Routes[s.host] = v.vss[k].ref
 		}
 	}

@@ -305,23 +305,56 @@ func (hc *hostClass) vsMatches(h string) bool {
 // matches is Istio's host.Name.Matches: either host covers the other.
 func matches(a, b string) bool { return covers(a, b) || covers(b, a) }
 
-// routeFor returns, of the listener's VirtualServices (in Istio's order), the one whose host
-// matches a service host most specifically — an exact host equal to it, else the longest
-// wildcard covering it — the first in order among VirtualServices giving the same host; ok
-// is false when none does.
-func (v *View) routeFor(vss []int32, host string) (int32, string, bool) {
-	best, bestHost, found := int32(-1), "", false
+// routeIndex is the hosts of a listener's VirtualServices, each with the first
+// VirtualService (in Istio's order) that gives it: exact hosts by host, wildcards most
+// specific first.
+type routeIndex struct {
+	exact map[string]int32
+	wild  []routeHost
+}
+
+type routeHost struct {
+	host string
+	vs   int32
+}
+
+// routesOf indexes the hosts of VirtualServices vss, in Istio's order.
+func (v *View) routesOf(vss []int32) routeIndex {
+	ix := routeIndex{exact: map[string]int32{}}
+	seen := map[string]bool{}
 	for _, k := range vss {
 		for _, h := range v.vss[k].hosts {
-			if !hostMatchesNeedle(h, host) {
-				continue
-			}
-			if !found || moreSpecific(h, bestHost) {
-				best, bestHost, found = k, h, true
+			switch {
+			case !isWildcard(h):
+				if _, ok := ix.exact[h]; !ok {
+					ix.exact[h] = k
+				}
+			case !seen[h]:
+				seen[h] = true
+				ix.wild = append(ix.wild, routeHost{h, k})
 			}
 		}
 	}
-	return best, bestHost, found
+	slices.SortStableFunc(ix.wild, func(a, b routeHost) int { return cmp.Compare(len(b.host), len(a.host)) })
+	return ix
+}
+
+// lookup returns the VirtualService that routes a service host, and its host that matches
+// it: the one whose host matches it most specifically — an exact host equal to it, else the
+// longest wildcard covering it — the first in Istio's order among those giving that host;
+// ok is false when none does.
+func (ix *routeIndex) lookup(host string) (int32, string, bool) {
+	if !isWildcard(host) {
+		if k, ok := ix.exact[host]; ok {
+			return k, host, true
+		}
+	}
+	for _, w := range ix.wild {
+		if hostMatchesNeedle(w.host, host) {
+			return w.vs, w.host, true
+		}
+	}
+	return -1, "", false
 }
 
 // hostMatchesNeedle reports whether a rule host h (of a VirtualService or DestinationRule)

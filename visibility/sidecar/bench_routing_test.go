@@ -1,0 +1,93 @@
+package sidecar
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/meshscope/meshscope/internal/growth"
+	"github.com/meshscope/meshscope/visibility/inventory"
+)
+
+// bigRoutedInventory is bigSidecarInventory(n) with routes and rules: per namespace a
+// VirtualService for one of its hosts (exported to every namespace), routing to a host of
+// the next namespace's by subset and mirroring to a Kubernetes Service of its own, and two
+// DestinationRules for that host (one exported everywhere, one workload-selected), so that
+// every Proxy selects VirtualServices, pulls in destinations and looks up merged rules.
+func bigRoutedInventory(n int) inventory.Inventory {
+	inv := bigSidecarInventory(n)
+	nss := max(n/100, 2)
+	ns := func(i int) string { return fmt.Sprintf("ns-%d", i%nss) }
+	host := func(i int) string { return fmt.Sprintf("api%d.example.com", i%(n/3+1)) }
+	for i := range nss {
+		inv.VirtualServices = append(inv.VirtualServices, inventory.VirtualService{Namespace: ns(i), Name: "routes", CreationTime: t0,
+			Hosts: []string{host(i + 5*nss), "*.svc.cluster.local"}, ExportTo: []string{"*"},
+			HTTP: []inventory.HTTPRoute{{
+				Route:  []inventory.Destination{{Host: host(i + 1 + 3*nss), Subset: "v1", Weight: 90}, {Host: host(i + 1 + 3*nss), Subset: "v2", Weight: 10}},
+				Mirror: &inventory.Destination{Host: fmt.Sprintf("web%d", i+2*nss)},
+			}}})
+		for k, sel := range []map[string]string{nil, {"app": "web"}} {
+			inv.DestinationRules = append(inv.DestinationRules, inventory.DestinationRule{Namespace: ns(i), Name: fmt.Sprint("rule", k), CreationTime: t0,
+				Host: host(i + 1 + 3*nss), WorkloadSelector: sel, Subsets: []inventory.Subset{{Name: "v1"}, {Name: "v2"}}})
+		}
+	}
+	return inv
+}
+
+func benchmarkProxyRouted(b *testing.B, n, ns int) {
+	inv := bigRoutedInventory(n)
+	v, err := New(nil, &inv)
+	require.NoError(b, err)
+	name := fmt.Sprintf("ns-%d", ns)
+	b.ReportAllocs()
+	for b.Loop() {
+		v.Proxy(name, nil)
+	}
+}
+
+// Proxy on an inventory with VirtualServices and DestinationRules, for a namespace whose
+// Sidecar imports three exact hosts (Exact), its own namespace and the root's (Namespace),
+// or *.example.com (Wildcard), at 10,000 services and at 40,000.
+func BenchmarkProxyRoutedExact10k(b *testing.B)     { benchmarkProxyRouted(b, 10_000, 0) }
+func BenchmarkProxyRoutedExact40k(b *testing.B)     { benchmarkProxyRouted(b, 40_000, 0) }
+func BenchmarkProxyRoutedNamespace10k(b *testing.B) { benchmarkProxyRouted(b, 10_000, 1) }
+func BenchmarkProxyRoutedNamespace40k(b *testing.B) { benchmarkProxyRouted(b, 40_000, 1) }
+func BenchmarkProxyRoutedWildcard10k(b *testing.B)  { benchmarkProxyRouted(b, 10_000, 2) }
+
+// BenchmarkNewSidecarViewRouted100k builds the view of bigRoutedInventory(100,000).
+func BenchmarkNewSidecarViewRouted100k(b *testing.B) {
+	inv := bigRoutedInventory(100_000)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := New(nil, &inv); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// TestRoutedViewGrowth pins, in counted work, that building a view with routes and rules is
+// linear in the inventory, and that Proxy with routes and rules costs what it returns.
+func TestRoutedViewGrowth(t *testing.T) {
+	const n = 2_000
+	small, large := bigRoutedInventory(n), bigRoutedInventory(4*n)
+	a1, b1 := growth.Allocated(func() { _, _ = New(nil, &small) })
+	a4, b4 := growth.Allocated(func() { _, _ = New(nil, &large) })
+	if a4 > 5*a1 || b4 > 5*b1 {
+		t.Errorf("New grows %.1fx in allocations and %.1fx in bytes from n to 4n; linear is about 4x", a4/a1, b4/b1)
+	}
+	vs, err := New(nil, &small)
+	require.NoError(t, err)
+	vl, err := New(nil, &large)
+	require.NoError(t, err)
+	for _, ns := range []string{"ns-0", "ns-1"} {
+		ps, pl := vs.Proxy(ns, nil), vl.Proxy(ns, nil)
+		require.Equal(t, len(ps.Services), len(pl.Services), "the same view at both sizes")
+		require.Equal(t, len(ps.Rules), len(pl.Rules))
+		s, sb := growth.Allocated(func() { vs.Proxy(ns, nil) })
+		l, lb := growth.Allocated(func() { vl.Proxy(ns, nil) })
+		if l > 1.2*s+4 || lb > 1.3*sb+256 {
+			t.Errorf("Proxy(%s) grows with the inventory: %.0f allocations and %.0f bytes at n, %.0f and %.0f at 4n", ns, s, sb, l, lb)
+		}
+	}
+}
