@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/selection"
 
+	"github.com/meshscope/meshscope/internal/kube"
 	"github.com/meshscope/meshscope/internal/report"
 )
 
@@ -55,7 +56,7 @@ func (r *Resolver) lint() ([]policyFinding, int) {
 		return nil, 0
 	}
 	var out []policyFinding
-	reqs := make([][]req, len(r.policies))
+	reqs := make([][]kube.Requirement, len(r.policies))
 	never := make([]bool, len(r.policies)) // matches no namespace whatever comes before it
 	catchAll := -1
 	// Earlier live policies (those that can decide for some namespace, as far as we know),
@@ -72,7 +73,7 @@ func (r *Resolver) lint() ([]policyFinding, int) {
 			out = append(out, policyFinding{policy: i, rule: NoIndex, code: Unreachable,
 				message: fmt.Sprintf("policies[%d] matches every namespace, so this policy is never tried", catchAll)})
 			continue
-		case contradicts(reqs[i]):
+		case kube.Contradict(reqs[i]):
 			never[i] = true
 			out = append(out, policyFinding{policy: i, rule: NoIndex, code: NeverMatches,
 				message: "its rules contradict each other, so it matches no namespace"})
@@ -82,7 +83,7 @@ func (r *Resolver) lint() ([]policyFinding, int) {
 		cands = live.candidates(reqs[i], cands[:0])
 		for _, k := range cands { // ascending: the first that implies is the earliest
 			compared++
-			if implies(reqs[i], reqs[k]) {
+			if kube.Implies(reqs[i], reqs[k]) {
 				shadowedBy = k
 				break
 			}
@@ -144,13 +145,13 @@ type shadowIndex struct {
 
 // add indexes policy k, whose requirements rs are not empty; an In requirement with the
 // fewest values is the anchor when there is one.
-func (x *shadowIndex) add(k int, rs []req) {
+func (x *shadowIndex) add(k int, rs []kube.Requirement) {
 	if len(rs) == 0 {
 		return // matches every namespace: the policies after it are unreachable
 	}
 	anchor := -1
 	for j, r := range rs {
-		if r.op == selection.In && (anchor < 0 || len(r.vals) < len(rs[anchor].vals)) {
+		if r.Op == selection.In && (anchor < 0 || len(r.Values) < len(rs[anchor].Values)) {
 			anchor = j
 		}
 	}
@@ -158,25 +159,25 @@ func (x *shadowIndex) add(k int, rs []req) {
 		if x.byKey == nil {
 			x.byKey = map[string][]int{}
 		}
-		x.byKey[rs[0].key] = append(x.byKey[rs[0].key], k)
+		x.byKey[rs[0].Key] = append(x.byKey[rs[0].Key], k)
 		return
 	}
 	if x.byValue == nil {
 		x.byValue = map[[2]string][]int{}
 	}
-	for _, v := range rs[anchor].vals {
-		kv := [2]string{rs[anchor].key, v}
+	for _, v := range rs[anchor].Values {
+		kv := [2]string{rs[anchor].Key, v}
 		x.byValue[kv] = append(x.byValue[kv], k)
 	}
 }
 
 // candidates appends to buf, ascending and once each, the indexed policies whose anchor one
 // of rs can imply.
-func (x *shadowIndex) candidates(rs []req, buf []int) []int {
+func (x *shadowIndex) candidates(rs []kube.Requirement, buf []int) []int {
 	for _, r := range rs {
-		buf = append(buf, x.byKey[r.key]...)
-		if r.op == selection.In && len(r.vals) > 0 {
-			buf = append(buf, x.byValue[[2]string{r.key, r.vals[0]}]...)
+		buf = append(buf, x.byKey[r.Key]...)
+		if r.Op == selection.In && len(r.Values) > 0 {
+			buf = append(buf, x.byValue[[2]string{r.Key, r.Values[0]}]...)
 		}
 	}
 	slices.Sort(buf)
@@ -185,16 +186,16 @@ func (x *shadowIndex) candidates(rs []req, buf []int) []int {
 
 func ruleFindings(i int, p *policy) []policyFinding {
 	var out []policyFinding
-	var seen [][]req
+	var seen [][]kube.Requirement
 	for j, ru := range p.rules {
-		rs := selectorReqs(ru.selector)
+		rs := kube.RequirementsOf(ru.selector)
 		if len(rs) == 0 && len(p.rules) > 1 {
 			out = append(out, policyFinding{policy: i, rule: j, code: NoOpRule,
 				message: "the empty selector matches every namespace; it adds nothing to the other rules"})
 			continue
 		}
 		for k, prev := range seen {
-			if implies(prev, rs) {
+			if kube.Implies(prev, rs) {
 				out = append(out, policyFinding{policy: i, rule: j, code: DuplicateRule,
 					message: fmt.Sprintf("matchingRules[%d] already requires everything this rule does", k)})
 				break
@@ -205,122 +206,12 @@ func ruleFindings(i int, p *policy) []policyFinding {
 	return out
 }
 
-// req is a selector requirement in a normal form: Equals is In with one value, NotEquals is
-// NotIn with one value, values sorted.
-type req struct {
-	key  string
-	op   selection.Operator
-	vals []string
-}
-
-func selectorReqs(s labels.Selector) []req {
-	rs, _ := s.Requirements()
-	out := make([]req, 0, len(rs))
-	for _, r := range rs {
-		op := r.Operator()
-		switch op {
-		case selection.Equals, selection.DoubleEquals:
-			op = selection.In
-		case selection.NotEquals:
-			op = selection.NotIn
-		}
-		vals := r.ValuesUnsorted()
-		slices.Sort(vals)
-		out = append(out, req{key: r.Key(), op: op, vals: vals})
-	}
-	return out
-}
-
-func policyReqs(p *policy) []req {
-	var out []req
+func policyReqs(p *policy) []kube.Requirement {
+	var out []kube.Requirement
 	for _, ru := range p.rules {
-		out = append(out, selectorReqs(ru.selector)...)
+		out = append(out, kube.RequirementsOf(ru.selector)...)
 	}
 	return out
-}
-
-// implies reports whether every namespace matching all of have also matches all of want.
-func implies(have, want []req) bool {
-	for _, w := range want {
-		if !slices.ContainsFunc(have, func(h req) bool { return reqImplies(h, w) }) {
-			return false
-		}
-	}
-	return true
-}
-
-// reqImplies reports whether a label set satisfying h always satisfies w (same key only).
-func reqImplies(h, w req) bool {
-	if h.key != w.key {
-		return false
-	}
-	switch w.op {
-	case selection.In:
-		return h.op == selection.In && subset(h.vals, w.vals)
-	case selection.Exists:
-		return h.op == selection.In || h.op == selection.Exists
-	case selection.NotIn:
-		switch h.op {
-		case selection.In:
-			return disjoint(h.vals, w.vals)
-		case selection.NotIn:
-			return subset(w.vals, h.vals)
-		case selection.DoesNotExist:
-			return true
-		}
-	case selection.DoesNotExist:
-		return h.op == selection.DoesNotExist
-	}
-	return false
-}
-
-// contradicts reports whether no label set satisfies all of rs.
-func contradicts(rs []req) bool {
-	for i, a := range rs {
-		for _, b := range rs[i+1:] {
-			if a.key == b.key && (excludes(a, b) || excludes(b, a)) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// excludes reports whether a and b on the same key can never hold together.
-func excludes(a, b req) bool {
-	switch a.op {
-	case selection.In:
-		switch b.op {
-		case selection.In:
-			return disjoint(a.vals, b.vals)
-		case selection.NotIn:
-			return subset(a.vals, b.vals)
-		case selection.DoesNotExist:
-			return true
-		}
-	case selection.Exists:
-		return b.op == selection.DoesNotExist
-	}
-	return false
-}
-
-// subset reports whether every value of a is in b (both sorted).
-func subset(a, b []string) bool {
-	for _, v := range a {
-		if _, ok := slices.BinarySearch(b, v); !ok {
-			return false
-		}
-	}
-	return true
-}
-
-func disjoint(a, b []string) bool {
-	for _, v := range a {
-		if _, ok := slices.BinarySearch(b, v); ok {
-			return false
-		}
-	}
-	return true
 }
 
 // LintNamespaces reads the configuration against a cluster: namespaces maps each of its

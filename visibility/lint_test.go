@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
+	"github.com/meshscope/meshscope/internal/kube"
 	"github.com/meshscope/meshscope/internal/longtest"
 	"github.com/meshscope/meshscope/internal/report"
 )
@@ -158,18 +159,18 @@ func policyOf(t *testing.T, f Finding) int {
 // and whose every requirement one of i's implies.
 func refShadowed(r *Resolver) map[int]int {
 	out := map[int]int{}
-	reqs := make([][]req, len(r.policies))
+	reqs := make([][]kube.Requirement, len(r.policies))
 	for i := range r.policies {
 		reqs[i] = policyReqs(&r.policies[i])
 	}
 	var live []int
 	for i := range r.policies {
-		if slices.ContainsFunc(live, func(k int) bool { return len(reqs[k]) == 0 }) || contradicts(reqs[i]) {
+		if slices.ContainsFunc(live, func(k int) bool { return len(reqs[k]) == 0 }) || kube.Contradict(reqs[i]) {
 			continue
 		}
 		shadowed := false
 		for _, k := range live {
-			if implies(reqs[i], reqs[k]) {
+			if kube.Implies(reqs[i], reqs[k]) {
 				out[i], shadowed = k, true
 				break
 			}

@@ -6,8 +6,8 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/selection"
 
+	"github.com/meshscope/meshscope/internal/kube"
 	"github.com/meshscope/meshscope/internal/report"
 	"github.com/meshscope/meshscope/visibility/mesh"
 )
@@ -86,7 +86,7 @@ func (s *Scoper) lint(settings []mesh.ServiceSetting) []Finding {
 			name string
 			s    labels.Selector
 		}{{"namespaceSelector", c.ns}, {"servicesSelector", c.svc}} {
-			if contradicts(selectorReqs(sel.s)) {
+			if kube.Contradict(kube.RequirementsOf(sel.s)) {
 				out = append(out, report.New(p+"."+sel.name, ScopeNeverMatches, "its requirements contradict each other: the config never matches"))
 			}
 		}
@@ -210,80 +210,4 @@ func covers(h, d string) bool {
 		return strings.HasSuffix(d, h[1:])
 	}
 	return d == h
-}
-
-// req is a selector requirement in a normal form: Equals is In with one value, NotEquals is
-// NotIn with one value, values sorted.
-type req struct {
-	key  string
-	op   selection.Operator
-	vals []string
-}
-
-func selectorReqs(s labels.Selector) []req {
-	rs, _ := s.Requirements()
-	out := make([]req, 0, len(rs))
-	for _, r := range rs {
-		op := r.Operator()
-		switch op {
-		case selection.Equals, selection.DoubleEquals:
-			op = selection.In
-		case selection.NotEquals:
-			op = selection.NotIn
-		}
-		vals := r.ValuesUnsorted()
-		slices.Sort(vals)
-		out = append(out, req{key: r.Key(), op: op, vals: vals})
-	}
-	return out
-}
-
-// contradicts reports whether no label set satisfies all of rs.
-func contradicts(rs []req) bool {
-	for i, a := range rs {
-		for _, b := range rs[i+1:] {
-			if a.key == b.key && (excludes(a, b) || excludes(b, a)) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// excludes reports whether a and b on the same key can never hold together.
-func excludes(a, b req) bool {
-	switch a.op {
-	case selection.In:
-		switch b.op {
-		case selection.In:
-			return disjoint(a.vals, b.vals)
-		case selection.NotIn:
-			return subset(a.vals, b.vals)
-		case selection.DoesNotExist:
-			return true
-		}
-	case selection.Exists:
-		return b.op == selection.DoesNotExist
-	}
-	return false
-}
-
-// subset reports whether every value of a is in b (both sorted).
-func subset(a, b []string) bool {
-	for _, v := range a {
-		if _, ok := slices.BinarySearch(b, v); !ok {
-			return false
-		}
-	}
-	return true
-}
-
-// disjoint reports whether no value of a is in b (b sorted).
-func disjoint(a, b []string) bool {
-	for _, v := range a {
-		if _, ok := slices.BinarySearch(b, v); ok {
-			return false
-		}
-	}
-	return true
 }

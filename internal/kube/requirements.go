@@ -1,0 +1,122 @@
+package kube
+
+import (
+	"slices"
+
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/selection"
+)
+
+// Requirement is a label selector requirement in a normal form: Equals is In with one value,
+// NotEquals is NotIn with one value, values sorted. Implies and Contradict reason about
+// conjunctions of them, for lints that find selectors that never match or always match
+// less than another.
+type Requirement struct {
+	Key    string
+	Op     selection.Operator
+	Values []string // sorted
+}
+
+// RequirementsOf returns the requirements of a selector, in normal form.
+func RequirementsOf(s labels.Selector) []Requirement {
+	rs, _ := s.Requirements()
+	out := make([]Requirement, 0, len(rs))
+	for _, r := range rs {
+		op := r.Operator()
+		switch op {
+		case selection.Equals, selection.DoubleEquals:
+			op = selection.In
+		case selection.NotEquals:
+			op = selection.NotIn
+		}
+		vals := r.ValuesUnsorted()
+		slices.Sort(vals)
+		out = append(out, Requirement{Key: r.Key(), Op: op, Values: vals})
+	}
+	return out
+}
+
+// Implies reports whether every label set satisfying all of have also satisfies all of want.
+func Implies(have, want []Requirement) bool {
+	for _, w := range want {
+		if !slices.ContainsFunc(have, func(h Requirement) bool { return reqImplies(h, w) }) {
+			return false
+		}
+	}
+	return true
+}
+
+// reqImplies reports whether a label set satisfying h always satisfies w (same key only).
+func reqImplies(h, w Requirement) bool {
+	if h.Key != w.Key {
+		return false
+	}
+	switch w.Op {
+	case selection.In:
+		return h.Op == selection.In && subset(h.Values, w.Values)
+	case selection.Exists:
+		return h.Op == selection.In || h.Op == selection.Exists
+	case selection.NotIn:
+		switch h.Op {
+		case selection.In:
+			return disjoint(h.Values, w.Values)
+		case selection.NotIn:
+			return subset(w.Values, h.Values)
+		case selection.DoesNotExist:
+			return true
+		}
+	case selection.DoesNotExist:
+		return h.Op == selection.DoesNotExist
+	}
+	return false
+}
+
+// Contradict reports whether no label set satisfies all of rs.
+func Contradict(rs []Requirement) bool {
+	for i, a := range rs {
+		for _, b := range rs[i+1:] {
+			if a.Key == b.Key && (excludes(a, b) || excludes(b, a)) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// excludes reports whether a and b on the same key can never hold together.
+func excludes(a, b Requirement) bool {
+	switch a.Op {
+	case selection.In:
+		switch b.Op {
+		case selection.In:
+			return disjoint(a.Values, b.Values)
+		case selection.NotIn:
+			return subset(a.Values, b.Values)
+		case selection.DoesNotExist:
+			return true
+		}
+	case selection.Exists:
+		return b.Op == selection.DoesNotExist
+	}
+	return false
+}
+
+// subset reports whether every value of a is in b (both sorted).
+func subset(a, b []string) bool {
+	for _, v := range a {
+		if _, ok := slices.BinarySearch(b, v); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// disjoint reports whether no value of a is in b (b sorted).
+func disjoint(a, b []string) bool {
+	for _, v := range a {
+		if _, ok := slices.BinarySearch(b, v); ok {
+			return false
+		}
+	}
+	return true
+}
