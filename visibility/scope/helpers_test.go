@@ -65,8 +65,8 @@ func labelSel(k, v string) *metav1.LabelSelector {
 	return &metav1.LabelSelector{MatchLabels: map[string]string{k: v}}
 }
 
-// kube is a Kubernetes Service of namespace ns, with its host in cluster.local.
-func kube(ns, name string, labels map[string]string) inventory.Service {
+// kubeService is a Kubernetes Service of namespace ns, with its host in cluster.local.
+func kubeService(ns, name string, labels map[string]string) inventory.Service {
 	return inventory.Service{Kind: inventory.KubernetesService, Namespace: ns, Name: name,
 		Hosts: []string{name + "." + ns + ".svc.cluster.local"}, Labels: labels}
 }

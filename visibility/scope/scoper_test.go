@@ -26,12 +26,12 @@ func ref(ns, name string) inventory.ServiceRef {
 func TestServices(t *testing.T) {
 	inv := &inventory.Inventory{Namespaces: map[string]map[string]string{"shop": {"shared": "true"}, "kube-system": {"shared": "true"}, "dev": nil},
 		Services: []inventory.Service{
-			kube("shop", "web", map[string]string{"export": "true"}),
+			kubeService("shop", "web", map[string]string{"export": "true"}),
 			se("shop", "payments", "payments.example.com"),
-			kube("kube-system", "kube-dns", map[string]string{"export": "true"}),
-			kube("dev", "web", map[string]string{"export": "true"}),
-			kube("ghost", "web", map[string]string{"export": "true"}),
-			kube("shop", "db", nil),
+			kubeService("kube-system", "kube-dns", map[string]string{"export": "true"}),
+			kubeService("dev", "web", map[string]string{"export": "true"}),
+			kubeService("ghost", "web", map[string]string{"export": "true"}),
+			kubeService("shop", "db", nil),
 			{Kind: inventory.KubernetesService, Namespace: "shop", Name: "api", Labels: map[string]string{"export": "true"}}, // no Hosts: Istio's host
 		}}
 	want := []Scoped{
@@ -62,7 +62,7 @@ func TestServices(t *testing.T) {
 // Istio gives it is refused; a host differing only in case or a trailing dot is the same.
 func TestNewRefusesAnotherHost(t *testing.T) {
 	inv := &inventory.Inventory{Services: []inventory.Service{
-		kube("shop", "web", nil),
+		kubeService("shop", "web", nil),
 		{Kind: inventory.KubernetesService, Namespace: "shop", Name: "api", Hosts: []string{"API.shop.svc.cluster.local."}},
 		{Kind: inventory.KubernetesService, Namespace: "shop", Name: "db", Hosts: []string{"db.shop.svc.cluster.local", "db.shop.svc.corp.internal"}},
 		se("shop", "egress", "api.example.com"),
@@ -93,10 +93,10 @@ func TestNewRefusesAnotherHost(t *testing.T) {
 func TestDiffInventoriesDiffer(t *testing.T) {
 	ns := map[string]map[string]string{"shop": {"shared": "true"}}
 	before := &inventory.Inventory{Namespaces: ns, Services: []inventory.Service{
-		kube("shop", "gone", nil), kube("shop", "web", nil), kube("shop", "same", map[string]string{"export": "true"}),
+		kubeService("shop", "gone", nil), kubeService("shop", "web", nil), kubeService("shop", "same", map[string]string{"export": "true"}),
 	}}
 	after := &inventory.Inventory{Namespaces: ns, Services: []inventory.Service{
-		kube("shop", "same", map[string]string{"export": "true"}), kube("shop", "web", map[string]string{"export": "true"}), kube("shop", "added", nil),
+		kubeService("shop", "same", map[string]string{"export": "true"}), kubeService("shop", "web", map[string]string{"export": "true"}), kubeService("shop", "added", nil),
 	}}
 	b, a := mustScopeOver(t, sharedShop, before), mustScopeOver(t, sharedShop, after)
 	assert.Equal(t, []Change{
