@@ -4,7 +4,7 @@
 // takes longer than the rest of the suite: they build with the tag upstream
 // (go test -tags upstream ./...), which .ci/run sets.
 
-package visibility
+package inventory
 
 import (
 	"reflect"
