@@ -64,7 +64,7 @@ items:
 `, []string{
 		`items[1] (ServiceEntry shop/api): spec.hosts[0]: "api.*.example.com" is not a DNS name: label "*" must not contain '*' (allowed: a-z, 0-9 and "-")`,
 		`items[1] (ServiceEntry shop/api): spec.addresses[0]: "10.0.0.0/33" is not an IP or CIDR`,
-		`items[1] (ServiceEntry shop/api): spec.exportTo[0]: "*" must be the only value`,
+		`items[1] (ServiceEntry shop/api): spec.exportTo[0]: cannot have both public (*) and non-public exportTo values for a resource`,
 		`items[2] (Service shop/web): spec.clusterIPs[1]: "nope" is not an IP`,
 		`items[2] (Service shop/web): metadata.annotations["networking.istio.io/exportTo"][0]: "~" must be the only value`,
 	}},

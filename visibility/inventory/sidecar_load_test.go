@@ -134,5 +134,5 @@ func TestExportToAnnotationRepeats(t *testing.T) {
 		})
 	}
 	_, err := Load([]byte("kind: ServiceEntry\nmetadata: {name: a, namespace: shop}\nspec: {hosts: [a.example], exportTo: [., shop]}\n"), "")
-	assert.ErrorContains(t, err, `spec.exportTo[1]: "shop" repeats spec.exportTo[0] (".")`)
+	assert.ErrorContains(t, err, `spec.exportTo[1]: duplicate entries in exportTo for entry shop (it repeats spec.exportTo[0], ".")`)
 }
