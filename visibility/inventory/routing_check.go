@@ -35,12 +35,9 @@ func (f *routingFields) pick(load, goName string) string {
 	return goName
 }
 
-// top is a field of the spec: "spec.hosts" or "Hosts".
-func (f *routingFields) top(load, goName string) string { return f.pick("spec."+load, goName) }
-
 // route is spec.http[r] (kind "http"), spec.tls[r] or spec.tcp[r].
 func (f *routingFields) route(kind string, r int) string {
-	return strict.Index(f.top(kind, strings.ToUpper(kind)), r)
+	return strict.Index(f.pick("spec."+kind, strings.ToUpper(kind)), r)
 }
 
 // match is spec.http[r].match[m].
@@ -90,18 +87,18 @@ func capitalized(s string) string {
 func checkVirtualService(errs []*FieldError, vs *VirtualService, f *routingFields) []*FieldError {
 	if len(vs.Hosts) == 0 { // a delegate
 		if len(vs.Gateways) > 0 {
-			errs = append(errs, problem("", f.top("gateways", "Gateways"), vs.Gateways, "delegate virtual service must have no gateways specified"))
+			errs = append(errs, problem("", f.pick("spec.gateways", "Gateways"), vs.Gateways, "delegate virtual service must have no gateways specified"))
 		}
 		if len(vs.TLS) > 0 {
-			errs = append(errs, problem("", f.top("tls", "TLS"), nil, "delegate virtual service must have no tls route specified"))
+			errs = append(errs, problem("", f.pick("spec.tls", "TLS"), nil, "delegate virtual service must have no tls route specified"))
 		}
 		if len(vs.TCP) > 0 {
-			errs = append(errs, problem("", f.top("tcp", "TCP"), nil, "delegate virtual service must have no tcp route specified"))
+			errs = append(errs, problem("", f.pick("spec.tcp", "TCP"), nil, "delegate virtual service must have no tcp route specified"))
 		}
 	}
 	// Bound to gateways only when it names some and not the mesh.
 	toGateways := len(vs.Gateways) > 0 && !slices.Contains(vs.Gateways, "mesh")
-	errs = gatewayNamesProblems(errs, f.top("gateways", "Gateways"), vs.Gateways)
+	errs = gatewayNamesProblems(errs, func() string { return f.pick("spec.gateways", "Gateways") }, vs.Gateways)
 	if !toGateways {
 		for r := range vs.HTTP {
 			for m := range vs.HTTP[r].Match {
@@ -129,7 +126,7 @@ func checkVirtualService(errs []*FieldError, vs *VirtualService, f *routingField
 		}
 	}
 	if names.Label(vs.Namespace) == "" {
-		errs = append(errs, visibility.ExportToProblems(f.top("exportTo", "ExportTo"), vs.Namespace, vs.ExportTo, visibility.ConfigExportTo)...)
+		errs = append(errs, visibility.ExportToProblems(f.pick("spec.exportTo", "ExportTo"), vs.Namespace, vs.ExportTo, visibility.ConfigExportTo)...)
 	}
 	return errs
 }
@@ -163,7 +160,7 @@ func byField(errs []*FieldError, start int) []*FieldError {
 // checkVirtualServiceHosts checks each host (a domain, or an IP; not "*" for the mesh) and,
 // when all are valid, that no two overlap.
 func checkVirtualServiceHosts(errs []*FieldError, vs *VirtualService, f *routingFields, toGateways bool) []*FieldError {
-	field := f.top("hosts", "Hosts")
+	field := f.pick("spec.hosts", "Hosts")
 	valid := true
 	for i, h := range vs.Hosts {
 		if toGateways && strings.HasPrefix(h, "outbound_") {
@@ -253,7 +250,13 @@ func checkDestination(errs []*FieldError, f *routingFields, kind string, r int, 
 // checkHTTPMatch checks match[m] of http[r]: header names, string matches, port, source
 // labels, gateways and source namespace.
 func checkHTTPMatch(errs []*FieldError, f *routingFields, mt *HTTPMatch, r, m int) []*FieldError {
-	at := func(load, goName string) string { return f.match(r, m) + "." + f.pick(load, goName) }
+	// at names a field of the match, spelt for a problem only.
+	at := func(load, goName string) func() string {
+		return func() string { return f.match(r, m) + "." + f.pick(load, goName) }
+	}
+	key := func(load, goName, k string) func() string {
+		return func() string { return strict.Key(at(load, goName)(), k) }
+	}
 	start := len(errs)
 	for _, hs := range []struct {
 		load, goName string
@@ -262,13 +265,13 @@ func checkHTTPMatch(errs []*FieldError, f *routingFields, mt *HTTPMatch, r, m in
 		for k, sm := range hs.headers {
 			if hs.load != "queryParams" {
 				if p := headerNameProblem(k); p != "" {
-					errs = append(errs, problem("", strict.Key(at(hs.load, hs.goName), k), k, "%s", p))
+					errs = append(errs, problem("", key(hs.load, hs.goName, k)(), k, "%s", p))
 				}
 			}
 			if hs.load == "withoutHeaders" && sm.Regex == "*" {
 				continue // not a regular expression: the header is absent
 			}
-			errs = checkRegex(errs, f, strict.Key(at(hs.load, hs.goName), k), &sm, hs.load)
+			errs = checkRegex(errs, f, key(hs.load, hs.goName, k), &sm, hs.load)
 		}
 	}
 	errs = byField(errs, start)
@@ -281,23 +284,23 @@ func checkHTTPMatch(errs []*FieldError, f *routingFields, mt *HTTPMatch, r, m in
 		}
 	}
 	if mt.Port > 65535 {
-		errs = append(errs, problem("", at("port", "Port"), mt.Port, "%s", portProblem(mt.Port)))
+		errs = append(errs, problem("", at("port", "Port")(), mt.Port, "%s", portProblem(mt.Port)))
 	}
 	errs = checkTags(errs, at("sourceLabels", "SourceLabels"), mt.SourceLabels)
 	errs = gatewayNamesProblems(errs, at("gateways", "Gateways"), mt.Gateways)
 	if mt.SourceNamespace != "" && !istioLabel(mt.SourceNamespace) {
-		errs = append(errs, problem("", at("sourceNamespace", "SourceNamespace"), mt.SourceNamespace, "sourceNamespace match %s is invalid", mt.SourceNamespace))
+		errs = append(errs, problem("", at("sourceNamespace", "SourceNamespace")(), mt.SourceNamespace, "sourceNamespace match %s is invalid", mt.SourceNamespace))
 	}
 	return errs
 }
 
 // checkRegex checks the regular expression of a string match at path, named where.
-func checkRegex(errs []*FieldError, f *routingFields, path string, sm *StringMatch, where string) []*FieldError {
+func checkRegex(errs []*FieldError, f *routingFields, path func() string, sm *StringMatch, where string) []*FieldError {
 	if sm.Regex == "" {
 		return errs
 	}
 	if p := regexProblem(sm.Regex, where); p != "" {
-		errs = append(errs, problem("", path+f.pick(".regex", ".Regex"), sm.Regex, "%s", p))
+		errs = append(errs, problem("", path()+f.pick(".regex", ".Regex"), sm.Regex, "%s", p))
 	}
 	return errs
 }
@@ -306,13 +309,15 @@ func checkRegex(errs []*FieldError, f *routingFields, path string, sm *StringMat
 // does, but for its traffic policies.
 func checkDestinationRule(errs []*FieldError, dr *DestinationRule, f *routingFields) []*FieldError {
 	if p := wildcardDomainProblem(dr.Host); p != "" {
-		errs = append(errs, problem("", f.top("host", "Host"), dr.Host, "%s", p))
+		errs = append(errs, problem("", f.pick("spec.host", "Host"), dr.Host, "%s", p))
 	}
 	var seen map[string]int // for many subsets; few are scanned
 	if len(dr.Subsets) > 8 {
 		seen = make(map[string]int, len(dr.Subsets))
 	}
-	name := func(i int) string { return strict.Index(f.top("subsets", "Subsets"), i) + f.pick(".name", ".Name") }
+	name := func(i int) string {
+		return strict.Index(f.pick("spec.subsets", "Subsets"), i) + f.pick(".name", ".Name")
+	}
 	for i := range dr.Subsets {
 		s := &dr.Subsets[i]
 		j := -1
@@ -331,16 +336,18 @@ func checkDestinationRule(errs []*FieldError, dr *DestinationRule, f *routingFie
 		if p := subsetNameProblem(s.Name); p != "" {
 			errs = append(errs, problem("", name(i), s.Name, "%s", p))
 		}
-		errs = checkTags(errs, strict.Index(f.top("subsets", "Subsets"), i)+f.pick(".labels", ".Labels"), s.Labels)
+		errs = checkTags(errs, func() string {
+			return strict.Index(f.pick("spec.subsets", "Subsets"), i) + f.pick(".labels", ".Labels")
+		}, s.Labels)
 	}
 	if names.Label(dr.Namespace) == "" {
 		rule := visibility.ConfigExportTo
 		if dr.WorkloadSelector != nil {
 			rule = visibility.SelectorRuleExportTo
 		}
-		errs = append(errs, visibility.ExportToProblems(f.top("exportTo", "ExportTo"), dr.Namespace, dr.ExportTo, rule)...)
+		errs = append(errs, visibility.ExportToProblems(f.pick("spec.exportTo", "ExportTo"), dr.Namespace, dr.ExportTo, rule)...)
 	}
-	return checkRuleSelector(errs, f.top("workloadSelector.matchLabels", "WorkloadSelector"), dr.WorkloadSelector)
+	return checkRuleSelector(errs, f.pick("spec.workloadSelector.matchLabels", "WorkloadSelector"), dr.WorkloadSelector)
 }
 
 // checkRuleSelector checks a DestinationRule's workloadSelector.matchLabels at path: no

@@ -452,10 +452,5 @@ func rawObject(d *strict.Decoder, x any, path string) json.RawMessage {
 	if _, ok := d.Object(x, path); !ok {
 		return nil
 	}
-	b, err := json.Marshal(x)
-	if err != nil {
-		d.Errorf(path, "%v", err)
-		return nil
-	}
-	return b
+	return appendJSON(nil, x)
 }

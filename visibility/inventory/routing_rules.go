@@ -189,7 +189,7 @@ func tagKeyProblem(k string) string {
 // checkTags checks labels as Istio checks a subset's labels and a match's sourceLabels
 // (keys as tagKeyProblem, values empty or qualified names), each problem at its key under
 // path. The labels are walked in key order only when one has a problem.
-func checkTags(errs []*FieldError, path string, ls map[string]string) []*FieldError {
+func checkTags(errs []*FieldError, path func() string, ls map[string]string) []*FieldError {
 	bad := false
 	for k, v := range ls {
 		if tagKeyProblem(k) != "" || v != "" && !qualifiedName(v) {
@@ -200,39 +200,40 @@ func checkTags(errs []*FieldError, path string, ls map[string]string) []*FieldEr
 	if !bad {
 		return errs
 	}
+	at := path()
 	for _, k := range slices.Sorted(maps.Keys(ls)) {
 		v := ls[k]
 		if r := tagKeyProblem(k); r != "" {
-			errs = append(errs, problem("", strict.Key(path, k), k, "%s", r))
+			errs = append(errs, problem("", strict.Key(at, k), k, "%s", r))
 		}
 		if v != "" && !qualifiedName(v) {
-			errs = append(errs, problem("", strict.Key(path, k), v, "invalid tag value: %q", v))
+			errs = append(errs, problem("", strict.Key(at, k), v, "invalid tag value: %q", v))
 		}
 	}
 	return errs
 }
 
 // gatewayNamesProblems checks the gateways a VirtualService (or one of its matches) names,
-// at path, as Istio does: "namespace/name" of two DNS labels, or a name without "/" that is
+// at field (spelt for a problem only), as Istio does: "namespace/name" of two DNS labels, or a name without "/" that is
 // a domain ("mesh", or the legacy name.namespace form). Istio stops at the first name
 // without "/", leaving the names after it unchecked, and so does this.
-func gatewayNamesProblems(errs []*FieldError, path string, gateways []string) []*FieldError {
+func gatewayNamesProblems(errs []*FieldError, field func() string, gateways []string) []*FieldError {
 	for i, g := range gateways {
 		ns, name, slashed := strings.Cut(g, "/")
 		if !slashed {
 			if r := fqdnProblem(g); r != "" {
-				errs = append(errs, problem("", strict.Index(path, i), g, "%s", r))
+				errs = append(errs, problem("", strict.Index(field(), i), g, "%s", r))
 			}
 			return errs
 		}
 		if ns == "" || name == "" {
-			errs = append(errs, problem("", strict.Index(path, i), g, "config namespace and gateway name cannot be empty"))
+			errs = append(errs, problem("", strict.Index(field(), i), g, "config namespace and gateway name cannot be empty"))
 		}
 		if !istioLabel(ns) {
-			errs = append(errs, problem("", strict.Index(path, i), g, "invalid value for namespace: %q", ns))
+			errs = append(errs, problem("", strict.Index(field(), i), g, "invalid value for namespace: %q", ns))
 		}
 		if !istioLabel(name) {
-			errs = append(errs, problem("", strict.Index(path, i), g, "invalid value for gateway name: %q", name))
+			errs = append(errs, problem("", strict.Index(field(), i), g, "invalid value for gateway name: %q", name))
 		}
 	}
 	return errs
