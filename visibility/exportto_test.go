@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/meshscope/meshscope/internal/longtest"
 	"github.com/meshscope/meshscope/internal/names"
 )
 
@@ -329,7 +330,7 @@ func referenceExportToProblems(field, namespace string, list []string, rule Expo
 func TestExportToProblemsMatchReference(t *testing.T) {
 	r := rand.New(rand.NewPCG(32, 1))
 	values := []string{".", "*", "~", "shop", "infra", "web", "Shop", "a.b", "", "n1", "n2", "n3", "n4", "n5", "n6", "n7", "n8", "n9"}
-	for range 3000 {
+	for range longtest.N(1000, 20000) {
 		list := make([]string, r.IntN(20))
 		for i := range list {
 			list[i] = values[r.IntN(len(values))]

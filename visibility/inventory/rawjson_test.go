@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/meshscope/meshscope/internal/longtest"
 	"github.com/meshscope/meshscope/internal/strict"
 )
 
@@ -44,8 +45,8 @@ func randomValue(r *rand.Rand, depth int) any {
 // TestAppendJSONIsJSONMarshal: appendJSON writes what json.Marshal writes, on random
 // values.
 func TestAppendJSONIsJSONMarshal(t *testing.T) {
-	r := rand.New(rand.NewPCG(32, 13))
-	for range 5000 {
+	r := newRand(32, 13)
+	for range longtest.N(1000, 5000) {
 		v := randomValue(r, 0)
 		want, err := json.Marshal(v)
 		require.NoError(t, err)

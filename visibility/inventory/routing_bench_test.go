@@ -137,10 +137,10 @@ func TestLoadRoutingDumpIsLinear(t *testing.T) {
 			require.NoError(t, err)
 		})
 	}
-	sa, sb := work(100)
-	la, lb := work(400)
-	assert.Less(t, la, 4.5*sa, "allocations at n=100: %v, at n=400: %v", sa, la)
-	assert.Less(t, lb, 4.5*sb, "bytes at n=100: %v, at n=400: %v", sb, lb)
+	sa, sb := work(50)
+	la, lb := work(200)
+	assert.Less(t, la, 4.5*sa, "allocations at n=50: %v, at n=200: %v", sa, la)
+	assert.Less(t, lb, 4.5*sb, "bytes at n=50: %v, at n=200: %v", sb, lb)
 }
 
 // BenchmarkLoadInventory: a kubectl dump with n ServiceEntries, n Services, n/2
