@@ -49,8 +49,8 @@ import (
 //	items[7] (VirtualService shop/reviews): spec.hosts[1]: duplicate hosts in virtual service: *.shop.example & api.shop.example
 //
 // So are two Namespace objects with one name (naming both: document order must not decide
-// which labels count), two VirtualServices (or DestinationRules) with one namespace and
-// name, a key given twice, and input with no Namespace, ServiceEntry or Service at all (an
+// which labels count), two objects of another kind with one namespace and name, a key
+// given twice, and input with no Namespace, ServiceEntry or Service at all (an
 // error saying what the input holds instead).
 //
 // What kubectl, Helm and people write — block YAML, JSON — is read directly, without a
@@ -180,7 +180,7 @@ type inventoryLoader struct {
 	inv    Inventory
 	domain string
 	seen   map[string]kube.Object // namespace name -> its Namespace object
-	named  map[string]kube.Object // kind, namespace and name -> the VirtualService or DestinationRule
+	named  map[string]kube.Object // kind, namespace and name -> the object of that name
 }
 
 // objectMeta is the metadata an inventory reads.
@@ -264,7 +264,7 @@ func (l *inventoryLoader) serviceEntry(o kube.Object) []error {
 			s.Selector = workloadLabels(&d, v, "spec.workloadSelector")
 		}
 	}
-	return l.finish(&d, s)
+	return l.finish(&d, o, s)
 }
 
 // add records problems found by the checks of check.go.
@@ -369,7 +369,7 @@ func (l *inventoryLoader) service(o kube.Object) []error {
 			s.Selector = d.StringMap(v, "spec.selector")
 		}
 	}
-	return l.finish(&d, s)
+	return l.finish(&d, o, s)
 }
 
 // loadedService is a service being read, with the metadata the kinds share.
@@ -412,9 +412,12 @@ func (l *inventoryLoader) common(d *strict.Decoder, o kube.Object, kind Kind) (*
 	return s, spec, true
 }
 
-func (l *inventoryLoader) finish(d *strict.Decoder, s *loadedService) []error {
+func (l *inventoryLoader) finish(d *strict.Decoder, o kube.Object, s *loadedService) []error {
 	if err := d.Err(); err != nil {
 		return fielderr.Split(err)
+	}
+	if err := l.firstOfItsName(o, o.Kind, s.Namespace, s.Name); err != nil {
+		return []error{err}
 	}
 	l.inv.Services = append(l.inv.Services, s.Service)
 	return nil

@@ -21,6 +21,14 @@ var loadInventoryRefusals = []struct {
 	{"two Namespaces in two documents", "{kind: Namespace, metadata: {name: shop}}\n---\n{kind: Namespace, metadata: {name: shop}}\n", []string{
 		"document 2 (Namespace shop): metadata.name: a second Namespace shop (the first is document 1); which labels apply would depend on document order",
 	}},
+	{"two objects of a kind with one namespace and name", "kind: List\nitems:\n- {kind: ServiceEntry, metadata: {name: a, namespace: shop}, spec: {hosts: [a.example]}}\n" +
+		"- {apiVersion: v1, kind: Service, metadata: {name: a, namespace: shop}}\n- {kind: ServiceEntry, metadata: {name: a, namespace: shop}, spec: {hosts: [b.example]}}\n" +
+		"- {apiVersion: v1, kind: Service, metadata: {name: a, namespace: shop}}\n- {kind: Sidecar, metadata: {name: s, namespace: shop}, spec: {egress: [{hosts: [./*]}]}}\n" +
+		"- {kind: Sidecar, metadata: {name: s, namespace: shop}, spec: {egress: [{hosts: ['*/*']}]}}\n", []string{
+		"items[2] (ServiceEntry shop/a): metadata.name: a second ServiceEntry shop/a (the first is items[0]); which one applies would depend on document order",
+		"items[3] (Service shop/a): metadata.name: a second Service shop/a (the first is items[1]); which one applies would depend on document order",
+		"items[5] (Sidecar shop/s): metadata.name: a second Sidecar shop/s (the first is items[4]); which one applies would depend on document order",
+	}},
 	{"empty input", "", []string{
 		"no inventory: found nothing: the input is empty; expected Namespace, ServiceEntry and Service objects (kubectl get namespaces,serviceentries,services,sidecars,virtualservices,destinationrules -A -o yaml)",
 	}},

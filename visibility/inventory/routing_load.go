@@ -166,8 +166,9 @@ func readNamed(d *strict.Decoder, o kube.Object, plural string) (ns, name string
 	return m.namespace, m.name, created, true
 }
 
-// firstOfItsName refuses a second object of a kind with one namespace and name, naming the
-// first: which one counts would depend on document order.
+// firstOfItsName refuses a second object of a kind (a ServiceEntry, a Service, a Sidecar,
+// a VirtualService, a DestinationRule) with one namespace and name, naming the first:
+// which one counts would depend on document order.
 func (l *inventoryLoader) firstOfItsName(o kube.Object, kind, ns, name string) error {
 	key := kind + "\x00" + ns + "\x00" + name
 	if first, dup := l.named[key]; dup {
