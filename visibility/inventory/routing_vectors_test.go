@@ -386,8 +386,8 @@ func istioMessages(s string) []string {
 }
 
 // TestRoutingVectorsRejected: every object Istio's validation refused, alone beside its
-// namespace, is refused by Load with each of Istio's messages, every problem naming that
-// object.
+// namespace, is refused by Load with each of Istio's messages and no other problem, every
+// problem naming that object.
 func TestRoutingVectorsRejected(t *testing.T) {
 	vs := loadRoutingVectors(t)
 	refused, messages := map[string]int{}, 0
@@ -419,13 +419,16 @@ func TestRoutingVectorsRejected(t *testing.T) {
 			nsItem := map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": ns}}
 			_, err := Load(marshalList(t, []any{nsItem, item}, k%2 == 1), "")
 			require.Error(t, err, "case %d: %s %s/%s", c.ID, r.Kind, ns, name)
-			for _, fe := range fieldErrors(t, err) {
+			problems := fieldErrors(t, err)
+			for _, fe := range problems {
 				require.Equal(t, fmt.Sprintf("items[1] (%s %s/%s)", r.Kind, ns, name), fe.Where, "case %d: %v", c.ID, err)
 			}
-			for _, m := range istioMessages(r.Error) {
+			istio := istioMessages(r.Error)
+			for _, m := range istio {
 				assert.Contains(t, err.Error(), m, "case %d: %s %s/%s", c.ID, r.Kind, ns, name)
 				messages++
 			}
+			assert.Len(t, problems, len(istio), "case %d: a problem for each of Istio's, and no other: %v", c.ID, err)
 			refused[r.Kind]++
 		}
 	}
