@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -15,7 +16,8 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 )
 
-// routingVectors is ../sidecar/testdata/istio-routing.json (see the README there): random
+// routingVectors is ../sidecar/testdata/istio-routing.json (see the README there), or
+// istio-gateway.json, generated the same way: random
 // configurations of ServiceEntries, Services, Sidecars, VirtualServices and
 // DestinationRules, every object of which Istio's own validation was run on. The objects it
 // accepted are in each case's lists; those it refused are in rejected, with its error.
@@ -91,12 +93,24 @@ type vectorDR struct {
 	TrafficPolicy                       *struct{ MaxConnections int }
 }
 
-func loadRoutingVectors(t testing.TB) routingVectors {
-	data, err := os.ReadFile("../sidecar/testdata/istio-routing.json")
+// routingVectorFiles are the vectors whose cases hold VirtualServices and DestinationRules
+// (istio-gateway.json's are generated as istio-routing.json's), with how many cases each
+// holds and how many objects of each kind Istio's validation refused.
+var routingVectorFiles = []struct {
+	path    string
+	cases   int
+	refused map[string]int
+}{
+	{"../sidecar/testdata/istio-routing.json", 100, map[string]int{"VirtualService": 48, "DestinationRule": 18, "ServiceEntry": 6, "Sidecar": 2}},
+	{"../sidecar/testdata/istio-gateway.json", 60, map[string]int{"VirtualService": 31, "DestinationRule": 15, "ServiceEntry": 2, "Sidecar": 1}},
+}
+
+func loadRoutingVectors(t testing.TB, path string, cases int) routingVectors {
+	data, err := os.ReadFile(path)
 	require.NoError(t, err)
 	var v routingVectors
 	require.NoError(t, json.Unmarshal(data, &v))
-	require.Len(t, v.Cases, 100)
+	require.Len(t, v.Cases, cases)
 	return v
 }
 
@@ -343,7 +357,12 @@ func (dr *vectorDR) want(t testing.TB) DestinationRule {
 // VirtualService and DestinationRule read as the vectors describe it, and the inventory
 // validates.
 func TestRoutingVectorsLoad(t *testing.T) {
-	vs := loadRoutingVectors(t)
+	for _, f := range routingVectorFiles {
+		t.Run(filepath.Base(f.path), func(t *testing.T) { testRoutingVectorsLoad(t, loadRoutingVectors(t, f.path, f.cases)) })
+	}
+}
+
+func testRoutingVectorsLoad(t *testing.T, vs routingVectors) {
 	objects := 0
 	for i := range vs.Cases {
 		c := &vs.Cases[i]
@@ -389,7 +408,15 @@ func istioMessages(s string) []string {
 // namespace, is refused by Load with each of Istio's messages and no other problem, every
 // problem naming that object.
 func TestRoutingVectorsRejected(t *testing.T) {
-	vs := loadRoutingVectors(t)
+	for _, f := range routingVectorFiles {
+		t.Run(filepath.Base(f.path), func(t *testing.T) {
+			assert.Equal(t, f.refused, testRoutingVectorsRejected(t, loadRoutingVectors(t, f.path, f.cases)))
+		})
+	}
+}
+
+// testRoutingVectorsRejected returns how many objects of each kind were refused.
+func testRoutingVectorsRejected(t *testing.T, vs routingVectors) map[string]int {
 	refused, messages := map[string]int{}, 0
 	for i := range vs.Cases {
 		c := &vs.Cases[i]
@@ -433,5 +460,5 @@ func TestRoutingVectorsRejected(t *testing.T) {
 		}
 	}
 	t.Logf("refused as Istio refuses them: %v; %d of Istio's messages", refused, messages)
-	assert.Equal(t, map[string]int{"VirtualService": 48, "DestinationRule": 18, "ServiceEntry": 6, "Sidecar": 2}, refused)
+	return refused
 }
