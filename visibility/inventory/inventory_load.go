@@ -63,25 +63,31 @@ func Load(data []byte, clusterDomain string) (*Inventory, error) {
 		clusterDomain = "cluster.local"
 	}
 	s := kube.Read(data, readsObject)
-	nss, svcs := 0, 0
+	nss, svcs, named := 0, 0, 0
 	for _, o := range s.Objects {
 		switch o.Kind {
 		case "Namespace":
 			nss++
 		case "ServiceEntry", "Service":
 			svcs++
+			named++
+		case "Sidecar", "VirtualService", "DestinationRule":
+			named++
 		}
 	}
 	istio := map[string]int{} // the Sidecars, VirtualServices and DestinationRules read
 	l := inventoryLoader{
-		inv:    Inventory{Namespaces: make(map[string]map[string]string, nss), Services: make([]Service, 0, svcs), Domain: clusterDomain},
-		domain: clusterDomain,
-		seen:   map[string]kube.Object{},
+		inv:     Inventory{Namespaces: make(map[string]map[string]string, nss), Services: make([]Service, 0, svcs), Domain: clusterDomain},
+		domain:  clusterDomain,
+		seen:    map[string]kube.Object{},
+		named:   make(map[namedKey]int, named),
+		objects: s.Objects,
 	}
 	var errs []error
 	skipped := map[string]int{}
 	read := 0
-	for _, o := range s.Objects {
+	for i, o := range s.Objects {
+		l.current = i
 		if o.Err != nil {
 			errs = append(errs, o.Err)
 			continue
@@ -180,8 +186,14 @@ type inventoryLoader struct {
 	inv    Inventory
 	domain string
 	seen   map[string]kube.Object // namespace name -> its Namespace object
-	named  map[string]kube.Object // kind, namespace and name -> the object of that name
+	// named gives, for each kind, namespace and name read, the index of its object in
+	// objects, the stream's; current is the index of the object being read.
+	named   map[namedKey]int
+	objects []kube.Object
+	current int
 }
+
+type namedKey struct{ kind, namespace, name string }
 
 // objectMeta is the metadata an inventory reads.
 type objectMeta struct {
@@ -416,7 +428,7 @@ func (l *inventoryLoader) finish(d *strict.Decoder, o kube.Object, s *loadedServ
 	if err := d.Err(); err != nil {
 		return fielderr.Split(err)
 	}
-	if err := l.firstOfItsName(o, o.Kind, s.Namespace, s.Name); err != nil {
+	if err := l.firstOfItsName(o.Kind, s.Namespace, s.Name); err != nil {
 		return []error{err}
 	}
 	l.inv.Services = append(l.inv.Services, s.Service)

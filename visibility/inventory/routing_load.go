@@ -40,7 +40,7 @@ func (l *inventoryLoader) virtualService(o kube.Object) []error {
 	if len(problems) > 0 {
 		return problems
 	}
-	if err := l.firstOfItsName(o, "VirtualService", ns, name); err != nil {
+	if err := l.firstOfItsName("VirtualService", ns, name); err != nil {
 		return []error{err}
 	}
 	l.inv.VirtualServices = append(l.inv.VirtualServices, vs)
@@ -100,7 +100,7 @@ func (l *inventoryLoader) destinationRule(o kube.Object) []error {
 	if len(problems) > 0 {
 		return problems
 	}
-	if err := l.firstOfItsName(o, "DestinationRule", ns, name); err != nil {
+	if err := l.firstOfItsName("DestinationRule", ns, name); err != nil {
 		return []error{err}
 	}
 	l.inv.DestinationRules = append(l.inv.DestinationRules, dr)
@@ -169,16 +169,13 @@ func readNamed(d *strict.Decoder, o kube.Object, plural string) (ns, name string
 // firstOfItsName refuses a second object of a kind (a ServiceEntry, a Service, a Sidecar,
 // a VirtualService, a DestinationRule) with one namespace and name, naming the first:
 // which one counts would depend on document order.
-func (l *inventoryLoader) firstOfItsName(o kube.Object, kind, ns, name string) error {
-	key := kind + "\x00" + ns + "\x00" + name
+func (l *inventoryLoader) firstOfItsName(kind, ns, name string) error {
+	key := namedKey{kind, ns, name}
 	if first, dup := l.named[key]; dup {
 		return &FieldError{Field: "metadata.name", Value: name, Err: ErrDuplicate,
-			Detail: fmt.Sprintf("a second %s %s/%s (the first is %s); which one applies would depend on document order", kind, ns, name, cmp.Or(first.Where(), "the object"))}
+			Detail: fmt.Sprintf("a second %s %s/%s (the first is %s); which one applies would depend on document order", kind, ns, name, cmp.Or(l.objects[first].Where(), "the object"))}
 	}
-	if l.named == nil {
-		l.named = map[string]kube.Object{}
-	}
-	l.named[key] = o
+	l.named[key] = l.current
 	return nil
 }
 

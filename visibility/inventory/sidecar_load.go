@@ -145,7 +145,7 @@ func (l *inventoryLoader) sidecar(o kube.Object) []error {
 	if err := d.Err(); err != nil {
 		return fielderr.Split(err)
 	}
-	if err := l.firstOfItsName(o, "Sidecar", sc.Namespace, sc.Name); err != nil {
+	if err := l.firstOfItsName("Sidecar", sc.Namespace, sc.Name); err != nil {
 		return []error{err}
 	}
 	l.inv.Sidecars = append(l.inv.Sidecars, sc)
