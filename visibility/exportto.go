@@ -17,7 +17,8 @@ const (
 // ValidateExportTo reports every problem with the exportTo list of an entry in namespace.
 // Valid lists are: empty (the mesh default applies), "*" alone, "~" alone, or "." and namespace
 // names (lowercase RFC 1123 labels) without repeats, where "." counts as the entry's own
-// namespace. Errors name the index and value: `exportTo[2]: "*" must be the only value`.
+// namespace. Errors name the index and say, in Istio's words, what its validation says:
+// `exportTo[0]: cannot have both public (*) and non-public exportTo values for a resource`.
 func ValidateExportTo(namespace string, exportTo []string) error {
 	var errs []*FieldError
 	if r := names.Label(namespace); r != "" {
@@ -85,70 +86,217 @@ func ExportedTo(effective []string, namespace, client string) bool {
 }
 
 // ExportToRule says whose exportTo list ExportToProblems checks, which decides what a
-// repeat is.
+// repeat is and which values are allowed.
 type ExportToRule int
 
 const (
-	// EntryExportTo: a ServiceEntry's spec.exportTo, where "." counts as the entry's own
-	// namespace when looking for repeats (Istio refuses [".", "shop"] in shop).
+	// EntryExportTo: a ServiceEntry's spec.exportTo, as Istio validates it: "." counts as the
+	// entry's own namespace when looking for repeats (Istio refuses [".", "shop"] in shop), and
+	// "~" (exported to no one) may only stand alone.
 	EntryExportTo ExportToRule = iota
 	// AnnotationExportTo: a Kubernetes Service's networking.istio.io/exportTo annotation,
 	// whose repeats are accepted: Istio does not validate the annotation and reads it as a
 	// set.
 	AnnotationExportTo
-	// MeshExportTo: a mesh default (defaultServiceExportTo), where "." repeats only itself.
+	// MeshExportTo: a mesh default (defaultServiceExportTo, defaultVirtualServiceExportTo,
+	// defaultDestinationRuleExportTo), where "." repeats only itself. Istio does not validate
+	// these.
 	MeshExportTo
+	// ConfigExportTo: a VirtualService's or a DestinationRule's spec.exportTo, as Istio
+	// validates it: as EntryExportTo, but "~" is refused (Istio allows it on ServiceEntries
+	// only).
+	ConfigExportTo
+	// SelectorRuleExportTo: the spec.exportTo of a DestinationRule with a workloadSelector:
+	// as ConfigExportTo, and the list may name no namespace but the rule's own ("." or its
+	// name, once).
+	SelectorRuleExportTo
 )
 
 // ExportToProblems checks the exportTo list at field, of an object in namespace ("" for a
-// mesh default), and returns its problems, each naming field[i] and the value. Valid lists
-// are: empty (the mesh default applies), "*" alone, "~" alone, or "." and namespace names
-// (lowercase RFC 1123 labels) without repeats (see ExportToRule for what a repeat is, and
-// where repeats are accepted).
+// mesh default), and returns its problems, each naming field[i] and the value (or field
+// and the list, for a problem of the list as a whole). Valid lists are: empty (the mesh
+// default applies), "*" alone, "~" alone (but for ConfigExportTo and SelectorRuleExportTo),
+// or "." and namespace names (lowercase RFC 1123 labels) without repeats (see ExportToRule
+// for what a repeat is, and where repeats are accepted).
+//
+// For the lists Istio validates (EntryExportTo, ConfigExportTo, SelectorRuleExportTo), each
+// problem Istio's validation finds is reported with Istio's words, followed by where it is:
+//
+//	spec.exportTo[1]: duplicate entries in exportTo for entry shop (it repeats spec.exportTo[0], ".")
+//	spec.exportTo[0]: cannot have both public (*) and non-public exportTo values for a resource
+//	spec.exportTo[0]: exportTo ~ (none) is not allowed for Istio configuration objects
+//
+// One check is meshscope's own: Istio accepts an entry with upper-case letters (it names
+// no namespace, since namespace names are lower case), which is refused here.
 func ExportToProblems(field, namespace string, list []string, rule ExportToRule) []*FieldError {
+	switch rule {
+	case EntryExportTo, ConfigExportTo, SelectorRuleExportTo:
+		return istioExportToProblems(field, namespace, list, rule)
+	}
 	var errs []*FieldError
 	var seen map[string]int // for long lists; short ones are scanned
 	if len(list) > 16 {
 		seen = make(map[string]int, len(list))
 	}
-	key := func(v string) string {
-		if v == exportToOwn && rule == EntryExportTo {
-			return namespace
-		}
-		return v
-	}
 	for i, v := range list {
-		at := strict.Index(field, i)
+		at := func() string { return strict.Index(field, i) } // spelt for a problem only
 		switch v {
 		case exportToAll, exportToNone:
 			if len(list) > 1 {
-				errs = append(errs, problem("", at, v, "%q must be the only value", v))
+				errs = append(errs, problem("", at(), v, "%q must be the only value", v))
 			}
 			continue
 		case exportToOwn:
 		default:
 			if r := names.Label(v); r != "" {
-				errs = append(errs, problem("", at, v, "%q is not \"*\", \".\", \"~\" or a namespace name: %s", v, r))
+				errs = append(errs, problem("", at(), v, "%q is not \"*\", \".\", \"~\" or a namespace name: %s", v, r))
 				continue
 			}
 		}
 		if rule == AnnotationExportTo {
 			continue
 		}
-		k := key(v)
 		j := -1
 		if seen != nil {
-			if first, dup := seen[k]; dup {
+			if first, dup := seen[v]; dup {
 				j = first
 			} else {
-				seen[k] = i
+				seen[v] = i
 			}
 		} else {
-			j = slices.IndexFunc(list[:i], func(w string) bool { return w != exportToAll && w != exportToNone && key(w) == k })
+			j = slices.IndexFunc(list[:i], func(w string) bool { return w == v })
 		}
 		if j >= 0 {
-			errs = append(errs, problem("", at, v, "%q repeats %s (%q)", v, strict.Index(field, j), list[j]))
+			errs = append(errs, problem("", at(), v, "%q repeats %s (%q)", v, strict.Index(field, j), list[j]))
 		}
 	}
 	return errs
+}
+
+// istioExportToProblems checks a list as Istio's validation does: each entry in turn against
+// the set of the entries before it ("." standing for the namespace), an entry already in the
+// set being a repeat and any other joining the set if it is valid ("~" only on a
+// ServiceEntry); then the list as a whole.
+func istioExportToProblems(field, namespace string, list []string, rule ExportToRule) []*FieldError {
+	var errs []*FieldError
+	var set exportToSet
+	public, none := -1, -1 // the entries that put "*" and "~" in the set
+	for i, v := range list {
+		at := func() string { return strict.Index(field, i) } // spelt for a problem only
+		key := v
+		if v == exportToOwn {
+			key = namespace
+		}
+		if j := set.find(key); j >= 0 {
+			if key != v {
+				errs = append(errs, problem("", at(), v, "duplicate entries in exportTo: . and current namespace %s (it repeats %s, %q)", namespace, strict.Index(field, j), list[j]))
+			} else {
+				errs = append(errs, problem("", at(), v, "duplicate entries in exportTo for entry %s (it repeats %s, %q)", v, strict.Index(field, j), list[j]))
+			}
+			continue
+		}
+		switch {
+		case v == exportToNone && rule != EntryExportTo:
+			errs = append(errs, problem("", at(), v, "exportTo ~ (none) is not allowed for Istio configuration objects"))
+			continue
+		case v == exportToNone:
+			none = i
+		case v == exportToAll:
+			public = i
+		case v == exportToOwn:
+		case !istioLabel(v):
+			errs = append(errs, problem("", at(), v, "only .,*, or a valid DNS 1123 label is allowed as exportTo entry: %q %s", v, names.Label(v)))
+			continue
+		default:
+			if r := names.Label(v); r != "" {
+				// Istio's label admits upper case; a namespace name does not.
+				errs = append(errs, problem("", at(), v, "%q is not \"*\", \".\", \"~\" or a namespace name: %s", v, r))
+			}
+		}
+		set.add(key, i, len(list))
+	}
+	if rule == SelectorRuleExportTo && set.len() > 0 {
+		switch {
+		case set.find(namespace) < 0:
+			errs = append(errs, problem("", field, list, "destination rule with workload selector cannot have exportTo beyond current namespace"))
+		case set.len() > 1:
+			errs = append(errs, problem("", field, list, "destination rule with workload selector cannot have multiple entries in exportTo"))
+		}
+	}
+	if public >= 0 && len(list) > 1 {
+		errs = append(errs, problem("", strict.Index(field, public), exportToAll, "cannot have both public (*) and non-public exportTo values for a resource"))
+	}
+	if none >= 0 && len(list) > 1 {
+		errs = append(errs, problem("", strict.Index(field, none), exportToNone, "cannot export service entry to no one (~) and someone"))
+	}
+	return errs
+}
+
+// exportToSet is the set of entries istioExportToProblems builds, each with the index of the
+// entry that put it there: scanned in place for short lists, a map for long ones.
+type exportToSet struct {
+	short [8]exportToKey
+	n     int
+	long  map[string]int
+}
+
+type exportToKey struct {
+	key string
+	at  int
+}
+
+func (s *exportToSet) find(key string) int {
+	if s.long != nil {
+		if at, ok := s.long[key]; ok {
+			return at
+		}
+		return -1
+	}
+	for _, k := range s.short[:s.n] {
+		if k.key == key {
+			return k.at
+		}
+	}
+	return -1
+}
+
+// add puts key in the set; size is the list's length, which decides the representation.
+func (s *exportToSet) add(key string, at, size int) {
+	if s.long == nil && s.n == len(s.short) {
+		s.long = make(map[string]int, size)
+		for _, k := range s.short[:s.n] {
+			s.long[k.key] = k.at
+		}
+	}
+	if s.long != nil {
+		s.long[key] = at
+		return
+	}
+	s.short[s.n] = exportToKey{key, at}
+	s.n++
+}
+
+func (s *exportToSet) len() int {
+	if s.long != nil {
+		return len(s.long)
+	}
+	return s.n
+}
+
+// istioLabel reports whether s is a DNS label as Istio's validation reads one: 1 to 63
+// letters (either case), digits and inner '-'.
+func istioLabel(s string) bool {
+	if len(s) == 0 || len(s) > names.MaxLabel {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+		case c == '-' && i > 0 && i < len(s)-1:
+		default:
+			return false
+		}
+	}
+	return true
 }

@@ -21,7 +21,8 @@ var (
 	// ErrNoInventory: Load was given input holding no Namespace, ServiceEntry or Service.
 	ErrNoInventory = errors.New("no inventory")
 	// ErrDuplicate: two objects where one is allowed — two Namespaces with one name, two
-	// ServiceEntries (or two Services, or two Sidecars) with one namespace and name.
+	// ServiceEntries (or two Services, two Sidecars, two VirtualServices, two
+	// DestinationRules) with one namespace and name.
 	ErrDuplicate = errors.New("duplicate object")
 )
 

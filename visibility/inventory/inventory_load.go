@@ -17,10 +17,11 @@ import (
 	"github.com/meshscope/meshscope/visibility"
 )
 
-// Load reads namespaces, ServiceEntries, Services and Sidecars from Kubernetes YAML
-// or JSON — the output of `kubectl get namespaces,serviceentries,services,sidecars -A -o
-// yaml` (a List, nested Lists too), single objects, or several documents separated by "---".
-// Objects of other kinds are skipped; a kind that misspells one of the four is an error.
+// Load reads namespaces, ServiceEntries, Services, Sidecars, VirtualServices and
+// DestinationRules from Kubernetes YAML or JSON — the output of `kubectl get
+// namespaces,serviceentries,services,sidecars,virtualservices,destinationrules -A -o yaml`
+// (a List, nested Lists too), single objects, or several documents separated by "---".
+// Objects of other kinds are skipped; a kind that misspells one of the six is an error.
 //
 // A Namespace contributes its labels (with kubernetes.io/metadata.name added when the dump
 // lacks it, as the API server sets it). A ServiceEntry contributes spec.hosts,
@@ -32,8 +33,12 @@ import (
 // exportTo of its networking.istio.io/exportTo annotation — split on commas and trimmed,
 // repeats accepted, since Istio reads the annotation as a set without validating it. A
 // Sidecar (networking.istio.io v1, v1beta1 or v1alpha3) contributes its workload selector
-// and egress listeners, validated as Istio validates them. Inventory.Domain is the cluster
-// domain.
+// and egress listeners; a VirtualService its hosts, gateways, exportTo and routes (see
+// VirtualService); a DestinationRule its host, exportTo, workload selector, subsets and
+// traffic policies (see DestinationRule). A Sidecar, VirtualService or DestinationRule of
+// another API group is another kind of object, and is skipped. Each is refused where Istio's
+// validation refuses it, with Istio's words (the package documentation lists the rules).
+// Inventory.Domain is the cluster domain.
 //
 // Addresses are decoded into netip prefixes (an IP as a /32 or /128, IPv4 mapped into IPv6
 // unmapped, a CIDR masked); a cluster IP and an allocated address must be IPs. Every check
@@ -41,10 +46,12 @@ import (
 // object and the field as the user wrote them, one problem a line:
 //
 //	items[5] (ServiceEntry shop/api): spec.hosts[0]: "api.*.example.com" is not a DNS name: …
+//	items[7] (VirtualService shop/reviews): spec.hosts[1]: duplicate hosts in virtual service: *.shop.example & api.shop.example
 //
 // So are two Namespace objects with one name (naming both: document order must not decide
-// which labels count), a key given twice, and input with no Namespace, ServiceEntry or
-// Service at all (an error saying what the input holds instead).
+// which labels count), two objects of another kind with one namespace and name, a key
+// given twice, and input with no Namespace, ServiceEntry or Service at all (an
+// error saying what the input holds instead).
 //
 // What kubectl, Helm and people write — block YAML, JSON — is read directly, without a
 // generic YAML decode (BenchmarkDump gives the figures beside one); only a document with
@@ -56,30 +63,36 @@ func Load(data []byte, clusterDomain string) (*Inventory, error) {
 		clusterDomain = "cluster.local"
 	}
 	s := kube.Read(data, readsObject)
-	nss, svcs := 0, 0
+	nss, svcs, named := 0, 0, 0
 	for _, o := range s.Objects {
 		switch o.Kind {
 		case "Namespace":
 			nss++
 		case "ServiceEntry", "Service":
 			svcs++
+			named++
+		case "Sidecar", "VirtualService", "DestinationRule":
+			named++
 		}
 	}
-	sidecars := 0
+	istio := map[string]int{} // the Sidecars, VirtualServices and DestinationRules read
 	l := inventoryLoader{
-		inv:    Inventory{Namespaces: make(map[string]map[string]string, nss), Services: make([]Service, 0, svcs), Domain: clusterDomain},
-		domain: clusterDomain,
-		seen:   map[string]kube.Object{},
+		inv:     Inventory{Namespaces: make(map[string]map[string]string, nss), Services: make([]Service, 0, svcs), Domain: clusterDomain},
+		domain:  clusterDomain,
+		seen:    map[string]kube.Object{},
+		named:   make(map[namedKey]int, named),
+		objects: s.Objects,
 	}
 	var errs []error
 	skipped := map[string]int{}
 	read := 0
-	for _, o := range s.Objects {
+	for i, o := range s.Objects {
+		l.current = i
 		if o.Err != nil {
 			errs = append(errs, o.Err)
 			continue
 		}
-		if err := kube.CheckKind(o, []string{"Namespace", "ServiceEntry", "Service", "Sidecar"}); err != nil {
+		if err := kube.CheckKind(o, []string{"Namespace", "ServiceEntry", "Service", "Sidecar", "VirtualService", "DestinationRule"}); err != nil {
 			errs = append(errs, err)
 			continue
 		}
@@ -93,7 +106,13 @@ func Load(data []byte, clusterDomain string) (*Inventory, error) {
 			problems = l.service(o)
 		case o.Kind == "Sidecar" && isIstioNetworking(o):
 			problems = l.sidecar(o)
-			sidecars++
+			istio[o.Kind]++
+		case o.Kind == "VirtualService" && isIstioNetworking(o):
+			problems = l.virtualService(o)
+			istio[o.Kind]++
+		case o.Kind == "DestinationRule" && isIstioNetworking(o):
+			problems = l.destinationRule(o)
+			istio[o.Kind]++
 		default:
 			skipped[kube.DescribeKind(o)]++
 			continue
@@ -110,32 +129,35 @@ func Load(data []byte, clusterDomain string) (*Inventory, error) {
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	if read == sidecars {
-		if sidecars > 0 {
-			skipped["Sidecar"] = sidecars
+	if read == istio["Sidecar"]+istio["VirtualService"]+istio["DestinationRule"] {
+		for kind, n := range istio {
+			skipped[kind] = n
 		}
-		return nil, &FieldError{Detail: fmt.Sprintf("no inventory: %s; expected Namespace, ServiceEntry and Service objects (kubectl get namespaces,serviceentries,services,sidecars -A -o yaml)", s.Found(skipped)), Err: ErrNoInventory}
+		return nil, &FieldError{Detail: fmt.Sprintf("no inventory: %s; expected Namespace, ServiceEntry and Service objects (%s)", s.Found(skipped), kubectlRecipe), Err: ErrNoInventory}
 	}
 	return &l.inv, nil
 }
 
+// kubectlRecipe is the command that dumps every kind Load reads.
+const kubectlRecipe = "kubectl get namespaces,serviceentries,services,sidecars,virtualservices,destinationrules -A -o yaml"
+
 // readsObject reports whether Load reads o (a problem in any other object is not
-// the inventory's). A Service or Sidecar whose apiVersion, which decides, was given twice
-// counts as read.
+// the inventory's). A Service, Sidecar, VirtualService or DestinationRule whose apiVersion,
+// which decides, was given twice counts as read.
 func readsObject(o kube.Object, twice func(path ...string) bool) bool {
 	switch o.Kind {
 	case "Namespace", "ServiceEntry":
 		return true
 	case "Service":
 		return isCoreV1(o) || twice("apiVersion")
-	case "Sidecar":
+	case "Sidecar", "VirtualService", "DestinationRule":
 		return isIstioNetworking(o) || twice("apiVersion")
 	}
 	return false
 }
 
-// apiVersionProblems reports an apiVersion that is not a string: it decides how a Service
-// or a Sidecar is read, and is not to be taken for none.
+// apiVersionProblems reports an apiVersion that is not a string: it decides how a Service,
+// a Sidecar, a VirtualService or a DestinationRule is read, and is not to be taken for none.
 func apiVersionProblems(o kube.Object) []error {
 	var d strict.Decoder
 	d.String(o.Fields.Value("apiVersion"), "apiVersion")
@@ -164,7 +186,14 @@ type inventoryLoader struct {
 	inv    Inventory
 	domain string
 	seen   map[string]kube.Object // namespace name -> its Namespace object
+	// named gives, for each kind, namespace and name read, the index of its object in
+	// objects, the stream's; current is the index of the object being read.
+	named   map[namedKey]int
+	objects []kube.Object
+	current int
 }
+
+type namedKey struct{ kind, namespace, name string }
 
 // objectMeta is the metadata an inventory reads.
 type objectMeta struct {
@@ -247,7 +276,7 @@ func (l *inventoryLoader) serviceEntry(o kube.Object) []error {
 			s.Selector = workloadLabels(&d, v, "spec.workloadSelector")
 		}
 	}
-	return l.finish(&d, s)
+	return l.finish(&d, o, s)
 }
 
 // add records problems found by the checks of check.go.
@@ -352,7 +381,7 @@ func (l *inventoryLoader) service(o kube.Object) []error {
 			s.Selector = d.StringMap(v, "spec.selector")
 		}
 	}
-	return l.finish(&d, s)
+	return l.finish(&d, o, s)
 }
 
 // loadedService is a service being read, with the metadata the kinds share.
@@ -395,9 +424,12 @@ func (l *inventoryLoader) common(d *strict.Decoder, o kube.Object, kind Kind) (*
 	return s, spec, true
 }
 
-func (l *inventoryLoader) finish(d *strict.Decoder, s *loadedService) []error {
+func (l *inventoryLoader) finish(d *strict.Decoder, o kube.Object, s *loadedService) []error {
 	if err := d.Err(); err != nil {
 		return fielderr.Split(err)
+	}
+	if err := l.firstOfItsName(o.Kind, s.Namespace, s.Name); err != nil {
+		return []error{err}
 	}
 	l.inv.Services = append(l.inv.Services, s.Service)
 	return nil

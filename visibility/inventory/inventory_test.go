@@ -144,6 +144,15 @@ var inventorySeeds = []string{
 		"- {<<: *base, kind: ServiceEntry, metadata: {name: anchored, namespace: shop}, spec: {hosts: [!!str a.example], addresses: [10.0.0.0/8]}}\n",
 	"kind: NamespaceList\nitems:\n- {kind: Namespace, metadata: {name: shop}}\n- kind: List\n  items:\n  - {apiVersion: v1, kind: Service, metadata: {name: payments, namespace: shop}, spec: {clusterIP: None}}\n",
 	"kind: ServiceEntry\nmetadata: {name: p, namespace: a}\nspec: {hosts: ['*x.example', '*-Foo.example.', '*x', 'a.x.example'], addresses: [10.0.0.9]}\n",
+	"kind: List\nitems:\n- {kind: Namespace, metadata: {name: a}}\n- apiVersion: networking.istio.io/v1\n  kind: VirtualService\n  metadata: {name: r, namespace: a}\n" +
+		"  spec:\n    hosts: [r, '*.r.example']\n    exportTo: [.]\n    http:\n    - match: [{sourceNamespace: b, uri: {prefix: /x}, headers: {h: {regex: 'a+'}}}]\n" +
+		"      route: [{destination: {host: r, subset: v1, port: {number: 80}}, weight: 90}, {destination: {host: s}, weight: 10}]\n      mirror: {host: m.example}\n" +
+		"    - delegate: {name: d, namespace: b}\n    tcp: [{route: [{destination: {host: db.example}}]}]\n    tls: [{match: [{sniHosts: [r]}], route: [{destination: {host: r}}]}]\n",
+	"apiVersion: networking.istio.io/v1beta1\nkind: DestinationRule\nmetadata: {name: d, namespace: a}\n" +
+		"spec: {host: r, exportTo: [.], workloadSelector: {matchLabels: {app: r}}, subsets: [{name: v1, labels: {version: v1}, trafficPolicy: {tls: {mode: ISTIO_MUTUAL}}}], trafficPolicy: {connectionPool: {tcp: {maxConnections: 1}}}}\n" +
+		"---\nkind: Namespace\nmetadata: {name: a}\n",
+	"kind: Namespace\nmetadata: {name: a}\n---\napiVersion: networking.istio.io/v1\nkind: Sidecar\nmetadata: {name: s, namespace: a}\n" +
+		"spec: {egress: [{port: {number: 0}, bind: 'unix:///s', hosts: [./*]}, {port: {number: 80}, hosts: [./*]}, {hosts: ['*/*']}]}\n",
 }
 
 func FuzzLoad(f *testing.F) {
@@ -152,6 +161,9 @@ func FuzzLoad(f *testing.F) {
 	}
 	for _, tt := range loadInventoryRefusals {
 		f.Add([]byte(tt.in))
+	}
+	for _, tt := range routingRefusals {
+		f.Add([]byte(routingRefusalInput(tt.object)))
 	}
 	for _, name := range slices.Sorted(maps.Keys(loadInventoryShapes)) {
 		f.Add([]byte(loadInventoryShapes[name]))
@@ -261,6 +273,7 @@ func TestValidate(t *testing.T) {
 		`Sidecars[0] (Sidecar shop/s): WorkloadSelector: Invalid value: "a b": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')`,
 		`Sidecars[0] (Sidecar shop/s): Egress[0].Hosts[0]: "shop" is not of the form namespace/host`,
 		`Sidecars[0] (Sidecar shop/s): Egress[1].Hosts: an egress listener imports at least one host`,
+		`Sidecars[0] (Sidecar shop/s): Egress[0]: sidecar: the egress listener with empty port should be the last listener in the list`,
 		`Sidecars[1] (Sidecar shop/s): a second Sidecar shop/s (the first is Sidecars[0])`,
 		`Sidecars[2] (Sidecar /): Namespace: must not be empty`,
 		`Sidecars[2] (Sidecar /): Name: must not be empty`,

@@ -21,20 +21,28 @@ var loadInventoryRefusals = []struct {
 	{"two Namespaces in two documents", "{kind: Namespace, metadata: {name: shop}}\n---\n{kind: Namespace, metadata: {name: shop}}\n", []string{
 		"document 2 (Namespace shop): metadata.name: a second Namespace shop (the first is document 1); which labels apply would depend on document order",
 	}},
+	{"two objects of a kind with one namespace and name", "kind: List\nitems:\n- {kind: ServiceEntry, metadata: {name: a, namespace: shop}, spec: {hosts: [a.example]}}\n" +
+		"- {apiVersion: v1, kind: Service, metadata: {name: a, namespace: shop}}\n- {kind: ServiceEntry, metadata: {name: a, namespace: shop}, spec: {hosts: [b.example]}}\n" +
+		"- {apiVersion: v1, kind: Service, metadata: {name: a, namespace: shop}}\n- {kind: Sidecar, metadata: {name: s, namespace: shop}, spec: {egress: [{hosts: [./*]}]}}\n" +
+		"- {kind: Sidecar, metadata: {name: s, namespace: shop}, spec: {egress: [{hosts: ['*/*']}]}}\n", []string{
+		"items[2] (ServiceEntry shop/a): metadata.name: a second ServiceEntry shop/a (the first is items[0]); which one applies would depend on document order",
+		"items[3] (Service shop/a): metadata.name: a second Service shop/a (the first is items[1]); which one applies would depend on document order",
+		"items[5] (Sidecar shop/s): metadata.name: a second Sidecar shop/s (the first is items[4]); which one applies would depend on document order",
+	}},
 	{"empty input", "", []string{
-		"no inventory: found nothing: the input is empty; expected Namespace, ServiceEntry and Service objects (kubectl get namespaces,serviceentries,services,sidecars -A -o yaml)",
+		"no inventory: found nothing: the input is empty; expected Namespace, ServiceEntry and Service objects (kubectl get namespaces,serviceentries,services,sidecars,virtualservices,destinationrules -A -o yaml)",
 	}},
 	{"empty Lists and an empty document", "apiVersion: v1\nitems: []\nkind: List\n---\n---\n{kind: List, items: [{kind: List}]}\n", []string{
-		"no inventory: found 2 empty Lists and an empty document; expected Namespace, ServiceEntry and Service objects (kubectl get namespaces,serviceentries,services,sidecars -A -o yaml)",
+		"no inventory: found 2 empty Lists and an empty document; expected Namespace, ServiceEntry and Service objects (kubectl get namespaces,serviceentries,services,sidecars,virtualservices,destinationrules -A -o yaml)",
 	}},
 	{"a mesh configuration passed by mistake", "kind: IstioOperator\nspec: {}\n", []string{
-		"no inventory: found 1 IstioOperator; expected Namespace, ServiceEntry and Service objects (kubectl get namespaces,serviceentries,services,sidecars -A -o yaml)",
+		"no inventory: found 1 IstioOperator; expected Namespace, ServiceEntry and Service objects (kubectl get namespaces,serviceentries,services,sidecars,virtualservices,destinationrules -A -o yaml)",
 	}},
 	{"a Service of another API group only", "apiVersion: serving.knative.dev/v1\nkind: Service\nmetadata: {name: a, namespace: b}\n", []string{
-		"no inventory: found 1 Service; expected Namespace, ServiceEntry and Service objects (kubectl get namespaces,serviceentries,services,sidecars -A -o yaml)",
+		"no inventory: found 1 Service; expected Namespace, ServiceEntry and Service objects (kubectl get namespaces,serviceentries,services,sidecars,virtualservices,destinationrules -A -o yaml)",
 	}},
 	{"Sidecars alone: the hint names the kubectl command that lists them too", "apiVersion: networking.istio.io/v1\nkind: Sidecar\nmetadata: {name: default, namespace: istio-system}\nspec: {egress: [{hosts: [\"./*\"]}]}\n", []string{
-		"no inventory: found 1 Sidecar; expected Namespace, ServiceEntry and Service objects (kubectl get namespaces,serviceentries,services,sidecars -A -o yaml)",
+		"no inventory: found 1 Sidecar; expected Namespace, ServiceEntry and Service objects (kubectl get namespaces,serviceentries,services,sidecars,virtualservices,destinationrules -A -o yaml)",
 	}},
 	{"label given twice", "kind: Namespace\nmetadata:\n  name: shop\n  labels:\n    team: a\n    team: b\n", []string{
 		"metadata.labels.team: given twice (lines 5 and 6)",
@@ -64,7 +72,7 @@ items:
 `, []string{
 		`items[1] (ServiceEntry shop/api): spec.hosts[0]: "api.*.example.com" is not a DNS name: label "*" must not contain '*' (allowed: a-z, 0-9 and "-")`,
 		`items[1] (ServiceEntry shop/api): spec.addresses[0]: "10.0.0.0/33" is not an IP or CIDR`,
-		`items[1] (ServiceEntry shop/api): spec.exportTo[0]: "*" must be the only value`,
+		`items[1] (ServiceEntry shop/api): spec.exportTo[0]: cannot have both public (*) and non-public exportTo values for a resource`,
 		`items[2] (Service shop/web): spec.clusterIPs[1]: "nope" is not an IP`,
 		`items[2] (Service shop/web): metadata.annotations["networking.istio.io/exportTo"][0]: "~" must be the only value`,
 	}},

@@ -59,7 +59,9 @@ type HTTPMatch struct {
 	Gateways        []string               `json:"gateways,omitempty"`
 }
 
-// StringMatch is one of exact, prefix or regex (Istio's StringMatch).
+// StringMatch is one of exact, prefix or regex (Istio's StringMatch). The zero value is a
+// match without a type; Load also reads `exact: ""`, and a uri's `prefix: ""`, which Istio
+// accepts, into it, so a view cannot tell those apart from it.
 type StringMatch struct {
 	Exact  string `json:"exact,omitempty"`
 	Prefix string `json:"prefix,omitempty"`
@@ -98,7 +100,9 @@ type DestinationRule struct {
 	// ExportTo is spec.exportTo; empty means the mesh's defaultDestinationRuleExportTo.
 	ExportTo []string `json:"exportTo,omitempty"`
 	// WorkloadSelector is spec.workloadSelector.matchLabels: the rule applies only to the
-	// proxies of its namespace carrying all of them. nil means no selector.
+	// proxies of its namespace carrying all of them. nil means no selector; an empty,
+	// non-nil map is a selector without labels (Istio's `workloadSelector: {}`), which
+	// still makes the rule one with a selector (its exportTo may name only its namespace).
 	WorkloadSelector map[string]string `json:"workloadSelector,omitempty"`
 	Subsets          []Subset          `json:"subsets,omitempty"`
 	// TrafficPolicy is spec.trafficPolicy as written (JSON), or nil.

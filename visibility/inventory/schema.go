@@ -10,8 +10,8 @@ import (
 )
 
 // The fields of the objects Load reads, as their real APIs define them (core/v1
-// Namespace and Service; networking.istio.io/v1 ServiceEntry and Sidecar as their CRDs
-// serve them, status included), every field whether meshscope uses it or not, so that a
+// Namespace and Service; networking.istio.io/v1 ServiceEntry, Sidecar, VirtualService and
+// DestinationRule as their CRDs serve them, status included), every field whether meshscope uses it or not, so that a
 // field the API does not have — a misspelling such as host for hosts — is an error rather
 // than a field silently ignored. A test holds these lists to the upstream Go types.
 //
@@ -28,6 +28,38 @@ var schemaFragments = map[string]string{
 		maxConcurrentStreams maxRequestsPerConnection maxRetries useClientProtocol}
 		tcp{connectTimeout idleTimeout maxConnectionDuration maxConnections tcpKeepalive{interval probes time}}`,
 	"sidecarPort": `name number protocol targetPort`,
+	"destination": `host port{number} subset`,
+	"stringMatch": `exact prefix regex`,
+	"headerOps":   `request{add remove set} response{add remove set}`,
+	"httpRoute": `corsPolicy{allowCredentials allowHeaders allowMethods allowOrigin allowOrigins{@stringMatch} exposeHeaders maxAge
+			unmatchedPreflights}
+		delegate{name namespace} directResponse{body{bytes string} status}
+		fault{abort{grpcStatus http2Error httpStatus percentage{value}} delay{exponentialDelay fixedDelay percent percentage{value}}}
+		headers{@headerOps}
+		match{authority{@stringMatch} gateways headers ignoreUriCase method{@stringMatch} name port queryParams
+			scheme{@stringMatch} sourceLabels sourceNamespace statPrefix uri{@stringMatch} withoutHeaders}
+		mirror{@destination} mirrorPercent mirrorPercentage{value} mirrors{destination{@destination} percentage{value}} name
+		redirect{authority derivePort port prefixRewrite redirectCode scheme uri}
+		retries{attempts backoff perTryTimeout retryIgnorePreviousHosts retryOn retryRemoteLocalities}
+		rewrite{authority uri uriRegexRewrite{match rewrite}}
+		route{destination{@destination} headers{@headerOps} weight} timeout`,
+	"loadBalancer": `backendUtilization{errorUtilizationPenaltyPercent metricNamesForComputingUtilization weightExpirationPeriod
+			weightStabilizationPeriod weightUpdatePeriod}
+		consistentHash{httpCookie{attributes{name value} name path ttl} httpHeaderName httpQueryParameterName
+			maglev{tableSize} minimumRingSize ringHash{minimumRingSize} useSourceIp}
+		localityLbSetting{distribute{from to} enabled failover{from to} failoverPriority} simple
+		warmup{aggression duration minimumPercent} warmupDurationSecs
+		zoneAwareLbSetting{enabled failover{from to} failoverPriority minClusterSize}`,
+	"outlierDetection": `baseEjectionTime consecutive5xxErrors consecutiveErrors consecutiveGatewayErrors
+		consecutiveLocalOriginFailures failurePercentageThreshold interval maxEjectionPercent minHealthPercent
+		outlierDetectionHttpErrorCodes splitExternalLocalOriginErrors`,
+	"clientTLS": `caCertCredentialName caCertificates caCrl clientCertificate credentialName insecureSkipVerify mode
+		privateKey sni subjectAltNames`,
+	"trafficPolicy": `connectionPool{@pool} loadBalancer{@loadBalancer} outlierDetection{@outlierDetection}
+		portLevelSettings{connectionPool{@pool} loadBalancer{@loadBalancer} outlierDetection{@outlierDetection} port{number}
+			tls{@clientTLS}}
+		proxyProtocol{version} retryBudget{budgetInterval minRetryConcurrency percent} tls{@clientTLS}
+		tunnel{protocol targetHost targetPort}`,
 }
 
 var schemaText = map[string]string{
@@ -52,6 +84,17 @@ var schemaText = map[string]string{
 					serverCertificate subjectAltNames tlsCertificates{caCertificates privateKey serverCertificate}
 					verifyCertificateHash verifyCertificateSpki}}
 			outboundTrafficPolicy{egressProxy{host port{number} subset} mode} workloadSelector{labels}}
+		status{@istioConditions}`,
+	"VirtualService": `apiVersion kind metadata{@meta}
+		spec{exportTo gateways hosts http{@httpRoute}
+			tcp{match{destinationSubnets gateways port sourceLabels sourceNamespace sourceSubnet}
+				route{destination{@destination} weight}}
+			tls{match{destinationSubnets gateways port sniHosts sourceLabels sourceNamespace}
+				route{destination{@destination} weight}}}
+		status{@istioConditions}`,
+	"DestinationRule": `apiVersion kind metadata{@meta}
+		spec{exportTo host subsets{labels name trafficPolicy{@trafficPolicy}} trafficPolicy{@trafficPolicy}
+			workloadSelector{matchLabels}}
 		status{@istioConditions}`,
 }
 
@@ -182,6 +225,11 @@ func (w *schemaWalker) walk(x any, s *objectSchema) {
 					// Labels written straight under workloadSelector, or as a label selector's
 					// matchLabels: say what the object holds.
 					w.d.Errorf(w.path(), "a workloadSelector holds the workload's labels under labels (workloadSelector: {labels: {app: web}}); it is not a label selector")
+				}
+				if len(s.names) == 1 && s.names[0] == "matchLabels" && !has(t, "matchLabels") {
+					// A DestinationRule's selector, written as a Sidecar's or with the labels
+					// straight under it.
+					w.d.Errorf(w.path(), "a DestinationRule's workloadSelector holds the workload's labels under matchLabels (workloadSelector: {matchLabels: {app: web}})")
 				}
 				break
 			}

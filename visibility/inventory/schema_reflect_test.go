@@ -4,7 +4,7 @@
 // takes longer than the rest of the suite: they build with the tag upstream
 // (go test -tags upstream ./...), which .ci/run sets.
 
-package visibility
+package inventory
 
 import (
 	"reflect"
@@ -24,17 +24,20 @@ import (
 
 // The upstream types each inventory kind is held to: the Kubernetes objects as k8s.io/api
 // declares them, the Istio objects as the CRDs serve istio.io/api's messages (apiVersion,
-// kind, metadata, and the spec and status messages).
+// kind, metadata, and the spec and status messages). Istio serves one schema under v1,
+// v1beta1 and v1alpha3, so the v1 messages stand for all three.
 func upstreamSchemas() map[string]schema {
 	istio := func(spec, status proto.Message) schema {
 		return schema{"apiVersion": nil, "kind": nil, "metadata": goSchema(reflect.TypeFor[metav1.ObjectMeta]()),
 			"spec": protoSchema(spec.ProtoReflect().Descriptor()), "status": protoSchema(status.ProtoReflect().Descriptor())}
 	}
 	return map[string]schema{
-		"Namespace":    *goSchema(reflect.TypeFor[corev1.Namespace]()),
-		"Service":      *goSchema(reflect.TypeFor[corev1.Service]()),
-		"ServiceEntry": istio(&networking.ServiceEntry{}, &networking.ServiceEntryStatus{}),
-		"Sidecar":      istio(&networking.Sidecar{}, &istiometa.IstioStatus{}),
+		"Namespace":       *goSchema(reflect.TypeFor[corev1.Namespace]()),
+		"Service":         *goSchema(reflect.TypeFor[corev1.Service]()),
+		"ServiceEntry":    istio(&networking.ServiceEntry{}, &networking.ServiceEntryStatus{}),
+		"Sidecar":         istio(&networking.Sidecar{}, &istiometa.IstioStatus{}),
+		"VirtualService":  istio(&networking.VirtualService{}, &istiometa.IstioStatus{}),
+		"DestinationRule": istio(&networking.DestinationRule{}, &istiometa.IstioStatus{}),
 	}
 }
 

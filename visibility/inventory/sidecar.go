@@ -40,6 +40,12 @@ type Egress struct {
 	// proxy, which imports services whatever their ports).
 	Port     uint32 `json:"port,omitempty"`
 	Protocol string `json:"protocol,omitempty"`
+	// Bind is spec.egress[].bind of a listener with a port: the address it binds, or, for
+	// Port 0, the unix domain socket ("unix:///var/run/app.sock") a listener with a port
+	// numbered 0 listens on. A listener without a port has none (Load leaves out what
+	// such a listener binds, which decides nothing the views answer): Port 0 with a unix://
+	// Bind is a socket listener, Port 0 without a Bind a listener without a port.
+	Bind string `json:"bind,omitempty"`
 }
 
 // egressHostProblem says why s is not an egress host as Istio validates them, "" when it is.
@@ -85,7 +91,50 @@ func checkSidecar(errs []*FieldError, sc *Sidecar) []*FieldError {
 	}
 	errs = checkWorkloadLabels(errs, "WorkloadSelector", sc.WorkloadSelector)
 	for i := range sc.Egress {
-		errs = checkEgress(errs, strict.Index("Egress", i), "Hosts", "Port", &sc.Egress[i])
+		e := &sc.Egress[i]
+		errs = checkEgress(errs, strict.Index("Egress", i), "Hosts", "Port", e)
+		if e.Port == 0 && e.Bind != "" && !socketListener(e) {
+			errs = append(errs, problem("", strict.Index("Egress", i)+".Bind", e.Bind, "%q: a listener with Port 0 is either a unix domain socket listener, whose Bind starts with unix://, or a listener without a port, which has no Bind", e.Bind))
+		}
+	}
+	return checkEgressListeners(errs, sc.Egress, egressFields{"Egress", "Port", "Bind"})
+}
+
+// socketListener reports whether e is a unix domain socket listener: a port numbered 0,
+// bound to unix://….
+func socketListener(e *Egress) bool { return e.Port == 0 && strings.HasPrefix(e.Bind, "unix://") }
+
+// egressFields spells a Sidecar's egress listeners and their port and bind fields, as the
+// object does (spec.egress, port.number, bind) or as the Go value does.
+type egressFields struct{ list, port, bind string }
+
+// checkEgressListeners checks what Istio's validation refuses across a Sidecar's egress
+// listeners: a listener without a port that is not the last (so also a second one), two
+// listeners with one port number, and two unix domain socket listeners with one socket.
+func checkEgressListeners(errs []*FieldError, egress []Egress, f egressFields) []*FieldError {
+	ports := map[uint32]int{}
+	sockets := map[string]int{}
+	for i := range egress {
+		e := &egress[i]
+		at := strict.Index(f.list, i)
+		switch {
+		case e.Port == 0 && !socketListener(e):
+			if i != len(egress)-1 {
+				errs = append(errs, problem("", at, nil, "sidecar: the egress listener with empty port should be the last listener in the list"))
+			}
+		case e.Port == 0:
+			if j, dup := sockets[e.Bind]; dup {
+				errs = append(errs, problem("", at+"."+f.bind, e.Bind, "sidecar: unix domain socket values for listeners must be unique (it repeats %s)", strict.Index(f.list, j)+"."+f.bind))
+			} else {
+				sockets[e.Bind] = i
+			}
+		default:
+			if j, dup := ports[e.Port]; dup {
+				errs = append(errs, problem("", at+"."+f.port, e.Port, "sidecar: ports on IP bound listeners must be unique (it repeats %s)", strict.Index(f.list, j)+"."+f.port))
+			} else {
+				ports[e.Port] = i
+			}
+		}
 	}
 	return errs
 }
@@ -95,10 +144,8 @@ func checkWorkloadLabels(errs []*FieldError, path string, ls map[string]string) 
 	return append(errs, kube.LabelProblems(path, ls)...)
 }
 
-// checkEgress checks one egress listener at path (hostsField and portField name its fields).
-// What Istio's validation refuses across listeners — two listeners without a port, one not
-// last, a port given twice — Istio's SidecarScope still reads, so the view reads it too and
-// the sidecar view's Lint reports it.
+// checkEgress checks one egress listener at path (hostsField and portField name its fields);
+// checkEgressListeners checks them together.
 func checkEgress(errs []*FieldError, path, hostsField, portField string, e *Egress) []*FieldError {
 	hp := strict.Child(path, hostsField)
 	if len(e.Hosts) == 0 {

@@ -10,8 +10,9 @@ import (
 	"github.com/meshscope/meshscope/internal/strict"
 )
 
-// The apiVersions a Sidecar is read in: Istio serves the one schema under all three.
-var sidecarVersions = []string{"networking.istio.io/v1", "networking.istio.io/v1beta1", "networking.istio.io/v1alpha3"}
+// The apiVersions a Sidecar, a VirtualService and a DestinationRule are read in: Istio serves
+// each kind's one schema under all three.
+var networkingVersions = []string{"networking.istio.io/v1", "networking.istio.io/v1beta1", "networking.istio.io/v1alpha3"}
 
 // isIstioNetworking reports whether o belongs to networking.istio.io (or has no apiVersion,
 // as a hand-written object may not): a Sidecar of another group is another kind of object.
@@ -70,8 +71,8 @@ func workloadLabels(d *strict.Decoder, x any, path string) map[string]string {
 // listeners, refusing what Istio's validation refuses of them.
 func (l *inventoryLoader) sidecar(o kube.Object) []error {
 	var d strict.Decoder
-	if v, _ := o.Fields.Value("apiVersion").(string); v != "" && !slices.Contains(sidecarVersions, v) {
-		d.Fail("apiVersion", v, "%q is not a version Istio serves Sidecars in (%s)", v, strings.Join(sidecarVersions, ", "))
+	if v, _ := o.Fields.Value("apiVersion").(string); v != "" && !slices.Contains(networkingVersions, v) {
+		d.Fail("apiVersion", v, "%q is not a version Istio serves Sidecars in (%s)", v, strings.Join(networkingVersions, ", "))
 	}
 	m := readMeta(&d, o)
 	sc := Sidecar{Namespace: m.namespace, Name: m.name}
@@ -102,6 +103,7 @@ func (l *inventoryLoader) sidecar(o kube.Object) []error {
 	if len(egress) == 0 && !hasAny(spec, "ingress", "outboundTrafficPolicy", "inboundConnectionPool") {
 		d.Errorf("spec", "a Sidecar without egress, ingress, outboundTrafficPolicy or inboundConnectionPool is empty, which Istio refuses")
 	}
+	aligned := true // sc.Egress[i] is spec.egress[i]
 	for i, item := range egress {
 		at := strict.Index("spec.egress", i)
 		eo, ok := d.Object(item, at)
@@ -109,6 +111,7 @@ func (l *inventoryLoader) sidecar(o kube.Object) []error {
 			if item == nil {
 				d.Errorf(at, "an egress listener may not be null")
 			}
+			aligned = false
 			continue
 		}
 		var e Egress
@@ -130,13 +133,20 @@ func (l *inventoryLoader) sidecar(o kube.Object) []error {
 				if e.Port == 0 && !strings.HasPrefix(bind, "unix://") {
 					d.Errorf(p, "a port numbered 0 is for a unix domain socket listener, whose bind must start with unix://")
 				}
+				e.Bind = bind
 			}
 		}
 		add(&d, checkEgress(nil, at, "hosts", "port.number", &e))
 		sc.Egress = append(sc.Egress, e)
 	}
+	if aligned {
+		add(&d, checkEgressListeners(nil, sc.Egress, egressFields{"spec.egress", "port.number", "bind"}))
+	}
 	if err := d.Err(); err != nil {
 		return fielderr.Split(err)
+	}
+	if err := l.firstOfItsName("Sidecar", sc.Namespace, sc.Name); err != nil {
+		return []error{err}
 	}
 	l.inv.Sidecars = append(l.inv.Sidecars, sc)
 	return nil

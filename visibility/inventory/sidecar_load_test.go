@@ -69,6 +69,16 @@ func TestLoadSidecarRefuses(t *testing.T) {
 		{"bad namespace", `spec: {egress: [{hosts: [Shop/a.example]}]}`, []string{`document 2 (Sidecar shop/s): spec.egress[0].hosts[0]: "Shop/a.example" namespace must be lower case; it must be a namespace name`}},
 		{"no hosts", `spec: {egress: [{port: {number: 80, protocol: HTTP}}]}`, []string{`document 2 (Sidecar shop/s): spec.egress[0].hosts: an egress listener imports at least one host`}},
 		{"unix socket without bind", `spec: {egress: [{port: {number: 0}, hosts: ["*/*"]}]}`, []string{`document 2 (Sidecar shop/s): spec.egress[0].port: a port numbered 0 is for a unix domain socket listener, whose bind must start with unix://`}},
+		{"a listener without a port before another", `spec: {egress: [{hosts: ["./*"]}, {port: {number: 80, protocol: HTTP}, hosts: ["./*"]}]}`,
+			[]string{`document 2 (Sidecar shop/s): spec.egress[0]: sidecar: the egress listener with empty port should be the last listener in the list`}},
+		{"two listeners without a port", `spec: {egress: [{hosts: ["./*"]}, {hosts: ["*/*"]}, {hosts: ["istio-system/*"]}]}`, []string{
+			`document 2 (Sidecar shop/s): spec.egress[0]: sidecar: the egress listener with empty port should be the last listener in the list`,
+			`document 2 (Sidecar shop/s): spec.egress[1]: sidecar: the egress listener with empty port should be the last listener in the list`,
+		}},
+		{"a port twice", `spec: {egress: [{port: {number: 80, protocol: HTTP}, hosts: ["./*"]}, {port: {number: 80, protocol: TCP}, bind: 127.0.0.2, hosts: ["*/*"]}]}`,
+			[]string{`document 2 (Sidecar shop/s): spec.egress[1].port.number: sidecar: ports on IP bound listeners must be unique (it repeats spec.egress[0].port.number)`}},
+		{"a socket twice", `spec: {egress: [{port: {number: 0, protocol: HTTP}, bind: "unix:///a.sock", hosts: ["./*"]}, {port: {number: 0, protocol: HTTP}, bind: "unix:///a.sock", hosts: ["*/*"]}]}`,
+			[]string{`document 2 (Sidecar shop/s): spec.egress[1].bind: sidecar: unix domain socket values for listeners must be unique (it repeats spec.egress[0].bind)`}},
 		{"an unknown version", "spec: {egress: [{hosts: ['*/*']}]}\n", nil},
 		{"a bad selector label", `spec: {workloadSelector: {labels: {"a b": x}}, egress: [{hosts: ["*/*"]}]}`, []string{`document 2 (Sidecar shop/s): spec.workloadSelector.labels: Invalid value: "a b": name part must consist of alphanumeric characters`}},
 	} {
@@ -134,5 +144,35 @@ func TestExportToAnnotationRepeats(t *testing.T) {
 		})
 	}
 	_, err := Load([]byte("kind: ServiceEntry\nmetadata: {name: a, namespace: shop}\nspec: {hosts: [a.example], exportTo: [., shop]}\n"), "")
-	assert.ErrorContains(t, err, `spec.exportTo[1]: "shop" repeats spec.exportTo[0] (".")`)
+	assert.ErrorContains(t, err, `spec.exportTo[1]: duplicate entries in exportTo for entry shop (it repeats spec.exportTo[0], ".")`)
+}
+
+// TestSidecarSocketListeners: a listener with a port numbered 0 is a unix domain socket
+// listener, which may come before the listener without a port; its Bind tells it from one.
+func TestSidecarSocketListeners(t *testing.T) {
+	inv, err := Load([]byte(`kind: List
+items:
+- {kind: Namespace, metadata: {name: shop}}
+- apiVersion: networking.istio.io/v1
+  kind: Sidecar
+  metadata: {name: s, namespace: shop}
+  spec:
+    egress:
+    - {port: {number: 0, protocol: HTTP, name: uds}, bind: "unix:///var/run/app.sock", hosts: ["./*"]}
+    - {port: {number: 9080, protocol: HTTP}, bind: 127.0.0.1, hosts: ["./*"]}
+    - {bind: "unix:///not/read", hosts: ["*/*"]}
+`), "")
+	require.NoError(t, err)
+	assert.Equal(t, []Egress{
+		{Hosts: []string{"./*"}, Protocol: "HTTP", Bind: "unix:///var/run/app.sock"},
+		{Hosts: []string{"./*"}, Port: 9080, Protocol: "HTTP", Bind: "127.0.0.1"},
+		{Hosts: []string{"*/*"}},
+	}, inv.Sidecars[0].Egress, "what a listener without a port binds is left out")
+	require.NoError(t, inv.Validate())
+	bad := &Inventory{Sidecars: []Sidecar{{Namespace: "shop", Name: "s", Egress: []Egress{{Hosts: []string{"*/*"}, Bind: "10.0.0.1"}, {Hosts: []string{"*/*"}, Port: 80}, {Hosts: []string{"./*"}, Port: 80}}}}}
+	assert.EqualError(t, bad.Validate(), strings.Join([]string{
+		`Sidecars[0] (Sidecar shop/s): Egress[0].Bind: "10.0.0.1": a listener with Port 0 is either a unix domain socket listener, whose Bind starts with unix://, or a listener without a port, which has no Bind`,
+		`Sidecars[0] (Sidecar shop/s): Egress[0]: sidecar: the egress listener with empty port should be the last listener in the list`,
+		`Sidecars[0] (Sidecar shop/s): Egress[2].Port: sidecar: ports on IP bound listeners must be unique (it repeats Egress[1].Port)`,
+	}, "\n"))
 }

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/meshscope/meshscope/internal/hosts"
+	"github.com/meshscope/meshscope/internal/names"
 	"github.com/meshscope/meshscope/internal/strict"
 	"github.com/meshscope/meshscope/visibility"
 )
@@ -19,8 +20,9 @@ import (
 // alone is refused), an invalid prefix among the addresses, an invalid exportTo, an unknown
 // resolution, a port out of range (or, for a ServiceEntry, given twice), invalid selector
 // labels, an allocated address that is not an IP or is for none of the service's hosts; for
-// a Sidecar what Istio's validation refuses (see Load), and two Sidecars with one namespace
-// and name. Every view of an inventory validates it.
+// a Sidecar, a VirtualService or a DestinationRule what Istio's validation refuses (see
+// Load, and the package documentation for the rules), an empty namespace or name, and two of
+// one kind with one namespace and name. Every view of an inventory validates it.
 func (inv *Inventory) Validate() error {
 	if inv == nil {
 		return nil
@@ -52,7 +54,71 @@ func (inv *Inventory) Validate() error {
 		}
 	}
 	errs = append(errs, checkSidecars(inv.Sidecars)...)
+	errs = append(errs, checkVirtualServices(inv.VirtualServices)...)
+	errs = append(errs, checkDestinationRules(inv.DestinationRules)...)
 	return errors.Join(errs...)
+}
+
+// checkVirtualServices validates the VirtualServices of an inventory, naming each.
+func checkVirtualServices(vss []VirtualService) []error {
+	var errs []error
+	seen := make(map[[2]string]int, len(vss))
+	f := routingFields{}
+	for i := range vss {
+		vs := &vss[i]
+		problems := checkNamespaceName(nil, vs.Namespace, vs.Name)
+		problems = checkVirtualService(problems, vs, &f)
+		problems = duplicateProblems(problems, seen, "VirtualService", "VirtualServices", i, vs.Namespace, vs.Name)
+		where := routingWhere("VirtualServices", i, "VirtualService", vs.Namespace, vs.Name)
+		for _, p := range problems {
+			p.Where = where
+			errs = append(errs, p)
+		}
+	}
+	return errs
+}
+
+// checkDestinationRules validates the DestinationRules of an inventory, naming each.
+func checkDestinationRules(drs []DestinationRule) []error {
+	var errs []error
+	seen := make(map[[2]string]int, len(drs))
+	f := routingFields{}
+	for i := range drs {
+		dr := &drs[i]
+		problems := checkNamespaceName(nil, dr.Namespace, dr.Name)
+		problems = checkDestinationRule(problems, dr, &f)
+		problems = duplicateProblems(problems, seen, "DestinationRule", "DestinationRules", i, dr.Namespace, dr.Name)
+		where := routingWhere("DestinationRules", i, "DestinationRule", dr.Namespace, dr.Name)
+		for _, p := range problems {
+			p.Where = where
+			errs = append(errs, p)
+		}
+	}
+	return errs
+}
+
+// checkNamespaceName checks the namespace and name of an Istio object built in Go.
+func checkNamespaceName(errs []*FieldError, namespace, name string) []*FieldError {
+	if namespace == "" {
+		errs = append(errs, problem("", "Namespace", "", "must not be empty"))
+	} else if r := names.Label(namespace); r != "" {
+		errs = append(errs, problem("", "Namespace", namespace, "%q %s", namespace, r))
+	}
+	if name == "" {
+		errs = append(errs, problem("", "Name", "", "must not be empty"))
+	}
+	return errs
+}
+
+// duplicateProblems refuses the second object of a kind with one namespace and name (list
+// names the inventory's slice of them).
+func duplicateProblems(errs []*FieldError, seen map[[2]string]int, kind, list string, i int, namespace, name string) []*FieldError {
+	k := [2]string{namespace, name}
+	if j, dup := seen[k]; dup {
+		return append(errs, &FieldError{Detail: fmt.Sprintf("a second %s %s/%s (the first is %s[%d])", kind, namespace, name, list, j), Err: ErrDuplicate})
+	}
+	seen[k] = i
+	return errs
 }
 
 // kindWords names a kind in a sentence.

@@ -1,0 +1,152 @@
+// Package inventory reads what a cluster holds, as far as who sees and reaches what in an
+// Istio mesh: namespaces and their labels, ServiceEntries and Kubernetes Services, and the
+// Istio resources that decide what each proxy gets — Sidecars, VirtualServices and
+// DestinationRules. The views (visibility/ambient, visibility/sidecar, visibility/scope)
+// answer their questions from an Inventory.
+//
+// # Reading a cluster
+//
+// Load reads the output of
+//
+//	kubectl get namespaces,serviceentries,services,sidecars,virtualservices,destinationrules -A -o yaml
+//
+// (or -o json, single objects, several documents) into an Inventory:
+//
+//	inv, err := inventory.Load(dump, "cluster.local")
+//
+// A VirtualService such as
+//
+//	apiVersion: networking.istio.io/v1
+//	kind: VirtualService
+//	metadata: {name: reviews, namespace: shop}
+//	spec:
+//	  hosts: [reviews]
+//	  http:
+//	  - match: [{sourceNamespace: web}]
+//	    route:
+//	    - destination: {host: reviews, subset: v2}
+//	      weight: 90
+//	    - destination: {host: reviews, subset: v1}
+//	      weight: 10
+//
+// becomes
+//
+//	inventory.VirtualService{Namespace: "shop", Name: "reviews", Hosts: []string{"reviews"},
+//		HTTP: []inventory.HTTPRoute{{Match: []inventory.HTTPMatch{{SourceNamespace: "web"}},
+//			Route: []inventory.Destination{{Host: "reviews", Subset: "v2", Weight: 90}, {Host: "reviews", Subset: "v1", Weight: 10}}}}}
+//
+// Hosts stay as written: a view resolves the short name reviews to
+// reviews.shop.svc.cluster.local. Sidecars, VirtualServices and DestinationRules are read in
+// networking.istio.io v1, v1beta1 and v1alpha3 (one schema under three versions); one of
+// another API group is another kind of object and is skipped, as are objects of kinds
+// Load does not read.
+//
+// # Strictness
+//
+// Every field the real API has is accepted, used or not (the status Istio writes too); a
+// field it does not have is an error naming the field it most resembles, since a misspelt
+// field silently ignored would change the answer:
+//
+//	items[3] (VirtualService shop/reviews): spec: unknown field "host" (did you mean "hosts"?)
+//
+// The field lists are held to the upstream Go types (k8s.io/api, istio.io/api) by a test
+// built with the tag upstream. Every problem is reported at once, each naming the
+// document, the List item, the object and the field as written; errors.As gives each as
+// a FieldError. An inventory built in Go is checked by Validate with the same code, naming
+// fields as the Go value spells them ("VirtualServices[2] (VirtualService shop/reviews):
+// Hosts[0]: …"), and every view validates the inventory it is given.
+//
+// # Istio's validation
+//
+// What Istio's validation (its admission webhook, istioctl validate) refuses never reaches
+// a cluster, so an object it refuses is refused here too, with Istio's words after the
+// field they concern:
+//
+//	items[7] (VirtualService shop/reviews): spec.hosts[1]: duplicate hosts in virtual service: *.shop.example & api.shop.example
+//	items[9] (DestinationRule shop/reviews): spec.exportTo: destination rule with workload selector cannot have exportTo beyond current namespace
+//	items[4] (Sidecar shop/default): spec.egress[0]: sidecar: the egress listener with empty port should be the last listener in the list
+//
+// Istio joins several problems of one object into one error ("2 errors occurred: …");
+// here each is a line of its own, Istio's words as Istio writes them (a test holds them to
+// the errors Istio's own validation gave).
+//
+// For a VirtualService, the rules checked are:
+//
+//   - without hosts (a delegate): no gateways, no tls and no tcp routes; its HTTP routes
+//     may not delegate further;
+//   - the gateways it names, and those of its HTTP matches: namespace/name of two DNS
+//     labels, or a domain without "/" (such as mesh) — after which, as in Istio, the
+//     names that follow are not checked;
+//   - bound to the mesh (no gateways, or mesh among them): no match on a JWT claim
+//     header (@request.auth.claims…), and no host "*";
+//   - each host a domain whose first label may be a wildcard label, or an IP; when all
+//     are valid, no two overlapping (Istio's host matching: *.foo.com and x.foo.com
+//     overlap, "*" overlaps every host) — each pair is named, up to ten, then how many
+//     more pairs there are;
+//   - at least one http, tcp or tls route; each tls and tcp route with destinations;
+//   - a root HTTP route (one that delegates) without a route of its own; any other HTTP
+//     route without both mirror and mirrors;
+//   - each destination of a route, mirror or mirrors entry: a host that is a domain and
+//     not "*", a subset name that is a DNS label, a port from 1 to 65535; each route's
+//     weight not negative, and, with several destinations, weights that do not sum to 0;
+//   - each HTTP match: header names (and the headers of withoutHeaders), a string match
+//     that is one of exact, prefix and regex, no empty prefix (but for uri) and no empty
+//     regex, regular expressions RE2 accepts of at most 1024 bytes, a port from 1 to
+//     65535, source labels as Istio reads labels, a source namespace that is a DNS
+//     label; a header match may not be null;
+//   - exportTo: "." or "*" or DNS labels, no "~" (Istio allows it on ServiceEntries
+//     only), no entry twice ("." being the own namespace), "*" alone.
+//
+// For a DestinationRule: a host that is a domain (first label may be a wildcard label);
+// subsets that are not null, with names that are DNS labels, unique, and labels as Istio
+// reads labels; exportTo as a VirtualService's, and, with a workloadSelector (even one
+// without labels), naming no namespace but its own; the selector's labels without an empty
+// key and without "*".
+//
+// For a Sidecar, besides its workload selector and each egress listener's hosts and port
+// (see Load), in Istio's words: a listener without a port that is not the last (so also
+// a second one: Istio's "egress can have only one listener with empty port" is never
+// reached), two listeners with one port number, two unix domain socket listeners (port 0)
+// with one socket. A Sidecar's ingress listeners, outbound traffic policy, connection pools
+// and its egress ports' names, protocols, binds and capture modes are not checked. For a
+// ServiceEntry, its exportTo in Istio's words, with "~" allowed alone; its hosts,
+// addresses and ports as Load says.
+//
+// Istio's rules for these kinds that are not checked, since they concern fields the
+// inventory does not read or Istio's own annotations:
+//
+//   - on every kind: the annotations istio.io/dry-run (only an AuthorizationPolicy may
+//     carry it), internal.istio.io/webhook-always-reject, internal.istio.io/parents and
+//     internal.istio.io/parent-namespace; a VirtualService's
+//     internal.istio.io/route-semantics (Istio sets it on routes it converts from the
+//     Gateway API, which relaxes the destination rules; here they always apply);
+//   - VirtualService hosts of the form outbound_.<port>_._.<host> on a VirtualService bound
+//     to gateways only, which Istio accepts when the VirtualService has TLS SNI matches;
+//   - an HTTP route's redirect, directResponse, fault, rewrite, retries, timeout,
+//     corsPolicy, headers (and each route destination's headers), mirrorPercent,
+//     mirrorPercentage and mirrors[].percentage: their values, and the rules that combine
+//     them with a route (a root route with a redirect; route, redirect, direct response,
+//     fault and rewrite that exclude one another; an HTTP route needing one of route,
+//     redirect and direct response; the authority rewritten twice);
+//   - TLS and TCP matches: a TLS route needing a match, each with SNI hosts that are
+//     domains and within the VirtualService's hosts, and the destination subnets, port,
+//     source labels and gateways of TLS and TCP matches;
+//   - a DestinationRule's traffic policies and its subsets' (kept as written, as JSON):
+//     at least one field, tunnel and proxyProtocol not together, and the values of the
+//     connection pool, load balancer, outlier detection, TLS, port-level settings,
+//     tunnel, proxy protocol and retry budget;
+//   - Istio's warnings, which refuse nothing (unreachable rules, legacy gateway names,
+//     a selector without labels).
+//
+// Where meshscope differs on purpose: an exportTo entry with upper-case letters, which
+// Istio accepts but which names no namespace, is refused; two VirtualServices (or two
+// DestinationRules) with one namespace and name are refused, since which one counts would
+// depend on document order. And a StringMatch cannot tell `exact: ""` and a uri's
+// `prefix: ""`, which Istio accepts, from a match without a type.
+//
+// # Using an inventory
+//
+// The views keep the inventory's slices and maps: do not modify an inventory after
+// building a view of it. The addresses of a service (Service.AddressesFor,
+// Service.AllAddresses) are those ztunnel's DNS proxy answers with.
+package inventory

@@ -1,0 +1,118 @@
+package inventory
+
+import (
+	"cmp"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// maxOverlaps is how many pairs of overlapping hosts the problems of one VirtualService
+// name; the rest are counted in one more problem.
+const maxOverlaps = 10
+
+// naiveOverlapsUpTo is the number of hosts up to which overlaps compares every pair, as
+// Istio does; more hosts go through a trie, in time linear in their length.
+const naiveOverlapsUpTo = 64
+
+// overlaps finds the pairs (i < j) of hosts that overlap (hostMatches), as Istio's
+// validation looks for them among a VirtualService's hosts. It returns at most limit pairs
+// — the first in Istio's order (by i, then j) when there are few hosts, some of them in
+// that order when there are many — and how many pairs there are in all.
+func overlaps(hosts []string, limit int) (pairs [][2]int, total int) {
+	if len(hosts) <= naiveOverlapsUpTo {
+		return naiveOverlaps(hosts, limit)
+	}
+	return trieOverlaps(hosts, limit)
+}
+
+// naiveOverlaps compares every pair.
+func naiveOverlaps(hosts []string, limit int) (pairs [][2]int, total int) {
+	for i := range hosts {
+		for j := i + 1; j < len(hosts); j++ {
+			if hostMatches(hosts[i], hosts[j]) {
+				if total < limit {
+					pairs = append(pairs, [2]int{i, j})
+				}
+				total++
+			}
+		}
+	}
+	return pairs, total
+}
+
+// hostTrie holds the wildcard hosts by their rest ("*.foo.com" by ".foo.com", "*" by ""),
+// read backwards from the end: a host overlaps every wildcard whose rest ends it, and those
+// are the ones on its path from the root.
+type hostTrie struct {
+	next map[trieEdge]int32
+	ends map[int32][]int // node -> the wildcards whose rest ends there, in order
+	size int32
+}
+
+type trieEdge struct {
+	node int32
+	b    byte
+}
+
+// trieOverlaps finds the pairs in time linear in the hosts' length and the pairs it
+// returns: a pair of hosts overlaps when one is a wildcard whose rest ends the other's rest
+// (the host itself, for one that is not a wildcard), or when the two are equal; a host meets
+// the first kind of partner walking its rest backwards in the trie of wildcards, and the
+// second in a map.
+func trieOverlaps(hosts []string, limit int) (pairs [][2]int, total int) {
+	t := hostTrie{next: map[trieEdge]int32{}, ends: map[int32][]int{}, size: 1}
+	exact := map[string][]int{}
+	for i, h := range hosts {
+		if rest, wild := strings.CutPrefix(h, "*"); wild {
+			node := int32(0)
+			for k := len(rest) - 1; k >= 0; k-- {
+				e := trieEdge{node, rest[k]}
+				n, ok := t.next[e]
+				if !ok {
+					n = t.size
+					t.size++
+					t.next[e] = n
+				}
+				node = n
+			}
+			t.ends[node] = append(t.ends[node], i)
+		} else {
+			exact[h] = append(exact[h], i)
+		}
+	}
+	// take records the pairs of j with the partners in list, counting them all but keeping
+	// only as many as limit allows.
+	take := func(list []int, j int) {
+		for _, i := range list[:min(len(list), max(limit-len(pairs), 0))] {
+			pairs = append(pairs, [2]int{min(i, j), max(i, j)})
+		}
+		total += len(list)
+	}
+	for j, h := range hosts {
+		rest, wild := strings.CutPrefix(h, "*")
+		node := int32(0)
+		for d := 0; ; d++ {
+			if w := t.ends[node]; len(w) > 0 {
+				if d == len(rest) && wild {
+					w = w[:sort.SearchInts(w, j)] // an equal wildcard: each pair once, from the later host
+				}
+				take(w, j)
+			}
+			if d == len(rest) {
+				break
+			}
+			n, ok := t.next[trieEdge{node, rest[len(rest)-1-d]}]
+			if !ok {
+				break
+			}
+			node = n
+		}
+		if !wild {
+			same := exact[h]
+			take(same[:sort.SearchInts(same, j)], j)
+		}
+	}
+	slices.SortFunc(pairs, func(a, b [2]int) int { return cmp.Or(cmp.Compare(a[0], b[0]), cmp.Compare(a[1], b[1])) })
+	return pairs, total
+}

@@ -1,0 +1,293 @@
+package inventory
+
+import (
+	"fmt"
+	"maps"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/meshscope/meshscope/internal/names"
+	"github.com/meshscope/meshscope/internal/strict"
+)
+
+// The name rules Istio's validation applies to VirtualServices and DestinationRules, each
+// returning Istio's own words for what it refuses ("" when the value passes). They read
+// names as Istio does: a DNS label may hold upper-case letters, and a domain's length is
+// checked against 255.
+
+// wildcardDomainProblem checks a host as Istio checks the hosts of VirtualServices and
+// DestinationRules and the hosts of route destinations: at most 255 characters, not empty,
+// a first label that is a DNS label or a wildcard label ("*", "*" or "*-" then a DNS label),
+// and DNS labels after it, the last of which may be empty (a trailing dot) and may not be a
+// number. Istio names the part after the first label in what it says of a later label.
+func wildcardDomainProblem(d string) string {
+	if len(d) > 255 {
+		return fmt.Sprintf("domain name %q too long (max 255)", d)
+	}
+	if d == "" {
+		return "empty domain name not allowed"
+	}
+	first, rest, dotted := strings.Cut(d, ".")
+	if !istioWildcardLabel(first) {
+		return fmt.Sprintf("domain name %q invalid (label %q invalid)", d, first)
+	}
+	if dotted {
+		return dnsLabelsProblem(rest)
+	}
+	return ""
+}
+
+// dnsLabelsProblem checks the labels of d, the part of a domain after its first label.
+func dnsLabelsProblem(d string) string {
+	tld := d[strings.LastIndexByte(d, '.')+1:]
+	if isInt(tld) {
+		return fmt.Sprintf("domain name %q invalid (top level domain %q cannot be all-numeric)", d, tld)
+	}
+	for rest := d; ; {
+		label, after, more := strings.Cut(rest, ".")
+		if !more && label == "" {
+			return "" // a trailing dot
+		}
+		if !istioLabel(label) {
+			return fmt.Sprintf("domain name %q invalid (label %q invalid)", d, label)
+		}
+		if !more {
+			return ""
+		}
+		rest = after
+	}
+}
+
+// isInt reports whether strconv.Atoi reads s: an optional sign, then decimal digits whose
+// value fits an int.
+func isInt(s string) bool {
+	digits := strings.TrimLeft(s, "+-")
+	if len(s)-len(digits) > 1 || digits == "" || strings.Trim(digits, "0123456789") != "" {
+		return false
+	}
+	_, err := strconv.Atoi(s) // only for a number: the error allocates
+	return err == nil
+}
+
+// istioLabel reports whether s is a DNS label as Istio reads one: 1 to 63 letters (either
+// case), digits and inner '-'.
+func istioLabel(s string) bool { return len(s) <= names.MaxLabel && labelChars(s) }
+
+// labelChars is istioLabel without the limit on length: what Istio checks of the labels of
+// a label key's prefix, whose length it checks as a whole.
+func labelChars(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !alnum(c) && (c != '-' || i == 0 || i == len(s)-1) {
+			return false
+		}
+	}
+	return true
+}
+
+// istioWildcardLabel reports whether s is a DNS label, "*", or "*" or "*-" followed by a
+// DNS label, 63 characters at most.
+func istioWildcardLabel(s string) bool {
+	if len(s) > names.MaxLabel {
+		return false
+	}
+	switch {
+	case s == "*":
+		return true
+	case strings.HasPrefix(s, "*-"):
+		return istioLabel(s[2:])
+	case strings.HasPrefix(s, "*"):
+		return istioLabel(s[1:])
+	}
+	return istioLabel(s)
+}
+
+// hostMatches is Istio's host.Name.Matches: two hosts, compared as written, match when they
+// are equal, or when one is a wildcard ("*…") whose rest ends the other (or the other's
+// rest, for two wildcards). "*.foo.com" matches "x.foo.com", and "*" every host.
+func hostMatches(a, b string) bool {
+	aw, bw := strings.HasPrefix(a, "*"), strings.HasPrefix(b, "*")
+	switch {
+	case aw && bw:
+		if len(a) < len(b) {
+			return strings.HasSuffix(b[1:], a[1:])
+		}
+		return strings.HasSuffix(a[1:], b[1:])
+	case aw:
+		return strings.HasSuffix(b, a[1:])
+	case bw:
+		return strings.HasSuffix(a, b[1:])
+	}
+	return a == b
+}
+
+// subsetNameProblem checks the name of a subset (a DestinationRule's, or one a route
+// destination names).
+func subsetNameProblem(name string) string {
+	switch {
+	case name == "":
+		return "subset name cannot be empty"
+	case !istioLabel(name):
+		return "subset name is invalid: " + name
+	}
+	return ""
+}
+
+// portProblem checks a port number.
+func portProblem(n uint32) string {
+	if n >= 1 && n <= 65535 {
+		return ""
+	}
+	return fmt.Sprintf("port number %d must be in the range 1..65535", n)
+}
+
+// qualifiedName reports whether s is a Kubernetes qualified name as Istio reads one: letters,
+// digits, '-', '_' and '.', starting and ending with a letter or digit.
+func qualifiedName(s string) bool {
+	if s == "" || !alnum(s[0]) || !alnum(s[len(s)-1]) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !alnum(c) && c != '-' && c != '_' && c != '.' {
+			return false
+		}
+	}
+	return true
+}
+
+func alnum(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' }
+
+// tagKeyProblem checks a label key as Istio does: a qualified name of at most 63
+// characters, optionally after a DNS name of at most 253 characters and "/".
+func tagKeyProblem(k string) string {
+	prefix, name, slashed := strings.Cut(k, "/")
+	if !slashed {
+		prefix, name = "", k
+	}
+	ok := qualifiedName(name)
+	if slashed {
+		for l := range strings.SplitSeq(prefix, ".") {
+			ok = ok && labelChars(l)
+		}
+	}
+	switch {
+	case !ok:
+		return fmt.Sprintf("invalid tag key: %q", k)
+	case len(prefix) > 253:
+		return fmt.Sprintf("invalid tag key: %q (DNS prefix is too long)", k)
+	case len(name) > names.MaxLabel:
+		return fmt.Sprintf("invalid tag key: %q (name is too long)", k)
+	}
+	return ""
+}
+
+// checkTags checks labels as Istio checks a subset's labels and a match's sourceLabels
+// (keys as tagKeyProblem, values empty or qualified names), each problem at its key under
+// path. The labels are walked in key order only when one has a problem.
+func checkTags(errs []*FieldError, path func() string, ls map[string]string) []*FieldError {
+	bad := false
+	for k, v := range ls {
+		if tagKeyProblem(k) != "" || v != "" && !qualifiedName(v) {
+			bad = true
+			break
+		}
+	}
+	if !bad {
+		return errs
+	}
+	at := path()
+	for _, k := range slices.Sorted(maps.Keys(ls)) {
+		v := ls[k]
+		if r := tagKeyProblem(k); r != "" {
+			errs = append(errs, problem("", strict.Key(at, k), k, "%s", r))
+		}
+		if v != "" && !qualifiedName(v) {
+			errs = append(errs, problem("", strict.Key(at, k), v, "invalid tag value: %q", v))
+		}
+	}
+	return errs
+}
+
+// gatewayNamesProblems checks the gateways a VirtualService (or one of its matches) names,
+// at field (spelt for a problem only), as Istio does: "namespace/name" of two DNS labels, or a name without "/" that is
+// a domain ("mesh", or the legacy name.namespace form). Istio stops at the first name
+// without "/", leaving the names after it unchecked, and so does this.
+func gatewayNamesProblems(errs []*FieldError, field func() string, gateways []string) []*FieldError {
+	for i, g := range gateways {
+		ns, name, slashed := strings.Cut(g, "/")
+		if !slashed {
+			if r := fqdnProblem(g); r != "" {
+				errs = append(errs, problem("", strict.Index(field(), i), g, "%s", r))
+			}
+			return errs
+		}
+		if ns == "" || name == "" {
+			errs = append(errs, problem("", strict.Index(field(), i), g, "config namespace and gateway name cannot be empty"))
+		}
+		if !istioLabel(ns) {
+			errs = append(errs, problem("", strict.Index(field(), i), g, "invalid value for namespace: %q", ns))
+		}
+		if !istioLabel(name) {
+			errs = append(errs, problem("", strict.Index(field(), i), g, "invalid value for gateway name: %q", name))
+		}
+	}
+	return errs
+}
+
+// fqdnProblem checks a domain without wildcards.
+func fqdnProblem(d string) string {
+	if len(d) > 255 {
+		return fmt.Sprintf("domain name %q too long (max 255)", d)
+	}
+	if d == "" {
+		return "empty domain name not allowed"
+	}
+	return dnsLabelsProblem(d)
+}
+
+// jwtClaimHeader reports whether a header name is the form that routes on a JWT claim:
+// @request.auth.claims (in any case) followed by .claim or [claim].
+func jwtClaimHeader(name string) bool {
+	const prefix = "@request.auth.claims"
+	if len(name) < len(prefix) || !strings.EqualFold(name[:len(prefix)], prefix) {
+		return false
+	}
+	rest := name[len(prefix):]
+	return strings.HasPrefix(rest, ".") && len(rest) > 1 || strings.HasPrefix(rest, "[") && strings.HasSuffix(rest, "]") && len(rest) > 2
+}
+
+// headerNameProblem checks the name of a header a match reads.
+func headerNameProblem(name string) string {
+	switch name {
+	case "":
+		return "header name cannot be empty"
+	case ":method", ":scheme", ":authority", ":path", ":status":
+		return ""
+	}
+	if jwtClaimHeader(name) {
+		return ""
+	}
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; !alnum(c) && !strings.ContainsRune("!#$%&'*+-.^_`|~", rune(c)) {
+			return "header name " + name + " is not a valid header name"
+		}
+	}
+	return ""
+}
+
+// regexProblem checks a regular expression a match holds, named by where ("uri",
+// "headers"): RE2, as Go's regexp reads it, of at most 1024 bytes.
+func regexProblem(re, where string) string {
+	if len(re) > 1024 {
+		return fmt.Sprintf("%q: regex is too large, max length allowed is 1024", where)
+	}
+	if _, err := regexp.Compile(re); err != nil {
+		return fmt.Sprintf("%q: %v; Istio uses RE2 style regex-based match (https://github.com/google/re2/wiki/Syntax)", where, err)
+	}
+	return ""
+}
