@@ -1,6 +1,10 @@
-package visibility
+package ambient
 
-import "math/bits"
+import (
+	"math/bits"
+
+	"github.com/meshscope/meshscope/visibility"
+)
 
 // pair holds the services with one namespace and name: a ServiceEntry and a Kubernetes
 // Service, -1 where there is none.
@@ -16,10 +20,10 @@ func (p *pair) first() int32 {
 
 type nsName struct{ namespace, name string }
 
-// nsInfo is what NewIndex knows of a namespace: its decision and the hash of its name.
+// nsInfo is what New knows of a namespace: its decision and the hash of its name.
 type nsInfo struct {
 	name     string
-	decision Decision
+	decision visibility.Decision
 	hash     uint64
 }
 
@@ -57,10 +61,10 @@ func (t *nsTable) add(info nsInfo) *nsInfo {
 
 // nameTable is an open-addressing hash table from a 64-bit hash to a pair of services, sized
 // once: a lookup reads one cell, and the insertion that follows it writes the same cell,
-// where a Go map would probe twice. NewIndex fills it in hash order (hashOrder), so that it
+// where a Go map would probe twice. New fills it in hash order (hashOrder), so that it
 // is written front to back rather than at random.
 //
-// Why not a Go map: NewIndex fills and searches this table once per entry, and
+// Why not a Go map: New fills and searches this table once per entry, and
 // BenchmarkNameTable100k, beside BenchmarkNameTable100kGoMap (a pre-sized map[nsName]pair
 // doing the same), says what this one saves in time and allocations.
 type nameTable struct {

@@ -1,4 +1,4 @@
-package visibility
+package ambient
 
 import (
 	"cmp"
@@ -6,10 +6,13 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/meshscope/meshscope/internal/hosts"
 	"github.com/meshscope/meshscope/internal/names"
+	"github.com/meshscope/meshscope/visibility"
+	"github.com/meshscope/meshscope/visibility/inventory"
 )
 
-// tables are the lookup structures, built by NewIndex. Their large arrays hold no pointers
+// tables are the lookup structures, built by New. Their large arrays hold no pointers
 // (but the keys' strings and the own entries' namespaces), so that the collector has little
 // to scan in an index of a million entries.
 type tables struct {
@@ -63,7 +66,7 @@ func (t *tables) all(c int32) []int32 {
 // canonical returns the first entry of set c visible to every namespace, or -1.
 func (ix *Index) canonical(c int32) int32 {
 	if c >= single {
-		if e := c - single; ix.entries[e].decision.Visibility == Public {
+		if e := c - single; ix.entries[e].decision.Visibility == visibility.Public {
 			return e
 		}
 		return -1
@@ -74,7 +77,7 @@ func (ix *Index) canonical(c int32) int32 {
 // claim is one entry's claim on one candidate set.
 type claim struct{ set, entry int32 }
 
-// pending holds the keys of the tables while NewIndex checks the entries, which claim them.
+// pending holds the keys of the tables while New enters the entries, which claim them.
 type pending struct {
 	hosts, wild keyList[string]
 	addrs       keyList[addrKey]
@@ -98,9 +101,9 @@ func newPending(n int) *pending {
 // host records entry i's claim on host h, normalized. A host is claimed only by the entries
 // that have an address for it (or are headless Kubernetes Services): ztunnel answers only
 // for those.
-func (p *pending) host(ix *Index, i int32, s *Service, h string) {
+func (p *pending) host(ix *Index, i int32, s *inventory.Service, h string) {
 	switch suffix, wild := cutWildcard(h); {
-	case !s.answersFor(h):
+	case !s.AnswersFor(h):
 		if p.mute == nil {
 			p.mute = map[string][]int32{}
 		}
@@ -113,9 +116,9 @@ func (p *pending) host(ix *Index, i int32, s *Service, h string) {
 }
 
 // address records entry i's claim on an address or a CIDR, in its canonical form (see
-// canonical).
+// hosts.Canonical).
 func (p *pending) address(ix *Index, i int32, a netip.Prefix) {
-	if a = canonical(a); a.IsSingleIP() {
+	if a = hosts.Canonical(a); a.IsSingleIP() {
 		k := addrKeyOf(a.Addr())
 		p.addrs.add(ix.addrHash(k), k, i)
 	} else {
@@ -123,10 +126,10 @@ func (p *pending) address(ix *Index, i int32, a netip.Prefix) {
 	}
 }
 
-// build indexes every host and address claimed. Candidate lists live in one shared array,
+// tables indexes every host and address claimed. Candidate lists live in one shared array,
 // filled by a counting sort of the claims, so that building costs a few large allocations
 // rather than one per host.
-func (ix *Index) build(keys *pending) *tables {
+func (ix *Index) tables(keys *pending) *tables {
 	t := &tables{prefixes: map[netip.Prefix]int32{}, mute: keys.mute}
 	var sets int32
 	var claims []claim
@@ -195,10 +198,10 @@ func (t *tables) rank(ix *Index, c *candidates) {
 	}
 	for _, i := range all {
 		e := &ix.entries[i]
-		if c.canonical < 0 && e.decision.Visibility == Public {
+		if c.canonical < 0 && e.decision.Visibility == visibility.Public {
 			c.canonical = i
 		}
-		if e.decision.Visibility == None {
+		if e.decision.Visibility == visibility.None {
 			continue
 		}
 		ns := ix.services[i].Namespace
@@ -223,7 +226,7 @@ func (t *tables) rank(ix *Index, c *candidates) {
 func (ix *Index) compare(a, b int32) int {
 	x, y := &ix.services[a], &ix.services[b]
 	if x.Kind != y.Kind {
-		if x.Kind == KubernetesService {
+		if x.Kind == inventory.KubernetesService {
 			return -1
 		}
 		return 1
@@ -245,7 +248,7 @@ func (ix *Index) ownEntry(c int32, client string) int32 {
 		return -1
 	}
 	if c >= single {
-		if e := c - single; ix.services[e].Namespace == client && ix.entries[e].decision.Visibility != None {
+		if e := c - single; ix.services[e].Namespace == client && ix.entries[e].decision.Visibility != visibility.None {
 			return e
 		}
 		return -1
@@ -314,10 +317,10 @@ func normalizeInto(host string, buf *nameBuf) []byte {
 // namespace client, or false: the query is forwarded to the upstream resolver, as for a host
 // the mesh does not know. It answers as ztunnel's DNS proxy does:
 //
-//   - only services with an address for the host answer (see Service.AddressesFor; a
-//     headless Kubernetes Service answers without one);
-//   - the query is tried as given, then as its short-name aliases (see Aliases), the first
-//     answer winning;
+//   - only services with an address for the host answer (see
+//     inventory.Service.AddressesFor; a headless Kubernetes Service answers without one);
+//   - the query is tried as given, then as its short-name aliases (see the package
+//     documentation), the first answer winning;
 //   - each name tries the exact host, then the *. wildcard at each of its label boundaries,
 //     the most specific first — for a.b.c: *.b.c, then *.c — and at each level takes the
 //     client's own namespace's visible entry, else the canonical one (a Kubernetes Service,
@@ -329,15 +332,16 @@ func normalizeInto(host string, buf *nameBuf) []byte {
 // answers a DNS query: ztunnel's DNS proxy tries only the *. wildcards at a query's label
 // boundaries, so a query for ax.b.c goes on to *.b.c and *.c, then upstream. ExplainHost
 // shows such a host's entries as not reached, saying why, and Lint flags them
-// (PartialWildcardDNS). The sidecar view (SidecarView) matches them as Istio does.
+// (PartialWildcardDNS). The sidecar view (package visibility/sidecar) matches them as Istio
+// does.
 //
 // LookupHost does not allocate, and tries only the wildcard lengths the index holds. The
 // Service returned shares its slices and maps with the index: read-only.
-func (ix *Index) LookupHost(client, host string) (Service, bool) {
+func (ix *Index) LookupHost(client, host string) (inventory.Service, bool) {
 	if e, _ := ix.lookupHost(client, host); e >= 0 {
 		return ix.services[e], true
 	}
-	return Service{}, false
+	return inventory.Service{}, false
 }
 
 // lookupHost returns the entry that answers, and the index of the alias that reached it
@@ -405,11 +409,11 @@ func (ix *Index) lookupName(client string, h []byte) int32 {
 // exact address come first (addresses Istio allocated count as the entry's); if none is
 // visible, entries whose CIDR contains it, the client's own namespace's first, then the
 // longest prefix. LookupAddress does not allocate; the Service is read-only.
-func (ix *Index) LookupAddress(client string, addr netip.Addr) (Service, bool) {
+func (ix *Index) LookupAddress(client string, addr netip.Addr) (inventory.Service, bool) {
 	if e := ix.lookupAddress(client, addr); e >= 0 {
 		return ix.services[e], true
 	}
-	return Service{}, false
+	return inventory.Service{}, false
 }
 
 func (ix *Index) lookupAddress(client string, addr netip.Addr) int32 {
