@@ -10,7 +10,6 @@ import (
 
 	"github.com/meshscope/meshscope/internal/fielderr"
 	"github.com/meshscope/meshscope/internal/hosts"
-	"github.com/meshscope/meshscope/internal/names"
 	"github.com/meshscope/meshscope/internal/report"
 	"github.com/meshscope/meshscope/visibility"
 	"github.com/meshscope/meshscope/visibility/inventory"
@@ -19,7 +18,7 @@ import (
 
 // AllOtherNamespaces stands, in an audit, for every namespace other than the entry's own,
 // including namespaces that do not exist yet.
-const AllOtherNamespaces = names.Wildcard
+const AllOtherNamespaces = "*"
 
 // EntryChange is a ServiceEntry (Key) whose visibility changes from Before to After. Gained
 // and Lost list the client namespaces that start or stop seeing the entry: its own namespace

@@ -47,7 +47,7 @@ const (
 // not have (a service's, or the mesh's defaultServiceExportTo), entries DNS never answers
 // for (no address for any host), and partial wildcard hosts ztunnel's DNS proxy never
 // answers through, with codes ExportToUnknownNamespace, NoAddressForDNS and
-// PartialWildcardDNS. The inventory's namespaces are those of inventory.NamespaceNames.
+// PartialWildcardDNS. The inventory's namespaces are those of inventory.Inventory.NamespaceNames.
 // Findings are sorted: policies in order (Path "policies[i]" or
 // "policies[i].matchingRules[j]"), then the mesh default (Path "defaultServiceExportTo"),
 // then services by kind, namespace and name (Path "ServiceEntry shop/api").
