@@ -103,6 +103,23 @@ func BenchmarkNewIndex100kAndTables(b *testing.B) {
 	}
 }
 
+// BenchmarkDecision finds the decision of a service by namespace and name in an index of
+// 100,000 entries, and misses one.
+func BenchmarkDecision(b *testing.B) {
+	ix, err := New(meshOf(benchConfig(100)), new(benchInventory(100_000, 1000)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	names := [][2]string{{"ns-777", "svc-77777"}, {"ns-5", "svc-5"}, {"ns-5", "svc-6"}}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		n := names[i%len(names)]
+		benchDecision, benchFound = ix.Decision(n[0], n[1])
+		i++
+	}
+}
+
 func BenchmarkLookupHost(b *testing.B) {
 	ix, err := New(meshOf(benchConfig(100)), new(benchInventory(100_000, 1000)))
 	if err != nil {
