@@ -1,6 +1,7 @@
 package hosts
 
 import (
+	"errors"
 	"math/rand/v2"
 	"net/netip"
 	"regexp"
@@ -126,3 +127,57 @@ func TestParseIPv4(t *testing.T) {
 }
 
 func newRand(a, b uint64) *rand.Rand { return rand.New(rand.NewPCG(a, b)) }
+
+// realisticAddresses are addresses as a kubectl dump holds them: mostly IPv4 IPs (cluster
+// IPs, a ServiceEntry's spec.addresses, the addresses Istio allocates), some CIDRs, some
+// IPv6; and the IPv4 IPs alone.
+var realisticAddresses = map[string][]string{
+	"mix": {"10.96.0.1", "10.96.12.34", "10.100.201.7", "240.240.0.7", "240.240.17.203", "192.168.1.1",
+		"203.0.113.0/24", "fd00::10"},
+	"ipv4": {"10.96.0.1", "10.96.12.34", "10.100.201.7", "240.240.0.7", "240.240.17.203", "192.168.1.1"},
+}
+
+var prefixSink netip.Prefix
+
+func benchmarkParse(b *testing.B, parse func(string) (netip.Prefix, error)) {
+	for _, set := range []string{"mix", "ipv4"} {
+		b.Run(set, func(b *testing.B) {
+			addrs := realisticAddresses[set]
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				prefixSink, _ = parse(addrs[i%len(addrs)])
+				i++
+			}
+		})
+	}
+}
+
+// BenchmarkParseAddress reads realistic addresses with ParseAddress.
+func BenchmarkParseAddress(b *testing.B) { benchmarkParse(b, ParseAddress) }
+
+// BenchmarkParseAddressNetip is the baseline: the same addresses read by net/netip alone,
+// the literal reading of ParseAddress's rule (parseAddressNetip).
+func BenchmarkParseAddressNetip(b *testing.B) { benchmarkParse(b, parseAddressNetip) }
+
+// parseAddressNetip is ParseAddress read literally, with net/netip alone: a CIDR is a
+// prefix, masked and unmapped; anything else an IP without a zone, unmapped, as a /32 or
+// /128.
+func parseAddressNetip(s string) (netip.Prefix, error) {
+	if strings.Contains(s, "/") {
+		p, err := netip.ParsePrefix(s)
+		if err != nil {
+			return netip.Prefix{}, err
+		}
+		return Canonical(p), nil
+	}
+	a, err := netip.ParseAddr(s)
+	if err != nil {
+		return netip.Prefix{}, err
+	}
+	if a.Zone() != "" {
+		return netip.Prefix{}, errors.New("an IP with a zone")
+	}
+	a = a.Unmap()
+	return netip.PrefixFrom(a, a.BitLen()), nil
+}
