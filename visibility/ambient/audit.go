@@ -2,7 +2,6 @@ package ambient
 
 import (
 	"cmp"
-	"hash/maphash"
 	"maps"
 	"net/netip"
 	"slices"
@@ -87,8 +86,7 @@ func Diff(before, after *mesh.Config, inv *inventory.Inventory) (Audit, error) {
 	if err := problems.Err(); err != nil {
 		return Audit{}, err
 	}
-	seed := maphash.MakeSeed() // one seed: both indexes number their candidate sets alike
-	d := &differ{before: build(rb, before, inv, seed), after: build(ra, after, inv, seed)}
+	d := &differ{before: build(rb, before, inv), after: build(ra, after, inv)} // their candidate sets numbered alike
 	return d.audit(), nil
 }
 
@@ -154,10 +152,10 @@ func (ix *Index) fallingThrough(hosts map[string]bool, prefixes map[netip.Prefix
 				}
 			}
 		}
-		for h := range ix.t.hosts.all {
+		for h := range ix.t.hosts {
 			visit(h)
 		}
-		for s := range ix.t.wild.all {
+		for s := range ix.t.wild {
 			visit("*" + s)
 		}
 		for h := range ix.t.mute {
@@ -196,8 +194,7 @@ func (ix *Index) fallingThrough(hosts map[string]bool, prefixes map[netip.Prefix
 			}
 		}
 	}
-	for k := range ix.t.addrs.all {
-		a := addrOf(k)
+	for a := range ix.t.addrs {
 		visit(netip.PrefixFrom(a, a.BitLen()))
 	}
 	for p := range ix.t.prefixes {

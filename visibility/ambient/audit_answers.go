@@ -9,7 +9,7 @@ import (
 )
 
 // differ finds, for Diff, the clients whose answer to a query changes. Its two indexes are
-// of one inventory with one seed, so a candidate set has one number in both; they differ in
+// of one inventory, so a candidate set has one number in both (see build); they differ in
 // the entries' decisions only, and so in each set's canonical entry and own entries.
 //
 // A client namespace's answer depends on two things: its own visible entries on the query's
@@ -47,15 +47,14 @@ func (d *differ) ownChanged(i int32) {
 		switch suffix, wild := cutWildcard(h); {
 		case !s.AnswersFor(h): // claimed without an address: in no set
 		case wild:
-			record(ix.t.wild.get(ix.hostHash(suffix), suffix))
+			record(lookupSet(ix.t.wild, suffix))
 		default:
-			record(ix.t.hosts.get(ix.hostHash(h), h))
+			record(lookupSet(ix.t.hosts, h))
 		}
 	}
 	for _, p := range s.AllAddresses() {
 		if p = hosts.Canonical(p); p.IsSingleIP() {
-			k := addrKeyOf(p.Addr())
-			record(ix.t.addrs.get(ix.addrHash(k), k))
+			record(lookupSet(ix.t.addrs, p.Addr()))
 		} else {
 			c, ok := ix.t.prefixes[p]
 			record(c, ok)
@@ -169,4 +168,10 @@ func cutWildcard(h string) (string, bool) {
 		return h[1:], true
 	}
 	return h, false
+}
+
+// lookupSet returns k's candidate set in m, and whether it has one.
+func lookupSet[K comparable](m map[K]int32, k K) (int32, bool) {
+	c, ok := m[k]
+	return c, ok
 }

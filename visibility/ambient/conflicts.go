@@ -61,18 +61,13 @@ func (ix *Index) Conflicts() []Conflict {
 		}
 		out = append(out, conf)
 	}
-	for _, h := range slices.Sorted(t.hosts.all) {
+	for _, h := range slices.Sorted(maps.Keys(t.hosts)) {
 		add(h, ix.hostLevels(h))
 	}
-	for _, s := range slices.Sorted(t.wild.all) {
+	for _, s := range slices.Sorted(maps.Keys(t.wild)) {
 		add("*"+s, ix.hostLevels("*"+s))
 	}
-	var addrs []netip.Addr
-	for k := range t.addrs.all {
-		addrs = append(addrs, addrOf(k))
-	}
-	slices.SortFunc(addrs, netip.Addr.Compare)
-	for _, a := range addrs {
+	for _, a := range slices.SortedFunc(maps.Keys(t.addrs), netip.Addr.Compare) {
 		add(a.String(), ix.addrLevels(netip.PrefixFrom(a, a.BitLen())))
 	}
 	pfxs := slices.SortedFunc(maps.Keys(t.prefixes), hosts.ComparePrefixes)

@@ -57,9 +57,10 @@ items:
   metadata: {name: web, namespace: shop}
 `
 
-// inventorySeeds are inputs that reach the loader's paths, and so the index's: every kind and field it reads,
-// Lists nested and typed, several documents, JSON, the full YAML reader's constructs
-// (anchors, merge keys, tags), short names to expand, and what it refuses. They are small:
+// inventorySeeds are inputs that reach the loader's paths, and so the index's: every kind
+// and field it reads, Lists nested and typed, several documents, JSON, the full YAML
+// reader's constructs (anchors, merge keys, tags), short names to expand, and what it
+// refuses. They are small:
 // the fuzzer minimizes each input that finds new code in time quadratic in its length, and
 // spends that time fuzzing nothing else.
 var inventorySeeds = []string{

@@ -2,7 +2,6 @@ package ambient
 
 import (
 	"fmt"
-	"hash/maphash"
 	"slices"
 
 	"k8s.io/apimachinery/pkg/labels"
@@ -43,34 +42,28 @@ type Index struct {
 	inv         inventory.Inventory // the caller's, its slices and maps not copied
 	services    []inventory.Service // inv.Services
 	entries     []entry             // parallel to services
-	seed        maphash.Seed
-	names       nameTable        // hash of namespace and name -> the services with those names
-	collided    map[nsName]*pair // names whose 64-bit hash another name already has (never, in practice)
-	meshDefault []string         // the mesh's defaultServiceExportTo, as given
-	domain      string           // the cluster domain short names expand into
+	names       map[nsName]pair     // namespace and name -> the services with those names
+	meshDefault []string            // the mesh's defaultServiceExportTo
+	domain      string              // the cluster domain short names expand into
 	t           *tables
-}
-
-func (ix *Index) hashName(nsHash uint64, name string) uint64 {
-	return nsHash*0x9E3779B97F4A7C15 ^ maphash.String(ix.seed, name)
-}
-
-// findPair returns the services with this namespace and name, or nil. The hash only narrows
-// the search: the names are compared.
-func (ix *Index) findPair(h uint64, namespace, name string) *pair {
-	c := ix.names.cell(h)
-	if ix.names.c[c].h == 0 {
-		return nil
-	}
-	p := &ix.names.c[c].pair
-	if s := &ix.services[p.first()]; s.Name == name && s.Namespace == namespace {
-		return p
-	}
-	return ix.collided[nsName{namespace, name}]
 }
 
 type entry struct {
 	decision visibility.Decision
+}
+
+type nsName struct{ namespace, name string }
+
+// pair holds the services with one namespace and name: a ServiceEntry and a Kubernetes
+// Service, -1 where there is none.
+type pair struct{ se, svc int32 }
+
+// first returns the pair's ServiceEntry, else its Kubernetes Service.
+func (p pair) first() int32 {
+	if p.se >= 0 {
+		return p.se
+	}
+	return p.svc
 }
 
 // New validates the mesh configuration (m.Validate) and the inventory (inv.Validate),
@@ -88,7 +81,7 @@ func New(m *mesh.Config, inv *inventory.Inventory) (*Index, error) {
 	if err := c.Err(); err != nil {
 		return nil, err
 	}
-	return build(r, m, inv, maphash.MakeSeed()), nil
+	return build(r, m, inv), nil
 }
 
 // compile validates m and compiles its serviceEntryVisibility; where, if not "", is put
@@ -117,104 +110,73 @@ func validate(inv *inventory.Inventory) error {
 	return inv.Validate()
 }
 
-// build is New after validation, with the seed its tables hash with: two indexes of one
-// inventory built with one seed number their candidate sets alike (see Diff).
-func build(r *visibility.Resolver, m *mesh.Config, inv *inventory.Inventory, seed maphash.Seed) *Index {
+// build is New after validation. Two indexes of one inventory number their candidate sets
+// alike, whatever their configurations: sets are numbered in the order the inventory claims
+// their keys (see Diff).
+func build(r *visibility.Resolver, m *mesh.Config, inv *inventory.Inventory) *Index {
 	if inv == nil {
 		inv = &inventory.Inventory{}
 	}
 	n := len(inv.Services)
 	ix := &Index{
-		resolver: r, inv: *inv, services: inv.Services, entries: make([]entry, n), seed: seed,
-		names:  newNameTable(n),
+		resolver: r, inv: *inv, services: inv.Services, entries: make([]entry, n),
+		names:  make(map[nsName]pair, n),
 		domain: inv.ClusterDomain(),
 	}
 	if m != nil {
 		ix.meshDefault = slices.Clone(m.DefaultServiceExportTo)
 	}
-	// Pass 1, in inventory order: decide each service, hash its name, record the keys it
-	// claims.
-	namespaces := nsTable{cells: newNameTable(len(inv.Namespaces)), list: make([]nsInfo, 0, len(inv.Namespaces))}
-	hashes := make([]uint64, n)
+	decided := make(map[string]visibility.Decision, len(inv.Namespaces))
 	keys := newPending(n)
 	for i := range inv.Services {
-		ix.enter(int32(i), &inv.Services[i], inv.Namespaces, &namespaces, &hashes[i], keys)
-	}
-	// Pass 2, in hash order, so that the name table fills front to back instead of at random:
-	// one slot per namespace and name.
-	for _, i := range hashOrder(hashes) {
-		ix.place(i, hashes[i])
+		ix.enter(int32(i), &inv.Services[i], decided, keys)
 	}
 	ix.t = ix.tables(keys)
 	return ix
 }
 
-// enter decides service i, hashes its namespace and name (the name table ignores a hash's
-// low bit, which carries the kind), and records the keys it claims.
-func (ix *Index) enter(i int32, s *inventory.Service, nsLabels map[string]map[string]string, namespaces *nsTable, hash *uint64, keys *pending) {
-	nsHash := maphash.String(ix.seed, s.Namespace)
-	ns := namespaces.find(nsHash, s.Namespace)
-	if ns == nil { // decide once per namespace
-		ns = namespaces.add(nsInfo{name: s.Namespace, decision: ix.resolver.Resolve(labels.Set(nsLabels[s.Namespace])), hash: nsHash})
-	}
-	*hash = ix.hashName(ns.hash, s.Name)&^1 | uint64(s.Kind&1) // the kind rides in the low bit
-	for _, h := range s.Hosts {
-		keys.host(ix, i, s, hosts.Normalize(h))
-	}
-	for _, a := range s.AllAddresses() {
-		keys.address(ix, i, a)
-	}
+// enter decides service i (once per namespace: decided holds the namespaces decided so
+// far), records it under its namespace and name, and records the keys it claims. The
+// inventory has no two services of one kind with one namespace and name (inv.Validate
+// refuses them); should it have, the first stays.
+func (ix *Index) enter(i int32, s *inventory.Service, decided map[string]visibility.Decision, keys *pending) {
 	d := visibility.Decision{Visibility: visibility.Public, Policy: visibility.NoIndex}
 	if s.Kind == inventory.ServiceEntry {
-		d = ns.decision
+		var ok bool
+		if d, ok = decided[s.Namespace]; !ok {
+			d = ix.resolver.Resolve(labels.Set(ix.inv.Namespaces[s.Namespace]))
+			decided[s.Namespace] = d
+		}
 	}
 	ix.entries[i].decision = d
-}
-
-// place records service i, whose kind is the low bit of hk and whose name hash is the rest,
-// in the pair of its namespace and name. It reads the service's names only when another has
-// the same hash. The inventory has no two services of one kind with one namespace and name
-// (inv.Validate refuses them); should it have, the first stays.
-func (ix *Index) place(i int32, hk uint64) {
-	h, kind := hk|1, inventory.Kind(hk&1)
-	c := ix.names.cell(h)
-	cl := &ix.names.c[c]
-	p := &cl.pair
-	switch {
-	case cl.h == 0: // a new name
-		*cl = cell{h, pair{-1, -1}}
-	case !ix.sameName(p.first(), i): // another name with the same hash
-		key := nsName{ix.services[i].Namespace, ix.services[i].Name}
-		if ix.collided == nil {
-			ix.collided = map[nsName]*pair{}
-		}
-		if p = ix.collided[key]; p == nil {
-			p = &pair{-1, -1}
-			ix.collided[key] = p
-		}
+	k := nsName{s.Namespace, s.Name}
+	p, ok := ix.names[k]
+	if !ok {
+		p = pair{-1, -1}
 	}
 	switch {
-	case kind == inventory.ServiceEntry && p.se < 0:
+	case s.Kind == inventory.ServiceEntry && p.se < 0:
 		p.se = i
-	case kind == inventory.KubernetesService && p.svc < 0:
+	case s.Kind == inventory.KubernetesService && p.svc < 0:
 		p.svc = i
 	}
-}
-
-func (ix *Index) sameName(a, b int32) bool {
-	x, y := &ix.services[a], &ix.services[b]
-	return x.Name == y.Name && x.Namespace == y.Namespace
+	ix.names[k] = p
+	for _, h := range s.Hosts {
+		keys.host(i, s, hosts.Normalize(h))
+	}
+	for _, a := range s.AllAddresses() {
+		keys.address(i, a)
+	}
 }
 
 func (ix *Index) find(namespace, name string) int32 {
-	if ix == nil || len(ix.names.c) == 0 {
-		return -1 // the zero Index: empty (and no seed to hash with)
-	}
-	p := ix.findPair(ix.hashName(maphash.String(ix.seed, namespace), name), namespace, name)
-	if p == nil {
+	if ix == nil {
 		return -1
 	}
-	return p.first()
+	if p, ok := ix.names[nsName{namespace, name}]; ok {
+		return p.first()
+	}
+	return -1
 }
 
 // Decision returns the visibility decision of the service with this namespace and name (the

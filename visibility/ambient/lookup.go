@@ -2,6 +2,7 @@ package ambient
 
 import (
 	"cmp"
+	"maps"
 	"net/netip"
 	"slices"
 	"strings"
@@ -12,15 +13,14 @@ import (
 	"github.com/meshscope/meshscope/visibility/inventory"
 )
 
-// tables are the lookup structures, built by New. Their large arrays hold no pointers
-// (but the keys' strings and the own entries' namespaces), so that the collector has little
-// to scan in an index of a million entries.
+// tables are the lookup structures, built by New: Go maps from a host, a wildcard's suffix,
+// an address or a CIDR to its candidate set, and the sets, kept in a few shared arrays.
 type tables struct {
-	hosts    keyTable[string]  // exact host -> candidate set (entries with an address for it)
-	wild     keyTable[string]  // what follows a wildcard's "*" (".b.c", "x.b.c") -> candidate set
-	dnsLens  lengthSet         // the lengths of wild's *. keys: where a DNS lookup probes
-	allLens  []wildLen         // every key's, partial ones and those in mute too: what explanations show
-	addrs    keyTable[addrKey] // exact address -> candidate set
+	hosts    map[string]int32     // exact host -> candidate set (entries with an address for it)
+	wild     map[string]int32     // what follows a wildcard's "*" (".b.c", "x.b.c") -> candidate set
+	dnsLens  lengthSet            // the lengths of wild's *. keys: where a DNS lookup probes
+	allLens  []wildLen            // every key's, partial ones and those in mute too: what explanations show
+	addrs    map[netip.Addr]int32 // exact address (unmapped, without a zone) -> candidate set
 	mute     map[string][]int32
 	prefixes map[netip.Prefix]int32
 	lengths4 []int // prefix lengths present, longest first
@@ -48,10 +48,10 @@ type best struct {
 	entry     int32
 }
 
-// single marks a set of one entry, which is kept in the key's slot rather than in sets: a
-// set number at or above single is the entry single+e (an index holds fewer than 2^30
-// entries and sets). Most hosts and addresses have one entry, and so cost nothing but their
-// slot.
+// single marks a set of one entry, which is kept in the key's map value rather than in
+// sets: a set number at or above single is the entry single+e (an index holds fewer than
+// 2^30 entries and sets). Most hosts and addresses have one entry, and so cost nothing but
+// their map entry.
 const single = 1 << 30
 
 // all returns the entries of set c, in rank order.
@@ -77,68 +77,72 @@ func (ix *Index) canonical(c int32) int32 {
 // claim is one entry's claim on one candidate set.
 type claim struct{ set, entry int32 }
 
-// pending holds the keys of the tables while New enters the entries, which claim them.
+// pending gathers the tables while New enters the entries, which claim their keys, and
+// the claims on sets of more than one entry.
 type pending struct {
-	hosts, wild keyList[string]
-	addrs       keyList[addrKey]
-	prefixes    []prefixClaim
-	mute        map[string][]int32
+	t      *tables
+	claims []claim
+	sets   int32 // sets numbered so far
 }
 
-type prefixClaim struct {
-	p     netip.Prefix
-	entry int32
-}
-
-// newPending returns lists sized for n entries of a host and an address each.
+// newPending returns tables sized for n entries of a host and an address each.
 func newPending(n int) *pending {
-	p := &pending{}
-	p.hosts.grow(n)
-	p.addrs.grow(n)
-	return p
+	return &pending{t: &tables{
+		hosts: make(map[string]int32, n), wild: map[string]int32{}, addrs: make(map[netip.Addr]int32, n),
+		prefixes: map[netip.Prefix]int32{},
+	}}
+}
+
+// claimKey records entry e's claim on key k of m: the key's first entry is kept in m as a
+// set of one (see single); a second entry numbers a set and claims it for both; later ones
+// claim it.
+func claimKey[K comparable](p *pending, m map[K]int32, k K, e int32) {
+	c, ok := m[k]
+	switch {
+	case !ok:
+		m[k] = single + e
+	case c == single+e: // the entry lists the key twice
+	case c >= single:
+		p.claims = append(p.claims, claim{p.sets, c - single}, claim{p.sets, e})
+		m[k] = p.sets
+		p.sets++
+	default:
+		p.claims = append(p.claims, claim{c, e})
+	}
 }
 
 // host records entry i's claim on host h, normalized. A host is claimed only by the entries
 // that have an address for it (or are headless Kubernetes Services): ztunnel answers only
 // for those.
-func (p *pending) host(ix *Index, i int32, s *inventory.Service, h string) {
+func (p *pending) host(i int32, s *inventory.Service, h string) {
 	switch suffix, wild := cutWildcard(h); {
 	case !s.AnswersFor(h):
-		if p.mute == nil {
-			p.mute = map[string][]int32{}
+		if p.t.mute == nil {
+			p.t.mute = map[string][]int32{}
 		}
-		p.mute[h] = append(p.mute[h], i)
+		p.t.mute[h] = append(p.t.mute[h], i)
 	case wild:
-		p.wild.add(ix.hostHash(suffix), suffix, i)
+		claimKey(p, p.t.wild, suffix, i)
 	default:
-		p.hosts.add(ix.hostHash(h), h, i)
+		claimKey(p, p.t.hosts, h, i)
 	}
 }
 
 // address records entry i's claim on an address or a CIDR, in its canonical form (see
 // hosts.Canonical).
-func (p *pending) address(ix *Index, i int32, a netip.Prefix) {
+func (p *pending) address(i int32, a netip.Prefix) {
 	if a = hosts.Canonical(a); a.IsSingleIP() {
-		k := addrKeyOf(a.Addr())
-		p.addrs.add(ix.addrHash(k), k, i)
+		claimKey(p, p.t.addrs, a.Addr(), i)
 	} else {
-		p.prefixes = append(p.prefixes, prefixClaim{a, i})
+		claimKey(p, p.t.prefixes, a, i)
 	}
 }
 
-// tables indexes every host and address claimed. Candidate lists live in one shared array,
-// filled by a counting sort of the claims, so that building costs a few large allocations
-// rather than one per host.
-func (ix *Index) tables(keys *pending) *tables {
-	t := &tables{prefixes: map[netip.Prefix]int32{}, mute: keys.mute}
-	var sets int32
-	var claims []claim
-	claims = keys.hosts.insert(&t.hosts, claims, &sets)
-	claims = keys.wild.insert(&t.wild, claims, &sets)
-	claims = keys.addrs.insert(&t.addrs, claims, &sets)
-	for _, c := range keys.prefixes {
-		claims = append(claims, claim{setOf(t.prefixes, c.p, &sets), c.entry})
-	}
+// tables ranks every candidate set. The sets' entries live in one shared array, filled by a
+// counting sort of the claims, so that building costs a few large allocations rather than
+// one per key.
+func (ix *Index) tables(p *pending) *tables {
+	t, sets, claims := p.t, p.sets, p.claims
 	start := make([]int32, sets+1)
 	for _, c := range claims {
 		start[c.set+1]++
@@ -164,21 +168,11 @@ func (ix *Index) tables(keys *pending) *tables {
 			muteWild = append(muteWild, s)
 		}
 	}
-	t.dnsLens = dottedLengths(keys.wild.keys)
-	t.allLens = wildLengths(keys.wild.keys, muteWild)
+	wild := slices.Collect(maps.Keys(t.wild))
+	t.dnsLens = dottedLengths(wild)
+	t.allLens = wildLengths(wild, muteWild)
 	t.lengths4, t.lengths6 = prefixLengths(t.prefixes)
 	return t
-}
-
-// setOf returns the candidate set of k in m, numbering a new one.
-func setOf[K comparable](m map[K]int32, k K, sets *int32) int32 {
-	c, ok := m[k]
-	if !ok {
-		c = *sets
-		*sets++
-		m[k] = c
-	}
-	return c
 }
 
 // rank orders a candidate set and precomputes its answers: the canonical entry, and each
@@ -379,11 +373,11 @@ func (ix *Index) lookupAliases(client string, h []byte) (int32, int) {
 // lookupName looks one name up: the exact host, then each wildcard level, longest first.
 func (ix *Index) lookupName(client string, h []byte) int32 {
 	t := ix.t
-	exact, key := &t.hosts, h
+	exact, key := t.hosts, h
 	if h[0] == '*' && len(h) > 1 { // the query is a wildcard host's name itself: exactly that host
-		exact, key = &t.wild, h[1:]
+		exact, key = t.wild, h[1:]
 	}
-	if c, ok := getBytes(exact, ix.bytesHash(key), key); ok {
+	if c, ok := exact[string(key)]; ok {
 		if e := ix.pick(c, client); e >= 0 {
 			return e
 		}
@@ -395,7 +389,7 @@ func (ix *Index) lookupName(client string, h []byte) int32 {
 		if h[i] != '.' || !t.dnsLens.has(len(h)-i) || i == 1 && h[0] == '*' { // (the query itself: tried above)
 			continue
 		}
-		if c, ok := getBytes(&t.wild, ix.bytesHash(h[i:]), h[i:]); ok {
+		if c, ok := t.wild[string(h[i:])]; ok {
 			if e := ix.pick(c, client); e >= 0 {
 				return e
 			}
@@ -422,8 +416,7 @@ func (ix *Index) lookupAddress(client string, addr netip.Addr) int32 {
 	}
 	addr = addr.WithZone("").Unmap()
 	t := ix.t
-	k := addrKeyOf(addr)
-	if c, ok := t.addrs.get(ix.addrHash(k), k); ok {
+	if c, ok := t.addrs[addr]; ok {
 		if e := ix.pick(c, client); e >= 0 {
 			return e
 		}

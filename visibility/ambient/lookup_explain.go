@@ -152,7 +152,7 @@ func (ix *Index) hostLevels(h string) []level {
 		}
 	}
 	if _, wild := cutWildcard(h); !wild {
-		c, ok := t.hosts.get(ix.hostHash(h), h)
+		c, ok := t.hosts[h]
 		add(h, c, ok, false)
 	}
 	for _, w := range t.allLens {
@@ -160,7 +160,7 @@ func (ix *Index) hostLevels(h string) []level {
 		if i < 0 {
 			continue
 		}
-		c, ok := t.wild.get(ix.hostHash(h[i:]), h[i:])
+		c, ok := t.wild[h[i:]]
 		self := i == 1 && h[0] == '*' // the query is this wildcard host's name: an exact match
 		add("*"+h[i:], c, ok, h[i] != '.' && !self)
 	}
@@ -177,7 +177,7 @@ func (ix *Index) addrLevels(p netip.Prefix) []level {
 	t := ix.t
 	a := p.Addr()
 	if p.Bits() == a.BitLen() {
-		if c, ok := t.addrs.get(ix.addrHash(addrKeyOf(a)), addrKeyOf(a)); ok {
+		if c, ok := t.addrs[a]; ok {
 			out = append(out, level{key: a.String(), set: c})
 		}
 	}
