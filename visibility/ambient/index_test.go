@@ -472,3 +472,32 @@ func TestIndexCanonicalAddresses(t *testing.T) {
 		assert.Equal(t, want, ref(ix.LookupAddress("x", netip.MustParseAddr(addr))), addr)
 	}
 }
+
+// TestNewOfNothing: a nil mesh configuration is Istio's defaults and a nil inventory an
+// empty one.
+func TestNewOfNothing(t *testing.T) {
+	ix, err := New(nil, nil)
+	require.NoError(t, err)
+	_, ok := ix.LookupHost("a", "x.y")
+	assert.False(t, ok)
+	assert.Empty(t, ix.Lint())
+	assert.Empty(t, ix.Conflicts())
+	a, err := Diff(nil, nil, nil)
+	require.NoError(t, err)
+	assert.Empty(t, a.Entries)
+}
+
+// TestDiffErrors: Diff reports every problem at once — each configuration's, placed under
+// "before" or "after", then the inventory's, once.
+func TestDiffErrors(t *testing.T) {
+	bad := &mesh.Config{RootNamespace: "Not A Namespace", Visibility: &visibility.Config{DefaultVisibility: "public"}}
+	inv := inventory.Inventory{Services: []inventory.Service{{Kind: inventory.ServiceEntry, Namespace: "a", Name: "x", Hosts: []string{"a..b"}}}}
+	_, err := Diff(bad, meshOf(&visibility.Config{DefaultVisibility: "NONE?"}), &inv)
+	require.Error(t, err)
+	var where, fields []string
+	for _, fe := range fieldErrors(t, err) {
+		where, fields = append(where, fe.Where), append(fields, fe.Field)
+	}
+	assert.Equal(t, []string{"before", "before", "after", "Services[0] (ServiceEntry a/x)"}, where)
+	assert.Equal(t, []string{"serviceEntryVisibility.defaultVisibility", "rootNamespace", "serviceEntryVisibility.defaultVisibility", "Hosts[0]"}, fields)
+}
