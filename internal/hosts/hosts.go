@@ -157,32 +157,6 @@ func quickHostBytes(h string, normal bool) (ok, isNormal bool) {
 	return true, normal
 }
 
-// parseIPv4 reads the dotted quad that addresses are written as most: four decimal octets
-// without leading zeros. It accepts exactly what netip.ParseAddr accepts of such input, in a
-// third of its time; ok is false for anything else, which ParseAddress then gives to netip.
-func parseIPv4(s string) (netip.Addr, bool) {
-	var ip [4]byte
-	i := 0
-	for k := range ip {
-		if k > 0 {
-			if i >= len(s) || s[i] != '.' {
-				return netip.Addr{}, false
-			}
-			i++
-		}
-		v, start := 0, i
-		for i < len(s) && i-start < 3 && '0' <= s[i] && s[i] <= '9' {
-			v = v*10 + int(s[i]-'0')
-			i++
-		}
-		if i == start || v > 255 || s[start] == '0' && i-start > 1 {
-			return netip.Addr{}, false
-		}
-		ip[k] = byte(v)
-	}
-	return netip.AddrFrom4(ip), i == len(s)
-}
-
 // Normalize lower-cases h and drops a trailing dot; it allocates only when it changes h.
 func Normalize(h string) string {
 	h = strings.TrimSuffix(h, ".")
@@ -198,21 +172,22 @@ func Normalize(h string) string {
 // clusterIPs hold them, into its Canonical prefix (see Canonical): an IP is a /32 or /128.
 // An IP with a zone is refused (a prefix cannot hold one).
 func ParseAddress(s string) (netip.Prefix, error) {
-	if a, ok := parseIPv4(s); ok {
-		return netip.PrefixFrom(a, 32), nil
-	}
-	if a, err := netip.ParseAddr(s); err == nil {
-		if a.Zone() != "" {
-			return netip.Prefix{}, errors.New("an IP with a zone")
+	if strings.Contains(s, "/") {
+		p, err := netip.ParsePrefix(s)
+		if err != nil {
+			return netip.Prefix{}, err
 		}
-		a = a.Unmap()
-		return netip.PrefixFrom(a, a.BitLen()), nil
+		return Canonical(p), nil
 	}
-	p, err := netip.ParsePrefix(s)
+	a, err := netip.ParseAddr(s)
 	if err != nil {
 		return netip.Prefix{}, err
 	}
-	return Canonical(p), nil
+	if a.Zone() != "" {
+		return netip.Prefix{}, errors.New("an IP with a zone")
+	}
+	a = a.Unmap()
+	return netip.PrefixFrom(a, a.BitLen()), nil
 }
 
 // Canonical returns the form of a prefix the index keys on: IPv4 mapped into IPv6 unmapped

@@ -4,7 +4,6 @@ import (
 	"math/rand/v2"
 	"net/netip"
 	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -94,35 +93,70 @@ func TestHostRules(t *testing.T) {
 	require.Empty(t, PatternProblem("*"), "a serviceSettings host may be * alone")
 }
 
-// TestParseIPv4 holds the dotted-quad reader to netip.ParseAddr on random strings.
-func TestParseIPv4(t *testing.T) {
-	r := newRand(73, 74)
-	const alphabet = "0123456789.....2551x:"
-	for k := range longtest.N(20_000, 200_000) {
-		b := make([]byte, r.IntN(18))
-		for i := range b {
-			b[i] = alphabet[r.IntN(len(alphabet))]
-		}
-		s := string(b)
-		if k%2 == 1 { // four fields of one to four digits: most are addresses, some not
-			var f [4]string
-			for j := range f {
-				f[j] = strconv.Itoa(r.IntN(300))
-				if r.IntN(8) == 0 {
-					f[j] = "0" + f[j]
-				}
+func newRand(a, b uint64) *rand.Rand { return rand.New(rand.NewPCG(a, b)) }
+
+// realisticAddresses are addresses as a kubectl dump holds them: mostly IPv4 IPs (cluster
+// IPs, a ServiceEntry's spec.addresses, the addresses Istio allocates), some CIDRs, some
+// IPv6; and the IPv4 IPs alone.
+var realisticAddresses = map[string][]string{
+	"mix": {"10.96.0.1", "10.96.12.34", "10.100.201.7", "240.240.0.7", "240.240.17.203", "192.168.1.1",
+		"203.0.113.0/24", "fd00::10"},
+	"ipv4": {"10.96.0.1", "10.96.12.34", "10.100.201.7", "240.240.0.7", "240.240.17.203", "192.168.1.1"},
+}
+
+var prefixSink netip.Prefix
+
+// BenchmarkParseAddress reads realistic addresses with ParseAddress.
+func BenchmarkParseAddress(b *testing.B) {
+	for _, set := range []string{"mix", "ipv4"} {
+		b.Run(set, func(b *testing.B) {
+			addrs := realisticAddresses[set]
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				prefixSink, _ = ParseAddress(addrs[i%len(addrs)])
+				i++
 			}
-			s = strings.Join(f[:], ".")
-		}
-		got, ok := parseIPv4(s)
-		want, err := netip.ParseAddr(s)
-		if ok {
-			require.NoError(t, err, "%q", s)
-			require.Equal(t, want, got, "%q", s)
-		} else if err == nil {
-			require.False(t, want.Is4(), "%q is an IPv4 address netip reads and parseIPv4 does not", s)
-		}
+		})
 	}
 }
 
-func newRand(a, b uint64) *rand.Rand { return rand.New(rand.NewPCG(a, b)) }
+// FuzzParseAddress holds ParseAddress to its rule read literally: a string with a "/" is
+// read by netip.ParsePrefix, anything else by netip.ParseAddr and refused with a zone; what
+// it accepts is canonical (unmapped, masked), and an IP is a /32 or /128 of that IP.
+func FuzzParseAddress(f *testing.F) {
+	for _, set := range realisticAddresses {
+		for _, a := range set {
+			f.Add(a)
+		}
+	}
+	for _, a := range []string{"", "10.0.0.0/33", "::ffff:10.0.0.1", "::ffff:10.2.0.0/112", "10.1.2.3/8", "fe80::1%eth0", "fe80::1%eth0/64", "010.0.0.1", "1.2.3", "nope"} {
+		f.Add(a)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, err := ParseAddress(s)
+		prefix, perr := netip.ParsePrefix(s)
+		addr, aerr := netip.ParseAddr(s)
+		switch {
+		case strings.Contains(s, "/"):
+			if (err == nil) != (perr == nil) {
+				t.Fatalf("%q: ParseAddress err %v, netip.ParsePrefix err %v", s, err, perr)
+			}
+			if err == nil && got != Canonical(prefix) {
+				t.Fatalf("%q: %v, want %v", s, got, Canonical(prefix))
+			}
+		case aerr != nil || addr.Zone() != "":
+			if err == nil {
+				t.Fatalf("%q: accepted as %v; netip.ParseAddr gives %v, %v", s, got, addr, aerr)
+			}
+		default:
+			a := addr.Unmap()
+			if err != nil || got != netip.PrefixFrom(a, a.BitLen()) {
+				t.Fatalf("%q: %v, %v; want %v", s, got, err, netip.PrefixFrom(a, a.BitLen()))
+			}
+		}
+		if err == nil && (got != Canonical(got) || got.Addr().Is4In6()) {
+			t.Fatalf("%q: %v is not canonical", s, got)
+		}
+	})
+}

@@ -1,4 +1,4 @@
-package inventory
+package ambient
 
 import (
 	"encoding/json"
@@ -8,10 +8,13 @@ import (
 	"testing"
 
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/meshscope/meshscope/visibility/inventory"
 )
 
-// addressVector is one ServiceEntry of testdata/istio-addresses.json and the addresses
-// Istio's conversion gave each of its hosts (see testdata/README.md).
+// addressVector is one ServiceEntry of the addresses vectors (the inventory's
+// testdata/istio-addresses.json; its README says how they were recorded) and the addresses
+// Istio's conversion gave each of its hosts.
 type addressVector struct {
 	ServiceEntry map[string]any  `json:"serviceEntry"`
 	Hosts        []hostAddresses `json:"hosts"`
@@ -22,13 +25,13 @@ type hostAddresses struct {
 	Addresses []string `json:"addresses"`
 }
 
-// TestAddressesAgainstIstio holds Load and Service.AddressesFor to the addresses
-// Istio gives each ServiceEntry host (testdata/istio-addresses.json), in Istio's order, and
-// the index to whether DNS answers for the host: a query for it (for a wildcard host, a name
-// it covers) is answered exactly when the host has an address. Each entry is read as kubectl
-// prints it, in JSON or YAML.
-func TestAddressesAgainstIstio(t *testing.T) {
-	b, err := os.ReadFile("testdata/istio-addresses.json")
+// TestDNSAgainstIstioAddresses holds the index to the addresses Istio gives each
+// ServiceEntry host: a query for the host (for a wildcard host, a name it covers) is
+// answered exactly when the host has an address, or a wildcard host of the entry that
+// covers the query has one. Each entry is read as kubectl prints it, in JSON or YAML; that
+// the addresses are Istio's is the inventory's test.
+func TestDNSAgainstIstioAddresses(t *testing.T) {
+	b, err := os.ReadFile("../inventory/testdata/istio-addresses.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +50,7 @@ func TestAddressesAgainstIstio(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		inv, err := Load(data, "")
+		inv, err := inventory.Load(data, "")
 		if err != nil {
 			t.Fatalf("entry %d: Load refused %s: %v", i, data, err)
 		}
@@ -55,20 +58,12 @@ func TestAddressesAgainstIstio(t *testing.T) {
 			t.Fatalf("entry %d: %d services", i, len(inv.Services))
 		}
 		s := inv.Services[0]
-		ix, err := NewIndex(nil, inv)
+		ix, err := New(nil, inv)
 		if err != nil {
-			t.Fatalf("entry %d: NewIndex: %v", i, err)
+			t.Fatalf("entry %d: New: %v", i, err)
 		}
 		for _, h := range v.Hosts {
 			hosts++
-			var got []string
-			for _, p := range s.AddressesFor(h.Host) {
-				if p.IsSingleIP() {
-					got = append(got, p.Addr().String())
-				} else {
-					got = append(got, p.String())
-				}
-			}
 			query := h.Host
 			if h.Host[0] == '*' {
 				query = "meshscope-probe" + h.Host[1:] // a name the wildcard covers
@@ -78,9 +73,8 @@ func TestAddressesAgainstIstio(t *testing.T) {
 			wantAnswer := slices.ContainsFunc(v.Hosts, func(w hostAddresses) bool {
 				return len(w.Addresses) > 0 && (w.Host == h.Host || w.Host[0] == '*' && strings.HasSuffix(query, w.Host[1:]))
 			})
-			_, answered := ix.LookupHost(s.Namespace, query)
-			if !slices.Equal(got, h.Addresses) && !(len(got) == 0 && len(h.Addresses) == 0) || answered != wantAnswer {
-				t.Errorf("entry %d host %s: Istio gives %v; meshscope %v, DNS answers %t\n%s", i, h.Host, h.Addresses, got, answered, data)
+			if _, answered := ix.LookupHost(s.Namespace, query); answered != wantAnswer {
+				t.Errorf("entry %d host %s: Istio gives %v; DNS answers %t\n%s", i, h.Host, h.Addresses, answered, data)
 				continue
 			}
 			agree++

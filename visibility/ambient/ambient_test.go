@@ -1,4 +1,4 @@
-package visibility
+package ambient
 
 import (
 	"net/netip"
@@ -6,76 +6,78 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/meshscope/meshscope/visibility/inventory"
 )
 
 // TestAmbientDNSRules has a row per rule of what ztunnel's DNS proxy answers.
 func TestAmbientDNSRules(t *testing.T) {
-	auto := func(s Service, res string, addrs map[string][]string) Service {
+	auto := func(s inventory.Service, res inventory.Resolution, addrs map[string][]string) inventory.Service {
 		s.Addresses, s.Resolution, s.AutoAddresses = nil, res, autos(addrs)
 		return s
 	}
-	entry := func(ns, name string, hosts ...string) Service {
-		return Service{Kind: ServiceEntry, Namespace: ns, Name: name, Hosts: hosts, CreationTime: t0}
+	entry := func(ns, name string, hosts ...string) inventory.Service {
+		return inventory.Service{Kind: inventory.ServiceEntry, Namespace: ns, Name: name, Hosts: hosts, CreationTime: t0}
 	}
-	svc := func(ns, name string, ips ...string) Service {
+	svc := func(ns, name string, ips ...string) inventory.Service {
 		s := k8s(ns, name, 0, ips...)
 		return s
 	}
 	tests := []struct {
 		name     string
-		services []Service
+		services []inventory.Service
 		client   string
 		query    string
 		want     string // namespace/name, or "-" when forwarded upstream
 	}{
-		{"an entry with spec.addresses answers", []Service{func() Service {
+		{"an entry with spec.addresses answers", []inventory.Service{func() inventory.Service {
 			s := entry("infra", "a", "a.example.com")
 			s.Addresses = pfx("10.0.0.1")
 			return s
 		}()}, "x", "a.example.com", "infra/a"},
-		{"no addresses and no resolution: resolution NONE, no answer", []Service{auto(entry("infra", "a", "a.example.com"), "", map[string][]string{"a.example.com": {"240.240.0.1"}})}, "x", "a.example.com", "-"},
-		{"resolution NONE: no address allocated", []Service{auto(entry("infra", "a", "a.example.com"), ResolutionNone, map[string][]string{"a.example.com": {"240.240.0.1"}})}, "x", "a.example.com", "-"},
-		{"resolution DNS with an allocated address answers", []Service{auto(entry("infra", "a", "a.example.com"), ResolutionDNS, map[string][]string{"a.example.com": {"240.240.0.1"}})}, "x", "a.example.com", "infra/a"},
-		{"resolution DNS but nothing allocated for the host", []Service{auto(entry("infra", "a", "a.example.com", "b.example.com"), ResolutionDNS, map[string][]string{"b.example.com": {"240.240.0.1"}})}, "x", "a.example.com", "-"},
-		{"the opt-out label, in any case", []Service{func() Service {
-			s := auto(entry("infra", "a", "a.example.com"), ResolutionDNS, map[string][]string{"a.example.com": {"240.240.0.1"}})
+		{"no addresses and no resolution: resolution NONE, no answer", []inventory.Service{auto(entry("infra", "a", "a.example.com"), "", map[string][]string{"a.example.com": {"240.240.0.1"}})}, "x", "a.example.com", "-"},
+		{"resolution NONE: no address allocated", []inventory.Service{auto(entry("infra", "a", "a.example.com"), inventory.ResolutionNone, map[string][]string{"a.example.com": {"240.240.0.1"}})}, "x", "a.example.com", "-"},
+		{"resolution DNS with an allocated address answers", []inventory.Service{auto(entry("infra", "a", "a.example.com"), inventory.ResolutionDNS, map[string][]string{"a.example.com": {"240.240.0.1"}})}, "x", "a.example.com", "infra/a"},
+		{"resolution DNS but nothing allocated for the host", []inventory.Service{auto(entry("infra", "a", "a.example.com", "b.example.com"), inventory.ResolutionDNS, map[string][]string{"b.example.com": {"240.240.0.1"}})}, "x", "a.example.com", "-"},
+		{"the opt-out label, in any case", []inventory.Service{func() inventory.Service {
+			s := auto(entry("infra", "a", "a.example.com"), inventory.ResolutionDNS, map[string][]string{"a.example.com": {"240.240.0.1"}})
 			s.Labels = map[string]string{autoAllocateLabel: "FALSE"}
 			return s
 		}()}, "x", "a.example.com", "-"},
-		{"a wildcard host gets no allocated address with DNS", []Service{auto(entry("infra", "w", "*.example.com"), ResolutionDNS, map[string][]string{"*.example.com": {"240.240.0.1"}})}, "x", "a.example.com", "-"},
-		{"a wildcard host uses its allocated address with DYNAMIC_DNS", []Service{auto(entry("infra", "w", "*.example.com"), ResolutionDynamicDNS, map[string][]string{"*.example.com": {"240.240.0.1"}})}, "x", "a.example.com", "infra/w"},
-		{"a Kubernetes Service answers with its cluster IP", []Service{svc("shop", "web", "10.96.0.1")}, "x", "web.shop.svc.cluster.local", "shop/web"},
-		{"a headless Service answers without an address", []Service{func() Service { s := svc("shop", "db"); s.Headless = true; return s }()}, "x", "db.shop.svc.cluster.local", "shop/db"},
-		{"a Service without a cluster IP that is not headless does not", []Service{svc("shop", "ext")}, "x", "ext.shop.svc.cluster.local", "-"},
-		{"an address-less entry does not shadow a PUBLIC twin with one", []Service{
+		{"a wildcard host gets no allocated address with DNS", []inventory.Service{auto(entry("infra", "w", "*.example.com"), inventory.ResolutionDNS, map[string][]string{"*.example.com": {"240.240.0.1"}})}, "x", "a.example.com", "-"},
+		{"a wildcard host uses its allocated address with DYNAMIC_DNS", []inventory.Service{auto(entry("infra", "w", "*.example.com"), inventory.ResolutionDynamicDNS, map[string][]string{"*.example.com": {"240.240.0.1"}})}, "x", "a.example.com", "infra/w"},
+		{"a Kubernetes Service answers with its cluster IP", []inventory.Service{svc("shop", "web", "10.96.0.1")}, "x", "web.shop.svc.cluster.local", "shop/web"},
+		{"a headless Service answers without an address", []inventory.Service{func() inventory.Service { s := svc("shop", "db"); s.Headless = true; return s }()}, "x", "db.shop.svc.cluster.local", "shop/db"},
+		{"a Service without a cluster IP that is not headless does not", []inventory.Service{svc("shop", "ext")}, "x", "ext.shop.svc.cluster.local", "-"},
+		{"an address-less entry does not shadow a PUBLIC twin with one", []inventory.Service{
 			entry("x", "mine", "api.example.com"),
-			auto(entry("infra", "public", "api.example.com"), ResolutionDNS, map[string][]string{"api.example.com": {"240.240.0.9"}}),
+			auto(entry("infra", "public", "api.example.com"), inventory.ResolutionDNS, map[string][]string{"api.example.com": {"240.240.0.9"}}),
 		}, "x", "api.example.com", "infra/public"},
-		{"no address at the exact level: the wildcard level answers", []Service{
+		{"no address at the exact level: the wildcard level answers", []inventory.Service{
 			entry("infra", "exact", "a.example.com"),
-			auto(entry("infra", "wild", "*.example.com"), ResolutionDynamicDNS, map[string][]string{"*.example.com": {"240.240.0.2"}}),
+			auto(entry("infra", "wild", "*.example.com"), inventory.ResolutionDynamicDNS, map[string][]string{"*.example.com": {"240.240.0.2"}}),
 		}, "x", "a.example.com", "infra/wild"},
-		{"one label: x.<client ns>.svc.<domain>", []Service{svc("shop", "payments", "10.96.0.2")}, "shop", "payments", "shop/payments"},
-		{"one label from another namespace", []Service{svc("shop", "payments", "10.96.0.2")}, "billing", "payments", "-"},
-		{"one label from a client without a namespace", []Service{svc("shop", "payments", "10.96.0.2")}, "", "payments", "-"},
-		{"two labels: x.y.svc.<domain>", []Service{svc("shop", "payments", "10.96.0.2")}, "billing", "payments.shop", "shop/payments"},
-		{"three labels ending in svc", []Service{svc("shop", "payments", "10.96.0.2")}, "billing", "payments.shop.svc", "shop/payments"},
-		{"three labels not ending in svc: no expansion", []Service{svc("shop", "payments", "10.96.0.2")}, "billing", "payments.shop.cluster", "-"},
-		{"search domain <client>.svc.<domain> stripped", []Service{func() Service {
+		{"one label: x.<client ns>.svc.<domain>", []inventory.Service{svc("shop", "payments", "10.96.0.2")}, "shop", "payments", "shop/payments"},
+		{"one label from another namespace", []inventory.Service{svc("shop", "payments", "10.96.0.2")}, "billing", "payments", "-"},
+		{"one label from a client without a namespace", []inventory.Service{svc("shop", "payments", "10.96.0.2")}, "", "payments", "-"},
+		{"two labels: x.y.svc.<domain>", []inventory.Service{svc("shop", "payments", "10.96.0.2")}, "billing", "payments.shop", "shop/payments"},
+		{"three labels ending in svc", []inventory.Service{svc("shop", "payments", "10.96.0.2")}, "billing", "payments.shop.svc", "shop/payments"},
+		{"three labels not ending in svc: no expansion", []inventory.Service{svc("shop", "payments", "10.96.0.2")}, "billing", "payments.shop.cluster", "-"},
+		{"search domain <client>.svc.<domain> stripped", []inventory.Service{func() inventory.Service {
 			s := entry("infra", "gh", "api.github.com")
 			s.Addresses = pfx("10.0.0.3")
 			return s
 		}()},
 			"shop", "api.github.com.shop.svc.cluster.local", "infra/gh"},
-		{"search domain svc.<domain> stripped, then expanded", []Service{svc("shop", "payments", "10.96.0.2")}, "billing", "payments.shop.svc.svc.cluster.local", "shop/payments"},
-		{"search domain <domain> stripped, then expanded", []Service{svc("shop", "payments", "10.96.0.2")}, "billing", "payments.shop.cluster.local", "shop/payments"},
-		{"no <client>.svc search domain for a client without a namespace", []Service{func() Service {
+		{"search domain svc.<domain> stripped, then expanded", []inventory.Service{svc("shop", "payments", "10.96.0.2")}, "billing", "payments.shop.svc.svc.cluster.local", "shop/payments"},
+		{"search domain <domain> stripped, then expanded", []inventory.Service{svc("shop", "payments", "10.96.0.2")}, "billing", "payments.shop.cluster.local", "shop/payments"},
+		{"no <client>.svc search domain for a client without a namespace", []inventory.Service{func() inventory.Service {
 			s := entry("infra", "gh", "api.github.com")
 			s.Addresses = pfx("10.0.0.3")
 			return s
 		}()},
 			"", "api.github.com.shop.svc.cluster.local", "-"},
-		{"a stripped name is not stripped again", []Service{func() Service {
+		{"a stripped name is not stripped again", []inventory.Service{func() inventory.Service {
 			s := entry("infra", "gh", "api.github.com")
 			s.Addresses = pfx("10.0.0.3")
 			return s
@@ -84,7 +86,7 @@ func TestAmbientDNSRules(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ix, err := NewIndex(nil, Inventory{Services: tt.services})
+			ix, err := New(nil, &inventory.Inventory{Services: tt.services})
 			require.NoError(t, err)
 			got := ref(ix.LookupHost(tt.client, tt.query))
 			assert.Equal(t, tt.want, got)
@@ -95,10 +97,10 @@ func TestAmbientDNSRules(t *testing.T) {
 }
 
 func TestAmbientAddressesAndExplanations(t *testing.T) {
-	gh := Service{Kind: ServiceEntry, Namespace: "infra", Name: "gh", Hosts: []string{"api.github.com"}, Resolution: ResolutionDNS,
+	gh := inventory.Service{Kind: inventory.ServiceEntry, Namespace: "infra", Name: "gh", Hosts: []string{"api.github.com"}, Resolution: inventory.ResolutionDNS,
 		AutoAddresses: autos(map[string][]string{"api.github.com": {"240.240.0.7"}}), CreationTime: t0}
-	quiet := Service{Kind: ServiceEntry, Namespace: "infra", Name: "quiet", Hosts: []string{"quiet.example.com"}, CreationTime: t0}
-	ix, err := NewIndex(nil, Inventory{Services: []Service{gh, quiet}, Domain: "corp.internal"})
+	quiet := inventory.Service{Kind: inventory.ServiceEntry, Namespace: "infra", Name: "quiet", Hosts: []string{"quiet.example.com"}, CreationTime: t0}
+	ix, err := New(nil, &inventory.Inventory{Services: []inventory.Service{gh, quiet}, Domain: "corp.internal"})
 	require.NoError(t, err)
 
 	s, ok := ix.LookupAddress("x", netip.MustParseAddr("240.240.0.7"))
@@ -117,7 +119,7 @@ func TestAmbientAddressesAndExplanations(t *testing.T) {
 	require.Len(t, ex.Names[0].Levels, 1)
 	assert.Equal(t, NoAddress, ex.Names[0].Levels[0].Candidates[0].Verdict)
 
-	_, err = NewIndex(nil, Inventory{Services: []Service{{Kind: ServiceEntry, Namespace: "a", Name: "b", Hosts: []string{"h.example"},
+	_, err = New(nil, &inventory.Inventory{Services: []inventory.Service{{Kind: inventory.ServiceEntry, Namespace: "a", Name: "b", Hosts: []string{"h.example"},
 		Resolution: "dns", AutoAddresses: autos(map[string][]string{"other.example": {"10.0.0.0/8"}})}}})
 	require.Error(t, err)
 	assert.Equal(t, `Services[0] (ServiceEntry a/b): Resolution: "dns" is not one of NONE, STATIC, DNS, DNS_ROUND_ROBIN, DYNAMIC_DNS
@@ -126,7 +128,7 @@ Services[0] (ServiceEntry a/b): AutoAddresses["other.example"][0]: 10.0.0.0/8 is
 }
 
 func TestLoadInventoryAmbient(t *testing.T) {
-	inv, err := LoadInventory([]byte(`kind: List
+	inv, err := inventory.Load([]byte(`kind: List
 items:
 - kind: ServiceEntry
   metadata: {name: gh, namespace: infra, labels: {networking.istio.io/enable-autoallocate-ip: "true"}}
@@ -140,13 +142,13 @@ items:
 `), "corp.internal")
 	require.NoError(t, err)
 	assert.Equal(t, "corp.internal", inv.Domain)
-	assert.Equal(t, ResolutionDNS, inv.Services[0].Resolution)
+	assert.Equal(t, inventory.ResolutionDNS, inv.Services[0].Resolution)
 	assert.Equal(t, autos(map[string][]string{"api.github.com": {"240.240.0.7"}}), inv.Services[0].AutoAddresses)
 	assert.Equal(t, map[string]string{autoAllocateLabel: "true"}, inv.Services[0].Labels)
 	assert.True(t, inv.Services[1].Headless)
 	assert.Equal(t, map[string]string{"app": "db"}, inv.Services[1].Labels)
 
-	_, err = LoadInventory([]byte(`kind: ServiceEntry
+	_, err = inventory.Load([]byte(`kind: ServiceEntry
 metadata: {name: gh, namespace: infra}
 spec: {hosts: [api.github.com], resolution: dns}
 status: {addresses: [{value: nope, host: api.github.com}, {value: 240.240.0.1, host: other}]}
@@ -165,7 +167,6 @@ func TestZeroIndex(t *testing.T) {
 		assert.False(t, ok)
 		_, ok = ix.Decision("a", "b")
 		assert.False(t, ok)
-		assert.False(t, ix.SidecarVisible("a", "b", "c"))
 		assert.Nil(t, ix.ExplainHost("a", "b.example").Answer)
 		assert.Empty(t, ix.Conflicts())
 	}

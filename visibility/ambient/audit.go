@@ -1,34 +1,34 @@
-package visibility
+package ambient
 
 import (
 	"cmp"
-	"hash/maphash"
 	"maps"
 	"net/netip"
 	"slices"
 	"strings"
 
-	"github.com/meshscope/meshscope/internal/names"
+	"github.com/meshscope/meshscope/internal/fielderr"
+	"github.com/meshscope/meshscope/internal/hosts"
 	"github.com/meshscope/meshscope/internal/report"
+	"github.com/meshscope/meshscope/visibility"
+	"github.com/meshscope/meshscope/visibility/inventory"
+	"github.com/meshscope/meshscope/visibility/mesh"
 )
 
 // AllOtherNamespaces stands, in an audit, for every namespace other than the entry's own,
 // including namespaces that do not exist yet.
-const AllOtherNamespaces = names.Wildcard
-
-// Change is how one thing differs between two configurations: Key names it, Before and
-// After are its value on each side, Gained and Lost what it gains and loses when its value is
-// a set or decides one. Every dry run of meshscope reports in this shape.
-type Change[K, V, E any] = report.Change[K, V, E]
+const AllOtherNamespaces = "*"
 
 // EntryChange is a ServiceEntry (Key) whose visibility changes from Before to After. Gained
 // and Lost list the client namespaces that start or stop seeing the entry: its own namespace
-// by name, and AllOtherNamespaces ("*") for every other one.
-type EntryChange = Change[ServiceRef, Decision, string]
+// by name, and AllOtherNamespaces ("*") for every other one. It is the one shape every dry
+// run of meshscope reports in (report.Change): Key names what changes, Before and After are
+// its value on each side, Gained and Lost what it gains and loses.
+type EntryChange = report.Change[inventory.ServiceRef, visibility.Decision, string]
 
 // AnswerChange is a query whose answer changes for some clients (Key): they get Before under
-// the old configuration and After under the new; nil means forwarded upstream (a host) or
-// passed through (an address).
+// the configuration before the change and After under the one after; nil means forwarded
+// upstream (a host) or passed through (an address). Gained and Lost are always empty.
 //
 // A host's answer is that of the name itself — its exact level, then its wildcards, as the
 // first name of Index.ExplainHost. When none of them answers, LookupHost goes on to the
@@ -36,7 +36,7 @@ type EntryChange = Change[ServiceRef, Decision, string]
 // or in the cluster domain: db.cluster.local is also tried as db.<client>.svc.cluster.local),
 // which the audit does not follow: for such a name, nil means that the name itself has no
 // answer, and a client may still get one through an alias.
-type AnswerChange = Change[Question, *ServiceRef, struct{}]
+type AnswerChange = report.Change[Question, *inventory.ServiceRef, struct{}]
 
 // Question is a query — a host or an address — and the client namespaces asking it whose
 // answer changes alike.
@@ -58,67 +58,75 @@ type Audit struct {
 	Addresses []AnswerChange `json:"addresses"`
 }
 
-// Diff compares two configurations over the same inventory: every ServiceEntry whose
-// visibility changes, with the namespaces that gain or lose it, and every host and address
-// whose answer changes for some client namespace — those of the changed entries, and those
-// of the inventory a lookup of which falls through to them: a host under a changed *.
-// wildcard host, an address or CIDR inside a changed CIDR. Entries are sorted by
-// namespace and name, queries by host or address; the changes of one query list the
-// namespaces they name in order, the "*" change (every other namespace) last. Either resolver
-// may be nil (the feature off). The inventory is validated as NewIndex does.
+// Diff compares two mesh configurations over the same inventory — their
+// serviceEntryVisibility, the one field of the mesh configuration ztunnel's view reads:
+// every ServiceEntry whose visibility changes, with the namespaces that gain or lose it, and
+// every host and address whose answer changes for some client namespace — those of the
+// changed entries, and those of the inventory a lookup of which falls through to them: a
+// host under a changed *. wildcard host, an address or CIDR inside a changed CIDR. Entries
+// are sorted by namespace and name, queries by host or address; the changes of one query
+// list the namespaces they name in order, the "*" change (every other namespace) last.
+// Either configuration may be nil (Istio's defaults: the feature off). Both are validated,
+// each problem placed under "before" or "after", and the inventory is validated once, as New
+// does; every problem is reported.
 //
-// Diff costs what NewIndex costs, twice (a pass over the index's keys finds the queries
-// that fall through to a changed wildcard or CIDR), plus what it writes: a query's changes are found
+// Diff costs what New costs, twice (a pass over the index's keys finds the queries that fall
+// through to a changed wildcard or CIDR), plus what it writes: a query's changes are found
 // from the few namespaces whose answer can change — those with a service on the query's
 // lookup path when what everyone else gets changes (each is then written, by name or in
 // Except), else only those whose services go to or from NONE — never by asking every
 // namespace of the inventory.
-func Diff(old, new *Resolver, inv Inventory) (Audit, error) {
-	seed := maphash.MakeSeed() // one seed: both indexes number their candidate sets alike
-	before, err := newIndex(old, inv, seed)
-	if err != nil {
+func Diff(before, after *mesh.Config, inv *inventory.Inventory) (Audit, error) {
+	var problems fielderr.Collector
+	rb, err := compile("before", before)
+	problems.Put(err)
+	ra, err := compile("after", after)
+	problems.Put(err)
+	problems.Put(validate(inv))
+	if err := problems.Err(); err != nil {
 		return Audit{}, err
 	}
-	after, err := newIndex(new, inv, seed)
-	if err != nil {
-		return Audit{}, err
-	}
-	d := &differ{before: before, after: after}
+	d := &differ{before: build(rb, before, inv), after: build(ra, after, inv)} // their candidate sets numbered alike
+	return d.audit(), nil
+}
+
+// audit is Diff's work on the two indexes.
+func (d *differ) audit() Audit {
 	a := Audit{Entries: []EntryChange{}, Hosts: []AnswerChange{}, Addresses: []AnswerChange{}}
-	hosts := map[string]bool{}
+	hostSet := map[string]bool{}
 	prefixes := map[netip.Prefix]bool{}
-	for i := range before.entries {
-		b, n := before.entries[i].decision, after.entries[i].decision
+	for i := range d.before.entries {
+		b, n := d.before.entries[i].decision, d.after.entries[i].decision
 		if b.Visibility == n.Visibility {
 			continue
 		}
-		svc := &before.services[i]
+		svc := &d.before.services[i]
 		a.Entries = append(a.Entries, entryChange(svc.Ref(), b, n))
 		for _, h := range svc.Hosts {
-			hosts[normalizeHost(h)] = true
+			hostSet[hosts.Normalize(h)] = true
 		}
-		for _, p := range svc.allAddresses() {
-			prefixes[canonical(p)] = true
+		for _, p := range svc.AllAddresses() {
+			prefixes[hosts.Canonical(p)] = true
 		}
-		if (b.Visibility == None) != (n.Visibility == None) {
+		if (b.Visibility == visibility.None) != (n.Visibility == visibility.None) {
 			d.ownChanged(int32(i))
 		}
 	}
-	before.fallingThrough(hosts, prefixes)
+	d.before.fallingThrough(hostSet, prefixes)
 	slices.SortFunc(a.Entries, func(x, y EntryChange) int {
 		return cmp.Or(strings.Compare(x.Key.Namespace, y.Key.Namespace), strings.Compare(x.Key.Name, y.Key.Name))
 	})
-	for _, h := range slices.Sorted(maps.Keys(hosts)) {
-		a.Hosts = d.changes(a.Hosts, h, before.hostLevels(h))
+	for _, h := range slices.Sorted(maps.Keys(hostSet)) {
+		a.Hosts = d.changes(a.Hosts, h, d.before.hostLevels(h))
 	}
-	for _, p := range slices.SortedFunc(maps.Keys(prefixes), comparePrefixes) {
+	for _, p := range slices.SortedFunc(maps.Keys(prefixes), hosts.ComparePrefixes) {
 		q := p.String()
 		if p.IsSingleIP() {
 			q = p.Addr().String()
 		}
-		a.Addresses = d.changes(a.Addresses, q, before.addrLevels(p))
+		a.Addresses = d.changes(a.Addresses, q, d.before.addrLevels(p))
 	}
-	return a, nil
+	return a
 }
 
 // fallingThrough adds to hosts and prefixes, the queries of the changed entries, the
@@ -144,10 +152,10 @@ func (ix *Index) fallingThrough(hosts map[string]bool, prefixes map[netip.Prefix
 				}
 			}
 		}
-		for h := range ix.t.hosts.all {
+		for h := range ix.t.hosts {
 			visit(h)
 		}
-		for s := range ix.t.wild.all {
+		for s := range ix.t.wild {
 			visit("*" + s)
 		}
 		for h := range ix.t.mute {
@@ -186,8 +194,7 @@ func (ix *Index) fallingThrough(hosts map[string]bool, prefixes map[netip.Prefix
 			}
 		}
 	}
-	for k := range ix.t.addrs.all {
-		a := addrOf(k)
+	for a := range ix.t.addrs {
 		visit(netip.PrefixFrom(a, a.BitLen()))
 	}
 	for p := range ix.t.prefixes {
@@ -200,7 +207,7 @@ func (ix *Index) fallingThrough(hosts map[string]bool, prefixes map[netip.Prefix
 
 // entryChange is the change of the entry ref from decision b to n, with the client
 // namespaces that gain and lose it.
-func entryChange(ref ServiceRef, b, n Decision) EntryChange {
+func entryChange(ref inventory.ServiceRef, b, n visibility.Decision) EntryChange {
 	ch := EntryChange{Key: ref, Before: b, After: n}
 	was, is := reach(b.Visibility), reach(n.Visibility)
 	for k, label := range []string{ref.Namespace, AllOtherNamespaces} {
@@ -215,11 +222,11 @@ func entryChange(ref ServiceRef, b, n Decision) EntryChange {
 }
 
 // reach says whether a visibility reaches the own namespace ([0]) and the others ([1]).
-func reach(v Visibility) [2]bool {
-	switch v.effective() {
-	case Public:
+func reach(v visibility.Visibility) [2]bool {
+	switch v {
+	case visibility.Public, "", visibility.Unspecified:
 		return [2]bool{true, true}
-	case Namespace:
+	case visibility.Namespace:
 		return [2]bool{true, false}
 	}
 	return [2]bool{false, false}

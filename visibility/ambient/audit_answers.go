@@ -1,9 +1,15 @@
-package visibility
+package ambient
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/meshscope/meshscope/internal/hosts"
+	"github.com/meshscope/meshscope/visibility"
+	"github.com/meshscope/meshscope/visibility/inventory"
+)
 
 // differ finds, for Diff, the clients whose answer to a query changes. Its two indexes are
-// of one inventory with one seed, so a candidate set has one number in both; they differ in
+// of one inventory, so a candidate set has one number in both (see build); they differ in
 // the entries' decisions only, and so in each set's canonical entry and own entries.
 //
 // A client namespace's answer depends on two things: its own visible entries on the query's
@@ -37,19 +43,18 @@ func (d *differ) ownChanged(i int32) {
 	}
 	s := &ix.services[i]
 	for _, h := range s.Hosts {
-		h = normalizeHost(h)
+		h = hosts.Normalize(h)
 		switch suffix, wild := cutWildcard(h); {
-		case !s.answersFor(h): // claimed without an address: in no set
+		case !s.AnswersFor(h): // claimed without an address: in no set
 		case wild:
-			record(ix.t.wild.get(ix.hostHash(suffix), suffix))
+			record(lookupSet(ix.t.wild, suffix))
 		default:
-			record(ix.t.hosts.get(ix.hostHash(h), h))
+			record(lookupSet(ix.t.hosts, h))
 		}
 	}
-	for _, p := range s.allAddresses() {
-		if p = canonical(p); p.IsSingleIP() {
-			k := addrKeyOf(p.Addr())
-			record(ix.t.addrs.get(ix.addrHash(k), k))
+	for _, p := range s.AllAddresses() {
+		if p = hosts.Canonical(p); p.IsSingleIP() {
+			record(lookupSet(ix.t.addrs, p.Addr()))
 		} else {
 			c, ok := ix.t.prefixes[p]
 			record(c, ok)
@@ -134,7 +139,7 @@ func (d *differ) flippedNamespaces(out []string, c int32) []string {
 // ownNamespaces appends the namespaces that own a visible entry of set c.
 func (ix *Index) ownNamespaces(out []string, c int32) []string {
 	if c >= single {
-		if e := c - single; ix.entries[e].decision.Visibility != None {
+		if e := c - single; ix.entries[e].decision.Visibility != visibility.None {
 			out = append(out, ix.services[e].Namespace)
 		}
 		return out
@@ -147,7 +152,7 @@ func (ix *Index) ownNamespaces(out []string, c int32) []string {
 }
 
 // refOf returns a fresh reference to entry e, nil for -1.
-func (ix *Index) refOf(e int32) *ServiceRef {
+func (ix *Index) refOf(e int32) *inventory.ServiceRef {
 	if e < 0 {
 		return nil
 	}
@@ -163,4 +168,10 @@ func cutWildcard(h string) (string, bool) {
 		return h[1:], true
 	}
 	return h, false
+}
+
+// lookupSet returns k's candidate set in m, and whether it has one.
+func lookupSet[K comparable](m map[K]int32, k K) (int32, bool) {
+	c, ok := m[k]
+	return c, ok
 }

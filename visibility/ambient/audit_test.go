@@ -1,9 +1,8 @@
-package visibility
+package ambient
 
 import (
 	"encoding/json"
 	"fmt"
-	"hash/maphash"
 	"net/netip"
 	"slices"
 	"strings"
@@ -14,18 +13,22 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/meshscope/meshscope/internal/growth"
+	"github.com/meshscope/meshscope/internal/hosts"
 	"github.com/meshscope/meshscope/internal/longtest"
+	"github.com/meshscope/meshscope/visibility"
+	"github.com/meshscope/meshscope/visibility/inventory"
+	"github.com/meshscope/meshscope/visibility/mesh"
 )
 
 func TestDiff(t *testing.T) {
 	inv := sampleInventory()
-	old := mustCompile(t, sampleConfig())
+	before := meshOf(sampleConfig())
 	c := sampleConfig()
-	c.Policies = append([]Policy{{Visibility: Public, MatchingRules: []MatchingRule{{NamespaceSelector: &metav1.LabelSelector{
-		MatchLabels: map[string]string{NamespaceNameLabel: "shop"}}}}}}, c.Policies...)
-	inv.Namespaces["shop"][NamespaceNameLabel] = "shop"
-	new := mustCompile(t, c)
-	a, err := Diff(old, new, inv)
+	c.Policies = append([]visibility.Policy{{Visibility: visibility.Public, MatchingRules: []visibility.MatchingRule{{NamespaceSelector: &metav1.LabelSelector{
+		MatchLabels: map[string]string{visibility.NamespaceNameLabel: "shop"}}}}}}, c.Policies...)
+	inv.Namespaces["shop"][visibility.NamespaceNameLabel] = "shop"
+	after := meshOf(c)
+	a, err := Diff(before, after, &inv)
 	require.NoError(t, err)
 	var entries []string
 	for _, e := range a.Entries {
@@ -59,12 +62,12 @@ func TestDiff(t *testing.T) {
 	assert.JSONEq(t, `{"key": {"kind": "ServiceEntry", "namespace": "shop", "name": "db"},
 		"before": {"visibility": "NAMESPACE", "policy": -1}, "after": {"visibility": "PUBLIC", "policy": 0}, "gained": ["*"]}`, string(b))
 
-	same, err := Diff(old, old, inv)
+	same, err := Diff(before, before, &inv)
 	require.NoError(t, err)
 	assert.Empty(t, same.Entries)
 	assert.Empty(t, same.Hosts)
 
-	off, err := Diff(old, nil, inv)
+	off, err := Diff(before, nil, &inv)
 	require.NoError(t, err)
 	var lost []string
 	for _, e := range off.Entries {
@@ -79,17 +82,17 @@ func TestDiff(t *testing.T) {
 // and bytes per client row of the answer may grow at most 1.25x (they would grow with the
 // inventory if each row scanned it).
 func TestDiffIsLinear(t *testing.T) {
-	before := mustCompile(t, benchConfig(20))
+	before := meshOf(benchConfig(20))
 	c := benchConfig(20)
 	for i := range c.Policies {
-		c.Policies[i].Visibility = []Visibility{None, Public}[i%2]
+		c.Policies[i].Visibility = []visibility.Visibility{visibility.None, visibility.Public}[i%2]
 	}
-	after := mustCompile(t, c)
+	after := meshOf(c)
 	perRow := func(n int) (allocs, bytes float64) {
 		inv := benchInventory(n, 50)
 		rows := 0
 		allocs, bytes = growth.Allocated(func() {
-			a, err := Diff(before, after, inv)
+			a, err := Diff(before, after, &inv)
 			require.NoError(t, err)
 			rows = 0
 			for _, h := range append(a.Hosts, a.Addresses...) {
@@ -108,7 +111,7 @@ func TestDiffIsLinear(t *testing.T) {
 
 // halfInventory is benchInventory with a namespace for every ten entries, half of them
 // labelled half=yes.
-func halfInventory(n int) Inventory {
+func halfInventory(n int) inventory.Inventory {
 	inv := benchInventory(n, n/10)
 	for j := range n / 10 {
 		inv.Namespaces[fmt.Sprintf("ns-%d", j)]["half"] = []string{"yes", "no"}[j%2]
@@ -117,23 +120,23 @@ func halfInventory(n int) Inventory {
 }
 
 // halfConfig gives the namespaces labelled key=value visibility v, the others PUBLIC.
-func halfConfig(key, value string, v Visibility) *Config {
-	return &Config{DefaultVisibility: Public, Policies: []Policy{{Visibility: v, MatchingRules: []MatchingRule{matchLabels(key, value)}}}}
+func halfConfig(key, value string, v visibility.Visibility) *visibility.Config {
+	return &visibility.Config{DefaultVisibility: visibility.Public, Policies: []visibility.Policy{{Visibility: v, MatchingRules: []visibility.MatchingRule{matchLabels(key, value)}}}}
 }
 
 // sharedPathInventory has n namespaces each with an entry on *.example.com and on the CIDR
 // 10.0.0.0/8, and n namespaces each with an entry of its own host and address under them:
 // every query of the second kind has all n wildcard and CIDR entries on its lookup path.
-func sharedPathInventory(n int) Inventory {
-	inv := Inventory{Namespaces: map[string]map[string]string{}}
+func sharedPathInventory(n int) inventory.Inventory {
+	inv := inventory.Inventory{Namespaces: map[string]map[string]string{}}
 	for j := range n {
 		holder, owner := fmt.Sprintf("holder-%d", j), fmt.Sprintf("owner-%d", j)
 		inv.Namespaces[holder] = map[string]string{"role": "holder"}
 		inv.Namespaces[owner] = map[string]string{"role": "owner"}
 		inv.Services = append(inv.Services,
-			Service{Kind: ServiceEntry, Namespace: holder, Name: "wild", Hosts: []string{"*.example.com"},
+			inventory.Service{Kind: inventory.ServiceEntry, Namespace: holder, Name: "wild", Hosts: []string{"*.example.com"},
 				Addresses: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}, CreationTime: t0},
-			Service{Kind: ServiceEntry, Namespace: owner, Name: "own", Hosts: []string{fmt.Sprintf("svc-%d.example.com", j)},
+			inventory.Service{Kind: inventory.ServiceEntry, Namespace: owner, Name: "own", Hosts: []string{fmt.Sprintf("svc-%d.example.com", j)},
 				Addresses: []netip.Prefix{netip.PrefixFrom(netip.AddrFrom4([4]byte{10, 1, byte(j >> 8), byte(j)}), 32)}, CreationTime: t0})
 	}
 	return inv
@@ -145,28 +148,27 @@ func sharedPathInventory(n int) Inventory {
 // grow with the inventory if a change listed, or asked, every namespace of the inventory, or
 // every namespace with a service on a query's path.
 func TestDiffCostPerChangeIsFlat(t *testing.T) {
-	sel := func(key, value string, v Visibility) func() *Resolver {
-		return func() *Resolver { return mustCompile(t, halfConfig(key, value, v)) }
+	sel := func(key, value string, v visibility.Visibility) *mesh.Config {
+		return meshOf(halfConfig(key, value, v))
 	}
 	for _, tc := range []struct {
-		name     string
-		inv      func(n int) Inventory
-		old, new func() *Resolver
+		name          string
+		inv           func(n int) inventory.Inventory
+		before, after *mesh.Config
 	}{
 		// Half the namespaces go from PUBLIC to NAMESPACE: each query changes for every
 		// namespace but the owner's.
-		{"namespaces grow with the entries", halfInventory, sel("half", "yes", Public), sel("half", "yes", Namespace)},
+		{"namespaces grow with the entries", halfInventory, sel("half", "yes", visibility.Public), sel("half", "yes", visibility.Namespace)},
 		// The owners' entries go from NAMESPACE to NONE: each query changes for its owner
 		// alone, with n holders on its path.
-		{"a shared wildcard and CIDR on every path", sharedPathInventory, sel("role", "owner", Namespace), sel("role", "owner", None)},
+		{"a shared wildcard and CIDR on every path", sharedPathInventory, sel("role", "owner", visibility.Namespace), sel("role", "owner", visibility.None)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			old, new := tc.old(), tc.new()
 			perChange := func(n int) (allocs, bytes float64) {
 				inv := tc.inv(n)
 				changes := 0
 				allocs, bytes = growth.Allocated(func() {
-					a, err := Diff(old, new, inv)
+					a, err := Diff(tc.before, tc.after, &inv)
 					require.NoError(t, err)
 					changes = len(a.Entries) + len(a.Hosts) + len(a.Addresses)
 				})
@@ -192,22 +194,22 @@ func TestAuditIsExact(t *testing.T) {
 	r := newRand(91, 92)
 	for iter := range longtest.N(100, 1000) {
 		inv := randomInventory(r)
-		old, new := mustCompile(t, randomConfig(r, 3)), mustCompile(t, randomConfig(r, 3))
-		a, err := Diff(old, new, inv)
+		mb, ma := meshOf(randomConfig(r, 3)), meshOf(randomConfig(r, 3))
+		a, err := Diff(mb, ma, &inv)
 		require.NoError(t, err)
-		before, _ := NewIndex(old, inv)
-		after, _ := NewIndex(new, inv)
-		hosts, addrs := map[string]bool{}, map[netip.Prefix]bool{}
+		before, _ := New(mb, &inv)
+		after, _ := New(ma, &inv)
+		queries, addrs := map[string]bool{}, map[netip.Prefix]bool{}
 		for _, s := range inv.Services { // every query of the inventory: its answer may change through another's entry
 			for _, h := range s.Hosts {
-				hosts[strings.ToLower(strings.TrimSuffix(h, "."))] = true
+				queries[strings.ToLower(strings.TrimSuffix(h, "."))] = true
 			}
-			for _, p := range s.allAddresses() {
-				addrs[canonical(p)] = true
+			for _, p := range s.AllAddresses() {
+				addrs[hosts.Canonical(p)] = true
 			}
 		}
-		clients := append(before.Namespaces(), "", "elsewhere")
-		check := func(kind, q string, changes []AnswerChange, answer func(ix *Index, client string) *ServiceRef) {
+		clients := append(inv.NamespaceNames(), "", "elsewhere")
+		check := func(kind, q string, changes []AnswerChange, answer func(ix *Index, client string) *inventory.ServiceRef) {
 			var star *AnswerChange
 			named, except := map[string]AnswerChange{}, map[string]bool{}
 			for _, ch := range changes {
@@ -250,36 +252,37 @@ func TestAuditIsExact(t *testing.T) {
 				require.Equal(t, b, n, where+": not listed, but its answer changes")
 			}
 		}
-		for h := range hosts {
-			check("host", h, a.Hosts, func(ix *Index, c string) *ServiceRef { return ix.refOf(first(ix.answer(ix.hostLevels(h), c))) })
+		for h := range queries {
+			check("host", h, a.Hosts, func(ix *Index, c string) *inventory.ServiceRef {
+				return ix.refOf(first(ix.answer(ix.hostLevels(h), c)))
+			})
 		}
 		for p := range addrs {
 			q := p.String()
 			if p.IsSingleIP() {
 				q = p.Addr().String()
 			}
-			check("address", q, a.Addresses, func(ix *Index, c string) *ServiceRef { return ix.refOf(first(ix.answer(ix.addrLevels(p), c))) })
+			check("address", q, a.Addresses, func(ix *Index, c string) *inventory.ServiceRef {
+				return ix.refOf(first(ix.answer(ix.addrLevels(p), c)))
+			})
 		}
 	}
 }
 
 func first(e int32, _ int) int32 { return e }
 
-// TestOneSeedOneNumbering pins what Diff relies on: two indexes of one inventory built with
-// one seed and different resolvers number every candidate set alike, and hold the same
-// entries in each, in the same order.
-func TestOneSeedOneNumbering(t *testing.T) {
+// TestOneNumbering pins what Diff relies on: two indexes of one inventory built with
+// different resolvers number every candidate set alike, and hold the same entries in each,
+// in the same order.
+func TestOneNumbering(t *testing.T) {
 	r := newRand(93, 94)
 	for range longtest.N(50, 500) {
 		inv := randomInventory(r)
-		seed := maphash.MakeSeed()
-		b, err := newIndex(mustCompile(t, randomConfig(r, 3)), inv, seed)
-		require.NoError(t, err)
-		a, err := newIndex(mustCompile(t, randomConfig(r, 3)), inv, seed)
-		require.NoError(t, err)
-		require.Equal(t, b.t.hosts.slots, a.t.hosts.slots)
-		require.Equal(t, b.t.wild.slots, a.t.wild.slots)
-		require.Equal(t, b.t.addrs.slots, a.t.addrs.slots)
+		b := build(mustCompile(t, randomConfig(r, 3)), nil, &inv)
+		a := build(mustCompile(t, randomConfig(r, 3)), nil, &inv)
+		require.Equal(t, b.t.hosts, a.t.hosts)
+		require.Equal(t, b.t.wild, a.t.wild)
+		require.Equal(t, b.t.addrs, a.t.addrs)
 		require.Equal(t, b.t.prefixes, a.t.prefixes)
 		require.Equal(t, len(b.t.sets), len(a.t.sets))
 		for c := range b.t.sets {
@@ -293,29 +296,29 @@ func TestOneSeedOneNumbering(t *testing.T) {
 // changes, so does the query's answer, though the query's own entries do not change.
 func TestDiffFallsThrough(t *testing.T) {
 	nss := map[string]map[string]string{"shop": {"team": "shop"}, "infra": {"team": "infra"}, "web": {}}
-	mirror := Service{Kind: ServiceEntry, Namespace: "shop", Name: "mirror", Hosts: []string{"api.example.com"}, Addresses: pfx("10.1.2.3", "10.1.2.0/24"), CreationTime: t0}
-	wild := Service{Kind: ServiceEntry, Namespace: "infra", Name: "wild", Hosts: []string{"*.example.com"}, Addresses: pfx("10.0.0.0/8"), CreationTime: t0}
-	noAddr := Service{Kind: ServiceEntry, Namespace: "shop", Name: "no-addr", Hosts: []string{"db.example.com"}, CreationTime: t0}
-	deeper := Service{Kind: ServiceEntry, Namespace: "shop", Name: "deeper", Hosts: []string{"*.eu.example.com"}, Addresses: pfx("10.9.9.9"), CreationTime: t0}
+	mirror := inventory.Service{Kind: inventory.ServiceEntry, Namespace: "shop", Name: "mirror", Hosts: []string{"api.example.com"}, Addresses: pfx("10.1.2.3", "10.1.2.0/24"), CreationTime: t0}
+	wild := inventory.Service{Kind: inventory.ServiceEntry, Namespace: "infra", Name: "wild", Hosts: []string{"*.example.com"}, Addresses: pfx("10.0.0.0/8"), CreationTime: t0}
+	noAddr := inventory.Service{Kind: inventory.ServiceEntry, Namespace: "shop", Name: "no-addr", Hosts: []string{"db.example.com"}, CreationTime: t0}
+	deeper := inventory.Service{Kind: inventory.ServiceEntry, Namespace: "shop", Name: "deeper", Hosts: []string{"*.eu.example.com"}, Addresses: pfx("10.9.9.9"), CreationTime: t0}
 	// Before: shop's entries are NAMESPACE, infra's PUBLIC. After: infra's NONE.
-	old := mustCompile(t, &Config{DefaultVisibility: Namespace, Policies: []Policy{{Visibility: Public, MatchingRules: []MatchingRule{matchLabels("team", "infra")}}}})
-	new := mustCompile(t, &Config{DefaultVisibility: Namespace, Policies: []Policy{{Visibility: None, MatchingRules: []MatchingRule{matchLabels("team", "infra")}}}})
-	wildRef := &ServiceRef{Kind: ServiceEntry, Namespace: "infra", Name: "wild"}
+	before := meshOf(&visibility.Config{DefaultVisibility: visibility.Namespace, Policies: []visibility.Policy{{Visibility: visibility.Public, MatchingRules: []visibility.MatchingRule{matchLabels("team", "infra")}}}})
+	after := meshOf(&visibility.Config{DefaultVisibility: visibility.Namespace, Policies: []visibility.Policy{{Visibility: visibility.None, MatchingRules: []visibility.MatchingRule{matchLabels("team", "infra")}}}})
+	wildRef := &inventory.ServiceRef{Kind: inventory.ServiceEntry, Namespace: "infra", Name: "wild"}
 	for _, tc := range []struct {
 		name     string
-		services []Service
+		services []inventory.Service
 		query    string
 		hosts    bool     // a host query; else an address
 		except   []string // the namespaces whose own entry answers them, before and after
 	}{
-		{"an exact host whose NAMESPACE entry leaves the others to a changed wildcard", []Service{mirror, wild}, "api.example.com", true, []string{"shop"}},
-		{"an exact host whose entry has no address", []Service{noAddr, wild}, "db.example.com", true, nil},
-		{"a wildcard host under a changed wildcard", []Service{deeper, wild}, "*.eu.example.com", true, []string{"shop"}},
-		{"an address whose NAMESPACE entry leaves the others to a changed CIDR", []Service{mirror, wild}, "10.1.2.3", false, []string{"shop"}},
-		{"a CIDR inside a changed CIDR", []Service{mirror, wild}, "10.1.2.0/24", false, []string{"shop"}},
+		{"an exact host whose NAMESPACE entry leaves the others to a changed wildcard", []inventory.Service{mirror, wild}, "api.example.com", true, []string{"shop"}},
+		{"an exact host whose entry has no address", []inventory.Service{noAddr, wild}, "db.example.com", true, nil},
+		{"a wildcard host under a changed wildcard", []inventory.Service{deeper, wild}, "*.eu.example.com", true, []string{"shop"}},
+		{"an address whose NAMESPACE entry leaves the others to a changed CIDR", []inventory.Service{mirror, wild}, "10.1.2.3", false, []string{"shop"}},
+		{"a CIDR inside a changed CIDR", []inventory.Service{mirror, wild}, "10.1.2.0/24", false, []string{"shop"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			a, err := Diff(old, new, Inventory{Namespaces: nss, Services: tc.services})
+			a, err := Diff(before, after, &inventory.Inventory{Namespaces: nss, Services: tc.services})
 			require.NoError(t, err)
 			changes := a.Addresses
 			if tc.hosts {

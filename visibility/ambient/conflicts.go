@@ -1,9 +1,12 @@
-package visibility
+package ambient
 
 import (
 	"maps"
 	"net/netip"
 	"slices"
+
+	"github.com/meshscope/meshscope/internal/hosts"
+	"github.com/meshscope/meshscope/visibility/inventory"
 )
 
 // Answer is the service a group of client namespaces gets for a query.
@@ -14,15 +17,15 @@ type Answer struct {
 	// Service answers; nil when the query is forwarded upstream or passed through. As in
 	// Diff (see AnswerChange), a host's answer is the name's own: the short-name aliases
 	// LookupHost tries when the name itself has no answer are not followed.
-	Service *ServiceRef `json:"service,omitempty"`
+	Service *inventory.ServiceRef `json:"service,omitempty"`
 }
 
 // Conflict is a host, wildcard host, address or CIDR claimed by services of several
 // namespaces, with the answer each client namespace gets.
 type Conflict struct {
-	Key      string       `json:"key"`
-	Services []ServiceRef `json:"services"`
-	Answers  []Answer     `json:"answers"`
+	Key      string                 `json:"key"`
+	Services []inventory.ServiceRef `json:"services"`
+	Answers  []Answer               `json:"answers"`
 }
 
 // Conflicts returns every host, wildcard host, address and CIDR claimed by services of more
@@ -58,22 +61,16 @@ func (ix *Index) Conflicts() []Conflict {
 		}
 		out = append(out, conf)
 	}
-	for _, h := range slices.Sorted(t.hosts.all) {
+	for _, h := range slices.Sorted(maps.Keys(t.hosts)) {
 		add(h, ix.hostLevels(h))
 	}
-	for _, s := range slices.Sorted(t.wild.all) {
+	for _, s := range slices.Sorted(maps.Keys(t.wild)) {
 		add("*"+s, ix.hostLevels("*"+s))
 	}
-	var addrs []netip.Addr
-	for k := range t.addrs.all {
-		addrs = append(addrs, addrOf(k))
-	}
-	slices.SortFunc(addrs, netip.Addr.Compare)
-	for _, a := range addrs {
+	for _, a := range slices.SortedFunc(maps.Keys(t.addrs), netip.Addr.Compare) {
 		add(a.String(), ix.addrLevels(netip.PrefixFrom(a, a.BitLen())))
 	}
-	pfxs := slices.SortedFunc(maps.Keys(t.prefixes), comparePrefixes)
-
+	pfxs := slices.SortedFunc(maps.Keys(t.prefixes), hosts.ComparePrefixes)
 	for _, p := range pfxs {
 		add(p.String(), ix.addrLevels(p))
 	}
@@ -126,7 +123,7 @@ func (ix *Index) answers(levels []level) []Answer {
 			out[j].Clients = append(out[j].Clients, ns)
 			continue
 		}
-		var ref *ServiceRef
+		var ref *inventory.ServiceRef
 		if e >= 0 {
 			r := ix.services[e].Ref()
 			ref = &r
@@ -135,12 +132,4 @@ func (ix *Index) answers(levels []level) []Answer {
 		out = append(out, Answer{Clients: []string{ns}, Service: ref})
 	}
 	return out
-}
-
-// comparePrefixes orders prefixes by address, then by length.
-func comparePrefixes(a, b netip.Prefix) int {
-	if c := a.Addr().Compare(b.Addr()); c != 0 {
-		return c
-	}
-	return a.Bits() - b.Bits()
 }

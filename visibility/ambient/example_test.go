@@ -1,4 +1,4 @@
-package visibility_test
+package ambient_test
 
 import (
 	"fmt"
@@ -6,157 +6,86 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/meshscope/meshscope/visibility"
+	"github.com/meshscope/meshscope/visibility/ambient"
+	"github.com/meshscope/meshscope/visibility/inventory"
+	"github.com/meshscope/meshscope/visibility/mesh"
 )
 
-const meshConfig = `
-apiVersion: install.istio.io/v1alpha1
-kind: IstioOperator
-spec:
-  meshConfig:
+// Example reads the mesh configuration and the cluster's objects as kubectl prints them,
+// builds the index, and asks what a workload's DNS query gets, and what the configuration
+// gets wrong.
+func Example() {
+	m, err := mesh.Load([]byte(`
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: istio, namespace: istio-system}
+data:
+  mesh: |
     serviceEntryVisibility:
       defaultVisibility: NAMESPACE
-      applyToSidecars: true
       policies:
       - visibility: PUBLIC
         matchingRules:
-        - namespaceSelector:
-            matchLabels: {team: platform}
-      - visibility: NONE
-        matchingRules:
-        - namespaceSelector:
-            matchExpressions: [{key: env, operator: In, values: [sandbox]}]
-`
-
-func ExampleLoadConfig() {
-	c, err := visibility.LoadConfig([]byte(meshConfig))
-	if err != nil {
-		panic(err)
-	}
-	fmt.Println(c.DefaultVisibility, len(c.Policies), c.ApplyToSidecars)
-
-	// A misspelt field is an error, not a selector that matches every namespace.
-	_, err = visibility.LoadConfig([]byte(`
-serviceEntryVisibility:
-  policies:
-  - visibility: NONE
-    matchingRules:
-    - namespaceSelector: {match_labels: {env: sandbox}}
+        - namespaceSelector: {matchLabels: {team: platform}}
 `))
-	fmt.Println(err)
-	// Output:
-	// NAMESPACE 2 true
-	// serviceEntryVisibility.policies[0].matchingRules[0].namespaceSelector: unknown field "match_labels" (did you mean "matchLabels"?)
-}
-
-func ExampleResolver_Resolve() {
-	c, err := visibility.LoadConfig([]byte(meshConfig))
 	if err != nil {
 		panic(err)
 	}
-	r, err := visibility.Compile(c)
+	inv, err := inventory.Load([]byte(`
+apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Namespace, metadata: {name: platform, labels: {team: platform}}}
+- {apiVersion: v1, kind: Namespace, metadata: {name: shop}}
+- apiVersion: networking.istio.io/v1
+  kind: ServiceEntry
+  metadata: {name: github, namespace: platform}
+  spec: {hosts: [api.github.com], resolution: DNS}
+  status: {addresses: [{value: 240.240.0.1, host: api.github.com}]}
+- apiVersion: networking.istio.io/v1
+  kind: ServiceEntry
+  metadata: {name: payments, namespace: shop}
+  spec: {hosts: [api.payments.example], exportTo: [billing]}
+`), "cluster.local")
 	if err != nil {
 		panic(err)
 	}
-	for _, ns := range []labels.Set{
-		{"team": "platform"},
-		{"team": "shop", "env": "sandbox"},
-		{"team": "shop"},
-		nil, // a namespace that does not exist
-	} {
-		fmt.Printf("%-30v %v\n", ns, r.Resolve(ns))
-	}
-	// Output:
-	// team=platform                  PUBLIC (policies[0])
-	// env=sandbox,team=shop          NONE (policies[1])
-	// team=shop                      NAMESPACE (default)
-	//                                NAMESPACE (default)
-}
-
-func ExampleResolver_Explain() {
-	c, _ := visibility.LoadConfig([]byte(meshConfig))
-	r, _ := visibility.Compile(c)
-	fmt.Println(r.Explain(labels.Set{"team": "shop", "env": "sandbox"}))
-	// Output:
-	// policies[0] PUBLIC: no match: matchingRules[0] (team=platform) does not select the namespace
-	// policies[1] NONE: matches, decides
-	// => NONE by policies[1]
-}
-
-func ExampleEffectiveExportTo() {
-	// An entry in namespace "shop" exported to everyone, whose visibility is NAMESPACE.
-	declared := []string{"*"}
-	fmt.Println(visibility.EffectiveExportTo(declared, nil, "shop", visibility.Namespace, true))
-	fmt.Println(visibility.EffectiveExportTo(declared, nil, "shop", visibility.Namespace, false))
-
-	// Exported only to "infra": NAMESPACE visibility leaves no one.
-	eff := visibility.EffectiveExportTo([]string{"infra"}, nil, "shop", visibility.Namespace, true)
-	fmt.Println(eff, visibility.ExportedTo(eff, "shop", "infra"))
-	// Output:
-	// [.]
-	// [*]
-	// [~] false
-}
-
-func ExampleWaypointBinding() {
-	c := visibility.WaypointBinding("shop", "infra", visibility.Namespace)
-	fmt.Println(c.Type, c.Status, c.Reason)
-	// Output:
-	// istio.io/WaypointBound False CrossNamespaceWaypointForbidden
-}
-
-func ExampleResolver_Lint() {
-	r, err := visibility.Compile(&visibility.Config{
-		DefaultVisibility: visibility.Namespace,
-		Policies: []visibility.Policy{
-			{Visibility: visibility.Public}, // no rules: matches every namespace
-			{Visibility: visibility.None},   // so this is never tried
-		},
-	})
+	ix, err := ambient.New(m, inv)
 	if err != nil {
 		panic(err)
 	}
-	for _, f := range r.Lint() {
+	s, ok := ix.LookupHost("shop", "api.github.com")
+	fmt.Println(s.Ref(), ok)
+	for _, f := range ix.Lint() {
 		fmt.Println(f)
 	}
 	// Output:
-	// WARNING Unreachable policies[1]: policies[0] matches every namespace, so this policy is never tried
+	// ServiceEntry platform/github true
+	// ERROR ExportToUnknownNamespace ServiceEntry shop/payments: exportTo names namespace "billing", which the inventory does not have: sidecars there see nothing of it
+	// WARNING NoAddressForDNS ServiceEntry shop/payments: no address for any of its hosts: ztunnel's DNS proxy forwards every query for them upstream
 }
 
-func ExampleResolver_Condition() {
-	r, _ := visibility.Compile(&visibility.Config{DefaultVisibility: visibility.Namespace})
-	c := r.Condition(r.Resolve(nil))
-	fmt.Println(c.Type, c.Status, c.Reason)
-	fmt.Println(c.Message)
-	// Output:
-	// istio.io/VisibilityApplied True Namespace
-	// visibility NAMESPACE: no policy matched the namespace, the default applies; only workloads in the entry's own namespace can discover and reach it
-}
-
-func exampleIndex() *visibility.Index {
-	r, err := visibility.Compile(&visibility.Config{
+func exampleIndex() *ambient.Index {
+	m := &mesh.Config{Visibility: &visibility.Config{
 		DefaultVisibility: visibility.Namespace,
 		Policies: []visibility.Policy{{
 			Visibility:    visibility.Public,
 			MatchingRules: []visibility.MatchingRule{{NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"team": "platform"}}}},
 		}},
-	})
-	if err != nil {
-		panic(err)
-	}
+	}}
 	created := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	ix, err := visibility.NewIndex(r, visibility.Inventory{
+	ix, err := ambient.New(m, &inventory.Inventory{
 		Namespaces: map[string]map[string]string{"platform": {"team": "platform"}, "shop": {"team": "shop"}},
-		Services: []visibility.Service{
+		Services: []inventory.Service{
 			// Resolution DNS and no spec.addresses: Istio allocates an address (status.addresses).
 			// An IP is a /32 (or /128) prefix.
-			{Kind: visibility.ServiceEntry, Namespace: "platform", Name: "github", Hosts: []string{"api.github.com"}, CreationTime: created,
-				Resolution: visibility.ResolutionDNS, AutoAddresses: map[string][]netip.Prefix{"api.github.com": {netip.MustParsePrefix("240.240.0.1/32")}}},
-			{Kind: visibility.ServiceEntry, Namespace: "shop", Name: "github-mirror", Hosts: []string{"api.github.com"}, Addresses: []netip.Prefix{netip.MustParsePrefix("198.51.100.7/32")}, CreationTime: created},
-			{Kind: visibility.ServiceEntry, Namespace: "shop", Name: "orders-db", Hosts: []string{"db.orders.internal"}, CreationTime: created,
-				Resolution: visibility.ResolutionDNS, AutoAddresses: map[string][]netip.Prefix{"db.orders.internal": {netip.MustParsePrefix("240.240.0.2/32")}}},
+			{Kind: inventory.ServiceEntry, Namespace: "platform", Name: "github", Hosts: []string{"api.github.com"}, CreationTime: created,
+				Resolution: inventory.ResolutionDNS, AutoAddresses: map[string][]netip.Prefix{"api.github.com": {netip.MustParsePrefix("240.240.0.1/32")}}},
+			{Kind: inventory.ServiceEntry, Namespace: "shop", Name: "github-mirror", Hosts: []string{"api.github.com"}, Addresses: []netip.Prefix{netip.MustParsePrefix("198.51.100.7/32")}, CreationTime: created},
+			{Kind: inventory.ServiceEntry, Namespace: "shop", Name: "orders-db", Hosts: []string{"db.orders.internal"}, CreationTime: created,
+				Resolution: inventory.ResolutionDNS, AutoAddresses: map[string][]netip.Prefix{"db.orders.internal": {netip.MustParsePrefix("240.240.0.2/32")}}},
 		},
 	})
 	if err != nil {
@@ -207,14 +136,14 @@ func ExampleIndex_LookupAddress() {
 }
 
 func ExampleDiff() {
-	inv := visibility.Inventory{
+	inv := &inventory.Inventory{
 		Namespaces: map[string]map[string]string{"shop": {"team": "shop"}},
-		Services: []visibility.Service{{Kind: visibility.ServiceEntry, Namespace: "shop", Name: "orders-db", Hosts: []string{"db.orders.internal"},
-			Resolution: visibility.ResolutionDNS, AutoAddresses: map[string][]netip.Prefix{"db.orders.internal": {netip.MustParsePrefix("240.240.0.2/32")}}}},
+		Services: []inventory.Service{{Kind: inventory.ServiceEntry, Namespace: "shop", Name: "orders-db", Hosts: []string{"db.orders.internal"},
+			Resolution: inventory.ResolutionDNS, AutoAddresses: map[string][]netip.Prefix{"db.orders.internal": {netip.MustParsePrefix("240.240.0.2/32")}}}},
 	}
-	before, _ := visibility.Compile(nil) // the feature is off today
-	after, _ := visibility.Compile(&visibility.Config{DefaultVisibility: visibility.Namespace})
-	audit, err := visibility.Diff(before, after, inv)
+	var before *mesh.Config // Istio's defaults: the feature is off today
+	after := &mesh.Config{Visibility: &visibility.Config{DefaultVisibility: visibility.Namespace}}
+	audit, err := ambient.Diff(before, after, inv)
 	if err != nil {
 		panic(err)
 	}
@@ -237,8 +166,8 @@ func ExampleDiff() {
 // short name of the Kubernetes Service payments.shop.svc.cluster.local — and ztunnel's DNS
 // proxy expands it as the workload's resolver would.
 func ExampleIndex_LookupHost_shortName() {
-	ix, err := visibility.NewIndex(nil, visibility.Inventory{
-		Services: []visibility.Service{{Kind: visibility.KubernetesService, Namespace: "shop", Name: "payments",
+	ix, err := ambient.New(nil, &inventory.Inventory{
+		Services: []inventory.Service{{Kind: inventory.KubernetesService, Namespace: "shop", Name: "payments",
 			Hosts: []string{"payments.shop.svc.cluster.local"}, Addresses: []netip.Prefix{netip.MustParsePrefix("10.96.0.20/32")}}},
 	})
 	if err != nil {
@@ -263,30 +192,4 @@ func ExampleIndex_LookupHost_shortName() {
 	// "billing" payments                         (forwarded upstream)
 	// "shop"    payments.shop.svc                payments
 	// ""        payments.shop.svc.cluster.local  payments
-}
-
-// ExampleScoper_Scope decides which Kubernetes Services a cluster shares with the other
-// clusters of the mesh.
-func ExampleScoper_Scope() {
-	s, err := visibility.CompileScope(&visibility.ScopeConfig{
-		ServiceScopeConfigs: []visibility.ServiceScope{{
-			NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"shared": "true"}},
-			Scope:             visibility.Global,
-		}},
-		ServiceSettings: []visibility.ServiceSetting{{
-			Settings: visibility.ServiceSettingValues{ClusterLocal: true},
-			Hosts:    []string{"*.internal-only.svc.cluster.local"},
-		}},
-	})
-	if err != nil {
-		panic(err)
-	}
-	shared := labels.Set{"shared": "true"}
-	fmt.Println(s.Scope(shared, nil, "web.shop.svc.cluster.local"))
-	fmt.Println(s.Scope(labels.Set{}, nil, "web.other.svc.cluster.local"))
-	fmt.Println(s.Explain(shared, nil, "vault.internal-only.svc.cluster.local").Reason)
-	// Output:
-	// GLOBAL
-	// LOCAL
-	// serviceScopeConfigs[0] makes it GLOBAL, but vault.internal-only.svc.cluster.local is cluster-local (serviceSettings[0] host *.internal-only.svc.cluster.local), and local wins
 }

@@ -1,4 +1,4 @@
-package visibility
+package ambient
 
 import (
 	"fmt"
@@ -10,20 +10,22 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/meshscope/meshscope/internal/growth"
+	"github.com/meshscope/meshscope/visibility"
+	"github.com/meshscope/meshscope/visibility/inventory"
 )
 
 // benchInventory has n ServiceEntries spread over namespaces; namespace j is labelled
 // team=t(j%200), env=prod, so with benchConfig(100) half the namespaces match a policy and
 // half walk all 100 policies to the default.
-func benchInventory(n, namespaces int) Inventory {
-	inv := Inventory{Namespaces: make(map[string]map[string]string, namespaces), Services: make([]Service, n)}
+func benchInventory(n, namespaces int) inventory.Inventory {
+	inv := inventory.Inventory{Namespaces: make(map[string]map[string]string, namespaces), Services: make([]inventory.Service, n)}
 	for j := range namespaces {
 		ns := fmt.Sprintf("ns-%d", j)
-		inv.Namespaces[ns] = map[string]string{"team": fmt.Sprintf("t%d", j%200), "env": "prod", NamespaceNameLabel: ns}
+		inv.Namespaces[ns] = map[string]string{"team": fmt.Sprintf("t%d", j%200), "env": "prod", visibility.NamespaceNameLabel: ns}
 	}
 	for i := range n {
 		ns := fmt.Sprintf("ns-%d", i%namespaces)
-		inv.Services[i] = Service{Kind: ServiceEntry, Namespace: ns, Name: fmt.Sprintf("svc-%d", i),
+		inv.Services[i] = inventory.Service{Kind: inventory.ServiceEntry, Namespace: ns, Name: fmt.Sprintf("svc-%d", i),
 			Hosts:        []string{fmt.Sprintf("svc-%d.%s.example.com", i, ns)},
 			Addresses:    []netip.Prefix{netip.PrefixFrom(netip.AddrFrom4([4]byte{10, byte(i >> 16), byte(i >> 8), byte(i)}), 32)},
 			CreationTime: t0}
@@ -31,15 +33,15 @@ func benchInventory(n, namespaces int) Inventory {
 	return inv
 }
 
-var benchDecision Decision
+var benchDecision visibility.Decision
 
 func benchmarkNewIndex(b *testing.B, n int) {
-	res := mustCompile(b, benchConfig(100))
+	m := meshOf(benchConfig(100))
 	inv := benchInventory(n, 1000)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		ix, err := NewIndex(res, inv)
+		ix, err := New(m, &inv)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -59,11 +61,11 @@ func BenchmarkNewIndex1M(b *testing.B) { benchmarkNewIndex(b, 1_000_000) }
 // BenchmarkNewIndex10 builds the index of 10 entries: what a test, a fuzzer or a request
 // that indexes a handful of services pays per index.
 func BenchmarkNewIndex10(b *testing.B) {
-	res := mustCompile(b, benchConfig(100))
+	m := meshOf(benchConfig(100))
 	inv := benchInventory(10, 5)
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := NewIndex(res, inv); err != nil {
+		if _, err := New(m, &inv); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -89,11 +91,11 @@ var benchFound bool
 // BenchmarkNewIndex100kAndTables adds what the first lookup costs: building the host and
 // address tables of all 100,000 entries.
 func BenchmarkNewIndex100kAndTables(b *testing.B) {
-	res := mustCompile(b, benchConfig(100))
+	m := meshOf(benchConfig(100))
 	inv := benchInventory(100_000, 1000)
 	b.ReportAllocs()
 	for b.Loop() {
-		ix, err := NewIndex(res, inv)
+		ix, err := New(m, &inv)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -101,8 +103,25 @@ func BenchmarkNewIndex100kAndTables(b *testing.B) {
 	}
 }
 
+// BenchmarkDecision finds the decision of a service by namespace and name in an index of
+// 100,000 entries, and misses one.
+func BenchmarkDecision(b *testing.B) {
+	ix, err := New(meshOf(benchConfig(100)), new(benchInventory(100_000, 1000)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	names := [][2]string{{"ns-777", "svc-77777"}, {"ns-5", "svc-5"}, {"ns-5", "svc-6"}}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		n := names[i%len(names)]
+		benchDecision, benchFound = ix.Decision(n[0], n[1])
+		i++
+	}
+}
+
 func BenchmarkLookupHost(b *testing.B) {
-	ix, err := NewIndex(mustCompile(b, benchConfig(100)), benchInventory(100_000, 1000))
+	ix, err := New(meshOf(benchConfig(100)), new(benchInventory(100_000, 1000)))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -118,8 +137,8 @@ func BenchmarkLookupHost(b *testing.B) {
 
 func BenchmarkLookupAddress(b *testing.B) {
 	inv := benchInventory(100_000, 1000)
-	inv.Services = append(inv.Services, Service{Kind: ServiceEntry, Namespace: "ns-1", Name: "net", Addresses: pfx("10.0.0.0/8", "172.16.0.0/12")})
-	ix, err := NewIndex(mustCompile(b, benchConfig(100)), inv)
+	inv.Services = append(inv.Services, inventory.Service{Kind: inventory.ServiceEntry, Namespace: "ns-1", Name: "net", Addresses: pfx("10.0.0.0/8", "172.16.0.0/12")})
+	ix, err := New(meshOf(benchConfig(100)), &inv)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -144,7 +163,7 @@ func BenchmarkPerEntryWalkWithMaps100k(b *testing.B) {
 	for b.Loop() {
 		hosts := map[string][]int{}
 		addrs := map[netip.Addr][]int{}
-		decisions := make([]Decision, len(inv.Services))
+		decisions := make([]visibility.Decision, len(inv.Services))
 		for i := range inv.Services {
 			s := &inv.Services[i]
 			decisions[i] = res.Resolve(labels.Set(inv.Namespaces[s.Namespace]))
@@ -164,17 +183,17 @@ func BenchmarkPerEntryWalkWithMaps100k(b *testing.B) {
 // answer for its host and its address, each listing the client namespaces it changes for:
 // the output grows with the entries.
 func benchmarkDiff(b *testing.B, n int) {
-	before := mustCompile(b, benchConfig(100))
+	before := meshOf(benchConfig(100))
 	c := benchConfig(100)
 	for i := range c.Policies {
-		c.Policies[i].Visibility = []Visibility{None, Public}[i%2]
+		c.Policies[i].Visibility = []visibility.Visibility{visibility.None, visibility.Public}[i%2]
 	}
-	after := mustCompile(b, c)
+	after := meshOf(c)
 	inv := benchInventory(n, 250)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		a, err := Diff(before, after, inv)
+		a, err := Diff(before, after, &inv)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -193,14 +212,14 @@ func benchmarkDiff(b *testing.B, n int) {
 func BenchmarkDiff2500(b *testing.B)  { benchmarkDiff(b, 2_500) }
 func BenchmarkDiff10000(b *testing.B) { benchmarkDiff(b, 10_000) }
 
-// benchmarkDiffPerChange audits old to new over inv and reports the cost per change Diff
-// writes (EntryChange and AnswerChange alike).
-func benchmarkDiffPerChange(b *testing.B, inv Inventory, old, new *Config) {
-	before, after := mustCompile(b, old), mustCompile(b, new)
+// benchmarkDiffPerChange audits before to after over inv and reports the cost per change
+// Diff writes (EntryChange and AnswerChange alike).
+func benchmarkDiffPerChange(b *testing.B, inv inventory.Inventory, before, after *visibility.Config) {
+	mb, ma := meshOf(before), meshOf(after)
 	b.ReportAllocs()
 	changes := 0
 	for b.Loop() {
-		a, err := Diff(before, after, inv)
+		a, err := Diff(mb, ma, &inv)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -213,30 +232,30 @@ func benchmarkDiffPerChange(b *testing.B, inv Inventory, old, new *Config) {
 // NAMESPACE, so each answer changes for every namespace but one: the cost per change stays
 // flat as the namespaces grow (a change says "every namespace but …", it does not list them).
 func BenchmarkDiffNamespaces2500(b *testing.B) {
-	benchmarkDiffPerChange(b, halfInventory(2_500), halfConfig("half", "yes", Public), halfConfig("half", "yes", Namespace))
+	benchmarkDiffPerChange(b, halfInventory(2_500), halfConfig("half", "yes", visibility.Public), halfConfig("half", "yes", visibility.Namespace))
 }
 func BenchmarkDiffNamespaces10000(b *testing.B) {
-	benchmarkDiffPerChange(b, halfInventory(10_000), halfConfig("half", "yes", Public), halfConfig("half", "yes", Namespace))
+	benchmarkDiffPerChange(b, halfInventory(10_000), halfConfig("half", "yes", visibility.Public), halfConfig("half", "yes", visibility.Namespace))
 }
 
 // BenchmarkDiffSharedPath: n namespaces share a wildcard host and a CIDR on every query's
 // path, and n owners' entries go from NAMESPACE to NONE: each answer changes for its owner
 // alone, and costs the same whatever n.
 func BenchmarkDiffSharedPath1000(b *testing.B) {
-	benchmarkDiffPerChange(b, sharedPathInventory(1_000), halfConfig("role", "owner", Namespace), halfConfig("role", "owner", None))
+	benchmarkDiffPerChange(b, sharedPathInventory(1_000), halfConfig("role", "owner", visibility.Namespace), halfConfig("role", "owner", visibility.None))
 }
 func BenchmarkDiffSharedPath4000(b *testing.B) {
-	benchmarkDiffPerChange(b, sharedPathInventory(4_000), halfConfig("role", "owner", Namespace), halfConfig("role", "owner", None))
+	benchmarkDiffPerChange(b, sharedPathInventory(4_000), halfConfig("role", "owner", visibility.Namespace), halfConfig("role", "owner", visibility.None))
 }
 
-// TestNewIndexIsLinear pins NewIndex's growth, tables included: 4x the entries may cost at
-// most 5x the bytes allocated (tables are sized in powers of two).
-func TestNewIndexIsLinear(t *testing.T) {
-	res := mustCompile(t, benchConfig(100))
+// TestNewIsLinear pins New's growth, tables included: 4x the entries may cost at most 5x
+// the bytes allocated (tables are sized in powers of two).
+func TestNewIsLinear(t *testing.T) {
+	m := meshOf(benchConfig(100))
 	bytes := func(n int) float64 {
 		inv := benchInventory(n, 1000)
 		_, b := growth.Allocated(func() {
-			_, err := NewIndex(res, inv)
+			_, err := New(m, &inv)
 			require.NoError(t, err)
 		})
 		return b

@@ -1,4 +1,4 @@
-package visibility
+package ambient
 
 import (
 	"fmt"
@@ -13,6 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/meshscope/meshscope/internal/longtest"
+	"github.com/meshscope/meshscope/visibility"
+	"github.com/meshscope/meshscope/visibility/inventory"
 )
 
 var (
@@ -28,13 +30,13 @@ var (
 	propClients = append(slices.Clone(propNamespaces), "", "elsewhere")
 )
 
-func randomInventory(r *rand.Rand) Inventory {
-	inv := Inventory{Namespaces: map[string]map[string]string{}}
+func randomInventory(r *rand.Rand) inventory.Inventory {
+	inv := inventory.Inventory{Namespaces: map[string]map[string]string{}}
 	for _, ns := range propNamespaces[:5] {
 		inv.Namespaces[ns] = randomLabels(r)
 	}
 	for i := range 1 + r.IntN(14) {
-		s := Service{Kind: Kind(r.IntN(2)), Namespace: propNamespaces[r.IntN(len(propNamespaces))], Name: fmt.Sprintf("s%d", i),
+		s := inventory.Service{Kind: inventory.Kind(r.IntN(2)), Namespace: propNamespaces[r.IntN(len(propNamespaces))], Name: fmt.Sprintf("s%d", i),
 			CreationTime: t0.Add(time.Duration(r.IntN(3)) * time.Hour)}
 		for range 1 + r.IntN(3) {
 			s.Hosts = append(s.Hosts, propHosts[r.IntN(len(propHosts))])
@@ -45,10 +47,10 @@ func randomInventory(r *rand.Rand) Inventory {
 			}
 		}
 		switch {
-		case s.Kind == KubernetesService:
+		case s.Kind == inventory.KubernetesService:
 			s.Headless = len(s.Addresses) == 0 && r.IntN(2) == 0
 		default:
-			s.Resolution = []string{"", ResolutionNone, ResolutionDNS, ResolutionDNS, ResolutionDynamicDNS, ResolutionStatic}[r.IntN(6)]
+			s.Resolution = []inventory.Resolution{"", inventory.ResolutionNone, inventory.ResolutionDNS, inventory.ResolutionDNS, inventory.ResolutionDynamicDNS, inventory.ResolutionStatic}[r.IntN(6)]
 			for _, h := range s.Hosts {
 				if r.IntN(4) > 0 {
 					if s.AutoAddresses == nil {
@@ -67,26 +69,26 @@ func randomInventory(r *rand.Rand) Inventory {
 }
 
 // refDecide is the literal decision of a service: Kubernetes Services are PUBLIC.
-func refDecide(res *Resolver, inv Inventory, s Service) Visibility {
-	if s.Kind == KubernetesService {
-		return Public
+func refDecide(res *visibility.Resolver, inv inventory.Inventory, s inventory.Service) visibility.Visibility {
+	if s.Kind == inventory.KubernetesService {
+		return visibility.Public
 	}
 	return res.Resolve(labels.Set(inv.Namespaces[s.Namespace])).Visibility
 }
 
-func refVisible(v Visibility, s Service, client string) bool {
+func refVisible(v visibility.Visibility, s inventory.Service, client string) bool {
 	switch v {
-	case None:
+	case visibility.None:
 		return false
-	case Namespace:
+	case visibility.Namespace:
 		return client != "" && client == s.Namespace
 	}
 	return true
 }
 
-func refLess(a, b Service) bool {
+func refLess(a, b inventory.Service) bool {
 	if a.Kind != b.Kind {
-		return a.Kind == KubernetesService
+		return a.Kind == inventory.KubernetesService
 	}
 	if !a.CreationTime.Equal(b.CreationTime) {
 		return a.CreationTime.Before(b.CreationTime)
@@ -99,8 +101,8 @@ func refLess(a, b Service) bool {
 
 // refBest returns the best of the visible candidates: the client's own namespace's first,
 // else the best by rank.
-func refBest(cands []Service, client string) (Service, bool) {
-	var own, all []Service
+func refBest(cands []inventory.Service, client string) (inventory.Service, bool) {
+	var own, all []inventory.Service
 	for _, c := range cands {
 		all = append(all, c)
 		if client != "" && c.Namespace == client {
@@ -112,7 +114,7 @@ func refBest(cands []Service, client string) (Service, bool) {
 		pool = own
 	}
 	if len(pool) == 0 {
-		return Service{}, false
+		return inventory.Service{}, false
 	}
 	best := pool[0]
 	for _, c := range pool[1:] {
@@ -126,8 +128,8 @@ func refBest(cands []Service, client string) (Service, bool) {
 // refAddresses is the address rule read literally: an entry's own addresses; else, when its
 // resolution is not NONE (nor absent) and it has not opted out, those Istio allocated for
 // the host — for a wildcard host only with DYNAMIC_DNS.
-func refAddresses(s Service, host string) []netip.Prefix {
-	if len(s.Addresses) > 0 || s.Kind == KubernetesService {
+func refAddresses(s inventory.Service, host string) []netip.Prefix {
+	if len(s.Addresses) > 0 || s.Kind == inventory.KubernetesService {
 		return s.Addresses
 	}
 	if s.Resolution == "" || s.Resolution == "NONE" || strings.ToLower(s.Labels[autoAllocateLabel]) == "false" {
@@ -181,7 +183,7 @@ func refNames(client, q, domain string) []string {
 // the entries with an address for the level's host (or headless Kubernetes Services), drop
 // those the client cannot see, prefer one in the client's namespace, else the canonical one
 // (a Kubernetes Service, else a PUBLIC entry), ties by kind, age, namespace, name.
-func refLookupHost(res *Resolver, inv Inventory, client, host string) (Service, bool) {
+func refLookupHost(res *visibility.Resolver, inv inventory.Inventory, client, host string) (inventory.Service, bool) {
 	q := strings.ToLower(strings.TrimSuffix(host, "."))
 	for _, h := range refNames(client, q, "cluster.local") {
 		keys := []string{h}
@@ -197,7 +199,7 @@ func refLookupHost(res *Resolver, inv Inventory, client, host string) (Service, 
 		slices.SortFunc(wild, func(a, b string) int { return len(b) - len(a) })
 		keys = append(keys, wild...)
 		for _, k := range keys {
-			var vis []Service
+			var vis []inventory.Service
 			for _, s := range inv.Services {
 				claims := false
 				for _, sh := range s.Hosts {
@@ -205,7 +207,7 @@ func refLookupHost(res *Resolver, inv Inventory, client, host string) (Service, 
 						claims = true
 					}
 				}
-				answers := len(refAddresses(s, k)) > 0 || s.Kind == KubernetesService && s.Headless
+				answers := len(refAddresses(s, k)) > 0 || s.Kind == inventory.KubernetesService && s.Headless
 				if claims && answers && refVisible(refDecide(res, inv, s), s, client) {
 					vis = append(vis, s)
 				}
@@ -215,14 +217,14 @@ func refLookupHost(res *Resolver, inv Inventory, client, host string) (Service, 
 			}
 		}
 	}
-	return Service{}, false
+	return inventory.Service{}, false
 }
 
-func refLookupAddress(res *Resolver, inv Inventory, client string, a netip.Addr) (Service, bool) {
+func refLookupAddress(res *visibility.Resolver, inv inventory.Inventory, client string, a netip.Addr) (inventory.Service, bool) {
 	a = a.Unmap()
-	var exact []Service
+	var exact []inventory.Service
 	type hit struct {
-		s    Service
+		s    inventory.Service
 		bits int
 	}
 	var cidr []hit
@@ -262,9 +264,9 @@ func refLookupAddress(res *Resolver, inv Inventory, client string, a netip.Addr)
 	if b, ok := refBest(exact, client); ok {
 		return b, true
 	}
-	pick := func(hs []hit) (Service, bool) {
+	pick := func(hs []hit) (inventory.Service, bool) {
 		if len(hs) == 0 {
-			return Service{}, false
+			return inventory.Service{}, false
 		}
 		best := hs[0]
 		for _, h := range hs[1:] {
@@ -286,7 +288,7 @@ func refLookupAddress(res *Resolver, inv Inventory, client string, a netip.Addr)
 	return pick(cidr)
 }
 
-func ref(s Service, ok bool) string {
+func ref(s inventory.Service, ok bool) string {
 	if !ok {
 		return "-"
 	}
@@ -300,8 +302,9 @@ func TestIndexAgainstReference(t *testing.T) {
 	r := newRand(61, 62)
 	for iter := range longtest.N(150, 1500) {
 		inv := randomInventory(r)
-		res := mustCompile(t, randomConfig(r, 4))
-		ix, err := NewIndex(res, inv)
+		cfg := randomConfig(r, 4)
+		res := mustCompile(t, cfg)
+		ix, err := New(meshOf(cfg), &inv)
 		require.NoError(t, err)
 		for _, c := range propClients {
 			for _, q := range propQueries {
@@ -329,9 +332,9 @@ func TestIndexAgainstReference(t *testing.T) {
 	}
 }
 
-func entryService(ix *Index, e int32) (Service, bool) {
+func entryService(ix *Index, e int32) (inventory.Service, bool) {
 	if e < 0 {
-		return Service{}, false
+		return inventory.Service{}, false
 	}
 	return ix.services[e], true
 }
@@ -347,13 +350,13 @@ func checkNeverLeaks(t *testing.T, ix *Index, client, query, got string) {
 	d, ok := ix.Decision(ns, name)
 	require.True(t, ok)
 	s, _ := ix.service(ns, name)
-	if s.Kind == KubernetesService {
+	if s.Kind == inventory.KubernetesService {
 		return
 	}
 	switch d.Visibility {
-	case None:
+	case visibility.None:
 		t.Fatalf("NONE entry %s returned for %s to %q", got, query, client)
-	case Namespace:
+	case visibility.Namespace:
 		if client != ns {
 			t.Fatalf("NAMESPACE entry %s returned for %s to %q", got, query, client)
 		}
@@ -366,14 +369,15 @@ func TestHiddenEntriesChangeNothing(t *testing.T) {
 	r := newRand(63, 64)
 	for range longtest.N(150, 1500) {
 		inv := randomInventory(r)
-		res := mustCompile(t, randomConfig(r, 4))
-		before, err := NewIndex(res, inv)
+		cfg := randomConfig(r, 4)
+		res := mustCompile(t, cfg)
+		before, err := New(meshOf(cfg), &inv)
 		require.NoError(t, err)
-		extra := Service{Kind: ServiceEntry, Namespace: propNamespaces[r.IntN(len(propNamespaces))], Name: "extra",
+		extra := inventory.Service{Kind: inventory.ServiceEntry, Namespace: propNamespaces[r.IntN(len(propNamespaces))], Name: "extra",
 			Hosts: []string{propHosts[r.IntN(len(propHosts))]}, Addresses: pfx(propAddrs[r.IntN(len(propAddrs))]), CreationTime: t0}
 		grown := inv
 		grown.Services = append(slices.Clone(inv.Services), extra)
-		after, err := NewIndex(res, grown)
+		after, err := New(meshOf(cfg), &grown)
 		require.NoError(t, err)
 		v := refDecide(res, inv, extra)
 		for _, c := range propClients {
@@ -396,18 +400,18 @@ func TestRandomShuffles(t *testing.T) {
 	r := newRand(65, 66)
 	for range longtest.N(50, 500) {
 		inv := randomInventory(r)
-		res := mustCompile(t, randomConfig(r, 4))
-		other := mustCompile(t, randomConfig(r, 4))
-		a, err := NewIndex(res, inv)
+		res := meshOf(randomConfig(r, 4))
+		other := meshOf(randomConfig(r, 4))
+		a, err := New(res, &inv)
 		require.NoError(t, err)
-		da, err := Diff(res, other, inv)
+		da, err := Diff(res, other, &inv)
 		require.NoError(t, err)
 		shuffled := inv
 		shuffled.Services = slices.Clone(inv.Services)
 		r.Shuffle(len(shuffled.Services), func(i, j int) {
 			shuffled.Services[i], shuffled.Services[j] = shuffled.Services[j], shuffled.Services[i]
 		})
-		b, err := NewIndex(res, shuffled)
+		b, err := New(res, &shuffled)
 		require.NoError(t, err)
 		for _, c := range propClients {
 			for _, q := range propQueries {
@@ -416,7 +420,7 @@ func TestRandomShuffles(t *testing.T) {
 			}
 		}
 		require.Equal(t, a.Conflicts(), b.Conflicts())
-		db, err := Diff(res, other, shuffled)
+		db, err := Diff(res, other, &shuffled)
 		require.NoError(t, err)
 		require.Equal(t, da, db)
 	}

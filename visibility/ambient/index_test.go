@@ -1,6 +1,7 @@
-package visibility
+package ambient
 
 import (
+	"encoding/json"
 	"fmt"
 	"hash/fnv"
 	"net/netip"
@@ -14,12 +15,15 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/meshscope/meshscope/internal/fielderr"
+	"github.com/meshscope/meshscope/visibility"
+	"github.com/meshscope/meshscope/visibility/inventory"
+	"github.com/meshscope/meshscope/visibility/mesh"
 )
 
 var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // pfx reads IPs and CIDRs as netip prefixes, an IP as a /32 or /128, exactly as written:
-// IPv4 mapped into IPv6 stays mapped and host bits stay set, for NewIndex to canonicalize.
+// IPv4 mapped into IPv6 stays mapped and host bits stay set, for New to canonicalize.
 func pfx(addrs ...string) []netip.Prefix {
 	if addrs == nil {
 		return nil
@@ -48,10 +52,10 @@ func autos(m map[string][]string) map[string][]netip.Prefix {
 // se is a ServiceEntry with addrs; without any, it has the addresses Istio would allocate
 // for each of its hosts (resolution DYNAMIC_DNS, so wildcards get one too), so that DNS
 // answers for it.
-func se(ns, name string, age int, hosts []string, addrs ...string) Service {
-	s := Service{Kind: ServiceEntry, Namespace: ns, Name: name, Hosts: hosts, Addresses: pfx(addrs...), CreationTime: t0.Add(time.Duration(age) * time.Hour)}
+func se(ns, name string, age int, hosts []string, addrs ...string) inventory.Service {
+	s := inventory.Service{Kind: inventory.ServiceEntry, Namespace: ns, Name: name, Hosts: hosts, Addresses: pfx(addrs...), CreationTime: t0.Add(time.Duration(age) * time.Hour)}
 	if len(addrs) == 0 {
-		s.Resolution, s.AutoAddresses = ResolutionDynamicDNS, autoAddresses(ns, name, hosts)
+		s.Resolution, s.AutoAddresses = inventory.ResolutionDynamicDNS, autoAddresses(ns, name, hosts)
 	}
 	return s
 }
@@ -72,22 +76,22 @@ func autoAddresses(ns, name string, hosts []string) map[string][]netip.Prefix {
 	return autos(out)
 }
 
-func k8s(ns, name string, age int, addrs ...string) Service {
-	return Service{Kind: KubernetesService, Namespace: ns, Name: name, Hosts: []string{name + "." + ns + ".svc.cluster.local"}, Addresses: pfx(addrs...),
+func k8s(ns, name string, age int, addrs ...string) inventory.Service {
+	return inventory.Service{Kind: inventory.KubernetesService, Namespace: ns, Name: name, Hosts: []string{name + "." + ns + ".svc.cluster.local"}, Addresses: pfx(addrs...),
 		CreationTime: t0.Add(time.Duration(age) * time.Hour)}
 }
 
 // sampleConfig: entries are NAMESPACE by default, PUBLIC in platform namespaces, NONE in
 // sandboxes.
-func sampleConfig() *Config {
-	return &Config{DefaultVisibility: Namespace, Policies: []Policy{
-		{Visibility: Public, MatchingRules: []MatchingRule{matchLabels("team", "platform")}},
-		{Visibility: None, MatchingRules: []MatchingRule{matchLabels("env", "sandbox")}},
+func sampleConfig() *visibility.Config {
+	return &visibility.Config{DefaultVisibility: visibility.Namespace, Policies: []visibility.Policy{
+		{Visibility: visibility.Public, MatchingRules: []visibility.MatchingRule{matchLabels("team", "platform")}},
+		{Visibility: visibility.None, MatchingRules: []visibility.MatchingRule{matchLabels("env", "sandbox")}},
 	}}
 }
 
-func sampleInventory() Inventory {
-	return Inventory{
+func sampleInventory() inventory.Inventory {
+	return inventory.Inventory{
 		Namespaces: map[string]map[string]string{
 			"shop":    {"team": "shop"},
 			"infra":   {"team": "platform"},
@@ -95,7 +99,7 @@ func sampleInventory() Inventory {
 			"sandbox": {"env": "sandbox"},
 			"other":   {},
 		},
-		Services: []Service{
+		Services: []inventory.Service{
 			se("infra", "github", 5, []string{"api.github.com"}),
 			se("shop", "github-private", 1, []string{"api.github.com"}),
 			se("sandbox", "github-test", 0, []string{"api.github.com"}),
@@ -121,9 +125,7 @@ func sampleInventory() Inventory {
 }
 
 func sampleIndex(t testing.TB) *Index {
-	ix, err := NewIndex(mustCompile(t, sampleConfig()), sampleInventory())
-	require.NoError(t, err)
-	return ix
+	return mustNew(t, sampleConfig(), sampleInventory())
 }
 
 func TestLookupHost(t *testing.T) {
@@ -215,45 +217,39 @@ func TestLookupAddress(t *testing.T) {
 	assert.False(t, ok)
 }
 
-func TestDecisionAndSidecar(t *testing.T) {
+func TestDecision(t *testing.T) {
 	inv := sampleInventory()
 	inv.Services = append(inv.Services,
-		Service{Kind: ServiceEntry, Namespace: "shop", Name: "web", Hosts: []string{"web.example"}, ExportTo: []string{"*"}},
-		Service{Kind: ServiceEntry, Namespace: "infra", Name: "scoped", Hosts: []string{"scoped.example"}, ExportTo: []string{"shop"}},
+		inventory.Service{Kind: inventory.ServiceEntry, Namespace: "shop", Name: "web", Hosts: []string{"web.example"}, ExportTo: []string{"*"}},
+		inventory.Service{Kind: inventory.ServiceEntry, Namespace: "infra", Name: "scoped", Hosts: []string{"scoped.example"}, ExportTo: []string{"shop"}},
 	)
-	inv.DefaultExportTo = []string{"*"}
 	c := sampleConfig()
 	c.ApplyToSidecars = true
-	ix, err := NewIndex(mustCompile(t, c), inv)
+	ix, err := New(&mesh.Config{Visibility: c, DefaultServiceExportTo: []string{"*"}}, &inv)
 	require.NoError(t, err)
 
 	d, ok := ix.Decision("shop", "web")
 	require.True(t, ok)
-	assert.Equal(t, Decision{Namespace, -1}, d, "the ServiceEntry answers when a Kubernetes Service shares its name")
+	assert.Equal(t, visibility.Decision{Visibility: visibility.Namespace, Policy: -1}, d, "the ServiceEntry answers when a Kubernetes Service shares its name")
 	d, ok = ix.Decision("infra", "github")
 	require.True(t, ok)
-	assert.Equal(t, Decision{Public, 0}, d)
+	assert.Equal(t, visibility.Decision{Visibility: visibility.Public, Policy: 0}, d)
 	d, ok = ix.Decision("sandbox", "github-test")
 	require.True(t, ok)
-	assert.Equal(t, Decision{None, 1}, d)
+	assert.Equal(t, visibility.Decision{Visibility: visibility.None, Policy: 1}, d)
 	_, ok = ix.Decision("shop", "missing")
 	assert.False(t, ok)
-
-	assert.True(t, ix.SidecarVisible("shop", "web", "shop"), "NAMESPACE narrows * to .")
-	assert.False(t, ix.SidecarVisible("shop", "web", "infra"))
-	assert.True(t, ix.SidecarVisible("infra", "github", "other"), "PUBLIC keeps the mesh default *")
-	assert.False(t, ix.SidecarVisible("sandbox", "github-test", "sandbox"), "NONE is exported to no one")
-	assert.True(t, ix.SidecarVisible("infra", "scoped", "shop"), "PUBLIC keeps the declared list")
-	assert.False(t, ix.SidecarVisible("infra", "scoped", "other"))
-	assert.False(t, ix.SidecarVisible("nowhere", "missing", "shop"))
-
-	ix2, err := NewIndex(mustCompile(t, sampleConfig()), inv) // applyToSidecars off
-	require.NoError(t, err)
-	assert.True(t, ix2.SidecarVisible("shop", "web", "infra"), "without applyToSidecars exportTo alone decides")
+	var kube []string
+	for s, d := range ix.Entries {
+		if s.Kind == inventory.KubernetesService {
+			kube = append(kube, s.Namespace+"/"+s.Name+" "+d.String())
+		}
+	}
+	assert.Equal(t, []string{"shop/web PUBLIC (default)"}, kube, "a Kubernetes Service is PUBLIC, decided by no policy")
 }
 
 func TestDisabledIndex(t *testing.T) {
-	ix, err := NewIndex(nil, sampleInventory())
+	ix, err := New(nil, new(sampleInventory()))
 	require.NoError(t, err)
 	s, ok := ix.LookupHost("infra", "internal.corp")
 	require.True(t, ok, "without configuration everything is public")
@@ -263,32 +259,32 @@ func TestDisabledIndex(t *testing.T) {
 	assert.Equal(t, "github-test", s.Name, "the oldest public entry is canonical")
 }
 
-func TestNewIndexErrors(t *testing.T) {
+func TestNewErrors(t *testing.T) {
 	bad33 := netip.PrefixFrom(netip.MustParseAddr("10.0.0.0"), 33) // a length out of range: invalid
-	inv := Inventory{
-		DefaultExportTo: []string{"*", "."},
-		Services: []Service{
+	m := &mesh.Config{DefaultServiceExportTo: []string{"*", "."}}
+	inv := inventory.Inventory{
+		Services: []inventory.Service{
 			{Kind: 7, Namespace: "a", Name: "x"},
-			{Kind: ServiceEntry, Name: "noname"},
-			{Kind: ServiceEntry, Namespace: "a", Name: "dup", Hosts: []string{"ok.example"}},
-			{Kind: ServiceEntry, Namespace: "a", Name: "dup"},
-			{Kind: KubernetesService, Namespace: "a", Name: "dup"},
-			{Kind: ServiceEntry, Namespace: "a", Name: "hosts", Hosts: []string{"", "exa mple.com", "*.", "a..b", "*.ok.example", "UPPER.ok."}},
-			{Kind: ServiceEntry, Namespace: "a", Name: "addrs", Addresses: []netip.Prefix{pfx("10.0.0.1")[0], bad33, {}, pfx("::/0")[0]}},
-			{Kind: ServiceEntry, Namespace: "a", Name: "export", ExportTo: []string{"*", "b"}},
+			{Kind: inventory.ServiceEntry, Name: "noname"},
+			{Kind: inventory.ServiceEntry, Namespace: "a", Name: "dup", Hosts: []string{"ok.example"}},
+			{Kind: inventory.ServiceEntry, Namespace: "a", Name: "dup"},
+			{Kind: inventory.KubernetesService, Namespace: "a", Name: "dup"},
+			{Kind: inventory.ServiceEntry, Namespace: "a", Name: "hosts", Hosts: []string{"", "exa mple.com", "*.", "a..b", "*.ok.example", "UPPER.ok."}},
+			{Kind: inventory.ServiceEntry, Namespace: "a", Name: "addrs", Addresses: []netip.Prefix{pfx("10.0.0.1")[0], bad33, {}, pfx("::/0")[0]}},
+			{Kind: inventory.ServiceEntry, Namespace: "a", Name: "export", ExportTo: []string{"*", "b"}},
 		},
 	}
-	_, err := NewIndex(nil, inv)
+	_, err := New(m, &inv)
 	require.Error(t, err)
 	// The structure: where, which field, which value, which sentinel; Detail is for people.
 	s := func(i int, kind, ns, name string) string {
 		return fmt.Sprintf("Services[%d] (%s %s/%s)", i, kind, ns, name)
 	}
 	want := []FieldError{
-		{Field: "DefaultExportTo[0]", Value: "*"},
+		{Field: "defaultServiceExportTo[0]", Value: "*"}, // as mesh.Config.Validate names it
 		{Where: s(0, "Kind(7)", "a", "x"), Field: "Kind", Value: 7},
 		{Where: s(1, "ServiceEntry", "", "noname"), Field: "Namespace", Value: ""},
-		{Where: s(3, "ServiceEntry", "a", "dup"), Err: ErrDuplicate},
+		{Where: s(3, "ServiceEntry", "a", "dup"), Err: inventory.ErrDuplicate},
 		{Where: s(5, "ServiceEntry", "a", "hosts"), Field: "Hosts[0]", Value: ""},
 		{Where: s(5, "ServiceEntry", "a", "hosts"), Field: "Hosts[1]", Value: "exa mple.com"},
 		{Where: s(5, "ServiceEntry", "a", "hosts"), Field: "Hosts[2]", Value: "*."},
@@ -298,7 +294,7 @@ func TestNewIndexErrors(t *testing.T) {
 		{Where: s(7, "ServiceEntry", "a", "export"), Field: "ExportTo[0]", Value: "*"},
 	}
 	if diff := cmp.Diff(want, fieldErrors(t, err), cmpopts.IgnoreFields(FieldError{}, "Detail"), cmpopts.EquateErrors(), cmpopts.EquateComparable(netip.Prefix{})); diff != "" {
-		t.Errorf("NewIndex errors (-want +got):\n%s", diff)
+		t.Errorf("New errors (-want +got):\n%s", diff)
 	}
 	// One golden line: the wording people read.
 	assert.Contains(t, err.Error(), "\n"+`Services[5] (ServiceEntry a/hosts): Hosts[1]: "exa mple.com" is not a DNS name: label "exa mple" must not contain ' ' (allowed: a-z, 0-9 and "-")`+"\n")
@@ -320,19 +316,19 @@ func fieldErrors(t *testing.T, err error) []FieldError {
 func TestShuffledInventoriesAgree(t *testing.T) {
 	r := newRand(51, 52)
 	inv := sampleInventory()
-	res := mustCompile(t, sampleConfig())
-	base, err := NewIndex(res, inv)
+	m := meshOf(sampleConfig())
+	base, err := New(m, &inv)
 	require.NoError(t, err)
 	queries := []string{"api.github.com", "db.example.com", "web.shop.svc.cluster.local", "pkg.dev", "same.dev", "x.example.com"}
 	addrs := []string{"10.0.0.5", "10.1.2.3", "10.96.0.10", "192.168.1.1"}
-	clients := append(base.Namespaces(), "", "elsewhere")
+	clients := append(inv.NamespaceNames(), "", "elsewhere")
 	for range 50 {
 		shuffled := inv
-		shuffled.Services = append([]Service(nil), inv.Services...)
+		shuffled.Services = append([]inventory.Service(nil), inv.Services...)
 		r.Shuffle(len(shuffled.Services), func(i, j int) {
 			shuffled.Services[i], shuffled.Services[j] = shuffled.Services[j], shuffled.Services[i]
 		})
-		ix, err := NewIndex(res, shuffled)
+		ix, err := New(m, &shuffled)
 		require.NoError(t, err)
 		for _, c := range clients {
 			for _, q := range queries {
@@ -358,7 +354,6 @@ func TestLookupsDoNotAllocate(t *testing.T) {
 	assert.Zero(t, testing.AllocsPerRun(100, func() { ix.LookupHost("other", "api.github.com") }))
 	assert.Zero(t, testing.AllocsPerRun(100, func() { ix.LookupAddress("shop", addr) }))
 	assert.Zero(t, testing.AllocsPerRun(100, func() { ix.Decision("shop", "db") }))
-	assert.Zero(t, testing.AllocsPerRun(100, func() { ix.SidecarVisible("shop", "db", "infra") }))
 }
 
 func TestExplainHost(t *testing.T) {
@@ -437,7 +432,7 @@ func TestConflicts(t *testing.T) {
 }
 
 func TestEmptyInventory(t *testing.T) {
-	ix, err := NewIndex(nil, Inventory{})
+	ix, err := New(nil, &inventory.Inventory{})
 	require.NoError(t, err)
 	_, ok := ix.LookupHost("a", "x.y")
 	assert.False(t, ok)
@@ -447,8 +442,62 @@ func TestEmptyInventory(t *testing.T) {
 	assert.False(t, ok)
 	assert.Empty(t, ix.Conflicts())
 	assert.Zero(t, len(ix.entries))
-	assert.Empty(t, ix.Namespaces())
-	a, err := Diff(nil, nil, Inventory{})
+	assert.Empty(t, ix.Lint())
+	a, err := Diff(nil, nil, &inventory.Inventory{})
 	require.NoError(t, err)
 	assert.Empty(t, a.Entries)
+}
+
+func TestExplanationJSON(t *testing.T) {
+	ix := sampleIndex(t)
+	b, err := json.Marshal(ix.ExplainHost("sandbox", "api.github.com"))
+	require.NoError(t, err)
+	assert.Contains(t, string(b), `"answer":{"kind":"ServiceEntry","namespace":"infra","name":"github"}`)
+	assert.Contains(t, string(b), `"verdict":"hidden"`)
+	var back Explanation
+	require.NoError(t, json.Unmarshal(b, &back))
+	assert.Equal(t, ix.ExplainHost("sandbox", "api.github.com"), back)
+}
+
+// TestIndexCanonicalAddresses: New keys a Service built in Go on the canonical form of
+// each address — IPv4 mapped into IPv6 unmapped, host bits cleared.
+func TestIndexCanonicalAddresses(t *testing.T) {
+	ix, err := New(nil, &inventory.Inventory{Services: []inventory.Service{
+		{Kind: inventory.ServiceEntry, Namespace: "a", Name: "mapped", Hosts: []string{"m.example"}, Addresses: pfx("::ffff:10.0.0.1")},
+		{Kind: inventory.ServiceEntry, Namespace: "a", Name: "unmasked", Hosts: []string{"u.example"}, Addresses: pfx("10.1.2.3/16")},
+		{Kind: inventory.ServiceEntry, Namespace: "a", Name: "mapped-cidr", Hosts: []string{"c.example"}, Addresses: pfx("::ffff:10.2.0.0/112")},
+	}})
+	require.NoError(t, err)
+	for addr, want := range map[string]string{"10.0.0.1": "a/mapped", "10.1.200.200": "a/unmasked", "10.2.3.4": "a/mapped-cidr", "::ffff:10.1.0.9": "a/unmasked"} {
+		assert.Equal(t, want, ref(ix.LookupAddress("x", netip.MustParseAddr(addr))), addr)
+	}
+}
+
+// TestNewOfNothing: a nil mesh configuration is Istio's defaults and a nil inventory an
+// empty one.
+func TestNewOfNothing(t *testing.T) {
+	ix, err := New(nil, nil)
+	require.NoError(t, err)
+	_, ok := ix.LookupHost("a", "x.y")
+	assert.False(t, ok)
+	assert.Empty(t, ix.Lint())
+	assert.Empty(t, ix.Conflicts())
+	a, err := Diff(nil, nil, nil)
+	require.NoError(t, err)
+	assert.Empty(t, a.Entries)
+}
+
+// TestDiffErrors: Diff reports every problem at once — each configuration's, placed under
+// "before" or "after", then the inventory's, once.
+func TestDiffErrors(t *testing.T) {
+	bad := &mesh.Config{RootNamespace: "Not A Namespace", Visibility: &visibility.Config{DefaultVisibility: "public"}}
+	inv := inventory.Inventory{Services: []inventory.Service{{Kind: inventory.ServiceEntry, Namespace: "a", Name: "x", Hosts: []string{"a..b"}}}}
+	_, err := Diff(bad, meshOf(&visibility.Config{DefaultVisibility: "NONE?"}), &inv)
+	require.Error(t, err)
+	var where, fields []string
+	for _, fe := range fieldErrors(t, err) {
+		where, fields = append(where, fe.Where), append(fields, fe.Field)
+	}
+	assert.Equal(t, []string{"before", "before", "after", "Services[0] (ServiceEntry a/x)"}, where)
+	assert.Equal(t, []string{"serviceEntryVisibility.defaultVisibility", "rootNamespace", "serviceEntryVisibility.defaultVisibility", "Hosts[0]"}, fields)
 }

@@ -1,165 +1,34 @@
-package visibility
+package ambient
 
 import (
-	"fmt"
-	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 
-	"github.com/meshscope/meshscope/internal/longtest"
 	"github.com/meshscope/meshscope/internal/report"
+	"github.com/meshscope/meshscope/visibility"
+	"github.com/meshscope/meshscope/visibility/inventory"
+	"github.com/meshscope/meshscope/visibility/mesh"
 )
 
-func TestLint(t *testing.T) {
-	in, notIn := metav1.LabelSelectorOpIn, metav1.LabelSelectorOpNotIn
-	exists, dne := metav1.LabelSelectorOpExists, metav1.LabelSelectorOpDoesNotExist
-	pol := func(v Visibility, rules ...MatchingRule) Policy { return Policy{Visibility: v, MatchingRules: rules} }
-	tests := []struct {
-		name string
-		c    *Config
-		want []string
-	}{
-		{"clean", &Config{DefaultVisibility: Namespace, Policies: []Policy{
-			pol(Public, matchLabels("team", "a")),
-			pol(None, matchLabels("team", "b")),
-		}}, nil},
-		{"after a catch-all", &Config{DefaultVisibility: Namespace, Policies: []Policy{
-			pol(Public, matchLabels("team", "a")),
-			pol(None),
-			pol(Public, matchLabels("team", "b")),
-		}}, []string{
-			"WARNING Unreachable policies[2]: policies[1] matches every namespace, so this policy is never tried",
-		}},
-		{"empty selector is a catch-all", &Config{DefaultVisibility: Namespace, Policies: []Policy{
-			pol(None, everything()),
-			pol(Public, matchLabels("team", "b")),
-		}}, []string{
-			"WARNING Unreachable policies[1]: policies[0] matches every namespace, so this policy is never tried",
-		}},
-		{"identical selector shadows", &Config{DefaultVisibility: Namespace, Policies: []Policy{
-			pol(Public, matchLabels("team", "a")),
-			pol(None, matchExpr("team", in, "a")),
-		}}, []string{
-			"WARNING Shadowed policies[1]: policies[0] matches every namespace this policy matches, so this policy never decides",
-		}},
-		{"narrower later policy is shadowed", &Config{DefaultVisibility: Namespace, Policies: []Policy{
-			pol(Public, matchExpr("env", exists)),
-			pol(None, matchLabels("env", "prod", "team", "a")),
-		}}, []string{
-			"WARNING Shadowed policies[1]: policies[0] matches every namespace this policy matches, so this policy never decides",
-		}},
-		{"wider later policy is fine", &Config{DefaultVisibility: Namespace, Policies: []Policy{
-			pol(Public, matchLabels("env", "prod", "team", "a")),
-			pol(None, matchExpr("env", exists)),
-		}}, nil},
-		{"NotIn implications", &Config{DefaultVisibility: Namespace, Policies: []Policy{
-			pol(None, matchExpr("trusted", notIn, "true")),
-			pol(Public, matchExpr("trusted", dne)),
-			pol(Public, matchExpr("trusted", in, "no", "false")),
-		}}, []string{
-			"WARNING Shadowed policies[1]: policies[0] matches every namespace this policy matches, so this policy never decides",
-			"WARNING Shadowed policies[2]: policies[0] matches every namespace this policy matches, so this policy never decides",
-		}},
-		{"contradiction", &Config{DefaultVisibility: Namespace, Policies: []Policy{
-			pol(Public, matchLabels("team", "a"), matchLabels("team", "b")),
-			pol(None, matchExpr("x", exists), matchExpr("x", dne)),
-			pol(None, matchExpr("y", in, "1"), matchExpr("y", notIn, "1", "2")),
-		}}, []string{
-			"WARNING NeverMatches policies[0]: its rules contradict each other, so it matches no namespace",
-			"WARNING NeverMatches policies[1]: its rules contradict each other, so it matches no namespace",
-			"WARNING NeverMatches policies[2]: its rules contradict each other, so it matches no namespace",
-		}},
-		{"trailing default visibility is redundant", &Config{DefaultVisibility: Namespace, Policies: []Policy{
-			pol(Namespace, matchLabels("team", "a")),
-			pol(Public, matchLabels("team", "b")),
-			pol(Namespace, matchLabels("team", "c")),
-			pol(Namespace, matchLabels("team", "d")),
-		}}, []string{
-			"NOTE Redundant policies[2]: it gives the default visibility NAMESPACE and no later policy gives another, so it changes no entry's visibility",
-			"NOTE Redundant policies[3]: it gives the default visibility NAMESPACE and no later policy gives another, so it changes no entry's visibility",
-		}},
-		{"unspecified counts as public", &Config{Policies: []Policy{pol("", matchLabels("team", "a"))}}, []string{
-			"NOTE Redundant policies[0]: it gives the default visibility PUBLIC and no later policy gives another, so it changes no entry's visibility",
-		}},
-		{"no-op and duplicate rules", &Config{DefaultVisibility: Namespace, Policies: []Policy{
-			pol(Public, matchLabels("team", "a"), everything(), matchExpr("team", in, "a"), matchLabels("env", "prod")),
-		}}, []string{
-			"NOTE NoOpRule policies[0].matchingRules[1]: the empty selector matches every namespace; it adds nothing to the other rules",
-			"NOTE DuplicateRule policies[0].matchingRules[2]: matchingRules[0] already requires everything this rule does",
-		}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			r := mustCompile(t, tt.c)
-			var got []string
-			for _, f := range r.Lint() {
-				got = append(got, f.String())
-			}
-			assert.Equal(t, tt.want, got)
-		})
-	}
-}
-
-// TestLintIsSound checks on random configurations that a policy reported Unreachable,
-// Shadowed or NeverMatches never decides, and that removing a Redundant policy changes no
-// visibility, for random namespaces.
-func TestLintIsSound(t *testing.T) {
-	r := newRand(21, 22)
-	for range longtest.N(200, 2000) {
-		c := randomConfig(r, 6)
-		res := mustCompile(t, c)
-		findings := res.Lint()
-		dead := map[int]bool{}
-		redundant := map[int]bool{}
-		for _, f := range findings {
-			switch f.Code {
-			case Unreachable, Shadowed, NeverMatches:
-				dead[policyOf(t, f)] = true
-			case Redundant:
-				redundant[policyOf(t, f)] = true
-			}
-		}
-		trimmed := &Config{DefaultVisibility: c.DefaultVisibility}
-		for i, p := range c.Policies {
-			if !redundant[i] {
-				trimmed.Policies = append(trimmed.Policies, p)
-			}
-		}
-		tr := mustCompile(t, trimmed)
-		for range 40 {
-			ls := labels.Set(randomLabels(r))
-			d := res.Resolve(ls)
-			if dead[d.Policy] {
-				t.Fatalf("policy %d was reported %v but decided for %v in %+v", d.Policy, findings, ls, c)
-			}
-			if got := tr.Resolve(ls).Visibility; got != d.Visibility {
-				t.Fatalf("removing redundant policies changed %v from %s to %s: %v", ls, d.Visibility, got, findings)
-			}
-		}
-	}
-}
-
 func TestIndexLint(t *testing.T) {
-	r := mustCompile(t, &Config{DefaultVisibility: Namespace, Policies: []Policy{
-		{Visibility: Public, MatchingRules: []MatchingRule{matchLabels("tema", "platform")}}, // a typo
-		{Visibility: None, MatchingRules: []MatchingRule{matchLabels("env", "sandbox")}},
-		{Visibility: Public, MatchingRules: []MatchingRule{matchLabels("team", "platform")}},
-	}})
-	inv := Inventory{
+	c := &visibility.Config{DefaultVisibility: visibility.Namespace, Policies: []visibility.Policy{
+		{Visibility: visibility.Public, MatchingRules: []visibility.MatchingRule{matchLabels("tema", "platform")}}, // a typo
+		{Visibility: visibility.None, MatchingRules: []visibility.MatchingRule{matchLabels("env", "sandbox")}},
+		{Visibility: visibility.Public, MatchingRules: []visibility.MatchingRule{matchLabels("team", "platform")}},
+	}}
+	inv := inventory.Inventory{
 		Namespaces: map[string]map[string]string{"platform": {"team": "platform"}, "sandbox": {"env": "sandbox"}},
-		Services: []Service{
+		Services: []inventory.Service{
 			se("platform", "github", 0, []string{"api.github.com"}),
-			{Kind: ServiceEntry, Namespace: "platform", Name: "quiet", Hosts: []string{"quiet.example"}, ExportTo: []string{".", "shpo"}},
+			{Kind: inventory.ServiceEntry, Namespace: "platform", Name: "quiet", Hosts: []string{"quiet.example"}, ExportTo: []string{".", "shpo"}},
 			// An annotation may repeat a namespace (Istio reads it as a set): one finding.
-			{Kind: KubernetesService, Namespace: "platform", Name: "web", Hosts: []string{"web.platform.svc.cluster.local"}, Headless: true, ExportTo: []string{"shpo", "shpo"}},
+			{Kind: inventory.KubernetesService, Namespace: "platform", Name: "web", Hosts: []string{"web.platform.svc.cluster.local"}, Headless: true, ExportTo: []string{"shpo", "shpo"}},
 		},
-		DefaultExportTo: []string{".", "platfrom"}, // a typo in the mesh default
 	}
-	ix, err := NewIndex(r, inv)
+	m := &mesh.Config{Visibility: c, DefaultServiceExportTo: []string{".", "platfrom"}} // a typo in the mesh default
+	ix, err := New(m, &inv)
 	require.NoError(t, err)
 	var got []string
 	for _, f := range ix.Lint() {
@@ -178,100 +47,11 @@ func TestIndexLint(t *testing.T) {
 	assert.Nil(t, zero.Lint())
 }
 
-// policyOf returns the index of the policy a finding of Resolver.Lint is about, read from
-// its path: "policies[3]" or "policies[3].matchingRules[1]".
-func policyOf(t *testing.T, f Finding) int {
-	t.Helper()
-	var i int
-	_, err := fmt.Sscanf(f.Path, "policies[%d]", &i)
-	require.NoError(t, err, f.Path)
-	return i
-}
-
-// refShadowed is the literal rule the index in Lint speeds up: policy i is shadowed by the
-// first earlier policy that is live (neither unreachable, contradictory nor shadowed itself)
-// and whose every requirement one of i's implies.
-func refShadowed(r *Resolver) map[int]int {
-	out := map[int]int{}
-	reqs := make([][]req, len(r.policies))
-	for i := range r.policies {
-		reqs[i] = policyReqs(&r.policies[i])
-	}
-	var live []int
-	for i := range r.policies {
-		if slices.ContainsFunc(live, func(k int) bool { return len(reqs[k]) == 0 }) || contradicts(reqs[i]) {
-			continue
-		}
-		shadowed := false
-		for _, k := range live {
-			if implies(reqs[i], reqs[k]) {
-				out[i], shadowed = k, true
-				break
-			}
-		}
-		if !shadowed {
-			live = append(live, i)
-		}
-	}
-	return out
-}
-
-func TestLintMatchesReference(t *testing.T) {
-	r := newRand(31, 32)
-	for range longtest.N(300, 3000) {
-		c := randomConfig(r, 8)
-		res := mustCompile(t, c)
-		got := map[int]int{}
-		for _, f := range res.Lint() {
-			if f.Code == Shadowed {
-				var k int
-				_, err := fmt.Sscanf(f.Message, "policies[%d]", &k)
-				require.NoError(t, err)
-				got[policyOf(t, f)] = k
-			}
-		}
-		require.Equal(t, refShadowed(res), got, "%+v", c)
-	}
-}
-
-// lintConfig has n policies, each on its own team, half of them shadowed by an earlier one
-// with fewer requirements.
-func lintConfig(n int) *Config {
-	c := &Config{DefaultVisibility: Namespace}
-	for i := range n {
-		sel := &metav1.LabelSelector{MatchLabels: map[string]string{"team": fmt.Sprintf("t%d", i/2)}}
-		if i%2 == 1 {
-			sel.MatchLabels["env"] = "prod"
-		}
-		vis := Public
-		if i%3 == 0 {
-			vis = None
-		}
-		c.Policies = append(c.Policies, Policy{Visibility: vis, MatchingRules: []MatchingRule{{NamespaceSelector: sel}}})
-	}
-	return c
-}
-
-func TestLintIsLinear(t *testing.T) {
-	compared := func(n int) int {
-		res := mustCompile(t, lintConfig(n))
-		findings, k := res.lint()
-		require.Len(t, findings, n/2, "every second policy is shadowed")
-		return k
-	}
-	small, large := compared(500), compared(2000)
-	assert.LessOrEqual(t, large, 4*small+4, "policy pairs compared at n=500: %d, at n=2000: %d", small, large)
-}
-
-// TestCodeLevels holds each code to the level its documentation gives it.
+// TestCodeLevels holds each code Index.Lint reports to the level its documentation gives it.
 func TestCodeLevels(t *testing.T) {
 	for code, want := range map[report.Code]report.Level{
-		Unreachable: report.Warning, Shadowed: report.Warning, NeverMatches: report.Warning,
-		Redundant: report.Note, NoOpRule: report.Note, DuplicateRule: report.Note,
-		SelectorMatchesNoNamespace: report.Warning, PolicyDecidesNoEntry: report.Warning,
+		visibility.SelectorMatchesNoNamespace: report.Warning, visibility.PolicyDecidesNoEntry: report.Warning,
 		ExportToUnknownNamespace: report.Error, NoAddressForDNS: report.Warning, PartialWildcardDNS: report.Warning,
-		ScopeNeverMatches: report.Warning, ScopeLocalConfig: report.Note, ScopeSettingOverridden: report.Note,
-		ScopeHostNeverMatches: report.Error, ScopeDefaultKept: report.Warning, ScopeDefaultDropped: report.Warning, ScopeDefaultStaysDropped: report.Warning,
 	} {
 		assert.Equal(t, want, code.Level(), "%s", code)
 	}

@@ -1,23 +1,26 @@
-package visibility
+package ambient
 
 import (
 	"cmp"
+	"maps"
 	"net/netip"
 	"slices"
 	"strings"
 
+	"github.com/meshscope/meshscope/internal/hosts"
 	"github.com/meshscope/meshscope/internal/names"
+	"github.com/meshscope/meshscope/visibility"
+	"github.com/meshscope/meshscope/visibility/inventory"
 )
 
-// tables are the lookup structures, built by NewIndex. Their large arrays hold no pointers
-// (but the keys' strings and the own entries' namespaces), so that the collector has little
-// to scan in an index of a million entries.
+// tables are the lookup structures, built by New: Go maps from a host, a wildcard's suffix,
+// an address or a CIDR to its candidate set, and the sets, kept in a few shared arrays.
 type tables struct {
-	hosts    keyTable[string]  // exact host -> candidate set (entries with an address for it)
-	wild     keyTable[string]  // what follows a wildcard's "*" (".b.c", "x.b.c") -> candidate set
-	dnsLens  lengthSet         // the lengths of wild's *. keys: where a DNS lookup probes
-	allLens  []wildLen         // every key's, partial ones and those in mute too: what explanations show
-	addrs    keyTable[addrKey] // exact address -> candidate set
+	hosts    map[string]int32     // exact host -> candidate set (entries with an address for it)
+	wild     map[string]int32     // what follows a wildcard's "*" (".b.c", "x.b.c") -> candidate set
+	dnsLens  lengthSet            // the lengths of wild's *. keys: where a DNS lookup probes
+	allLens  []wildLen            // every key's, partial ones and those in mute too: what explanations show
+	addrs    map[netip.Addr]int32 // exact address (unmapped, without a zone) -> candidate set
 	mute     map[string][]int32
 	prefixes map[netip.Prefix]int32
 	lengths4 []int // prefix lengths present, longest first
@@ -45,10 +48,10 @@ type best struct {
 	entry     int32
 }
 
-// single marks a set of one entry, which is kept in the key's slot rather than in sets: a
-// set number at or above single is the entry single+e (an index holds fewer than 2^30
-// entries and sets). Most hosts and addresses have one entry, and so cost nothing but their
-// slot.
+// single marks a set of one entry, which is kept in the key's map value rather than in
+// sets: a set number at or above single is the entry single+e (an index holds fewer than
+// 2^30 entries and sets). Most hosts and addresses have one entry, and so cost nothing but
+// their map entry.
 const single = 1 << 30
 
 // all returns the entries of set c, in rank order.
@@ -63,7 +66,7 @@ func (t *tables) all(c int32) []int32 {
 // canonical returns the first entry of set c visible to every namespace, or -1.
 func (ix *Index) canonical(c int32) int32 {
 	if c >= single {
-		if e := c - single; ix.entries[e].decision.Visibility == Public {
+		if e := c - single; ix.entries[e].decision.Visibility == visibility.Public {
 			return e
 		}
 		return -1
@@ -74,68 +77,72 @@ func (ix *Index) canonical(c int32) int32 {
 // claim is one entry's claim on one candidate set.
 type claim struct{ set, entry int32 }
 
-// pending holds the keys of the tables while NewIndex checks the entries, which claim them.
+// pending gathers the tables while New enters the entries, which claim their keys, and
+// the claims on sets of more than one entry.
 type pending struct {
-	hosts, wild keyList[string]
-	addrs       keyList[addrKey]
-	prefixes    []prefixClaim
-	mute        map[string][]int32
+	t      *tables
+	claims []claim
+	sets   int32 // sets numbered so far
 }
 
-type prefixClaim struct {
-	p     netip.Prefix
-	entry int32
-}
-
-// newPending returns lists sized for n entries of a host and an address each.
+// newPending returns tables sized for n entries of a host and an address each.
 func newPending(n int) *pending {
-	p := &pending{}
-	p.hosts.grow(n)
-	p.addrs.grow(n)
-	return p
+	return &pending{t: &tables{
+		hosts: make(map[string]int32, n), wild: map[string]int32{}, addrs: make(map[netip.Addr]int32, n),
+		prefixes: map[netip.Prefix]int32{},
+	}}
+}
+
+// claimKey records entry e's claim on key k of m: the key's first entry is kept in m as a
+// set of one (see single); a second entry numbers a set and claims it for both; later ones
+// claim it.
+func claimKey[K comparable](p *pending, m map[K]int32, k K, e int32) {
+	c, ok := m[k]
+	switch {
+	case !ok:
+		m[k] = single + e
+	case c == single+e: // the entry lists the key twice
+	case c >= single:
+		p.claims = append(p.claims, claim{p.sets, c - single}, claim{p.sets, e})
+		m[k] = p.sets
+		p.sets++
+	default:
+		p.claims = append(p.claims, claim{c, e})
+	}
 }
 
 // host records entry i's claim on host h, normalized. A host is claimed only by the entries
 // that have an address for it (or are headless Kubernetes Services): ztunnel answers only
 // for those.
-func (p *pending) host(ix *Index, i int32, s *Service, h string) {
+func (p *pending) host(i int32, s *inventory.Service, h string) {
 	switch suffix, wild := cutWildcard(h); {
-	case !s.answersFor(h):
-		if p.mute == nil {
-			p.mute = map[string][]int32{}
+	case !s.AnswersFor(h):
+		if p.t.mute == nil {
+			p.t.mute = map[string][]int32{}
 		}
-		p.mute[h] = append(p.mute[h], i)
+		p.t.mute[h] = append(p.t.mute[h], i)
 	case wild:
-		p.wild.add(ix.hostHash(suffix), suffix, i)
+		claimKey(p, p.t.wild, suffix, i)
 	default:
-		p.hosts.add(ix.hostHash(h), h, i)
+		claimKey(p, p.t.hosts, h, i)
 	}
 }
 
 // address records entry i's claim on an address or a CIDR, in its canonical form (see
-// canonical).
-func (p *pending) address(ix *Index, i int32, a netip.Prefix) {
-	if a = canonical(a); a.IsSingleIP() {
-		k := addrKeyOf(a.Addr())
-		p.addrs.add(ix.addrHash(k), k, i)
+// hosts.Canonical).
+func (p *pending) address(i int32, a netip.Prefix) {
+	if a = hosts.Canonical(a); a.IsSingleIP() {
+		claimKey(p, p.t.addrs, a.Addr(), i)
 	} else {
-		p.prefixes = append(p.prefixes, prefixClaim{a, i})
+		claimKey(p, p.t.prefixes, a, i)
 	}
 }
 
-// build indexes every host and address claimed. Candidate lists live in one shared array,
-// filled by a counting sort of the claims, so that building costs a few large allocations
-// rather than one per host.
-func (ix *Index) build(keys *pending) *tables {
-	t := &tables{prefixes: map[netip.Prefix]int32{}, mute: keys.mute}
-	var sets int32
-	var claims []claim
-	claims = keys.hosts.insert(&t.hosts, claims, &sets)
-	claims = keys.wild.insert(&t.wild, claims, &sets)
-	claims = keys.addrs.insert(&t.addrs, claims, &sets)
-	for _, c := range keys.prefixes {
-		claims = append(claims, claim{setOf(t.prefixes, c.p, &sets), c.entry})
-	}
+// tables ranks every candidate set. The sets' entries live in one shared array, filled by a
+// counting sort of the claims, so that building costs a few large allocations rather than
+// one per key.
+func (ix *Index) tables(p *pending) *tables {
+	t, sets, claims := p.t, p.sets, p.claims
 	start := make([]int32, sets+1)
 	for _, c := range claims {
 		start[c.set+1]++
@@ -161,21 +168,11 @@ func (ix *Index) build(keys *pending) *tables {
 			muteWild = append(muteWild, s)
 		}
 	}
-	t.dnsLens = dottedLengths(keys.wild.keys)
-	t.allLens = wildLengths(keys.wild.keys, muteWild)
+	wild := slices.Collect(maps.Keys(t.wild))
+	t.dnsLens = dottedLengths(wild)
+	t.allLens = wildLengths(wild, muteWild)
 	t.lengths4, t.lengths6 = prefixLengths(t.prefixes)
 	return t
-}
-
-// setOf returns the candidate set of k in m, numbering a new one.
-func setOf[K comparable](m map[K]int32, k K, sets *int32) int32 {
-	c, ok := m[k]
-	if !ok {
-		c = *sets
-		*sets++
-		m[k] = c
-	}
-	return c
 }
 
 // rank orders a candidate set and precomputes its answers: the canonical entry, and each
@@ -195,10 +192,10 @@ func (t *tables) rank(ix *Index, c *candidates) {
 	}
 	for _, i := range all {
 		e := &ix.entries[i]
-		if c.canonical < 0 && e.decision.Visibility == Public {
+		if c.canonical < 0 && e.decision.Visibility == visibility.Public {
 			c.canonical = i
 		}
-		if e.decision.Visibility == None {
+		if e.decision.Visibility == visibility.None {
 			continue
 		}
 		ns := ix.services[i].Namespace
@@ -223,7 +220,7 @@ func (t *tables) rank(ix *Index, c *candidates) {
 func (ix *Index) compare(a, b int32) int {
 	x, y := &ix.services[a], &ix.services[b]
 	if x.Kind != y.Kind {
-		if x.Kind == KubernetesService {
+		if x.Kind == inventory.KubernetesService {
 			return -1
 		}
 		return 1
@@ -245,7 +242,7 @@ func (ix *Index) ownEntry(c int32, client string) int32 {
 		return -1
 	}
 	if c >= single {
-		if e := c - single; ix.services[e].Namespace == client && ix.entries[e].decision.Visibility != None {
+		if e := c - single; ix.services[e].Namespace == client && ix.entries[e].decision.Visibility != visibility.None {
 			return e
 		}
 		return -1
@@ -314,10 +311,10 @@ func normalizeInto(host string, buf *nameBuf) []byte {
 // namespace client, or false: the query is forwarded to the upstream resolver, as for a host
 // the mesh does not know. It answers as ztunnel's DNS proxy does:
 //
-//   - only services with an address for the host answer (see Service.AddressesFor; a
-//     headless Kubernetes Service answers without one);
-//   - the query is tried as given, then as its short-name aliases (see Aliases), the first
-//     answer winning;
+//   - only services with an address for the host answer (see
+//     inventory.Service.AddressesFor; a headless Kubernetes Service answers without one);
+//   - the query is tried as given, then as its short-name aliases (see the package
+//     documentation), the first answer winning;
 //   - each name tries the exact host, then the *. wildcard at each of its label boundaries,
 //     the most specific first — for a.b.c: *.b.c, then *.c — and at each level takes the
 //     client's own namespace's visible entry, else the canonical one (a Kubernetes Service,
@@ -329,15 +326,16 @@ func normalizeInto(host string, buf *nameBuf) []byte {
 // answers a DNS query: ztunnel's DNS proxy tries only the *. wildcards at a query's label
 // boundaries, so a query for ax.b.c goes on to *.b.c and *.c, then upstream. ExplainHost
 // shows such a host's entries as not reached, saying why, and Lint flags them
-// (PartialWildcardDNS). The sidecar view (SidecarView) matches them as Istio does.
+// (PartialWildcardDNS). The sidecar view (package visibility/sidecar) matches them as Istio
+// does.
 //
 // LookupHost does not allocate, and tries only the wildcard lengths the index holds. The
 // Service returned shares its slices and maps with the index: read-only.
-func (ix *Index) LookupHost(client, host string) (Service, bool) {
+func (ix *Index) LookupHost(client, host string) (inventory.Service, bool) {
 	if e, _ := ix.lookupHost(client, host); e >= 0 {
 		return ix.services[e], true
 	}
-	return Service{}, false
+	return inventory.Service{}, false
 }
 
 // lookupHost returns the entry that answers, and the index of the alias that reached it
@@ -375,11 +373,11 @@ func (ix *Index) lookupAliases(client string, h []byte) (int32, int) {
 // lookupName looks one name up: the exact host, then each wildcard level, longest first.
 func (ix *Index) lookupName(client string, h []byte) int32 {
 	t := ix.t
-	exact, key := &t.hosts, h
+	exact, key := t.hosts, h
 	if h[0] == '*' && len(h) > 1 { // the query is a wildcard host's name itself: exactly that host
-		exact, key = &t.wild, h[1:]
+		exact, key = t.wild, h[1:]
 	}
-	if c, ok := getBytes(exact, ix.bytesHash(key), key); ok {
+	if c, ok := exact[string(key)]; ok {
 		if e := ix.pick(c, client); e >= 0 {
 			return e
 		}
@@ -391,7 +389,7 @@ func (ix *Index) lookupName(client string, h []byte) int32 {
 		if h[i] != '.' || !t.dnsLens.has(len(h)-i) || i == 1 && h[0] == '*' { // (the query itself: tried above)
 			continue
 		}
-		if c, ok := getBytes(&t.wild, ix.bytesHash(h[i:]), h[i:]); ok {
+		if c, ok := t.wild[string(h[i:])]; ok {
 			if e := ix.pick(c, client); e >= 0 {
 				return e
 			}
@@ -405,11 +403,11 @@ func (ix *Index) lookupName(client string, h []byte) int32 {
 // exact address come first (addresses Istio allocated count as the entry's); if none is
 // visible, entries whose CIDR contains it, the client's own namespace's first, then the
 // longest prefix. LookupAddress does not allocate; the Service is read-only.
-func (ix *Index) LookupAddress(client string, addr netip.Addr) (Service, bool) {
+func (ix *Index) LookupAddress(client string, addr netip.Addr) (inventory.Service, bool) {
 	if e := ix.lookupAddress(client, addr); e >= 0 {
 		return ix.services[e], true
 	}
-	return Service{}, false
+	return inventory.Service{}, false
 }
 
 func (ix *Index) lookupAddress(client string, addr netip.Addr) int32 {
@@ -418,8 +416,7 @@ func (ix *Index) lookupAddress(client string, addr netip.Addr) int32 {
 	}
 	addr = addr.WithZone("").Unmap()
 	t := ix.t
-	k := addrKeyOf(addr)
-	if c, ok := t.addrs.get(ix.addrHash(k), k); ok {
+	if c, ok := t.addrs[addr]; ok {
 		if e := ix.pick(c, client); e >= 0 {
 			return e
 		}

@@ -1,15 +1,18 @@
-package visibility
+package ambient
 
 import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/meshscope/meshscope/visibility"
+	"github.com/meshscope/meshscope/visibility/inventory"
 )
 
 // wildcardInventory is benchInventory with every tenth entry a wildcard — a *. wildcard
 // (*.svc-i.ns-j.example.com), and for one entry in a hundred a partial one
 // (*-canary-i.ns-j.example.com) — all with addresses.
-func wildcardInventory(n int) Inventory {
+func wildcardInventory(n int) inventory.Inventory {
 	inv := benchInventory(n, 1000)
 	for i := range inv.Services {
 		s := &inv.Services[i]
@@ -35,7 +38,7 @@ var wildcardQueries = []string{
 // partial wildcard covers) in an index of 100,000 entries, a tenth of them wildcards: each
 // query tries only the *. suffix lengths some wildcard has, at its label boundaries.
 func BenchmarkLookupHostWildcards(b *testing.B) {
-	ix, err := NewIndex(nil, wildcardInventory(100_000))
+	ix, err := New(nil, new(wildcardInventory(100_000)))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -63,7 +66,7 @@ func BenchmarkLookupNameWildcards(b *testing.B) { benchLookupName(b, false) }
 func BenchmarkLookupNameWildcardsEveryBoundary(b *testing.B) { benchLookupName(b, true) }
 
 func benchLookupName(b *testing.B, every bool) {
-	ix, err := NewIndex(nil, wildcardInventory(100_000))
+	ix, err := New(nil, new(wildcardInventory(100_000)))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -94,15 +97,14 @@ func BenchmarkLookupHostManyWildcardLengths(b *testing.B) {
 	for i := range labels {
 		labels[i] = fmt.Sprintf("l%d", i)
 	}
-	inv := Inventory{}
+	inv := inventory.Inventory{}
 	for i := 1; i < len(labels); i++ {
 		suffix := "." + strings.Join(labels[i:], ".")
 		inv.Services = append(inv.Services,
-			Service{Kind: ServiceEntry, Namespace: "a", Name: fmt.Sprintf("w%d", i), Hosts: []string{"*" + suffix}, Addresses: pfx("10.0.0.1")},
-			Service{Kind: ServiceEntry, Namespace: "a", Name: fmt.Sprintf("p%d", i), Hosts: []string{"*q" + suffix}, Addresses: pfx("10.0.0.2")})
+			inventory.Service{Kind: inventory.ServiceEntry, Namespace: "a", Name: fmt.Sprintf("w%d", i), Hosts: []string{"*" + suffix}, Addresses: pfx("10.0.0.1")},
+			inventory.Service{Kind: inventory.ServiceEntry, Namespace: "a", Name: fmt.Sprintf("p%d", i), Hosts: []string{"*q" + suffix}, Addresses: pfx("10.0.0.2")})
 	}
-	res := mustCompile(b, &Config{DefaultVisibility: None})
-	ix, err := NewIndex(res, inv)
+	ix, err := New(meshOf(&visibility.Config{DefaultVisibility: visibility.None}), &inv)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -1,9 +1,12 @@
-package visibility
+package ambient
 
 import (
 	"fmt"
 	"net/netip"
 	"strings"
+
+	"github.com/meshscope/meshscope/visibility"
+	"github.com/meshscope/meshscope/visibility/inventory"
 )
 
 // Verdict is what became of a candidate in a lookup.
@@ -25,31 +28,32 @@ const (
 	NoAddress Verdict = "no address"
 )
 
-// Candidate is one service that claims a looked-up host or address, and its fate.
+// Candidate is one service that claims a looked-up host or address, and its fate: its
+// visibility decision, its verdict, and the reason for the verdict, in words.
 type Candidate struct {
-	Service  ServiceRef `json:"service"`
-	Decision Decision   `json:"decision"`
-	Verdict  Verdict    `json:"verdict"`
-	Reason   string     `json:"reason"`
+	Service  inventory.ServiceRef `json:"service"`
+	Decision visibility.Decision  `json:"decision"`
+	Verdict  Verdict              `json:"verdict"`
+	Reason   string               `json:"reason"`
 }
 
-// Level is one step of a lookup: an exact host, a wildcard (*.b.c), an address or a CIDR,
-// with the services claiming it in rank order.
-type Level struct {
+// Step is one level of a lookup: an exact host, a wildcard (*.b.c), an address or a CIDR
+// (its Key), with the services claiming it in rank order.
+type Step struct {
 	Key        string      `json:"key"`
 	Candidates []Candidate `json:"candidates"`
 }
 
-// LookupExplanation is how a lookup reached its answer: every name tried — for a host the
-// query, then its short-name aliases, up to the one that answered; for an address the
-// address alone — with every level of it and every candidate at each, and why it was chosen,
-// hidden, outranked, not reached, or has no address.
-type LookupExplanation struct {
+// Explanation is how a lookup reached its answer: every name tried — for a host the query,
+// then its short-name aliases, up to the one that answered; for an address the address alone
+// — with every level of it and every candidate at each, and why it was chosen, hidden,
+// outranked, not reached, or has no address.
+type Explanation struct {
 	Client string `json:"client"`
 	Query  string `json:"query"`
 	// Answer is the service that answers; nil when the query is forwarded upstream (a host)
 	// or passed through (an address).
-	Answer *ServiceRef `json:"answer,omitempty"`
+	Answer *inventory.ServiceRef `json:"answer,omitempty"`
 	// CNAME is the name the answer was reached through when a search domain was stripped
 	// from the query: the answer is a CNAME to it.
 	CNAME string `json:"cname,omitempty"`
@@ -58,18 +62,18 @@ type LookupExplanation struct {
 }
 
 // NameTried is one name a lookup tried: the query as given or one of its aliases, with the
-// levels it tried and their candidates.
+// levels it tried (each a Step) and their candidates.
 type NameTried struct {
 	Name string `json:"name"`
 	// Via says how the name came from the query: "the query as given", "short name …",
 	// "search domain … stripped", …
-	Via      string  `json:"via"`
-	Answered bool    `json:"answered"`
-	Levels   []Level `json:"levels"`
+	Via      string `json:"via"`
+	Answered bool   `json:"answered"`
+	Levels   []Step `json:"levels"`
 }
 
 // String renders the explanation a candidate a line.
-func (e LookupExplanation) String() string {
+func (e Explanation) String() string {
 	var b strings.Builder
 	client := e.Client
 	if client == "" {
@@ -102,7 +106,7 @@ func (e LookupExplanation) String() string {
 
 // writeLevels writes each level and its candidates, a line each, with each candidate's
 // visibility decision when decisions is set.
-func writeLevels(b *strings.Builder, levels []Level, indent string, decisions bool) {
+func writeLevels(b *strings.Builder, levels []Step, indent string, decisions bool) {
 	for _, l := range levels {
 		fmt.Fprintf(b, "\n%s%s:", indent, l.Key)
 		for _, c := range l.Candidates {
@@ -148,7 +152,7 @@ func (ix *Index) hostLevels(h string) []level {
 		}
 	}
 	if _, wild := cutWildcard(h); !wild {
-		c, ok := t.hosts.get(ix.hostHash(h), h)
+		c, ok := t.hosts[h]
 		add(h, c, ok, false)
 	}
 	for _, w := range t.allLens {
@@ -156,7 +160,7 @@ func (ix *Index) hostLevels(h string) []level {
 		if i < 0 {
 			continue
 		}
-		c, ok := t.wild.get(ix.hostHash(h[i:]), h[i:])
+		c, ok := t.wild[h[i:]]
 		self := i == 1 && h[0] == '*' // the query is this wildcard host's name: an exact match
 		add("*"+h[i:], c, ok, h[i] != '.' && !self)
 	}
@@ -173,7 +177,7 @@ func (ix *Index) addrLevels(p netip.Prefix) []level {
 	t := ix.t
 	a := p.Addr()
 	if p.Bits() == a.BitLen() {
-		if c, ok := t.addrs.get(ix.addrHash(addrKeyOf(a)), addrKeyOf(a)); ok {
+		if c, ok := t.addrs[a]; ok {
 			out = append(out, level{key: a.String(), set: c})
 		}
 	}
@@ -226,8 +230,8 @@ func (ix *Index) answer(levels []level, client string) (int32, int) {
 // ExplainHost explains LookupHost(client, host): each name tried — the query, then its
 // short-name aliases (see LookupHost) up to the one that answered — with its levels and
 // candidates, including those with no address (verdict NoAddress, with the reason).
-func (ix *Index) ExplainHost(client, host string) LookupExplanation {
-	e := LookupExplanation{Client: client, Query: host}
+func (ix *Index) ExplainHost(client, host string) Explanation {
+	e := Explanation{Client: client, Query: host}
 	var buf nameBuf
 	h := normalizeInto(host, &buf)
 	if len(h) == 0 || ix == nil || ix.t == nil {
@@ -270,8 +274,8 @@ func (ix *Index) aliasVia(client string, kind aliasKind, sd int, query []byte) s
 
 // ExplainAddress explains LookupAddress(client, addr): its one name is the address (without
 // a zone, IPv4 unmapped), tried at the exact level and then at every CIDR containing it.
-func (ix *Index) ExplainAddress(client string, addr netip.Addr) LookupExplanation {
-	e := LookupExplanation{Client: client, Query: addr.String()}
+func (ix *Index) ExplainAddress(client string, addr netip.Addr) Explanation {
+	e := Explanation{Client: client, Query: addr.String()}
 	if !addr.IsValid() {
 		return e
 	}
@@ -286,16 +290,16 @@ func (ix *Index) ExplainAddress(client string, addr netip.Addr) LookupExplanatio
 // explain applies the lookup rules to levels and says, for every candidate at each, why it
 // was chosen, hidden, outranked, not reached, or has no address. It returns the answer, nil
 // for none.
-func (ix *Index) explain(client string, levels []level) (*ServiceRef, []Level) {
-	out := []Level{}
+func (ix *Index) explain(client string, levels []level) (*inventory.ServiceRef, []Step) {
+	out := []Step{}
 	ans, at := ix.answer(levels, client)
-	var answer *ServiceRef
+	var answer *inventory.ServiceRef
 	if ans >= 0 {
 		ref := ix.services[ans].Ref()
 		answer = &ref
 	}
 	for li, l := range levels {
-		lv := Level{Key: l.key}
+		lv := Step{Key: l.key}
 		var all []int32
 		if l.set >= 0 {
 			all = ix.t.all(l.set)
@@ -325,6 +329,10 @@ func (ix *Index) explain(client string, levels []level) (*ServiceRef, []Level) {
 	return answer, out
 }
 
+// autoAllocateLabel is the label with which a ServiceEntry opts out of address
+// auto-allocation ("false", in any case).
+const autoAllocateLabel = "networking.istio.io/enable-autoallocate-ip"
+
 // partialWildcardNote is why an entry of a partial wildcard level does not answer.
 const partialWildcardNote = "a partial wildcard: Istio's host matching (sidecars, waypoints) matches it, but ztunnel's DNS proxy never answers through one: " +
 	"it tries only the query and the *. wildcards at its label boundaries, and forwards the query upstream when none of them answers"
@@ -334,13 +342,13 @@ func (ix *Index) noAddressReason(i int32, host string) string {
 	s := &ix.services[i]
 	why := "no address"
 	switch {
-	case s.Kind == KubernetesService:
+	case s.Kind == inventory.KubernetesService:
 		why = "no cluster IP"
-	case s.Resolution == "" || s.Resolution == ResolutionNone:
+	case s.Resolution == "" || s.Resolution == inventory.ResolutionNone:
 		why = "no spec.addresses, and resolution NONE gets none allocated"
 	case strings.EqualFold(s.Labels[autoAllocateLabel], "false"):
 		why = "no spec.addresses, and auto-allocation is off (" + autoAllocateLabel + ": false)"
-	case strings.HasPrefix(host, "*") && s.Resolution != ResolutionDynamicDNS:
+	case strings.HasPrefix(host, "*") && s.Resolution != inventory.ResolutionDynamicDNS:
 		why = "no spec.addresses, and a wildcard host gets none allocated unless the resolution is DYNAMIC_DNS"
 	default:
 		why = "no spec.addresses, and none allocated for this host (status.addresses)"
@@ -351,9 +359,9 @@ func (ix *Index) noAddressReason(i int32, host string) string {
 // visible reports whether entry i exists for client.
 func (ix *Index) visible(i int32, client string) bool {
 	switch ix.entries[i].decision.Visibility {
-	case None:
+	case visibility.None:
 		return false
-	case Namespace:
+	case visibility.Namespace:
 		return client != "" && client == ix.services[i].Namespace
 	}
 	return true
@@ -361,7 +369,7 @@ func (ix *Index) visible(i int32, client string) bool {
 
 func (ix *Index) hiddenReason(i int32, client string) string {
 	d := ix.entries[i].decision
-	if d.Visibility == None {
+	if d.Visibility == visibility.None {
 		return fmt.Sprintf("visibility NONE (%s): delivered to no data plane", decidedBy(d))
 	}
 	if client == "" {
@@ -370,7 +378,7 @@ func (ix *Index) hiddenReason(i int32, client string) string {
 	return fmt.Sprintf("visibility NAMESPACE (%s): only namespace %s sees it", decidedBy(d), ix.services[i].Namespace)
 }
 
-func decidedBy(d Decision) string {
+func decidedBy(d visibility.Decision) string {
 	if d.Policy < 0 {
 		return "the default"
 	}
@@ -382,7 +390,7 @@ func (ix *Index) chosenReason(i int32, client string) string {
 	switch {
 	case client != "" && s.Namespace == client:
 		return "the client's own namespace's entry comes first"
-	case s.Kind == KubernetesService:
+	case s.Kind == inventory.KubernetesService:
 		return "the canonical service: a Kubernetes Service"
 	}
 	return "the canonical service: the highest-ranked PUBLIC entry"

@@ -1,4 +1,4 @@
-package visibility
+package ambient
 
 import (
 	"strings"
@@ -6,13 +6,16 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/meshscope/meshscope/visibility"
+	"github.com/meshscope/meshscope/visibility/inventory"
 )
 
 // TestPartialWildcardRules has a row per rule of how a DNS lookup treats wildcard hosts:
 // *. ones at a query's label boundaries, most specific first, and never a partial one
 // (*x.b.c), as ztunnel's DNS proxy does.
 func TestPartialWildcardRules(t *testing.T) {
-	inv := Inventory{Namespaces: map[string]map[string]string{"a": {}, "b": {}, "c": {}}, Services: []Service{
+	inv := inventory.Inventory{Namespaces: map[string]map[string]string{"a": {}, "b": {}, "c": {}}, Services: []inventory.Service{
 		se("a", "partial", 0, []string{"*x.example.com"}),
 		se("a", "dash", 0, []string{"*-foo.example.com"}),
 		se("a", "one-label", 0, []string{"*lab"}),
@@ -20,7 +23,7 @@ func TestPartialWildcardRules(t *testing.T) {
 		se("b", "bx", 0, []string{"*.bx.example.com"}),
 		se("c", "upper", 0, []string{"*Z.Example.com."}),
 	}}
-	ix, err := NewIndex(nil, inv)
+	ix, err := New(nil, &inv)
 	require.NoError(t, err)
 	for _, tt := range []struct{ name, query, want string }{
 		{"a partial wildcard never answers: the *. wildcard does", "ax.example.com", "b/full"},
@@ -53,14 +56,13 @@ func TestPartialWildcardRules(t *testing.T) {
 	assert.Equal(t, []string{"*.bx.example.com", "*x.example.com", "*.example.com"}, keys, "every level an explanation shows, the longest first")
 
 	t.Run("a hidden longer level falls through past a partial wildcard, upstream", func(t *testing.T) {
-		res := mustCompile(t, &Config{DefaultVisibility: Public, Policies: []Policy{{Visibility: Namespace, MatchingRules: []MatchingRule{
-			{NamespaceSelector: labelSel(NamespaceNameLabel, "b")}}}}})
-		inv := Inventory{Namespaces: map[string]map[string]string{"a": {NamespaceNameLabel: "a"}, "b": {NamespaceNameLabel: "b"}}, Services: []Service{
+		c := &visibility.Config{DefaultVisibility: visibility.Public, Policies: []visibility.Policy{{Visibility: visibility.Namespace, MatchingRules: []visibility.MatchingRule{
+			{NamespaceSelector: labelSel(visibility.NamespaceNameLabel, "b")}}}}}
+		inv := inventory.Inventory{Namespaces: map[string]map[string]string{"a": {visibility.NamespaceNameLabel: "a"}, "b": {visibility.NamespaceNameLabel: "b"}}, Services: []inventory.Service{
 			se("b", "bx", 0, []string{"*.bx.example.com"}),
 			se("a", "partial", 0, []string{"*x.example.com"}),
 		}}
-		ix, err := NewIndex(res, inv)
-		require.NoError(t, err)
+		ix := mustNew(t, c, inv)
 		assert.Equal(t, "-", ref(ix.LookupHost("c", "a.bx.example.com")))
 		assert.Equal(t, "-", ref(ix.LookupHost("a", "a.bx.example.com")), "not even the partial wildcard's own namespace")
 		assert.Equal(t, "b/bx", ref(ix.LookupHost("b", "a.bx.example.com")))
@@ -75,8 +77,8 @@ func TestPartialWildcardRules(t *testing.T) {
 	})
 
 	t.Run("a partial wildcard puts no host in conflict: it answers no DNS query but its own", func(t *testing.T) {
-		res := mustCompile(t, &Config{DefaultVisibility: Public, Policies: []Policy{{Visibility: Namespace, MatchingRules: []MatchingRule{matchLabels("team", "a")}}}})
-		ix, err := NewIndex(res, Inventory{Namespaces: map[string]map[string]string{"a": {"team": "a"}, "b": {}}, Services: []Service{
+		c := &visibility.Config{DefaultVisibility: visibility.Public, Policies: []visibility.Policy{{Visibility: visibility.Namespace, MatchingRules: []visibility.MatchingRule{matchLabels("team", "a")}}}}
+		ix, err := New(meshOf(c), &inventory.Inventory{Namespaces: map[string]map[string]string{"a": {"team": "a"}, "b": {}}, Services: []inventory.Service{
 			se("a", "own", 0, []string{"ax.example.com"}, "10.0.0.1"), // NAMESPACE: a's alone
 			se("b", "partial", 0, []string{"*x.example.com"}, "10.0.0.2"),
 		}})
@@ -95,8 +97,8 @@ func TestPartialWildcardRules(t *testing.T) {
 	})
 
 	t.Run("a partial wildcard is claimed in several namespaces like any host", func(t *testing.T) {
-		inv := Inventory{Services: []Service{se("a", "one", 0, []string{"*x.example.com"}), se("b", "two", 1, []string{"*x.example.com"})}}
-		ix, err := NewIndex(nil, inv)
+		inv := inventory.Inventory{Services: []inventory.Service{se("a", "one", 0, []string{"*x.example.com"}), se("b", "two", 1, []string{"*x.example.com"})}}
+		ix, err := New(nil, &inv)
 		require.NoError(t, err)
 		conflicts := ix.Conflicts()
 		require.Len(t, conflicts, 1)
@@ -107,24 +109,24 @@ func TestPartialWildcardRules(t *testing.T) {
 // TestPartialWildcardAddresses: a partial wildcard is a wildcard for the addresses Istio
 // allocates: none unless the resolution is DYNAMIC_DNS.
 func TestPartialWildcardAddresses(t *testing.T) {
-	s := Service{Kind: ServiceEntry, Namespace: "a", Name: "x", Hosts: []string{"*x.example.com"}, Resolution: ResolutionDNS,
+	s := inventory.Service{Kind: inventory.ServiceEntry, Namespace: "a", Name: "x", Hosts: []string{"*x.example.com"}, Resolution: inventory.ResolutionDNS,
 		AutoAddresses: autos(map[string][]string{"*x.example.com": {"240.240.0.9"}})}
 	assert.Empty(t, s.AddressesFor("*x.example.com"), "DNS resolution: a wildcard host gets no allocated address")
-	s.Resolution = ResolutionDynamicDNS
+	s.Resolution = inventory.ResolutionDynamicDNS
 	assert.Equal(t, pfx("240.240.0.9"), s.AddressesFor("*x.example.com"))
-	ix, err := NewIndex(nil, Inventory{Services: []Service{{Kind: ServiceEntry, Namespace: "a", Name: "x", Hosts: []string{"*x.example.com"}, Resolution: ResolutionDNS,
+	ix, err := New(nil, &inventory.Inventory{Services: []inventory.Service{{Kind: inventory.ServiceEntry, Namespace: "a", Name: "x", Hosts: []string{"*x.example.com"}, Resolution: inventory.ResolutionDNS,
 		AutoAddresses: autos(map[string][]string{"*x.example.com": {"240.240.0.9"}})}}})
 	require.NoError(t, err)
 	assert.Contains(t, ix.ExplainHost("a", "ax.example.com").String(), "a wildcard host gets none allocated unless the resolution is DYNAMIC_DNS")
 }
 
-// TestPartialWildcardsRead: LoadInventory and NewIndex accept the hosts Istio's validation
+// TestPartialWildcardsRead: inventory.Load and New accept the hosts Istio's validation
 // accepts, partial wildcards included, and refuse the rest with the same words.
 func TestPartialWildcardsRead(t *testing.T) {
 	for _, h := range []string{"*x.example.com", "*-foo.example.com", "*x", "*.example.com"} {
-		inv, err := LoadInventory([]byte("kind: ServiceEntry\nmetadata: {name: e, namespace: a}\nspec: {hosts: ['"+h+"'], addresses: [10.0.0.1]}\n"), "")
+		inv, err := inventory.Load([]byte("kind: ServiceEntry\nmetadata: {name: e, namespace: a}\nspec: {hosts: ['"+h+"'], addresses: [10.0.0.1]}\n"), "")
 		require.NoError(t, err, h)
-		_, err = NewIndex(nil, inv)
+		_, err = New(nil, inv)
 		require.NoError(t, err, h)
 	}
 	for h, want := range map[string]string{
@@ -132,10 +134,10 @@ func TestPartialWildcardsRead(t *testing.T) {
 		"a*.example.com":  `"a*.example.com" is not a DNS name: label "a*" must not contain '*' (allowed: a-z, 0-9 and "-")`,
 		"*x-.example.com": `"*x-.example.com" is not a DNS name: wildcard label "*x-" must be "*", or "*" then a label's letters, digits and inner "-" (such as *x or *-x)`,
 	} {
-		_, err := LoadInventory([]byte("kind: ServiceEntry\nmetadata: {name: e, namespace: a}\nspec: {hosts: ['"+h+"']}\n"), "")
+		_, err := inventory.Load([]byte("kind: ServiceEntry\nmetadata: {name: e, namespace: a}\nspec: {hosts: ['"+h+"']}\n"), "")
 		require.Error(t, err, h)
 		assert.Equal(t, "ServiceEntry a/e: spec.hosts[0]: "+want, err.Error())
-		_, err = NewIndex(nil, Inventory{Services: []Service{{Kind: ServiceEntry, Namespace: "a", Name: "e", Hosts: []string{h}}}})
+		_, err = New(nil, &inventory.Inventory{Services: []inventory.Service{{Kind: inventory.ServiceEntry, Namespace: "a", Name: "e", Hosts: []string{h}}}})
 		require.Error(t, err, h)
 		assert.True(t, strings.HasSuffix(err.Error(), "Hosts[0]: "+want), err.Error())
 	}
@@ -156,8 +158,8 @@ func wildcardProbes(ix *Index, h string) int {
 // wildcards have, at label boundaries: at most a probe per label boundary, however many
 // wildcards (partial ones included, which a DNS lookup never tries) the index holds.
 func TestWildcardProbes(t *testing.T) {
-	inventory := func(n int) Inventory {
-		var inv Inventory
+	inventoryOf := func(n int) inventory.Inventory {
+		var inv inventory.Inventory
 		for i := range n {
 			ns := "n" + strings.Repeat("x", i%3) // three namespace lengths: three suffix lengths of each kind
 			inv.Services = append(inv.Services,
@@ -166,16 +168,16 @@ func TestWildcardProbes(t *testing.T) {
 		}
 		return inv
 	}
-	small, err := NewIndex(nil, inventory(10))
+	small, err := New(nil, new(inventoryOf(10)))
 	require.NoError(t, err)
-	large, err := NewIndex(nil, inventory(40))
+	large, err := New(nil, new(inventoryOf(40)))
 	require.NoError(t, err)
 	for _, q := range []string{"web.nxx.example.com", "a.b.c.d.e.example.com", "web-canary.n.example.com", "x", "nothing-here.example.org"} {
 		dots := strings.Count(q, ".")
 		assert.LessOrEqual(t, wildcardProbes(small, q), dots, q)
 		assert.Equal(t, wildcardProbes(small, q), wildcardProbes(large, q), "%s: probes do not grow with the wildcards held", q)
 	}
-	none, err := NewIndex(nil, Inventory{Services: []Service{se("a", "x", 0, []string{"api.example.com"})}})
+	none, err := New(nil, &inventory.Inventory{Services: []inventory.Service{se("a", "x", 0, []string{"api.example.com"})}})
 	require.NoError(t, err)
 	assert.Zero(t, wildcardProbes(none, "a.b.c.api.example.com"), "no wildcard, no probe")
 }

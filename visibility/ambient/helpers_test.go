@@ -1,0 +1,126 @@
+package ambient
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/meshscope/meshscope/visibility"
+	"github.com/meshscope/meshscope/visibility/inventory"
+	"github.com/meshscope/meshscope/visibility/mesh"
+)
+
+// meshOf is the mesh configuration whose serviceEntryVisibility is c, every other field
+// Istio's default; nil for a nil c.
+func meshOf(c *visibility.Config) *mesh.Config {
+	if c == nil {
+		return nil
+	}
+	return &mesh.Config{Visibility: c}
+}
+
+// mustNew is New of c and inv, failing the test on an error.
+func mustNew(t testing.TB, c *visibility.Config, inv inventory.Inventory) *Index {
+	t.Helper()
+	ix, err := New(meshOf(c), &inv)
+	require.NoError(t, err)
+	return ix
+}
+
+// mustCompile is the resolver the index compiles from c: the references decide with it.
+func mustCompile(t testing.TB, c *visibility.Config) *visibility.Resolver {
+	t.Helper()
+	r, err := visibility.Compile(c)
+	require.NoError(t, err)
+	return r
+}
+
+func matchLabels(kv ...string) visibility.MatchingRule {
+	m := map[string]string{}
+	for i := 0; i < len(kv); i += 2 {
+		m[kv[i]] = kv[i+1]
+	}
+	return visibility.MatchingRule{NamespaceSelector: &metav1.LabelSelector{MatchLabels: m}}
+}
+
+func labelSel(k, v string) *metav1.LabelSelector {
+	return &metav1.LabelSelector{MatchLabels: map[string]string{k: v}}
+}
+
+func newRand(a, b uint64) *rand.Rand { return rand.New(rand.NewPCG(a, b)) }
+
+// benchConfig has n policies, each matching one team in prod; a namespace of the last team
+// walks every policy.
+func benchConfig(n int) *visibility.Config {
+	c := &visibility.Config{DefaultVisibility: visibility.Namespace}
+	for i := range n {
+		c.Policies = append(c.Policies, visibility.Policy{Visibility: []visibility.Visibility{visibility.Public, visibility.None}[i%2], MatchingRules: []visibility.MatchingRule{
+			matchLabels("team", fmt.Sprintf("t%d", i)),
+			{NamespaceSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
+				{Key: "env", Operator: metav1.LabelSelectorOpIn, Values: []string{"prod", "stage"}}}}},
+		}})
+	}
+	return c
+}
+
+// The random configurations and namespace labels of the property tests: a few keys and
+// values, so that selectors often match, and every spelling of a visibility.
+var (
+	randKeys   = []string{"team", "env", "trusted", visibility.NamespaceNameLabel}
+	randValues = []string{"a", "b", "c", ""}
+	randVis    = []visibility.Visibility{"", visibility.Public, visibility.Namespace, visibility.None, visibility.Unspecified}
+)
+
+func randomSelector(r *rand.Rand) *metav1.LabelSelector {
+	s := &metav1.LabelSelector{}
+	for range r.IntN(3) {
+		if s.MatchLabels == nil {
+			s.MatchLabels = map[string]string{}
+		}
+		s.MatchLabels[randKeys[r.IntN(len(randKeys))]] = randValues[r.IntN(len(randValues))]
+	}
+	for range r.IntN(3) {
+		e := metav1.LabelSelectorRequirement{Key: randKeys[r.IntN(len(randKeys))]}
+		switch r.IntN(4) {
+		case 0, 1:
+			e.Operator = []metav1.LabelSelectorOperator{metav1.LabelSelectorOpIn, metav1.LabelSelectorOpNotIn}[r.IntN(2)]
+			for range 1 + r.IntN(2) {
+				e.Values = append(e.Values, randValues[r.IntN(len(randValues))])
+			}
+		case 2:
+			e.Operator = metav1.LabelSelectorOpExists
+		default:
+			e.Operator = metav1.LabelSelectorOpDoesNotExist
+		}
+		s.MatchExpressions = append(s.MatchExpressions, e)
+	}
+	return s
+}
+
+func randomConfig(r *rand.Rand, maxPolicies int) *visibility.Config {
+	c := &visibility.Config{DefaultVisibility: randVis[r.IntN(len(randVis))]}
+	for range r.IntN(maxPolicies + 1) {
+		p := visibility.Policy{Visibility: randVis[r.IntN(len(randVis))]}
+		for range r.IntN(3) {
+			p.MatchingRules = append(p.MatchingRules, visibility.MatchingRule{NamespaceSelector: randomSelector(r)})
+		}
+		c.Policies = append(c.Policies, p)
+	}
+	return c
+}
+
+func randomLabels(r *rand.Rand) map[string]string {
+	if r.IntN(10) == 0 {
+		return nil
+	}
+	m := map[string]string{}
+	for _, k := range randKeys {
+		if r.IntN(2) == 0 {
+			m[k] = randValues[r.IntN(len(randValues))]
+		}
+	}
+	return m
+}
