@@ -49,7 +49,6 @@ const (
 	RootSidecarNotDiscovered   Code = "RootSidecarNotDiscovered"
 	SidecarNeverApplies        Code = "SidecarNeverApplies"
 	CreationTimeTie            Code = "CreationTimeTie"
-	SidecarFailsValidation     Code = "SidecarFailsValidation"
 	ExportToAnnotationRepeats  Code = "ExportToAnnotationRepeats"
 	RootNamespaceUnknown       Code = "RootNamespaceUnknown"
 	RouteSubsetMissing         Code = "RouteSubsetMissing"
@@ -65,7 +64,7 @@ func sidecarLevel(c Code) (l Level, ok bool) {
 	switch c {
 	case ExportToAnnotationRepeats:
 		return Note, true
-	case ImportExcluded, ExactImportShadowed, RootSidecarWithSelector, RootSidecarNotDiscovered, SidecarNeverApplies, CreationTimeTie, SidecarFailsValidation,
+	case ImportExcluded, ExactImportShadowed, RootSidecarWithSelector, RootSidecarNotDiscovered, SidecarNeverApplies, CreationTimeTie,
 		RootNamespaceUnknown, HostRoutedTwice, RuleOutOfReach, CatchAllRuleMerged, ShortHostNeverMatches, GatewayScopeOrderDependent:
 		return Warning, true
 	case RouteSubsetMissing:

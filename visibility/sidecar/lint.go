@@ -36,10 +36,6 @@ const (
 	// creation time; which Istio takes as the oldest (the one sidecars get, the one exact
 	// imports look at) depends on the order it lists them in. meshscope takes the first by name.
 	CreationTimeTie = report.CreationTimeTie
-	// SidecarFailsValidation (warning): egress listeners that Istio's validation refuses (two
-	// without a port number, one without a port that is not last, a port given twice), which
-	// exist only where validation was bypassed; istiod reads them as the view does.
-	SidecarFailsValidation = report.SidecarFailsValidation
 	// ExportToAnnotationRepeats (note): a Kubernetes Service's networking.istio.io/exportTo
 	// annotation gives an entry twice; Istio reads it as a set, so the repeat changes nothing.
 	ExportToAnnotationRepeats = report.ExportToAnnotationRepeats
@@ -110,26 +106,8 @@ func (v *View) lintSidecar(sc *inventory.Sidecar) []Finding {
 	if sc.Namespace == v.root && sc.WorkloadSelector == nil && !v.Discovered(v.root) {
 		out = append(out, report.New(path, RootSidecarNotDiscovered, "no discoverySelector matches the root namespace %s, so istiod does not see this Sidecar: it is no namespace's default, and proxies without a Sidecar of their own import */*", v.root))
 	}
-	catchAll := -1
-	ports := map[uint32]int{}
 	for i := range sc.Egress {
-		e := &sc.Egress[i]
-		at := fmt.Sprintf("%s egress[%d]", path, i)
-		switch {
-		case e.Port == 0 && catchAll >= 0:
-			out = append(out, report.New(at, SidecarFailsValidation, "a second listener without a port (the first is egress[%d]): Istio's validation refuses it; istiod still reads every listener in order", catchAll))
-		case e.Port == 0 && i != len(sc.Egress)-1:
-			out = append(out, report.New(at, SidecarFailsValidation, "a listener without a port that is not the last: Istio's validation refuses it; istiod still reads every listener in order"))
-		}
-		if e.Port == 0 && catchAll < 0 {
-			catchAll = i
-		}
-		if j, dup := ports[e.Port]; dup && e.Port != 0 {
-			out = append(out, report.New(at, SidecarFailsValidation, "port %d is egress[%d]'s too: Istio's validation refuses it", e.Port, j))
-		} else {
-			ports[e.Port] = i
-		}
-		out = append(out, lintExclusions(at, e)...)
+		out = append(out, lintExclusions(fmt.Sprintf("%s egress[%d]", path, i), &sc.Egress[i])...)
 	}
 	return out
 }

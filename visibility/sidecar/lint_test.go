@@ -58,9 +58,6 @@ func TestSidecarLint(t *testing.T) {
 			}},
 		{"a creation-time tie", nil, []inventory.Service{se("ext", "b", "api.example.com", 1), se("ext", "a", "api.example.com", 1)}, nil,
 			[]Finding{report.New("ServiceEntry ext/b", CreationTimeTie, "ServiceEntry ext/a claims api.example.com too, with the same creation time: which one Istio takes as the oldest depends on the order it lists them in (meshscope takes ServiceEntry ext/a, the first by name)")}},
-		{"listeners Istio's validation refuses", nil, nil, []inventory.Sidecar{{Namespace: "shop", Name: "s", Egress: []inventory.Egress{{Hosts: []string{"./*"}}, {Hosts: []string{"*/*"}}}}},
-			[]Finding{report.New("Sidecar shop/s egress[0]", SidecarFailsValidation, "a listener without a port that is not the last: Istio's validation refuses it; istiod still reads every listener in order"),
-				report.New("Sidecar shop/s egress[1]", SidecarFailsValidation, "a second listener without a port (the first is egress[0]): Istio's validation refuses it; istiod still reads every listener in order")}},
 		{"a misspelt rootNamespace: the inventory's near miss named", &mesh.Config{RootNamespace: "istio-sytem"}, nil,
 			[]inventory.Sidecar{{Namespace: "istio-system", Name: "default", Egress: []inventory.Egress{{Hosts: []string{"./*"}}}}},
 			[]Finding{report.New("rootNamespace", RootNamespaceUnknown, `the root namespace "istio-sytem" is not a namespace of the inventory, which holds Sidecars: none of them is the mesh-wide default, and a proxy without a Sidecar of its own imports */*; did you mean "istio-system", whose Sidecar istio-system/default would then be the default?`)}},
@@ -85,7 +82,7 @@ func TestSidecarCodeLevels(t *testing.T) {
 	for code, want := range map[report.Code]report.Level{
 		ImportExcluded: report.Warning, ExactImportShadowed: report.Warning, RootSidecarWithSelector: report.Warning,
 		RootSidecarNotDiscovered: report.Warning, SidecarNeverApplies: report.Warning, CreationTimeTie: report.Warning,
-		SidecarFailsValidation: report.Warning, ExportToAnnotationRepeats: report.Note, RootNamespaceUnknown: report.Warning,
+		ExportToAnnotationRepeats: report.Note, RootNamespaceUnknown: report.Warning,
 	} {
 		assert.Equal(t, want, code.Level(), "%s", code)
 	}

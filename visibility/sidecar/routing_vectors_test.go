@@ -318,7 +318,6 @@ func (c *routingCase) view(t testing.TB) (*inventory.Inventory, *View) {
 	require.NoError(t, err, "case %d", c.ID)
 	inv, err := inventory.Load(invFile, "")
 	require.NoError(t, err, "case %d", c.ID)
-	c.addRouting(inv)
 	v, err := New(m, inv)
 	require.NoError(t, err, "case %d", c.ID)
 	return inv, v
