@@ -124,3 +124,7 @@ func randomLabels(r *rand.Rand) map[string]string {
 	}
 	return m
 }
+
+// autoAllocateLabel is the label with which a ServiceEntry opts out of address
+// auto-allocation.
+const autoAllocateLabel = "networking.istio.io/enable-autoallocate-ip"

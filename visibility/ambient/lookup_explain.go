@@ -1,6 +1,7 @@
 package ambient
 
 import (
+	"cmp"
 	"fmt"
 	"net/netip"
 	"strings"
@@ -329,31 +330,13 @@ func (ix *Index) explain(client string, levels []level) (*inventory.ServiceRef, 
 	return answer, out
 }
 
-// autoAllocateLabel is the label with which a ServiceEntry opts out of address
-// auto-allocation ("false", in any case).
-const autoAllocateLabel = "networking.istio.io/enable-autoallocate-ip"
-
 // partialWildcardNote is why an entry of a partial wildcard level does not answer.
 const partialWildcardNote = "a partial wildcard: Istio's host matching (sidecars, waypoints) matches it, but ztunnel's DNS proxy never answers through one: " +
 	"it tries only the query and the *. wildcards at its label boundaries, and forwards the query upstream when none of them answers"
 
 // noAddressReason says why entry i has no address for host.
 func (ix *Index) noAddressReason(i int32, host string) string {
-	s := &ix.services[i]
-	why := "no address"
-	switch {
-	case s.Kind == inventory.KubernetesService:
-		why = "no cluster IP"
-	case s.Resolution == "" || s.Resolution == inventory.ResolutionNone:
-		why = "no spec.addresses, and resolution NONE gets none allocated"
-	case strings.EqualFold(s.Labels[autoAllocateLabel], "false"):
-		why = "no spec.addresses, and auto-allocation is off (" + autoAllocateLabel + ": false)"
-	case strings.HasPrefix(host, "*") && s.Resolution != inventory.ResolutionDynamicDNS:
-		why = "no spec.addresses, and a wildcard host gets none allocated unless the resolution is DYNAMIC_DNS"
-	default:
-		why = "no spec.addresses, and none allocated for this host (status.addresses)"
-	}
-	return "ztunnel forwards the query (" + why + ")"
+	return "ztunnel forwards the query (" + cmp.Or(ix.services[i].NoAddressReason(host), "no address") + ")"
 }
 
 // visible reports whether entry i exists for client.

@@ -124,6 +124,25 @@ func (s *Service) autoAllocates() bool {
 		!strings.EqualFold(s.Labels[autoAllocateLabel], "false")
 }
 
+// NoAddressReason says why the service has no address for host (see AddressesFor), as a
+// clause such as "no spec.addresses, and resolution NONE gets none allocated"; "" when it
+// has one.
+func (s *Service) NoAddressReason(host string) string {
+	switch {
+	case len(s.AddressesFor(host)) > 0:
+		return ""
+	case s.Kind == KubernetesService:
+		return "no cluster IP"
+	case s.Resolution == "" || s.Resolution == ResolutionNone:
+		return "no spec.addresses, and resolution NONE gets none allocated"
+	case strings.EqualFold(s.Labels[autoAllocateLabel], "false"):
+		return "no spec.addresses, and auto-allocation is off (" + autoAllocateLabel + ": false)"
+	case strings.HasPrefix(host, "*") && s.Resolution != ResolutionDynamicDNS:
+		return "no spec.addresses, and a wildcard host gets none allocated unless the resolution is DYNAMIC_DNS"
+	}
+	return "no spec.addresses, and none allocated for this host (status.addresses)"
+}
+
 // AddressesFor returns the addresses the service has for one of its hosts, as ztunnel's DNS
 // proxy sees them: its own addresses (a Kubernetes Service's cluster IPs, a ServiceEntry's
 // spec.addresses); else, for a ServiceEntry whose resolution is not NONE and that has not
