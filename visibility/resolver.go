@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -152,4 +153,23 @@ func (r *Resolver) PolicySelectors(i int) []string {
 		out[j] = ru.text
 	}
 	return out
+}
+
+// DecidedBy names what decided d, for a person: "policies[1] (env in (sandbox))" — the policy
+// and its rules' selectors, "{}" for an empty one, joined by "and"; "every namespace" for a
+// policy without rules — or "default" when no policy did.
+func (r *Resolver) DecidedBy(d Decision) string {
+	sels := r.PolicySelectors(d.Policy)
+	switch {
+	case sels == nil:
+		return "default"
+	case len(sels) == 0:
+		return fmt.Sprintf("policies[%d] (every namespace)", d.Policy)
+	}
+	for i, s := range sels {
+		if s == "" {
+			sels[i] = "{}"
+		}
+	}
+	return fmt.Sprintf("policies[%d] (%s)", d.Policy, strings.Join(sels, " and "))
 }

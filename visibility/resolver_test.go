@@ -369,3 +369,14 @@ func TestZeroDecision(t *testing.T) {
 	assert.Equal(t, "(no decision)", Decision{}.String())
 	assert.Equal(t, "PUBLIC (default)", Decision{Visibility: Public, Policy: NoIndex}.String())
 }
+
+func TestDecidedBy(t *testing.T) {
+	r := mustCompile(t, &Config{Policies: []Policy{
+		{Visibility: Public, MatchingRules: []MatchingRule{matchLabels("team", "platform"), everything()}},
+		{Visibility: None},
+	}})
+	assert.Equal(t, "policies[0] (team=platform and {})", r.DecidedBy(r.Resolve(labels.Set{"team": "platform"})))
+	assert.Equal(t, "policies[1] (every namespace)", r.DecidedBy(Decision{Visibility: None, Policy: 1}))
+	assert.Equal(t, "default", r.DecidedBy(Decision{Visibility: Public, Policy: NoIndex}))
+	assert.Equal(t, "default", (*Resolver)(nil).DecidedBy(Decision{Visibility: Public, Policy: NoIndex}))
+}
