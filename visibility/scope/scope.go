@@ -59,6 +59,9 @@ type Scoped struct {
 	// as Istio names a Kubernetes Service.
 	Host  string     `json:"host"`
 	Scope mesh.Scope `json:"scope"`
+	// Reason says why, as Explain says it; for a service whose namespace the inventory does
+	// not have, it names the namespace.
+	Reason string `json:"reason"`
 }
 
 // New validates m (m.Validate) and inv (inv.Validate), reporting every problem of both at
@@ -150,7 +153,11 @@ func (s *Scoper) scopeServices(inv *inventory.Inventory) []Scoped {
 			continue
 		}
 		host := hostOf(svc, domain)
-		out = append(out, Scoped{Service: svc.Ref(), Host: host, Scope: s.Scope(namespaceLabels(inv, svc.Namespace), labels.Set(svc.Labels), host)})
+		e := s.Explain(namespaceLabels(inv, svc.Namespace), labels.Set(svc.Labels), host)
+		if e.NamespaceUnknown && len(s.configs) > 0 {
+			e.Reason = "namespace " + svc.Namespace + " is not in the inventory: Istio skips every serviceScopeConfig for a service whose namespace it does not know, so it is LOCAL"
+		}
+		out = append(out, Scoped{Service: svc.Ref(), Host: host, Scope: e.Scope, Reason: e.Reason})
 	}
 	slices.SortFunc(out, func(a, b Scoped) int { return compareRefs(a.Service, b.Service) })
 	return out

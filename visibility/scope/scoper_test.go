@@ -35,16 +35,18 @@ func TestServices(t *testing.T) {
 			{Kind: inventory.KubernetesService, Namespace: "shop", Name: "api", Labels: map[string]string{"export": "true"}}, // no Hosts: Istio's host
 		}}
 	want := []Scoped{
-		{ref("dev", "web"), "web.dev.svc.cluster.local", mesh.Local},
-		{ref("ghost", "web"), "web.ghost.svc.cluster.local", mesh.Local},                       // the namespace is not known
-		{ref("kube-system", "kube-dns"), "kube-dns.kube-system.svc.cluster.local", mesh.Local}, // cluster-local by default
-		{ref("shop", "api"), "api.shop.svc.cluster.local", mesh.Global},
-		{ref("shop", "db"), "db.shop.svc.cluster.local", mesh.Local},
-		{ref("shop", "web"), "web.shop.svc.cluster.local", mesh.Global},
+		{ref("dev", "web"), "web.dev.svc.cluster.local", mesh.Local, "no GLOBAL config matches both the namespace's and the service's labels: LOCAL by default"},
+		{ref("ghost", "web"), "web.ghost.svc.cluster.local", mesh.Local,
+			"namespace ghost is not in the inventory: Istio skips every serviceScopeConfig for a service whose namespace it does not know, so it is LOCAL"},
+		{ref("kube-system", "kube-dns"), "kube-dns.kube-system.svc.cluster.local", mesh.Local,
+			"serviceScopeConfigs[0] makes it GLOBAL, but kube-dns.kube-system.svc.cluster.local is cluster-local (Istio's default *.kube-system.svc.cluster.local), and local wins"},
+		{ref("shop", "api"), "api.shop.svc.cluster.local", mesh.Global, "serviceScopeConfigs[0] (namespaces shared=true, services export=true) makes it GLOBAL"},
+		{ref("shop", "db"), "db.shop.svc.cluster.local", mesh.Local, "no GLOBAL config matches both the namespace's and the service's labels: LOCAL by default"},
+		{ref("shop", "web"), "web.shop.svc.cluster.local", mesh.Global, "serviceScopeConfigs[0] (namespaces shared=true, services export=true) makes it GLOBAL"},
 	}
 	assert.Equal(t, want, mustScopeOver(t, sharedShop, inv).Services())
 	for i := range want {
-		want[i].Scope = mesh.Local
+		want[i].Scope, want[i].Reason = mesh.Local, "no serviceScopeConfigs: every service is LOCAL"
 	}
 	assert.Equal(t, want, mustScopeOver(t, nil, inv).Services(), "no mesh configuration: every service LOCAL")
 
