@@ -397,7 +397,12 @@ func (e Explanation) String() string {
 	if e.Answer == nil {
 		b.WriteString("; the proxy does not get the host")
 	} else {
-		fmt.Fprintf(&b, "; it gets %s %s/%s, ports %v", e.Answer.Kind, e.Answer.Namespace, e.Answer.Name, e.Answer.Ports)
+		fmt.Fprintf(&b, "; it gets %s %s/%s", e.Answer.Kind, e.Answer.Namespace, e.Answer.Name)
+		if len(e.Answer.Ports) == 0 {
+			b.WriteString(", no ports")
+		} else {
+			fmt.Fprintf(&b, ", ports %v", e.Answer.Ports)
+		}
 		if e.Answer.AddedBy != "" {
 			fmt.Fprintf(&b, ", a destination of VirtualService %s", e.Answer.AddedBy)
 		}

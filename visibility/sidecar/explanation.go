@@ -46,7 +46,8 @@ const (
 // Candidate is one service claiming a host, and what became of it at one step.
 type Candidate struct {
 	Service inventory.ServiceRef `json:"service"`
-	// Decision is the service's visibility (Kubernetes Services are PUBLIC).
+	// Decision is the service's visibility. Visibility policies apply to ServiceEntries
+	// only: a Kubernetes Service's decision is PUBLIC, and String does not show it.
 	Decision visibility.Decision `json:"decision"`
 	Verdict  Verdict             `json:"verdict"`
 	Reason   string              `json:"reason"`
@@ -59,13 +60,13 @@ type Step struct {
 	Candidates []Candidate `json:"candidates"`
 }
 
-// writeSteps writes each step and its candidates, a line each, with each candidate's
-// decision when decisions is set.
+// writeSteps writes each step and its candidates, a line each, with each ServiceEntry's
+// visibility decision when decisions is set (a Kubernetes Service has none to show).
 func writeSteps(b *strings.Builder, steps []Step, indent string, decisions bool) {
 	for _, l := range steps {
 		fmt.Fprintf(b, "\n%s%s:", indent, l.Key)
 		for _, c := range l.Candidates {
-			if decisions {
+			if decisions && c.Service.Kind == inventory.ServiceEntry {
 				fmt.Fprintf(b, "\n%s  %s %s: %s: %s", indent, c.Service, c.Decision, c.Verdict, c.Reason)
 			} else {
 				fmt.Fprintf(b, "\n%s  %s: %s: %s", indent, c.Service, c.Verdict, c.Reason)
