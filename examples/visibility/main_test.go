@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/meshscope/meshscope/visibility"
+	"github.com/meshscope/meshscope/visibility/ambient"
 )
 
 func runArgs(t *testing.T, args ...string) (int, string, string) {
@@ -56,7 +57,7 @@ func TestJSON(t *testing.T) {
 	require.NotNil(t, rep.Audit)
 	assert.Equal(t, "legacy-ftp", rep.Audit.Entries[0].Key.Name)
 	require.NotEmpty(t, rep.Findings)
-	assert.Equal(t, visibility.Finding{Path: "ServiceEntry payments/legacy-ftp", Code: visibility.NoAddressForDNS, Level: "warning",
+	assert.Equal(t, visibility.Finding{Path: "ServiceEntry payments/legacy-ftp", Code: ambient.NoAddressForDNS, Level: "warning",
 		Message: "no address for any of its hosts: ztunnel's DNS proxy forwards every query for them upstream"}, rep.Findings[0])
 	var raw struct {
 		Findings []map[string]string `json:"findings"`

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"slices"
@@ -8,10 +9,13 @@ import (
 	"text/tabwriter"
 
 	"github.com/meshscope/meshscope/internal/cli"
-	"github.com/meshscope/meshscope/visibility"
+	"github.com/meshscope/meshscope/visibility/ambient"
+	"github.com/meshscope/meshscope/visibility/inventory"
+	"github.com/meshscope/meshscope/visibility/sidecar"
 )
 
 func (r *report) print(w io.Writer) error {
+	p := &printer{w: w}
 	fmt.Fprintf(w, "mesh %s, inventory %s\n", r.Mesh, r.Inventory)
 	if !r.Enabled {
 		fmt.Fprintln(w, "serviceEntryVisibility is not configured: every entry is PUBLIC")
@@ -36,17 +40,13 @@ func (r *report) print(w io.Writer) error {
 		}
 		rows = append(rows, []string{e.Namespace + "/" + e.Name, strings.Join(e.Hosts, ","), addrs, string(e.Decision.Visibility), e.DecidedBy})
 	}
-	if err := table(w, rows); err != nil {
-		return err
-	}
+	p.table(rows)
 	if len(r.Services) > 0 {
 		rows = [][]string{{"KUBERNETES SERVICE", "SCOPE", "WHY"}}
 		for _, s := range r.Services {
-			rows = append(rows, []string{s.Namespace + "/" + s.Name, string(s.Scope), s.Why})
+			rows = append(rows, []string{s.Service.Namespace + "/" + s.Service.Name, string(s.Scope), s.Reason})
 		}
-		if err := table(w, rows); err != nil {
-			return err
-		}
+		p.table(rows)
 		cli.Wrap(w, "", "("+r.ScopeNote+")")
 	}
 	rows = [][]string{{"CLAIMED IN SEVERAL NAMESPACES", "CLIENT NAMESPACES", "GET"}}
@@ -62,27 +62,23 @@ func (r *report) print(w io.Writer) error {
 			rows = append(rows, []string{key, namespaces(a.Clients, "all others"), answer(a.Service)})
 		}
 	}
-	if err := table(w, rows); err != nil {
-		return err
-	}
+	p.table(rows)
 	if len(r.Conflicts) > 0 {
 		fmt.Fprintln(w, "(all others: every namespace not named under the same key, including namespaces not in the inventory)")
 	}
 	for _, e := range r.Explain {
 		fmt.Fprintf(w, "\n%s\n", e)
 	}
-	if err := r.printSidecars(w); err != nil {
-		return err
-	}
+	r.printSidecars(p)
 	if r.Audit != nil {
-		if err := r.printAudit(w); err != nil {
-			return err
-		}
+		r.printAudit(p)
 	}
-	return r.printSidecarAudit(w)
+	r.printSidecarAudit(p)
+	return p.err
 }
 
-func (r *report) printAudit(w io.Writer) error {
+func (r *report) printAudit(p *printer) {
+	w := p.w
 	fmt.Fprintf(w, "\nAUDIT: %s -> %s (a dry run: nothing is applied)\n", r.Mesh, r.NewMesh)
 	rows := [][]string{{"SERVICE ENTRY", "BEFORE", "AFTER", "GAINED BY", "LOST BY"}}
 	if len(r.Audit.Entries) == 0 {
@@ -91,9 +87,7 @@ func (r *report) printAudit(w io.Writer) error {
 	for _, e := range r.Audit.Entries {
 		rows = append(rows, []string{e.Key.Namespace + "/" + e.Key.Name, e.Before.String(), e.After.String(), namespaces(e.Gained, "all other namespaces"), namespaces(e.Lost, "all other namespaces")})
 	}
-	if err := table(w, rows); err != nil {
-		return err
-	}
+	p.table(rows)
 	rows = [][]string{{"QUERY", "CLIENT NAMESPACES", "BEFORE", "AFTER"}}
 	changes := append(r.Audit.Hosts, r.Audit.Addresses...)
 	for i, q := range changes {
@@ -102,34 +96,37 @@ func (r *report) printAudit(w io.Writer) error {
 	if len(rows) == 1 {
 		rows = append(rows, []string{"(no answer changes)", "", "", ""})
 	}
-	if err := table(w, rows); err != nil {
-		return err
-	}
+	p.table(rows)
 	fmt.Fprintln(w, "(client namespaces: exactly those whose answer changes; \"every namespace\" includes namespaces not in the inventory and a client without a namespace)")
 	if len(r.Scope) > 0 {
 		rows = [][]string{{"KUBERNETES SERVICE", "HOST", "SCOPE BEFORE", "SCOPE AFTER"}}
 		for _, s := range r.Scope {
 			rows = append(rows, []string{s.Key.Namespace + "/" + s.Key.Name, r.hosts[s.Key], string(s.Before), string(s.After)})
 		}
-		if err := table(w, rows); err != nil {
-			return err
-		}
+		p.table(rows)
 		cli.Wrap(w, "", "("+r.ScopeNote+")")
 	}
-	return nil
+}
+
+// printer writes the report, keeping the first error.
+type printer struct {
+	w   io.Writer
+	err error
 }
 
 // table prints rows as aligned columns after a blank line.
-func table(w io.Writer, rows [][]string) error {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+func (p *printer) table(rows [][]string) {
+	tw := tabwriter.NewWriter(p.w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw)
 	for _, r := range rows {
 		fmt.Fprintln(tw, strings.Join(r, "\t"))
 	}
-	return tw.Flush()
+	if err := tw.Flush(); p.err == nil {
+		p.err = err
+	}
 }
 
-func answer(s *visibility.ServiceRef) string {
+func answer(s *inventory.ServiceRef) string {
 	if s == nil {
 		return "(not in the mesh: upstream DNS / passthrough)"
 	}
@@ -138,9 +135,9 @@ func answer(s *visibility.ServiceRef) string {
 
 // clients spells the client namespaces of changes[i]: by name, or for the "*" change every
 // namespace but those the query's other changes name and those whose answer does not change.
-func clients(changes []visibility.AnswerChange, i int) string {
+func clients(changes []ambient.AnswerChange, i int) string {
 	q := changes[i].Key
-	if !slices.Equal(q.Clients, []string{visibility.AllOtherNamespaces}) {
+	if !slices.Equal(q.Clients, []string{ambient.AllOtherNamespaces}) {
 		return strings.Join(q.Clients, ", ")
 	}
 	var but []string
@@ -162,7 +159,7 @@ func namespaces(ns []string, star string) string {
 	out := make([]string, len(ns))
 	for i, n := range ns {
 		out[i] = n
-		if n == visibility.AllOtherNamespaces {
+		if n == ambient.AllOtherNamespaces {
 			out[i] = star
 		}
 	}
@@ -170,4 +167,105 @@ func namespaces(ns []string, star string) string {
 		return "-"
 	}
 	return strings.Join(out, ", ")
+}
+
+// printSidecars prints what each class of sidecar proxies receives, and the -proxy
+// explanation.
+func (r *report) printSidecars(p *printer) {
+	w := p.w
+	rows := [][]string{{"SIDECAR PROXIES", "SIDECAR", "HOST", "FROM", "PORTS", "ROUTED BY", "DESTINATION RULE"}}
+	for _, p := range r.Sidecars {
+		who := proxies(p.Namespace, p.Workload)
+		sc := cmp.Or(p.Sidecar, "(none: */*)")
+		if len(p.Services) == 0 {
+			rows = append(rows, []string{who, sc, "(nothing)", "", "", "", ""})
+		}
+		for i, s := range p.Services {
+			if i > 0 {
+				who, sc = "", ""
+			}
+			from := fmt.Sprintf("%s %s/%s", s.Kind, s.Namespace, s.Name)
+			if s.AddedBy != "" {
+				from += " (destination of " + s.AddedBy + ")"
+			}
+			rows = append(rows, []string{who, sc, s.Host, from, ports(s.Ports), cmp.Or(strings.Join(s.Routes, ","), "-"), rule(p.Rules[s.Host])})
+		}
+	}
+	p.table(rows)
+	if r.SidecarsOmitted > 0 {
+		fmt.Fprintf(w, "(%d more classes of proxies are not listed: the table stops after %d hosts; -proxy NAMESPACE [-workload LABELS] lists one class, -explain-host HOST with them explains one host)\n",
+			r.SidecarsOmitted, sidecarBudget)
+	}
+	if r.SidecarExplain != nil {
+		fmt.Fprintf(w, "\n%s\n", r.SidecarExplain)
+	}
+}
+
+// printSidecarAudit prints the sidecar dry run.
+func (r *report) printSidecarAudit(p *printer) {
+	if r.SidecarAudit == nil {
+		return
+	}
+	from, to := r.Mesh, r.NewMesh
+	if r.NewInventory != "" {
+		from, to = r.Inventory, r.NewInventory
+		if r.NewMesh != "" {
+			from, to = r.Mesh+" + "+r.Inventory, r.NewMesh+" + "+r.NewInventory
+		}
+	}
+	fmt.Fprintf(p.w, "\nSIDECAR AUDIT: %s -> %s (a dry run: nothing is applied)\n", from, to)
+	rows := [][]string{{"SIDECAR PROXIES", "HOST", "BEFORE", "AFTER"}}
+	if len(r.SidecarAudit) == 0 {
+		rows = append(rows, []string{"(no sidecar receives anything different)", "", "", ""})
+	}
+	for _, c := range r.SidecarAudit {
+		rows = append(rows, []string{proxies(c.Key.Namespace, c.Key.Workload), c.Key.Host, received(c.Before), received(c.After)})
+	}
+	p.table(rows)
+}
+
+func proxies(ns, workload string) string {
+	if workload == "" {
+		return ns
+	}
+	return ns + " (" + workload + ")"
+}
+
+// received spells what a class of proxies has for a host: the service and its ports, and
+// its routes and rule when it has any.
+func received(a *sidecar.Answer) string {
+	if a == nil {
+		return "(not received)"
+	}
+	out := fmt.Sprintf("%s %s/%s %s", a.Kind, a.Namespace, a.Name, ports(a.Ports))
+	if len(a.Routes) > 0 {
+		out += ", routed by " + strings.Join(a.Routes, ",")
+	}
+	if a.Rule != nil {
+		out += ", rule " + rule(a.Rule)
+	}
+	return out
+}
+
+// rule spells a DestinationRule a proxy gets: the rules merged into it and its subsets.
+func rule(r *sidecar.Rule) string {
+	if r == nil {
+		return "-"
+	}
+	out := strings.Join(r.From, "+")
+	if len(r.Subsets) > 0 {
+		out += " [" + strings.Join(r.Subsets, ",") + "]"
+	}
+	return out
+}
+
+func ports(ps []uint32) string {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = fmt.Sprint(p)
+	}
+	if len(out) == 0 {
+		return "-"
+	}
+	return strings.Join(out, ",")
 }

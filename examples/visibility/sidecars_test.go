@@ -10,20 +10,28 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/meshscope/meshscope/visibility"
+	"github.com/meshscope/meshscope/visibility/inventory"
+	"github.com/meshscope/meshscope/visibility/sidecar"
 )
 
 func TestSidecarSample(t *testing.T) {
 	code, out, errOut := runArgs(t)
 	require.Equal(t, 0, code, errOut)
 	for _, want := range []string{
-		"shop (app=checkout)  shop/checkout  api.github.com                          ServiceEntry shop/github-mirror         443",
-		"shop                 shop/default   api.github.com                          ServiceEntry shop/github-mirror         443",
-		"platform             (none: */*)    api.github.com                          ServiceEntry platform/github            443",
+		"shop (app=checkout) shop/checkout api.github.com ServiceEntry shop/github-mirror 443 - -",
+		"shop shop/default api.github.com ServiceEntry shop/github-mirror 443 - -",
+		"platform (none: */*) api.github.com ServiceEntry platform/github 443 - -",
+		// The VirtualService routes checkout for every proxy; the DestinationRule each gets
+		// depends on the workload: checkout's own proxies get the one selecting them.
+		"checkout.shop.svc.cluster.local KubernetesService shop/checkout 8080 shop/checkout-routes shop/checkout [v1,v2] egress.platform.internal",
+		"checkout.shop.svc.cluster.local KubernetesService shop/checkout 8080 shop/checkout-routes shop/checkout-canary [v1,v2] ledger",
+		// shop's Sidecar imports neither payments/* nor */*: ledger arrives as the mirror of
+		// checkout-routes, a destination of a VirtualService the proxy gets.
+		"ledger.payments.svc.cluster.local KubernetesService payments/ledger (destination of shop/checkout-routes) 8080 - -",
 		"SIDECAR AUDIT: sample/mesh.yaml -> sample/new-mesh.yaml (a dry run: nothing is applied)",
-		"shop (app=checkout)  api.partner.example  (not received)  ServiceEntry payments/partner-api 443",
+		"shop (app=checkout) api.partner.example (not received) ServiceEntry payments/partner-api 443",
 	} {
-		assert.Contains(t, out, want)
+		assert.Contains(t, words(out), want)
 	}
 }
 
@@ -33,9 +41,30 @@ func TestSidecarExplainHost(t *testing.T) {
 	assert.Contains(t, out, "api.github.com for a proxy in shop with app=checkout: Sidecar shop/checkout (the oldest Sidecar of shop whose workloadSelector matches the workload); it gets ServiceEntry shop/github-mirror, ports [443]")
 	assert.Contains(t, out, "ServiceEntry platform/github PUBLIC (policies[0]): not imported: no import of platform or * covers api.github.com")
 
-	code, out, errOut = runArgs(t, "-o", "json", "-explain-host", "api.partner.example", "-proxy", "shop")
+	code, out, errOut = runArgs(t, "-explain-host", "checkout.shop.svc.cluster.local", "-proxy", "shop", "-workload", "app=checkout")
+	require.Equal(t, 0, code, errOut)
+	for _, want := range []string{
+		"it gets KubernetesService shop/checkout, ports [8080]",
+		"shop/checkout-routes (host checkout.shop.svc.cluster.local): chosen",
+		"DestinationRule: shop/checkout-canary, host checkout.shop.svc.cluster.local, subsets [v1 v2], traffic policy of shop/checkout-canary",
+		"shop/checkout (host checkout.shop.svc.cluster.local): outranked: the workload-selected rule shop/checkout-canary applies to the workload",
+	} {
+		assert.Contains(t, out, want)
+	}
+	assert.NotContains(t, out, "KubernetesService shop/checkout PUBLIC", "a Kubernetes Service has no visibility decision to show")
+
+	code, out, errOut = runArgs(t, "-o", "json", "-explain-host", "checkout.shop.svc.cluster.local", "-proxy", "shop")
 	require.Equal(t, 0, code, errOut)
 	var rep report
+	require.NoError(t, json.Unmarshal([]byte(out), &rep))
+	require.NotNil(t, rep.SidecarExplain)
+	require.NotNil(t, rep.SidecarExplain.Rule)
+	assert.Equal(t, []string{"shop/checkout"}, rep.SidecarExplain.Rule.From, "shop's other proxies get the rule without a selector")
+	assert.Equal(t, []string{"v1", "v2"}, rep.SidecarExplain.Rule.Subsets)
+
+	code, out, errOut = runArgs(t, "-o", "json", "-explain-host", "api.partner.example", "-proxy", "shop")
+	require.Equal(t, 0, code, errOut)
+	rep = report{}
 	require.NoError(t, json.Unmarshal([]byte(out), &rep))
 	require.NotNil(t, rep.SidecarExplain)
 	assert.Nil(t, rep.SidecarExplain.Answer, "payments keeps partner-api to itself (NAMESPACE, applyToSidecars)")
@@ -96,15 +125,15 @@ func TestSidecarNewInventory(t *testing.T) {
 	var rep report
 	require.NoError(t, json.Unmarshal([]byte(out), &rep))
 	assert.Nil(t, rep.Audit, "the mesh does not change: no visibility audit")
-	assert.Equal(t, []visibility.SidecarChange{{
-		Key:    visibility.ProxyHost{Namespace: "shop", Host: "egress.platform.internal"},
-		Before: &visibility.SidecarService{Host: "egress.platform.internal", Kind: visibility.ServiceEntry, Namespace: "platform", Name: "egress-net", Ports: []uint32{443}},
+	assert.Equal(t, []sidecar.Change{{
+		Key:    sidecar.ProxyHost{Namespace: "shop", Host: "egress.platform.internal"},
+		Before: &sidecar.Answer{Service: sidecar.Service{Host: "egress.platform.internal", Kind: inventory.ServiceEntry, Namespace: "platform", Name: "egress-net", Ports: []uint32{443}}},
 		Lost:   []uint32{443},
 	}}, rep.SidecarAudit)
 	code, out, _ = runArgs(t, "-mesh", mesh, "-inventory", invPath, "-new-inventory", next)
 	require.Equal(t, 0, code)
 	assert.Contains(t, out, "SIDECAR AUDIT: "+invPath+" -> "+next)
-	assert.Contains(t, out, "shop             egress.platform.internal  ServiceEntry platform/egress-net 443  (not received)")
+	assert.Contains(t, words(out), "shop egress.platform.internal ServiceEntry platform/egress-net 443 (not received)")
 }
 
 func TestSidecarFindings(t *testing.T) {
@@ -166,4 +195,24 @@ func TestSidecarTableIsBounded(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(out), &rep))
 	require.Len(t, rep.Sidecars, 1)
 	assert.Len(t, rep.Sidecars[0].Services, sidecarBudget/2+1, "-proxy lists its class whole")
+}
+
+// TestSidecarRoutingAudit: a proposed DestinationRule that drops a subset the VirtualService
+// routes to is an error of the proposed configuration, for exactly the proxies that get that
+// rule, and the audit shows the rule's subsets before and after.
+func TestSidecarRoutingAudit(t *testing.T) {
+	cur, err := os.ReadFile("sample/inventory.yaml")
+	require.NoError(t, err)
+	proposed := strings.Replace(string(cur), "- {name: v2, labels: {version: v2, track: canary}}", "- {name: v3, labels: {version: v3}}", 1)
+	require.NotEqual(t, string(cur), proposed)
+	invPath, next := write(t, "inv.yaml", string(cur)), write(t, "next.yaml", proposed)
+	code, out, errOut := runArgs(t, "-mesh", "sample/mesh.yaml", "-inventory", invPath, "-new-inventory", next, "-fail-on", "error")
+	assert.Equal(t, 3, code, errOut)
+	for _, want := range []string{
+		"ERROR RouteSubsetMissing proposed " + next + ": VirtualService shop/checkout-routes: routes to subset v2 of checkout.shop.svc.cluster.local, but the DestinationRule these proxies get for it (shop/checkout-canary) has subsets [v1 v3]: requests routed there fail (for the proxies of shop with app=checkout)",
+		"shop (app=checkout) checkout.shop.svc.cluster.local KubernetesService shop/checkout 8080, routed by shop/checkout-routes, rule shop/checkout-canary [v1,v2] KubernetesService shop/checkout 8080, routed by shop/checkout-routes, rule shop/checkout-canary [v1,v3]",
+	} {
+		assert.Contains(t, words(out), want)
+	}
+	assert.Equal(t, 1, strings.Count(out, "RouteSubsetMissing"), "one finding, for the one class of proxies that gets the rule")
 }
