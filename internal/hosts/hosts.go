@@ -170,7 +170,8 @@ func Normalize(h string) string {
 
 // ParseAddress reads an IP or a CIDR as a ServiceEntry's spec.addresses and a Service's
 // clusterIPs hold them, into its Canonical prefix (see Canonical): an IP is a /32 or /128.
-// An IP with a zone is refused (a prefix cannot hold one).
+// An IP with a zone is refused (a prefix cannot hold one). IPv4 mapped into IPv6 stays IPv6,
+// as Istio keeps it: ::ffff:10.0.0.1 is a /128, not 10.0.0.1.
 func ParseAddress(s string) (netip.Prefix, error) {
 	if strings.Contains(s, "/") {
 		p, err := netip.ParsePrefix(s)
@@ -186,16 +187,13 @@ func ParseAddress(s string) (netip.Prefix, error) {
 	if a.Zone() != "" {
 		return netip.Prefix{}, errors.New("an IP with a zone")
 	}
-	a = a.Unmap()
 	return netip.PrefixFrom(a, a.BitLen()), nil
 }
 
-// Canonical returns the form of a prefix the index keys on: IPv4 mapped into IPv6 unmapped
-// (::ffff:10.0.0.0/104 is 10.0.0.0/8), host bits cleared. An invalid prefix stays invalid.
+// Canonical returns the form of a prefix the index keys on: host bits cleared. IPv4 mapped
+// into IPv6 stays IPv6 (::ffff:10.0.0.0/104 is not 10.0.0.0/8), as it does for Istio. An
+// invalid prefix stays invalid.
 func Canonical(p netip.Prefix) netip.Prefix {
-	if a := p.Addr(); a.Is4In6() && p.Bits() >= 96 {
-		p = netip.PrefixFrom(a.Unmap(), p.Bits()-96)
-	}
 	if p.IsSingleIP() {
 		return p
 	}

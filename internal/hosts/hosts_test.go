@@ -123,7 +123,8 @@ func BenchmarkParseAddress(b *testing.B) {
 
 // FuzzParseAddress holds ParseAddress to its rule read literally: a string with a "/" is
 // read by netip.ParsePrefix, anything else by netip.ParseAddr and refused with a zone; what
-// it accepts is canonical (unmapped, masked), and an IP is a /32 or /128 of that IP.
+// it accepts is canonical (masked), and an IP is a /32 or /128 of that IP, IPv4 mapped into
+// IPv6 kept as IPv6.
 func FuzzParseAddress(f *testing.F) {
 	for _, set := range realisticAddresses {
 		for _, a := range set {
@@ -150,13 +151,40 @@ func FuzzParseAddress(f *testing.F) {
 				t.Fatalf("%q: accepted as %v; netip.ParseAddr gives %v, %v", s, got, addr, aerr)
 			}
 		default:
-			a := addr.Unmap()
-			if err != nil || got != netip.PrefixFrom(a, a.BitLen()) {
-				t.Fatalf("%q: %v, %v; want %v", s, got, err, netip.PrefixFrom(a, a.BitLen()))
+			if err != nil || got != netip.PrefixFrom(addr, addr.BitLen()) {
+				t.Fatalf("%q: %v, %v; want %v", s, got, err, netip.PrefixFrom(addr, addr.BitLen()))
 			}
 		}
-		if err == nil && (got != Canonical(got) || got.Addr().Is4In6()) {
+		if err == nil && got != Canonical(got) {
 			t.Fatalf("%q: %v is not canonical", s, got)
 		}
 	})
+}
+
+// TestParseAddress: an IP is a /32 or /128 of itself, IPv4 mapped into IPv6 kept as IPv6 (as
+// Istio keeps it), a CIDR's host bits cleared; a zone or a malformed address is refused.
+func TestParseAddress(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"10.0.0.1", "10.0.0.1/32"},
+		{"::ffff:10.0.0.1", "::ffff:10.0.0.1/128"},
+		{"::ffff:10.2.0.0/112", "::ffff:10.2.0.0/112"},
+		{"::ffff:10.2.3.4/104", "::ffff:10.0.0.0/104"},
+		{"10.1.2.3/8", "10.0.0.0/8"},
+		{"10.1.2.3/32", "10.1.2.3/32"},
+		{"2001:db8::1", "2001:db8::1/128"},
+		{"fe80::1%eth0", ""},
+		{"010.0.0.1", ""},
+		{"10.0.0.0/33", ""},
+	} {
+		got, err := ParseAddress(tc.in)
+		if tc.want == "" {
+			if err == nil {
+				t.Errorf("%q: accepted as %v", tc.in, got)
+			}
+			continue
+		}
+		if err != nil || got.String() != tc.want {
+			t.Errorf("%q: %v, %v; want %s", tc.in, got, err, tc.want)
+		}
+	}
 }

@@ -119,6 +119,18 @@ func TestAmbientAddressesAndExplanations(t *testing.T) {
 	require.Len(t, ex.Names[0].Levels, 1)
 	assert.Equal(t, NoAddress, ex.Names[0].Levels[0].Candidates[0].Verdict)
 
+	// An allocation recorded for another spelling of the host is not the host's: Istio looks
+	// allocations up by the exact string of spec.hosts.
+	upper := inventory.Service{Kind: inventory.ServiceEntry, Namespace: "infra", Name: "upper", Hosts: []string{"db.example.com"}, Resolution: inventory.ResolutionDNS,
+		AutoAddresses: autos(map[string][]string{"DB.example.com": {"240.240.0.9"}}), CreationTime: t0}
+	ix2, err := New(nil, &inventory.Inventory{Services: []inventory.Service{upper}})
+	require.NoError(t, err)
+	_, ok = ix2.LookupHost("shop", "db.example.com")
+	assert.False(t, ok)
+	_, ok = ix2.LookupAddress("shop", netip.MustParseAddr("240.240.0.9"))
+	assert.False(t, ok)
+	assert.Contains(t, ix2.ExplainHost("shop", "db.example.com").String(), `no address: ztunnel forwards the query (no spec.addresses, and status.addresses allocates for "DB.example.com", not "db.example.com": Istio compares the hosts exactly, so none is allocated for this one)`)
+
 	_, err = New(nil, &inventory.Inventory{Services: []inventory.Service{{Kind: inventory.ServiceEntry, Namespace: "a", Name: "b", Hosts: []string{"h.example"},
 		Resolution: "dns", AutoAddresses: autos(map[string][]string{"other.example": {"10.0.0.0/8"}})}}})
 	require.Error(t, err)

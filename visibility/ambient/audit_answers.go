@@ -42,10 +42,10 @@ func (d *differ) ownChanged(i int32) {
 		}
 	}
 	s := &ix.services[i]
-	for _, h := range s.Hosts {
-		h = hosts.Normalize(h)
+	for _, spec := range s.Hosts {
+		h := hosts.Normalize(spec)
 		switch suffix, wild := cutWildcard(h); {
-		case !s.AnswersFor(h): // claimed without an address: in no set
+		case !s.AnswersFor(spec): // claimed without an address: in no set
 		case wild:
 			record(lookupSet(ix.t.wild, suffix))
 		default:

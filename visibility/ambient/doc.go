@@ -43,7 +43,8 @@
 // ztunnel answers only for a service with an address. An entry's addresses are its
 // spec.addresses; an entry without any, whose resolution is not NONE (an absent resolution
 // is NONE) and whose label networking.istio.io/enable-autoallocate-ip is not "false", uses
-// the address Istio allocated for each host (status.addresses), and a wildcard host gets
+// the addresses Istio allocated for each host (status.addresses, under the host's exact
+// spelling), and a wildcard host gets
 // none unless the resolution is DYNAMIC_DNS (inventory.Service.AddressesFor). A Kubernetes
 // Service's addresses are its cluster IPs; a headless Service has none and is still
 // answered. An entry with no address for the queried host is dropped before visibility and

@@ -7,7 +7,6 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/meshscope/meshscope/internal/fielderr"
-	"github.com/meshscope/meshscope/internal/hosts"
 	"github.com/meshscope/meshscope/visibility"
 	"github.com/meshscope/meshscope/visibility/inventory"
 	"github.com/meshscope/meshscope/visibility/mesh"
@@ -162,7 +161,7 @@ func (ix *Index) enter(i int32, s *inventory.Service, decided map[string]visibil
 	}
 	ix.names[k] = p
 	for _, h := range s.Hosts {
-		keys.host(i, s, hosts.Normalize(h))
+		keys.host(i, s, h)
 	}
 	for _, a := range s.AllAddresses() {
 		keys.address(i, a)

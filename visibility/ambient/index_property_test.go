@@ -56,7 +56,11 @@ func randomInventory(r *rand.Rand) inventory.Inventory {
 					if s.AutoAddresses == nil {
 						s.AutoAddresses = map[string][]netip.Prefix{}
 					}
-					s.AutoAddresses[h] = pfx(fmt.Sprintf("240.240.0.%d", r.IntN(4)))
+					key := h
+					if r.IntN(5) == 0 { // a host spelled otherwise: Istio does not match it
+						key = strings.ToUpper(strings.TrimSuffix(h, ".")) + "."
+					}
+					s.AutoAddresses[key] = pfx(fmt.Sprintf("240.240.0.%d", r.IntN(4)))
 				}
 			}
 			if r.IntN(6) == 0 {
@@ -138,13 +142,7 @@ func refAddresses(s inventory.Service, host string) []netip.Prefix {
 	if strings.HasPrefix(host, "*") && s.Resolution != "DYNAMIC_DNS" {
 		return nil
 	}
-	var out []netip.Prefix
-	for k, a := range s.AutoAddresses {
-		if strings.ToLower(strings.TrimSuffix(k, ".")) == host {
-			out = append(out, a...)
-		}
-	}
-	return out
+	return s.AutoAddresses[host]
 }
 
 // refNames is the short-name rule read literally: the query, its expansion by label count,
@@ -201,14 +199,13 @@ func refLookupHost(res *visibility.Resolver, inv inventory.Inventory, client, ho
 		for _, k := range keys {
 			var vis []inventory.Service
 			for _, s := range inv.Services {
-				claims := false
+				answers := false // some spelling of k in spec.hosts has an address
 				for _, sh := range s.Hosts {
-					if strings.ToLower(strings.TrimSuffix(sh, ".")) == k {
-						claims = true
+					if strings.ToLower(strings.TrimSuffix(sh, ".")) == k && (len(refAddresses(s, sh)) > 0 || s.Kind == inventory.KubernetesService && s.Headless) {
+						answers = true
 					}
 				}
-				answers := len(refAddresses(s, k)) > 0 || s.Kind == inventory.KubernetesService && s.Headless
-				if claims && answers && refVisible(refDecide(res, inv, s), s, client) {
+				if answers && refVisible(refDecide(res, inv, s), s, client) {
 					vis = append(vis, s)
 				}
 			}
@@ -221,7 +218,6 @@ func refLookupHost(res *visibility.Resolver, inv inventory.Inventory, client, ho
 }
 
 func refLookupAddress(res *visibility.Resolver, inv inventory.Inventory, client string, a netip.Addr) (inventory.Service, bool) {
-	a = a.Unmap()
 	var exact []inventory.Service
 	type hit struct {
 		s    inventory.Service
@@ -236,14 +232,11 @@ func refLookupAddress(res *visibility.Resolver, inv inventory.Inventory, client 
 		addrs := s.Addresses
 		if len(addrs) == 0 {
 			for _, h := range s.Hosts {
-				addrs = append(addrs, refAddresses(s, strings.ToLower(strings.TrimSuffix(h, ".")))...)
+				addrs = append(addrs, refAddresses(s, h)...)
 			}
 		}
 		for _, p := range addrs {
 			pa, bits := p.Addr(), p.Bits()
-			if pa.Is4In6() && bits >= 96 {
-				pa, bits = pa.Unmap(), bits-96
-			}
 			if bits == pa.BitLen() {
 				if pa == a {
 					isExact = true

@@ -184,7 +184,7 @@ func TestLookupAddress(t *testing.T) {
 		name, client, addr, want string
 	}{
 		{"exact", "other", "10.96.0.10", "shop/web"},
-		{"mapped IPv4", "other", "::ffff:10.96.0.10", "shop/web"},
+		{"IPv4 mapped into IPv6 is IPv6", "other", "::ffff:10.96.0.10", ""},
 		{"exact namespace entry for its namespace", "shop", "10.0.0.5", "shop/db"},
 		{"hidden exact falls to a CIDR", "infra", "10.0.0.5", "infra/corp-net"},
 		{"longest prefix", "other", "10.1.2.3", "infra/corp-sub"},
@@ -460,7 +460,8 @@ func TestExplanationJSON(t *testing.T) {
 }
 
 // TestIndexCanonicalAddresses: New keys a Service built in Go on the canonical form of
-// each address — IPv4 mapped into IPv6 unmapped, host bits cleared.
+// each address — host bits cleared — and IPv4 mapped into IPv6 stays IPv6, as in the
+// configuration Istio sends ztunnel: it reaches only IPv6 queries of the mapped form.
 func TestIndexCanonicalAddresses(t *testing.T) {
 	ix, err := New(nil, &inventory.Inventory{Services: []inventory.Service{
 		{Kind: inventory.ServiceEntry, Namespace: "a", Name: "mapped", Hosts: []string{"m.example"}, Addresses: pfx("::ffff:10.0.0.1")},
@@ -468,7 +469,7 @@ func TestIndexCanonicalAddresses(t *testing.T) {
 		{Kind: inventory.ServiceEntry, Namespace: "a", Name: "mapped-cidr", Hosts: []string{"c.example"}, Addresses: pfx("::ffff:10.2.0.0/112")},
 	}})
 	require.NoError(t, err)
-	for addr, want := range map[string]string{"10.0.0.1": "a/mapped", "10.1.200.200": "a/unmasked", "10.2.3.4": "a/mapped-cidr", "::ffff:10.1.0.9": "a/unmasked"} {
+	for addr, want := range map[string]string{"10.0.0.1": "-", "::ffff:10.0.0.1": "a/mapped", "10.1.200.200": "a/unmasked", "10.2.3.4": "-", "::ffff:10.2.3.4": "a/mapped-cidr", "::ffff:10.1.0.9": "-"} {
 		assert.Equal(t, want, ref(ix.LookupAddress("x", netip.MustParseAddr(addr))), addr)
 	}
 }

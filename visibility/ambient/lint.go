@@ -103,11 +103,11 @@ func (ix *Index) Lint() []Finding {
 		for _, e := range unknown(s.ExportTo) {
 			add(ref, ExportToUnknownNamespace, "exportTo names namespace %q, which the inventory does not have: sidecars there see nothing of it", e)
 		}
-		if s.Kind == inventory.ServiceEntry && len(s.Hosts) > 0 && !slices.ContainsFunc(s.Hosts, func(h string) bool { return s.AnswersFor(hosts.Normalize(h)) }) {
+		if s.Kind == inventory.ServiceEntry && len(s.Hosts) > 0 && !slices.ContainsFunc(s.Hosts, s.AnswersFor) {
 			add(ref, NoAddressForDNS, "no address for any of its hosts: ztunnel's DNS proxy forwards every query for them upstream")
 		}
 		for _, h := range s.Hosts {
-			if n := hosts.Normalize(h); isPartialWildcard(n) && s.AnswersFor(n) {
+			if isPartialWildcard(hosts.Normalize(h)) && s.AnswersFor(h) {
 				add(ref, PartialWildcardDNS, "%s is a partial wildcard: ztunnel's DNS proxy never answers through it (it tries only *. wildcards at a query's label boundaries, "+
 					"then forwards the query upstream, as LookupHost does), while Istio's sidecars and waypoints match it", h)
 			}

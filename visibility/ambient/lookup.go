@@ -20,7 +20,7 @@ type tables struct {
 	wild     map[string]int32     // what follows a wildcard's "*" (".b.c", "x.b.c") -> candidate set
 	dnsLens  lengthSet            // the lengths of wild's *. keys: where a DNS lookup probes
 	allLens  []wildLen            // every key's, partial ones and those in mute too: what explanations show
-	addrs    map[netip.Addr]int32 // exact address (unmapped, without a zone) -> candidate set
+	addrs    map[netip.Addr]int32 // exact address (without a zone) -> candidate set
 	mute     map[string][]int32
 	prefixes map[netip.Prefix]int32
 	lengths4 []int // prefix lengths present, longest first
@@ -111,12 +111,13 @@ func claimKey[K comparable](p *pending, m map[K]int32, k K, e int32) {
 	}
 }
 
-// host records entry i's claim on host h, normalized. A host is claimed only by the entries
-// that have an address for it (or are headless Kubernetes Services): ztunnel answers only
-// for those.
-func (p *pending) host(i int32, s *inventory.Service, h string) {
+// host records entry i's claim on its host spec (as written), normalized. A host is claimed
+// only by the entries that have an address for it (or are headless Kubernetes Services):
+// ztunnel answers only for those.
+func (p *pending) host(i int32, s *inventory.Service, spec string) {
+	h := hosts.Normalize(spec)
 	switch suffix, wild := cutWildcard(h); {
-	case !s.AnswersFor(h):
+	case !s.AnswersFor(spec):
 		if p.t.mute == nil {
 			p.t.mute = map[string][]int32{}
 		}
@@ -402,7 +403,9 @@ func (ix *Index) lookupName(client string, h []byte) int32 {
 // traffic is unknown and passes through to its original destination. Entries claiming the
 // exact address come first (addresses Istio allocated count as the entry's); if none is
 // visible, entries whose CIDR contains it, the client's own namespace's first, then the
-// longest prefix. LookupAddress does not allocate; the Service is read-only.
+// longest prefix. An IPv4 address mapped into IPv6 is an IPv6 address here, as in the
+// configuration Istio sends ztunnel: ::ffff:10.0.0.1 does not reach an entry of 10.0.0.1.
+// LookupAddress does not allocate; the Service is read-only.
 func (ix *Index) LookupAddress(client string, addr netip.Addr) (inventory.Service, bool) {
 	if e := ix.lookupAddress(client, addr); e >= 0 {
 		return ix.services[e], true
@@ -414,7 +417,7 @@ func (ix *Index) lookupAddress(client string, addr netip.Addr) int32 {
 	if !addr.IsValid() || ix == nil || ix.t == nil {
 		return -1
 	}
-	addr = addr.WithZone("").Unmap()
+	addr = addr.WithZone("")
 	t := ix.t
 	if c, ok := t.addrs[addr]; ok {
 		if e := ix.pick(c, client); e >= 0 {

@@ -6,6 +6,7 @@ import (
 	"net/netip"
 	"strings"
 
+	"github.com/meshscope/meshscope/internal/hosts"
 	"github.com/meshscope/meshscope/visibility"
 	"github.com/meshscope/meshscope/visibility/inventory"
 )
@@ -274,13 +275,14 @@ func (ix *Index) aliasVia(client string, kind aliasKind, sd int, query []byte) s
 }
 
 // ExplainAddress explains LookupAddress(client, addr): its one name is the address (without
-// a zone, IPv4 unmapped), tried at the exact level and then at every CIDR containing it.
+// a zone; IPv4 mapped into IPv6 stays IPv6), tried at the exact level and then at every CIDR
+// containing it.
 func (ix *Index) ExplainAddress(client string, addr netip.Addr) Explanation {
 	e := Explanation{Client: client, Query: addr.String()}
 	if !addr.IsValid() {
 		return e
 	}
-	a := addr.WithZone("").Unmap()
+	a := addr.WithZone("")
 	e.Query = a.String()
 	answer, levels := ix.explain(client, ix.addrLevels(netip.PrefixFrom(a, a.BitLen())))
 	e.Answer = answer
@@ -334,9 +336,18 @@ func (ix *Index) explain(client string, levels []level) (*inventory.ServiceRef, 
 const partialWildcardNote = "a partial wildcard: Istio's host matching (sidecars, waypoints) matches it, but ztunnel's DNS proxy never answers through one: " +
 	"it tries only the query and the *. wildcards at its label boundaries, and forwards the query upstream when none of them answers"
 
-// noAddressReason says why entry i has no address for host.
+// noAddressReason says why entry i has no address for host (normalized), asking the service
+// about its host as spec.hosts writes it.
 func (ix *Index) noAddressReason(i int32, host string) string {
-	return "ztunnel forwards the query (" + cmp.Or(ix.services[i].NoAddressReason(host), "no address") + ")"
+	s := &ix.services[i]
+	spec := host
+	for _, h := range s.Hosts {
+		if hosts.Normalize(h) == host {
+			spec = h
+			break
+		}
+	}
+	return "ztunnel forwards the query (" + cmp.Or(s.NoAddressReason(spec), "no address") + ")"
 }
 
 // visible reports whether entry i exists for client.

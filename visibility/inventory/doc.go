@@ -148,5 +148,10 @@
 //
 // The views keep the inventory's slices and maps: do not modify an inventory after
 // building a view of it. The addresses of a service (Service.AddressesFor,
-// Service.AllAddresses) are those ztunnel's DNS proxy answers with.
+// Service.AllAddresses) are those ztunnel's DNS proxy answers with. Two details follow
+// Istio exactly, where a looser reading would be easy: an address Istio allocated belongs
+// to the host whose spelling in spec.hosts is exactly the one status.addresses records
+// (db.example.com does not get an allocation recorded for DB.example.com or
+// db.example.com.; Service.NoAddressReason says so), and an IPv4 address mapped into IPv6
+// (::ffff:10.0.0.1) stays an IPv6 address: it is not 10.0.0.1.
 package inventory

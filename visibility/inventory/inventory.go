@@ -70,8 +70,8 @@ type Service struct {
 	// compare without case and without a trailing dot.
 	Hosts []string `json:"hosts,omitempty"`
 	// Addresses are IPs and CIDRs: an IP is a /32 or /128 prefix (netip.PrefixFrom(ip,
-	// ip.BitLen())). IPv4 mapped into IPv6 counts as IPv4, and a CIDR's host bits are ignored
-	// (Load stores them unmapped and masked).
+	// ip.BitLen())), and a CIDR's host bits are ignored (Load stores it masked). IPv4 mapped
+	// into IPv6 stays IPv6, as Istio keeps it: ::ffff:10.0.0.1 is not 10.0.0.1.
 	Addresses []netip.Prefix `json:"addresses,omitempty"`
 	// ExportTo is a ServiceEntry's spec.exportTo, or a Kubernetes Service's
 	// networking.istio.io/exportTo annotation split at its commas (each value trimmed);
@@ -80,9 +80,9 @@ type Service struct {
 	CreationTime time.Time `json:"creationTime,omitzero"`
 	// Resolution is a ServiceEntry's spec.resolution; "" is NONE, as in Istio.
 	Resolution Resolution `json:"resolution,omitempty"`
-	// AutoAddresses are the addresses Istio allocated to a ServiceEntry, by host (its
-	// status.addresses), each an IP (a /32 or /128); they are the entry's addresses when it
-	// has none of its own (see AddressesFor).
+	// AutoAddresses are the addresses Istio allocated to a ServiceEntry, by host as
+	// status.addresses writes it, each an IP (a /32 or /128); they are the entry's addresses
+	// when it has none of its own (see AddressesFor, which matches the host exactly).
 	AutoAddresses map[string][]netip.Prefix `json:"autoAddresses,omitempty"`
 	// Labels are the object's labels: the auto-allocation opt-out
 	// (networking.istio.io/enable-autoallocate-ip: "false") and service scope read them.
@@ -140,6 +140,11 @@ func (s *Service) NoAddressReason(host string) string {
 	case strings.HasPrefix(host, "*") && s.Resolution != ResolutionDynamicDNS:
 		return "no spec.addresses, and a wildcard host gets none allocated unless the resolution is DYNAMIC_DNS"
 	}
+	for _, k := range slices.Sorted(maps.Keys(s.AutoAddresses)) {
+		if k != host && hosts.Normalize(k) == hosts.Normalize(host) {
+			return fmt.Sprintf("no spec.addresses, and status.addresses allocates for %q, not %q: Istio compares the hosts exactly, so none is allocated for this one", k, host)
+		}
+	}
 	return "no spec.addresses, and none allocated for this host (status.addresses)"
 }
 
@@ -147,8 +152,10 @@ func (s *Service) NoAddressReason(host string) string {
 // proxy sees them: its own addresses (a Kubernetes Service's cluster IPs, a ServiceEntry's
 // spec.addresses); else, for a ServiceEntry whose resolution is not NONE and that has not
 // opted out of auto-allocation, the addresses Istio allocated for that host — none for a
-// wildcard host (partial ones included) unless the resolution is DYNAMIC_DNS. The slice is
-// the service's own: read-only.
+// wildcard host (partial ones included) unless the resolution is DYNAMIC_DNS. host is the
+// host as spec.hosts writes it: Istio looks the allocation up by that exact string, so an
+// allocation whose host differs in case or by a trailing dot is not this host's (see
+// NoAddressReason). The slice is the service's own: read-only.
 func (s *Service) AddressesFor(host string) []netip.Prefix {
 	if len(s.Addresses) > 0 || !s.autoAllocates() {
 		return s.Addresses
@@ -156,26 +163,7 @@ func (s *Service) AddressesFor(host string) []netip.Prefix {
 	if strings.HasPrefix(host, "*") && s.Resolution != ResolutionDynamicDNS {
 		return nil
 	}
-	h := hosts.Normalize(host)
-	var out []netip.Prefix
-	n := 0
-	for k, a := range s.AutoAddresses { // keys compare as hosts do: without case or a trailing dot
-		if hosts.Normalize(k) == h {
-			out, n = a, n+1
-		}
-	}
-	if n <= 1 {
-		return out
-	}
-	// Two spellings of one host (a.x and A.X.): the union, in a fixed order.
-	out = nil
-	for _, k := range slices.Sorted(maps.Keys(s.AutoAddresses)) {
-		if hosts.Normalize(k) == h {
-			out = append(out, s.AutoAddresses[k]...)
-		}
-	}
-	slices.SortFunc(out, hosts.ComparePrefixes)
-	return slices.Compact(out)
+	return s.AutoAddresses[host]
 }
 
 // AllAddresses returns every address of the service: its own, else (auto-allocating) those

@@ -41,7 +41,7 @@ import (
 // Inventory.Domain is the cluster domain.
 //
 // Addresses are decoded into netip prefixes (an IP as a /32 or /128, IPv4 mapped into IPv6
-// unmapped, a CIDR masked); a cluster IP and an allocated address must be IPs. Every check
+// kept as IPv6, a CIDR masked); a cluster IP and an allocated address must be IPs. Every check
 // Validate makes is made here, by the same code, naming the document, the List item, the
 // object and the field as the user wrote them, one problem a line:
 //
@@ -287,7 +287,9 @@ func add(d *strict.Decoder, problems []*FieldError) {
 }
 
 // statusAddresses reads the addresses Istio allocated, status.addresses[] {value, host}, by
-// host; each value must be an IP and each host one of the entry's.
+// host as written; each value must be an IP and each host one of the entry's (compared as
+// hosts compare: a spelling differing in case or by a trailing dot is kept, and
+// Service.AddressesFor gives it to no host, as Istio does).
 func statusAddresses(d *strict.Decoder, o kube.Object, s *loadedService) map[string][]netip.Prefix {
 	st, ok := d.Object(o.Fields.Value("status"), "status")
 	if !ok {

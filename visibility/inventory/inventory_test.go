@@ -3,6 +3,7 @@ package inventory
 import (
 	"encoding/json"
 	"maps"
+	"net/netip"
 	"slices"
 	"strings"
 	"testing"
@@ -215,7 +216,8 @@ func TestLoaderAndValidateCheckAlike(t *testing.T) {
 	}
 }
 
-// TestLoadAddresses: addresses are decoded once, into canonical prefixes.
+// TestLoadAddresses: addresses are decoded once, into canonical prefixes: a CIDR masked, IPv4
+// mapped into IPv6 kept as IPv6 (as Istio keeps it).
 func TestLoadAddresses(t *testing.T) {
 	inv, err := Load([]byte(`kind: List
 items:
@@ -228,7 +230,7 @@ items:
   spec: {clusterIPs: [10.96.0.1, 'fd00::1']}
 `), "")
 	require.NoError(t, err)
-	assert.Equal(t, pfx("10.0.0.1", "10.0.0.0/8", "2001:db8::1", "10.2.0.0/16", "10.3.0.1"), inv.Services[0].Addresses)
+	assert.Equal(t, pfx("::ffff:10.0.0.1", "10.0.0.0/8", "2001:db8::1", "::ffff:10.2.0.0/112", "10.3.0.1"), inv.Services[0].Addresses)
 	assert.Equal(t, pfx("10.96.0.1", "fd00::1"), inv.Services[1].Addresses)
 
 	_, err = Load([]byte(`kind: List
@@ -248,6 +250,36 @@ items:
 		`items[0] (ServiceEntry shop/a): spec.addresses[2]: "nope" is not an IP or CIDR`,
 		`items[1] (Service shop/web): spec.clusterIP: "10.96.0.0/12" is not an IP`,
 	}, "\n"), err.Error())
+}
+
+// TestAllocatedAddressesMatchHostsExactly: Istio looks an allocation up by the host as
+// spec.hosts writes it, so one whose host differs in case or by a trailing dot is kept as
+// written but is no host's, and NoAddressReason names it; IPv4 mapped into IPv6 stays IPv6.
+func TestAllocatedAddressesMatchHostsExactly(t *testing.T) {
+	inv, err := Load([]byte(`kind: ServiceEntry
+metadata: {name: a, namespace: shop}
+spec: {hosts: [api.example.com, db.example.com, mq.example.com], resolution: DNS}
+status:
+  addresses:
+  - {host: api.example.com, value: 240.240.0.1}
+  - {host: api.example.com, value: '::ffff:240.240.0.2'}
+  - {host: DB.example.com, value: 240.240.0.3}
+  - {host: mq.example.com., value: 240.240.0.4}
+`), "")
+	require.NoError(t, err)
+	s := &inv.Services[0]
+	assert.Equal(t, map[string][]netip.Prefix{
+		"api.example.com": pfx("240.240.0.1", "::ffff:240.240.0.2"),
+		"DB.example.com":  pfx("240.240.0.3"),
+		"mq.example.com.": pfx("240.240.0.4"),
+	}, s.AutoAddresses)
+	assert.Equal(t, pfx("240.240.0.1", "::ffff:240.240.0.2"), s.AddressesFor("api.example.com"))
+	assert.Empty(t, s.AddressesFor("db.example.com"))
+	assert.Empty(t, s.AddressesFor("mq.example.com"))
+	assert.Equal(t, pfx("240.240.0.1", "::ffff:240.240.0.2"), s.AllAddresses())
+	assert.Empty(t, s.NoAddressReason("api.example.com"))
+	assert.Equal(t, `no spec.addresses, and status.addresses allocates for "DB.example.com", not "db.example.com": Istio compares the hosts exactly, so none is allocated for this one`, s.NoAddressReason("db.example.com"))
+	assert.Equal(t, `no spec.addresses, and status.addresses allocates for "mq.example.com.", not "mq.example.com": Istio compares the hosts exactly, so none is allocated for this one`, s.NoAddressReason("mq.example.com"))
 }
 
 // TestValidate: an inventory built in Go is checked as Load checks what it reads, every
