@@ -52,8 +52,9 @@ type Config struct {
 	// none; nil means ["*"]. ["~"] hides every VirtualService without an exportTo.
 	DefaultVirtualServiceExportTo []string `json:"defaultVirtualServiceExportTo,omitempty"`
 	// DefaultDestinationRuleExportTo is the exportTo of every DestinationRule that declares
-	// none; nil means ["*"]. Istio applies it only when it is exactly ["."]: any other value
-	// leaves such rules exported to every namespace.
+	// none; nil means ["*"]. Istio honours only "." in it: when the list holds "." (["."],
+	// or [".", "other"]), such rules stay in their own namespace; otherwise they are exported
+	// to every namespace, whatever namespaces the list names.
 	DefaultDestinationRuleExportTo []string `json:"defaultDestinationRuleExportTo,omitempty"`
 	// DiscoverySelectors, when there are any, limit what istiod sees to the namespaces whose
 	// labels match one of them: the Services, ServiceEntries, Sidecars, VirtualServices and
