@@ -10,22 +10,18 @@ import (
 	"github.com/meshscope/meshscope/exports"
 )
 
-// Request is the service a chain is compiled for, and where: the requesting datacenter,
-// partition and namespace, and the trust domain the targets' names and IDs are built in.
-// Empty Namespace and Partition mean "default"; Service, Datacenter and TrustDomain are
-// required.
+// Request is the service a chain is compiled for, and where: the requested service (its
+// partition and namespace are the requesting ones), the requesting datacenter, and the trust
+// domain the targets' names and IDs are built in. An empty Service.Namespace or
+// Service.Partition means "default"; Service.Name, Datacenter and TrustDomain are required.
 type Request struct {
-	Service     string
-	Namespace   string
-	Partition   string
+	Service     exports.ServiceName
 	Datacenter  string
 	TrustDomain string
 }
 
 // service returns the requested service, canonical.
-func (r Request) service() exports.ServiceName {
-	return exports.ServiceName{Partition: r.Partition, Namespace: r.Namespace, Name: r.Service}.Canonical()
-}
+func (r Request) service() exports.ServiceName { return r.Service.Canonical() }
 
 // Entries is the configuration a chain is compiled from.
 type Entries struct {
@@ -54,7 +50,10 @@ const DefaultConnectTimeout = 5 * time.Second
 // changes no other answer. It is safe for concurrent reads. The zero Chain has no targets:
 // TargetIDs returns nil, Explain renders only its header, and CheckPeerExport returns nil.
 type Chain struct {
-	Service, Namespace, Partition, Datacenter string
+	// Service is the requested service, canonical: its partition and namespace are those the
+	// chain was compiled in.
+	Service    exports.ServiceName
+	Datacenter string
 	// Protocol is the requested service's protocol, lower case; every local service the
 	// chain touches has it.
 	Protocol string
@@ -65,11 +64,6 @@ type Chain struct {
 
 	peerExport error     // CheckPeerExport's answer, worked out by Compile
 	findings   []Finding // Findings' answer, worked out by Compile
-}
-
-// ServiceName returns the chain's service: its partition, namespace and name.
-func (c *Chain) ServiceName() exports.ServiceName {
-	return exports.ServiceName{Partition: c.Partition, Namespace: c.Namespace, Name: c.Service}.Canonical()
 }
 
 // TargetIDs returns the IDs of the chain's targets, sorted; nil for a nil or zero Chain.
@@ -86,8 +80,11 @@ func (c *Chain) TargetIDs() []string {
 // IDs are "svc.ns.partition.dc", with a subset "subset.svc.ns.partition.dc", and for a peer
 // "svc.ns.partition.external.peer". The zero Target is no target; its fields are only data.
 type Target struct {
-	ID                                                      string
-	Service, Subset, Namespace, Partition, Datacenter, Peer string
+	ID string
+	// Service is the target's service, canonical; a peer target's partition is the
+	// requesting one.
+	Service                  exports.ServiceName
+	Subset, Datacenter, Peer string
 	// SNI and SpiffeID are the target's TLS server name and identity in the requesting trust
 	// domain; empty for peer targets, whose names the peer gives.
 	SNI, SpiffeID string
@@ -155,7 +152,7 @@ func (c *Chain) Explain() string {
 		return "chain <nil>"
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "chain %s (%s)", c.ServiceName(), c.Protocol)
+	fmt.Fprintf(&b, "chain %s (%s)", c.Service, c.Protocol)
 	start := c.Targets[c.Start]
 	if start == nil {
 		return b.String()

@@ -82,7 +82,7 @@ func Compile(req Request, e Entries) (*Chain, error) {
 // checkRequest reports the request's missing fields.
 func checkRequest(req Request) []error {
 	var errs []error
-	for _, f := range []struct{ name, value string }{{"Service", req.Service}, {"Datacenter", req.Datacenter}, {"TrustDomain", req.TrustDomain}} {
+	for _, f := range []struct{ name, value string }{{"Service.Name", req.Service.Name}, {"Datacenter", req.Datacenter}, {"TrustDomain", req.TrustDomain}} {
 		if f.value == "" {
 			errs = append(errs, &FieldError{Field: "Request." + f.name, Detail: "is required", Err: ErrRequest})
 		}

@@ -80,7 +80,7 @@ func (c *compiler) candidates(t key) (string, []candidate, *FailoverPolicy) {
 	if !found {
 		// DefaultForFailover: exactly when the requested service has no resolver at all.
 		start := key{ServiceName: c.req.service(), datacenter: c.req.Datacenter}
-		g := c.dff[c.req.Partition]
+		g := c.dff[c.req.Service.Partition]
 		if _, has := c.resolverOf(start.ServiceName); has || g == nil || t != start {
 			return "", nil, nil
 		}
@@ -129,7 +129,7 @@ func (c *compiler) candidates(t key) (string, []candidate, *FailoverPolicy) {
 // group finds a sameness group by name in the requesting partition, whichever resolver
 // names it, and records an error when there is none.
 func (c *compiler) group(t key, name string) *exports.SamenessGroup {
-	g := c.groups[[2]string{c.req.Partition, name}]
+	g := c.groups[[2]string{c.req.Service.Partition, name}]
 	if g == nil {
 		c.errs = append(c.errs, &FieldError{Value: name, Detail: fmt.Sprintf("sameness group missing for service %q", t.Name), Err: ErrMissingSamenessGroup})
 	}

@@ -36,13 +36,12 @@ func (cc *Compiler) compile(req Request) (*Chain, error) { return cc.compileFrom
 // Consul's server reads for it (asRead), or from every entry, as Consul's compiler does when
 // handed them all (the recorded vectors were made so).
 func (cc *Compiler) compileFrom(req Request, asRead bool) (*Chain, error) {
-	req.Namespace, req.Partition = orDefault(req.Namespace), orDefault(req.Partition)
+	req.Service = req.Service.Canonical()
 	c := &compiler{Compiler: cc, req: req, badProto: map[exports.ServiceName]bool{}}
-	ch := &Chain{Service: req.Service, Namespace: req.Namespace, Partition: req.Partition, Datacenter: req.Datacenter,
-		Targets: map[string]*Target{}}
+	ch := &Chain{Service: req.Service, Datacenter: req.Datacenter, Targets: map[string]*Target{}}
 	start := key{ServiceName: req.service(), datacenter: req.Datacenter}
 	if asRead {
-		c.loaded = cc.loadedFrom(start.ServiceName, req.Partition)
+		c.loaded = cc.loadedFrom(start.ServiceName, req.Service.Partition)
 	}
 	c.proto = c.protocol(start.ServiceName)
 	ch.Protocol = c.proto
@@ -79,7 +78,7 @@ func (c *compiler) protocol(k exports.ServiceName) string {
 func (c *compiler) touch(k exports.ServiceName) {
 	if p := c.protocol(k); p != c.proto && !c.badProto[k] {
 		c.badProto[k] = true
-		c.errs = append(c.errs, &FieldError{Value: p, Detail: fmt.Sprintf("discovery chain %q uses inconsistent protocols; service %q has %q which is not %q", c.req.Service, k.Short(), p, c.proto), Err: ErrProtocolMismatch})
+		c.errs = append(c.errs, &FieldError{Value: p, Detail: fmt.Sprintf("discovery chain %q uses inconsistent protocols; service %q has %q which is not %q", c.req.Service.Name, k.Short(), p, c.proto), Err: ErrProtocolMismatch})
 	}
 }
 
@@ -108,7 +107,7 @@ func (c *compiler) rewrite(t key, o options) key {
 	n.peer = o.peer
 	switch {
 	case n.peer != "": // a peer's service: no datacenter, the requesting partition
-		n.datacenter, n.Partition = "", c.req.Partition
+		n.datacenter, n.Partition = "", c.req.Service.Partition
 	case n.datacenter == "": // a peer's target made local
 		n.datacenter = c.req.Datacenter
 	}
@@ -117,8 +116,7 @@ func (c *compiler) rewrite(t key, o options) key {
 
 // add records target k, building its SNI, SPIFFE ID and proxy settings.
 func (c *compiler) add(ch *Chain, id string, k key, via []Step) {
-	t := &Target{ID: id, Service: k.Name, Subset: k.subset, Namespace: k.Namespace, Partition: k.Partition,
-		Datacenter: k.datacenter, Peer: k.peer, Via: via}
+	t := &Target{ID: id, Service: k.ServiceName, Subset: k.subset, Datacenter: k.datacenter, Peer: k.peer, Via: via}
 	if k.peer == "" {
 		s := sni.Service{Subset: k.subset, Service: k.Name, Namespace: k.Namespace, Partition: k.Partition, Datacenter: k.datacenter, TrustDomain: c.req.TrustDomain}
 		if err := s.Validate(); err != nil {
@@ -177,7 +175,7 @@ func (c *compiler) collides(ch *Chain, id string, k key) bool {
 	if !ok {
 		return false
 	}
-	pk := key{exports.ServiceName{Partition: prev.Partition, Namespace: prev.Namespace, Name: prev.Service}, prev.Subset, prev.Datacenter, prev.Peer}
+	pk := key{prev.Service, prev.Subset, prev.Datacenter, prev.Peer}
 	if pk.idKey() != k.idKey() {
 		c.errs = append(c.errs, &FieldError{Value: id, Detail: fmt.Sprintf("target ID %q names two different targets (%s and %s); rename one", id, pk, k)})
 		return true

@@ -114,7 +114,7 @@ func (st *store) compile(s exports.ServiceName) (*chain.Chain, error) {
 
 // request is the chain request for service s.
 func request(s exports.ServiceName, datacenter, trustDomain string) chain.Request {
-	return chain.Request{Service: s.Name, Namespace: s.Namespace, Partition: s.Partition, Datacenter: datacenter, TrustDomain: trustDomain}
+	return chain.Request{Service: s, Datacenter: datacenter, TrustDomain: trustDomain}
 }
 
 // consulWords returns each problem joined in err in Consul's words, without the path
@@ -246,9 +246,9 @@ func (st *store) peerExportsOf(partition string) *peerExports {
 // domain of its own, so that it never equals a local target's.
 func identityOf(t *chain.Target) spiffe.Service {
 	if t.Peer != "" {
-		return spiffe.Service{TrustDomain: "peer", Partition: t.Partition, Namespace: t.Namespace, Datacenter: t.Peer, Service: t.Service}
+		return spiffe.Service{TrustDomain: "peer", Partition: t.Service.Partition, Namespace: t.Service.Namespace, Datacenter: t.Peer, Service: t.Service.Name}
 	}
-	return spiffe.Service{TrustDomain: "local", Partition: t.Partition, Namespace: t.Namespace, Datacenter: t.Datacenter, Service: t.Service}
+	return spiffe.Service{TrustDomain: "local", Partition: t.Service.Partition, Namespace: t.Service.Namespace, Datacenter: t.Datacenter, Service: t.Service.Name}
 }
 
 // nonFailoverTargets returns the IDs of the chain's targets that no failover list names,

@@ -209,7 +209,7 @@ func TestDiffProperties(t *testing.T) {
 }
 
 func TestUpstream(t *testing.T) {
-	c, err := chain.Compile(chain.Request{Service: "db", Datacenter: "dc1", TrustDomain: td},
+	c, err := chain.Compile(chain.Request{Service: exports.ServiceName{Name: "db"}, Datacenter: "dc1", TrustDomain: td},
 		chain.Entries{Resolvers: []chain.ServiceResolver{{Name: "db", Failover: map[string]chain.Failover{"*": {Targets: []chain.FailoverTarget{{Peer: "east"}}}}}}})
 	require.NoError(t, err)
 	sent := PeerMeta{SNI: []string{"db.default.default.west.external.peer.consul"}, SpiffeID: []string{"spiffe://peer.consul/ns/default/dc/dc9/svc/db"}, Protocol: "tcp"}
@@ -239,7 +239,7 @@ func TestUpstream(t *testing.T) {
 			assert.Zero(t, got)
 		})
 	}
-	hc, err := chain.Compile(chain.Request{Service: "api", Partition: "ap1", Datacenter: "dc1", TrustDomain: td},
+	hc, err := chain.Compile(chain.Request{Service: exports.ServiceName{Partition: "ap1", Name: "api"}, Datacenter: "dc1", TrustDomain: td},
 		chain.Entries{DefaultProtocol: "http", Resolvers: []chain.ServiceResolver{{Name: "api", Partition: "ap1", Redirect: &chain.Redirect{Service: "api", Peer: "east"}}}})
 	require.NoError(t, err)
 	_, err = Upstream(hc, hc.Start, PeerMeta{SNI: []string{"x"}})

@@ -12,7 +12,7 @@ const td = "11111111-2222-3333-4444-555555555555.consul"
 
 func ExampleBuild() {
 	c, err := chain.Compile(
-		chain.Request{Service: "mysql", Datacenter: "dc1", TrustDomain: td},
+		chain.Request{Service: exports.ServiceName{Name: "mysql"}, Datacenter: "dc1", TrustDomain: td},
 		chain.Entries{Resolvers: []chain.ServiceResolver{{Name: "mysql", Failover: map[string]chain.Failover{"*": {Service: "failover"}}}}},
 	)
 	if err != nil {
@@ -34,7 +34,7 @@ func ExampleBuild() {
 
 func ExampleExplain() {
 	c, _ := chain.Compile(
-		chain.Request{Service: "web", Datacenter: "dc1", TrustDomain: td},
+		chain.Request{Service: exports.ServiceName{Name: "web"}, Datacenter: "dc1", TrustDomain: td},
 		chain.Entries{Resolvers: []chain.ServiceResolver{{Name: "web", Redirect: &chain.Redirect{Service: "web-v2"}}}},
 	)
 	for _, o := range peermeta.Explain(peermeta.Exporter{Peer: "east", Datacenter: "dc1", TrustDomain: td}, c) {
@@ -154,7 +154,7 @@ func ExampleConfig_Apply() {
 // ExampleUpstream is the importer's side: the chain of web fails over to the peer east, and
 // east sent a PeerMeta for web.
 func ExampleUpstream() {
-	c, err := chain.Compile(chain.Request{Service: "web", Datacenter: "dc1", TrustDomain: td}, chain.Entries{
+	c, err := chain.Compile(chain.Request{Service: exports.ServiceName{Name: "web"}, Datacenter: "dc1", TrustDomain: td}, chain.Entries{
 		Resolvers: []chain.ServiceResolver{{Name: "web", Failover: map[string]chain.Failover{"*": {Targets: []chain.FailoverTarget{{Peer: "east"}}}}}},
 	})
 	if err != nil {

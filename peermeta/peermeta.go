@@ -117,7 +117,7 @@ func build(x Exporter, c *chain.Chain) (PeerMeta, []Origin) {
 		return PeerMeta{}, nil
 	}
 	m := PeerMeta{
-		SNI:      []string{sni.Peered{Service: c.Service, Namespace: c.Namespace, Partition: c.Partition, Peer: x.Peer, TrustDomain: x.TrustDomain}.String()},
+		SNI:      []string{sni.Peered{Service: c.Service.Name, Namespace: c.Service.Namespace, Partition: c.Service.Partition, Peer: x.Peer, TrustDomain: x.TrustDomain}.String()},
 		Protocol: c.Protocol,
 	}
 	var origins []Origin
@@ -131,7 +131,7 @@ func build(x Exporter, c *chain.Chain) (PeerMeta, []Origin) {
 		origins = append(origins, Origin{SpiffeID: id, From: from})
 		return &origins[len(origins)-1]
 	}
-	add(spiffe.Service{TrustDomain: x.TrustDomain, Partition: c.Partition, Namespace: c.Namespace, Datacenter: x.Datacenter, Service: c.Service}.String(), FromService)
+	add(spiffe.Service{TrustDomain: x.TrustDomain, Partition: c.Service.Partition, Namespace: c.Service.Namespace, Datacenter: x.Datacenter, Service: c.Service.Name}.String(), FromService)
 	add(spiffe.MeshGateway{TrustDomain: x.TrustDomain, Partition: x.partition(), Datacenter: x.Datacenter}.String(), FromMeshGateway)
 	if !chain.IsHTTPLike(c.Protocol) {
 		for _, tid := range c.TargetIDs() {

@@ -141,7 +141,7 @@ func Replicate(in Input) (Replication, error) {
 			rep.Plain = append(rep.Plain, s)
 			continue
 		}
-		c, err := cc.Compile(chain.Request{Service: s.Name, Namespace: s.Namespace, Partition: s.Partition, Datacenter: x.Datacenter, TrustDomain: x.TrustDomain})
+		c, err := cc.Compile(chain.Request{Service: s, Datacenter: x.Datacenter, TrustDomain: x.TrustDomain})
 		if err == nil {
 			rep.Findings = append(rep.Findings, c.Findings()...)
 			err = c.CheckPeerExport()
@@ -292,7 +292,7 @@ func connectServices(in Input) map[exports.ServiceName]bool {
 // reachesConsul says which target of the chain is the reserved consul service, if any.
 func reachesConsul(c *chain.Chain) error {
 	for _, id := range c.TargetIDs() {
-		if t := c.Targets[id]; t.Peer == "" && t.Service == exports.ReservedService {
+		if t := c.Targets[id]; t.Peer == "" && t.Service.Name == exports.ReservedService {
 			return &FieldError{Value: id, Detail: fmt.Sprintf("its chain reaches the reserved %s service (target %s); it is never exported", exports.ReservedService, id), Err: ErrReservedService}
 		}
 	}

@@ -55,7 +55,7 @@ func (r *report) explainService(arg string, x *exports.Exports, in *inputs) (*ex
 		return nil, fmt.Errorf("-explain %q: no such service in the catalog or the resolvers; services: %s", arg, list(names))
 	}
 	e := &explanation{Rule: x.Explain(s), PeerSafe: "safe"}
-	c, err := chain.Compile(chain.Request{Service: s.Name, Namespace: s.Namespace, Partition: s.Partition, Datacenter: r.Datacenter, TrustDomain: r.TrustDomain}, in.config.Entries)
+	c, err := chain.Compile(chain.Request{Service: s, Datacenter: r.Datacenter, TrustDomain: r.TrustDomain}, in.config.Entries)
 	if err != nil {
 		e.ChainErr = err.Error()
 		e.PeerSafe = "no chain"
