@@ -42,12 +42,14 @@ func targetOptions(ft FailoverTarget) options {
 // changing them after NewCompiler changes nothing. The zero Compiler compiles as if it had
 // no entries.
 type Compiler struct {
-	resolvers map[exports.ServiceName]*indexed // by canonical service
-	nodes     []indexed                        // the same, by position in Entries.Resolvers
-	unsafe    bool                             // some resolver is not peer-export safe
-	sameness  bool                             // some resolver names a sameness group
-	safety    *safetyCache                     // CheckPeerExport's answers, built on first use
-	protocols map[exports.ServiceName]string   // by canonical service
+	resolvers map[exports.ServiceName]*indexed  // by canonical service
+	nodes     []indexed                         // the same, by position in Entries.Resolvers
+	routers   map[exports.ServiceName]*router   // by canonical service, normalised
+	splitters map[exports.ServiceName]*splitter // by canonical service, normalised
+	unsafe    bool                              // some resolver is not peer-export safe
+	sameness  bool                              // some resolver names a sameness group
+	safety    map[string]*safety                // CheckPeerExport's answers, by requesting partition (see safetyOf)
+	protocols map[exports.ServiceName]string    // by canonical service
 	defProto  string
 	groups    map[[2]string]*exports.SamenessGroup // by partition and name
 	dff       map[string]*exports.SamenessGroup    // partition -> its DefaultForFailover group
@@ -129,7 +131,8 @@ func NewCompiler(e Entries) (*Compiler, error) {
 		cc.unsafe = cc.unsafe || all[i].peerUnsafe != ""
 	}
 	cc.linkConsulted(all)
-	cc.nodes, cc.safety = all, &safetyCache{}
+	cc.nodes = all
+	cc.indexRouting(e, &c)
 	keys := slices.SortedFunc(maps.Keys(e.Protocols), func(a, b exports.ServiceName) int {
 		return cmp.Or(strings.Compare(a.Partition, b.Partition), strings.Compare(a.Namespace, b.Namespace), strings.Compare(a.Name, b.Name))
 	})
@@ -161,5 +164,6 @@ func NewCompiler(e Entries) (*Compiler, error) {
 	if err := c.Err(); err != nil {
 		return nil, err
 	}
+	cc.buildSafetyTables(e.SamenessGroups)
 	return cc, nil
 }

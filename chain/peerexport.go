@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sync"
 
 	"github.com/meshscope/meshscope/exports"
 )
@@ -39,9 +38,8 @@ var ErrPeerExport = errors.New("not peer-export safe")
 // it), or as partition/namespace/name when either is not default.
 //
 // Compile works the answer out from the resolvers the chain was compiled from — in constant
-// time, from a table of every resolver's answer that a Compiler builds once per requesting
-// partition, at a cost linear in the resolvers — and CheckPeerExport returns it. The error
-// is read-only.
+// time, from a table of every resolver's answer that NewCompiler builds, at a cost linear in
+// the resolvers — and CheckPeerExport returns it. The error is read-only.
 func (c *Chain) CheckPeerExport() error {
 	if c == nil {
 		return nil
@@ -49,35 +47,50 @@ func (c *Chain) CheckPeerExport() error {
 	return c.peerExport
 }
 
-// checkPeerExport works out CheckPeerExport's answer for the requested service (canonical).
-// A sameness group a resolver names is the group of the requested service's partition, as
-// in compiling; when the service has no resolver, its partition's DefaultForFailover group
-// stands for one (see Compile). The answer is the first problem a breadth-first walk from
-// the service meets; it is read from the partition's safety table (see safetyOf), so that
-// checking every service of a partition costs what one walk over all resolvers costs.
-func (c *Compiler) checkPeerExport(start exports.ServiceName) error {
-	if !c.unsafe {
-		return nil // nothing unsafe to reach
-	}
-	s := c.safetyOf(start.Partition)
-	reason := ""
-	if r, ok := c.resolvers[start]; ok {
-		reason = s.reason[r.pos]
-	} else if g := c.dff[start.Partition]; g != nil {
-		best := -1 // the first member nearest to a problem
-		c.members(g, start.Name, start.Namespace, func(n *indexed) {
-			if d := s.dist[n.pos]; d >= 0 && (best < 0 || d < s.dist[best]) {
-				best = n.pos
-			}
-		})
-		if best >= 0 {
-			reason = s.reason[best]
+// checkPeerExport works out CheckPeerExport's answer for the chain of start (canonical) whose routing reads (see
+// routingReads) are seeds, and whose first route or split leaving its partition, if any,
+// is routing. A sameness group a resolver names is the group of the requesting partition,
+// as in compiling; a service without a resolver has its partition's DefaultForFailover
+// group stand for one (see Compile). The resolvers' answer is, for the first of seeds that
+// has one, the first problem a breadth-first walk from its resolver meets; it is read from
+// the partition's safety table (see safetyOf), so that checking every service of a
+// partition costs what one walk over all resolvers costs.
+func (c *Compiler) checkPeerExport(start exports.ServiceName, seeds []exports.ServiceName, routing string) error {
+	reason := routing
+	for _, s := range seeds {
+		if reason != "" || !c.unsafe {
+			break
 		}
+		reason = c.resolverReason(s)
 	}
 	if reason == "" {
 		return nil
 	}
 	return &FieldError{Value: start.String(), Detail: fmt.Sprintf("peer exported service %q contains %s", start.Short(), reason), Err: ErrPeerExport}
+}
+
+// resolverReason returns the first problem the walk from the resolver of s (canonical) meets
+// — for a service without a resolver, from the resolvers its partition's DefaultForFailover
+// group makes Consul's server read — or "".
+func (c *Compiler) resolverReason(s exports.ServiceName) string {
+	t := c.safetyOf(s.Partition)
+	if r, ok := c.resolvers[s]; ok {
+		return t.reason[r.pos]
+	}
+	g := c.dff[s.Partition]
+	if g == nil {
+		return ""
+	}
+	best := -1 // the first member nearest to a problem
+	c.members(g, s.Name, s.Namespace, func(n *indexed) {
+		if d := t.dist[n.pos]; d >= 0 && (best < 0 || d < t.dist[best]) {
+			best = n.pos
+		}
+	})
+	if best < 0 {
+		return ""
+	}
+	return t.reason[best]
 }
 
 // safety is, for every resolver (by its position), the problem a breadth-first walk from it
@@ -88,30 +101,30 @@ type safety struct {
 	dist   []int
 }
 
-// safetyCache holds the safety tables built so far, one per requesting partition when some
-// resolver names a sameness group (whose members depend on the partition), else one for all.
-type safetyCache struct {
-	mu     sync.Mutex
-	tables map[string]*safety
-}
-
-// safetyOf returns the safety table for chains requested in partition, building it on first
-// use (once; safe for concurrent use).
+// safetyOf returns the safety table for chains requested in partition: NewCompiler builds
+// one for each partition with sameness groups (whose members a resolver's group names) and
+// one for every other partition; none when no resolver is unsafe.
 func (c *Compiler) safetyOf(partition string) *safety {
-	if !c.sameness {
-		partition = ""
-	}
-	c.safety.mu.Lock()
-	defer c.safety.mu.Unlock()
-	if s, ok := c.safety.tables[partition]; ok {
+	if s, ok := c.safety[partition]; ok {
 		return s
 	}
-	s := c.buildSafety(partition)
-	if c.safety.tables == nil {
-		c.safety.tables = map[string]*safety{}
+	return c.safety[""]
+}
+
+// buildSafetyTables builds the safety tables safetyOf gives, when some resolver is unsafe.
+func (c *Compiler) buildSafetyTables(groups []exports.SamenessGroup) {
+	if !c.unsafe {
+		return
 	}
-	c.safety.tables[partition] = s
-	return s
+	c.safety = map[string]*safety{"": c.buildSafety("")}
+	if !c.sameness {
+		return
+	}
+	for _, g := range groups {
+		if p := orDefault(g.Partition); c.safety[p] == nil {
+			c.safety[p] = c.buildSafety(p)
+		}
+	}
 }
 
 // buildSafety works out every resolver's answer in time linear in the resolvers and what

@@ -211,7 +211,7 @@ func TestCheckPeerExportAgainstReference(t *testing.T) {
 					s := exports.ServiceName{Partition: part, Namespace: ns, Name: svc}
 					want := refPeerExport(rs, groups, s)
 					got := ""
-					if err := cc.checkPeerExport(s); err != nil {
+					if err := cc.checkPeerExport(s, []exports.ServiceName{s.Canonical()}, ""); err != nil {
 						got = err.(*FieldError).Detail
 						unsafe++
 					} else {
@@ -245,7 +245,7 @@ func failoverLine(n int) Entries {
 // checkAll checks every service of the line, as replicating them all does.
 func checkAll(tb testing.TB, cc *Compiler, n int) {
 	for i := range n {
-		if cc.checkPeerExport(exports.ServiceName{Partition: "default", Namespace: "default", Name: fmt.Sprintf("s%d", i)}) == nil {
+		if cc.checkPeerExport(exports.ServiceName{}, []exports.ServiceName{{Partition: "default", Namespace: "default", Name: fmt.Sprintf("s%d", i)}}, "") == nil {
 			tb.Fatalf("s%d is safe", i)
 		}
 	}
