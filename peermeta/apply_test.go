@@ -49,9 +49,9 @@ func TestApply(t *testing.T) {
 	assert.Equal(t, "2s", c.Entries.Resolvers[0].ConnectTimeout.String(), "an accepted entry replaces the stored one, in its place")
 	assert.Equal(t, "web", c.Entries.Resolvers[1].Name)
 	assert.Len(t, c.Entries.Protocols, 2)
-	require.Len(t, c.Findings, 1)
-	assert.Equal(t, RoutingNotModelled, c.Findings[0].Code, "a kind the write path does not model is accepted unjudged, and named")
-	assert.Equal(t, "value 3 (service-router web)", c.Findings[0].Path)
+	assert.Empty(t, c.Findings)
+	require.Len(t, c.Entries.Routers, 1, "a router is judged and stored like a resolver")
+	assert.Equal(t, "web", c.Entries.Routers[0].Name)
 	assert.Equal(t, "1s", kept.Entries.Resolvers[0].ConnectTimeout.String(), "a copy made before Apply keeps what it held")
 	assert.Len(t, kept.Entries.Protocols, 1)
 
@@ -146,7 +146,7 @@ func TestApplyStore(t *testing.T) {
 func TestConfigKindsAndLocation(t *testing.T) {
 	c, err := LoadConfig([]byte(configRead))
 	require.NoError(t, err)
-	assert.Equal(t, []string{"exported-services", "service-resolver", "sameness-group", "service-defaults", "proxy-defaults"}, c.Kinds())
+	assert.Equal(t, []string{"exported-services", "service-resolver", "service-router", "sameness-group", "service-defaults", "proxy-defaults"}, c.Kinds())
 	assert.Empty(t, (&Config{}).Kinds())
 
 	gw := func(node, dc, partition string) CheckServiceNode {

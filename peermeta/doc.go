@@ -41,14 +41,14 @@
 // # Replication, as Consul decides it
 //
 // Replicate puts it together for one peer: given the compiled exports, the catalog with each
-// service's kind, the resolver entries and the mesh gateways, it returns every service the
-// peer receives, sorted. A "*" rule exports the namespace's typical catalog services and the
-// names of its resolver entries, as Consul does — never a mesh, terminating, ingress or API
+// service's kind, the discovery chain entries and the mesh gateways, it returns every service
+// the peer receives, sorted. A "*" rule exports the namespace's typical catalog services and
+// the names of its resolver, router and splitter entries, as Consul does — never a mesh, terminating, ingress or API
 // gateway, nor a sidecar proxy such as web-sidecar-proxy — and an exact rule the service it
 // names, whatever its kind. A catalog service whose kind the caller does not know
 // (Input.Unclassified: /v1/catalog/services does not say it) is not exported by "*", and is
-// reported where a "*" rule would match it. Only connect services — with a service-resolver
-// entry, a connect-enabled instance or a terminating gateway (Input.Connect) — get a chain
+// reported where a "*" rule would match it. Only connect services — with a service-resolver,
+// service-router or service-splitter entry, a connect-enabled instance or a terminating gateway (Input.Connect) — get a chain
 // and a PeerMeta; the others are listed in Plain, replicated without one. It reports —
 // rather than drops — services whose chain does not compile or that Consul would refuse to
 // export to a peer (a cross-datacenter, cross-peer or cross-partition redirect, or a
@@ -61,7 +61,7 @@
 // message; the level is the code's): Replication.Findings (UnionDiffers where Consul's union
 // of rules replicates a service meshscope's one rule does not, UnknownKind, and the chains'
 // own, such as chain.PeerTargetResolvedLocally), CheckGateways (NoMeshGateway,
-// GatewaysCritical) and Config.Findings (EntrySkipped, RoutingNotModelled). Each fact is
+// GatewaysCritical) and Config.Findings (EntrySkipped). Each fact is
 // reported once: a service not replicated is in Replication.Failed or Excluded, each chain a
 // refused write breaks in ReplicationDiff.Refused, and their AllFindings methods give those
 // as findings too (NotReplicated, Excluded, WriteRefused), so that a program prints and gates

@@ -37,7 +37,8 @@ type Input struct {
 	// a program names its own flags here ("-catalog output of /v1/internal/ui/services").
 	// "" names the Consul outputs that say kinds (DefaultKindsFrom).
 	KindsFrom string
-	// Entries are the service-resolver entries, the services' protocols and the sameness
+	// Entries are the service-resolver, service-router and service-splitter entries, the
+	// services' protocols and the sameness
 	// groups.
 	Entries chain.Entries
 	// Gateways are the local mesh gateway instances (as /v1/health/service/mesh-gateway
@@ -45,7 +46,8 @@ type Input struct {
 	Gateways []CheckServiceNode
 	// Connect lists the services that have a connect-enabled instance (a sidecar proxy for
 	// them, or a connect-native instance) or sit behind a terminating gateway. With the
-	// services that have a service-resolver entry, they are the connect services: the only
+	// services that have a service-resolver, service-router or service-splitter entry, they
+	// are the connect services: the only
 	// ones replicated with a discovery chain.
 	Connect []exports.ServiceName
 }
@@ -108,11 +110,13 @@ type Exported struct {
 
 // Replicate decides what the peer Exporter.Peer receives: the services of the exporter's
 // partition whose one exported-services rule names the peer (under a "*" rule, the
-// namespace's typical catalog services and the names of its service-resolver entries; under
+// namespace's typical catalog services and the names of its service-resolver, service-router
+// and service-splitter entries; under
 // an exact rule the service it names, in the catalog or not, whatever its kind), sorted by
 // partition, namespace and name.
 //
-// Connect services — those with a service-resolver entry, or listed in Input.Connect — are
+// Connect services — those with a service-resolver, service-router or service-splitter
+// entry, or listed in Input.Connect — are
 // replicated with a discovery chain: each with its PeerMeta (see Build), the origin of each
 // SPIFFE ID, and one synthetic instance per mesh gateway instance (see Synthesize). The
 // others are listed in Plain. A connect service is not replicated, and is listed with the
@@ -208,7 +212,8 @@ func (in Input) exported(rep *Replication) []export {
 }
 
 // Candidates returns the services the exporter's partition could export to a peer — its
-// catalog services (of any kind, classified or not), the names of its resolver entries and
+// catalog services (of any kind, classified or not), the names of its resolver, router and
+// splitter entries and
 // of its exact rules — canonical, sorted, once each. Replicate decides which of them the peer
 // receives.
 func (in Input) Candidates() []exports.ServiceName {
@@ -228,7 +233,8 @@ type candidate struct {
 }
 
 // candidates returns the names the exporter's partition could export — its catalog services,
-// the names of its resolver entries and of its exact rules — canonical, sorted, once each.
+// the names of its resolver, router and splitter entries and of its exact rules — canonical,
+// sorted, once each.
 func (in Input) candidates() []candidate {
 	part := in.Exporter.partition()
 	var out []candidate
@@ -251,8 +257,8 @@ func (in Input) candidates() []candidate {
 			add(s, kinds[s] == KindTypical, false)
 		}
 	}
-	for i := range in.Entries.Resolvers {
-		add(in.Entries.Resolvers[i].ServiceName(), true, false)
+	for _, s := range chainNames(in.Entries) {
+		add(s, true, false)
 	}
 	if e, ok := in.Exports.Entry(part); ok {
 		for _, r := range e.Services {
@@ -276,17 +282,34 @@ func (in Input) candidates() []candidate {
 	return merged
 }
 
-// connectServices returns the set of connect services: those with a resolver entry and
-// those in Input.Connect, canonical.
+// connectServices returns the set of connect services: those with a resolver, router or
+// splitter entry and those in Input.Connect, canonical.
 func connectServices(in Input) map[exports.ServiceName]bool {
-	set := make(map[exports.ServiceName]bool, len(in.Entries.Resolvers)+len(in.Connect))
-	for i := range in.Entries.Resolvers {
-		set[in.Entries.Resolvers[i].ServiceName()] = true
+	names := chainNames(in.Entries)
+	set := make(map[exports.ServiceName]bool, len(names)+len(in.Connect))
+	for _, s := range names {
+		set[s] = true
 	}
 	for _, s := range in.Connect {
 		set[s.Canonical()] = true
 	}
 	return set
+}
+
+// chainNames returns Consul's discovery chain names of e: the services of its resolver,
+// router and splitter entries, canonical, in that order (a name may repeat).
+func chainNames(e chain.Entries) []exports.ServiceName {
+	out := make([]exports.ServiceName, 0, len(e.Resolvers)+len(e.Routers)+len(e.Splitters))
+	for i := range e.Resolvers {
+		out = append(out, e.Resolvers[i].ServiceName())
+	}
+	for i := range e.Routers {
+		out = append(out, e.Routers[i].ServiceName())
+	}
+	for i := range e.Splitters {
+		out = append(out, e.Splitters[i].ServiceName())
+	}
+	return out
 }
 
 // reachesConsul says which target of the chain is the reserved consul service, if any.

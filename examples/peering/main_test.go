@@ -363,7 +363,8 @@ func TestErrorsNameFileAndValue(t *testing.T) {
 }
 
 // TestEveryKindAndBOM: -config takes whatever `consul config read` prints, of every kind, and
-// says what it skipped; a UTF-8 byte-order mark is accepted in every file.
+// says what it skipped; a UTF-8 byte-order mark is accepted in every file. A router is read:
+// on a tcp service, its chain is Consul's refusal.
 func TestEveryKindAndBOM(t *testing.T) {
 	files := userFiles(t)
 	extra := write(t, "extra.json", "\uFEFF"+`{"Kind":"mesh","Name":"mesh","Peering":{"PeerThroughMeshGateways":true}}
@@ -379,7 +380,7 @@ func TestEveryKindAndBOM(t *testing.T) {
 	}
 	code, out, errOut := runArgs(t, append(files, "-config", extra)...)
 	require.Equal(t, 0, code, errOut)
-	assert.Contains(t, words(out), words(extra+`: value 2 (service-router api-v2): a service-router changes the discovery chain of "api-v2"`))
+	assert.Contains(t, words(out), words(`ERROR NotReplicated default/default/api-v2 (peer south): discovery chain "api-v2" uses a protocol "tcp" that does not permit advanced routing or splitting behavior`))
 	assert.Contains(t, words(out), words("NOTE EntrySkipped "+extra+": value 1 (mesh mesh): not read: mesh-wide settings do not change what is replicated"))
 	assert.Contains(t, words(out), "NOTE EntrySkipped "+extra+": value 4 (ingress-gateway edge)")
 	assert.Contains(t, out, "PEER north")

@@ -24,8 +24,7 @@ const (
 	WriteRefused Code = "WriteRefused"
 
 	// peermeta: reading `consul config read` output
-	EntrySkipped       Code = "EntrySkipped"
-	RoutingNotModelled Code = "RoutingNotModelled"
+	EntrySkipped Code = "EntrySkipped"
 )
 
 // consulLevel is the level of a code of the Consul half; ok is false for any other code.
@@ -33,7 +32,7 @@ func consulLevel(c Code) (l Level, ok bool) {
 	switch c {
 	case EntrySkipped, SplitWeightsRounded:
 		return Note, true
-	case PeerTargetResolvedLocally, RouteUnreachable, SplitProtocolDiffers, Excluded, UnionDiffers, UnknownKind, NoMeshGateway, GatewaysCritical, RoutingNotModelled:
+	case PeerTargetResolvedLocally, RouteUnreachable, SplitProtocolDiffers, Excluded, UnionDiffers, UnknownKind, NoMeshGateway, GatewaysCritical:
 		return Warning, true
 	case NotReplicated, WriteRefused, HeaderMergePanics:
 		return Error, true
