@@ -73,15 +73,20 @@ func (c *compiler) checkCycles(ch *Chain) {
 // nested splitter by that splitter's splits, as Consul's compiler does: the weight is the
 // outer weight times the inner over 100, rounded again (float32, RoundWeight), and the
 // definition is the inner split's with the outer split's header changes merged in (see
-// ServiceSplit.underParent), outermost first. Then the nodes nothing reaches go. Where a
-// merge is one Consul 1.16.0's server panics on, the chain's findings say so
-// (ServerPanics).
+// ServiceSplit.underParent), outermost first. Then the nodes nothing reaches go: the nested
+// splitters, which only splits reached. Where a merge is one Consul 1.16.0's server panics
+// on, the chain's findings say so (HeaderMergePanics).
 func (c *compiler) flatten(ch *Chain) {
-	kept := c.reachable(ch, func(n *Node) []Split { return n.Splits })
+	roots := []string{ch.StartNode}
+	if n := ch.Nodes[ch.StartNode]; n != nil {
+		for _, r := range n.Routes {
+			roots = append(roots, r.NextNode)
+		}
+	}
 	flat := make(map[string][]Split)
-	for _, k := range kept {
+	for _, k := range roots {
 		n := ch.Nodes[k]
-		if n.Type != NodeSplitter || !c.nested(ch, n) {
+		if _, done := flat[k]; done || n == nil || n.Type != NodeSplitter || !c.nested(ch, n) {
 			continue
 		}
 		out, panics := c.flattenNode(ch, n)
@@ -98,7 +103,7 @@ func (c *compiler) flatten(ch *Chain) {
 		ch.Nodes[k].Splits = splits
 	}
 	keep := make(map[string]bool, len(ch.Nodes))
-	for _, k := range c.reachable(ch, func(n *Node) []Split { return n.Splits }) {
+	for _, k := range c.reachable(ch) {
 		keep[k] = true
 	}
 	for k := range ch.Nodes {
@@ -119,8 +124,8 @@ func (c *compiler) nested(ch *Chain, n *Node) bool {
 }
 
 // reachable returns the keys of the nodes reached from the start node through routes and
-// the splits splitsOf gives, each once, in the order first reached.
-func (c *compiler) reachable(ch *Chain, splitsOf func(*Node) []Split) []string {
+// splits, each once, in the order first reached.
+func (c *compiler) reachable(ch *Chain) []string {
 	seen := map[string]bool{ch.StartNode: true}
 	order := []string{ch.StartNode}
 	for i := 0; i < len(order); i++ {
@@ -137,7 +142,7 @@ func (c *compiler) reachable(ch *Chain, splitsOf func(*Node) []Split) []string {
 		for _, r := range n.Routes {
 			visit(r.NextNode)
 		}
-		for _, s := range splitsOf(n) {
+		for _, s := range n.Splits {
 			visit(s.NextNode)
 		}
 	}
