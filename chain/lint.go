@@ -31,7 +31,7 @@ const (
 	// service's own chain (and a proxy calling it directly) uses the service's protocol.
 	SplitProtocolDiffers = report.SplitProtocolDiffers
 	// SplitWeightsRounded (note): a splitter's weights sum to 100 only once rounded to 0.01
-	// (33.335, 33.335 and 33.33), or a flattened splitter node's weights, each rounded again,
+	// (66.666 and 33.333), or a flattened splitter node's weights, each rounded again,
 	// do not sum to 100: the shares a proxy is given are not the ones written.
 	SplitWeightsRounded = report.SplitWeightsRounded
 )
