@@ -41,8 +41,7 @@ func (c *compiler) findings(ch *Chain) []Finding {
 	out := c.peerFindings(ch)
 	if c.panicAt != "" {
 		out = append(out, report.New(fmt.Sprintf("chain %s", ch.Service), HeaderMergePanics,
-			"flattening %s merges header changes into a nil map: Consul 1.16.0's server panics compiling this chain "+
-				"(MergeHTTPHeaderModifiers), so a write that makes it crashes the server and is not stored; meshscope merges them", c.panicAt))
+			"flattening %s merges header changes into a nil map (Consul's MergeHTTPHeaderModifiers): Consul 1.16.0's server panics compiling this chain; meshscope merges them", c.panicAt))
 	}
 	if r := c.routers[ch.Service]; r != nil {
 		out = append(out, unreachableRoutes(r)...)

@@ -93,7 +93,7 @@ func (st *store) judge(s exports.ServiceName, key entryKey, prev *entry) (reason
 	}
 	for _, f := range c.Findings() {
 		if f.Code == chain.HeaderMergePanics {
-			return []string{where + "Consul 1.16.0's server panics on this write (assignment to entry in nil map): " + f.Message}, true
+			return []string{where + "Consul 1.16.0's server panics on this write (assignment to entry in nil map) and does not store it: " + f.Message}, true
 		}
 	}
 	if !st.exportedToPeer(s) {
