@@ -159,7 +159,9 @@ func enterpriseRefusal(stage, msg string) bool {
 // default namespace's splitter and resolver for it, and Enterprise the named one's.
 func namesOtherNamespace(raw json.RawMessage) bool {
 	var e struct {
-		Routes []struct{ Destination *struct{ Namespace, Partition string } }
+		Routes []struct {
+			Destination *struct{ Namespace, Partition string }
+		}
 		Splits []struct{ Namespace, Partition string }
 	}
 	if err := json.Unmarshal(raw, &e); err != nil {
