@@ -89,11 +89,10 @@ func ExampleChain_ExplainRequest() {
 	if err != nil {
 		panic(err)
 	}
-	r, err := chain.ParseHTTPRequest("GET /api/v2/users?page=3")
+	r, err := chain.ParseHTTPRequest("GET /api/v2/users?page=3", "X-Env: staging")
 	if err != nil {
 		panic(err)
 	}
-	r.Header = map[string]string{"X-Env": "staging"}
 	x, err := c.ExplainRequest(r)
 	if err != nil {
 		panic(err)

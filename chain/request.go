@@ -25,10 +25,11 @@ type HTTPRequest struct {
 	Query  map[string]string
 }
 
-// ParseHTTPRequest reads a request line such as "GET /api/users?id=7": a method, a space and
-// a path starting with "/", whose query string, if any, gives Query (decoded, the first
-// value of a name repeated). Headers are the caller's to add.
-func ParseHTTPRequest(line string) (HTTPRequest, error) {
+// ParseHTTPRequest reads a request line such as "GET /api/users?id=7" — a method, a space
+// and a path starting with "/", whose query string, if any, gives Query (decoded, the first
+// value of a name repeated) — and header lines such as "x-env: canary" (a name, a colon, the
+// value; the last of a name repeated wins).
+func ParseHTTPRequest(line string, headers ...string) (HTTPRequest, error) {
 	method, target, ok := strings.Cut(strings.TrimSpace(line), " ")
 	target = strings.TrimSpace(target)
 	if !ok || method == "" || strings.ContainsAny(target, " \t") {
@@ -38,6 +39,16 @@ func ParseHTTPRequest(line string) (HTTPRequest, error) {
 	r := HTTPRequest{Method: method, Path: path}
 	if !strings.HasPrefix(path, "/") {
 		return HTTPRequest{}, &FieldError{Value: path, Detail: fmt.Sprintf("the path %q does not start with \"/\"", path), Err: ErrHTTPRequest}
+	}
+	for _, h := range headers {
+		name, value, ok := strings.Cut(h, ":")
+		if name = strings.TrimSpace(name); !ok || name == "" || strings.ContainsAny(name, " \t") {
+			return HTTPRequest{}, &FieldError{Value: h, Detail: fmt.Sprintf("%q is not a header line: want a name, a colon and a value, such as \"x-env: canary\"", h), Err: ErrHTTPRequest}
+		}
+		if r.Header == nil {
+			r.Header = make(map[string]string, len(headers))
+		}
+		r.Header[name] = strings.TrimSpace(value)
 	}
 	if rawQuery != "" {
 		q, err := url.ParseQuery(rawQuery)

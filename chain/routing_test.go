@@ -264,8 +264,15 @@ func TestExplainRequest(t *testing.T) {
 		_, err := ParseHTTPRequest(bad)
 		assert.ErrorIs(t, err, ErrHTTPRequest, bad)
 	}
+	r, err := ParseHTTPRequest("GET /a", "x-env: canary ", "X-Trace:1")
+	require.NoError(t, err)
+	assert.Equal(t, map[string]string{"x-env": "canary", "X-Trace": "1"}, r.Header)
+	for _, bad := range []string{"x-env canary", ": v", "x env: v"} {
+		_, err := ParseHTTPRequest("GET /a", bad)
+		assert.ErrorIs(t, err, ErrHTTPRequest, bad)
+	}
 	c = compileOK(t, webReq(), Entries{DefaultProtocol: "http", Routers: []ServiceRouter{{Name: "web", Routes: []ServiceRoute{{Match: &ServiceRouteMatch{HTTP: &ServiceRouteHTTPMatch{PathRegex: "(("}}}}}}})
-	_, err := c.ExplainRequest(HTTPRequest{Method: "GET", Path: "/"})
+	_, err = c.ExplainRequest(HTTPRequest{Method: "GET", Path: "/"})
 	assert.ErrorContains(t, err, `router:web.default.default Routes[0]: PathRegex: "((" is not an RE2 expression meshscope can evaluate`)
 }
 
