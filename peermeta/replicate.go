@@ -106,6 +106,9 @@ type Exported struct {
 	Instances []CheckServiceNode `json:"Instances"`
 	// Start is the ID of the chain's start target.
 	Start string `json:"Start"`
+	// Chain is the service's compiled chain (in the exporter's datacenter and trust domain),
+	// for a caller that explains or draws it; not in JSON: a peer receives the PeerMeta.
+	Chain *chain.Chain `json:"-"`
 }
 
 // Replicate decides what the peer Exporter.Peer receives: the services of the exporter's
@@ -160,7 +163,7 @@ func Replicate(in Input) (Replication, error) {
 		}
 		m, origins := build(x, c)
 		rep.Services = append(rep.Services, Exported{Service: s, Rule: e.rule, PeerMeta: m, Origins: origins,
-			Instances: Synthesize(s, m, gateways), Start: c.Start})
+			Instances: Synthesize(s, m, gateways), Start: c.Start, Chain: c})
 	}
 	slices.SortStableFunc(rep.Findings, report.Compare)
 	return rep, nil
@@ -223,6 +226,32 @@ func (in Input) Candidates() []exports.ServiceName {
 		out[i] = c.service
 	}
 	return out
+}
+
+// Lookup reads a service named as people name it — name, or partition/namespace/name; a bare
+// name is in the exporter's partition and the default namespace — and returns it, canonical,
+// when it is one of Candidates; otherwise the error lists them.
+func (in Input) Lookup(name string) (exports.ServiceName, error) {
+	parts := strings.Split(name, "/")
+	s := exports.ServiceName{Partition: in.Exporter.partition(), Name: parts[0]}
+	switch len(parts) {
+	case 1:
+	case 3:
+		s = exports.ServiceName{Partition: parts[0], Namespace: parts[1], Name: parts[2]}
+	default:
+		return exports.ServiceName{}, &FieldError{Value: name, Detail: fmt.Sprintf("%q: want name or partition/namespace/name", name)}
+	}
+	s = s.Canonical()
+	known := in.Candidates()
+	if slices.Contains(known, s) {
+		return s, nil
+	}
+	names := make([]string, len(known))
+	for i, k := range known {
+		names[i] = k.String()
+	}
+	return exports.ServiceName{}, &FieldError{Value: name, Detail: fmt.Sprintf("%q: no such service in the catalog or the chain entries of partition %s; services: %s",
+		name, in.Exporter.partition(), strings.Join(names, ", "))}
 }
 
 // candidate is a name the exporter's partition could export, and whether a "*" rule exports
