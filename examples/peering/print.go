@@ -51,17 +51,36 @@ func (r *report) print(w io.Writer, wide bool) error {
 	if !wide && len(r.Peers) > 0 {
 		fmt.Fprintln(w, "\n(-wide lists each service's SNI, SPIFFE IDs with their origin, and instances)")
 	}
+	if len(r.Chains) > 0 {
+		fmt.Fprint(w, "\nCHAINS (the graph of each exported chain; -o dot draws them)\n")
+	}
+	for _, c := range r.Chains {
+		fmt.Fprintf(w, "\n%s\n", short(c.Graph()))
+	}
 	if r.Explain != nil {
 		fmt.Fprintf(w, "\n%s", r.Explain)
+	}
+	if r.Request != nil {
+		fmt.Fprintf(w, "\nEXPLAIN REQUEST %s\n", r.Request)
 	}
 	if r.DryRun != nil {
 		fmt.Fprintln(w, "\nDRY RUN: the proposed writes, as Consul's server takes them (nothing is applied)")
 		if len(r.DryRun.Refused) == 0 {
 			fmt.Fprintln(w, "  Consul accepts every write")
 		}
-		findings(w, "  ", r.DryRun.refusals())
+		findings(w, "  ", r.DryRun.findings)
 		for _, d := range r.DryRun.Peers {
 			printDiff(w, d, short)
+		}
+	}
+	return nil
+}
+
+// dot prints the graph of each exported chain in Graphviz's language, a digraph each.
+func (r *report) dot(w io.Writer) error {
+	for _, c := range r.Chains {
+		if _, err := io.WriteString(w, c.DOT()); err != nil {
+			return err
 		}
 	}
 	return nil
