@@ -97,12 +97,12 @@ func instances(nodes []peermeta.CheckServiceNode) string {
 	if len(nodes) == 0 {
 		return "0"
 	}
-	counts := map[string]int{}
+	counts := map[peermeta.HealthStatus]int{}
 	for _, n := range nodes {
 		counts[status(n)]++
 	}
 	var parts []string
-	for _, st := range []string{peermeta.StatusPassing, peermeta.StatusWarning, peermeta.StatusCritical, peermeta.StatusMaintenance, "no checks"} {
+	for _, st := range []peermeta.HealthStatus{peermeta.StatusPassing, peermeta.StatusWarning, peermeta.StatusCritical, peermeta.StatusMaintenance, "no checks"} {
 		if counts[st] > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", counts[st], st))
 		}
@@ -110,7 +110,7 @@ func instances(nodes []peermeta.CheckServiceNode) string {
 	return fmt.Sprintf("%d (%s)", len(nodes), strings.Join(parts, ", "))
 }
 
-func status(n peermeta.CheckServiceNode) string {
+func status(n peermeta.CheckServiceNode) peermeta.HealthStatus {
 	if len(n.Checks) == 0 {
 		return "no checks"
 	}
