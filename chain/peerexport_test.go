@@ -252,7 +252,7 @@ func checkAll(tb testing.TB, cc *Compiler, n int) {
 }
 
 // TestCheckPeerExportIsLinear: checking every service of a partition, each reaching the far
-// end of a long line of resolvers, is linear in the resolvers (a walk per service was
+// end of a long line of resolvers, is linear in the resolvers (a walk per service is
 // quadratic).
 func TestCheckPeerExportIsLinear(t *testing.T) {
 	work := func(n int) float64 {
