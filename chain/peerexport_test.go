@@ -333,3 +333,32 @@ func (c *Compiler) walkPeerExport(start exports.ServiceName) string {
 	}
 	return ""
 }
+
+// BenchmarkNewCompilerLine4000 builds a Compiler over an n-long failover line whose far end is
+// not peer-export safe: NewCompiler builds the peer-export table. With
+// BenchmarkNewCompilerAndCompileLine4000 (one chain compiled), it is what the table costs a
+// caller that never checks one and one that compiles a single chain.
+func BenchmarkNewCompilerLine4000(b *testing.B) {
+	e := failoverLine(4000)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := NewCompiler(e); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkNewCompilerAndCompileLine4000(b *testing.B) {
+	e := failoverLine(4000)
+	req := Request{Service: exports.ServiceName{Name: "s0"}, Datacenter: "dc1", TrustDomain: td}
+	b.ReportAllocs()
+	for b.Loop() {
+		cc, err := NewCompiler(e)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := cc.Compile(req); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
