@@ -267,11 +267,14 @@ func TestApplyGrows(t *testing.T) {
 			}
 		}
 	}
-	for _, writes := range []func(int) []byte{applyWrites, applyRoutingWrites} {
-		small, _ := growth.Allocated(apply(writes(400)))
-		large, _ := growth.Allocated(apply(writes(1600)))
+	for _, w := range []struct {
+		writes func(int) []byte
+		n      int
+	}{{applyWrites, 400}, {applyRoutingWrites, 200}} {
+		small, _ := growth.Allocated(apply(w.writes(w.n)))
+		large, _ := growth.Allocated(apply(w.writes(4 * w.n)))
 		if large > 5*small {
-			t.Errorf("Apply of 1600 writes allocates %.0f times what 400 do (%.0f, %.0f): want about 4", large/small, large, small)
+			t.Errorf("Apply of %d writes allocates %.0f times what %d do (%.0f, %.0f): want about 4", 4*w.n, large/small, w.n, large, small)
 		}
 	}
 }
