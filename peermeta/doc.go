@@ -70,13 +70,11 @@
 // # Reading Consul's configuration and API output
 //
 // LoadConfig (and Config.Add, for several files) reads what `consul config read` prints, of
-// every kind, mixed: exported-services, service-resolver, sameness-group, service-defaults
-// (each service's Protocol) and proxy-defaults (its Config.protocol), all strictly — every
-// field Consul defines accepted, any other an error with the field it most likely misspells,
-// a key given twice an error. Consul's other kinds (service-router, service-splitter, mesh,
-// service-intentions, the gateways' entries, …) are skipped and named in a finding; service
-// routers and splitters change discovery chains, which meshscope compiles from resolvers
-// only, so that finding is a warning.
+// every kind, mixed: exported-services, service-router, service-splitter, service-resolver,
+// sameness-group, service-defaults (each service's Protocol) and proxy-defaults (its
+// Config.protocol), all strictly — every field Consul defines accepted, any other an error
+// with the field it most likely misspells, a key given twice an error. Consul's other kinds
+// (mesh, service-intentions, the gateways' entries, …) are skipped and named in a finding.
 //
 // APIOutput reads what Consul's HTTP API says about the services — the catalog
 // (/v1/internal/ui/services, /v1/catalog/service/<name>, /v1/catalog/services), health
@@ -94,6 +92,13 @@
 //
 //	service-resolver api: accepted                                   (api fails over to backup)
 //	service-defaults backup: refused (store): chain default/default/api: discovery chain "api" uses inconsistent protocols; service "backup" has "http" which is not "tcp"
+//	service-router web: refused (store): chain default/default/web: discovery chain "web" uses a protocol "tcp" that does not permit advanced routing or splitting behavior
+//
+// A router written before the service-defaults that make its service http is refused, the
+// same router written after is accepted. A splitter whose weights sum to 99.99 once rounded
+// is refused at validation, in Consul's words. And a write that makes nested splitters merge
+// header changes into a nil map crashes Consul 1.16.0's server, which stores nothing: Apply
+// refuses it (StagePanic), saying so, where Consul would panic.
 //
 // Diff is the dry run of a change: it writes each entry the proposed configuration holds
 // differently, as Apply would, lists every write Consul's server refuses with the chains it
