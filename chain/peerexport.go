@@ -14,28 +14,32 @@ var ErrPeerExport = errors.New("not peer-export safe")
 
 // CheckPeerExport reports, in Consul's words, why the chain's service may not be exported to
 // a cluster peer; nil when it may. Consul refuses, at write time, any configuration that
-// leaves a peer-exported service with a resolver reachable from it that redirects to
-// another datacenter, to a peer or to another partition, or fails over to another
-// datacenter:
+// leaves a peer-exported service with a route or split that leaves its entry's partition, or
+// a resolver reachable from it that redirects to another datacenter, to a peer or to another
+// partition, or fails over to another datacenter:
 //
+//	peer exported service "web" contains cross-partition route destination
+//	peer exported service "web" contains cross-partition split destination
 //	peer exported service "web" contains cross-datacenter resolver redirect
 //	peer exported service "web" contains cross-peer resolver redirect
 //	peer exported service "ap1/default/web" contains cross-partition resolver redirect
 //	peer exported service "web" contains cross-datacenter failover
 //
 // Failover to other partitions, to peers and to a sameness group's members is allowed. The
-// resolvers checked are every one reachable from the service: its own, and transitively
-// that of every redirect target and every local target of every failover section (all
-// sections, not only the one a request would use; peer targets are not followed) — the
-// resolver's own service in each partition member of a sameness group it names included (as
-// Consul's server reads it: not the section's Service, which it reads in the resolver's
-// partition only), and for a service without a resolver those of its partition's
-// DefaultForFailover group. They are visited breadth-first in the
-// order first reached — own, redirect, failover sections by sorted key with their Service
-// or Targets in order, then a sameness group's partition members in member order — and the
-// first problem is reported
-// (Consul's order is random). The service is named by its name alone (as Consul CE prints
-// it), or as partition/namespace/name when either is not default.
+// entries checked are those Consul's server reads for the chain: the service's router, the
+// splitters of the services its routes and splits name, and every resolver reachable from
+// those services: each one's own, and transitively that of every redirect target and every
+// local target of every failover section (all sections, not only the one a request would
+// use; peer targets are not followed) — the resolver's own service in each partition member
+// of a sameness group it names included (as Consul's server reads it: not the section's
+// Service, which it reads in the resolver's partition only), and for a service without a
+// resolver those of its partition's DefaultForFailover group. The router comes first, then
+// the splitters in the order read, then the resolvers, from each service in that order,
+// breadth-first in the order first reached — own, redirect, failover sections by sorted key
+// with their Service or Targets in order, then a sameness group's partition members in
+// member order — and the first problem is reported (Consul's order is random). The service
+// is named by its name alone (as Consul CE prints it), or as partition/namespace/name when
+// either is not default.
 //
 // Compile works the answer out from the resolvers the chain was compiled from — in constant
 // time, from a table of every resolver's answer that NewCompiler builds, at a cost linear in

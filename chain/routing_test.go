@@ -340,3 +340,46 @@ func TestTooManySplits(t *testing.T) {
 	_, err := Compile(Request{Service: exports.ServiceName{Name: "s0"}, Datacenter: "dc1", TrustDomain: td}, Entries{Splitters: ss, DefaultProtocol: "http"})
 	assert.ErrorIs(t, err, ErrTooManySplits)
 }
+
+// TestPeerExportRouting: a route or split that leaves its entry's partition makes the chain
+// unsafe to export to a peer, in Consul's words; one to the entry's own partition, spelt out,
+// does not.
+func TestPeerExportRouting(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		e    Entries
+		want string
+	}{
+		{"a route to another partition", Entries{DefaultProtocol: "http", Routers: []ServiceRouter{{Name: "web", Routes: []ServiceRoute{
+			{Destination: &ServiceRouteDestination{Service: "api", Partition: "ap2"}}}}}},
+			`peer exported service "web" contains cross-partition route destination`},
+		{"a split to another partition, in a nested splitter", Entries{DefaultProtocol: "http", Splitters: []ServiceSplitter{
+			{Name: "web", Splits: []ServiceSplit{{Weight: 100, Service: "api"}}},
+			{Name: "api", Splits: []ServiceSplit{{Weight: 50}, {Weight: 50, Service: "api", Partition: "ap2"}}}}},
+			`peer exported service "web" contains cross-partition split destination`},
+		{"the default partition, spelt out", Entries{DefaultProtocol: "http", Routers: []ServiceRouter{{Name: "web", Routes: []ServiceRoute{
+			{Destination: &ServiceRouteDestination{Service: "api", Partition: "default"}}}}}}, ""},
+		{"a route checked before a resolver", Entries{DefaultProtocol: "http", Routers: []ServiceRouter{{Name: "web", Routes: []ServiceRoute{
+			{Destination: &ServiceRouteDestination{Service: "api", Partition: "ap2"}}}}},
+			Resolvers: []ServiceResolver{{Name: "web", Redirect: &Redirect{Datacenter: "dc2"}}}},
+			`peer exported service "web" contains cross-partition route destination`},
+		{"a resolver a split reaches", Entries{DefaultProtocol: "http", Splitters: []ServiceSplitter{{Name: "web", Splits: []ServiceSplit{{Weight: 100, Service: "api"}}}},
+			Resolvers: []ServiceResolver{{Name: "api", Failover: map[string]Failover{"*": {Datacenters: []string{"dc2"}}}}}},
+			`peer exported service "web" contains cross-datacenter failover`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := Compile(webReq(), tc.e)
+			require.NoError(t, err)
+			got := ""
+			if err := c.CheckPeerExport(); err != nil {
+				got = err.Error()
+				assert.ErrorIs(t, err, ErrPeerExport)
+			}
+			if tc.want == "" {
+				assert.Empty(t, got)
+			} else {
+				assert.Contains(t, got, tc.want)
+			}
+		})
+	}
+}
