@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -381,5 +383,54 @@ func TestPeerExportRouting(t *testing.T) {
 				assert.Contains(t, got, tc.want)
 			}
 		})
+	}
+}
+
+// TestRoutingChainIsTheCallers: changing a chain's nodes — route and split definitions,
+// their header changes — or the entries given to NewCompiler changes no later chain, and
+// chains compile concurrently from one Compiler.
+func TestRoutingChainIsTheCallers(t *testing.T) {
+	e := routed(t)
+	e.Splitters[1].Splits[0].RequestHeaders = &HTTPHeaderModifiers{Add: map[string]string{"a": "1"}, Remove: []string{"r"}}
+	e.Routers[0].Routes[0].Match.HTTP.Methods = []string{"get"}
+	cc, err := NewCompiler(e)
+	require.NoError(t, err)
+	before := compileOK(t, webReq(), e)
+	e.Splitters[1].Splits[0].RequestHeaders.Add["a"] = "evil"
+	e.Routers[0].Routes[0].Match.HTTP.Methods[0] = "evil"
+	e.Routers[0].Routes[0].Destination.Service = "evil"
+	c, err := cc.Compile(webReq())
+	require.NoError(t, err)
+	require.Empty(t, cmp.Diff(before, c, cmpopts.IgnoreUnexported(Chain{})), "changing the entries after NewCompiler changed the chain")
+	for _, n := range c.Nodes {
+		for _, r := range n.Routes {
+			r.Definition.Destination.Service = "evil"
+			if r.Definition.Match.HTTP.Methods != nil {
+				r.Definition.Match.HTTP.Methods[0] = "evil"
+			}
+		}
+		for _, s := range n.Splits {
+			if h := s.Definition.RequestHeaders; h != nil {
+				h.Add["a"], h.Remove[0] = "evil", "evil"
+			}
+			s.Definition.Weight = -1
+		}
+		if n.Resolver != nil {
+			n.Resolver.Target = "evil"
+		}
+	}
+	done := make(chan *Chain)
+	for range 4 {
+		go func() {
+			c, err := cc.Compile(webReq())
+			if err != nil {
+				t.Error(err)
+			}
+			done <- c
+		}()
+	}
+	for range 4 {
+		again := <-done
+		require.Empty(t, cmp.Diff(before, again, cmpopts.IgnoreUnexported(Chain{})), "changing a chain changed the next one")
 	}
 }
