@@ -272,3 +272,22 @@ func TestReplicateSamenessGroup(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, rep.Services)
 }
+
+// TestDiffRouting: a dry run writes routers and splitters too — after the service-defaults
+// that make their services http — and says which writes Consul refuses.
+func TestDiffRouting(t *testing.T) {
+	before := diffInput(t)
+	after := diffInput(t)
+	after.Entries.Protocols = map[exports.ServiceName]string{{Name: "web"}: "http", {Name: "web-v2"}: "http"}
+	after.Entries.Splitters = []chain.ServiceSplitter{{Name: "web", Splits: []chain.ServiceSplit{{Weight: 90}, {Weight: 10, Service: "web-v2"}}}}
+	after.Entries.Routers = []chain.ServiceRouter{{Name: "db", Routes: []chain.ServiceRoute{{Match: &chain.ServiceRouteMatch{HTTP: &chain.ServiceRouteHTTPMatch{PathPrefix: "/x"}}}}}}
+	d, err := Diff(before, after)
+	require.NoError(t, err)
+	assert.Equal(t, []string{`service-router db: chain default/default/db: discovery chain "db" uses a protocol "tcp" that does not permit advanced routing or splitting behavior`}, d.Refused,
+		"the splitter of web is written after web's service-defaults and accepted; db is tcp, so its router is refused")
+	require.Len(t, d.Services, 1)
+	assert.Equal(t, "web", d.Services[0].Key.Name)
+	assert.Equal(t, AsPlain, d.Services[0].Before.As, "web had no chain: no sidecar, no entry")
+	assert.Equal(t, AsChain, d.Services[0].After.As, "a splitter makes web a connect service")
+	assert.Equal(t, "http", d.Services[0].After.Protocol)
+}
