@@ -103,7 +103,7 @@ func (c *compiler) flatten(ch *Chain) {
 		ch.Nodes[k].Splits = splits
 	}
 	keep := make(map[string]bool, len(ch.Nodes))
-	for _, k := range c.reachable(ch) {
+	for _, k := range ch.nodeOrder() {
 		keep[k] = true
 	}
 	for k := range ch.Nodes {
@@ -121,32 +121,6 @@ func (c *compiler) nested(ch *Chain, n *Node) bool {
 		}
 	}
 	return false
-}
-
-// reachable returns the keys of the nodes reached from the start node through routes and
-// splits, each once, in the order first reached.
-func (c *compiler) reachable(ch *Chain) []string {
-	seen := map[string]bool{ch.StartNode: true}
-	order := []string{ch.StartNode}
-	for i := 0; i < len(order); i++ {
-		n := ch.Nodes[order[i]]
-		if n == nil {
-			continue
-		}
-		visit := func(k string) {
-			if !seen[k] {
-				seen[k] = true
-				order = append(order, k)
-			}
-		}
-		for _, r := range n.Routes {
-			visit(r.NextNode)
-		}
-		for _, s := range n.Splits {
-			visit(s.NextNode)
-		}
-	}
-	return order
 }
 
 // flattenNode returns n's splits with nested splitters flattened into them, outermost first,

@@ -6,30 +6,29 @@ import (
 )
 
 // nodeOrder returns the chain's node keys in the order a walk from the start node first
-// reaches them through routes and splits.
+// reaches them through routes and splits, each once; nil for a chain without a start node.
 func (c *Chain) nodeOrder() []string {
 	if c == nil || c.Nodes[c.StartNode] == nil {
 		return nil
 	}
 	seen := map[string]bool{c.StartNode: true}
 	order := []string{c.StartNode}
+	visit := func(k string) {
+		if !seen[k] {
+			seen[k] = true
+			order = append(order, k)
+		}
+	}
 	for i := 0; i < len(order); i++ {
 		n := c.Nodes[order[i]]
 		if n == nil {
 			continue
 		}
-		next := make([]string, 0, len(n.Routes)+len(n.Splits))
 		for _, r := range n.Routes {
-			next = append(next, r.NextNode)
+			visit(r.NextNode)
 		}
 		for _, s := range n.Splits {
-			next = append(next, s.NextNode)
-		}
-		for _, k := range next {
-			if !seen[k] {
-				seen[k] = true
-				order = append(order, k)
-			}
+			visit(s.NextNode)
 		}
 	}
 	return order
