@@ -189,11 +189,8 @@ func (c *compiler) checkMergePanics(ch *Chain) {
 		sums[n.Key()] = s
 		return s
 	}
-	for _, k := range sortedKeys(ch.Nodes) {
+	for _, k := range c.splitOrder {
 		n := ch.Nodes[k]
-		if n.Type != NodeSplitter {
-			continue
-		}
 		for _, sp := range n.Splits {
 			next := ch.Nodes[sp.NextNode]
 			if next == nil || next.Type != NodeSplitter {

@@ -79,6 +79,7 @@ func (c *compiler) splitterNode(ch *Chain, svc exports.ServiceName) string {
 		n := &Node{Type: NodeSplitter, Name: nodeName(svc), Splits: make([]Split, 0, len(s.Splits))}
 		ch.Nodes[n.Key()] = n
 		c.splitNodes[svc] = n.Key()
+		c.splitOrder = append(c.splitOrder, n.Key())
 		return frame{node: n, s: s, own: svc}
 	}
 	root := open(svc, s)

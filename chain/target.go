@@ -30,6 +30,7 @@ type compiler struct {
 	// ID a request for them starts at ("" for one that does not resolve), whether a router
 	// or splitter is in the chain, and where a merge Consul's server panics on is.
 	splitNodes map[exports.ServiceName]string
+	splitOrder []string // the splitter nodes' keys, in the order built
 	resNodes   map[string]string
 	routing    bool
 	panicAt    string
