@@ -33,7 +33,7 @@
 //
 //	x, _ := exports.Compile(entry)                 // exported-services: db -> west
 //	cc, _ := chain.NewCompiler(chain.Entries{...}) // service-resolvers: db fails over to db-backup
-//	c, _ := cc.Compile(chain.Request{Service: "db", Datacenter: "dc1", TrustDomain: td})
+//	c, _ := cc.Compile(chain.Request{Service: exports.ServiceName{Name: "db"}, Datacenter: "dc1", TrustDomain: td})
 //	m := peermeta.Build(peermeta.Exporter{Peer: "west", Datacenter: "dc1", TrustDomain: td}, c)
 //	// m.SNI:      [db.default.default.west.external.<td>]
 //	// m.SpiffeID: [spiffe://<td>/ns/default/dc/dc1/svc/db,

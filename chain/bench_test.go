@@ -3,6 +3,8 @@ package chain
 import (
 	"fmt"
 	"testing"
+
+	"github.com/meshscope/meshscope/exports"
 )
 
 // failoverTo returns entries where main fails over to n services, each of which redirects to
@@ -22,7 +24,7 @@ func failoverTo(n int) Entries {
 
 func benchmarkFailover(b *testing.B, n int) {
 	e := failoverTo(n)
-	req := Request{Service: "main", Datacenter: "dc1", TrustDomain: td}
+	req := Request{Service: exports.ServiceName{Name: "main"}, Datacenter: "dc1", TrustDomain: td}
 	b.ReportAllocs()
 	for b.Loop() {
 		c, err := Compile(req, e)
@@ -44,7 +46,7 @@ func BenchmarkCompileRedirectChain1000(b *testing.B) {
 	for i := range rs {
 		rs[i] = ServiceResolver{Name: name(i), Redirect: &Redirect{Service: name(i + 1)}}
 	}
-	req := Request{Service: name(0), Datacenter: "dc1", TrustDomain: td}
+	req := Request{Service: exports.ServiceName{Name: name(0)}, Datacenter: "dc1", TrustDomain: td}
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := Compile(req, Entries{Resolvers: rs}); err != nil {
@@ -57,7 +59,7 @@ func BenchmarkCompileRedirectChain1000(b *testing.B) {
 // resolver scans, on the 100-service chain.
 func BenchmarkReferenceFailover100(b *testing.B) {
 	e := failoverTo(100)
-	req := Request{Service: "main", Datacenter: "dc1", TrustDomain: td}
+	req := Request{Service: exports.ServiceName{Name: "main"}, Datacenter: "dc1", TrustDomain: td}
 	b.ReportAllocs()
 	for b.Loop() {
 		_, failover, err := refCompile(req, e.Resolvers)
@@ -89,7 +91,7 @@ func benchmarkSharedPath(b *testing.B, n int) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	req := Request{Service: "main", Datacenter: "dc1", TrustDomain: td}
+	req := Request{Service: exports.ServiceName{Name: "main"}, Datacenter: "dc1", TrustDomain: td}
 	b.ReportAllocs()
 	for b.Loop() {
 		c, err := cc.Compile(req)
@@ -108,7 +110,7 @@ func BenchmarkCompileSharedPath1000(b *testing.B) { benchmarkSharedPath(b, 1000)
 // path again for every candidate.
 func BenchmarkReferenceSharedPath250(b *testing.B) {
 	e := sharedPath(250)
-	req := Request{Service: "main", Datacenter: "dc1", TrustDomain: td}
+	req := Request{Service: exports.ServiceName{Name: "main"}, Datacenter: "dc1", TrustDomain: td}
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, failover, err := refCompile(req, e.Resolvers); err != "" || len(failover) != 250 {

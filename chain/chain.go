@@ -10,27 +10,28 @@ import (
 	"github.com/meshscope/meshscope/exports"
 )
 
-// Request is the service a chain is compiled for, and where: the requesting datacenter,
-// partition and namespace, and the trust domain the targets' names and IDs are built in.
-// Empty Namespace and Partition mean "default"; Service, Datacenter and TrustDomain are
-// required.
+// Request is the service a chain is compiled for, and where: the requested service (its
+// partition and namespace are the requesting ones), the requesting datacenter, and the trust
+// domain the targets' names and IDs are built in. An empty Service.Namespace or
+// Service.Partition means "default"; Service.Name, Datacenter and TrustDomain are required.
 type Request struct {
-	Service     string
-	Namespace   string
-	Partition   string
+	Service     exports.ServiceName
 	Datacenter  string
 	TrustDomain string
 }
 
 // service returns the requested service, canonical.
-func (r Request) service() exports.ServiceName {
-	return exports.ServiceName{Partition: r.Partition, Namespace: r.Namespace, Name: r.Service}.Canonical()
-}
+func (r Request) service() exports.ServiceName { return r.Service.Canonical() }
 
 // Entries is the configuration a chain is compiled from.
 type Entries struct {
 	// Resolvers are the service-resolver entries, at most one per service.
 	Resolvers []ServiceResolver
+	// Routers are the service-router entries, at most one per service; a chain reads the
+	// requested service's only.
+	Routers []ServiceRouter
+	// Splitters are the service-splitter entries, at most one per service.
+	Splitters []ServiceSplitter
 	// Protocols is each service's service-defaults protocol; a present "" means tcp. Empty
 	// partitions and namespaces of the keys mean "default".
 	Protocols map[exports.ServiceName]string
@@ -46,30 +47,50 @@ type Entries struct {
 // DefaultConnectTimeout is a target's connect timeout when its resolver sets none.
 const DefaultConnectTimeout = 5 * time.Second
 
-// Chain is the compiled discovery chain of one service: its protocol, the target requests
-// start at, and every target a request can land on.
+// Chain is the compiled discovery chain of one service: its protocol, its graph (the router,
+// splitter and resolver nodes a request passes, from StartNode), and every target a request
+// can land on. json.Marshal writes it as Consul's /v1/discovery-chain/:service does (see
+// MarshalJSON).
 //
-// A Chain returned by Compile is the caller's: nothing in it — the Targets map, the targets,
-// their slices and pointers — is shared with the Compiler or another chain, so changing it
-// changes no other answer. It is safe for concurrent reads. The zero Chain has no targets:
-// TargetIDs returns nil, Explain renders only its header, and CheckPeerExport returns nil.
+// A Chain returned by Compile is the caller's: nothing in it — the maps, the nodes, the
+// targets, their slices and pointers — is shared with the Compiler or another chain, so
+// changing it changes no other answer. It is safe for concurrent reads. The zero Chain has
+// no targets: TargetIDs returns nil, Explain renders only its header, and CheckPeerExport
+// returns nil.
 type Chain struct {
-	Service, Namespace, Partition, Datacenter string
-	// Protocol is the requested service's protocol, lower case; every local service the
-	// chain touches has it.
+	// Service is the requested service, canonical: its partition and namespace are those the
+	// chain was compiled in.
+	Service    exports.ServiceName
+	Datacenter string
+	// Default is set when the chain is one Consul calls default: its start node is a default
+	// resolver (see ResolverNode.Default) of the requested service itself.
+	Default bool
+	// Protocol is the chain's protocol, lower case, as Consul records it: that of the first
+	// service whose router or resolver the chain reaches (the requested service's, unless a
+	// splitter sends every request elsewhere). Every local service the chain's routes,
+	// splits, redirects and failover touch has it.
 	Protocol string
-	// Start is the ID of the first resolved target.
+	// ServiceProtocol is the requested service's own protocol (its service-defaults', else
+	// proxy-defaults', else tcp), lower case: what Consul replicates to a peer for the
+	// service. It is Protocol, unless a splitter sends every request to services of another
+	// protocol (a splitter records none).
+	ServiceProtocol string
+	// StartNode is the key in Nodes of the node requests start at: the router, else the
+	// splitter, else the resolver of the requested service.
+	StartNode string
+	// Nodes are the graph's nodes by key (see Node.Key); nodes no route or split reaches
+	// are not kept.
+	Nodes map[string]*Node
+	// Start is the target of the start resolver node: the resolver node reached from
+	// StartNode through the catch-all route of a router and the heaviest split (the first of
+	// equal weights) of a splitter. For a chain without router or splitter, it is where a
+	// request for the service lands.
 	Start string
-	// Targets holds the start target and its resolved failover targets, by ID.
+	// Targets holds every resolver node's target and its resolved failover targets, by ID.
 	Targets map[string]*Target
 
 	peerExport error     // CheckPeerExport's answer, worked out by Compile
 	findings   []Finding // Findings' answer, worked out by Compile
-}
-
-// ServiceName returns the chain's service: its partition, namespace and name.
-func (c *Chain) ServiceName() exports.ServiceName {
-	return exports.ServiceName{Partition: c.Partition, Namespace: c.Namespace, Name: c.Service}.Canonical()
 }
 
 // TargetIDs returns the IDs of the chain's targets, sorted; nil for a nil or zero Chain.
@@ -86,13 +107,17 @@ func (c *Chain) TargetIDs() []string {
 // IDs are "svc.ns.partition.dc", with a subset "subset.svc.ns.partition.dc", and for a peer
 // "svc.ns.partition.external.peer". The zero Target is no target; its fields are only data.
 type Target struct {
-	ID                                                      string
-	Service, Subset, Namespace, Partition, Datacenter, Peer string
+	ID string
+	// Service is the target's service, canonical; a peer target's partition is the
+	// requesting one.
+	Service                  exports.ServiceName
+	Subset, Datacenter, Peer string
 	// SNI and SpiffeID are the target's TLS server name and identity in the requesting trust
 	// domain; empty for peer targets, whose names the peer gives.
 	SNI, SpiffeID string
-	// Failover lists the resolved failover targets' IDs in order, repeats kept; nil on
-	// failover targets.
+	// Failover lists the resolved failover targets' IDs in order, repeats kept, of the
+	// resolver node whose target this is (Node.Resolver.Failover.Targets); nil when it is no
+	// resolver node's target (a failover target only) or the node has no failover.
 	Failover []string
 	// Via is how the request reached this target: the request itself, then each redirect,
 	// default subset or failover step, with the resolver and field that took it.
@@ -108,8 +133,8 @@ type Target struct {
 	OnlyPassing bool
 	// LoadBalancer is the resolver's load balancer, nil when it has none.
 	LoadBalancer *LoadBalancer
-	// FailoverPolicy is the Policy of the failover section that produced the start target's
-	// failover list, when that list is not empty; nil otherwise and on failover targets.
+	// FailoverPolicy is the Policy of the failover section that produced the target's
+	// Failover, when that list is not empty; nil otherwise.
 	FailoverPolicy *FailoverPolicy
 }
 
@@ -155,7 +180,7 @@ func (c *Chain) Explain() string {
 		return "chain <nil>"
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "chain %s (%s)", c.ServiceName(), c.Protocol)
+	fmt.Fprintf(&b, "chain %s (%s)", c.Service, c.Protocol)
 	start := c.Targets[c.Start]
 	if start == nil {
 		return b.String()

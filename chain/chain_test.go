@@ -16,7 +16,7 @@ import (
 
 const td = "11111111-2222-3333-4444-555555555555.consul"
 
-var mainReq = Request{Service: "main", Datacenter: "dc1", TrustDomain: td}
+var mainReq = Request{Service: exports.ServiceName{Name: "main"}, Datacenter: "dc1", TrustDomain: td}
 
 func compileOK(t testing.TB, req Request, e Entries) *Chain {
 	t.Helper()
@@ -141,13 +141,13 @@ func TestCompile(t *testing.T) {
 			ServiceResolver{Name: "main", Redirect: &Redirect{Service: "api"}},
 			ServiceResolver{Name: "api", Failover: map[string]Failover{"*": {Datacenters: []string{"dc2"}}}},
 		), "api.default.default.dc1", []string{"api.default.default.dc2"}, []string{"api.default.default.dc1", "api.default.default.dc2"}},
-		{"request in a partition and namespace", Request{Service: "main", Namespace: "ns", Partition: "ap", Datacenter: "dc1", TrustDomain: td}, Entries{},
+		{"request in a partition and namespace", Request{Service: exports.ServiceName{Partition: "ap", Namespace: "ns", Name: "main"}, Datacenter: "dc1", TrustDomain: td}, Entries{},
 			"main.ns.ap.dc1", nil, []string{"main.ns.ap.dc1"}},
-		{"resolvers are found by namespace and partition", Request{Service: "main", Namespace: "ns", Partition: "ap", Datacenter: "dc1", TrustDomain: td}, resolvers(
+		{"resolvers are found by namespace and partition", Request{Service: exports.ServiceName{Partition: "ap", Namespace: "ns", Name: "main"}, Datacenter: "dc1", TrustDomain: td}, resolvers(
 			ServiceResolver{Name: "main", Redirect: &Redirect{Service: "x"}},
 			ServiceResolver{Name: "main", Namespace: "ns", Partition: "ap", Redirect: &Redirect{Service: "y"}},
 		), "y.ns.ap.dc1", nil, []string{"y.ns.ap.dc1"}},
-		{"peer target takes the requesting partition", Request{Service: "main", Partition: "ap", Datacenter: "dc1", TrustDomain: td}, resolvers(
+		{"peer target takes the requesting partition", Request{Service: exports.ServiceName{Partition: "ap", Name: "main"}, Datacenter: "dc1", TrustDomain: td}, resolvers(
 			ServiceResolver{Name: "main", Partition: "ap", Redirect: &Redirect{Service: "web", Peer: "east", Namespace: "ns"}},
 		), "web.ns.ap.external.east", nil, []string{"web.ns.ap.external.east"}},
 	}
@@ -166,11 +166,11 @@ func TestCompile(t *testing.T) {
 }
 
 func TestTargetNames(t *testing.T) {
-	c := compileOK(t, Request{Service: "main", Datacenter: "dc1", TrustDomain: td}, resolvers(ServiceResolver{Name: "main",
+	c := compileOK(t, Request{Service: exports.ServiceName{Name: "main"}, Datacenter: "dc1", TrustDomain: td}, resolvers(ServiceResolver{Name: "main",
 		Subsets: map[string]Subset{"v1": {}}, DefaultSubset: "v1",
 		Failover: map[string]Failover{"*": {Targets: []FailoverTarget{{Service: "db", Namespace: "data", Partition: "ap1"}, {Peer: "east"}}}}}))
 	start := c.Targets["v1.main.default.default.dc1"]
-	assert.Equal(t, &Target{ID: "v1.main.default.default.dc1", Service: "main", Subset: "v1", Namespace: "default", Partition: "default", Datacenter: "dc1",
+	assert.Equal(t, &Target{ID: "v1.main.default.default.dc1", Service: exports.ServiceName{Partition: "default", Namespace: "default", Name: "main"}, Subset: "v1", Datacenter: "dc1",
 		SNI: "v1.main.default.dc1.internal." + td, SpiffeID: "spiffe://" + td + "/ns/default/dc/dc1/svc/main",
 		Failover:       []string{"db.data.ap1.dc1", "main.default.default.external.east"},
 		Via:            []Step{{Field: "request", To: "main.default.default.dc1"}, {Resolver: "default/default/main", Field: "DefaultSubset", From: "main.default.default.dc1", To: "v1.main.default.default.dc1"}},
@@ -181,7 +181,7 @@ func TestTargetNames(t *testing.T) {
 	assert.Equal(t, "spiffe://"+td+"/ap/ap1/ns/data/dc/dc1/svc/db", db.SpiffeID)
 	assert.Equal(t, []Step{{Resolver: "default/default/main", Field: `Failover["*"].Targets[0]`, From: "v1.main.default.default.dc1", To: "db.data.ap1.dc1"}}, db.Via)
 	peer := c.Targets["main.default.default.external.east"]
-	assert.Equal(t, &Target{ID: "main.default.default.external.east", Service: "main", Subset: "v1", Namespace: "default", Partition: "default", Peer: "east",
+	assert.Equal(t, &Target{ID: "main.default.default.external.east", Service: exports.ServiceName{Partition: "default", Namespace: "default", Name: "main"}, Subset: "v1", Peer: "east",
 		Via:            []Step{{Resolver: "default/default/main", Field: `Failover["*"].Targets[1]`, From: "v1.main.default.default.dc1", To: "main.default.default.external.east"}},
 		ConnectTimeout: DefaultConnectTimeout}, peer, "the peer target keeps the subset, as Consul's does, and has the 5s default")
 	assert.Empty(t, c.Findings(), "the local resolver main changes nothing of the peer target")
@@ -209,7 +209,7 @@ func TestCompileErrors(t *testing.T) {
 		e    Entries
 		errs []string
 	}{
-		{"request fields", Request{}, Entries{}, []string{"Request.Service: is required", "Request.Datacenter: is required", "Request.TrustDomain: is required"}},
+		{"request fields", Request{}, Entries{}, []string{"Request.Service.Name: is required", "Request.Datacenter: is required", "Request.TrustDomain: is required"}},
 		{"invalid and duplicate resolvers", mainReq, resolvers(
 			ServiceResolver{Name: "main", Redirect: &Redirect{}},
 			ServiceResolver{Name: "a"},
@@ -244,7 +244,7 @@ func TestCompileErrors(t *testing.T) {
 		{"conflicting protocol keys", mainReq, Entries{Protocols: map[exports.ServiceName]string{{Name: "a"}: "http", {Partition: "default", Namespace: "default", Name: "a"}: "tcp"}}, []string{
 			`Protocols: default/default/a is given twice, as "http" and "tcp"`,
 		}},
-		{"names that cannot be an SNI", Request{Service: "Main", Datacenter: "dc1", TrustDomain: td}, Entries{}, []string{
+		{"names that cannot be an SNI", Request{Service: exports.ServiceName{Name: "Main"}, Datacenter: "dc1", TrustDomain: td}, Entries{}, []string{
 			`target Main.default.default.dc1: SNI: Service: "Main" must be lower case`,
 		}},
 		{"a peer's names are checked like local ones", mainReq, resolvers(
@@ -253,7 +253,7 @@ func TestCompileErrors(t *testing.T) {
 			`target Billing.default.default.external.east.dc: Service: "Billing" must be lower case`,
 			`target Billing.default.default.external.east.dc: Peer: "east.dc" must not contain "." (the label separator)`,
 		}},
-		{"ID collision", Request{Service: "a", Namespace: "b", Partition: "c", Datacenter: "d", TrustDomain: td}, resolvers(
+		{"ID collision", Request{Service: exports.ServiceName{Partition: "c", Namespace: "b", Name: "a"}, Datacenter: "d", TrustDomain: td}, resolvers(
 			ServiceResolver{Name: "a", Namespace: "b", Partition: "c", Failover: map[string]Failover{"*": {Targets: []FailoverTarget{
 				{Peer: "d", Namespace: "b"},
 				{Service: "b", Namespace: "c", Partition: "external", ServiceSubset: "a"},
@@ -299,7 +299,7 @@ func TestLongRedirectChainIsIterative(t *testing.T) {
 	for i := range rs {
 		rs[i] = ServiceResolver{Name: name(i), Redirect: &Redirect{Service: name(i + 1)}}
 	}
-	c := compileOK(t, Request{Service: name(0), Datacenter: "dc1", TrustDomain: td}, Entries{Resolvers: rs})
+	c := compileOK(t, Request{Service: exports.ServiceName{Name: name(0)}, Datacenter: "dc1", TrustDomain: td}, Entries{Resolvers: rs})
 	assert.Equal(t, name(n)+".default.default.dc1", c.Start)
 	assert.Len(t, c.Targets[c.Start].Via, n+1)
 }
@@ -313,7 +313,7 @@ func TestCompilerReuse(t *testing.T) {
 	)
 	cc, err := NewCompiler(e)
 	require.NoError(t, err)
-	reqs := []Request{mainReq, {Service: "api", Datacenter: "dc1", TrustDomain: td}, {Service: "other", Namespace: "ns", Datacenter: "dc3", TrustDomain: td}}
+	reqs := []Request{mainReq, {Service: exports.ServiceName{Name: "api"}, Datacenter: "dc1", TrustDomain: td}, {Service: exports.ServiceName{Namespace: "ns", Name: "other"}, Datacenter: "dc3", TrustDomain: td}}
 	done := make(chan struct{})
 	for g := range 8 {
 		go func() {
@@ -336,7 +336,7 @@ func TestCompilerReuse(t *testing.T) {
 	for range 8 {
 		<-done
 	}
-	_, err = cc.Compile(Request{Service: "x"})
+	_, err = cc.Compile(Request{Service: exports.ServiceName{Name: "x"}})
 	assert.EqualError(t, err, "Request.Datacenter: is required\nRequest.TrustDomain: is required")
 	_, err = NewCompiler(resolvers(ServiceResolver{}))
 	assert.EqualError(t, err, "Resolvers[0] (default/default/): Name: Name is required")

@@ -37,39 +37,45 @@ func targetOptions(ft FailoverTarget) options {
 
 // Compiler holds validated, indexed Entries and compiles chains from them. It is built by
 // NewCompiler, immutable and safe for concurrent use: compile many chains (one per exported
-// service, say) without validating the entries each time (the table CheckPeerExport's
-// answers come from is built on first use, once per requesting partition). It keeps copies of the entries:
-// changing them after NewCompiler changes nothing. The zero Compiler compiles as if it had
-// no entries.
+// service, say) without validating the entries each time. Everything it holds — the indexes,
+// and the table CheckPeerExport's answers come from — is built by NewCompiler; nothing is
+// built on first use. It keeps copies of the entries: changing them after NewCompiler
+// changes nothing. The zero Compiler compiles as if it had no entries.
 type Compiler struct {
-	resolvers map[exports.ServiceName]*indexed // by canonical service
-	nodes     []indexed                        // the same, by position in Entries.Resolvers
-	unsafe    bool                             // some resolver is not peer-export safe
-	sameness  bool                             // some resolver names a sameness group
-	safety    *safetyCache                     // CheckPeerExport's answers, built on first use
-	protocols map[exports.ServiceName]string   // by canonical service
+	resolvers map[exports.ServiceName]*indexed  // by canonical service
+	nodes     []indexed                         // the same, by position in Entries.Resolvers
+	routers   map[exports.ServiceName]*router   // by canonical service, normalised
+	splitters map[exports.ServiceName]*splitter // by canonical service, normalised
+	unsafe    bool                              // some resolver is not peer-export safe
+	sameness  bool                              // some resolver names a sameness group
+	safety    map[string]*safety                // CheckPeerExport's answers, by requesting partition (see safetyOf)
+	protocols map[exports.ServiceName]string    // by canonical service
 	defProto  string
 	groups    map[[2]string]*exports.SamenessGroup // by partition and name
 	dff       map[string]*exports.SamenessGroup    // partition -> its DefaultForFailover group
 }
 
-// Compile expands the request's chain: it follows redirects (any number of hops, with cycle
-// detection), applies default subsets, checks that subsets exist, expands failover (to
-// datacenters, targets, or the members of a sameness group), and builds each local target's
-// SNI, SPIFFE ID and proxy settings; a peer target's service, namespace, partition and peer
-// must be DNS labels, as a local target's names must. Every local service the chain touches must have the
-// requested service's protocol. Problems are reported together: missing request fields,
-// invalid or duplicate resolvers and sameness groups (each prefixed by the entry), and
-// resolution errors:
+// Compile expands the request's chain as Consul's server compiles it: the requested
+// service's router, the splitters routes and splits lead to (nested ones flattened) and a
+// resolver node for each target they reach, whose resolution follows redirects (any number
+// of hops, with cycle detection), applies default subsets, checks that subsets exist and
+// expands failover (to datacenters, targets, or the members of a sameness group); then it
+// builds each local target's SNI, SPIFFE ID and proxy settings (a peer target's service,
+// namespace, partition and peer must be DNS labels, as a local target's names must). Every
+// local service the chain touches must have the chain's protocol, and a router or splitter
+// needs an HTTP-like one. Problems are reported together: missing request fields, invalid
+// or duplicate entries and sameness groups (each prefixed by the entry), and the chain's:
 //
 //	detected circular resolver redirect: [a.default.default.dc1 -> b.default.default.dc1 -> a.default.default.dc1]
+//	detected circular reference: [splitter:a.default.default -> splitter:b.default.default -> splitter:a.default.default]
 //	service "web" does not have a subset named "v3"
 //	discovery chain "web" uses inconsistent protocols; service "api" has "tcp" which is not "http"
+//	discovery chain "web" uses a protocol "tcp" that does not permit advanced routing or splitting behavior
 //	sameness group missing for service "web"
 //
-// Compile's cost is linear in what it reads and writes: resolution is iterative (a redirect
-// chain of any length cannot exhaust the stack) and a redirect path shared by many failover
-// candidates is walked once.
+// Compile's cost is linear in what it reads and writes: resolution and nested splitters are
+// iterative (a redirect chain or a nesting of any length cannot exhaust the stack) and a
+// redirect path shared by many failover candidates is walked once.
 func Compile(req Request, e Entries) (*Chain, error) {
 	reqErrs := checkRequest(req)
 	cc, err := NewCompiler(e)
@@ -82,7 +88,7 @@ func Compile(req Request, e Entries) (*Chain, error) {
 // checkRequest reports the request's missing fields.
 func checkRequest(req Request) []error {
 	var errs []error
-	for _, f := range []struct{ name, value string }{{"Service", req.Service}, {"Datacenter", req.Datacenter}, {"TrustDomain", req.TrustDomain}} {
+	for _, f := range []struct{ name, value string }{{"Service.Name", req.Service.Name}, {"Datacenter", req.Datacenter}, {"TrustDomain", req.TrustDomain}} {
 		if f.value == "" {
 			errs = append(errs, &FieldError{Field: "Request." + f.name, Detail: "is required", Err: ErrRequest})
 		}
@@ -101,10 +107,11 @@ func (cc *Compiler) Compile(req Request) (*Chain, error) {
 	return cc.compile(req)
 }
 
-// NewCompiler validates the entries and indexes copies of them: every invalid resolver (each
-// problem prefixed by the resolver), two resolvers for one service, one service given two
-// protocols, and every problem of the sameness groups (see exports.ValidateSamenessGroups)
-// are reported together.
+// NewCompiler validates the entries and indexes copies of them (routers and splitters
+// normalised, as Consul's server stores them): every invalid resolver, router or splitter
+// (each problem prefixed by the entry), two entries of one kind for one service, one service
+// given two protocols, and every problem of the sameness groups (see
+// exports.ValidateSamenessGroups) are reported together.
 func NewCompiler(e Entries) (*Compiler, error) {
 	cc := &Compiler{resolvers: make(map[exports.ServiceName]*indexed, len(e.Resolvers)), protocols: make(map[exports.ServiceName]string, len(e.Protocols))}
 	own := make([]ServiceResolver, len(e.Resolvers)) // the copies, in one allocation
@@ -129,7 +136,8 @@ func NewCompiler(e Entries) (*Compiler, error) {
 		cc.unsafe = cc.unsafe || all[i].peerUnsafe != ""
 	}
 	cc.linkConsulted(all)
-	cc.nodes, cc.safety = all, &safetyCache{}
+	cc.nodes = all
+	cc.indexRouting(e, &c)
 	keys := slices.SortedFunc(maps.Keys(e.Protocols), func(a, b exports.ServiceName) int {
 		return cmp.Or(strings.Compare(a.Partition, b.Partition), strings.Compare(a.Namespace, b.Namespace), strings.Compare(a.Name, b.Name))
 	})
@@ -161,5 +169,6 @@ func NewCompiler(e Entries) (*Compiler, error) {
 	if err := c.Err(); err != nil {
 		return nil, err
 	}
+	cc.buildSafetyTables(e.SamenessGroups)
 	return cc, nil
 }

@@ -27,9 +27,16 @@ type consulVectors struct {
 
 type consulCase struct {
 	Name    string
-	Request Request
+	Request vectorRequest
 	Entries []json.RawMessage
 	Consul  consulAnswer
+}
+
+// vectorRequest is a recorded request, its service spelt as three strings.
+type vectorRequest struct{ Service, Namespace, Partition, Datacenter, TrustDomain string }
+
+func (r vectorRequest) request() Request {
+	return Request{Service: exports.ServiceName{Partition: r.Partition, Namespace: r.Namespace, Name: r.Service}, Datacenter: r.Datacenter, TrustDomain: r.TrustDomain}
 }
 
 // consulAnswer is what Consul answered for a case.
@@ -100,11 +107,11 @@ func compareWithConsul(tc consulCase) (class, problem string) {
 	for entry, errs := range problems {
 		return "", fmt.Sprintf("Consul accepts every entry, meshscope refuses %s: %v", entry, errs)
 	}
-	class, problem = compareCompiled(tc.Request, e, want, true)
+	class, problem = compareCompiled(tc.Request.request(), e, want, true)
 	if problem == "" {
 		return class, ""
 	}
-	if _, again := compareCompiled(tc.Request, e, want, false); again == "" {
+	if _, again := compareCompiled(tc.Request.request(), e, want, false); again == "" {
 		return classNotRead, "" // from every entry: Consul's answer, up to the deliberate classes
 	}
 	return "", problem
@@ -236,7 +243,7 @@ func compareChain(protocol, start string, targets map[string]consulTarget, failo
 	}
 	have := map[string]consulTarget{}
 	for id, t := range c.Targets {
-		ct := consulTarget{ID: t.ID, Service: t.Service, ServiceSubset: t.Subset, Namespace: t.Namespace, Partition: t.Partition,
+		ct := consulTarget{ID: t.ID, Service: t.Service.Name, ServiceSubset: t.Subset, Namespace: t.Service.Namespace, Partition: t.Service.Partition,
 			Datacenter: t.Datacenter, Peer: t.Peer, SNI: t.SNI, SpiffeID: t.SpiffeID, ConnectTimeout: t.ConnectTimeout.String(),
 			Filter: t.Filter, OnlyPassing: t.OnlyPassing}
 		have[id] = ct

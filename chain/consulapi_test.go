@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/meshscope/meshscope/chain"
+	"github.com/meshscope/meshscope/exports"
 )
 
 // TestJSONReadsBackThroughConsulsAPI: what meshscope writes for a service-resolver, with
@@ -61,4 +62,86 @@ func TestJSONReadsBackThroughConsulsAPI(t *testing.T) {
 	assert.Equal(t, 15*time.Second, theirs.ConnectTimeout, "the timeouts are duration strings, which Consul's type reads")
 	assert.Contains(t, string(b), `"TTL":552000000000`)
 	assert.Contains(t, string(b), `"ConnectTimeout":"15s"`)
+}
+
+// TestRoutingReadsBackThroughConsulsAPI: what meshscope writes for a service-router and a
+// service-splitter, every field set, unmarshals into Consul's own API types, and what those
+// write back reads into the same entries.
+func TestRoutingReadsBackThroughConsulsAPI(t *testing.T) {
+	router := chain.ServiceRouter{Kind: chain.RouterKind, Name: "web", Namespace: "ops", Partition: "ap1", Meta: map[string]string{"k": "v"}, CreateIndex: 3, ModifyIndex: 4,
+		Routes: []chain.ServiceRoute{{
+			Match: &chain.ServiceRouteMatch{HTTP: &chain.ServiceRouteHTTPMatch{PathPrefix: "/api",
+				Header:     []chain.ServiceRouteHTTPMatchHeader{{Name: "a", Exact: "1", Invert: true}, {Name: "b", Present: true}, {Name: "c", Prefix: "p"}, {Name: "d", Suffix: "s"}, {Name: "e", Regex: "r.*"}},
+				QueryParam: []chain.ServiceRouteHTTPMatchQueryParam{{Name: "q", Exact: "1"}, {Name: "r", Regex: "[0-9]"}, {Name: "s", Present: true}},
+				Methods:    []string{"GET", "POST"}}},
+			Destination: &chain.ServiceRouteDestination{Service: "api", ServiceSubset: "v1", Namespace: "n", Partition: "p", PrefixRewrite: "/",
+				RequestTimeout: 2 * time.Second, IdleTimeout: 90 * time.Second, NumRetries: 3, RetryOnConnectFailure: true,
+				RetryOn: []string{"5xx"}, RetryOnStatusCodes: []uint32{503},
+				RequestHeaders:  &chain.HTTPHeaderModifiers{Add: map[string]string{"a": "1"}, Set: map[string]string{"b": "2"}, Remove: []string{"c"}},
+				ResponseHeaders: &chain.HTTPHeaderModifiers{Remove: []string{"d"}}},
+		}, {Match: &chain.ServiceRouteMatch{HTTP: &chain.ServiceRouteHTTPMatch{PathExact: "/x"}}}, {Match: &chain.ServiceRouteMatch{HTTP: &chain.ServiceRouteHTTPMatch{PathRegex: "/y.*"}}}},
+	}
+	splitter := chain.ServiceSplitter{Kind: chain.SplitterKind, Name: "api", Namespace: "ops", Partition: "ap1", Meta: map[string]string{"k": "v"}, CreateIndex: 5, ModifyIndex: 6,
+		Splits: []chain.ServiceSplit{{Weight: 33.33, Service: "a", ServiceSubset: "v1", Namespace: "n", Partition: "p",
+			RequestHeaders: &chain.HTTPHeaderModifiers{Set: map[string]string{"x": "1"}}, ResponseHeaders: &chain.HTTPHeaderModifiers{Add: map[string]string{"y": "2"}}},
+			{Weight: 66.67}}}
+	for _, c := range []struct {
+		ours, theirs, back any
+	}{{router, &api.ServiceRouterConfigEntry{}, &chain.ServiceRouter{}}, {splitter, &api.ServiceSplitterConfigEntry{}, &chain.ServiceSplitter{}}} {
+		ours, err := json.Marshal(c.ours)
+		require.NoError(t, err)
+		require.NoError(t, json.Unmarshal(ours, c.theirs), "%s", ours)
+		back, err := json.Marshal(c.theirs)
+		require.NoError(t, err)
+		assert.JSONEq(t, string(ours), string(back), "Consul's API type writes what it read, every field")
+		require.NoError(t, json.Unmarshal(back, c.back))
+		switch got := c.back.(type) {
+		case *chain.ServiceRouter:
+			assert.Equal(t, router, *got)
+		case *chain.ServiceSplitter:
+			assert.Equal(t, splitter, *got)
+		}
+	}
+}
+
+// TestChainJSONReadsThroughConsulsAPI: json.Marshal of a chain reads into Consul's own API type for
+// /v1/discovery-chain/:service, every node and target where meshscope put it.
+func TestChainJSONReadsThroughConsulsAPI(t *testing.T) {
+	routers, err := chain.LoadRouters([]byte(`{"Name":"web","Routes":[{"Match":{"HTTP":{"PathPrefix":"/api"}},"Destination":{"Service":"api","RequestTimeout":"2s"}}]}`))
+	require.NoError(t, err)
+	c, err := chain.Compile(chain.Request{Service: exports.ServiceName{Name: "web"}, Datacenter: "dc1", TrustDomain: "td.consul"},
+		chain.Entries{Routers: routers, DefaultProtocol: "http",
+			Splitters: []chain.ServiceSplitter{{Name: "api", Splits: []chain.ServiceSplit{{Weight: 50, ServiceSubset: "v1"}, {Weight: 50, ServiceSubset: "v2"}}}},
+			Resolvers: []chain.ServiceResolver{{Name: "api", ConnectTimeout: 3 * time.Second, Subsets: map[string]chain.Subset{"v1": {Filter: "f", OnlyPassing: true}, "v2": {}},
+				Failover: map[string]chain.Failover{"*": {Datacenters: []string{"dc2"}}}}}})
+	require.NoError(t, err)
+	b, err := json.Marshal(c)
+	require.NoError(t, err)
+	var theirs api.CompiledDiscoveryChain
+	require.NoError(t, json.Unmarshal(b, &theirs), "%s", b)
+	assert.Equal(t, "web", theirs.ServiceName)
+	assert.Equal(t, "http", theirs.Protocol)
+	assert.Equal(t, c.StartNode, theirs.StartNode)
+	require.Len(t, theirs.Nodes, len(c.Nodes))
+	for k, n := range c.Nodes {
+		assert.Equal(t, string(n.Type), theirs.Nodes[k].Type, k)
+		assert.Equal(t, n.Name, theirs.Nodes[k].Name, k)
+		for i, s := range n.Splits {
+			assert.Equal(t, s.Weight, theirs.Nodes[k].Splits[i].Weight)
+			assert.Equal(t, s.NextNode, theirs.Nodes[k].Splits[i].NextNode)
+		}
+		if n.Resolver != nil {
+			assert.Equal(t, n.Resolver.ConnectTimeout, theirs.Nodes[k].Resolver.ConnectTimeout, k)
+			assert.Equal(t, n.Resolver.Target, theirs.Nodes[k].Resolver.Target, k)
+		}
+	}
+	route := theirs.Nodes["router:web.default.default"].Routes[0]
+	assert.Equal(t, 2*time.Second, route.Definition.Destination.RequestTimeout)
+	assert.Equal(t, "/api", route.Definition.Match.HTTP.PathPrefix)
+	assert.Equal(t, []string{"v1.api.default.default.dc2"}, theirs.Nodes["resolver:v1.api.default.default.dc1"].Resolver.Failover.Targets)
+	require.Len(t, theirs.Targets, len(c.Targets))
+	v1 := theirs.Targets["v1.api.default.default.dc1"]
+	assert.Equal(t, api.ServiceResolverSubset{Filter: "f", OnlyPassing: true}, v1.Subset)
+	assert.Equal(t, 3*time.Second, v1.ConnectTimeout)
+	assert.Equal(t, c.Targets["v1.api.default.default.dc1"].SNI, v1.SNI)
 }

@@ -24,11 +24,21 @@ var (
 	ErrUnknownSubset = errors.New("unknown subset")
 	// ErrProtocolMismatch: the services a chain touches do not share one protocol.
 	ErrProtocolMismatch = errors.New("inconsistent protocols")
-	// ErrDuplicateResolver: two resolvers for one service, or two protocols for one service.
+	// ErrDuplicateResolver: two entries of one kind (resolvers, routers, splitters) for one
+	// service, or two protocols for one service.
 	ErrDuplicateResolver = errors.New("duplicate resolver")
 	// ErrMissingSamenessGroup: a resolver names a sameness group the requesting partition
 	// does not define.
 	ErrMissingSamenessGroup = errors.New("missing sameness group")
 	// ErrRequest: the request lacks a required field.
 	ErrRequest = errors.New("incomplete request")
+	// ErrCircularReference: routes and splits lead back to a router or splitter node on
+	// their own path (Consul's "detected circular reference").
+	ErrCircularReference = errors.New("circular reference")
+	// ErrRoutingProtocol: a chain with a router or a splitter whose protocol is not
+	// HTTP-like (Consul's "does not permit advanced routing or splitting behavior").
+	ErrRoutingProtocol = errors.New("routing on a protocol that is not HTTP-like")
+	// ErrTooManySplits: flattening nested splitters gives a splitter node more than
+	// MaxSplits splits.
+	ErrTooManySplits = errors.New("too many splits")
 )

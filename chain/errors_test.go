@@ -13,7 +13,7 @@ import (
 )
 
 func TestErrorSentinels(t *testing.T) {
-	req := Request{Service: "main", Datacenter: "dc1", TrustDomain: "td.consul"}
+	req := Request{Service: exports.ServiceName{Name: "main"}, Datacenter: "dc1", TrustDomain: "td.consul"}
 	tests := []struct {
 		name    string
 		req     Request
@@ -26,7 +26,7 @@ func TestErrorSentinels(t *testing.T) {
 		{"protocol mismatch", req, Entries{Resolvers: []ServiceResolver{{Name: "main", Redirect: &Redirect{Service: "other"}}},
 			Protocols: map[exports.ServiceName]string{{Name: "main"}: "http"}}, ErrProtocolMismatch},
 		{"duplicate resolver", req, Entries{Resolvers: []ServiceResolver{{Name: "main"}, {Name: "main", Namespace: "default"}}}, ErrDuplicateResolver},
-		{"incomplete request", Request{Service: "main"}, Entries{}, ErrRequest},
+		{"incomplete request", Request{Service: exports.ServiceName{Name: "main"}}, Entries{}, ErrRequest},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

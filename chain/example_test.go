@@ -23,7 +23,7 @@ func ExampleCompile_failover() {
 		panic(err)
 	}
 	c, err := chain.Compile(
-		chain.Request{Service: "db", Datacenter: "dc1", TrustDomain: trustDomain},
+		chain.Request{Service: exports.ServiceName{Name: "db"}, Datacenter: "dc1", TrustDomain: trustDomain},
 		chain.Entries{Resolvers: []chain.ServiceResolver{db}},
 	)
 	if err != nil {
@@ -41,7 +41,7 @@ func ExampleCompile_failover() {
 
 func ExampleCompile_redirectToPeer() {
 	c, err := chain.Compile(
-		chain.Request{Service: "billing", Datacenter: "dc1", TrustDomain: trustDomain},
+		chain.Request{Service: exports.ServiceName{Name: "billing"}, Datacenter: "dc1", TrustDomain: trustDomain},
 		chain.Entries{Resolvers: []chain.ServiceResolver{
 			{Name: "billing", Redirect: &chain.Redirect{Service: "billing", Peer: "finance-cluster"}},
 		}},
@@ -60,7 +60,7 @@ func ExampleCompile_redirectToPeer() {
 
 func ExampleCompile_cycle() {
 	_, err := chain.Compile(
-		chain.Request{Service: "main", Datacenter: "dc1", TrustDomain: trustDomain},
+		chain.Request{Service: exports.ServiceName{Name: "main"}, Datacenter: "dc1", TrustDomain: trustDomain},
 		chain.Entries{Resolvers: []chain.ServiceResolver{
 			{Name: "main", Redirect: &chain.Redirect{Service: "other"}},
 			{Name: "other", Redirect: &chain.Redirect{Service: "main"}},
@@ -90,7 +90,7 @@ func ExampleServiceResolver_Validate() {
 // peer member a target imported from that peer. The requesting partition itself is skipped.
 func ExampleCompile_samenessGroupFailover() {
 	c, err := chain.Compile(
-		chain.Request{Service: "db", Datacenter: "dc1", TrustDomain: trustDomain},
+		chain.Request{Service: exports.ServiceName{Name: "db"}, Datacenter: "dc1", TrustDomain: trustDomain},
 		chain.Entries{
 			Resolvers: []chain.ServiceResolver{
 				{Name: "db", Failover: map[string]chain.Failover{"*": {SamenessGroup: "dr"}}},
@@ -124,7 +124,7 @@ func ExampleCompile_samenessGroupFailover() {
 // the local api in dc2, and says so.
 func ExampleCompile_peerTargetRedirected() {
 	c, err := chain.Compile(
-		chain.Request{Service: "web", Datacenter: "dc1", TrustDomain: trustDomain},
+		chain.Request{Service: exports.ServiceName{Name: "web"}, Datacenter: "dc1", TrustDomain: trustDomain},
 		chain.Entries{Resolvers: []chain.ServiceResolver{
 			{Name: "web", Redirect: &chain.Redirect{Service: "api", Peer: "east"}},
 			{Name: "api", Redirect: &chain.Redirect{Datacenter: "dc2"}},
@@ -147,7 +147,7 @@ func ExampleCompile_peerTargetRedirected() {
 // The local resolver's default subset applies to the peer target too, and makes it local.
 func ExampleCompile_peerTargetDefaultSubset() {
 	c, err := chain.Compile(
-		chain.Request{Service: "web", Datacenter: "dc1", TrustDomain: trustDomain},
+		chain.Request{Service: exports.ServiceName{Name: "web"}, Datacenter: "dc1", TrustDomain: trustDomain},
 		chain.Entries{Resolvers: []chain.ServiceResolver{
 			{Name: "web", Redirect: &chain.Redirect{Service: "api", Peer: "east"}},
 			{Name: "api", Subsets: map[string]chain.Subset{"v1": {Filter: "Service.Meta.version == v1"}}, DefaultSubset: "v1"},
@@ -170,7 +170,7 @@ func ExampleCompile_peerTargetDefaultSubset() {
 // and would govern the peer target too.
 func ExampleCompile_peerFailoverTargetNotRead() {
 	c, err := chain.Compile(
-		chain.Request{Service: "web", Datacenter: "dc1", TrustDomain: trustDomain},
+		chain.Request{Service: exports.ServiceName{Name: "web"}, Datacenter: "dc1", TrustDomain: trustDomain},
 		chain.Entries{Resolvers: []chain.ServiceResolver{
 			{Name: "web", Failover: map[string]chain.Failover{"*": {Targets: []chain.FailoverTarget{{Service: "api", Peer: "east"}}}}},
 			{Name: "api", Redirect: &chain.Redirect{Datacenter: "dc2"}},
@@ -187,7 +187,7 @@ func ExampleCompile_peerFailoverTargetNotRead() {
 // A peer target carries the local resolver's connect timeout, as Consul gives it.
 func ExampleCompile_peerTargetConnectTimeout() {
 	c, err := chain.Compile(
-		chain.Request{Service: "web", Datacenter: "dc1", TrustDomain: trustDomain},
+		chain.Request{Service: exports.ServiceName{Name: "web"}, Datacenter: "dc1", TrustDomain: trustDomain},
 		chain.Entries{Resolvers: []chain.ServiceResolver{
 			{Name: "web", Redirect: &chain.Redirect{Service: "api", Peer: "east"}},
 			{Name: "api", ConnectTimeout: 2 * time.Second},

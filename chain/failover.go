@@ -3,7 +3,6 @@ package chain
 import (
 	"cmp"
 	"fmt"
-	"maps"
 
 	"github.com/meshscope/meshscope/exports"
 	"github.com/meshscope/meshscope/internal/fielderr"
@@ -44,9 +43,6 @@ func (c *compiler) failover(ch *Chain, t key, startID string) ([]string, *Failov
 		c.changes = append(c.changes, peerChange{target: startID, resolver: rid, field: cands[0].section})
 	}
 	out := make([]string, 0, len(cands))
-	targets := make(map[string]*Target, len(cands)+1) // sized once: no rehashing as it fills
-	maps.Copy(targets, ch.Targets)
-	ch.Targets = targets
 	for _, cand := range cands {
 		ck := c.rewrite(t, cand.opts)
 		cid := ck.id()
@@ -78,13 +74,10 @@ func (c *compiler) failover(ch *Chain, t key, startID string) ([]string, *Failov
 func (c *compiler) candidates(t key) (string, []candidate, *FailoverPolicy) {
 	r, found := c.resolverOf(t.ServiceName)
 	if !found {
-		// DefaultForFailover: exactly when the requested service has no resolver at all.
-		start := key{ServiceName: c.req.service(), datacenter: c.req.Datacenter}
-		g := c.dff[c.req.Partition]
-		if _, has := c.resolverOf(start.ServiceName); has || g == nil || t != start {
+		if !c.defaultGroupApplies(t) {
 			return "", nil, nil
 		}
-		return "", c.sameness(t, g, t.Name, t.Namespace, options{}, "DefaultForFailover"), nil
+		return "", c.sameness(t, c.defaultGroup(), t.Name, t.Namespace, options{}, "DefaultForFailover"), nil
 	}
 	if rd := r.Redirect; rd != nil && rd.SamenessGroup != "" {
 		g := c.group(t, rd.SamenessGroup)
@@ -126,10 +119,25 @@ func (c *compiler) candidates(t key) (string, []candidate, *FailoverPolicy) {
 	return r.id, cands, f.Policy
 }
 
+// defaultGroupApplies reports whether the resolved target t, whose service has no resolver,
+// fails over to the members of its partition's DefaultForFailover group, as Consul's
+// compiler decides: when the requested service has no resolver at all, for a local target
+// in the requesting partition.
+func (c *compiler) defaultGroupApplies(t key) bool {
+	if t.peer != "" || t.Partition != c.req.Service.Partition || c.defaultGroup() == nil {
+		return false
+	}
+	_, has := c.resolverOf(c.req.service())
+	return !has
+}
+
+// defaultGroup is the requesting partition's DefaultForFailover group, nil for none.
+func (c *compiler) defaultGroup() *exports.SamenessGroup { return c.dff[c.req.Service.Partition] }
+
 // group finds a sameness group by name in the requesting partition, whichever resolver
 // names it, and records an error when there is none.
 func (c *compiler) group(t key, name string) *exports.SamenessGroup {
-	g := c.groups[[2]string{c.req.Partition, name}]
+	g := c.groups[[2]string{c.req.Service.Partition, name}]
 	if g == nil {
 		c.errs = append(c.errs, &FieldError{Value: name, Detail: fmt.Sprintf("sameness group missing for service %q", t.Name), Err: ErrMissingSamenessGroup})
 	}

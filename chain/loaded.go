@@ -5,8 +5,10 @@ import (
 )
 
 // Consul's server does not compile a chain from every entry it holds: it first reads the
-// entries the chain can reach, and compiles from those alone. Starting at the requested
-// service, it reads the resolver of each service it reaches and then the services that
+// entries the chain can reach, and compiles from those alone. It reads the requested
+// service's router, then the splitters of the services the router's routes name (with its
+// own) — without a router, the requested service's — and of the services their splits name
+// (routingReads). From each of those services, it reads the resolver of each service it reaches and then the services that
 // resolver names — its redirect (a redirect to a peer included: the service it names, in the
 // resolver's namespace and partition unless the redirect gives others), each failover
 // section's Service (or the resolver's own, for a section of datacenters), each failover
@@ -33,9 +35,10 @@ func (rs *readSet) has(cc *Compiler, k exports.ServiceName) bool {
 	return rs.other[k]
 }
 
-// loadedFrom returns what Consul's server reads to compile the chain of start (canonical),
-// requested in partition: the walk described above, over the resolvers' consults.
-func (cc *Compiler) loadedFrom(start exports.ServiceName, partition string) *readSet {
+// loadedFrom returns what Consul's server reads to compile a chain requested in partition
+// whose routing reads (see routingReads) are seeds: the walk described above from each of
+// them, over the resolvers' consults.
+func (cc *Compiler) loadedFrom(seeds []exports.ServiceName, partition string) *readSet {
 	rs := &readSet{res: map[int]bool{}}
 	var todo []*indexed
 	var reach func(s exports.ServiceName, n *indexed)
@@ -56,8 +59,9 @@ func (cc *Compiler) loadedFrom(start exports.ServiceName, partition string) *rea
 			cc.readMembers(cc.dff[s.Partition], s, reach)
 		}
 	}
-	start = start.Canonical()
-	reach(start, cc.resolvers[start])
+	for _, s := range seeds {
+		reach(s, cc.resolvers[s])
+	}
 	for len(todo) > 0 {
 		n := todo[len(todo)-1]
 		todo = todo[:len(todo)-1]

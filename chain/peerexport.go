@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sync"
 
 	"github.com/meshscope/meshscope/exports"
 )
@@ -15,33 +14,36 @@ var ErrPeerExport = errors.New("not peer-export safe")
 
 // CheckPeerExport reports, in Consul's words, why the chain's service may not be exported to
 // a cluster peer; nil when it may. Consul refuses, at write time, any configuration that
-// leaves a peer-exported service with a resolver reachable from it that redirects to
-// another datacenter, to a peer or to another partition, or fails over to another
-// datacenter:
+// leaves a peer-exported service with a route or split that leaves its entry's partition, or
+// a resolver reachable from it that redirects to another datacenter, to a peer or to another
+// partition, or fails over to another datacenter:
 //
+//	peer exported service "web" contains cross-partition route destination
+//	peer exported service "web" contains cross-partition split destination
 //	peer exported service "web" contains cross-datacenter resolver redirect
 //	peer exported service "web" contains cross-peer resolver redirect
 //	peer exported service "ap1/default/web" contains cross-partition resolver redirect
 //	peer exported service "web" contains cross-datacenter failover
 //
 // Failover to other partitions, to peers and to a sameness group's members is allowed. The
-// resolvers checked are every one reachable from the service: its own, and transitively
-// that of every redirect target and every local target of every failover section (all
-// sections, not only the one a request would use; peer targets are not followed) — the
-// resolver's own service in each partition member of a sameness group it names included (as
-// Consul's server reads it: not the section's Service, which it reads in the resolver's
-// partition only), and for a service without a resolver those of its partition's
-// DefaultForFailover group. They are visited breadth-first in the
-// order first reached — own, redirect, failover sections by sorted key with their Service
-// or Targets in order, then a sameness group's partition members in member order — and the
-// first problem is reported
-// (Consul's order is random). The service is named by its name alone (as Consul CE prints
-// it), or as partition/namespace/name when either is not default.
+// entries checked are those Consul's server reads for the chain: the service's router, the
+// splitters of the services its routes and splits name, and every resolver reachable from
+// those services: each one's own, and transitively that of every redirect target and every
+// local target of every failover section (all sections, not only the one a request would
+// use; peer targets are not followed) — the resolver's own service in each partition member
+// of a sameness group it names included (as Consul's server reads it: not the section's
+// Service, which it reads in the resolver's partition only), and for a service without a
+// resolver those of its partition's DefaultForFailover group. The router comes first, then
+// the splitters in the order read, then the resolvers, from each service in that order,
+// breadth-first in the order first reached — own, redirect, failover sections by sorted key
+// with their Service or Targets in order, then a sameness group's partition members in
+// member order — and the first problem is reported (Consul's order is random). The service
+// is named by its name alone (as Consul CE prints it), or as partition/namespace/name when
+// either is not default.
 //
 // Compile works the answer out from the resolvers the chain was compiled from — in constant
-// time, from a table of every resolver's answer that a Compiler builds once per requesting
-// partition, at a cost linear in the resolvers — and CheckPeerExport returns it. The error
-// is read-only.
+// time, from a table of every resolver's answer that NewCompiler builds, at a cost linear in
+// the resolvers — and CheckPeerExport returns it. The error is read-only.
 func (c *Chain) CheckPeerExport() error {
 	if c == nil {
 		return nil
@@ -49,35 +51,50 @@ func (c *Chain) CheckPeerExport() error {
 	return c.peerExport
 }
 
-// checkPeerExport works out CheckPeerExport's answer for the requested service (canonical).
-// A sameness group a resolver names is the group of the requested service's partition, as
-// in compiling; when the service has no resolver, its partition's DefaultForFailover group
-// stands for one (see Compile). The answer is the first problem a breadth-first walk from
-// the service meets; it is read from the partition's safety table (see safetyOf), so that
-// checking every service of a partition costs what one walk over all resolvers costs.
-func (c *Compiler) checkPeerExport(start exports.ServiceName) error {
-	if !c.unsafe {
-		return nil // nothing unsafe to reach
-	}
-	s := c.safetyOf(start.Partition)
-	reason := ""
-	if r, ok := c.resolvers[start]; ok {
-		reason = s.reason[r.pos]
-	} else if g := c.dff[start.Partition]; g != nil {
-		best := -1 // the first member nearest to a problem
-		c.members(g, start.Name, start.Namespace, func(n *indexed) {
-			if d := s.dist[n.pos]; d >= 0 && (best < 0 || d < s.dist[best]) {
-				best = n.pos
-			}
-		})
-		if best >= 0 {
-			reason = s.reason[best]
+// checkPeerExport works out CheckPeerExport's answer for the chain of start (canonical) whose routing reads (see
+// routingReads) are seeds, and whose first route or split leaving its partition, if any,
+// is routing. A sameness group a resolver names is the group of the requesting partition,
+// as in compiling; a service without a resolver has its partition's DefaultForFailover
+// group stand for one (see Compile). The resolvers' answer is, for the first of seeds that
+// has one, the first problem a breadth-first walk from its resolver meets; it is read from
+// the partition's safety table (see safetyOf), so that checking every service of a
+// partition costs what one walk over all resolvers costs.
+func (c *Compiler) checkPeerExport(start exports.ServiceName, seeds []exports.ServiceName, routing string) error {
+	reason := routing
+	for _, s := range seeds {
+		if reason != "" || !c.unsafe {
+			break
 		}
+		reason = c.resolverReason(s)
 	}
 	if reason == "" {
 		return nil
 	}
 	return &FieldError{Value: start.String(), Detail: fmt.Sprintf("peer exported service %q contains %s", start.Short(), reason), Err: ErrPeerExport}
+}
+
+// resolverReason returns the first problem the walk from the resolver of s (canonical) meets
+// — for a service without a resolver, from the resolvers its partition's DefaultForFailover
+// group makes Consul's server read — or "".
+func (c *Compiler) resolverReason(s exports.ServiceName) string {
+	t := c.safetyOf(s.Partition)
+	if r, ok := c.resolvers[s]; ok {
+		return t.reason[r.pos]
+	}
+	g := c.dff[s.Partition]
+	if g == nil {
+		return ""
+	}
+	best := -1 // the first member nearest to a problem
+	c.members(g, s.Name, s.Namespace, func(n *indexed) {
+		if d := t.dist[n.pos]; d >= 0 && (best < 0 || d < t.dist[best]) {
+			best = n.pos
+		}
+	})
+	if best < 0 {
+		return ""
+	}
+	return t.reason[best]
 }
 
 // safety is, for every resolver (by its position), the problem a breadth-first walk from it
@@ -88,30 +105,30 @@ type safety struct {
 	dist   []int
 }
 
-// safetyCache holds the safety tables built so far, one per requesting partition when some
-// resolver names a sameness group (whose members depend on the partition), else one for all.
-type safetyCache struct {
-	mu     sync.Mutex
-	tables map[string]*safety
-}
-
-// safetyOf returns the safety table for chains requested in partition, building it on first
-// use (once; safe for concurrent use).
+// safetyOf returns the safety table for chains requested in partition: NewCompiler builds
+// one for each partition with sameness groups (whose members a resolver's group names) and
+// one for every other partition; none when no resolver is unsafe.
 func (c *Compiler) safetyOf(partition string) *safety {
-	if !c.sameness {
-		partition = ""
-	}
-	c.safety.mu.Lock()
-	defer c.safety.mu.Unlock()
-	if s, ok := c.safety.tables[partition]; ok {
+	if s, ok := c.safety[partition]; ok {
 		return s
 	}
-	s := c.buildSafety(partition)
-	if c.safety.tables == nil {
-		c.safety.tables = map[string]*safety{}
+	return c.safety[""]
+}
+
+// buildSafetyTables builds the safety tables safetyOf gives, when some resolver is unsafe.
+func (c *Compiler) buildSafetyTables(groups []exports.SamenessGroup) {
+	if !c.unsafe {
+		return
 	}
-	c.safety.tables[partition] = s
-	return s
+	c.safety = map[string]*safety{"": c.buildSafety("")}
+	if !c.sameness {
+		return
+	}
+	for _, g := range groups {
+		if p := orDefault(g.Partition); c.safety[p] == nil {
+			c.safety[p] = c.buildSafety(p)
+		}
+	}
 }
 
 // buildSafety works out every resolver's answer in time linear in the resolvers and what

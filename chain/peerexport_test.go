@@ -211,7 +211,7 @@ func TestCheckPeerExportAgainstReference(t *testing.T) {
 					s := exports.ServiceName{Partition: part, Namespace: ns, Name: svc}
 					want := refPeerExport(rs, groups, s)
 					got := ""
-					if err := cc.checkPeerExport(s); err != nil {
+					if err := cc.checkPeerExport(s, []exports.ServiceName{s.Canonical()}, ""); err != nil {
 						got = err.(*FieldError).Detail
 						unsafe++
 					} else {
@@ -245,14 +245,14 @@ func failoverLine(n int) Entries {
 // checkAll checks every service of the line, as replicating them all does.
 func checkAll(tb testing.TB, cc *Compiler, n int) {
 	for i := range n {
-		if cc.checkPeerExport(exports.ServiceName{Partition: "default", Namespace: "default", Name: fmt.Sprintf("s%d", i)}) == nil {
+		if cc.checkPeerExport(exports.ServiceName{}, []exports.ServiceName{{Partition: "default", Namespace: "default", Name: fmt.Sprintf("s%d", i)}}, "") == nil {
 			tb.Fatalf("s%d is safe", i)
 		}
 	}
 }
 
 // TestCheckPeerExportIsLinear: checking every service of a partition, each reaching the far
-// end of a long line of resolvers, is linear in the resolvers (a walk per service was
+// end of a long line of resolvers, is linear in the resolvers (a walk per service is
 // quadratic).
 func TestCheckPeerExportIsLinear(t *testing.T) {
 	work := func(n int) float64 {
@@ -332,4 +332,33 @@ func (c *Compiler) walkPeerExport(start exports.ServiceName) string {
 		}
 	}
 	return ""
+}
+
+// BenchmarkNewCompilerLine4000 builds a Compiler over an n-long failover line whose far end is
+// not peer-export safe: NewCompiler builds the peer-export table. With
+// BenchmarkNewCompilerAndCompileLine4000 (one chain compiled), it is what the table costs a
+// caller that never checks one and one that compiles a single chain.
+func BenchmarkNewCompilerLine4000(b *testing.B) {
+	e := failoverLine(4000)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := NewCompiler(e); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkNewCompilerAndCompileLine4000(b *testing.B) {
+	e := failoverLine(4000)
+	req := Request{Service: exports.ServiceName{Name: "s0"}, Datacenter: "dc1", TrustDomain: td}
+	b.ReportAllocs()
+	for b.Loop() {
+		cc, err := NewCompiler(e)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := cc.Compile(req); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

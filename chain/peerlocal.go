@@ -109,7 +109,7 @@ func (c *compiler) peerFindings(ch *Chain) []Finding {
 		if !kept {
 			continue
 		}
-		out = append(out, report.New(fmt.Sprintf("chain %s, target %s", ch.ServiceName(), p.target), PeerTargetResolvedLocally,
+		out = append(out, report.New(fmt.Sprintf("chain %s, target %s", ch.Service, p.target), PeerTargetResolvedLocally,
 			"the local service-resolver %s governs this peer target and %s: Consul finds a target's resolver by service, namespace and partition, not by peer", p.resolver, p.what()))
 	}
 	slices.SortFunc(out, report.Compare)

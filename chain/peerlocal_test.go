@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/meshscope/meshscope/exports"
 )
 
 func findingLines(c *Chain) []string {
@@ -67,7 +69,7 @@ func TestPeerTargetsThroughLocalResolvers(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := compileOK(t, Request{Service: "web", Datacenter: "dc1", TrustDomain: td}, tt.e)
+			c := compileOK(t, Request{Service: exports.ServiceName{Name: "web"}, Datacenter: "dc1", TrustDomain: td}, tt.e)
 			assert.Equal(t, tt.start, c.Start)
 			assert.Equal(t, tt.failover, c.Targets[c.Start].Failover)
 			var msgs []string
@@ -85,29 +87,29 @@ func TestPeerTargetsThroughLocalResolvers(t *testing.T) {
 }
 
 func TestPeerTargetErrorsThroughLocalResolvers(t *testing.T) {
-	req := Request{Service: "web", Datacenter: "dc1", TrustDomain: td}
+	req := Request{Service: exports.ServiceName{Name: "web"}, Datacenter: "dc1", TrustDomain: td}
 	_, err := Compile(req, resolvers(
 		ServiceResolver{Name: "web", Redirect: &Redirect{Service: "api", Peer: "east"}},
 		ServiceResolver{Name: "api", Redirect: &Redirect{Service: "web", ServiceSubset: "v2"}},
 		ServiceResolver{Name: "web", Namespace: "ops"},
 	))
 	require.Error(t, err, "a cycle through a peer target")
-	_, err = Compile(Request{Service: "api", Datacenter: "dc1", TrustDomain: td}, resolvers(
+	_, err = Compile(Request{Service: exports.ServiceName{Name: "api"}, Datacenter: "dc1", TrustDomain: td}, resolvers(
 		ServiceResolver{Name: "api", Subsets: map[string]Subset{"v2": {}}, DefaultSubset: "v2", Failover: map[string]Failover{"v2": {Targets: []FailoverTarget{{Service: "db", Peer: "east"}}}}},
 		ServiceResolver{Name: "db", Redirect: &Redirect{Service: "api", Peer: "east"}},
 	))
 	require.NoError(t, err)
 
 	// The subset a peer target keeps is checked against the local resolver of its name.
-	_, err = Compile(Request{Service: "api", Datacenter: "dc1", TrustDomain: td}, resolvers(
+	_, err = Compile(Request{Service: exports.ServiceName{Name: "api"}, Datacenter: "dc1", TrustDomain: td}, resolvers(
 		ServiceResolver{Name: "api", Subsets: map[string]Subset{"v2": {}}, DefaultSubset: "v2", Failover: map[string]Failover{"v2": {Targets: []FailoverTarget{{Service: "api", Peer: "east"}}}}},
 	))
 	require.NoError(t, err, "api's own resolver has v2")
-	c := compileOK(t, Request{Service: "web", Datacenter: "dc1", TrustDomain: td}, resolvers(
+	c := compileOK(t, Request{Service: exports.ServiceName{Name: "web"}, Datacenter: "dc1", TrustDomain: td}, resolvers(
 		ServiceResolver{Name: "web", Subsets: map[string]Subset{"v2": {}}, DefaultSubset: "v2", Failover: map[string]Failover{"*": {Targets: []FailoverTarget{{Peer: "east"}}}}},
 	))
 	assert.Equal(t, "v2", c.Targets["web.default.default.external.east"].Subset)
-	_, err = Compile(Request{Service: "web", Datacenter: "dc1", TrustDomain: td}, resolvers(
+	_, err = Compile(Request{Service: exports.ServiceName{Name: "web"}, Datacenter: "dc1", TrustDomain: td}, resolvers(
 		ServiceResolver{Name: "web", Redirect: &Redirect{Service: "web", Peer: "east", Namespace: "ops"}},
 		ServiceResolver{Name: "web", Namespace: "ops", Redirect: &Redirect{Service: "web", Namespace: "ops", Peer: "east"}},
 	))

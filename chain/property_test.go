@@ -116,9 +116,9 @@ func refResolve(rs []ServiceResolver, req refReq, t refTarget, visited []string)
 // "subset", "missing"), or "" when resolution succeeds.
 func refCompile(req Request, rs []ServiceResolver, groups ...exports.SamenessGroup) (string, []string, string) {
 	rs = refRead(req, rs, groups)
-	p := def(req.Partition)
+	p := def(req.Service.Partition)
 	rq := refReq{p, req.Datacenter}
-	request := refTarget{Service: req.Service, Namespace: def(req.Namespace), Partition: p, Datacenter: req.Datacenter}
+	request := refTarget{Service: req.Service.Name, Namespace: def(req.Service.Namespace), Partition: p, Datacenter: req.Datacenter}
 	start, err := refResolve(rs, rq, request, nil)
 	if err != "" {
 		return "", nil, err
@@ -205,7 +205,7 @@ func refCompile(req Request, rs []ServiceResolver, groups ...exports.SamenessGro
 // partition members of its partition's DefaultForFailover group; until nothing is added.
 func refRead(req Request, rs []ServiceResolver, groups []exports.SamenessGroup) []ServiceResolver {
 	type svc struct{ name, ns, part string }
-	read := map[svc]bool{{req.Service, def(req.Namespace), def(req.Partition)}: true}
+	read := map[svc]bool{{req.Service.Name, def(req.Service.Namespace), def(req.Service.Partition)}: true}
 	members := func(g exports.SamenessGroup, s svc) {
 		if g.IncludeLocal {
 			read[svc{s.name, s.ns, def(g.Partition)}] = true
@@ -233,7 +233,7 @@ func refRead(req Request, rs []ServiceResolver, groups []exports.SamenessGroup) 
 			}
 			group := func(name string) {
 				for _, g := range groups {
-					if name != "" && g.Name == name && def(g.Partition) == def(req.Partition) {
+					if name != "" && g.Name == name && def(g.Partition) == def(req.Service.Partition) {
 						members(g, s)
 					}
 				}
@@ -441,7 +441,7 @@ func TestAgainstReference(t *testing.T) {
 	n := longtest.N(1500, 20000)
 	for range n {
 		rs := randomResolvers(r, true, true)
-		req := Request{Service: pick(r, randServices...), Namespace: pick(r, "", "ns1"), Datacenter: "dc1", TrustDomain: td}
+		req := Request{Service: exports.ServiceName{Namespace: pick(r, "", "ns1"), Name: pick(r, randServices...)}, Datacenter: "dc1", TrustDomain: td}
 		wantStart, wantFailover, wantErr := refCompile(req, rs)
 		c, err := Compile(req, Entries{Resolvers: rs})
 		if wantErr != "" {
@@ -486,7 +486,7 @@ func TestFailoverLoopsNeverFail(t *testing.T) {
 				rs[i].Failover[k] = f
 			}
 		}
-		c, err := Compile(Request{Service: "main", Datacenter: "dc1", TrustDomain: td}, Entries{Resolvers: rs})
+		c, err := Compile(Request{Service: exports.ServiceName{Name: "main"}, Datacenter: "dc1", TrustDomain: td}, Entries{Resolvers: rs})
 		require.NoError(t, err, "%s", mustJSON(rs))
 		checkChain(t, c)
 	}
@@ -515,7 +515,7 @@ func TestRedirectCyclesAlwaysFail(t *testing.T) {
 		entry := cycle[r.IntN(n)]
 		rs = append(rs, ServiceResolver{Name: "main", Redirect: &Redirect{Service: entry.name, Namespace: entry.ns}})
 		r.Shuffle(len(rs), func(i, j int) { rs[i], rs[j] = rs[j], rs[i] })
-		_, err := Compile(Request{Service: "main", Datacenter: "dc1", TrustDomain: td}, Entries{Resolvers: rs})
+		_, err := Compile(Request{Service: exports.ServiceName{Name: "main"}, Datacenter: "dc1", TrustDomain: td}, Entries{Resolvers: rs})
 		require.Error(t, err)
 		require.True(t, strings.HasPrefix(err.Error(), "detected circular resolver redirect: [main.default.default.dc1 -> "), err.Error())
 	}
@@ -549,7 +549,7 @@ func FuzzCompile(f *testing.F) {
 		for i := range rs {
 			_ = rs[i].Validate()
 		}
-		req := Request{Service: "main", Datacenter: "dc1", TrustDomain: td}
+		req := Request{Service: exports.ServiceName{Name: "main"}, Datacenter: "dc1", TrustDomain: td}
 		c, err := Compile(req, Entries{Resolvers: rs})
 		if err != nil {
 			return

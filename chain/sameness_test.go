@@ -20,7 +20,7 @@ import (
 // The vectors: request main in default/ap1/dc1; group g of ap1 with members ap1, ap2 and the
 // peer east.
 var (
-	ap1Req = Request{Service: "main", Partition: "ap1", Datacenter: "dc1", TrustDomain: td}
+	ap1Req = Request{Service: exports.ServiceName{Partition: "ap1", Name: "main"}, Datacenter: "dc1", TrustDomain: td}
 	groupG = exports.SamenessGroup{Name: "g", Partition: "ap1", Members: []exports.SamenessMember{{Partition: "ap1"}, {Partition: "ap2"}, {Peer: "east"}}}
 	f1     = []string{"main.default.ap2.dc1", "main.default.ap1.external.east"}
 )
@@ -205,7 +205,7 @@ func TestSamenessAgainstReference(t *testing.T) {
 	for trial := range n {
 		rs, groups := randomSameness(r)
 		req := ap1Req
-		req.Service = pick(r, "main", "backup", "other")
+		req.Service.Name = pick(r, "main", "backup", "other")
 		wantStart, wantFailover, wantErr := refCompile(req, rs, groups...)
 		e := Entries{Resolvers: rs, SamenessGroups: groups}
 		c, err := Compile(req, e)

@@ -18,7 +18,7 @@ import (
 type compiler struct {
 	*Compiler
 	req      Request
-	proto    string
+	proto    string // the chain's protocol: the first service's a router or resolver reaches
 	badProto map[exports.ServiceName]bool
 	memo     map[key]*joined // where targets already walked come to rest
 	errs     []error
@@ -26,6 +26,14 @@ type compiler struct {
 	kept     []Step       // steps of peer candidates that added no target (see keepPeerSteps)
 	// loaded is what Consul's server reads for this chain (see loadedFrom); nil: every entry.
 	loaded *readSet
+	// The graph being built: splitter nodes by service, resolver node keys by the target
+	// ID a request for them starts at ("" for one that does not resolve), whether a router
+	// or splitter is in the chain, and where a merge Consul's server panics on is.
+	splitNodes map[exports.ServiceName]string
+	splitOrder []string // the splitter nodes' keys, in the order built
+	resNodes   map[string]string
+	routing    bool
+	panicAt    string
 }
 
 // compile compiles a request whose required fields are present, from the entries Consul's
@@ -34,35 +42,40 @@ func (cc *Compiler) compile(req Request) (*Chain, error) { return cc.compileFrom
 
 // compileFrom compiles a request whose required fields are present: from the entries
 // Consul's server reads for it (asRead), or from every entry, as Consul's compiler does when
-// handed them all (the recorded vectors were made so).
+// handed them all (the recorded vectors of consul-chain.json were made so). The steps are
+// Consul's: the graph is built, checked for cycles through routers and splitters, nested
+// splitters are flattened and unreached nodes dropped, and a router or splitter on a
+// protocol that is not HTTP-like is refused.
 func (cc *Compiler) compileFrom(req Request, asRead bool) (*Chain, error) {
-	req.Namespace, req.Partition = orDefault(req.Namespace), orDefault(req.Partition)
-	c := &compiler{Compiler: cc, req: req, badProto: map[exports.ServiceName]bool{}}
-	ch := &Chain{Service: req.Service, Namespace: req.Namespace, Partition: req.Partition, Datacenter: req.Datacenter,
-		Targets: map[string]*Target{}}
-	start := key{ServiceName: req.service(), datacenter: req.Datacenter}
+	req.Service = req.Service.Canonical()
+	c := &compiler{Compiler: cc, req: req, badProto: map[exports.ServiceName]bool{},
+		splitNodes: map[exports.ServiceName]string{}, resNodes: map[string]string{}}
+	ch := &Chain{Service: req.Service, Datacenter: req.Datacenter, Nodes: map[string]*Node{}, Targets: map[string]*Target{}}
+	seeds, routeUnsafe := cc.routingReads(req.service())
 	if asRead {
-		c.loaded = cc.loadedFrom(start.ServiceName, req.Partition)
+		c.loaded = cc.loadedFrom(seeds, req.Service.Partition)
 	}
-	c.proto = c.protocol(start.ServiceName)
-	ch.Protocol = c.proto
-	startID := start.id()
-	t, tid, rest, err := c.resolve(start, startID)
-	if err != nil {
-		return nil, errors.Join(append(c.errs, err)...)
+	ch.StartNode = c.assemble(ch)
+	if len(c.errs) == 0 {
+		c.checkCycles(ch)
 	}
-	ch.Start = tid
-	c.add(ch, tid, t, rest.via([]Step{{Field: "request", To: startID}}))
-	failover, policy := c.failover(ch, t, tid)
-	if len(failover) > 0 {
-		st := ch.Targets[tid]
-		st.Failover, st.FailoverPolicy = failover, policy.clone()
+	if len(c.errs) == 0 {
+		c.flatten(ch)
+	}
+	if c.routing && !IsHTTPLike(c.proto) {
+		c.errs = append(c.errs, &FieldError{Value: c.proto, Detail: fmt.Sprintf("discovery chain %q uses a protocol %q that does not permit advanced routing or splitting behavior", req.Service.Name, c.proto), Err: ErrRoutingProtocol})
 	}
 	if len(c.errs) > 0 {
 		return nil, errors.Join(c.errs...)
 	}
-	ch.peerExport = cc.checkPeerExport(start.ServiceName)
-	ch.findings = c.peerFindings(ch)
+	ch.Protocol, ch.ServiceProtocol = c.proto, c.protocol(req.Service)
+	ch.Start = startTarget(ch)
+	if n := ch.Nodes[ch.StartNode]; n.Type == NodeResolver && n.Resolver.Default {
+		t := ch.Targets[n.Resolver.Target]
+		ch.Default = t.Peer == "" && t.Service == req.Service
+	}
+	ch.peerExport = cc.checkPeerExport(req.Service, seeds, routeUnsafe)
+	ch.findings = c.findings(ch)
 	return ch, nil
 }
 
@@ -75,11 +88,17 @@ func (c *compiler) protocol(k exports.ServiceName) string {
 	return cmp.Or(c.defProto, "tcp")
 }
 
-// touch checks that a local service (canonical) the chain touches has the chain's protocol.
+// touch records that the chain touches a local service (canonical): the first one touched
+// gives the chain its protocol, and every other must have it.
 func (c *compiler) touch(k exports.ServiceName) {
-	if p := c.protocol(k); p != c.proto && !c.badProto[k] {
+	p := c.protocol(k)
+	if c.proto == "" {
+		c.proto = p
+		return
+	}
+	if p != c.proto && !c.badProto[k] {
 		c.badProto[k] = true
-		c.errs = append(c.errs, &FieldError{Value: p, Detail: fmt.Sprintf("discovery chain %q uses inconsistent protocols; service %q has %q which is not %q", c.req.Service, k.Short(), p, c.proto), Err: ErrProtocolMismatch})
+		c.errs = append(c.errs, &FieldError{Value: p, Detail: fmt.Sprintf("discovery chain %q uses inconsistent protocols; service %q has %q which is not %q", c.req.Service.Name, k.Short(), p, c.proto), Err: ErrProtocolMismatch})
 	}
 }
 
@@ -108,7 +127,7 @@ func (c *compiler) rewrite(t key, o options) key {
 	n.peer = o.peer
 	switch {
 	case n.peer != "": // a peer's service: no datacenter, the requesting partition
-		n.datacenter, n.Partition = "", c.req.Partition
+		n.datacenter, n.Partition = "", c.req.Service.Partition
 	case n.datacenter == "": // a peer's target made local
 		n.datacenter = c.req.Datacenter
 	}
@@ -117,8 +136,7 @@ func (c *compiler) rewrite(t key, o options) key {
 
 // add records target k, building its SNI, SPIFFE ID and proxy settings.
 func (c *compiler) add(ch *Chain, id string, k key, via []Step) {
-	t := &Target{ID: id, Service: k.Name, Subset: k.subset, Namespace: k.Namespace, Partition: k.Partition,
-		Datacenter: k.datacenter, Peer: k.peer, Via: via}
+	t := &Target{ID: id, Service: k.ServiceName, Subset: k.subset, Datacenter: k.datacenter, Peer: k.peer, Via: via}
 	if k.peer == "" {
 		s := sni.Service{Subset: k.subset, Service: k.Name, Namespace: k.Namespace, Partition: k.Partition, Datacenter: k.datacenter, TrustDomain: c.req.TrustDomain}
 		if err := s.Validate(); err != nil {
@@ -177,7 +195,7 @@ func (c *compiler) collides(ch *Chain, id string, k key) bool {
 	if !ok {
 		return false
 	}
-	pk := key{exports.ServiceName{Partition: prev.Partition, Namespace: prev.Namespace, Name: prev.Service}, prev.Subset, prev.Datacenter, prev.Peer}
+	pk := key{prev.Service, prev.Subset, prev.Datacenter, prev.Peer}
 	if pk.idKey() != k.idKey() {
 		c.errs = append(c.errs, &FieldError{Value: id, Detail: fmt.Sprintf("target ID %q names two different targets (%s and %s); rename one", id, pk, k)})
 		return true

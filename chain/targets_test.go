@@ -170,7 +170,7 @@ func TestCheckPeerExport(t *testing.T) {
 		{"safe: failover to partitions and peers", mainReq, resolvers(ServiceResolver{Name: "main", Failover: map[string]Failover{"*": {Targets: []FailoverTarget{{Partition: "ap1"}, {Peer: "east"}}}}}), ""},
 		{"cross-datacenter redirect", mainReq, resolvers(ServiceResolver{Name: "main", Redirect: &Redirect{Datacenter: "dc2"}}), `peer exported service "main" contains cross-datacenter resolver redirect`},
 		{"cross-peer redirect", mainReq, resolvers(ServiceResolver{Name: "main", Redirect: &Redirect{Service: "main", Peer: "east"}}), `peer exported service "main" contains cross-peer resolver redirect`},
-		{"cross-partition redirect, named in full", Request{Service: "main", Partition: "ap1", Datacenter: "dc1", TrustDomain: td},
+		{"cross-partition redirect, named in full", Request{Service: exports.ServiceName{Partition: "ap1", Name: "main"}, Datacenter: "dc1", TrustDomain: td},
 			resolvers(ServiceResolver{Name: "main", Partition: "ap1", Redirect: &Redirect{Service: "main", Partition: "ap2"}}), `peer exported service "ap1/default/main" contains cross-partition resolver redirect`},
 		{"cross-datacenter failover in a section a request never uses", mainReq, resolvers(ServiceResolver{Name: "main", Subsets: map[string]Subset{"v2": {}},
 			Failover: map[string]Failover{"*": {Service: "b"}, "v2": {Datacenters: []string{"dc2"}}}}), `peer exported service "main" contains cross-datacenter failover`},

@@ -24,7 +24,7 @@ type ConsumerChange = Change[Consumer, struct{}, ServiceName]
 // and loses. Consumers are sorted peers first, then partitions, then sameness groups, each by
 // name; services by partition, namespace and name. Either side may be nil (nothing exported).
 // This is the dry run of an exported-services change: nothing is applied.
-func Diff(old, new *Exports, catalog []ServiceName) []ConsumerChange {
+func Diff(before, after *Exports, catalog []ServiceName) []ConsumerChange {
 	changes := map[Consumer]*ConsumerChange{}
 	get := func(c Consumer) *ConsumerChange {
 		ch := changes[c]
@@ -36,12 +36,12 @@ func Diff(old, new *Exports, catalog []ServiceName) []ConsumerChange {
 	}
 	services := sortUnique(canonicalAll(catalog))
 	for _, s := range services {
-		before, _ := old.Match(s)
-		after, _ := new.Match(s)
-		if slices.Equal(before.Consumers, after.Consumers) {
+		b, _ := before.Match(s)
+		a, _ := after.Match(s)
+		if slices.Equal(b.Consumers, a.Consumers) {
 			continue
 		}
-		gained, lost := report.Delta(before.Consumers, after.Consumers)
+		gained, lost := report.Delta(b.Consumers, a.Consumers)
 		for _, c := range gained {
 			ch := get(c)
 			ch.Gained = append(ch.Gained, s)

@@ -24,6 +24,9 @@ const (
 	// StageStore: storing the entry would break a chain it recompiles, or the peer-export
 	// safety of an exported service.
 	StageStore WriteStage = "store"
+	// StagePanic: compiling a chain the write recompiles crashes Consul 1.16.0's server
+	// (chain.HeaderMergePanics); the write is not stored.
+	StagePanic WriteStage = "panic"
 )
 
 // WriteOutcome is how Consul's server answers one write of a config entry.
@@ -81,14 +84,17 @@ func (o WriteOutcome) entryName() string {
 // (StageValidate), and then refused when storing it would break a chain it recompiles or
 // the peer-export safety of an exported service (StageStore):
 //
-//   - a service-resolver or service-defaults entry of service S recompiles S's chain and
-//     that of every resolver that names S (one level: a write two hops away from a chain is
-//     not judged against it, and may break it, as on Consul's server);
-//   - proxy-defaults recompiles the chain of every service with a resolver;
+//   - a service-resolver, service-router, service-splitter or service-defaults entry of
+//     service S recompiles S's chain and that of every resolver, router and splitter that
+//     names S (one level: a write two hops away from a chain is not judged against it, and
+//     may break it, as on Consul's server);
+//   - proxy-defaults recompiles the chain of every service with a resolver, router or
+//     splitter;
 //   - a sameness-group the chain of every service with a resolver in its partition, and is
 //     refused when it shares a member with another group of its partition;
 //   - an exported-services entry checks that every service it exports to a peer (under a
-//     "*" rule, the services of the namespace with a resolver) has a chain safe to export.
+//     "*" rule, the services of the namespace with a resolver, router or splitter) has a
+//     chain safe to export.
 //
 // Each recompiled chain must compile; one exported to a peer (by the union of the rules
 // naming a peer, as Consul's server reads them at write time) must be safe to export
@@ -96,13 +102,15 @@ func (o WriteOutcome) entryName() string {
 // outside every failover list whose identity it did not have. The chains are compiled as the
 // server compiles them: from the entries it reads for each, in datacenter dc1. Where a write
 // breaks several chains, every one is a reason, each naming its chain; Consul names one of
-// them, whichever its map order gives first.
+// them, whichever its map order gives first. A write whose recompiled chain flattens nested
+// splitters whose header changes merge into a nil map crashes Consul 1.16.0's server
+// (chain.HeaderMergePanics): it is refused at StagePanic, its reason saying so, and not
+// stored — meshscope does not panic.
 //
 // An accepted entry replaces the stored one of its kind and name (Config.Add refuses a
 // second one instead); a refused entry changes nothing. An entry of a kind Consul has but
-// the write path does not model (service-router and service-splitter among them) is
-// accepted unjudged and named in c.Findings (RoutingNotModelled or EntrySkipped), as Add
-// names it. c is changed in place: its slices and maps are replaced, not written into, so a
+// the write path does not model (service-intentions, mesh, the gateways' kinds) is accepted
+// unjudged and named in c.Findings (EntrySkipped), as Add names it. c is changed in place: its slices and maps are replaced, not written into, so a
 // copy of c made before Apply keeps what it held. Apply returns one outcome per entry, in
 // order; the error is for data that is not config entries at all (not JSON, an element that
 // is not an object, an entry without a Kind) or a c that holds an entry twice, and leaves c
@@ -196,7 +204,7 @@ func (st *store) apply(where string, x strict.Fields, findings *[]Finding) (Writ
 	rule, ok := kindRules[out.Kind]
 	if !ok {
 		label := fmt.Sprintf("%s (%s)", where, strings.TrimSpace(out.Kind+" "+out.Name))
-		f, skipped := skippedFinding("", label, out.Kind, out.Name)
+		f, skipped := skippedFinding("", label, out.Kind)
 		if !skipped {
 			return refuse(StageDecode, unknownKind(out.Kind))
 		}
@@ -215,8 +223,8 @@ func (st *store) apply(where string, x strict.Fields, findings *[]Finding) (Writ
 	if err := rule.validate(&e); err != nil {
 		return refuse(StageValidate, err)
 	}
-	if reasons := st.write(rule, &e); len(reasons) > 0 {
-		out.Stage, out.Reasons = StageStore, reasons
+	if stage, reasons := st.write(rule, &e); len(reasons) > 0 {
+		out.Stage, out.Reasons = stage, reasons
 		return out, nil
 	}
 	out.Accepted = true

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/meshscope/meshscope/chain"
+	"github.com/meshscope/meshscope/exports"
 )
 
 // The answers of Consul's server (testdata/README.md says how they were recorded).
@@ -23,7 +24,7 @@ type serverVectors struct {
 
 type serverCase struct {
 	Name    string
-	Request chain.Request
+	Request vectorRequest
 	Entries []json.RawMessage
 	Writes  []struct {
 		Accepted     bool
@@ -35,6 +36,13 @@ type serverCase struct {
 		Failover        map[string][]string // resolver node -> its failover target IDs
 		Resolvers       map[string]string   // resolver node -> its target
 	}
+}
+
+// vectorRequest is a recorded request, its service spelt as three strings.
+type vectorRequest struct{ Service, Namespace, Partition, Datacenter, TrustDomain string }
+
+func (r vectorRequest) request() chain.Request {
+	return chain.Request{Service: exports.ServiceName{Partition: r.Partition, Namespace: r.Namespace, Name: r.Service}, Datacenter: r.Datacenter, TrustDomain: r.TrustDomain}
 }
 
 type serverTarget struct {
@@ -123,7 +131,7 @@ func replayCase(tc serverCase, counts map[string]int) []string {
 	if len(problems) > 0 {
 		return problems // the chain is compiled from another store
 	}
-	got, err := chain.Compile(tc.Request, c.Entries)
+	got, err := chain.Compile(tc.Request.request(), c.Entries)
 	if err != nil {
 		return []string{fmt.Sprintf("Consul's server compiles the chain of what it stored; meshscope: %v", err)}
 	}
@@ -157,7 +165,7 @@ func compareServerChain(tc serverCase, c *chain.Chain) (class, problem string) {
 	}
 	have := map[string]serverTarget{}
 	for id, t := range c.Targets {
-		have[id] = serverTarget{ID: t.ID, Service: t.Service, ServiceSubset: t.Subset, Namespace: t.Namespace, Partition: t.Partition,
+		have[id] = serverTarget{ID: t.ID, Service: t.Service.Name, ServiceSubset: t.Subset, Namespace: t.Service.Namespace, Partition: t.Service.Partition,
 			Datacenter: t.Datacenter, Peer: t.Peer, SNI: t.SNI, SpiffeID: t.SpiffeID, ConnectTimeout: t.ConnectTimeout.String(),
 			Filter: t.Filter, OnlyPassing: t.OnlyPassing}
 	}

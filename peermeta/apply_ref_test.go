@@ -88,10 +88,48 @@ func namesService(res *chain.ServiceResolver, s exports.ServiceName) bool {
 	return false
 }
 
-func (r *refStore) hasResolver(s exports.ServiceName) bool {
-	_, e := r.get(entryKey{kindServiceResolver, s})
-	return e != nil
+// namesByRouting reports whether the router or splitter o sends requests to the local service
+// s (not its own): a route's destination, a split's service.
+func namesByRouting(o *entry, s exports.ServiceName) bool {
+	is := func(p, ns, name string) bool {
+		t := exports.ServiceName{Partition: p, Namespace: ns, Name: name}.Canonical()
+		return t == s && t != o.key.name
+	}
+	or := func(a, b string) string {
+		if a != "" {
+			return a
+		}
+		return b
+	}
+	if rt := o.router; rt != nil {
+		for _, route := range rt.Routes {
+			if d := route.Destination; d != nil && is(or(d.Partition, rt.Partition), or(d.Namespace, rt.Namespace), or(d.Service, rt.Name)) {
+				return true
+			}
+		}
+	}
+	if sp := o.splitter; sp != nil {
+		for _, split := range sp.Splits {
+			if is(or(split.Partition, sp.Partition), or(split.Namespace, sp.Namespace), or(split.Service, sp.Name)) {
+				return true
+			}
+		}
+	}
+	return false
 }
+
+// hasChain reports whether s has a resolver, router or splitter entry.
+func (r *refStore) hasChain(s exports.ServiceName) bool {
+	for _, kind := range []string{kindServiceResolver, kindServiceRouter, kindServiceSplitter} {
+		if _, e := r.get(entryKey{kind, s}); e != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// chainEntry reports whether o is a resolver, router or splitter entry.
+func chainEntry(o *entry) bool { return o.resolver != nil || o.router != nil || o.splitter != nil }
 
 // exportedToPeer reads every rule of s's partition.
 func (r *refStore) exportedToPeer(s exports.ServiceName) bool {
@@ -112,7 +150,7 @@ func (r *refStore) exportedToPeer(s exports.ServiceName) bool {
 			}
 		}
 		ns := rule.Namespace == exports.Wildcard || exports.ServiceName{Namespace: rule.Namespace}.Canonical().Namespace == s.Namespace
-		name := rule.Name == s.Name || (rule.Name == exports.Wildcard && r.hasResolver(s))
+		name := rule.Name == s.Name || (rule.Name == exports.Wildcard && r.hasChain(s))
 		if toPeer && ns && name {
 			return true
 		}
@@ -120,20 +158,26 @@ func (r *refStore) exportedToPeer(s exports.ServiceName) bool {
 	return false
 }
 
-// write judges e and stores it unless refused.
-func (r *refStore) write(e *entry) []string {
+// write judges e and stores it unless refused, and says at which stage.
+func (r *refStore) write(e *entry) (WriteStage, []string) {
 	var chains []exports.ServiceName
 	switch e.key.kind {
-	case kindServiceResolver, kindServiceDefaults:
+	case kindServiceResolver, kindServiceDefaults, kindServiceRouter, kindServiceSplitter:
 		chains = append(chains, e.key.name)
 		for _, o := range r.list {
-			if o.resolver != nil && namesService(o.resolver, e.key.name) {
+			if o.resolver != nil && namesService(o.resolver, e.key.name) || namesByRouting(o, e.key.name) {
 				chains = append(chains, o.key.name)
 			}
 		}
-	case kindProxyDefaults, kindSamenessGroup:
+	case kindProxyDefaults:
 		for _, o := range r.list {
-			if o.resolver != nil && (e.key.kind == kindProxyDefaults || o.key.name.Partition == e.key.name.Partition) {
+			if chainEntry(o) {
+				chains = append(chains, o.key.name)
+			}
+		}
+	case kindSamenessGroup:
+		for _, o := range r.list {
+			if o.resolver != nil && o.key.name.Partition == e.key.name.Partition {
 				chains = append(chains, o.key.name)
 			}
 		}
@@ -154,10 +198,16 @@ func (r *refStore) write(e *entry) []string {
 			reasons = append(reasons, err.Error())
 		}
 	case kindExportedServices:
+		var names []exports.ServiceName
 		for _, o := range r.list {
-			if o.resolver != nil && o.key.name.Partition == e.key.name.Partition && r.exportedToPeer(o.key.name) {
-				if c, err := r.compile(o.key.name); err == nil && c.CheckPeerExport() != nil {
-					reasons = append(reasons, prefixed("chain "+o.key.name.String()+": ", consulWords(c.CheckPeerExport()))...)
+			if chainEntry(o) && !slices.Contains(names, o.key.name) {
+				names = append(names, o.key.name)
+			}
+		}
+		for _, o := range names {
+			if o.Partition == e.key.name.Partition && r.exportedToPeer(o) {
+				if c, err := r.compile(o); err == nil && c.CheckPeerExport() != nil {
+					reasons = append(reasons, prefixed("chain "+o.String()+": ", consulWords(c.CheckPeerExport()))...)
 				}
 			}
 		}
@@ -165,11 +215,17 @@ func (r *refStore) write(e *entry) []string {
 	if len(reasons) > 0 {
 		chains = nil
 	}
+	stage := StageStore
 	for _, s := range chains {
 		at := "chain " + s.String() + ": "
 		c, err := r.compile(s)
 		if err != nil {
 			reasons = append(reasons, prefixed(at, consulWords(err))...)
+			continue
+		}
+		if i := slices.IndexFunc(c.Findings(), func(f Finding) bool { return f.Code == chain.HeaderMergePanics }); i >= 0 {
+			reasons = append(reasons, at+"Consul 1.16.0's server panics on this write (assignment to entry in nil map) and does not store it: "+c.Findings()[i].Message)
+			stage = StagePanic
 			continue
 		}
 		if !r.exportedToPeer(s) {
@@ -198,7 +254,7 @@ func (r *refStore) write(e *entry) []string {
 	if len(reasons) > 0 {
 		undo()
 	}
-	return reasons
+	return stage, reasons
 }
 
 // decodeForRef decodes and validates one entry as Apply does, or says at which stage it is
@@ -231,7 +287,7 @@ func randomWrites(r *rand.Rand, n int) []json.RawMessage {
 	var out []json.RawMessage
 	for range n {
 		var v map[string]any
-		switch r.IntN(10) {
+		switch r.IntN(14) {
 		case 0, 1, 2, 3:
 			v = map[string]any{"Kind": "service-resolver", "Name": svc()}
 			if r.IntN(3) == 0 {
@@ -274,6 +330,32 @@ func randomWrites(r *rand.Rand, n int) []json.RawMessage {
 		case 9:
 			members := []any{map[string]any{"Partition": "ap1"}, map[string]any{"Peer": pick("east", "west")}}
 			v = map[string]any{"Kind": "sameness-group", "Name": pick("g", "h"), "Members": members[:1+r.IntN(2)]}
+		case 10, 11:
+			var routes []any
+			for range r.IntN(3) {
+				d := map[string]any{"Service": svc()}
+				if r.IntN(4) == 0 {
+					d["ServiceSubset"] = pick("v1", "v2")
+				}
+				routes = append(routes, map[string]any{"Match": map[string]any{"HTTP": map[string]any{"PathPrefix": pick("/a", "/b")}}, "Destination": d})
+			}
+			v = map[string]any{"Kind": "service-router", "Name": svc(), "Routes": routes}
+		case 12, 13:
+			headers := func() any {
+				return []any{nil, map[string]any{"Add": map[string]any{"x": "1"}}, map[string]any{"Remove": []any{"y"}}, map[string]any{"Set": map[string]any{"z": "2"}}}[r.IntN(4)]
+			}
+			split := func(w float64) map[string]any {
+				s := map[string]any{"Weight": w, "Service": svc()}
+				if h := headers(); h != nil {
+					s["RequestHeaders"] = h
+				}
+				return s
+			}
+			splits := []any{split(100)}
+			if r.IntN(2) == 0 {
+				splits = []any{split(50), split(50)}
+			}
+			v = map[string]any{"Kind": "service-splitter", "Name": svc(), "Splits": splits}
 		}
 		b, err := json.Marshal(v)
 		if err != nil {
@@ -302,14 +384,15 @@ func TestApplyAgainstReference(t *testing.T) {
 			e, stage := decodeForRef(w)
 			var reasons []string
 			if e != nil {
-				if reasons = ref.write(e); len(reasons) > 0 {
-					stage = StageStore
+				var at WriteStage
+				if at, reasons = ref.write(e); len(reasons) > 0 {
+					stage = at
 				}
 			}
 			got := outs[i]
 			require.Equal(t, stage == "", got.Accepted, "write %d of %s: %s", i, all, got)
 			require.Equal(t, stage, got.Stage, "write %d of %s", i, all)
-			if stage == StageStore {
+			if stage == StageStore || stage == StagePanic {
 				require.Equal(t, reasons, got.Reasons, "write %d of %s", i, all)
 			}
 			refused[stage]++
@@ -318,7 +401,7 @@ func TestApplyAgainstReference(t *testing.T) {
 		require.Equal(t, want.Entries, c.Entries, "%s", all)
 		require.Equal(t, want.Exports, c.Exports, "%s", all)
 	}
-	for _, stage := range []WriteStage{"", StageValidate, StageStore} {
+	for _, stage := range []WriteStage{"", StageValidate, StageStore, StagePanic} {
 		require.NotZero(t, refused[stage], "the random writes reach stage %q", stage)
 	}
 	t.Logf("writes: %v", refused)

@@ -49,9 +49,9 @@ func TestApply(t *testing.T) {
 	assert.Equal(t, "2s", c.Entries.Resolvers[0].ConnectTimeout.String(), "an accepted entry replaces the stored one, in its place")
 	assert.Equal(t, "web", c.Entries.Resolvers[1].Name)
 	assert.Len(t, c.Entries.Protocols, 2)
-	require.Len(t, c.Findings, 1)
-	assert.Equal(t, RoutingNotModelled, c.Findings[0].Code, "a kind the write path does not model is accepted unjudged, and named")
-	assert.Equal(t, "value 3 (service-router web)", c.Findings[0].Path)
+	assert.Empty(t, c.Findings)
+	require.Len(t, c.Entries.Routers, 1, "a router is judged and stored like a resolver")
+	assert.Equal(t, "web", c.Entries.Routers[0].Name)
 	assert.Equal(t, "1s", kept.Entries.Resolvers[0].ConnectTimeout.String(), "a copy made before Apply keeps what it held")
 	assert.Len(t, kept.Entries.Protocols, 1)
 
@@ -146,7 +146,7 @@ func TestApplyStore(t *testing.T) {
 func TestConfigKindsAndLocation(t *testing.T) {
 	c, err := LoadConfig([]byte(configRead))
 	require.NoError(t, err)
-	assert.Equal(t, []string{"exported-services", "service-resolver", "sameness-group", "service-defaults", "proxy-defaults"}, c.Kinds())
+	assert.Equal(t, []string{"exported-services", "service-resolver", "service-router", "sameness-group", "service-defaults", "proxy-defaults"}, c.Kinds())
 	assert.Empty(t, (&Config{}).Kinds())
 
 	gw := func(node, dc, partition string) CheckServiceNode {
@@ -191,7 +191,7 @@ func FuzzApply(f *testing.F) {
 		// What Apply stored is what a server holds: every entry valid, and writing it all
 		// again, in one go, changes nothing.
 		var again Config
-		for _, e := range []any{c.Exports, c.Entries.Resolvers, c.Entries.SamenessGroups} {
+		for _, e := range []any{c.Exports, c.Entries.Resolvers, c.Entries.Routers, c.Entries.Splitters, c.Entries.SamenessGroups} {
 			b, err := json.Marshal(e)
 			if err != nil {
 				t.Fatal(err)
@@ -220,6 +220,23 @@ func applyWrites(n int) []byte {
 	return []byte(b.String())
 }
 
+// applyRoutingWrites returns n writes (and the same two more): n/4 chains of a router r,
+// routing /s to service s, whose splitter shares it between two subsets of s's resolver, and
+// s's service-defaults; every write recompiles at most two chains, and Consul's server
+// accepts every one.
+func applyRoutingWrites(n int) []byte {
+	var b strings.Builder
+	b.WriteString(`{"Kind":"proxy-defaults","Name":"global","Config":{"protocol":"http"}}` + "\n")
+	b.WriteString(`{"Kind":"exported-services","Name":"default","Services":[{"Name":"*","Consumers":[{"Peer":"east"}]}]}` + "\n")
+	for i := 0; i < n/4; i++ {
+		fmt.Fprintf(&b, `{"Kind":"service-defaults","Name":"s%d","Protocol":"http"}`+"\n", i)
+		fmt.Fprintf(&b, `{"Kind":"service-resolver","Name":"s%d","Subsets":{"v1":{},"v2":{}}}`+"\n", i)
+		fmt.Fprintf(&b, `{"Kind":"service-splitter","Name":"s%d","Splits":[{"Weight":50,"ServiceSubset":"v1"},{"Weight":50,"ServiceSubset":"v2"}]}`+"\n", i)
+		fmt.Fprintf(&b, `{"Kind":"service-router","Name":"r%d","Routes":[{"Match":{"HTTP":{"PathPrefix":"/s"}},"Destination":{"Service":"s%d"}}]}`+"\n", i, i)
+	}
+	return []byte(b.String())
+}
+
 // naiveApply is the baseline: the reference's literal write path (apply_ref_test.go), which
 // reads every stored entry for every write.
 func naiveApply(data []byte) int {
@@ -230,7 +247,9 @@ func naiveApply(data []byte) int {
 	var ref refStore
 	refused := 0
 	for _, raw := range items {
-		if e, stage := decodeForRef(raw); e == nil || stage != "" || len(ref.write(e)) > 0 {
+		if e, stage := decodeForRef(raw); e == nil || stage != "" {
+			refused++
+		} else if _, reasons := ref.write(e); len(reasons) > 0 {
 			refused++
 		}
 	}
@@ -248,18 +267,27 @@ func TestApplyGrows(t *testing.T) {
 			}
 		}
 	}
-	small, _ := growth.Allocated(apply(applyWrites(400)))
-	large, _ := growth.Allocated(apply(applyWrites(1600)))
-	if large > 5*small {
-		t.Errorf("Apply of 1600 writes allocates %.0f times what 400 do (%.0f, %.0f): want about 4", large/small, large, small)
+	for _, w := range []struct {
+		writes func(int) []byte
+		n      int
+	}{{applyWrites, 400}, {applyRoutingWrites, 200}} {
+		small, _ := growth.Allocated(apply(w.writes(w.n)))
+		large, _ := growth.Allocated(apply(w.writes(4 * w.n)))
+		if large > 5*small {
+			t.Errorf("Apply of %d writes allocates %.0f times what %d do (%.0f, %.0f): want about 4", 4*w.n, large/small, w.n, large, small)
+		}
 	}
 }
 
 func BenchmarkApply500(b *testing.B)  { benchmarkApply(b, 500) }
 func BenchmarkApply2000(b *testing.B) { benchmarkApply(b, 2000) }
 
-func benchmarkApply(b *testing.B, n int) {
-	data := applyWrites(n)
+func BenchmarkApplyRouting500(b *testing.B)  { benchmarkApplyData(b, applyRoutingWrites(500), 500) }
+func BenchmarkApplyRouting2000(b *testing.B) { benchmarkApplyData(b, applyRoutingWrites(2000), 2000) }
+
+func benchmarkApply(b *testing.B, n int) { benchmarkApplyData(b, applyWrites(n), n) }
+
+func benchmarkApplyData(b *testing.B, data []byte, n int) {
 	b.ReportAllocs()
 	for b.Loop() {
 		var c Config
@@ -273,8 +301,11 @@ func benchmarkApply(b *testing.B, n int) {
 func BenchmarkApply500Naive(b *testing.B)  { benchmarkApplyNaive(b, 500) }
 func BenchmarkApply2000Naive(b *testing.B) { benchmarkApplyNaive(b, 2000) }
 
-func benchmarkApplyNaive(b *testing.B, n int) {
-	data := applyWrites(n)
+func BenchmarkApplyRouting500Naive(b *testing.B) { benchmarkNaiveData(b, applyRoutingWrites(500)) }
+
+func benchmarkApplyNaive(b *testing.B, n int) { benchmarkNaiveData(b, applyWrites(n)) }
+
+func benchmarkNaiveData(b *testing.B, data []byte) {
 	b.ReportAllocs()
 	for b.Loop() {
 		if refused := naiveApply(data); refused != 0 {

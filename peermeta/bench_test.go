@@ -61,7 +61,7 @@ func BenchmarkReplicate10000Naive(b *testing.B) {
 	for b.Loop() {
 		n := 0
 		for _, s := range in.Exports.ForPeer("east", in.Catalog) {
-			c, err := chain.Compile(chain.Request{Service: s.Name, Namespace: s.Namespace, Datacenter: "dc1", TrustDomain: td}, in.Entries)
+			c, err := chain.Compile(chain.Request{Service: exports.ServiceName{Namespace: s.Namespace, Name: s.Name}, Datacenter: "dc1", TrustDomain: td}, in.Entries)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -149,7 +149,7 @@ func failoverChain(tb testing.TB, n int) *chain.Chain {
 	for i := range dcs {
 		dcs[i] = fmt.Sprintf("dc%d", i+2)
 	}
-	c, err := chain.Compile(chain.Request{Service: "main", Datacenter: "dc1", TrustDomain: td},
+	c, err := chain.Compile(chain.Request{Service: exports.ServiceName{Name: "main"}, Datacenter: "dc1", TrustDomain: td},
 		chain.Entries{Resolvers: []chain.ServiceResolver{{Name: "main", Failover: map[string]chain.Failover{"*": {Datacenters: dcs}}}}})
 	if err != nil {
 		tb.Fatal(err)
@@ -182,7 +182,7 @@ func BenchmarkBuildFailover500Naive(b *testing.B) {
 		var ids []string
 		for _, id := range c.TargetIDs() {
 			if t := c.Targets[id]; t.Peer == "" {
-				s := spiffe.Service{TrustDomain: x.TrustDomain, Partition: t.Partition, Namespace: t.Namespace, Datacenter: t.Datacenter, Service: t.Service}.String()
+				s := spiffe.Service{TrustDomain: x.TrustDomain, Partition: t.Service.Partition, Namespace: t.Service.Namespace, Datacenter: t.Datacenter, Service: t.Service.Name}.String()
 				if !slices.Contains(ids, s) {
 					ids = append(ids, s)
 				}

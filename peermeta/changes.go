@@ -12,10 +12,10 @@ import (
 // changes returns the writes that take before's configuration to after's, in the order Diff
 // writes them: the entries after holds and before does not hold as they are — proxy-defaults,
 // service-defaults, sameness groups, resolvers (each after the resolvers of the services it
-// names), exported-services — then the deletions of the entries after no longer holds, in
-// the reverse order of kinds.
+// names), splitters, routers, exported-services — then the deletions of the entries after no
+// longer holds, in the reverse order of kinds.
 func changes(before, after Input) []*entry {
-	var puts, deletes [5][]*entry // by kind, in the order above
+	var puts, deletes [7][]*entry // by kind, in the order above
 	diff := func(kind int, b, a []*entry) {
 		in := make(map[entryKey]*entry, len(b))
 		for _, e := range b {
@@ -40,7 +40,9 @@ func changes(before, after Input) []*entry {
 	diff(1, protocolEntries(before.Entries.Protocols), protocolEntries(after.Entries.Protocols))
 	diff(2, groupEntries(before.Entries.SamenessGroups), groupEntries(after.Entries.SamenessGroups))
 	diff(3, resolverEntries(before.Entries.Resolvers), resolverEntries(after.Entries.Resolvers))
-	diff(4, exportEntries(entriesOf(before.Exports)), exportEntries(entriesOf(after.Exports)))
+	diff(4, splitterEntries(before.Entries.Splitters), splitterEntries(after.Entries.Splitters))
+	diff(5, routerEntries(before.Entries.Routers), routerEntries(after.Entries.Routers))
+	diff(6, exportEntries(entriesOf(before.Exports)), exportEntries(entriesOf(after.Exports)))
 	puts[3] = dependenciesFirst(puts[3])
 	var out []*entry
 	for _, p := range puts {
@@ -57,6 +59,10 @@ func sameEntry(a, b *entry) bool {
 	switch {
 	case a.resolver != nil:
 		return reflect.DeepEqual(a.resolver, b.resolver)
+	case a.router != nil:
+		return reflect.DeepEqual(a.router, b.router)
+	case a.splitter != nil:
+		return reflect.DeepEqual(a.splitter, b.splitter)
 	case a.group != nil:
 		return reflect.DeepEqual(a.group, b.group)
 	case a.export != nil:
@@ -107,6 +113,24 @@ func groupEntries(groups []exports.SamenessGroup) []*entry {
 	for i := range groups {
 		g := &groups[i]
 		out[i] = &entry{key: entryKey{kindSamenessGroup, exports.ServiceName{Partition: g.Partition, Name: g.Name}.Canonical()}, name: g.Name, partition: g.Partition, group: g}
+	}
+	return out
+}
+
+func routerEntries(rs []chain.ServiceRouter) []*entry {
+	out := make([]*entry, len(rs))
+	for i := range rs {
+		r := &rs[i]
+		out[i] = &entry{key: entryKey{kindServiceRouter, r.ServiceName()}, name: r.Name, namespace: r.Namespace, partition: r.Partition, router: r}
+	}
+	return out
+}
+
+func splitterEntries(ss []chain.ServiceSplitter) []*entry {
+	out := make([]*entry, len(ss))
+	for i := range ss {
+		s := &ss[i]
+		out[i] = &entry{key: entryKey{kindServiceSplitter, s.ServiceName()}, name: s.Name, namespace: s.Namespace, partition: s.Partition, splitter: s}
 	}
 	return out
 }

@@ -21,19 +21,21 @@ const (
 
 // The chains each kind's write recompiles (kindRule.recompiles), as Consul's server decides.
 
-// ownAndNaming: a service-resolver or service-defaults entry of service S recompiles S's
-// chain and that of every resolver that names S (one level: not the resolvers naming those).
+// ownAndNaming: a service-resolver, service-router, service-splitter or service-defaults
+// entry of service S recompiles S's chain and that of every resolver, router and splitter
+// that names S (one level: not the entries naming those).
 func ownAndNaming(st *store, e *entry) []exports.ServiceName {
 	s := e.key.name
 	out := []exports.ServiceName{s}
 	for n := range st.naming[s] {
-		out = append(out, n)
+		out = append(out, n.name)
 	}
 	return out
 }
 
-// everyChain: proxy-defaults recompiles the chain of every service with a resolver.
-func everyChain(st *store, _ *entry) []exports.ServiceName { return st.resolvers("") }
+// everyChain: proxy-defaults recompiles the chain of every service with a resolver, router
+// or splitter.
+func everyChain(st *store, _ *entry) []exports.ServiceName { return st.chains("") }
 
 // chainsOfPartition: a sameness group, which any resolver of its partition may name,
 // recompiles the chain of every service with a resolver in that partition.
@@ -43,10 +45,12 @@ func chainsOfPartition(st *store, e *entry) []exports.ServiceName {
 
 // write judges the write of e as Consul's server does, e having been decoded and validated:
 // it runs rule's own check, then (when that passes) recompiles the chains rule says — each
-// must compile; one exported to a peer must stay safe to export and, on a protocol that is
-// not HTTP-like, gain no target outside the failover lists with a new identity — and stores
-// e unless a reason refuses it. The reasons name each chain e breaks, in service order.
-func (st *store) write(rule kindRule, e *entry) []string {
+// must compile, and not crash Consul 1.16.0's server (chain.HeaderMergePanics); one
+// exported to a peer must stay safe to export and, on a protocol that is not HTTP-like, gain
+// no target outside the failover lists with a new identity — and stores e unless a reason
+// refuses it. The reasons name each chain e breaks, in service order; the stage is
+// StagePanic when a recompiled chain crashes the server, else StageStore.
+func (st *store) write(rule kindRule, e *entry) (WriteStage, []string) {
 	chains := rule.recompiles(st, e)
 	slices.SortFunc(chains, exports.ServiceName.Compare)
 	chains = slices.Compact(chains)
@@ -59,8 +63,13 @@ func (st *store) write(rule kindRule, e *entry) []string {
 	if len(reasons) > 0 {
 		chains = nil // the server stops at its own check
 	}
+	stage := StageStore
 	for _, s := range chains {
-		reasons = append(reasons, st.judge(s, e.key, prev)...)
+		why, panics := st.judge(s, e.key, prev)
+		reasons = append(reasons, why...)
+		if panics {
+			stage = StagePanic
+		}
 	}
 	if len(reasons) > 0 {
 		st.restore(e.key, prev)
@@ -68,34 +77,40 @@ func (st *store) write(rule kindRule, e *entry) []string {
 			st.forget(e.key)
 		}
 	}
-	return reasons
+	return stage, reasons
 }
 
 // judge recompiles the chain of s with the written entry in place, and says why that chain
-// refuses the write: it does not compile; or it is exported to a peer and not safe to export,
-// or, for a protocol that is not HTTP-like, has a target that no failover list names whose
-// identity it did not have with prev, the entry of key before the write.
-func (st *store) judge(s exports.ServiceName, key entryKey, prev *entry) []string {
+// refuses the write: it does not compile; or compiling it crashes Consul 1.16.0's server
+// (panics); or it is exported to a peer and not safe to export, or, for a protocol that is
+// not HTTP-like, has a target that no failover list names whose identity it did not have
+// with prev, the entry of key before the write.
+func (st *store) judge(s exports.ServiceName, key entryKey, prev *entry) (reasons []string, panics bool) {
 	where := "chain " + s.String() + ": "
 	c, err := st.compile(s)
 	if err != nil {
-		return prefixed(where, consulWords(err))
+		return prefixed(where, consulWords(err)), false
+	}
+	for _, f := range c.Findings() {
+		if f.Code == chain.HeaderMergePanics {
+			return []string{where + "Consul 1.16.0's server panics on this write (assignment to entry in nil map) and does not store it: " + f.Message}, true
+		}
 	}
 	if !st.exportedToPeer(s) {
-		return nil
+		return nil, false
 	}
 	if err := c.CheckPeerExport(); err != nil {
-		return prefixed(where, consulWords(err))
+		return prefixed(where, consulWords(err)), false
 	}
 	if chain.IsHTTPLike(c.Protocol) {
-		return nil
+		return nil, false
 	}
 	written := st.set(&entry{key: key, deleted: true}) // as it was: prev in place
 	st.restore(key, prev)
 	before, err := st.compile(s)
 	st.restore(key, written)
 	if err != nil {
-		return prefixed(where, []string{fmt.Sprintf("error compiling current discovery chain for %q: %s", s.Short(), errors.Join(fielderr.Split(err)...))})
+		return prefixed(where, []string{fmt.Sprintf("error compiling current discovery chain for %q: %s", s.Short(), errors.Join(fielderr.Split(err)...))}), false
 	}
 	had := nonFailoverIdentities(before)
 	var out []string
@@ -104,7 +119,7 @@ func (st *store) judge(s exports.ServiceName, key entryKey, prev *entry) []strin
 			out = append(out, fmt.Sprintf("peer exported service %q uses protocol=%q and cannot introduce new discovery chain targets like %q", s.Short(), c.Protocol, id))
 		}
 	}
-	return prefixed(where, out)
+	return prefixed(where, out), false
 }
 
 // compile compiles the chain of s from what Consul's server reads for it.
@@ -114,7 +129,7 @@ func (st *store) compile(s exports.ServiceName) (*chain.Chain, error) {
 
 // request is the chain request for service s.
 func request(s exports.ServiceName, datacenter, trustDomain string) chain.Request {
-	return chain.Request{Service: s.Name, Namespace: s.Namespace, Partition: s.Partition, Datacenter: datacenter, TrustDomain: trustDomain}
+	return chain.Request{Service: s, Datacenter: datacenter, TrustDomain: trustDomain}
 }
 
 // consulWords returns each problem joined in err in Consul's words, without the path
@@ -160,8 +175,8 @@ func checkGroups(st *store, e *entry) []string {
 
 // checkExported: writing an exported-services entry, Consul's server checks that each service
 // it exports to a peer has a chain safe to export — under an exact rule the service it names,
-// under a "*" rule each service of the namespace with a resolver (the server does not
-// consult the catalog). A chain that does not compile is not judged here: Replicate reports
+// under a "*" rule each service of the namespace with a resolver, router or splitter (the
+// server does not consult the catalog). A chain that does not compile is not judged here: Replicate reports
 // it. Deleting the entry is not checked.
 func checkExported(st *store, e *entry) []string {
 	if e.deleted {
@@ -169,7 +184,7 @@ func checkExported(st *store, e *entry) []string {
 	}
 	p := e.key.name.Partition
 	var out []string
-	for _, s := range st.resolvers(p) {
+	for _, s := range st.chains(p) {
 		if !st.exportedToPeer(s) {
 			continue
 		}
@@ -185,7 +200,7 @@ func checkExported(st *store, e *entry) []string {
 // peerExports is what one partition's exported-services entry exports to a peer, as Consul's
 // server lists it at write time: the union of every rule with a peer consumer (a peer, or a
 // sameness group with a peer member) — the services exact rules name, and under "*" rules
-// the services with a resolver in the rules' namespaces.
+// the services with a resolver, router or splitter in the rules' namespaces.
 type peerExports struct {
 	exact       map[exports.ServiceName]bool
 	exactAnyNS  map[string]bool // names an exact rule of namespace "*" exports
@@ -203,7 +218,7 @@ func (st *store) exportedToPeer(s exports.ServiceName) bool {
 	if px.exact[s] || px.exactAnyNS[s.Name] {
 		return true
 	}
-	return (px.wildcardAll || px.wildcardNS[s.Namespace]) && st.live(entryKey{kindServiceResolver, s}) != nil
+	return (px.wildcardAll || px.wildcardNS[s.Namespace]) && st.hasChain(s)
 }
 
 func (st *store) peerExportsOf(partition string) *peerExports {
@@ -246,9 +261,9 @@ func (st *store) peerExportsOf(partition string) *peerExports {
 // domain of its own, so that it never equals a local target's.
 func identityOf(t *chain.Target) spiffe.Service {
 	if t.Peer != "" {
-		return spiffe.Service{TrustDomain: "peer", Partition: t.Partition, Namespace: t.Namespace, Datacenter: t.Peer, Service: t.Service}
+		return spiffe.Service{TrustDomain: "peer", Partition: t.Service.Partition, Namespace: t.Service.Namespace, Datacenter: t.Peer, Service: t.Service.Name}
 	}
-	return spiffe.Service{TrustDomain: "local", Partition: t.Partition, Namespace: t.Namespace, Datacenter: t.Datacenter, Service: t.Service}
+	return spiffe.Service{TrustDomain: "local", Partition: t.Service.Partition, Namespace: t.Service.Namespace, Datacenter: t.Datacenter, Service: t.Service.Name}
 }
 
 // nonFailoverTargets returns the IDs of the chain's targets that no failover list names,

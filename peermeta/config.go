@@ -17,8 +17,9 @@ import (
 )
 
 // Config is what replication reads from `consul config read` output: the exported-services
-// entries, and the discovery-chain entries — service-resolver, service-defaults (each
-// service's Protocol), proxy-defaults (its Config.protocol) and sameness-group. Findings
+// entries, and the discovery-chain entries — service-resolver, service-router,
+// service-splitter, service-defaults (each service's Protocol), proxy-defaults (its
+// Config.protocol) and sameness-group. Findings
 // name the entries of the other kinds, which were skipped. The zero Config holds nothing;
 // Add reads into it.
 type Config struct {
@@ -40,6 +41,8 @@ type entryKey struct {
 const (
 	kindExportedServices = exports.Kind
 	kindServiceResolver  = chain.Kind
+	kindServiceRouter    = chain.RouterKind
+	kindServiceSplitter  = chain.SplitterKind
 	kindSamenessGroup    = exports.SamenessGroupKind
 	kindServiceDefaults  = "service-defaults"
 	kindProxyDefaults    = "proxy-defaults"
@@ -47,8 +50,6 @@ const (
 
 // skippedKinds are Consul's other kinds, with why replication does not depend on each.
 var skippedKinds = map[string]string{
-	"service-router":              "", // RoutingNotModelled
-	"service-splitter":            "", // RoutingNotModelled
 	"service-intentions":          "intentions allow or deny traffic; they do not change what is replicated",
 	"mesh":                        "mesh-wide settings do not change what is replicated",
 	"terminating-gateway":         "the services behind a terminating gateway are connect services; they are read from the catalog (/v1/catalog/gateway-services), not from this entry",
@@ -73,12 +74,12 @@ func LoadConfig(data []byte) (Config, error) {
 // output of several `consul config read` commands) or JSON arrays of them, of any kinds,
 // mixed, optionally after a UTF-8 byte-order mark. Entries of the kinds replication reads
 // are decoded strictly and validated as their packages' loaders do (exports.LoadEntries,
-// chain.LoadResolvers, exports.LoadSamenessGroups), service-defaults and proxy-defaults
+// chain.LoadResolvers, LoadRouters, LoadSplitters, exports.LoadSamenessGroups),
+// service-defaults and proxy-defaults
 // likewise: every field Consul defines is accepted (meshscope uses Protocol and
 // Config.protocol), any other is an error with the field it most likely misspells, and so is
 // a key given twice. Entries of Consul's other kinds are skipped, each named in a finding
-// (EntrySkipped; RoutingNotModelled for service-router and service-splitter, which change
-// chains); a kind Consul does not have is an error. An entry given twice (one kind and name,
+// (EntrySkipped); a kind Consul does not have is an error. An entry given twice (one kind and name,
 // in this stream or an earlier one) is an error naming both places.
 //
 // name, when not "", is put before every problem and every finding's path: the file the
@@ -112,6 +113,8 @@ func (c *Config) clone() Config {
 	n := *c
 	n.Exports = slices.Clip(c.Exports)
 	n.Entries.Resolvers = slices.Clip(c.Entries.Resolvers)
+	n.Entries.Routers = slices.Clip(c.Entries.Routers)
+	n.Entries.Splitters = slices.Clip(c.Entries.Splitters)
 	n.Entries.SamenessGroups = slices.Clip(c.Entries.SamenessGroups)
 	n.Entries.Protocols = maps.Clone(c.Entries.Protocols)
 	n.Findings = slices.Clip(c.Findings)
@@ -149,7 +152,7 @@ func (c *Config) add(file, where string, x any) error {
 	case kind == "":
 		return in(&FieldError{Field: "Kind", Detail: "is required: every entry `consul config read` prints has one"})
 	case !ok:
-		if f, skipped := skippedFinding(file, label, kind, entryName); skipped {
+		if f, skipped := skippedFinding(file, label, kind); skipped {
 			c.Findings = append(c.Findings, f)
 			return nil
 		}
@@ -186,6 +189,10 @@ func (c *Config) put(e *entry) {
 	switch e.key.kind {
 	case kindServiceResolver:
 		c.Entries.Resolvers = append(c.Entries.Resolvers, *e.resolver)
+	case kindServiceRouter:
+		c.Entries.Routers = append(c.Entries.Routers, *e.router)
+	case kindServiceSplitter:
+		c.Entries.Splitters = append(c.Entries.Splitters, *e.splitter)
 	case kindSamenessGroup:
 		c.Entries.SamenessGroups = append(c.Entries.SamenessGroups, *e.group)
 	case kindExportedServices:
@@ -202,27 +209,25 @@ func (c *Config) put(e *entry) {
 
 // skippedFinding is the finding naming an entry of one of Consul's kinds replication does
 // not read, at label in file; ok is false for a kind Consul does not have.
-func skippedFinding(file, label, kind, name string) (Finding, bool) {
+func skippedFinding(file, label, kind string) (Finding, bool) {
 	why, ok := skippedKinds[kind]
 	if !ok {
 		return Finding{}, false
 	}
 	path := strings.TrimPrefix(file+": "+label, ": ")
-	if why == "" {
-		return report.New(path, RoutingNotModelled,
-			"a %s changes the discovery chain of %q, which meshscope compiles from service-resolver entries only: that chain may differ from Consul's", kind, name), true
-	}
 	return report.New(path, EntrySkipped, "not read: %s", why), true
 }
 
 // Kinds returns the kinds replication reads that c holds entries of: exported-services,
-// service-resolver, sameness-group, service-defaults and proxy-defaults, in that order.
+// service-resolver, service-router, service-splitter, sameness-group, service-defaults and
+// proxy-defaults, in that order.
 func (c *Config) Kinds() []string {
 	var out []string
 	for _, k := range []struct {
 		kind string
 		has  bool
 	}{{kindExportedServices, len(c.Exports) > 0}, {kindServiceResolver, len(c.Entries.Resolvers) > 0},
+		{kindServiceRouter, len(c.Entries.Routers) > 0}, {kindServiceSplitter, len(c.Entries.Splitters) > 0},
 		{kindSamenessGroup, len(c.Entries.SamenessGroups) > 0}, {kindServiceDefaults, len(c.Entries.Protocols) > 0},
 		{kindProxyDefaults, c.proxyDefaults || c.Entries.DefaultProtocol != ""}} {
 		if k.has {
@@ -235,7 +240,7 @@ func (c *Config) Kinds() []string {
 // unknownKind is the error for a Kind Consul does not have, with the one it most likely
 // misspells.
 func unknownKind(kind string) error {
-	known := append([]string{kindExportedServices, kindServiceResolver, kindSamenessGroup, kindServiceDefaults, kindProxyDefaults}, slices.Sorted(maps.Keys(skippedKinds))...)
+	known := append([]string{kindExportedServices, kindServiceResolver, kindServiceRouter, kindServiceSplitter, kindSamenessGroup, kindServiceDefaults, kindProxyDefaults}, slices.Sorted(maps.Keys(skippedKinds))...)
 	hint := ""
 	if s := strict.Suggest(kind, known); s != "" {
 		hint = fmt.Sprintf(" (did you mean %q?)", s)
@@ -251,6 +256,8 @@ func (c Config) Replace(proposed Config) Config {
 	out := Config{Findings: slices.Clone(proposed.Findings), Entries: c.Entries}
 	out.Exports = replace(c.Exports, proposed.Exports, func(e exports.ConfigEntry) string { return canonicalPartition(e.Name) })
 	out.Entries.Resolvers = replace(c.Entries.Resolvers, proposed.Entries.Resolvers, func(r chain.ServiceResolver) exports.ServiceName { return r.ServiceName() })
+	out.Entries.Routers = replace(c.Entries.Routers, proposed.Entries.Routers, func(r chain.ServiceRouter) exports.ServiceName { return r.ServiceName() })
+	out.Entries.Splitters = replace(c.Entries.Splitters, proposed.Entries.Splitters, func(s chain.ServiceSplitter) exports.ServiceName { return s.ServiceName() })
 	out.Entries.SamenessGroups = replace(c.Entries.SamenessGroups, proposed.Entries.SamenessGroups, func(g exports.SamenessGroup) string { return g.ID() })
 	out.Entries.Protocols = make(map[exports.ServiceName]string, len(c.Entries.Protocols)+len(proposed.Entries.Protocols))
 	for s, p := range c.Entries.Protocols {

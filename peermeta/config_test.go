@@ -32,12 +32,12 @@ func TestLoadConfig(t *testing.T) {
 	assert.Equal(t, map[exports.ServiceName]string{{Partition: "default", Namespace: "default", Name: "api-v2"}: "HTTP"}, c.Entries.Protocols)
 	assert.Equal(t, "grpc", c.Entries.DefaultProtocol)
 	require.Len(t, c.Entries.SamenessGroups, 1)
+	require.Len(t, c.Entries.Routers, 1)
 	var findings []string
 	for _, f := range c.Findings {
 		findings = append(findings, f.String())
 	}
 	assert.Equal(t, []string{
-		`WARNING RoutingNotModelled value 5 (service-router web): a service-router changes the discovery chain of "web", which meshscope compiles from service-resolver entries only: that chain may differ from Consul's`,
 		`NOTE EntrySkipped value 6 (mesh mesh): not read: mesh-wide settings do not change what is replicated`,
 		`NOTE EntrySkipped value 7 (service-intentions db): not read: intentions allow or deny traffic; they do not change what is replicated`,
 	}, findings)

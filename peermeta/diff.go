@@ -12,8 +12,8 @@ import (
 )
 
 // ReplicationDiff is what changes for one peer between two configurations — the dry run of a
-// change to exported-services, resolvers, protocols, sameness groups or gateways — and the
-// writes of the change Consul's server refuses.
+// change to exported-services, resolvers, routers, splitters, protocols, sameness groups or
+// gateways — and the writes of the change Consul's server refuses.
 type ReplicationDiff struct {
 	Peer string `json:"Peer"`
 	// Services are the services whose replication changes once the writes Consul accepts
@@ -95,8 +95,8 @@ func (s ServiceState) Replicated() bool { return s.As == AsChain || s.As == AsPl
 //
 // The order of the writes matters to Consul, and two configurations do not say it: Diff
 // writes proxy-defaults, then service-defaults, sameness groups, resolvers (a resolver after
-// the resolvers of the services it names), exported-services, and then deletes what after
-// no longer holds, in the reverse order of kinds. Then it replicates both sides — after as
+// the resolvers of the services it names), splitters, routers, exported-services, and then
+// deletes what after no longer holds, in the reverse order of kinds. Then it replicates both sides — after as
 // the writes Consul accepts leave it — and returns, for each service whose replication
 // changes, what the peer gains and loses: services, SNI, SPIFFE IDs, protocol, start target,
 // instances, and services replicated without a chain. Invalid input on either side is an
@@ -121,9 +121,9 @@ func Diff(before, after Input) (ReplicationDiff, error) {
 	}
 	out := ReplicationDiff{Peer: peer, Services: []ServiceChange{}}
 	for _, e := range changes(before, after) {
-		if reasons := st.write(kindRules[e.key.kind], e); len(reasons) > 0 {
+		if stage, reasons := st.write(kindRules[e.key.kind], e); len(reasons) > 0 {
 			o := WriteOutcome{Kind: e.key.kind, Name: e.name, Namespace: e.namespace, Partition: e.partition,
-				Delete: e.deleted, Stage: StageStore, Reasons: reasons}
+				Delete: e.deleted, Stage: stage, Reasons: reasons}
 			for _, r := range reasons {
 				out.Refused = append(out.Refused, o.path()+": "+r)
 			}

@@ -209,7 +209,7 @@ func TestDiffProperties(t *testing.T) {
 }
 
 func TestUpstream(t *testing.T) {
-	c, err := chain.Compile(chain.Request{Service: "db", Datacenter: "dc1", TrustDomain: td},
+	c, err := chain.Compile(chain.Request{Service: exports.ServiceName{Name: "db"}, Datacenter: "dc1", TrustDomain: td},
 		chain.Entries{Resolvers: []chain.ServiceResolver{{Name: "db", Failover: map[string]chain.Failover{"*": {Targets: []chain.FailoverTarget{{Peer: "east"}}}}}}})
 	require.NoError(t, err)
 	sent := PeerMeta{SNI: []string{"db.default.default.west.external.peer.consul"}, SpiffeID: []string{"spiffe://peer.consul/ns/default/dc/dc9/svc/db"}, Protocol: "tcp"}
@@ -239,7 +239,7 @@ func TestUpstream(t *testing.T) {
 			assert.Zero(t, got)
 		})
 	}
-	hc, err := chain.Compile(chain.Request{Service: "api", Partition: "ap1", Datacenter: "dc1", TrustDomain: td},
+	hc, err := chain.Compile(chain.Request{Service: exports.ServiceName{Partition: "ap1", Name: "api"}, Datacenter: "dc1", TrustDomain: td},
 		chain.Entries{DefaultProtocol: "http", Resolvers: []chain.ServiceResolver{{Name: "api", Partition: "ap1", Redirect: &chain.Redirect{Service: "api", Peer: "east"}}}})
 	require.NoError(t, err)
 	_, err = Upstream(hc, hc.Start, PeerMeta{SNI: []string{"x"}})
@@ -271,4 +271,23 @@ func TestReplicateSamenessGroup(t *testing.T) {
 	rep, err = Replicate(in)
 	require.NoError(t, err)
 	assert.Empty(t, rep.Services)
+}
+
+// TestDiffRouting: a dry run writes routers and splitters too — after the service-defaults
+// that make their services http — and says which writes Consul refuses.
+func TestDiffRouting(t *testing.T) {
+	before := diffInput(t)
+	after := diffInput(t)
+	after.Entries.Protocols = map[exports.ServiceName]string{{Name: "web"}: "http", {Name: "web-v2"}: "http"}
+	after.Entries.Splitters = []chain.ServiceSplitter{{Name: "web", Splits: []chain.ServiceSplit{{Weight: 90}, {Weight: 10, Service: "web-v2"}}}}
+	after.Entries.Routers = []chain.ServiceRouter{{Name: "db", Routes: []chain.ServiceRoute{{Match: &chain.ServiceRouteMatch{HTTP: &chain.ServiceRouteHTTPMatch{PathPrefix: "/x"}}}}}}
+	d, err := Diff(before, after)
+	require.NoError(t, err)
+	assert.Equal(t, []string{`service-router db: chain default/default/db: discovery chain "db" uses a protocol "tcp" that does not permit advanced routing or splitting behavior`}, d.Refused,
+		"the splitter of web is written after web's service-defaults and accepted; db is tcp, so its router is refused")
+	require.Len(t, d.Services, 1)
+	assert.Equal(t, "web", d.Services[0].Key.Name)
+	assert.Equal(t, AsPlain, d.Services[0].Before.As, "web had no chain: no sidecar, no entry")
+	assert.Equal(t, AsChain, d.Services[0].After.As, "a splitter makes web a connect service")
+	assert.Equal(t, "http", d.Services[0].After.Protocol)
 }

@@ -41,14 +41,14 @@
 // # Replication, as Consul decides it
 //
 // Replicate puts it together for one peer: given the compiled exports, the catalog with each
-// service's kind, the resolver entries and the mesh gateways, it returns every service the
-// peer receives, sorted. A "*" rule exports the namespace's typical catalog services and the
-// names of its resolver entries, as Consul does — never a mesh, terminating, ingress or API
+// service's kind, the discovery chain entries and the mesh gateways, it returns every service
+// the peer receives, sorted. A "*" rule exports the namespace's typical catalog services and
+// the names of its resolver, router and splitter entries, as Consul does — never a mesh, terminating, ingress or API
 // gateway, nor a sidecar proxy such as web-sidecar-proxy — and an exact rule the service it
 // names, whatever its kind. A catalog service whose kind the caller does not know
 // (Input.Unclassified: /v1/catalog/services does not say it) is not exported by "*", and is
-// reported where a "*" rule would match it. Only connect services — with a service-resolver
-// entry, a connect-enabled instance or a terminating gateway (Input.Connect) — get a chain
+// reported where a "*" rule would match it. Only connect services — with a service-resolver,
+// service-router or service-splitter entry, a connect-enabled instance or a terminating gateway (Input.Connect) — get a chain
 // and a PeerMeta; the others are listed in Plain, replicated without one. It reports —
 // rather than drops — services whose chain does not compile or that Consul would refuse to
 // export to a peer (a cross-datacenter, cross-peer or cross-partition redirect, or a
@@ -61,7 +61,7 @@
 // message; the level is the code's): Replication.Findings (UnionDiffers where Consul's union
 // of rules replicates a service meshscope's one rule does not, UnknownKind, and the chains'
 // own, such as chain.PeerTargetResolvedLocally), CheckGateways (NoMeshGateway,
-// GatewaysCritical) and Config.Findings (EntrySkipped, RoutingNotModelled). Each fact is
+// GatewaysCritical) and Config.Findings (EntrySkipped). Each fact is
 // reported once: a service not replicated is in Replication.Failed or Excluded, each chain a
 // refused write breaks in ReplicationDiff.Refused, and their AllFindings methods give those
 // as findings too (NotReplicated, Excluded, WriteRefused), so that a program prints and gates
@@ -70,13 +70,11 @@
 // # Reading Consul's configuration and API output
 //
 // LoadConfig (and Config.Add, for several files) reads what `consul config read` prints, of
-// every kind, mixed: exported-services, service-resolver, sameness-group, service-defaults
-// (each service's Protocol) and proxy-defaults (its Config.protocol), all strictly — every
-// field Consul defines accepted, any other an error with the field it most likely misspells,
-// a key given twice an error. Consul's other kinds (service-router, service-splitter, mesh,
-// service-intentions, the gateways' entries, …) are skipped and named in a finding; service
-// routers and splitters change discovery chains, which meshscope compiles from resolvers
-// only, so that finding is a warning.
+// every kind, mixed: exported-services, service-router, service-splitter, service-resolver,
+// sameness-group, service-defaults (each service's Protocol) and proxy-defaults (its
+// Config.protocol), all strictly — every field Consul defines accepted, any other an error
+// with the field it most likely misspells, a key given twice an error. Consul's other kinds
+// (mesh, service-intentions, the gateways' entries, …) are skipped and named in a finding.
 //
 // APIOutput reads what Consul's HTTP API says about the services — the catalog
 // (/v1/internal/ui/services, /v1/catalog/service/<name>, /v1/catalog/services), health
@@ -94,6 +92,13 @@
 //
 //	service-resolver api: accepted                                   (api fails over to backup)
 //	service-defaults backup: refused (store): chain default/default/api: discovery chain "api" uses inconsistent protocols; service "backup" has "http" which is not "tcp"
+//	service-router web: refused (store): chain default/default/web: discovery chain "web" uses a protocol "tcp" that does not permit advanced routing or splitting behavior
+//
+// A router written before the service-defaults that make its service http is refused, the
+// same router written after is accepted. A splitter whose weights sum to 99.99 once rounded
+// is refused at validation, in Consul's words. And a write that makes nested splitters merge
+// header changes into a nil map crashes Consul 1.16.0's server, which stores nothing: Apply
+// refuses it (StagePanic), saying so, where Consul would panic.
 //
 // Diff is the dry run of a change: it writes each entry the proposed configuration holds
 // differently, as Apply would, lists every write Consul's server refuses with the chains it

@@ -16,6 +16,8 @@ type entry struct {
 	deleted                    bool
 
 	resolver *chain.ServiceResolver // service-resolver
+	router   *chain.ServiceRouter   // service-router
+	splitter *chain.ServiceSplitter // service-splitter
 	group    *exports.SamenessGroup // sameness-group
 	export   *exports.ConfigEntry   // exported-services
 	protocol string                 // service-defaults' Protocol, proxy-defaults' Config.protocol
@@ -43,6 +45,8 @@ type kindRule struct {
 // kindRules is the write path's table, by kind.
 var kindRules = map[string]kindRule{
 	kindServiceResolver: {decode: decodeResolverEntry, validate: validateResolver, recompiles: ownAndNaming},
+	kindServiceRouter:   {decode: decodeRouterEntry, validate: func(e *entry) error { return e.router.Validate() }, recompiles: ownAndNaming},
+	kindServiceSplitter: {decode: decodeSplitterEntry, validate: func(e *entry) error { return e.splitter.Validate() }, recompiles: ownAndNaming},
 	kindServiceDefaults: {decode: decodeServiceDefaults, validate: validateServiceDefaults, recompiles: ownAndNaming},
 	kindProxyDefaults:   {decode: decodeProxyDefaults, validate: validateProxyDefaults, recompiles: everyChain},
 	kindSamenessGroup:   {decode: decodeGroupEntry, validate: validateGroup, recompiles: chainsOfPartition, check: checkGroups},
@@ -59,6 +63,27 @@ func decodeResolverEntry(_ *strict.Decoder, _ strict.Object, raw []byte) (entry,
 }
 
 func validateResolver(e *entry) error { return e.resolver.Validate() }
+
+// decodeRouterEntry reads a router. It is kept as written: package chain judges and
+// compiles it as Consul's server normalises it (methods upper-cased).
+func decodeRouterEntry(_ *strict.Decoder, _ strict.Object, raw []byte) (entry, error) {
+	var r chain.ServiceRouter
+	if err := r.UnmarshalJSON(raw); err != nil {
+		return entry{}, err
+	}
+	return entry{key: entryKey{kindServiceRouter, r.ServiceName()}, name: r.Name, namespace: r.Namespace, partition: r.Partition, router: &r}, nil
+}
+
+// decodeSplitterEntry reads a splitter. It is kept as written (its weights as given): package
+// chain judges and compiles it with its weights rounded, as Consul's server stores them, and
+// says when they sum to 100 only once rounded.
+func decodeSplitterEntry(_ *strict.Decoder, _ strict.Object, raw []byte) (entry, error) {
+	var s chain.ServiceSplitter
+	if err := s.UnmarshalJSON(raw); err != nil {
+		return entry{}, err
+	}
+	return entry{key: entryKey{kindServiceSplitter, s.ServiceName()}, name: s.Name, namespace: s.Namespace, partition: s.Partition, splitter: &s}, nil
+}
 
 func decodeGroupEntry(_ *strict.Decoder, _ strict.Object, raw []byte) (entry, error) {
 	var g exports.SamenessGroup

@@ -12,7 +12,7 @@ const td = "11111111-2222-3333-4444-555555555555.consul"
 
 func ExampleBuild() {
 	c, err := chain.Compile(
-		chain.Request{Service: "mysql", Datacenter: "dc1", TrustDomain: td},
+		chain.Request{Service: exports.ServiceName{Name: "mysql"}, Datacenter: "dc1", TrustDomain: td},
 		chain.Entries{Resolvers: []chain.ServiceResolver{{Name: "mysql", Failover: map[string]chain.Failover{"*": {Service: "failover"}}}}},
 	)
 	if err != nil {
@@ -34,7 +34,7 @@ func ExampleBuild() {
 
 func ExampleExplain() {
 	c, _ := chain.Compile(
-		chain.Request{Service: "web", Datacenter: "dc1", TrustDomain: td},
+		chain.Request{Service: exports.ServiceName{Name: "web"}, Datacenter: "dc1", TrustDomain: td},
 		chain.Entries{Resolvers: []chain.ServiceResolver{{Name: "web", Redirect: &chain.Redirect{Service: "web-v2"}}}},
 	)
 	for _, o := range peermeta.Explain(peermeta.Exporter{Peer: "east", Datacenter: "dc1", TrustDomain: td}, c) {
@@ -154,7 +154,7 @@ func ExampleConfig_Apply() {
 // ExampleUpstream is the importer's side: the chain of web fails over to the peer east, and
 // east sent a PeerMeta for web.
 func ExampleUpstream() {
-	c, err := chain.Compile(chain.Request{Service: "web", Datacenter: "dc1", TrustDomain: td}, chain.Entries{
+	c, err := chain.Compile(chain.Request{Service: exports.ServiceName{Name: "web"}, Datacenter: "dc1", TrustDomain: td}, chain.Entries{
 		Resolvers: []chain.ServiceResolver{{Name: "web", Failover: map[string]chain.Failover{"*": {Targets: []chain.FailoverTarget{{Peer: "east"}}}}}},
 	})
 	if err != nil {
@@ -174,4 +174,40 @@ func ExampleUpstream() {
 	// Output:
 	// dial web.default.default.west.external.22222222-3333-4444-5555-666666666666.consul
 	// accept 2 identities over tcp
+}
+
+// A live server's writes, in order: a router written before its service's service-defaults
+// make it an http service is refused, and the same router written after is accepted; a
+// splitter whose nested header changes crash Consul 1.16.0's server is refused, and said so.
+func ExampleConfig_Apply_refused() {
+	var c peermeta.Config
+	outs, err := c.Apply([]byte(`
+{"Kind": "service-router", "Name": "web", "Routes": [{"Match": {"HTTP": {"PathPrefix": "/api"}}, "Destination": {"Service": "api"}}]}
+{"Kind": "proxy-defaults", "Name": "global", "Config": {"protocol": "http"}}
+{"Kind": "service-router", "Name": "web", "Routes": [{"Match": {"HTTP": {"PathPrefix": "/api"}}, "Destination": {"Service": "api"}}]}
+{"Kind": "service-splitter", "Name": "api-next", "Splits": [{"Weight": 100, "RequestHeaders": {"Add": {"x-next": "1"}}}]}
+{"Kind": "service-splitter", "Name": "api", "Splits": [{"Weight": 50, "RequestHeaders": {"Remove": ["x-debug"]}}, {"Weight": 50, "Service": "api-next", "RequestHeaders": {"Remove": ["x-debug"]}}]}
+`))
+	if err != nil {
+		panic(err)
+	}
+	for _, o := range outs {
+		if o.Accepted {
+			fmt.Println(o.Kind, o.Name, "accepted")
+			continue
+		}
+		fmt.Println(o.Kind, o.Name, "refused at", o.Stage)
+		for _, r := range o.Reasons {
+			fmt.Println("  " + r)
+		}
+	}
+	// Output:
+	// service-router web refused at store
+	//   chain default/default/web: discovery chain "web" uses a protocol "tcp" that does not permit advanced routing or splitting behavior
+	// proxy-defaults global accepted
+	// service-router web accepted
+	// service-splitter api-next accepted
+	// service-splitter api refused at panic
+	//   chain default/default/api: Consul 1.16.0's server panics on this write (assignment to entry in nil map) and does not store it: flattening splitter:api-next.default.default into splitter:api.default.default merges header changes into a nil map (Consul's MergeHTTPHeaderModifiers): Consul 1.16.0's server panics compiling this chain; meshscope merges them
+	//   chain default/default/web: Consul 1.16.0's server panics on this write (assignment to entry in nil map) and does not store it: flattening splitter:api-next.default.default into splitter:api.default.default merges header changes into a nil map (Consul's MergeHTTPHeaderModifiers): Consul 1.16.0's server panics compiling this chain; meshscope merges them
 }

@@ -41,10 +41,6 @@ const (
 	// EntrySkipped (note): LoadConfig skipped a config entry of a kind replication does not
 	// depend on (service-intentions, mesh, the gateways' entries, …).
 	EntrySkipped = report.EntrySkipped
-	// RoutingNotModelled (warning): LoadConfig skipped a service-router or service-splitter
-	// entry; they change the discovery chains of the services they name, which meshscope
-	// compiles from resolvers only, so those chains may differ from Consul's.
-	RoutingNotModelled = report.RoutingNotModelled
 )
 
 // replicationPath is the Path of a finding about one service's replication to a peer.

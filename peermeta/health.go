@@ -8,12 +8,15 @@ import (
 	"github.com/meshscope/meshscope/exports"
 )
 
-// Health statuses, as Consul spells them.
+// HealthStatus is a health check's status, as Consul spells it.
+type HealthStatus string
+
+// Consul's health statuses.
 const (
-	StatusPassing     = "passing"
-	StatusWarning     = "warning"
-	StatusCritical    = "critical"
-	StatusMaintenance = "maintenance"
+	StatusPassing     HealthStatus = "passing"
+	StatusWarning     HealthStatus = "warning"
+	StatusCritical    HealthStatus = "critical"
+	StatusMaintenance HealthStatus = "maintenance"
 )
 
 // Maintenance check IDs: the node's, and the prefix of a service's.
@@ -70,14 +73,14 @@ type NodeService struct {
 
 // HealthCheck is one health check, with Consul's JSON field names.
 type HealthCheck struct {
-	Node        string `json:"Node"`
-	CheckID     string `json:"CheckID"`
-	Name        string `json:"Name"`
-	Status      string `json:"Status"`
-	Notes       string `json:"Notes,omitempty"`
-	Output      string `json:"Output,omitempty"`
-	ServiceID   string `json:"ServiceID,omitempty"`
-	ServiceName string `json:"ServiceName,omitempty"`
+	Node        string       `json:"Node"`
+	CheckID     string       `json:"CheckID"`
+	Name        string       `json:"Name"`
+	Status      HealthStatus `json:"Status"`
+	Notes       string       `json:"Notes,omitempty"`
+	Output      string       `json:"Output,omitempty"`
+	ServiceID   string       `json:"ServiceID,omitempty"`
+	ServiceName string       `json:"ServiceName,omitempty"`
 }
 
 // CheckServiceNode is a service instance with its node and checks — an element of Consul's
@@ -114,7 +117,7 @@ func Flatten(checks []*HealthCheck, node, serviceID, serviceName string) []*Heal
 	}
 	return []*HealthCheck{{
 		Node: node, CheckID: serviceID + ":overall-check", Name: "overall-check", Status: status,
-		Output:    status + ": " + strconv.Itoa(len(checks)) + " checks of the mesh gateway; " + strconv.Quote(by) + " decided",
+		Output:    string(status) + ": " + strconv.Itoa(len(checks)) + " checks of the mesh gateway; " + strconv.Quote(by) + " decided",
 		ServiceID: serviceID, ServiceName: serviceName,
 	}}
 }
@@ -127,7 +130,7 @@ func (n *Node) clone() *Node {
 }
 
 // worst maps a status to itself, or an unknown one to critical.
-func worst(status string) string {
+func worst(status HealthStatus) HealthStatus {
 	switch status {
 	case StatusPassing, StatusWarning:
 		return status
@@ -135,7 +138,7 @@ func worst(status string) string {
 	return StatusCritical
 }
 
-func severity(status string) int {
+func severity(status HealthStatus) int {
 	switch status {
 	case StatusPassing:
 		return 0

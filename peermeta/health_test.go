@@ -10,7 +10,7 @@ import (
 	"github.com/meshscope/meshscope/exports"
 )
 
-func checks(statuses ...string) []*HealthCheck {
+func checks(statuses ...HealthStatus) []*HealthCheck {
 	var out []*HealthCheck
 	for i, s := range statuses {
 		id := []string{"serfHealth", "gw-alive", "gw-port", "extra"}[i%4]
@@ -23,7 +23,7 @@ func TestFlatten(t *testing.T) {
 	tests := []struct {
 		name   string
 		checks []*HealthCheck
-		want   string // "" for no check
+		want   HealthStatus // "" for no check
 	}{
 		{"no checks", nil, ""},
 		{"all passing", checks("passing", "passing"), StatusPassing},

@@ -19,7 +19,7 @@ func TestOwnedValuesDoNotAlias(t *testing.T) {
 	in := replicationInput(t)
 	after := replicationInput(t)
 	after.Entries.Resolvers = append(after.Entries.Resolvers, chain.ServiceResolver{Name: "db", Redirect: &chain.Redirect{Service: "db2"}})
-	importer, err := chain.Compile(chain.Request{Service: "db", Datacenter: "dc2", TrustDomain: td}, chain.Entries{
+	importer, err := chain.Compile(chain.Request{Service: exports.ServiceName{Name: "db"}, Datacenter: "dc2", TrustDomain: td}, chain.Entries{
 		Resolvers: []chain.ServiceResolver{{Name: "db", Redirect: &chain.Redirect{Service: "db", Peer: "east"}}},
 	})
 	require.NoError(t, err)
@@ -98,7 +98,7 @@ func TestOwnedValuesDoNotAlias(t *testing.T) {
 	require.NoError(t, err)
 	imp.SpiffeIDs[0] = "evil"
 
-	c, err := chain.Compile(chain.Request{Service: "web", Datacenter: "dc1", TrustDomain: td}, in.Entries)
+	c, err := chain.Compile(chain.Request{Service: exports.ServiceName{Name: "web"}, Datacenter: "dc1", TrustDomain: td}, in.Entries)
 	require.NoError(t, err)
 	m := Build(in.Exporter, c)
 	m.SpiffeID[0] = "evil"

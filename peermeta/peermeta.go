@@ -73,7 +73,9 @@ func (x Exporter) partition() string { return names.OrDefault(x.Partition) }
 //     its own partition, namespace and datacenter, as the chain's Target.SpiffeID gives it),
 //     since for TCP the connection's mTLS ends at whichever instance the chain lands on. No
 //     ID appears twice.
-//   - Protocol: the chain's.
+//   - Protocol: the service's own (chain.Chain.ServiceProtocol), as Consul replicates it:
+//     it is the chain's, unless a splitter sends every request to services of another
+//     protocol. Whether the protocol is HTTP-like, for the SPIFFE IDs above, is this one's.
 //
 // The targets' IDs are the chain's, built in the trust domain it was compiled for: compile
 // it in the exporter's (Replicate does). A nil chain gives an empty PeerMeta. Build does not
@@ -117,8 +119,8 @@ func build(x Exporter, c *chain.Chain) (PeerMeta, []Origin) {
 		return PeerMeta{}, nil
 	}
 	m := PeerMeta{
-		SNI:      []string{sni.Peered{Service: c.Service, Namespace: c.Namespace, Partition: c.Partition, Peer: x.Peer, TrustDomain: x.TrustDomain}.String()},
-		Protocol: c.Protocol,
+		SNI:      []string{sni.Peered{Service: c.Service.Name, Namespace: c.Service.Namespace, Partition: c.Service.Partition, Peer: x.Peer, TrustDomain: x.TrustDomain}.String()},
+		Protocol: c.ServiceProtocol,
 	}
 	var origins []Origin
 	index := make(map[string]int, 2) // SPIFFE ID -> its position: no ID twice, in linear time
@@ -131,9 +133,9 @@ func build(x Exporter, c *chain.Chain) (PeerMeta, []Origin) {
 		origins = append(origins, Origin{SpiffeID: id, From: from})
 		return &origins[len(origins)-1]
 	}
-	add(spiffe.Service{TrustDomain: x.TrustDomain, Partition: c.Partition, Namespace: c.Namespace, Datacenter: x.Datacenter, Service: c.Service}.String(), FromService)
+	add(spiffe.Service{TrustDomain: x.TrustDomain, Partition: c.Service.Partition, Namespace: c.Service.Namespace, Datacenter: x.Datacenter, Service: c.Service.Name}.String(), FromService)
 	add(spiffe.MeshGateway{TrustDomain: x.TrustDomain, Partition: x.partition(), Datacenter: x.Datacenter}.String(), FromMeshGateway)
-	if !chain.IsHTTPLike(c.Protocol) {
+	if !chain.IsHTTPLike(c.ServiceProtocol) {
 		for _, tid := range c.TargetIDs() {
 			t := c.Targets[tid]
 			if t.Peer != "" {

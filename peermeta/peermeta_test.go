@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/meshscope/meshscope/chain"
+	"github.com/meshscope/meshscope/exports"
 	"github.com/meshscope/meshscope/sni"
 	"github.com/meshscope/meshscope/spiffe"
 
@@ -51,32 +52,32 @@ func TestBuild(t *testing.T) {
 		ids      []string
 		protocol string
 	}{
-		{"tcp with failover: [svc mysql, gateway dc1, svc failover]", exporter, chain.Request{Service: "mysql"}, mysqlFailover,
+		{"tcp with failover: [svc mysql, gateway dc1, svc failover]", exporter, chain.Request{Service: exports.ServiceName{Name: "mysql"}}, mysqlFailover,
 			"mysql.default.default.east.external." + td,
 			[]string{svcID("", "default", "dc1", "mysql"), gw, svcID("", "default", "dc1", "failover")}, "tcp"},
-		{"http keeps the service and the gateway only", exporter, chain.Request{Service: "mysql"},
+		{"http keeps the service and the gateway only", exporter, chain.Request{Service: exports.ServiceName{Name: "mysql"}},
 			chain.Entries{Resolvers: mysqlFailover.Resolvers, DefaultProtocol: "http"},
 			"mysql.default.default.east.external." + td,
 			[]string{svcID("", "default", "dc1", "mysql"), gw}, "http"},
-		{"grpc is http-like", exporter, chain.Request{Service: "api"}, chain.Entries{DefaultProtocol: "grpc"},
+		{"grpc is http-like", exporter, chain.Request{Service: exports.ServiceName{Name: "api"}}, chain.Entries{DefaultProtocol: "grpc"},
 			"api.default.default.east.external." + td, []string{svcID("", "default", "dc1", "api"), gw}, "grpc"},
-		{"failover to another datacenter", exporter, chain.Request{Service: "db"},
+		{"failover to another datacenter", exporter, chain.Request{Service: exports.ServiceName{Name: "db"}},
 			chain.Entries{Resolvers: []chain.ServiceResolver{{Name: "db", Failover: map[string]chain.Failover{"*": {Datacenters: []string{"dc2", "dc3"}}}}}},
 			"db.default.default.east.external." + td,
 			[]string{svcID("", "default", "dc1", "db"), gw, svcID("", "default", "dc2", "db"), svcID("", "default", "dc3", "db")}, "tcp"},
-		{"redirect: the target's identity, not a repeat", exporter, chain.Request{Service: "web"},
+		{"redirect: the target's identity, not a repeat", exporter, chain.Request{Service: exports.ServiceName{Name: "web"}},
 			chain.Entries{Resolvers: []chain.ServiceResolver{{Name: "web", Redirect: &chain.Redirect{Service: "web-v2"}}}},
 			"web.default.default.east.external." + td,
 			[]string{svcID("", "default", "dc1", "web"), gw, svcID("", "default", "dc1", "web-v2")}, "tcp"},
-		{"peer targets add no identity", exporter, chain.Request{Service: "web"},
+		{"peer targets add no identity", exporter, chain.Request{Service: exports.ServiceName{Name: "web"}},
 			chain.Entries{Resolvers: []chain.ServiceResolver{{Name: "web", Failover: map[string]chain.Failover{"*": {Targets: []chain.FailoverTarget{{Peer: "west"}}}}}}},
 			"web.default.default.east.external." + td,
 			[]string{svcID("", "default", "dc1", "web"), gw}, "tcp"},
 		{"partition and namespace", Exporter{Peer: "east", Partition: "retail", Datacenter: "dc1", TrustDomain: td},
-			chain.Request{Service: "cart", Namespace: "shop", Partition: "retail"}, chain.Entries{},
+			chain.Request{Service: exports.ServiceName{Partition: "retail", Namespace: "shop", Name: "cart"}}, chain.Entries{},
 			"cart.shop.retail.east.external." + td,
 			[]string{svcID("retail", "shop", "dc1", "cart"), "spiffe://" + td + "/ap/retail/gateway/mesh/dc/dc1"}, "tcp"},
-		{"subsets share the service's identity", exporter, chain.Request{Service: "api"},
+		{"subsets share the service's identity", exporter, chain.Request{Service: exports.ServiceName{Name: "api"}},
 			chain.Entries{Resolvers: []chain.ServiceResolver{{Name: "api", Subsets: map[string]chain.Subset{"v1": {}, "v2": {}}, DefaultSubset: "v1",
 				Failover: map[string]chain.Failover{"v1": {ServiceSubset: "v2"}}}}},
 			"api.default.default.east.external." + td,
@@ -102,14 +103,14 @@ func TestBuild(t *testing.T) {
 }
 
 func TestPeerMetaJSON(t *testing.T) {
-	m := Build(exporter, compile(t, chain.Request{Service: "web"}, chain.Entries{}))
+	m := Build(exporter, compile(t, chain.Request{Service: exports.ServiceName{Name: "web"}}, chain.Entries{}))
 	b, err := json.Marshal(m)
 	require.NoError(t, err)
 	assert.JSONEq(t, `{"SNI":["web.default.default.east.external.`+td+`"],"SpiffeID":["spiffe://`+td+`/ns/default/dc/dc1/svc/web","spiffe://`+td+`/gateway/mesh/dc/dc1"],"Protocol":"tcp"}`, string(b))
 }
 
 func TestExplain(t *testing.T) {
-	c := compile(t, chain.Request{Service: "mysql"}, chain.Entries{Resolvers: []chain.ServiceResolver{
+	c := compile(t, chain.Request{Service: exports.ServiceName{Name: "mysql"}}, chain.Entries{Resolvers: []chain.ServiceResolver{
 		{Name: "mysql", Failover: map[string]chain.Failover{"*": {Targets: []chain.FailoverTarget{{Service: "backup"}, {Datacenter: "dc2"}}}}},
 		{Name: "backup", Redirect: &chain.Redirect{Service: "mysql-replica"}},
 	}})
@@ -172,7 +173,7 @@ func TestProtocolSwitchKeepsIdentities(t *testing.T) {
 			x.Partition = "default"
 		}
 		svc := services[r.IntN(len(services))]
-		req := chain.Request{Service: svc, Datacenter: "dc1", TrustDomain: td}
+		req := chain.Request{Service: exports.ServiceName{Name: svc}, Datacenter: "dc1", TrustDomain: td}
 		tcp, errT := chain.Compile(req, chain.Entries{Resolvers: rs})
 		http, errH := chain.Compile(req, chain.Entries{Resolvers: rs, DefaultProtocol: "http"})
 		require.Equal(t, errT == nil, errH == nil)
@@ -190,7 +191,7 @@ func TestProtocolSwitchKeepsIdentities(t *testing.T) {
 		require.Len(t, mh.SpiffeID, 2)
 		for _, id := range tcp.TargetIDs() {
 			tg := tcp.Targets[id]
-			require.Contains(t, mt.SpiffeID, svcID(tg.Partition, tg.Namespace, tg.Datacenter, tg.Service))
+			require.Contains(t, mt.SpiffeID, svcID(tg.Service.Partition, tg.Service.Namespace, tg.Datacenter, tg.Service.Name))
 		}
 		require.Equal(t, len(mt.SpiffeID), len(slices.Compact(slices.Sorted(slices.Values(mt.SpiffeID)))), "no identity twice")
 	}
@@ -207,7 +208,7 @@ func FuzzExporter(f *testing.F) {
 		if x.Validate() != nil {
 			return
 		}
-		c, err := chain.Compile(chain.Request{Service: service, Namespace: namespace, Partition: partition, Datacenter: dc, TrustDomain: trustDomain}, chain.Entries{})
+		c, err := chain.Compile(chain.Request{Service: exports.ServiceName{Partition: partition, Namespace: namespace, Name: service}, Datacenter: dc, TrustDomain: trustDomain}, chain.Entries{})
 		if err != nil {
 			return // the service or namespace cannot be a name
 		}
@@ -216,7 +217,7 @@ func FuzzExporter(f *testing.F) {
 		if err != nil {
 			t.Fatalf("SNI %q does not parse: %v", m.PrimarySNI(), err)
 		}
-		want := sni.Peered{Service: c.Service, Namespace: c.Namespace, Partition: c.Partition, Peer: peer, TrustDomain: trustDomain}
+		want := sni.Peered{Service: c.Service.Name, Namespace: c.Service.Namespace, Partition: c.Service.Partition, Peer: peer, TrustDomain: trustDomain}
 		if n != want {
 			t.Fatalf("SNI parses as %#v, want %#v", n, want)
 		}

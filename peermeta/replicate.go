@@ -37,7 +37,8 @@ type Input struct {
 	// a program names its own flags here ("-catalog output of /v1/internal/ui/services").
 	// "" names the Consul outputs that say kinds (DefaultKindsFrom).
 	KindsFrom string
-	// Entries are the service-resolver entries, the services' protocols and the sameness
+	// Entries are the service-resolver, service-router and service-splitter entries, the
+	// services' protocols and the sameness
 	// groups.
 	Entries chain.Entries
 	// Gateways are the local mesh gateway instances (as /v1/health/service/mesh-gateway
@@ -45,7 +46,8 @@ type Input struct {
 	Gateways []CheckServiceNode
 	// Connect lists the services that have a connect-enabled instance (a sidecar proxy for
 	// them, or a connect-native instance) or sit behind a terminating gateway. With the
-	// services that have a service-resolver entry, they are the connect services: the only
+	// services that have a service-resolver, service-router or service-splitter entry, they
+	// are the connect services: the only
 	// ones replicated with a discovery chain.
 	Connect []exports.ServiceName
 }
@@ -104,15 +106,20 @@ type Exported struct {
 	Instances []CheckServiceNode `json:"Instances"`
 	// Start is the ID of the chain's start target.
 	Start string `json:"Start"`
+	// Chain is the service's compiled chain (in the exporter's datacenter and trust domain),
+	// for a caller that explains or draws it; not in JSON: a peer receives the PeerMeta.
+	Chain *chain.Chain `json:"-"`
 }
 
 // Replicate decides what the peer Exporter.Peer receives: the services of the exporter's
 // partition whose one exported-services rule names the peer (under a "*" rule, the
-// namespace's typical catalog services and the names of its service-resolver entries; under
+// namespace's typical catalog services and the names of its service-resolver, service-router
+// and service-splitter entries; under
 // an exact rule the service it names, in the catalog or not, whatever its kind), sorted by
 // partition, namespace and name.
 //
-// Connect services — those with a service-resolver entry, or listed in Input.Connect — are
+// Connect services — those with a service-resolver, service-router or service-splitter
+// entry, or listed in Input.Connect — are
 // replicated with a discovery chain: each with its PeerMeta (see Build), the origin of each
 // SPIFFE ID, and one synthetic instance per mesh gateway instance (see Synthesize). The
 // others are listed in Plain. A connect service is not replicated, and is listed with the
@@ -141,7 +148,7 @@ func Replicate(in Input) (Replication, error) {
 			rep.Plain = append(rep.Plain, s)
 			continue
 		}
-		c, err := cc.Compile(chain.Request{Service: s.Name, Namespace: s.Namespace, Partition: s.Partition, Datacenter: x.Datacenter, TrustDomain: x.TrustDomain})
+		c, err := cc.Compile(chain.Request{Service: s, Datacenter: x.Datacenter, TrustDomain: x.TrustDomain})
 		if err == nil {
 			rep.Findings = append(rep.Findings, c.Findings()...)
 			err = c.CheckPeerExport()
@@ -156,7 +163,7 @@ func Replicate(in Input) (Replication, error) {
 		}
 		m, origins := build(x, c)
 		rep.Services = append(rep.Services, Exported{Service: s, Rule: e.rule, PeerMeta: m, Origins: origins,
-			Instances: Synthesize(s, m, gateways), Start: c.Start})
+			Instances: Synthesize(s, m, gateways), Start: c.Start, Chain: c})
 	}
 	slices.SortStableFunc(rep.Findings, report.Compare)
 	return rep, nil
@@ -208,7 +215,8 @@ func (in Input) exported(rep *Replication) []export {
 }
 
 // Candidates returns the services the exporter's partition could export to a peer — its
-// catalog services (of any kind, classified or not), the names of its resolver entries and
+// catalog services (of any kind, classified or not), the names of its resolver, router and
+// splitter entries and
 // of its exact rules — canonical, sorted, once each. Replicate decides which of them the peer
 // receives.
 func (in Input) Candidates() []exports.ServiceName {
@@ -220,6 +228,32 @@ func (in Input) Candidates() []exports.ServiceName {
 	return out
 }
 
+// Lookup reads a service named as people name it — name, or partition/namespace/name; a bare
+// name is in the exporter's partition and the default namespace — and returns it, canonical,
+// when it is one of Candidates; otherwise the error lists them.
+func (in Input) Lookup(name string) (exports.ServiceName, error) {
+	parts := strings.Split(name, "/")
+	s := exports.ServiceName{Partition: in.Exporter.partition(), Name: parts[0]}
+	switch len(parts) {
+	case 1:
+	case 3:
+		s = exports.ServiceName{Partition: parts[0], Namespace: parts[1], Name: parts[2]}
+	default:
+		return exports.ServiceName{}, &FieldError{Value: name, Detail: fmt.Sprintf("%q: want name or partition/namespace/name", name)}
+	}
+	s = s.Canonical()
+	known := in.Candidates()
+	if slices.Contains(known, s) {
+		return s, nil
+	}
+	names := make([]string, len(known))
+	for i, k := range known {
+		names[i] = k.String()
+	}
+	return exports.ServiceName{}, &FieldError{Value: name, Detail: fmt.Sprintf("%q: no such service in the catalog or the chain entries of partition %s; services: %s",
+		name, in.Exporter.partition(), strings.Join(names, ", "))}
+}
+
 // candidate is a name the exporter's partition could export, and whether a "*" rule exports
 // it (a typical catalog service or a resolver's name) or its kind is unknown.
 type candidate struct {
@@ -228,7 +262,8 @@ type candidate struct {
 }
 
 // candidates returns the names the exporter's partition could export — its catalog services,
-// the names of its resolver entries and of its exact rules — canonical, sorted, once each.
+// the names of its resolver, router and splitter entries and of its exact rules — canonical,
+// sorted, once each.
 func (in Input) candidates() []candidate {
 	part := in.Exporter.partition()
 	var out []candidate
@@ -251,8 +286,8 @@ func (in Input) candidates() []candidate {
 			add(s, kinds[s] == KindTypical, false)
 		}
 	}
-	for i := range in.Entries.Resolvers {
-		add(in.Entries.Resolvers[i].ServiceName(), true, false)
+	for _, s := range chainNames(in.Entries) {
+		add(s, true, false)
 	}
 	if e, ok := in.Exports.Entry(part); ok {
 		for _, r := range e.Services {
@@ -276,12 +311,13 @@ func (in Input) candidates() []candidate {
 	return merged
 }
 
-// connectServices returns the set of connect services: those with a resolver entry and
-// those in Input.Connect, canonical.
+// connectServices returns the set of connect services: those with a resolver, router or
+// splitter entry and those in Input.Connect, canonical.
 func connectServices(in Input) map[exports.ServiceName]bool {
-	set := make(map[exports.ServiceName]bool, len(in.Entries.Resolvers)+len(in.Connect))
-	for i := range in.Entries.Resolvers {
-		set[in.Entries.Resolvers[i].ServiceName()] = true
+	names := chainNames(in.Entries)
+	set := make(map[exports.ServiceName]bool, len(names)+len(in.Connect))
+	for _, s := range names {
+		set[s] = true
 	}
 	for _, s := range in.Connect {
 		set[s.Canonical()] = true
@@ -289,10 +325,26 @@ func connectServices(in Input) map[exports.ServiceName]bool {
 	return set
 }
 
+// chainNames returns Consul's discovery chain names of e: the services of its resolver,
+// router and splitter entries, canonical, in that order (a name may repeat).
+func chainNames(e chain.Entries) []exports.ServiceName {
+	out := make([]exports.ServiceName, 0, len(e.Resolvers)+len(e.Routers)+len(e.Splitters))
+	for i := range e.Resolvers {
+		out = append(out, e.Resolvers[i].ServiceName())
+	}
+	for i := range e.Routers {
+		out = append(out, e.Routers[i].ServiceName())
+	}
+	for i := range e.Splitters {
+		out = append(out, e.Splitters[i].ServiceName())
+	}
+	return out
+}
+
 // reachesConsul says which target of the chain is the reserved consul service, if any.
 func reachesConsul(c *chain.Chain) error {
 	for _, id := range c.TargetIDs() {
-		if t := c.Targets[id]; t.Peer == "" && t.Service == exports.ReservedService {
+		if t := c.Targets[id]; t.Peer == "" && t.Service.Name == exports.ReservedService {
 			return &FieldError{Value: id, Detail: fmt.Sprintf("its chain reaches the reserved %s service (target %s); it is never exported", exports.ReservedService, id), Err: ErrReservedService}
 		}
 	}

@@ -224,8 +224,10 @@ func TestCodeLevels(t *testing.T) {
 	for code, level := range map[report.Code]report.Level{
 		NotReplicated: report.Error, WriteRefused: report.Error,
 		Excluded: report.Warning, UnionDiffers: report.Warning, UnknownKind: report.Warning, NoMeshGateway: report.Warning,
-		GatewaysCritical: report.Warning, RoutingNotModelled: report.Warning, chain.PeerTargetResolvedLocally: report.Warning,
-		EntrySkipped: report.Note,
+		GatewaysCritical: report.Warning, chain.PeerTargetResolvedLocally: report.Warning,
+		chain.RouteUnreachable: report.Warning, chain.SplitProtocolDiffers: report.Warning, chain.HeaderMergePanics: report.Error,
+		chain.SplitWeightsRounded: report.Note,
+		EntrySkipped:              report.Note,
 	} {
 		assert.Equal(t, level, code.Level(), string(code))
 		assert.Equal(t, level, report.New("p", code, "m").Level)

@@ -13,24 +13,26 @@ import (
 
 // store is what a Consul server holds, as the write path works on it: each config entry of
 // the kinds replication reads, by kind and name, in the order first read or written, with
-// the indexes its checks read — which resolvers name each service (Consul's link index),
-// the sameness groups of each partition, and what each partition exports to peers.
+// the indexes its checks read — which resolvers, routers and splitters name each service
+// (Consul's link index), the sameness groups of each partition, and what each partition
+// exports to peers.
 type store struct {
 	entries map[entryKey]*entry
 	order   []entryKey
-	naming  map[exports.ServiceName]map[exports.ServiceName]bool // service -> the services whose resolver names it
-	groups  map[string][]entryKey                                // partition -> its sameness groups' keys, in order
-	peers   map[string]*peerExports                              // partition -> what it exports to peers, built on first use
+	naming  map[exports.ServiceName]map[entryKey]bool // service -> the resolvers, routers and splitters that name it
+	groups  map[string][]entryKey                     // partition -> its sameness groups' keys, in order
+	peers   map[string]*peerExports                   // partition -> what it exports to peers, built on first use
 }
 
 // newStore returns a store holding c's entries (shared with c: the write path replaces
 // entries, it never changes one). Two entries of one kind and name are an error.
 func newStore(c *Config) (*store, error) {
-	st := &store{entries: map[entryKey]*entry{}, naming: map[exports.ServiceName]map[exports.ServiceName]bool{},
+	st := &store{entries: map[entryKey]*entry{}, naming: map[exports.ServiceName]map[entryKey]bool{},
 		groups: map[string][]entryKey{}, peers: map[string]*peerExports{}}
 	var dups []error
 	for _, es := range [][]*entry{exportEntries(c.Exports), groupEntries(c.Entries.SamenessGroups),
-		resolverEntries(c.Entries.Resolvers), protocolEntries(c.Entries.Protocols)} {
+		resolverEntries(c.Entries.Resolvers), routerEntries(c.Entries.Routers), splitterEntries(c.Entries.Splitters),
+		protocolEntries(c.Entries.Protocols)} {
 		for _, e := range es {
 			if _, dup := st.entries[e.key]; dup {
 				dups = append(dups, &FieldError{Value: e.key.name.String(), Detail: fmt.Sprintf("a second %s entry for %s", e.key.kind, e.key.name.Short()), Err: chain.ErrDuplicateResolver})
@@ -69,19 +71,18 @@ func (st *store) set(e *entry) (prev *entry) {
 	}
 	st.entries[e.key] = e
 	switch e.key.kind {
-	case kindServiceResolver:
-		s := e.key.name
+	case kindServiceResolver, kindServiceRouter, kindServiceSplitter:
 		if prev != nil {
-			for _, t := range related(prev.resolver) {
-				delete(st.naming[t], s)
+			for _, t := range prev.links() {
+				delete(st.naming[t], e.key)
 			}
 		}
 		if !e.deleted {
-			for _, t := range related(e.resolver) {
+			for _, t := range e.links() {
 				if st.naming[t] == nil {
-					st.naming[t] = map[exports.ServiceName]bool{}
+					st.naming[t] = map[entryKey]bool{}
 				}
-				st.naming[t][s] = true
+				st.naming[t][e.key] = true
 			}
 		}
 	case kindExportedServices, kindSamenessGroup:
@@ -120,16 +121,50 @@ func (st *store) config() Config {
 	return c
 }
 
-// resolvers returns the services with a resolver entry, in partition (all when "") , in the
+// resolvers returns the services with a resolver entry, in partition (all when ""), in the
 // order stored.
 func (st *store) resolvers(partition string) []exports.ServiceName {
+	return st.named(partition, kindServiceResolver)
+}
+
+// chains returns the services with a resolver, router or splitter entry — Consul's
+// discovery chain names — in partition (all when ""), once each, in the order stored.
+func (st *store) chains(partition string) []exports.ServiceName {
+	return st.named(partition, kindServiceResolver, kindServiceRouter, kindServiceSplitter)
+}
+
+// named returns the services with an entry of one of kinds in partition (all when ""),
+// once each, in the order stored.
+func (st *store) named(partition string, kinds ...string) []exports.ServiceName {
 	var out []exports.ServiceName
+	seen := map[exports.ServiceName]bool{}
 	for _, k := range st.order {
-		if k.kind == kindServiceResolver && (partition == "" || k.name.Partition == partition) && st.live(k) != nil {
+		if slices.Contains(kinds, k.kind) && (partition == "" || k.name.Partition == partition) && !seen[k.name] && st.live(k) != nil {
+			seen[k.name] = true
 			out = append(out, k.name)
 		}
 	}
 	return out
+}
+
+// hasChain reports whether s (canonical) has a resolver, router or splitter entry.
+func (st *store) hasChain(s exports.ServiceName) bool {
+	return st.live(entryKey{kindServiceResolver, s}) != nil || st.live(entryKey{kindServiceRouter, s}) != nil ||
+		st.live(entryKey{kindServiceSplitter, s}) != nil
+}
+
+// links returns the services a resolver, router or splitter entry names — Consul's link
+// index, which says what a write of one of them recompiles e's chain for.
+func (e *entry) links() []exports.ServiceName {
+	switch {
+	case e.resolver != nil:
+		return related(e.resolver)
+	case e.router != nil:
+		return e.router.Related()
+	case e.splitter != nil:
+		return e.splitter.Related()
+	}
+	return nil
 }
 
 // related returns the local services Consul's server links the resolver r to — the services
@@ -188,8 +223,10 @@ func (st *store) defaultGroup(partition string) *entry {
 	return nil
 }
 
-// readEntries returns the entries Consul's server reads to compile the chain of start: from
-// the requested service, the resolver of each service reached and the services it names
+// readEntries returns the entries Consul's server reads to compile the chain of start: its
+// router; the splitters of the services the router names (its own included) — without a
+// router, start's — and of the services those splitters' splits name; from each of those
+// services, the resolver of each service reached and the services it names
 // (related), its own service in each partition member of a sameness group it names (looked
 // up in start's partition), and for a service without a resolver its name in the partition
 // members of its partition's DefaultForFailover group; the protocol of every service read;
@@ -199,7 +236,27 @@ func (st *store) readEntries(start exports.ServiceName) chain.Entries {
 	var e chain.Entries
 	seen := map[exports.ServiceName]bool{}
 	var groups []entryKey
-	todo := []exports.ServiceName{start.Canonical()}
+	start = start.Canonical()
+	todo := []exports.ServiceName{start}
+	if r := st.live(entryKey{kindServiceRouter, start}); r != nil {
+		e.Routers = append(e.Routers, *r.router)
+		todo = r.router.Related()
+	}
+	for _, s := range todo {
+		seen[s] = true
+	}
+	for i := 0; i < len(todo); i++ { // the splitters read: todo gains the services they name
+		if sp := st.live(entryKey{kindServiceSplitter, todo[i]}); sp != nil {
+			e.Splitters = append(e.Splitters, *sp.splitter)
+			for _, t := range sp.splitter.Related() {
+				if !seen[t] {
+					seen[t] = true
+					todo = append(todo, t)
+				}
+			}
+		}
+	}
+	clear(seen)
 	members := func(g *entry, s exports.ServiceName) {
 		if !slices.Contains(groups, g.key) {
 			groups = append(groups, g.key)

@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"github.com/meshscope/meshscope/chain"
-	"github.com/meshscope/meshscope/exports"
 )
 
 // Sentinel errors of Upstream, for errors.Is.
@@ -45,9 +44,9 @@ func Upstream(c *chain.Chain, targetID string, received PeerMeta) (Imported, err
 	}
 	t, ok := c.Targets[targetID]
 	if !ok || t.Peer == "" {
-		return Imported{}, &FieldError{Value: targetID, Detail: fmt.Sprintf("target %q is not a peer target of chain %s", targetID, c.ServiceName()), Err: ErrNotPeerTarget}
+		return Imported{}, &FieldError{Value: targetID, Detail: fmt.Sprintf("target %q is not a peer target of chain %s", targetID, c.Service), Err: ErrNotPeerTarget}
 	}
-	name := exports.ServiceName{Partition: t.Partition, Namespace: t.Namespace, Name: t.Service}.Short()
+	name := t.Service.Short()
 	if received.PrimarySNI() == "" {
 		return Imported{}, &FieldError{Value: received, Detail: fmt.Sprintf("no peer metadata from peer %q for service %q", t.Peer, name), Err: ErrNoPeerMeta}
 	}

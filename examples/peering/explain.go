@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/meshscope/meshscope/chain"
@@ -35,27 +34,12 @@ func (e *explanation) String() string {
 
 // explainService explains [partition/namespace/]name: its rule, its chain, its safety.
 func (r *report) explainService(arg string, x *exports.Exports, in *inputs) (*explanation, error) {
-	parts := strings.Split(arg, "/")
-	var s exports.ServiceName
-	switch len(parts) {
-	case 1:
-		s = exports.ServiceName{Partition: r.Partition, Name: parts[0]}
-	case 3:
-		s = exports.ServiceName{Partition: parts[0], Namespace: parts[1], Name: parts[2]}
-	default:
-		return nil, fmt.Errorf("-explain %q: want name or partition/namespace/name", arg)
-	}
-	s = s.Canonical()
-	known := in.input(x, in.config, r.exporter("")).Candidates()
-	if s.Partition != r.Partition || !slices.Contains(known, s) {
-		names := make([]string, len(known))
-		for i, k := range known {
-			names[i] = k.String()
-		}
-		return nil, fmt.Errorf("-explain %q: no such service in the catalog or the resolvers; services: %s", arg, list(names))
+	s, err := in.input(x, in.config, r.exporter("")).Lookup(arg)
+	if err != nil {
+		return nil, fmt.Errorf("-explain %w", err)
 	}
 	e := &explanation{Rule: x.Explain(s), PeerSafe: "safe"}
-	c, err := chain.Compile(chain.Request{Service: s.Name, Namespace: s.Namespace, Partition: s.Partition, Datacenter: r.Datacenter, TrustDomain: r.TrustDomain}, in.config.Entries)
+	c, err := chain.Compile(chain.Request{Service: s, Datacenter: r.Datacenter, TrustDomain: r.TrustDomain}, in.config.Entries)
 	if err != nil {
 		e.ChainErr = err.Error()
 		e.PeerSafe = "no chain"
@@ -66,4 +50,17 @@ func (r *report) explainService(arg string, x *exports.Exports, in *inputs) (*ex
 		e.PeerSafe = err.Error()
 	}
 	return e, nil
+}
+
+// explainRequest follows the request of -explain-request through -service's chain.
+func (r *report) explainRequest(o options, x *exports.Exports, in *inputs) (*chain.RequestExplanation, error) {
+	s, err := in.input(x, in.config, r.exporter("")).Lookup(o.service)
+	if err != nil {
+		return nil, fmt.Errorf("-service %w", err)
+	}
+	c, err := chain.Compile(chain.Request{Service: s, Datacenter: r.Datacenter, TrustDomain: r.TrustDomain}, in.config.Entries)
+	if err != nil {
+		return nil, fmt.Errorf("-service %q: %w", o.service, err)
+	}
+	return c.ExplainRequest(o.request)
 }

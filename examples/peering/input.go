@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -63,13 +64,8 @@ func (o options) read() (*inputs, error) {
 		}
 		errs = append(errs, err)
 	}
-	for _, f := range []struct {
-		paths files
-		kind  string
-	}{{o.config, ""}, {o.exports, exports.Kind}, {o.resolvers, "service-resolver"}, {o.groups, exports.SamenessGroupKind}} {
-		for _, p := range f.paths {
-			errs = append(errs, o.loadConfig(p, f.kind, &in.config))
-		}
+	for _, p := range o.config {
+		errs = append(errs, o.loadConfig(p, &in.config))
 	}
 	var api peermeta.APIOutput
 	for _, f := range []struct {
@@ -96,57 +92,22 @@ func (o options) read() (*inputs, error) {
 }
 
 // loadConfig reads `consul config read` output from a file or every .json file of a
-// directory; kind, when not "", is the one kind a file may hold.
-func (o options) loadConfig(path, kind string, into *peermeta.Config) error {
-	paths := []string{path}
-	if st, err := os.Stat(path); !o.sample && err == nil && st.IsDir() {
-		paths = nil
-		err := filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
-			if err == nil && !d.IsDir() && strings.HasSuffix(p, ".json") {
-				paths = append(paths, p)
-			}
-			return err
-		})
-		if err != nil {
-			return err
-		}
-		if len(paths) == 0 {
-			return fmt.Errorf("%s: a directory without .json files", path)
-		}
+// directory.
+func (o options) loadConfig(path string, into *peermeta.Config) error {
+	if o.sample {
+		data, name, err := o.readFile(path)
+		return errors.Join(err, into.Add(name, data))
 	}
 	var errs []error
-	for _, p := range paths {
-		data, name, err := o.readFile(p)
-		if err != nil {
-			errs = append(errs, err)
-			continue
+	err := filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && (p == path || strings.HasSuffix(p, ".json")) {
+			data, err := os.ReadFile(p)
+			errs = append(errs, cmp.Or(err, into.Add(p, data)))
 		}
-		if kind != "" {
-			var only peermeta.Config
-			if err := only.Add(name, data); err != nil {
-				errs = append(errs, err)
-				continue
-			}
-			if other := otherKinds(only, kind); other != "" {
-				errs = append(errs, fmt.Errorf("%s: holds %s; this flag reads %s entries only (-config reads every kind)", name, other, kind))
-				continue
-			}
-		}
-		errs = append(errs, into.Add(name, data))
+		return err
+	})
+	if err == nil && len(errs) == 0 {
+		err = fmt.Errorf("%s: a directory without .json files", path)
 	}
-	return errors.Join(errs...)
-}
-
-// otherKinds names the kinds other than kind that c holds, or "".
-func otherKinds(c peermeta.Config, kind string) string {
-	var other []string
-	for _, k := range c.Kinds() {
-		if k != kind {
-			other = append(other, k+" entries")
-		}
-	}
-	if len(c.Findings) > 0 {
-		other = append(other, "entries of kinds replication does not read")
-	}
-	return strings.Join(other, " and ")
+	return errors.Join(append(errs, err)...)
 }

@@ -14,12 +14,15 @@ import (
 	"embed"
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"os"
 	"slices"
 	"strings"
 
+	"github.com/meshscope/meshscope/chain"
 	"github.com/meshscope/meshscope/internal/cli"
+	"github.com/meshscope/meshscope/internal/fielderr"
 )
 
 //go:embed sample/*.json
@@ -31,7 +34,7 @@ var description = `peering: what a Consul cluster replicates to each of its peer
 
 It reads what Consul prints. On your own cluster (CONSUL_HTTP_ADDR set):
 
-  for k in exported-services service-resolver service-defaults sameness-group; do
+  for k in exported-services service-router service-splitter service-resolver service-defaults sameness-group; do
     consul config list -kind $k | xargs -I{} consul config read -kind $k -name {}
   done > config.json
   consul config read -kind proxy-defaults -name global >> config.json
@@ -40,31 +43,30 @@ It reads what Consul prints. On your own cluster (CONSUL_HTTP_ADDR set):
   for s in $(jq -r '.[].Name' catalog.json); do curl -s $CONSUL_HTTP_ADDR/v1/health/connect/$s; done > connect.json
   curl -s $CONSUL_HTTP_ADDR/v1/connect/ca/roots > ca-roots.json
   peering -config config.json -catalog catalog.json -health gateways.json -health connect.json \
-      -ca-roots ca-roots.json -datacenter dc1 [-peer east] [-o json] [-fail-on warning]
+      -ca-roots ca-roots.json -datacenter dc1 [-peer east] [-o json|dot] [-fail-on warning]
 
--config reads entries of every kind, mixed (a file or a directory of .json files); the kinds
-replication does not depend on are skipped and named. A service is replicated with a chain
-when it has a resolver, a sidecar proxy or a connect-native instance — which
-/v1/internal/ui/services and /v1/catalog/service/<name> output say, and so does -health
-output of /v1/health/connect/<name> — or sits behind a terminating gateway
-(-gateway-services). -catalog also takes /v1/catalog/services output, which does not say
-which services are gateways or proxies: their kinds then come from -health output, and a
-service whose kind nothing says is reported, never replicated by a "*" rule. With no input
-flag at all it runs on an embedded sample; with any, it needs -config (or -exports,
--resolvers), -ca-roots or -trust-domain, -datacenter, and -catalog when a "*" rule (current
-or proposed) exports services.
+-config reads entries of every kind, mixed (a file or a directory of .json files); kinds replication
+does not depend on are skipped and named. A service is replicated with a chain when it has a router,
+splitter or resolver, a sidecar proxy or a connect-native instance (as /v1/internal/ui/services,
+/v1/catalog/service/<name> and -health /v1/health/connect/<name> output say) or sits behind a
+terminating gateway (-gateway-services). -catalog also takes /v1/catalog/services output, which does
+not say which services are gateways or proxies: -health output then says it, and a service whose kind
+nothing says is reported, never replicated by "*". With no input flag it runs on an embedded sample;
+with any, it needs -config, -ca-roots or -trust-domain, -datacenter, and -catalog when a "*" rule
+(current or proposed) exports services.
 
-A dry run (-new-config proposed.json, entries of any kind; -new-exports; -new-resolvers; a
-proposed entry replaces the current one of its kind and name) writes each changed entry as
-Consul's server takes a write — defaults first, then sameness groups, resolvers (each after
-those it names), exports — and prints every write it refuses, naming each chain the write
-breaks in Consul's words, then per peer how the replication changes with the writes it
-accepts.
+A dry run (-new-config proposed.json, each entry replacing the current one of its kind and name)
+writes each changed entry as Consul's server takes a write — defaults, sameness groups, resolvers
+(each after those it names), splitters, routers, exports — and prints every write it refuses, with
+each chain it breaks in Consul's words, then per peer how the replication changes.
 
-Every finding is printed on its own line: its level (ERROR, WARNING, NOTE), its code, what it
-is about and why. -o json prints the report, findings included, as JSON.
+Each exported chain's graph is printed; -o dot prints them in Graphviz's language (| dot -Tsvg).
+-explain-request 'GET /api?id=7' -service web [-header 'x-env: canary' ...] follows one request
+through web's chain as Envoy matches Consul's routes: the routes tried, the one taken, the splits and
+the targets. Each finding is a line: its level (ERROR, WARNING, NOTE), its code, what it is about and
+why. -o json prints the report, findings and chains (as /v1/discovery-chain gives them), as JSON.
 ` + cli.ExitStatus(true, "-peer or -partition that the exported-services entries do not name",
-	"-explain not [partition/namespace/]name of a service of the catalog or the resolvers",
+	"-explain or -service not [partition/namespace/]name of a service of the catalog or the chain entries",
 	"-datacenter or -partition that no mesh gateway instance of -health is in")
 
 // files is a repeatable flag naming files; an empty value is refused.
@@ -81,19 +83,20 @@ func (f *files) Set(v string) error {
 }
 
 type options struct {
-	config, exports, resolvers, groups     files
-	newConfig, newExports, newResolvers    files
+	config, newConfig                      files
 	health, gatewayServices, catalog       files
 	caRoots, trustDomain                   string
 	datacenter, partition, namespace, peer string
 	explain, output, failOn                string
+	explainRequest, service                string
+	headers                                files // "Name: value"
+	request                                chain.HTTPRequest
 	wide                                   bool
 	sample                                 bool // no input flag given: run on the embedded sample
 }
 
 // inputFlags are the flags that name input; the sample runs only when none is given.
-var inputFlags = []string{"config", "exports", "resolvers", "sameness-groups", "new-config", "new-exports", "new-resolvers",
-	"health", "gateway-services", "catalog", "ca-roots", "trust-domain", "datacenter"}
+var inputFlags = []string{"config", "new-config", "health", "gateway-services", "catalog", "ca-roots", "trust-domain", "datacenter"}
 
 // inputNames says what the string input flags name, for the message refusing one given
 // empty: -datacenter and -trust-domain take names, not files. The flags of type files
@@ -112,12 +115,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	var o options
 	fs := flag.NewFlagSet(prog, flag.ContinueOnError)
 	fs.Var(&o.config, "config", "consul config read output of any kinds, mixed (a file or a directory of .json files; repeatable)")
-	fs.Var(&o.exports, "exports", "exported-services entries only (consul config read output; repeatable)")
-	fs.Var(&o.resolvers, "resolvers", "service-resolver entries only (consul config read output; repeatable)")
-	fs.Var(&o.groups, "sameness-groups", "sameness-group entries only (consul config read output; repeatable)")
 	fs.Var(&o.newConfig, "new-config", "dry run: proposed entries of any kind, replacing those of the same kind and name (repeatable)")
-	fs.Var(&o.newExports, "new-exports", "dry run: proposed exported-services entries, replacing those of the same partition (repeatable)")
-	fs.Var(&o.newResolvers, "new-resolvers", "dry run: proposed service-resolver entries, replacing those of the same service (repeatable)")
 	fs.Var(&o.health, "health", "/v1/health/service/<name> or /v1/health/connect/<name> output: gateways, connect instances, service kinds (repeatable)")
 	fs.Var(&o.gatewayServices, "gateway-services", "/v1/catalog/gateway-services/<terminating gateway> output (repeatable)")
 	fs.Var(&o.catalog, "catalog", "/v1/internal/ui/services, /v1/catalog/service/<name> or /v1/catalog/services output (repeatable)")
@@ -128,13 +126,24 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.namespace, "namespace", "default", "the namespace of -catalog services whose output does not say it")
 	fs.StringVar(&o.peer, "peer", "", "show this peer only (the exporter's name for the peering)")
 	fs.StringVar(&o.explain, "explain", "", "explain one service [partition/namespace/]name: its rule, its chain, its identities")
-	fs.StringVar(&o.output, "o", "table", "output format: table or json (Consul's wire format)")
+	fs.StringVar(&o.explainRequest, "explain-request", "", "follow a request through -service's chain: 'METHOD /path?query'")
+	fs.StringVar(&o.service, "service", "", "the service [partition/namespace/]name whose chain -explain-request follows")
+	fs.Var(&o.headers, "header", "a header of -explain-request's request, 'Name: value' (repeatable)")
+	fs.StringVar(&o.output, "o", "table", "output format: table, json (Consul's wire format) or dot (the chains' graphs, for Graphviz)")
 	fs.StringVar(&o.failOn, "fail-on", "", "exit with status 3 when a finding is at or above this level: note, warning or error")
 	fs.BoolVar(&o.wide, "wide", false, "every SPIFFE ID and instance in the table")
 	if done, code := cli.Parse(fs, args, description, stdout, stderr); done {
 		return code
 	}
-	if !cli.CheckFormat(prog, o.output, stderr) || !cli.CheckFailOn(prog, o.failOn, stderr) {
+	if !slices.Contains([]string{"table", "json", "dot"}, o.output) {
+		fmt.Fprintf(stderr, "%s: -o must be table, json or dot, got %q\n", prog, o.output)
+		return cli.Usage
+	}
+	if !cli.CheckFailOn(prog, o.failOn, stderr) {
+		return cli.Usage
+	}
+	if err := o.readRequest(); err != nil {
+		cli.Fail(prog, stderr, err)
 		return cli.Usage
 	}
 	given, ok := cli.Given(prog, fs, stderr, inputNames, inputFlags...)
@@ -142,7 +151,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return cli.Usage
 	}
 	o.sample = !slices.ContainsFunc(inputFlags, func(f string) bool { return given[f] })
-	if !o.sample && !cli.Missing(prog, given, stderr, "-config|-exports|-resolvers", "-ca-roots|-trust-domain", "-datacenter") {
+	if !o.sample && !cli.Missing(prog, given, stderr, "-config", "-ca-roots|-trust-domain", "-datacenter") {
 		return cli.Usage
 	}
 	rep, err := build(o)
@@ -154,8 +163,25 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case err != nil:
 		return cli.Fail(prog, stderr, err)
 	}
-	code := cli.Emit(prog, stdout, stderr, o.output, rep, func(w io.Writer) error { return rep.print(w, o.wide) })
+	table := func(w io.Writer) error { return rep.print(w, o.wide) }
+	if o.output == "dot" {
+		o.output, table = "table", rep.dot
+	}
+	code := cli.Emit(prog, stdout, stderr, o.output, rep, table)
 	return cli.Gate(prog, stderr, code, o.failOn, rep.gated())
+}
+
+// readRequest reads -explain-request, -service and -header, which come together.
+func (o *options) readRequest() error {
+	if (o.explainRequest == "") != (o.service == "") || o.explainRequest == "" && len(o.headers) > 0 {
+		return errors.New("-explain-request and -service come together (-header with them)")
+	}
+	if o.explainRequest == "" {
+		return nil
+	}
+	r, err := chain.ParseHTTPRequest(o.explainRequest, o.headers...)
+	o.request = r
+	return fielderr.In("-explain-request", err)
 }
 
 // usageError is an input the flags should have named and did not: exit status 2.

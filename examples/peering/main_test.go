@@ -2,7 +2,9 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -69,7 +71,7 @@ func TestWideAndExplain(t *testing.T) {
 
 	code, _, errOut = runArgs(t, "-explain", "nope")
 	assert.Equal(t, 1, code)
-	assert.Contains(t, errOut, `-explain "nope": no such service in the catalog or the resolvers; services: default/default/billing`)
+	assert.Contains(t, errOut, `-explain "nope": no such service in the catalog or the chain entries of partition default; services: default/default/billing`)
 }
 
 func TestJSON(t *testing.T) {
@@ -188,7 +190,7 @@ func TestRefusesToGuess(t *testing.T) {
 	}{
 		{"no trust domain with your own input", []string{"-config", files[1], "-datacenter", "dc1"}, 2, "with your own input, also give -ca-roots or -trust-domain"},
 		{"no datacenter with your own input", []string{"-config", files[1], "-trust-domain", "x.consul"}, 2, "with your own input, also give -datacenter"},
-		{"one input alone", []string{"-catalog", files[3]}, 2, "also give -config or -exports or -resolvers, -ca-roots or -trust-domain, -datacenter"},
+		{"one input alone", []string{"-catalog", files[3]}, 2, "also give -config, -ca-roots or -trust-domain, -datacenter"},
 		{"an empty -config, as an unset variable gives", []string{"-config", "", "-trust-domain", "x.consul", "-datacenter", "dc1"}, 2, `invalid value "" for flag -config: an empty value (an unset variable?)`},
 		{"an empty -datacenter", append(files[:len(files)-2:len(files)-2], "-datacenter", ""), 2, "-datacenter given an empty value (an unset variable?)"},
 		{"an empty -datacenter is told to name a datacenter, not a file", append(files[:len(files)-2:len(files)-2], "-datacenter", ""), 2,
@@ -207,9 +209,13 @@ func TestRefusesToGuess(t *testing.T) {
 		{"an unknown partition", append(files, "-partition", "retail"), 1, `-partition "retail" has no exported-services entry; partitions with one: default`},
 		{"a positional argument", []string{"config.json"}, 2, `unexpected argument "config.json": every input is given with a flag`},
 		{"an unknown flag", []string{"-cluster-id", "x"}, 2, "flag provided but not defined: -cluster-id"},
-		{"a bad output format", []string{"-o", "yaml"}, 2, "-o must be table or json"},
+		{"a bad output format", []string{"-o", "yaml"}, 2, `-o must be table, json or dot, got "yaml"`},
 		{"a bad -fail-on", []string{"-fail-on", "info"}, 2, "is not a level: want note, warning or error"},
-		{"a resolver in -exports", []string{"-exports", files[1], "-trust-domain", "x.consul", "-datacenter", "dc1"}, 1, `holds service-resolver entries and service-defaults entries and proxy-defaults entries; this flag reads exported-services entries only`},
+		{"-explain-request without -service", []string{"-explain-request", "GET /"}, 2, "-explain-request and -service come together"},
+		{"-header alone", []string{"-header", "x: 1"}, 2, "-explain-request and -service come together"},
+		{"a request that is not one", []string{"-explain-request", "GET api", "-service", "web"}, 2, `-explain-request: the path "api" does not start with "/"`},
+		{"a header that is not one", []string{"-explain-request", "GET /", "-service", "web", "-header", "x-env canary"}, 2, `"x-env canary" is not a header line`},
+		{"an unknown -service", []string{"-explain-request", "GET /", "-service", "nope"}, 1, `-service "nope": no such service in the catalog or the chain entries`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -363,7 +369,8 @@ func TestErrorsNameFileAndValue(t *testing.T) {
 }
 
 // TestEveryKindAndBOM: -config takes whatever `consul config read` prints, of every kind, and
-// says what it skipped; a UTF-8 byte-order mark is accepted in every file.
+// says what it skipped; a UTF-8 byte-order mark is accepted in every file. A router is read:
+// on a tcp service, its chain is Consul's refusal.
 func TestEveryKindAndBOM(t *testing.T) {
 	files := userFiles(t)
 	extra := write(t, "extra.json", "\uFEFF"+`{"Kind":"mesh","Name":"mesh","Peering":{"PeerThroughMeshGateways":true}}
@@ -379,7 +386,7 @@ func TestEveryKindAndBOM(t *testing.T) {
 	}
 	code, out, errOut := runArgs(t, append(files, "-config", extra)...)
 	require.Equal(t, 0, code, errOut)
-	assert.Contains(t, words(out), words(extra+`: value 2 (service-router api-v2): a service-router changes the discovery chain of "api-v2"`))
+	assert.Contains(t, words(out), words(`ERROR NotReplicated default/default/api-v2 (peer south): discovery chain "api-v2" uses a protocol "tcp" that does not permit advanced routing or splitting behavior`))
 	assert.Contains(t, words(out), words("NOTE EntrySkipped "+extra+": value 1 (mesh mesh): not read: mesh-wide settings do not change what is replicated"))
 	assert.Contains(t, words(out), "NOTE EntrySkipped "+extra+": value 4 (ingress-gateway edge)")
 	assert.Contains(t, out, "PEER north")
@@ -446,11 +453,11 @@ func TestGatewayWarnings(t *testing.T) {
 	assert.Contains(t, out, "WARNING GatewaysCritical mesh gateways: all 1 mesh gateway instances are critical: peers can reach no exported service")
 }
 
-func TestDryRunNewExportsAndResolvers(t *testing.T) {
+func TestDryRunNewConfig(t *testing.T) {
 	files := userFiles(t)
 	// The proposal moves api from north to a new peer west: north loses it, west gains it.
 	newExports := write(t, "exports.json", `{"Kind":"exported-services","Name":"default","Services":[{"Name":"api","Consumers":[{"Peer":"west"}]},{"Name":"*","Consumers":[{"Peer":"south"}]}]}`)
-	code, out, errOut := runArgs(t, append(files, "-new-exports", newExports)...)
+	code, out, errOut := runArgs(t, append(files, "-new-config", newExports)...)
 	require.Equal(t, 0, code, errOut)
 	assert.Contains(t, out, "DRY RUN for peer north (nothing is applied)")
 	assert.Contains(t, out, "DRY RUN for peer west (nothing is applied)", "a peer only the proposal names is diffed too")
@@ -463,28 +470,23 @@ func TestDryRunNewExportsAndResolvers(t *testing.T) {
 	assert.Contains(t, west, "+ accepts spiffe://<td>/ns/default/dc/dc7/svc/api-v2")
 	assert.NotContains(t, out, "WriteRefused", "moving an export between peers is a write Consul accepts")
 
-	code, out, errOut = runArgs(t, append(files, "-new-exports", newExports, "-peer", "west")...)
+	code, out, errOut = runArgs(t, append(files, "-new-config", newExports, "-peer", "west")...)
 	require.Equal(t, 0, code, errOut)
 	assert.Contains(t, out, "DRY RUN for peer west")
 	assert.NotContains(t, out, "DRY RUN for peer north")
 
 	newResolvers := write(t, "resolvers.json", `[{"Kind":"service-resolver","Name":"api","Redirect":{"Service":"api","Datacenter":"dc2"}}]`)
-	code, out, errOut = runArgs(t, append(files, "-peer", "north", "-new-resolvers", newResolvers, "-fail-on", "error")...)
+	code, out, errOut = runArgs(t, append(files, "-peer", "north", "-new-config", newResolvers, "-fail-on", "error")...)
 	assert.Equal(t, 3, code, errOut)
 	assert.Equal(t, 1, strings.Count(out, "cross-datacenter resolver redirect"), "the refusal is printed once")
 	assert.Contains(t, words(out), `ERROR WriteRefused service-resolver api: chain default/default/api: peer exported service "api" contains cross-datacenter resolver redirect`)
-	code, out, _ = runArgs(t, append(files, "-new-resolvers", newResolvers)...)
+	code, out, _ = runArgs(t, append(files, "-new-config", newResolvers)...)
 	assert.Equal(t, 0, code)
 	assert.Contains(t, out, "DRY RUN for peer south")
 	assert.Equal(t, 1, strings.Count(out, "cross-datacenter resolver redirect"), "once, for every peer")
-	code, out, _ = runArgs(t, append(files, "-new-resolvers", newResolvers, "-o", "json")...)
+	code, out, _ = runArgs(t, append(files, "-new-config", newResolvers, "-o", "json")...)
 	assert.Equal(t, 0, code)
 	assert.Equal(t, 1, strings.Count(out, "cross-datacenter resolver redirect"), "once in -o json too")
-
-	// Each -new-* flag reads its own kind only, and names what it found.
-	code, _, errOut = runArgs(t, append(files, "-new-resolvers", newExports)...)
-	assert.Equal(t, 1, code)
-	assert.Contains(t, errOut, newExports+`: holds exported-services entries; this flag reads service-resolver entries only`)
 }
 
 // TestPeerTargetThroughLocalResolver: a chain in which a local resolver changes a peer
@@ -502,4 +504,63 @@ func TestPeerTargetThroughLocalResolver(t *testing.T) {
 	code, _, errOut = runArgs(t, "-config", config, "-trust-domain", "abcd.consul", "-datacenter", "dc1", "-fail-on", "warning")
 	assert.Equal(t, 3, code)
 	assert.Contains(t, errOut, "WARNING PeerTargetResolvedLocally chain default/default/web, target api.default.default.external.east")
+}
+
+// TestChainsAndRequests: the table prints each exported chain's graph, -o json holds the
+// chains as Consul's /v1/discovery-chain gives them, and -explain-request follows a request
+// through a chain, headers included.
+func TestChainsAndRequests(t *testing.T) {
+	code, out, errOut := runArgs(t)
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "chain default/default/billing (grpc), start router:billing.default.default\n"+
+		"router:billing.default.default\n  Routes[0] PathPrefix /billing.v2.Invoices/ -> resolver:billing-v2.default.default.dc1\n")
+	assert.Contains(t, out, "splitter:billing.default.default\n  90% -> resolver:billing.default.default.dc1\n  10% -> resolver:billing-v2.default.default.dc1\n")
+
+	code, out, errOut = runArgs(t, "-o", "json")
+	require.Equal(t, 0, code, errOut)
+	var rep struct {
+		Chains []struct {
+			ServiceName, Protocol, StartNode string
+			Nodes                            map[string]struct{ Type string }
+		}
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &rep))
+	require.NotEmpty(t, rep.Chains)
+	assert.Equal(t, "billing", rep.Chains[0].ServiceName)
+	assert.Equal(t, "router:billing.default.default", rep.Chains[0].StartNode)
+	assert.Equal(t, "splitter", rep.Chains[0].Nodes["splitter:billing.default.default"].Type)
+
+	code, out, errOut = runArgs(t, "-explain-request", "POST /billing.v2.Invoices/Create", "-service", "billing")
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "EXPLAIN REQUEST POST /billing.v2.Invoices/Create\n  router:billing.default.default\n"+
+		"    Routes[0]: matches (PathPrefix /billing.v2.Invoices/)\n    100% -> billing-v2.default.default.dc1\n")
+	code, out, errOut = runArgs(t, "-explain-request", "GET /billing.v1.Invoices/List", "-service", "default/default/billing", "-header", "x-tenant: 7")
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "    catch-all: matches (PathPrefix /)\n  splitter:billing.default.default\n    90% -> billing.default.default.dc1\n    10% -> billing-v2.default.default.dc1\n")
+}
+
+// TestDotRendersWithGraphviz: -o dot prints every exported chain as a Graphviz digraph that
+// dot renders. The test needs Graphviz's dot: it is skipped without it, except where
+// MESHSCOPE_REQUIRE_DOT is set (.ci/run sets it, and installs Graphviz), where it fails.
+func TestDotRendersWithGraphviz(t *testing.T) {
+	code, out, errOut := runArgs(t, "-o", "dot")
+	require.Equal(t, 0, code, errOut)
+	assert.Equal(t, 3, strings.Count(out, "digraph "), "one graph per exported chain: billing, inventory, mysql")
+	dot, err := exec.LookPath("dot")
+	if err != nil {
+		if os.Getenv("MESHSCOPE_REQUIRE_DOT") != "" {
+			t.Fatalf("MESHSCOPE_REQUIRE_DOT is set and Graphviz's dot is not on PATH: %v", err)
+		}
+		t.Skip("Graphviz's dot is not installed; .ci/run installs it")
+	}
+	cmd := exec.Command(dot, "-Tsvg")
+	cmd.Stdin = strings.NewReader(out)
+	svg, err := cmd.Output()
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		t.Fatalf("dot -Tsvg refuses the output: %v: %s", err, exit.Stderr)
+	}
+	require.NoError(t, err)
+	assert.Equal(t, 3, strings.Count(string(svg), "<svg "), "dot drew every graph")
+	assert.Contains(t, string(svg), "billing.default.default")
 }

@@ -51,17 +51,36 @@ func (r *report) print(w io.Writer, wide bool) error {
 	if !wide && len(r.Peers) > 0 {
 		fmt.Fprintln(w, "\n(-wide lists each service's SNI, SPIFFE IDs with their origin, and instances)")
 	}
+	if len(r.Chains) > 0 {
+		fmt.Fprint(w, "\nCHAINS (the graph of each exported chain; -o dot draws them)\n")
+	}
+	for _, c := range r.Chains {
+		fmt.Fprintf(w, "\n%s\n", short(c.Graph()))
+	}
 	if r.Explain != nil {
 		fmt.Fprintf(w, "\n%s", r.Explain)
+	}
+	if r.Request != nil {
+		fmt.Fprintf(w, "\nEXPLAIN REQUEST %s\n", r.Request)
 	}
 	if r.DryRun != nil {
 		fmt.Fprintln(w, "\nDRY RUN: the proposed writes, as Consul's server takes them (nothing is applied)")
 		if len(r.DryRun.Refused) == 0 {
 			fmt.Fprintln(w, "  Consul accepts every write")
 		}
-		findings(w, "  ", r.DryRun.refusals())
+		findings(w, "  ", r.DryRun.findings)
 		for _, d := range r.DryRun.Peers {
 			printDiff(w, d, short)
+		}
+	}
+	return nil
+}
+
+// dot prints the graph of each exported chain in Graphviz's language, a digraph each.
+func (r *report) dot(w io.Writer) error {
+	for _, c := range r.Chains {
+		if _, err := io.WriteString(w, c.DOT()); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -78,12 +97,12 @@ func instances(nodes []peermeta.CheckServiceNode) string {
 	if len(nodes) == 0 {
 		return "0"
 	}
-	counts := map[string]int{}
+	counts := map[peermeta.HealthStatus]int{}
 	for _, n := range nodes {
 		counts[status(n)]++
 	}
 	var parts []string
-	for _, st := range []string{peermeta.StatusPassing, peermeta.StatusWarning, peermeta.StatusCritical, peermeta.StatusMaintenance, "no checks"} {
+	for _, st := range []peermeta.HealthStatus{peermeta.StatusPassing, peermeta.StatusWarning, peermeta.StatusCritical, peermeta.StatusMaintenance, "no checks"} {
 		if counts[st] > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", counts[st], st))
 		}
@@ -91,7 +110,7 @@ func instances(nodes []peermeta.CheckServiceNode) string {
 	return fmt.Sprintf("%d (%s)", len(nodes), strings.Join(parts, ", "))
 }
 
-func status(n peermeta.CheckServiceNode) string {
+func status(n peermeta.CheckServiceNode) peermeta.HealthStatus {
 	if len(n.Checks) == 0 {
 		return "no checks"
 	}

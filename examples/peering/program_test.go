@@ -31,6 +31,13 @@ func TestProgram(t *testing.T) {
 		lastStderr string
 	}{
 		{"the sample", nil, 0, []string{"PEER east", "PEER west"}, ""},
+		{"the sample's chains as Graphviz digraphs", []string{"-o", "dot"}, 0, []string{`digraph "chain default/default/billing" {`}, ""},
+		{"a request through a chain", []string{"-explain-request", "GET /x", "-service", "billing", "-header", "x-a: 1"}, 0, []string{
+			"EXPLAIN REQUEST GET /x", "    90% -> billing.default.default.dc1"}, ""},
+		{"a request for a service the sample does not have", []string{"-explain-request", "GET /x", "-service", "nope"}, 1, nil,
+			`peering: -service "nope": no such service in the catalog or the chain entries of partition default`},
+		{"a request line that is not one", []string{"-explain-request", "GET", "-service", "billing"}, 2, nil,
+			`peering: -explain-request: "GET" is not a request line`},
 		{"your own files, a byte-order mark and a mesh entry among them", own, 0, []string{
 			"default/default/ledger  tcp       ledger-v2.default.default.dc1",
 			"NOTE EntrySkipped testdata/config.json: value 5 (mesh mesh)",

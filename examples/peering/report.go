@@ -22,7 +22,11 @@ type report struct {
 	Findings []peermeta.Finding     `json:"findings"`
 	Peers    []peermeta.Replication `json:"peers"`
 	Explain  *explanation           `json:"explain,omitempty"`
-	DryRun   *dryRun                `json:"dryRun,omitempty"`
+	// Chains are the chains of the services replicated with one, by service, as Consul's
+	// /v1/discovery-chain gives them; Request is -explain-request's answer.
+	Chains  []*chain.Chain            `json:"chains"`
+	Request *chain.RequestExplanation `json:"request,omitempty"`
+	DryRun  *dryRun                   `json:"dryRun,omitempty"`
 }
 
 // dryRun is a proposal's dry run: the writes Consul refuses — the same for every peer, so
@@ -69,7 +73,7 @@ func build(o options) (*report, error) {
 	peers := x.PeersIn(o.partition)
 	dryPeers := peers
 	if after != nil {
-		dryPeers = union(peers, after.x.PeersIn(o.partition))
+		dryPeers = slices.Compact(slices.Sorted(slices.Values(slices.Concat(peers, after.x.PeersIn(o.partition)))))
 	}
 	if o.peer != "" {
 		if !slices.Contains(dryPeers, o.peer) {
@@ -95,6 +99,12 @@ func build(o options) (*report, error) {
 			return nil, err
 		}
 	}
+	if o.explainRequest != "" {
+		if rep.Request, err = rep.explainRequest(o, x, in); err != nil {
+			return nil, err
+		}
+	}
+	rep.Chains = rep.chains()
 	for _, p := range dryPeers {
 		if after == nil {
 			break
@@ -112,6 +122,18 @@ func build(o options) (*report, error) {
 	return rep, nil
 }
 
+// chains returns the chain of each service a peer receives with one, once, by service.
+func (r *report) chains() []*chain.Chain {
+	out := []*chain.Chain{}
+	for _, p := range r.Peers {
+		for _, s := range p.Services {
+			out = append(out, s.Chain)
+		}
+	}
+	slices.SortFunc(out, func(a, b *chain.Chain) int { return a.Service.Compare(b.Service) })
+	return slices.CompactFunc(out, func(a, b *chain.Chain) bool { return a.Service == b.Service })
+}
+
 // gated returns every finding the table prints, in its order: what -fail-on counts.
 func (r *report) gated() []peermeta.Finding {
 	all := slices.Clone(r.Findings)
@@ -122,13 +144,10 @@ func (r *report) gated() []peermeta.Finding {
 		all = append(all, r.Explain.findings...) // printed with the chain
 	}
 	if r.DryRun != nil {
-		all = append(all, r.DryRun.refusals()...)
+		all = append(all, r.DryRun.findings...)
 	}
 	return all
 }
-
-// refusals are the refused writes as findings, a line each.
-func (d *dryRun) refusals() []peermeta.Finding { return d.findings }
 
 func (r *report) exporter(peer string) peermeta.Exporter {
 	return peermeta.Exporter{Peer: peer, Partition: r.Partition, Datacenter: r.Datacenter, TrustDomain: r.TrustDomain}
@@ -172,23 +191,17 @@ type proposal struct {
 	x      *exports.Exports
 }
 
-// proposed reads the -new-* files and returns the after side, or nil when there are none.
-// Everything but the config entries (catalog, health, trust domain) is the same on both sides.
+// proposed reads the -new-config files and returns the after side, or nil when there are
+// none. Everything but the config entries (catalog, health, trust domain) is the same on both
+// sides.
 func (o options) proposed(cur peermeta.Config) (*proposal, error) {
+	if len(o.newConfig) == 0 {
+		return nil, nil
+	}
 	var p peermeta.Config
 	var errs []error
-	n := 0
-	for _, f := range []struct {
-		paths files
-		kind  string
-	}{{o.newConfig, ""}, {o.newExports, exports.Kind}, {o.newResolvers, "service-resolver"}} {
-		for _, path := range f.paths {
-			n++
-			errs = append(errs, o.loadConfig(path, f.kind, &p))
-		}
-	}
-	if n == 0 {
-		return nil, nil
+	for _, path := range o.newConfig {
+		errs = append(errs, o.loadConfig(path, &p))
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
@@ -200,13 +213,6 @@ func (o options) proposed(cur peermeta.Config) (*proposal, error) {
 	}
 	after.x = x
 	return after, nil
-}
-
-// union returns the sorted union of two sorted lists.
-func union(a, b []string) []string {
-	out := slices.Concat(a, b)
-	slices.Sort(out)
-	return slices.Compact(out)
 }
 
 func list(xs []string) string {

@@ -5,6 +5,10 @@ package report
 const (
 	// chain
 	PeerTargetResolvedLocally Code = "PeerTargetResolvedLocally"
+	HeaderMergePanics         Code = "HeaderMergePanics"
+	RouteUnreachable          Code = "RouteUnreachable"
+	SplitProtocolDiffers      Code = "SplitProtocolDiffers"
+	SplitWeightsRounded       Code = "SplitWeightsRounded"
 
 	// peermeta: replication to a peer
 	NotReplicated Code = "NotReplicated"
@@ -20,18 +24,17 @@ const (
 	WriteRefused Code = "WriteRefused"
 
 	// peermeta: reading `consul config read` output
-	EntrySkipped       Code = "EntrySkipped"
-	RoutingNotModelled Code = "RoutingNotModelled"
+	EntrySkipped Code = "EntrySkipped"
 )
 
 // consulLevel is the level of a code of the Consul half; ok is false for any other code.
 func consulLevel(c Code) (l Level, ok bool) {
 	switch c {
-	case EntrySkipped:
+	case EntrySkipped, SplitWeightsRounded:
 		return Note, true
-	case PeerTargetResolvedLocally, Excluded, UnionDiffers, UnknownKind, NoMeshGateway, GatewaysCritical, RoutingNotModelled:
+	case PeerTargetResolvedLocally, RouteUnreachable, SplitProtocolDiffers, Excluded, UnionDiffers, UnknownKind, NoMeshGateway, GatewaysCritical:
 		return Warning, true
-	case NotReplicated, WriteRefused:
+	case NotReplicated, WriteRefused, HeaderMergePanics:
 		return Error, true
 	}
 	return "", false

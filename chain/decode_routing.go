@@ -1,0 +1,293 @@
+package chain
+
+import (
+	"encoding/json"
+	"math"
+	"slices"
+	"strconv"
+
+	"github.com/meshscope/meshscope/internal/strict"
+)
+
+// UnmarshalJSON decodes a router as Consul does — field names in any case and Consul's
+// snake_case aliases (path_exact, path_prefix, path_regex, query_param, service_subset,
+// prefix_rewrite, request_timeout, idle_timeout, num_retries, retry_on_connect_failure,
+// retry_on, retry_on_status_codes, request_headers, response_headers), durations as strings
+// like "5s" or as nanoseconds — but strictly: an unknown field, a field given twice, or a
+// value of the wrong type is an error naming its path, and every problem is reported. It
+// does not normalise or validate; call Normalize and Validate.
+func (r *ServiceRouter) UnmarshalJSON(b []byte) error {
+	got, err := strict.Unmarshal(b, true, decodeRouter)
+	if err != nil {
+		return err
+	}
+	*r = got
+	return nil
+}
+
+// UnmarshalJSON decodes a splitter as ServiceRouter.UnmarshalJSON decodes a router (aliases
+// service_subset, request_headers, response_headers). A Weight is a number a float32 holds,
+// read as Consul reads it. It does not normalise or validate; call Normalize and Validate.
+func (s *ServiceSplitter) UnmarshalJSON(b []byte) error {
+	got, err := strict.Unmarshal(b, true, decodeSplitter)
+	if err != nil {
+		return err
+	}
+	*s = got
+	return nil
+}
+
+// LoadRouters reads service-router entries as `consul config read -kind service-router`
+// prints them — one JSON value, a stream of values or a JSON array — each decoded as
+// ServiceRouter.UnmarshalJSON decodes it and validated, every problem reported with where it
+// is (see LoadResolvers). The entries are returned as read, not normalised.
+func LoadRouters(data []byte) ([]ServiceRouter, error) {
+	return strict.DecodeEntries(data, true, decodeRouter, func(r ServiceRouter) error { return r.Validate() })
+}
+
+// LoadSplitters reads service-splitter entries as LoadRouters reads routers.
+func LoadSplitters(data []byte) ([]ServiceSplitter, error) {
+	return strict.DecodeEntries(data, true, decodeSplitter, func(s ServiceSplitter) error { return s.Validate() })
+}
+
+// entryHead decodes what every config entry has: Kind, Name, Namespace, Partition, Meta,
+// CreateIndex and ModifyIndex.
+func entryHead(d *strict.Decoder, o strict.Object, kind, name, namespace, partition *string, meta *map[string]string, create, modify *uint64) {
+	o.String(kind, "Kind")
+	o.String(name, "Name")
+	o.String(namespace, "Namespace")
+	o.String(partition, "Partition")
+	if v, p, ok := o.Get("Meta"); ok {
+		*meta = d.StringMap(v, p)
+	}
+	if v, p, ok := o.Get("CreateIndex"); ok {
+		*create = d.Uint(v, p)
+	}
+	if v, p, ok := o.Get("ModifyIndex"); ok {
+		*modify = d.Uint(v, p)
+	}
+}
+
+var headFields = []string{"Kind", "Name", "Namespace", "Partition", "Meta", "CreateIndex", "ModifyIndex"}
+
+func decodeRouter(d *strict.Decoder, x any, path string) ServiceRouter {
+	var r ServiceRouter
+	o, ok := d.Object(x, path)
+	if !ok {
+		return r
+	}
+	o.Check(append(slices.Clone(headFields), "Routes")...)
+	entryHead(d, o, &r.Kind, &r.Name, &r.Namespace, &r.Partition, &r.Meta, &r.CreateIndex, &r.ModifyIndex)
+	if v, p, ok := o.Get("Routes"); ok {
+		for i, item := range d.List(v, p) {
+			r.Routes = append(r.Routes, decodeRoute(d, item, strict.Index(p, i)))
+		}
+	}
+	return r
+}
+
+func decodeRoute(d *strict.Decoder, x any, path string) ServiceRoute {
+	var route ServiceRoute
+	o, ok := d.Object(x, path)
+	if !ok {
+		return route
+	}
+	o.Check("Match", "Destination")
+	if v, p, ok := o.Get("Match"); ok {
+		if mo, ok := d.Object(v, p); ok {
+			mo.Check("HTTP")
+			route.Match = &ServiceRouteMatch{}
+			if v, p, ok := mo.Get("HTTP"); ok {
+				route.Match.HTTP = decodeHTTPMatch(d, v, p)
+			}
+		}
+	}
+	if v, p, ok := o.Get("Destination"); ok {
+		route.Destination = decodeDestination(d, v, p)
+	}
+	return route
+}
+
+func decodeHTTPMatch(d *strict.Decoder, x any, path string) *ServiceRouteHTTPMatch {
+	o, ok := d.Object(x, path)
+	if !ok {
+		return nil
+	}
+	pe, pp, pr := []string{"PathExact", "path_exact"}, []string{"PathPrefix", "path_prefix"}, []string{"PathRegex", "path_regex"}
+	qp := []string{"QueryParam", "query_param"}
+	o.Check(slices.Concat(pe, pp, pr, qp, []string{"Header", "Methods"})...)
+	m := &ServiceRouteHTTPMatch{}
+	o.String(&m.PathExact, pe...)
+	o.String(&m.PathPrefix, pp...)
+	o.String(&m.PathRegex, pr...)
+	if v, p, ok := o.Get("Header"); ok {
+		for i, item := range d.List(v, p) {
+			ho, ok := d.Object(item, strict.Index(p, i))
+			if !ok {
+				continue
+			}
+			ho.Check("Name", "Present", "Exact", "Prefix", "Suffix", "Regex", "Invert")
+			var h ServiceRouteHTTPMatchHeader
+			ho.String(&h.Name, "Name")
+			ho.String(&h.Exact, "Exact")
+			ho.String(&h.Prefix, "Prefix")
+			ho.String(&h.Suffix, "Suffix")
+			ho.String(&h.Regex, "Regex")
+			boolField(d, ho, &h.Present, "Present")
+			boolField(d, ho, &h.Invert, "Invert")
+			m.Header = append(m.Header, h)
+		}
+	}
+	if v, p, ok := o.Get(qp...); ok {
+		for i, item := range d.List(v, p) {
+			qo, ok := d.Object(item, strict.Index(p, i))
+			if !ok {
+				continue
+			}
+			qo.Check("Name", "Present", "Exact", "Regex")
+			var q ServiceRouteHTTPMatchQueryParam
+			qo.String(&q.Name, "Name")
+			qo.String(&q.Exact, "Exact")
+			qo.String(&q.Regex, "Regex")
+			boolField(d, qo, &q.Present, "Present")
+			m.QueryParam = append(m.QueryParam, q)
+		}
+	}
+	if v, p, ok := o.Get("Methods"); ok {
+		m.Methods = d.Strings(v, p)
+	}
+	return m
+}
+
+func decodeDestination(d *strict.Decoder, x any, path string) *ServiceRouteDestination {
+	o, ok := d.Object(x, path)
+	if !ok {
+		return nil
+	}
+	ss, pr := []string{"ServiceSubset", "service_subset"}, []string{"PrefixRewrite", "prefix_rewrite"}
+	rt, it := []string{"RequestTimeout", "request_timeout"}, []string{"IdleTimeout", "idle_timeout"}
+	nr, rcf := []string{"NumRetries", "num_retries"}, []string{"RetryOnConnectFailure", "retry_on_connect_failure"}
+	ro, rsc := []string{"RetryOn", "retry_on"}, []string{"RetryOnStatusCodes", "retry_on_status_codes"}
+	rq, rs := []string{"RequestHeaders", "request_headers"}, []string{"ResponseHeaders", "response_headers"}
+	o.Check(slices.Concat([]string{"Service", "Namespace", "Partition"}, ss, pr, rt, it, nr, rcf, ro, rsc, rq, rs)...)
+	dst := &ServiceRouteDestination{}
+	o.String(&dst.Service, "Service")
+	o.String(&dst.ServiceSubset, ss...)
+	o.String(&dst.Namespace, "Namespace")
+	o.String(&dst.Partition, "Partition")
+	o.String(&dst.PrefixRewrite, pr...)
+	if v, p, ok := o.Get(rt...); ok {
+		dst.RequestTimeout = decodeDuration(d, v, p)
+	}
+	if v, p, ok := o.Get(it...); ok {
+		dst.IdleTimeout = decodeDuration(d, v, p)
+	}
+	if v, p, ok := o.Get(nr...); ok {
+		if n, ok := d.Int(v, p, 0, math.MaxUint32); ok {
+			dst.NumRetries = uint32(n)
+		}
+	}
+	boolField(d, o, &dst.RetryOnConnectFailure, rcf...)
+	if v, p, ok := o.Get(ro...); ok {
+		dst.RetryOn = d.Strings(v, p)
+	}
+	if v, p, ok := o.Get(rsc...); ok {
+		for i, item := range d.List(v, p) {
+			if n, ok := d.Int(item, strict.Index(p, i), 0, math.MaxUint32); ok {
+				dst.RetryOnStatusCodes = append(dst.RetryOnStatusCodes, uint32(n))
+			}
+		}
+	}
+	if v, p, ok := o.Get(rq...); ok {
+		dst.RequestHeaders = decodeHeaders(d, v, p)
+	}
+	if v, p, ok := o.Get(rs...); ok {
+		dst.ResponseHeaders = decodeHeaders(d, v, p)
+	}
+	return dst
+}
+
+// decodeHeaders reads header modifiers; an empty Add or Set object stays an empty map,
+// distinct from an absent one, as it is to Consul.
+func decodeHeaders(d *strict.Decoder, x any, path string) *HTTPHeaderModifiers {
+	o, ok := d.Object(x, path)
+	if !ok {
+		return nil
+	}
+	o.Check("Add", "Set", "Remove")
+	h := &HTTPHeaderModifiers{}
+	if v, p, ok := o.Get("Add"); ok {
+		h.Add = d.StringMap(v, p)
+	}
+	if v, p, ok := o.Get("Set"); ok {
+		h.Set = d.StringMap(v, p)
+	}
+	if v, p, ok := o.Get("Remove"); ok {
+		h.Remove = d.Strings(v, p)
+	}
+	return h
+}
+
+func decodeSplitter(d *strict.Decoder, x any, path string) ServiceSplitter {
+	var s ServiceSplitter
+	o, ok := d.Object(x, path)
+	if !ok {
+		return s
+	}
+	o.Check(append(slices.Clone(headFields), "Splits")...)
+	entryHead(d, o, &s.Kind, &s.Name, &s.Namespace, &s.Partition, &s.Meta, &s.CreateIndex, &s.ModifyIndex)
+	if v, p, ok := o.Get("Splits"); ok {
+		for i, item := range d.List(v, p) {
+			s.Splits = append(s.Splits, decodeSplit(d, item, strict.Index(p, i)))
+		}
+	}
+	return s
+}
+
+func decodeSplit(d *strict.Decoder, x any, path string) ServiceSplit {
+	var split ServiceSplit
+	o, ok := d.Object(x, path)
+	if !ok {
+		return split
+	}
+	ss := []string{"ServiceSubset", "service_subset"}
+	rq, rs := []string{"RequestHeaders", "request_headers"}, []string{"ResponseHeaders", "response_headers"}
+	o.Check(slices.Concat([]string{"Weight", "Service", "Namespace", "Partition"}, ss, rq, rs)...)
+	if v, p, ok := o.Get("Weight"); ok {
+		split.Weight = decodeWeight(d, v, p)
+	}
+	o.String(&split.Service, "Service")
+	o.String(&split.ServiceSubset, ss...)
+	o.String(&split.Namespace, "Namespace")
+	o.String(&split.Partition, "Partition")
+	if v, p, ok := o.Get(rq...); ok {
+		split.RequestHeaders = decodeHeaders(d, v, p)
+	}
+	if v, p, ok := o.Get(rs...); ok {
+		split.ResponseHeaders = decodeHeaders(d, v, p)
+	}
+	return split
+}
+
+// decodeWeight reads a weight as a float32, as Consul's decoder does: the number as a
+// float64, then converted. A number a float32 does not hold (beyond ±3.4e38) is refused.
+func decodeWeight(d *strict.Decoder, x any, path string) float32 {
+	n, ok := x.(json.Number)
+	if !ok {
+		d.Fail(path, x, "must be a number, got %s", strict.Describe(x))
+		return 0
+	}
+	f, err := strconv.ParseFloat(string(n), 64)
+	if err != nil || math.Abs(f) > math.MaxFloat32 {
+		d.Fail(path, n, "the number %s is out of range for a weight", n)
+		return 0
+	}
+	return float32(f)
+}
+
+// boolField stores in dst the boolean field spelt as any of names, if present.
+func boolField(d *strict.Decoder, o strict.Object, dst *bool, names ...string) {
+	if v, p, ok := o.Get(names...); ok {
+		*dst = d.Bool(v, p)
+	}
+}

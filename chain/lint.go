@@ -1,0 +1,281 @@
+package chain
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/meshscope/meshscope/internal/report"
+)
+
+// The findings a compiled chain carries besides PeerTargetResolvedLocally (see
+// Chain.Findings).
+const (
+	// HeaderMergePanics (error): flattening the chain's nested splitters merges header
+	// changes into a nil map, which crashes Consul 1.16.0's server (MergeHTTPHeaderModifiers):
+	// a parent split whose RequestHeaders set no Add (or no Set) map above a split that adds
+	// (or sets) request headers, or a split whose ResponseHeaders set no Add (or Set) map
+	// below a parent that adds (or sets) response headers. The write that makes such a chain
+	// is never stored (the server crashes applying it); meshscope merges the changes as
+	// Consul means to.
+	HeaderMergePanics = report.HeaderMergePanics
+	// RouteUnreachable (warning): no request can reach a route, because an earlier route of
+	// the router matches every request it matches: a path matcher that covers its path (no
+	// path or PathPrefix "/" covers every path; a PathPrefix every path it prefixes; an equal
+	// PathExact or PathRegex), no header or query matcher or the same ones, and no methods or
+	// a superset of its methods.
+	RouteUnreachable = report.RouteUnreachable
+	// SplitProtocolDiffers (warning): a splitter of the chain is on a service whose protocol
+	// is not the chain's. A splitter records no protocol, so Consul accepts it, but the
+	// service's own chain (and a proxy calling it directly) uses the service's protocol.
+	SplitProtocolDiffers = report.SplitProtocolDiffers
+	// SplitWeightsRounded (note): a splitter's weights sum to 100 only once rounded to 0.01
+	// (66.666 and 33.333), or a flattened splitter node's weights, each rounded again,
+	// do not sum to 100: the shares a proxy is given are not the ones written.
+	SplitWeightsRounded = report.SplitWeightsRounded
+)
+
+// findings returns everything Chain.Findings says of ch, sorted, once each.
+func (c *compiler) findings(ch *Chain) []Finding {
+	out := c.peerFindings(ch)
+	if c.panicAt != "" {
+		out = append(out, report.New(fmt.Sprintf("chain %s", ch.Service), HeaderMergePanics,
+			"flattening %s merges header changes into a nil map (Consul's MergeHTTPHeaderModifiers): Consul 1.16.0's server panics compiling this chain; meshscope merges them", c.panicAt))
+	}
+	if r := c.routers[ch.Service]; r != nil {
+		out = append(out, unreachableRoutes(r)...)
+	}
+	for svc, k := range c.splitNodes {
+		s := c.splitters[svc]
+		if p := c.protocol(svc); p != c.proto {
+			out = append(out, report.New(fmt.Sprintf("%s %s", SplitterKind, svc), SplitProtocolDiffers,
+				"the chain of %s passes this splitter on protocol %q, but service %s has protocol %q: a splitter records no protocol, so Consul accepts it, and %s's own chain and proxies calling it directly use %q",
+				ch.Service.Short(), c.proto, svc.Short(), p, svc.Short(), p))
+		}
+		if s.roundedTo100 {
+			out = append(out, report.New(fmt.Sprintf("%s %s", SplitterKind, svc), SplitWeightsRounded,
+				"the weights sum to 100 only once each is rounded to 0.01, as Consul rounds them: %s", weights(s.Splits)))
+		}
+		if n := ch.Nodes[k]; n != nil {
+			sum := 0
+			for _, sp := range n.Splits {
+				sum += scaledWeight(sp.Weight)
+			}
+			if sum != 100*100 {
+				out = append(out, report.New(fmt.Sprintf("chain %s, %s", ch.Service, k), SplitWeightsRounded,
+					"its nested splitters flattened, each weight rounded again to 0.01 as Consul rounds it, the weights sum to %s, not 100: %s",
+					fmtWeight(float32(sum)/100), weights(n.Splits)))
+			}
+		}
+	}
+	slices.SortFunc(out, report.Compare)
+	return slices.Compact(out)
+}
+
+// weights lists split weights for a message: "33.34, 33.34, 33.33".
+func weights[S ServiceSplit | Split](splits []S) string {
+	parts := make([]string, len(splits))
+	for i, s := range splits {
+		switch v := any(s).(type) {
+		case ServiceSplit:
+			parts[i] = fmtWeight(v.Weight)
+		case Split:
+			parts[i] = fmtWeight(v.Weight)
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// fmtWeight writes a weight as a person does: 33.34, 50, 0.01.
+func fmtWeight(w float32) string {
+	return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.2f", w), "0"), ".")
+}
+
+// roundedTo100 reports whether the weights as written do not sum to 100 and their rounded
+// values do.
+func roundedTo100(raw []float32) bool {
+	exact, sum := 0.0, 0
+	for _, w := range raw {
+		exact += float64(w)
+		sum += scaledWeight(w)
+	}
+	return sum == 100*100 && math.Abs(exact-100) > 1e-4
+}
+
+// A route's match, as the shadow check reads it: its path matcher, a key of its header and
+// query matchers (which an earlier route must have the same of, or none), and its methods.
+type routeMatch struct {
+	kind    pathKind
+	path    string
+	other   string // the header and query matchers, encoded; "" for none
+	methods uint16 // a bit per method; 0 for every method
+}
+
+type pathKind uint8
+
+const (
+	pathAny pathKind = iota // no path matcher, or PathPrefix "/"
+	pathPrefix
+	pathExact
+	pathRegex
+)
+
+var methodBits = map[string]uint16{"GET": 1, "HEAD": 2, "POST": 4, "PUT": 8, "PATCH": 16, "DELETE": 32, "CONNECT": 64, "OPTIONS": 128, "TRACE": 256}
+
+// matchOf reads route's match for the shadow check.
+func matchOf(route *ServiceRoute) routeMatch {
+	var m routeMatch
+	if route.Match == nil || route.Match.HTTP == nil {
+		return m
+	}
+	h := route.Match.HTTP
+	switch {
+	case h.PathExact != "":
+		m.kind, m.path = pathExact, h.PathExact
+	case h.PathPrefix != "" && h.PathPrefix != "/":
+		m.kind, m.path = pathPrefix, h.PathPrefix
+	case h.PathRegex != "":
+		m.kind, m.path = pathRegex, h.PathRegex
+	}
+	if len(h.Header)+len(h.QueryParam) > 0 {
+		var b strings.Builder
+		for _, x := range h.Header {
+			fmt.Fprintf(&b, "h%q%t%q%q%q%q%t;", x.Name, x.Present, x.Exact, x.Prefix, x.Suffix, x.Regex, x.Invert)
+		}
+		for _, x := range h.QueryParam {
+			fmt.Fprintf(&b, "q%q%t%q%q;", x.Name, x.Present, x.Exact, x.Regex)
+		}
+		m.other = b.String()
+	}
+	for _, meth := range h.Methods {
+		m.methods |= methodBits[strings.ToUpper(meth)]
+	}
+	return m
+}
+
+// pathIndex holds the path matchers of earlier routes with one header and query key and one
+// set of methods, each with the first route that has it.
+type pathIndex struct {
+	any              int // the first route matching every path, -1 for none
+	prefixes         *trie
+	exacts, patterns map[string]int
+}
+
+// trie is a byte trie of path prefixes: each node the first route whose prefix ends there
+// (-1 for none).
+type trie struct {
+	route int
+	kids  map[byte]*trie
+}
+
+// unreachableRoutes reports each route of r that an earlier route shadows. Routes are
+// indexed by their header and query key and methods, and each route is looked up under its
+// own key and the empty one, for each set of methods seen that covers its own (there are at
+// most 512): the cost is linear in the routes' size.
+func unreachableRoutes(r *router) []Finding {
+	type groupKey struct {
+		other   string
+		methods uint16
+	}
+	groups := map[groupKey]*pathIndex{}
+	methodSets := map[string][]uint16{} // per header and query key, the method sets seen
+	var out []Finding
+	for i := range r.Routes {
+		m := matchOf(&r.Routes[i])
+		by := -1
+		for _, other := range []string{"", m.other} {
+			for _, ms := range methodSets[other] {
+				if ms != 0 && (m.methods == 0 || m.methods&^ms != 0) {
+					continue
+				}
+				if j := groups[groupKey{other, ms}].covering(m); j >= 0 && (by < 0 || j < by) {
+					by = j
+				}
+			}
+			if m.other == "" {
+				break
+			}
+		}
+		if by >= 0 {
+			out = append(out, report.New(fmt.Sprintf("%s %s: Routes[%d]", RouterKind, r.ServiceName(), i), RouteUnreachable,
+				"no request can reach this route: Routes[%d] before it matches every request it matches", by))
+			continue
+		}
+		gk := groupKey{m.other, m.methods}
+		g := groups[gk]
+		if g == nil {
+			g = &pathIndex{any: -1, prefixes: &trie{route: -1}, exacts: map[string]int{}, patterns: map[string]int{}}
+			groups[gk] = g
+			methodSets[m.other] = append(methodSets[m.other], m.methods)
+		}
+		g.add(m, i)
+	}
+	return out
+}
+
+// covering returns the first earlier route of the index whose path matcher covers m's,
+// -1 for none.
+func (g *pathIndex) covering(m routeMatch) int {
+	if g == nil {
+		return -1
+	}
+	best := g.any
+	first := func(j int, ok bool) {
+		if ok && j >= 0 && (best < 0 || j < best) {
+			best = j
+		}
+	}
+	switch m.kind {
+	case pathExact, pathPrefix:
+		for t, i := g.prefixes, 0; t != nil; i++ {
+			first(t.route, true)
+			if i == len(m.path) {
+				break
+			}
+			t = t.kids[m.path[i]]
+		}
+		if m.kind == pathExact {
+			j, ok := g.exacts[m.path]
+			first(j, ok)
+		}
+	case pathRegex:
+		j, ok := g.patterns[m.path]
+		first(j, ok)
+	}
+	return best
+}
+
+// add records route i's path matcher, unless an earlier one of the same index has it.
+func (g *pathIndex) add(m routeMatch, i int) {
+	switch m.kind {
+	case pathAny:
+		if g.any < 0 {
+			g.any = i
+		}
+	case pathPrefix:
+		t := g.prefixes
+		for j := 0; j < len(m.path); j++ {
+			next := t.kids[m.path[j]]
+			if next == nil {
+				next = &trie{route: -1}
+				if t.kids == nil {
+					t.kids = map[byte]*trie{}
+				}
+				t.kids[m.path[j]] = next
+			}
+			t = next
+		}
+		if t.route < 0 {
+			t.route = i
+		}
+	case pathExact:
+		if _, ok := g.exacts[m.path]; !ok {
+			g.exacts[m.path] = i
+		}
+	case pathRegex:
+		if _, ok := g.patterns[m.path]; !ok {
+			g.patterns[m.path] = i
+		}
+	}
+}
