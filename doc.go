@@ -15,6 +15,20 @@
 // "PUBLIC if team=platform", an entry in a namespace labelled team=platform is visible
 // mesh-wide and an entry anywhere else is visible only to its own namespace.
 //
+// Its subpackages answer the questions around it, each from the same two inputs:
+//
+//   - visibility/mesh reads the mesh configuration (visibility, root namespace, default
+//     exportTo, discovery selectors, service scope) from any shape it is kept in;
+//   - visibility/inventory reads what the cluster holds: namespaces, ServiceEntries,
+//     Services, Sidecars, VirtualServices and DestinationRules, refused in Istio's words
+//     where Istio's validation refuses them;
+//   - visibility/ambient is ztunnel's view: what its DNS proxy answers and where an address
+//     goes, per client namespace;
+//   - visibility/sidecar is an Envoy proxy's view, as istiod computes it: what a sidecar or a
+//     gateway receives, which VirtualService routes each host and which DestinationRule it
+//     gets;
+//   - visibility/scope is each Kubernetes Service's multicluster scope.
+//
 // # Consul-style peering
 //
 // The other half answers what a cluster sends a peer it is peered with:
@@ -22,8 +36,9 @@
 //   - exports reads exported-services config entries and decides, for each service, the one
 //     most exact rule that exports it (the service by name, else "*" in its namespace, else
 //     "*" in "*"), and so which peers receive it;
-//   - chain expands a service's resolver configuration (default subsets, redirects, failover,
-//     peers) into every target a request can land on;
+//   - chain compiles a service's discovery chain — routers, splitters and resolvers (default
+//     subsets, redirects, failover, peers) — into where each request goes and every target
+//     it can land on;
 //   - sni and spiffe build, parse and validate the TLS server names and SPIFFE IDs the mesh
 //     routes and authenticates with, such that no two inputs give the same name;
 //   - peermeta combines them into what is replicated to a peer for each exported service:
