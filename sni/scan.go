@@ -13,20 +13,20 @@ func parseValid(name, td string) (n Name, ok bool) {
 		return nil, false
 	}
 	var dots [7]int // as many labels as any kind of name has before the trust domain
-	k, ok := split(&dots, name, end)
+	m, ok := split(&dots, name, end)
 	if !ok {
 		return nil, false
 	}
 	var ls labels
 	start := 0
-	for i, at := range dots[:k] {
+	for i, at := range dots[:m] {
 		ls.l[i] = name[start:at]
 		start = at + 1
 	}
-	ls.n = k
-	kind, c := ls.l[ls.n-1], ls.l[:ls.n-1]
-	n, err := nameOf(name, td, kind, c)
-	if err != nil || kind == kindInternalV1 && c[len(c)-2] == defaultName {
+	ls.n = m
+	k, c := ls.split()
+	n, err := nameOf(name, td, k, c)
+	if err != nil || k == kindInternalV1 && c[len(c)-2] == names.Default {
 		return nil, false
 	}
 	return n, true
