@@ -123,8 +123,9 @@ func pop[T any](stack, slabp *[]T, base int) []T {
 	return out
 }
 
-// find returns the index (from its base) of key among the members of the mapping c, or -1: a scan while the mapping is small, a map (made on
-// demand, kept up to date by add) when large.
+// find returns the index (from its base) of key among the members of the mapping c, or -1:
+// a scan while the mapping is small, a map (made on demand, kept up to date by add) when
+// large.
 func (r *blockReader) find(c *collection, key string) int {
 	m := r.members[c.base:]
 	if c.seen == 0 && len(m) < scanLimit {
@@ -158,11 +159,12 @@ func (r *blockReader) add(c *collection, key string, v any) {
 	}
 }
 
-// grow returns s in an array twice its capacity. The stacks that grow with the depth of
-// the input (the path, the collections around the one being read) grow so when full,
-// so that a stack n deep costs O(n) bytes in all: append grows a large array by a quarter
-// at a time. Each push is written out where it is made, as append to the stack itself,
-// which the compiler makes a store and a new length.
+// grow returns s in a new array of twice its capacity. The stacks as deep as the input (the
+// path, the collections around the one being read) grow so, which keeps a stack n deep at
+// O(n) bytes in all, where append would grow a large one by a quarter at a time. Each push
+// is written where it is made, as "if len(s) == cap(s) { s = grow(s) }" and an append to s
+// itself, rather than in a function that returns the stack: appending in place compiles to
+// a store and a new length.
 func grow[T any](s []T) []T {
 	t := make([]T, len(s), max(2*cap(s), 8))
 	copy(t, s)
