@@ -34,13 +34,27 @@ func BenchmarkAppendTo(b *testing.B) {
 	}
 }
 
+// benchNames are SNI names as meshscope meets them: short (a service in the default
+// namespace and partition), typical (a subset in a partition), and long (long labels, near
+// MaxLength).
+var benchNames = []struct{ name, sni string }{
+	{"short", Service{Service: "web", Datacenter: "dc1", TrustDomain: td}.String()},
+	{"typical", benchService.String()},
+	{"long", Service{Subset: "canary-" + strings.Repeat("v", 20), Service: "payments-reconciliation-worker-" + strings.Repeat("x", 30),
+		Namespace: "ecommerce-backend-" + strings.Repeat("n", 20), Partition: "tenant-" + strings.Repeat("p", 20),
+		Datacenter: "us-east-1-prod", TrustDomain: td}.String()},
+}
+
 func BenchmarkParse(b *testing.B) {
-	b.ReportAllocs()
-	name := benchService.String()
-	for b.Loop() {
-		if _, err := Parse(name, td); err != nil {
-			b.Fatal(err)
-		}
+	for _, bn := range benchNames {
+		b.Run(bn.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := Parse(bn.sni, td); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 
@@ -60,15 +74,18 @@ var sinkLabels int
 
 // BenchmarkSplitLabels is Parse's check-and-cut pass alone (no allocation).
 func BenchmarkSplitLabels(b *testing.B) {
-	b.ReportAllocs()
-	name := benchService.String()
-	end := len(name) - len(td) - 1
-	var dots [7]int
-	for b.Loop() {
-		n, ok := split(&dots, name, end)
-		if !ok {
-			b.Fatal(name)
-		}
-		sinkLabels += n
+	for _, bn := range benchNames {
+		b.Run(bn.name, func(b *testing.B) {
+			b.ReportAllocs()
+			end := len(bn.sni) - len(td) - 1
+			var dots [7]int
+			for b.Loop() {
+				n, ok := split(&dots, bn.sni, end)
+				if !ok {
+					b.Fatal(bn.sni)
+				}
+				sinkLabels += n
+			}
+		})
 	}
 }

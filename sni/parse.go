@@ -42,12 +42,12 @@ func parseSlow(name, td string) (Name, error) {
 	if err := splitLabels(&ls, name, name[:len(name)-len(td)-1]); err != nil {
 		return nil, err
 	}
-	kind, c := ls.l[ls.n-1], ls.l[:ls.n-1]
-	n, err := nameOf(name, td, kind, c)
+	k, c := ls.split()
+	n, err := nameOf(name, td, k, c)
 	if err != nil {
 		return nil, err
 	}
-	if kind == kindInternalV1 && c[len(c)-2] == defaultName {
+	if k == kindInternalV1 && c[len(c)-2] == names.Default {
 		return nil, problem(ErrMalformed, name, "%q names the default partition with %q; its canonical form uses %q",
 			name, kindInternalV1, kindInternal)
 	}
@@ -76,13 +76,13 @@ func splitLabels(ls *labels, name, rest string) error {
 	return nil
 }
 
-// nameOf returns the name of the kind label kind with components c, canonical.
-func nameOf(name, td, kind string, c []string) (Name, error) {
+// nameOf returns the name of kind k with components c, canonical.
+func nameOf(name, td string, k kind, c []string) (Name, error) {
 	// Services, the most common kind, are built in one variable and boxed from it: a
 	// composite literal in the return would be built in one temporary and copied to
 	// another before boxing.
-	s := Service{Partition: defaultName, TrustDomain: td}
-	switch kind {
+	s := Service{Partition: names.Default, TrustDomain: td}
+	switch k {
 	case kindInternal:
 		switch len(c) {
 		case 3:
@@ -92,7 +92,7 @@ func nameOf(name, td, kind string, c []string) (Name, error) {
 			s.Subset, s.Service, s.Namespace, s.Datacenter = c[0], c[1], c[2], c[3]
 			return s, nil
 		case 1:
-			return Gateway{Partition: defaultName, Datacenter: c[0], TrustDomain: td}, nil
+			return Gateway{Partition: names.Default, Datacenter: c[0], TrustDomain: td}, nil
 		}
 	case kindInternalV1:
 		switch len(c) {
@@ -118,13 +118,13 @@ func nameOf(name, td, kind string, c []string) (Name, error) {
 		}
 	case kindQuery:
 		if len(c) == 3 {
-			if c[1] != defaultName {
-				return nil, problem(ErrMalformed, name, "%q: the second label of a query name must be %q, got %q", name, defaultName, c[1])
+			if c[1] != names.Default {
+				return nil, problem(ErrMalformed, name, "%q: the second label of a query name must be %q, got %q", name, names.Default, c[1])
 			}
 			return Query{Query: c[0], Datacenter: c[2], TrustDomain: td}, nil
 		}
 	}
-	return nil, malformed(name, kind, len(c))
+	return nil, malformed(name, k, len(c))
 }
 
 // checkComponents validates the components of a parsed name.
@@ -148,9 +148,9 @@ func checkComponents(name string, n Name) error {
 	return nil
 }
 
-func malformed(name, kind string, n int) error {
+func malformed(name string, k kind, n int) error {
 	var want string
-	switch kind {
+	switch k {
 	case kindInternal:
 		want = "3 or 4 (service) or 1 (gateway)"
 	case kindInternalV1:
@@ -163,9 +163,9 @@ func malformed(name, kind string, n int) error {
 		want = "2 (peering server)"
 	default:
 		return problem(ErrMalformed, name, "%q: unknown kind %q before the trust domain (want internal, internal-v1, external, query or peering)",
-			name, kind)
+			name, k)
 	}
-	return problem(ErrMalformed, name, "%q has %s labels before %q, want %s", name, strconv.Itoa(n), kind, want)
+	return problem(ErrMalformed, name, "%q has %s labels before %q, want %s", name, strconv.Itoa(n), k, want)
 }
 
 // MustParse is Parse for names known to be valid, such as constants in tests; it panics if

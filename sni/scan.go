@@ -1,10 +1,6 @@
 package sni
 
-import (
-	"math/bits"
-
-	"github.com/meshscope/meshscope/internal/names"
-)
+import "github.com/meshscope/meshscope/internal/names"
 
 // parseValid parses name in one pass when every one of its labels, the trust domain's
 // included, is a valid label (a-z, 0-9 and '-', starting and ending with a letter or digit,
@@ -17,20 +13,20 @@ func parseValid(name, td string) (n Name, ok bool) {
 		return nil, false
 	}
 	var dots [7]int // as many labels as any kind of name has before the trust domain
-	k, ok := split(&dots, name, end)
+	m, ok := split(&dots, name, end)
 	if !ok {
 		return nil, false
 	}
 	var ls labels
 	start := 0
-	for i, at := range dots[:k] {
+	for i, at := range dots[:m] {
 		ls.l[i] = name[start:at]
 		start = at + 1
 	}
-	ls.n = k
-	kind, c := ls.l[ls.n-1], ls.l[:ls.n-1]
-	n, err := nameOf(name, td, kind, c)
-	if err != nil || kind == kindInternalV1 && c[len(c)-2] == defaultName {
+	ls.n = m
+	k, c := ls.split()
+	n, err := nameOf(name, td, k, c)
+	if err != nil || k == kindInternalV1 && c[len(c)-2] == names.Default {
 		return nil, false
 	}
 	return n, true
@@ -40,31 +36,22 @@ func parseValid(name, td string) (n Name, ok bool) {
 // dots where the labels before the trust domain end: the offsets of the dots at or before
 // end. It returns how many it recorded, and ok false also when there are more than dots
 // holds (more labels than any kind of name has).
-//
-// It reads eight bytes at a time: a few adds and xors per word find the bytes that are not
-// label bytes (refused) and the dots, where a byte loop would branch on every byte, and
-// only the dots are visited one by one, to check and record the labels they end.
 func split(dots *[7]int, name string, end int) (n int, ok bool) {
 	start := 0
-	for i := 0; i < len(name); i += 8 {
-		w, valid := names.Word(name, i)
-		// A byte is a label byte or a dot when an odd number of the bounds '-', '/', '0',
-		// ':', 'a', '{' are at or below it.
-		sep := names.AtLeast(w, '-') ^ names.AtLeast(w, '/') // '-' and '.'
-		ok := sep ^ names.AtLeast(w, '0') ^ names.AtLeast(w, ':') ^ names.AtLeast(w, 'a') ^ names.AtLeast(w, '{')
-		if (^ok|w)&valid != 0 {
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; c != '.' {
+			if !names.LabelByte(c) {
+				return 0, false
+			}
+			continue
+		}
+		if !validLabel(name, start, i) {
 			return 0, false
 		}
-		for d := sep &^ (w << 7) & valid; d != 0; d &= d - 1 { // '.' is 0x2e, '-' 0x2d
-			at := i + bits.TrailingZeros64(d)/8
-			if !validLabel(name, start, at) {
-				return 0, false
-			}
-			if n = record(dots, n, at, end); n < 0 {
-				return 0, false
-			}
-			start = at + 1
+		if n = record(dots, n, i, end); n < 0 {
+			return 0, false
 		}
+		start = i + 1
 	}
 	return n, validLabel(name, start, len(name))
 }

@@ -42,16 +42,18 @@ func problem(kind error, name, format string, args ...any) *FieldError {
 // MaxLength is the longest SNI name (a DNS name).
 const MaxLength = names.MaxSubdomain
 
-// The kind labels: the last label before the trust domain.
-const (
-	kindInternal   = "internal"
-	kindInternalV1 = "internal-v1"
-	kindExternal   = "external"
-	kindQuery      = "query"
-	kindPeering    = "peering"
-)
+// kind is a kind label: the last label before the trust domain, which says what the name
+// names and how many labels come before it.
+type kind string
 
-const defaultName = names.Default
+// The kind labels.
+const (
+	kindInternal   kind = "internal"
+	kindInternalV1 kind = "internal-v1"
+	kindExternal   kind = "external"
+	kindQuery      kind = "query"
+	kindPeering    kind = "peering"
+)
 
 // Name is an SNI name of one of the five kinds: Service, Peered, Gateway, Query or
 // PeeringServer. The interface is sealed (only this package's types implement it), so a type
@@ -141,9 +143,7 @@ type PeeringServer struct {
 	TrustDomain string
 }
 
-func orDefault(s string) string { return names.OrDefault(s) }
-
-func isDefault(s string) bool { return s == "" || s == defaultName }
+func isDefault(s string) bool { return s == "" || s == names.Default }
 
 // labels is a name's labels before the trust domain, in order, the kind label last.
 type labels struct {
@@ -152,6 +152,12 @@ type labels struct {
 }
 
 func (ls *labels) add(s string) { ls.l[ls.n] = s; ls.n++ }
+
+// kind adds the kind label k.
+func (ls *labels) kind(k kind) { ls.add(string(k)) }
+
+// split returns the kind label, the last, and the components before it.
+func (ls *labels) split() (kind, []string) { return kind(ls.l[ls.n-1]), ls.l[:ls.n-1] }
 
 func (ls *labels) size(td string) int {
 	n := len(td)
@@ -179,14 +185,14 @@ func (s Service) labels() labels {
 		ls.add(s.Subset)
 	}
 	ls.add(s.Service)
-	ls.add(orDefault(s.Namespace))
+	ls.add(names.OrDefault(s.Namespace))
 	if isDefault(s.Partition) {
 		ls.add(s.Datacenter)
-		ls.add(kindInternal)
+		ls.kind(kindInternal)
 	} else {
 		ls.add(s.Partition)
 		ls.add(s.Datacenter)
-		ls.add(kindInternalV1)
+		ls.kind(kindInternalV1)
 	}
 	return ls
 }
@@ -218,10 +224,10 @@ func (s Service) check(v *validator) {
 func (p Peered) labels() labels {
 	var ls labels
 	ls.add(p.Service)
-	ls.add(orDefault(p.Namespace))
-	ls.add(orDefault(p.Partition))
+	ls.add(names.OrDefault(p.Namespace))
+	ls.add(names.OrDefault(p.Partition))
 	ls.add(p.Peer)
-	ls.add(kindExternal)
+	ls.kind(kindExternal)
 	return ls
 }
 
@@ -252,11 +258,11 @@ func (g Gateway) labels() labels {
 	var ls labels
 	if isDefault(g.Partition) {
 		ls.add(g.Datacenter)
-		ls.add(kindInternal)
+		ls.kind(kindInternal)
 	} else {
 		ls.add(g.Partition)
 		ls.add(g.Datacenter)
-		ls.add(kindInternalV1)
+		ls.kind(kindInternalV1)
 	}
 	return ls
 }
@@ -285,9 +291,9 @@ func (g Gateway) check(v *validator) {
 func (q Query) labels() labels {
 	var ls labels
 	ls.add(q.Query)
-	ls.add(defaultName)
+	ls.add(names.Default)
 	ls.add(q.Datacenter)
-	ls.add(kindQuery)
+	ls.kind(kindQuery)
 	return ls
 }
 
@@ -319,7 +325,7 @@ func (p PeeringServer) labels() labels {
 	var ls labels
 	ls.add(peeringServerLabel)
 	ls.add(p.Datacenter)
-	ls.add(kindPeering)
+	ls.kind(kindPeering)
 	return ls
 }
 

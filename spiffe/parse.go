@@ -1,6 +1,10 @@
 package spiffe
 
-import "strconv"
+import (
+	"strconv"
+
+	"github.com/meshscope/meshscope/internal/names"
+)
 
 // Parse reads a SPIFFE ID and returns the Service, MeshGateway, Agent, Server, Workload or
 // Signing it names. Parse follows the SPIFFE ID grammar strictly (see the package
@@ -63,14 +67,14 @@ func Parse(uri string) (Identity, error) {
 // match maps the segments to one of the five schemas.
 func match(uri string, p *path) (Identity, error) {
 	s := p.seg[:p.n]
-	partition := defaultName
+	partition := names.Default
 	if len(s) >= 2 && s[0] == "ap" {
-		if s[1] == defaultName {
+		if s[1] == names.Default {
 			return nil, problem(ErrUnknownSchema, uri, "%q: the default partition is written without /ap/default", uri)
 		}
 		partition, s = s[1], s[2:]
 	}
-	consul := partition == defaultName // Server and Workload IDs carry no partition
+	consul := partition == names.Default // Server and Workload IDs carry no partition
 	switch {
 	case len(s) == 6 && s[0] == "ns" && s[2] == "dc" && s[4] == "svc":
 		return Service{TrustDomain: p.td, Partition: partition, Namespace: s[1], Datacenter: s[3], Service: s[5]}, nil

@@ -52,10 +52,7 @@ const (
 	MaxTrustDomainLength = 255
 )
 
-const (
-	scheme      = "spiffe://"
-	defaultName = names.Default
-)
+const scheme = "spiffe://"
 
 // Identity is a SPIFFE ID of one of the six kinds: Service, MeshGateway, Agent, Server,
 // Workload or Signing. The interface is sealed (only this package's types implement it), so
@@ -174,7 +171,7 @@ func (p *path) word(s string)         { p.seg[p.n], p.fields[p.n] = s, ""; p.n++
 func (p *path) value(field, s string) { p.seg[p.n], p.fields[p.n] = s, field; p.n++ }
 
 func (p *path) partition(part string) {
-	if part != "" && part != defaultName {
+	if part != "" && part != names.Default {
 		p.word("ap")
 		p.value("Partition", part)
 	}
@@ -227,7 +224,7 @@ func (s Service) path() path {
 	p.partition(s.Partition)
 	ns := s.Namespace
 	if ns == "" {
-		ns = defaultName
+		ns = names.Default
 	}
 	p.word("ns")
 	p.value("Namespace", ns)

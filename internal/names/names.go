@@ -134,9 +134,6 @@ func Subdomain(s string) string {
 	return ""
 }
 
-// IsSubdomain reports whether s is a lowercase RFC 1123 subdomain.
-func IsSubdomain(s string) bool { return Subdomain(s) == "" }
-
 // String returns b's bytes as a string without copying. The caller must not modify b
 // afterwards; the name builders use it to build a name with exactly one allocation.
 func String(b []byte) string {

@@ -79,8 +79,8 @@ func TestAgainstApimachinery(t *testing.T) {
 		if got, want := IsLabel(s), len(validation.IsDNS1123Label(s)) == 0; got != want {
 			t.Fatalf("IsLabel(%q) = %v, apimachinery says %v", s, got, want)
 		}
-		if got, want := IsSubdomain(s), subdomainRef(s); got != want {
-			t.Fatalf("IsSubdomain(%q) = %v, apimachinery (with labels of at most 63) says %v", s, got, want)
+		if got, want := Subdomain(s) == "", subdomainRef(s); got != want {
+			t.Fatalf("Subdomain(%q) = %q, apimachinery (with labels of at most 63) says valid: %v", s, Subdomain(s), want)
 		}
 	}
 }
@@ -102,8 +102,8 @@ func FuzzNames(f *testing.F) {
 		if got, want := IsLabel(s), len(validation.IsDNS1123Label(s)) == 0; got != want {
 			t.Fatalf("IsLabel(%q) = %v, apimachinery says %v", s, got, want)
 		}
-		if got, want := IsSubdomain(s), subdomainRef(s); got != want {
-			t.Fatalf("IsSubdomain(%q) = %v, apimachinery (with labels of at most 63) says %v", s, got, want)
+		if got, want := Subdomain(s) == "", subdomainRef(s); got != want {
+			t.Fatalf("Subdomain(%q) = %q, apimachinery (with labels of at most 63) says valid: %v", s, Subdomain(s), want)
 		}
 		if r := Datacenter(s); (r == "") != (len(s) >= 1 && len(s) <= 63 && strings.Trim(s, "abcdefghijklmnopqrstuvwxyz0123456789-_") == "" &&
 			strings.Trim(s[:1]+s[len(s)-1:], "abcdefghijklmnopqrstuvwxyz0123456789") == "") {

@@ -10,7 +10,7 @@ import (
 // mappings and sequences; plain, quoted, literal and folded scalars over one line or many;
 // flow collections of quoted and plain scalars, and so JSON (what `kubectl get -o json`
 // prints is a YAML flow mapping) — which builds the generic values without yaml.v3's node
-// tree: BenchmarkDump in package visibility measures it against yaml.v3 on a realistic dump.
+// tree: BenchmarkParse measures it beside yaml.v3 on kubectl's dumps.
 //
 // It reads one document at a time. A document holding anything else — anchors, aliases,
 // tags, merge keys, complex keys, directives, tabs where YAML gives them a meaning, the
@@ -39,17 +39,22 @@ type blockReader struct {
 	line, start, cs, ind, le, next int
 	eof                            bool
 	ended                          bool // the last document ended with "..."
-	depth                          int
+	depth                          int  // how many block collections the reader is in
 
 	// Objects and lists are read onto these stacks, then copied out at their exact sizes
-	// into slabs shared by many small ones: a few allocations per thousand values. mlines
-	// holds the line of each member's key.
+	// into slabs shared by many small ones, so that a small object or list costs no
+	// allocation of its own. mlines holds the line of each member's key.
 	members []Member
 	mlines  []int
 	items   []any
 	mslab   []Member
 	islab   []any
 
+	// open holds the collections around the one being read, block and flow, the
+	// innermost last (see collection). seen holds the key maps of those that are mappings
+	// with many keys (see find).
+	open     []collection
+	seen     []map[string]int
 	path     []Step // where the value being read is
 	problems []Problem
 	buf      []byte // scratch for scalars that are not slices of the input
@@ -57,77 +62,6 @@ type blockReader struct {
 	odd int // the first byte at or after oddFrom that the reader does not read
 	// oddFrom is where the search for odd started; -1 before the first.
 	oddFrom int
-}
-
-// slab is how many members or items a slab holds.
-const slab = 1024
-
-// fields pops the members from base on the stack, as an object.
-func (r *blockReader) fields(base int) Fields {
-	r.mlines = r.mlines[:base]
-	return pop(&r.members, &r.mslab, base)
-}
-
-// list pops the items from base on the stack, as a list.
-func (r *blockReader) list(base int) []any { return pop(&r.items, &r.islab, base) }
-
-// pop removes the values from base on stack and returns them at their exact size (a
-// non-nil empty slice for none), copied into the slab when they are few, else into their
-// own array.
-func pop[T any](stack, slabp *[]T, base int) []T {
-	vals := (*stack)[base:]
-	var out []T
-	switch n := len(vals); {
-	case n == 0:
-		out = make([]T, 0)
-	case n > slab/4:
-		out = make([]T, n)
-		copy(out, vals)
-	default:
-		if len(*slabp)+n > cap(*slabp) {
-			*slabp = make([]T, 0, slab)
-		}
-		at := len(*slabp)
-		*slabp = append(*slabp, vals...)
-		out = (*slabp)[at:len(*slabp):len(*slabp)]
-	}
-	clear(vals)
-	*stack = (*stack)[:base]
-	return out
-}
-
-// find returns the index (from base) of key among the members of the object being read
-// from base on the stack, or -1: a scan while the object is small, a map (seen, made on
-// demand, kept up to date by the caller) when large.
-func (r *blockReader) find(base int, key string, seen *map[string]int) int {
-	m := r.members[base:]
-	if *seen == nil && len(m) < scanLimit {
-		for i := range m {
-			if m[i].Key == key {
-				return i
-			}
-		}
-		return -1
-	}
-	if *seen == nil {
-		*seen = make(map[string]int, 2*len(m))
-		for i, f := range m {
-			(*seen)[f.Key] = i
-		}
-	}
-	if i, ok := (*seen)[key]; ok {
-		return i
-	}
-	return -1
-}
-
-// add pushes the member key: v, whose key is on line, onto the object being read from base.
-func (r *blockReader) add(base int, key string, v any, line int, seen map[string]int) {
-	r.members = append(r.members, Member{key, v})
-	r.mlines = append(r.mlines, line)
-	if seen != nil {
-		seen[key] = len(r.members) - 1 - base
-	}
 }
 
 // parseStream reads data as a stream of documents: each with the block reader, or, when
@@ -156,7 +90,8 @@ func parseStream(data []byte, root string) (docs []Document, full int, ok bool) 
 		}
 		// Read by yaml.v3: the document, and any that a directive or a "..." line joins
 		// to it, with the comments before them.
-		r.members, r.mlines, r.items, r.path, r.depth, r.ended = r.members[:0], r.mlines[:0], r.items[:0], r.path[:0], 0, false
+		clear(r.seen)
+		r.members, r.mlines, r.items, r.path, r.open, r.seen, r.depth, r.ended = r.members[:0], r.mlines[:0], r.items[:0], r.path[:0], r.open[:0], r.seen[:0], 0, false
 		start, line := covered, coveredLine
 		end := r.segmentEnd(start)
 		more, err := parseSegment(data[start:end], len(data), r.root, line-1)

@@ -8,15 +8,13 @@ import "strings"
 
 // flowDocument reads a document that is one flow collection, such as `kubectl get -o json`
 // prints, and moves to the next line with content after it.
-func (r *blockReader) flowDocument() (any, bool) {
-	return r.flowValue(r.cs)
-}
+func (r *blockReader) flowDocument() (any, bool) { return r.flowValue(r.cs) }
 
 // flowValue reads the flow collection at at — a document, or the value of a node — and
 // moves to the next line with content after it; only spaces and a comment may follow it on
 // its last line.
 func (r *blockReader) flowValue(at int) (any, bool) {
-	v, end, ok := r.flow(at, r.depth)
+	v, end, ok := r.flow(at)
 	if !ok {
 		return nil, false
 	}
@@ -44,133 +42,132 @@ func (r *blockReader) atLine(pos int) {
 // flow reads the flow value at at (after white space) and returns where it ends: a
 // collection, or a quoted or plain scalar. Only what yaml.v3 reads the same way is read:
 // no comments, no empty values, no plain scalar over several lines, no key without a value
-// or whose ':' is on another line.
-func (r *blockReader) flow(at, depth int) (any, int, bool) {
-	if depth > maxBlockDepth {
-		return nil, 0, false
-	}
-	at, ok := r.flowSpace(at)
-	if !ok || at >= len(r.src) {
-		return nil, 0, false
-	}
-	switch c := r.src[at]; c {
-	case '{':
-		return r.flowMapping(at, depth)
-	case '[':
-		return r.flowSequence(at, depth)
-	case '"':
-		return r.quoted(at, len(r.src))
-	case '\'':
-		return r.singleQuoted(at, len(r.src))
-	}
-	s, end, ok := r.flowPlain(at)
-	if !ok {
-		return nil, 0, false
-	}
-	v, ok, err := plainValue(s)
-	if !ok {
-		return nil, 0, false
-	}
-	if err != nil {
-		r.fail(err.Error())
-	}
-	return v, end, true
-}
-
-func (r *blockReader) flowMapping(at, depth int) (any, int, bool) {
-	base := len(r.members)
-	var seen map[string]int
-	at, ok := r.flowSpace(at + 1)
-	if ok && at < len(r.src) && r.src[at] == '}' {
-		return r.fields(base), at + 1, true
-	}
-	for ok && at < len(r.src) {
-		var k string
+// or whose ':' is on another line. The collection being read is c (when in is true); those
+// around it, within the value, go on the reader's stack of open ones, above base.
+func (r *blockReader) flow(at int) (any, int, bool) {
+	base := len(r.open)
+	var c collection
+	in := false
+	for {
+		// A value starts at at, as deep as the block collections around the flow value,
+		// and the flow collections around it within.
+		depth := r.depth + len(r.open) - base
+		if in {
+			depth++
+		}
+		var ok bool
+		if at, ok = r.flowSpace(at); !ok || at >= len(r.src) || depth > maxBlockDepth {
+			return nil, 0, false
+		}
+		var v any
 		var end int
-		switch r.src[at] {
+		switch ch := r.src[at]; ch {
+		case '{', '[':
+			if in {
+				if len(r.open) == cap(r.open) {
+					r.open = grow(r.open)
+				}
+				r.open = append(r.open, c)
+			}
+			c, in = r.begin(ch == '{', 0), true
+			if at, ok = r.flowSpace(at + 1); !ok || at >= len(r.src) || r.src[at] != closing(&c) {
+				if at, ok = r.flowMember(&c, at, ok); !ok {
+					return nil, 0, false
+				}
+				continue
+			}
+			v, end = r.end(&c), at+1 // empty
+			c, in = r.resume(base)
 		case '"':
-			k, end, ok = r.quoted(at, len(r.src))
+			v, end, ok = r.quoted(at, len(r.src))
 		case '\'':
-			k, end, ok = r.singleQuoted(at, len(r.src))
+			v, end, ok = r.singleQuoted(at, len(r.src))
 		default:
-			k, end, ok = r.flowPlain(at)
-			ok = ok && k != "<<" && k != ""
+			var s string
+			if s, end, ok = r.flowPlain(at); !ok {
+				return nil, 0, false
+			}
+			var err error
+			if v, ok, err = plainValue(s); ok && err != nil {
+				r.fail(err.Error())
+			}
 		}
-		if !ok || end-at > maxKey {
-			return nil, 0, false
-		}
-		for end < len(r.src) && (r.src[end] == ' ' || r.src[end] == '\t') {
-			end++ // a key and its ':' share a line
-		}
-		if end >= len(r.src) || r.src[end] != ':' {
-			return nil, 0, false
-		}
-		line := r.line
-		first := r.find(base, k, &seen)
-		if at, ok = r.flowSpace(end + 1); !ok || at >= len(r.src) || r.src[at] == ',' || r.src[at] == '}' {
-			return nil, 0, false
-		}
-		mark := len(r.problems)
-		r.path = append(r.path, Step{Key: k, Index: -1})
-		var v any
-		v, end, ok = r.flow(at, depth+1)
 		if !ok {
 			return nil, 0, false
 		}
-		if first >= 0 {
-			r.problems = append(r.problems[:mark], r.givenTwice(r.mlines[base+first], line))
-		}
-		if r.path = r.path[:len(r.path)-1]; first < 0 {
-			r.add(base, k, v, line, seen)
-		}
-		if at, ok = r.flowSpace(end); !ok || at >= len(r.src) {
-			return nil, 0, false
-		}
-		switch r.src[at] {
-		case '}':
-			return r.fields(base), at + 1, true
-		case ',':
-			if at, ok = r.flowSpace(at + 1); ok && at < len(r.src) && r.src[at] == '}' {
-				return r.fields(base), at + 1, true // a trailing comma
+		// v, ending at end, is complete: it goes into the collection it is in, and each
+		// collection that it completes into the one around that.
+		for in {
+			r.finish(&c, v)
+			if at, ok = r.flowSpace(end); !ok || at >= len(r.src) {
+				return nil, 0, false
 			}
-			continue
+			ch := r.src[at]
+			if ch == ',' {
+				if at, ok = r.flowSpace(at + 1); !ok || at >= len(r.src) || r.src[at] != closing(&c) {
+					if at, ok = r.flowMember(&c, at, ok); !ok {
+						return nil, 0, false
+					}
+					break // the next member's value starts at at
+				}
+				ch = r.src[at] // a trailing comma
+			}
+			if ch != closing(&c) {
+				return nil, 0, false // a ':' in a sequence (a pair), or anything else
+			}
+			v, end = r.end(&c), at+1
+			c, in = r.resume(base)
 		}
-		break
+		if !in {
+			return v, end, true
+		}
 	}
-	return nil, 0, false
 }
 
-func (r *blockReader) flowSequence(at, depth int) (any, int, bool) {
-	base := len(r.items)
-	at, ok := r.flowSpace(at + 1)
-	if ok && at < len(r.src) && r.src[at] == ']' {
-		return r.list(base), at + 1, true
+// closing is the character that closes the flow collection c.
+func closing(c *collection) byte {
+	if c.mapping {
+		return '}'
 	}
-	for i := 0; ok; i++ {
-		r.path = append(r.path, Step{Index: i})
-		var v any
-		var end int
-		v, end, ok = r.flow(at, depth+1)
-		r.path = r.path[:len(r.path)-1]
-		if !ok {
-			return nil, 0, false
-		}
-		r.items = append(r.items, v)
-		if at, ok = r.flowSpace(end); !ok || at >= len(r.src) {
-			return nil, 0, false
-		}
-		switch r.src[at] {
-		case ']':
-			return r.list(base), at + 1, true
-		case ',':
-			if at, ok = r.flowSpace(at + 1); ok && at < len(r.src) && r.src[at] == ']' {
-				return r.list(base), at + 1, true // a trailing comma
-			}
-			continue
-		}
-		break // a ':' (a pair in a sequence) or anything else
+	return ']'
+}
+
+// flowMember starts the next member of the flow collection c at at (ok as flowSpace gave
+// it on the way there): for a mapping, it reads the key and its ':'. It returns where the
+// member's value starts.
+func (r *blockReader) flowMember(c *collection, at int, ok bool) (int, bool) {
+	if !ok || at >= len(r.src) {
+		return 0, false
 	}
-	return nil, 0, false
+	if !c.mapping {
+		r.startItem(c)
+		return at, true
+	}
+	var k string
+	var end int
+	switch r.src[at] {
+	case '"':
+		k, end, ok = r.quoted(at, len(r.src))
+	case '\'':
+		k, end, ok = r.singleQuoted(at, len(r.src))
+	default:
+		k, end, ok = r.flowPlain(at)
+		ok = ok && k != "<<" && k != ""
+	}
+	if !ok || end-at > maxKey {
+		return 0, false
+	}
+	for end < len(r.src) && (r.src[end] == ' ' || r.src[end] == '\t') {
+		end++ // a key and its ':' share a line
+	}
+	if end >= len(r.src) || r.src[end] != ':' {
+		return 0, false
+	}
+	r.startMember(c, k)
+	if at, ok = r.flowSpace(end + 1); !ok || at >= len(r.src) || r.src[at] == ',' || r.src[at] == '}' {
+		return 0, false
+	}
+	return at, true
 }
 
 // flowPlain reads the plain scalar at at in a flow collection: up to a flow indicator, a

@@ -11,116 +11,132 @@ func (r *blockReader) item() bool {
 	return len(t) > 0 && t[0] == '-' && (len(t) == 1 || t[1] == ' ')
 }
 
-// node reads the block node at column c: a sequence or a mapping.
-func (r *blockReader) node(c int) (any, bool) {
-	if r.depth++; r.depth > maxBlockDepth {
-		r.depth--
-		return nil, false
+// node reads the block node at column col: a sequence or a mapping. The collection being
+// read is c; those around it, within the node, go on the reader's stack of open ones, above
+// base.
+func (r *blockReader) node(col int) (any, bool) {
+	base := len(r.open)
+	for {
+		// A block node starts at column col on the current line.
+		if r.depth >= maxBlockDepth {
+			return nil, false
+		}
+		r.depth++
+		c := r.begin(!r.item(), col)
+		for {
+			var v any
+			var ok bool
+			if c.mapping {
+				v, col, ok = r.mappingMembers(&c)
+			} else {
+				v, col, ok = r.seqItems(&c)
+			}
+			if !ok {
+				return nil, false
+			}
+			if col >= 0 { // the value of the member started is a block node, at column col
+				if len(r.open) == cap(r.open) {
+					r.open = grow(r.open)
+				}
+				r.open = append(r.open, c)
+				break
+			}
+			r.depth--
+			if c, ok = r.resume(base); !ok {
+				return v, true
+			}
+			r.finish(&c, v) // v, the collection read, is the value of a member of c
+		}
 	}
-	var v any
-	var ok bool
-	if r.item() {
-		v, ok = r.seq(c)
-	} else {
-		v, ok = r.mapping(c)
+}
+
+// seqItems reads the items of the block sequence c up to one whose value is a block node,
+// which it starts and leaves to be read, returning the node's column; or to the end of the
+// sequence, which it returns, with the column -1. ok is false when the input is not what
+// the block reader reads.
+func (r *blockReader) seqItems(c *collection) (v any, col int, ok bool) {
+	for !r.eof && r.ind == c.col && !r.marker() && r.item() {
+		at := r.cs + 1
+		for at < r.le && r.src[at] == ' ' {
+			at++
+		}
+		r.startItem(c)
+		switch {
+		case at == r.le || r.src[at] == '#':
+			if v, col, ok = r.nested(c.col, false); col >= 0 || !ok {
+				return v, col, ok
+			}
+		case r.src[at] == '\t':
+			return nil, -1, false
+		default:
+			r.ind, r.cs = r.ind+at-r.cs, at // the node after "- ", at its column
+			if r.item() || r.isKey() {
+				return nil, r.ind, true
+			}
+			if v, ok = r.inline(c.col, at); !ok {
+				return nil, -1, false
+			}
+		}
+		r.finish(c, v)
 	}
-	r.depth--
-	return v, ok
+	// A line at the column that is not an item ends a sequence that is the value of a key
+	// at the column.
+	ok = r.eof || r.marker() || r.ind <= c.col
+	return r.end(c), -1, ok
+}
+
+// mappingMembers is seqItems for the members of the block mapping c.
+func (r *blockReader) mappingMembers(c *collection) (v any, col int, ok bool) {
+	for !r.eof && r.ind == c.col && !r.marker() {
+		var key string
+		var at int
+		if key, at, ok = r.key(); !ok {
+			return nil, -1, false
+		}
+		r.startMember(c, key)
+		for at < r.le && r.src[at] == ' ' {
+			at++
+		}
+		switch {
+		case at == r.le || r.src[at] == '#':
+			if v, col, ok = r.nested(c.col, true); col >= 0 || !ok {
+				return v, col, ok
+			}
+		case r.src[at] == '\t':
+			return nil, -1, false
+		default:
+			if v, ok = r.inline(c.col, at); !ok {
+				return nil, -1, false
+			}
+		}
+		r.finish(c, v)
+	}
+	ok = r.ends(c.col)
+	return r.end(c), -1, ok
 }
 
 // ends reports whether the current line ends the construct at column c properly: the end
 // of input, a document separator, or a line less indented.
 func (r *blockReader) ends(c int) bool { return r.eof || r.marker() || r.ind < c }
 
-func (r *blockReader) seq(c int) (any, bool) {
-	base := len(r.items)
-	for i := 0; !r.eof && r.ind == c && !r.marker() && r.item(); i++ {
-		at := r.cs + 1
-		for at < r.le && r.src[at] == ' ' {
-			at++
-		}
-		r.path = append(r.path, Step{Index: i})
-		var v any
-		var ok bool
-		switch {
-		case at == r.le || r.src[at] == '#':
-			v, ok = r.nested(c, false)
-		case r.src[at] == '\t':
-			return nil, false
-		default:
-			r.ind, r.cs = r.ind+at-r.cs, at // the node after "- ", at its column
-			if r.item() || r.isKey() {
-				v, ok = r.node(r.ind)
-			} else {
-				v, ok = r.inline(c, at)
-			}
-		}
-		r.path = r.path[:len(r.path)-1]
-		if !ok {
-			return nil, false
-		}
-		r.items = append(r.items, v)
-	}
-	// A line at c that is not an item ends a sequence that is the value of a key at c.
-	return r.list(base), r.eof || r.marker() || r.ind <= c
-}
-
-func (r *blockReader) mapping(c int) (any, bool) {
-	base := len(r.members)
-	var seen map[string]int
-	for !r.eof && r.ind == c && !r.marker() {
-		key, at, ok := r.key()
-		if !ok {
-			return nil, false
-		}
-		line := r.line
-		first := r.find(base, key, &seen)
-		for at < r.le && r.src[at] == ' ' {
-			at++
-		}
-		mark := len(r.problems)
-		r.path = append(r.path, Step{Key: key, Index: -1})
-		var v any
-		switch {
-		case at == r.le || r.src[at] == '#':
-			v, ok = r.nested(c, true)
-		case r.src[at] == '\t':
-			return nil, false
-		default:
-			v, ok = r.inline(c, at)
-		}
-		if !ok {
-			return nil, false
-		}
-		if first >= 0 {
-			// As the full reader does: the first value stays, the second is not judged.
-			r.problems = append(r.problems[:mark], r.givenTwice(r.mlines[base+first], line))
-		}
-		r.path = r.path[:len(r.path)-1]
-		if first >= 0 {
-			continue
-		}
-		r.add(base, key, v, line, seen)
-	}
-	return r.fields(base), r.ends(c)
-}
-
 // nested reads the value of a key or an item with nothing after it on its line: what is on
-// the lines below, more indented than c (or, for a key, a sequence at c), else null.
-func (r *blockReader) nested(c int, key bool) (any, bool) {
+// the lines below, more indented than c (or, for a key, a sequence at c), else null. A
+// block node there is left to be read: nested returns its column (else -1).
+func (r *blockReader) nested(c int, key bool) (v any, col int, ok bool) {
 	r.advance()
 	switch {
 	case r.eof || r.marker():
-		return nil, true
+		return nil, -1, true
 	case r.ind > c:
 		if r.item() || r.isKey() {
-			return r.node(r.ind)
+			return nil, r.ind, true
 		}
-		return r.inline(c, r.cs)
+		v, ok = r.inline(c, r.cs)
+		return v, -1, ok
 	case key && r.ind == c && r.item():
-		return r.node(c)
+		return nil, c, true
 	}
-	return nil, true
+	return nil, -1, true
 }
 
 // isKey reports whether the content starts with a key.

@@ -8,8 +8,8 @@ import (
 
 // Fields is a decoded object: its fields in the order the document gives them, each key
 // once. The parsers give objects as Fields rather than as maps because a small Go map costs
-// several times what a slice of its fields does, and a cluster dump holds hundreds of
-// thousands of small objects. An empty object is an empty, non-nil Fields.
+// more, in memory and in time to build, than a slice of its fields, and a cluster dump holds
+// hundreds of thousands of small objects. An empty object is an empty, non-nil Fields.
 //
 // Lookups scan the fields. A decoder looks up a fixed number of known names per object, so
 // an object of n fields costs O(n) however hostile; whatever walks every key of an object

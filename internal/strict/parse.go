@@ -18,8 +18,12 @@ import (
 // ErrGivenTwice is the sentinel of a key given twice in one object.
 var ErrGivenTwice = errors.New("key given twice")
 
-// MaxDepth is how deeply objects and lists may nest; deeper input is refused rather than
-// risking the stack on hostile input.
+// MaxDepth is how deeply objects and lists may nest, as encoding/json and yaml.v3 allow:
+// deeper input is refused, with an error naming the path where it goes deeper. The readers
+// keep the collections they are in on stacks of their own, so that input nested n deep
+// costs O(n) and does not grow the goroutine's stack; only a YAML document handed to
+// yaml.v3 (see ParseYAML) is read by nested calls, yaml.v3's and those converting its
+// nodes, as deep as this.
 const MaxDepth = 10000
 
 // ParseJSON parses one JSON value strictly: a key given twice in one object is an error
@@ -35,7 +39,7 @@ func ParseJSON(data []byte) (any, error) {
 	if p.blank() {
 		return nil, errEmpty()
 	}
-	v, err := p.value(0)
+	v, err := p.value()
 	if err != nil {
 		return nil, p.fix(err, 0)
 	}
@@ -63,7 +67,7 @@ func ParseJSONStream(data []byte) ([]any, error) {
 	for n := 1; p.dec.More(); n++ {
 		start := int(p.dec.InputOffset())
 		p.path = p.path[:0]
-		v, err := p.value(0)
+		v, err := p.value()
 		if err != nil {
 			err = p.fix(err, start)
 			if n == 1 {
@@ -178,56 +182,128 @@ func plainName(k string) bool {
 	return true
 }
 
-// value reads the value at the parser's path, depth levels down.
-func (p *jsonParser) value(depth int) (any, error) {
-	tok, err := p.dec.Token()
-	if err != nil {
-		return nil, errSyntax
-	}
-	d, ok := tok.(json.Delim)
-	if !ok {
-		return tok, nil // string, json.Number, bool or nil
-	}
-	if depth >= MaxDepth {
-		return nil, fielderr.New(Display(spell("", p.path)), nil, fmt.Sprintf("nested more than %d levels deep", MaxDepth), nil)
-	}
-	if d == '[' {
-		list := []any{}
-		for i := 0; p.dec.More(); i++ {
-			p.path = append(p.path, Step{Index: i})
-			v, err := p.value(depth + 1)
-			p.path = p.path[:len(p.path)-1]
+// value reads one JSON value. The object or list being read is f (when in is true); those
+// around it go on a stack of their own (open), on the heap, rather than in nested calls:
+// input nested n deep would otherwise grow the goroutine's stack n frames deep, which the
+// collector walks, frame by frame, in every cycle, making the cost of deep input grow
+// faster than its size.
+func (p *jsonParser) value() (any, error) {
+	var open []jsonFrame
+	var f jsonFrame
+	in := false
+	for {
+		tok, err := p.dec.Token()
+		if err != nil {
+			return nil, errSyntax
+		}
+		v := any(tok) // string, json.Number, bool or nil
+		if d, ok := tok.(json.Delim); ok {
+			if d != '[' && d != '{' {
+				return nil, errSyntax
+			}
+			if in {
+				if len(open)+1 >= MaxDepth {
+					return nil, fielderr.New(Display(spell("", p.path)), nil, fmt.Sprintf("nested more than %d levels deep", MaxDepth), nil)
+				}
+				if len(open) == cap(open) {
+					open = grow(open)
+				}
+				open = append(open, f)
+			}
+			f, in = jsonFrame{object: d == '{'}, true
+			more, err := p.next(&f)
 			if err != nil {
 				return nil, err
 			}
-			list = append(list, v)
+			if more {
+				continue
+			}
+			v = f.value()
+			f, in, open = resume(open)
 		}
+		// v is complete: it goes into the collection it is in, and each collection that it
+		// completes into the one around that.
+		for in {
+			if !f.object {
+				f.list = append(f.list, v)
+			} else if !f.obj.add(f.key, v) {
+				p.dupes = append(p.dupes, fielderr.New(spell("", p.path), f.key, "given twice", ErrGivenTwice))
+			}
+			p.path = p.path[:len(p.path)-1]
+			more, err := p.next(&f)
+			if err != nil {
+				return nil, err
+			}
+			if more {
+				break
+			}
+			v = f.value()
+			f, in, open = resume(open)
+		}
+		if !in {
+			return v, nil
+		}
+	}
+}
+
+// push puts s on the parser's path.
+func (p *jsonParser) push(s Step) {
+	if len(p.path) == cap(p.path) {
+		p.path = grow(p.path)
+	}
+	p.path = append(p.path, s)
+}
+
+// resume pops the collection around the one just read off open, if there is one.
+func resume(open []jsonFrame) (jsonFrame, bool, []jsonFrame) {
+	if len(open) == 0 {
+		return jsonFrame{}, false, open
+	}
+	f := open[len(open)-1]
+	open[len(open)-1] = jsonFrame{} // so that the array does not keep it alive
+	return f, true, open[:len(open)-1]
+}
+
+// jsonFrame is a JSON object or list being read.
+type jsonFrame struct {
+	object bool
+	list   []any
+	obj    builder
+	key    string // of the member being read
+}
+
+// value returns the object or list read: non-nil, empty when it has no members.
+func (f *jsonFrame) value() any {
+	if f.object {
+		return f.obj.fields()
+	}
+	if f.list == nil {
+		return []any{}
+	}
+	return f.list
+}
+
+// next moves on to the next member of the collection f: it reports true, with the step to
+// the member on the parser's path (and an object member's key read), when there is one, and
+// false, with the collection's end read, when there is none.
+func (p *jsonParser) next(f *jsonFrame) (bool, error) {
+	if !p.dec.More() {
 		if _, err := p.dec.Token(); err != nil {
-			return nil, errSyntax
+			return false, errSyntax
 		}
-		return list, nil
+		return false, nil
 	}
-	var obj builder
-	for p.dec.More() {
-		kt, err := p.dec.Token()
-		if err != nil {
-			return nil, errSyntax
-		}
-		k := kt.(string)
-		p.path = append(p.path, Step{Key: k, Index: -1})
-		v, err := p.value(depth + 1)
-		if err == nil && !obj.add(k, v) {
-			p.dupes = append(p.dupes, fielderr.New(spell("", p.path), k, "given twice", ErrGivenTwice))
-		}
-		p.path = p.path[:len(p.path)-1]
-		if err != nil {
-			return nil, err
-		}
+	if !f.object {
+		p.push(Step{Index: len(f.list)})
+		return true, nil
 	}
-	if _, err := p.dec.Token(); err != nil {
-		return nil, errSyntax
+	kt, err := p.dec.Token()
+	if err != nil {
+		return false, errSyntax
 	}
-	return obj.fields(), nil
+	f.key = kt.(string)
+	p.push(Step{Key: f.key, Index: -1})
+	return true, nil
 }
 
 // errSyntax marks a syntax error found while reading tokens, whose offset encoding/json

@@ -12,8 +12,8 @@ import (
 
 // TestProblemPathsAreLinear: the path a problem names costs at most O(n) for a value n deep,
 // in every reader — the block reader, yaml.v3's nodes, JSON: a problem 4n deep allocates at
-// most about 4 times what one n deep does (spelling each parent's path first made it 16
-// times).
+// most about 4 times what one n deep does (spelling each parent's path first would make it
+// 16 times).
 func TestProblemPathsAreLinear(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
@@ -57,7 +57,7 @@ func TestProblemPathsAreLinear(t *testing.T) {
 // TestProblemPathsAreBounded: a problem deeper than MaxPathSteps keeps the first
 // MaxPathSteps steps of its path and names the first and last half of them, in every reader,
 // so that n problems n deep cost O(n): 4x the problems, 4x as deep, allocate about 4x (16x
-// when every problem kept and spelt its whole path).
+// if every problem kept and spelt its whole path).
 func TestProblemPathsAreBounded(t *testing.T) {
 	const depth = MaxPathSteps + 36 // the problems are 100 or 101 steps deep
 	half := strings.Repeat("[0]", MaxPathSteps/2)
