@@ -13,6 +13,8 @@ package growth
 import (
 	"math"
 	"runtime"
+	"runtime/debug"
+	"testing"
 )
 
 // runs is how many calls Allocated measures, after one call to warm up.
@@ -34,4 +36,25 @@ func Allocated(f func()) (allocs, bytes float64) {
 		bytes = min(bytes, float64(after.TotalAlloc-before.TotalAlloc))
 	}
 	return allocs, bytes
+}
+
+// StackGrown returns the bytes of goroutine stack one call of f grows: the fewest of a few
+// calls, each in a subtest of t (so on a goroutine of its own, whose stack starts small),
+// counted with the collector off (it would shrink the stack before it is counted). The
+// collector scans every goroutine's stack in every cycle, frame by frame, so a reader whose
+// stack grows with the depth of its input does work per cycle that grows with it too: over a
+// whole input, more than linear.
+func StackGrown(t *testing.T, f func()) float64 {
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	grown := math.Inf(1)
+	for range 3 {
+		t.Run("stack", func(*testing.T) {
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			f()
+			runtime.ReadMemStats(&after)
+			grown = min(grown, float64(after.StackInuse)-float64(before.StackInuse))
+		})
+	}
+	return grown
 }

@@ -119,7 +119,7 @@ func Read(data []byte, reads ReadsFunc) Stream {
 			s.Empty++
 			continue
 		}
-		s.add(doc.Value, where, nil, doc.Problems, 0, reads)
+		s.add(doc.Value, where, doc.Problems, reads)
 	}
 	if err != nil {
 		if fe, ok := err.(*fielderr.Error); ok && len(docs) == 0 {
@@ -130,25 +130,53 @@ func Read(data []byte, reads ReadsFunc) Stream {
 	return s
 }
 
-// add records x, found at item of document doc, unwrapping it if it is a List. problems
-// are the reader's problems in x, their paths from the document's root, depth steps of
-// which lead to x.
-func (s *Stream) add(x any, doc string, item *itemPath, problems []strict.Problem, depth int, reads ReadsFunc) {
+// listItem is a value still to record, found at item of a document: problems are the
+// reader's problems in it, their paths from the document's root, depth steps of which lead
+// to it.
+type listItem struct {
+	x        any
+	item     *itemPath
+	problems []strict.Problem
+	depth    int
+}
+
+// add records x, the value of document doc, unwrapping it if it is a List, and the Lists in
+// it, in document order. problems are the reader's problems in x. The items still to record
+// wait on a stack of their own rather than in nested calls, so that Lists nested n deep do
+// not grow the goroutine's stack n frames deep (which the collector walks in every cycle).
+func (s *Stream) add(x any, doc string, problems []strict.Problem, reads ReadsFunc) {
+	todo := []listItem{{x: x, problems: problems}}
+	for len(todo) > 0 {
+		next := todo[len(todo)-1]
+		todo[len(todo)-1] = listItem{}
+		todo = todo[:len(todo)-1]
+		items, paths, inItem := s.one(next.x, doc, next.item, next.problems, next.depth, reads)
+		for i := len(items) - 1; i >= 0; i-- { // the first item on top
+			todo = append(todo, listItem{items[i], &paths[i], inItem[i], next.depth + 2})
+		}
+	}
+}
+
+// one records x, found at item of document doc, as add does, except that the items of a
+// List are returned, with their paths and problems, for add to record. problems are the
+// reader's problems in x, their paths from the document's root, depth steps of which lead
+// to x.
+func (s *Stream) one(x any, doc string, item *itemPath, problems []strict.Problem, depth int, reads ReadsFunc) ([]any, []itemPath, map[int][]strict.Problem) {
 	fields, ok := x.(strict.Fields)
 	if !ok || problemAt(problems, depth, "kind") {
 		if len(problems) > 0 { // the problems are why x is not an object, or not known
 			s.fail(problemsIn(doc, problems))
-			return
+			return nil, nil, nil
 		}
 		s.fail(problem(JoinWhere(doc, item.String()), "", x, "%s", mustBeObject(item, x)))
-		return
+		return nil, nil, nil
 	}
 	o := Object{doc: doc, item: item, Fields: fields}
 	if k, ok := fields.Get("kind"); ok {
 		kind, isStr := k.(string)
 		if !isStr {
 			s.fail(problem(o.Where(), "kind", k, "must be a string, got %s", strict.Describe(k)))
-			return
+			return nil, nil, nil
 		}
 		o.Kind = kind
 	}
@@ -157,7 +185,7 @@ func (s *Stream) add(x any, doc string, item *itemPath, problems []strict.Proble
 			o.Err = problemsIn(doc, problems)
 		}
 		s.Objects = append(s.Objects, o)
-		return
+		return nil, nil, nil
 	}
 	// The problems of each item go with it; the List's own (outside its items) refuse it.
 	var own []strict.Problem
@@ -174,23 +202,23 @@ func (s *Stream) add(x any, doc string, item *itemPath, problems []strict.Proble
 	}
 	if len(own) > 0 {
 		s.fail(problemsIn(doc, own))
-		return
+		return nil, nil, nil
 	}
 	raw := fields.Value("items")
 	items, ok := raw.([]any)
 	if !ok && raw != nil {
 		s.fail(problem(o.Where(), "items", raw, "must be a list, got %s", strict.Describe(raw)))
-		return
+		return nil, nil, nil
 	}
 	if len(items) == 0 {
 		s.EmptyLists++
 	}
 	paths := make([]itemPath, len(items)) // one allocation per List
-	s.Objects = slices.Grow(s.Objects, len(items))
-	for i, x := range items {
+	for i := range paths {
 		paths[i] = itemPath{parent: item, index: i}
-		s.add(x, doc, &paths[i], inItem[i], depth+2, reads)
 	}
+	s.Objects = slices.Grow(s.Objects, len(items))
+	return items, paths, inItem
 }
 
 // problemAt reports whether one of problems is at the field key of the value depth steps

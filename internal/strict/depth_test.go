@@ -2,9 +2,6 @@ package strict
 
 import (
 	"fmt"
-	"math"
-	"runtime"
-	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -13,29 +10,6 @@ import (
 
 	"github.com/meshscope/meshscope/internal/growth"
 )
-
-// stackGrown returns the bytes of goroutine stack that f grows: the fewest of a few calls,
-// each on a goroutine of its own, counted with the collector off, which would otherwise
-// shrink the stack before it is counted. The collector scans every goroutine's stack in
-// every cycle, frame by frame, so a reader whose stack grows with the depth of its input
-// does work per cycle that grows with it too, and over a whole input, more than linear.
-func stackGrown(f func()) float64 {
-	defer debug.SetGCPercent(debug.SetGCPercent(-1))
-	grown := math.Inf(1)
-	for range 3 {
-		var before, after runtime.MemStats
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			runtime.ReadMemStats(&before)
-			f()
-			runtime.ReadMemStats(&after)
-		}()
-		<-done
-		grown = min(grown, float64(after.StackInuse)-float64(before.StackInuse))
-	}
-	return grown
-}
 
 // nestedLists is n kubectl Lists nested in one another, each holding a Namespace and the
 // next, as JSON.
@@ -89,8 +63,8 @@ func TestNestingIsLinear(t *testing.T) {
 			_, smallBytes := growth.Allocated(func() { _ = tc.parse(small) })
 			_, largeBytes := growth.Allocated(func() { _ = tc.parse(large) })
 			assert.Less(t, largeBytes, 5*smallBytes, "bytes allocated %d deep: %v, %d deep: %v", n, smallBytes, 4*n, largeBytes)
-			smallStack := stackGrown(func() { _ = tc.parse(small) })
-			largeStack := stackGrown(func() { _ = tc.parse(large) })
+			smallStack := growth.StackGrown(t, func() { _ = tc.parse(small) })
+			largeStack := growth.StackGrown(t, func() { _ = tc.parse(large) })
 			assert.Less(t, largeStack, smallStack+64<<10, "goroutine stack grown %d deep: %v bytes, %d deep: %v", n, smallStack, 4*n, largeStack)
 		})
 	}

@@ -179,9 +179,9 @@ func nestedListsYAML(tb testing.TB, n int) []byte {
 }
 
 // TestNestedListsAreLinear: a List nested 4n deep costs 4 times the allocations of one n
-// deep and at most 4 times the bytes per byte of input (n = 100 and 400), and what the block
-// reader costs: the full reader, which such a List used to go to for one byte that is not
-// ASCII, allocates several times more, and its time grows with the square of the depth.
+// deep and at most 4 times the bytes per byte of input (n = 100 and 400), within what the
+// block reader costs (the full reader allocates several times more), and Load does not grow
+// the goroutine's stack with the depth: the Lists still to read wait on a stack of their own.
 func TestNestedListsAreLinear(t *testing.T) {
 	inv, err := Load(nestedLists(5), "")
 	require.NoError(t, err)
@@ -212,6 +212,10 @@ func TestNestedListsAreLinear(t *testing.T) {
 			// The block reader's costs: the full reader allocates several times more.
 			assert.Less(t, la/400, 40.0, "allocations per level")
 			assert.Less(t, lb/ls, 25.0, "bytes allocated per input byte")
+			shallow, deep := tc.data(100), tc.data(400)
+			shallowStack := growth.StackGrown(t, func() { _, _ = Load(shallow, "") })
+			deepStack := growth.StackGrown(t, func() { _, _ = Load(deep, "") })
+			assert.Less(t, deepStack, shallowStack+64<<10, "goroutine stack grown 100 deep: %v bytes; 400 deep: %v", shallowStack, deepStack)
 		})
 	}
 }
