@@ -6,7 +6,6 @@ package hosts
 
 import (
 	"errors"
-	"math/bits"
 	"net/netip"
 	"strconv"
 	"strings"
@@ -84,10 +83,6 @@ func wildcardLabel(l string) bool {
 // label, an optional trailing dot, at most 253 characters without the wildcard label and
 // the dot; and, if so, whether it is already normal (see Normalize): no upper-case
 // letter, no trailing dot.
-//
-// It reads eight bytes at a time: a few adds and xors per word find the bytes that are not
-// label bytes or dots, the upper-case letters and the dots, and only the dots are visited
-// one by one, to check the labels they end.
 func Quick(h string) (ok, normal bool) {
 	t := strings.TrimSuffix(h, ".")
 	normal = len(t) == len(h)
@@ -106,39 +101,6 @@ func Quick(h string) (ok, normal bool) {
 	if h == "" || len(h) > names.MaxSubdomain || h[len(h)-1] == '-' {
 		return false, false
 	}
-	if len(h) < 8 {
-		return quickHostBytes(h, normal)
-	}
-	start := 0
-	for i := 0; i < len(h); i += 8 {
-		w, valid := names.Word(h, i)
-		// A byte is a label byte or a dot when an odd number of the bounds '-', '/', '0',
-		// ':', 'A', '[', 'a', '{' are at or below it.
-		sep := names.AtLeast(w, '-') ^ names.AtLeast(w, '/') // '-' and '.'
-		upper := names.AtLeast(w, 'A') ^ names.AtLeast(w, '[')
-		in := sep ^ names.AtLeast(w, '0') ^ names.AtLeast(w, ':') ^ upper ^ names.AtLeast(w, 'a') ^ names.AtLeast(w, '{')
-		if (^in|w)&valid != 0 {
-			return false, false
-		}
-		if upper&valid != 0 {
-			normal = false
-		}
-		for dots := sep &^ (w << 7) & valid; dots != 0; dots &= dots - 1 { // '.' is 0x2e, '-' 0x2d
-			at := i + bits.TrailingZeros64(dots)/8
-			if n := at - start; n == 0 || n > names.MaxLabel || h[start] == '-' || h[at-1] == '-' {
-				return false, false
-			}
-			start = at + 1
-		}
-	}
-	if n := len(h) - start; n == 0 || n > names.MaxLabel || h[start] == '-' {
-		return false, false
-	}
-	return true, normal
-}
-
-// quickHostBytes is Quick's check of h, trimmed, a byte at a time.
-func quickHostBytes(h string, normal bool) (ok, isNormal bool) {
 	start := 0
 	for i := 0; i <= len(h); i++ {
 		if i < len(h) && h[i] != '.' {
