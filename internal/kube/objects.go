@@ -108,7 +108,7 @@ type ReadsFunc func(o Object, twice func(path ...string) bool) bool
 // (strict.MaxPathSteps), in Lists nested so deep that its path no longer says which item it
 // is in, is the List's: it cannot be known not to be in an object the loader reads.
 func Read(data []byte, reads ReadsFunc) Stream {
-	docs, err := strict.ParseYAML(data)
+	docs, err := strict.ParseYAML(data, "")
 	s := Stream{}
 	for i, doc := range docs {
 		where := ""

@@ -262,7 +262,7 @@ func (src source) resolve() (any, error) {
 	if !ok {
 		return nil, &fielderr.Error{Field: src.path, Value: mc, Detail: "must be a string holding the meshConfig YAML, got " + strict.Describe(mc)}
 	}
-	docs, err := strict.ParseYAMLAt([]byte(s), src.path)
+	docs, err := strict.ParseYAML([]byte(s), src.path)
 	if err != nil {
 		return nil, fielderr.In(src.path, err)
 	}

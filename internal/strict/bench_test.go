@@ -23,7 +23,7 @@ func BenchmarkParse(b *testing.B) {
 			b.ReportAllocs()
 			b.SetBytes(int64(len(data)))
 			for b.Loop() {
-				if _, err := ParseYAML(data); err != nil {
+				if _, err := ParseYAML(data, ""); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -72,7 +72,7 @@ func BenchmarkNestedLists(b *testing.B) {
 		b.Run("ParseYAML/"+strconv.Itoa(n), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := ParseYAML(data); err != nil {
+				if _, err := ParseYAML(data, ""); err != nil {
 					b.Fatal(err)
 				}
 			}

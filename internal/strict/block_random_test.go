@@ -337,7 +337,7 @@ func TestBlockReaderOnRandomJSON(t *testing.T) {
 }
 
 func ExampleParseYAML() {
-	docs, err := ParseYAML([]byte("kind: List\nitems:\n- {a: 0400}\n- b: x\n  b: y\n"))
+	docs, err := ParseYAML([]byte("kind: List\nitems:\n- {a: 0400}\n- b: x\n  b: y\n"), "")
 	if err != nil {
 		panic(err)
 	}

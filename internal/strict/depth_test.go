@@ -29,7 +29,7 @@ func nestedLists(n int) string {
 // each level is indented further, so the input itself grows with the square of the depth.)
 func TestNestingIsLinear(t *testing.T) {
 	yamlDoc := func(data []byte) error {
-		docs, err := ParseYAML(data)
+		docs, err := ParseYAML(data, "")
 		if err != nil {
 			return err
 		}

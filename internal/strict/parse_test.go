@@ -132,7 +132,7 @@ func TestParseYAML(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			docs, err := ParseYAML([]byte(tt.in))
+			docs, err := ParseYAML([]byte(tt.in), "")
 			require.NoError(t, err)
 			var got []any
 			var errs []string
@@ -159,7 +159,7 @@ func TestParseYAMLAliasBomb(t *testing.T) {
 		prev := "*a" + string(rune('0'+i-1))
 		b.WriteString("a" + string(rune('0'+i)) + ": &a" + string(rune('0'+i)) + " [" + strings.Repeat(prev+", ", 9) + prev + "]\n")
 	}
-	docs, err := ParseYAML([]byte(b.String()))
+	docs, err := ParseYAML([]byte(b.String()), "")
 	require.NoError(t, err)
 	require.Len(t, docs, 1)
 	require.Error(t, docs[0].Err)
@@ -167,15 +167,15 @@ func TestParseYAMLAliasBomb(t *testing.T) {
 }
 
 func TestParseYAMLSyntaxError(t *testing.T) {
-	docs, err := ParseYAML([]byte("a: 1\n---\nb: [c\n"))
+	docs, err := ParseYAML([]byte("a: 1\n---\nb: [c\n"), "")
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "document 2: not YAML or JSON: line ")
 	assert.Contains(t, err.Error(), "did not find expected ',' or ']'")
 	require.Len(t, docs, 1, "the documents before the error are returned")
 }
 
-func TestParseYAMLAt(t *testing.T) {
-	docs, err := ParseYAMLAt([]byte("a: 1\na: 2\n"), "data.mesh")
+func TestParseYAMLRoot(t *testing.T) {
+	docs, err := ParseYAML([]byte("a: 1\na: 2\n"), "data.mesh")
 	require.NoError(t, err)
 	assert.EqualError(t, docs[0].Err, "data.mesh.a: given twice (lines 1 and 2)")
 }
@@ -343,7 +343,7 @@ func FuzzParseYAML(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		docs, _ := ParseYAML(data)
+		docs, _ := ParseYAML(data, "")
 		for _, d := range docs {
 			if d.Err != nil {
 				continue

@@ -17,7 +17,7 @@ type Problem struct {
 	// Path is where the problem is, from the document's root: the keys and list indexes
 	// on the way, the first MaxPathSteps of them. Empty for the document's root itself.
 	Path []Step
-	// Err is the problem, naming the path (under ParseYAMLAt's root; see MaxPathSteps).
+	// Err is the problem, naming the path (under ParseYAML's root; see MaxPathSteps).
 	Err error
 }
 

@@ -35,7 +35,7 @@ func TestProblemPathsAreLinear(t *testing.T) {
 					_, err := ParseJSON(data)
 					return err
 				}
-				docs, err := ParseYAML(data)
+				docs, err := ParseYAML(data, "")
 				require.NoError(t, err)
 				require.Len(t, docs, 1)
 				return docs[0].Err
@@ -86,7 +86,7 @@ func TestProblemPathsAreBounded(t *testing.T) {
 					_, err := ParseJSON(data)
 					return nil, err
 				}
-				docs, err := ParseYAML(data)
+				docs, err := ParseYAML(data, "")
 				require.NoError(t, err)
 				require.Len(t, docs, 1)
 				return docs[0].Problems, docs[0].Err

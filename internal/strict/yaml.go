@@ -38,18 +38,17 @@ type Document struct {
 // What kubectl, Helm and people write — block YAML and JSON — is read directly; a document
 // holding what only a full YAML parser reads (anchors, aliases, tags, complex keys) is read
 // by yaml.v3, that document alone. Either way the answer is yaml.v3's, problems included.
-func ParseYAML(data []byte) ([]Document, error) { return ParseYAMLAt(data, "") }
-
-// ParseYAMLAt is ParseYAML for a stream held in a field of another document, such as the
-// istio ConfigMap's data.mesh: problems name their paths under root.
-func ParseYAMLAt(data []byte, root string) ([]Document, error) {
+//
+// root is where the stream is held when it is a field of another document, such as the
+// istio ConfigMap's data.mesh: problems name their paths under it. It is "" for a file.
+func ParseYAML(data []byte, root string) ([]Document, error) {
 	if docs, _, ok := parseStream(data, root); ok {
 		return docs, nil
 	}
 	return parseNodes(data, root)
 }
 
-// parseNodes is ParseYAMLAt by way of yaml.v3's node tree: any YAML, with line numbers for
+// parseNodes is ParseYAML by way of yaml.v3's node tree: any YAML, with line numbers for
 // the problems.
 func parseNodes(data []byte, root string) ([]Document, error) {
 	docs, err := parseSegment(data, len(data), root, 0)

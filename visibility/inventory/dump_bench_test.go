@@ -212,7 +212,7 @@ func TestRealisticDumpReadsAsYAMLv3(t *testing.T) {
 	}
 	y, js := realisticDump(n)
 	for _, data := range [][]byte{y, js} {
-		docs, err := strict.ParseYAML(data)
+		docs, err := strict.ParseYAML(data, "")
 		require.NoError(t, err)
 		require.Len(t, docs, 1)
 		require.NoError(t, docs[0].Err)

@@ -56,7 +56,7 @@ func TestAppendJSONIsJSONMarshal(t *testing.T) {
 
 // BenchmarkTrafficPolicyJSON: what Load keeps of a traffic policy, beside json.Marshal.
 func BenchmarkTrafficPolicyJSON(b *testing.B) {
-	docs, err := strict.ParseYAML([]byte("connectionPool: {http: {http1MaxPendingRequests: 100}, tcp: {maxConnections: 100}}\noutlierDetection: {baseEjectionTime: 30s, consecutive5xxErrors: 5, interval: 10s}\ntls: {mode: ISTIO_MUTUAL}\nloadBalancer: {simple: LEAST_REQUEST}\n"))
+	docs, err := strict.ParseYAML([]byte("connectionPool: {http: {http1MaxPendingRequests: 100}, tcp: {maxConnections: 100}}\noutlierDetection: {baseEjectionTime: 30s, consecutive5xxErrors: 5, interval: 10s}\ntls: {mode: ISTIO_MUTUAL}\nloadBalancer: {simple: LEAST_REQUEST}\n"), "")
 	require.NoError(b, err)
 	policy := docs[0].Value
 	b.Run("appendJSON", func(b *testing.B) {
