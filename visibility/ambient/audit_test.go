@@ -15,6 +15,7 @@ import (
 	"github.com/meshscope/meshscope/internal/growth"
 	"github.com/meshscope/meshscope/internal/hosts"
 	"github.com/meshscope/meshscope/internal/longtest"
+	"github.com/meshscope/meshscope/internal/randmesh"
 	"github.com/meshscope/meshscope/visibility"
 	"github.com/meshscope/meshscope/visibility/inventory"
 	"github.com/meshscope/meshscope/visibility/mesh"
@@ -194,7 +195,7 @@ func TestAuditIsExact(t *testing.T) {
 	r := newRand(91, 92)
 	for iter := range longtest.N(100, 1000) {
 		inv := randomInventory(r)
-		mb, ma := meshOf(randomConfig(r, 3)), meshOf(randomConfig(r, 3))
+		mb, ma := meshOf(randmesh.Config(r, 3)), meshOf(randmesh.Config(r, 3))
 		a, err := Diff(mb, ma, &inv)
 		require.NoError(t, err)
 		before, _ := New(mb, &inv)
@@ -278,8 +279,8 @@ func TestOneNumbering(t *testing.T) {
 	r := newRand(93, 94)
 	for range longtest.N(50, 500) {
 		inv := randomInventory(r)
-		b := build(mustCompile(t, randomConfig(r, 3)), nil, &inv)
-		a := build(mustCompile(t, randomConfig(r, 3)), nil, &inv)
+		b := build(mustCompile(t, randmesh.Config(r, 3)), nil, &inv)
+		a := build(mustCompile(t, randmesh.Config(r, 3)), nil, &inv)
 		require.Equal(t, b.t.hosts, a.t.hosts)
 		require.Equal(t, b.t.wild, a.t.wild)
 		require.Equal(t, b.t.addrs, a.t.addrs)

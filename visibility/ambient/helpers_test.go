@@ -66,65 +66,6 @@ func benchConfig(n int) *visibility.Config {
 	return c
 }
 
-// The random configurations and namespace labels of the property tests: a few keys and
-// values, so that selectors often match, and every spelling of a visibility.
-var (
-	randKeys   = []string{"team", "env", "trusted", visibility.NamespaceNameLabel}
-	randValues = []string{"a", "b", "c", ""}
-	randVis    = []visibility.Visibility{"", visibility.Public, visibility.Namespace, visibility.None, visibility.Unspecified}
-)
-
-func randomSelector(r *rand.Rand) *metav1.LabelSelector {
-	s := &metav1.LabelSelector{}
-	for range r.IntN(3) {
-		if s.MatchLabels == nil {
-			s.MatchLabels = map[string]string{}
-		}
-		s.MatchLabels[randKeys[r.IntN(len(randKeys))]] = randValues[r.IntN(len(randValues))]
-	}
-	for range r.IntN(3) {
-		e := metav1.LabelSelectorRequirement{Key: randKeys[r.IntN(len(randKeys))]}
-		switch r.IntN(4) {
-		case 0, 1:
-			e.Operator = []metav1.LabelSelectorOperator{metav1.LabelSelectorOpIn, metav1.LabelSelectorOpNotIn}[r.IntN(2)]
-			for range 1 + r.IntN(2) {
-				e.Values = append(e.Values, randValues[r.IntN(len(randValues))])
-			}
-		case 2:
-			e.Operator = metav1.LabelSelectorOpExists
-		default:
-			e.Operator = metav1.LabelSelectorOpDoesNotExist
-		}
-		s.MatchExpressions = append(s.MatchExpressions, e)
-	}
-	return s
-}
-
-func randomConfig(r *rand.Rand, maxPolicies int) *visibility.Config {
-	c := &visibility.Config{DefaultVisibility: randVis[r.IntN(len(randVis))]}
-	for range r.IntN(maxPolicies + 1) {
-		p := visibility.Policy{Visibility: randVis[r.IntN(len(randVis))]}
-		for range r.IntN(3) {
-			p.MatchingRules = append(p.MatchingRules, visibility.MatchingRule{NamespaceSelector: randomSelector(r)})
-		}
-		c.Policies = append(c.Policies, p)
-	}
-	return c
-}
-
-func randomLabels(r *rand.Rand) map[string]string {
-	if r.IntN(10) == 0 {
-		return nil
-	}
-	m := map[string]string{}
-	for _, k := range randKeys {
-		if r.IntN(2) == 0 {
-			m[k] = randValues[r.IntN(len(randValues))]
-		}
-	}
-	return m
-}
-
 // autoAllocateLabel is the label with which a ServiceEntry opts out of address
 // auto-allocation.
 const autoAllocateLabel = "networking.istio.io/enable-autoallocate-ip"

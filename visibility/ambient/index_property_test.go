@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/meshscope/meshscope/internal/longtest"
+	"github.com/meshscope/meshscope/internal/randmesh"
 	"github.com/meshscope/meshscope/visibility"
 	"github.com/meshscope/meshscope/visibility/inventory"
 )
@@ -33,7 +34,7 @@ var (
 func randomInventory(r *rand.Rand) inventory.Inventory {
 	inv := inventory.Inventory{Namespaces: map[string]map[string]string{}}
 	for _, ns := range propNamespaces[:5] {
-		inv.Namespaces[ns] = randomLabels(r)
+		inv.Namespaces[ns] = randmesh.Labels(r)
 	}
 	for i := range 1 + r.IntN(14) {
 		s := inventory.Service{Kind: inventory.Kind(r.IntN(2)), Namespace: propNamespaces[r.IntN(len(propNamespaces))], Name: fmt.Sprintf("s%d", i),
@@ -295,7 +296,7 @@ func TestIndexAgainstReference(t *testing.T) {
 	r := newRand(61, 62)
 	for iter := range longtest.N(150, 1500) {
 		inv := randomInventory(r)
-		cfg := randomConfig(r, 4)
+		cfg := randmesh.Config(r, 4)
 		res := mustCompile(t, cfg)
 		ix, err := New(meshOf(cfg), &inv)
 		require.NoError(t, err)
@@ -362,7 +363,7 @@ func TestHiddenEntriesChangeNothing(t *testing.T) {
 	r := newRand(63, 64)
 	for range longtest.N(150, 1500) {
 		inv := randomInventory(r)
-		cfg := randomConfig(r, 4)
+		cfg := randmesh.Config(r, 4)
 		res := mustCompile(t, cfg)
 		before, err := New(meshOf(cfg), &inv)
 		require.NoError(t, err)
@@ -393,8 +394,8 @@ func TestRandomShuffles(t *testing.T) {
 	r := newRand(65, 66)
 	for range longtest.N(50, 500) {
 		inv := randomInventory(r)
-		res := meshOf(randomConfig(r, 4))
-		other := meshOf(randomConfig(r, 4))
+		res := meshOf(randmesh.Config(r, 4))
+		other := meshOf(randmesh.Config(r, 4))
 		a, err := New(res, &inv)
 		require.NoError(t, err)
 		da, err := Diff(res, other, &inv)

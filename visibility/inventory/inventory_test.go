@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"maps"
 	"net/netip"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -13,52 +15,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-const kubectlList = `apiVersion: v1
-kind: List
-items:
-- apiVersion: v1
-  kind: Namespace
-  metadata:
-    name: shop
-    labels:
-      kubernetes.io/metadata.name: shop
-      team: shop
-- apiVersion: v1
-  kind: Namespace
-  metadata:
-    name: legacy
-- apiVersion: networking.istio.io/v1
-  kind: ServiceEntry
-  metadata:
-    name: payments
-    namespace: shop
-    creationTimestamp: "2026-03-01T10:00:00Z"
-  spec:
-    hosts: [api.payments.example]
-    addresses: [203.0.113.0/24]
-    exportTo: ["."]
-    ports: [{number: 443, name: https, protocol: TLS}]
-    resolution: DNS
-- apiVersion: v1
-  kind: Service
-  metadata:
-    name: web
-    namespace: shop
-    creationTimestamp: "2026-02-01T10:00:00Z"
-    annotations:
-      networking.istio.io/exportTo: "., infra"
-  spec:
-    type: ClusterIP
-    clusterIP: 10.96.0.10
-    clusterIPs: [10.96.0.10, "fd00::10"]
-- apiVersion: v1
-  kind: Service
-  metadata: {name: headless, namespace: shop}
-  spec: {clusterIP: None}
-- apiVersion: v1
-  kind: Endpoints
-  metadata: {name: web, namespace: shop}
-`
+// kubectlList is what `kubectl get namespaces,serviceentries,services -A -o yaml` prints (one
+// of the fuzz seeds).
+var kubectlList = readSeed("kubectl-list.yaml")
 
 func TestLoad(t *testing.T) {
 	inv, err := Load([]byte(kubectlList), "")
@@ -123,42 +82,39 @@ a: [b
 	}, "\n"), err.Error())
 }
 
-// inventorySeeds are inputs that reach the loader's paths: every kind and field it reads,
-// Lists nested and typed, several documents, JSON, the full YAML reader's constructs
-// (anchors, merge keys, tags), short names to expand, and what it refuses. They are small:
-// the fuzzer minimizes each input that finds new code in time quadratic in its length, and
-// spends that time fuzzing nothing else.
-var inventorySeeds = []string{
-	"apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Namespace\n  metadata:\n    name: shop\n    labels:\n      team: shop\n" +
-		"- apiVersion: v1\n  kind: Namespace\n  metadata:\n    name: legacy\n",
-	"apiVersion: networking.istio.io/v1\nkind: ServiceEntry\nmetadata:\n  name: pay\n  namespace: shop\n  creationTimestamp: \"2026-03-01T10:00:00Z\"\n" +
-		"spec:\n  hosts:\n  - api.pay.example\n  - '*.pay.example'\n  addresses:\n  - 203.0.113.0/24\n  exportTo:\n  - .\n  resolution: DNS\n",
-	"apiVersion: v1\nkind: Service\nmetadata:\n  name: web\n  namespace: shop\n  annotations:\n    networking.istio.io/exportTo: ., infra\n" +
-		"spec:\n  clusterIP: 10.96.0.10\n  clusterIPs:\n  - 10.96.0.10\n  - fd00::10\n---\napiVersion: v1\nkind: Service\nmetadata:\n  name: db\n  namespace: shop\nspec:\n  clusterIP: None\n",
-	"kind: ServiceEntry\nmetadata: {name: x, namespace: a}\nspec: {hosts: ['*.x'], addresses: ['::ffff:10.0.0.0/104']}\n",
-	"kind: Service\napiVersion: v1\nmetadata: {name: x, namespace: a, annotations: {networking.istio.io/exportTo: '~,*'}}\n",
-	`{"kind":"List","items":[{"kind":"Namespace","metadata":{"name":"a"}},{"kind":"ServiceEntry","metadata":{"name":"x","namespace":"a"},` +
-		`"spec":{"hosts":["x.example","*.w.example"],"resolution":"DYNAMIC_DNS"},"status":{"addresses":[{"value":"240.240.0.1","host":"x.example"},{"value":"240.240.0.2","host":"*.w.example"}]}}]}`,
-	"kind: ServiceEntry\nmetadata:\n  name: gh\n  namespace: infra\n  labels:\n    networking.istio.io/enable-autoallocate-ip: \"false\"\n" +
-		"spec:\n  hosts:\n  - api.github.com\n  resolution: DNS\nstatus:\n  addresses:\n  - value: 240.240.0.7\n    host: api.github.com\n",
-	"kind: List\nitems:\n- &base {kind: Namespace, metadata: {name: shop}}\n" +
-		"- {<<: *base, kind: ServiceEntry, metadata: {name: anchored, namespace: shop}, spec: {hosts: [!!str a.example], addresses: [10.0.0.0/8]}}\n",
-	"kind: NamespaceList\nitems:\n- {kind: Namespace, metadata: {name: shop}}\n- kind: List\n  items:\n  - {apiVersion: v1, kind: Service, metadata: {name: payments, namespace: shop}, spec: {clusterIP: None}}\n",
-	"kind: ServiceEntry\nmetadata: {name: p, namespace: a}\nspec: {hosts: ['*x.example', '*-Foo.example.', '*x', 'a.x.example'], addresses: [10.0.0.9]}\n",
-	"kind: List\nitems:\n- {kind: Namespace, metadata: {name: a}}\n- apiVersion: networking.istio.io/v1\n  kind: VirtualService\n  metadata: {name: r, namespace: a}\n" +
-		"  spec:\n    hosts: [r, '*.r.example']\n    exportTo: [.]\n    http:\n    - match: [{sourceNamespace: b, uri: {prefix: /x}, headers: {h: {regex: 'a+'}}}]\n" +
-		"      route: [{destination: {host: r, subset: v1, port: {number: 80}}, weight: 90}, {destination: {host: s}, weight: 10}]\n      mirror: {host: m.example}\n" +
-		"    - delegate: {name: d, namespace: b}\n    tcp: [{route: [{destination: {host: db.example}}]}]\n    tls: [{match: [{sniHosts: [r]}], route: [{destination: {host: r}}]}]\n",
-	"apiVersion: networking.istio.io/v1beta1\nkind: DestinationRule\nmetadata: {name: d, namespace: a}\n" +
-		"spec: {host: r, exportTo: [.], workloadSelector: {matchLabels: {app: r}}, subsets: [{name: v1, labels: {version: v1}, trafficPolicy: {tls: {mode: ISTIO_MUTUAL}}}], trafficPolicy: {connectionPool: {tcp: {maxConnections: 1}}}}\n" +
-		"---\nkind: Namespace\nmetadata: {name: a}\n",
-	"kind: Namespace\nmetadata: {name: a}\n---\napiVersion: networking.istio.io/v1\nkind: Sidecar\nmetadata: {name: s, namespace: a}\n" +
-		"spec: {egress: [{port: {number: 0}, bind: 'unix:///s', hosts: [./*]}, {port: {number: 80}, hosts: [./*]}, {hosts: ['*/*']}]}\n",
+// The fuzz seeds, testdata/seeds/*, are inputs that reach the loader's paths: every kind and
+// field it reads, Lists nested and typed, several documents, JSON, the full YAML reader's
+// constructs (anchors, merge keys, tags), short names to expand, and what it refuses. They
+// are small: the fuzzer minimizes each input that finds new code in time quadratic in its
+// length, and spends that time fuzzing nothing else. Package ambient's fuzzer starts from
+// them too.
+
+// readSeed returns the seed of that name.
+func readSeed(name string) string {
+	b, err := os.ReadFile(filepath.Join("testdata", "seeds", name))
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
+
+// seeds returns every seed.
+func seeds(tb testing.TB) [][]byte {
+	files, err := filepath.Glob(filepath.Join("testdata", "seeds", "*"))
+	require.NoError(tb, err)
+	require.NotEmpty(tb, files)
+	var out [][]byte
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		require.NoError(tb, err)
+		out = append(out, b)
+	}
+	return out
 }
 
 func FuzzLoad(f *testing.F) {
-	for _, s := range inventorySeeds {
-		f.Add([]byte(s))
+	for _, s := range seeds(f) {
+		f.Add(s)
 	}
 	for _, tt := range loadInventoryRefusals {
 		f.Add([]byte(tt.in))
