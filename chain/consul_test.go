@@ -171,7 +171,7 @@ func entriesOf(raw []json.RawMessage) (Entries, map[string][]error) {
 			panic(err)
 		}
 		switch head.Kind {
-		case Kind:
+		case resolverKind:
 			rs, err := LoadResolvers(r)
 			if err != nil {
 				problems[head.Kind+"/"+head.Name] = fielderr.Split(err)

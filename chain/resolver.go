@@ -9,12 +9,14 @@ import (
 	"github.com/meshscope/meshscope/internal/names"
 )
 
-// Kind is the config entry kind of a service resolver.
-const Kind = "service-resolver"
-
 const (
 	defaultName = names.Default
 	wildcard    = names.Wildcard
+	// Each entry's Kind: the one value Validate accepts besides "" (and the one a router or
+	// splitter is given when it is normalised).
+	resolverKind = names.KindServiceResolver
+	routerKind   = names.KindServiceRouter
+	splitterKind = names.KindServiceSplitter
 )
 
 // ServiceResolver is a Consul service-resolver config entry: how requests for the service

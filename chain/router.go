@@ -10,9 +10,6 @@ import (
 	"github.com/meshscope/meshscope/exports"
 )
 
-// RouterKind is the config entry kind of a service router.
-const RouterKind = "service-router"
-
 // ServiceRouter is a Consul service-router config entry: the HTTP routes of the service
 // Name, tried in order, each sending the requests it matches to a destination. Requests no
 // route matches go to the service itself. Only the requested service's router is read for
@@ -115,7 +112,7 @@ func (r *ServiceRouter) ServiceName() exports.ServiceName {
 // the Kind is set, and each route's Methods are upper-cased. Compile works on normalised
 // copies; Validate judges the entry as normalised.
 func (r *ServiceRouter) Normalize() {
-	r.Kind = RouterKind
+	r.Kind = routerKind
 	for _, route := range r.Routes {
 		if route.Match != nil && route.Match.HTTP != nil {
 			for i, m := range route.Match.HTTP.Methods {

@@ -9,9 +9,6 @@ import (
 	"github.com/meshscope/meshscope/exports"
 )
 
-// SplitterKind is the config entry kind of a service splitter.
-const SplitterKind = "service-splitter"
-
 // ServiceSplitter is a Consul service-splitter config entry: how the requests for the
 // service Name are shared among services and subsets, by weight. A split to another service
 // that has a splitter of its own goes through that splitter (splitters nest); the chain
@@ -52,7 +49,7 @@ func (s *ServiceSplitter) ServiceName() exports.ServiceName {
 // the Kind is set and every weight is rounded (RoundWeight). Compile works on normalised
 // copies.
 func (s *ServiceSplitter) Normalize() {
-	s.Kind = SplitterKind
+	s.Kind = splitterKind
 	for i := range s.Splits {
 		s.Splits[i].Weight = RoundWeight(s.Splits[i].Weight)
 	}

@@ -23,8 +23,8 @@ import (
 // expressions when it stores a router, and neither does Validate.
 func (r *ServiceRouter) Validate() error {
 	var p problems
-	if r.Kind != "" && r.Kind != RouterKind {
-		p.add("Kind", "must be %q, got %q", RouterKind, r.Kind)
+	if r.Kind != "" && r.Kind != routerKind {
+		p.add("Kind", "must be %q, got %q", routerKind, r.Kind)
 	}
 	if r.Name == "" {
 		p.add("Name", "Name is required")
@@ -141,8 +141,8 @@ var retryConditions = []string{"5xx", "gateway-error", "reset", "connect-failure
 // headers are accepted. A Kind other than service-splitter is meshscope's words.
 func (s *ServiceSplitter) Validate() error {
 	var p problems
-	if s.Kind != "" && s.Kind != SplitterKind {
-		p.add("Kind", "must be %q, got %q", SplitterKind, s.Kind)
+	if s.Kind != "" && s.Kind != splitterKind {
+		p.add("Kind", "must be %q, got %q", splitterKind, s.Kind)
 	}
 	if s.Name == "" {
 		p.add("Name", "Name is required")

@@ -12,6 +12,7 @@ import (
 	"github.com/meshscope/meshscope/chain"
 	"github.com/meshscope/meshscope/exports"
 	"github.com/meshscope/meshscope/internal/fielderr"
+	"github.com/meshscope/meshscope/internal/names"
 	"github.com/meshscope/meshscope/internal/report"
 	"github.com/meshscope/meshscope/internal/strict"
 )
@@ -40,9 +41,9 @@ type entryKey struct {
 // The config entry kinds Consul has, and what replication makes of each.
 const (
 	kindExportedServices = exports.Kind
-	kindServiceResolver  = chain.Kind
-	kindServiceRouter    = chain.RouterKind
-	kindServiceSplitter  = chain.SplitterKind
+	kindServiceResolver  = names.KindServiceResolver
+	kindServiceRouter    = names.KindServiceRouter
+	kindServiceSplitter  = names.KindServiceSplitter
 	kindSamenessGroup    = exports.SamenessGroupKind
 	kindServiceDefaults  = "service-defaults"
 	kindProxyDefaults    = "proxy-defaults"
