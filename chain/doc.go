@@ -50,7 +50,7 @@
 // resolver for it; meshscope reads the named one's, as Consul Enterprise does. Consul
 // flattens nested splitters in map order, and where three or more nest, an inner level may
 // be rounded first; meshscope flattens outermost first, always. And a splitter node that
-// flattening would give more than MaxSplits splits is refused (ErrTooManySplits): splitters
+// flattening would give more than 65,536 splits is refused (ErrTooManySplits): splitters
 // nested n deep, each splitting twice to the next, flatten into 2^n splits.
 //
 // # Explaining a request, drawing the graph

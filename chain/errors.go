@@ -39,6 +39,6 @@ var (
 	// HTTP-like (Consul's "does not permit advanced routing or splitting behavior").
 	ErrRoutingProtocol = errors.New("routing on a protocol that is not HTTP-like")
 	// ErrTooManySplits: flattening nested splitters gives a splitter node more than
-	// MaxSplits splits.
+	// 65,536 splits.
 	ErrTooManySplits = errors.New("too many splits")
 )

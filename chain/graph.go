@@ -142,11 +142,11 @@ func (c *compiler) resolverNode(ch *Chain, k key) string {
 		return nk
 	}
 	r, found := c.resolverOf(t.ServiceName)
-	rn := &ResolverNode{Target: tid, ConnectTimeout: DefaultConnectTimeout, Default: !found && !c.defaultGroupApplies(t)}
+	rn := &ResolverNode{Target: tid, ConnectTimeout: defaultConnectTimeout, Default: !found && !c.defaultGroupApplies(t)}
 	node := &Node{Type: NodeResolver, Name: tid, Resolver: rn}
 	if found {
 		rn.Default = r.isDefault()
-		rn.ConnectTimeout = cmp.Or(r.ConnectTimeout, DefaultConnectTimeout)
+		rn.ConnectTimeout = cmp.Or(r.ConnectTimeout, defaultConnectTimeout)
 		rn.RequestTimeout = r.RequestTimeout
 		node.LoadBalancer = r.LoadBalancer.clone()
 	}

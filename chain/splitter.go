@@ -28,8 +28,9 @@ type ServiceSplitter struct {
 // ServiceSplit is one share of a splitter's requests: Weight percent of them go to Service
 // (empty: the splitter's) and ServiceSubset, in Namespace and Partition (empty: the
 // splitter's), with the header changes a proxy makes on the way. Weights are rounded to
-// 0.01 as Consul rounds them (see RoundWeight); the rounded weights of a splitter must sum
-// to exactly 100.
+// 0.01 as Consul rounds them — in hundredths of a percent, half away from zero, computed in
+// float32 as Consul computes it (99.999 is 100, 0.001 is 0, 33.335 is 33.34) — and the
+// rounded weights of a splitter must sum to exactly 100.
 type ServiceSplit struct {
 	Weight          float32              `json:"Weight"`
 	Service         string               `json:"Service,omitempty"`
@@ -46,19 +47,17 @@ func (s *ServiceSplitter) ServiceName() exports.ServiceName {
 }
 
 // Normalize does what Consul's server does to a splitter before it validates and stores it:
-// the Kind is set and every weight is rounded (RoundWeight). Compile works on normalised
+// the Kind is set and every weight is rounded (see ServiceSplit). Compile works on normalised
 // copies.
 func (s *ServiceSplitter) Normalize() {
 	s.Kind = splitterKind
 	for i := range s.Splits {
-		s.Splits[i].Weight = RoundWeight(s.Splits[i].Weight)
+		s.Splits[i].Weight = roundWeight(s.Splits[i].Weight)
 	}
 }
 
-// RoundWeight rounds a split weight to 0.01 as Consul does: in hundredths of a percent,
-// half away from zero, computed in float32 as Consul computes it (99.999 is 100, 0.001 is 0,
-// 33.335 is 33.34).
-func RoundWeight(w float32) float32 { return float32(scaledWeight(w)) / 100 }
+// roundWeight rounds a split weight to 0.01 as Consul does (see ServiceSplit).
+func roundWeight(w float32) float32 { return float32(scaledWeight(w)) / 100 }
 
 // scaledWeight is w in hundredths, rounded, as Consul scales a weight.
 func scaledWeight(w float32) int { return int(math.Round(float64(w * 100))) }

@@ -155,9 +155,9 @@ func (c *compiler) add(ch *Chain, id string, k key, via []Step) {
 	}
 	// The proxy settings, from the resolver of the target's service — a local one for a
 	// peer's target too, as Consul finds resolvers by service, namespace and partition.
-	t.ConnectTimeout = DefaultConnectTimeout
+	t.ConnectTimeout = defaultConnectTimeout
 	if r, ok := c.resolverOf(k.ServiceName); ok {
-		t.ConnectTimeout = cmp.Or(r.ConnectTimeout, DefaultConnectTimeout)
+		t.ConnectTimeout = cmp.Or(r.ConnectTimeout, defaultConnectTimeout)
 		t.RequestTimeout = r.RequestTimeout
 		t.LoadBalancer = r.LoadBalancer.clone()
 		if sub, ok := r.Subsets[k.subset]; ok && k.subset != "" {

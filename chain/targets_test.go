@@ -36,14 +36,14 @@ func TestTargetsCarryProxySettings(t *testing.T) {
 	assert.Equal(t, policy, start.FailoverPolicy, "the start carries the policy of the section that produced its failover")
 
 	backup := c.Targets["backup.default.default.dc1"]
-	assert.Equal(t, DefaultConnectTimeout, backup.ConnectTimeout, "5s when the resolver sets none")
+	assert.Equal(t, defaultConnectTimeout, backup.ConnectTimeout, "5s when the resolver sets none")
 	assert.Equal(t, time.Second, backup.RequestTimeout)
 	assert.Nil(t, backup.LoadBalancer)
 	assert.Nil(t, backup.FailoverPolicy, "failover targets carry no policy")
 	assert.Empty(t, backup.Filter)
 
 	final := c.Targets["final.default.default.dc1"]
-	assert.Equal(t, DefaultConnectTimeout, final.ConnectTimeout, "settings come from the resolver of the target's own service, after redirects")
+	assert.Equal(t, defaultConnectTimeout, final.ConnectTimeout, "settings come from the resolver of the target's own service, after redirects")
 
 	peer := c.Targets["main.default.default.external.east"]
 	assert.Equal(t, "v1", peer.Subset, "the peer target keeps the start's subset, as in Consul")
