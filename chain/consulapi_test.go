@@ -107,10 +107,10 @@ func TestRoutingReadsBackThroughConsulsAPI(t *testing.T) {
 // TestChainJSONReadsThroughConsulsAPI: json.Marshal of a chain reads into Consul's own API type for
 // /v1/discovery-chain/:service, every node and target where meshscope put it.
 func TestChainJSONReadsThroughConsulsAPI(t *testing.T) {
-	routers, err := chain.LoadRouters([]byte(`{"Name":"web","Routes":[{"Match":{"HTTP":{"PathPrefix":"/api"}},"Destination":{"Service":"api","RequestTimeout":"2s"}}]}`))
-	require.NoError(t, err)
+	var router chain.ServiceRouter
+	require.NoError(t, json.Unmarshal([]byte(`{"Name":"web","Routes":[{"Match":{"HTTP":{"PathPrefix":"/api"}},"Destination":{"Service":"api","RequestTimeout":"2s"}}]}`), &router))
 	c, err := chain.Compile(chain.Request{Service: exports.ServiceName{Name: "web"}, Datacenter: "dc1", TrustDomain: "td.consul"},
-		chain.Entries{Routers: routers, DefaultProtocol: "http",
+		chain.Entries{Routers: []chain.ServiceRouter{router}, DefaultProtocol: "http",
 			Splitters: []chain.ServiceSplitter{{Name: "api", Splits: []chain.ServiceSplit{{Weight: 50, ServiceSubset: "v1"}, {Weight: 50, ServiceSubset: "v2"}}}},
 			Resolvers: []chain.ServiceResolver{{Name: "api", ConnectTimeout: 3 * time.Second, Subsets: map[string]chain.Subset{"v1": {Filter: "f", OnlyPassing: true}, "v2": {}},
 				Failover: map[string]chain.Failover{"*": {Datacenters: []string{"dc2"}}}}}})

@@ -37,19 +37,6 @@ func (s *ServiceSplitter) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// LoadRouters reads service-router entries as `consul config read -kind service-router`
-// prints them — one JSON value, a stream of values or a JSON array — each decoded as
-// ServiceRouter.UnmarshalJSON decodes it and validated, every problem reported with where it
-// is (see LoadResolvers). The entries are returned as read, not normalised.
-func LoadRouters(data []byte) ([]ServiceRouter, error) {
-	return strict.DecodeEntries(data, true, decodeRouter, func(r ServiceRouter) error { return r.Validate() })
-}
-
-// LoadSplitters reads service-splitter entries as LoadRouters reads routers.
-func LoadSplitters(data []byte) ([]ServiceSplitter, error) {
-	return strict.DecodeEntries(data, true, decodeSplitter, func(s ServiceSplitter) error { return s.Validate() })
-}
-
 // entryHead decodes what every config entry has: Kind, Name, Namespace, Partition, Meta,
 // CreateIndex and ModifyIndex.
 func entryHead(d *strict.Decoder, o strict.Object, kind, name, namespace, partition *string, meta *map[string]string, create, modify *uint64) {

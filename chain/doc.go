@@ -163,8 +163,9 @@
 // # Input, errors and which strings are contracts
 //
 // ServiceResolver, ServiceRouter and ServiceSplitter decode `consul config read` JSON of their
-// kind strictly and encode back to it; LoadResolvers, LoadRouters and LoadSplitters read one
-// entry, a stream or an array. Validate reports every problem with its path, in a
+// kind strictly and encode back to it (json.Unmarshal reads one entry, or a JSON array of
+// them; package peermeta's LoadConfig reads entries of every kind at once, from a stream or
+// arrays). Validate reports every problem with its path, in a
 // deterministic order, in Consul v1.16's words (the few worded by meshscope are listed on
 // Validate); the package's tests, and those of package peermeta, hold the validation and
 // compile errors, the graphs, targets and failover lists to answers recorded from Consul's

@@ -11,7 +11,7 @@ func FuzzLoadRouters(f *testing.F) {
 	f.Add([]byte(`[{"name":"w","routes":[{"match":{"http":{"path_exact":"x","path_regex":"("}},"destination":{"prefix_rewrite":"/","retry_on_connect_failure":true,"service_subset":"v1"}}]}] {"Name":"a"}`))
 	f.Add([]byte(`{"Name":"w","Routes":[{"Match":{"HTTP":{"PathPrefix":"/","path_prefix":"/"}}},null,1,{"Match":{"HTTP":{"Methods":["FETCH","GET","get"]}}}],"Bogus":1}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		rs, err := LoadRouters(data)
+		rs, err := loadRouters(data)
 		if err != nil {
 			return
 		}
@@ -36,7 +36,7 @@ func FuzzLoadSplitters(f *testing.F) {
 	f.Add([]byte(`[{"name":"w","splits":[{"weight":100,"service_subset":"v1","request_headers":{"add":{"a":"1"}}}]},{"Name":"x","Splits":[]}]`))
 	f.Add([]byte(`{"Name":"w","Splits":[{"Weight":"50"},{"Weight":1e39},{"Weight":-50,"Service":"b"},{"Weight":150}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		ss, err := LoadSplitters(data)
+		ss, err := loadSplitters(data)
 		if err != nil {
 			return
 		}

@@ -22,7 +22,7 @@ const (
 // ServiceResolver is a Consul service-resolver config entry: how requests for the service
 // Name are resolved to instances — subsets, a default subset, a redirect elsewhere, failover.
 // Field names and JSON are Consul's, so `consul config read -kind service-resolver` output
-// unmarshals directly (see UnmarshalJSON and LoadResolvers).
+// unmarshals directly (see UnmarshalJSON).
 type ServiceResolver struct {
 	Kind      string `json:"Kind,omitempty"`
 	Name      string `json:"Name"`

@@ -22,14 +22,14 @@ func webReq() Request {
 
 func mustRouters(t testing.TB, data string) []ServiceRouter {
 	t.Helper()
-	rs, err := LoadRouters([]byte(data))
+	rs, err := loadRouters([]byte(data))
 	require.NoError(t, err)
 	return rs
 }
 
 func mustSplitters(t testing.TB, data string) []ServiceSplitter {
 	t.Helper()
-	ss, err := LoadSplitters([]byte(data))
+	ss, err := loadSplitters([]byte(data))
 	require.NoError(t, err)
 	return ss
 }

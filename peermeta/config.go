@@ -74,10 +74,9 @@ func LoadConfig(data []byte) (Config, error) {
 // Add reads the config entries of data into c: one JSON value, a stream of values (the
 // output of several `consul config read` commands) or JSON arrays of them, of any kinds,
 // mixed, optionally after a UTF-8 byte-order mark. Entries of the kinds replication reads
-// are decoded strictly and validated as their packages' loaders do (exports.LoadEntries,
-// chain.LoadResolvers, LoadRouters, LoadSplitters, exports.LoadSamenessGroups),
-// service-defaults and proxy-defaults
-// likewise: every field Consul defines is accepted (meshscope uses Protocol and
+// are decoded strictly and validated as their packages do (exports.LoadEntries and
+// LoadSamenessGroups; the UnmarshalJSON and Validate methods of chain's entries), and
+// service-defaults and proxy-defaults likewise: every field Consul defines is accepted (meshscope uses Protocol and
 // Config.protocol), any other is an error with the field it most likely misspells, and so is
 // a key given twice. Entries of Consul's other kinds are skipped, each named in a finding
 // (EntrySkipped); a kind Consul does not have is an error. An entry given twice (one kind and name,
