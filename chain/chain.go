@@ -79,8 +79,8 @@ type Chain struct {
 	// StartNode is the key in Nodes of the node requests start at: the router, else the
 	// splitter, else the resolver of the requested service.
 	StartNode string
-	// Nodes are the graph's nodes by key (see Node.Key); nodes no route or split reaches
-	// are not kept.
+	// Nodes are the graph's nodes by key, Type:Name (see Node); nodes no route or split
+	// reaches are not kept.
 	Nodes map[string]*Node
 	// Start is the target of the start resolver node: the resolver node reached from
 	// StartNode through the catch-all route of a router and the heaviest split (the first of

@@ -155,7 +155,7 @@ func (c *compiler) flattenNode(ch *Chain, n *Node) ([]Split, string) {
 			continue
 		}
 		if len(out) == maxSplits {
-			c.errs = append(c.errs, &FieldError{Value: n.Key(), Detail: fmt.Sprintf("flattening the nested splitters of %s gives more than %d splits", n.Key(), maxSplits), Err: ErrTooManySplits})
+			c.errs = append(c.errs, &FieldError{Value: n.key(), Detail: fmt.Sprintf("flattening the nested splitters of %s gives more than %d splits", n.key(), maxSplits), Err: ErrTooManySplits})
 			return nil, ""
 		}
 		out = append(out, s)
@@ -175,7 +175,7 @@ func (c *compiler) checkMergePanics(ch *Chain) {
 	type summary struct{ reqAdd, reqSet, respNilAdd, respNilSet bool }
 	sums := map[string]summary{}
 	sum := func(n *Node) summary {
-		if s, ok := sums[n.Key()]; ok {
+		if s, ok := sums[n.key()]; ok {
 			return s
 		}
 		var s summary
@@ -186,7 +186,7 @@ func (c *compiler) checkMergePanics(ch *Chain) {
 			s.respNilAdd = s.respNilAdd || !rs.isZero() && rs.Add == nil
 			s.respNilSet = s.respNilSet || !rs.isZero() && rs.Set == nil
 		}
-		sums[n.Key()] = s
+		sums[n.key()] = s
 		return s
 	}
 	for _, k := range c.splitOrder {
@@ -199,7 +199,7 @@ func (c *compiler) checkMergePanics(ch *Chain) {
 			s, rq, rs := sum(next), sp.Definition.RequestHeaders, sp.Definition.ResponseHeaders
 			if !rq.isZero() && (rq.Add == nil && s.reqAdd || rq.Set == nil && s.reqSet) ||
 				rs != nil && (len(rs.Add) > 0 && s.respNilAdd || len(rs.Set) > 0 && s.respNilSet) {
-				c.panicAt = next.Key() + " into " + k
+				c.panicAt = next.key() + " into " + k
 				return
 			}
 		}

@@ -120,7 +120,7 @@ func (c *Chain) ExplainRequest(r HTTPRequest) (*RequestExplanation, error) {
 	e := &RequestExplanation{Request: r, Route: -1}
 	n := c.Nodes[c.StartNode]
 	if n.Type == NodeRouter {
-		e.Router = n.Key()
+		e.Router = n.key()
 		next := ""
 		for i, route := range n.Routes {
 			ok, why, err := matches(route.Definition, r)
@@ -149,12 +149,12 @@ func (c *Chain) ExplainRequest(r HTTPRequest) (*RequestExplanation, error) {
 	}
 	switch n.Type {
 	case NodeSplitter:
-		e.Splitter = n.Key()
+		e.Splitter = n.key()
 		for _, s := range n.Splits {
 			e.Legs = append(e.Legs, leg(s.Weight, s.Definition, s.NextNode))
 		}
 	case NodeResolver:
-		e.Legs = []Leg{leg(100, nil, n.Key())}
+		e.Legs = []Leg{leg(100, nil, n.key())}
 	}
 	return e, nil
 }

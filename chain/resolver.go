@@ -208,9 +208,6 @@ func (r *ServiceResolver) clone(rd *Redirect) ServiceResolver {
 
 func orDefault(s string) string { return names.OrDefault(s) }
 
-// ID returns the resolver's service as "partition/namespace/name", canonical.
-func (r *ServiceResolver) ID() string { return r.ServiceName().String() }
-
 // ServiceName returns the resolver's service, canonical.
 func (r *ServiceResolver) ServiceName() exports.ServiceName {
 	return exports.ServiceName{Partition: r.Partition, Namespace: r.Namespace, Name: r.Name}.Canonical()

@@ -48,8 +48,8 @@ func (cc *Compiler) indexRouting(e Entries, c *fielderr.Collector) {
 		at[k] = i
 		rs[i] = router{ServiceRouter: r.clone(), leaves: -1}
 		own := &rs[i]
-		own.Normalize()
-		own.related = own.ServiceRouter.Related()
+		own.normalize()
+		own.related = own.linked()
 		for j := range own.Routes {
 			if d := own.Routes[j].Destination; d != nil && d.Partition != "" && orDefault(d.Partition) != orDefault(own.Partition) {
 				own.leaves = j
@@ -79,8 +79,8 @@ func (cc *Compiler) indexRouting(e Entries, c *fielderr.Collector) {
 		}
 		ss[i] = splitter{ServiceSplitter: s.clone(), leaves: -1, roundedTo100: roundedTo100(raw)}
 		own := &ss[i]
-		own.Normalize()
-		own.related = own.ServiceSplitter.Related()
+		own.normalize()
+		own.related = own.linked()
 		for j, split := range own.Splits {
 			if split.Partition != "" && orDefault(split.Partition) != orDefault(own.Partition) {
 				own.leaves = j

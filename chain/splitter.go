@@ -46,10 +46,10 @@ func (s *ServiceSplitter) ServiceName() exports.ServiceName {
 	return exports.ServiceName{Partition: s.Partition, Namespace: s.Namespace, Name: s.Name}.Canonical()
 }
 
-// Normalize does what Consul's server does to a splitter before it validates and stores it:
+// normalize does what Consul's server does to a splitter before it validates and stores it:
 // the Kind is set and every weight is rounded (see ServiceSplit). Compile works on normalised
 // copies.
-func (s *ServiceSplitter) Normalize() {
+func (s *ServiceSplitter) normalize() {
 	s.Kind = splitterKind
 	for i := range s.Splits {
 		s.Splits[i].Weight = roundWeight(s.Splits[i].Weight)
@@ -68,9 +68,9 @@ func (s *ServiceSplitter) service(split *ServiceSplit) exports.ServiceName {
 	return exports.ServiceName{Partition: cmp.Or(split.Partition, s.Partition), Namespace: cmp.Or(split.Namespace, s.Namespace), Name: cmp.Or(split.Service, s.Name)}.Canonical()
 }
 
-// Related returns the services Consul's server links the splitter to: each split's service
+// linked returns the services Consul's server links the splitter to: each split's service
 // other than the splitter's own, canonical, once each, in split order.
-func (s *ServiceSplitter) Related() []exports.ServiceName {
+func (s *ServiceSplitter) linked() []exports.ServiceName {
 	own := s.ServiceName()
 	var out []exports.ServiceName
 	for i := range s.Splits {
