@@ -167,12 +167,12 @@ func (e *entry) links() []exports.ServiceName {
 	return nil
 }
 
-// resolverLinks returns the local services Consul's server links the resolver r to — the services
-// it reads next when it reads r, and the chains a write of one of them recompiles r's for:
-// its redirect's service (a redirect to a peer included), each failover section's Service
-// (its own, for a section of datacenters or a sameness group), and each failover target not
-// on a peer; in r's namespace and partition unless they give others; r's own service left
-// out; canonical.
+// resolverLinks returns the local services Consul's server links the resolver r to — the
+// services it reads next when it reads r, and the chains a write of one of them recompiles
+// r's for: its redirect's service (a redirect to a peer included), each failover section's
+// Service (its own, for a section of datacenters or a sameness group), and each failover
+// target not on a peer; in r's namespace and partition unless they give others; r's own
+// service left out; canonical.
 func resolverLinks(r *chain.ServiceResolver) []exports.ServiceName {
 	own := r.ServiceName()
 	var out []exports.ServiceName
@@ -258,11 +258,11 @@ func (st *store) defaultGroup(partition string) *entry {
 // router; the splitters of the services the router names (its own included) — without a
 // router, start's — and of the services those splitters' splits name; from each of those
 // services, the resolver of each service reached and the services it names
-// (resolverLinks), its own service in each partition member of a sameness group it names (looked
-// up in start's partition), and for a service without a resolver its name in the partition
-// members of its partition's DefaultForFailover group; the protocol of every service read;
-// the proxy-defaults protocol; and the groups read. Package chain compiles from them what
-// the server compiles.
+// (resolverLinks), its own service in each partition member of a sameness group it names
+// (looked up in start's partition), and for a service without a resolver its name in the
+// partition members of its partition's DefaultForFailover group; the protocol of every
+// service read; the proxy-defaults protocol; and the groups read. Package chain compiles
+// from them what the server compiles.
 func (st *store) readEntries(start exports.ServiceName) chain.Entries {
 	var e chain.Entries
 	seen := map[exports.ServiceName]bool{}
