@@ -6,9 +6,9 @@ import (
 )
 
 // maxSplits (65,536) bounds the splits one splitter node holds once nested splitters are
-// flattened into it. Consul has no bound; nested splitters that each split twice to the next double the
-// splits at each level, so a bound is what keeps the cost linear in what is read: a chain over
-// it is refused (ErrTooManySplits), which is meshscope's difference from Consul.
+// flattened into it. Consul has no bound; nested splitters that each split twice to the
+// next double the splits at each level, so a bound is what keeps the cost linear in what is
+// read: a chain over it is refused, which is meshscope's difference from Consul.
 const maxSplits = 1 << 16
 
 // checkCycles finds a route or split that leads back to a node on its own path, as Consul's
@@ -60,7 +60,7 @@ func (c *compiler) checkCycles(ch *Chain) {
 				path = append(path, g.key)
 			}
 			path = append(path, k)
-			c.errs = append(c.errs, &FieldError{Value: k, Detail: fmt.Sprintf("detected circular reference: [%s]", strings.Join(path, " -> ")), Err: ErrCircularReference})
+			c.errs = append(c.errs, &FieldError{Value: k, Detail: fmt.Sprintf("detected circular reference: [%s]", strings.Join(path, " -> ")), Err: errCircularReference})
 			return
 		case white:
 			color[k] = grey
@@ -155,7 +155,7 @@ func (c *compiler) flattenNode(ch *Chain, n *Node) ([]Split, string) {
 			continue
 		}
 		if len(out) == maxSplits {
-			c.errs = append(c.errs, &FieldError{Value: n.key(), Detail: fmt.Sprintf("flattening the nested splitters of %s gives more than %d splits", n.key(), maxSplits), Err: ErrTooManySplits})
+			c.errs = append(c.errs, &FieldError{Value: n.key(), Detail: fmt.Sprintf("flattening the nested splitters of %s gives more than %d splits", n.key(), maxSplits), Err: errTooManySplits})
 			return nil, ""
 		}
 		out = append(out, s)

@@ -50,7 +50,7 @@ func FuzzLoadSplitters(f *testing.F) {
 
 // FuzzExplainRequest holds ExplainRequest, on a chain with every kind of matcher, to a leg
 // of weights summing to 100 for any request line ParseHTTPRequest accepts, and to an
-// ErrHTTPRequest for any it refuses.
+// errHTTPRequest for any it refuses.
 func FuzzExplainRequest(f *testing.F) {
 	f.Add("GET /users/42?v=7", "x-env", "prod")
 	f.Add("POST /api", "X-DEBUG", "")
@@ -68,7 +68,7 @@ func FuzzExplainRequest(f *testing.F) {
 	f.Fuzz(func(t *testing.T, line, name, value string) {
 		r, err := ParseHTTPRequest(line)
 		if err != nil {
-			if !errors.Is(err, ErrHTTPRequest) {
+			if !errors.Is(err, errHTTPRequest) {
 				t.Fatalf("%q: %v", line, err)
 			}
 			return

@@ -403,8 +403,8 @@ func refNamed(r *ServiceResolver) []exports.ServiceName {
 	return out
 }
 
-var refErrs = map[string]error{"protocol": ErrProtocolMismatch, "subset": ErrUnknownSubset, "redirect": ErrRedirectCycle,
-	"cycle": ErrCircularReference, "routing": ErrRoutingProtocol}
+var refErrs = map[string]error{"protocol": ErrProtocolMismatch, "subset": errUnknownSubset, "redirect": ErrRedirectCycle,
+	"cycle": errCircularReference, "routing": errRoutingProtocol}
 
 // randomRouting adds routers and splitters over the services of randomResolvers, some of
 // them nesting, some splitting to themselves, some with header changes.

@@ -42,7 +42,7 @@ func (cc *Compiler) indexRouting(e Entries, c *fielderr.Collector) {
 			continue
 		}
 		if prev, dup := at[k]; dup {
-			c.Put(&FieldError{Where: where, Value: k.String(), Detail: fmt.Sprintf("duplicate of Routers[%d]; one router per service", prev), Err: ErrDuplicateResolver})
+			c.Put(&FieldError{Where: where, Value: k.String(), Detail: fmt.Sprintf("duplicate of Routers[%d]; one router per service", prev), Err: errDuplicate})
 			continue
 		}
 		at[k] = i
@@ -69,7 +69,7 @@ func (cc *Compiler) indexRouting(e Entries, c *fielderr.Collector) {
 			continue
 		}
 		if prev, dup := at[k]; dup {
-			c.Put(&FieldError{Where: where, Value: k.String(), Detail: fmt.Sprintf("duplicate of Splitters[%d]; one splitter per service", prev), Err: ErrDuplicateResolver})
+			c.Put(&FieldError{Where: where, Value: k.String(), Detail: fmt.Sprintf("duplicate of Splitters[%d]; one splitter per service", prev), Err: errDuplicate})
 			continue
 		}
 		at[k] = i

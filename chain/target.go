@@ -63,7 +63,7 @@ func (cc *Compiler) compileFrom(req Request, asRead bool) (*Chain, error) {
 		c.flatten(ch)
 	}
 	if c.routing && !IsHTTPLike(c.proto) {
-		c.errs = append(c.errs, &FieldError{Value: c.proto, Detail: fmt.Sprintf("discovery chain %q uses a protocol %q that does not permit advanced routing or splitting behavior", req.Service.Name, c.proto), Err: ErrRoutingProtocol})
+		c.errs = append(c.errs, &FieldError{Value: c.proto, Detail: fmt.Sprintf("discovery chain %q uses a protocol %q that does not permit advanced routing or splitting behavior", req.Service.Name, c.proto), Err: errRoutingProtocol})
 	}
 	if len(c.errs) > 0 {
 		return nil, errors.Join(c.errs...)

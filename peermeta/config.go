@@ -167,7 +167,7 @@ func (c *Config) add(file, where string, x any) error {
 		return in(err)
 	}
 	if prev, dup := c.seen[e.key]; dup {
-		return in(&FieldError{Value: entryName, Detail: fmt.Sprintf("a second %s entry for %s; the first is %s", kind, e.key.name.Short(), prev), Err: chain.ErrDuplicateResolver})
+		return in(&FieldError{Value: entryName, Detail: fmt.Sprintf("a second %s entry for %s; the first is %s", kind, e.key.name.Short(), prev)})
 	}
 	c.put(&e)
 	c.remember(e.key, strings.TrimPrefix(file+": "+label, ": "))

@@ -35,7 +35,7 @@ func newStore(c *Config) (*store, error) {
 		protocolEntries(c.Entries.Protocols)} {
 		for _, e := range es {
 			if _, dup := st.entries[e.key]; dup {
-				dups = append(dups, &FieldError{Value: e.key.name.String(), Detail: fmt.Sprintf("a second %s entry for %s", e.key.kind, e.key.name.Short()), Err: chain.ErrDuplicateResolver})
+				dups = append(dups, &FieldError{Value: e.key.name.String(), Detail: fmt.Sprintf("a second %s entry for %s", e.key.kind, e.key.name.Short())})
 				continue
 			}
 			st.set(e)
