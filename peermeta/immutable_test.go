@@ -13,7 +13,7 @@ import (
 )
 
 // TestOwnedValuesDoNotAlias mutates every slice, map and pointer that Replicate, Diff,
-// Build, Explain, Synthesize and Upstream return — all of them the caller's — and checks
+// Build, Explain, synthesize and Upstream return — all of them the caller's — and checks
 // that the caller's input and every later answer are unchanged.
 func TestOwnedValuesDoNotAlias(t *testing.T) {
 	in := replicationInput(t)

@@ -100,9 +100,18 @@ func (r *Replication) AllFindings() []Finding {
 type Exported struct {
 	Service exports.ServiceName `json:"Service"`
 	// Rule is the index of the exported-services rule that exports it.
-	Rule      int                `json:"Rule"`
-	PeerMeta  PeerMeta           `json:"PeerMeta"`
-	Origins   []Origin           `json:"Origins"`
+	Rule     int      `json:"Rule"`
+	PeerMeta PeerMeta `json:"PeerMeta"`
+	Origins  []Origin `json:"Origins"`
+	// Instances are the instances the peer sees: one connect-proxy per mesh gateway instance
+	// (the gateways ordered by node and service ID; the i-th gives instance i), service
+	// "<service>-sidecar-proxy", ID "<service>-sidecar-proxy-instance-<i>" (or
+	// "<service>-sidecar-proxy" when the gateway instance has no ID), proxying for
+	// "<service>" ("<service>-instance-<i>", or "<service>"), at the gateway's node, address,
+	// tagged addresses and port, carrying the PeerMeta, with the gateway's checks folded into
+	// one "<ID>:overall-check": maintenance if any is a node or service maintenance check,
+	// else the worst of critical, warning and passing (an unknown status counts as critical,
+	// where Consul lets it win over everything); its output says which check decided.
 	Instances []CheckServiceNode `json:"Instances"`
 	// Start is the ID of the chain's start target.
 	Start string `json:"Start"`
@@ -121,7 +130,7 @@ type Exported struct {
 // Connect services — those with a service-resolver, service-router or service-splitter
 // entry, or listed in Input.Connect — are
 // replicated with a discovery chain: each with its PeerMeta (see Build), the origin of each
-// SPIFFE ID, and one synthetic instance per mesh gateway instance (see Synthesize). The
+// SPIFFE ID, and one synthetic instance per mesh gateway instance (see Exported). The
 // others are listed in Plain. A connect service is not replicated, and is listed with the
 // reason, when, in this order: its chain does not compile (Failed, the compile error); its
 // chain is not safe to export to a peer (Failed, chain.Chain.CheckPeerExport's error, in
@@ -163,7 +172,7 @@ func Replicate(in Input) (Replication, error) {
 		}
 		m, origins := build(x, c)
 		rep.Services = append(rep.Services, Exported{Service: s, Rule: e.rule, PeerMeta: m, Origins: origins,
-			Instances: Synthesize(s, m, gateways), Start: c.Start, Chain: c})
+			Instances: synthesize(s, m, gateways), Start: c.Start, Chain: c})
 	}
 	slices.SortStableFunc(rep.Findings, report.Compare)
 	return rep, nil
