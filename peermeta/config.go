@@ -218,25 +218,6 @@ func skippedFinding(file, label, kind string) (Finding, bool) {
 	return report.New(path, EntrySkipped, "not read: %s", why), true
 }
 
-// Kinds returns the kinds replication reads that c holds entries of: exported-services,
-// service-resolver, service-router, service-splitter, sameness-group, service-defaults and
-// proxy-defaults, in that order.
-func (c *Config) Kinds() []string {
-	var out []string
-	for _, k := range []struct {
-		kind string
-		has  bool
-	}{{kindExportedServices, len(c.Exports) > 0}, {kindServiceResolver, len(c.Entries.Resolvers) > 0},
-		{kindServiceRouter, len(c.Entries.Routers) > 0}, {kindServiceSplitter, len(c.Entries.Splitters) > 0},
-		{kindSamenessGroup, len(c.Entries.SamenessGroups) > 0}, {kindServiceDefaults, len(c.Entries.Protocols) > 0},
-		{kindProxyDefaults, c.proxyDefaults || c.Entries.DefaultProtocol != ""}} {
-		if k.has {
-			out = append(out, k.kind)
-		}
-	}
-	return out
-}
-
 // unknownKind is the error for a Kind Consul does not have, with the one it most likely
 // misspells.
 func unknownKind(kind string) error {

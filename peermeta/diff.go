@@ -73,10 +73,6 @@ type ServiceState struct {
 	Instances []string `json:"Instances,omitempty"`
 }
 
-// Replicated reports whether the peer receives the service in this state: with a chain or
-// as a plain service.
-func (s ServiceState) Replicated() bool { return s.As == AsChain || s.As == AsPlain }
-
 // Diff is the dry run of the change from before to after, for the peer after.Exporter.Peer
 // (before is replicated with before's exporter and that peer: each side keeps its own trust
 // domain, datacenter and partition). It writes each entry after holds differently from

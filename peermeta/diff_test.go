@@ -35,6 +35,9 @@ func diffInput(t testing.TB, resolvers ...chain.ServiceResolver) Input {
 	}
 }
 
+// replicated reports whether the peer receives a service in state s.
+func replicated(s ServiceState) bool { return s.As == AsChain || s.As == AsPlain }
+
 func TestDiff(t *testing.T) {
 	before := diffInput(t)
 	after := diffInput(t, chain.ServiceResolver{Name: "db", Failover: map[string]chain.Failover{"*": {Service: "db-backup"}}})
@@ -99,7 +102,7 @@ func TestDiff(t *testing.T) {
 	d, err = Diff(diffInput(t), after)
 	require.NoError(t, err)
 	require.Len(t, d.Services, 2)
-	assert.True(t, d.Services[0].Before.Replicated() && !d.Services[0].After.Replicated(), "removed")
+	assert.True(t, replicated(d.Services[0].Before) && !replicated(d.Services[0].After), "removed")
 	assert.Equal(t, "db", d.Services[0].Key.Name)
 	assert.Equal(t, AsChain, d.Services[0].Before.As)
 	assert.Equal(t, []string{"gw/db-sidecar-proxy-instance-0"}, d.Services[0].Before.Instances)
@@ -107,7 +110,7 @@ func TestDiff(t *testing.T) {
 	assert.Equal(t, "web", d.Services[1].Key.Name)
 	assert.Equal(t, AsPlain, d.Services[1].Before.As)
 	assert.Equal(t, AsChain, d.Services[1].After.As)
-	assert.True(t, d.Services[1].Before.Replicated(), "it was already replicated, as a plain service")
+	assert.True(t, replicated(d.Services[1].Before), "it was already replicated, as a plain service")
 
 	_, err = Diff(diffInput(t, chain.ServiceResolver{Name: "bad", Redirect: &chain.Redirect{}}), diffInput(t))
 	assert.ErrorContains(t, err, "before: Resolvers[0] (default/default/bad): Redirect: Redirect is empty")
