@@ -229,9 +229,9 @@ func TestUpstream(t *testing.T) {
 		sentinel error
 		msg      string
 	}{
-		{"a local target", "db.default.default.dc1", sent, ErrNotPeerTarget, `target "db.default.default.dc1" is not a peer target of chain default/default/db`},
-		{"no such target", "nope", sent, ErrNotPeerTarget, `target "nope" is not a peer target of chain default/default/db`},
-		{"no SNI", "db.default.default.external.east", PeerMeta{Protocol: "tcp"}, ErrNoPeerMeta, `no peer metadata from peer "east" for service "db"`},
+		{"a local target", "db.default.default.dc1", sent, errNotPeerTarget, `target "db.default.default.dc1" is not a peer target of chain default/default/db`},
+		{"no such target", "nope", sent, errNotPeerTarget, `target "nope" is not a peer target of chain default/default/db`},
+		{"no SNI", "db.default.default.external.east", PeerMeta{Protocol: "tcp"}, errNoPeerMeta, `no peer metadata from peer "east" for service "db"`},
 		{"L7 from the peer, L4 here", "db.default.default.external.east", PeerMeta{SNI: sent.SNI, Protocol: "http"}, chain.ErrProtocolMismatch, `peer "east" exports "db" with protocol "http"; the chain uses "tcp"`},
 	}
 	for _, tt := range tests {
@@ -248,7 +248,7 @@ func TestUpstream(t *testing.T) {
 	_, err = Upstream(hc, hc.Start, PeerMeta{SNI: []string{"x"}})
 	assert.EqualError(t, err, `peer "east" exports "ap1/default/api" with protocol "tcp"; the chain uses "http"`, "an empty protocol counts as tcp")
 	_, err = Upstream(nil, "x", sent)
-	assert.ErrorIs(t, err, ErrNotPeerTarget)
+	assert.ErrorIs(t, err, errNotPeerTarget)
 }
 
 func TestReplicateSamenessGroup(t *testing.T) {

@@ -343,7 +343,7 @@ func chainNames(e chain.Entries) []exports.ServiceName {
 func reachesConsul(c *chain.Chain) error {
 	for _, id := range c.TargetIDs() {
 		if t := c.Targets[id]; t.Peer == "" && t.Service.Name == exports.ReservedService {
-			return &FieldError{Value: id, Detail: fmt.Sprintf("its chain reaches the reserved %s service (target %s); it is never exported", exports.ReservedService, id), Err: ErrReservedService}
+			return &FieldError{Value: id, Detail: fmt.Sprintf("its chain reaches the reserved %s service (target %s); it is never exported", exports.ReservedService, id), Err: errReservedService}
 		}
 	}
 	return nil
