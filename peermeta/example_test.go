@@ -32,12 +32,24 @@ func ExampleBuild() {
 	// tcp
 }
 
-func ExampleExplain() {
-	c, _ := chain.Compile(
-		chain.Request{Service: exports.ServiceName{Name: "web"}, Datacenter: "dc1", TrustDomain: td},
-		chain.Entries{Resolvers: []chain.ServiceResolver{{Name: "web", Redirect: &chain.Redirect{Service: "web-v2"}}}},
-	)
-	for _, o := range peermeta.Explain(peermeta.Exporter{Peer: "east", Datacenter: "dc1", TrustDomain: td}, c) {
+// Where each SPIFFE ID a peer receives comes from: web (tcp) is redirected to web-v2, so the
+// peer must accept web-v2's identity too.
+func ExampleReplicate_origins() {
+	x, err := exports.Compile(exports.ConfigEntry{Name: "default", Services: []exports.Service{
+		{Name: "web", Consumers: []exports.Consumer{{Peer: "east"}}},
+	}})
+	if err != nil {
+		panic(err)
+	}
+	rep, err := peermeta.Replicate(peermeta.Input{
+		Exporter: peermeta.Exporter{Peer: "east", Datacenter: "dc1", TrustDomain: td},
+		Exports:  x,
+		Entries:  chain.Entries{Resolvers: []chain.ServiceResolver{{Name: "web", Redirect: &chain.Redirect{Service: "web-v2"}}}},
+	})
+	if err != nil {
+		panic(err)
+	}
+	for _, o := range rep.Services[0].Origins {
 		fmt.Printf("%-12s %v\n", o.From, o.Targets)
 	}
 	// Output:
