@@ -36,9 +36,9 @@ type Imported struct {
 // The last is reported when the importing chain is HTTP-like and the received protocol is
 // not, or the reverse (an empty received protocol counts as tcp); it wraps
 // chain.ErrProtocolMismatch, the one sentinel for services a chain reaches on protocols it
-// cannot mix. The first two are about the arguments themselves — a target whose Peer is
-// empty, a PeerMeta whose PrimarySNI is "" — which a caller that must tell them apart checks
-// before the call.
+// cannot mix. The first two are about the arguments themselves — a target ID that is not in
+// c.Targets or whose Peer is empty, a PeerMeta whose PrimarySNI is "" — which a caller that
+// must tell them apart checks before the call.
 func Upstream(c *chain.Chain, targetID string, received PeerMeta) (Imported, error) {
 	if c == nil {
 		return Imported{}, &FieldError{Value: targetID, Detail: fmt.Sprintf("target %q: no chain", targetID), Err: errNotPeerTarget}
