@@ -44,8 +44,9 @@ type Entries struct {
 	SamenessGroups []exports.SamenessGroup
 }
 
-// DefaultConnectTimeout is a target's connect timeout when its resolver sets none.
-const DefaultConnectTimeout = 5 * time.Second
+// defaultConnectTimeout is a target's connect timeout when its resolver sets none, as in
+// Consul.
+const defaultConnectTimeout = 5 * time.Second
 
 // Chain is the compiled discovery chain of one service: its protocol, its graph (the router,
 // splitter and resolver nodes a request passes, from StartNode), and every target a request
@@ -78,8 +79,8 @@ type Chain struct {
 	// StartNode is the key in Nodes of the node requests start at: the router, else the
 	// splitter, else the resolver of the requested service.
 	StartNode string
-	// Nodes are the graph's nodes by key (see Node.Key); nodes no route or split reaches
-	// are not kept.
+	// Nodes are the graph's nodes by key, Type:Name (see Node); nodes no route or split
+	// reaches are not kept.
 	Nodes map[string]*Node
 	// Start is the target of the start resolver node: the resolver node reached from
 	// StartNode through the catch-all route of a router and the heaviest split (the first of
@@ -125,8 +126,8 @@ type Target struct {
 
 	// What a proxy needs to build the target's cluster, from the resolver of the target's own
 	// service (after redirects) — for a peer target the local resolver of its service,
-	// namespace and partition, as in Consul. ConnectTimeout is the resolver's, else
-	// DefaultConnectTimeout; RequestTimeout the resolver's, else 0.
+	// namespace and partition, as in Consul. ConnectTimeout is the resolver's, else 5s (Consul's
+	// default); RequestTimeout the resolver's, else 0.
 	ConnectTimeout, RequestTimeout time.Duration
 	// Filter and OnlyPassing are the definition of the target's subset, when it has one.
 	Filter      string

@@ -174,7 +174,7 @@ func TestTargetNames(t *testing.T) {
 		SNI: "v1.main.default.dc1.internal." + td, SpiffeID: "spiffe://" + td + "/ns/default/dc/dc1/svc/main",
 		Failover:       []string{"db.data.ap1.dc1", "main.default.default.external.east"},
 		Via:            []Step{{Field: "request", To: "main.default.default.dc1"}, {Resolver: "default/default/main", Field: "DefaultSubset", From: "main.default.default.dc1", To: "v1.main.default.default.dc1"}},
-		ConnectTimeout: DefaultConnectTimeout,
+		ConnectTimeout: defaultConnectTimeout,
 	}, start)
 	db := c.Targets["db.data.ap1.dc1"]
 	assert.Equal(t, "db.data.ap1.dc1.internal-v1."+td, db.SNI)
@@ -183,7 +183,7 @@ func TestTargetNames(t *testing.T) {
 	peer := c.Targets["main.default.default.external.east"]
 	assert.Equal(t, &Target{ID: "main.default.default.external.east", Service: exports.ServiceName{Partition: "default", Namespace: "default", Name: "main"}, Subset: "v1", Peer: "east",
 		Via:            []Step{{Resolver: "default/default/main", Field: `Failover["*"].Targets[1]`, From: "v1.main.default.default.dc1", To: "main.default.default.external.east"}},
-		ConnectTimeout: DefaultConnectTimeout}, peer, "the peer target keeps the subset, as Consul's does, and has the 5s default")
+		ConnectTimeout: defaultConnectTimeout}, peer, "the peer target keeps the subset, as Consul's does, and has the 5s default")
 	assert.Empty(t, c.Findings(), "the local resolver main changes nothing of the peer target")
 	assert.Equal(t, `chain default/default/main (tcp)
   start v1.main.default.default.dc1: request main.default.default.dc1, DefaultSubset of default/default/main -> v1.main.default.default.dc1

@@ -90,7 +90,7 @@ func checkRequest(req Request) []error {
 	var errs []error
 	for _, f := range []struct{ name, value string }{{"Service.Name", req.Service.Name}, {"Datacenter", req.Datacenter}, {"TrustDomain", req.TrustDomain}} {
 		if f.value == "" {
-			errs = append(errs, &FieldError{Field: "Request." + f.name, Detail: "is required", Err: ErrRequest})
+			errs = append(errs, &FieldError{Field: "Request." + f.name, Detail: "is required", Err: errRequest})
 		}
 	}
 	return errs
@@ -127,7 +127,7 @@ func NewCompiler(e Entries) (*Compiler, error) {
 			continue
 		}
 		if prev, dup := cc.resolvers[k]; dup {
-			c.Put(&FieldError{Where: where(), Value: k.String(), Detail: fmt.Sprintf("duplicate of Resolvers[%d]; one resolver per service", prev.pos), Err: ErrDuplicateResolver})
+			c.Put(&FieldError{Where: where(), Value: k.String(), Detail: fmt.Sprintf("duplicate of Resolvers[%d]; one resolver per service", prev.pos), Err: errDuplicate})
 			continue
 		}
 		own[i] = r.clone(&redirects[i])
@@ -148,7 +148,7 @@ func NewCompiler(e Entries) (*Compiler, error) {
 		}
 		ck := k.Canonical()
 		if prev, dup := cc.protocols[ck]; dup && prev != p {
-			c.Put(&FieldError{Field: "Protocols", Value: p, Detail: fmt.Sprintf("%s is given twice, as %q and %q", ck, prev, p), Err: ErrDuplicateResolver})
+			c.Put(&FieldError{Field: "Protocols", Value: p, Detail: fmt.Sprintf("%s is given twice, as %q and %q", ck, prev, p), Err: errDuplicate})
 			continue
 		}
 		cc.protocols[ck] = p

@@ -69,7 +69,7 @@ const (
 	classNotRead = "a local resolver Consul's server does not read for the chain (the recording compiled every entry)"
 )
 
-// TestAgainstConsul feeds every recorded case to LoadResolvers and Compile and compares the
+// TestAgainstConsul feeds every recorded case to loadResolvers and Compile and compares the
 // answer with Consul's: the validation error (any of an entry's problems, as Consul reports
 // one of them in map order), the compile error, or the protocol, the start target, every
 // target's fields and every resolver node's failover list. Only the deliberate differences
@@ -157,7 +157,7 @@ func compareCompiled(req Request, e Entries, want consulAnswer, asRead bool) (cl
 }
 
 // entriesOf reads a case's entries as `consul config read` prints them: resolvers through
-// LoadResolvers (which validates), protocols from service-defaults and proxy-defaults. It
+// loadResolvers (which validates), protocols from service-defaults and proxy-defaults. It
 // returns the problems of each refused entry, by "kind/name".
 func entriesOf(raw []json.RawMessage) (Entries, map[string][]error) {
 	var e Entries
@@ -171,8 +171,8 @@ func entriesOf(raw []json.RawMessage) (Entries, map[string][]error) {
 			panic(err)
 		}
 		switch head.Kind {
-		case Kind:
-			rs, err := LoadResolvers(r)
+		case resolverKind:
+			rs, err := loadResolvers(r)
 			if err != nil {
 				problems[head.Kind+"/"+head.Name] = fielderr.Split(err)
 				continue

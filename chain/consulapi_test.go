@@ -25,7 +25,7 @@ import (
 // it is, and an entry Consul prints is one meshscope reads.
 func TestJSONReadsBackThroughConsulsAPI(t *testing.T) {
 	r := chain.ServiceResolver{
-		Kind: chain.Kind, Name: "web", Namespace: "ops", Partition: "ap1", DefaultSubset: "v1",
+		Kind: "service-resolver", Name: "web", Namespace: "ops", Partition: "ap1", DefaultSubset: "v1",
 		Subsets: map[string]chain.Subset{"v1": {Filter: "Service.Meta.version == v1", OnlyPassing: true}, "v2": {}},
 		Failover: map[string]chain.Failover{
 			"v1": {Service: "web-backup", ServiceSubset: "v2", Namespace: "dr", Datacenters: []string{"dc2", "dc3"}, Policy: &chain.FailoverPolicy{Mode: "order-by-locality", Regions: []string{"us-east-1"}}},
@@ -39,7 +39,7 @@ func TestJSONReadsBackThroughConsulsAPI(t *testing.T) {
 		PrioritizeByLocality: &chain.PrioritizeByLocality{Mode: "failover"},
 		CreateIndex:          7, ModifyIndex: 9,
 	}
-	rd := chain.ServiceResolver{Kind: chain.Kind, Name: "api", Redirect: &chain.Redirect{Service: "api-v2", ServiceSubset: "v1", Namespace: "n", Partition: "p", Datacenter: "dc2", Peer: "east", SamenessGroup: "g"},
+	rd := chain.ServiceResolver{Kind: "service-resolver", Name: "api", Redirect: &chain.Redirect{Service: "api-v2", ServiceSubset: "v1", Namespace: "n", Partition: "p", Datacenter: "dc2", Peer: "east", SamenessGroup: "g"},
 		LoadBalancer: &chain.LoadBalancer{Policy: "least_request", LeastRequestConfig: &chain.LeastRequestConfig{ChoiceCount: 3}}, CreateIndex: 1, ModifyIndex: 1}
 	for _, want := range []chain.ServiceResolver{r, rd} {
 		ours, err := json.Marshal(want)
@@ -68,7 +68,7 @@ func TestJSONReadsBackThroughConsulsAPI(t *testing.T) {
 // service-splitter, every field set, unmarshals into Consul's own API types, and what those
 // write back reads into the same entries.
 func TestRoutingReadsBackThroughConsulsAPI(t *testing.T) {
-	router := chain.ServiceRouter{Kind: chain.RouterKind, Name: "web", Namespace: "ops", Partition: "ap1", Meta: map[string]string{"k": "v"}, CreateIndex: 3, ModifyIndex: 4,
+	router := chain.ServiceRouter{Kind: "service-router", Name: "web", Namespace: "ops", Partition: "ap1", Meta: map[string]string{"k": "v"}, CreateIndex: 3, ModifyIndex: 4,
 		Routes: []chain.ServiceRoute{{
 			Match: &chain.ServiceRouteMatch{HTTP: &chain.ServiceRouteHTTPMatch{PathPrefix: "/api",
 				Header:     []chain.ServiceRouteHTTPMatchHeader{{Name: "a", Exact: "1", Invert: true}, {Name: "b", Present: true}, {Name: "c", Prefix: "p"}, {Name: "d", Suffix: "s"}, {Name: "e", Regex: "r.*"}},
@@ -81,7 +81,7 @@ func TestRoutingReadsBackThroughConsulsAPI(t *testing.T) {
 				ResponseHeaders: &chain.HTTPHeaderModifiers{Remove: []string{"d"}}},
 		}, {Match: &chain.ServiceRouteMatch{HTTP: &chain.ServiceRouteHTTPMatch{PathExact: "/x"}}}, {Match: &chain.ServiceRouteMatch{HTTP: &chain.ServiceRouteHTTPMatch{PathRegex: "/y.*"}}}},
 	}
-	splitter := chain.ServiceSplitter{Kind: chain.SplitterKind, Name: "api", Namespace: "ops", Partition: "ap1", Meta: map[string]string{"k": "v"}, CreateIndex: 5, ModifyIndex: 6,
+	splitter := chain.ServiceSplitter{Kind: "service-splitter", Name: "api", Namespace: "ops", Partition: "ap1", Meta: map[string]string{"k": "v"}, CreateIndex: 5, ModifyIndex: 6,
 		Splits: []chain.ServiceSplit{{Weight: 33.33, Service: "a", ServiceSubset: "v1", Namespace: "n", Partition: "p",
 			RequestHeaders: &chain.HTTPHeaderModifiers{Set: map[string]string{"x": "1"}}, ResponseHeaders: &chain.HTTPHeaderModifiers{Add: map[string]string{"y": "2"}}},
 			{Weight: 66.67}}}
@@ -107,10 +107,10 @@ func TestRoutingReadsBackThroughConsulsAPI(t *testing.T) {
 // TestChainJSONReadsThroughConsulsAPI: json.Marshal of a chain reads into Consul's own API type for
 // /v1/discovery-chain/:service, every node and target where meshscope put it.
 func TestChainJSONReadsThroughConsulsAPI(t *testing.T) {
-	routers, err := chain.LoadRouters([]byte(`{"Name":"web","Routes":[{"Match":{"HTTP":{"PathPrefix":"/api"}},"Destination":{"Service":"api","RequestTimeout":"2s"}}]}`))
-	require.NoError(t, err)
+	var router chain.ServiceRouter
+	require.NoError(t, json.Unmarshal([]byte(`{"Name":"web","Routes":[{"Match":{"HTTP":{"PathPrefix":"/api"}},"Destination":{"Service":"api","RequestTimeout":"2s"}}]}`), &router))
 	c, err := chain.Compile(chain.Request{Service: exports.ServiceName{Name: "web"}, Datacenter: "dc1", TrustDomain: "td.consul"},
-		chain.Entries{Routers: routers, DefaultProtocol: "http",
+		chain.Entries{Routers: []chain.ServiceRouter{router}, DefaultProtocol: "http",
 			Splitters: []chain.ServiceSplitter{{Name: "api", Splits: []chain.ServiceSplit{{Weight: 50, ServiceSubset: "v1"}, {Weight: 50, ServiceSubset: "v2"}}}},
 			Resolvers: []chain.ServiceResolver{{Name: "api", ConnectTimeout: 3 * time.Second, Subsets: map[string]chain.Subset{"v1": {Filter: "f", OnlyPassing: true}, "v2": {}},
 				Failover: map[string]chain.Failover{"*": {Datacenters: []string{"dc2"}}}}}})

@@ -27,16 +27,6 @@ func (r *ServiceResolver) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// LoadResolvers reads service-resolver entries as `consul config read -kind
-// service-resolver -name <service>` prints them: one JSON value, a stream of values (the
-// output of several such commands), or a JSON array. Each entry is decoded as
-// ServiceResolver.UnmarshalJSON decodes it (keys given twice are errors too) and validated.
-// Every problem is reported, naming the value when there are several ("value 2: …") and the
-// element of an array ("[1]: Redirect is empty").
-func LoadResolvers(data []byte) ([]ServiceResolver, error) {
-	return strict.DecodeEntries(data, true, decodeResolver, func(r ServiceResolver) error { return r.Validate() })
-}
-
 var (
 	subsetNames = []string{"ServiceSubset", "service_subset"}
 	groupNames  = []string{"SamenessGroup", "sameness_group"}

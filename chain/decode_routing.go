@@ -15,7 +15,8 @@ import (
 // retry_on, retry_on_status_codes, request_headers, response_headers), durations as strings
 // like "5s" or as nanoseconds — but strictly: an unknown field, a field given twice, or a
 // value of the wrong type is an error naming its path, and every problem is reported. It
-// does not normalise or validate; call Normalize and Validate.
+// keeps the entry as written (Validate and Compile judge it as Consul's server normalises
+// it: methods upper-cased) and does not validate; call Validate.
 func (r *ServiceRouter) UnmarshalJSON(b []byte) error {
 	got, err := strict.Unmarshal(b, true, decodeRouter)
 	if err != nil {
@@ -27,7 +28,8 @@ func (r *ServiceRouter) UnmarshalJSON(b []byte) error {
 
 // UnmarshalJSON decodes a splitter as ServiceRouter.UnmarshalJSON decodes a router (aliases
 // service_subset, request_headers, response_headers). A Weight is a number a float32 holds,
-// read as Consul reads it. It does not normalise or validate; call Normalize and Validate.
+// read as Consul reads it, and kept as written (Validate and Compile judge the weights
+// rounded, as Consul's server stores them); it does not validate: call Validate.
 func (s *ServiceSplitter) UnmarshalJSON(b []byte) error {
 	got, err := strict.Unmarshal(b, true, decodeSplitter)
 	if err != nil {
@@ -35,19 +37,6 @@ func (s *ServiceSplitter) UnmarshalJSON(b []byte) error {
 	}
 	*s = got
 	return nil
-}
-
-// LoadRouters reads service-router entries as `consul config read -kind service-router`
-// prints them — one JSON value, a stream of values or a JSON array — each decoded as
-// ServiceRouter.UnmarshalJSON decodes it and validated, every problem reported with where it
-// is (see LoadResolvers). The entries are returned as read, not normalised.
-func LoadRouters(data []byte) ([]ServiceRouter, error) {
-	return strict.DecodeEntries(data, true, decodeRouter, func(r ServiceRouter) error { return r.Validate() })
-}
-
-// LoadSplitters reads service-splitter entries as LoadRouters reads routers.
-func LoadSplitters(data []byte) ([]ServiceSplitter, error) {
-	return strict.DecodeEntries(data, true, decodeSplitter, func(s ServiceSplitter) error { return s.Validate() })
 }
 
 // entryHead decodes what every config entry has: Kind, Name, Namespace, Partition, Meta,

@@ -50,8 +50,9 @@
 // resolver for it; meshscope reads the named one's, as Consul Enterprise does. Consul
 // flattens nested splitters in map order, and where three or more nest, an inner level may
 // be rounded first; meshscope flattens outermost first, always. And a splitter node that
-// flattening would give more than MaxSplits splits is refused (ErrTooManySplits): splitters
-// nested n deep, each splitting twice to the next, flatten into 2^n splits.
+// flattening would give more than 65,536 splits is refused ("flattening the nested
+// splitters of … gives more than 65536 splits"): splitters nested n deep, each splitting
+// twice to the next, flatten into 2^n splits.
 //
 // # Explaining a request, drawing the graph
 //
@@ -163,16 +164,14 @@
 // # Input, errors and which strings are contracts
 //
 // ServiceResolver, ServiceRouter and ServiceSplitter decode `consul config read` JSON of their
-// kind strictly and encode back to it; LoadResolvers, LoadRouters and LoadSplitters read one
-// entry, a stream or an array. Validate reports every problem with its path, in a
-// deterministic order, in Consul v1.16's words (the few worded by meshscope are listed on
-// Validate); the package's tests, and those of package peermeta, hold the validation and
-// compile errors, the graphs, targets and failover lists to answers recorded from Consul's
-// own compiler and server. Every error is a FieldError (or several joined) wrapping a
-// sentinel where a caller may branch
-// (ErrRedirectCycle, ErrUnknownSubset, ErrProtocolMismatch, ErrDuplicateResolver,
-// ErrMissingSamenessGroup, ErrPeerExport, ErrRequest, ErrCircularReference,
-// ErrRoutingProtocol, ErrTooManySplits, ErrHTTPRequest).
+// kind strictly and encode back to it (json.Unmarshal reads one entry, or a JSON array of
+// them; package peermeta's LoadConfig reads entries of every kind at once, from a stream or
+// arrays). Validate reports every problem with its path, in a deterministic order, in
+// Consul v1.16's words (the few worded by meshscope are listed on Validate); the package's
+// tests, and those of package peermeta, hold the validation and compile errors, the graphs,
+// targets and failover lists to answers recorded from Consul's own compiler and server.
+// Every error is a FieldError (or several joined); the three problems a caller may branch
+// on wrap a sentinel: ErrRedirectCycle, ErrProtocolMismatch and ErrPeerExport.
 //
 // Contracts — strings that stay as they are: target IDs, node keys, SNI names and SPIFFE IDs,
 // the chain's JSON, and the messages Consul itself prints (validation, circular redirect and

@@ -11,34 +11,34 @@ import (
 // each problem: Where (the resolver: "Resolvers[2] (default/default/web)", or the failover
 // being resolved), Field (the path in the resolver: `Failover["*"].Targets[0]`), Value (the
 // value found, when there is one), Detail (Consul's message where Consul has one — a
-// contract — else meshscope's diagnostic, whose wording may change), and Err (one of the
-// sentinels below, where a caller may branch).
+// contract — else meshscope's diagnostic, whose wording may change), and Err (a sentinel of
+// this package where a caller may branch on the problem; see below).
 type FieldError = fielderr.Error
 
-// Sentinel errors, for errors.Is.
+// Sentinel errors, for errors.Is: the problems a caller may act on apart from the others.
+// The rest — an unknown subset, a missing sameness group, a duplicate entry, a circular
+// reference through routers and splitters, routing on a protocol that is not HTTP-like, a
+// splitter node over 65,536 splits, an incomplete Request, a request ExplainRequest cannot
+// follow — are problems with the input that a caller reports as they are: Detail says
+// which, in Consul's words where Consul has them. (ErrPeerExport is with CheckPeerExport.)
 var (
 	// ErrRedirectCycle: resolution came back to a target it had already visited through
 	// redirects (Consul's "detected circular resolver redirect").
 	ErrRedirectCycle = errors.New("circular resolver redirect")
-	// ErrUnknownSubset: a target names a subset its service's resolver does not define.
-	ErrUnknownSubset = errors.New("unknown subset")
-	// ErrProtocolMismatch: the services a chain touches do not share one protocol.
+	// ErrProtocolMismatch: the services a chain touches do not share one protocol (and, in
+	// package peermeta, a peer exports a service on a protocol the importing chain cannot
+	// use).
 	ErrProtocolMismatch = errors.New("inconsistent protocols")
-	// ErrDuplicateResolver: two entries of one kind (resolvers, routers, splitters) for one
-	// service, or two protocols for one service.
-	ErrDuplicateResolver = errors.New("duplicate resolver")
-	// ErrMissingSamenessGroup: a resolver names a sameness group the requesting partition
-	// does not define.
-	ErrMissingSamenessGroup = errors.New("missing sameness group")
-	// ErrRequest: the request lacks a required field.
-	ErrRequest = errors.New("incomplete request")
-	// ErrCircularReference: routes and splits lead back to a router or splitter node on
-	// their own path (Consul's "detected circular reference").
-	ErrCircularReference = errors.New("circular reference")
-	// ErrRoutingProtocol: a chain with a router or a splitter whose protocol is not
-	// HTTP-like (Consul's "does not permit advanced routing or splitting behavior").
-	ErrRoutingProtocol = errors.New("routing on a protocol that is not HTTP-like")
-	// ErrTooManySplits: flattening nested splitters gives a splitter node more than
-	// MaxSplits splits.
-	ErrTooManySplits = errors.New("too many splits")
+)
+
+// What the other problems wrap, so that the package's own tests tell them apart.
+var (
+	errUnknownSubset        = errors.New("unknown subset")
+	errDuplicate            = errors.New("duplicate entry")
+	errMissingSamenessGroup = errors.New("missing sameness group")
+	errRequest              = errors.New("incomplete request")
+	errCircularReference    = errors.New("circular reference")
+	errRoutingProtocol      = errors.New("routing on a protocol that is not HTTP-like")
+	errTooManySplits        = errors.New("too many splits")
+	errHTTPRequest          = errors.New("not an HTTP request meshscope can explain")
 )

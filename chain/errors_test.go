@@ -22,11 +22,11 @@ func TestErrorSentinels(t *testing.T) {
 	}{
 		{"redirect cycle", req, Entries{Resolvers: []ServiceResolver{
 			{Name: "main", Redirect: &Redirect{Service: "other"}}, {Name: "other", Redirect: &Redirect{Service: "main"}}}}, ErrRedirectCycle},
-		{"unknown subset", req, Entries{Resolvers: []ServiceResolver{{Name: "main", Redirect: &Redirect{Service: "other", ServiceSubset: "v9"}}}}, ErrUnknownSubset},
+		{"unknown subset", req, Entries{Resolvers: []ServiceResolver{{Name: "main", Redirect: &Redirect{Service: "other", ServiceSubset: "v9"}}}}, errUnknownSubset},
 		{"protocol mismatch", req, Entries{Resolvers: []ServiceResolver{{Name: "main", Redirect: &Redirect{Service: "other"}}},
 			Protocols: map[exports.ServiceName]string{{Name: "main"}: "http"}}, ErrProtocolMismatch},
-		{"duplicate resolver", req, Entries{Resolvers: []ServiceResolver{{Name: "main"}, {Name: "main", Namespace: "default"}}}, ErrDuplicateResolver},
-		{"incomplete request", Request{Service: exports.ServiceName{Name: "main"}}, Entries{}, ErrRequest},
+		{"duplicate resolver", req, Entries{Resolvers: []ServiceResolver{{Name: "main"}, {Name: "main", Namespace: "default"}}}, errDuplicate},
+		{"incomplete request", Request{Service: exports.ServiceName{Name: "main"}}, Entries{}, errRequest},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -54,7 +54,7 @@ func TestErrorStructure(t *testing.T) {
 	want := []FieldError{
 		{Where: "Resolvers[0] (default/default/web)", Field: `Subsets["V1"]`},
 		{Where: "Resolvers[0] (default/default/web)", Field: "DefaultSubset"},
-		{Where: "Resolvers[2] (default/default/api)", Value: "default/default/api", Err: ErrDuplicateResolver},
+		{Where: "Resolvers[2] (default/default/api)", Value: "default/default/api", Err: errDuplicate},
 	}
 	if diff := cmp.Diff(want, got, cmpopts.IgnoreFields(FieldError{}, "Detail"), cmpopts.EquateErrors()); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)

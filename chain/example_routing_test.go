@@ -1,6 +1,7 @@
 package chain_test
 
 import (
+	"encoding/json"
 	"fmt"
 
 	"github.com/meshscope/meshscope/chain"
@@ -10,20 +11,22 @@ import (
 // A router sends /api to the api service and requests with an x-canary header to web's canary
 // subset; every other request takes the catch-all to web itself.
 func ExampleCompile_router() {
-	routers, err := chain.LoadRouters([]byte(`{
+	// `consul config read -kind service-router -name web` output unmarshals directly.
+	var router chain.ServiceRouter
+	err := json.Unmarshal([]byte(`{
 		"Kind": "service-router",
 		"Name": "web",
 		"Routes": [
 			{"Match": {"HTTP": {"PathPrefix": "/api", "Methods": ["get", "post"]}}, "Destination": {"Service": "api"}},
 			{"Match": {"HTTP": {"Header": [{"Name": "x-canary", "Present": true}]}}, "Destination": {"ServiceSubset": "canary"}}
 		]
-	}`))
+	}`), &router)
 	if err != nil {
 		panic(err)
 	}
 	c, err := chain.Compile(
 		chain.Request{Service: exports.ServiceName{Name: "web"}, Datacenter: "dc1", TrustDomain: trustDomain},
-		chain.Entries{Routers: routers, Resolvers: []chain.ServiceResolver{{Name: "web", Subsets: map[string]chain.Subset{"canary": {}}}}, DefaultProtocol: "http"},
+		chain.Entries{Routers: []chain.ServiceRouter{router}, Resolvers: []chain.ServiceResolver{{Name: "web", Subsets: map[string]chain.Subset{"canary": {}}}}, DefaultProtocol: "http"},
 	)
 	if err != nil {
 		panic(err)
@@ -47,14 +50,15 @@ func ExampleCompile_router() {
 // between two subsets: the chain holds one splitter node, the nested weights multiplied and
 // rounded again as Consul rounds them (10 × 33.33 / 100 is 3.33).
 func ExampleCompile_nestedSplitter() {
-	splitters, err := chain.LoadSplitters([]byte(`[
+	var splitters []chain.ServiceSplitter
+	err := json.Unmarshal([]byte(`[
 		{"Kind": "service-splitter", "Name": "api", "Splits": [
 			{"Weight": 90},
 			{"Weight": 10, "Service": "api-next", "RequestHeaders": {"Set": {"x-next": "1"}}}]},
 		{"Kind": "service-splitter", "Name": "api-next", "Splits": [
 			{"Weight": 33.33, "ServiceSubset": "blue"},
 			{"Weight": 66.67, "ServiceSubset": "green"}]}
-	]`))
+	]`), &splitters)
 	if err != nil {
 		panic(err)
 	}
@@ -77,13 +81,14 @@ func ExampleCompile_nestedSplitter() {
 
 // Explaining a request: which route it takes, and where its shares go.
 func ExampleChain_ExplainRequest() {
-	routers, err := chain.LoadRouters([]byte(`{"Kind": "service-router", "Name": "web", "Routes": [
+	var router chain.ServiceRouter
+	err := json.Unmarshal([]byte(`{"Kind": "service-router", "Name": "web", "Routes": [
 		{"Match": {"HTTP": {"PathExact": "/login"}}, "Destination": {"Service": "auth"}},
-		{"Match": {"HTTP": {"PathRegex": "/api/v[0-9]+/.*", "Header": [{"Name": "x-env", "Exact": "prod", "Invert": true}]}}, "Destination": {"Service": "api"}}]}`))
+		{"Match": {"HTTP": {"PathRegex": "/api/v[0-9]+/.*", "Header": [{"Name": "x-env", "Exact": "prod", "Invert": true}]}}, "Destination": {"Service": "api"}}]}`), &router)
 	if err != nil {
 		panic(err)
 	}
-	e := chain.Entries{Routers: routers, DefaultProtocol: "http",
+	e := chain.Entries{Routers: []chain.ServiceRouter{router}, DefaultProtocol: "http",
 		Splitters: []chain.ServiceSplitter{{Name: "api", Splits: []chain.ServiceSplit{{Weight: 80}, {Weight: 20, Service: "api-next"}}}}}
 	c, err := chain.Compile(chain.Request{Service: exports.ServiceName{Name: "web"}, Datacenter: "dc1", TrustDomain: trustDomain}, e)
 	if err != nil {

@@ -139,7 +139,7 @@ func (c *compiler) defaultGroup() *exports.SamenessGroup { return c.dff[c.req.Se
 func (c *compiler) group(t key, name string) *exports.SamenessGroup {
 	g := c.groups[[2]string{c.req.Service.Partition, name}]
 	if g == nil {
-		c.errs = append(c.errs, &FieldError{Value: name, Detail: fmt.Sprintf("sameness group missing for service %q", t.Name), Err: ErrMissingSamenessGroup})
+		c.errs = append(c.errs, &FieldError{Value: name, Detail: fmt.Sprintf("sameness group missing for service %q", t.Name), Err: errMissingSamenessGroup})
 	}
 	return g
 }

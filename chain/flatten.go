@@ -5,11 +5,11 @@ import (
 	"strings"
 )
 
-// MaxSplits bounds the splits one splitter node holds once nested splitters are flattened
-// into it. Consul has no bound; nested splitters that each split twice to the next double the
-// splits at each level, so a bound is what keeps the cost linear in what is read: a chain over
-// it is refused (ErrTooManySplits), which is meshscope's difference from Consul.
-const MaxSplits = 1 << 16
+// maxSplits (65,536) bounds the splits one splitter node holds once nested splitters are
+// flattened into it. Consul has no bound; nested splitters that each split twice to the
+// next double the splits at each level, so a bound is what keeps the cost linear in what is
+// read: a chain over it is refused, which is meshscope's difference from Consul.
+const maxSplits = 1 << 16
 
 // checkCycles finds a route or split that leads back to a node on its own path, as Consul's
 // compiler does before it flattens: depth first from the start node, the last route or split
@@ -60,7 +60,7 @@ func (c *compiler) checkCycles(ch *Chain) {
 				path = append(path, g.key)
 			}
 			path = append(path, k)
-			c.errs = append(c.errs, &FieldError{Value: k, Detail: fmt.Sprintf("detected circular reference: [%s]", strings.Join(path, " -> ")), Err: ErrCircularReference})
+			c.errs = append(c.errs, &FieldError{Value: k, Detail: fmt.Sprintf("detected circular reference: [%s]", strings.Join(path, " -> ")), Err: errCircularReference})
 			return
 		case white:
 			color[k] = grey
@@ -71,7 +71,7 @@ func (c *compiler) checkCycles(ch *Chain) {
 
 // flatten replaces, in every splitter node a route or the start leads to, each split to a
 // nested splitter by that splitter's splits, as Consul's compiler does: the weight is the
-// outer weight times the inner over 100, rounded again (float32, RoundWeight), and the
+// outer weight times the inner over 100, rounded again (float32, roundWeight), and the
 // definition is the inner split's with the outer split's header changes merged in (see
 // ServiceSplit.underParent), outermost first. Then the nodes nothing reaches go: the nested
 // splitters, which only splits reached. Where a merge is one Consul 1.16.0's server panics
@@ -125,7 +125,7 @@ func (c *compiler) nested(ch *Chain, n *Node) bool {
 
 // flattenNode returns n's splits with nested splitters flattened into them, outermost first,
 // and, when a merge is one Consul 1.16.0 panics on, the nested splitter it merges; nil when
-// there are more than MaxSplits (the error is recorded).
+// there are more than maxSplits (the error is recorded).
 func (c *compiler) flattenNode(ch *Chain, n *Node) ([]Split, string) {
 	type frame struct {
 		parent Split // the flattened split leading to the splitter whose splits are below
@@ -148,14 +148,14 @@ func (c *compiler) flattenNode(ch *Chain, n *Node) ([]Split, string) {
 			if p && panics == "" {
 				panics = f.parent.NextNode
 			}
-			s = Split{Definition: &def, Weight: RoundWeight(float32(float32(f.parent.Weight*s.Weight) / 100)), NextNode: s.NextNode}
+			s = Split{Definition: &def, Weight: roundWeight(float32(float32(f.parent.Weight*s.Weight) / 100)), NextNode: s.NextNode}
 		}
 		if next := ch.Nodes[s.NextNode]; next != nil && next.Type == NodeSplitter {
 			stack = append(stack, frame{parent: s, splits: next.Splits})
 			continue
 		}
-		if len(out) == MaxSplits {
-			c.errs = append(c.errs, &FieldError{Value: n.Key(), Detail: fmt.Sprintf("flattening the nested splitters of %s gives more than %d splits", n.Key(), MaxSplits), Err: ErrTooManySplits})
+		if len(out) == maxSplits {
+			c.errs = append(c.errs, &FieldError{Value: n.key(), Detail: fmt.Sprintf("flattening the nested splitters of %s gives more than %d splits", n.key(), maxSplits), Err: errTooManySplits})
 			return nil, ""
 		}
 		out = append(out, s)
@@ -175,7 +175,7 @@ func (c *compiler) checkMergePanics(ch *Chain) {
 	type summary struct{ reqAdd, reqSet, respNilAdd, respNilSet bool }
 	sums := map[string]summary{}
 	sum := func(n *Node) summary {
-		if s, ok := sums[n.Key()]; ok {
+		if s, ok := sums[n.key()]; ok {
 			return s
 		}
 		var s summary
@@ -186,7 +186,7 @@ func (c *compiler) checkMergePanics(ch *Chain) {
 			s.respNilAdd = s.respNilAdd || !rs.isZero() && rs.Add == nil
 			s.respNilSet = s.respNilSet || !rs.isZero() && rs.Set == nil
 		}
-		sums[n.Key()] = s
+		sums[n.key()] = s
 		return s
 	}
 	for _, k := range c.splitOrder {
@@ -199,7 +199,7 @@ func (c *compiler) checkMergePanics(ch *Chain) {
 			s, rq, rs := sum(next), sp.Definition.RequestHeaders, sp.Definition.ResponseHeaders
 			if !rq.isZero() && (rq.Add == nil && s.reqAdd || rq.Set == nil && s.reqSet) ||
 				rs != nil && (len(rs.Add) > 0 && s.respNilAdd || len(rs.Set) > 0 && s.respNilSet) {
-				c.panicAt = next.Key() + " into " + k
+				c.panicAt = next.key() + " into " + k
 				return
 			}
 		}

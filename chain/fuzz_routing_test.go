@@ -11,7 +11,7 @@ func FuzzLoadRouters(f *testing.F) {
 	f.Add([]byte(`[{"name":"w","routes":[{"match":{"http":{"path_exact":"x","path_regex":"("}},"destination":{"prefix_rewrite":"/","retry_on_connect_failure":true,"service_subset":"v1"}}]}] {"Name":"a"}`))
 	f.Add([]byte(`{"Name":"w","Routes":[{"Match":{"HTTP":{"PathPrefix":"/","path_prefix":"/"}}},null,1,{"Match":{"HTTP":{"Methods":["FETCH","GET","get"]}}}],"Bogus":1}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		rs, err := LoadRouters(data)
+		rs, err := loadRouters(data)
 		if err != nil {
 			return
 		}
@@ -36,7 +36,7 @@ func FuzzLoadSplitters(f *testing.F) {
 	f.Add([]byte(`[{"name":"w","splits":[{"weight":100,"service_subset":"v1","request_headers":{"add":{"a":"1"}}}]},{"Name":"x","Splits":[]}]`))
 	f.Add([]byte(`{"Name":"w","Splits":[{"Weight":"50"},{"Weight":1e39},{"Weight":-50,"Service":"b"},{"Weight":150}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		ss, err := LoadSplitters(data)
+		ss, err := loadSplitters(data)
 		if err != nil {
 			return
 		}
@@ -50,7 +50,7 @@ func FuzzLoadSplitters(f *testing.F) {
 
 // FuzzExplainRequest holds ExplainRequest, on a chain with every kind of matcher, to a leg
 // of weights summing to 100 for any request line ParseHTTPRequest accepts, and to an
-// ErrHTTPRequest for any it refuses.
+// errHTTPRequest for any it refuses.
 func FuzzExplainRequest(f *testing.F) {
 	f.Add("GET /users/42?v=7", "x-env", "prod")
 	f.Add("POST /api", "X-DEBUG", "")
@@ -68,7 +68,7 @@ func FuzzExplainRequest(f *testing.F) {
 	f.Fuzz(func(t *testing.T, line, name, value string) {
 		r, err := ParseHTTPRequest(line)
 		if err != nil {
-			if !errors.Is(err, ErrHTTPRequest) {
+			if !errors.Is(err, errHTTPRequest) {
 				t.Fatalf("%q: %v", line, err)
 			}
 			return

@@ -44,8 +44,8 @@ func (c *compiler) assemble(ch *Chain) string {
 	catchAll := &ServiceRoute{Match: &ServiceRouteMatch{HTTP: &ServiceRouteHTTPMatch{PathPrefix: "/"}},
 		Destination: &ServiceRouteDestination{Service: sid.Name, Namespace: sid.Namespace, Partition: sid.Partition}}
 	node.Routes = append(node.Routes, Route{Definition: catchAll, NextNode: c.splitterOrResolver(ch, sid)})
-	ch.Nodes[node.Key()] = node
-	return node.Key()
+	ch.Nodes[node.key()] = node
+	return node.key()
 }
 
 // splitterOrResolver returns the key of the node a request for svc (canonical) goes to: its
@@ -77,9 +77,9 @@ func (c *compiler) splitterNode(ch *Chain, svc exports.ServiceName) string {
 	open := func(svc exports.ServiceName, s *splitter) frame {
 		c.routing = true
 		n := &Node{Type: NodeSplitter, Name: nodeName(svc), Splits: make([]Split, 0, len(s.Splits))}
-		ch.Nodes[n.Key()] = n
-		c.splitNodes[svc] = n.Key()
-		c.splitOrder = append(c.splitOrder, n.Key())
+		ch.Nodes[n.key()] = n
+		c.splitNodes[svc] = n.key()
+		c.splitOrder = append(c.splitOrder, n.key())
 		return frame{node: n, s: s, own: svc}
 	}
 	root := open(svc, s)
@@ -102,7 +102,7 @@ func (c *compiler) splitterNode(ch *Chain, svc exports.ServiceName) string {
 			}
 			if inner := c.splitters[t]; inner != nil {
 				child := open(t, inner)
-				sp.NextNode = child.node.Key()
+				sp.NextNode = child.node.key()
 				f.node.Splits = append(f.node.Splits, sp)
 				stack = append(stack, child)
 				continue
@@ -114,7 +114,7 @@ func (c *compiler) splitterNode(ch *Chain, svc exports.ServiceName) string {
 			f.node.LoadBalancer, f.lb = n.LoadBalancer.clone(), true
 		}
 	}
-	return root.node.Key()
+	return root.node.key()
 }
 
 // hashBased reports whether lb hashes (ring_hash or maglev).
@@ -142,11 +142,11 @@ func (c *compiler) resolverNode(ch *Chain, k key) string {
 		return nk
 	}
 	r, found := c.resolverOf(t.ServiceName)
-	rn := &ResolverNode{Target: tid, ConnectTimeout: DefaultConnectTimeout, Default: !found && !c.defaultGroupApplies(t)}
+	rn := &ResolverNode{Target: tid, ConnectTimeout: defaultConnectTimeout, Default: !found && !c.defaultGroupApplies(t)}
 	node := &Node{Type: NodeResolver, Name: tid, Resolver: rn}
 	if found {
 		rn.Default = r.isDefault()
-		rn.ConnectTimeout = cmp.Or(r.ConnectTimeout, DefaultConnectTimeout)
+		rn.ConnectTimeout = cmp.Or(r.ConnectTimeout, defaultConnectTimeout)
 		rn.RequestTimeout = r.RequestTimeout
 		node.LoadBalancer = r.LoadBalancer.clone()
 	}

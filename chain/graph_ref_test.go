@@ -189,7 +189,7 @@ func (g *refGraph) splitterNode(s exports.ServiceName) string {
 	g.nodes[key] = n
 	for _, split := range sp.Splits {
 		t := refSvc(orStr(split.Service, sp.Name), orStr(split.Namespace, sp.Namespace), orStr(split.Partition, sp.Partition))
-		rs := refSplit{weight: RoundWeight(split.Weight), req: split.RequestHeaders, res: split.ResponseHeaders}
+		rs := refSplit{weight: roundWeight(split.Weight), req: split.RequestHeaders, res: split.ResponseHeaders}
 		if t != s && split.ServiceSubset == "" {
 			if next := g.splitterNode(t); next != "" {
 				rs.next = next
@@ -253,7 +253,7 @@ func (g *refGraph) flat(s refSplit) []refSplit {
 		req, p1 := mergeHeaders(s.req, inner.req)
 		res, p2 := mergeHeaders(inner.res, s.res)
 		g.panics = g.panics || p1 || p2
-		w := RoundWeight(float32(float32(s.weight*inner.weight) / 100))
+		w := roundWeight(float32(float32(s.weight*inner.weight) / 100))
 		out = append(out, g.flat(refSplit{weight: w, next: inner.next, req: req, res: res})...)
 	}
 	return out
@@ -403,8 +403,8 @@ func refNamed(r *ServiceResolver) []exports.ServiceName {
 	return out
 }
 
-var refErrs = map[string]error{"protocol": ErrProtocolMismatch, "subset": ErrUnknownSubset, "redirect": ErrRedirectCycle,
-	"cycle": ErrCircularReference, "routing": ErrRoutingProtocol}
+var refErrs = map[string]error{"protocol": ErrProtocolMismatch, "subset": errUnknownSubset, "redirect": ErrRedirectCycle,
+	"cycle": errCircularReference, "routing": errRoutingProtocol}
 
 // randomRouting adds routers and splitters over the services of randomResolvers, some of
 // them nesting, some splitting to themselves, some with header changes.
@@ -561,16 +561,16 @@ func compareRefGraph(t *testing.T, want *refGraph, c *Chain, e Entries) {
 	require.Equal(t, want.panics, panics, "the panic finding: %s", dump(e))
 }
 
-// TestRoundWeight holds RoundWeight to Consul's rounding, computed here in float64 from the
+// TestRoundWeight holds roundWeight to Consul's rounding, computed here in float64 from the
 // decimal: half away from zero, in hundredths.
 func TestRoundWeight(t *testing.T) {
 	for _, tc := range []struct{ in, want float32 }{{99.999, 100}, {0.001, 0}, {33.335, 33.34}, {33.333, 33.33}, {16.665, 16.67}, {50, 50}, {0.005, 0.01}} {
-		require.Equal(t, tc.want, RoundWeight(tc.in), fmt.Sprint(tc.in))
+		require.Equal(t, tc.want, roundWeight(tc.in), fmt.Sprint(tc.in))
 	}
 	r := rand.New(rand.NewPCG(5, 6))
 	for range 10000 {
 		w := float32(r.IntN(100001)) / 1000
 		want := float32(math.Round(float64(w*100))) / 100
-		require.Equal(t, want, RoundWeight(w))
+		require.Equal(t, want, roundWeight(w))
 	}
 }

@@ -49,12 +49,12 @@ func (c *compiler) findings(ch *Chain) []Finding {
 	for svc, k := range c.splitNodes {
 		s := c.splitters[svc]
 		if p := c.protocol(svc); p != c.proto {
-			out = append(out, report.New(fmt.Sprintf("%s %s", SplitterKind, svc), SplitProtocolDiffers,
+			out = append(out, report.New(fmt.Sprintf("%s %s", splitterKind, svc), SplitProtocolDiffers,
 				"the chain of %s passes this splitter on protocol %q, but service %s has protocol %q: a splitter records no protocol, so Consul accepts it, and %s's own chain and proxies calling it directly use %q",
 				ch.Service.Short(), c.proto, svc.Short(), p, svc.Short(), p))
 		}
 		if s.roundedTo100 {
-			out = append(out, report.New(fmt.Sprintf("%s %s", SplitterKind, svc), SplitWeightsRounded,
+			out = append(out, report.New(fmt.Sprintf("%s %s", splitterKind, svc), SplitWeightsRounded,
 				"the weights sum to 100 only once each is rounded to 0.01, as Consul rounds them: %s", weights(s.Splits)))
 		}
 		if n := ch.Nodes[k]; n != nil {
@@ -198,7 +198,7 @@ func unreachableRoutes(r *router) []Finding {
 			}
 		}
 		if by >= 0 {
-			out = append(out, report.New(fmt.Sprintf("%s %s: Routes[%d]", RouterKind, r.ServiceName(), i), RouteUnreachable,
+			out = append(out, report.New(fmt.Sprintf("%s %s: Routes[%d]", routerKind, r.ServiceName(), i), RouteUnreachable,
 				"no request can reach this route: Routes[%d] before it matches every request it matches", by))
 			continue
 		}

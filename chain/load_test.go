@@ -8,16 +8,34 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/meshscope/meshscope/internal/strict"
 )
+
+// loadResolvers, loadRouters and loadSplitters read entries of one kind as `consul config
+// read` prints them — one value, a stream of values or a JSON array — each decoded strictly
+// and validated, every problem named by where it is: how the tests read their vectors and
+// fuzz the decoders (package peermeta's LoadConfig reads every kind this way).
+func loadResolvers(data []byte) ([]ServiceResolver, error) {
+	return strict.DecodeEntries(data, true, decodeResolver, func(r ServiceResolver) error { return r.Validate() })
+}
+
+func loadRouters(data []byte) ([]ServiceRouter, error) {
+	return strict.DecodeEntries(data, true, decodeRouter, func(r ServiceRouter) error { return r.Validate() })
+}
+
+func loadSplitters(data []byte) ([]ServiceSplitter, error) {
+	return strict.DecodeEntries(data, true, decodeSplitter, func(s ServiceSplitter) error { return s.Validate() })
+}
 
 func TestLoadResolvers(t *testing.T) {
 	in := `{"Kind": "service-resolver", "Name": "web", "ConnectTimeout": "15s", "CreateIndex": 18446744073709551615}
 {"Kind": "service-resolver", "Name": "db", "RequestTimeout": 9223372036854775807}
 [{"Kind": "service-resolver", "Name": "api", "Redirect": {"Service": "web"}}]`
-	got, err := LoadResolvers([]byte(in))
+	got, err := loadResolvers([]byte(in))
 	require.NoError(t, err)
 	require.Len(t, got, 3)
-	bom, err := LoadResolvers([]byte("\ufeff" + in))
+	bom, err := loadResolvers([]byte("\ufeff" + in))
 	require.NoError(t, err, "after a byte-order mark")
 	assert.Equal(t, got, bom)
 	assert.Equal(t, 15*time.Second, got[0].ConnectTimeout)
@@ -45,7 +63,7 @@ func TestLoadResolversRefuses(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := LoadResolvers([]byte(tt.in))
+			_, err := loadResolvers([]byte(tt.in))
 			require.Error(t, err)
 			assert.Equal(t, tt.err, err.Error())
 		})
@@ -67,7 +85,7 @@ func FuzzLoadResolvers(f *testing.F) {
 	f.Add([]byte(`{"Name":"w","Name":"x","Subsets":{"A":{},"":{}},"Failover":{"v9":{}},"Polcy":1}`))
 	f.Add([]byte(`[{"Name":"w"},1,"x",null,[]]`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		rs, err := LoadResolvers(data)
+		rs, err := loadResolvers(data)
 		if err != nil {
 			return
 		}

@@ -36,8 +36,8 @@ type Node struct {
 	LoadBalancer *LoadBalancer `json:"LoadBalancer,omitempty"`
 }
 
-// Key returns the node's key in Chain.Nodes: its Type and Name joined by ":".
-func (n *Node) Key() string { return string(n.Type) + ":" + n.Name }
+// key returns the node's key in Chain.Nodes: its Type and Name joined by ":".
+func (n *Node) key() string { return string(n.Type) + ":" + n.Name }
 
 // Route is one route of a router node: its definition, as the router gives it (the
 // catch-all's is Consul's: PathPrefix "/" to the router's service), and the node it leads to.

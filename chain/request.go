@@ -1,7 +1,6 @@
 package chain
 
 import (
-	"errors"
 	"fmt"
 	"net/url"
 	"regexp"
@@ -10,10 +9,6 @@ import (
 
 	"github.com/meshscope/meshscope/internal/fielderr"
 )
-
-// ErrHTTPRequest: a request to explain that is not one (see ParseHTTPRequest), or a route
-// whose regular expression meshscope cannot evaluate.
-var ErrHTTPRequest = errors.New("not an HTTP request meshscope can explain")
 
 // HTTPRequest is a request ExplainRequest follows through a chain: its method, its path
 // (without the query string) and its headers and query parameters, one value each. Header
@@ -33,17 +28,17 @@ func ParseHTTPRequest(line string, headers ...string) (HTTPRequest, error) {
 	method, target, ok := strings.Cut(strings.TrimSpace(line), " ")
 	target = strings.TrimSpace(target)
 	if !ok || method == "" || strings.ContainsAny(target, " \t") {
-		return HTTPRequest{}, &FieldError{Value: line, Detail: fmt.Sprintf("%q is not a request line: want a method and a path, such as \"GET /api\"", line), Err: ErrHTTPRequest}
+		return HTTPRequest{}, &FieldError{Value: line, Detail: fmt.Sprintf("%q is not a request line: want a method and a path, such as \"GET /api\"", line), Err: errHTTPRequest}
 	}
 	path, rawQuery, _ := strings.Cut(target, "?")
 	r := HTTPRequest{Method: method, Path: path}
 	if !strings.HasPrefix(path, "/") {
-		return HTTPRequest{}, &FieldError{Value: path, Detail: fmt.Sprintf("the path %q does not start with \"/\"", path), Err: ErrHTTPRequest}
+		return HTTPRequest{}, &FieldError{Value: path, Detail: fmt.Sprintf("the path %q does not start with \"/\"", path), Err: errHTTPRequest}
 	}
 	for _, h := range headers {
 		name, value, ok := strings.Cut(h, ":")
 		if name = strings.TrimSpace(name); !ok || name == "" || strings.ContainsAny(name, " \t") {
-			return HTTPRequest{}, &FieldError{Value: h, Detail: fmt.Sprintf("%q is not a header line: want a name, a colon and a value, such as \"x-env: canary\"", h), Err: ErrHTTPRequest}
+			return HTTPRequest{}, &FieldError{Value: h, Detail: fmt.Sprintf("%q is not a header line: want a name, a colon and a value, such as \"x-env: canary\"", h), Err: errHTTPRequest}
 		}
 		if r.Header == nil {
 			r.Header = make(map[string]string, len(headers))
@@ -53,7 +48,7 @@ func ParseHTTPRequest(line string, headers ...string) (HTTPRequest, error) {
 	if rawQuery != "" {
 		q, err := url.ParseQuery(rawQuery)
 		if err != nil {
-			return HTTPRequest{}, &FieldError{Value: rawQuery, Detail: fmt.Sprintf("the query string %q does not decode: %v", rawQuery, err), Err: ErrHTTPRequest}
+			return HTTPRequest{}, &FieldError{Value: rawQuery, Detail: fmt.Sprintf("the query string %q does not decode: %v", rawQuery, err), Err: errHTTPRequest}
 		}
 		r.Query = make(map[string]string, len(q))
 		for k, vs := range q {
@@ -108,19 +103,19 @@ type Leg struct {
 // and an absent header matching only an inverted present matcher; one of the methods; each
 // query parameter matcher — exact, RE2 regex or present), the catch-all last; then the
 // splitter's legs by weight, each to a resolver node and its targets. A route with an
-// expression Go's RE2 cannot compile is an error naming it (ErrHTTPRequest): meshscope
-// does not guess what it matches.
+// expression Go's RE2 cannot compile is an error naming it: meshscope does not guess what it
+// matches.
 func (c *Chain) ExplainRequest(r HTTPRequest) (*RequestExplanation, error) {
 	if c == nil || c.Nodes[c.StartNode] == nil {
-		return nil, &FieldError{Detail: "the chain has no nodes", Err: ErrHTTPRequest}
+		return nil, &FieldError{Detail: "the chain has no nodes", Err: errHTTPRequest}
 	}
 	if !strings.HasPrefix(r.Path, "/") {
-		return nil, &FieldError{Value: r.Path, Detail: fmt.Sprintf("the path %q does not start with \"/\"", r.Path), Err: ErrHTTPRequest}
+		return nil, &FieldError{Value: r.Path, Detail: fmt.Sprintf("the path %q does not start with \"/\"", r.Path), Err: errHTTPRequest}
 	}
 	e := &RequestExplanation{Request: r, Route: -1}
 	n := c.Nodes[c.StartNode]
 	if n.Type == NodeRouter {
-		e.Router = n.Key()
+		e.Router = n.key()
 		next := ""
 		for i, route := range n.Routes {
 			ok, why, err := matches(route.Definition, r)
@@ -134,7 +129,7 @@ func (c *Chain) ExplainRequest(r HTTPRequest) (*RequestExplanation, error) {
 			}
 		}
 		if n = c.Nodes[next]; n == nil {
-			return nil, &FieldError{Value: next, Detail: "no route matches and the chain has no node " + next, Err: ErrHTTPRequest}
+			return nil, &FieldError{Value: next, Detail: "no route matches and the chain has no node " + next, Err: errHTTPRequest}
 		}
 	}
 	leg := func(w float32, s *ServiceSplit, key string) Leg {
@@ -149,12 +144,12 @@ func (c *Chain) ExplainRequest(r HTTPRequest) (*RequestExplanation, error) {
 	}
 	switch n.Type {
 	case NodeSplitter:
-		e.Splitter = n.Key()
+		e.Splitter = n.key()
 		for _, s := range n.Splits {
 			e.Legs = append(e.Legs, leg(s.Weight, s.Definition, s.NextNode))
 		}
 	case NodeResolver:
-		e.Legs = []Leg{leg(100, nil, n.Key())}
+		e.Legs = []Leg{leg(100, nil, n.key())}
 	}
 	return e, nil
 }
@@ -258,7 +253,7 @@ func lookupHeader(header map[string]string, name string) (string, bool) {
 func fullMatch(field, expr, s string) (bool, error) {
 	re, err := regexp.Compile(`^(?:` + expr + `)$`)
 	if err != nil {
-		return false, &FieldError{Field: field, Value: expr, Detail: fmt.Sprintf("%q is not an RE2 expression meshscope can evaluate: %v", expr, err), Err: ErrHTTPRequest}
+		return false, &FieldError{Field: field, Value: expr, Detail: fmt.Sprintf("%q is not an RE2 expression meshscope can evaluate: %v", expr, err), Err: errHTTPRequest}
 	}
 	return re.MatchString(s), nil
 }

@@ -93,7 +93,7 @@ func (c *compiler) resolve(t key, id string) (key, string, tail, error) {
 			continue
 		}
 		if t.subset != "" && (!found || !r.isSubset(t.subset)) {
-			return key{}, "", tail{}, &FieldError{Value: t.subset, Detail: fmt.Sprintf("service %q does not have a subset named %q", t.Name, t.subset), Err: ErrUnknownSubset}
+			return key{}, "", tail{}, &FieldError{Value: t.subset, Detail: fmt.Sprintf("service %q does not have a subset named %q", t.Name, t.subset), Err: errUnknownSubset}
 		}
 		return c.rest(visited, steps, nil, t, id)
 	}

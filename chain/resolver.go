@@ -9,18 +9,20 @@ import (
 	"github.com/meshscope/meshscope/internal/names"
 )
 
-// Kind is the config entry kind of a service resolver.
-const Kind = "service-resolver"
-
 const (
 	defaultName = names.Default
 	wildcard    = names.Wildcard
+	// Each entry's Kind: the one value Validate accepts besides "" (and the one a router or
+	// splitter is given when it is normalised).
+	resolverKind = names.KindServiceResolver
+	routerKind   = names.KindServiceRouter
+	splitterKind = names.KindServiceSplitter
 )
 
 // ServiceResolver is a Consul service-resolver config entry: how requests for the service
 // Name are resolved to instances — subsets, a default subset, a redirect elsewhere, failover.
 // Field names and JSON are Consul's, so `consul config read -kind service-resolver` output
-// unmarshals directly (see UnmarshalJSON and LoadResolvers).
+// unmarshals directly (see UnmarshalJSON).
 type ServiceResolver struct {
 	Kind      string `json:"Kind,omitempty"`
 	Name      string `json:"Name"`
@@ -205,9 +207,6 @@ func (r *ServiceResolver) clone(rd *Redirect) ServiceResolver {
 }
 
 func orDefault(s string) string { return names.OrDefault(s) }
-
-// ID returns the resolver's service as "partition/namespace/name", canonical.
-func (r *ServiceResolver) ID() string { return r.ServiceName().String() }
 
 // ServiceName returns the resolver's service, canonical.
 func (r *ServiceResolver) ServiceName() exports.ServiceName {

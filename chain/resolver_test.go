@@ -55,7 +55,7 @@ func TestDecode(t *testing.T) {
 		errs []string
 	}{
 		{"snake_case", `{"kind":"service-resolver","name":"web","default_subset":"v1","subsets":{"v1":{"only_passing":true}},"redirect":{"service":"api","service_subset":"v2"},"connect_timeout":"5s","request_timeout":1000000000}`,
-			ServiceResolver{Kind: Kind, Name: "web", DefaultSubset: "v1", Subsets: map[string]Subset{"v1": {OnlyPassing: true}},
+			ServiceResolver{Kind: resolverKind, Name: "web", DefaultSubset: "v1", Subsets: map[string]Subset{"v1": {OnlyPassing: true}},
 				Redirect: &Redirect{Service: "api", ServiceSubset: "v2"}, ConnectTimeout: 5 * time.Second, RequestTimeout: time.Second}, nil},
 		{"failover target snake_case", `{"Name":"web","Failover":{"*":{"targets":[{"service":"a","service_subset":"b","partition":"p","namespace":"n"}]}}}`,
 			ServiceResolver{Name: "web", Failover: map[string]Failover{"*": {Targets: []FailoverTarget{{Service: "a", ServiceSubset: "b", Partition: "p", Namespace: "n"}}}}}, nil},

@@ -10,9 +10,6 @@ import (
 	"github.com/meshscope/meshscope/exports"
 )
 
-// RouterKind is the config entry kind of a service router.
-const RouterKind = "service-router"
-
 // ServiceRouter is a Consul service-router config entry: the HTTP routes of the service
 // Name, tried in order, each sending the requests it matches to a destination. Requests no
 // route matches go to the service itself. Only the requested service's router is read for
@@ -111,11 +108,11 @@ func (r *ServiceRouter) ServiceName() exports.ServiceName {
 	return exports.ServiceName{Partition: r.Partition, Namespace: r.Namespace, Name: r.Name}.Canonical()
 }
 
-// Normalize does what Consul's server does to a router before it validates and stores it:
+// normalize does what Consul's server does to a router before it validates and stores it:
 // the Kind is set, and each route's Methods are upper-cased. Compile works on normalised
 // copies; Validate judges the entry as normalised.
-func (r *ServiceRouter) Normalize() {
-	r.Kind = RouterKind
+func (r *ServiceRouter) normalize() {
+	r.Kind = routerKind
 	for _, route := range r.Routes {
 		if route.Match != nil && route.Match.HTTP != nil {
 			for i, m := range route.Match.HTTP.Methods {
@@ -136,9 +133,9 @@ func (r *ServiceRouter) destination(route *ServiceRoute) (exports.ServiceName, s
 	return exports.ServiceName{Partition: cmp.Or(d.Partition, r.Partition), Namespace: cmp.Or(d.Namespace, r.Namespace), Name: cmp.Or(d.Service, r.Name)}.Canonical(), d.ServiceSubset
 }
 
-// Related returns the services Consul's server links the router to: its own (the catch-all
+// linked returns the services Consul's server links the router to: its own (the catch-all
 // route's) and each route destination's, canonical, once each, in route order.
-func (r *ServiceRouter) Related() []exports.ServiceName {
+func (r *ServiceRouter) linked() []exports.ServiceName {
 	out := []exports.ServiceName{r.ServiceName()}
 	for i := range r.Routes {
 		if r.Routes[i].Destination == nil {

@@ -42,14 +42,14 @@ func (cc *Compiler) indexRouting(e Entries, c *fielderr.Collector) {
 			continue
 		}
 		if prev, dup := at[k]; dup {
-			c.Put(&FieldError{Where: where, Value: k.String(), Detail: fmt.Sprintf("duplicate of Routers[%d]; one router per service", prev), Err: ErrDuplicateResolver})
+			c.Put(&FieldError{Where: where, Value: k.String(), Detail: fmt.Sprintf("duplicate of Routers[%d]; one router per service", prev), Err: errDuplicate})
 			continue
 		}
 		at[k] = i
 		rs[i] = router{ServiceRouter: r.clone(), leaves: -1}
 		own := &rs[i]
-		own.Normalize()
-		own.related = own.ServiceRouter.Related()
+		own.normalize()
+		own.related = own.linked()
 		for j := range own.Routes {
 			if d := own.Routes[j].Destination; d != nil && d.Partition != "" && orDefault(d.Partition) != orDefault(own.Partition) {
 				own.leaves = j
@@ -69,7 +69,7 @@ func (cc *Compiler) indexRouting(e Entries, c *fielderr.Collector) {
 			continue
 		}
 		if prev, dup := at[k]; dup {
-			c.Put(&FieldError{Where: where, Value: k.String(), Detail: fmt.Sprintf("duplicate of Splitters[%d]; one splitter per service", prev), Err: ErrDuplicateResolver})
+			c.Put(&FieldError{Where: where, Value: k.String(), Detail: fmt.Sprintf("duplicate of Splitters[%d]; one splitter per service", prev), Err: errDuplicate})
 			continue
 		}
 		at[k] = i
@@ -79,8 +79,8 @@ func (cc *Compiler) indexRouting(e Entries, c *fielderr.Collector) {
 		}
 		ss[i] = splitter{ServiceSplitter: s.clone(), leaves: -1, roundedTo100: roundedTo100(raw)}
 		own := &ss[i]
-		own.Normalize()
-		own.related = own.ServiceSplitter.Related()
+		own.normalize()
+		own.related = own.linked()
 		for j, split := range own.Splits {
 			if split.Partition != "" && orDefault(split.Partition) != orDefault(own.Partition) {
 				own.leaves = j

@@ -22,14 +22,14 @@ func webReq() Request {
 
 func mustRouters(t testing.TB, data string) []ServiceRouter {
 	t.Helper()
-	rs, err := LoadRouters([]byte(data))
+	rs, err := loadRouters([]byte(data))
 	require.NoError(t, err)
 	return rs
 }
 
 func mustSplitters(t testing.TB, data string) []ServiceSplitter {
 	t.Helper()
-	ss, err := LoadSplitters([]byte(data))
+	ss, err := loadSplitters([]byte(data))
 	require.NoError(t, err)
 	return ss
 }
@@ -174,15 +174,15 @@ func TestCompileRoutingErrors(t *testing.T) {
 		is   error
 	}{
 		{"routing on tcp", Entries{Routers: []ServiceRouter{{Name: "web"}}},
-			`discovery chain "web" uses a protocol "tcp" that does not permit advanced routing or splitting behavior`, ErrRoutingProtocol},
+			`discovery chain "web" uses a protocol "tcp" that does not permit advanced routing or splitting behavior`, errRoutingProtocol},
 		{"splitters in a cycle", Entries{DefaultProtocol: "http", Splitters: []ServiceSplitter{
 			{Name: "web", Splits: []ServiceSplit{{Weight: 100, Service: "api"}}}, {Name: "api", Splits: []ServiceSplit{{Weight: 100, Service: "web"}}}}},
-			`detected circular reference: [splitter:web.default.default -> splitter:api.default.default -> splitter:web.default.default]`, ErrCircularReference},
+			`detected circular reference: [splitter:web.default.default -> splitter:api.default.default -> splitter:web.default.default]`, errCircularReference},
 		{"a split to an http2 service on an http chain", Entries{DefaultProtocol: "http", Protocols: map[exports.ServiceName]string{{Name: "api"}: "http2"},
 			Splitters: []ServiceSplitter{{Name: "web", Splits: []ServiceSplit{{Weight: 50}, {Weight: 50, Service: "api"}}}}},
 			`discovery chain "web" uses inconsistent protocols; service "api" has "http2" which is not "http"`, ErrProtocolMismatch},
 		{"a route to an unknown subset", Entries{DefaultProtocol: "http", Routers: []ServiceRouter{{Name: "web", Routes: []ServiceRoute{{Destination: &ServiceRouteDestination{ServiceSubset: "v9"}}}}}},
-			`service "web" does not have a subset named "v9"`, ErrUnknownSubset},
+			`service "web" does not have a subset named "v9"`, errUnknownSubset},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Compile(webReq(), tc.e)
@@ -264,14 +264,14 @@ func TestExplainRequest(t *testing.T) {
 	}
 	for _, bad := range []string{"GET", "GET api", "/api", "GET /a b", "GET /a?%zz"} {
 		_, err := ParseHTTPRequest(bad)
-		assert.ErrorIs(t, err, ErrHTTPRequest, bad)
+		assert.ErrorIs(t, err, errHTTPRequest, bad)
 	}
 	r, err := ParseHTTPRequest("GET /a", "x-env: canary ", "X-Trace:1")
 	require.NoError(t, err)
 	assert.Equal(t, map[string]string{"x-env": "canary", "X-Trace": "1"}, r.Header)
 	for _, bad := range []string{"x-env canary", ": v", "x env: v"} {
 		_, err := ParseHTTPRequest("GET /a", bad)
-		assert.ErrorIs(t, err, ErrHTTPRequest, bad)
+		assert.ErrorIs(t, err, errHTTPRequest, bad)
 	}
 	c = compileOK(t, webReq(), Entries{DefaultProtocol: "http", Routers: []ServiceRouter{{Name: "web", Routes: []ServiceRoute{{Match: &ServiceRouteMatch{HTTP: &ServiceRouteHTTPMatch{PathRegex: "(("}}}}}}})
 	_, err = c.ExplainRequest(HTTPRequest{Method: "GET", Path: "/"})
@@ -340,7 +340,7 @@ func TestTooManySplits(t *testing.T) {
 			{Weight: 50, Service: next, RequestHeaders: &HTTPHeaderModifiers{}}, {Weight: 50, Service: next, ResponseHeaders: &HTTPHeaderModifiers{}}}})
 	}
 	_, err := Compile(Request{Service: exports.ServiceName{Name: "s0"}, Datacenter: "dc1", TrustDomain: td}, Entries{Splitters: ss, DefaultProtocol: "http"})
-	assert.ErrorIs(t, err, ErrTooManySplits)
+	assert.ErrorIs(t, err, errTooManySplits)
 }
 
 // TestPeerExportRouting: a route or split that leaves its entry's partition makes the chain

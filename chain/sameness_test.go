@@ -83,13 +83,13 @@ func TestSamenessExplain(t *testing.T) {
 
 func TestSamenessErrors(t *testing.T) {
 	_, err := Compile(ap1Req, Entries{Resolvers: []ServiceResolver{{Name: "main", Partition: "ap1", Failover: map[string]Failover{"*": {SamenessGroup: "nope"}}}}})
-	require.ErrorIs(t, err, ErrMissingSamenessGroup)
+	require.ErrorIs(t, err, errMissingSamenessGroup)
 	assert.Equal(t, `sameness group missing for service "main"`, err.Error())
 
 	other := groupG
 	other.Partition = "ap2"
 	_, err = Compile(ap1Req, withGroup(other, ServiceResolver{Name: "main", Partition: "ap1", Redirect: &Redirect{SamenessGroup: "g"}}))
-	require.ErrorIs(t, err, ErrMissingSamenessGroup, "the group is looked up in the requesting partition")
+	require.ErrorIs(t, err, errMissingSamenessGroup, "the group is looked up in the requesting partition")
 
 	bad := groupG
 	bad.Members = append(bad.Members, exports.SamenessMember{Peer: "east"})
@@ -101,7 +101,7 @@ func TestSamenessErrors(t *testing.T) {
 	_, err = Compile(ap1Req, withGroup(groupG,
 		ServiceResolver{Name: "main", Partition: "ap1", Failover: map[string]Failover{"*": {SamenessGroup: "g"}}},
 		ServiceResolver{Name: "main", Partition: "ap2", Redirect: &Redirect{Service: "other", ServiceSubset: "v9"}}))
-	require.ErrorIs(t, err, ErrUnknownSubset)
+	require.ErrorIs(t, err, errUnknownSubset)
 	assert.Equal(t, `failover of main.default.ap1.dc1 by Failover["*"] of ap1/default/main: service "other" does not have a subset named "v9"`, err.Error())
 }
 

@@ -9,9 +9,6 @@ import (
 	"github.com/meshscope/meshscope/exports"
 )
 
-// SplitterKind is the config entry kind of a service splitter.
-const SplitterKind = "service-splitter"
-
 // ServiceSplitter is a Consul service-splitter config entry: how the requests for the
 // service Name are shared among services and subsets, by weight. A split to another service
 // that has a splitter of its own goes through that splitter (splitters nest); the chain
@@ -31,8 +28,9 @@ type ServiceSplitter struct {
 // ServiceSplit is one share of a splitter's requests: Weight percent of them go to Service
 // (empty: the splitter's) and ServiceSubset, in Namespace and Partition (empty: the
 // splitter's), with the header changes a proxy makes on the way. Weights are rounded to
-// 0.01 as Consul rounds them (see RoundWeight); the rounded weights of a splitter must sum
-// to exactly 100.
+// 0.01 as Consul rounds them — in hundredths of a percent, half away from zero, computed in
+// float32 as Consul computes it (99.999 is 100, 0.001 is 0, 33.335 is 33.34) — and the
+// rounded weights of a splitter must sum to exactly 100.
 type ServiceSplit struct {
 	Weight          float32              `json:"Weight"`
 	Service         string               `json:"Service,omitempty"`
@@ -48,20 +46,18 @@ func (s *ServiceSplitter) ServiceName() exports.ServiceName {
 	return exports.ServiceName{Partition: s.Partition, Namespace: s.Namespace, Name: s.Name}.Canonical()
 }
 
-// Normalize does what Consul's server does to a splitter before it validates and stores it:
-// the Kind is set and every weight is rounded (RoundWeight). Compile works on normalised
+// normalize does what Consul's server does to a splitter before it validates and stores it:
+// the Kind is set and every weight is rounded (see ServiceSplit). Compile works on normalised
 // copies.
-func (s *ServiceSplitter) Normalize() {
-	s.Kind = SplitterKind
+func (s *ServiceSplitter) normalize() {
+	s.Kind = splitterKind
 	for i := range s.Splits {
-		s.Splits[i].Weight = RoundWeight(s.Splits[i].Weight)
+		s.Splits[i].Weight = roundWeight(s.Splits[i].Weight)
 	}
 }
 
-// RoundWeight rounds a split weight to 0.01 as Consul does: in hundredths of a percent,
-// half away from zero, computed in float32 as Consul computes it (99.999 is 100, 0.001 is 0,
-// 33.335 is 33.34).
-func RoundWeight(w float32) float32 { return float32(scaledWeight(w)) / 100 }
+// roundWeight rounds a split weight to 0.01 as Consul does (see ServiceSplit).
+func roundWeight(w float32) float32 { return float32(scaledWeight(w)) / 100 }
 
 // scaledWeight is w in hundredths, rounded, as Consul scales a weight.
 func scaledWeight(w float32) int { return int(math.Round(float64(w * 100))) }
@@ -72,9 +68,9 @@ func (s *ServiceSplitter) service(split *ServiceSplit) exports.ServiceName {
 	return exports.ServiceName{Partition: cmp.Or(split.Partition, s.Partition), Namespace: cmp.Or(split.Namespace, s.Namespace), Name: cmp.Or(split.Service, s.Name)}.Canonical()
 }
 
-// Related returns the services Consul's server links the splitter to: each split's service
+// linked returns the services Consul's server links the splitter to: each split's service
 // other than the splitter's own, canonical, once each, in split order.
-func (s *ServiceSplitter) Related() []exports.ServiceName {
+func (s *ServiceSplitter) linked() []exports.ServiceName {
 	own := s.ServiceName()
 	var out []exports.ServiceName
 	for i := range s.Splits {

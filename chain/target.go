@@ -63,7 +63,7 @@ func (cc *Compiler) compileFrom(req Request, asRead bool) (*Chain, error) {
 		c.flatten(ch)
 	}
 	if c.routing && !IsHTTPLike(c.proto) {
-		c.errs = append(c.errs, &FieldError{Value: c.proto, Detail: fmt.Sprintf("discovery chain %q uses a protocol %q that does not permit advanced routing or splitting behavior", req.Service.Name, c.proto), Err: ErrRoutingProtocol})
+		c.errs = append(c.errs, &FieldError{Value: c.proto, Detail: fmt.Sprintf("discovery chain %q uses a protocol %q that does not permit advanced routing or splitting behavior", req.Service.Name, c.proto), Err: errRoutingProtocol})
 	}
 	if len(c.errs) > 0 {
 		return nil, errors.Join(c.errs...)
@@ -155,9 +155,9 @@ func (c *compiler) add(ch *Chain, id string, k key, via []Step) {
 	}
 	// The proxy settings, from the resolver of the target's service — a local one for a
 	// peer's target too, as Consul finds resolvers by service, namespace and partition.
-	t.ConnectTimeout = DefaultConnectTimeout
+	t.ConnectTimeout = defaultConnectTimeout
 	if r, ok := c.resolverOf(k.ServiceName); ok {
-		t.ConnectTimeout = cmp.Or(r.ConnectTimeout, DefaultConnectTimeout)
+		t.ConnectTimeout = cmp.Or(r.ConnectTimeout, defaultConnectTimeout)
 		t.RequestTimeout = r.RequestTimeout
 		t.LoadBalancer = r.LoadBalancer.clone()
 		if sub, ok := r.Subsets[k.subset]; ok && k.subset != "" {

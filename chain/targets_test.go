@@ -36,14 +36,14 @@ func TestTargetsCarryProxySettings(t *testing.T) {
 	assert.Equal(t, policy, start.FailoverPolicy, "the start carries the policy of the section that produced its failover")
 
 	backup := c.Targets["backup.default.default.dc1"]
-	assert.Equal(t, DefaultConnectTimeout, backup.ConnectTimeout, "5s when the resolver sets none")
+	assert.Equal(t, defaultConnectTimeout, backup.ConnectTimeout, "5s when the resolver sets none")
 	assert.Equal(t, time.Second, backup.RequestTimeout)
 	assert.Nil(t, backup.LoadBalancer)
 	assert.Nil(t, backup.FailoverPolicy, "failover targets carry no policy")
 	assert.Empty(t, backup.Filter)
 
 	final := c.Targets["final.default.default.dc1"]
-	assert.Equal(t, DefaultConnectTimeout, final.ConnectTimeout, "settings come from the resolver of the target's own service, after redirects")
+	assert.Equal(t, defaultConnectTimeout, final.ConnectTimeout, "settings come from the resolver of the target's own service, after redirects")
 
 	peer := c.Targets["main.default.default.external.east"]
 	assert.Equal(t, "v1", peer.Subset, "the peer target keeps the start's subset, as in Consul")
@@ -113,7 +113,7 @@ const lbJSON = `{"Kind":"service-resolver","Name":"web",
  "PrioritizeByLocality":{"Mode":"failover"}}`
 
 func TestDecodeLoadBalancer(t *testing.T) {
-	rs, err := LoadResolvers([]byte(lbJSON))
+	rs, err := loadResolvers([]byte(lbJSON))
 	require.NoError(t, err)
 	want := &LoadBalancer{Policy: "ring_hash", RingHashConfig: &RingHashConfig{MinimumRingSize: 1024, MaximumRingSize: 18446744073709551615},
 		HashPolicies: []HashPolicy{{Field: "cookie", FieldValue: "id", CookieConfig: &CookieConfig{TTL: 10 * time.Second, Path: "/"}, Terminal: true}, {SourceIP: true}}}
@@ -126,7 +126,7 @@ func TestDecodeLoadBalancer(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(b), `"RingHashConfig":{"MinimumRingSize":1024,"MaximumRingSize":18446744073709551615}`)
 	assert.Contains(t, string(b), `"CookieConfig":{"TTL":10000000000,"Path":"/"}`, "TTL in nanoseconds, as Consul writes it")
-	back, err := LoadResolvers(b)
+	back, err := loadResolvers(b)
 	require.NoError(t, err)
 	assert.Equal(t, rs, back)
 
@@ -135,7 +135,7 @@ func TestDecodeLoadBalancer(t *testing.T) {
 		`{"Name":"w","LoadBalancer":{"Policy":"random","Polcy":"x"}}`:                   `LoadBalancer: unknown field "Polcy" (did you mean "Policy"?)`,
 		`{"Name":"w","LoadBalancer":{"HashPolicies":[{"CookieConfig":{"TTL":true}}]}}`:  `LoadBalancer.HashPolicies[0].CookieConfig.TTL: must be a duration such as "5s", got the boolean true`,
 	} {
-		_, err := LoadResolvers([]byte(in))
+		_, err := loadResolvers([]byte(in))
 		require.Error(t, err, in)
 		assert.Equal(t, want, err.Error(), in)
 	}

@@ -31,8 +31,8 @@ import (
 func (r *ServiceResolver) Validate() error {
 	var p problems
 	add := p.add
-	if r.Kind != "" && r.Kind != Kind {
-		add("Kind", "must be %q, got %q", Kind, r.Kind)
+	if r.Kind != "" && r.Kind != resolverKind {
+		add("Kind", "must be %q, got %q", resolverKind, r.Kind)
 	}
 	if r.Name == "" {
 		add("Name", "Name is required")

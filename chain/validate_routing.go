@@ -23,8 +23,8 @@ import (
 // expressions when it stores a router, and neither does Validate.
 func (r *ServiceRouter) Validate() error {
 	var p problems
-	if r.Kind != "" && r.Kind != RouterKind {
-		p.add("Kind", "must be %q, got %q", RouterKind, r.Kind)
+	if r.Kind != "" && r.Kind != routerKind {
+		p.add("Kind", "must be %q, got %q", routerKind, r.Kind)
 	}
 	if r.Name == "" {
 		p.add("Name", "Name is required")
@@ -133,7 +133,7 @@ var retryConditions = []string{"5xx", "gateway-error", "reset", "connect-failure
 //	Splits[2]: split destination occurs more than once: service="api", subset="v1", namespace="", partition=""
 //	Splits: the sum of all split weights must be 100, not 99.989998
 //
-// Weights are judged as Consul judges them once rounded (RoundWeight): 33.333 three times is
+// Weights are judged as Consul judges them once rounded (see ServiceSplit): 33.333 three times is
 // 99.99, which is refused, and 33.335, 33.335 and 33.33 sum to 100.01. As in Consul, two
 // splits are the same destination when their service (the splitter's when empty), subset,
 // namespace and partition are spelt the same and neither has header changes: Consul tells
@@ -141,8 +141,8 @@ var retryConditions = []string{"5xx", "gateway-error", "reset", "connect-failure
 // headers are accepted. A Kind other than service-splitter is meshscope's words.
 func (s *ServiceSplitter) Validate() error {
 	var p problems
-	if s.Kind != "" && s.Kind != SplitterKind {
-		p.add("Kind", "must be %q, got %q", SplitterKind, s.Kind)
+	if s.Kind != "" && s.Kind != splitterKind {
+		p.add("Kind", "must be %q, got %q", splitterKind, s.Kind)
 	}
 	if s.Name == "" {
 		p.add("Name", "Name is required")

@@ -115,13 +115,27 @@ func isSet(d *strict.Decoder, o strict.Object, name string) bool {
 	return ok && d.Bool(v, p)
 }
 
-// ReadHealth reads /v1/health/service/<name> or /v1/health/connect/<name> output, named name
-// in its errors: a list of instances, or several lists one after another (what a loop of
-// curl commands saves), each read as LoadHealth reads one. The mesh gateway instances are the
-// gateways every exported connect service gets a synthetic instance at; a sidecar proxy makes
-// a connect service of the service it proxies for, a connect-native instance of its own; and
-// every instance says its service's kind, for the catalog services no catalog output
-// classifies.
+// ReadHealth reads /v1/health/service/<name> or /v1/health/connect/<name> output (for
+// example `curl $CONSUL_HTTP_ADDR/v1/health/service/mesh-gateway`), named name in its errors:
+// a JSON array of instances with their nodes and checks, or several arrays one after another
+// (what a loop of curl commands saves). Fields meshscope does not use are ignored, as
+// Consul's API clients ignore them, but the JSON is read exactly: a key given twice (in any
+// case, as those clients match field names: "Port" and "port" are one field) and a value of
+// the wrong type are errors naming the array, the element, the field (and the key of a map)
+// and the value; every element's problems are reported:
+//
+//	gateways.json: value 1: [1].Service.TaggedAddresses["wan"].Port: must be a whole number, got the string "443"
+//
+// A service's Kind must be one of Consul's (ServiceKind). Every element must be an instance:
+// an object with a Node and a Service (Checks may be absent). An element without either —
+// what another endpoint's output, such as the catalog's /v1/internal/ui/services, holds — is
+// an error saying what it found, rather than an instance of no service. An empty array is a
+// service without instances.
+//
+// The mesh gateway instances are the gateways every exported connect service gets a
+// synthetic instance at; a sidecar proxy makes a connect service of the service it proxies
+// for, a connect-native instance of its own; and every instance says its service's kind,
+// for the catalog services no catalog output classifies.
 func (a *APIOutput) ReadHealth(name string, data []byte) error {
 	values, err := strict.ParseJSONStream(data)
 	if err != nil {

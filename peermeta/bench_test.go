@@ -66,7 +66,7 @@ func BenchmarkReplicate10000Naive(b *testing.B) {
 				b.Fatal(err)
 			}
 			m := Build(in.Exporter, c)
-			_ = Synthesize(s, m, in.Gateways)
+			_ = synthesize(s, m, in.Gateways)
 			n++
 		}
 		if n != 10_000 {

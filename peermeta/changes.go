@@ -87,7 +87,7 @@ func dependenciesFirst(writes []*entry) []*entry {
 			return
 		}
 		done[e.key.name] = true
-		for _, s := range related(e.resolver) {
+		for _, s := range resolverLinks(e.resolver) {
 			if d, ok := at[s]; ok {
 				visit(d)
 			}

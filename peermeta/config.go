@@ -12,6 +12,7 @@ import (
 	"github.com/meshscope/meshscope/chain"
 	"github.com/meshscope/meshscope/exports"
 	"github.com/meshscope/meshscope/internal/fielderr"
+	"github.com/meshscope/meshscope/internal/names"
 	"github.com/meshscope/meshscope/internal/report"
 	"github.com/meshscope/meshscope/internal/strict"
 )
@@ -40,9 +41,9 @@ type entryKey struct {
 // The config entry kinds Consul has, and what replication makes of each.
 const (
 	kindExportedServices = exports.Kind
-	kindServiceResolver  = chain.Kind
-	kindServiceRouter    = chain.RouterKind
-	kindServiceSplitter  = chain.SplitterKind
+	kindServiceResolver  = names.KindServiceResolver
+	kindServiceRouter    = names.KindServiceRouter
+	kindServiceSplitter  = names.KindServiceSplitter
 	kindSamenessGroup    = exports.SamenessGroupKind
 	kindServiceDefaults  = "service-defaults"
 	kindProxyDefaults    = "proxy-defaults"
@@ -73,10 +74,9 @@ func LoadConfig(data []byte) (Config, error) {
 // Add reads the config entries of data into c: one JSON value, a stream of values (the
 // output of several `consul config read` commands) or JSON arrays of them, of any kinds,
 // mixed, optionally after a UTF-8 byte-order mark. Entries of the kinds replication reads
-// are decoded strictly and validated as their packages' loaders do (exports.LoadEntries,
-// chain.LoadResolvers, LoadRouters, LoadSplitters, exports.LoadSamenessGroups),
-// service-defaults and proxy-defaults
-// likewise: every field Consul defines is accepted (meshscope uses Protocol and
+// are decoded strictly and validated as their packages do (exports.LoadEntries and
+// LoadSamenessGroups; the UnmarshalJSON and Validate methods of chain's entries), and
+// service-defaults and proxy-defaults likewise: every field Consul defines is accepted (meshscope uses Protocol and
 // Config.protocol), any other is an error with the field it most likely misspells, and so is
 // a key given twice. Entries of Consul's other kinds are skipped, each named in a finding
 // (EntrySkipped); a kind Consul does not have is an error. An entry given twice (one kind and name,
@@ -167,7 +167,7 @@ func (c *Config) add(file, where string, x any) error {
 		return in(err)
 	}
 	if prev, dup := c.seen[e.key]; dup {
-		return in(&FieldError{Value: entryName, Detail: fmt.Sprintf("a second %s entry for %s; the first is %s", kind, e.key.name.Short(), prev), Err: chain.ErrDuplicateResolver})
+		return in(&FieldError{Value: entryName, Detail: fmt.Sprintf("a second %s entry for %s; the first is %s", kind, e.key.name.Short(), prev)})
 	}
 	c.put(&e)
 	c.remember(e.key, strings.TrimPrefix(file+": "+label, ": "))
@@ -216,25 +216,6 @@ func skippedFinding(file, label, kind string) (Finding, bool) {
 	}
 	path := strings.TrimPrefix(file+": "+label, ": ")
 	return report.New(path, EntrySkipped, "not read: %s", why), true
-}
-
-// Kinds returns the kinds replication reads that c holds entries of: exported-services,
-// service-resolver, service-router, service-splitter, sameness-group, service-defaults and
-// proxy-defaults, in that order.
-func (c *Config) Kinds() []string {
-	var out []string
-	for _, k := range []struct {
-		kind string
-		has  bool
-	}{{kindExportedServices, len(c.Exports) > 0}, {kindServiceResolver, len(c.Entries.Resolvers) > 0},
-		{kindServiceRouter, len(c.Entries.Routers) > 0}, {kindServiceSplitter, len(c.Entries.Splitters) > 0},
-		{kindSamenessGroup, len(c.Entries.SamenessGroups) > 0}, {kindServiceDefaults, len(c.Entries.Protocols) > 0},
-		{kindProxyDefaults, c.proxyDefaults || c.Entries.DefaultProtocol != ""}} {
-		if k.has {
-			out = append(out, k.kind)
-		}
-	}
-	return out
 }
 
 // unknownKind is the error for a Kind Consul does not have, with the one it most likely

@@ -28,7 +28,7 @@ func TestJSONReadsBackThroughConsulsAPI(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(gatewaysJSON), &gws))
 	gws[0].Node.Datacenter, gws[0].Node.Partition, gws[0].Node.Meta = "dc1", "default", map[string]string{"k": "v"}
 	meta := PeerMeta{SNI: []string{"db.default.default.east.external." + td}, SpiffeID: []string{svcID("", "default", "dc1", "db")}, Protocol: "tcp"}
-	nodes := Synthesize(exports.ServiceName{Name: "db"}, meta, gws)
+	nodes := synthesize(exports.ServiceName{Name: "db"}, meta, gws)
 	require.NotEmpty(t, nodes)
 	b, err := json.Marshal(nodes[0].Service.Connect)
 	require.NoError(t, err)
@@ -51,7 +51,7 @@ func TestJSONReadsBackThroughConsulsAPI(t *testing.T) {
 	require.NoError(t, dec.Decode(&theirs), "every field meshscope writes is one Consul's API type has")
 	back, err := json.Marshal(theirs)
 	require.NoError(t, err)
-	got, err := LoadHealth(back)
+	got, err := loadHealth(back)
 	require.NoError(t, err)
 	assert.Equal(t, nodes, got)
 	assert.Equal(t, nodes[0].Service.Proxy.DestinationServiceID, theirs[0].Service.Proxy.DestinationServiceID)

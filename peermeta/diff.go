@@ -43,12 +43,6 @@ func (d *ReplicationDiff) AllFindings() []Finding {
 // each in the order of the PeerMeta it comes from.
 type ServiceChange = report.Change[exports.ServiceName, ServiceState, string]
 
-// Change is how one thing differs between two configurations: Key names it, Before and
-// After are its value on each side (the zero value when it has none, left out of JSON), and
-// Gained and Lost are the elements of a set it gains and loses. It is the one change shape
-// of meshscope's packages.
-type Change[K, V, E any] = report.Change[K, V, E]
-
 // ReplicatedAs is how a service is replicated to a peer, in ServiceState.As; "" when it is
 // not exported to the peer.
 type ReplicatedAs string
@@ -78,10 +72,6 @@ type ServiceState struct {
 	// Instances are its synthetic instances, each "node/service ID".
 	Instances []string `json:"Instances,omitempty"`
 }
-
-// Replicated reports whether the peer receives the service in this state: with a chain or
-// as a plain service.
-func (s ServiceState) Replicated() bool { return s.As == AsChain || s.As == AsPlain }
 
 // Diff is the dry run of the change from before to after, for the peer after.Exporter.Peer
 // (before is replicated with before's exporter and that peer: each side keeps its own trust

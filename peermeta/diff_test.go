@@ -35,6 +35,9 @@ func diffInput(t testing.TB, resolvers ...chain.ServiceResolver) Input {
 	}
 }
 
+// replicated reports whether the peer receives a service in state s.
+func replicated(s ServiceState) bool { return s.As == AsChain || s.As == AsPlain }
+
 func TestDiff(t *testing.T) {
 	before := diffInput(t)
 	after := diffInput(t, chain.ServiceResolver{Name: "db", Failover: map[string]chain.Failover{"*": {Service: "db-backup"}}})
@@ -99,7 +102,7 @@ func TestDiff(t *testing.T) {
 	d, err = Diff(diffInput(t), after)
 	require.NoError(t, err)
 	require.Len(t, d.Services, 2)
-	assert.True(t, d.Services[0].Before.Replicated() && !d.Services[0].After.Replicated(), "removed")
+	assert.True(t, replicated(d.Services[0].Before) && !replicated(d.Services[0].After), "removed")
 	assert.Equal(t, "db", d.Services[0].Key.Name)
 	assert.Equal(t, AsChain, d.Services[0].Before.As)
 	assert.Equal(t, []string{"gw/db-sidecar-proxy-instance-0"}, d.Services[0].Before.Instances)
@@ -107,7 +110,7 @@ func TestDiff(t *testing.T) {
 	assert.Equal(t, "web", d.Services[1].Key.Name)
 	assert.Equal(t, AsPlain, d.Services[1].Before.As)
 	assert.Equal(t, AsChain, d.Services[1].After.As)
-	assert.True(t, d.Services[1].Before.Replicated(), "it was already replicated, as a plain service")
+	assert.True(t, replicated(d.Services[1].Before), "it was already replicated, as a plain service")
 
 	_, err = Diff(diffInput(t, chain.ServiceResolver{Name: "bad", Redirect: &chain.Redirect{}}), diffInput(t))
 	assert.ErrorContains(t, err, "before: Resolvers[0] (default/default/bad): Redirect: Redirect is empty")
@@ -226,9 +229,9 @@ func TestUpstream(t *testing.T) {
 		sentinel error
 		msg      string
 	}{
-		{"a local target", "db.default.default.dc1", sent, ErrNotPeerTarget, `target "db.default.default.dc1" is not a peer target of chain default/default/db`},
-		{"no such target", "nope", sent, ErrNotPeerTarget, `target "nope" is not a peer target of chain default/default/db`},
-		{"no SNI", "db.default.default.external.east", PeerMeta{Protocol: "tcp"}, ErrNoPeerMeta, `no peer metadata from peer "east" for service "db"`},
+		{"a local target", "db.default.default.dc1", sent, errNotPeerTarget, `target "db.default.default.dc1" is not a peer target of chain default/default/db`},
+		{"no such target", "nope", sent, errNotPeerTarget, `target "nope" is not a peer target of chain default/default/db`},
+		{"no SNI", "db.default.default.external.east", PeerMeta{Protocol: "tcp"}, errNoPeerMeta, `no peer metadata from peer "east" for service "db"`},
 		{"L7 from the peer, L4 here", "db.default.default.external.east", PeerMeta{SNI: sent.SNI, Protocol: "http"}, chain.ErrProtocolMismatch, `peer "east" exports "db" with protocol "http"; the chain uses "tcp"`},
 	}
 	for _, tt := range tests {
@@ -245,7 +248,7 @@ func TestUpstream(t *testing.T) {
 	_, err = Upstream(hc, hc.Start, PeerMeta{SNI: []string{"x"}})
 	assert.EqualError(t, err, `peer "east" exports "ap1/default/api" with protocol "tcp"; the chain uses "http"`, "an empty protocol counts as tcp")
 	_, err = Upstream(nil, "x", sent)
-	assert.ErrorIs(t, err, ErrNotPeerTarget)
+	assert.ErrorIs(t, err, errNotPeerTarget)
 }
 
 func TestReplicateSamenessGroup(t *testing.T) {

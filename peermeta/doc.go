@@ -28,8 +28,9 @@
 //	          spiffe://<td>/gateway/mesh/dc/dc1
 //	          spiffe://<td>/ns/default/dc/dc1/svc/failover
 //
-// Explain says where each ID comes from (the service, the gateway, or which redirect or
-// failover target, with the steps that reached it).
+// Replicate says, beside each PeerMeta, where each ID comes from (Exported.Origins: the
+// service, the gateway, or which redirect or failover target, with the steps that reached
+// it).
 //
 // # Health
 //
@@ -120,6 +121,5 @@
 // strings that are contracts are the SNI names, SPIFFE IDs and instance IDs, Consul's JSON
 // field names (what this package writes reads into Consul's own API types), Consul's
 // messages (the refusals above, and those package chain passes on) and the finding codes.
-// Upstream's messages, findings' messages, Reasons and Explain's output are diagnostics and
-// may change.
+// Upstream's messages, findings' messages and Reasons are diagnostics and may change.
 package peermeta

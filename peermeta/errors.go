@@ -16,9 +16,10 @@ import (
 // branch).
 type FieldError = fielderr.Error
 
-// ErrReservedService: a chain reaches the reserved consul service, so the service is not
-// replicated (see Replication.Excluded).
-var ErrReservedService = errors.New("reaches the reserved consul service")
+// errReservedService is what an excluded service's error wraps: its chain reaches the
+// reserved consul service. Replication.Excluded holds only such services, so a caller needs
+// no sentinel to tell them apart.
+var errReservedService = errors.New("reaches the reserved consul service")
 
 // Failure is an exported service that is not replicated, and why: its chain does not compile,
 // is not safe to export to a peer, or reaches the reserved consul service. Err keeps the whole error (errors.Is and errors.As

@@ -32,29 +32,30 @@ func ExampleBuild() {
 	// tcp
 }
 
-func ExampleExplain() {
-	c, _ := chain.Compile(
-		chain.Request{Service: exports.ServiceName{Name: "web"}, Datacenter: "dc1", TrustDomain: td},
-		chain.Entries{Resolvers: []chain.ServiceResolver{{Name: "web", Redirect: &chain.Redirect{Service: "web-v2"}}}},
-	)
-	for _, o := range peermeta.Explain(peermeta.Exporter{Peer: "east", Datacenter: "dc1", TrustDomain: td}, c) {
+// Where each SPIFFE ID a peer receives comes from: web (tcp) is redirected to web-v2, so the
+// peer must accept web-v2's identity too.
+func ExampleReplicate_origins() {
+	x, err := exports.Compile(exports.ConfigEntry{Name: "default", Services: []exports.Service{
+		{Name: "web", Consumers: []exports.Consumer{{Peer: "east"}}},
+	}})
+	if err != nil {
+		panic(err)
+	}
+	rep, err := peermeta.Replicate(peermeta.Input{
+		Exporter: peermeta.Exporter{Peer: "east", Datacenter: "dc1", TrustDomain: td},
+		Exports:  x,
+		Entries:  chain.Entries{Resolvers: []chain.ServiceResolver{{Name: "web", Redirect: &chain.Redirect{Service: "web-v2"}}}},
+	})
+	if err != nil {
+		panic(err)
+	}
+	for _, o := range rep.Services[0].Origins {
 		fmt.Printf("%-12s %v\n", o.From, o.Targets)
 	}
 	// Output:
 	// service      []
 	// mesh-gateway []
 	// target       [web-v2.default.default.dc1]
-}
-
-func ExampleFlatten() {
-	checks := []*peermeta.HealthCheck{
-		{CheckID: "serfHealth", Status: "passing"},
-		{CheckID: "mesh-gateway:tcp", Status: "warning"},
-	}
-	c := peermeta.Flatten(checks, "gw-node", "web-sidecar-proxy-instance-0", "web-sidecar-proxy")[0]
-	fmt.Println(c.CheckID, c.Status)
-	// Output:
-	// web-sidecar-proxy-instance-0:overall-check warning
 }
 
 func ExampleReplicate() {
@@ -75,6 +76,10 @@ func ExampleReplicate() {
 		Gateways: []peermeta.CheckServiceNode{{
 			Node:    &peermeta.Node{Node: "gw-1", Address: "10.0.0.1"},
 			Service: &peermeta.NodeService{ID: "mesh-gateway", Service: "mesh-gateway", Port: 8443},
+			Checks: []*peermeta.HealthCheck{
+				{CheckID: "serfHealth", Status: "passing"},
+				{CheckID: "mesh-gateway:tcp", Status: "warning"},
+			},
 		}},
 	})
 	if err != nil {
@@ -84,10 +89,14 @@ func ExampleReplicate() {
 		fmt.Println(s.Service, s.PeerMeta.Protocol, len(s.PeerMeta.SpiffeID), s.Instances[0].Service.ID)
 	}
 	fmt.Println("plain:", rep.Plain)
+	// An instance carries the gateway's checks folded into one: the worst of them.
+	c := rep.Services[0].Instances[0].Checks[0]
+	fmt.Println(c.CheckID, c.Status)
 	// Output:
 	// default/default/api grpc 2 api-sidecar-proxy-instance-0
 	// default/default/web tcp 2 web-sidecar-proxy-instance-0
 	// plain: [default/default/legacy]
+	// api-sidecar-proxy-instance-0:overall-check warning
 }
 
 // ExampleDiff previews a change to two resolvers before they are written: db gains a

@@ -49,14 +49,14 @@ func replicationPath(s fmt.Stringer, peer string) string {
 }
 
 // CheckGateways reports when peers can reach no exported service at all: there is no mesh
-// gateway instance (NoMeshGateway), or every instance's checks, flattened as Synthesize
-// flattens them, are critical (GatewaysCritical).
+// gateway instance (NoMeshGateway), or every instance's checks, flattened as its synthetic
+// instances carry them (see Exported.Instances), are critical (GatewaysCritical).
 func CheckGateways(gateways []CheckServiceNode) []Finding {
 	if len(gateways) == 0 {
 		return []Finding{report.New("mesh gateways", NoMeshGateway, "no mesh gateway instances: peers can reach no exported service")}
 	}
 	for _, g := range gateways {
-		checks := Flatten(g.Checks, "", "", "")
+		checks := flatten(g.Checks, "", "", "")
 		if len(checks) == 0 || checks[0].Status != StatusCritical {
 			return nil
 		}

@@ -19,10 +19,10 @@ const (
 	StatusMaintenance HealthStatus = "maintenance"
 )
 
-// Maintenance check IDs: the node's, and the prefix of a service's.
+// Consul's maintenance check IDs: the node's, and the prefix of a service's.
 const (
-	NodeMaintenanceCheckID        = "_node_maintenance"
-	ServiceMaintenanceCheckPrefix = "_service_maintenance:"
+	nodeMaintenanceCheckID        = "_node_maintenance"
+	serviceMaintenanceCheckPrefix = "_service_maintenance:"
 )
 
 // Node is a catalog node, with Consul's JSON field names.
@@ -92,13 +92,13 @@ type CheckServiceNode struct {
 	Checks  []*HealthCheck `json:"Checks"`
 }
 
-// Flatten folds a mesh gateway instance's checks into the one check its synthetic instances
+// flatten folds a mesh gateway instance's checks into the one check its synthetic instances
 // carry: none stays none; otherwise a check "<serviceID>:overall-check" named
 // "overall-check" whose status is maintenance if any check is a node or service maintenance
 // check, else the worst of critical, warning and passing. An unknown status counts as
 // critical (Consul would let the unknown string win over everything). The check's output
 // says which check decided.
-func Flatten(checks []*HealthCheck, node, serviceID, serviceName string) []*HealthCheck {
+func flatten(checks []*HealthCheck, node, serviceID, serviceName string) []*HealthCheck {
 	if len(checks) == 0 {
 		return nil
 	}
@@ -107,7 +107,7 @@ func Flatten(checks []*HealthCheck, node, serviceID, serviceName string) []*Heal
 		if c == nil {
 			continue
 		}
-		if c.CheckID == NodeMaintenanceCheckID || strings.HasPrefix(c.CheckID, ServiceMaintenanceCheckPrefix) {
+		if c.CheckID == nodeMaintenanceCheckID || strings.HasPrefix(c.CheckID, serviceMaintenanceCheckPrefix) {
 			status, by = StatusMaintenance, c.CheckID
 			break
 		}
@@ -148,7 +148,7 @@ func severity(status HealthStatus) int {
 	return 2
 }
 
-// Synthesize returns the instances a peer sees for one exported service: one connect-proxy
+// synthesize returns the instances a peer sees for one exported service: one connect-proxy
 // per mesh gateway instance, service "<service>-sidecar-proxy", ID
 // "<service>-sidecar-proxy-instance-<i>" (or "<service>-sidecar-proxy" when the gateway
 // instance has no ID), proxying for "<service>" ("<service>-instance-<i>", or "<service>"),
@@ -156,7 +156,7 @@ func severity(status HealthStatus) int {
 // gateway's checks flattened. i is the gateway's position in gateways; pass them in a stable
 // order (Replicate sorts them by node and service ID). The caller owns the instances:
 // nothing in them is shared with gateways, with meta or with one another.
-func Synthesize(service exports.ServiceName, meta PeerMeta, gateways []CheckServiceNode) []CheckServiceNode {
+func synthesize(service exports.ServiceName, meta PeerMeta, gateways []CheckServiceNode) []CheckServiceNode {
 	service = service.Canonical()
 	out := make([]CheckServiceNode, 0, len(gateways))
 	proxy := service.Name + "-sidecar-proxy"
@@ -176,7 +176,7 @@ func Synthesize(service exports.ServiceName, meta PeerMeta, gateways []CheckServ
 			Connect:   &ServiceConnect{PeerMeta: meta.clone()},
 			Namespace: service.Namespace, Partition: service.Partition,
 		}
-		out = append(out, CheckServiceNode{Node: gw.Node.clone(), Service: svc, Checks: Flatten(gw.Checks, gw.Node.Node, id, proxy)})
+		out = append(out, CheckServiceNode{Node: gw.Node.clone(), Service: svc, Checks: flatten(gw.Checks, gw.Node.Node, id, proxy)})
 	}
 	return out
 }

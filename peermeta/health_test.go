@@ -31,13 +31,13 @@ func TestFlatten(t *testing.T) {
 		{"critical beats warning", checks("warning", "critical", "passing"), StatusCritical},
 		{"unknown counts as critical", checks("passing", "whatever"), StatusCritical},
 		{"empty status counts as critical", checks(""), StatusCritical},
-		{"node maintenance", append(checks("passing"), &HealthCheck{CheckID: NodeMaintenanceCheckID, Status: "critical"}), StatusMaintenance},
+		{"node maintenance", append(checks("passing"), &HealthCheck{CheckID: nodeMaintenanceCheckID, Status: "critical"}), StatusMaintenance},
 		{"service maintenance", append(checks("critical"), &HealthCheck{CheckID: "_service_maintenance:gw-1", Status: "critical"}), StatusMaintenance},
 		{"maintenance-like name is not maintenance", append(checks("passing"), &HealthCheck{CheckID: "_service_maintenance", Status: "warning"}), StatusWarning},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := Flatten(tt.checks, "n1", "web-sidecar-proxy-instance-0", "web-sidecar-proxy")
+			got := flatten(tt.checks, "n1", "web-sidecar-proxy-instance-0", "web-sidecar-proxy")
 			if tt.want == "" {
 				assert.Nil(t, got)
 				return
@@ -52,7 +52,7 @@ func TestFlatten(t *testing.T) {
 			assert.Equal(t, "web-sidecar-proxy", c.ServiceName)
 		})
 	}
-	got := Flatten(checks("passing", "critical"), "n1", "x", "y")
+	got := flatten(checks("passing", "critical"), "n1", "x", "y")
 	assert.Equal(t, `critical: 2 checks of the mesh gateway; "gw-alive" decided`, got[0].Output)
 }
 
@@ -79,7 +79,7 @@ func TestSynthesize(t *testing.T) {
 	var gws []CheckServiceNode
 	require.NoError(t, json.Unmarshal([]byte(gatewaysJSON), &gws))
 	meta := PeerMeta{SNI: []string{"web.default.default.east.external." + td}, Protocol: "http"}
-	got := Synthesize(exports.ServiceName{Name: "web"}, meta, gws)
+	got := synthesize(exports.ServiceName{Name: "web"}, meta, gws)
 	require.Len(t, got, 2)
 	first := got[0]
 	assert.Equal(t, gws[0].Node, first.Node)
@@ -96,12 +96,12 @@ func TestSynthesize(t *testing.T) {
 	assert.Nil(t, got[1].Checks, "a gateway without checks gives an instance without checks")
 
 	noID := []CheckServiceNode{{Node: &Node{Node: "n"}, Service: &NodeService{Service: "mesh-gateway", Port: 443}}}
-	one := Synthesize(exports.ServiceName{Name: "web"}, meta, noID)
+	one := synthesize(exports.ServiceName{Name: "web"}, meta, noID)
 	assert.Equal(t, "web-sidecar-proxy", one[0].Service.ID)
 	assert.Equal(t, "web", one[0].Service.Proxy.DestinationServiceID)
 
 	broken := []CheckServiceNode{{Node: &Node{Node: "n"}}}
-	assert.Empty(t, Synthesize(exports.ServiceName{Name: "web"}, meta, broken), "an instance without a service is skipped")
+	assert.Empty(t, synthesize(exports.ServiceName{Name: "web"}, meta, broken), "an instance without a service is skipped")
 
 	b, err := json.Marshal(first)
 	require.NoError(t, err)

@@ -13,7 +13,7 @@ import (
 )
 
 // TestOwnedValuesDoNotAlias mutates every slice, map and pointer that Replicate, Diff,
-// Build, Explain, Synthesize and Upstream return — all of them the caller's — and checks
+// Build and Upstream return — all of them the caller's — and checks
 // that the caller's input and every later answer are unchanged.
 func TestOwnedValuesDoNotAlias(t *testing.T) {
 	in := replicationInput(t)
@@ -102,10 +102,5 @@ func TestOwnedValuesDoNotAlias(t *testing.T) {
 	require.NoError(t, err)
 	m := Build(in.Exporter, c)
 	m.SpiffeID[0] = "evil"
-	for _, o := range Explain(in.Exporter, c) {
-		if len(o.Via) > 0 {
-			o.Via[0].Resolver = "evil"
-		}
-	}
 	assert.Equal(t, before, answers(), "changing returned values")
 }

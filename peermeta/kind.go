@@ -11,7 +11,8 @@ import (
 // /v1/catalog/service/<name>). A "*" export rule exports only typical services (kind "").
 type ServiceKind string
 
-// Consul's service kinds. The synthetic instances Synthesize makes are KindConnectProxy.
+// Consul's service kinds. The synthetic instances a peer receives (Exported.Instances) are
+// KindConnectProxy.
 const (
 	KindTypical            ServiceKind = ""
 	KindConnectProxy       ServiceKind = "connect-proxy"

@@ -13,30 +13,8 @@ import (
 	"github.com/meshscope/meshscope/internal/strict"
 )
 
-// LoadHealth reads the answer of Consul's /v1/health/service/<name> endpoint (for example
-// `curl $CONSUL_HTTP_ADDR/v1/health/service/mesh-gateway`): a JSON array of instances with
-// their nodes and checks, optionally after a UTF-8 byte-order mark. Fields meshscope does not
-// use are ignored, as Consul's API clients ignore them, but the JSON is read exactly: a key
-// given twice (in any case, as those clients match field names: "Port" and "port" are one
-// field), data after the array, and a value of the wrong type are errors naming the element,
-// the field (and the key of a map) and the value; every element's problems are reported:
-//
-//	[1].Service.TaggedAddresses["wan"].Port: must be a whole number, got the string "443"
-//
-// A service's Kind must be one of Consul's (ServiceKind). Every element must be an instance:
-// an object with a Node and a Service (Checks may be absent). An element without either —
-// what another endpoint's output, such as the catalog's /v1/internal/ui/services, holds — is
-// an error saying what it found, rather than an instance of no service. An empty array is a
-// service without instances.
-func LoadHealth(data []byte) ([]CheckServiceNode, error) {
-	x, err := strict.ParseJSON(data)
-	if err != nil {
-		return nil, err
-	}
-	return decodeHealth(x)
-}
-
-// decodeHealth decodes one /v1/health/service output, parsed, as LoadHealth says.
+// decodeHealth decodes one /v1/health/service output, parsed: a list of instances, as
+// APIOutput.ReadHealth says.
 func decodeHealth(x any) ([]CheckServiceNode, error) {
 	list, ok := x.([]any)
 	if !ok {
@@ -163,7 +141,7 @@ func (c *healthChecker) check(x any, t reflect.Type, path string) {
 	}
 }
 
-// healthOutput is what LoadHealth reads, for the messages refusing something else.
+// healthOutput is what decodeHealth reads, for the messages refusing something else.
 const healthOutput = "expected /v1/health/service/<name> or /v1/health/connect/<name> output " +
 	"(curl $CONSUL_HTTP_ADDR/v1/health/service/mesh-gateway): a list of instances, each with Node, Service and Checks"
 

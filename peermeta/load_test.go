@@ -6,7 +6,19 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/meshscope/meshscope/internal/strict"
 )
+
+// loadHealth reads one /v1/health/service/<name> output as APIOutput.ReadHealth reads each
+// value, and returns the instances.
+func loadHealth(data []byte) ([]CheckServiceNode, error) {
+	x, err := strict.ParseJSON(data)
+	if err != nil {
+		return nil, err
+	}
+	return decodeHealth(x)
+}
 
 const healthJSON = `[{
   "Node": {"ID": "n1", "Node": "gw-node", "Address": "10.0.0.9", "Datacenter": "dc1", "CreateIndex": 18446744073709551615, "ModifyIndex": 5},
@@ -16,23 +28,23 @@ const healthJSON = `[{
 }]`
 
 func TestLoadHealth(t *testing.T) {
-	got, err := LoadHealth([]byte(healthJSON))
+	got, err := loadHealth([]byte(healthJSON))
 	require.NoError(t, err)
 	require.Len(t, got, 1)
 	assert.Equal(t, "gw-node", got[0].Node.Node)
 	assert.Equal(t, 8443, got[0].Service.Port)
 	assert.Equal(t, ServiceAddress{Address: "198.51.100.9", Port: 443}, got[0].Service.TaggedAddresses["wan"])
 	assert.Equal(t, StatusPassing, got[0].Checks[0].Status)
-	lower, err := LoadHealth([]byte(strings.NewReplacer(`"Node": {"ID"`, `"node": {"ID"`, `"Service": {"Kind"`, `"service": {"Kind"`).Replace(healthJSON)))
+	lower, err := loadHealth([]byte(strings.NewReplacer(`"Node": {"ID"`, `"node": {"ID"`, `"Service": {"Kind"`, `"service": {"Kind"`).Replace(healthJSON)))
 	require.NoError(t, err, "Node and Service in another case, as encoding/json matches them")
 	assert.Equal(t, got, lower)
-	none, err := LoadHealth([]byte(" [] "))
+	none, err := loadHealth([]byte(" [] "))
 	require.NoError(t, err, "a service without instances")
 	assert.Empty(t, none)
-	noChecks, err := LoadHealth([]byte(`[{"Node":{"Node":"n"},"Service":{"Service":"s"}}]`))
+	noChecks, err := loadHealth([]byte(`[{"Node":{"Node":"n"},"Service":{"Service":"s"}}]`))
 	require.NoError(t, err, "Checks may be absent")
 	assert.Len(t, noChecks, 1)
-	bom, err := LoadHealth([]byte("\ufeff" + healthJSON))
+	bom, err := loadHealth([]byte("\ufeff" + healthJSON))
 	require.NoError(t, err, "after a byte-order mark")
 	assert.Equal(t, got, bom)
 }
@@ -85,7 +97,7 @@ func TestLoadHealthRefuses(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := LoadHealth([]byte(tt.in))
+			_, err := loadHealth([]byte(tt.in))
 			require.Error(t, err)
 			assert.Equal(t, tt.err, err.Error())
 		})
@@ -100,7 +112,7 @@ func FuzzLoadHealth(f *testing.F) {
 	f.Add([]byte(`[{"Service":{"Port":1e3,"Tags":"t"},"Checks":{}},{"Node":[]}] [1]`))
 	f.Add([]byte(`[{"Service":{"Port":99999999999999999999}}]`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		nodes, err := LoadHealth(data)
+		nodes, err := loadHealth(data)
 		if err != nil {
 			if strings.Contains(err.Error(), "Go struct") || strings.Contains(err.Error(), "json: ") {
 				t.Fatalf("a message naming Go types: %v", err)
@@ -108,7 +120,7 @@ func FuzzLoadHealth(f *testing.F) {
 			return
 		}
 		for _, n := range nodes {
-			Flatten(n.Checks, "node", "id", "name")
+			flatten(n.Checks, "node", "id", "name")
 		}
 	})
 }

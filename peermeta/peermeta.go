@@ -79,7 +79,8 @@ func (x Exporter) partition() string { return names.OrDefault(x.Partition) }
 //
 // The targets' IDs are the chain's, built in the trust domain it was compiled for: compile
 // it in the exporter's (Replicate does). A nil chain gives an empty PeerMeta. Build does not
-// validate; Replicate does.
+// validate; Replicate does, and gives beside each PeerMeta where each of its SPIFFE IDs
+// comes from (Exported.Origins).
 func Build(x Exporter, c *chain.Chain) PeerMeta {
 	m, _ := build(x, c)
 	return m
@@ -108,12 +109,7 @@ type Origin struct {
 	Via     []chain.Step `json:"Via,omitempty"`
 }
 
-// Explain returns the origin of each SPIFFE ID Build gives, in the same order.
-func Explain(x Exporter, c *chain.Chain) []Origin {
-	_, o := build(x, c)
-	return o
-}
-
+// build is Build, and the origin of each SPIFFE ID it gives, in the same order.
 func build(x Exporter, c *chain.Chain) (PeerMeta, []Origin) {
 	if c == nil {
 		return PeerMeta{}, nil

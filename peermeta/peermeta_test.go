@@ -114,7 +114,7 @@ func TestExplain(t *testing.T) {
 		{Name: "mysql", Failover: map[string]chain.Failover{"*": {Targets: []chain.FailoverTarget{{Service: "backup"}, {Datacenter: "dc2"}}}}},
 		{Name: "backup", Redirect: &chain.Redirect{Service: "mysql-replica"}},
 	}})
-	origins := Explain(exporter, c)
+	_, origins := build(exporter, c)
 	var got []string
 	for _, o := range origins {
 		via := ""

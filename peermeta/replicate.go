@@ -35,7 +35,8 @@ type Input struct {
 	Unclassified []exports.ServiceName
 	// KindsFrom says, in each UnknownKind finding, where its user gives a service's kind:
 	// a program names its own flags here ("-catalog output of /v1/internal/ui/services").
-	// "" names the Consul outputs that say kinds (DefaultKindsFrom).
+	// "" names the Consul outputs that say kinds: the catalog's /v1/internal/ui/services or
+	// /v1/catalog/service/<name>, or the health output of the service's instances.
 	KindsFrom string
 	// Entries are the service-resolver, service-router and service-splitter entries, the
 	// services' protocols and the sameness
@@ -52,9 +53,9 @@ type Input struct {
 	Connect []exports.ServiceName
 }
 
-// DefaultKindsFrom is what an UnknownKind finding tells its reader to give a service's kind
+// defaultKindsFrom is what an UnknownKind finding tells its reader to give a service's kind
 // with when Input.KindsFrom is "": the Consul outputs that say it.
-const DefaultKindsFrom = "catalog output that says kinds (/v1/internal/ui/services or /v1/catalog/service/<name>; " +
+const defaultKindsFrom = "catalog output that says kinds (/v1/internal/ui/services or /v1/catalog/service/<name>; " +
 	"/v1/catalog/services does not), or the /v1/health/service/<name> output of its instances"
 
 // Replication is everything one peer receives, and what it does not and why. The caller
@@ -68,7 +69,7 @@ type Replication struct {
 	Plain []exports.ServiceName `json:"Plain,omitempty"`
 	// Failed are the exported connect services whose chain does not compile or is not safe
 	// to export to a peer; Excluded those deliberately not replicated because their chain
-	// reaches the reserved consul service (Err wraps ErrReservedService).
+	// reaches the reserved consul service (Err says which target is consul's).
 	Failed   []Failure `json:"Failed,omitempty"`
 	Excluded []Failure `json:"Excluded,omitempty"`
 	// Findings are what else a reader of the replication should know, sorted by path: a
@@ -100,9 +101,18 @@ func (r *Replication) AllFindings() []Finding {
 type Exported struct {
 	Service exports.ServiceName `json:"Service"`
 	// Rule is the index of the exported-services rule that exports it.
-	Rule      int                `json:"Rule"`
-	PeerMeta  PeerMeta           `json:"PeerMeta"`
-	Origins   []Origin           `json:"Origins"`
+	Rule     int      `json:"Rule"`
+	PeerMeta PeerMeta `json:"PeerMeta"`
+	Origins  []Origin `json:"Origins"`
+	// Instances are the instances the peer sees: one connect-proxy per mesh gateway instance
+	// (the gateways ordered by node and service ID; the i-th gives instance i), service
+	// "<service>-sidecar-proxy", ID "<service>-sidecar-proxy-instance-<i>" (or
+	// "<service>-sidecar-proxy" when the gateway instance has no ID), proxying for
+	// "<service>" ("<service>-instance-<i>", or "<service>"), at the gateway's node, address,
+	// tagged addresses and port, carrying the PeerMeta, with the gateway's checks folded into
+	// one "<ID>:overall-check": maintenance if any is a node or service maintenance check,
+	// else the worst of critical, warning and passing (an unknown status counts as critical,
+	// where Consul lets it win over everything); its output says which check decided.
 	Instances []CheckServiceNode `json:"Instances"`
 	// Start is the ID of the chain's start target.
 	Start string `json:"Start"`
@@ -121,7 +131,7 @@ type Exported struct {
 // Connect services — those with a service-resolver, service-router or service-splitter
 // entry, or listed in Input.Connect — are
 // replicated with a discovery chain: each with its PeerMeta (see Build), the origin of each
-// SPIFFE ID, and one synthetic instance per mesh gateway instance (see Synthesize). The
+// SPIFFE ID, and one synthetic instance per mesh gateway instance (see Exported). The
 // others are listed in Plain. A connect service is not replicated, and is listed with the
 // reason, when, in this order: its chain does not compile (Failed, the compile error); its
 // chain is not safe to export to a peer (Failed, chain.Chain.CheckPeerExport's error, in
@@ -163,7 +173,7 @@ func Replicate(in Input) (Replication, error) {
 		}
 		m, origins := build(x, c)
 		rep.Services = append(rep.Services, Exported{Service: s, Rule: e.rule, PeerMeta: m, Origins: origins,
-			Instances: Synthesize(s, m, gateways), Start: c.Start, Chain: c})
+			Instances: synthesize(s, m, gateways), Start: c.Start, Chain: c})
 	}
 	slices.SortStableFunc(rep.Findings, report.Compare)
 	return rep, nil
@@ -201,7 +211,7 @@ func (in Input) exported(rep *Replication) []export {
 			case c.unknown:
 				rep.Findings = append(rep.Findings, report.New(replicationPath(c.service, peer), UnknownKind,
 					"its service kind is unknown; Services[%d] (%s) exports only typical services, so it is not replicated: give its kind with %s",
-					m.Rule, m.Precedence, cmp.Or(in.KindsFrom, DefaultKindsFrom)))
+					m.Rule, m.Precedence, cmp.Or(in.KindsFrom, defaultKindsFrom)))
 			}
 			continue
 		}
@@ -214,23 +224,11 @@ func (in Input) exported(rep *Replication) []export {
 	return out
 }
 
-// Candidates returns the services the exporter's partition could export to a peer — its
-// catalog services (of any kind, classified or not), the names of its resolver, router and
-// splitter entries and
-// of its exact rules — canonical, sorted, once each. Replicate decides which of them the peer
-// receives.
-func (in Input) Candidates() []exports.ServiceName {
-	cs := in.candidates()
-	out := make([]exports.ServiceName, len(cs))
-	for i, c := range cs {
-		out[i] = c.service
-	}
-	return out
-}
-
 // Lookup reads a service named as people name it — name, or partition/namespace/name; a bare
 // name is in the exporter's partition and the default namespace — and returns it, canonical,
-// when it is one of Candidates; otherwise the error lists them.
+// when the exporter's partition could export it to a peer: when it is one of its catalog
+// services (of any kind, classified or not), or names one of its resolver, router or
+// splitter entries or one of its exact rules. Otherwise the error lists those services.
 func (in Input) Lookup(name string) (exports.ServiceName, error) {
 	parts := strings.Split(name, "/")
 	s := exports.ServiceName{Partition: in.Exporter.partition(), Name: parts[0]}
@@ -242,13 +240,13 @@ func (in Input) Lookup(name string) (exports.ServiceName, error) {
 		return exports.ServiceName{}, &FieldError{Value: name, Detail: fmt.Sprintf("%q: want name or partition/namespace/name", name)}
 	}
 	s = s.Canonical()
-	known := in.Candidates()
-	if slices.Contains(known, s) {
+	known := in.candidates()
+	if slices.ContainsFunc(known, func(c candidate) bool { return c.service == s }) {
 		return s, nil
 	}
 	names := make([]string, len(known))
 	for i, k := range known {
-		names[i] = k.String()
+		names[i] = k.service.String()
 	}
 	return exports.ServiceName{}, &FieldError{Value: name, Detail: fmt.Sprintf("%q: no such service in the catalog or the chain entries of partition %s; services: %s",
 		name, in.Exporter.partition(), strings.Join(names, ", "))}
@@ -345,7 +343,7 @@ func chainNames(e chain.Entries) []exports.ServiceName {
 func reachesConsul(c *chain.Chain) error {
 	for _, id := range c.TargetIDs() {
 		if t := c.Targets[id]; t.Peer == "" && t.Service.Name == exports.ReservedService {
-			return &FieldError{Value: id, Detail: fmt.Sprintf("its chain reaches the reserved %s service (target %s); it is never exported", exports.ReservedService, id), Err: ErrReservedService}
+			return &FieldError{Value: id, Detail: fmt.Sprintf("its chain reaches the reserved %s service (target %s); it is never exported", exports.ReservedService, id), Err: errReservedService}
 		}
 	}
 	return nil

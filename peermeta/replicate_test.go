@@ -74,7 +74,7 @@ func TestReplicate(t *testing.T) {
 	require.Len(t, rep.Excluded, 1)
 	assert.Equal(t, "sneaky", rep.Excluded[0].Service.Name)
 	assert.Equal(t, "its chain reaches the reserved consul service (target consul.default.default.dc1); it is never exported", rep.Excluded[0].Err.Error())
-	assert.ErrorIs(t, rep.Excluded[0].Err, ErrReservedService)
+	assert.ErrorIs(t, rep.Excluded[0].Err, errReservedService)
 	require.Len(t, rep.Findings, 1, "each failed or excluded service is reported once, in Failed or Excluded")
 	var findings []string
 	for _, f := range rep.AllFindings() {

@@ -35,7 +35,7 @@ func newStore(c *Config) (*store, error) {
 		protocolEntries(c.Entries.Protocols)} {
 		for _, e := range es {
 			if _, dup := st.entries[e.key]; dup {
-				dups = append(dups, &FieldError{Value: e.key.name.String(), Detail: fmt.Sprintf("a second %s entry for %s", e.key.kind, e.key.name.Short()), Err: chain.ErrDuplicateResolver})
+				dups = append(dups, &FieldError{Value: e.key.name.String(), Detail: fmt.Sprintf("a second %s entry for %s", e.key.kind, e.key.name.Short())})
 				continue
 			}
 			st.set(e)
@@ -158,22 +158,22 @@ func (st *store) hasChain(s exports.ServiceName) bool {
 func (e *entry) links() []exports.ServiceName {
 	switch {
 	case e.resolver != nil:
-		return related(e.resolver)
+		return resolverLinks(e.resolver)
 	case e.router != nil:
-		return e.router.Related()
+		return routerLinks(e.router)
 	case e.splitter != nil:
-		return e.splitter.Related()
+		return splitterLinks(e.splitter)
 	}
 	return nil
 }
 
-// related returns the local services Consul's server links the resolver r to — the services
-// it reads next when it reads r, and the chains a write of one of them recompiles r's for:
-// its redirect's service (a redirect to a peer included), each failover section's Service
-// (its own, for a section of datacenters or a sameness group), and each failover target not
-// on a peer; in r's namespace and partition unless they give others; r's own service left
-// out; canonical.
-func related(r *chain.ServiceResolver) []exports.ServiceName {
+// resolverLinks returns the local services Consul's server links the resolver r to — the
+// services it reads next when it reads r, and the chains a write of one of them recompiles
+// r's for: its redirect's service (a redirect to a peer included), each failover section's
+// Service (its own, for a section of datacenters or a sameness group), and each failover
+// target not on a peer; in r's namespace and partition unless they give others; r's own
+// service left out; canonical.
+func resolverLinks(r *chain.ServiceResolver) []exports.ServiceName {
 	own := r.ServiceName()
 	var out []exports.ServiceName
 	add := func(partition, namespace, name string) {
@@ -194,6 +194,37 @@ func related(r *chain.ServiceResolver) []exports.ServiceName {
 			if t.Peer == "" {
 				add(cmp.Or(t.Partition, r.Partition), cmp.Or(t.Namespace, f.Namespace, r.Namespace), cmp.Or(t.Service, r.Name))
 			}
+		}
+	}
+	return out
+}
+
+// routerLinks returns the services Consul's server links the router r to: its own (the
+// catch-all route's) and each route destination's — the service, namespace and partition
+// the destination names, r's where it names none — canonical, once each, in route order.
+func routerLinks(r *chain.ServiceRouter) []exports.ServiceName {
+	out := []exports.ServiceName{r.ServiceName()}
+	for _, route := range r.Routes {
+		if d := route.Destination; d != nil {
+			s := exports.ServiceName{Partition: cmp.Or(d.Partition, r.Partition), Namespace: cmp.Or(d.Namespace, r.Namespace), Name: cmp.Or(d.Service, r.Name)}.Canonical()
+			if !slices.Contains(out, s) {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+// splitterLinks returns the services Consul's server links the splitter sp to: each split's
+// service — the service, namespace and partition the split names, sp's where it names none —
+// other than sp's own, canonical, once each, in split order.
+func splitterLinks(sp *chain.ServiceSplitter) []exports.ServiceName {
+	own := sp.ServiceName()
+	var out []exports.ServiceName
+	for _, split := range sp.Splits {
+		s := exports.ServiceName{Partition: cmp.Or(split.Partition, sp.Partition), Namespace: cmp.Or(split.Namespace, sp.Namespace), Name: cmp.Or(split.Service, sp.Name)}.Canonical()
+		if s != own && !slices.Contains(out, s) {
+			out = append(out, s)
 		}
 	}
 	return out
@@ -227,11 +258,11 @@ func (st *store) defaultGroup(partition string) *entry {
 // router; the splitters of the services the router names (its own included) — without a
 // router, start's — and of the services those splitters' splits name; from each of those
 // services, the resolver of each service reached and the services it names
-// (related), its own service in each partition member of a sameness group it names (looked
-// up in start's partition), and for a service without a resolver its name in the partition
-// members of its partition's DefaultForFailover group; the protocol of every service read;
-// the proxy-defaults protocol; and the groups read. Package chain compiles from them what
-// the server compiles.
+// (resolverLinks), its own service in each partition member of a sameness group it names
+// (looked up in start's partition), and for a service without a resolver its name in the
+// partition members of its partition's DefaultForFailover group; the protocol of every
+// service read; the proxy-defaults protocol; and the groups read. Package chain compiles
+// from them what the server compiles.
 func (st *store) readEntries(start exports.ServiceName) chain.Entries {
 	var e chain.Entries
 	seen := map[exports.ServiceName]bool{}
@@ -240,7 +271,7 @@ func (st *store) readEntries(start exports.ServiceName) chain.Entries {
 	todo := []exports.ServiceName{start}
 	if r := st.live(entryKey{kindServiceRouter, start}); r != nil {
 		e.Routers = append(e.Routers, *r.router)
-		todo = r.router.Related()
+		todo = routerLinks(r.router)
 	}
 	for _, s := range todo {
 		seen[s] = true
@@ -248,7 +279,7 @@ func (st *store) readEntries(start exports.ServiceName) chain.Entries {
 	for i := 0; i < len(todo); i++ { // the splitters read: todo gains the services they name
 		if sp := st.live(entryKey{kindServiceSplitter, todo[i]}); sp != nil {
 			e.Splitters = append(e.Splitters, *sp.splitter)
-			for _, t := range sp.splitter.Related() {
+			for _, t := range splitterLinks(sp.splitter) {
 				if !seen[t] {
 					seen[t] = true
 					todo = append(todo, t)
@@ -288,7 +319,7 @@ func (st *store) readEntries(start exports.ServiceName) chain.Entries {
 			continue
 		}
 		e.Resolvers = append(e.Resolvers, *r.resolver)
-		todo = append(todo, related(r.resolver)...)
+		todo = append(todo, resolverLinks(r.resolver)...)
 		for _, name := range groupNames(r.resolver) {
 			if g := st.live(entryKey{kindSamenessGroup, exports.ServiceName{Partition: start.Canonical().Partition, Name: name}.Canonical()}); g != nil {
 				members(g, s)

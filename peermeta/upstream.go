@@ -8,12 +8,11 @@ import (
 	"github.com/meshscope/meshscope/chain"
 )
 
-// Sentinel errors of Upstream, for errors.Is.
+// What Upstream's other errors wrap, for the package's tests: both are about the arguments,
+// which a caller checks itself (see Upstream).
 var (
-	// ErrNotPeerTarget: the target is not a peer target of the chain.
-	ErrNotPeerTarget = errors.New("not a peer target of the chain")
-	// ErrNoPeerMeta: the peer sent no PeerMeta (no SNI) for the service.
-	ErrNoPeerMeta = errors.New("no peer metadata")
+	errNotPeerTarget = errors.New("not a peer target of the chain")
+	errNoPeerMeta    = errors.New("no peer metadata")
 )
 
 // Imported is what an importer's proxy uses for one peer target: the SNI to dial (through
@@ -37,18 +36,20 @@ type Imported struct {
 // The last is reported when the importing chain is HTTP-like and the received protocol is
 // not, or the reverse (an empty received protocol counts as tcp); it wraps
 // chain.ErrProtocolMismatch, the one sentinel for services a chain reaches on protocols it
-// cannot mix.
+// cannot mix. The first two are about the arguments themselves — a target ID that is not in
+// c.Targets or whose Peer is empty, a PeerMeta whose PrimarySNI is "" — which a caller that
+// must tell them apart checks before the call.
 func Upstream(c *chain.Chain, targetID string, received PeerMeta) (Imported, error) {
 	if c == nil {
-		return Imported{}, &FieldError{Value: targetID, Detail: fmt.Sprintf("target %q: no chain", targetID), Err: ErrNotPeerTarget}
+		return Imported{}, &FieldError{Value: targetID, Detail: fmt.Sprintf("target %q: no chain", targetID), Err: errNotPeerTarget}
 	}
 	t, ok := c.Targets[targetID]
 	if !ok || t.Peer == "" {
-		return Imported{}, &FieldError{Value: targetID, Detail: fmt.Sprintf("target %q is not a peer target of chain %s", targetID, c.Service), Err: ErrNotPeerTarget}
+		return Imported{}, &FieldError{Value: targetID, Detail: fmt.Sprintf("target %q is not a peer target of chain %s", targetID, c.Service), Err: errNotPeerTarget}
 	}
 	name := t.Service.Short()
 	if received.PrimarySNI() == "" {
-		return Imported{}, &FieldError{Value: received, Detail: fmt.Sprintf("no peer metadata from peer %q for service %q", t.Peer, name), Err: ErrNoPeerMeta}
+		return Imported{}, &FieldError{Value: received, Detail: fmt.Sprintf("no peer metadata from peer %q for service %q", t.Peer, name), Err: errNoPeerMeta}
 	}
 	protocol := received.Protocol
 	if protocol == "" {

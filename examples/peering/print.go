@@ -141,9 +141,9 @@ func printDiff(w io.Writer, d peermeta.ReplicationDiff, short func(string) strin
 		b, a := s.Before, s.After
 		state := fmt.Sprintf("%s → %s", b.As, a.As)
 		switch {
-		case !b.Replicated() && a.Replicated():
+		case !replicated(b) && replicated(a):
 			state = fmt.Sprintf("added (%s)", a.As)
-		case b.Replicated() && !a.Replicated():
+		case replicated(b) && !replicated(a):
 			state = fmt.Sprintf("removed (was %s)", b.As)
 		}
 		fmt.Fprintf(w, "  %s: %s\n", s.Key, state)
@@ -165,4 +165,10 @@ func printDiff(w io.Writer, d peermeta.ReplicationDiff, short func(string) strin
 			cli.Wrap(w, "    ", fmt.Sprintf("%s after the change: %s", a.As, a.Reason))
 		}
 	}
+}
+
+// replicated reports whether the peer receives a service in state s: with a chain or as a
+// plain service (a failed or excluded one is exported but not received).
+func replicated(s peermeta.ServiceState) bool {
+	return s.As == peermeta.AsChain || s.As == peermeta.AsPlain
 }

@@ -1,5 +1,7 @@
 // Package names holds the name checks that several meshscope packages share: lowercase
-// RFC 1123 labels and subdomains (SNI components, peer and subset names, namespaces).
+// RFC 1123 labels and subdomains (SNI components, peer and subset names, namespaces), and
+// the few fixed names they spell alike (the default partition, the wildcard, the kinds of
+// Consul's discovery-chain config entries).
 //
 // The checks are byte loops rather than regular expressions because they sit on parse paths
 // that run per request; the tests and a fuzzer hold them against k8s.io/apimachinery's
@@ -149,6 +151,14 @@ const Default = "default"
 // Wildcard stands for "every" in a name field: every service, namespace or namespace to
 // export to.
 const Wildcard = "*"
+
+// The Kind of each of Consul's discovery-chain config entries, as Consul spells it: package
+// chain decodes and validates these entries, package peermeta reads and writes them by kind.
+const (
+	KindServiceResolver = "service-resolver"
+	KindServiceRouter   = "service-router"
+	KindServiceSplitter = "service-splitter"
+)
 
 // OrDefault returns s, or Default when s is empty.
 func OrDefault(s string) string {
