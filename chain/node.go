@@ -74,18 +74,32 @@ type NodeFailover struct {
 	Policy  *FailoverPolicy `json:"Policy,omitempty"`
 }
 
-// MarshalJSON writes the resolver node as Consul does: ConnectTimeout a duration string,
+// resolverNodeJSON is a resolver node as Consul writes it: ConnectTimeout a duration string,
 // RequestTimeout integer nanoseconds.
-func (r ResolverNode) MarshalJSON() ([]byte, error) {
-	type fields ResolverNode
-	w := struct {
-		ConnectTimeout string `json:"ConnectTimeout,omitempty"`
-		fields
-	}{fields: fields(r)}
-	if r.ConnectTimeout != 0 {
-		w.ConnectTimeout = r.ConnectTimeout.String()
+type resolverNodeJSON struct {
+	ConnectTimeout string `json:"ConnectTimeout,omitempty"`
+	resolverNodeFields
+}
+
+// resolverNodeFields are ResolverNode's fields, for resolverNodeJSON to embed.
+type resolverNodeFields ResolverNode
+
+// nodeJSON is a node as Consul writes it: its Resolver in Consul's form.
+type nodeJSON struct {
+	*Node
+	Resolver *resolverNodeJSON `json:"Resolver,omitempty"`
+}
+
+// wire returns the node as Consul writes it.
+func (n *Node) wire() nodeJSON {
+	w := nodeJSON{Node: n}
+	if r := n.Resolver; r != nil {
+		w.Resolver = &resolverNodeJSON{resolverNodeFields: resolverNodeFields(*r)}
+		if r.ConnectTimeout != 0 {
+			w.Resolver.ConnectTimeout = r.ConnectTimeout.String()
+		}
 	}
-	return json.Marshal(w)
+	return w
 }
 
 // MarshalJSON writes the destination as Consul does, with its timeouts as duration strings
@@ -108,15 +122,15 @@ func (d ServiceRouteDestination) MarshalJSON() ([]byte, error) {
 
 // chainJSON is a chain as Consul's /v1/discovery-chain/:service gives it under "Chain".
 type chainJSON struct {
-	ServiceName string             `json:"ServiceName"`
-	Namespace   string             `json:"Namespace"`
-	Partition   string             `json:"Partition"`
-	Datacenter  string             `json:"Datacenter"`
-	Default     bool               `json:"Default,omitempty"`
-	Protocol    string             `json:"Protocol,omitempty"`
-	StartNode   string             `json:"StartNode,omitempty"`
-	Nodes       map[string]*Node   `json:"Nodes,omitempty"`
-	Targets     map[string]*Target `json:"Targets,omitempty"`
+	ServiceName string                `json:"ServiceName"`
+	Namespace   string                `json:"Namespace"`
+	Partition   string                `json:"Partition"`
+	Datacenter  string                `json:"Datacenter"`
+	Default     bool                  `json:"Default,omitempty"`
+	Protocol    string                `json:"Protocol,omitempty"`
+	StartNode   string                `json:"StartNode,omitempty"`
+	Nodes       map[string]nodeJSON   `json:"Nodes,omitempty"`
+	Targets     map[string]targetJSON `json:"Targets,omitempty"`
 }
 
 // MarshalJSON writes the chain as Consul's /v1/discovery-chain/:service returns it under
@@ -127,8 +141,21 @@ type chainJSON struct {
 // virtual IPs — are left out; SpiffeID, Via and the other fields meshscope adds are not
 // Consul's and are not written.
 func (c Chain) MarshalJSON() ([]byte, error) {
-	return json.Marshal(chainJSON{ServiceName: c.Service.Name, Namespace: c.Service.Namespace, Partition: c.Service.Partition,
-		Datacenter: c.Datacenter, Default: c.Default, Protocol: c.Protocol, StartNode: c.StartNode, Nodes: c.Nodes, Targets: c.Targets})
+	w := chainJSON{ServiceName: c.Service.Name, Namespace: c.Service.Namespace, Partition: c.Service.Partition,
+		Datacenter: c.Datacenter, Default: c.Default, Protocol: c.Protocol, StartNode: c.StartNode}
+	if c.Nodes != nil {
+		w.Nodes = make(map[string]nodeJSON, len(c.Nodes))
+		for k, n := range c.Nodes {
+			w.Nodes[k] = n.wire()
+		}
+	}
+	if c.Targets != nil {
+		w.Targets = make(map[string]targetJSON, len(c.Targets))
+		for k, t := range c.Targets {
+			w.Targets[k] = t.wire()
+		}
+	}
+	return json.Marshal(w)
 }
 
 // subsetJSON is a target's subset definition as Consul writes it: always present.
@@ -137,25 +164,28 @@ type subsetJSON struct {
 	OnlyPassing bool   `json:"OnlyPassing,omitempty"`
 }
 
-// MarshalJSON writes the target as Consul's DiscoveryTarget: ConnectTimeout a duration
+// targetJSON is a target as Consul's DiscoveryTarget is written: ConnectTimeout a duration
 // string, Subset its subset's definition, SNI and Name (the same name) for a local target.
-func (t Target) MarshalJSON() ([]byte, error) {
-	w := struct {
-		ConnectTimeout string     `json:"ConnectTimeout,omitempty"`
-		ID             string     `json:"ID,omitempty"`
-		Service        string     `json:"Service,omitempty"`
-		ServiceSubset  string     `json:"ServiceSubset,omitempty"`
-		Namespace      string     `json:"Namespace,omitempty"`
-		Partition      string     `json:"Partition,omitempty"`
-		Datacenter     string     `json:"Datacenter,omitempty"`
-		Peer           string     `json:"Peer,omitempty"`
-		Subset         subsetJSON `json:"Subset"`
-		SNI            string     `json:"SNI,omitempty"`
-		Name           string     `json:"Name,omitempty"`
-	}{ID: t.ID, Service: t.Service.Name, ServiceSubset: t.Subset, Namespace: t.Service.Namespace, Partition: t.Service.Partition,
+type targetJSON struct {
+	ConnectTimeout string     `json:"ConnectTimeout,omitempty"`
+	ID             string     `json:"ID,omitempty"`
+	Service        string     `json:"Service,omitempty"`
+	ServiceSubset  string     `json:"ServiceSubset,omitempty"`
+	Namespace      string     `json:"Namespace,omitempty"`
+	Partition      string     `json:"Partition,omitempty"`
+	Datacenter     string     `json:"Datacenter,omitempty"`
+	Peer           string     `json:"Peer,omitempty"`
+	Subset         subsetJSON `json:"Subset"`
+	SNI            string     `json:"SNI,omitempty"`
+	Name           string     `json:"Name,omitempty"`
+}
+
+// wire returns the target as Consul writes it.
+func (t *Target) wire() targetJSON {
+	w := targetJSON{ID: t.ID, Service: t.Service.Name, ServiceSubset: t.Subset, Namespace: t.Service.Namespace, Partition: t.Service.Partition,
 		Datacenter: t.Datacenter, Peer: t.Peer, Subset: subsetJSON{t.Filter, t.OnlyPassing}, SNI: t.SNI, Name: t.SNI}
 	if t.ConnectTimeout != 0 {
 		w.ConnectTimeout = t.ConnectTimeout.String()
 	}
-	return json.Marshal(w)
+	return w
 }

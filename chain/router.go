@@ -133,9 +133,12 @@ func (r *ServiceRouter) destination(route *ServiceRoute) (exports.ServiceName, s
 	return exports.ServiceName{Partition: cmp.Or(d.Partition, r.Partition), Namespace: cmp.Or(d.Namespace, r.Namespace), Name: cmp.Or(d.Service, r.Name)}.Canonical(), d.ServiceSubset
 }
 
-// linked returns the services Consul's server links the router to: its own (the catch-all
-// route's) and each route destination's, canonical, once each, in route order.
-func (r *ServiceRouter) linked() []exports.ServiceName {
+// Related returns the services Consul's server links the router to — those it reads next
+// when it reads the router, and whose writes recompile the router's chain: its own (the
+// catch-all route's) and each route destination's (the service, namespace and partition
+// the destination names, the router's where it names none), canonical, once each, in route
+// order.
+func (r *ServiceRouter) Related() []exports.ServiceName {
 	out := []exports.ServiceName{r.ServiceName()}
 	for i := range r.Routes {
 		if r.Routes[i].Destination == nil {

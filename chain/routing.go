@@ -49,7 +49,7 @@ func (cc *Compiler) indexRouting(e Entries, c *fielderr.Collector) {
 		rs[i] = router{ServiceRouter: r.clone(), leaves: -1}
 		own := &rs[i]
 		own.normalize()
-		own.related = own.linked()
+		own.related = own.Related()
 		for j := range own.Routes {
 			if d := own.Routes[j].Destination; d != nil && d.Partition != "" && orDefault(d.Partition) != orDefault(own.Partition) {
 				own.leaves = j
@@ -80,7 +80,7 @@ func (cc *Compiler) indexRouting(e Entries, c *fielderr.Collector) {
 		ss[i] = splitter{ServiceSplitter: s.clone(), leaves: -1, roundedTo100: roundedTo100(raw)}
 		own := &ss[i]
 		own.normalize()
-		own.related = own.linked()
+		own.related = own.Related()
 		for j, split := range own.Splits {
 			if split.Partition != "" && orDefault(split.Partition) != orDefault(own.Partition) {
 				own.leaves = j

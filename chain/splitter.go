@@ -68,9 +68,11 @@ func (s *ServiceSplitter) service(split *ServiceSplit) exports.ServiceName {
 	return exports.ServiceName{Partition: cmp.Or(split.Partition, s.Partition), Namespace: cmp.Or(split.Namespace, s.Namespace), Name: cmp.Or(split.Service, s.Name)}.Canonical()
 }
 
-// linked returns the services Consul's server links the splitter to: each split's service
-// other than the splitter's own, canonical, once each, in split order.
-func (s *ServiceSplitter) linked() []exports.ServiceName {
+// Related returns the services Consul's server links the splitter to — those it reads next
+// when it reads the splitter, and whose writes recompile the splitter's chain: each split's
+// service (the service, namespace and partition the split names, the splitter's where it
+// names none) other than the splitter's own, canonical, once each, in split order.
+func (s *ServiceSplitter) Related() []exports.ServiceName {
 	own := s.ServiceName()
 	var out []exports.ServiceName
 	for i := range s.Splits {

@@ -160,9 +160,9 @@ func (e *entry) links() []exports.ServiceName {
 	case e.resolver != nil:
 		return resolverLinks(e.resolver)
 	case e.router != nil:
-		return routerLinks(e.router)
+		return e.router.Related()
 	case e.splitter != nil:
-		return splitterLinks(e.splitter)
+		return e.splitter.Related()
 	}
 	return nil
 }
@@ -194,37 +194,6 @@ func resolverLinks(r *chain.ServiceResolver) []exports.ServiceName {
 			if t.Peer == "" {
 				add(cmp.Or(t.Partition, r.Partition), cmp.Or(t.Namespace, f.Namespace, r.Namespace), cmp.Or(t.Service, r.Name))
 			}
-		}
-	}
-	return out
-}
-
-// routerLinks returns the services Consul's server links the router r to: its own (the
-// catch-all route's) and each route destination's — the service, namespace and partition
-// the destination names, r's where it names none — canonical, once each, in route order.
-func routerLinks(r *chain.ServiceRouter) []exports.ServiceName {
-	out := []exports.ServiceName{r.ServiceName()}
-	for _, route := range r.Routes {
-		if d := route.Destination; d != nil {
-			s := exports.ServiceName{Partition: cmp.Or(d.Partition, r.Partition), Namespace: cmp.Or(d.Namespace, r.Namespace), Name: cmp.Or(d.Service, r.Name)}.Canonical()
-			if !slices.Contains(out, s) {
-				out = append(out, s)
-			}
-		}
-	}
-	return out
-}
-
-// splitterLinks returns the services Consul's server links the splitter sp to: each split's
-// service — the service, namespace and partition the split names, sp's where it names none —
-// other than sp's own, canonical, once each, in split order.
-func splitterLinks(sp *chain.ServiceSplitter) []exports.ServiceName {
-	own := sp.ServiceName()
-	var out []exports.ServiceName
-	for _, split := range sp.Splits {
-		s := exports.ServiceName{Partition: cmp.Or(split.Partition, sp.Partition), Namespace: cmp.Or(split.Namespace, sp.Namespace), Name: cmp.Or(split.Service, sp.Name)}.Canonical()
-		if s != own && !slices.Contains(out, s) {
-			out = append(out, s)
 		}
 	}
 	return out
@@ -271,7 +240,7 @@ func (st *store) readEntries(start exports.ServiceName) chain.Entries {
 	todo := []exports.ServiceName{start}
 	if r := st.live(entryKey{kindServiceRouter, start}); r != nil {
 		e.Routers = append(e.Routers, *r.router)
-		todo = routerLinks(r.router)
+		todo = r.router.Related()
 	}
 	for _, s := range todo {
 		seen[s] = true
@@ -279,7 +248,7 @@ func (st *store) readEntries(start exports.ServiceName) chain.Entries {
 	for i := 0; i < len(todo); i++ { // the splitters read: todo gains the services they name
 		if sp := st.live(entryKey{kindServiceSplitter, todo[i]}); sp != nil {
 			e.Splitters = append(e.Splitters, *sp.splitter)
-			for _, t := range splitterLinks(sp.splitter) {
+			for _, t := range sp.splitter.Related() {
 				if !seen[t] {
 					seen[t] = true
 					todo = append(todo, t)
