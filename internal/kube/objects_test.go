@@ -73,6 +73,9 @@ func TestRead(t *testing.T) {
 		{name: "kind not a string", in: "kind: 3\n", want: []string{"refused: kind: must be a string, got the number 3"}},
 		{name: "kind not a string in a List", in: "kind: List\nitems: [{kind: [a]}]\n", want: []string{"refused: items[0]: kind: must be a string, got a list"}},
 		{name: "syntax error", in: "a: [b\n", want: []string{"refused: not YAML or JSON: line 1: did not find expected ',' or ']'"}},
+		{name: "syntax error after one document", in: "kind: A\n---\na: [b\n", want: []string{
+			"document 1 A (no name)", "refused: document 2: not YAML or JSON: line 2: did not find expected ',' or ']'",
+		}},
 		{name: "syntax error after documents", in: "kind: A\n---\nkind: B\n---\na: [b\n", want: []string{
 			"document 1 A (no name)", "document 2 B (no name)", "refused: document 3: not YAML or JSON: line 4: did not find expected ',' or ']'",
 		}},
