@@ -70,6 +70,7 @@ func TestRead(t *testing.T) {
 		{name: "revision ConfigMap, empty mesh", in: "kind: ConfigMap\nmetadata: {name: istio-1-24}\ndata: {mesh: \"\"}\n", docs: []string{"- | data.mesh | null"}},
 		{name: "ConfigMap of another name", in: "kind: ConfigMap\nmetadata: {name: istio-ca-root-cert}\n---\nkind: ConfigMap\nmetadata: {name: other}\ndata: {mesh: x}\n",
 			errs: []string{"no mesh configuration: found 2 ConfigMap" + expected}},
+		{name: "ConfigMap whose name only starts with istio", in: "kind: ConfigMap\nmetadata: {name: istiod}\ndata: {mesh: x}\n", errs: []string{"no mesh configuration: found 1 ConfigMap" + expected}},
 		{name: "istio ConfigMap without data", in: "kind: ConfigMap\nmetadata: {name: istio}\n", errs: []string{"no mesh configuration: found 1 ConfigMap" + expected}},
 		{name: "data not an object", in: "kind: ConfigMap\nmetadata: {name: istio}\ndata: 3\n", errs: []string{"data: must be an object, got the number 3"}},
 		{name: "data.mesh misspelt", in: "kind: ConfigMap\nmetadata: {name: istio}\ndata: {Mesh: x, meshNetworks: y}\n", errs: []string{
