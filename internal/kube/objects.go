@@ -106,7 +106,9 @@ type ReadsFunc func(o Object, twice func(path ...string) bool) bool
 // object the loader skips is not the input's problem. A problem in an object's kind is the
 // object's error whatever the kind reads as. A problem whose path the reader cut short
 // (strict.MaxPathSteps), in Lists nested so deep that its path no longer says which item it
-// is in, is the List's: it cannot be known not to be in an object the loader reads.
+// is in, is the List's: it cannot be known not to be in an object the loader reads. One cut
+// short at the item itself, saying which item but not where in it, may be in its kind, and
+// refuses the item as a problem in its kind does.
 func Read(data []byte, reads ReadsFunc) Stream {
 	docs, err := strict.ParseYAML(data, "")
 	s := Stream{}
@@ -163,7 +165,7 @@ func (s *Stream) add(x any, doc string, problems []strict.Problem, reads ReadsFu
 // to x.
 func (s *Stream) one(x any, doc string, item *itemPath, problems []strict.Problem, depth int, reads ReadsFunc) ([]any, []itemPath, map[int][]strict.Problem) {
 	fields, ok := x.(strict.Fields)
-	if !ok || problemAt(problems, depth, "kind") {
+	if !ok || problemAt(problems, depth, "kind") || cutShortAt(problems, depth) {
 		if len(problems) > 0 { // the problems are why x is not an object, or not known
 			s.fail(problemsIn(doc, problems))
 			return nil, nil, nil
@@ -226,6 +228,15 @@ func (s *Stream) one(x any, doc string, item *itemPath, problems []strict.Proble
 func problemAt(problems []strict.Problem, depth int, key string) bool {
 	return slices.ContainsFunc(problems, func(p strict.Problem) bool {
 		return len(p.Path) == depth+1 && p.Path[depth] == strict.Step{Key: key, Index: -1}
+	})
+}
+
+// cutShortAt reports whether one of problems has a path the reader cut short
+// (strict.MaxPathSteps) at or above the value depth steps down, so that where in the value
+// it is, in its kind or not, is not known.
+func cutShortAt(problems []strict.Problem, depth int) bool {
+	return slices.ContainsFunc(problems, func(p strict.Problem) bool {
+		return len(p.Path) == strict.MaxPathSteps && len(p.Path) <= depth
 	})
 }
 

@@ -36,7 +36,13 @@ func RequirementsOf(s labels.Selector) []Requirement {
 	return out
 }
 
-// Implies reports whether every label set satisfying all of have also satisfies all of want.
+// Implies reports whether every label set satisfying all of have also satisfies all of want,
+// comparing requirements one by one: true when each of want follows from one requirement of
+// have. A true answer always holds. It is exact for the operators of a LabelSelector (In,
+// NotIn, Exists, DoesNotExist) when have puts at most one requirement on each key; otherwise
+// an implication that takes several requirements of have on one key together (team in (a, b)
+// and team notin (a) imply team=b), or holds only because have matches nothing, is missed.
+// Gt and Lt requirements imply nothing and are implied by nothing.
 func Implies(have, want []Requirement) bool {
 	for _, w := range want {
 		if !slices.ContainsFunc(have, func(h Requirement) bool { return reqImplies(h, w) }) {
@@ -71,7 +77,11 @@ func reqImplies(h, w Requirement) bool {
 	return false
 }
 
-// Contradict reports whether no label set satisfies all of rs.
+// Contradict reports whether no label set satisfies all of rs, comparing them two by two. A
+// true answer always holds. It is exact for the operators of a LabelSelector when no key
+// carries more than two requirements; a contradiction that takes three on one key (team in
+// (a, b), team notin (a), team notin (b)) is missed. Gt and Lt requirements contradict
+// nothing.
 func Contradict(rs []Requirement) bool {
 	for i, a := range rs {
 		for _, b := range rs[i+1:] {

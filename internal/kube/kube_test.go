@@ -1,0 +1,234 @@
+package kube
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/meshscope/meshscope/internal/fielderr"
+	"github.com/meshscope/meshscope/internal/strict"
+)
+
+// What apimachinery says of a label key's name part and of a label value it refuses.
+const (
+	namePartRule   = "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"
+	labelValueRule = "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"
+	labelKeyRule   = "a valid label key must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"
+)
+
+// spell renders each error as its message, followed by its value in brackets when it has
+// one; every error must be a FieldError.
+func spell(t *testing.T, errs []error) []string {
+	t.Helper()
+	var out []string
+	for _, e := range errs {
+		fe, ok := e.(*fielderr.Error)
+		require.True(t, ok, "%T is not a FieldError: %v", e, e)
+		s := fe.Error()
+		if fe.Value != nil {
+			s += fmt.Sprintf(" [%v]", fe.Value)
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// decodeSelector parses doc (YAML or JSON) and decodes it as a selector at path.
+func decodeSelector(t *testing.T, doc, path string) (*metav1.LabelSelector, []error) {
+	t.Helper()
+	docs, err := strict.ParseYAML([]byte(doc))
+	require.NoError(t, err)
+	require.Len(t, docs, 1)
+	require.NoError(t, docs[0].Err)
+	var d strict.Decoder
+	s := DecodeSelector(&d, docs[0].Value, path)
+	return s, d.Errs()
+}
+
+func TestDecodeSelector(t *testing.T) {
+	in := func(key string, op metav1.LabelSelectorOperator, values ...string) metav1.LabelSelectorRequirement {
+		return metav1.LabelSelectorRequirement{Key: key, Operator: op, Values: values}
+	}
+	tests := []struct {
+		name string
+		in   string
+		path string
+		want *metav1.LabelSelector
+		errs []string
+	}{
+		{name: "empty selector", in: "{}", want: &metav1.LabelSelector{}},
+		{name: "null is no selector", in: "null"},
+		{name: "match labels", in: "matchLabels: {team: a, env: prod}", want: &metav1.LabelSelector{MatchLabels: map[string]string{"team": "a", "env": "prod"}}},
+		{name: "empty match labels", in: "matchLabels: {}", want: &metav1.LabelSelector{}},
+		{name: "null fields", in: "{matchLabels: null, matchExpressions: null}", want: &metav1.LabelSelector{}},
+		{name: "expressions", in: "matchExpressions:\n- {key: team, operator: In, values: [a, b]}\n- {key: env, operator: DoesNotExist}\n- {key: x, operator: NotIn, values: []}\n",
+			want: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{in("team", "In", "a", "b"), in("env", "DoesNotExist"), in("x", "NotIn")}}},
+		{name: "operator kept as written", in: `{"matchExpressions": [{"key": "a", "operator": "in", "values": ["x"]}]}`,
+			want: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{in("a", "in", "x")}}},
+		{name: "null expression", in: "matchExpressions: [null]", want: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{}}}},
+		{name: "not an object", in: "3", path: "spec.selector", errs: []string{"spec.selector: must be an object, got the number 3 [3]"}},
+		{name: "a list at the top level", in: "[]", errs: []string{"(top level): must be an object, got a list [[]]"}},
+		{name: "unknown fields", in: "{match_labels: {a: b}, matchlabels: {}, MatchExpressions: [], zzz: 1}", path: "spec.selector",
+			want: &metav1.LabelSelector{}, errs: []string{
+				`spec.selector: unknown field "MatchExpressions" (did you mean "matchExpressions"?)`,
+				`spec.selector: unknown field "match_labels" (did you mean "matchLabels"?)`,
+				`spec.selector: unknown field "matchlabels" (did you mean "matchLabels"?)`,
+				`spec.selector: unknown field "zzz"`,
+			}},
+		{name: "label values not strings", in: `{"matchLabels": {"a": 1, "b": "x", "c": null, "d": true}}`, path: "sel",
+			want: &metav1.LabelSelector{MatchLabels: map[string]string{"b": "x"}}, errs: []string{
+				`sel.matchLabels["a"]: must be a string, got the number 1 [1]`,
+				`sel.matchLabels["c"]: must be a string, got null`,
+				`sel.matchLabels["d"]: must be a string, got the boolean true [true]`,
+			}},
+		{name: "match labels not an object", in: "matchLabels: [a]", path: "sel", want: &metav1.LabelSelector{},
+			errs: []string{"sel.matchLabels: must be an object, got a list [[a]]"}},
+		{name: "expressions not a list", in: "matchExpressions: {key: a}", path: "sel", want: &metav1.LabelSelector{},
+			errs: []string{"sel.matchExpressions: must be a list, got an object [[{key a}]]"}},
+		{name: "expression not an object", in: "matchExpressions: [team]", path: "sel", want: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{}}},
+			errs: []string{`sel.matchExpressions[0]: must be an object, got the string "team" [team]`}},
+		{name: "expression fields", in: `{"matchExpressions": [{"key": "a", "operator": "In", "values": ["x"]}, {"key": 1, "operator": true, "values": "x", "vals": []}]}`, path: "sel",
+			want: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{in("a", "In", "x"), {}}}, errs: []string{
+				`sel.matchExpressions[1]: unknown field "vals" (did you mean "values"?)`,
+				"sel.matchExpressions[1].key: must be a string, got the number 1 [1]",
+				"sel.matchExpressions[1].operator: must be a string, got the boolean true [true]",
+				`sel.matchExpressions[1].values: must be a list, got the string "x" [x]`,
+			}},
+		{name: "a value not a string", in: "matchExpressions: [{key: a, operator: In, values: [x, 2, y]}]", path: "sel",
+			want: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{in("a", "In", "x", "y")}},
+			errs: []string{"sel.matchExpressions[0].values[1]: must be a string, got the number 2 [2]"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, errs := decodeSelector(t, tt.in, tt.path)
+			assert.Equal(t, tt.want, got)
+			assert.Equal(t, tt.errs, spell(t, errs))
+		})
+	}
+}
+
+func TestSelectorProblems(t *testing.T) {
+	tests := []struct {
+		name string
+		s    *metav1.LabelSelector
+		path *field.Path
+		want []string
+	}{
+		{name: "nil", s: nil},
+		{name: "empty", s: &metav1.LabelSelector{}, path: field.NewPath("sel")},
+		{name: "valid", s: &metav1.LabelSelector{
+			MatchLabels: map[string]string{"team": "a", "kubernetes.io/metadata.name": "shop", "empty": ""},
+			MatchExpressions: []metav1.LabelSelectorRequirement{
+				{Key: "env", Operator: metav1.LabelSelectorOpIn, Values: []string{"prod", ""}},
+				{Key: "x", Operator: metav1.LabelSelectorOpDoesNotExist},
+			}}},
+		{name: "match labels, at the root", s: &metav1.LabelSelector{MatchLabels: map[string]string{"a b": "x", "z": "bad value", "ok": ""}}, want: []string{
+			`matchLabels: Invalid value: "a b": ` + namePartRule + " [a b]",
+			`matchLabels: Invalid value: "bad value": ` + labelValueRule + " [bad value]",
+		}},
+		{name: "expressions, under a path", path: field.NewPath("spec", "selector"), s: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
+			{Key: "a", Operator: metav1.LabelSelectorOpIn},
+			{Key: "b", Operator: metav1.LabelSelectorOpExists, Values: []string{"x"}},
+			{Key: "", Operator: "Foo"},
+			{Key: "c", Operator: metav1.LabelSelectorOpNotIn, Values: []string{"-x-"}},
+			{Key: "d", Operator: "Gt", Values: []string{"1"}},
+		}}, want: []string{
+			"spec.selector.matchExpressions[0].values: Required value: must be specified when `operator` is 'In' or 'NotIn' []",
+			"spec.selector.matchExpressions[1].values: Forbidden: may not be specified when `operator` is 'Exists' or 'DoesNotExist' []",
+			`spec.selector.matchExpressions[2].key: Invalid value: "": name part must be non-empty []`,
+			`spec.selector.matchExpressions[2].key: Invalid value: "": ` + namePartRule + " []",
+			`spec.selector.matchExpressions[2].operator: Invalid value: "Foo": not a valid selector operator [Foo]`,
+			`spec.selector.matchExpressions[3].values[0]: Invalid value: "-x-": ` + labelValueRule + " [-x-]",
+			`spec.selector.matchExpressions[4].operator: Invalid value: "Gt": not a valid selector operator [Gt]`,
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, spell(t, SelectorProblems(tt.s, tt.path)))
+		})
+	}
+}
+
+// TestSelectorProblemsOrder: the problems of many invalid match labels come in one order,
+// however the map is walked.
+func TestSelectorProblemsOrder(t *testing.T) {
+	s := &metav1.LabelSelector{MatchLabels: map[string]string{}}
+	for i := range 20 {
+		s.MatchLabels[fmt.Sprintf("bad key %d", i)] = fmt.Sprintf("bad value %d", i)
+	}
+	first := spell(t, SelectorProblems(s, nil))
+	require.Len(t, first, 40)
+	assert.IsNonDecreasing(t, first)
+	for range 20 {
+		require.Equal(t, first, spell(t, SelectorProblems(s, nil)))
+	}
+}
+
+func TestLabelProblems(t *testing.T) {
+	tests := []struct {
+		path string
+		ls   map[string]string
+		want []string
+	}{
+		{"spec.workloadSelector.labels", nil, nil},
+		{"Selector", map[string]string{"app": "web", "example.com/tier": "", "v": "1.2_3-x"}, nil},
+		{"Selector", map[string]string{"a/b/c": "x"}, []string{`Selector: Invalid value: "a/b/c": ` + labelKeyRule + " [a/b/c]"}},
+		{"spec.workloadSelector.labels", map[string]string{"k": "v v"}, []string{`spec.workloadSelector.labels: Invalid value: "v v": ` + labelValueRule + " [v v]"}},
+		{"WorkloadSelector", map[string]string{"": "x"}, []string{
+			`WorkloadSelector: Invalid value: "": name part must be non-empty []`,
+			`WorkloadSelector: Invalid value: "": ` + namePartRule + " []",
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprint(tt.ls), func(t *testing.T) {
+			var errs []error
+			for _, e := range LabelProblems(tt.path, tt.ls) {
+				errs = append(errs, e)
+			}
+			assert.Equal(t, tt.want, spell(t, errs))
+		})
+	}
+}
+
+func TestFromField(t *testing.T) {
+	p := field.NewPath("policies").Index(1).Child("visibility")
+	tests := []struct {
+		in    *field.Error
+		value any
+		want  string
+	}{
+		{field.Required(p, "a rule needs a selector"), "", "policies[1].visibility: Required value: a rule needs a selector"},
+		{field.Invalid(p, "public", `enum names are upper case ("PUBLIC")`), "public", `policies[1].visibility: Invalid value: "public": enum names are upper case ("PUBLIC")`},
+		{field.Invalid(p, 3, "too big"), 3, "policies[1].visibility: Invalid value: 3: too big"},
+		{field.NotSupported(p, "X", []string{"PUBLIC", "NONE"}), "X", `policies[1].visibility: Unsupported value: "X": supported values: "PUBLIC", "NONE"`},
+		{field.Forbidden(p, "not here"), "", "policies[1].visibility: Forbidden: not here"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.want, func(t *testing.T) {
+			got := FromField(tt.in)
+			assert.Equal(t, "policies[1].visibility", got.Field)
+			assert.Empty(t, got.Where)
+			assert.Equal(t, tt.value, got.Value)
+			assert.Equal(t, tt.in.ErrorBody(), got.Detail)
+			assert.NoError(t, got.Err)
+			assert.Equal(t, tt.want, got.Error())
+			assert.Equal(t, tt.in.Error(), got.Error(), "the same text as apimachinery's")
+		})
+	}
+}
+
+func TestPathOfAndChild(t *testing.T) {
+	assert.Nil(t, PathOf(""))
+	for _, p := range []string{"a", "spec.meshConfig", "spec.values.meshConfig.serviceEntryVisibility"} {
+		assert.Equal(t, p, PathOf(p).String())
+	}
+	assert.Equal(t, "spec.meshConfig.discoverySelectors[2].matchLabels", PathOf("spec.meshConfig.discoverySelectors").Index(2).Child("matchLabels").String())
+
+	assert.Equal(t, "defaultVisibility", Child(nil, "defaultVisibility").String())
+	assert.Equal(t, "serviceScopeConfigs", Child(PathOf(""), "serviceScopeConfigs").String())
+	assert.Equal(t, "meshConfig.policies[0].visibility", Child(PathOf("meshConfig.policies").Index(0), "visibility").String())
+}
