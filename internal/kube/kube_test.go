@@ -40,7 +40,7 @@ func spell(t *testing.T, errs []error) []string {
 // decodeSelector parses doc (YAML or JSON) and decodes it as a selector at path.
 func decodeSelector(t *testing.T, doc, path string) (*metav1.LabelSelector, []error) {
 	t.Helper()
-	docs, err := strict.ParseYAML([]byte(doc))
+	docs, err := strict.ParseYAML([]byte(doc), "")
 	require.NoError(t, err)
 	require.Len(t, docs, 1)
 	require.NoError(t, docs[0].Err)

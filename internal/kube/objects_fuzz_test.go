@@ -140,7 +140,7 @@ func FuzzRead(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, in string) {
-		docs, parseErr := strict.ParseYAML([]byte(in))
+		docs, parseErr := strict.ParseYAML([]byte(in), "")
 		all := Read([]byte(in), always)
 		none := Read([]byte(in), never)
 
@@ -241,7 +241,7 @@ func againstReference(docs []strict.Document, s Stream) string {
 // the reference knows, so that a normal test run does beyond the fuzz seeds.
 func TestReadAgreesWithReference(t *testing.T) {
 	in := "kind: A\n---\n---\nkind: List\nitems:\n- {kind: B, metadata: {name: b}}\n- kind: NamespaceList\n  items: []\n- kind: List\n  items: [{kind: C}, 3, [x]]\n- {kind: List, items: yes}\n- {kind: {a: 1}}\n- {kind: ConfigMapList}\n---\n[]\n"
-	docs, err := strict.ParseYAML([]byte(in))
+	docs, err := strict.ParseYAML([]byte(in), "")
 	require.NoError(t, err)
 	s := Read([]byte(in), always)
 	require.Len(t, s.Objects, 8)

@@ -41,7 +41,7 @@ func FuzzDecodeSelector(f *testing.F) {
 	}
 	const root = "spec.selector"
 	f.Fuzz(func(t *testing.T, in string) {
-		docs, err := strict.ParseYAML([]byte(in))
+		docs, err := strict.ParseYAML([]byte(in), "")
 		if err != nil || len(docs) != 1 || docs[0].Problems != nil {
 			return
 		}
