@@ -130,7 +130,7 @@ func randomSidecarInventory(r *rand.Rand) (*mesh.Config, inventory.Inventory) {
 // random inventories, for every namespace and workload.
 func TestSidecarViewAgainstReference(t *testing.T) {
 	rng := newRand(61, 62)
-	n := longtest.N(100, 5000)
+	n := longtest.N(50, 5000)
 	var c refCounts
 	d := disagreements{t: t}
 	for i := range n {
