@@ -129,7 +129,7 @@ func TestDiffAgainstProxy(t *testing.T) {
 	workloads := []map[string]string{nil, {"app": "web"}, {"version": "v1"}, {"app": "web", "version": "v1"}, {"app": "api", "version": "v1"},
 		{"app": "web", "tier": "a", "version": "v1"}, {"app": "web", "tier": "a"}}
 	classes, compared := 0, 0
-	for iter := range longtest.N(300, 3000) {
+	for iter := range longtest.N(60, 3000) {
 		m, inv := randomSidecarInventory(r)
 		_, other := randomSidecarInventory(r)
 		next := inv

@@ -29,7 +29,7 @@ var (
 	sidecarEgressHosts = []string{"*/*", "./*", "~/*", "*/*.example.com", "*/api.example.com", "shop/*", "ext/*", "./api.example.com",
 		"shop/db.example.com", "~shop/*.example.com", "~./mail.corp", "pay/*.b.example.com", "*/mail.corp", "~*/db.example.com",
 		"istio-system/*", "ext/web.shop.svc.cluster.local", "*/*.corp", "./*.svc.cluster.local", "other/api.example.com",
-		"~*/web.shop.svc.cluster.local", "~/*.svc.cluster.local"}
+		"~*/web.shop.svc.cluster.local", "~/*.svc.cluster.local", "ext/api.example.com", "pay/api.example.com", "pay/db.example.com"}
 	sidecarExportTo = [][]string{nil, nil, {"*"}, {"."}, {"~"}, {"shop"}, {"ext", "pay"}, {".", "other"}, {"nowhere"}}
 	sidecarWorkload = []map[string]string{nil, {"app": "web"}, {"app": "api", "version": "v1"}}
 )
@@ -241,7 +241,8 @@ func TestSidecarReferenceAgainstIstio(t *testing.T) {
 }
 
 // explainAgrees checks that ExplainHost answers as Proxy does for every host the proxy gets
-// and for the hosts of the inventory it does not get, and that every candidate has a verdict.
+// and for the hosts of the inventory it does not get, that every candidate has a verdict,
+// and that the one it chooses is the service of the answer (none without one).
 func explainAgrees(t *testing.T, v *View, inv inventory.Inventory, ns string, w map[string]string, got Proxy) {
 	t.Helper()
 	if d := explainDiff(v, inv, ns, w, got); d != "" {
@@ -269,22 +270,25 @@ func explainDiff(v *View, inv inventory.Inventory, ns string, w map[string]strin
 		if d := cmp.Diff(want, e.Answer); d != "" {
 			return fmt.Sprintf("ExplainHost(%s, %v, %s).Answer is not what Proxy gives (-Proxy +Answer):\n%s\n%s", ns, w, h, d, e)
 		}
+		if d := cmp.Diff(got.Rules[h], e.Rule); d != "" {
+			return fmt.Sprintf("ExplainHost(%s, %v, %s).Rule is not what Proxy gives (-Proxy +Rule):\n%s", ns, w, h, d)
+		}
 		if e.Sidecar != got.Sidecar {
 			return fmt.Sprintf("ExplainHost(%s, %v, %s).Sidecar is %q, Proxy's %q", ns, w, h, e.Sidecar, got.Sidecar)
 		}
-		chosen := 0
+		var chosen []inventory.ServiceRef
 		for _, l := range e.Levels {
 			for _, c := range l.Candidates {
 				if c.Verdict == "" || c.Reason == "" {
 					return fmt.Sprintf("ExplainHost(%s, %v, %s): a candidate without a verdict or reason:\n%s", ns, w, h, e)
 				}
 				if c.Verdict == Chosen {
-					chosen++
+					chosen = append(chosen, c.Service)
 				}
 			}
 		}
-		if want != nil && chosen != 1 || want == nil && chosen != 0 {
-			return fmt.Sprintf("ExplainHost(%s, %v, %s): %d candidates chosen for an answer %v:\n%s", ns, w, h, chosen, want, e)
+		if want == nil && len(chosen) > 0 || want != nil && !slices.Equal(chosen, []inventory.ServiceRef{{Kind: want.Kind, Namespace: want.Namespace, Name: want.Name}}) {
+			return fmt.Sprintf("ExplainHost(%s, %v, %s): the candidates chosen, %v, are not the answer %v:\n%s", ns, w, h, chosen, want, e)
 		}
 	}
 	return ""

@@ -35,11 +35,11 @@ func (c *routingCase) reference(t *testing.T) (refSidecarView, *View) {
 // SidecarScope gave every proxy of every routing case — the services, each listener's
 // VirtualServices, imported services and routing VirtualService per host, the
 // DestinationRule of every host — and the view to the reference on the same proxies, whole:
-// a third of the cases by default, every one with MESHSCOPE_LONG=1.
+// a fifth of the cases by default, every one with MESHSCOPE_LONG=1.
 func TestRoutingReferenceAgainstIstio(t *testing.T) {
 	vs := loadRoutingVectors(t, "istio-routing.json")
 	proxies, listeners, lookups, cases := 0, 0, 0, 0
-	for i := 0; i < len(vs.Cases); i += longtest.N(3, 1) {
+	for i := 0; i < len(vs.Cases); i += longtest.N(5, 1) {
 		cases++
 		c := &vs.Cases[i]
 		ref, v := c.reference(t)
@@ -91,12 +91,12 @@ func TestRoutingReferenceAgainstIstio(t *testing.T) {
 // TestGatewayReferenceAgainstIstio holds the literal reference to what Istio's own gateway
 // scope gave every gateway of every gateway case, and to whether and how its view changes
 // when a sidecar of its namespace is scoped first; the default sidecar scope of every
-// namespace to Istio's; and the view's Gateway to the reference's: a third of the cases by
+// namespace to Istio's; and the view's Gateway to the reference's: a fifth of the cases by
 // default, every one with MESHSCOPE_LONG=1.
 func TestGatewayReferenceAgainstIstio(t *testing.T) {
 	vs := loadRoutingVectors(t, "istio-gateway.json")
 	gateways, differ, defaults, cases := 0, 0, 0, 0
-	for i := 0; i < len(vs.Cases); i += longtest.N(3, 1) {
+	for i := 0; i < len(vs.Cases); i += longtest.N(5, 1) {
 		cases++
 		c := &vs.Cases[i]
 		ref, v := c.reference(t)
