@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/meshscope/meshscope/visibility"
@@ -150,4 +151,39 @@ func TestExplainHostAnswerIsProxys(t *testing.T) {
 			require.Equal(t, []inventory.ServiceRef{{Kind: s.Kind, Namespace: s.Namespace, Name: s.Name}}, chosen, "%s", e)
 		}
 	}
+}
+
+// TestExplainUndiscoveredInIstioOrder: the VirtualServices and DestinationRules of
+// undiscovered namespaces that an explanation lists come in Istio's order, whatever the
+// inventory's order: the explanation does not depend on how the objects were listed.
+func TestExplainUndiscoveredInIstioOrder(t *testing.T) {
+	vs := func(name string, age int) inventory.VirtualService {
+		return inventory.VirtualService{Namespace: "ext", Name: name, CreationTime: t0.Add(time.Duration(age) * time.Hour), Hosts: []string{"api.example.com"},
+			HTTP: []inventory.HTTPRoute{{Route: []inventory.Destination{{Host: "api.example.com"}}}}}
+	}
+	dr := func(name string, age int) inventory.DestinationRule {
+		return inventory.DestinationRule{Namespace: "ext", Name: name, CreationTime: t0.Add(time.Duration(age) * time.Hour), Host: "api.example.com"}
+	}
+	m := &mesh.Config{DiscoverySelectors: []metav1.LabelSelector{{MatchLabels: map[string]string{visibility.NamespaceNameLabel: "shop"}}}}
+	explain := func(vss []inventory.VirtualService, drs []inventory.DestinationRule) Explanation {
+		v, err := New(m, &inventory.Inventory{
+			Namespaces:       map[string]map[string]string{"shop": {visibility.NamespaceNameLabel: "shop"}, "ext": {visibility.NamespaceNameLabel: "ext"}},
+			Services:         []inventory.Service{se("shop", "api", 0, []string{"api.example.com"})},
+			VirtualServices:  vss,
+			DestinationRules: drs,
+		})
+		require.NoError(t, err)
+		return v.ExplainHost("shop", nil, "api.example.com")
+	}
+	e := explain([]inventory.VirtualService{vs("b", 0), vs("a", 1)}, []inventory.DestinationRule{dr("b", 0), dr("a", 1)})
+	require.Equal(t, e, explain([]inventory.VirtualService{vs("a", 1), vs("b", 0)}, []inventory.DestinationRule{dr("a", 1), dr("b", 0)}))
+	names := func(cs []Contender) (out []string) {
+		for _, c := range cs {
+			out = append(out, c.Name)
+		}
+		return out
+	}
+	require.Len(t, e.Routes, 1)
+	require.Equal(t, []string{"ext/b", "ext/a"}, names(e.Routes[0].Candidates), "the oldest first")
+	require.Equal(t, []string{"ext/b", "ext/a"}, names(e.Rules), "the oldest first")
 }
