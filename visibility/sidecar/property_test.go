@@ -143,8 +143,10 @@ func TestSidecarViewAgainstReference(t *testing.T) {
 	n := longtest.N(50, 5000)
 	var c refCounts
 	d := disagreements{t: t}
+	vss, drs := 0, 0
 	for i := range n {
 		m, inv := randomSidecarInventory(rng)
+		vss, drs = vss+len(inv.VirtualServices), drs+len(inv.DestinationRules)
 		cfg := randmesh.Config(rng, 2)
 		cfg.ApplyToSidecars = rng.IntN(2) == 0
 		if rng.IntN(4) == 0 {
@@ -180,7 +182,7 @@ func TestSidecarViewAgainstReference(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d random inventories: %s; disagreements: %s", n, c, &d)
+	t.Logf("%d random inventories (%d VirtualServices, %d DestinationRules): %s; disagreements: %s", n, vss, drs, c, &d)
 }
 
 // TestSidecarViewIgnoresInputOrder: the view of an inventory whose services, Sidecars,

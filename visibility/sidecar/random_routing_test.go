@@ -34,8 +34,11 @@ var (
 )
 
 // addRandomRouting adds VirtualServices (some of them delegates) and DestinationRules to a
-// random inventory, and the mesh's defaults for their exportTo, keeping only what Istio's
-// validation accepts and what inv.Validate accepts.
+// random inventory, and the mesh's defaults for their exportTo. Each object joins only if
+// inv.Validate still accepts the inventory, so that what Istio's validation refuses of these
+// fields (an exportTo it refuses, overlapping hosts, "*" for the mesh, a delegate that
+// delegates, several destinations whose weights total 0, …) and two objects of one kind and
+// name never reach a view.
 func addRandomRouting(r *rand.Rand, m *mesh.Config, inv *inventory.Inventory) {
 	pick := func(l []string) string { return l[r.IntN(len(l))] }
 	t := func() time.Time { return t0.Add(time.Duration(r.IntN(6)) * time.Minute) }
@@ -52,10 +55,23 @@ func addRandomRouting(r *rand.Rand, m *mesh.Config, inv *inventory.Inventory) {
 		}
 		return d
 	}
+	// A route's destinations, two of them with weights that add up (Istio refuses several
+	// whose weights total 0); a mirror's, without weights.
 	dests := func() []inventory.Destination {
 		var out []inventory.Destination
 		for range 1 + r.IntN(2) {
 			out = append(out, dest())
+		}
+		if len(out) > 1 {
+			out[0].Weight = int32(r.IntN(101))
+			out[1].Weight = 100 - out[0].Weight
+		}
+		return out
+	}
+	mirrors := func() []inventory.Destination {
+		out := dests()
+		for i := range out {
+			out[i].Weight = 0
 		}
 		return out
 	}
@@ -91,7 +107,7 @@ func addRandomRouting(r *rand.Rand, m *mesh.Config, inv *inventory.Inventory) {
 			d := dest()
 			h.Mirror = &d
 		case 1:
-			h.Mirrors = dests()
+			h.Mirrors = mirrors()
 		case 2:
 			if delegating {
 				d := dest()
@@ -115,11 +131,6 @@ func addRandomRouting(r *rand.Rand, m *mesh.Config, inv *inventory.Inventory) {
 		keep(func() { inv.Services = append(inv.Services, s) }, func() { inv.Services = inv.Services[:len(inv.Services)-1] })
 	}
 	addVS := func(vs inventory.VirtualService) {
-		if !istioAcceptsVirtualService(&vs) || slices.ContainsFunc(inv.VirtualServices, func(o inventory.VirtualService) bool {
-			return o.Namespace == vs.Namespace && o.Name == vs.Name
-		}) {
-			return
-		}
 		keep(func() { inv.VirtualServices = append(inv.VirtualServices, vs) }, func() { inv.VirtualServices = inv.VirtualServices[:len(inv.VirtualServices)-1] })
 	}
 	// Delegates first, so that most delegating routes name one.
@@ -188,57 +199,6 @@ func addRandomRouting(r *rand.Rand, m *mesh.Config, inv *inventory.Inventory) {
 		case 2:
 			dr.TrafficPolicy = []byte(`{}`)
 		}
-		if !istioAcceptsExportTo(dr.Namespace, dr.ExportTo) || slices.ContainsFunc(inv.DestinationRules, func(o inventory.DestinationRule) bool {
-			return o.Namespace == dr.Namespace && o.Name == dr.Name
-		}) {
-			continue
-		}
 		keep(func() { inv.DestinationRules = append(inv.DestinationRules, dr) }, func() { inv.DestinationRules = inv.DestinationRules[:len(inv.DestinationRules)-1] })
 	}
-}
-
-// istioAcceptsExportTo is Istio's validation of a VirtualService's or DestinationRule's
-// exportTo: no "~", no entry twice ("." being the namespace), "*" alone.
-func istioAcceptsExportTo(ns string, exportTo []string) bool {
-	var seen []string
-	for _, e := range exportTo {
-		if e == "." {
-			e = ns
-		}
-		if e == "~" || slices.Contains(seen, e) {
-			return false
-		}
-		seen = append(seen, e)
-	}
-	return !slices.Contains(seen, "*") || len(seen) == 1
-}
-
-// istioAcceptsVirtualService is what Istio's validation checks of the parts generated here.
-func istioAcceptsVirtualService(vs *inventory.VirtualService) bool {
-	if !istioAcceptsExportTo(vs.Namespace, vs.ExportTo) || len(vs.HTTP)+len(vs.TCP)+len(vs.TLS) == 0 {
-		return false
-	}
-	mesh := len(vs.Gateways) == 0 || slices.Contains(vs.Gateways, "mesh")
-	for i, h := range vs.Hosts {
-		if h == "*" && mesh {
-			return false // wildcard host * is not allowed for virtual services bound to the mesh gateway
-		}
-		for _, o := range vs.Hosts[i+1:] {
-			if refMatches(h, o) {
-				return false // duplicate hosts in virtual service
-			}
-		}
-	}
-	for _, h := range vs.HTTP {
-		if len(vs.Hosts) == 0 && h.Delegate != nil {
-			return false // delegate HTTP route cannot contain delegate
-		}
-		if h.Delegate != nil && len(h.Route) > 0 || h.Delegate == nil && len(h.Route) == 0 {
-			return false
-		}
-		if h.Mirror != nil && len(h.Mirrors) > 0 {
-			return false
-		}
-	}
-	return len(vs.Hosts) > 0 || len(vs.Gateways) == 0 && len(vs.TCP) == 0 && len(vs.TLS) == 0
 }
