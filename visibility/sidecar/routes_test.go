@@ -39,3 +39,34 @@ func TestDestinationOfPortlessService(t *testing.T) {
 		})
 	}
 }
+
+// TestDelegateMirrorAndRootMirrors: a delegate's route keeps its own mirror and, having no
+// mirrors of its own, takes the mirrors of the route that delegates to it (istiod fills
+// each of the two fields apart), so a proxy gets the hosts of both, read through Load.
+func TestDelegateMirrorAndRootMirrors(t *testing.T) {
+	inv, err := inventory.Load([]byte(`kind: List
+items:
+- {kind: Namespace, metadata: {name: shop}}
+- {kind: ServiceEntry, metadata: {name: api, namespace: shop}, spec: {hosts: [api.example.com], exportTo: ["~"], ports: [{number: 80, name: http}]}}
+- {kind: ServiceEntry, metadata: {name: x, namespace: shop}, spec: {hosts: [x.example.com], exportTo: ["~"], ports: [{number: 80, name: http}]}}
+- {kind: ServiceEntry, metadata: {name: z, namespace: shop}, spec: {hosts: [z.example.com], exportTo: ["~"], ports: [{number: 80, name: http}]}}
+- {kind: Sidecar, metadata: {name: default, namespace: shop}, spec: {egress: [{hosts: [./web.example.com]}]}}
+- kind: VirtualService
+  metadata: {name: root, namespace: shop}
+  spec:
+    hosts: [web.example.com]
+    http: [{delegate: {name: leaf}, mirrors: [{destination: {host: z.example.com}}]}]
+- kind: VirtualService
+  metadata: {name: leaf, namespace: shop}
+  spec:
+    http: [{route: [{destination: {host: api.example.com}}], mirror: {host: x.example.com}}]
+`), "")
+	require.NoError(t, err)
+	v, err := New(nil, inv)
+	require.NoError(t, err)
+	var got []string
+	for _, s := range v.Proxy("shop", nil).Services {
+		got = append(got, s.Host+" "+s.AddedBy)
+	}
+	require.Equal(t, []string{"api.example.com shop/root", "x.example.com shop/root", "z.example.com shop/root"}, got)
+}
