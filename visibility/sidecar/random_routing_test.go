@@ -113,6 +113,13 @@ func addRandomRouting(r *rand.Rand, m *mesh.Config, inv *inventory.Inventory) {
 				d := dest()
 				h.Mirror = &d
 			}
+		case 3:
+			// Both, which Istio accepts only on a route that delegates: its delegate's routes
+			// take each where they have none.
+			if delegating {
+				d := dest()
+				h.Mirror, h.Mirrors = &d, mirrors()
+			}
 		}
 		return h
 	}
