@@ -130,10 +130,8 @@ func gatewayDiff(ref refSidecarView, ns string, w map[string]string, got Proxy) 
 	case len(differs) > 0 && (len(notes) != 1 || notes[0].Code != GatewayScopeOrderDependent):
 		return "Notes", fmt.Sprintf("the notes %v, where a sidecar scoped first changes %v", notes, differs)
 	}
-	for _, h := range differs {
-		if !strings.Contains(notes[0].Message, h) {
-			return "Notes", fmt.Sprintf("the note %q does not name %s, which a sidecar scoped first changes", notes[0].Message, h)
-		}
+	if len(differs) > 0 && !strings.HasSuffix(notes[0].Message, ": "+strings.Join(differs, ", ")) {
+		return "Notes", fmt.Sprintf("the note %q does not end with the hosts a sidecar scoped first changes, %v", notes[0].Message, differs)
 	}
 	return "", ""
 }
