@@ -22,9 +22,9 @@ import (
 // routingFields spells the fields of a VirtualService or a DestinationRule for a problem.
 type routingFields struct {
 	load bool // as the object spells them; else as the Go value does
-	// hasMirror[r] says that spec.http[r] has mirror, which is HTTP[r].Mirrors[0], and
-	// hasMirrors that it has mirrors too, which Istio refuses (Load).
-	hasMirror, hasMirrors []bool
+	// hasMirrors[r] says that spec.http[r] has a list of mirrors that is not empty, though
+	// an entry of it may have been refused (Load).
+	hasMirrors []bool
 }
 
 // pick returns the spelling of a field: the object's or the Go value's.
@@ -46,41 +46,29 @@ func (f *routingFields) match(r, m int) string {
 }
 
 // dest names a part ("host", "subset", "port" or "weight") of destination i of a route's
-// list ("route", or "mirrors" for an HTTP route's mirror and mirrors).
+// list ("route", or "mirrors"), or of an HTTP route's one "mirror" (i unused).
 func (f *routingFields) dest(kind string, r int, list string, i int, part string) string {
 	base := f.route(kind, r)
 	if !f.load {
+		if list == "mirror" {
+			return base + ".Mirror." + capitalized(part)
+		}
 		return strict.Index(base+"."+capitalized(list), i) + "." + capitalized(part)
 	}
-	wrapped := true // route[i].destination.host; mirror.host
-	switch {
-	case list == "route":
-		base = strict.Index(base+".route", i)
-	case f.hasMirror[r] && i == 0:
-		base, wrapped = base+".mirror", false
-	case f.hasMirror[r]:
-		base = strict.Index(base+".mirrors", i-1)
-	default:
-		base = strict.Index(base+".mirrors", i)
-	}
-	switch {
-	case part == "weight":
-		return base + ".weight"
-	case part == "port":
+	if part == "port" {
 		part = "port.number"
 	}
-	if wrapped {
-		return base + ".destination." + part
+	if list == "mirror" { // mirror.host: a destination itself
+		return base + ".mirror." + part
 	}
-	return base + "." + part
+	base = strict.Index(base+"."+list, i) // route[i].destination.host
+	if part == "weight" {
+		return base + ".weight"
+	}
+	return base + ".destination." + part
 }
 
-func capitalized(s string) string {
-	if s == "mirrors" {
-		return "Mirrors"
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
-}
+func capitalized(s string) string { return strings.ToUpper(s[:1]) + s[1:] }
 
 // checkVirtualService checks a VirtualService of a valid namespace as Istio's validation
 // does.
@@ -198,11 +186,21 @@ func checkHTTPRoute(errs []*FieldError, f *routingFields, h *HTTPRoute, r int, i
 	case !inDelegate && h.Delegate != nil && len(h.Route) > 0:
 		errs = append(errs, problem("", f.route("http", r)+f.pick(".route", ".Route"), nil, "root HTTP route %s must not specify route", h.Name))
 	}
-	if f.load && f.hasMirror[r] && f.hasMirrors[r] && (inDelegate || h.Delegate == nil) { // Istio checks a root route for nothing else
-		errs = append(errs, problem("", f.route("http", r)+".mirrors", nil, "HTTP route cannot contain both mirror and mirrors"))
+	mirrors := len(h.Mirrors) > 0
+	if f.load {
+		mirrors = f.hasMirrors[r]
+	}
+	if h.Mirror != nil && mirrors && (inDelegate || h.Delegate == nil) { // Istio checks a root route for nothing else
+		errs = append(errs, problem("", f.route("http", r)+f.pick(".mirrors", ".Mirrors"), nil, "HTTP route cannot contain both mirror and mirrors"))
 	}
 	for m := range h.Match {
 		errs = checkHTTPMatch(errs, f, &h.Match[m], r, m)
+	}
+	if h.Mirror != nil {
+		errs = checkDestination(errs, f, "http", r, "mirror", 0, h.Mirror)
+		if h.Mirror.Weight != 0 {
+			errs = append(errs, problem("", f.dest("http", r, "mirror", 0, "weight"), h.Mirror.Weight, "a mirror has no weight"))
+		}
 	}
 	for i := range h.Mirrors {
 		errs = checkDestination(errs, f, "http", r, "mirrors", i, &h.Mirrors[i])

@@ -27,6 +27,8 @@ func TestValidateRouting(t *testing.T) {
 					Mirrors: []Destination{{Host: "m.example", Weight: 3}}}}},
 			{Namespace: "shop", Name: "overlap", Hosts: []string{"*.shop.example", "api.shop.example"}, TCP: []L4Route{{}}},
 			{Namespace: "", Name: "", TLS: []L4Route{{Route: []Destination{{Host: "a.example"}}}}},
+			{Namespace: "shop", Name: "mirror", Hosts: []string{"m.shop.example"}, HTTP: []HTTPRoute{{Route: []Destination{{Host: "a.example"}},
+				Mirror: &Destination{Host: "*", Weight: 2}, Mirrors: []Destination{{Host: "b.example"}}}}},
 		},
 		DestinationRules: []DestinationRule{
 			{Namespace: "shop", Name: "reviews", Host: "reviews", WorkloadSelector: map[string]string{}, ExportTo: []string{"*"},
@@ -51,6 +53,9 @@ func TestValidateRouting(t *testing.T) {
 		`VirtualServices[2] (VirtualService /): Namespace: must not be empty`,
 		`VirtualServices[2] (VirtualService /): Name: must not be empty`,
 		`VirtualServices[2] (VirtualService /): TLS: delegate virtual service must have no tls route specified`,
+		`VirtualServices[3] (VirtualService shop/mirror): HTTP[0].Mirrors: HTTP route cannot contain both mirror and mirrors`,
+		`VirtualServices[3] (VirtualService shop/mirror): HTTP[0].Mirror.Host: invalid destination host *`,
+		`VirtualServices[3] (VirtualService shop/mirror): HTTP[0].Mirror.Weight: a mirror has no weight`,
 		`DestinationRules[0] (DestinationRule shop/reviews): Subsets[0].Labels["version"]: invalid tag value: "v 1"`,
 		`DestinationRules[0] (DestinationRule shop/reviews): Subsets[1].Name: duplicate subset names: v1 (it repeats Subsets[0].Name)`,
 		`DestinationRules[0] (DestinationRule shop/reviews): ExportTo: destination rule with workload selector cannot have exportTo beyond current namespace`,
@@ -62,7 +67,7 @@ func TestValidateRouting(t *testing.T) {
 // goFieldsAsWritten spells a Go value's field paths as the objects above write them.
 var goFieldsAsWritten = strings.NewReplacer(
 	"Hosts", "spec.hosts", "Gateways", "gateways", "ExportTo", "spec.exportTo", "HTTP", "spec.http", "TCP", "spec.tcp", "TLS", "spec.tls",
-	".Route[", ".route[", ".Route", ".route", ".Mirrors[", ".mirrors[", ".Host", ".destination.host", ".Subset", ".destination.subset",
+	".Route[", ".route[", ".Route", ".route", ".Mirrors[", ".mirrors[", ".Mirrors", ".mirrors", ".Host", ".destination.host", ".Subset", ".destination.subset",
 	".Port", ".destination.port.number", ".Weight", ".weight", ".Match[", ".match[", ".SourceNamespace", ".sourceNamespace",
 	".SourceLabels", ".sourceLabels", ".URI", ".uri", ".Regex", ".regex", ".Headers", ".headers", ".Delegate", ".delegate",
 	"Subsets[", "spec.subsets[", ".Name", ".name", ".Labels", ".labels", "WorkloadSelector", "spec.workloadSelector.matchLabels",
@@ -77,6 +82,8 @@ func asWritten(p FieldError) string {
 	case strings.Contains(f, ".match[") && strings.HasSuffix(f, ".destination.port.number"):
 		f = strings.TrimSuffix(f, ".destination.port.number") + ".port" // a match's port
 	case strings.Contains(f, ".match[") && strings.Contains(f, ".gateways"):
+	case strings.Contains(f, ".Mirror."):
+		f = strings.Replace(strings.Replace(f, ".Mirror.", ".mirror.", 1), ".destination", "", 1) // mirror.host: a destination itself
 	case f == "" && strings.Contains(p.Detail, "must be provided"):
 		f = "spec"
 	}

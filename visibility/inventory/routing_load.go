@@ -27,9 +27,8 @@ func (l *inventoryLoader) virtualService(o kube.Object) []error {
 		vs.ExportTo = optStrings(&r.d, spec, "exportTo")
 		if v, p, ok := spec.Get("http"); ok {
 			for i, item := range r.d.List(v, p) {
-				h, mirror, mirrors := r.httpRoute(item, strict.Index(p, i))
+				h, mirrors := r.httpRoute(item, strict.Index(p, i))
 				vs.HTTP = append(vs.HTTP, h)
-				f.hasMirror = append(f.hasMirror, mirror)
 				f.hasMirrors = append(f.hasMirrors, mirrors)
 			}
 		}
@@ -187,16 +186,16 @@ func optStrings(d *strict.Decoder, spec strict.Object, field string) []string {
 	return nil
 }
 
-// httpRoute reads spec.http[i] at path; mirror says it has a mirror (its Mirrors[0]),
-// mirrors that it has mirrors.
-func (r *routingReader) httpRoute(x any, path string) (h HTTPRoute, mirror, mirrors bool) {
+// httpRoute reads spec.http[i] at path; mirrors says that it has mirrors (a list that is
+// not empty, even when an entry of it is refused).
+func (r *routingReader) httpRoute(x any, path string) (h HTTPRoute, mirrors bool) {
 	d := &r.d
 	o, ok := d.Object(x, path)
 	if !ok {
 		if x == nil {
 			r.refuse(path, nil, "http route may not be null")
 		}
-		return h, false, false
+		return h, false
 	}
 	o.String(&h.Name, "name")
 	if v, p, ok := o.Get("match"); ok {
@@ -207,7 +206,7 @@ func (r *routingReader) httpRoute(x any, path string) (h HTTPRoute, mirror, mirr
 	h.Route = r.routeDestinations(o)
 	if v, p, ok := o.Get("mirror"); ok {
 		if dst, ok := r.destination(v, p); ok {
-			h.Mirrors, mirror = append(h.Mirrors, dst), true
+			h.Mirror = &dst
 		}
 	}
 	if v, p, ok := o.Get("mirrors"); ok {
@@ -244,7 +243,7 @@ func (r *routingReader) httpRoute(x any, path string) (h HTTPRoute, mirror, mirr
 			do.String(&h.Delegate.Namespace, "namespace")
 		}
 	}
-	return h, mirror, mirrors
+	return h, mirrors
 }
 
 // routeDestinations reads the route list of an HTTP, TLS or TCP route: each item's

@@ -104,6 +104,10 @@ func randomVirtualService(r *rand.Rand) VirtualService {
 		if r.IntN(3) == 0 {
 			h.Mirrors = randomDestinations(r, true, 0)
 		}
+		if r.IntN(4) == 0 {
+			m := randomDestinations(r, true, 1)[0]
+			h.Mirror = &m
+		}
 		for range r.IntN(2) {
 			h.Match = append(h.Match, HTTPMatch{SourceNamespace: pick(r, []string{"", "web", "|", "Web_1"}), Port: pickOf[uint32](r, 0, 80, 70000),
 				SourceLabels: randomLabels(r), Gateways: some(r, []string{"mesh", "|", "a/B"}, 1),
@@ -137,7 +141,7 @@ func randomDestinationRule(r *rand.Rand) DestinationRule {
 	return dr
 }
 
-// The objects of Go values, as a user writes them (mirrors always as mirrors).
+// The objects of Go values, as a user writes them.
 func destinationsObject(ds []Destination, weights bool) []any {
 	var out []any
 	for _, d := range ds {
@@ -184,6 +188,9 @@ func virtualServiceObject(vs VirtualService) map[string]any {
 		}
 		if h.Route != nil {
 			ho["route"] = destinationsObject(h.Route, true)
+		}
+		if h.Mirror != nil {
+			ho["mirror"] = destinationsObject([]Destination{*h.Mirror}, false)[0].(map[string]any)["destination"]
 		}
 		if h.Mirrors != nil {
 			ho["mirrors"] = destinationsObject(h.Mirrors, false)

@@ -327,7 +327,8 @@ func (vs *vectorVS) want(t testing.TB) VirtualService {
 			r.Match = append(r.Match, hm)
 		}
 		if h.Mirror != nil {
-			r.Mirrors = []Destination{Destination(*h.Mirror)}
+			m := Destination(*h.Mirror)
+			r.Mirror = &m
 		}
 		out.HTTP = append(out.HTTP, r)
 	}

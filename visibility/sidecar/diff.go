@@ -1,8 +1,11 @@
 package sidecar
 
 import (
+	"bytes"
 	"cmp"
+	"encoding/json"
 	"maps"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -36,12 +39,14 @@ type Change = report.Change[ProxyHost, *Answer, uint32]
 // services and their exportTo, VirtualServices, DestinationRules, the mesh's default
 // exportTo of each, discovery selectors, rootNamespace or visibility: build a view of the
 // current configuration and one of the proposed, and it lists, for every class of proxies of
-// either (Classes), every host the change adds, removes, sends to another service, gives
-// other ports, routes with other VirtualServices or gives another DestinationRule (other
-// rules merged, subsets or traffic policy). A workload that one selector selects before and
-// another after is a class of its own, named by both selectors' labels
-// ("app=web,version=v1"): it gets the first one's view before and the second one's after.
-// Nothing is enforced. Changes are sorted by namespace, workload and host. Its cost is that
+// either (Classes), every host whose Answer differs in any field: a host added or removed,
+// sent to another service, given other ports, brought by another VirtualService's
+// destination (or by the egress hosts instead), routed by other VirtualServices, or given
+// another DestinationRule — other rules merged, other subset names, another traffic policy
+// (compared by meaning, not spelling) or another workload selector. A workload that one
+// selector selects before and another after is a class of its own, named by both selectors'
+// labels ("app=web,version=v1"): it gets the first one's view before and the second one's
+// after. Nothing is enforced. Changes are sorted by namespace, workload and host. Its cost is that
 // of Proxy for each class of proxies, twice. Either view may be nil: the view of an empty
 // inventory, in which proxies receive nothing.
 func Diff(before, after *View) []Change {
@@ -139,14 +144,34 @@ func answers(p Proxy) map[string]*Answer {
 	return m
 }
 
-// sameAnswer reports whether two answers for a host are alike: the same service and ports,
-// brought and routed alike, and the same rule.
+// sameAnswer reports whether two answers for a host are alike in every field: the same
+// service and ports, brought and routed alike, and the same rule.
 func sameAnswer(x, y *Answer) bool {
 	if !sameService(x.Service, y.Service) || x.AddedBy != y.AddedBy || !slices.Equal(x.Routes, y.Routes) || (x.Rule == nil) != (y.Rule == nil) {
 		return false
 	}
-	if x.Rule == nil {
+	return x.Rule == nil || sameRule(x.Rule, y.Rule)
+}
+
+// sameRule reports whether two rules are alike in every field, their traffic policies by
+// meaning.
+func sameRule(a, b *Rule) bool {
+	return slices.Equal(a.From, b.From) && a.Host == b.Host && slices.Equal(a.Subsets, b.Subsets) && a.TrafficPolicyFrom == b.TrafficPolicyFrom &&
+		(a.WorkloadSelector == nil) == (b.WorkloadSelector == nil) && maps.Equal(a.WorkloadSelector, b.WorkloadSelector) && sameJSON(a.TrafficPolicy, b.TrafficPolicy)
+}
+
+// sameJSON reports whether two JSON documents (nil: none) say the same: alike byte for byte,
+// or decoding to equal values.
+func sameJSON(a, b json.RawMessage) bool {
+	if bytes.Equal(a, b) {
 		return true
 	}
-	return slices.Equal(x.Rule.From, y.Rule.From) && x.Rule.Host == y.Rule.Host && slices.Equal(x.Rule.Subsets, y.Rule.Subsets) && x.Rule.TrafficPolicyFrom == y.Rule.TrafficPolicyFrom
+	if a == nil || b == nil {
+		return false
+	}
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	return reflect.DeepEqual(x, y)
 }

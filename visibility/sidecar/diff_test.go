@@ -1,17 +1,20 @@
 package sidecar
 
 import (
-	"fmt"
 	"maps"
 	"reflect"
 	"slices"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/meshscope/meshscope/internal/longtest"
+	"github.com/meshscope/meshscope/internal/report"
 	"github.com/meshscope/meshscope/visibility"
 	"github.com/meshscope/meshscope/visibility/inventory"
 	"github.com/meshscope/meshscope/visibility/mesh"
@@ -84,26 +87,59 @@ func TestDiff(t *testing.T) {
 	}, Diff(cur, view(dot)))
 }
 
-// TestDiffAgainstProxy asks every proxy directly: on random inventories whose
-// Sidecars change (selectors on several keys, so that a workload can carry the labels of
-// two), for every namespace and every workload of a pool, when the proxy's view changes the
-// audit holds a class of that namespace with exactly those changes.
+// TestDiffRuleChanges: a DestinationRule that keeps its name, host and subsets but changes
+// its traffic policy or its workload selector changes the rule proxies get for the host, and
+// Diff lists it for every class of proxies whose rule changes; the same traffic policy spelt
+// otherwise is no change.
+func TestDiffRuleChanges(t *testing.T) {
+	view := func(policy string, selector map[string]string) *View {
+		v, err := New(nil, &inventory.Inventory{
+			Namespaces: map[string]map[string]string{"shop": nil},
+			Services:   []inventory.Service{{Kind: inventory.ServiceEntry, Namespace: "shop", Name: "api", Hosts: []string{"api.example.com"}, Ports: []uint32{443}, CreationTime: t0}},
+			DestinationRules: []inventory.DestinationRule{{Namespace: "shop", Name: "api", Host: "api.example.com", WorkloadSelector: selector,
+				Subsets: []inventory.Subset{{Name: "v1"}}, TrafficPolicy: []byte(policy)}},
+		})
+		require.NoError(t, err)
+		return v
+	}
+	const ten, twenty = `{"connectionPool":{"tcp":{"maxConnections":10}}}`, `{"connectionPool":{"tcp":{"maxConnections":20}}}`
+	svc := Service{Host: "api.example.com", Kind: inventory.ServiceEntry, Namespace: "shop", Name: "api", Ports: []uint32{443}}
+	rule := func(policy string, selector map[string]string) *Rule {
+		return &Rule{From: []string{"shop/api"}, Host: "api.example.com", Subsets: []string{"v1"}, TrafficPolicy: []byte(policy), TrafficPolicyFrom: "shop/api", WorkloadSelector: selector}
+	}
+	assert.Equal(t, []Change{{Key: ProxyHost{Namespace: "shop", Host: "api.example.com"}, Before: &Answer{Service: svc, Rule: rule(ten, nil)}, After: &Answer{Service: svc, Rule: rule(twenty, nil)}}},
+		Diff(view(ten, nil), view(twenty, nil)), "another traffic policy")
+	assert.Empty(t, Diff(view(ten, nil), view(`{"connectionPool": {"tcp": {"maxConnections": 10}}}`, nil)), "the same traffic policy, spelt otherwise")
+	web, all := map[string]string{"app": "web"}, map[string]string{}
+	assert.Equal(t, []Change{
+		{Key: ProxyHost{Namespace: "shop", Host: "api.example.com"}, Before: &Answer{Service: svc}, After: &Answer{Service: svc, Rule: rule(ten, all)}},
+		{Key: ProxyHost{Namespace: "shop", Workload: "app=web", Host: "api.example.com"}, Before: &Answer{Service: svc, Rule: rule(ten, web)}, After: &Answer{Service: svc, Rule: rule(ten, all)}},
+	}, Diff(view(ten, web), view(ten, all)), "a workload selector that selects every workload")
+}
+
+// TestDiffAgainstProxy asks every proxy directly: on random inventories whose Sidecars
+// change (selectors on several keys, so that a workload can carry the labels of two), and
+// whose VirtualServices and DestinationRules sometimes change too, for every namespace and
+// every workload of a pool whose view changes, Diff holds a class of that namespace with
+// exactly its changes: each host whose answer differs in any field, with both answers as
+// Proxy gives them and the ports gained and lost, and no other host.
 func TestDiffAgainstProxy(t *testing.T) {
 	r := newRand(11, 12)
 	selectors := []map[string]string{{"app": "web"}, {"version": "v1"}, {"app": "api"}, {"app": "web", "tier": "a"}, {}}
 	workloads := []map[string]string{nil, {"app": "web"}, {"version": "v1"}, {"app": "web", "version": "v1"}, {"app": "api", "version": "v1"},
 		{"app": "web", "tier": "a", "version": "v1"}, {"app": "web", "tier": "a"}}
-	changes := func(host string, x, y *Answer) string {
-		if x != nil && y != nil && reflect.DeepEqual(x, y) {
-			return ""
-		}
-		return fmt.Sprintf("%s: %v -> %v; ", host, x, y)
-	}
-	for iter := range longtest.N(300, 3000) {
+	classes, compared := 0, 0
+	for iter := range longtest.N(60, 3000) {
 		m, inv := randomSidecarInventory(r)
 		_, other := randomSidecarInventory(r)
 		next := inv
 		next.Sidecars = other.Sidecars
+		if r.IntN(3) == 0 {
+			next.VirtualServices = other.VirtualServices
+		}
+		if r.IntN(3) == 0 {
+			next.DestinationRules = other.DestinationRules
+		}
 		for _, scs := range [][]inventory.Sidecar{inv.Sidecars, next.Sidecars} {
 			for i := range scs {
 				if r.IntN(2) == 0 {
@@ -119,33 +155,63 @@ func TestDiffAgainstProxy(t *testing.T) {
 		if err != nil {
 			continue
 		}
-		byClass := map[ProxyHost]string{} // Host "": the changes of the class, in host order
+		byClass := map[ProxyHost][]Change{} // Host "": the changes of the class, in host order
 		for _, c := range Diff(before, after) {
-			byClass[ProxyHost{Namespace: c.Key.Namespace, Workload: c.Key.Workload}] += changes(c.Key.Host, c.Before, c.After)
+			k := ProxyHost{Namespace: c.Key.Namespace, Workload: c.Key.Workload}
+			byClass[k] = append(byClass[k], c)
 		}
+		classes += len(byClass)
 		for ns := range inv.Namespaces {
 			for _, w := range workloads {
-				b, a := answers(before.Proxy(ns, w)), answers(after.Proxy(ns, w))
-				hosts := slices.Sorted(maps.Keys(b))
-				for h := range a {
-					if b[h] == nil {
-						hosts = append(hosts, h)
-					}
-				}
-				slices.Sort(hosts)
-				want := ""
-				for _, h := range hosts {
-					want += changes(h, b[h], a[h])
-				}
-				if want == "" {
+				want := proxyChanges(ns, before.Proxy(ns, w), after.Proxy(ns, w))
+				if len(want) == 0 {
 					continue
 				}
-				found := false
+				compared++
+				found, closest := false, ""
 				for k, got := range byClass {
-					found = found || k.Namespace == ns && got == want
+					if k.Namespace != ns {
+						continue
+					}
+					d := cmp.Diff(want, got, cmpopts.IgnoreFields(ProxyHost{}, "Workload"))
+					found = found || d == ""
+					if k.Workload == labels.Set(w).String() {
+						closest = d
+					}
 				}
-				require.True(t, found, "iteration %d: a proxy in %s with %v: %s is in no class of the audit %v", iter, ns, w, want, byClass)
+				require.True(t, found, "iteration %d: the changes of a proxy in %s with %v are those of no class of Diff; against the class of its labels (-Proxy +Diff):\n%s", iter, ns, w, closest)
 			}
 		}
 	}
+	t.Logf("%d proxies whose view changes each found among the %d classes Diff reports", compared, classes)
+}
+
+// proxyChanges are the changes of a proxy of namespace ns from view b to view a, as Diff
+// lists them: every host whose answer differs in any field, by host.
+func proxyChanges(ns string, b, a Proxy) []Change {
+	x, y := answers(b), answers(a)
+	hosts := slices.Collect(maps.Keys(x))
+	for h := range y {
+		if x[h] == nil {
+			hosts = append(hosts, h)
+		}
+	}
+	slices.Sort(hosts)
+	var out []Change
+	for _, h := range hosts {
+		if x[h] != nil && y[h] != nil && reflect.DeepEqual(x[h], y[h]) {
+			continue
+		}
+		c := Change{Key: ProxyHost{Namespace: ns, Host: h}, Before: x[h], After: y[h]}
+		var bp, ap []uint32
+		if x[h] != nil {
+			bp = x[h].Ports
+		}
+		if y[h] != nil {
+			ap = y[h].Ports
+		}
+		c.Gained, c.Lost = report.Delta(bp, ap)
+		out = append(out, c)
+	}
+	return out
 }

@@ -64,7 +64,8 @@
 // the egress hosts did not already bring it: shop's own service of that host — even one not
 // exported to shop — else the best one exported to shop (a Kubernetes Service, else the
 // oldest). It comes with the listener's port, else the destination's ports (all of them when
-// a route gives none); a service without those ports is not added.
+// a route gives none); a service that declares ports, none of them those, is not added,
+// and one that declares none is added without ports.
 //
 // # DestinationRules
 //

@@ -110,11 +110,12 @@ func (v *View) ExplainHost(namespace string, workload labels.Set, host string) E
 			at[id] = len(lv.Candidates)
 			lv.Candidates = append(lv.Candidates, v.verdict(&l, namespace, id))
 		}
-		// The candidates still standing are ranked as Proxy ranks them: within the listener
-		// (which namespace holds the host), then against what earlier listeners gave.
+		// The candidates still standing are ranked as Proxy ranks them, in the order the
+		// listener considers them: within the listener (which namespace holds the host), then
+		// against what earlier listeners gave.
 		var standing []int32
-		for _, id := range ids {
-			if lv.Candidates[at[id]].Verdict == "" {
+		for _, id := range v.candidates(&l, namespace) {
+			if v.svcs[id].host == host && lv.Candidates[at[id]].Verdict == "" {
 				standing = append(standing, id)
 			}
 		}
@@ -122,7 +123,7 @@ func (v *View) ExplainHost(namespace string, workload labels.Set, host string) E
 		for _, id := range standing {
 			if !slices.ContainsFunc(kept, func(is importedService) bool { return is.id == id }) {
 				c := &lv.Candidates[at[id]]
-				c.Verdict, c.Reason = Outranked, v.heldBy(namespace, kept, id)
+				c.Verdict, c.Reason = Outranked, v.heldBy(&l, namespace, kept, id)
 			}
 		}
 		e.Levels = append(e.Levels, lv)
@@ -353,13 +354,16 @@ func (v *View) hiddenReason(i int32, n string) string {
 	return fmt.Sprintf("%s %q does not export it to %s", from, declared, n)
 }
 
-// heldBy says which namespace holds the host in a listener, keeping id out.
-func (v *View) heldBy(n string, kept []importedService, id int32) string {
+// heldBy says which namespace holds the host in listener l, keeping id out.
+func (v *View) heldBy(l *listener, n string, kept []importedService, id int32) string {
 	if len(kept) == 0 {
 		return "another namespace holds the host"
 	}
 	w := v.service(kept[0].id)
-	rule := "the first namespace met"
+	rule := "the first namespace met: the services exported to " + n + " by name, then the public ones, each oldest first"
+	if l.exactOnly {
+		rule = "the first namespace met: every import is an exact host of a named namespace, so the listener meets their services oldest first"
+	}
 	switch {
 	case w.Namespace == n:
 		rule = "the proxy's own namespace"

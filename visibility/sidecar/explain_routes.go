@@ -53,11 +53,7 @@ func (v *View) explainRoutes(sc *inventory.Sidecar, n, host string, p Proxy) []R
 			}
 			step.Candidates = append(step.Candidates, c)
 		}
-		for i := range v.all.VirtualServices {
-			vs := &v.all.VirtualServices[i]
-			if v.Discovered(vs.Namespace) {
-				continue
-			}
+		for _, vs := range v.undiscVS {
 			var hs []string
 			for _, h := range vs.Hosts {
 				hs = append(hs, resolveHost(h, vs.Namespace, v.domain))
@@ -144,9 +140,8 @@ func (v *View) explainRules(n string, workload labels.Set, host, svcNS string, c
 		c.Verdict, c.Reason = v.ruleVerdict(int32(k), n, workload, svcNS, chosen, pools, answered, answer)
 		out = append(out, c)
 	}
-	for i := range v.all.DestinationRules {
-		dr := &v.all.DestinationRules[i]
-		if h := resolveHost(dr.Host, dr.Namespace, v.domain); !v.Discovered(dr.Namespace) && hostMatchesNeedle(h, host) {
+	for _, dr := range v.undiscDR {
+		if h := resolveHost(dr.Host, dr.Namespace, v.domain); hostMatchesNeedle(h, host) {
 			out = append(out, Contender{Name: dr.Namespace + "/" + dr.Name, Host: h, Verdict: NotDiscovered,
 				Reason: fmt.Sprintf("namespace %s is not discovered: no discoverySelector matches it, so istiod does not see its DestinationRules", dr.Namespace)})
 		}

@@ -2,9 +2,11 @@ package sidecar
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/meshscope/meshscope/visibility"
@@ -101,4 +103,87 @@ func TestSidecarExplainVisibilityShownOnlyWhereItApplies(t *testing.T) {
 			assert.Equal(t, tc.received, len(v.Proxy("shop", nil).Services) == 1, "the explanation agrees with Proxy")
 		})
 	}
+}
+
+// TestExplainHostAnswerIsProxys: ExplainHost's Answer is the entry Proxy lists for the host —
+// its routes, the VirtualService whose destination added it, its ports — and the one
+// candidate the explanation chooses is that service: also on a listener of exact hosts,
+// which considers the services of several namespaces oldest first, whatever their exportTo
+// (here pay's public service, older than ext's one exported to shop by name).
+func TestExplainHostAnswerIsProxys(t *testing.T) {
+	inv := inventory.Inventory{
+		Namespaces: map[string]map[string]string{"shop": nil, "pay": nil, "ext": nil},
+		Services: []inventory.Service{
+			{Kind: inventory.ServiceEntry, Namespace: "shop", Name: "api", Hosts: []string{"api.example.com"}, Ports: []uint32{443}, CreationTime: t0},
+			{Kind: inventory.ServiceEntry, Namespace: "shop", Name: "cache", Hosts: []string{"cache.example.com"}, ExportTo: []string{"~"}, Ports: []uint32{6379, 6380}, CreationTime: t0},
+			{Kind: inventory.ServiceEntry, Namespace: "pay", Name: "db", Hosts: []string{"db.example.com"}, Ports: []uint32{80}, CreationTime: t0},
+			{Kind: inventory.ServiceEntry, Namespace: "ext", Name: "db", Hosts: []string{"db.example.com"}, ExportTo: []string{"shop"}, Ports: []uint32{443}, CreationTime: t0.Add(time.Hour)},
+		},
+		Sidecars: []inventory.Sidecar{{Namespace: "shop", Name: "exact", WorkloadSelector: map[string]string{"app": "exact"},
+			Egress: []inventory.Egress{{Hosts: []string{"ext/db.example.com", "pay/db.example.com", "./api.example.com"}}}}},
+		VirtualServices: []inventory.VirtualService{{Namespace: "shop", Name: "api", CreationTime: t0, Hosts: []string{"api.example.com"},
+			HTTP: []inventory.HTTPRoute{{Route: []inventory.Destination{{Host: "cache.example.com", Port: 6379}}}}}},
+	}
+	v, err := New(nil, &inv)
+	require.NoError(t, err)
+	cache := Service{Host: "cache.example.com", Kind: inventory.ServiceEntry, Namespace: "shop", Name: "cache", Ports: []uint32{6379}, AddedBy: "shop/api"}
+	api := Service{Host: "api.example.com", Kind: inventory.ServiceEntry, Namespace: "shop", Name: "api", Ports: []uint32{443}, Routes: []string{"shop/api"}}
+	for _, tc := range []struct {
+		workload labels.Set
+		want     []Service
+	}{
+		{nil, []Service{api, cache, {Host: "db.example.com", Kind: inventory.ServiceEntry, Namespace: "ext", Name: "db", Ports: []uint32{443}}}},
+		{labels.Set{"app": "exact"}, []Service{api, cache, {Host: "db.example.com", Kind: inventory.ServiceEntry, Namespace: "pay", Name: "db", Ports: []uint32{80}}}},
+	} {
+		p := v.Proxy("shop", tc.workload)
+		require.Equal(t, tc.want, p.Services, "a proxy with %v", tc.workload)
+		for i, s := range p.Services {
+			e := v.ExplainHost("shop", tc.workload, s.Host)
+			require.Equal(t, &p.Services[i], e.Answer, "%s for a proxy with %v", s.Host, tc.workload)
+			var chosen []inventory.ServiceRef
+			for _, l := range e.Levels {
+				for _, c := range l.Candidates {
+					if c.Verdict == Chosen {
+						chosen = append(chosen, c.Service)
+					}
+				}
+			}
+			require.Equal(t, []inventory.ServiceRef{{Kind: s.Kind, Namespace: s.Namespace, Name: s.Name}}, chosen, "%s", e)
+		}
+	}
+}
+
+// TestExplainUndiscoveredInIstioOrder: the VirtualServices and DestinationRules of
+// undiscovered namespaces that an explanation lists come in Istio's order, whatever the
+// inventory's order: the explanation does not depend on how the objects were listed.
+func TestExplainUndiscoveredInIstioOrder(t *testing.T) {
+	vs := func(name string, age int) inventory.VirtualService {
+		return inventory.VirtualService{Namespace: "ext", Name: name, CreationTime: t0.Add(time.Duration(age) * time.Hour), Hosts: []string{"api.example.com"},
+			HTTP: []inventory.HTTPRoute{{Route: []inventory.Destination{{Host: "api.example.com"}}}}}
+	}
+	dr := func(name string, age int) inventory.DestinationRule {
+		return inventory.DestinationRule{Namespace: "ext", Name: name, CreationTime: t0.Add(time.Duration(age) * time.Hour), Host: "api.example.com"}
+	}
+	m := &mesh.Config{DiscoverySelectors: []metav1.LabelSelector{{MatchLabels: map[string]string{visibility.NamespaceNameLabel: "shop"}}}}
+	explain := func(vss []inventory.VirtualService, drs []inventory.DestinationRule) Explanation {
+		v, err := New(m, &inventory.Inventory{
+			Namespaces:       map[string]map[string]string{"shop": {visibility.NamespaceNameLabel: "shop"}, "ext": {visibility.NamespaceNameLabel: "ext"}},
+			Services:         []inventory.Service{se("shop", "api", 0, []string{"api.example.com"})},
+			VirtualServices:  vss,
+			DestinationRules: drs,
+		})
+		require.NoError(t, err)
+		return v.ExplainHost("shop", nil, "api.example.com")
+	}
+	e := explain([]inventory.VirtualService{vs("b", 0), vs("a", 1)}, []inventory.DestinationRule{dr("b", 0), dr("a", 1)})
+	require.Equal(t, e, explain([]inventory.VirtualService{vs("a", 1), vs("b", 0)}, []inventory.DestinationRule{dr("a", 1), dr("b", 0)}))
+	names := func(cs []Contender) (out []string) {
+		for _, c := range cs {
+			out = append(out, c.Name)
+		}
+		return out
+	}
+	require.Len(t, e.Routes, 1)
+	require.Equal(t, []string{"ext/b", "ext/a"}, names(e.Routes[0].Candidates), "the oldest first")
+	require.Equal(t, []string{"ext/b", "ext/a"}, names(e.Rules), "the oldest first")
 }

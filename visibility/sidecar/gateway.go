@@ -48,12 +48,12 @@ func (v *View) Gateway(namespace string, workload labels.Set) Proxy {
 
 // gatewayOrderNote says, for a gateway of namespace n whose own view is gw, where the view
 // istiod hands it when a sidecar of n connected first differs. That happens when there is
-// no mesh-wide default Sidecar and a sidecar of n can be without a Sidecar of its own (n has
-// none without a selector): that sidecar's scope — every service exported to n, as a
-// sidecar gets them — is then n's default, and gateways of n get it. nil when the two agree
-// or the case cannot arise.
+// no mesh-wide default Sidecar and a sidecar of n can be without a Sidecar of its own: no
+// Sidecar of n applies to every workload (one without a selector, or with an empty one).
+// That sidecar's scope — every service exported to n, as a sidecar gets them — is then n's
+// default, and gateways of n get it. nil when the two agree or the case cannot arise.
 func (v *View) gatewayOrderNote(n string, gw Proxy) *Finding {
-	if v.rootDefault != nil || slices.ContainsFunc(v.sidecars[n], func(sc *inventory.Sidecar) bool { return sc.WorkloadSelector == nil }) {
+	if v.rootDefault != nil || slices.ContainsFunc(v.sidecars[n], func(sc *inventory.Sidecar) bool { return len(sc.WorkloadSelector) == 0 }) {
 		return nil
 	}
 	sc := v.proxyWith(nil, n, nil)

@@ -161,7 +161,8 @@ func (v *View) listenerOf(e *inventory.Egress, imported []importedService, vss [
 // proxy's own namespace's service of that host — even one not exported to n, as istiod
 // does — else the best one exported to n (a Kubernetes Service, else the oldest); with the
 // listener's port when it has one, else the destination ports the routes give (all of the
-// service's when one gives none). A service without those ports adds nothing.
+// service's when one gives none). A service that declares ports, none of them those, adds
+// nothing; one that declares none comes without ports.
 func (v *View) destinationServices(l *listener, n string, k int32) []importedService {
 	var out []importedService
 	for _, hp := range v.vss[k].destinationPorts(n) {
@@ -203,7 +204,8 @@ func (v *View) bestExported(host, n string) (int32, bool) {
 // destinationPortsOf returns the ports service id brings to a listener as a VirtualService
 // destination: the listener's port if it filters by port (false when the service lacks it);
 // else those of the service the destinations give (all of them when one gives none; false
-// when the service has none of them).
+// when the service declares ports and none of them is given: a service without ports is
+// kept, as istiod keeps a service that loses none of its ports).
 func (v *View) destinationPortsOf(l *listener, id int32, want []uint32) ([]uint32, bool) {
 	ports := v.inv[v.svcs[id].svc].Ports
 	if matchesPort(l.egress) {
@@ -221,7 +223,7 @@ func (v *View) destinationPortsOf(l *listener, id int32, want []uint32) ([]uint3
 			out = append(out, p)
 		}
 	}
-	return out, len(out) > 0
+	return out, len(out) > 0 || len(ports) == 0
 }
 
 // defaultEgress is the listener of a proxy no Sidecar applies to, or of a Sidecar without

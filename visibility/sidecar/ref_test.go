@@ -14,23 +14,32 @@ import (
 	"github.com/meshscope/meshscope/visibility/mesh"
 )
 
-// refSidecarView is the literal reference for View: the sidecar's view written out
-// in the eight steps Istio's SidecarScope takes, one proxy at a time, scanning every service
-// at every step. It assumes a valid inventory. The steps, for a proxy in namespace n:
+// refSidecarView is the literal reference for View: what an Envoy proxy receives, written out
+// in the steps istiod's SidecarScope takes, one proxy at a time, scanning every object at
+// every step, with no index. It assumes a valid inventory. For a sidecar in namespace n:
 //
-//  0. discovery: only namespaces a discovery selector matches exist (the root one too);
+//  0. discovery: only namespaces a discovery selector matches exist (the root one too), and
+//     with them their services, Sidecars, VirtualServices and DestinationRules;
 //  1. each service's effective exportTo (its own list, else the mesh default; narrowed by
 //     visibility with applyToSidecars);
 //  2. order by creation time, name (a ServiceEntry's is its host), namespace; per host and
-//     namespace the oldest is kept, a Kubernetes Service over a ServiceEntry;
+//     namespace the oldest is the one looked up, a Kubernetes Service over a ServiceEntry;
 //  3. the Sidecar that applies (n's selecting one, n's without a selector, the root
 //     namespace's without one, or none: "*/*");
 //  4. per listener, the candidates (for an all-exact listener, step 2's service of each
-//     named host and namespace only);
+//     named host and namespace only) (ref_listeners_test.go, as 5 and 6);
 //  5. exclusions, then imports, by host cover;
 //  6. within a listener, which namespace holds each host;
-//  7. across listeners, the first choice stands unless a Kubernetes Service displaces a
-//     ServiceEntry; services of one namespace merge their ports.
+//  7. the listener's VirtualServices (ref_routes_test.go) and, per imported host, the one
+//     that routes it;
+//  8. the proxy's services, listener by listener: the imported ones, then those the
+//     listener's VirtualServices' destinations name; the first one of a host stands unless
+//     a Kubernetes Service displaces a ServiceEntry, and services of one namespace merge their
+//     ports;
+//  9. per service, the DestinationRule (ref_rules_test.go).
+//
+// A gateway skips 3 to 7: it takes every service exported to n, first come first served
+// (ref_gateway_test.go). ref_vectors_test.go holds the reference to Istio's answers.
 type refSidecarView struct {
 	r   *visibility.Resolver
 	m   *mesh.Config
@@ -44,6 +53,15 @@ type refService struct {
 	eff  []string // effective exportTo
 	rank int      // its place in Istio's order
 }
+
+func (v refSidecarView) root() string {
+	if v.m != nil && v.m.RootNamespace != "" {
+		return v.m.RootNamespace
+	}
+	return mesh.DefaultRootNamespace
+}
+
+func (v refSidecarView) domain() string { return v.inv.ClusterDomain() }
 
 func (v refSidecarView) discovered(ns string) bool {
 	if v.m == nil || len(v.m.DiscoverySelectors) == 0 {
@@ -62,8 +80,9 @@ func (v refSidecarView) discovered(ns string) bool {
 	return false
 }
 
-func (v refSidecarView) proxy(n string, workload map[string]string) Proxy {
-	// Step 0 and 1: the discovered services, one per host, with their effective exportTo.
+// services are steps 0 to 2: every discovered service host, with its effective exportTo,
+// in Istio's order.
+func (v refSidecarView) services() []refService {
 	var def []string
 	if v.m != nil && len(v.m.DefaultServiceExportTo) > 0 {
 		def = v.m.DefaultServiceExportTo
@@ -87,7 +106,7 @@ func (v refSidecarView) proxy(n string, workload map[string]string) Proxy {
 			}
 		}
 	}
-	// Step 2: creation time, name (a ServiceEntry's is its host), namespace; then meshscope's
+	// Creation time, name (a ServiceEntry's is its host), namespace; then meshscope's
 	// tie-break, kind and object name.
 	name := func(x refService) string {
 		if x.s.Kind == inventory.ServiceEntry {
@@ -102,21 +121,39 @@ func (v refSidecarView) proxy(n string, workload map[string]string) Proxy {
 	for i := range svcs {
 		svcs[i].rank = i
 	}
-	visible := func(x refService) bool {
-		return slices.Contains(x.eff, "*") || slices.Contains(x.eff, ".") && x.s.Namespace == n || slices.Contains(x.eff, n)
+	return svcs
+}
+
+// refVisible: the service is exported to namespace n.
+func refVisible(x refService, n string) bool {
+	return slices.Contains(x.eff, "*") || slices.Contains(x.eff, ".") && x.s.Namespace == n || slices.Contains(x.eff, n)
+}
+
+func refPublic(x refService) bool { return slices.Contains(x.eff, "*") }
+
+// refListed: the service is on n's list of services exported to it by name (its own
+// namespace's private ones included).
+func refListed(x refService, n string) bool {
+	if refPublic(x) || slices.Contains(x.eff, "~") {
+		return false
 	}
-	public := func(x refService) bool { return slices.Contains(x.eff, "*") }
-	listed := func(x refService) bool { // in the namespace's list of services exported to it by name
-		if public(x) || slices.Contains(x.eff, "~") {
-			return false
+	return slices.Contains(x.eff, n) || n == x.s.Namespace && slices.Contains(x.eff, ".")
+}
+
+// refIndexed is the service istiod looks up for a host in a namespace: the oldest, a
+// Kubernetes Service replacing a ServiceEntry; whatever its exportTo.
+func refIndexed(svcs []refService, host, ns string) *refService {
+	var idx *refService
+	for i := range svcs {
+		if svcs[i].host == host && svcs[i].s.Namespace == ns && (idx == nil || idx.s.Kind == inventory.ServiceEntry && svcs[i].s.Kind == inventory.KubernetesService) {
+			idx = &svcs[i]
 		}
-		return slices.Contains(x.eff, n) || n == x.s.Namespace && slices.Contains(x.eff, ".")
 	}
-	// Step 3: the Sidecar.
-	root := mesh.DefaultRootNamespace
-	if v.m != nil && v.m.RootNamespace != "" {
-		root = v.m.RootNamespace
-	}
+	return idx
+}
+
+// sidecarFor is step 3.
+func (v refSidecarView) sidecarFor(n string, workload map[string]string) *inventory.Sidecar {
 	var scs []*inventory.Sidecar
 	for i := range v.inv.Sidecars {
 		if v.discovered(v.inv.Sidecars[i].Namespace) {
@@ -126,178 +163,191 @@ func (v refSidecarView) proxy(n string, workload map[string]string) Proxy {
 	slices.SortStableFunc(scs, func(a, b *inventory.Sidecar) int {
 		return cmp.Or(a.CreationTime.Compare(b.CreationTime), strings.Compare(a.Name, b.Name), strings.Compare(a.Namespace, b.Namespace))
 	})
-	var chosen *inventory.Sidecar
 	for _, withSelector := range []bool{true, false} {
 		for _, sc := range scs {
-			if chosen == nil && sc.Namespace == n && (sc.WorkloadSelector != nil) == withSelector && labels.SelectorFromSet(sc.WorkloadSelector).Matches(labels.Set(workload)) {
-				chosen = sc
+			if sc.Namespace == n && (sc.WorkloadSelector != nil) == withSelector && labels.SelectorFromSet(sc.WorkloadSelector).Matches(labels.Set(workload)) {
+				return sc
 			}
 		}
 	}
-	if chosen == nil {
-		for _, sc := range scs {
-			if chosen == nil && sc.Namespace == root && sc.WorkloadSelector == nil {
-				chosen = sc
+	for _, sc := range scs {
+		if sc.Namespace == v.root() && sc.WorkloadSelector == nil {
+			return sc
+		}
+	}
+	return nil
+}
+
+// refGot is a service as a step hands it on: with the ports it brings.
+type refGot struct {
+	x     refService
+	ports []uint32
+}
+
+// refScope is the proxy's services as step 8 accumulates them, each host once.
+type refScope struct {
+	have map[string]*refEntry
+}
+
+type refEntry struct {
+	refGot
+	addedBy string
+}
+
+// add is what happens when a service of a host arrives, brought by an egress import (by "")
+// or by a VirtualService's destination (by that VirtualService).
+func (sc *refScope) add(g refGot, by string) {
+	if sc.have == nil {
+		sc.have = map[string]*refEntry{}
+	}
+	h := g.x.host
+	cur, ok := sc.have[h]
+	kube := func(x refService) bool { return x.s.Kind == inventory.KubernetesService }
+	switch {
+	case !ok:
+		sc.have[h] = &refEntry{refGot{g.x, slices.Clone(g.ports)}, by}
+	case kube(cur.x) && !kube(g.x):
+	case !kube(cur.x) && kube(g.x):
+		*cur = refEntry{refGot{g.x, slices.Clone(g.ports)}, by}
+	case cur.x.rank == g.x.rank || refCanMerge(cur.x.s, g.x.s):
+		for _, p := range g.ports {
+			if !slices.Contains(cur.ports, p) {
+				cur.ports = append(cur.ports, p)
 			}
 		}
 	}
+}
+
+func (v refSidecarView) proxy(n string, workload map[string]string) Proxy {
+	return v.sidecarProxy(v.sidecarFor(n, workload), n, workload)
+}
+
+// sidecarProxy is steps 4 to 9 for a sidecar to which chosen applies (nil: none).
+func (v refSidecarView) sidecarProxy(chosen *inventory.Sidecar, n string, workload map[string]string) Proxy {
+	svcs := v.services()
+	vses := v.virtualServices()
 	egress := []inventory.Egress{{Hosts: []string{"*/*"}}}
 	if chosen != nil && len(chosen.Egress) > 0 {
 		egress = chosen.Egress
 	}
-	// Steps 4 to 7, listener by listener.
-	type got struct {
-		x     refService
-		ports []uint32
-	}
-	have := map[string]*got{}
+	out := Proxy{Sidecar: refSidecarName(chosen), Services: []Service{}, Listeners: []Listener{}, Rules: map[string]*Rule{}}
+	var scope refScope
+	pools := v.pools()
 	for _, e := range egress {
-		type entry struct {
-			ns, host string
-			exclude  bool
+		entries := refParseEgress(e.Hosts, n)
+		imported := refListenerServices(svcs, entries, e, n)
+		selected := refSelectVirtualServices(vses, entries, n)
+		l := Listener{Port: e.Port, Hosts: slices.Clone(e.Hosts), VirtualServices: []string{}, Services: []string{}, Routes: map[string]string{}}
+		for _, vs := range selected {
+			l.VirtualServices = append(l.VirtualServices, vs.name())
 		}
-		var entries []entry
-		exact := true
-		for _, raw := range e.Hosts {
-			ns, h, _ := strings.Cut(raw, "/")
-			x := strings.HasPrefix(ns, "~")
-			ns = strings.TrimPrefix(ns, "~")
-			if x && ns == "" {
-				ns = "*"
+		for _, g := range imported {
+			l.Services = append(l.Services, g.x.s.Namespace+"/"+g.x.host)
+			if vs := refMostSpecificVirtualService(selected, g.x.host); vs != nil {
+				l.Routes[g.x.host] = vs.name()
 			}
-			if ns == "." {
-				ns = n
-			}
-			entries = append(entries, entry{ns, h, x})
-			if !x && (strings.HasPrefix(h, "*") || ns == "*") {
-				exact = false
-			}
+			scope.add(g, "")
 		}
-		var cands []refService
-		if exact {
-			for _, en := range entries {
-				if en.exclude || slices.ContainsFunc(cands, func(c refService) bool { return c.host == en.host && c.s.Namespace == en.ns }) {
+		for _, vs := range selected {
+			dests := vs.destinations(n)
+			for _, h := range slices.Sorted(maps.Keys(dests)) {
+				x := refDestinationService(svcs, h, n)
+				if x == nil {
 					continue
 				}
-				// The oldest service of the host in the namespace; a Kubernetes Service replaces
-				// a ServiceEntry.
-				var idx *refService
-				for i := range svcs {
-					if svcs[i].host == en.host && svcs[i].s.Namespace == en.ns && (idx == nil || idx.s.Kind == inventory.ServiceEntry && svcs[i].s.Kind == inventory.KubernetesService) {
-						idx = &svcs[i]
-					}
-				}
-				if idx != nil && visible(*idx) {
-					cands = append(cands, *idx)
-				}
-			}
-			slices.SortStableFunc(cands, func(a, b refService) int {
-				return a.rank - b.rank
-			})
-		} else {
-			for _, x := range svcs {
-				if listed(x) {
-					cands = append(cands, x)
-				}
-			}
-			for _, x := range svcs {
-				if public(x) {
-					cands = append(cands, x)
+				if ports, ok := refDestinationPorts(x, e, dests[h]); ok {
+					scope.add(refGot{*x, ports}, vs.name())
 				}
 			}
 		}
-		// Step 5.
-		excluded := func(ns, h string) bool {
-			for _, en := range entries {
-				if en.exclude && en.ns == ns && refSubset(h, en.host) {
-					return true
-				}
-			}
-			return false
-		}
-		imports := func(ns, h string) bool {
-			for _, en := range entries {
-				if !en.exclude && en.ns == ns && (en.host == h || (strings.HasPrefix(h, "*") || strings.HasPrefix(en.host, "*")) && refSubset(h, en.host)) {
-					return true
-				}
-			}
-			return false
-		}
-		var imported []got
-		for _, c := range cands {
-			if excluded(c.s.Namespace, c.host) || excluded("*", c.host) {
-				continue
-			}
-			if !imports(c.s.Namespace, c.host) && !imports("*", c.host) {
-				continue
-			}
-			ports := c.s.Ports
-			if e.Port != 0 && !strings.EqualFold(e.Protocol, "HTTP_PROXY") {
-				if !slices.Contains(ports, e.Port) {
-					continue
-				}
-				ports = []uint32{e.Port}
-			}
-			imported = append(imported, got{c, ports})
-		}
-		// Step 6.
-		type holder struct {
-			ns   string
-			kube bool
-		}
-		held := map[string]holder{}
-		for _, g := range imported {
-			h := holder{g.x.s.Namespace, g.x.s.Kind == inventory.KubernetesService}
-			cur, ok := held[g.x.host]
-			if !ok || h.ns == n || !cur.kube && h.kube && (h.ns == n || cur.ns != n) {
-				held[g.x.host] = h
-			}
-		}
-		// Step 7.
-		for _, g := range imported {
-			if held[g.x.host].ns != g.x.s.Namespace {
-				continue
-			}
-			cur, ok := have[g.x.host]
-			switch {
-			case !ok:
-				have[g.x.host] = &got{g.x, slices.Clone(g.ports)}
-			case cur.x.s.Kind == inventory.KubernetesService && g.x.s.Kind != inventory.KubernetesService:
-			case cur.x.s.Kind != inventory.KubernetesService && g.x.s.Kind == inventory.KubernetesService:
-				*cur = got{g.x, slices.Clone(g.ports)}
-			case cur.x.rank == g.x.rank || refCanMerge(cur.x.s, g.x.s):
-				for _, p := range g.ports {
-					if !slices.Contains(cur.ports, p) {
-						cur.ports = append(cur.ports, p)
-					}
-				}
-			}
-		}
+		out.Listeners = append(out.Listeners, l)
 	}
-	out := Proxy{Sidecar: sidecarName(chosen), Services: []Service{}}
-	for _, h := range slices.Sorted(maps.Keys(have)) {
-		g := have[h]
-		out.Services = append(out.Services, Service{Host: h, Kind: g.x.s.Kind, Namespace: g.x.s.Namespace, Name: g.x.s.Name, Ports: sortedPorts(g.ports)})
+	for _, h := range slices.Sorted(maps.Keys(scope.have)) {
+		g := scope.have[h]
+		s := Service{Host: h, Kind: g.x.s.Kind, Namespace: g.x.s.Namespace, Name: g.x.s.Name, Ports: refSortedPorts(g.ports), AddedBy: g.addedBy}
+		for _, l := range out.Listeners {
+			if r, ok := l.Routes[h]; ok && !slices.Contains(s.Routes, r) {
+				s.Routes = append(s.Routes, r)
+			}
+		}
+		out.Services = append(out.Services, s)
+		if r := v.ruleFor(pools, n, workload, g.x); r != nil {
+			out.Rules[h] = r
+		}
 	}
 	return out
 }
 
-// refSubset is Istio's host.Name.SubsetOf: whether service host h is covered by the egress
-// host o.
-func refSubset(h, o string) bool {
-	hw, ow := strings.HasPrefix(h, "*"), strings.HasPrefix(o, "*")
-	switch {
-	case hw && ow:
-		if len(h) < len(o) {
-			return false
-		}
-		return strings.HasSuffix(h[1:], o[1:])
-	case hw:
-		return false
-	case ow:
-		return strings.HasSuffix(h, o[1:])
+// refDestinationService is the service a VirtualService destination host pulls in for a
+// proxy in n: n's own (looked up as in step 2, whatever its exportTo), else, among the other
+// namespaces' ones exported to n, a Kubernetes Service, else the oldest.
+func refDestinationService(svcs []refService, h, n string) *refService {
+	if own := refIndexed(svcs, h, n); own != nil {
+		return own
 	}
-	return h == o
+	var nss []string
+	for _, x := range svcs {
+		if x.host == h && !slices.Contains(nss, x.s.Namespace) {
+			nss = append(nss, x.s.Namespace)
+		}
+	}
+	// Istio returns the first visible Kubernetes Service it meets in a map, else the oldest
+	// visible service, the first met among equally old ones; meshscope the first in step 2's
+	// order (oldest first) in both cases.
+	var best *refService
+	for _, ns := range nss {
+		x := refIndexed(svcs, h, ns)
+		if !refVisible(*x, n) {
+			continue
+		}
+		xk := x.s.Kind == inventory.KubernetesService
+		if best == nil || xk && best.s.Kind != inventory.KubernetesService || xk == (best.s.Kind == inventory.KubernetesService) && x.rank < best.rank {
+			best = x
+		}
+	}
+	return best
+}
+
+// refDestinationPorts are the ports a destination's service brings: a listener's port, else
+// the destinations' ports (0: one of them gives none, so all); false when it brings none.
+func refDestinationPorts(x *refService, e inventory.Egress, want []uint32) ([]uint32, bool) {
+	if refMatchesPort(e) {
+		if !slices.Contains(x.s.Ports, e.Port) {
+			return nil, false
+		}
+		return []uint32{e.Port}, true
+	}
+	if len(want) == 0 || slices.Contains(want, 0) {
+		return x.s.Ports, true
+	}
+	var found []uint32
+	for _, p := range x.s.Ports {
+		if slices.Contains(want, p) {
+			found = append(found, p)
+		}
+	}
+	// A service without ports has all its ports found: it is added, without any.
+	if len(found) == 0 && len(x.s.Ports) > 0 {
+		return nil, false
+	}
+	return found, true
+}
+
+func refSortedPorts(ps []uint32) []uint32 {
+	out := slices.Clone(ps)
+	slices.Sort(out)
+	out = slices.Compact(out)
+	if out == nil {
+		out = []uint32{}
+	}
+	return out
+}
+
+func refSidecarName(sc *inventory.Sidecar) string {
+	if sc == nil {
+		return ""
+	}
+	return sc.Namespace + "/" + sc.Name
 }
 
 // refCanMerge is Istio's canMergeServices.

@@ -70,8 +70,12 @@ func (v *View) readVirtualServices(list []inventory.VirtualService, defaultTo []
 	}
 	for i := range list {
 		vs := &list[i]
-		if !v.Discovered(vs.Namespace) || len(vs.Hosts) == 0 {
-			continue // undiscovered, or a delegate (it applies through its roots only)
+		if !v.Discovered(vs.Namespace) {
+			v.undiscVS = append(v.undiscVS, vs)
+			continue
+		}
+		if len(vs.Hosts) == 0 {
+			continue // a delegate: it applies through its roots only
 		}
 		r := virtualService{ref: vs.Namespace + "/" + vs.Name, vs: vs, mesh: len(vs.Gateways) == 0 || slices.Contains(vs.Gateways, meshGateway)}
 		for _, h := range vs.Hosts {
@@ -92,9 +96,8 @@ func (v *View) readVirtualServices(list []inventory.VirtualService, defaultTo []
 		}
 		v.vss = append(v.vss, r)
 	}
-	slices.SortFunc(v.vss, func(a, b virtualService) int {
-		return cmp.Or(a.vs.CreationTime.Compare(b.vs.CreationTime), strings.Compare(a.vs.Name, b.vs.Name), strings.Compare(a.vs.Namespace, b.vs.Namespace))
-	})
+	slices.SortFunc(v.vss, func(a, b virtualService) int { return compareVirtualServices(a.vs, b.vs) })
+	slices.SortFunc(v.undiscVS, compareVirtualServices)
 	v.vsPrivate, v.vsExported = map[string][]int32{}, map[string][]int32{}
 	for k := range v.vss {
 		r := &v.vss[k]
@@ -113,6 +116,12 @@ func (v *View) readVirtualServices(list []inventory.VirtualService, defaultTo []
 			}
 		}
 	}
+}
+
+// compareVirtualServices orders VirtualServices as Istio does: by creation time, name,
+// namespace.
+func compareVirtualServices(a, b *inventory.VirtualService) int {
+	return cmp.Or(a.CreationTime.Compare(b.CreationTime), strings.Compare(a.Name, b.Name), strings.Compare(a.Namespace, b.Namespace))
 }
 
 // destinationOf resolves a route destination written in namespace ns.

@@ -68,6 +68,7 @@ func (v *View) readDestinationRules(list []inventory.DestinationRule, meshDefaul
 	for i := range list {
 		dr := &list[i]
 		if !v.Discovered(dr.Namespace) {
+			v.undiscDR = append(v.undiscDR, dr)
 			continue
 		}
 		r := destRule{ref: dr.Namespace + "/" + dr.Name, dr: dr, host: resolveHost(dr.Host, dr.Namespace, v.domain)}
@@ -82,10 +83,8 @@ func (v *View) readDestinationRules(list []inventory.DestinationRule, meshDefaul
 		}
 		v.drs = append(v.drs, r)
 	}
-	slices.SortFunc(v.drs, func(a, b destRule) int {
-		return cmp.Or(cmp.Compare(b2i(a.dr.WorkloadSelector == nil), b2i(b.dr.WorkloadSelector == nil)),
-			a.dr.CreationTime.Compare(b.dr.CreationTime), strings.Compare(a.dr.Name, b.dr.Name), strings.Compare(a.dr.Namespace, b.dr.Namespace))
-	})
+	slices.SortFunc(v.drs, func(a, b destRule) int { return compareRules(a.dr, b.dr) })
+	slices.SortFunc(v.undiscDR, compareRules)
 	privateByDefault := slices.Contains(meshDefault, ".")
 	v.drLocal, v.drExported, v.drRoot = map[string]*ruleSet{}, map[string]*ruleSet{}, newRuleSet()
 	for k := range v.drs {
@@ -102,6 +101,13 @@ func (v *View) readDestinationRules(list []inventory.DestinationRule, meshDefaul
 			v.merge(v.drRoot, int32(k))
 		}
 	}
+}
+
+// compareRules orders DestinationRules as istiod does: those with a workload selector first,
+// then by creation time, name, namespace.
+func compareRules(a, b *inventory.DestinationRule) int {
+	return cmp.Or(cmp.Compare(b2i(a.WorkloadSelector == nil), b2i(b.WorkloadSelector == nil)),
+		a.CreationTime.Compare(b.CreationTime), strings.Compare(a.Name, b.Name), strings.Compare(a.Namespace, b.Namespace))
 }
 
 func poolOf(m map[string]*ruleSet, ns string) *ruleSet {

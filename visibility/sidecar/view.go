@@ -57,6 +57,10 @@ type View struct {
 	vsPrivate, vsExported map[string][]int32
 	vsPublic              []int32
 	defaultVSExport       []string // the mesh's defaultVirtualServiceExportTo, ["*"] when none
+	// The VirtualServices and DestinationRules of undiscovered namespaces, each in Istio's
+	// order (for ExplainHost).
+	undiscVS []*inventory.VirtualService
+	undiscDR []*inventory.DestinationRule
 	// The DestinationRules in Istio's order, and their merged pools: by namespace the local
 	// and the exported ones, and the root namespace's private ones.
 	drs                 []destRule

@@ -1,0 +1,72 @@
+package sidecar
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/meshscope/meshscope/visibility/inventory"
+)
+
+// TestDestinationOfPortlessService: a VirtualService destination naming a port still adds a
+// service that declares no ports. istiod narrows a destination's service to the ports the
+// routes name, and leaves the service out only when it declares ports and the routes name
+// none of them; a service without ports loses nothing, so it comes as it is. The first
+// VirtualService to name it is the one that adds it, even when a younger one names it
+// without a port.
+func TestDestinationOfPortlessService(t *testing.T) {
+	cache := inventory.Service{Kind: inventory.ServiceEntry, Namespace: "shop", Name: "cache", Hosts: []string{"cache.example.com"}, ExportTo: []string{"~"}, CreationTime: t0}
+	toCache := func(name string, age int, port uint32) inventory.VirtualService {
+		return inventory.VirtualService{Namespace: "shop", Name: name, CreationTime: t0.Add(time.Duration(age) * time.Minute), Hosts: []string{name + ".example.com"},
+			HTTP: []inventory.HTTPRoute{{Route: []inventory.Destination{{Host: "cache.example.com", Port: port}}}}}
+	}
+	for _, tc := range []struct {
+		name  string
+		vss   []inventory.VirtualService
+		added string
+	}{
+		{"one VirtualService naming a port", []inventory.VirtualService{toCache("api", 0, 6379)}, "shop/api"},
+		{"a younger one naming none", []inventory.VirtualService{toCache("api", 0, 6379), toCache("web", 1, 0)}, "shop/api"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			inv := inventory.Inventory{Namespaces: map[string]map[string]string{"shop": nil}, Services: []inventory.Service{cache}, VirtualServices: tc.vss}
+			v, err := New(nil, &inv)
+			require.NoError(t, err)
+			want := []Service{{Host: "cache.example.com", Kind: inventory.ServiceEntry, Namespace: "shop", Name: "cache", Ports: []uint32{}, AddedBy: tc.added}}
+			require.Equal(t, want, v.Proxy("shop", nil).Services)
+			require.Equal(t, &want[0], v.ExplainHost("shop", nil, "cache.example.com").Answer)
+		})
+	}
+}
+
+// TestDelegateMirrorAndRootMirrors: a delegate's route keeps its own mirror and, having no
+// mirrors of its own, takes the mirrors of the route that delegates to it (istiod fills
+// each of the two fields apart), so a proxy gets the hosts of both, read through Load.
+func TestDelegateMirrorAndRootMirrors(t *testing.T) {
+	inv, err := inventory.Load([]byte(`kind: List
+items:
+- {kind: Namespace, metadata: {name: shop}}
+- {kind: ServiceEntry, metadata: {name: api, namespace: shop}, spec: {hosts: [api.example.com], exportTo: ["~"], ports: [{number: 80, name: http}]}}
+- {kind: ServiceEntry, metadata: {name: x, namespace: shop}, spec: {hosts: [x.example.com], exportTo: ["~"], ports: [{number: 80, name: http}]}}
+- {kind: ServiceEntry, metadata: {name: z, namespace: shop}, spec: {hosts: [z.example.com], exportTo: ["~"], ports: [{number: 80, name: http}]}}
+- {kind: Sidecar, metadata: {name: default, namespace: shop}, spec: {egress: [{hosts: [./web.example.com]}]}}
+- kind: VirtualService
+  metadata: {name: root, namespace: shop}
+  spec:
+    hosts: [web.example.com]
+    http: [{delegate: {name: leaf}, mirrors: [{destination: {host: z.example.com}}]}]
+- kind: VirtualService
+  metadata: {name: leaf, namespace: shop}
+  spec:
+    http: [{route: [{destination: {host: api.example.com}}], mirror: {host: x.example.com}}]
+`), "")
+	require.NoError(t, err)
+	v, err := New(nil, inv)
+	require.NoError(t, err)
+	var got []string
+	for _, s := range v.Proxy("shop", nil).Services {
+		got = append(got, s.Host+" "+s.AddedBy)
+	}
+	require.Equal(t, []string{"api.example.com shop/root", "x.example.com shop/root", "z.example.com shop/root"}, got)
+}
