@@ -99,11 +99,13 @@ func (v *View) readVirtualServices(list []inventory.VirtualService, defaultTo []
 	slices.SortFunc(v.vss, func(a, b virtualService) int { return compareVirtualServices(a.vs, b.vs) })
 	slices.SortFunc(v.undiscVS, compareVirtualServices)
 	v.vsPrivate, v.vsExported = map[string][]int32{}, map[string][]int32{}
+	v.vsIx = vsIndex{byNS: map[string][]int32{}, exact: map[hostNS][]int32{}, suffix: map[hostNS][]int32{}, other: map[string][]int32{}}
 	for k := range v.vss {
 		r := &v.vss[k]
 		if !r.mesh || r.hidden {
 			continue
 		}
+		v.vsIx.add(r, int32(k))
 		if r.public {
 			v.vsPublic = append(v.vsPublic, int32(k))
 			continue
@@ -255,20 +257,98 @@ type hostPorts struct {
 	ports []uint32
 }
 
+// vsIndex finds, for the imports of one namespace, the VirtualServices of that namespace
+// whose hosts may match them (those that apply to sidecars and are exported somewhere).
+type vsIndex struct {
+	byNS   map[string][]int32 // namespace -> its VirtualServices
+	exact  map[hostNS][]int32 // an exact host -> the VirtualServices of the namespace giving it
+	suffix map[hostNS][]int32 // ".b.c" -> those of the namespace giving the wildcard *.b.c
+	other  map[string][]int32 // namespace -> those giving a wildcard not of that form ("*", "*b.c")
+}
+
+// add indexes VirtualService k.
+func (x *vsIndex) add(r *virtualService, k int32) {
+	ns := r.vs.Namespace
+	x.byNS[ns] = append(x.byNS[ns], k)
+	for _, h := range r.hosts {
+		switch {
+		case !isWildcard(h):
+			x.exact[hostNS{h, ns}] = append(x.exact[hostNS{h, ns}], k)
+		case strings.HasPrefix(h, "*."):
+			x.suffix[hostNS{h[1:], ns}] = append(x.suffix[hostNS{h[1:], ns}], k)
+		default:
+			x.other[ns] = append(x.other[ns], k)
+		}
+	}
+}
+
 // selectVirtualServices returns the VirtualServices a listener selects for a proxy in
 // namespace n, in Istio's order: those private to n, then those exported to n by name, then
 // the public ones (each by creation time). One is selected when one of its hosts matches an
 // import of the listener for the VirtualService's own namespace, or of "*": an exact import
 // equal to it, or an import of which one side is a wildcard covering the other (either
 // way); a host an exclusion of its namespace or of "*" covers does not select it.
+//
+// A listener that imports from "*" looks at every VirtualService exported to n; any other
+// looks only at those of the namespaces it names, and for exact imports only at those whose
+// host equals one or is a wildcard that may cover one.
 func (v *View) selectVirtualServices(l *listener, n string) []int32 {
+	w := l.byNS[names.Wildcard]
+	if w != nil && len(w.all) > 0 {
+		return v.scanVirtualServices(l, n)
+	}
+	var cands []int32
+	for ns, hc := range l.byNS {
+		switch {
+		case ns == names.Wildcard || len(hc.all) == 0:
+			continue
+		case slices.ContainsFunc(hc.all, isWildcard):
+			cands = append(cands, v.vsIx.byNS[ns]...)
+			continue
+		}
+		cands = append(cands, v.vsIx.other[ns]...)
+		for _, o := range hc.exact {
+			cands = append(cands, v.vsIx.exact[hostNS{o, ns}]...)
+			for i := range len(o) {
+				if o[i] == '.' {
+					cands = append(cands, v.vsIx.suffix[hostNS{o[i:], ns}]...)
+				}
+			}
+		}
+	}
+	slices.Sort(cands)
+	cands = slices.Compact(cands)
+	out := cands[:0]
+	for _, k := range cands {
+		r := &v.vss[k]
+		hc := l.byNS[r.vs.Namespace]
+		if (r.public || slices.Contains(r.names, n)) && r.selectedBy(hc, hc, w) {
+			out = append(out, k)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b int32) int { return cmp.Compare(v.vsGroup(a, n), v.vsGroup(b, n)) })
+	return out
+}
+
+// vsGroup is where VirtualService k, exported to n, comes in Istio's order for a proxy in
+// n: private to n (0), exported to n by name (1), public (2).
+func (v *View) vsGroup(k int32, n string) int {
+	switch r := &v.vss[k]; {
+	case r.public:
+		return 2
+	case r.vs.Namespace == n:
+		return 0
+	}
+	return 1
+}
+
+// scanVirtualServices is selectVirtualServices looking at every VirtualService exported to
+// n.
+func (v *View) scanVirtualServices(l *listener, n string) []int32 {
 	var out []int32
 	w := l.byNS[names.Wildcard]
 	for _, list := range [][]int32{v.vsPrivate[n], v.vsExported[n], v.vsPublic} {
 		for _, k := range list {
-			if slices.Contains(out, k) {
-				continue
-			}
 			r := &v.vss[k]
 			hc := l.byNS[r.vs.Namespace]
 			if r.selectedBy(hc, hc, w) || r.selectedBy(w, hc, w) {

@@ -1,11 +1,14 @@
 package sidecar
 
 import (
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/meshscope/meshscope/internal/longtest"
+	"github.com/meshscope/meshscope/internal/names"
 	"github.com/meshscope/meshscope/visibility/inventory"
 )
 
@@ -69,4 +72,37 @@ items:
 		got = append(got, s.Host+" "+s.AddedBy)
 	}
 	require.Equal(t, []string{"api.example.com shop/root", "x.example.com shop/root", "z.example.com shop/root"}, got)
+}
+
+// TestSelectVirtualServicesIndex: on random inventories, the VirtualServices every listener
+// of every Sidecar selects for a proxy of every namespace, found through the index, are
+// those a look at every VirtualService exported to the namespace finds, in the same order.
+func TestSelectVirtualServicesIndex(t *testing.T) {
+	rng := newRand(71, 72)
+	indexed := 0
+	for i := range longtest.N(300, 5000) {
+		m, inv := randomSidecarInventory(rng)
+		v, err := New(m, &inv)
+		require.NoError(t, err)
+		scs := []*inventory.Sidecar{nil}
+		for k := range inv.Sidecars {
+			scs = append(scs, &inv.Sidecars[k])
+		}
+		for _, sc := range scs {
+			for li, e := range egressOf(sc) {
+				for _, n := range append(slices.Clone(sidecarNamespaces), "nowhere") {
+					l := readListener(e, li, n)
+					got, want := v.selectVirtualServices(&l, n), v.scanVirtualServices(&l, n)
+					if !slices.Equal(want, got) {
+						t.Fatalf("got %v, want %v: inventory %d, %s listener %d for %s:\n%s", got, want, i, sidecarName(sc), li, n, dumpInventory(m, inv))
+					}
+					if w := l.byNS[names.Wildcard]; len(want) > 0 && (w == nil || len(w.all) == 0) {
+						indexed++
+					}
+				}
+			}
+		}
+	}
+	t.Logf("%d listeners selected VirtualServices through the index", indexed)
+	require.Positive(t, indexed)
 }

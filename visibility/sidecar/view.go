@@ -56,6 +56,7 @@ type View struct {
 	vss                   []virtualService
 	vsPrivate, vsExported map[string][]int32
 	vsPublic              []int32
+	vsIx                  vsIndex
 	defaultVSExport       []string // the mesh's defaultVirtualServiceExportTo, ["*"] when none
 	// The VirtualServices and DestinationRules of undiscovered namespaces, each in Istio's
 	// order (for ExplainHost).
