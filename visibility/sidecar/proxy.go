@@ -104,15 +104,16 @@ func (v *View) Proxy(namespace string, workload labels.Set) Proxy {
 func (v *View) proxyWith(sc *inventory.Sidecar, namespace string, workload labels.Set) Proxy {
 	out := Proxy{Sidecar: sidecarName(sc), Services: []Service{}, Listeners: []Listener{}}
 	got := map[string]*received{}
-	for i, e := range egressOf(sc) {
-		l := readListener(e, i, namespace)
-		imported := v.imported(&l, namespace, v.candidates(&l, namespace))
+	ls := v.listenersOf(sc, namespace)
+	for i := range ls {
+		l := &ls[i]
+		imported := v.imported(l, namespace, v.candidates(l, namespace))
 		v.apply(imported, got, "")
-		vss := v.selectVirtualServices(&l, namespace)
+		vss := v.selectVirtualServices(l, namespace)
 		for _, k := range vss {
-			v.apply(v.destinationServices(&l, namespace, k), got, v.vss[k].ref)
+			v.apply(v.destinationServices(l, namespace, k), got, v.vss[k].ref)
 		}
-		out.Listeners = append(out.Listeners, v.listenerOf(e, imported, vss))
+		out.Listeners = append(out.Listeners, v.listenerOf(l.egress, imported, vss))
 	}
 	return v.finish(out, got, namespace, workload)
 }

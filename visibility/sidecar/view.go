@@ -34,7 +34,11 @@ type View struct {
 	// selector first, each group by creation time and name.
 	sidecars    map[string][]*inventory.Sidecar
 	rootDefault *inventory.Sidecar // the first Sidecar without a selector of the root namespace
-	defaultTo   []string           // the mesh default exportTo: ["*"] when none is given
+	// The egress listeners of each discovered Sidecar read for its own namespace, and those
+	// of a proxy no Sidecar applies to.
+	listeners       map[*inventory.Sidecar]sidecarListeners
+	defaultListener []listener
+	defaultTo       []string // the mesh default exportTo: ["*"] when none is given
 
 	oldest     map[hostNS]int32      // per host and namespace, the service kept (the oldest; a Kubernetes Service over a ServiceEntry)
 	byHost     map[string][]int32    // host -> its services, in order
@@ -285,7 +289,10 @@ func (v *View) indexSidecars(scs []inventory.Sidecar) {
 	slices.SortFunc(all, func(a, b *inventory.Sidecar) int {
 		return cmp.Or(cmp.Compare(b2i(a.WorkloadSelector == nil), b2i(b.WorkloadSelector == nil)), compareSidecars(a, b))
 	})
+	v.listeners = make(map[*inventory.Sidecar]sidecarListeners, len(all))
+	v.defaultListener = readListeners(nil, "")
 	for _, sc := range all {
+		v.listeners[sc] = sidecarListeners{readListeners(sc, sc.Namespace), slices.ContainsFunc(sc.Egress, namesOwnNamespace)}
 		v.sidecars[sc.Namespace] = append(v.sidecars[sc.Namespace], sc)
 		if sc.Namespace == v.root && sc.WorkloadSelector == nil && v.rootDefault == nil {
 			v.rootDefault = sc
@@ -337,6 +344,42 @@ type hostClass struct {
 	exact    []string // exact hosts imported
 	all      []string // every host imported, exact and wildcard
 	excluded []string // hosts excluded ("~")
+}
+
+// sidecarListeners are the egress listeners of a Sidecar read for its namespace; dot: one
+// of them imports or excludes hosts of "." (the proxy's namespace).
+type sidecarListeners struct {
+	listeners []listener
+	dot       bool
+}
+
+// namesOwnNamespace reports whether an egress listener names "." among its hosts.
+func namesOwnNamespace(e inventory.Egress) bool {
+	return slices.ContainsFunc(e.Hosts, func(raw string) bool { return parseEgressHost(raw).namespace == "." })
+}
+
+// listenersOf returns the egress listeners of the Sidecar sc (nil: none applies) read for a
+// proxy in namespace n: those New read, unless sc is another namespace's (the root
+// namespace's) and names ".", which then stands for n.
+func (v *View) listenersOf(sc *inventory.Sidecar, n string) []listener {
+	if sc == nil {
+		return v.defaultListener
+	}
+	if p, ok := v.listeners[sc]; ok && (sc.Namespace == n || !p.dot) {
+		return p.listeners
+	}
+	return readListeners(sc, n)
+}
+
+// readListeners reads the egress listeners of the Sidecar sc (nil: none applies) for a
+// proxy in namespace n.
+func readListeners(sc *inventory.Sidecar, n string) []listener {
+	es := egressOf(sc)
+	out := make([]listener, len(es))
+	for i, e := range es {
+		out[i] = readListener(e, i, n)
+	}
+	return out
 }
 
 // readListener resolves the egress hosts of a listener for a proxy in namespace n.
