@@ -100,7 +100,7 @@ func (v *View) ExplainHost(namespace string, workload labels.Set, host string) E
 	}
 	ids := slices.Clone(v.byHost[host])
 	slices.SortStableFunc(ids, func(a, b int32) int { return cmp.Compare(v.group(a, namespace), v.group(b, namespace)) })
-	got := map[string]*received{}
+	got := &receivedSet{}
 	var holder *mark // the candidate that holds the host so far
 	for li, eg := range egressOf(sc) {
 		l := readListener(eg, li, namespace)
@@ -150,15 +150,15 @@ type mark struct{ level, cand int }
 // rank applies one service a listener brings for the host to what the proxy has, as Proxy
 // does, and gives the candidate at (level, cand) its verdict; holder is the candidate that
 // holds the host so far.
-func (v *View) rank(e *Explanation, level, cand int, is importedService, got map[string]*received, addedBy string, holder **mark) {
+func (v *View) rank(e *Explanation, level, cand int, is importedService, got *receivedSet, addedBy string, holder **mark) {
 	c := &e.Levels[level].Candidates[cand]
-	before := got[e.Host]
+	before := got.get(e.Host)
 	var prev received
 	if before != nil {
 		prev = *before
 	}
 	v.apply([]importedService{is}, got, addedBy)
-	now := got[e.Host]
+	now := got.get(e.Host)
 	switch {
 	case before == nil:
 		c.Verdict, c.Reason = Chosen, "the first service the proxy gets for the host"
@@ -181,7 +181,7 @@ func (v *View) rank(e *Explanation, level, cand int, is importedService, got map
 
 // explainDestination adds the step of VirtualService k of a listener when its routes send
 // the proxy to the host: the service istiod takes for it, and what became of that service.
-func (v *View) explainDestination(e *Explanation, l *listener, key string, k int32, got map[string]*received, holder **mark) {
+func (v *View) explainDestination(e *Explanation, l *listener, key string, k int32, got *receivedSet, holder **mark) {
 	r := &v.vss[k]
 	var ports []uint32
 	named := false

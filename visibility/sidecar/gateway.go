@@ -31,7 +31,7 @@ import (
 // naming the hosts that differ.
 func (v *View) Gateway(namespace string, workload labels.Set) Proxy {
 	out := Proxy{Services: []Service{}, Listeners: []Listener{}}
-	got := map[string]*received{}
+	got := &receivedSet{}
 	var in []importedService
 	for _, list := range [][]int32{v.exportedTo[namespace], v.public} {
 		for _, id := range list {

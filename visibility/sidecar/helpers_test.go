@@ -283,3 +283,13 @@ items:
   metadata: {name: wild, namespace: istio-system}
   spec: {host: "*.example.com", subsets: [{name: v2, labels: {version: v2}}]}
 `
+
+// sortedPorts returns the ports sorted, each once.
+func sortedPorts(ps []uint32) []uint32 {
+	out := slices.Clone(ps)
+	slices.Sort(out)
+	if out == nil {
+		out = []uint32{}
+	}
+	return slices.Compact(out)
+}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"maps"
 	"slices"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/labels"
 
@@ -103,7 +104,7 @@ func (v *View) Proxy(namespace string, workload labels.Set) Proxy {
 // sc (nil: none, one listener importing "*/*").
 func (v *View) proxyWith(sc *inventory.Sidecar, namespace string, workload labels.Set) Proxy {
 	out := Proxy{Sidecar: sidecarName(sc), Services: []Service{}, Listeners: []Listener{}}
-	got := map[string]*received{}
+	got := &receivedSet{}
 	ls := v.listenersOf(sc, namespace)
 	for i := range ls {
 		l := &ls[i]
@@ -120,12 +121,24 @@ func (v *View) proxyWith(sc *inventory.Sidecar, namespace string, workload label
 
 // finish lists what a proxy in namespace with labels workload received: its services,
 // sorted by host, the routes of each, and the rule it gets for each.
-func (v *View) finish(out Proxy, got map[string]*received, namespace string, workload labels.Set) Proxy {
+func (v *View) finish(out Proxy, got *receivedSet, namespace string, workload labels.Set) Proxy {
 	out.Rules = map[string]*Rule{}
-	for _, h := range slices.Sorted(maps.Keys(got)) {
-		r := got[h]
+	slices.SortFunc(got.list, func(a, b received) int { return strings.Compare(a.host, b.host) })
+	n := 0
+	for i := range got.list {
+		n += len(got.list[i].ports)
+	}
+	ports := make([]uint32, 0, n) // every service's ports, each service's apart
+	out.Services = make([]Service, 0, len(got.list))
+	for i := range got.list {
+		r := &got.list[i]
+		h := r.host
+		start := len(ports)
+		ports = append(ports, r.ports...)
 		s := &v.inv[v.svcs[r.id].svc]
-		svc := Service{Host: h, Kind: s.Kind, Namespace: s.Namespace, Name: s.Name, Ports: sortedPorts(r.ports), AddedBy: r.addedBy}
+		ps := ports[start:len(ports):len(ports)]
+		slices.Sort(ps)
+		svc := Service{Host: h, Kind: s.Kind, Namespace: s.Namespace, Name: s.Name, Ports: slices.Compact(ps), AddedBy: r.addedBy}
 		for _, l := range out.Listeners {
 			if vs, ok := l.Routes[h]; ok && !slices.Contains(svc.Routes, vs) {
 				svc.Routes = append(svc.Routes, vs)
@@ -359,32 +372,58 @@ func holders(v *View, n string, in []importedService) []importedService {
 
 // received is what a proxy has for a host so far: the service it reports and its ports.
 type received struct {
+	host    string
 	id      int32
-	ports   []uint32
+	ports   []uint32 // the listener's or the inventory's until a merge adds to them (own)
+	own     bool
 	addedBy string // the VirtualService whose destination brought the host; "" for an egress import
+}
+
+// receivedSet is what a proxy has received, a host each, in the order the hosts came.
+type receivedSet struct {
+	list []received
+	at   map[string]int // host -> its index in list
+}
+
+// get returns what the proxy has for host so far; nil for nothing. It stays valid until the
+// next apply.
+func (g *receivedSet) get(host string) *received {
+	if i, ok := g.at[host]; ok {
+		return &g.list[i]
+	}
+	return nil
 }
 
 // apply adds a listener's services to what the proxy has received: the first service of a
 // host stands, except that a Kubernetes Service replaces a ServiceEntry; a later service of
 // the same namespace that can merge with it adds its ports.
-func (v *View) apply(in []importedService, got map[string]*received, addedBy string) {
+func (v *View) apply(in []importedService, got *receivedSet, addedBy string) {
+	if got.at == nil {
+		got.at = make(map[string]int, len(in))
+	}
 	for _, is := range in {
 		s := &v.svcs[is.id]
-		r, ok := got[s.host]
+		i, ok := got.at[s.host]
 		if !ok {
-			got[s.host] = &received{id: is.id, ports: slices.Clone(is.ports), addedBy: addedBy}
+			got.at[s.host] = len(got.list)
+			got.list = append(got.list, received{host: s.host, id: is.id, ports: is.ports, addedBy: addedBy})
 			continue
 		}
+		r := &got.list[i]
 		cur, next := &v.inv[v.svcs[r.id].svc], &v.inv[s.svc]
 		switch {
 		case cur.Kind == inventory.KubernetesService && next.Kind != inventory.KubernetesService:
 		case cur.Kind != inventory.KubernetesService && next.Kind == inventory.KubernetesService:
-			*r = received{id: is.id, ports: slices.Clone(is.ports), addedBy: addedBy}
+			*r = received{host: s.host, id: is.id, ports: is.ports, addedBy: addedBy}
 		case r.id == is.id || canMerge(cur, next):
 			for _, p := range is.ports {
-				if !slices.Contains(r.ports, p) {
-					r.ports = append(r.ports, p)
+				if slices.Contains(r.ports, p) {
+					continue
 				}
+				if !r.own {
+					r.ports, r.own = slices.Clip(slices.Clone(r.ports)), true
+				}
+				r.ports = append(r.ports, p)
 			}
 		}
 	}
@@ -404,14 +443,4 @@ func resolutionOf(s *inventory.Service) inventory.Resolution {
 		return inventory.ResolutionNone
 	}
 	return s.Resolution
-}
-
-// sortedPorts returns the ports sorted, each once.
-func sortedPorts(ps []uint32) []uint32 {
-	out := slices.Clone(ps)
-	slices.Sort(out)
-	if out == nil {
-		out = []uint32{}
-	}
-	return slices.Compact(out)
 }
