@@ -155,14 +155,33 @@ func (v *View) finish(out Proxy, got *receivedSet, namespace string, workload la
 // listenerOf spells a listener for a caller: its egress, the VirtualServices it selects, the
 // services it imports and the VirtualService that routes each.
 func (v *View) listenerOf(e *inventory.Egress, imported []importedService, vss []int32) Listener {
-	l := Listener{Port: e.Port, Hosts: slices.Clone(e.Hosts), VirtualServices: []string{}, Services: []string{}, Routes: map[string]string{}}
-	for _, k := range vss {
-		l.VirtualServices = append(l.VirtualServices, v.vss[k].ref)
+	l := Listener{Port: e.Port, Hosts: slices.Clone(e.Hosts), VirtualServices: make([]string, len(vss)), Services: make([]string, len(imported)), Routes: map[string]string{}}
+	for i, k := range vss {
+		l.VirtualServices[i] = v.vss[k].ref
 	}
-	ix := v.routesOf(vss)
+	// The services' names are cut from one string.
+	n := 0
 	for _, is := range imported {
 		s := &v.svcs[is.id]
-		l.Services = append(l.Services, v.inv[s.svc].Namespace+"/"+s.host)
+		n += len(v.inv[s.svc].Namespace) + 1 + len(s.host)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for _, is := range imported {
+		s := &v.svcs[is.id]
+		b.WriteString(v.inv[s.svc].Namespace)
+		b.WriteByte('/')
+		b.WriteString(s.host)
+	}
+	joined, at := b.String(), 0
+	ix := v.routesOf(vss)
+	for i, is := range imported {
+		s := &v.svcs[is.id]
+		end := at + len(v.inv[s.svc].Namespace) + 1 + len(s.host)
+		l.Services[i], at = joined[at:end], end
+		if len(vss) == 0 {
+			continue
+		}
 		if k, _, ok := ix.lookup(s.host); ok {
 			l.Routes[s.host] = v.vss[k].ref
 		}

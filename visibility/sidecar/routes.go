@@ -395,11 +395,10 @@ func (hc *hostClass) vsMatches(h string) bool {
 func matches(a, b string) bool { return covers(a, b) || covers(b, a) }
 
 // routeIndex is the hosts of a listener's VirtualServices, each with the first
-// VirtualService (in Istio's order) that gives it: exact hosts by host, wildcards most
-// specific first.
+// VirtualService (in Istio's order) that gives it: exact hosts sorted, wildcards most
+// specific (longest) first.
 type routeIndex struct {
-	exact map[string]int32
-	wild  []routeHost
+	exact, wild []routeHost
 }
 
 type routeHost struct {
@@ -409,22 +408,32 @@ type routeHost struct {
 
 // routesOf indexes the hosts of VirtualServices vss, in Istio's order.
 func (v *View) routesOf(vss []int32) routeIndex {
-	ix := routeIndex{exact: map[string]int32{}}
-	seen := map[string]bool{}
+	n, wild := 0, 0
+	for _, k := range vss {
+		n += len(v.vss[k].hosts)
+		for _, h := range v.vss[k].hosts {
+			wild += b2i(isWildcard(h))
+		}
+	}
+	all := make([]routeHost, 0, n)
+	ix := routeIndex{exact: all[: 0 : n-wild], wild: all[n-wild : n-wild]}
 	for _, k := range vss {
 		for _, h := range v.vss[k].hosts {
-			switch {
-			case !isWildcard(h):
-				if _, ok := ix.exact[h]; !ok {
-					ix.exact[h] = k
-				}
-			case !seen[h]:
-				seen[h] = true
+			if isWildcard(h) {
 				ix.wild = append(ix.wild, routeHost{h, k})
+			} else {
+				ix.exact = append(ix.exact, routeHost{h, k})
 			}
 		}
 	}
-	slices.SortStableFunc(ix.wild, func(a, b routeHost) int { return cmp.Compare(len(b.host), len(a.host)) })
+	// Stable sorts keep a host's VirtualServices in Istio's order, and Compact its first.
+	same := func(a, b routeHost) bool { return a.host == b.host }
+	slices.SortStableFunc(ix.exact, func(a, b routeHost) int { return strings.Compare(a.host, b.host) })
+	ix.exact = slices.CompactFunc(ix.exact, same)
+	slices.SortStableFunc(ix.wild, func(a, b routeHost) int {
+		return cmp.Or(cmp.Compare(len(b.host), len(a.host)), strings.Compare(a.host, b.host))
+	})
+	ix.wild = slices.CompactFunc(ix.wild, same)
 	return ix
 }
 
@@ -434,8 +443,8 @@ func (v *View) routesOf(vss []int32) routeIndex {
 // ok is false when none does.
 func (ix *routeIndex) lookup(host string) (int32, string, bool) {
 	if !isWildcard(host) {
-		if k, ok := ix.exact[host]; ok {
-			return k, host, true
+		if i, ok := slices.BinarySearchFunc(ix.exact, host, func(r routeHost, h string) int { return strings.Compare(r.host, h) }); ok {
+			return ix.exact[i].vs, host, true
 		}
 	}
 	for _, w := range ix.wild {
