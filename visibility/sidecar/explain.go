@@ -78,8 +78,8 @@ type Contender struct {
 // compared exactly as written, as Istio compares sidecar hosts). Its Answer is always the
 // entry Proxy lists for the host.
 func (v *View) ExplainHost(namespace string, workload labels.Set, host string) Explanation {
-	sc, why := v.sidecarFor(namespace, workload)
-	e := Explanation{Namespace: namespace, Host: host, Sidecar: sidecarName(sc), Why: why, Levels: []Step{}, VisibilityApplies: v.narrows}
+	sc := v.sidecarFor(namespace, workload)
+	e := Explanation{Namespace: namespace, Host: host, Sidecar: sidecarName(sc), Why: v.sidecarWhy(sc, namespace), Levels: []Step{}, VisibilityApplies: v.narrows}
 	if v.enabled && !v.narrows {
 		e.VisibilityNote = "visibility does not apply to sidecars: serviceEntryVisibility's applyToSidecars is off, so each service's exportTo alone decides what the proxy gets (the visibility decisions are ztunnel's, for ambient clients)"
 	}

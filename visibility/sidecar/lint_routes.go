@@ -29,7 +29,7 @@ func (v *View) lintRoutes() []Finding {
 		}
 	}
 	for _, c := range v.Classes() {
-		sc, _ := v.sidecarFor(c.Namespace, c.Workload)
+		sc := v.sidecarFor(c.Namespace, c.Workload)
 		p := v.proxyWith(sc, c.Namespace, c.Workload)
 		has := map[string]bool{}
 		for _, s := range p.Services {

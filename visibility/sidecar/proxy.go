@@ -96,16 +96,16 @@ type Listener struct {
 // every namespace (*/*.example.com) looks only at the services its pattern covers, and one
 // of a named namespace (ns/* or ns/*.example.com) at that namespace's services.
 func (v *View) Proxy(namespace string, workload labels.Set) Proxy {
-	sc, _ := v.sidecarFor(namespace, workload)
+	sc := v.sidecarFor(namespace, workload)
 	return v.proxyWith(sc, namespace, workload)
 }
 
 // proxyWith is what a sidecar in namespace with labels workload receives under the Sidecar
 // sc (nil: none, one listener importing "*/*").
 func (v *View) proxyWith(sc *inventory.Sidecar, namespace string, workload labels.Set) Proxy {
-	out := Proxy{Sidecar: sidecarName(sc), Services: []Service{}, Listeners: []Listener{}}
+	name, ls := v.listenersOf(sc, namespace)
+	out := Proxy{Sidecar: name, Services: []Service{}, Listeners: make([]Listener, 0, len(ls))}
 	got := &receivedSet{}
-	ls := v.listenersOf(sc, namespace)
 	for i := range ls {
 		l := &ls[i]
 		imported := v.imported(l, namespace, v.candidates(l, namespace))

@@ -292,7 +292,7 @@ func (v *View) indexSidecars(scs []inventory.Sidecar) {
 	v.listeners = make(map[*inventory.Sidecar]sidecarListeners, len(all))
 	v.defaultListener = readListeners(nil, "")
 	for _, sc := range all {
-		v.listeners[sc] = sidecarListeners{readListeners(sc, sc.Namespace), slices.ContainsFunc(sc.Egress, namesOwnNamespace)}
+		v.listeners[sc] = sidecarListeners{sidecarName(sc), readListeners(sc, sc.Namespace), slices.ContainsFunc(sc.Egress, namesOwnNamespace)}
 		v.sidecars[sc.Namespace] = append(v.sidecars[sc.Namespace], sc)
 		if sc.Namespace == v.root && sc.WorkloadSelector == nil && v.rootDefault == nil {
 			v.rootDefault = sc
@@ -305,21 +305,28 @@ func compareSidecars(a, b *inventory.Sidecar) int {
 	return cmp.Or(a.CreationTime.Compare(b.CreationTime), strings.Compare(a.Name, b.Name), strings.Compare(a.Namespace, b.Namespace))
 }
 
-// sidecarFor returns the Sidecar that applies to a proxy in namespace with labels l, and how
-// it was chosen; nil for none (a default listener importing "*/*").
-func (v *View) sidecarFor(namespace string, l map[string]string) (*inventory.Sidecar, string) {
+// sidecarFor returns the Sidecar that applies to a proxy in namespace with labels l; nil for
+// none (a default listener importing "*/*").
+func (v *View) sidecarFor(namespace string, l map[string]string) *inventory.Sidecar {
 	for _, sc := range v.sidecars[namespace] {
 		if applies(sc, l) {
-			if sc.WorkloadSelector != nil {
-				return sc, "the oldest Sidecar of " + namespace + " whose workloadSelector matches the workload"
-			}
-			return sc, "the oldest Sidecar of " + namespace + " without a workloadSelector; none with one matches"
+			return sc
 		}
 	}
-	if v.rootDefault != nil {
-		return v.rootDefault, "the root namespace " + v.root + "'s oldest Sidecar without a workloadSelector, read as if it were in " + namespace
+	return v.rootDefault
+}
+
+// sidecarWhy says how sidecarFor chose sc for a proxy in namespace.
+func (v *View) sidecarWhy(sc *inventory.Sidecar, namespace string) string {
+	switch {
+	case sc == nil:
+		return "no Sidecar applies, and the root namespace " + v.root + " has none without a workloadSelector: one listener imports */*"
+	case sc.Namespace != namespace:
+		return "the root namespace " + v.root + "'s oldest Sidecar without a workloadSelector, read as if it were in " + namespace
+	case sc.WorkloadSelector != nil:
+		return "the oldest Sidecar of " + namespace + " whose workloadSelector matches the workload"
 	}
-	return nil, "no Sidecar applies, and the root namespace " + v.root + " has none without a workloadSelector: one listener imports */*"
+	return "the oldest Sidecar of " + namespace + " without a workloadSelector; none with one matches"
 }
 
 // sidecarName spells a Sidecar as "namespace/name"; "" for none.
@@ -346,9 +353,10 @@ type hostClass struct {
 	excluded []string // hosts excluded ("~")
 }
 
-// sidecarListeners are the egress listeners of a Sidecar read for its namespace; dot: one
-// of them imports or excludes hosts of "." (the proxy's namespace).
+// sidecarListeners are a Sidecar's name and its egress listeners read for its namespace;
+// dot: one of them imports or excludes hosts of "." (the proxy's namespace).
 type sidecarListeners struct {
+	name      string
 	listeners []listener
 	dot       bool
 }
@@ -358,17 +366,21 @@ func namesOwnNamespace(e inventory.Egress) bool {
 	return slices.ContainsFunc(e.Hosts, func(raw string) bool { return parseEgressHost(raw).namespace == "." })
 }
 
-// listenersOf returns the egress listeners of the Sidecar sc (nil: none applies) read for a
-// proxy in namespace n: those New read, unless sc is another namespace's (the root
-// namespace's) and names ".", which then stands for n.
-func (v *View) listenersOf(sc *inventory.Sidecar, n string) []listener {
+// listenersOf returns the name of the Sidecar sc (nil: none applies; "") and its egress
+// listeners read for a proxy in namespace n: those New read, unless sc is another
+// namespace's (the root namespace's) and names ".", which then stands for n.
+func (v *View) listenersOf(sc *inventory.Sidecar, n string) (string, []listener) {
 	if sc == nil {
-		return v.defaultListener
+		return "", v.defaultListener
 	}
-	if p, ok := v.listeners[sc]; ok && (sc.Namespace == n || !p.dot) {
-		return p.listeners
+	p, ok := v.listeners[sc]
+	if !ok {
+		return sidecarName(sc), readListeners(sc, n)
 	}
-	return readListeners(sc, n)
+	if sc.Namespace != n && p.dot {
+		return p.name, readListeners(sc, n)
+	}
+	return p.name, p.listeners
 }
 
 // readListeners reads the egress listeners of the Sidecar sc (nil: none applies) for a
