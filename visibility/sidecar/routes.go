@@ -27,6 +27,10 @@ type virtualService struct {
 	// namespaces its matches name; l4 those of the TLS and TCP routes.
 	http []httpDests
 	l4   []destination
+	// dests are destinationPorts for every namespace, when no HTTP route names a source
+	// namespace (sourced: one does).
+	dests   []hostPorts
+	sourced bool
 }
 
 // httpDests are the destinations of one HTTP route and the source namespaces its matches
@@ -93,6 +97,10 @@ func (v *View) readVirtualServices(list []inventory.VirtualService, defaultTo []
 					r.l4 = append(r.l4, v.destinationOf(d, vs.Namespace))
 				}
 			}
+		}
+		r.sourced = slices.ContainsFunc(r.http, func(h httpDests) bool { return len(h.sources) > 0 })
+		if !r.sourced {
+			r.dests = r.collectDestinations("")
 		}
 		v.vss = append(v.vss, r)
 	}
@@ -224,8 +232,17 @@ func (h *httpDests) appliesTo(n string) bool {
 }
 
 // destinationPorts returns the hosts the routes of r send a proxy in namespace n to, sorted,
-// each with the ports the routes give (0 among them: some route gives none).
+// each with the ports the routes give (0 among them: some route gives none). What it
+// returns is r's when it is the same for every namespace: not to be modified.
 func (r *virtualService) destinationPorts(n string) []hostPorts {
+	if !r.sourced {
+		return r.dests
+	}
+	return r.collectDestinations(n)
+}
+
+// collectDestinations works out destinationPorts(n).
+func (r *virtualService) collectDestinations(n string) []hostPorts {
 	var out []hostPorts
 	add := func(d destination) {
 		i := slices.IndexFunc(out, func(hp hostPorts) bool { return hp.host == d.host })
