@@ -65,6 +65,7 @@ func newRuleSet() *ruleSet {
 // namespace; or none declared while the mesh default holds "."), and — private and in the
 // root namespace — into the root's private pool.
 func (v *View) readDestinationRules(list []inventory.DestinationRule, meshDefault []string) {
+	v.drHosts = make(map[string]bool, len(list))
 	for i := range list {
 		dr := &list[i]
 		if !v.Discovered(dr.Namespace) {
@@ -82,6 +83,11 @@ func (v *View) readDestinationRules(list []inventory.DestinationRule, meshDefaul
 			}
 		}
 		v.drs = append(v.drs, r)
+		if isWildcard(r.host) {
+			v.drWild = true
+		} else {
+			v.drHosts[r.host] = true
+		}
 	}
 	slices.SortFunc(v.drs, func(a, b destRule) int { return compareRules(a.dr, b.dr) })
 	slices.SortFunc(v.undiscDR, compareRules)
@@ -236,6 +242,9 @@ func (p *ruleSet) mostSpecific(host string) ([]*mergedRule, bool) {
 // n — the most specific host within the first pool that has one. Rules of any other
 // namespace never apply, whatever their exportTo.
 func (v *View) rulesFor(n, svcNS, host string) []*mergedRule {
+	if !v.drWild && (isWildcard(host) || !v.drHosts[host]) {
+		return nil // no rule's host matches it
+	}
 	local := v.drRoot
 	if n != v.root {
 		local = v.drLocal[n]

@@ -71,6 +71,9 @@ type View struct {
 	drs                 []destRule
 	drLocal, drExported map[string]*ruleSet
 	drRoot              *ruleSet
+	// The exact hosts of the discovered DestinationRules, and whether one has a wildcard.
+	drHosts map[string]bool
+	drWild  bool
 }
 
 // hostNS is a host in a namespace.
