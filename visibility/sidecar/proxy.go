@@ -281,9 +281,9 @@ func egressOf(sc *inventory.Sidecar) []*inventory.Egress {
 func (v *View) candidates(l *listener, n string) []int32 {
 	if l.exactOnly {
 		var out []int32
-		for ns, hc := range l.byNS {
+		for _, hc := range l.classes {
 			for _, h := range hc.exact {
-				if id, ok := v.oldest[hostNS{h, ns}]; ok && v.svcs[id].exportedTo(n) {
+				if id, ok := v.oldest[hostNS{h, hc.ns}]; ok && v.svcs[id].exportedTo(n) {
 					out = append(out, id)
 				}
 			}
@@ -303,7 +303,8 @@ func (v *View) candidates(l *listener, n string) []int32 {
 			}
 		}
 	}
-	for ns, hc := range l.byNS {
+	for _, hc := range l.classes {
+		ns := hc.ns
 		for _, o := range hc.all {
 			switch {
 			case ns == names.Wildcard && isWildcard(o):

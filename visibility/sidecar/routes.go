@@ -107,13 +107,13 @@ func (v *View) readVirtualServices(list []inventory.VirtualService, defaultTo []
 	slices.SortFunc(v.vss, func(a, b virtualService) int { return compareVirtualServices(a.vs, b.vs) })
 	slices.SortFunc(v.undiscVS, compareVirtualServices)
 	v.vsPrivate, v.vsExported = map[string][]int32{}, map[string][]int32{}
-	v.vsIx = vsIndex{byNS: map[string][]int32{}, exact: map[hostNS][]int32{}, suffix: map[hostNS][]int32{}, other: map[string][]int32{}}
+	v.vsIx = map[string]*vsNamespace{}
 	for k := range v.vss {
 		r := &v.vss[k]
 		if !r.mesh || r.hidden {
 			continue
 		}
-		v.vsIx.add(r, int32(k))
+		v.indexVirtualService(r, int32(k))
 		if r.public {
 			v.vsPublic = append(v.vsPublic, int32(k))
 			continue
@@ -274,27 +274,32 @@ type hostPorts struct {
 	ports []uint32
 }
 
-// vsIndex finds, for the imports of one namespace, the VirtualServices of that namespace
-// whose hosts may match them (those that apply to sidecars and are exported somewhere).
-type vsIndex struct {
-	byNS   map[string][]int32 // namespace -> its VirtualServices
-	exact  map[hostNS][]int32 // an exact host -> the VirtualServices of the namespace giving it
-	suffix map[hostNS][]int32 // ".b.c" -> those of the namespace giving the wildcard *.b.c
-	other  map[string][]int32 // namespace -> those giving a wildcard not of that form ("*", "*b.c")
+// vsNamespace finds, for the imports of one namespace, the VirtualServices of that
+// namespace whose hosts may match them (of those that apply to sidecars and are exported
+// somewhere).
+type vsNamespace struct {
+	all    []int32
+	exact  map[string][]int32 // an exact host -> the VirtualServices giving it
+	suffix map[string][]int32 // ".b.c" -> those giving the wildcard *.b.c
+	other  []int32            // those giving another wildcard ("*", "*b.c")
 }
 
-// add indexes VirtualService k.
-func (x *vsIndex) add(r *virtualService, k int32) {
-	ns := r.vs.Namespace
-	x.byNS[ns] = append(x.byNS[ns], k)
+// indexVirtualService adds VirtualService k to the index of its namespace.
+func (v *View) indexVirtualService(r *virtualService, k int32) {
+	x := v.vsIx[r.vs.Namespace]
+	if x == nil {
+		x = &vsNamespace{exact: map[string][]int32{}, suffix: map[string][]int32{}}
+		v.vsIx[r.vs.Namespace] = x
+	}
+	x.all = append(x.all, k)
 	for _, h := range r.hosts {
 		switch {
 		case !isWildcard(h):
-			x.exact[hostNS{h, ns}] = append(x.exact[hostNS{h, ns}], k)
+			x.exact[h] = append(x.exact[h], k)
 		case strings.HasPrefix(h, "*."):
-			x.suffix[hostNS{h[1:], ns}] = append(x.suffix[hostNS{h[1:], ns}], k)
+			x.suffix[h[1:]] = append(x.suffix[h[1:]], k)
 		default:
-			x.other[ns] = append(x.other[ns], k)
+			x.other = append(x.other, k)
 		}
 	}
 }
@@ -315,20 +320,21 @@ func (v *View) selectVirtualServices(l *listener, n string) []int32 {
 		return v.scanVirtualServices(l, n)
 	}
 	var cands []int32
-	for ns, hc := range l.byNS {
+	for _, hc := range l.classes {
+		x := v.vsIx[hc.ns]
 		switch {
-		case ns == names.Wildcard || len(hc.all) == 0:
+		case x == nil || hc.ns == names.Wildcard:
 			continue
 		case slices.ContainsFunc(hc.all, isWildcard):
-			cands = append(cands, v.vsIx.byNS[ns]...)
+			cands = append(cands, x.all...)
 			continue
 		}
-		cands = append(cands, v.vsIx.other[ns]...)
+		cands = append(cands, x.other...)
 		for _, o := range hc.exact {
-			cands = append(cands, v.vsIx.exact[hostNS{o, ns}]...)
-			for i := range len(o) {
+			cands = append(cands, x.exact[o]...)
+			for i := 0; i < len(o) && len(x.suffix) > 0; i++ {
 				if o[i] == '.' {
-					cands = append(cands, v.vsIx.suffix[hostNS{o[i:], ns}]...)
+					cands = append(cands, x.suffix[o[i:]]...)
 				}
 			}
 		}

@@ -60,8 +60,8 @@ type View struct {
 	vss                   []virtualService
 	vsPrivate, vsExported map[string][]int32
 	vsPublic              []int32
-	vsIx                  vsIndex
-	defaultVSExport       []string // the mesh's defaultVirtualServiceExportTo, ["*"] when none
+	vsIx                  map[string]*vsNamespace // by namespace
+	defaultVSExport       []string                // the mesh's defaultVirtualServiceExportTo, ["*"] when none
 	// The VirtualServices and DestinationRules of undiscovered namespaces, each in Istio's
 	// order (for ExplainHost).
 	undiscVS []*inventory.VirtualService
@@ -346,11 +346,13 @@ type listener struct {
 	egress    *inventory.Egress
 	index     int
 	byNS      map[string]*hostClass
-	exactOnly bool // every import is an exact host of a named namespace
+	classes   []*hostClass // those of byNS, in the order the hosts name them
+	exactOnly bool         // every import is an exact host of a named namespace
 }
 
 // hostClass is what a listener imports from one namespace (or "*").
 type hostClass struct {
+	ns       string
 	exact    []string // exact hosts imported
 	all      []string // every host imported, exact and wildcard
 	excluded []string // hosts excluded ("~")
@@ -407,8 +409,9 @@ func readListener(e *inventory.Egress, index int, n string) listener {
 		}
 		hc := l.byNS[h.namespace]
 		if hc == nil {
-			hc = &hostClass{}
+			hc = &hostClass{ns: h.namespace}
 			l.byNS[h.namespace] = hc
+			l.classes = append(l.classes, hc)
 		}
 		if h.exclude {
 			hc.excluded = append(hc.excluded, h.host)
