@@ -123,16 +123,17 @@ func (v *View) proxyWith(sc *inventory.Sidecar, namespace string, workload label
 // sorted by host, the routes of each, and the rule it gets for each.
 func (v *View) finish(out Proxy, got *receivedSet, namespace string, workload labels.Set) Proxy {
 	out.Rules = map[string]*Rule{}
-	slices.SortFunc(got.list, func(a, b received) int { return strings.Compare(a.host, b.host) })
+	hosts := make([]string, len(got.list))
 	n := 0
 	for i := range got.list {
+		hosts[i] = got.list[i].host
 		n += len(got.list[i].ports)
 	}
+	slices.Sort(hosts)
 	ports := make([]uint32, 0, n) // every service's ports, each service's apart
 	out.Services = make([]Service, 0, len(got.list))
-	for i := range got.list {
-		r := &got.list[i]
-		h := r.host
+	for _, h := range hosts {
+		r := got.get(h)
 		start := len(ports)
 		ports = append(ports, r.ports...)
 		s := &v.inv[v.svcs[r.id].svc]
