@@ -1,7 +1,6 @@
 package sidecar
 
 import (
-	"cmp"
 	"maps"
 	"slices"
 	"strings"
@@ -323,10 +322,21 @@ func (v *View) candidates(l *listener, n string) []int32 {
 	}
 	// Istio's order: the services exported to n by name first, then the public ones, each
 	// in creation order.
-	slices.SortFunc(out, func(a, b int32) int {
-		return cmp.Or(b2i(v.svcs[a].public)-b2i(v.svcs[b].public), cmp.Compare(a, b))
-	})
-	return slices.Compact(out)
+	sorted := make([]int32, 0, len(out))
+	for _, id := range out {
+		if !v.svcs[id].public {
+			sorted = append(sorted, id)
+		}
+	}
+	named := len(sorted)
+	for _, id := range out {
+		if v.svcs[id].public {
+			sorted = append(sorted, id)
+		}
+	}
+	slices.Sort(sorted[:named])
+	slices.Sort(sorted[named:])
+	return slices.Compact(sorted)
 }
 
 // importedService is a service a listener imports, with the ports it brings.
