@@ -413,34 +413,62 @@ type received struct {
 // receivedSet is what a proxy has received, a host each, in the order the hosts came.
 type receivedSet struct {
 	list []received
-	at   map[string]int // host -> its index in list
+	at   map[string]int // host -> its index in list; nil while there are few, looked for in turn
 }
+
+// fewReceived is how many hosts a receivedSet holds without a map.
+const fewReceived = 8
 
 // get returns what the proxy has for host so far; nil for nothing. It stays valid until the
 // next apply.
 func (g *receivedSet) get(host string) *received {
+	if g.at == nil {
+		for i := range g.list {
+			if g.list[i].host == host {
+				return &g.list[i]
+			}
+		}
+		return nil
+	}
 	if i, ok := g.at[host]; ok {
 		return &g.list[i]
 	}
 	return nil
 }
 
+// reserve makes room for n more hosts.
+func (g *receivedSet) reserve(n int) {
+	if g.list == nil {
+		g.list = make([]received, 0, max(n, fewReceived))
+	}
+	if g.at == nil && len(g.list)+n > fewReceived {
+		g.at = make(map[string]int, len(g.list)+n)
+		for i := range g.list {
+			g.at[g.list[i].host] = i
+		}
+	}
+}
+
+// add adds a host the proxy did not have.
+func (g *receivedSet) add(r received) {
+	if g.at != nil {
+		g.at[r.host] = len(g.list)
+	}
+	g.list = append(g.list, r)
+}
+
 // apply adds a listener's services to what the proxy has received: the first service of a
 // host stands, except that a Kubernetes Service replaces a ServiceEntry; a later service of
 // the same namespace that can merge with it adds its ports.
 func (v *View) apply(in []importedService, got *receivedSet, addedBy string) {
-	if got.at == nil {
-		got.at = make(map[string]int, len(in))
-	}
+	got.reserve(len(in))
 	for _, is := range in {
 		s := &v.svcs[is.id]
-		i, ok := got.at[s.host]
-		if !ok {
-			got.at[s.host] = len(got.list)
-			got.list = append(got.list, received{host: s.host, id: is.id, ports: is.ports, addedBy: addedBy})
+		r := got.get(s.host)
+		if r == nil {
+			got.add(received{host: s.host, id: is.id, ports: is.ports, addedBy: addedBy})
 			continue
 		}
-		r := &got.list[i]
 		cur, next := &v.inv[v.svcs[r.id].svc], &v.inv[s.svc]
 		switch {
 		case cur.Kind == inventory.KubernetesService && next.Kind != inventory.KubernetesService:
