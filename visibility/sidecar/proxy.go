@@ -280,7 +280,7 @@ func egressOf(sc *inventory.Sidecar) []*inventory.Egress {
 // out: the order of the rest is unchanged).
 func (v *View) candidates(l *listener, n string) []int32 {
 	if l.exactOnly {
-		var out []int32
+		out := make([]int32, 0, len(l.egress.Hosts))
 		for _, hc := range l.classes {
 			for _, h := range hc.exact {
 				if id, ok := v.oldest[hostNS{h, hc.ns}]; ok && v.svcs[id].exportedTo(n) {
@@ -351,7 +351,7 @@ type importedService struct {
 // services that declare it, and nothing of the others.
 func (v *View) imported(l *listener, n string, cands []int32) []importedService {
 	w := l.byNS[names.Wildcard]
-	var out []importedService
+	out := make([]importedService, 0, len(cands))
 	for _, id := range cands {
 		s := &v.svcs[id]
 		svc := &v.inv[s.svc]
