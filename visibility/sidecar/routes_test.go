@@ -106,3 +106,22 @@ func TestSelectVirtualServicesIndex(t *testing.T) {
 	t.Logf("%d listeners selected VirtualServices through the index", indexed)
 	require.Positive(t, indexed)
 }
+
+// TestSelectByPartialWildcard: a VirtualService whose host is a wildcard cut inside a label
+// ("*ample.com") is selected by a listener of exact imports when its host covers one of
+// them, as Istio's host matching has it, and routes that host.
+func TestSelectByPartialWildcard(t *testing.T) {
+	inv := inventory.Inventory{
+		Namespaces: map[string]map[string]string{"shop": nil},
+		Services:   []inventory.Service{se("shop", "api", 0, []string{"api.example.com"}), se("shop", "db", 1, []string{"db.example.org"})},
+		Sidecars:   []inventory.Sidecar{{Namespace: "shop", Name: "default", CreationTime: t0, Egress: []inventory.Egress{{Hosts: []string{"./api.example.com", "./db.example.org"}}}}},
+		VirtualServices: []inventory.VirtualService{{Namespace: "shop", Name: "partial", CreationTime: t0, Hosts: []string{"*ample.com"},
+			HTTP: []inventory.HTTPRoute{{Route: []inventory.Destination{{Host: "api.example.com"}}}}}},
+	}
+	v, err := New(nil, &inv)
+	require.NoError(t, err)
+	got := v.Proxy("shop", nil)
+	require.Equal(t, []string{"shop/partial"}, got.Listeners[0].VirtualServices)
+	require.Equal(t, map[string]string{"api.example.com": "shop/partial"}, got.Listeners[0].Routes)
+	requireProxy(t, refSidecarView{inv: inv}.proxy("shop", nil), got, "shop")
+}

@@ -378,10 +378,7 @@ func (v *View) listenersOf(sc *inventory.Sidecar, n string) (string, []listener)
 	if sc == nil {
 		return "", v.defaultListener
 	}
-	p, ok := v.listeners[sc]
-	if !ok {
-		return sidecarName(sc), readListeners(sc, n)
-	}
+	p := v.listeners[sc] // sidecarFor returns discovered Sidecars only
 	if sc.Namespace != n && p.dot {
 		return p.name, readListeners(sc, n)
 	}
