@@ -221,6 +221,39 @@ func readMeta(d *strict.Decoder, o kube.Object) objectMeta {
 	return m
 }
 
+// named refuses metadata without a namespace or a name: ok is false then.
+func (m *objectMeta) named(d *strict.Decoder) bool {
+	if m.namespace == "" || m.name == "" {
+		d.Add(&FieldError{Field: "metadata", Detail: "namespace and name must be set (dump with -A so that objects carry their namespace)"})
+		return false
+	}
+	return true
+}
+
+// checkNames refuses a namespace that is not a DNS label and a name that is not a DNS
+// subdomain, as Kubernetes does.
+func (m *objectMeta) checkNames(d *strict.Decoder) {
+	if r := names.Label(m.namespace); r != "" {
+		d.Errorf("metadata.namespace", "%q %s", m.namespace, r)
+	}
+	if r := names.Subdomain(m.name); r != "" {
+		d.Errorf("metadata.name", "%q %s", m.name, r)
+	}
+}
+
+// created reads metadata.creationTimestamp, an RFC 3339 time; it is zero when absent or
+// refused.
+func (m *objectMeta) created(d *strict.Decoder) time.Time {
+	if m.creationTimestamp == "" {
+		return time.Time{}
+	}
+	t, err := time.Parse(time.RFC3339, m.creationTimestamp)
+	if err != nil {
+		d.Errorf("metadata.creationTimestamp", "%q is not an RFC 3339 time", m.creationTimestamp)
+	}
+	return t
+}
+
 // namespace reads a Namespace: its name and labels.
 func (l *inventoryLoader) namespace(o kube.Object) []error {
 	var d strict.Decoder
@@ -397,23 +430,11 @@ type loadedService struct {
 func (l *inventoryLoader) common(d *strict.Decoder, o kube.Object, kind Kind) (*loadedService, strict.Fields, bool) {
 	m := readMeta(d, o)
 	s := &loadedService{Service: Service{Kind: kind, Namespace: m.namespace, Name: m.name, Labels: m.labels}, annots: m.annots}
-	if m.namespace == "" || m.name == "" {
-		d.Add(&FieldError{Field: "metadata", Detail: "namespace and name must be set (dump with -A so that objects carry their namespace)"})
+	if !m.named(d) {
 		return s, nil, false
 	}
-	if r := names.Label(m.namespace); r != "" {
-		d.Errorf("metadata.namespace", "%q %s", m.namespace, r)
-	}
-	if r := names.Subdomain(m.name); r != "" {
-		d.Errorf("metadata.name", "%q %s", m.name, r)
-	}
-	if ts := m.creationTimestamp; ts != "" {
-		t, err := time.Parse(time.RFC3339, ts)
-		if err != nil {
-			d.Errorf("metadata.creationTimestamp", "%q is not an RFC 3339 time", ts)
-		}
-		s.CreationTime = t
-	}
+	m.checkNames(d)
+	s.CreationTime = m.created(d)
 	spec := strict.Fields{}
 	if x := o.Fields.Value("spec"); x != nil {
 		so, isObj := x.(strict.Fields)

@@ -1,7 +1,6 @@
 package inventory
 
 import (
-	"fmt"
 	"net/netip"
 	"slices"
 	"strconv"
@@ -362,9 +361,4 @@ func checkRuleSelector(errs []*FieldError, path string, ls map[string]string) []
 		}
 	}
 	return byField(errs, start)
-}
-
-// routingWhere names a VirtualService or DestinationRule of an inventory for Validate.
-func routingWhere(list string, i int, kind, namespace, name string) string {
-	return fmt.Sprintf("%s (%s %s/%s)", strict.Index(list, i), kind, namespace, name)
 }

@@ -5,12 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/meshscope/meshscope/internal/kube"
-	"github.com/meshscope/meshscope/internal/names"
 	"github.com/meshscope/meshscope/internal/strict"
 )
 
@@ -141,28 +139,13 @@ func (r *routingReader) problems(named bool, check func([]*FieldError) []*FieldE
 // serves the kind in; plural names the kind in a message), namespace, name and creation
 // time. ok is false when the namespace or the name is missing.
 func readNamed(d *strict.Decoder, o kube.Object, plural string) (ns, name string, created time.Time, ok bool) {
-	if v, _ := o.Fields.Value("apiVersion").(string); v != "" && !slices.Contains(networkingVersions, v) {
-		d.Fail("apiVersion", v, "%q is not a version Istio serves %s in (%s)", v, plural, strings.Join(networkingVersions, ", "))
-	}
+	checkNetworkingVersion(d, o, plural)
 	m := readMeta(d, o)
-	if m.namespace == "" || m.name == "" {
-		d.Add(&FieldError{Field: "metadata", Detail: "namespace and name must be set (dump with -A so that objects carry their namespace)"})
+	if !m.named(d) {
 		return m.namespace, m.name, created, false
 	}
-	if r := names.Label(m.namespace); r != "" {
-		d.Errorf("metadata.namespace", "%q %s", m.namespace, r)
-	}
-	if r := names.Subdomain(m.name); r != "" {
-		d.Errorf("metadata.name", "%q %s", m.name, r)
-	}
-	if ts := m.creationTimestamp; ts != "" {
-		t, err := time.Parse(time.RFC3339, ts)
-		if err != nil {
-			d.Errorf("metadata.creationTimestamp", "%q is not an RFC 3339 time", ts)
-		}
-		created = t
-	}
-	return m.namespace, m.name, created, true
+	m.checkNames(d)
+	return m.namespace, m.name, m.created(d), true
 }
 
 // firstOfItsName refuses a second object of a kind (a ServiceEntry, a Service, a Sidecar,

@@ -3,7 +3,6 @@ package inventory
 import (
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/meshscope/meshscope/internal/fielderr"
 	"github.com/meshscope/meshscope/internal/kube"
@@ -13,6 +12,14 @@ import (
 // The apiVersions a Sidecar, a VirtualService and a DestinationRule are read in: Istio serves
 // each kind's one schema under all three.
 var networkingVersions = []string{"networking.istio.io/v1", "networking.istio.io/v1beta1", "networking.istio.io/v1alpha3"}
+
+// checkNetworkingVersion refuses an apiVersion Istio does not serve its networking kinds in
+// (plural names the kind in the message).
+func checkNetworkingVersion(d *strict.Decoder, o kube.Object, plural string) {
+	if v, _ := o.Fields.Value("apiVersion").(string); v != "" && !slices.Contains(networkingVersions, v) {
+		d.Fail("apiVersion", v, "%q is not a version Istio serves %s in (%s)", v, plural, strings.Join(networkingVersions, ", "))
+	}
+}
 
 // isIstioNetworking reports whether o belongs to networking.istio.io (or has no apiVersion,
 // as a hand-written object may not): a Sidecar of another group is another kind of object.
@@ -71,21 +78,11 @@ func workloadLabels(d *strict.Decoder, x any, path string) map[string]string {
 // listeners, refusing what Istio's validation refuses of them.
 func (l *inventoryLoader) sidecar(o kube.Object) []error {
 	var d strict.Decoder
-	if v, _ := o.Fields.Value("apiVersion").(string); v != "" && !slices.Contains(networkingVersions, v) {
-		d.Fail("apiVersion", v, "%q is not a version Istio serves Sidecars in (%s)", v, strings.Join(networkingVersions, ", "))
-	}
+	checkNetworkingVersion(&d, o, "Sidecars")
 	m := readMeta(&d, o)
 	sc := Sidecar{Namespace: m.namespace, Name: m.name}
-	if m.namespace == "" || m.name == "" {
-		d.Add(&FieldError{Field: "metadata", Detail: "namespace and name must be set (dump with -A so that objects carry their namespace)"})
-	}
-	if ts := m.creationTimestamp; ts != "" {
-		t, err := time.Parse(time.RFC3339, ts)
-		if err != nil {
-			d.Errorf("metadata.creationTimestamp", "%q is not an RFC 3339 time", ts)
-		}
-		sc.CreationTime = t
-	}
+	m.named(&d)
+	sc.CreationTime = m.created(&d)
 	spec, ok := d.Object(o.Fields.Value("spec"), "spec")
 	if !ok {
 		if d.Err() == nil {

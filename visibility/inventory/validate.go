@@ -53,42 +53,37 @@ func (inv *Inventory) Validate() error {
 			errs = append(errs, p)
 		}
 	}
-	errs = append(errs, checkSidecars(inv.Sidecars)...)
-	errs = append(errs, checkVirtualServices(inv.VirtualServices)...)
-	errs = append(errs, checkDestinationRules(inv.DestinationRules)...)
+	f := routingFields{}
+	errs = append(errs, checkNamed(inv.Sidecars, "Sidecars", "Sidecar",
+		func(sc *Sidecar) (string, string) { return sc.Namespace, sc.Name }, checkSidecar)...)
+	errs = append(errs, checkNamed(inv.VirtualServices, "VirtualServices", "VirtualService",
+		func(vs *VirtualService) (string, string) { return vs.Namespace, vs.Name },
+		func(p []*FieldError, vs *VirtualService) []*FieldError {
+			return checkVirtualService(checkNamespaceName(p, vs.Namespace, vs.Name), vs, &f)
+		})...)
+	errs = append(errs, checkNamed(inv.DestinationRules, "DestinationRules", "DestinationRule",
+		func(dr *DestinationRule) (string, string) { return dr.Namespace, dr.Name },
+		func(p []*FieldError, dr *DestinationRule) []*FieldError {
+			return checkDestinationRule(checkNamespaceName(p, dr.Namespace, dr.Name), dr, &f)
+		})...)
 	return errors.Join(errs...)
 }
 
-// checkVirtualServices validates the VirtualServices of an inventory, naming each.
-func checkVirtualServices(vss []VirtualService) []error {
+// checkNamed validates the objects of one Istio kind (list names the Inventory's slice of
+// them), naming each, and refuses a second object with one namespace and name.
+func checkNamed[T any](objs []T, list, kind string, id func(*T) (namespace, name string), check func([]*FieldError, *T) []*FieldError) []error {
 	var errs []error
-	seen := make(map[[2]string]int, len(vss))
-	f := routingFields{}
-	for i := range vss {
-		vs := &vss[i]
-		problems := checkNamespaceName(nil, vs.Namespace, vs.Name)
-		problems = checkVirtualService(problems, vs, &f)
-		problems = duplicateProblems(problems, seen, "VirtualService", "VirtualServices", i, vs.Namespace, vs.Name)
-		where := routingWhere("VirtualServices", i, "VirtualService", vs.Namespace, vs.Name)
-		for _, p := range problems {
-			p.Where = where
-			errs = append(errs, p)
+	seen := make(map[[2]string]int, len(objs))
+	for i := range objs {
+		o := &objs[i]
+		ns, name := id(o)
+		problems := check(nil, o)
+		if j, dup := seen[[2]string{ns, name}]; dup {
+			problems = append(problems, &FieldError{Detail: fmt.Sprintf("a second %s %s/%s (the first is %s[%d])", kind, ns, name, list, j), Err: ErrDuplicate})
+		} else {
+			seen[[2]string{ns, name}] = i
 		}
-	}
-	return errs
-}
-
-// checkDestinationRules validates the DestinationRules of an inventory, naming each.
-func checkDestinationRules(drs []DestinationRule) []error {
-	var errs []error
-	seen := make(map[[2]string]int, len(drs))
-	f := routingFields{}
-	for i := range drs {
-		dr := &drs[i]
-		problems := checkNamespaceName(nil, dr.Namespace, dr.Name)
-		problems = checkDestinationRule(problems, dr, &f)
-		problems = duplicateProblems(problems, seen, "DestinationRule", "DestinationRules", i, dr.Namespace, dr.Name)
-		where := routingWhere("DestinationRules", i, "DestinationRule", dr.Namespace, dr.Name)
+		where := fmt.Sprintf("%s (%s %s/%s)", strict.Index(list, i), kind, ns, name)
 		for _, p := range problems {
 			p.Where = where
 			errs = append(errs, p)
@@ -107,17 +102,6 @@ func checkNamespaceName(errs []*FieldError, namespace, name string) []*FieldErro
 	if name == "" {
 		errs = append(errs, problem("", "Name", "", "must not be empty"))
 	}
-	return errs
-}
-
-// duplicateProblems refuses the second object of a kind with one namespace and name (list
-// names the inventory's slice of them).
-func duplicateProblems(errs []*FieldError, seen map[[2]string]int, kind, list string, i int, namespace, name string) []*FieldError {
-	k := [2]string{namespace, name}
-	if j, dup := seen[k]; dup {
-		return append(errs, &FieldError{Detail: fmt.Sprintf("a second %s %s/%s (the first is %s[%d])", kind, namespace, name, list, j), Err: ErrDuplicate})
-	}
-	seen[k] = i
 	return errs
 }
 
@@ -159,26 +143,4 @@ func exportToRule(k Kind) visibility.ExportToRule {
 		return visibility.AnnotationExportTo
 	}
 	return visibility.EntryExportTo
-}
-
-// checkSidecars validates the Sidecars of an inventory, naming each.
-func checkSidecars(scs []Sidecar) []error {
-	var errs []error
-	seen := make(map[[2]string]int, len(scs))
-	for i := range scs {
-		sc := &scs[i]
-		where := fmt.Sprintf("%s (Sidecar %s/%s)", strict.Index("Sidecars", i), sc.Namespace, sc.Name)
-		problems := checkSidecar(nil, sc)
-		k := [2]string{sc.Namespace, sc.Name}
-		if j, dup := seen[k]; dup {
-			problems = append(problems, &FieldError{Detail: fmt.Sprintf("a second Sidecar %s/%s (the first is Sidecars[%d])", sc.Namespace, sc.Name, j), Err: ErrDuplicate})
-		} else {
-			seen[k] = i
-		}
-		for _, p := range problems {
-			p.Where = where
-			errs = append(errs, p)
-		}
-	}
-	return errs
 }
