@@ -11,7 +11,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/labels"
-	"sigs.k8s.io/yaml"
 
 	"github.com/meshscope/meshscope/internal/longtest"
 	"github.com/meshscope/meshscope/visibility/inventory"
@@ -22,19 +21,7 @@ import (
 // istio-sidecar.json inputs, with egress listener ports, VirtualServices and
 // DestinationRules, and Istio's answers per proxy (or per gateway).
 type routingCase struct {
-	ID             int                          `json:"id"`
-	MeshConfig     map[string]any               `json:"meshConfig"`
-	Namespaces     map[string]map[string]string `json:"namespaces"`
-	ServiceEntries []struct {
-		Name, Namespace, Location, Resolution, CreationTime string
-		Hosts, ExportTo                                     []string
-		Ports                                               []vectorPort
-	} `json:"serviceEntries"`
-	KubernetesServices []struct {
-		Name, Namespace, ClusterIP, CreationTime string
-		ExportToAnnotation                       *string
-		Ports                                    []vectorPort
-	} `json:"kubernetesServices"`
+	vectorInventory
 	Sidecars []struct {
 		Name, Namespace, CreationTime string
 		WorkloadSelector              map[string]string
@@ -150,57 +137,9 @@ func loadRoutingVectors(t testing.TB, file string) routingVectors {
 	return routing[file]
 }
 
-// files spells a case as a user has it: the mesh configuration as an IstioOperator, the
-// istio ConfigMap or Helm values (by case), and the inventory as `kubectl get -o yaml` (or,
-// every third case, `-o json`) prints it.
+// files spells a case as a user has it: its mesh file and its inventory.
 func (c *routingCase) files(t testing.TB) (meshFile, invFile []byte) {
-	var meshDoc any
-	switch c.ID % 3 {
-	case 0:
-		meshDoc = map[string]any{"apiVersion": "install.istio.io/v1alpha1", "kind": "IstioOperator", "metadata": map[string]any{"name": "istio", "namespace": "istio-system"},
-			"spec": map[string]any{"meshConfig": c.MeshConfig}}
-	case 1:
-		m, err := yaml.Marshal(c.MeshConfig)
-		require.NoError(t, err)
-		meshDoc = map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "istio", "namespace": "istio-system"}, "data": map[string]any{"mesh": string(m)}}
-	default:
-		meshDoc = map[string]any{"values": map[string]any{"meshConfig": c.MeshConfig}}
-	}
-	meshFile, err := yaml.Marshal(meshDoc)
-	require.NoError(t, err)
-
-	var items []any
-	for _, ns := range slices.Sorted(maps.Keys(c.Namespaces)) {
-		items = append(items, map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": ns, "labels": c.Namespaces[ns]}})
-	}
-	ports := func(ps []vectorPort, key string) []any {
-		var out []any
-		for _, p := range ps {
-			out = append(out, map[string]any{key: p.Number, "name": p.Name, "protocol": p.Protocol})
-		}
-		return out
-	}
-	meta := func(name, ns, created string) map[string]any {
-		return map[string]any{"name": name, "namespace": ns, "creationTimestamp": created}
-	}
-	for _, se := range c.ServiceEntries {
-		spec := map[string]any{"hosts": se.Hosts, "ports": ports(se.Ports, "number"), "location": se.Location, "resolution": se.Resolution}
-		if se.ExportTo != nil {
-			spec["exportTo"] = se.ExportTo
-		}
-		items = append(items, map[string]any{"apiVersion": "networking.istio.io/v1", "kind": "ServiceEntry", "metadata": meta(se.Name, se.Namespace, se.CreationTime), "spec": spec})
-	}
-	for _, s := range c.KubernetesServices {
-		m := meta(s.Name, s.Namespace, s.CreationTime)
-		if s.ExportToAnnotation != nil {
-			m["annotations"] = map[string]any{exportToAnnotation: *s.ExportToAnnotation}
-		}
-		tcp := ports(s.Ports, "port")
-		for _, p := range tcp {
-			p.(map[string]any)["protocol"] = "TCP"
-		}
-		items = append(items, map[string]any{"apiVersion": "v1", "kind": "Service", "metadata": m, "spec": map[string]any{"type": "ClusterIP", "clusterIP": s.ClusterIP, "ports": tcp}})
-	}
+	items := c.items()
 	for _, sc := range c.Sidecars {
 		spec := map[string]any{}
 		if sc.WorkloadSelector != nil {
@@ -215,7 +154,7 @@ func (c *routingCase) files(t testing.TB) (meshFile, invFile []byte) {
 			egress = append(egress, l)
 		}
 		spec["egress"] = egress
-		items = append(items, map[string]any{"apiVersion": "networking.istio.io/v1", "kind": "Sidecar", "metadata": meta(sc.Name, sc.Namespace, sc.CreationTime), "spec": spec})
+		items = append(items, map[string]any{"apiVersion": "networking.istio.io/v1", "kind": "Sidecar", "metadata": vectorMeta(sc.Name, sc.Namespace, sc.CreationTime), "spec": spec})
 	}
 	dest := func(d vectorDestination) map[string]any {
 		out := map[string]any{"host": d.Host}
@@ -279,7 +218,7 @@ func (c *routingCase) files(t testing.TB) (meshFile, invFile []byte) {
 				spec[k] = list
 			}
 		}
-		items = append(items, map[string]any{"apiVersion": "networking.istio.io/v1", "kind": "VirtualService", "metadata": meta(vs.Name, vs.Namespace, vs.CreationTime), "spec": spec})
+		items = append(items, map[string]any{"apiVersion": "networking.istio.io/v1", "kind": "VirtualService", "metadata": vectorMeta(vs.Name, vs.Namespace, vs.CreationTime), "spec": spec})
 	}
 	for _, dr := range c.DestinationRules {
 		spec := map[string]any{"host": dr.Host}
@@ -299,16 +238,9 @@ func (c *routingCase) files(t testing.TB) (meshFile, invFile []byte) {
 		if dr.TrafficPolicy != nil {
 			spec["trafficPolicy"] = map[string]any{"connectionPool": map[string]any{"tcp": map[string]any{"maxConnections": dr.TrafficPolicy.MaxConnections}}}
 		}
-		items = append(items, map[string]any{"apiVersion": "networking.istio.io/v1", "kind": "DestinationRule", "metadata": meta(dr.Name, dr.Namespace, dr.CreationTime), "spec": spec})
+		items = append(items, map[string]any{"apiVersion": "networking.istio.io/v1", "kind": "DestinationRule", "metadata": vectorMeta(dr.Name, dr.Namespace, dr.CreationTime), "spec": spec})
 	}
-	list := map[string]any{"apiVersion": "v1", "kind": "List", "items": items}
-	if c.ID%3 == 2 {
-		invFile, err = json.MarshalIndent(list, "", "    ")
-	} else {
-		invFile, err = yaml.Marshal(list)
-	}
-	require.NoError(t, err)
-	return meshFile, invFile
+	return c.meshFile(t), c.list(t, items)
 }
 
 // view reads a case's files through mesh.Load and inventory.Load and builds its view.

@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
-	yaml "go.yaml.in/yaml/v3"
 	"k8s.io/apimachinery/pkg/labels"
+	"sigs.k8s.io/yaml"
 
 	"github.com/meshscope/meshscope/internal/longtest"
 	"github.com/meshscope/meshscope/visibility"
@@ -27,19 +27,7 @@ type sidecarVectors struct {
 }
 
 type sidecarCase struct {
-	ID             int                          `json:"id"`
-	MeshConfig     map[string]any               `json:"meshConfig"`
-	Namespaces     map[string]map[string]string `json:"namespaces"`
-	ServiceEntries []struct {
-		Name, Namespace, Location, Resolution, CreationTime string
-		Hosts, ExportTo                                     []string
-		Ports                                               []vectorPort
-	} `json:"serviceEntries"`
-	KubernetesServices []struct {
-		Name, Namespace, ClusterIP, CreationTime string
-		ExportToAnnotation                       *string
-		Ports                                    []vectorPort
-	} `json:"kubernetesServices"`
+	vectorInventory
 	Sidecars []struct {
 		Name, Namespace, CreationTime string
 		WorkloadSelector              map[string]string
@@ -106,10 +94,27 @@ func (c *sidecarCase) refusedByIstio() string {
 	return ""
 }
 
-// files spells a case as a user has it: the mesh configuration as an IstioOperator, the
-// istio ConfigMap or Helm values (by case), and the inventory as `kubectl get -o yaml` (or,
-// every third case, `-o json`) prints it.
-func (c *sidecarCase) files(t testing.TB) (mesh, inventory []byte) {
+// vectorInventory is what every Istio vector case holds: its mesh configuration, namespaces,
+// ServiceEntries and Kubernetes Services.
+type vectorInventory struct {
+	ID             int                          `json:"id"`
+	MeshConfig     map[string]any               `json:"meshConfig"`
+	Namespaces     map[string]map[string]string `json:"namespaces"`
+	ServiceEntries []struct {
+		Name, Namespace, Location, Resolution, CreationTime string
+		Hosts, ExportTo                                     []string
+		Ports                                               []vectorPort
+	} `json:"serviceEntries"`
+	KubernetesServices []struct {
+		Name, Namespace, ClusterIP, CreationTime string
+		ExportToAnnotation                       *string
+		Ports                                    []vectorPort
+	} `json:"kubernetesServices"`
+}
+
+// meshFile spells a case's mesh configuration as a user has it: an IstioOperator, the istio
+// ConfigMap or Helm values (by case).
+func (c *vectorInventory) meshFile(t testing.TB) []byte {
 	var meshDoc any
 	switch c.ID % 3 {
 	case 0:
@@ -122,40 +127,67 @@ func (c *sidecarCase) files(t testing.TB) (mesh, inventory []byte) {
 	default:
 		meshDoc = map[string]any{"values": map[string]any{"meshConfig": c.MeshConfig}}
 	}
-	mesh, err := yaml.Marshal(meshDoc)
+	out, err := yaml.Marshal(meshDoc)
 	require.NoError(t, err)
+	return out
+}
 
+// items spells a case's namespaces, ServiceEntries and Services as kubectl prints them.
+func (c *vectorInventory) items() []any {
 	var items []any
 	for _, ns := range slices.Sorted(maps.Keys(c.Namespaces)) {
 		items = append(items, map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": ns, "labels": c.Namespaces[ns]}})
 	}
-	ports := func(ps []vectorPort, key string) []any {
-		var out []any
-		for _, p := range ps {
-			out = append(out, map[string]any{key: p.Number, "name": p.Name, "protocol": p.Protocol})
-		}
-		return out
-	}
 	for _, se := range c.ServiceEntries {
-		spec := map[string]any{"hosts": se.Hosts, "ports": ports(se.Ports, "number"), "location": se.Location, "resolution": se.Resolution}
+		spec := map[string]any{"hosts": se.Hosts, "ports": vectorPorts(se.Ports, "number"), "location": se.Location, "resolution": se.Resolution}
 		if se.ExportTo != nil {
 			spec["exportTo"] = se.ExportTo
 		}
-		items = append(items, map[string]any{"apiVersion": "networking.istio.io/v1", "kind": "ServiceEntry",
-			"metadata": map[string]any{"name": se.Name, "namespace": se.Namespace, "creationTimestamp": se.CreationTime}, "spec": spec})
+		items = append(items, map[string]any{"apiVersion": "networking.istio.io/v1", "kind": "ServiceEntry", "metadata": vectorMeta(se.Name, se.Namespace, se.CreationTime), "spec": spec})
 	}
 	for _, s := range c.KubernetesServices {
-		meta := map[string]any{"name": s.Name, "namespace": s.Namespace, "creationTimestamp": s.CreationTime}
+		m := vectorMeta(s.Name, s.Namespace, s.CreationTime)
 		if s.ExportToAnnotation != nil {
-			meta["annotations"] = map[string]any{exportToAnnotation: *s.ExportToAnnotation}
+			m["annotations"] = map[string]any{exportToAnnotation: *s.ExportToAnnotation}
 		}
-		tcp := ports(s.Ports, "port")
+		tcp := vectorPorts(s.Ports, "port")
 		for _, p := range tcp {
 			p.(map[string]any)["protocol"] = "TCP"
 		}
-		items = append(items, map[string]any{"apiVersion": "v1", "kind": "Service", "metadata": meta,
-			"spec": map[string]any{"type": "ClusterIP", "clusterIP": s.ClusterIP, "ports": tcp}})
+		items = append(items, map[string]any{"apiVersion": "v1", "kind": "Service", "metadata": m, "spec": map[string]any{"type": "ClusterIP", "clusterIP": s.ClusterIP, "ports": tcp}})
 	}
+	return items
+}
+
+// list prints a case's objects as `kubectl get -o yaml` does (every third case as `-o json`).
+func (c *vectorInventory) list(t testing.TB, items []any) []byte {
+	list := map[string]any{"apiVersion": "v1", "kind": "List", "items": items}
+	var out []byte
+	var err error
+	if c.ID%3 == 2 {
+		out, err = json.MarshalIndent(list, "", "    ")
+	} else {
+		out, err = yaml.Marshal(list)
+	}
+	require.NoError(t, err)
+	return out
+}
+
+func vectorMeta(name, namespace, created string) map[string]any {
+	return map[string]any{"name": name, "namespace": namespace, "creationTimestamp": created}
+}
+
+func vectorPorts(ps []vectorPort, key string) []any {
+	var out []any
+	for _, p := range ps {
+		out = append(out, map[string]any{key: p.Number, "name": p.Name, "protocol": p.Protocol})
+	}
+	return out
+}
+
+// files spells a case as a user has it: its mesh file and its inventory.
+func (c *sidecarCase) files(t testing.TB) (meshFile, invFile []byte) {
+	items := c.items()
 	for _, sc := range c.Sidecars {
 		spec := map[string]any{}
 		if sc.WorkloadSelector != nil {
@@ -166,17 +198,9 @@ func (c *sidecarCase) files(t testing.TB) (mesh, inventory []byte) {
 			egress = append(egress, map[string]any{"hosts": e.Hosts})
 		}
 		spec["egress"] = egress
-		items = append(items, map[string]any{"apiVersion": "networking.istio.io/v1", "kind": "Sidecar",
-			"metadata": map[string]any{"name": sc.Name, "namespace": sc.Namespace, "creationTimestamp": sc.CreationTime}, "spec": spec})
+		items = append(items, map[string]any{"apiVersion": "networking.istio.io/v1", "kind": "Sidecar", "metadata": vectorMeta(sc.Name, sc.Namespace, sc.CreationTime), "spec": spec})
 	}
-	list := map[string]any{"apiVersion": "v1", "kind": "List", "items": items}
-	if c.ID%3 == 2 {
-		inventory, err = json.MarshalIndent(list, "", "    ")
-	} else {
-		inventory, err = yaml.Marshal(list)
-	}
-	require.NoError(t, err)
-	return mesh, inventory
+	return c.meshFile(t), c.list(t, items)
 }
 
 // view reads a case's files through LoadConfig, mesh.Load and Load and builds
