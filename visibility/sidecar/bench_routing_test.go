@@ -35,37 +35,35 @@ func bigRoutedInventory(n int) inventory.Inventory {
 	return inv
 }
 
-func benchmarkProxyRouted(b *testing.B, n, ns int, ref bool) {
-	inv := bigRoutedInventory(n)
-	v, err := New(nil, &inv)
-	require.NoError(b, err)
-	r := refSidecarView{inv: inv}
-	name := fmt.Sprintf("ns-%d", ns)
-	b.ReportAllocs()
-	for b.Loop() {
-		if ref {
-			r.proxy(name, nil)
-		} else {
-			v.Proxy(name, nil)
-		}
-	}
-}
-
 // Proxy on an inventory with VirtualServices and DestinationRules, for a namespace whose
 // Sidecar imports three exact hosts (Exact), its own namespace and the root's (Namespace),
 // or *.example.com (Wildcard), at 10,000 services and at 40,000, beside the literal
 // reference. BenchmarkProxyExact10k and the others of bench_test.go run Proxy on the same
 // inventory without its VirtualServices and DestinationRules.
-func BenchmarkProxyRoutedExact10k(b *testing.B)          { benchmarkProxyRouted(b, 10_000, 0, false) }
-func BenchmarkProxyRoutedExact40k(b *testing.B)          { benchmarkProxyRouted(b, 40_000, 0, false) }
-func BenchmarkProxyRoutedExact10kReference(b *testing.B) { benchmarkProxyRouted(b, 10_000, 0, true) }
-func BenchmarkProxyRoutedNamespace10k(b *testing.B)      { benchmarkProxyRouted(b, 10_000, 1, false) }
-func BenchmarkProxyRoutedNamespace40k(b *testing.B)      { benchmarkProxyRouted(b, 40_000, 1, false) }
-func BenchmarkProxyRoutedNamespace10kReference(b *testing.B) {
-	benchmarkProxyRouted(b, 10_000, 1, true)
+func BenchmarkProxyRoutedExact10k(b *testing.B) {
+	benchmarkProxy(b, bigRoutedInventory(10_000), 0, false)
 }
-func BenchmarkProxyRoutedWildcard10k(b *testing.B)          { benchmarkProxyRouted(b, 10_000, 2, false) }
-func BenchmarkProxyRoutedWildcard10kReference(b *testing.B) { benchmarkProxyRouted(b, 10_000, 2, true) }
+func BenchmarkProxyRoutedExact40k(b *testing.B) {
+	benchmarkProxy(b, bigRoutedInventory(40_000), 0, false)
+}
+func BenchmarkProxyRoutedExact10kReference(b *testing.B) {
+	benchmarkProxy(b, bigRoutedInventory(10_000), 0, true)
+}
+func BenchmarkProxyRoutedNamespace10k(b *testing.B) {
+	benchmarkProxy(b, bigRoutedInventory(10_000), 1, false)
+}
+func BenchmarkProxyRoutedNamespace40k(b *testing.B) {
+	benchmarkProxy(b, bigRoutedInventory(40_000), 1, false)
+}
+func BenchmarkProxyRoutedNamespace10kReference(b *testing.B) {
+	benchmarkProxy(b, bigRoutedInventory(10_000), 1, true)
+}
+func BenchmarkProxyRoutedWildcard10k(b *testing.B) {
+	benchmarkProxy(b, bigRoutedInventory(10_000), 2, false)
+}
+func BenchmarkProxyRoutedWildcard10kReference(b *testing.B) {
+	benchmarkProxy(b, bigRoutedInventory(10_000), 2, true)
+}
 
 // BenchmarkNewSidecarViewRouted100k builds the view of bigRoutedInventory(100,000).
 func BenchmarkNewSidecarViewRouted100k(b *testing.B) {

@@ -71,8 +71,9 @@ func benchmarkNewSidecarView(b *testing.B, n int) {
 func BenchmarkNewSidecarView25k(b *testing.B)  { benchmarkNewSidecarView(b, 25_000) }
 func BenchmarkNewSidecarView100k(b *testing.B) { benchmarkNewSidecarView(b, 100_000) }
 
-func benchmarkProxy(b *testing.B, n, ns int, ref bool) {
-	inv := bigSidecarInventory(n)
+// benchmarkProxy runs Proxy (or, with ref, the literal reference) on inv for the proxies of
+// namespace ns-<ns>.
+func benchmarkProxy(b *testing.B, inv inventory.Inventory, ns int, ref bool) {
 	v, err := New(nil, &inv)
 	require.NoError(b, err)
 	r := refSidecarView{inv: inv}
@@ -90,17 +91,27 @@ func benchmarkProxy(b *testing.B, n, ns int, ref bool) {
 // Proxy for a namespace whose Sidecar imports three exact hosts (Exact), its own namespace
 // and the root's (Namespace), or *.example.com (Wildcard: about a third of the services),
 // beside the literal reference, at 10,000 services and at 40,000.
-func BenchmarkProxyExact10k(b *testing.B)          { benchmarkProxy(b, 10_000, 0, false) }
-func BenchmarkProxyExact40k(b *testing.B)          { benchmarkProxy(b, 40_000, 0, false) }
-func BenchmarkProxyExact10kReference(b *testing.B) { benchmarkProxy(b, 10_000, 0, true) }
-func BenchmarkProxyNamespace10k(b *testing.B)      { benchmarkProxy(b, 10_000, 1, false) }
-func BenchmarkProxyNamespace40k(b *testing.B)      { benchmarkProxy(b, 40_000, 1, false) }
-func BenchmarkProxyNamespace10kReference(b *testing.B) {
-	benchmarkProxy(b, 10_000, 1, true)
+func BenchmarkProxyExact10k(b *testing.B) { benchmarkProxy(b, bigSidecarInventory(10_000), 0, false) }
+func BenchmarkProxyExact40k(b *testing.B) { benchmarkProxy(b, bigSidecarInventory(40_000), 0, false) }
+func BenchmarkProxyExact10kReference(b *testing.B) {
+	benchmarkProxy(b, bigSidecarInventory(10_000), 0, true)
 }
-func BenchmarkProxyWildcard10k(b *testing.B)          { benchmarkProxy(b, 10_000, 2, false) }
-func BenchmarkProxyWildcard10kReference(b *testing.B) { benchmarkProxy(b, 10_000, 2, true) }
-func BenchmarkProxyExact100k(b *testing.B)            { benchmarkProxy(b, 100_000, 0, false) }
+func BenchmarkProxyNamespace10k(b *testing.B) {
+	benchmarkProxy(b, bigSidecarInventory(10_000), 1, false)
+}
+func BenchmarkProxyNamespace40k(b *testing.B) {
+	benchmarkProxy(b, bigSidecarInventory(40_000), 1, false)
+}
+func BenchmarkProxyNamespace10kReference(b *testing.B) {
+	benchmarkProxy(b, bigSidecarInventory(10_000), 1, true)
+}
+func BenchmarkProxyWildcard10k(b *testing.B) {
+	benchmarkProxy(b, bigSidecarInventory(10_000), 2, false)
+}
+func BenchmarkProxyWildcard10kReference(b *testing.B) {
+	benchmarkProxy(b, bigSidecarInventory(10_000), 2, true)
+}
+func BenchmarkProxyExact100k(b *testing.B) { benchmarkProxy(b, bigSidecarInventory(100_000), 0, false) }
 
 // TestSidecarViewGrowth pins, in counted work, that building the view is linear in the
 // inventory and that Proxy costs what it returns: at n and 4n services (4x the namespaces,
