@@ -10,9 +10,6 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/meshscope/meshscope/internal/longtest"
-	"github.com/meshscope/meshscope/visibility"
-	"github.com/meshscope/meshscope/visibility/inventory"
-	"github.com/meshscope/meshscope/visibility/mesh"
 )
 
 // reference is the literal reference of a routing or gateway case, beside the case's view,
@@ -20,14 +17,7 @@ import (
 func (c *routingCase) reference(t *testing.T) (refSidecarView, *View) {
 	t.Helper()
 	meshFile, invFile := c.files(t)
-	m, err := mesh.Load(meshFile)
-	require.NoError(t, err, "case %d", c.ID)
-	r, err := visibility.Compile(m.Visibility)
-	require.NoError(t, err, "case %d", c.ID)
-	inv, err := inventory.Load(invFile, "")
-	require.NoError(t, err, "case %d", c.ID)
-	v, err := New(m, inv)
-	require.NoError(t, err, "case %d", c.ID)
+	r, m, inv, v := loadFiles(t, c.ID, meshFile, invFile)
 	return refSidecarView{r, m, *inv}, v
 }
 
@@ -46,40 +36,8 @@ func TestRoutingReferenceAgainstIstio(t *testing.T) {
 		for p, pr := range c.Proxies {
 			at := "case " + strconv.Itoa(c.ID) + ", proxy " + strconv.Itoa(p) + " in " + pr.Namespace + " with " + labels.Set(pr.Labels).String()
 			want := ref.proxy(pr.Namespace, pr.Labels)
-			require.Equal(t, pr.Sidecar, want.Sidecar, at)
-			require.Equal(t, istioServices(pr.Services), bare(want.Services), at)
-			require.Len(t, want.Listeners, len(pr.EgressListeners), at)
-			for k, l := range pr.EgressListeners {
-				w := want.Listeners[k]
-				require.Equal(t, nonNil(l.VirtualServices), w.VirtualServices, "%s: listener %d VirtualServices", at, k)
-				require.Equal(t, nonNil(l.Services), w.Services, "%s: listener %d services", at, k)
-				routes := l.VSForHost
-				if routes == nil {
-					routes = map[string]string{}
-				}
-				require.Equal(t, routes, w.Routes, "%s: listener %d routes", at, k)
-				listeners++
-			}
-			for h, istio := range pr.DestinationRules {
-				lookups++
-				r := want.Rules[h]
-				if istio == nil {
-					require.Nil(t, r, "%s: rule of %s", at, h)
-					continue
-				}
-				require.NotNil(t, r, "%s: rule of %s", at, h)
-				require.Equal(t, istio.From, r.From, "%s: rule of %s", at, h)
-				require.Equal(t, istio.Host, r.Host, "%s: rule of %s", at, h)
-				require.Equal(t, nonNil(istio.Subsets), r.Subsets, "%s: rule of %s", at, h)
-				if istio.TrafficPolicy == nil {
-					require.Nil(t, r.TrafficPolicy, "%s: rule of %s", at, h)
-				} else {
-					require.JSONEq(t, `{"connectionPool":{"tcp":{"maxConnections":`+strconv.Itoa(istio.TrafficPolicy.MaxConnections)+`}}}`, string(r.TrafficPolicy), "%s: rule of %s", at, h)
-				}
-			}
-			for h := range want.Rules {
-				require.Contains(t, pr.DestinationRules, h, "%s: a rule for %s, which Istio was not asked for", at, h)
-			}
+			l, k, _ := requireIstioProxy(t, &pr, want, at)
+			listeners, lookups = listeners+l, lookups+k
 			requireProxy(t, want, v.Proxy(pr.Namespace, labels.Set(pr.Labels)), "%s: the view beside the reference", at)
 			proxies++
 		}

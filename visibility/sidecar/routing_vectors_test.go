@@ -14,7 +14,6 @@ import (
 
 	"github.com/meshscope/meshscope/internal/longtest"
 	"github.com/meshscope/meshscope/visibility/inventory"
-	"github.com/meshscope/meshscope/visibility/mesh"
 )
 
 // routingCase is a case of testdata/istio-routing.json or istio-gateway.json: the
@@ -57,21 +56,9 @@ type routingCase struct {
 			MaxConnections int `json:"maxConnections"`
 		}
 	} `json:"destinationRules"`
-	DiscoveredNamespaces []string `json:"discoveredNamespaces"`
-	Proxies              []struct {
-		Namespace       string
-		Labels          map[string]string
-		Sidecar         string
-		Services        map[string]vectorService
-		VirtualServices [][]string
-		EgressListeners []struct {
-			Services        []string
-			VirtualServices []string
-			VSForHost       map[string]string `json:"vsForHost"`
-		}
-		DestinationRules map[string]*vectorRule
-	} `json:"proxies"`
-	GatewayProxies []struct {
+	DiscoveredNamespaces []string       `json:"discoveredNamespaces"`
+	Proxies              []routingProxy `json:"proxies"`
+	GatewayProxies       []struct {
 		Namespace string
 		Labels    map[string]string
 		Sidecar   string
@@ -84,6 +71,21 @@ type routingCase struct {
 		} `json:"afterSidecars"`
 	} `json:"gatewayProxies"`
 	SidecarDefaultView map[string]map[string]vectorService `json:"sidecarDefaultView"`
+}
+
+// routingProxy is a proxy of a routing case and what Istio's SidecarScope gave it.
+type routingProxy struct {
+	Namespace       string
+	Labels          map[string]string
+	Sidecar         string
+	Services        map[string]vectorService
+	VirtualServices [][]string
+	EgressListeners []struct {
+		Services        []string
+		VirtualServices []string
+		VSForHost       map[string]string `json:"vsForHost"`
+	}
+	DestinationRules map[string]*vectorRule
 }
 
 type vectorDestination struct {
@@ -243,15 +245,10 @@ func (c *routingCase) files(t testing.TB) (meshFile, invFile []byte) {
 	return c.meshFile(t), c.list(t, items)
 }
 
-// view reads a case's files through mesh.Load and inventory.Load and builds its view.
+// view reads a case's files and builds its view.
 func (c *routingCase) view(t testing.TB) (*inventory.Inventory, *View) {
 	meshFile, invFile := c.files(t)
-	m, err := mesh.Load(meshFile)
-	require.NoError(t, err, "case %d", c.ID)
-	inv, err := inventory.Load(invFile, "")
-	require.NoError(t, err, "case %d", c.ID)
-	v, err := New(m, inv)
-	require.NoError(t, err, "case %d", c.ID)
+	_, _, inv, v := loadFiles(t, c.ID, meshFile, invFile)
 	return inv, v
 }
 
@@ -279,6 +276,51 @@ func bare(in []Service) []Service {
 	return out
 }
 
+// requireIstioProxy holds got to what Istio gave pr: the sidecar, the services, each
+// listener's VirtualServices, imported services and most specific VirtualService per host,
+// and the DestinationRule of every host Istio was asked for (and of no other). It returns the
+// listeners, the rule lookups and the lookups that found a rule it compared.
+func requireIstioProxy(t *testing.T, pr *routingProxy, got Proxy, at string) (listeners, lookups, rules int) {
+	t.Helper()
+	require.Equal(t, pr.Sidecar, got.Sidecar, at)
+	require.Equal(t, istioServices(pr.Services), bare(got.Services), at)
+	require.Len(t, got.Listeners, len(pr.EgressListeners), at)
+	for k, l := range pr.EgressListeners {
+		g := got.Listeners[k]
+		require.Equal(t, nonNil(l.VirtualServices), g.VirtualServices, "%s: listener %d VirtualServices", at, k)
+		require.Equal(t, nonNil(pr.VirtualServices[k]), g.VirtualServices, "%s: listener %d VirtualServices", at, k)
+		require.Equal(t, nonNil(l.Services), g.Services, "%s: listener %d services", at, k)
+		want := l.VSForHost
+		if want == nil {
+			want = map[string]string{}
+		}
+		require.Equal(t, want, g.Routes, "%s: listener %d routes", at, k)
+		listeners++
+	}
+	for h, want := range pr.DestinationRules {
+		lookups++
+		r := got.Rules[h]
+		if want == nil {
+			require.Nil(t, r, "%s: rule of %s", at, h)
+			continue
+		}
+		rules++
+		require.NotNil(t, r, "%s: rule of %s", at, h)
+		require.Equal(t, want.From, r.From, "%s: rule of %s", at, h)
+		require.Equal(t, want.Host, r.Host, "%s: rule of %s", at, h)
+		require.Equal(t, nonNil(want.Subsets), r.Subsets, "%s: rule of %s", at, h)
+		if want.TrafficPolicy == nil {
+			require.Nil(t, r.TrafficPolicy, "%s: rule of %s", at, h)
+		} else {
+			require.JSONEq(t, `{"connectionPool":{"tcp":{"maxConnections":`+strconv.Itoa(want.TrafficPolicy.MaxConnections)+`}}}`, string(r.TrafficPolicy), "%s: rule of %s", at, h)
+		}
+	}
+	for h := range got.Rules {
+		require.Contains(t, pr.DestinationRules, h, "%s: a rule for %s, which Istio was not asked for", at, h)
+	}
+	return listeners, lookups, rules
+}
+
 // TestRoutingAgainstIstio holds View.Proxy to what Istio's own SidecarScope gave every proxy
 // of every routing case, through the loaders: the services (those VirtualService
 // destinations add included), each listener's VirtualServices, imported services and most
@@ -296,43 +338,8 @@ func TestRoutingAgainstIstio(t *testing.T) {
 		for p, pr := range c.Proxies {
 			at := "case " + strconv.Itoa(c.ID) + ", proxy " + strconv.Itoa(p) + " in " + pr.Namespace + " with " + labels.Set(pr.Labels).String()
 			got := v.Proxy(pr.Namespace, labels.Set(pr.Labels))
-			require.Equal(t, pr.Sidecar, got.Sidecar, at)
-			require.Equal(t, istioServices(pr.Services), bare(got.Services), at)
-			require.Len(t, got.Listeners, len(pr.EgressListeners), at)
-			for k, l := range pr.EgressListeners {
-				g := got.Listeners[k]
-				require.Equal(t, nonNil(l.VirtualServices), g.VirtualServices, "%s: listener %d VirtualServices", at, k)
-				require.Equal(t, nonNil(pr.VirtualServices[k]), g.VirtualServices, "%s: listener %d VirtualServices", at, k)
-				require.Equal(t, nonNil(l.Services), g.Services, "%s: listener %d services", at, k)
-				want := l.VSForHost
-				if want == nil {
-					want = map[string]string{}
-				}
-				require.Equal(t, want, g.Routes, "%s: listener %d routes", at, k)
-				listeners++
-			}
-			for h, want := range pr.DestinationRules {
-				lookups++
-				r := got.Rules[h]
-				if want == nil {
-					require.Nil(t, r, "%s: rule of %s", at, h)
-					continue
-				}
-				rules++
-				require.NotNil(t, r, "%s: rule of %s", at, h)
-				require.Equal(t, want.From, r.From, "%s: rule of %s", at, h)
-				require.Equal(t, want.Host, r.Host, "%s: rule of %s", at, h)
-				require.Equal(t, nonNil(want.Subsets), r.Subsets, "%s: rule of %s", at, h)
-				if want.TrafficPolicy == nil {
-					require.Nil(t, r.TrafficPolicy, "%s: rule of %s", at, h)
-				} else {
-					require.JSONEq(t, `{"connectionPool":{"tcp":{"maxConnections":`+strconv.Itoa(want.TrafficPolicy.MaxConnections)+`}}}`, string(r.TrafficPolicy), "%s: rule of %s", at, h)
-				}
-			}
-			for h := range got.Rules {
-				_, ok := pr.DestinationRules[h]
-				require.True(t, ok, "%s: a rule for %s, which Istio was not asked for", at, h)
-			}
+			l, k, r := requireIstioProxy(t, &pr, got, at)
+			listeners, lookups, rules = listeners+l, lookups+k, rules+r
 			if p%longtest.N(4, 1) == 0 {
 				explainAgrees(t, v, *inv, pr.Namespace, pr.Labels, got)
 			}

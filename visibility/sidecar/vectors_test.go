@@ -203,18 +203,24 @@ func (c *sidecarCase) files(t testing.TB) (meshFile, invFile []byte) {
 	return c.meshFile(t), c.list(t, items)
 }
 
-// view reads a case's files through LoadConfig, mesh.Load and Load and builds
-// its sidecar view.
+// loadFiles reads a case's files as a user's would be read — mesh.Load, visibility.Compile of
+// its policies and inventory.Load — and builds the sidecar view.
+func loadFiles(t testing.TB, id int, meshFile, invFile []byte) (*visibility.Resolver, *mesh.Config, *inventory.Inventory, *View) {
+	m, err := mesh.Load(meshFile)
+	require.NoError(t, err, "case %d", id)
+	r, err := visibility.Compile(m.Visibility)
+	require.NoError(t, err, "case %d", id)
+	inv, err := inventory.Load(invFile, "")
+	require.NoError(t, err, "case %d", id)
+	v, err := New(m, inv)
+	require.NoError(t, err, "case %d", id)
+	return r, m, inv, v
+}
+
+// view reads a case's files and builds its sidecar view.
 func (c *sidecarCase) view(t testing.TB) (*visibility.Resolver, *mesh.Config, inventory.Inventory, *View) {
 	meshFile, invFile := c.files(t)
-	m, err := mesh.Load(meshFile)
-	require.NoError(t, err, "case %d", c.ID)
-	r, err := visibility.Compile(m.Visibility)
-	require.NoError(t, err, "case %d", c.ID)
-	inv, err := inventory.Load(invFile, "")
-	require.NoError(t, err, "case %d", c.ID)
-	v, err := New(m, inv)
-	require.NoError(t, err, "case %d", c.ID)
+	r, m, inv, v := loadFiles(t, c.ID, meshFile, invFile)
 	return r, m, *inv, v
 }
 
