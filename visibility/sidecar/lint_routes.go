@@ -79,20 +79,10 @@ func (v *View) lintRoutes() []Finding {
 // namespace n, each once.
 func (r *virtualService) subsetDestinations(n string) []destination {
 	var out []destination
-	add := func(d destination) {
+	for d := range r.destinationsFor(n) {
 		if d.subset != "" && !slices.ContainsFunc(out, func(o destination) bool { return o.host == d.host && o.subset == d.subset }) {
 			out = append(out, d)
 		}
-	}
-	for k := range r.http {
-		if h := &r.http[k]; h.appliesTo(n) {
-			for _, d := range h.dests {
-				add(d)
-			}
-		}
-	}
-	for _, d := range r.l4 {
-		add(d)
 	}
 	return out
 }

@@ -2,6 +2,7 @@ package sidecar
 
 import (
 	"cmp"
+	"iter"
 	"net/netip"
 	"slices"
 	"strings"
@@ -225,10 +226,28 @@ func delegateExportedTo(d *inventory.VirtualService, n string, defaultTo []strin
 	return false
 }
 
-// appliesTo reports whether an HTTP route's destinations count for a proxy in namespace n:
-// its matches name no source namespace, or n among those they name.
-func (h *httpDests) appliesTo(n string) bool {
-	return len(h.sources) == 0 || slices.Contains(h.sources, n)
+// destinationsFor yields the destinations of r's routes that count for a proxy in namespace
+// n: those of each HTTP route whose matches name no source namespace or n among those they
+// name, then those of its TCP and TLS routes.
+func (r *virtualService) destinationsFor(n string) iter.Seq[destination] {
+	return func(yield func(destination) bool) {
+		for k := range r.http {
+			h := &r.http[k]
+			if len(h.sources) != 0 && !slices.Contains(h.sources, n) {
+				continue
+			}
+			for _, d := range h.dests {
+				if !yield(d) {
+					return
+				}
+			}
+		}
+		for _, d := range r.l4 {
+			if !yield(d) {
+				return
+			}
+		}
+	}
 }
 
 // destinationPorts returns the hosts the routes of r send a proxy in namespace n to, sorted,
@@ -244,7 +263,7 @@ func (r *virtualService) destinationPorts(n string) []hostPorts {
 // collectDestinations works out destinationPorts(n).
 func (r *virtualService) collectDestinations(n string) []hostPorts {
 	var out []hostPorts
-	add := func(d destination) {
+	for d := range r.destinationsFor(n) {
 		i := slices.IndexFunc(out, func(hp hostPorts) bool { return hp.host == d.host })
 		if i < 0 {
 			out = append(out, hostPorts{host: d.host})
@@ -253,16 +272,6 @@ func (r *virtualService) collectDestinations(n string) []hostPorts {
 		if !slices.Contains(out[i].ports, d.port) {
 			out[i].ports = append(out[i].ports, d.port)
 		}
-	}
-	for k := range r.http {
-		if h := &r.http[k]; h.appliesTo(n) {
-			for _, d := range h.dests {
-				add(d)
-			}
-		}
-	}
-	for _, d := range r.l4 {
-		add(d)
 	}
 	slices.SortFunc(out, func(a, b hostPorts) int { return strings.Compare(a.host, b.host) })
 	return out
