@@ -14,7 +14,6 @@ import (
 	"embed"
 	"errors"
 	"flag"
-	"fmt"
 	"io"
 	"os"
 	"slices"
@@ -135,11 +134,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if done, code := cli.Parse(fs, args, description, stdout, stderr); done {
 		return code
 	}
-	if !slices.Contains([]string{"table", "json", "dot"}, o.output) {
-		fmt.Fprintf(stderr, "%s: -o must be table, json or dot, got %q\n", prog, o.output)
-		return cli.Usage
-	}
-	if !cli.CheckFailOn(prog, o.failOn, stderr) {
+	if !cli.CheckFormat(prog, o.output, stderr, "dot") || !cli.CheckFailOn(prog, o.failOn, stderr) {
 		return cli.Usage
 	}
 	if err := o.readRequest(); err != nil {
@@ -163,11 +158,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case err != nil:
 		return cli.Fail(prog, stderr, err)
 	}
-	table := func(w io.Writer) error { return rep.print(w, o.wide) }
+	text := func(w io.Writer) error { return rep.print(w, o.wide) }
 	if o.output == "dot" {
-		o.output, table = "table", rep.dot
+		text = rep.dot
 	}
-	code := cli.Emit(prog, stdout, stderr, o.output, rep, table)
+	code := cli.Emit(prog, stdout, stderr, o.output, rep, text)
 	return cli.Gate(prog, stderr, code, o.failOn, rep.gated())
 }
 

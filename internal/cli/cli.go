@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/meshscope/meshscope/internal/report"
@@ -36,25 +37,29 @@ func ReadFile(sample fs.FS, name, sampleName string) ([]byte, string, error) {
 	return b, name, err
 }
 
-// CheckFormat reports whether format is "table" or "json", printing the problem otherwise.
-func CheckFormat(prog, format string, stderr io.Writer) bool {
-	if format == "table" || format == "json" {
+// CheckFormat reports whether format is "table", "json" or one of the program's other
+// formats (more, such as "dot"), printing the problem otherwise.
+func CheckFormat(prog, format string, stderr io.Writer, more ...string) bool {
+	formats := append([]string{"table", "json"}, more...)
+	if slices.Contains(formats, format) {
 		return true
 	}
-	fmt.Fprintf(stderr, "%s: -o must be table or json, got %q\n", prog, format)
+	last := len(formats) - 1
+	fmt.Fprintf(stderr, "%s: -o must be %s or %s, got %q\n", prog, strings.Join(formats[:last], ", "), formats[last], format)
 	return false
 }
 
-// Emit prints report as indented JSON when format is "json", else with table, and returns
-// the exit status: OK, or Failed after printing what went wrong.
-func Emit(prog string, stdout, stderr io.Writer, format string, report any, table func(io.Writer) error) int {
+// Emit prints report as indented JSON when format is "json", else with text (the table, or
+// the program's other format), and returns the exit status: OK, or Failed after printing
+// what went wrong.
+func Emit(prog string, stdout, stderr io.Writer, format string, report any, text func(io.Writer) error) int {
 	var err error
 	if format == "json" {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		err = enc.Encode(report)
 	} else {
-		err = table(stdout)
+		err = text(stdout)
 	}
 	return Fail(prog, stderr, err)
 }

@@ -39,6 +39,11 @@ func TestEmit(t *testing.T) {
 	assert.True(t, CheckFormat("prog", "json", &errOut))
 	assert.False(t, CheckFormat("prog", "xml", &errOut))
 	assert.Equal(t, "prog: -o must be table or json, got \"xml\"\n", errOut.String())
+	errOut.Reset()
+	assert.True(t, CheckFormat("prog", "dot", &errOut, "dot"))
+	assert.False(t, CheckFormat("prog", "svg", &errOut, "dot"))
+	assert.Equal(t, "prog: -o must be table, json or dot, got \"svg\"\n", errOut.String())
+	errOut.Reset()
 
 	code := Emit("prog", &out, &errOut, "json", map[string]int{"a": 1}, nil)
 	assert.Equal(t, OK, code)
