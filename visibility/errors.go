@@ -2,7 +2,6 @@ package visibility
 
 import (
 	"errors"
-	"fmt"
 
 	"github.com/meshscope/meshscope/internal/fielderr"
 	"github.com/meshscope/meshscope/internal/meshfile"
@@ -25,11 +24,6 @@ var (
 	// mesh.Load, another field of meshConfig).
 	ErrDuplicate = meshfile.ErrDuplicate
 )
-
-// problem is a FieldError at where and field with value.
-func problem(where, field string, value any, format string, args ...any) *FieldError {
-	return &FieldError{Where: where, Field: field, Value: value, Detail: fmt.Sprintf(format, args...)}
-}
 
 // joinProblems joins problems with errors.Join; nil when there are none.
 func joinProblems(problems []*FieldError) error {

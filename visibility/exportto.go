@@ -3,6 +3,7 @@ package visibility
 import (
 	"slices"
 
+	"github.com/meshscope/meshscope/internal/fielderr"
 	"github.com/meshscope/meshscope/internal/names"
 	"github.com/meshscope/meshscope/internal/strict"
 )
@@ -22,7 +23,7 @@ const (
 func ValidateExportTo(namespace string, exportTo []string) error {
 	var errs []*FieldError
 	if r := names.Label(namespace); r != "" {
-		errs = append(errs, problem("", "namespace", namespace, "%q %s", namespace, r))
+		errs = append(errs, fielderr.Newf("", "namespace", namespace, "%q %s", namespace, r))
 	}
 	return joinProblems(append(errs, ExportToProblems("exportTo", namespace, exportTo, EntryExportTo)...))
 }
@@ -143,13 +144,13 @@ func ExportToProblems(field, namespace string, list []string, rule ExportToRule)
 		switch v {
 		case exportToAll, exportToNone:
 			if len(list) > 1 {
-				errs = append(errs, problem("", at(), v, "%q must be the only value", v))
+				errs = append(errs, fielderr.Newf("", at(), v, "%q must be the only value", v))
 			}
 			continue
 		case exportToOwn:
 		default:
 			if r := names.Label(v); r != "" {
-				errs = append(errs, problem("", at(), v, "%q is not \"*\", \".\", \"~\" or a namespace name: %s", v, r))
+				errs = append(errs, fielderr.Newf("", at(), v, "%q is not \"*\", \".\", \"~\" or a namespace name: %s", v, r))
 				continue
 			}
 		}
@@ -167,7 +168,7 @@ func ExportToProblems(field, namespace string, list []string, rule ExportToRule)
 			j = slices.IndexFunc(list[:i], func(w string) bool { return w == v })
 		}
 		if j >= 0 {
-			errs = append(errs, problem("", at(), v, "%q repeats %s (%q)", v, strict.Index(field, j), list[j]))
+			errs = append(errs, fielderr.Newf("", at(), v, "%q repeats %s (%q)", v, strict.Index(field, j), list[j]))
 		}
 	}
 	return errs
@@ -189,15 +190,15 @@ func istioExportToProblems(field, namespace string, list []string, rule ExportTo
 		}
 		if j := set.find(key); j >= 0 {
 			if key != v {
-				errs = append(errs, problem("", at(), v, "duplicate entries in exportTo: . and current namespace %s (it repeats %s, %q)", namespace, strict.Index(field, j), list[j]))
+				errs = append(errs, fielderr.Newf("", at(), v, "duplicate entries in exportTo: . and current namespace %s (it repeats %s, %q)", namespace, strict.Index(field, j), list[j]))
 			} else {
-				errs = append(errs, problem("", at(), v, "duplicate entries in exportTo for entry %s (it repeats %s, %q)", v, strict.Index(field, j), list[j]))
+				errs = append(errs, fielderr.Newf("", at(), v, "duplicate entries in exportTo for entry %s (it repeats %s, %q)", v, strict.Index(field, j), list[j]))
 			}
 			continue
 		}
 		switch {
 		case v == exportToNone && rule != EntryExportTo:
-			errs = append(errs, problem("", at(), v, "exportTo ~ (none) is not allowed for Istio configuration objects"))
+			errs = append(errs, fielderr.Newf("", at(), v, "exportTo ~ (none) is not allowed for Istio configuration objects"))
 			continue
 		case v == exportToNone:
 			none = i
@@ -205,12 +206,12 @@ func istioExportToProblems(field, namespace string, list []string, rule ExportTo
 			public = i
 		case v == exportToOwn:
 		case !istioLabel(v):
-			errs = append(errs, problem("", at(), v, "only .,*, or a valid DNS 1123 label is allowed as exportTo entry: %q %s", v, names.Label(v)))
+			errs = append(errs, fielderr.Newf("", at(), v, "only .,*, or a valid DNS 1123 label is allowed as exportTo entry: %q %s", v, names.Label(v)))
 			continue
 		default:
 			if r := names.Label(v); r != "" {
 				// Istio's label admits upper case; a namespace name does not.
-				errs = append(errs, problem("", at(), v, "%q is not \"*\", \".\", \"~\" or a namespace name: %s", v, r))
+				errs = append(errs, fielderr.Newf("", at(), v, "%q is not \"*\", \".\", \"~\" or a namespace name: %s", v, r))
 			}
 		}
 		set.add(key, i, len(list))
@@ -218,16 +219,16 @@ func istioExportToProblems(field, namespace string, list []string, rule ExportTo
 	if rule == SelectorRuleExportTo && set.len() > 0 {
 		switch {
 		case set.find(namespace) < 0:
-			errs = append(errs, problem("", field, list, "destination rule with workload selector cannot have exportTo beyond current namespace"))
+			errs = append(errs, fielderr.Newf("", field, list, "destination rule with workload selector cannot have exportTo beyond current namespace"))
 		case set.len() > 1:
-			errs = append(errs, problem("", field, list, "destination rule with workload selector cannot have multiple entries in exportTo"))
+			errs = append(errs, fielderr.Newf("", field, list, "destination rule with workload selector cannot have multiple entries in exportTo"))
 		}
 	}
 	if public >= 0 && len(list) > 1 {
-		errs = append(errs, problem("", strict.Index(field, public), exportToAll, "cannot have both public (*) and non-public exportTo values for a resource"))
+		errs = append(errs, fielderr.Newf("", strict.Index(field, public), exportToAll, "cannot have both public (*) and non-public exportTo values for a resource"))
 	}
 	if none >= 0 && len(list) > 1 {
-		errs = append(errs, problem("", strict.Index(field, none), exportToNone, "cannot export service entry to no one (~) and someone"))
+		errs = append(errs, fielderr.Newf("", strict.Index(field, none), exportToNone, "cannot export service entry to no one (~) and someone"))
 	}
 	return errs
 }

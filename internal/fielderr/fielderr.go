@@ -5,6 +5,7 @@ package fielderr
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 )
 
@@ -49,6 +50,12 @@ func (e *Error) Unwrap() error { return e.Err }
 // none).
 func New(field string, value any, detail string, kind error) *Error {
 	return &Error{Field: field, Value: value, Detail: detail, Err: kind}
+}
+
+// Newf returns a problem of the object where (may be empty) with field and its value, why
+// formatted as fmt.Sprintf does, and no sentinel.
+func Newf(where, field string, value any, format string, args ...any) *Error {
+	return &Error{Where: where, Field: field, Value: value, Detail: fmt.Sprintf(format, args...)}
 }
 
 // In puts where before every problem joined in err: a FieldError gets where prepended to its

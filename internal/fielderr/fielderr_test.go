@@ -30,6 +30,7 @@ func TestError(t *testing.T) {
 		})
 	}
 	assert.ErrorIs(t, New("f", 1, "d", errKind), errKind)
+	assert.Equal(t, &Error{Where: "w", Field: "port", Value: 0, Detail: "port 0 is out of range"}, Newf("w", "port", 0, "port %d is out of range", 0))
 }
 
 func TestIn(t *testing.T) {

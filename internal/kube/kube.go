@@ -5,7 +5,6 @@
 package kube
 
 import (
-	"fmt"
 	"sort"
 	"strings"
 
@@ -16,11 +15,6 @@ import (
 	"github.com/meshscope/meshscope/internal/fielderr"
 	"github.com/meshscope/meshscope/internal/strict"
 )
-
-// problem is a problem at where and field with value.
-func problem(where, field string, value any, format string, args ...any) *fielderr.Error {
-	return &fielderr.Error{Where: where, Field: field, Value: value, Detail: fmt.Sprintf(format, args...)}
-}
 
 // DecodeSelector reads a Kubernetes LabelSelector at path: camelCase fields only, as the
 // Kubernetes API defines them (matchLabels, and matchExpressions of key, operator, values).

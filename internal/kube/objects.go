@@ -170,14 +170,14 @@ func (s *Stream) one(x any, doc string, item *itemPath, problems []strict.Proble
 			s.fail(problemsIn(doc, problems))
 			return nil, nil, nil
 		}
-		s.fail(problem(JoinWhere(doc, item.String()), "", x, "%s", mustBeObject(item, x)))
+		s.fail(fielderr.Newf(JoinWhere(doc, item.String()), "", x, "%s", mustBeObject(item, x)))
 		return nil, nil, nil
 	}
 	o := Object{doc: doc, item: item, Fields: fields}
 	if k, ok := fields.Get("kind"); ok {
 		kind, isStr := k.(string)
 		if !isStr {
-			s.fail(problem(o.Where(), "kind", k, "must be a string, got %s", strict.Describe(k)))
+			s.fail(fielderr.Newf(o.Where(), "kind", k, "must be a string, got %s", strict.Describe(k)))
 			return nil, nil, nil
 		}
 		o.Kind = kind
@@ -209,7 +209,7 @@ func (s *Stream) one(x any, doc string, item *itemPath, problems []strict.Proble
 	raw := fields.Value("items")
 	items, ok := raw.([]any)
 	if !ok && raw != nil {
-		s.fail(problem(o.Where(), "items", raw, "must be a list, got %s", strict.Describe(raw)))
+		s.fail(fielderr.Newf(o.Where(), "items", raw, "must be a list, got %s", strict.Describe(raw)))
 		return nil, nil, nil
 	}
 	if len(items) == 0 {
@@ -294,7 +294,7 @@ func CheckKind(o Object, known []string) error {
 		return nil
 	}
 	if c := strict.Close(o.Kind, known); c != "" {
-		return problem(o.Where(), "kind", o.Kind, "unknown kind %q (did you mean %q? as written, the object would be skipped)", o.Kind, c)
+		return fielderr.Newf(o.Where(), "kind", o.Kind, "unknown kind %q (did you mean %q? as written, the object would be skipped)", o.Kind, c)
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"net/netip"
 	"slices"
 
+	"github.com/meshscope/meshscope/internal/fielderr"
 	"github.com/meshscope/meshscope/internal/hosts"
 	"github.com/meshscope/meshscope/internal/strict"
 )
@@ -14,25 +15,18 @@ import (
 // spells it ("spec.hosts[0]"); Validate runs them on every service, naming fields as Service
 // does ("Hosts[0]"). Each appends its problems, with Where left for the caller, to errs.
 
+// portOutOfRange is what Load and Validate say of a service's or a Sidecar listener's port
+// number above 65535 (or, where a number is required, 0).
+const portOutOfRange = "port %d is out of range (1 to 65535)"
+
 // checkHosts checks each host of the list at field: a DNS name whose first label may be a
 // wildcard label ("*", or "*" then label characters: *.example.com, *x.example.com,
 // *-foo.example.com, *x), in any case and with an optional trailing dot, but not "*" alone,
-// as Istio validates a ServiceEntry's hosts. Each valid host, normalized, is given to visit
-// (nil: check only).
-func checkHosts(errs []*FieldError, field string, list []string, visit func(h string)) []*FieldError {
+// as Istio validates a ServiceEntry's hosts.
+func checkHosts(errs []*FieldError, field string, list []string) []*FieldError {
 	for j, h := range list {
-		ok, normal := hosts.Quick(h)
-		if !ok {
-			if r := hosts.Problem(h); r != "" {
-				errs = append(errs, problem("", strict.Index(field, j), h, "%q %s", h, r))
-				continue
-			}
-		}
-		if visit != nil {
-			if !normal {
-				h = hosts.Normalize(h)
-			}
-			visit(h)
+		if r := hosts.Problem(h); r != "" {
+			errs = append(errs, fielderr.Newf("", strict.Index(field, j), h, "%q %s", h, r))
 		}
 	}
 	return errs
@@ -44,7 +38,7 @@ func checkHosts(errs []*FieldError, field string, list []string, visit func(h st
 func checkAddresses(errs []*FieldError, field string, addrs []netip.Prefix) []*FieldError {
 	for j, p := range addrs {
 		if !p.IsValid() {
-			errs = append(errs, problem("", strict.Index(field, j), p, "not an IP or CIDR (the zero netip.Prefix, or a prefix length out of range)"))
+			errs = append(errs, fielderr.Newf("", strict.Index(field, j), p, "not an IP or CIDR (the zero netip.Prefix, or a prefix length out of range)"))
 		}
 	}
 	return errs
@@ -56,7 +50,7 @@ func checkResolution(errs []*FieldError, field string, r Resolution) []*FieldErr
 	case "", ResolutionNone, ResolutionStatic, ResolutionDNS, ResolutionDNSRoundRobin, ResolutionDynamicDNS:
 		return errs
 	}
-	return append(errs, problem("", field, r, "%q is not one of NONE, STATIC, DNS, DNS_ROUND_ROBIN, DYNAMIC_DNS", r))
+	return append(errs, fielderr.Newf("", field, r, "%q is not one of NONE, STATIC, DNS, DNS_ROUND_ROBIN, DYNAMIC_DNS", r))
 }
 
 // hostSet is a service's hosts as hosts compare (without case or a trailing dot): the hosts
@@ -76,7 +70,7 @@ func (hs hostSet) checkAutoHost(errs []*FieldError, field, host string) []*Field
 	if hs[hosts.Normalize(host)] {
 		return errs
 	}
-	return append(errs, problem("", field, host, "%q is none of the service's hosts", host))
+	return append(errs, fielderr.Newf("", field, host, "%q is none of the service's hosts", host))
 }
 
 // checkAutoAddresses checks the addresses Istio allocated (Service.AutoAddresses, field):
@@ -91,7 +85,7 @@ func checkAutoAddresses(errs []*FieldError, field string, s *Service) []*FieldEr
 		errs = hs.checkAutoHost(errs, at, h)
 		for j, p := range s.AutoAddresses[h] {
 			if !p.IsSingleIP() {
-				errs = append(errs, problem("", strict.Index(at, j), p, "%s is not an IP", p))
+				errs = append(errs, fielderr.Newf("", strict.Index(at, j), p, "%s is not an IP", p))
 			}
 		}
 	}

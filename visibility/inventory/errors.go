@@ -2,7 +2,6 @@ package inventory
 
 import (
 	"errors"
-	"fmt"
 
 	"github.com/meshscope/meshscope/internal/fielderr"
 )
@@ -25,8 +24,3 @@ var (
 	// DestinationRules) with one namespace and name.
 	ErrDuplicate = errors.New("duplicate object")
 )
-
-// problem is a FieldError at where and field with value.
-func problem(where, field string, value any, format string, args ...any) *FieldError {
-	return &FieldError{Where: where, Field: field, Value: value, Detail: fmt.Sprintf(format, args...)}
-}

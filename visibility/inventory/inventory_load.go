@@ -288,7 +288,7 @@ func (l *inventoryLoader) serviceEntry(o kube.Object) []error {
 	s, spec, ok := l.common(&d, o, ServiceEntry)
 	if ok {
 		s.Hosts = specStrings(&d, spec, "hosts")
-		add(&d, checkHosts(nil, "spec.hosts", s.Hosts, nil))
+		add(&d, checkHosts(nil, "spec.hosts", s.Hosts))
 		for i, a := range specStrings(&d, spec, "addresses") {
 			p, err := hosts.ParseAddress(a)
 			if err != nil {

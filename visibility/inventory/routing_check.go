@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/meshscope/meshscope/internal/fielderr"
 	"github.com/meshscope/meshscope/internal/names"
 	"github.com/meshscope/meshscope/internal/strict"
 	"github.com/meshscope/meshscope/visibility"
@@ -74,13 +75,13 @@ func capitalized(s string) string { return strings.ToUpper(s[:1]) + s[1:] }
 func checkVirtualService(errs []*FieldError, vs *VirtualService, f *routingFields) []*FieldError {
 	if len(vs.Hosts) == 0 { // a delegate
 		if len(vs.Gateways) > 0 {
-			errs = append(errs, problem("", f.pick("spec.gateways", "Gateways"), vs.Gateways, "delegate virtual service must have no gateways specified"))
+			errs = append(errs, fielderr.Newf("", f.pick("spec.gateways", "Gateways"), vs.Gateways, "delegate virtual service must have no gateways specified"))
 		}
 		if len(vs.TLS) > 0 {
-			errs = append(errs, problem("", f.pick("spec.tls", "TLS"), nil, "delegate virtual service must have no tls route specified"))
+			errs = append(errs, fielderr.Newf("", f.pick("spec.tls", "TLS"), nil, "delegate virtual service must have no tls route specified"))
 		}
 		if len(vs.TCP) > 0 {
-			errs = append(errs, problem("", f.pick("spec.tcp", "TCP"), nil, "delegate virtual service must have no tcp route specified"))
+			errs = append(errs, fielderr.Newf("", f.pick("spec.tcp", "TCP"), nil, "delegate virtual service must have no tcp route specified"))
 		}
 	}
 	// Bound to gateways only when it names some and not the mesh.
@@ -95,7 +96,7 @@ func checkVirtualService(errs []*FieldError, vs *VirtualService, f *routingField
 	}
 	errs = checkVirtualServiceHosts(errs, vs, f, toGateways)
 	if len(vs.HTTP) == 0 && len(vs.TCP) == 0 && len(vs.TLS) == 0 {
-		errs = append(errs, problem("", f.pick("spec", ""), nil, "http, tcp or tls must be provided in virtual service"))
+		errs = append(errs, fielderr.Newf("", f.pick("spec", ""), nil, "http, tcp or tls must be provided in virtual service"))
 	}
 	for r := range vs.HTTP {
 		errs = checkHTTPRoute(errs, f, &vs.HTTP[r], r, len(vs.Hosts) == 0)
@@ -107,7 +108,7 @@ func checkVirtualService(errs []*FieldError, vs *VirtualService, f *routingField
 		}
 		for r := range routes {
 			if len(routes[r].Route) == 0 {
-				errs = append(errs, problem("", f.route(kind, r)+f.pick(".route", ".Route"), nil, "%s", required))
+				errs = append(errs, fielderr.Newf("", f.route(kind, r)+f.pick(".route", ".Route"), nil, "%s", required))
 			}
 			errs = checkDestinations(errs, f, kind, r, routes[r].Route)
 		}
@@ -129,7 +130,7 @@ func jwtClaimProblems(errs []*FieldError, f *routingFields, vs *VirtualService, 
 	}{{"headers", "Headers", mt.Headers}, {"withoutHeaders", "WithoutHeaders", mt.WithoutHeaders}} {
 		for k := range hs.headers {
 			if jwtClaimHeader(k) {
-				errs = append(errs, problem("", strict.Key(f.match(r, m)+"."+f.pick(hs.load, hs.goName), k), k,
+				errs = append(errs, fielderr.Newf("", strict.Key(f.match(r, m)+"."+f.pick(hs.load, hs.goName), k), k,
 					"JWT claim based routing (key: %s) is only supported for gateway, found no gateways: %v", k, vs.Gateways))
 			}
 		}
@@ -155,11 +156,11 @@ func checkVirtualServiceHosts(errs []*FieldError, vs *VirtualService, f *routing
 		}
 		if r := wildcardDomainProblem(h); r != "" {
 			if _, err := netip.ParseAddr(h); err != nil {
-				errs = append(errs, problem("", strict.Index(field, i), h, "%s", r))
+				errs = append(errs, fielderr.Newf("", strict.Index(field, i), h, "%s", r))
 				valid = false
 			}
 		} else if !toGateways && h == "*" {
-			errs = append(errs, problem("", strict.Index(field, i), h, "wildcard host * is not allowed for virtual services bound to the mesh gateway"))
+			errs = append(errs, fielderr.Newf("", strict.Index(field, i), h, "wildcard host * is not allowed for virtual services bound to the mesh gateway"))
 			valid = false
 		}
 	}
@@ -168,10 +169,10 @@ func checkVirtualServiceHosts(errs []*FieldError, vs *VirtualService, f *routing
 	}
 	pairs, total := overlaps(vs.Hosts, maxOverlaps)
 	for _, p := range pairs {
-		errs = append(errs, problem("", strict.Index(field, p[1]), vs.Hosts[p[1]], "duplicate hosts in virtual service: %s & %s", vs.Hosts[p[0]], vs.Hosts[p[1]]))
+		errs = append(errs, fielderr.Newf("", strict.Index(field, p[1]), vs.Hosts[p[1]], "duplicate hosts in virtual service: %s & %s", vs.Hosts[p[0]], vs.Hosts[p[1]]))
 	}
 	if total > len(pairs) {
-		errs = append(errs, problem("", field, nil, "and %d more pairs of duplicate hosts in virtual service", total-len(pairs)))
+		errs = append(errs, fielderr.Newf("", field, nil, "and %d more pairs of duplicate hosts in virtual service", total-len(pairs)))
 	}
 	return errs
 }
@@ -181,16 +182,16 @@ func checkVirtualServiceHosts(errs []*FieldError, vs *VirtualService, f *routing
 func checkHTTPRoute(errs []*FieldError, f *routingFields, h *HTTPRoute, r int, inDelegate bool) []*FieldError {
 	switch {
 	case inDelegate && h.Delegate != nil:
-		errs = append(errs, problem("", f.route("http", r)+f.pick(".delegate", ".Delegate"), nil, "delegate HTTP route cannot contain delegate"))
+		errs = append(errs, fielderr.Newf("", f.route("http", r)+f.pick(".delegate", ".Delegate"), nil, "delegate HTTP route cannot contain delegate"))
 	case !inDelegate && h.Delegate != nil && len(h.Route) > 0:
-		errs = append(errs, problem("", f.route("http", r)+f.pick(".route", ".Route"), nil, "root HTTP route %s must not specify route", h.Name))
+		errs = append(errs, fielderr.Newf("", f.route("http", r)+f.pick(".route", ".Route"), nil, "root HTTP route %s must not specify route", h.Name))
 	}
 	mirrors := len(h.Mirrors) > 0
 	if f.load {
 		mirrors = f.hasMirrors[r]
 	}
 	if h.Mirror != nil && mirrors && (inDelegate || h.Delegate == nil) { // Istio checks a root route for nothing else
-		errs = append(errs, problem("", f.route("http", r)+f.pick(".mirrors", ".Mirrors"), nil, "HTTP route cannot contain both mirror and mirrors"))
+		errs = append(errs, fielderr.Newf("", f.route("http", r)+f.pick(".mirrors", ".Mirrors"), nil, "HTTP route cannot contain both mirror and mirrors"))
 	}
 	for m := range h.Match {
 		errs = checkHTTPMatch(errs, f, &h.Match[m], r, m)
@@ -198,13 +199,13 @@ func checkHTTPRoute(errs []*FieldError, f *routingFields, h *HTTPRoute, r int, i
 	if h.Mirror != nil {
 		errs = checkDestination(errs, f, "http", r, "mirror", 0, h.Mirror)
 		if h.Mirror.Weight != 0 {
-			errs = append(errs, problem("", f.dest("http", r, "mirror", 0, "weight"), h.Mirror.Weight, "a mirror has no weight"))
+			errs = append(errs, fielderr.Newf("", f.dest("http", r, "mirror", 0, "weight"), h.Mirror.Weight, "a mirror has no weight"))
 		}
 	}
 	for i := range h.Mirrors {
 		errs = checkDestination(errs, f, "http", r, "mirrors", i, &h.Mirrors[i])
 		if h.Mirrors[i].Weight != 0 {
-			errs = append(errs, problem("", f.dest("http", r, "mirrors", i, "weight"), h.Mirrors[i].Weight, "a mirror has no weight"))
+			errs = append(errs, fielderr.Newf("", f.dest("http", r, "mirrors", i, "weight"), h.Mirrors[i].Weight, "a mirror has no weight"))
 		}
 	}
 	return checkDestinations(errs, f, "http", r, h.Route)
@@ -216,12 +217,12 @@ func checkDestinations(errs []*FieldError, f *routingFields, kind string, r int,
 	for i := range ds {
 		errs = checkDestination(errs, f, kind, r, "route", i, &ds[i])
 		if w := ds[i].Weight; w < 0 {
-			errs = append(errs, problem("", f.dest(kind, r, "route", i, "weight"), w, "weight %d < 0", w))
+			errs = append(errs, fielderr.Newf("", f.dest(kind, r, "route", i, "weight"), w, "weight %d < 0", w))
 		}
 		total += int64(ds[i].Weight)
 	}
 	if len(ds) > 1 && int32(total) == 0 { // Istio sums in an int32
-		errs = append(errs, problem("", f.route(kind, r)+f.pick(".route", ".Route"), nil, "total destination weight = 0"))
+		errs = append(errs, fielderr.Newf("", f.route(kind, r)+f.pick(".route", ".Route"), nil, "total destination weight = 0"))
 	}
 	return errs
 }
@@ -229,17 +230,17 @@ func checkDestinations(errs []*FieldError, f *routingFields, kind string, r int,
 // checkDestination checks a destination's host, subset and port.
 func checkDestination(errs []*FieldError, f *routingFields, kind string, r int, list string, i int, d *Destination) []*FieldError {
 	if d.Host == "*" {
-		errs = append(errs, problem("", f.dest(kind, r, list, i, "host"), d.Host, "invalid destination host *"))
+		errs = append(errs, fielderr.Newf("", f.dest(kind, r, list, i, "host"), d.Host, "invalid destination host *"))
 	} else if p := wildcardDomainProblem(d.Host); p != "" {
-		errs = append(errs, problem("", f.dest(kind, r, list, i, "host"), d.Host, "%s", p))
+		errs = append(errs, fielderr.Newf("", f.dest(kind, r, list, i, "host"), d.Host, "%s", p))
 	}
 	if d.Subset != "" {
 		if p := subsetNameProblem(d.Subset); p != "" {
-			errs = append(errs, problem("", f.dest(kind, r, list, i, "subset"), d.Subset, "%s", p))
+			errs = append(errs, fielderr.Newf("", f.dest(kind, r, list, i, "subset"), d.Subset, "%s", p))
 		}
 	}
 	if d.Port > 65535 {
-		errs = append(errs, problem("", f.dest(kind, r, list, i, "port"), d.Port, "%s", portProblem(d.Port)))
+		errs = append(errs, fielderr.Newf("", f.dest(kind, r, list, i, "port"), d.Port, "%s", portProblem(uint64(d.Port))))
 	}
 	return errs
 }
@@ -262,7 +263,7 @@ func checkHTTPMatch(errs []*FieldError, f *routingFields, mt *HTTPMatch, r, m in
 		for k, sm := range hs.headers {
 			if hs.load != "queryParams" {
 				if p := headerNameProblem(k); p != "" {
-					errs = append(errs, problem("", key(hs.load, hs.goName, k)(), k, "%s", p))
+					errs = append(errs, fielderr.Newf("", key(hs.load, hs.goName, k)(), k, "%s", p))
 				}
 			}
 			if hs.load == "withoutHeaders" && sm.Regex == "*" {
@@ -281,12 +282,12 @@ func checkHTTPMatch(errs []*FieldError, f *routingFields, mt *HTTPMatch, r, m in
 		}
 	}
 	if mt.Port > 65535 {
-		errs = append(errs, problem("", at("port", "Port")(), mt.Port, "%s", portProblem(mt.Port)))
+		errs = append(errs, fielderr.Newf("", at("port", "Port")(), mt.Port, "%s", portProblem(uint64(mt.Port))))
 	}
 	errs = checkTags(errs, at("sourceLabels", "SourceLabels"), mt.SourceLabels)
 	errs = gatewayNamesProblems(errs, at("gateways", "Gateways"), mt.Gateways)
 	if mt.SourceNamespace != "" && !istioLabel(mt.SourceNamespace) {
-		errs = append(errs, problem("", at("sourceNamespace", "SourceNamespace")(), mt.SourceNamespace, "sourceNamespace match %s is invalid", mt.SourceNamespace))
+		errs = append(errs, fielderr.Newf("", at("sourceNamespace", "SourceNamespace")(), mt.SourceNamespace, "sourceNamespace match %s is invalid", mt.SourceNamespace))
 	}
 	return errs
 }
@@ -297,7 +298,7 @@ func checkRegex(errs []*FieldError, f *routingFields, path func() string, sm *St
 		return errs
 	}
 	if p := regexProblem(sm.Regex, where); p != "" {
-		errs = append(errs, problem("", path()+f.pick(".regex", ".Regex"), sm.Regex, "%s", p))
+		errs = append(errs, fielderr.Newf("", path()+f.pick(".regex", ".Regex"), sm.Regex, "%s", p))
 	}
 	return errs
 }
@@ -306,7 +307,7 @@ func checkRegex(errs []*FieldError, f *routingFields, path func() string, sm *St
 // does, but for its traffic policies.
 func checkDestinationRule(errs []*FieldError, dr *DestinationRule, f *routingFields) []*FieldError {
 	if p := wildcardDomainProblem(dr.Host); p != "" {
-		errs = append(errs, problem("", f.pick("spec.host", "Host"), dr.Host, "%s", p))
+		errs = append(errs, fielderr.Newf("", f.pick("spec.host", "Host"), dr.Host, "%s", p))
 	}
 	var seen map[string]int // for many subsets; few are scanned
 	if len(dr.Subsets) > 8 {
@@ -328,10 +329,10 @@ func checkDestinationRule(errs []*FieldError, dr *DestinationRule, f *routingFie
 			j = slices.IndexFunc(dr.Subsets[:i], func(o Subset) bool { return o.Name == s.Name })
 		}
 		if j >= 0 {
-			errs = append(errs, problem("", name(i), s.Name, "duplicate subset names: %s (it repeats %s)", s.Name, name(j)))
+			errs = append(errs, fielderr.Newf("", name(i), s.Name, "duplicate subset names: %s (it repeats %s)", s.Name, name(j)))
 		}
 		if p := subsetNameProblem(s.Name); p != "" {
-			errs = append(errs, problem("", name(i), s.Name, "%s", p))
+			errs = append(errs, fielderr.Newf("", name(i), s.Name, "%s", p))
 		}
 		errs = checkTags(errs, func() string {
 			return strict.Index(f.pick("spec.subsets", "Subsets"), i) + f.pick(".labels", ".Labels")
@@ -354,10 +355,10 @@ func checkRuleSelector(errs []*FieldError, path string, ls map[string]string) []
 	for k, v := range ls {
 		kv := func() string { return strconv.Quote(k + "=" + v) }
 		if k == "" {
-			errs = append(errs, problem("", strict.Key(path, k), k, "empty key is not supported in selector: %s", kv()))
+			errs = append(errs, fielderr.Newf("", strict.Key(path, k), k, "empty key is not supported in selector: %s", kv()))
 		}
 		if strings.Contains(k, "*") || strings.Contains(v, "*") {
-			errs = append(errs, problem("", strict.Key(path, k), k+"="+v, "wildcard is not supported in selector: %s", kv()))
+			errs = append(errs, fielderr.Newf("", strict.Key(path, k), k+"="+v, "wildcard is not supported in selector: %s", kv()))
 		}
 	}
 	return byField(errs, start)

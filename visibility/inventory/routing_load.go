@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/meshscope/meshscope/internal/fielderr"
 	"github.com/meshscope/meshscope/internal/kube"
 	"github.com/meshscope/meshscope/internal/strict"
 )
@@ -120,7 +121,7 @@ type routingReader struct {
 
 // refuse records what Istio's validation refuses, at path.
 func (r *routingReader) refuse(path string, value any, format string, args ...any) {
-	r.istio = append(r.istio, problem("", path, value, format, args...))
+	r.istio = append(r.istio, fielderr.Newf("", path, value, format, args...))
 }
 
 // problems returns every problem of the object: its shape's, those found reading it, and,
@@ -285,7 +286,7 @@ func (r *routingReader) destination(x any, path string) (Destination, bool) {
 				n, np = r.d.Uint(v, p), p
 			}
 			if n == 0 || n > math.MaxUint32 {
-				r.refuse(np, n, "port number %d must be in the range 1..65535", n)
+				r.refuse(np, n, "%s", portProblem(n))
 			} else {
 				dst.Port = uint32(n)
 			}
@@ -329,7 +330,7 @@ func (r *routingReader) httpMatch(x any, path string) HTTPMatch {
 		if n := d.Uint(v, p); n <= math.MaxUint32 {
 			m.Port = uint32(n)
 		} else {
-			r.refuse(p, n, "port number %d must be in the range 1..65535", n)
+			r.refuse(p, n, "%s", portProblem(n))
 		}
 	}
 	if v, p, ok := o.Get("sourceLabels"); ok {

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/meshscope/meshscope/internal/fielderr"
 	"github.com/meshscope/meshscope/internal/names"
 	"github.com/meshscope/meshscope/internal/strict"
 )
@@ -139,7 +140,7 @@ func subsetNameProblem(name string) string {
 }
 
 // portProblem checks a port number.
-func portProblem(n uint32) string {
+func portProblem(n uint64) string {
 	if n >= 1 && n <= 65535 {
 		return ""
 	}
@@ -204,10 +205,10 @@ func checkTags(errs []*FieldError, path func() string, ls map[string]string) []*
 	for _, k := range slices.Sorted(maps.Keys(ls)) {
 		v := ls[k]
 		if r := tagKeyProblem(k); r != "" {
-			errs = append(errs, problem("", strict.Key(at, k), k, "%s", r))
+			errs = append(errs, fielderr.Newf("", strict.Key(at, k), k, "%s", r))
 		}
 		if v != "" && !qualifiedName(v) {
-			errs = append(errs, problem("", strict.Key(at, k), v, "invalid tag value: %q", v))
+			errs = append(errs, fielderr.Newf("", strict.Key(at, k), v, "invalid tag value: %q", v))
 		}
 	}
 	return errs
@@ -222,18 +223,18 @@ func gatewayNamesProblems(errs []*FieldError, field func() string, gateways []st
 		ns, name, slashed := strings.Cut(g, "/")
 		if !slashed {
 			if r := fqdnProblem(g); r != "" {
-				errs = append(errs, problem("", strict.Index(field(), i), g, "%s", r))
+				errs = append(errs, fielderr.Newf("", strict.Index(field(), i), g, "%s", r))
 			}
 			return errs
 		}
 		if ns == "" || name == "" {
-			errs = append(errs, problem("", strict.Index(field(), i), g, "config namespace and gateway name cannot be empty"))
+			errs = append(errs, fielderr.Newf("", strict.Index(field(), i), g, "config namespace and gateway name cannot be empty"))
 		}
 		if !istioLabel(ns) {
-			errs = append(errs, problem("", strict.Index(field(), i), g, "invalid value for namespace: %q", ns))
+			errs = append(errs, fielderr.Newf("", strict.Index(field(), i), g, "invalid value for namespace: %q", ns))
 		}
 		if !istioLabel(name) {
-			errs = append(errs, problem("", strict.Index(field(), i), g, "invalid value for gateway name: %q", name))
+			errs = append(errs, fielderr.Newf("", strict.Index(field(), i), g, "invalid value for gateway name: %q", name))
 		}
 	}
 	return errs

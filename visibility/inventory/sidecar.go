@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/meshscope/meshscope/internal/fielderr"
 	"github.com/meshscope/meshscope/internal/hosts"
 	"github.com/meshscope/meshscope/internal/kube"
 	"github.com/meshscope/meshscope/internal/names"
@@ -82,19 +83,19 @@ func egressHostProblem(s string) string {
 // names them as the object spells them, through its own path).
 func checkSidecar(errs []*FieldError, sc *Sidecar) []*FieldError {
 	if sc.Namespace == "" {
-		errs = append(errs, problem("", "Namespace", "", "must not be empty"))
+		errs = append(errs, fielderr.Newf("", "Namespace", "", "must not be empty"))
 	} else if r := names.Label(sc.Namespace); r != "" {
-		errs = append(errs, problem("", "Namespace", sc.Namespace, "%q %s", sc.Namespace, r))
+		errs = append(errs, fielderr.Newf("", "Namespace", sc.Namespace, "%q %s", sc.Namespace, r))
 	}
 	if sc.Name == "" {
-		errs = append(errs, problem("", "Name", "", "must not be empty"))
+		errs = append(errs, fielderr.Newf("", "Name", "", "must not be empty"))
 	}
 	errs = checkWorkloadLabels(errs, "WorkloadSelector", sc.WorkloadSelector)
 	for i := range sc.Egress {
 		e := &sc.Egress[i]
 		errs = checkEgress(errs, strict.Index("Egress", i), "Hosts", "Port", e)
 		if e.Port == 0 && e.Bind != "" && !socketListener(e) {
-			errs = append(errs, problem("", strict.Index("Egress", i)+".Bind", e.Bind, "%q: a listener with Port 0 is either a unix domain socket listener, whose Bind starts with unix://, or a listener without a port, which has no Bind", e.Bind))
+			errs = append(errs, fielderr.Newf("", strict.Index("Egress", i)+".Bind", e.Bind, "%q: a listener with Port 0 is either a unix domain socket listener, whose Bind starts with unix://, or a listener without a port, which has no Bind", e.Bind))
 		}
 	}
 	return checkEgressListeners(errs, sc.Egress, egressFields{"Egress", "Port", "Bind"})
@@ -120,17 +121,17 @@ func checkEgressListeners(errs []*FieldError, egress []Egress, f egressFields) [
 		switch {
 		case e.Port == 0 && !socketListener(e):
 			if i != len(egress)-1 {
-				errs = append(errs, problem("", at, nil, "sidecar: the egress listener with empty port should be the last listener in the list"))
+				errs = append(errs, fielderr.Newf("", at, nil, "sidecar: the egress listener with empty port should be the last listener in the list"))
 			}
 		case e.Port == 0:
 			if j, dup := sockets[e.Bind]; dup {
-				errs = append(errs, problem("", at+"."+f.bind, e.Bind, "sidecar: unix domain socket values for listeners must be unique (it repeats %s)", strict.Index(f.list, j)+"."+f.bind))
+				errs = append(errs, fielderr.Newf("", at+"."+f.bind, e.Bind, "sidecar: unix domain socket values for listeners must be unique (it repeats %s)", strict.Index(f.list, j)+"."+f.bind))
 			} else {
 				sockets[e.Bind] = i
 			}
 		default:
 			if j, dup := ports[e.Port]; dup {
-				errs = append(errs, problem("", at+"."+f.port, e.Port, "sidecar: ports on IP bound listeners must be unique (it repeats %s)", strict.Index(f.list, j)+"."+f.port))
+				errs = append(errs, fielderr.Newf("", at+"."+f.port, e.Port, "sidecar: ports on IP bound listeners must be unique (it repeats %s)", strict.Index(f.list, j)+"."+f.port))
 			} else {
 				ports[e.Port] = i
 			}
@@ -149,15 +150,15 @@ func checkWorkloadLabels(errs []*FieldError, path string, ls map[string]string) 
 func checkEgress(errs []*FieldError, path, hostsField, portField string, e *Egress) []*FieldError {
 	hp := strict.Child(path, hostsField)
 	if len(e.Hosts) == 0 {
-		errs = append(errs, problem("", hp, nil, "an egress listener imports at least one host"))
+		errs = append(errs, fielderr.Newf("", hp, nil, "an egress listener imports at least one host"))
 	}
 	for j, h := range e.Hosts {
 		if r := egressHostProblem(h); r != "" {
-			errs = append(errs, problem("", strict.Index(hp, j), h, "%q %s", h, r))
+			errs = append(errs, fielderr.Newf("", strict.Index(hp, j), h, "%q %s", h, r))
 		}
 	}
 	if e.Port > 65535 {
-		errs = append(errs, problem("", strict.Child(path, portField), e.Port, "port %d is out of range (1 to 65535)", e.Port))
+		errs = append(errs, fielderr.Newf("", strict.Child(path, portField), e.Port, portOutOfRange, e.Port))
 	}
 	return errs
 }
@@ -175,7 +176,7 @@ func checkPorts(errs []*FieldError, field, sub string, kind Kind, ports []uint32
 	}
 	for i, p := range ports {
 		if p == 0 || p > 65535 {
-			errs = append(errs, problem("", strict.Index(field, i)+sub, p, "port %d is out of range (1 to 65535)", p))
+			errs = append(errs, fielderr.Newf("", strict.Index(field, i)+sub, p, portOutOfRange, p))
 			continue
 		}
 		j, dup := -1, false
@@ -187,7 +188,7 @@ func checkPorts(errs []*FieldError, field, sub string, kind Kind, ports []uint32
 			dup = true
 		}
 		if dup && kind == ServiceEntry {
-			errs = append(errs, problem("", strict.Index(field, i)+sub, p, "port %d repeats %s; Istio requires a ServiceEntry's port numbers unique", p, strict.Index(field, j)+sub))
+			errs = append(errs, fielderr.Newf("", strict.Index(field, i)+sub, p, "port %d repeats %s; Istio requires a ServiceEntry's port numbers unique", p, strict.Index(field, j)+sub))
 		}
 	}
 	return errs

@@ -48,7 +48,7 @@ func specPorts(d *strict.Decoder, spec strict.Fields, key string, kind Kind) []u
 		}
 		n := d.Uint(v, p)
 		if n > 65535 {
-			d.Fail(p, n, "port %d is out of range (1 to 65535)", n)
+			d.Fail(p, n, portOutOfRange, n)
 			continue
 		}
 		out = append(out, uint32(n))
@@ -123,7 +123,7 @@ func (l *inventoryLoader) sidecar(o kube.Object) []error {
 					if n := d.Uint(v, p); n <= 1<<32-1 {
 						e.Port = uint32(n)
 					} else {
-						d.Fail(p, n, "port %d is out of range (1 to 65535)", n)
+						d.Fail(p, n, portOutOfRange, n)
 					}
 				}
 				po.String(&e.Protocol, "protocol")

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/meshscope/meshscope/internal/fielderr"
 	"github.com/meshscope/meshscope/internal/hosts"
 	"github.com/meshscope/meshscope/internal/names"
 	"github.com/meshscope/meshscope/internal/strict"
@@ -95,12 +96,12 @@ func checkNamed[T any](objs []T, list, kind string, id func(*T) (namespace, name
 // checkNamespaceName checks the namespace and name of an Istio object built in Go.
 func checkNamespaceName(errs []*FieldError, namespace, name string) []*FieldError {
 	if namespace == "" {
-		errs = append(errs, problem("", "Namespace", "", "must not be empty"))
+		errs = append(errs, fielderr.Newf("", "Namespace", "", "must not be empty"))
 	} else if r := names.Label(namespace); r != "" {
-		errs = append(errs, problem("", "Namespace", namespace, "%q %s", namespace, r))
+		errs = append(errs, fielderr.Newf("", "Namespace", namespace, "%q %s", namespace, r))
 	}
 	if name == "" {
-		errs = append(errs, problem("", "Name", "", "must not be empty"))
+		errs = append(errs, fielderr.Newf("", "Name", "", "must not be empty"))
 	}
 	return errs
 }
@@ -116,15 +117,15 @@ func kindWords(k Kind) string {
 // checkService checks what a service carries, naming fields as Service does.
 func checkService(errs []*FieldError, s *Service) []*FieldError {
 	if s.Kind != ServiceEntry && s.Kind != KubernetesService {
-		errs = append(errs, problem("", "Kind", int(s.Kind), "unknown kind %d", int(s.Kind)))
+		errs = append(errs, fielderr.Newf("", "Kind", int(s.Kind), "unknown kind %d", int(s.Kind)))
 	}
 	if s.Namespace == "" {
-		errs = append(errs, problem("", "Namespace", "", "must not be empty"))
+		errs = append(errs, fielderr.Newf("", "Namespace", "", "must not be empty"))
 	}
 	if s.Name == "" {
-		errs = append(errs, problem("", "Name", "", "must not be empty"))
+		errs = append(errs, fielderr.Newf("", "Name", "", "must not be empty"))
 	}
-	errs = checkHosts(errs, "Hosts", s.Hosts, nil)
+	errs = checkHosts(errs, "Hosts", s.Hosts)
 	errs = checkAddresses(errs, "Addresses", s.Addresses)
 	if s.Namespace != "" {
 		errs = append(errs, visibility.ExportToProblems("ExportTo", s.Namespace, s.ExportTo, exportToRule(s.Kind))...)
