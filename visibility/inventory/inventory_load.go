@@ -223,11 +223,13 @@ func readMeta(d *strict.Decoder, o kube.Object) objectMeta {
 
 // named refuses metadata without a namespace or a name: ok is false then.
 func (m *objectMeta) named(d *strict.Decoder) bool {
-	if m.namespace == "" || m.name == "" {
-		d.Add(&FieldError{Field: "metadata", Detail: "namespace and name must be set (dump with -A so that objects carry their namespace)"})
-		return false
+	if m.namespace == "" {
+		d.Errorf("metadata.namespace", "must be set (dump with -A so that objects carry their namespace)")
 	}
-	return true
+	if m.name == "" {
+		d.Errorf("metadata.name", "must be set")
+	}
+	return m.namespace != "" && m.name != ""
 }
 
 // checkNames refuses a namespace that is not a DNS label and a name that is not a DNS

@@ -74,7 +74,7 @@ a: [b
 	require.Error(t, err)
 	assert.Equal(t, strings.Join([]string{
 		`document 1: items[0] (ServiceEntry shop/bad-hosts): spec.hosts: must be a list, got the string "web.example"`,
-		`document 1: items[1] (ServiceEntry no-namespace): metadata: namespace and name must be set (dump with -A so that objects carry their namespace)`,
+		`document 1: items[1] (ServiceEntry no-namespace): metadata.namespace: must be set (dump with -A so that objects carry their namespace)`,
 		`document 1: items[2] (Namespace (no name)): metadata.name: must not be empty`,
 		`document 1: items[3] (ServiceEntry shop/when): metadata.creationTimestamp: "yesterday" is not an RFC 3339 time`,
 		`document 2: kind: must be a string, got a list`,

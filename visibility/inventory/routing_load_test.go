@@ -229,7 +229,9 @@ var routingRefusals = []struct {
 	{"vs: a string match of two kinds", `{kind: VirtualService, metadata: {name: r, namespace: shop}, spec: {hosts: [r], http: [{match: [{uri: {exact: /a, prefix: /b}}], route: [{destination: {host: r}}]}]}}`,
 		[]string{`spec.http[0].match[0].uri: exact and prefix are one of exact, prefix and regex: only one may be set`}},
 	{"vs: without a namespace", `{kind: VirtualService, metadata: {name: r}, spec: {hosts: [r]}}`,
-		[]string{`metadata: namespace and name must be set (dump with -A so that objects carry their namespace)`}},
+		[]string{`metadata.namespace: must be set (dump with -A so that objects carry their namespace)`}},
+	{"vs: without a name", `{kind: VirtualService, metadata: {namespace: shop}, spec: {hosts: [r]}}`,
+		[]string{`metadata.name: must be set`}},
 	// DestinationRule.
 	{"dr: a selector exported beyond", `{kind: DestinationRule, metadata: {name: d, namespace: shop}, spec: {host: r, workloadSelector: {matchLabels: {app: a}}, exportTo: [nowhere, istio-system]}}`,
 		[]string{`spec.exportTo: destination rule with workload selector cannot have exportTo beyond current namespace`}},
@@ -280,8 +282,11 @@ func TestLoadRoutingRefuses(t *testing.T) {
 			if kind == "DestinationRule" {
 				name = "shop/d"
 			}
-			if strings.Contains(tc.name, "without a namespace") {
+			switch {
+			case strings.Contains(tc.name, "without a namespace"):
 				name = "r"
+			case strings.Contains(tc.name, "without a name"):
+				name = "shop/(no name)"
 			}
 			var want []string
 			for _, e := range tc.errs {

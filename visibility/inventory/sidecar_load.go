@@ -128,7 +128,7 @@ func (l *inventoryLoader) sidecar(o kube.Object) []error {
 				}
 				po.String(&e.Protocol, "protocol")
 				if e.Port == 0 && !strings.HasPrefix(bind, "unix://") {
-					d.Errorf(p, "a port numbered 0 is for a unix domain socket listener, whose bind must start with unix://")
+					d.Fail(p, bind, "a port numbered 0 is for a unix domain socket listener, whose bind must start with unix:// (bind is %q)", bind)
 				}
 				e.Bind = bind
 			}

@@ -68,7 +68,8 @@ func TestLoadSidecarRefuses(t *testing.T) {
 		{"partial wildcard", `spec: {egress: [{hosts: ["*/*x.example.com"]}]}`, []string{`document 2 (Sidecar shop/s): spec.egress[0].hosts[0]: "*/*x.example.com" has a partial wildcard, which a Sidecar may not import (only "*" or "*." followed by a domain)`}},
 		{"bad namespace", `spec: {egress: [{hosts: [Shop/a.example]}]}`, []string{`document 2 (Sidecar shop/s): spec.egress[0].hosts[0]: "Shop/a.example" namespace must be lower case; it must be a namespace name`}},
 		{"no hosts", `spec: {egress: [{port: {number: 80, protocol: HTTP}}]}`, []string{`document 2 (Sidecar shop/s): spec.egress[0].hosts: an egress listener imports at least one host`}},
-		{"unix socket without bind", `spec: {egress: [{port: {number: 0}, hosts: ["*/*"]}]}`, []string{`document 2 (Sidecar shop/s): spec.egress[0].port: a port numbered 0 is for a unix domain socket listener, whose bind must start with unix://`}},
+		{"unix socket without bind", `spec: {egress: [{port: {number: 0}, hosts: ["*/*"]}]}`, []string{`document 2 (Sidecar shop/s): spec.egress[0].port: a port numbered 0 is for a unix domain socket listener, whose bind must start with unix:// (bind is "")`}},
+		{"port 0 bound to an address", `spec: {egress: [{port: {number: 0}, bind: 127.0.0.1, hosts: ["*/*"]}]}`, []string{`document 2 (Sidecar shop/s): spec.egress[0].port: a port numbered 0 is for a unix domain socket listener, whose bind must start with unix:// (bind is "127.0.0.1")`}},
 		{"a listener without a port before another", `spec: {egress: [{hosts: ["./*"]}, {port: {number: 80, protocol: HTTP}, hosts: ["./*"]}]}`,
 			[]string{`document 2 (Sidecar shop/s): spec.egress[0]: sidecar: the egress listener with empty port should be the last listener in the list`}},
 		{"two listeners without a port", `spec: {egress: [{hosts: ["./*"]}, {hosts: ["*/*"]}, {hosts: ["istio-system/*"]}]}`, []string{
