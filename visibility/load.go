@@ -2,10 +2,8 @@ package visibility
 
 import (
 	"errors"
-	"strings"
 
-	"k8s.io/apimachinery/pkg/util/validation/field"
-
+	"github.com/meshscope/meshscope/internal/kube"
 	"github.com/meshscope/meshscope/internal/meshfile"
 	"github.com/meshscope/meshscope/internal/strict"
 )
@@ -60,12 +58,7 @@ func decodeChecked(block any, path string) (*Config, string, error) {
 	if err := d.Err(); err != nil {
 		return nil, "", err
 	}
-	var root *field.Path
-	if path != "" {
-		parts := strings.Split(path, ".")
-		root = field.NewPath(parts[0], parts[1:]...)
-	}
-	if errs := c.problems(root); len(errs) > 0 {
+	if errs := c.problems(kube.PathOf(path)); len(errs) > 0 {
 		return nil, "", errors.Join(errs...)
 	}
 	where := path

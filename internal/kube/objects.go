@@ -132,29 +132,39 @@ func Read(data []byte, reads ReadsFunc) Stream {
 	return s
 }
 
-// listItem is a value still to record, found at item of a document: problems are the
-// reader's problems in it, their paths from the document's root, depth steps of which lead
-// to it.
-type listItem struct {
-	x        any
-	item     *itemPath
-	problems []strict.Problem
-	depth    int
+// listFrame is a List whose items are being recorded, found in a document: its items, their
+// paths and the reader's problems in each (by index, their paths from the document's root),
+// depth steps of which lead to each item, and the index of the next item to record.
+type listFrame struct {
+	items  []any
+	paths  []itemPath
+	inItem map[int][]strict.Problem
+	depth  int
+	next   int
 }
 
 // add records x, the value of document doc, unwrapping it if it is a List, and the Lists in
-// it, in document order. problems are the reader's problems in x. The items still to record
-// wait on a stack of their own rather than in nested calls, so that Lists nested n deep do
-// not grow the goroutine's stack n frames deep (which the collector walks in every cycle).
+// it, in document order. problems are the reader's problems in x. The Lists being unwrapped
+// wait on a stack of their own, one frame per List, rather than in nested calls, so that
+// Lists nested n deep do not grow the goroutine's stack n frames deep (which the collector
+// walks in every cycle). A List leaves the stack when its last item is taken, so the stack is
+// no deeper than the Lists are nested, however many items they hold.
 func (s *Stream) add(x any, doc string, problems []strict.Problem, reads ReadsFunc) {
-	todo := []listItem{{x: x, problems: problems}}
-	for len(todo) > 0 {
-		next := todo[len(todo)-1]
-		todo[len(todo)-1] = listItem{}
-		todo = todo[:len(todo)-1]
-		items, paths, inItem := s.one(next.x, doc, next.item, next.problems, next.depth, reads)
-		for i := len(items) - 1; i >= 0; i-- { // the first item on top
-			todo = append(todo, listItem{items[i], &paths[i], inItem[i], next.depth + 2})
+	items, paths, inItem := s.one(x, doc, nil, problems, 0, reads)
+	if len(items) == 0 {
+		return
+	}
+	stack := []listFrame{{items: items, paths: paths, inItem: inItem, depth: 2}}
+	for len(stack) > 0 {
+		f := &stack[len(stack)-1]
+		x, item, problems, depth := f.items[f.next], &f.paths[f.next], f.inItem[f.next], f.depth
+		if f.next++; f.next == len(f.items) { // its last item: the List is done with
+			*f = listFrame{}
+			stack = stack[:len(stack)-1]
+		}
+		items, paths, inItem := s.one(x, doc, item, problems, depth, reads)
+		if len(items) > 0 { // a List: its items come before the rest of the one it is in
+			stack = append(stack, listFrame{items: items, paths: paths, inItem: inItem, depth: depth + 2})
 		}
 	}
 }

@@ -78,7 +78,7 @@ func (d Doc) Where() string { return d.Object.Where() }
 func LoadOne[T any](data []byte, what string, extract func(d Doc) (*T, string, error)) (*T, error) {
 	docs, errs := Read(data)
 	var found *T
-	where := ""
+	claims := Claims{}
 	for _, d := range docs {
 		c, loc, err := extract(d)
 		if err != nil {
@@ -88,16 +88,31 @@ func LoadOne[T any](data []byte, what string, extract func(d Doc) (*T, string, e
 		if c == nil {
 			continue
 		}
-		if found != nil {
-			errs = append(errs, &fielderr.Error{Where: d.Where(), Field: loc, Detail: "a second " + what + "; the first is at " + where, Err: ErrDuplicate})
+		if err := claims.Claim(d, what, loc); err != nil {
+			errs = append(errs, err)
 			continue
 		}
-		found, where = c, strict.At(d.Where())+loc
+		found = c
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
 	return found, nil
+}
+
+// Claims records, for each thing a stream's documents may set once only (named as a message
+// names it), the first place that set it.
+type Claims map[string]string
+
+// Claim records that the document d sets what at path in its object. It returns nil the
+// first time what is set, and afterwards an error at path naming the first place, wrapping
+// ErrDuplicate; the first place stays the one recorded.
+func (c Claims) Claim(d Doc, what, path string) error {
+	if first, dup := c[what]; dup {
+		return &fielderr.Error{Where: d.Where(), Field: path, Detail: "a second " + what + "; the first is at " + first, Err: ErrDuplicate}
+	}
+	c[what] = strict.At(d.Where()) + path
+	return nil
 }
 
 // Read finds every mesh configuration of a stream, in the shapes the package describes,

@@ -37,7 +37,7 @@ import (
 func Load(data []byte) (*Config, error) {
 	docs, errs := meshfile.Read(data)
 	c := &Config{}
-	first := map[string]string{} // a field's name -> where it was set
+	claims := meshfile.Claims{}
 	for _, d := range docs {
 		part, set, err := decodeDoc(d)
 		if err != nil {
@@ -45,12 +45,10 @@ func Load(data []byte) (*Config, error) {
 			continue
 		}
 		for _, f := range set {
-			at := strict.At(d.Where()) + f.path
-			if where, dup := first[f.name]; dup {
-				errs = append(errs, &FieldError{Where: d.Where(), Field: f.path, Detail: "a second " + f.name + "; the first is at " + where, Err: meshfile.ErrDuplicate})
+			if err := claims.Claim(d, f.name, f.path); err != nil {
+				errs = append(errs, err)
 				continue
 			}
-			first[f.name] = at
 			f.copy(c, part)
 		}
 	}

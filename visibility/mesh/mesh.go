@@ -13,6 +13,7 @@ import (
 	"github.com/meshscope/meshscope/internal/hosts"
 	"github.com/meshscope/meshscope/internal/kube"
 	"github.com/meshscope/meshscope/internal/names"
+	"github.com/meshscope/meshscope/internal/strict"
 	"github.com/meshscope/meshscope/visibility"
 )
 
@@ -109,34 +110,28 @@ func (c *Config) problems(path string) []error {
 	if c == nil {
 		return nil
 	}
-	at := func(name string) string {
-		if path == "" {
-			return name
-		}
-		return path + "." + name
-	}
 	var errs []error
-	errs = append(errs, fielderr.Split(fielderr.Under(at("serviceEntryVisibility"), c.Visibility.Validate()))...)
+	errs = append(errs, fielderr.Split(fielderr.Under(strict.Child(path, "serviceEntryVisibility"), c.Visibility.Validate()))...)
 	if c.RootNamespace != "" {
 		if r := names.Label(c.RootNamespace); r != "" {
-			errs = append(errs, &FieldError{Field: at("rootNamespace"), Value: c.RootNamespace, Detail: strconv.Quote(c.RootNamespace) + " " + r})
+			errs = append(errs, &FieldError{Field: strict.Child(path, "rootNamespace"), Value: c.RootNamespace, Detail: strconv.Quote(c.RootNamespace) + " " + r})
 		}
 	}
 	for _, f := range []struct {
 		name string
 		list []string
 	}{{"defaultServiceExportTo", c.DefaultServiceExportTo}, {"defaultVirtualServiceExportTo", c.DefaultVirtualServiceExportTo}, {"defaultDestinationRuleExportTo", c.DefaultDestinationRuleExportTo}} {
-		for _, e := range visibility.ExportToProblems(at(f.name), "", f.list, visibility.MeshExportTo) {
+		for _, e := range visibility.ExportToProblems(strict.Child(path, f.name), "", f.list, visibility.MeshExportTo) {
 			errs = append(errs, e)
 		}
 	}
 	for i := range c.DiscoverySelectors {
-		errs = append(errs, kube.SelectorProblems(&c.DiscoverySelectors[i], kube.PathOf(at("discoverySelectors")).Index(i))...)
+		errs = append(errs, kube.SelectorProblems(&c.DiscoverySelectors[i], kube.PathOf(strict.Child(path, "discoverySelectors")).Index(i))...)
 	}
 	errs = append(errs, c.scopeProblems(kube.PathOf(path))...)
 	if a := c.DefaultConfig.DiscoveryAddress; a != "" {
 		if r := discoveryProblem(a); r != "" {
-			errs = append(errs, &FieldError{Field: at("defaultConfig.discoveryAddress"), Value: a, Detail: strconv.Quote(a) + " " + r})
+			errs = append(errs, &FieldError{Field: strict.Child(path, "defaultConfig.discoveryAddress"), Value: a, Detail: strconv.Quote(a) + " " + r})
 		}
 	}
 	return errs
