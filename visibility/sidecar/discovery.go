@@ -77,16 +77,5 @@ func matchesPort(e *inventory.Egress) bool {
 	return e.Port != 0 && !strings.EqualFold(e.Protocol, "HTTP_PROXY")
 }
 
-// applies reports whether a Sidecar applies to a workload with labels l: it has no selector,
-// or l carries every label of it.
-func applies(sc *inventory.Sidecar, l map[string]string) bool {
-	for k, want := range sc.WorkloadSelector {
-		if got, ok := l[k]; !ok || got != want {
-			return false
-		}
-	}
-	return true
-}
-
 // exportToAnnotation is the annotation that gives a Kubernetes Service its exportTo.
 const exportToAnnotation = "networking.istio.io/exportTo"

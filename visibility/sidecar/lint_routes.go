@@ -94,8 +94,7 @@ func (v *View) lintRules() []Finding {
 	for k := range v.drs {
 		r := &v.drs[k]
 		ns := r.dr.Namespace
-		private := len(r.exportTo) == 1 && (r.exportTo[0] == "." || r.exportTo[0] == ns)
-		if ns == v.root || private || len(r.exportTo) == 0 {
+		if ns == v.root || r.private || len(r.exportTo) == 0 { // only a rule declaring an exportTo beyond its namespace is judged
 			continue
 		}
 		if !slices.ContainsFunc(v.byNS[ns], func(id int32) bool { return hostMatchesNeedle(r.host, v.svcs[id].host) }) {

@@ -312,7 +312,7 @@ func compareSidecars(a, b *inventory.Sidecar) int {
 // none (a default listener importing "*/*").
 func (v *View) sidecarFor(namespace string, l map[string]string) *inventory.Sidecar {
 	for _, sc := range v.sidecars[namespace] {
-		if applies(sc, l) {
+		if subsetOf(sc.WorkloadSelector, l) { // no selector applies to every workload
 			return sc
 		}
 	}
