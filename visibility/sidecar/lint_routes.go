@@ -30,14 +30,13 @@ func (v *View) lintRoutes() []Finding {
 	}
 	for _, c := range v.Classes() {
 		sc := v.sidecarFor(c.Namespace, c.Workload)
-		p := v.proxyWith(sc, c.Namespace, c.Workload)
+		p, routed := v.buildProxy(sc, c.Namespace, c.Workload, true)
 		has := map[string]bool{}
 		for _, s := range p.Services {
 			has[s.Host] = true
 		}
-		for li, eg := range egressOf(sc) {
-			l := readListener(eg, li, c.Namespace)
-			selected := v.selectVirtualServices(&l, c.Namespace)
+		for li, rl := range routed {
+			selected := rl.vss
 			for _, k := range selected {
 				r := &v.vss[k]
 				for _, d := range r.subsetDestinations(c.Namespace) {
@@ -53,10 +52,9 @@ func (v *View) lintRoutes() []Finding {
 					}
 				}
 			}
-			ix := v.routesOf(selected)
 			for _, h := range p.Listeners[li].Services {
 				_, host, _ := strings.Cut(h, "/")
-				best, bestHost, ok := ix.lookup(host)
+				best, bestHost, ok := rl.ix.lookup(host)
 				if !ok {
 					continue
 				}
