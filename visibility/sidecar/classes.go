@@ -34,48 +34,74 @@ func (c Class) String() string {
 // namespace, then by labels; each once. A workload of a class may carry more labels: its
 // view is the class's unless more selectors select it.
 func (v *View) Classes() []Class {
-	var out []Class
-	seen := map[string]bool{}
-	add := func(ns string, w map[string]string) {
-		k := ns + "\x00" + labels.Set(w).String()
-		if !seen[k] {
-			seen[k] = true
-			c := Class{Namespace: ns}
-			if len(w) > 0 {
-				c.Workload = labels.Set(maps.Clone(w))
-			}
-			out = append(out, c)
-		}
-	}
+	var cs classSet
 	for _, ns := range v.all.NamespaceNames() {
-		add(ns, nil)
+		cs.add(ns, nil)
 	}
-	scSel, drSel := map[string][]map[string]string{}, map[string][]map[string]string{}
+	scSel, drSel := map[string][]labels.Set{}, map[string][]labels.Set{}
 	for i := range v.scs {
 		if sc := &v.scs[i]; len(sc.WorkloadSelector) > 0 {
 			scSel[sc.Namespace] = append(scSel[sc.Namespace], sc.WorkloadSelector)
-			add(sc.Namespace, sc.WorkloadSelector)
+			cs.add(sc.Namespace, sc.WorkloadSelector)
 		}
 	}
 	for k := range v.drs {
 		if dr := v.drs[k].dr; len(dr.WorkloadSelector) > 0 {
 			drSel[dr.Namespace] = append(drSel[dr.Namespace], dr.WorkloadSelector)
-			add(dr.Namespace, dr.WorkloadSelector)
+			cs.add(dr.Namespace, dr.WorkloadSelector)
 		}
 	}
-	for ns, list := range scSel {
+	cs.addUnions(scSel, drSel)
+	out := cs.sorted()
+	for i := range out { // the selectors are the inventory's: the caller gets copies
+		if out[i].Workload != nil {
+			out[i].Workload = maps.Clone(out[i].Workload)
+		}
+	}
+	return out
+}
+
+// classSet gathers classes of proxies, each namespace and set of labels once, in the order
+// they come.
+type classSet struct {
+	seen map[string]bool
+	list []Class
+}
+
+// add adds the class of the workloads of namespace ns with labels w (nil: the whole
+// namespace), unless it has it; it keeps w itself.
+func (s *classSet) add(ns string, w labels.Set) {
+	k := ns + "\x00" + w.String()
+	if s.seen[k] {
+		return
+	}
+	if s.seen == nil {
+		s.seen = map[string]bool{}
+	}
+	s.seen[k] = true
+	s.list = append(s.list, Class{Namespace: ns, Workload: w})
+}
+
+// addUnions adds, in each namespace, the class of the workloads that one selector of xs and
+// one of ys both select, for every pair that some workload can satisfy.
+func (s *classSet) addUnions(xs, ys map[string][]labels.Set) {
+	for ns, list := range xs {
 		for _, x := range list {
-			for _, y := range drSel[ns] {
+			for _, y := range ys[ns] {
 				if u, ok := unionLabels(x, y); ok {
-					add(ns, u)
+					s.add(ns, u)
 				}
 			}
 		}
 	}
-	slices.SortFunc(out, func(a, b Class) int {
+}
+
+// sorted returns the classes ordered by namespace, then by their labels as a string.
+func (s *classSet) sorted() []Class {
+	slices.SortFunc(s.list, func(a, b Class) int {
 		return cmp.Or(strings.Compare(a.Namespace, b.Namespace), strings.Compare(a.Workload.String(), b.Workload.String()))
 	})
-	return out
+	return s.list
 }
 
 // ParseWorkload reads a workload's labels written key=value, separated by commas

@@ -2,12 +2,10 @@ package sidecar
 
 import (
 	"bytes"
-	"cmp"
 	"encoding/json"
 	"maps"
 	"reflect"
 	"slices"
-	"strings"
 
 	"k8s.io/apimachinery/pkg/labels"
 
@@ -56,19 +54,12 @@ func Diff(before, after *View) []Change {
 	if after == nil {
 		after = &View{}
 	}
-	seen := map[string]bool{}
-	var classes []Class
-	add := func(c Class) {
-		if k := c.Namespace + "\x00" + c.Workload.String(); !seen[k] {
-			seen[k] = true
-			classes = append(classes, c)
-		}
-	}
+	var cs classSet
 	var selectors [2]map[string][]labels.Set // per view, per namespace: the workload classes
 	for k, v := range []*View{before, after} {
 		selectors[k] = map[string][]labels.Set{}
 		for _, c := range v.Classes() {
-			add(c)
+			cs.add(c.Namespace, c.Workload)
 			if len(c.Workload) > 0 {
 				selectors[k][c.Namespace] = append(selectors[k][c.Namespace], c.Workload)
 			}
@@ -77,18 +68,8 @@ func Diff(before, after *View) []Change {
 	// A workload one selector selects before and another after carries both selectors'
 	// labels: it gets the first's view before and the second's after, which neither
 	// selector's workloads alone show.
-	for ns, list := range selectors[0] {
-		for _, x := range list {
-			for _, y := range selectors[1][ns] {
-				if u, ok := unionLabels(x, y); ok {
-					add(Class{Namespace: ns, Workload: u})
-				}
-			}
-		}
-	}
-	slices.SortFunc(classes, func(a, b Class) int {
-		return cmp.Or(strings.Compare(a.Namespace, b.Namespace), strings.Compare(a.Workload.String(), b.Workload.String()))
-	})
+	cs.addUnions(selectors[0], selectors[1])
+	classes := cs.sorted()
 	out := []Change{}
 	for _, c := range classes {
 		b, a := answers(before.Proxy(c.Namespace, c.Workload)), answers(after.Proxy(c.Namespace, c.Workload))

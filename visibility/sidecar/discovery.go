@@ -13,40 +13,43 @@ import (
 
 // discovery decides which namespaces istiod discovers (meshConfig.discoverySelectors).
 type discovery struct {
-	selectors []labels.Selector // none: every namespace
+	selective bool            // there are discovery selectors; without, every namespace is discovered
+	in        map[string]bool // with selectors: the namespaces with a Namespace object one of them matches
 }
 
-// newDiscovery compiles the mesh's discovery selectors, which Validate accepted.
-func newDiscovery(m *mesh.Config) discovery {
+// newDiscovery compiles the mesh's discovery selectors, which Validate accepted, and
+// matches them once against the labels of each namespace of nsLabels (a namespace without
+// a Namespace object matches no selector).
+func newDiscovery(m *mesh.Config, nsLabels map[string]map[string]string) discovery {
 	if m == nil || len(m.DiscoverySelectors) == 0 {
 		return discovery{}
 	}
-	var d discovery
+	var selectors []labels.Selector
 	for i := range m.DiscoverySelectors {
 		s, err := metav1.LabelSelectorAsSelector(&m.DiscoverySelectors[i])
 		if err != nil {
 			continue // Validate refused it
 		}
-		d.selectors = append(d.selectors, s)
+		selectors = append(selectors, s)
+	}
+	if len(selectors) == 0 {
+		return discovery{}
+	}
+	d := discovery{selective: true, in: make(map[string]bool, len(nsLabels))}
+	for ns, ls := range nsLabels {
+		for _, s := range selectors {
+			if s.Matches(labels.Set(ls)) {
+				d.in[ns] = true
+				break
+			}
+		}
 	}
 	return d
 }
 
-// discovered reports whether a namespace with these labels (known: it has a Namespace
-// object) is discovered: a namespace without one matches no selector.
-func (d discovery) discovered(nsLabels map[string]string, known bool) bool {
-	if len(d.selectors) == 0 {
-		return true
-	}
-	if !known {
-		return false
-	}
-	for _, s := range d.selectors {
-		if s.Matches(labels.Set(nsLabels)) {
-			return true
-		}
-	}
-	return false
+// discovered reports whether namespace is discovered.
+func (d discovery) discovered(namespace string) bool {
+	return !d.selective || d.in[namespace]
 }
 
 // egressHost is one parsed entry of an egress listener's hosts.
@@ -75,17 +78,6 @@ func parseEgressHost(s string) egressHost {
 // ports).
 func matchesPort(e *inventory.Egress) bool {
 	return e.Port != 0 && !strings.EqualFold(e.Protocol, "HTTP_PROXY")
-}
-
-// applies reports whether a Sidecar applies to a workload with labels l: it has no selector,
-// or l carries every label of it.
-func applies(sc *inventory.Sidecar, l map[string]string) bool {
-	for k, want := range sc.WorkloadSelector {
-		if got, ok := l[k]; !ok || got != want {
-			return false
-		}
-	}
-	return true
 }
 
 // exportToAnnotation is the annotation that gives a Kubernetes Service its exportTo.

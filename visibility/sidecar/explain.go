@@ -98,47 +98,47 @@ func (v *View) ExplainHost(namespace string, workload labels.Set, host string) E
 		e.Unclaimed = v.unclaimed(sc, namespace, host)
 		return e
 	}
+	p, routed := v.buildProxy(sc, namespace, workload, true)
 	ids := slices.Clone(v.byHost[host])
 	slices.SortStableFunc(ids, func(a, b int32) int { return cmp.Compare(v.group(a, namespace), v.group(b, namespace)) })
 	got := &receivedSet{}
 	var holder *mark // the candidate that holds the host so far
-	for li, eg := range egressOf(sc) {
-		l := readListener(eg, li, namespace)
-		lv := Step{Key: listenerKey(sc, li, eg)}
+	for li, rl := range routed {
+		l := rl.l
+		lv := Step{Key: listenerKey(sc, li, l.egress)}
 		at := map[int32]int{} // candidate index by service
 		for _, id := range ids {
 			at[id] = len(lv.Candidates)
-			lv.Candidates = append(lv.Candidates, v.verdict(&l, namespace, id))
+			lv.Candidates = append(lv.Candidates, v.verdict(l, namespace, id))
 		}
 		// The candidates still standing are ranked as Proxy ranks them, in the order the
 		// listener considers them: within the listener (which namespace holds the host), then
 		// against what earlier listeners gave.
 		var standing []int32
-		for _, id := range v.candidates(&l, namespace) {
+		for _, id := range v.candidates(l, namespace) {
 			if v.svcs[id].host == host && lv.Candidates[at[id]].Verdict == "" {
 				standing = append(standing, id)
 			}
 		}
-		kept := v.imported(&l, namespace, standing)
+		kept := v.imported(l, namespace, standing)
 		for _, id := range standing {
 			if !slices.ContainsFunc(kept, func(is importedService) bool { return is.id == id }) {
 				c := &lv.Candidates[at[id]]
-				c.Verdict, c.Reason = Outranked, v.heldBy(&l, namespace, kept, id)
+				c.Verdict, c.Reason = Outranked, v.heldBy(l, namespace, kept, id)
 			}
 		}
 		e.Levels = append(e.Levels, lv)
 		for _, is := range kept {
 			v.rank(&e, len(e.Levels)-1, at[is.id], is, got, "", &holder)
 		}
-		for _, k := range v.selectVirtualServices(&l, namespace) {
-			v.explainDestination(&e, &l, lv.Key, k, got, &holder)
+		for _, k := range rl.vss {
+			v.explainDestination(&e, l, lv.Key, k, got, &holder)
 		}
 	}
-	p := v.proxyWith(sc, namespace, workload)
 	if i, ok := slices.BinarySearchFunc(p.Services, host, func(s Service, h string) int { return strings.Compare(s.Host, h) }); ok {
 		e.Answer = &p.Services[i]
 		e.Rule = p.Rules[host]
-		e.Routes = v.explainRoutes(sc, namespace, host, p)
+		e.Routes = v.explainRoutes(sc, namespace, host, p, routed)
 		e.Rules = v.explainRules(namespace, workload, host, e.Answer.Namespace, e.Rule)
 	}
 	return e

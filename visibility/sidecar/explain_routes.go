@@ -12,10 +12,12 @@ import (
 )
 
 // explainRoutes lists, for each listener of the Sidecar sc that imports host (p is the
-// proxy's view), every VirtualService with a host matching it and what became of it.
-func (v *View) explainRoutes(sc *inventory.Sidecar, n, host string, p Proxy) []RouteStep {
+// proxy's view and routed its listeners, as buildProxy gives them), every VirtualService with
+// a host matching it and what became of it.
+func (v *View) explainRoutes(sc *inventory.Sidecar, n, host string, p Proxy, routed []routedListener) []RouteStep {
 	var out []RouteStep
-	for li, eg := range egressOf(sc) {
+	for li, rl := range routed {
+		eg := rl.l.egress
 		owner := ""
 		for _, s := range p.Listeners[li].Services {
 			if _, h, _ := strings.Cut(s, "/"); h == host {
@@ -25,10 +27,8 @@ func (v *View) explainRoutes(sc *inventory.Sidecar, n, host string, p Proxy) []R
 		if owner == "" {
 			continue // Istio routes a host on the listeners that import it
 		}
-		l := readListener(eg, li, n)
-		selected := v.selectVirtualServices(&l, n)
-		ix := v.routesOf(selected)
-		best, bestHost, _ := ix.lookup(host)
+		l, selected := rl.l, rl.vss
+		best, bestHost, _ := rl.ix.lookup(host)
 		step := RouteStep{Key: listenerKey(sc, li, eg), Candidates: []Contender{}}
 		for k := range v.vss {
 			r := &v.vss[k]
@@ -43,7 +43,7 @@ func (v *View) explainRoutes(sc *inventory.Sidecar, n, host string, p Proxy) []R
 			case !r.public && (r.hidden || !slices.Contains(r.names, n)):
 				c.Verdict, c.Reason = Hidden, v.vsHiddenReason(r, n)
 			case !slices.Contains(selected, int32(k)):
-				c.Verdict, c.Reason = v.notSelected(&l, r)
+				c.Verdict, c.Reason = v.notSelected(l, r)
 			case int32(k) == best:
 				c.Verdict, c.Reason = Chosen, fmt.Sprintf("its host %s matches %s most specifically (an exact host, else the longest wildcard), the first in Istio's order among equals", h, host)
 			case h == bestHost:

@@ -155,7 +155,8 @@ func (v *View) lintShadowedSidecars() []Finding {
 	return out
 }
 
-// subsetOf reports whether every label of a is in b.
+// subsetOf reports whether every label of a is in b: whether a selector a (nil or empty
+// selects everything) selects a workload with labels b.
 func subsetOf(a, b map[string]string) bool {
 	for k, x := range a {
 		if y, ok := b[k]; !ok || x != y {

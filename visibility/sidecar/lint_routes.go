@@ -30,14 +30,13 @@ func (v *View) lintRoutes() []Finding {
 	}
 	for _, c := range v.Classes() {
 		sc := v.sidecarFor(c.Namespace, c.Workload)
-		p := v.proxyWith(sc, c.Namespace, c.Workload)
+		p, routed := v.buildProxy(sc, c.Namespace, c.Workload, true)
 		has := map[string]bool{}
 		for _, s := range p.Services {
 			has[s.Host] = true
 		}
-		for li, eg := range egressOf(sc) {
-			l := readListener(eg, li, c.Namespace)
-			selected := v.selectVirtualServices(&l, c.Namespace)
+		for li, rl := range routed {
+			selected := rl.vss
 			for _, k := range selected {
 				r := &v.vss[k]
 				for _, d := range r.subsetDestinations(c.Namespace) {
@@ -53,10 +52,9 @@ func (v *View) lintRoutes() []Finding {
 					}
 				}
 			}
-			ix := v.routesOf(selected)
 			for _, h := range p.Listeners[li].Services {
 				_, host, _ := strings.Cut(h, "/")
-				best, bestHost, ok := ix.lookup(host)
+				best, bestHost, ok := rl.ix.lookup(host)
 				if !ok {
 					continue
 				}
@@ -94,8 +92,7 @@ func (v *View) lintRules() []Finding {
 	for k := range v.drs {
 		r := &v.drs[k]
 		ns := r.dr.Namespace
-		private := len(r.exportTo) == 1 && (r.exportTo[0] == "." || r.exportTo[0] == ns)
-		if ns == v.root || private || len(r.exportTo) == 0 {
+		if ns == v.root || r.private || len(r.exportTo) == 0 { // only a rule declaring an exportTo beyond its namespace is judged
 			continue
 		}
 		if !slices.ContainsFunc(v.byNS[ns], func(id int32) bool { return hostMatchesNeedle(r.host, v.svcs[id].host) }) {

@@ -99,11 +99,31 @@ func (v *View) Proxy(namespace string, workload labels.Set) Proxy {
 	return v.proxyWith(sc, namespace, workload)
 }
 
+// routedListener is one listener of a proxy as buildProxy worked it out: the listener read
+// for the proxy's namespace, the VirtualServices it selects in Istio's order, and their
+// hosts indexed.
+type routedListener struct {
+	l   *listener
+	vss []int32
+	ix  routeIndex
+}
+
 // proxyWith is what a sidecar in namespace with labels workload receives under the Sidecar
 // sc (nil: none, one listener importing "*/*").
 func (v *View) proxyWith(sc *inventory.Sidecar, namespace string, workload labels.Set) Proxy {
+	p, _ := v.buildProxy(sc, namespace, workload, false)
+	return p
+}
+
+// buildProxy works out proxyWith; with routed it also hands back each listener as it read
+// it, for callers that go on to judge or explain the routes (nil otherwise).
+func (v *View) buildProxy(sc *inventory.Sidecar, namespace string, workload labels.Set, routed bool) (Proxy, []routedListener) {
 	name, ls := v.listenersOf(sc, namespace)
 	out := Proxy{Sidecar: name, Services: []Service{}, Listeners: make([]Listener, 0, len(ls))}
+	var rls []routedListener
+	if routed {
+		rls = make([]routedListener, 0, len(ls))
+	}
 	got := &receivedSet{}
 	for i := range ls {
 		l := &ls[i]
@@ -113,9 +133,13 @@ func (v *View) proxyWith(sc *inventory.Sidecar, namespace string, workload label
 		for _, k := range vss {
 			v.apply(v.destinationServices(l, namespace, k), got, v.vss[k].ref)
 		}
-		out.Listeners = append(out.Listeners, v.listenerOf(l.egress, imported, vss))
+		ix := v.routesOf(vss)
+		out.Listeners = append(out.Listeners, v.listenerOf(l.egress, imported, vss, &ix))
+		if routed {
+			rls = append(rls, routedListener{l, vss, ix})
+		}
 	}
-	return v.finish(out, got, namespace, workload)
+	return v.finish(out, got, namespace, workload), rls
 }
 
 // finish lists what a proxy in namespace with labels workload received: its services,
@@ -152,9 +176,9 @@ func (v *View) finish(out Proxy, got *receivedSet, namespace string, workload la
 	return out
 }
 
-// listenerOf spells a listener for a caller: its egress, the VirtualServices it selects, the
-// services it imports and the VirtualService that routes each.
-func (v *View) listenerOf(e *inventory.Egress, imported []importedService, vss []int32) Listener {
+// listenerOf spells a listener for a caller: its egress, the VirtualServices it selects (ix
+// indexes their hosts), the services it imports and the VirtualService that routes each.
+func (v *View) listenerOf(e *inventory.Egress, imported []importedService, vss []int32, ix *routeIndex) Listener {
 	l := Listener{Port: e.Port, Hosts: slices.Clone(e.Hosts), VirtualServices: make([]string, len(vss)), Services: make([]string, len(imported)), Routes: map[string]string{}}
 	for i, k := range vss {
 		l.VirtualServices[i] = v.vss[k].ref
@@ -174,7 +198,6 @@ func (v *View) listenerOf(e *inventory.Egress, imported []importedService, vss [
 		b.WriteString(s.host)
 	}
 	joined, at := b.String(), 0
-	ix := v.routesOf(vss)
 	for i, is := range imported {
 		s := &v.svcs[is.id]
 		end := at + len(v.inv[s.svc].Namespace) + 1 + len(s.host)

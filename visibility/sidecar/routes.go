@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/meshscope/meshscope/internal/names"
+	"github.com/meshscope/meshscope/visibility"
 	"github.com/meshscope/meshscope/visibility/inventory"
 )
 
@@ -218,12 +219,7 @@ func delegateExportedTo(d *inventory.VirtualService, n string, defaultTo []strin
 	if len(exportTo) == 0 {
 		exportTo = defaultTo
 	}
-	for _, e := range exportTo {
-		if e == names.Wildcard || e == n || e == "." && d.Namespace == n {
-			return true
-		}
-	}
-	return false
+	return visibility.ExportedTo(exportTo, d.Namespace, n)
 }
 
 // destinationsFor yields the destinations of r's routes that count for a proxy in namespace

@@ -3,6 +3,7 @@ package sidecar
 import (
 	"cmp"
 	"encoding/json"
+	"maps"
 	"slices"
 	"strings"
 
@@ -38,6 +39,9 @@ type destRule struct {
 	// exportTo is the set istiod keys it on: the declared exportTo, or ["."] for a rule with
 	// a workload selector; empty: none declared.
 	exportTo []string
+	// private: it stays in its namespace (exportTo only "." or its own namespace; or none
+	// declared while the mesh default holds "."), out of the pool it exports.
+	private bool
 }
 
 // mergedRule is a rule as istiod keeps it after merging (its ConsolidatedDestRule).
@@ -66,6 +70,7 @@ func newRuleSet() *ruleSet {
 // root namespace — into the root's private pool.
 func (v *View) readDestinationRules(list []inventory.DestinationRule, meshDefault []string) {
 	v.drHosts = make(map[string]bool, len(list))
+	privateByDefault := slices.Contains(meshDefault, ".")
 	for i := range list {
 		dr := &list[i]
 		if !v.Discovered(dr.Namespace) {
@@ -82,6 +87,7 @@ func (v *View) readDestinationRules(list []inventory.DestinationRule, meshDefaul
 				}
 			}
 		}
+		r.private = len(r.exportTo) == 0 && privateByDefault || len(r.exportTo) == 1 && (r.exportTo[0] == "." || r.exportTo[0] == dr.Namespace)
 		v.drs = append(v.drs, r)
 		if isWildcard(r.host) {
 			v.drWild = true
@@ -91,7 +97,6 @@ func (v *View) readDestinationRules(list []inventory.DestinationRule, meshDefaul
 	}
 	slices.SortFunc(v.drs, func(a, b destRule) int { return compareRules(a.dr, b.dr) })
 	slices.SortFunc(v.undiscDR, compareRules)
-	privateByDefault := slices.Contains(meshDefault, ".")
 	v.drLocal, v.drExported, v.drRoot = map[string]*ruleSet{}, map[string]*ruleSet{}, newRuleSet()
 	for k := range v.drs {
 		r := &v.drs[k]
@@ -99,9 +104,8 @@ func (v *View) readDestinationRules(list []inventory.DestinationRule, meshDefaul
 		if len(r.exportTo) == 0 || slices.Contains(r.exportTo, names.Wildcard) || slices.Contains(r.exportTo, ".") || slices.Contains(r.exportTo, ns) {
 			v.merge(poolOf(v.drLocal, ns), int32(k))
 		}
-		private := len(r.exportTo) == 0 && privateByDefault || len(r.exportTo) == 1 && (r.exportTo[0] == "." || r.exportTo[0] == ns)
 		switch {
-		case !private:
+		case !r.private:
 			v.merge(poolOf(v.drExported, ns), int32(k))
 		case ns == v.root:
 			v.merge(v.drRoot, int32(k))
@@ -158,7 +162,7 @@ func (v *View) merge(p *ruleSet, k int32) {
 		first := v.drs[m.first].dr
 		mine := r.dr
 		bothWith := first.WorkloadSelector != nil && mine.WorkloadSelector != nil
-		if bothWith && !equalLabels(first.WorkloadSelector, mine.WorkloadSelector) {
+		if bothWith && !maps.Equal(first.WorkloadSelector, mine.WorkloadSelector) {
 			separately = true
 			continue
 		}
@@ -196,19 +200,6 @@ func (v *View) newMerged(k int32) *mergedRule {
 func supersetOf(a, b []string) bool {
 	for _, x := range b {
 		if !slices.Contains(a, x) {
-			return false
-		}
-	}
-	return true
-}
-
-// equalLabels compares two selectors' labels (nil and empty alike).
-func equalLabels(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, x := range a {
-		if y, ok := b[k]; !ok || x != y {
 			return false
 		}
 	}
@@ -259,7 +250,7 @@ func (v *View) rulesFor(n, svcNS, host string) []*mergedRule {
 		}
 		var out []*mergedRule
 		for _, m := range list {
-			if len(m.exportTo) == 0 || slices.Contains(m.exportTo, names.Wildcard) || slices.Contains(m.exportTo, n) {
+			if exportedRule(m, n) {
 				out = append(out, m)
 			}
 		}

@@ -121,7 +121,7 @@ func New(m *mesh.Config, inv *inventory.Inventory) (*View, error) {
 		defaultTo = m.DefaultServiceExportTo
 	}
 	v := &View{
-		root: m.Root(), rootSet: m != nil && m.RootNamespace != "", disc: newDiscovery(m), all: inv, nsLab: inv.Namespaces, inv: inv.Services, scs: inv.Sidecars,
+		root: m.Root(), rootSet: m != nil && m.RootNamespace != "", disc: newDiscovery(m, inv.Namespaces), all: inv, nsLab: inv.Namespaces, inv: inv.Services, scs: inv.Sidecars,
 		sidecars: map[string][]*inventory.Sidecar{}, defaultTo: defaultTo,
 		oldest: make(map[hostNS]int32, len(inv.Services)), byHost: make(map[string][]int32, len(inv.Services)),
 		byNS: make(map[string][]int32, len(inv.Namespaces)), bySuffix: make(map[string][]int32, len(inv.Services)),
@@ -169,8 +169,7 @@ func (v *View) decide(r *visibility.Resolver) {
 // or the namespace has a Namespace object whose labels one of them matches. A proxy in an
 // undiscovered namespace still gets a view, made of what is discovered.
 func (v *View) Discovered(namespace string) bool {
-	ls, known := v.nsLab[namespace]
-	return v.disc.discovered(ls, known)
+	return v.disc.discovered(namespace)
 }
 
 // order compares two services as Istio orders them: by creation time, then name (a
@@ -204,14 +203,9 @@ func (v *View) indexServices() {
 		n += len(v.inv[i].Hosts)
 	}
 	v.svcs = make([]viewService, 0, n)
-	discovered := map[string]bool{}
 	for i := range v.inv {
 		s := &v.inv[i]
-		d, ok := discovered[s.Namespace]
-		if !ok {
-			d = v.Discovered(s.Namespace)
-			discovered[s.Namespace] = d
-		}
+		d := v.Discovered(s.Namespace)
 		for j, h := range s.Hosts {
 			if slices.Contains(s.Hosts[:j], h) {
 				continue // one host given twice is one service
@@ -312,7 +306,7 @@ func compareSidecars(a, b *inventory.Sidecar) int {
 // none (a default listener importing "*/*").
 func (v *View) sidecarFor(namespace string, l map[string]string) *inventory.Sidecar {
 	for _, sc := range v.sidecars[namespace] {
-		if applies(sc, l) {
+		if subsetOf(sc.WorkloadSelector, l) { // no selector applies to every workload
 			return sc
 		}
 	}
