@@ -107,25 +107,6 @@ func istioWildcardLabel(s string) bool {
 	return istioLabel(s)
 }
 
-// hostMatches is Istio's host.Name.Matches: two hosts, compared as written, match when they
-// are equal, or when one is a wildcard ("*…") whose rest ends the other (or the other's
-// rest, for two wildcards). "*.foo.com" matches "x.foo.com", and "*" every host.
-func hostMatches(a, b string) bool {
-	aw, bw := strings.HasPrefix(a, "*"), strings.HasPrefix(b, "*")
-	switch {
-	case aw && bw:
-		if len(a) < len(b) {
-			return strings.HasSuffix(b[1:], a[1:])
-		}
-		return strings.HasSuffix(a[1:], b[1:])
-	case aw:
-		return strings.HasSuffix(b, a[1:])
-	case bw:
-		return strings.HasSuffix(a, b[1:])
-	}
-	return a == b
-}
-
 // subsetNameProblem checks the name of a subset (a DestinationRule's, or one a route
 // destination names).
 func subsetNameProblem(name string) string {

@@ -7,6 +7,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/labels"
 
+	"github.com/meshscope/meshscope/internal/hosts"
 	"github.com/meshscope/meshscope/internal/names"
 	"github.com/meshscope/meshscope/visibility/inventory"
 )
@@ -70,11 +71,11 @@ func (v *View) explainRoutes(sc *inventory.Sidecar, n, host string, p Proxy) []R
 	return out
 }
 
-// mostSpecificOf returns, of hosts, the one that matches the service host most specifically.
-func mostSpecificOf(hosts []string, host string) (string, bool) {
+// mostSpecificOf returns, of list, the host that matches the service host most specifically.
+func mostSpecificOf(list []string, host string) (string, bool) {
 	best, found := "", false
-	for _, h := range hosts {
-		if hostMatchesNeedle(h, host) && (!found || moreSpecific(h, best)) {
+	for _, h := range list {
+		if hosts.Covers(h, host) && (!found || hosts.MoreSpecific(h, best)) {
 			best, found = h, true
 		}
 	}
@@ -133,7 +134,7 @@ func (v *View) explainRules(n string, workload labels.Set, host, svcNS string, c
 	var out []Contender
 	for k := range v.drs {
 		r := &v.drs[k]
-		if !hostMatchesNeedle(r.host, host) {
+		if !hosts.Covers(r.host, host) {
 			continue
 		}
 		c := Contender{Name: r.ref, Host: r.host}
@@ -141,7 +142,7 @@ func (v *View) explainRules(n string, workload labels.Set, host, svcNS string, c
 		out = append(out, c)
 	}
 	for _, dr := range v.undiscDR {
-		if h := resolveHost(dr.Host, dr.Namespace, v.domain); hostMatchesNeedle(h, host) {
+		if h := resolveHost(dr.Host, dr.Namespace, v.domain); hosts.Covers(h, host) {
 			out = append(out, Contender{Name: dr.Namespace + "/" + dr.Name, Host: h, Verdict: NotDiscovered,
 				Reason: fmt.Sprintf("namespace %s is not discovered: no discoverySelector matches it, so istiod does not see its DestinationRules", dr.Namespace)})
 		}

@@ -8,6 +8,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/labels"
 
+	"github.com/meshscope/meshscope/internal/hosts"
 	"github.com/meshscope/meshscope/internal/report"
 )
 
@@ -98,7 +99,7 @@ func (v *View) lintRules() []Finding {
 		if ns == v.root || private || len(r.exportTo) == 0 {
 			continue
 		}
-		if !slices.ContainsFunc(v.byNS[ns], func(id int32) bool { return hostMatchesNeedle(r.host, v.svcs[id].host) }) {
+		if !slices.ContainsFunc(v.byNS[ns], func(id int32) bool { return hosts.Covers(r.host, v.svcs[id].host) }) {
 			out = append(out, report.New("DestinationRule "+r.ref, RuleOutOfReach,
 				"exported to %q, but a rule applies only from the proxy's namespace, the service's namespace and the root namespace %s, and no service of %s is in %s: no proxy of another namespace gets it",
 				r.dr.ExportTo, v.root, r.host, ns))

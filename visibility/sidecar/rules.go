@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/meshscope/meshscope/internal/hosts"
 	"github.com/meshscope/meshscope/internal/names"
 	"github.com/meshscope/meshscope/visibility/inventory"
 )
@@ -229,7 +230,7 @@ func (p *ruleSet) mostSpecific(host string) ([]*mergedRule, bool) {
 	var best string
 	found := false
 	for h := range p.wildcard {
-		if hostMatchesNeedle(h, host) && (!found || moreSpecific(h, best)) {
+		if hosts.Covers(h, host) && (!found || hosts.MoreSpecific(h, best)) {
 			best, found = h, true
 		}
 	}
