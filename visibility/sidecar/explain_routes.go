@@ -2,6 +2,7 @@ package sidecar
 
 import (
 	"fmt"
+	"iter"
 	"slices"
 	"strings"
 
@@ -33,7 +34,7 @@ func (v *View) explainRoutes(sc *inventory.Sidecar, n, host string, p Proxy) []R
 		step := RouteStep{Key: listenerKey(sc, li, eg), Candidates: []Contender{}}
 		for k := range v.vss {
 			r := &v.vss[k]
-			h, ok := mostSpecificOf(r.hosts, host)
+			h, ok := mostSpecificOf(slices.Values(r.hosts), host)
 			if !ok {
 				continue
 			}
@@ -59,7 +60,7 @@ func (v *View) explainRoutes(sc *inventory.Sidecar, n, host string, p Proxy) []R
 			for _, h := range vs.Hosts {
 				hs = append(hs, resolveHost(h, vs.Namespace, v.domain))
 			}
-			if h, ok := mostSpecificOf(hs, host); ok {
+			if h, ok := mostSpecificOf(slices.Values(hs), host); ok {
 				step.Candidates = append(step.Candidates, Contender{Name: vs.Namespace + "/" + vs.Name, Host: h, Verdict: NotDiscovered,
 					Reason: fmt.Sprintf("namespace %s is not discovered: no discoverySelector matches it, so istiod does not see its VirtualServices", vs.Namespace)})
 			}
@@ -71,15 +72,16 @@ func (v *View) explainRoutes(sc *inventory.Sidecar, n, host string, p Proxy) []R
 	return out
 }
 
-// mostSpecificOf returns, of list, the host that matches the service host most specifically.
-func mostSpecificOf(list []string, host string) (string, bool) {
-	best, found := "", false
-	for _, h := range list {
-		if hosts.Covers(h, host) && (!found || hosts.MoreSpecific(h, best)) {
-			best, found = h, true
+// mostSpecificOf returns, of the rule hosts hs, the one that covers the service host most
+// specifically (an exact host equal to it, else the longest wildcard covering it); ok is
+// false when none covers it.
+func mostSpecificOf(hs iter.Seq[string], host string) (best string, ok bool) {
+	for h := range hs {
+		if hosts.Covers(h, host) && (!ok || hosts.MoreSpecific(h, best)) {
+			best, ok = h, true
 		}
 	}
-	return best, found
+	return best, ok
 }
 
 // vsHiddenReason says why VirtualService r is not exported to namespace n.

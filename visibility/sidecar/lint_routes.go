@@ -62,7 +62,7 @@ func (v *View) lintRoutes() []Finding {
 					continue
 				}
 				for _, k := range selected {
-					if h, ok := mostSpecificOf(v.vss[k].hosts, host); ok && k != best && h == bestHost {
+					if h, ok := mostSpecificOf(slices.Values(v.vss[k].hosts), host); ok && k != best && h == bestHost {
 						note(key{"VirtualService " + v.vss[k].ref, string(HostRoutedTwice), fmt.Sprintf("gives host %s, as %s does, which comes first in Istio's order and routes %s: this one's routes for it are never used", bestHost, v.vss[best].ref, host)}, c.String())
 					}
 				}

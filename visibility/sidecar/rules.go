@@ -3,10 +3,10 @@ package sidecar
 import (
 	"cmp"
 	"encoding/json"
+	"maps"
 	"slices"
 	"strings"
 
-	"github.com/meshscope/meshscope/internal/hosts"
 	"github.com/meshscope/meshscope/internal/names"
 	"github.com/meshscope/meshscope/visibility/inventory"
 )
@@ -227,13 +227,7 @@ func (p *ruleSet) mostSpecific(host string) ([]*mergedRule, bool) {
 			return list, true
 		}
 	}
-	var best string
-	found := false
-	for h := range p.wildcard {
-		if hosts.Covers(h, host) && (!found || hosts.MoreSpecific(h, best)) {
-			best, found = h, true
-		}
-	}
+	best, found := mostSpecificOf(maps.Keys(p.wildcard), host)
 	return p.wildcard[best], found
 }
 
