@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/meshscope/meshscope/internal/hosts"
+	"github.com/meshscope/meshscope/visibility/inventory"
 	"github.com/meshscope/meshscope/visibility/mesh"
 )
 
@@ -73,7 +74,7 @@ func clusterDefaults(domain, discovery string) []clusterDefault {
 	}
 	return []clusterDefault{
 		{pattern: "*.kube-system.svc." + domain, kind: kubeSystemDefault, setting: -1, host: -1},
-		{pattern: "kubernetes.default.svc." + domain, kind: kubernetesDefault, setting: -1, host: -1},
+		{pattern: inventory.ServiceHost("kubernetes", "default", domain), kind: kubernetesDefault, setting: -1, host: -1},
 		{pattern: host, kind: discoveryDefault, setting: -1, host: -1},
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/meshscope/meshscope/internal/hosts"
 	"github.com/meshscope/meshscope/internal/report"
+	"github.com/meshscope/meshscope/visibility/inventory"
 )
 
 // lintRoutes judges, per class of proxies, the routes and rules each class actually gets:
@@ -146,7 +147,7 @@ func (v *View) lintShortHosts() []Finding {
 		if _, ok := slices.BinarySearch(namespaces, parts[1]); !ok {
 			return "", false
 		}
-		full := parts[0] + "." + parts[1] + ".svc." + v.domain
+		full := inventory.ServiceHost(parts[0], parts[1], v.domain)
 		return full, len(v.byHost[h]) == 0
 	}
 	var out []Finding

@@ -62,7 +62,7 @@ func resolveHost(h, ns, domain string) string {
 	if _, err := netip.ParseAddr(h); err == nil {
 		return h
 	}
-	return h + "." + ns + ".svc." + domain
+	return inventory.ServiceHost(h, ns, domain)
 }
 
 // readVirtualServices reads the discovered VirtualServices of the inventory and indexes
