@@ -204,7 +204,7 @@ func istioExportToProblems(field, namespace string, list []string, rule ExportTo
 		case v == exportToAll:
 			public = i
 		case v == exportToOwn:
-		case !istioLabel(v):
+		case !names.IstioLabel(v):
 			errs = append(errs, problem("", at(), v, "only .,*, or a valid DNS 1123 label is allowed as exportTo entry: %q %s", v, names.Label(v)))
 			continue
 		default:
@@ -281,22 +281,4 @@ func (s *exportToSet) len() int {
 		return len(s.long)
 	}
 	return s.n
-}
-
-// istioLabel reports whether s is a DNS label as Istio's validation reads one: 1 to 63
-// letters (either case), digits and inner '-'.
-func istioLabel(s string) bool {
-	if len(s) == 0 || len(s) > names.MaxLabel {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
-		case c == '-' && i > 0 && i < len(s)-1:
-		default:
-			return false
-		}
-	}
-	return true
 }

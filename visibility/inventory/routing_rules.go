@@ -50,7 +50,7 @@ func dnsLabelsProblem(d string) string {
 		if !more && label == "" {
 			return "" // a trailing dot
 		}
-		if !istioLabel(label) {
+		if !names.IstioLabel(label) {
 			return fmt.Sprintf("domain name %q invalid (label %q invalid)", d, label)
 		}
 		if !more {
@@ -71,25 +71,6 @@ func isInt(s string) bool {
 	return err == nil
 }
 
-// istioLabel reports whether s is a DNS label as Istio reads one: 1 to 63 letters (either
-// case), digits and inner '-'.
-func istioLabel(s string) bool { return len(s) <= names.MaxLabel && labelChars(s) }
-
-// labelChars is istioLabel without the limit on length: what Istio checks of the labels of
-// a label key's prefix, whose length it checks as a whole.
-func labelChars(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !alnum(c) && (c != '-' || i == 0 || i == len(s)-1) {
-			return false
-		}
-	}
-	return true
-}
-
 // istioWildcardLabel reports whether s is a DNS label, "*", or "*" or "*-" followed by a
 // DNS label, 63 characters at most.
 func istioWildcardLabel(s string) bool {
@@ -100,11 +81,11 @@ func istioWildcardLabel(s string) bool {
 	case s == "*":
 		return true
 	case strings.HasPrefix(s, "*-"):
-		return istioLabel(s[2:])
+		return names.IstioLabel(s[2:])
 	case strings.HasPrefix(s, "*"):
-		return istioLabel(s[1:])
+		return names.IstioLabel(s[1:])
 	}
-	return istioLabel(s)
+	return names.IstioLabel(s)
 }
 
 // subsetNameProblem checks the name of a subset (a DestinationRule's, or one a route
@@ -113,7 +94,7 @@ func subsetNameProblem(name string) string {
 	switch {
 	case name == "":
 		return "subset name cannot be empty"
-	case !istioLabel(name):
+	case !names.IstioLabel(name):
 		return "subset name is invalid: " + name
 	}
 	return ""
@@ -153,7 +134,7 @@ func tagKeyProblem(k string) string {
 	ok := qualifiedName(name)
 	if slashed {
 		for l := range strings.SplitSeq(prefix, ".") {
-			ok = ok && labelChars(l)
+			ok = ok && names.IstioLabelChars(l)
 		}
 	}
 	switch {
@@ -210,10 +191,10 @@ func gatewayNamesProblems(errs []*FieldError, field func() string, gateways []st
 		if ns == "" || name == "" {
 			errs = append(errs, problem("", strict.Index(field(), i), g, "config namespace and gateway name cannot be empty"))
 		}
-		if !istioLabel(ns) {
+		if !names.IstioLabel(ns) {
 			errs = append(errs, problem("", strict.Index(field(), i), g, "invalid value for namespace: %q", ns))
 		}
-		if !istioLabel(name) {
+		if !names.IstioLabel(name) {
 			errs = append(errs, problem("", strict.Index(field(), i), g, "invalid value for gateway name: %q", name))
 		}
 	}
