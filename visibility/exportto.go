@@ -149,7 +149,7 @@ func ExportToProblems(field, namespace string, list []string, rule ExportToRule)
 		case exportToOwn:
 		default:
 			if r := names.Label(v); r != "" {
-				errs = append(errs, problem("", at(), v, "%q is not \"*\", \".\", \"~\" or a namespace name: %s", v, r))
+				errs = append(errs, problem("", at(), v, notExportToEntry, v, r))
 				continue
 			}
 		}
@@ -172,6 +172,10 @@ func ExportToProblems(field, namespace string, list []string, rule ExportToRule)
 	}
 	return errs
 }
+
+// notExportToEntry is the problem of an exportTo entry that is none of the special values and
+// not a namespace name, given the entry and why it is not a name.
+const notExportToEntry = "%q is not \"*\", \".\", \"~\" or a namespace name: %s"
 
 // istioExportToProblems checks a list as Istio's validation does: each entry in turn against
 // the set of the entries before it ("." standing for the namespace), an entry already in the
@@ -210,7 +214,7 @@ func istioExportToProblems(field, namespace string, list []string, rule ExportTo
 		default:
 			if r := names.Label(v); r != "" {
 				// Istio's label admits upper case; a namespace name does not.
-				errs = append(errs, problem("", at(), v, "%q is not \"*\", \".\", \"~\" or a namespace name: %s", v, r))
+				errs = append(errs, problem("", at(), v, notExportToEntry, v, r))
 			}
 		}
 		set.add(key, i, len(list))
