@@ -134,10 +134,7 @@ func ExportToProblems(field, namespace string, list []string, rule ExportToRule)
 		return istioExportToProblems(field, namespace, list, rule)
 	}
 	var errs []*FieldError
-	var seen map[string]int // for long lists; short ones are scanned
-	if len(list) > 16 {
-		seen = make(map[string]int, len(list))
-	}
+	seen := newExportToSet(len(list))
 	for i, v := range list {
 		at := func() string { return strict.Index(field, i) } // spelt for a problem only
 		switch v {
@@ -156,18 +153,10 @@ func ExportToProblems(field, namespace string, list []string, rule ExportToRule)
 		if rule == AnnotationExportTo {
 			continue
 		}
-		j := -1
-		if seen != nil {
-			if first, dup := seen[v]; dup {
-				j = first
-			} else {
-				seen[v] = i
-			}
-		} else {
-			j = slices.IndexFunc(list[:i], func(w string) bool { return w == v })
-		}
-		if j >= 0 {
+		if j := seen.find(v); j >= 0 {
 			errs = append(errs, problem("", at(), v, "%q repeats %s (%q)", v, strict.Index(field, j), list[j]))
+		} else {
+			seen.add(v, i)
 		}
 	}
 	return errs
@@ -183,7 +172,7 @@ const notExportToEntry = "%q is not \"*\", \".\", \"~\" or a namespace name: %s"
 // ServiceEntry); then the list as a whole.
 func istioExportToProblems(field, namespace string, list []string, rule ExportToRule) []*FieldError {
 	var errs []*FieldError
-	var set exportToSet
+	set := newExportToSet(len(list))
 	public, none := -1, -1 // the entries that put "*" and "~" in the set
 	for i, v := range list {
 		at := func() string { return strict.Index(field, i) } // spelt for a problem only
@@ -217,7 +206,7 @@ func istioExportToProblems(field, namespace string, list []string, rule ExportTo
 				errs = append(errs, problem("", at(), v, notExportToEntry, v, r))
 			}
 		}
-		set.add(key, i, len(list))
+		set.add(key, i)
 	}
 	if rule == SelectorRuleExportTo && set.len() > 0 {
 		switch {
@@ -236,19 +225,33 @@ func istioExportToProblems(field, namespace string, list []string, rule ExportTo
 	return errs
 }
 
-// exportToSet is the set of entries istioExportToProblems builds, each with the index of the
-// entry that put it there: scanned in place for short lists, a map for long ones.
+// exportToSet is a set of the entries of an exportTo list, each with the index of the entry
+// that put it there: for a list of up to len(short) entries, an array scanned in place,
+// without allocating; for a longer one, a map.
 type exportToSet struct {
-	short [8]exportToKey
+	short [16]exportToKey
 	n     int
 	long  map[string]int
 }
 
+// exportToKey is an entry of an exportToSet and the index of the list entry that put it there.
 type exportToKey struct {
 	key string
 	at  int
 }
 
+// newExportToSet returns an empty set for the entries of a list of size entries: a map when
+// they may not all fit in short. It returns the set by value, so that a caller's set, and the
+// header of its map, can stay on the stack.
+func newExportToSet(size int) exportToSet {
+	var s exportToSet
+	if size > len(s.short) {
+		s.long = make(map[string]int, size)
+	}
+	return s
+}
+
+// find returns the index stored with key, or -1 when key is not in the set.
 func (s *exportToSet) find(key string) int {
 	if s.long != nil {
 		if at, ok := s.long[key]; ok {
@@ -264,14 +267,9 @@ func (s *exportToSet) find(key string) int {
 	return -1
 }
 
-// add puts key in the set; size is the list's length, which decides the representation.
-func (s *exportToSet) add(key string, at, size int) {
-	if s.long == nil && s.n == len(s.short) {
-		s.long = make(map[string]int, size)
-		for _, k := range s.short[:s.n] {
-			s.long[k.key] = k.at
-		}
-	}
+// add puts key, which is not in the set, in it, with the index at; the set holds no more
+// entries than the list it was made for.
+func (s *exportToSet) add(key string, at int) {
 	if s.long != nil {
 		s.long[key] = at
 		return
@@ -280,6 +278,7 @@ func (s *exportToSet) add(key string, at, size int) {
 	s.n++
 }
 
+// len returns the number of entries in the set.
 func (s *exportToSet) len() int {
 	if s.long != nil {
 		return len(s.long)
