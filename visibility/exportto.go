@@ -135,10 +135,7 @@ func ExportToProblems(field, namespace string, list []string, rule ExportToRule)
 		return istioExportToProblems(field, namespace, list, rule)
 	}
 	var errs []*FieldError
-	var seen map[string]int // for long lists; short ones are scanned
-	if len(list) > 16 {
-		seen = make(map[string]int, len(list))
-	}
+	seen := newExportToSet(len(list))
 	for i, v := range list {
 		at := func() string { return strict.Index(field, i) } // spelt for a problem only
 		switch v {
@@ -150,29 +147,25 @@ func ExportToProblems(field, namespace string, list []string, rule ExportToRule)
 		case exportToOwn:
 		default:
 			if r := names.Label(v); r != "" {
-				errs = append(errs, fielderr.Newf("", at(), v, "%q is not \"*\", \".\", \"~\" or a namespace name: %s", v, r))
+				errs = append(errs, fielderr.Newf("", at(), v, notExportToEntry, v, r))
 				continue
 			}
 		}
 		if rule == AnnotationExportTo {
 			continue
 		}
-		j := -1
-		if seen != nil {
-			if first, dup := seen[v]; dup {
-				j = first
-			} else {
-				seen[v] = i
-			}
-		} else {
-			j = slices.IndexFunc(list[:i], func(w string) bool { return w == v })
-		}
-		if j >= 0 {
+		if j := seen.find(v); j >= 0 {
 			errs = append(errs, fielderr.Newf("", at(), v, "%q repeats %s (%q)", v, strict.Index(field, j), list[j]))
+		} else {
+			seen.add(v, i)
 		}
 	}
 	return errs
 }
+
+// notExportToEntry is the problem of an exportTo entry that is none of the special values and
+// not a namespace name, given the entry and why it is not a name.
+const notExportToEntry = "%q is not \"*\", \".\", \"~\" or a namespace name: %s"
 
 // istioExportToProblems checks a list as Istio's validation does: each entry in turn against
 // the set of the entries before it ("." standing for the namespace), an entry already in the
@@ -180,7 +173,7 @@ func ExportToProblems(field, namespace string, list []string, rule ExportToRule)
 // ServiceEntry); then the list as a whole.
 func istioExportToProblems(field, namespace string, list []string, rule ExportToRule) []*FieldError {
 	var errs []*FieldError
-	var set exportToSet
+	set := newExportToSet(len(list))
 	public, none := -1, -1 // the entries that put "*" and "~" in the set
 	for i, v := range list {
 		at := func() string { return strict.Index(field, i) } // spelt for a problem only
@@ -205,16 +198,16 @@ func istioExportToProblems(field, namespace string, list []string, rule ExportTo
 		case v == exportToAll:
 			public = i
 		case v == exportToOwn:
-		case !istioLabel(v):
+		case !names.IstioLabel(v):
 			errs = append(errs, fielderr.Newf("", at(), v, "only .,*, or a valid DNS 1123 label is allowed as exportTo entry: %q %s", v, names.Label(v)))
 			continue
 		default:
 			if r := names.Label(v); r != "" {
 				// Istio's label admits upper case; a namespace name does not.
-				errs = append(errs, fielderr.Newf("", at(), v, "%q is not \"*\", \".\", \"~\" or a namespace name: %s", v, r))
+				errs = append(errs, fielderr.Newf("", at(), v, notExportToEntry, v, r))
 			}
 		}
-		set.add(key, i, len(list))
+		set.add(key, i)
 	}
 	if rule == SelectorRuleExportTo && set.len() > 0 {
 		switch {
@@ -233,19 +226,33 @@ func istioExportToProblems(field, namespace string, list []string, rule ExportTo
 	return errs
 }
 
-// exportToSet is the set of entries istioExportToProblems builds, each with the index of the
-// entry that put it there: scanned in place for short lists, a map for long ones.
+// exportToSet is a set of the entries of an exportTo list, each with the index of the entry
+// that put it there: for a list of up to len(short) entries, an array scanned in place,
+// without allocating; for a longer one, a map.
 type exportToSet struct {
-	short [8]exportToKey
+	short [16]exportToKey
 	n     int
 	long  map[string]int
 }
 
+// exportToKey is an entry of an exportToSet and the index of the list entry that put it there.
 type exportToKey struct {
 	key string
 	at  int
 }
 
+// newExportToSet returns an empty set for the entries of a list of size entries: a map when
+// they may not all fit in short. It returns the set by value, so that a caller's set, and the
+// header of its map, can stay on the stack.
+func newExportToSet(size int) exportToSet {
+	var s exportToSet
+	if size > len(s.short) {
+		s.long = make(map[string]int, size)
+	}
+	return s
+}
+
+// find returns the index stored with key, or -1 when key is not in the set.
 func (s *exportToSet) find(key string) int {
 	if s.long != nil {
 		if at, ok := s.long[key]; ok {
@@ -261,14 +268,9 @@ func (s *exportToSet) find(key string) int {
 	return -1
 }
 
-// add puts key in the set; size is the list's length, which decides the representation.
-func (s *exportToSet) add(key string, at, size int) {
-	if s.long == nil && s.n == len(s.short) {
-		s.long = make(map[string]int, size)
-		for _, k := range s.short[:s.n] {
-			s.long[k.key] = k.at
-		}
-	}
+// add puts key, which is not in the set, in it, with the index at; the set holds no more
+// entries than the list it was made for.
+func (s *exportToSet) add(key string, at int) {
 	if s.long != nil {
 		s.long[key] = at
 		return
@@ -277,27 +279,10 @@ func (s *exportToSet) add(key string, at, size int) {
 	s.n++
 }
 
+// len returns the number of entries in the set.
 func (s *exportToSet) len() int {
 	if s.long != nil {
 		return len(s.long)
 	}
 	return s.n
-}
-
-// istioLabel reports whether s is a DNS label as Istio's validation reads one: 1 to 63
-// letters (either case), digits and inner '-'.
-func istioLabel(s string) bool {
-	if len(s) == 0 || len(s) > names.MaxLabel {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
-		case c == '-' && i > 0 && i < len(s)-1:
-		default:
-			return false
-		}
-	}
-	return true
 }

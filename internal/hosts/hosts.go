@@ -1,7 +1,9 @@
 // Package hosts holds the rules for host names and addresses that meshscope's Istio packages
 // share: which strings are ServiceEntry hosts (DNS labels whose first label may be a wildcard
 // label, as Istio's validation reads them), how hosts compare (without case or a trailing
-// dot), and how an address or CIDR is read into its Canonical netip.Prefix.
+// dot), which host patterns cover which hosts and which of them is the more specific (as
+// Istio matches hosts, written as they are), and how an address or CIDR is read into its
+// Canonical netip.Prefix.
 package hosts
 
 import (

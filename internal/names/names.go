@@ -1,5 +1,6 @@
 // Package names holds the name checks that several meshscope packages share: lowercase
-// RFC 1123 labels and subdomains (SNI components, peer and subset names, namespaces), and
+// RFC 1123 labels and subdomains (SNI components, peer and subset names, namespaces), DNS
+// labels as Istio's validation reads them (either case), and
 // the few fixed names they spell alike (the default partition, the wildcard, the kinds of
 // Consul's discovery-chain config entries).
 //
@@ -32,6 +33,30 @@ func Datacenter(s string) string { return label(s, true) }
 
 // IsLabel reports whether s is a lowercase RFC 1123 label.
 func IsLabel(s string) bool { return Label(s) == "" }
+
+// IstioLabel reports whether s is a DNS label as Istio's validation reads one: 1 to 63
+// letters, digits and '-', starting and ending with a letter or digit. Unlike Label it
+// admits upper-case letters.
+func IstioLabel(s string) bool { return len(s) <= MaxLabel && IstioLabelChars(s) }
+
+// IstioLabelChars is IstioLabel without the limit on length, for the labels of a name whose
+// length Istio checks as a whole: a non-empty run of letters (either case), digits and '-',
+// with no '-' at either end.
+func IstioLabelChars(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		case c == '-' && i > 0 && i < len(s)-1:
+		default:
+			return false
+		}
+	}
+	return true
+}
 
 // Character classes of the label alphabet.
 const (

@@ -236,6 +236,13 @@ func (inv *Inventory) ClusterDomain() string {
 	return hosts.Normalize(inv.Domain)
 }
 
+// ServiceHost returns the host Istio gives the Kubernetes Service name in namespace, and the
+// name a short host name expands into: name.namespace.svc.domain. The domain is used as
+// given (an inventory's is ClusterDomain); nothing is checked or normalized.
+func ServiceHost(name, namespace, domain string) string {
+	return name + "." + namespace + ".svc." + domain
+}
+
 // NamespaceNames returns every namespace of the inventory — those with a Namespace object,
 // and those a service, a Sidecar, a VirtualService or a DestinationRule is in — sorted. The caller owns the slice.
 func (inv *Inventory) NamespaceNames() []string {

@@ -60,7 +60,7 @@ import (
 // inventory keeps that copy.
 func Load(data []byte, clusterDomain string) (*Inventory, error) {
 	if clusterDomain == "" {
-		clusterDomain = "cluster.local"
+		clusterDomain = DefaultDomain
 	}
 	s := kube.Read(data, readsObject)
 	nss, svcs, named := 0, 0, 0
@@ -383,7 +383,7 @@ func (l *inventoryLoader) service(o kube.Object) []error {
 	var d strict.Decoder
 	s, spec, ok := l.common(&d, o, KubernetesService)
 	if ok {
-		s.Hosts = []string{s.Name + "." + s.Namespace + ".svc." + l.domain}
+		s.Hosts = []string{ServiceHost(s.Name, s.Namespace, l.domain)}
 		field := "spec.clusterIPs"
 		ips := specStrings(&d, spec, "clusterIPs")
 		if ip, _ := spec.Value("clusterIP").(string); len(ips) == 0 && ip != "" {

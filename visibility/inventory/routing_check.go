@@ -286,7 +286,7 @@ func checkHTTPMatch(errs []*FieldError, f *routingFields, mt *HTTPMatch, r, m in
 	}
 	errs = checkTags(errs, at("sourceLabels", "SourceLabels"), mt.SourceLabels)
 	errs = gatewayNamesProblems(errs, at("gateways", "Gateways"), mt.Gateways)
-	if mt.SourceNamespace != "" && !istioLabel(mt.SourceNamespace) {
+	if mt.SourceNamespace != "" && !names.IstioLabel(mt.SourceNamespace) {
 		errs = append(errs, fielderr.Newf("", at("sourceNamespace", "SourceNamespace")(), mt.SourceNamespace, "sourceNamespace match %s is invalid", mt.SourceNamespace))
 	}
 	return errs

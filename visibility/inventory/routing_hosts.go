@@ -5,6 +5,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/meshscope/meshscope/internal/hosts"
 )
 
 // maxOverlaps is how many pairs of overlapping hosts the problems of one VirtualService
@@ -15,7 +17,7 @@ const maxOverlaps = 10
 // Istio does; more hosts go through a trie, in time linear in their length.
 const naiveOverlapsUpTo = 64
 
-// overlaps finds the pairs (i < j) of hosts that overlap (hostMatches), as Istio's
+// overlaps finds the pairs (i < j) of hosts that overlap (hosts.Matches), as Istio's
 // validation looks for them among a VirtualService's hosts. It returns at most limit pairs
 // — the first in Istio's order (by i, then j) when there are few hosts, some of them in
 // that order when there are many — and how many pairs there are in all.
@@ -27,10 +29,10 @@ func overlaps(hosts []string, limit int) (pairs [][2]int, total int) {
 }
 
 // naiveOverlaps compares every pair.
-func naiveOverlaps(hosts []string, limit int) (pairs [][2]int, total int) {
-	for i := range hosts {
-		for j := i + 1; j < len(hosts); j++ {
-			if hostMatches(hosts[i], hosts[j]) {
+func naiveOverlaps(list []string, limit int) (pairs [][2]int, total int) {
+	for i := range list {
+		for j := i + 1; j < len(list); j++ {
+			if hosts.Matches(list[i], list[j]) {
 				if total < limit {
 					pairs = append(pairs, [2]int{i, j})
 				}

@@ -51,7 +51,7 @@ func dnsLabelsProblem(d string) string {
 		if !more && label == "" {
 			return "" // a trailing dot
 		}
-		if !istioLabel(label) {
+		if !names.IstioLabel(label) {
 			return fmt.Sprintf("domain name %q invalid (label %q invalid)", d, label)
 		}
 		if !more {
@@ -72,25 +72,6 @@ func isInt(s string) bool {
 	return err == nil
 }
 
-// istioLabel reports whether s is a DNS label as Istio reads one: 1 to 63 letters (either
-// case), digits and inner '-'.
-func istioLabel(s string) bool { return len(s) <= names.MaxLabel && labelChars(s) }
-
-// labelChars is istioLabel without the limit on length: what Istio checks of the labels of
-// a label key's prefix, whose length it checks as a whole.
-func labelChars(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !alnum(c) && (c != '-' || i == 0 || i == len(s)-1) {
-			return false
-		}
-	}
-	return true
-}
-
 // istioWildcardLabel reports whether s is a DNS label, "*", or "*" or "*-" followed by a
 // DNS label, 63 characters at most.
 func istioWildcardLabel(s string) bool {
@@ -101,30 +82,11 @@ func istioWildcardLabel(s string) bool {
 	case s == "*":
 		return true
 	case strings.HasPrefix(s, "*-"):
-		return istioLabel(s[2:])
+		return names.IstioLabel(s[2:])
 	case strings.HasPrefix(s, "*"):
-		return istioLabel(s[1:])
+		return names.IstioLabel(s[1:])
 	}
-	return istioLabel(s)
-}
-
-// hostMatches is Istio's host.Name.Matches: two hosts, compared as written, match when they
-// are equal, or when one is a wildcard ("*…") whose rest ends the other (or the other's
-// rest, for two wildcards). "*.foo.com" matches "x.foo.com", and "*" every host.
-func hostMatches(a, b string) bool {
-	aw, bw := strings.HasPrefix(a, "*"), strings.HasPrefix(b, "*")
-	switch {
-	case aw && bw:
-		if len(a) < len(b) {
-			return strings.HasSuffix(b[1:], a[1:])
-		}
-		return strings.HasSuffix(a[1:], b[1:])
-	case aw:
-		return strings.HasSuffix(b, a[1:])
-	case bw:
-		return strings.HasSuffix(a, b[1:])
-	}
-	return a == b
+	return names.IstioLabel(s)
 }
 
 // subsetNameProblem checks the name of a subset (a DestinationRule's, or one a route
@@ -133,7 +95,7 @@ func subsetNameProblem(name string) string {
 	switch {
 	case name == "":
 		return "subset name cannot be empty"
-	case !istioLabel(name):
+	case !names.IstioLabel(name):
 		return "subset name is invalid: " + name
 	}
 	return ""
@@ -173,7 +135,7 @@ func tagKeyProblem(k string) string {
 	ok := qualifiedName(name)
 	if slashed {
 		for l := range strings.SplitSeq(prefix, ".") {
-			ok = ok && labelChars(l)
+			ok = ok && names.IstioLabelChars(l)
 		}
 	}
 	switch {
@@ -230,10 +192,10 @@ func gatewayNamesProblems(errs []*FieldError, field func() string, gateways []st
 		if ns == "" || name == "" {
 			errs = append(errs, fielderr.Newf("", strict.Index(field(), i), g, "config namespace and gateway name cannot be empty"))
 		}
-		if !istioLabel(ns) {
+		if !names.IstioLabel(ns) {
 			errs = append(errs, fielderr.Newf("", strict.Index(field(), i), g, "invalid value for namespace: %q", ns))
 		}
-		if !istioLabel(name) {
+		if !names.IstioLabel(name) {
 			errs = append(errs, fielderr.Newf("", strict.Index(field(), i), g, "invalid value for gateway name: %q", name))
 		}
 	}

@@ -7,6 +7,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/labels"
 
+	"github.com/meshscope/meshscope/internal/hosts"
 	"github.com/meshscope/meshscope/internal/kube"
 	"github.com/meshscope/meshscope/internal/report"
 	"github.com/meshscope/meshscope/visibility/mesh"
@@ -171,7 +172,7 @@ func (l *localHosts) lintDefaults(at string, i, j int, h string, local bool) []F
 			out = append(out, report.New(at, ScopeDefaultDropped,
 				"clusterLocal: false on %s drops %s for every host under it, not only for this one: no host ending in %s is cluster-local by default any more",
 				h, d.source(l.disc), d.pattern[1:]))
-		case !local && d.setting < 0 && (h == strings.TrimPrefix(d.pattern, "*.") && d.wildcard() || covers(h, d.pattern)):
+		case !local && d.setting < 0 && (h == strings.TrimPrefix(d.pattern, "*.") && d.wildcard() || hosts.Covers(h, d.pattern)):
 			kept = append(kept, d.pattern)
 		case local && d.setting >= 0 && d.setting < i && d.wildcard() && h != d.pattern && d.droppedBy(h):
 			out = append(out, report.New(at, ScopeDefaultStaysDropped,
@@ -194,20 +195,4 @@ func (l *localHosts) lintDefaults(at string, i, j int, h string, local bool) []F
 			h, strings.Join(kept, ", ")))
 	}
 	return out
-}
-
-// covers reports whether the setting host h covers the default pattern d, as Istio's
-// host.Name.SubsetOf does: an exact host covers only itself; a wildcard "*" + x covers an
-// exact pattern ending with x, and a wildcard pattern whose part after "*" ends with x.
-func covers(h, d string) bool {
-	hw, dw := strings.HasPrefix(h, "*"), strings.HasPrefix(d, "*")
-	switch {
-	case dw && hw:
-		return len(d) >= len(h) && strings.HasSuffix(d[1:], h[1:])
-	case dw:
-		return false
-	case hw:
-		return strings.HasSuffix(d, h[1:])
-	}
-	return d == h
 }

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/meshscope/meshscope/internal/hosts"
+	"github.com/meshscope/meshscope/visibility/inventory"
 	"github.com/meshscope/meshscope/visibility/mesh"
 )
 
@@ -72,7 +74,7 @@ func clusterDefaults(domain, discovery string) []clusterDefault {
 	}
 	return []clusterDefault{
 		{pattern: "*.kube-system.svc." + domain, kind: kubeSystemDefault, setting: -1, host: -1},
-		{pattern: "kubernetes.default.svc." + domain, kind: kubernetesDefault, setting: -1, host: -1},
+		{pattern: inventory.ServiceHost("kubernetes", "default", domain), kind: kubernetesDefault, setting: -1, host: -1},
 		{pattern: host, kind: discoveryDefault, setting: -1, host: -1},
 	}
 }
@@ -168,35 +170,17 @@ func (l *localHosts) dropped(host, pattern string) (clusterDefault, bool) {
 	var best clusterDefault
 	found := false
 	for _, d := range l.defaults {
-		if d.setting < 0 || !matchesPattern(d.pattern, host) {
+		if d.setting < 0 || !hosts.Covers(d.pattern, host) {
 			continue
 		}
-		if !found || moreSpecific(d.pattern, best.pattern) {
+		if !found || hosts.MoreSpecific(d.pattern, best.pattern) {
 			best, found = d, true
 		}
 	}
-	if !found || pattern != "" && best.pattern != pattern && !moreSpecific(best.pattern, pattern) {
+	if !found || pattern != "" && best.pattern != pattern && !hosts.MoreSpecific(best.pattern, pattern) {
 		return clusterDefault{}, false
 	}
 	return best, true
-}
-
-// matchesPattern reports whether pattern matches host as a serviceSettings pattern does.
-func matchesPattern(pattern, host string) bool {
-	if !strings.HasPrefix(pattern, "*") {
-		return pattern == host
-	}
-	return strings.HasSuffix(strings.TrimPrefix(host, "*"), pattern[1:])
-}
-
-// moreSpecific reports whether pattern a decides before b: exact before wildcard, then the
-// longer.
-func moreSpecific(a, b string) bool {
-	aw, bw := strings.HasPrefix(a, "*"), strings.HasPrefix(b, "*")
-	if aw != bw {
-		return bw
-	}
-	return len(a) > len(b)
 }
 
 // source names where a pattern's setting comes from.

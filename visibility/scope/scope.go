@@ -119,7 +119,7 @@ func hostProblems(inv *inventory.Inventory) []error {
 		if svc.Kind != inventory.KubernetesService || len(svc.Hosts) == 0 {
 			continue
 		}
-		want := hostOf(svc, domain)
+		want := inventory.ServiceHost(svc.Name, svc.Namespace, domain)
 		for j, h := range svc.Hosts {
 			if hosts.Normalize(h) != hosts.Normalize(want) {
 				errs = append(errs, &FieldError{
@@ -132,11 +132,6 @@ func hostProblems(inv *inventory.Inventory) []error {
 		}
 	}
 	return errs
-}
-
-// hostOf returns the host Istio gives a Kubernetes Service.
-func hostOf(svc *inventory.Service, domain string) string {
-	return svc.Name + "." + svc.Namespace + ".svc." + domain
 }
 
 // scopeServices decides the scope of every Kubernetes Service of inv, sorted by namespace
@@ -152,7 +147,7 @@ func (s *Scoper) scopeServices(inv *inventory.Inventory) []Scoped {
 		if svc.Kind != inventory.KubernetesService {
 			continue
 		}
-		host := hostOf(svc, domain)
+		host := inventory.ServiceHost(svc.Name, svc.Namespace, domain)
 		e := s.Explain(namespaceLabels(inv, svc.Namespace), labels.Set(svc.Labels), host)
 		if e.NamespaceUnknown && len(s.configs) > 0 {
 			e.Reason = "namespace " + svc.Namespace + " is not in the inventory: Istio skips every serviceScopeConfig for a service whose namespace it does not know, so it is LOCAL"

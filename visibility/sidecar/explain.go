@@ -8,6 +8,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/labels"
 
+	"github.com/meshscope/meshscope/internal/hosts"
 	"github.com/meshscope/meshscope/internal/names"
 	"github.com/meshscope/meshscope/visibility/inventory"
 )
@@ -252,7 +253,7 @@ func (v *View) unclaimed(sc *inventory.Sidecar, namespace, host string) []string
 	for li, eg := range egressOf(sc) {
 		for _, raw := range eg.Hosts {
 			h := parseEgressHost(raw)
-			if h.exclude || h.host == names.Wildcard || !isWildcard(h.host) || !covers(h.host, host) {
+			if h.exclude || h.host == names.Wildcard || !isWildcard(h.host) || !hosts.Covers(h.host, host) {
 				continue
 			}
 			out = append(out, fmt.Sprintf("%s imports %q, which covers it, but an import only selects the inventory's services and creates none: a proxy gets a host only from a service (a ServiceEntry) that has it",
@@ -322,7 +323,7 @@ func (v *View) verdict(l *listener, n string, id int32) Candidate {
 		if h.namespace == "." {
 			h.namespace = n
 		}
-		if h.exclude && (h.namespace == svc.Namespace || h.namespace == names.Wildcard) && covers(h.host, s.host) {
+		if h.exclude && (h.namespace == svc.Namespace || h.namespace == names.Wildcard) && hosts.Covers(h.host, s.host) {
 			c.Verdict, c.Reason = Excluded, fmt.Sprintf("%q excludes it (an exclusion beats any import)", raw)
 			return c
 		}

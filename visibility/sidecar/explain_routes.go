@@ -2,11 +2,13 @@ package sidecar
 
 import (
 	"fmt"
+	"iter"
 	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/labels"
 
+	"github.com/meshscope/meshscope/internal/hosts"
 	"github.com/meshscope/meshscope/internal/names"
 	"github.com/meshscope/meshscope/visibility/inventory"
 )
@@ -32,7 +34,7 @@ func (v *View) explainRoutes(sc *inventory.Sidecar, n, host string, p Proxy, rou
 		step := RouteStep{Key: listenerKey(sc, li, eg), Candidates: []Contender{}}
 		for k := range v.vss {
 			r := &v.vss[k]
-			h, ok := mostSpecificOf(r.hosts, host)
+			h, ok := mostSpecificOf(slices.Values(r.hosts), host)
 			if !ok {
 				continue
 			}
@@ -58,7 +60,7 @@ func (v *View) explainRoutes(sc *inventory.Sidecar, n, host string, p Proxy, rou
 			for _, h := range vs.Hosts {
 				hs = append(hs, resolveHost(h, vs.Namespace, v.domain))
 			}
-			if h, ok := mostSpecificOf(hs, host); ok {
+			if h, ok := mostSpecificOf(slices.Values(hs), host); ok {
 				step.Candidates = append(step.Candidates, Contender{Name: vs.Namespace + "/" + vs.Name, Host: h, Verdict: NotDiscovered,
 					Reason: fmt.Sprintf("namespace %s is not discovered: no discoverySelector matches it, so istiod does not see its VirtualServices", vs.Namespace)})
 			}
@@ -70,15 +72,16 @@ func (v *View) explainRoutes(sc *inventory.Sidecar, n, host string, p Proxy, rou
 	return out
 }
 
-// mostSpecificOf returns, of hosts, the one that matches the service host most specifically.
-func mostSpecificOf(hosts []string, host string) (string, bool) {
-	best, found := "", false
-	for _, h := range hosts {
-		if hostMatchesNeedle(h, host) && (!found || moreSpecific(h, best)) {
-			best, found = h, true
+// mostSpecificOf returns, of the rule hosts hs, the one that covers the service host most
+// specifically (an exact host equal to it, else the longest wildcard covering it); ok is
+// false when none covers it.
+func mostSpecificOf(hs iter.Seq[string], host string) (best string, ok bool) {
+	for h := range hs {
+		if hosts.Covers(h, host) && (!ok || hosts.MoreSpecific(h, best)) {
+			best, ok = h, true
 		}
 	}
-	return best, found
+	return best, ok
 }
 
 // vsHiddenReason says why VirtualService r is not exported to namespace n.
@@ -133,7 +136,7 @@ func (v *View) explainRules(n string, workload labels.Set, host, svcNS string, c
 	var out []Contender
 	for k := range v.drs {
 		r := &v.drs[k]
-		if !hostMatchesNeedle(r.host, host) {
+		if !hosts.Covers(r.host, host) {
 			continue
 		}
 		c := Contender{Name: r.ref, Host: r.host}
@@ -141,7 +144,7 @@ func (v *View) explainRules(n string, workload labels.Set, host, svcNS string, c
 		out = append(out, c)
 	}
 	for _, dr := range v.undiscDR {
-		if h := resolveHost(dr.Host, dr.Namespace, v.domain); hostMatchesNeedle(h, host) {
+		if h := resolveHost(dr.Host, dr.Namespace, v.domain); hosts.Covers(h, host) {
 			out = append(out, Contender{Name: dr.Namespace + "/" + dr.Name, Host: h, Verdict: NotDiscovered,
 				Reason: fmt.Sprintf("namespace %s is not discovered: no discoverySelector matches it, so istiod does not see its DestinationRules", dr.Namespace)})
 		}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/meshscope/meshscope/internal/hosts"
 	"github.com/meshscope/meshscope/internal/names"
 	"github.com/meshscope/meshscope/internal/report"
 	"github.com/meshscope/meshscope/internal/strict"
@@ -122,7 +123,7 @@ func lintExclusions(at string, e *inventory.Egress) []Finding {
 		}
 		for k, xraw := range e.Hosts {
 			x := parseEgressHost(xraw)
-			if !x.exclude || x.namespace != names.Wildcard && x.namespace != imp.namespace || !covers(x.host, imp.host) {
+			if !x.exclude || x.namespace != names.Wildcard && x.namespace != imp.namespace || !hosts.Covers(x.host, imp.host) {
 				continue
 			}
 			what := fmt.Sprintf("%q excludes every host %q imports (an exclusion beats any import)", xraw, raw)

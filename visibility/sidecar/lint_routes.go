@@ -8,7 +8,9 @@ import (
 
 	"k8s.io/apimachinery/pkg/labels"
 
+	"github.com/meshscope/meshscope/internal/hosts"
 	"github.com/meshscope/meshscope/internal/report"
+	"github.com/meshscope/meshscope/visibility/inventory"
 )
 
 // lintRoutes judges, per class of proxies, the routes and rules each class actually gets:
@@ -59,7 +61,7 @@ func (v *View) lintRoutes() []Finding {
 					continue
 				}
 				for _, k := range selected {
-					if h, ok := mostSpecificOf(v.vss[k].hosts, host); ok && k != best && h == bestHost {
+					if h, ok := mostSpecificOf(slices.Values(v.vss[k].hosts), host); ok && k != best && h == bestHost {
 						note(key{"VirtualService " + v.vss[k].ref, string(HostRoutedTwice), fmt.Sprintf("gives host %s, as %s does, which comes first in Istio's order and routes %s: this one's routes for it are never used", bestHost, v.vss[best].ref, host)}, c.String())
 					}
 				}
@@ -95,7 +97,7 @@ func (v *View) lintRules() []Finding {
 		if ns == v.root || r.private || len(r.exportTo) == 0 { // only a rule declaring an exportTo beyond its namespace is judged
 			continue
 		}
-		if !slices.ContainsFunc(v.byNS[ns], func(id int32) bool { return hostMatchesNeedle(r.host, v.svcs[id].host) }) {
+		if !slices.ContainsFunc(v.byNS[ns], func(id int32) bool { return hosts.Covers(r.host, v.svcs[id].host) }) {
 			out = append(out, report.New("DestinationRule "+r.ref, RuleOutOfReach,
 				"exported to %q, but a rule applies only from the proxy's namespace, the service's namespace and the root namespace %s, and no service of %s is in %s: no proxy of another namespace gets it",
 				r.dr.ExportTo, v.root, r.host, ns))
@@ -142,7 +144,7 @@ func (v *View) lintShortHosts() []Finding {
 		if _, ok := slices.BinarySearch(namespaces, parts[1]); !ok {
 			return "", false
 		}
-		full := parts[0] + "." + parts[1] + ".svc." + v.domain
+		full := inventory.ServiceHost(parts[0], parts[1], v.domain)
 		return full, len(v.byHost[h]) == 0
 	}
 	var out []Finding

@@ -7,6 +7,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/labels"
 
+	"github.com/meshscope/meshscope/internal/hosts"
 	"github.com/meshscope/meshscope/internal/names"
 	"github.com/meshscope/meshscope/visibility/inventory"
 )
@@ -321,7 +322,7 @@ func (v *View) candidates(l *listener, n string) []int32 {
 	add := func(ids []int32, ns, pattern string) {
 		for _, id := range ids {
 			s := &v.svcs[id]
-			if (ns == "" || v.inv[s.svc].Namespace == ns) && (pattern == "" || covers(pattern, s.host)) && s.exportedTo(n) {
+			if (ns == "" || v.inv[s.svc].Namespace == ns) && (pattern == "" || hosts.Covers(pattern, s.host)) && s.exportedTo(n) {
 				out = append(out, id)
 			}
 		}

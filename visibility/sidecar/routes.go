@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/meshscope/meshscope/internal/hosts"
 	"github.com/meshscope/meshscope/internal/names"
 	"github.com/meshscope/meshscope/visibility"
 	"github.com/meshscope/meshscope/visibility/inventory"
@@ -62,7 +63,7 @@ func resolveHost(h, ns, domain string) string {
 	if _, err := netip.ParseAddr(h); err == nil {
 		return h
 	}
-	return h + "." + ns + ".svc." + domain
+	return inventory.ServiceHost(h, ns, domain)
 }
 
 // readVirtualServices reads the discovered VirtualServices of the inventory and indexes
@@ -412,15 +413,12 @@ func (hc *hostClass) vsMatches(h string) bool {
 		if !isWildcard(h) && !isWildcard(o) {
 			continue
 		}
-		if matches(h, o) {
+		if hosts.Matches(h, o) {
 			return true
 		}
 	}
 	return false
 }
-
-// matches is Istio's host.Name.Matches: either host covers the other.
-func matches(a, b string) bool { return covers(a, b) || covers(b, a) }
 
 // routeIndex is the hosts of a listener's VirtualServices, each with the first
 // VirtualService (in Istio's order) that gives it: exact hosts sorted, wildcards most
@@ -476,38 +474,9 @@ func (ix *routeIndex) lookup(host string) (int32, string, bool) {
 		}
 	}
 	for _, w := range ix.wild {
-		if hostMatchesNeedle(w.host, host) {
+		if hosts.Covers(w.host, host) {
 			return w.vs, w.host, true
 		}
 	}
 	return -1, "", false
-}
-
-// hostMatchesNeedle reports whether a rule host h (of a VirtualService or DestinationRule)
-// applies to the service host needle, as Istio's most-specific-host lookup reads it: an
-// exact host equal to it; a wildcard equal to it (a wildcard service host), or one whose
-// part after "*" the needle ends with (for a wildcard needle, its part after "*").
-func hostMatchesNeedle(h, needle string) bool {
-	if !isWildcard(h) {
-		return !isWildcard(needle) && h == needle
-	}
-	if h == needle {
-		return true
-	}
-	n := needle
-	if isWildcard(n) {
-		n = n[1:]
-	}
-	return strings.HasSuffix(n, h[1:])
-}
-
-// moreSpecific reports whether rule host a matches a needle more specifically than b: an
-// exact host beats a wildcard, and a longer wildcard a shorter one. (Two different hosts
-// matching one needle never tie.)
-func moreSpecific(a, b string) bool {
-	aw, bw := isWildcard(a), isWildcard(b)
-	if aw != bw {
-		return !aw
-	}
-	return len(a) > len(b)
 }

@@ -217,13 +217,7 @@ func (p *ruleSet) mostSpecific(host string) ([]*mergedRule, bool) {
 			return list, true
 		}
 	}
-	var best string
-	found := false
-	for h := range p.wildcard {
-		if hostMatchesNeedle(h, host) && (!found || moreSpecific(h, best)) {
-			best, found = h, true
-		}
-	}
+	best, found := mostSpecificOf(maps.Keys(p.wildcard), host)
 	return p.wildcard[best], found
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/labels"
 
+	"github.com/meshscope/meshscope/internal/hosts"
 	"github.com/meshscope/meshscope/internal/names"
 	"github.com/meshscope/meshscope/visibility"
 	"github.com/meshscope/meshscope/visibility/inventory"
@@ -424,30 +425,13 @@ func readListener(e *inventory.Egress, index int, n string) listener {
 // isWildcard reports whether a host starts with "*", as Istio's host names do.
 func isWildcard(h string) bool { return h != "" && h[0] == '*' }
 
-// covers reports whether the pattern o covers the service host h, as Istio's
-// host.Name.SubsetOf does: an exact pattern covers only itself; a wildcard "*" + s covers an
-// exact host ending with s, and a wildcard host whose part after "*" ends with s (so *.a.b
-// covers x.a.b and *.x.a.b, not a.b, and an exact pattern never covers a wildcard host).
-func covers(o, h string) bool {
-	hw, ow := isWildcard(h), isWildcard(o)
-	switch {
-	case hw && ow:
-		return len(h) >= len(o) && strings.HasSuffix(h[1:], o[1:])
-	case hw:
-		return false
-	case ow:
-		return strings.HasSuffix(h, o[1:])
-	}
-	return h == o
-}
-
 // excludes reports whether an exclusion of the class covers h.
 func (hc *hostClass) excludes(h string) bool {
 	if hc == nil {
 		return false
 	}
 	for _, x := range hc.excluded {
-		if covers(x, h) {
+		if hosts.Covers(x, h) {
 			return true
 		}
 	}
@@ -468,7 +452,7 @@ func (hc *hostClass) imports(h string) (string, bool) {
 		if !isWildcard(h) && !isWildcard(o) {
 			continue
 		}
-		if covers(o, h) {
+		if hosts.Covers(o, h) {
 			return o, true
 		}
 	}
