@@ -95,8 +95,8 @@ func (d *differ) audit() Audit {
 	a := Audit{Entries: []EntryChange{}, Hosts: []AnswerChange{}, Addresses: []AnswerChange{}}
 	hostSet := map[string]bool{}
 	prefixes := map[netip.Prefix]bool{}
-	for i := range d.before.entries {
-		b, n := d.before.entries[i].decision, d.after.entries[i].decision
+	for i := range d.before.decisions {
+		b, n := d.before.decisions[i], d.after.decisions[i]
 		if b.Visibility == n.Visibility {
 			continue
 		}

@@ -139,7 +139,7 @@ func (d *differ) flippedNamespaces(out []string, c int32) []string {
 // ownNamespaces appends the namespaces that own a visible entry of set c.
 func (ix *Index) ownNamespaces(out []string, c int32) []string {
 	if c >= single {
-		if e := c - single; ix.entries[e].decision.Visibility != visibility.None {
+		if e := c - single; ix.decisions[e].Visibility != visibility.None {
 			out = append(out, ix.services[e].Namespace)
 		}
 		return out

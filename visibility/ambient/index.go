@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"slices"
 
-	"k8s.io/apimachinery/pkg/labels"
-
 	"github.com/meshscope/meshscope/internal/fielderr"
 	"github.com/meshscope/meshscope/visibility"
 	"github.com/meshscope/meshscope/visibility/inventory"
@@ -38,17 +36,13 @@ type FieldError = fielderr.Error
 // Index, and a nil *Index, answer as an empty index: every lookup finds nothing.
 type Index struct {
 	resolver    *visibility.Resolver
-	inv         inventory.Inventory // the caller's, its slices and maps not copied
-	services    []inventory.Service // inv.Services
-	entries     []entry             // parallel to services
-	names       map[nsName]pair     // namespace and name -> the services with those names
-	meshDefault []string            // the mesh's defaultServiceExportTo
-	domain      string              // the cluster domain short names expand into
+	inv         inventory.Inventory   // the caller's, its slices and maps not copied
+	services    []inventory.Service   // inv.Services
+	decisions   []visibility.Decision // parallel to services
+	names       map[nsName]pair       // namespace and name -> the services with those names
+	meshDefault []string              // the mesh's defaultServiceExportTo
+	domain      string                // the cluster domain short names expand into
 	t           *tables
-}
-
-type entry struct {
-	decision visibility.Decision
 }
 
 type nsName struct{ namespace, name string }
@@ -118,36 +112,25 @@ func build(r *visibility.Resolver, m *mesh.Config, inv *inventory.Inventory) *In
 	}
 	n := len(inv.Services)
 	ix := &Index{
-		resolver: r, inv: *inv, services: inv.Services, entries: make([]entry, n),
+		resolver: r, inv: *inv, services: inv.Services, decisions: inv.Decisions(r),
 		names:  make(map[nsName]pair, n),
 		domain: inv.ClusterDomain(),
 	}
 	if m != nil {
 		ix.meshDefault = slices.Clone(m.DefaultServiceExportTo)
 	}
-	decided := make(map[string]visibility.Decision, len(inv.Namespaces))
 	keys := newPending(n)
 	for i := range inv.Services {
-		ix.enter(int32(i), &inv.Services[i], decided, keys)
+		ix.enter(int32(i), &inv.Services[i], keys)
 	}
 	ix.t = ix.tables(keys)
 	return ix
 }
 
-// enter decides service i (once per namespace: decided holds the namespaces decided so
-// far), records it under its namespace and name, and records the keys it claims. The
+// enter records service i under its namespace and name, and records the keys it claims. The
 // inventory has no two services of one kind with one namespace and name (inv.Validate
 // refuses them); should it have, the first stays.
-func (ix *Index) enter(i int32, s *inventory.Service, decided map[string]visibility.Decision, keys *pending) {
-	d := visibility.Decision{Visibility: visibility.Public, Policy: visibility.NoIndex}
-	if s.Kind == inventory.ServiceEntry {
-		var ok bool
-		if d, ok = decided[s.Namespace]; !ok {
-			d = ix.resolver.Resolve(labels.Set(ix.inv.Namespaces[s.Namespace]))
-			decided[s.Namespace] = d
-		}
-	}
-	ix.entries[i].decision = d
+func (ix *Index) enter(i int32, s *inventory.Service, keys *pending) {
 	k := nsName{s.Namespace, s.Name}
 	p, ok := ix.names[k]
 	if !ok {
@@ -183,7 +166,7 @@ func (ix *Index) find(namespace, name string) int32 {
 // Kubernetes Service is always PUBLIC (decided by no policy).
 func (ix *Index) Decision(namespace, name string) (visibility.Decision, bool) {
 	if e := ix.find(namespace, name); e >= 0 {
-		return ix.entries[e].decision, true
+		return ix.decisions[e], true
 	}
 	return visibility.Decision{}, false
 }
@@ -203,8 +186,8 @@ func (ix *Index) Entries(yield func(inventory.Service, visibility.Decision) bool
 	if ix == nil {
 		return
 	}
-	for i := range ix.entries {
-		if !yield(ix.services[i], ix.entries[i].decision) {
+	for i := range ix.decisions {
+		if !yield(ix.services[i], ix.decisions[i]) {
 			return
 		}
 	}

@@ -441,7 +441,7 @@ func TestEmptyInventory(t *testing.T) {
 	_, ok = ix.Decision("a", "b")
 	assert.False(t, ok)
 	assert.Empty(t, ix.Conflicts())
-	assert.Zero(t, len(ix.entries))
+	assert.Zero(t, len(ix.decisions))
 	assert.Empty(t, ix.Lint())
 	a, err := Diff(nil, nil, &inventory.Inventory{})
 	require.NoError(t, err)

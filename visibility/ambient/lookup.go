@@ -66,7 +66,7 @@ func (t *tables) all(c int32) []int32 {
 // canonical returns the first entry of set c visible to every namespace, or -1.
 func (ix *Index) canonical(c int32) int32 {
 	if c >= single {
-		if e := c - single; ix.entries[e].decision.Visibility == visibility.Public {
+		if e := c - single; ix.decisions[e].Visibility == visibility.Public {
 			return e
 		}
 		return -1
@@ -192,11 +192,11 @@ func (t *tables) rank(ix *Index, c *candidates) {
 		seen = make(map[string]bool, len(all))
 	}
 	for _, i := range all {
-		e := &ix.entries[i]
-		if c.canonical < 0 && e.decision.Visibility == visibility.Public {
+		vis := ix.decisions[i].Visibility
+		if c.canonical < 0 && vis == visibility.Public {
 			c.canonical = i
 		}
-		if e.decision.Visibility == visibility.None {
+		if vis == visibility.None {
 			continue
 		}
 		ns := ix.services[i].Namespace
@@ -243,7 +243,7 @@ func (ix *Index) ownEntry(c int32, client string) int32 {
 		return -1
 	}
 	if c >= single {
-		if e := c - single; ix.services[e].Namespace == client && ix.entries[e].decision.Visibility != visibility.None {
+		if e := c - single; ix.services[e].Namespace == client && ix.decisions[e].Visibility != visibility.None {
 			return e
 		}
 		return -1

@@ -308,7 +308,7 @@ func (ix *Index) explain(client string, levels []level) (*inventory.ServiceRef, 
 			all = ix.t.all(l.set)
 		}
 		for _, i := range all {
-			c := Candidate{Service: ix.services[i].Ref(), Decision: ix.entries[i].decision}
+			c := Candidate{Service: ix.services[i].Ref(), Decision: ix.decisions[i]}
 			switch {
 			case l.partial:
 				c.Verdict, c.Reason = NotReached, partialWildcardNote
@@ -324,7 +324,7 @@ func (ix *Index) explain(client string, levels []level) (*inventory.ServiceRef, 
 			lv.Candidates = append(lv.Candidates, c)
 		}
 		for _, i := range l.mute {
-			lv.Candidates = append(lv.Candidates, Candidate{Service: ix.services[i].Ref(), Decision: ix.entries[i].decision,
+			lv.Candidates = append(lv.Candidates, Candidate{Service: ix.services[i].Ref(), Decision: ix.decisions[i],
 				Verdict: NoAddress, Reason: ix.noAddressReason(i, l.key)})
 		}
 		out = append(out, lv)
@@ -352,7 +352,7 @@ func (ix *Index) noAddressReason(i int32, host string) string {
 
 // visible reports whether entry i exists for client.
 func (ix *Index) visible(i int32, client string) bool {
-	switch ix.entries[i].decision.Visibility {
+	switch ix.decisions[i].Visibility {
 	case visibility.None:
 		return false
 	case visibility.Namespace:
@@ -362,7 +362,7 @@ func (ix *Index) visible(i int32, client string) bool {
 }
 
 func (ix *Index) hiddenReason(i int32, client string) string {
-	d := ix.entries[i].decision
+	d := ix.decisions[i]
 	if d.Visibility == visibility.None {
 		return fmt.Sprintf("visibility NONE (%s): delivered to no data plane", decidedBy(d))
 	}

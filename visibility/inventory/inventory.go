@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/meshscope/meshscope/internal/hosts"
+	"github.com/meshscope/meshscope/visibility"
+	"k8s.io/apimachinery/pkg/labels"
 )
 
 // exportToAnnotation is the annotation that gives a Kubernetes Service its exportTo, as a
@@ -241,6 +243,33 @@ func (inv *Inventory) ClusterDomain() string {
 // given (an inventory's is ClusterDomain); nothing is checked or normalized.
 func ServiceHost(name, namespace, domain string) string {
 	return name + "." + namespace + ".svc." + domain
+}
+
+// Decisions returns the visibility decision of each service of the inventory under r, in
+// the order of Services: a ServiceEntry's is r's decision for the labels of its namespace,
+// worked out once per namespace (it depends on nothing else); a Kubernetes Service's is
+// PUBLIC with no deciding policy (NoIndex), for visibility policies apply to ServiceEntries
+// only. The caller owns the slice.
+func (inv *Inventory) Decisions(r *visibility.Resolver) []visibility.Decision {
+	if inv == nil {
+		return nil
+	}
+	out := make([]visibility.Decision, len(inv.Services))
+	byNS := make(map[string]visibility.Decision, len(inv.Namespaces))
+	for i := range inv.Services {
+		s := &inv.Services[i]
+		if s.Kind != ServiceEntry {
+			out[i] = visibility.Decision{Visibility: visibility.Public, Policy: visibility.NoIndex}
+			continue
+		}
+		d, ok := byNS[s.Namespace]
+		if !ok {
+			d = r.Resolve(labels.Set(inv.Namespaces[s.Namespace]))
+			byNS[s.Namespace] = d
+		}
+		out[i] = d
+	}
+	return out
 }
 
 // NamespaceNames returns every namespace of the inventory — those with a Namespace object,

@@ -6,8 +6,6 @@ import (
 	"slices"
 	"strings"
 
-	"k8s.io/apimachinery/pkg/labels"
-
 	"github.com/meshscope/meshscope/internal/hosts"
 	"github.com/meshscope/meshscope/internal/names"
 	"github.com/meshscope/meshscope/visibility"
@@ -127,8 +125,8 @@ func New(m *mesh.Config, inv *inventory.Inventory) (*View, error) {
 		oldest: make(map[hostNS]int32, len(inv.Services)), byHost: make(map[string][]int32, len(inv.Services)),
 		byNS: make(map[string][]int32, len(inv.Namespaces)), bySuffix: make(map[string][]int32, len(inv.Services)),
 		exportedTo: make(map[string][]int32, len(inv.Namespaces)), undisc: map[string][]int32{},
-		decisions: make([]visibility.Decision, len(inv.Services)), exported: make([][]string, len(inv.Services)),
-		enabled: r.Enabled(), narrows: r.AppliesToSidecars(),
+		exported: make([][]string, len(inv.Services)),
+		enabled:  r.Enabled(), narrows: r.AppliesToSidecars(),
 	}
 	v.domain = inv.ClusterDomain()
 	v.defaultVSExport = []string{"*"}
@@ -147,22 +145,13 @@ func New(m *mesh.Config, inv *inventory.Inventory) (*View, error) {
 	return v, nil
 }
 
-// decide works out each service's visibility (once per namespace: it depends only on the
-// namespace's labels) and its effective exportTo for sidecars.
+// decide works out each service's visibility (Inventory.Decisions) and its effective
+// exportTo for sidecars.
 func (v *View) decide(r *visibility.Resolver) {
-	byNS := map[string]visibility.Decision{}
+	v.decisions = v.all.Decisions(r)
 	for i := range v.inv {
 		s := &v.inv[i]
-		d := visibility.Decision{Visibility: visibility.Public, Policy: visibility.NoIndex}
-		if s.Kind == inventory.ServiceEntry {
-			var ok bool
-			if d, ok = byNS[s.Namespace]; !ok {
-				d = r.Resolve(labels.Set(v.nsLab[s.Namespace]))
-				byNS[s.Namespace] = d
-			}
-		}
-		v.decisions[i] = d
-		v.exported[i] = visibility.EffectiveExportTo(s.ExportTo, v.defaultTo, s.Namespace, d.Visibility, v.narrows)
+		v.exported[i] = visibility.EffectiveExportTo(s.ExportTo, v.defaultTo, s.Namespace, v.decisions[i].Visibility, v.narrows)
 	}
 }
 
