@@ -109,7 +109,7 @@ type routeMatch struct {
 	kind    pathKind
 	path    string
 	other   string // the header and query matchers, encoded; "" for none
-	methods uint16 // a bit per method; 0 for every method
+	methods uint16 // a bit per method of httpMethods; 0 for every method
 }
 
 type pathKind uint8
@@ -121,9 +121,8 @@ const (
 	pathRegex
 )
 
-var methodBits = map[string]uint16{"GET": 1, "HEAD": 2, "POST": 4, "PUT": 8, "PATCH": 16, "DELETE": 32, "CONNECT": 64, "OPTIONS": 128, "TRACE": 256}
-
-// matchOf reads route's match for the shadow check.
+// matchOf reads route's match for the shadow check. The route is normalised: its methods are
+// upper case. A method's bit is 1 shifted by its place in httpMethods.
 func matchOf(route *ServiceRoute) routeMatch {
 	var m routeMatch
 	if route.Match == nil || route.Match.HTTP == nil {
@@ -149,7 +148,9 @@ func matchOf(route *ServiceRoute) routeMatch {
 		m.other = b.String()
 	}
 	for _, meth := range h.Methods {
-		m.methods |= methodBits[strings.ToUpper(meth)]
+		if b := slices.Index(httpMethods, meth); b >= 0 {
+			m.methods |= 1 << b
+		}
 	}
 	return m
 }

@@ -81,7 +81,7 @@ func routeProblems(p *problems, i int, route *ServiceRoute) {
 		for _, m := range h.Methods {
 			m = strings.ToUpper(m) // as normalised
 			switch {
-			case !isMethod(m):
+			case !slices.Contains(httpMethods, m):
 				p.add(mp+".Methods", "Route[%d] Methods contains an invalid method %q", i, m)
 			case seen[m]:
 				p.add(mp+".Methods", "Route[%d] Methods contains %q more than once", i, m)
@@ -113,14 +113,8 @@ func count(conds ...bool) int {
 	return n
 }
 
-// isMethod reports whether m is one of the HTTP methods Consul accepts in a route.
-func isMethod(m string) bool {
-	switch m {
-	case "GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "CONNECT", "OPTIONS", "TRACE":
-		return true
-	}
-	return false
-}
+// httpMethods are the methods Consul accepts in a route's match, upper case.
+var httpMethods = []string{"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "CONNECT", "OPTIONS", "TRACE"}
 
 // retryConditions are the RetryOn values Consul accepts.
 var retryConditions = []string{"5xx", "gateway-error", "reset", "connect-failure", "envoy-ratelimited", "retriable-4xx",
