@@ -33,7 +33,7 @@ func ParseHTTPRequest(line string, headers ...string) (HTTPRequest, error) {
 	path, rawQuery, _ := strings.Cut(target, "?")
 	r := HTTPRequest{Method: method, Path: path}
 	if !strings.HasPrefix(path, "/") {
-		return HTTPRequest{}, &FieldError{Value: path, Detail: fmt.Sprintf("the path %q does not start with \"/\"", path), Err: errHTTPRequest}
+		return HTTPRequest{}, badPath(path)
 	}
 	for _, h := range headers {
 		name, value, ok := strings.Cut(h, ":")
@@ -56,6 +56,11 @@ func ParseHTTPRequest(line string, headers ...string) (HTTPRequest, error) {
 		}
 	}
 	return r, nil
+}
+
+// badPath is the error for a request path that does not start with "/".
+func badPath(path string) *FieldError {
+	return &FieldError{Value: path, Detail: fmt.Sprintf("the path %q does not start with \"/\"", path), Err: errHTTPRequest}
 }
 
 // RequestExplanation is where a chain sends one request: the routes tried, the one taken,
@@ -110,7 +115,7 @@ func (c *Chain) ExplainRequest(r HTTPRequest) (*RequestExplanation, error) {
 		return nil, &FieldError{Detail: "the chain has no nodes", Err: errHTTPRequest}
 	}
 	if !strings.HasPrefix(r.Path, "/") {
-		return nil, &FieldError{Value: r.Path, Detail: fmt.Sprintf("the path %q does not start with \"/\"", r.Path), Err: errHTTPRequest}
+		return nil, badPath(r.Path)
 	}
 	e := &RequestExplanation{Request: r, Route: -1}
 	n := c.Nodes[c.StartNode]
@@ -122,7 +127,7 @@ func (c *Chain) ExplainRequest(r HTTPRequest) (*RequestExplanation, error) {
 			if err != nil {
 				return nil, fielderr.In(fmt.Sprintf("%s Routes[%d]", e.Router, i), err)
 			}
-			e.Routes = append(e.Routes, RouteCheck{Index: i, CatchAll: i == len(n.Routes)-1, Match: describeMatch(route.Definition), Matched: ok, Why: why})
+			e.Routes = append(e.Routes, RouteCheck{Index: i, CatchAll: n.isCatchAll(i), Match: describeMatch(route.Definition), Matched: ok, Why: why})
 			if ok {
 				e.Route, next = i, route.NextNode
 				break
@@ -324,10 +329,7 @@ func (e *RequestExplanation) String() string {
 	if e.Router != "" {
 		fmt.Fprintf(&b, "\n  %s", e.Router)
 		for _, r := range e.Routes {
-			name := fmt.Sprintf("Routes[%d]", r.Index)
-			if r.CatchAll {
-				name = "catch-all"
-			}
+			name := routeLabel(r.Index, r.CatchAll)
 			if r.Matched {
 				fmt.Fprintf(&b, "\n    %s: matches (%s)", name, r.Match)
 			} else {
