@@ -77,11 +77,7 @@ func (cc *Compiler) indexRouting(e Entries, c *fielderr.Collector) {
 			continue
 		}
 		at[k] = i
-		raw := make([]float32, len(s.Splits))
-		for j, split := range s.Splits {
-			raw[j] = split.Weight
-		}
-		ss[i] = splitter{ServiceSplitter: s.clone(), roundedTo100: roundedTo100(raw)}
+		ss[i] = splitter{ServiceSplitter: s.clone(), roundedTo100: roundedTo100(s.Splits)}
 		own := &ss[i]
 		own.normalize()
 		own.related = own.Related()
