@@ -182,7 +182,12 @@ func TestCompileRoutingErrors(t *testing.T) {
 			Splitters: []ServiceSplitter{{Name: "web", Splits: []ServiceSplit{{Weight: 50}, {Weight: 50, Service: "api"}}}}},
 			`discovery chain "web" uses inconsistent protocols; service "api" has "http2" which is not "http"`, ErrProtocolMismatch},
 		{"a route to an unknown subset", Entries{DefaultProtocol: "http", Routers: []ServiceRouter{{Name: "web", Routes: []ServiceRoute{{Destination: &ServiceRouteDestination{ServiceSubset: "v9"}}}}}},
-			`service "web" does not have a subset named "v9"`, errUnknownSubset},
+			`Routes[0] of service-router default/default/web: service "web" does not have a subset named "v9"`, errUnknownSubset},
+		{"a split to an unknown subset", Entries{DefaultProtocol: "http", Splitters: []ServiceSplitter{{Name: "web", Splits: []ServiceSplit{{Weight: 50}, {Weight: 50, ServiceSubset: "v2"}}}}},
+			`Splits[1] of service-splitter default/default/web: service "web" does not have a subset named "v2"`, errUnknownSubset},
+		{"the catch-all to a redirect that does not resolve", Entries{DefaultProtocol: "http", Routers: []ServiceRouter{{Name: "web"}},
+			Resolvers: []ServiceResolver{{Name: "web", Redirect: &Redirect{Service: "db", ServiceSubset: "x"}}}},
+			`catch-all of service-router default/default/web: service "db" does not have a subset named "x"`, errUnknownSubset},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Compile(webReq(), tc.e)
