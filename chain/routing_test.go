@@ -58,11 +58,11 @@ func TestRouterValidate(t *testing.T) {
 		{"query", `{"Name":"web","Routes":[{"Match":{"HTTP":{"QueryParam":[{"Name":"q","Present":true,"Exact":"1"}]}}}]}`, []string{
 			`Routes[0].Match.HTTP.QueryParam[0]: Route[0] QueryParam[0] should only contain one of Present, Exact, or Regex`}},
 		{"methods", `{"Name":"web","Routes":[{"Match":{"HTTP":{"Methods":["fetch","GET","get"]}}}]}`, []string{
-			`Routes[0].Match.HTTP.Methods: Route[0] Methods contains an invalid method "FETCH"`,
-			`Routes[0].Match.HTTP.Methods: Route[0] Methods contains "GET" more than once`}},
+			`Routes[0].Match.HTTP.Methods[0]: Route[0] Methods contains an invalid method "FETCH"`,
+			`Routes[0].Match.HTTP.Methods[2]: Route[0] Methods contains "GET" more than once`}},
 		{"destination", `{"Name":"web","Routes":[{"Match":{"HTTP":{"PathRegex":"/a.*"}},"Destination":{"PrefixRewrite":"/b","RetryOn":["5xx","bogus"]}}]}`, []string{
 			`Routes[0].Destination.PrefixRewrite: Route[0] cannot make use of PrefixRewrite without configuring either PathExact or PathPrefix`,
-			`Routes[0].Destination.RetryOn: Route[0] contains an invalid retry condition: "bogus"`}},
+			`Routes[0].Destination.RetryOn[1]: Route[0] contains an invalid retry condition: "bogus"`}},
 		{"name and kind", `{"Kind":"service-splitter"}`, []string{`Kind: must be "service-router", got "service-splitter"`, `Name: Name is required`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -95,6 +95,30 @@ func TestSplitterValidate(t *testing.T) {
 			assert.Equal(t, tc.want, problemLines(s.Validate()))
 		})
 	}
+}
+
+// TestRoutingProblemValues: each problem of a router or splitter with a value names it.
+func TestRoutingProblemValues(t *testing.T) {
+	type fv struct {
+		Field string
+		Value any
+	}
+	values := func(err error) []fv {
+		var out []fv
+		for _, e := range fielderr.Split(err) {
+			var f *FieldError
+			require.ErrorAs(t, e, &f)
+			out = append(out, fv{f.Field, f.Value})
+		}
+		return out
+	}
+	var r ServiceRouter
+	require.NoError(t, json.Unmarshal([]byte(`{"Kind":"x","Name":"web","Routes":[{"Match":{"HTTP":{"PathExact":"a","Methods":["get","fetch","GET"]}},"Destination":{"RetryOn":["5xx","bogus"]}}]}`), &r))
+	assert.Equal(t, []fv{{"Kind", "x"}, {"Routes[0].Match.HTTP.PathExact", "a"}, {"Routes[0].Match.HTTP.Methods[1]", "fetch"},
+		{"Routes[0].Match.HTTP.Methods[2]", "GET"}, {"Routes[0].Destination.RetryOn[1]", "bogus"}}, values(r.Validate()))
+	var s ServiceSplitter
+	require.NoError(t, json.Unmarshal([]byte(`{"Kind":"y","Name":"web","Splits":[{"Weight":60,"Service":"a"},{"Weight":30,"Service":"b"}]}`), &s))
+	assert.Equal(t, []fv{{"Kind", "y"}, {"Splits", float32(90)}}, values(s.Validate()))
 }
 
 func TestDecodeRoutingStrictly(t *testing.T) {
