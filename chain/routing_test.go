@@ -291,20 +291,36 @@ func TestExplainRequest(t *testing.T) {
 		require.Len(t, x.Legs, 1, tc.line)
 		assert.Equal(t, tc.want, x.Legs[0].Target, "%s %v:\n%s", tc.line, tc.header, x)
 	}
+	field := func(err error) string {
+		var f *FieldError
+		require.ErrorAs(t, err, &f)
+		return f.Field
+	}
 	for _, bad := range []string{"GET", "GET api", "/api", "GET /a b", "GET /a?%zz"} {
 		_, err := ParseHTTPRequest(bad)
 		assert.ErrorIs(t, err, errHTTPRequest, bad)
+		assert.Equal(t, "line", field(err), bad)
 	}
 	r, err := ParseHTTPRequest("GET /a", "x-env: canary ", "X-Trace:1")
 	require.NoError(t, err)
 	assert.Equal(t, map[string]string{"x-env": "canary", "X-Trace": "1"}, r.Header)
 	for _, bad := range []string{"x-env canary", ": v", "x env: v"} {
-		_, err := ParseHTTPRequest("GET /a", bad)
+		_, err := ParseHTTPRequest("GET /a", "x: 1", bad)
 		assert.ErrorIs(t, err, errHTTPRequest, bad)
+		assert.Equal(t, "headers[1]", field(err), bad)
 	}
+	_, err = c.ExplainRequest(HTTPRequest{Method: "GET", Path: "a"})
+	assert.Equal(t, "Path", field(err))
+	c = compileOK(t, webReq(), Entries{DefaultProtocol: "http", Routers: []ServiceRouter{{Name: "web", Routes: []ServiceRoute{
+		{Match: &ServiceRouteMatch{HTTP: &ServiceRouteHTTPMatch{PathPrefix: "/q", QueryParam: []ServiceRouteHTTPMatchQueryParam{{Name: "a", Present: true}, {Name: "v", Regex: "(("}}}}},
+		{Match: &ServiceRouteMatch{HTTP: &ServiceRouteHTTPMatch{Header: []ServiceRouteHTTPMatchHeader{{Name: "x", Present: true}, {Name: "y", Regex: "(("}}}}}}}}})
+	_, err = c.ExplainRequest(HTTPRequest{Method: "GET", Path: "/q", Query: map[string]string{"a": "", "v": "1"}})
+	assert.ErrorContains(t, err, `router:web.default.default: Routes[0].Match.HTTP.QueryParam[1].Regex: "((" is not an RE2 expression`)
+	_, err = c.ExplainRequest(HTTPRequest{Method: "GET", Path: "/", Header: map[string]string{"x": "", "y": "1"}})
+	assert.ErrorContains(t, err, `router:web.default.default: Routes[1].Match.HTTP.Header[1].Regex: "((" is not an RE2 expression`)
 	c = compileOK(t, webReq(), Entries{DefaultProtocol: "http", Routers: []ServiceRouter{{Name: "web", Routes: []ServiceRoute{{Match: &ServiceRouteMatch{HTTP: &ServiceRouteHTTPMatch{PathRegex: "(("}}}}}}})
 	_, err = c.ExplainRequest(HTTPRequest{Method: "GET", Path: "/"})
-	assert.ErrorContains(t, err, `router:web.default.default Routes[0]: PathRegex: "((" is not an RE2 expression meshscope can evaluate`)
+	assert.ErrorContains(t, err, `router:web.default.default: Routes[0].Match.HTTP.PathRegex: "((" is not an RE2 expression meshscope can evaluate`)
 }
 
 func TestGraphRendering(t *testing.T) {
