@@ -43,7 +43,7 @@ func decodeResolver(d *strict.Decoder, x any, path string) ServiceResolver {
 	ds := []string{"DefaultSubset", "default_subset"}
 	ct := []string{"ConnectTimeout", "connect_timeout"}
 	rt := []string{"RequestTimeout", "request_timeout"}
-	o.Check(slices.Concat([]string{"Kind", "Name", "Namespace", "Partition", "Subsets", "Redirect", "Failover", "Meta", "CreateIndex", "ModifyIndex"}, lb, pbl, ds, ct, rt)...)
+	o.Check(slices.Concat(headFields, []string{"Subsets", "Redirect", "Failover"}, lb, pbl, ds, ct, rt)...)
 	o.String(&r.Kind, "Kind")
 	o.String(&r.Name, "Name")
 	o.String(&r.Namespace, "Namespace")

@@ -57,6 +57,8 @@ func entryHead(d *strict.Decoder, o strict.Object, kind, name, namespace, partit
 	}
 }
 
+// headFields are the fields entryHead reads. decodeResolver knows them too but reads them
+// among its own, in the order it reports their problems.
 var headFields = []string{"Kind", "Name", "Namespace", "Partition", "Meta", "CreateIndex", "ModifyIndex"}
 
 func decodeRouter(d *strict.Decoder, x any, path string) ServiceRouter {
@@ -153,15 +155,15 @@ func decodeDestination(d *strict.Decoder, x any, path string) *ServiceRouteDesti
 	if !ok {
 		return nil
 	}
-	ss, pr := []string{"ServiceSubset", "service_subset"}, []string{"PrefixRewrite", "prefix_rewrite"}
+	pr := []string{"PrefixRewrite", "prefix_rewrite"}
 	rt, it := []string{"RequestTimeout", "request_timeout"}, []string{"IdleTimeout", "idle_timeout"}
 	nr, rcf := []string{"NumRetries", "num_retries"}, []string{"RetryOnConnectFailure", "retry_on_connect_failure"}
 	ro, rsc := []string{"RetryOn", "retry_on"}, []string{"RetryOnStatusCodes", "retry_on_status_codes"}
 	rq, rs := []string{"RequestHeaders", "request_headers"}, []string{"ResponseHeaders", "response_headers"}
-	o.Check(slices.Concat([]string{"Service", "Namespace", "Partition"}, ss, pr, rt, it, nr, rcf, ro, rsc, rq, rs)...)
+	o.Check(slices.Concat([]string{"Service", "Namespace", "Partition"}, subsetNames, pr, rt, it, nr, rcf, ro, rsc, rq, rs)...)
 	dst := &ServiceRouteDestination{}
 	o.String(&dst.Service, "Service")
-	o.String(&dst.ServiceSubset, ss...)
+	o.String(&dst.ServiceSubset, subsetNames...)
 	o.String(&dst.Namespace, "Namespace")
 	o.String(&dst.Partition, "Partition")
 	o.String(&dst.PrefixRewrite, pr...)
@@ -239,14 +241,13 @@ func decodeSplit(d *strict.Decoder, x any, path string) ServiceSplit {
 	if !ok {
 		return split
 	}
-	ss := []string{"ServiceSubset", "service_subset"}
 	rq, rs := []string{"RequestHeaders", "request_headers"}, []string{"ResponseHeaders", "response_headers"}
-	o.Check(slices.Concat([]string{"Weight", "Service", "Namespace", "Partition"}, ss, rq, rs)...)
+	o.Check(slices.Concat([]string{"Weight", "Service", "Namespace", "Partition"}, subsetNames, rq, rs)...)
 	if v, p, ok := o.Get("Weight"); ok {
 		split.Weight = decodeWeight(d, v, p)
 	}
 	o.String(&split.Service, "Service")
-	o.String(&split.ServiceSubset, ss...)
+	o.String(&split.ServiceSubset, subsetNames...)
 	o.String(&split.Namespace, "Namespace")
 	o.String(&split.Partition, "Partition")
 	if v, p, ok := o.Get(rq...); ok {

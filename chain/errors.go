@@ -8,11 +8,13 @@ import (
 
 // FieldError is the one structured error type of meshscope's packages. Every error this
 // package returns is a *FieldError or several joined (errors.Join), so errors.As gives, for
-// each problem: Where (the resolver: "Resolvers[2] (default/default/web)", or the failover
-// being resolved), Field (the path in the resolver: `Failover["*"].Targets[0]`), Value (the
-// value found, when there is one), Detail (Consul's message where Consul has one — a
-// contract — else meshscope's diagnostic, whose wording may change), and Err (a sentinel of
-// this package where a caller may branch on the problem; see below).
+// each problem: Where (the resolver: "Resolvers[2] (default/default/web)", the failover
+// being resolved, or the route or split whose target does not resolve: "Routes[2] of
+// service-router default/default/web"), Field (the path in the resolver:
+// `Failover["*"].Targets[0]`), Value (the value found, when there is one), Detail (Consul's
+// message where Consul has one — a contract — else meshscope's diagnostic, whose wording may
+// change), and Err (a sentinel of this package where a caller may branch on the problem; see
+// below).
 type FieldError = fielderr.Error
 
 // Sentinel errors, for errors.Is: the problems a caller may act on apart from the others.

@@ -2,9 +2,11 @@ package chain
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 
 	"github.com/meshscope/meshscope/exports"
+	"github.com/meshscope/meshscope/internal/fielderr"
 )
 
 // The graph is built as Consul's compiler builds it, depth first in entry order: the router
@@ -16,6 +18,27 @@ import (
 // reaches. Nested splitters are built with an explicit stack, so nesting of any depth
 // costs time, not stack.
 
+// origin is the route or split a resolver node is built for, which an error names when its
+// target does not resolve: route or split i of the router or splitter of entry. The zero
+// origin is the request itself, named by no error.
+type origin struct {
+	kind     string // routerKind or splitterKind; "" for the request
+	entry    exports.ServiceName
+	i        int
+	catchAll bool // the route is the catch-all Consul adds after the router's routes
+}
+
+// where names o for an error; "" for the request.
+func (o origin) where() string {
+	switch o.kind {
+	case "":
+		return ""
+	case routerKind:
+		return fmt.Sprintf("%s of %s %s", routeLabel(o.i, o.catchAll), o.kind, o.entry)
+	}
+	return fmt.Sprintf("Splits[%d] of %s %s", o.i, o.kind, o.entry)
+}
+
 // nodeName is the name of a router or splitter node of service s (canonical):
 // "name.namespace.partition".
 func nodeName(s exports.ServiceName) string { return s.Name + "." + s.Namespace + "." + s.Partition }
@@ -25,7 +48,7 @@ func (c *compiler) assemble(ch *Chain) string {
 	sid := c.req.service()
 	r := c.routers[sid]
 	if r == nil {
-		return c.splitterOrResolver(ch, sid)
+		return c.splitterOrResolver(ch, sid, origin{})
 	}
 	c.routing = true
 	c.touch(sid)
@@ -33,28 +56,29 @@ func (c *compiler) assemble(ch *Chain) string {
 	for i := range r.Routes {
 		route := r.Routes[i].clone()
 		svc, subset := r.destination(&route)
+		from := origin{kind: routerKind, entry: sid, i: i}
 		var next string
 		if subset == "" {
-			next = c.splitterOrResolver(ch, svc)
+			next = c.splitterOrResolver(ch, svc, from)
 		} else {
-			next = c.resolverNode(ch, key{ServiceName: svc, subset: subset, datacenter: c.req.Datacenter})
+			next = c.resolverNode(ch, key{ServiceName: svc, subset: subset, datacenter: c.req.Datacenter}, from)
 		}
 		node.Routes = append(node.Routes, Route{Definition: &route, NextNode: next})
 	}
 	catchAll := &ServiceRoute{Match: &ServiceRouteMatch{HTTP: &ServiceRouteHTTPMatch{PathPrefix: "/"}},
 		Destination: &ServiceRouteDestination{Service: sid.Name, Namespace: sid.Namespace, Partition: sid.Partition}}
-	node.Routes = append(node.Routes, Route{Definition: catchAll, NextNode: c.splitterOrResolver(ch, sid)})
+	node.Routes = append(node.Routes, Route{Definition: catchAll, NextNode: c.splitterOrResolver(ch, sid, origin{kind: routerKind, entry: sid, i: len(r.Routes), catchAll: true})})
 	ch.Nodes[node.key()] = node
 	return node.key()
 }
 
-// splitterOrResolver returns the key of the node a request for svc (canonical) goes to: its
-// splitter's, else its resolver's.
-func (c *compiler) splitterOrResolver(ch *Chain, svc exports.ServiceName) string {
+// splitterOrResolver returns the key of the node a request for svc (canonical) from route or
+// request from goes to: its splitter's, else its resolver's.
+func (c *compiler) splitterOrResolver(ch *Chain, svc exports.ServiceName, from origin) string {
 	if k := c.splitterNode(ch, svc); k != "" {
 		return k
 	}
-	return c.resolverNode(ch, key{ServiceName: svc, datacenter: c.req.Datacenter})
+	return c.resolverNode(ch, key{ServiceName: svc, datacenter: c.req.Datacenter}, from)
 }
 
 // splitterNode returns the key of the splitter node of svc (canonical), building it and the
@@ -108,7 +132,7 @@ func (c *compiler) splitterNode(ch *Chain, svc exports.ServiceName) string {
 				continue
 			}
 		}
-		sp.NextNode = c.resolverNode(ch, key{ServiceName: t, subset: split.ServiceSubset, datacenter: c.req.Datacenter})
+		sp.NextNode = c.resolverNode(ch, key{ServiceName: t, subset: split.ServiceSubset, datacenter: c.req.Datacenter}, origin{kind: splitterKind, entry: f.own, i: f.i - 1})
 		f.node.Splits = append(f.node.Splits, sp)
 		if n := ch.Nodes[sp.NextNode]; !f.lb && n != nil && n.LoadBalancer.hashBased() {
 			f.node.LoadBalancer, f.lb = n.LoadBalancer.clone(), true
@@ -124,15 +148,16 @@ func (lb *LoadBalancer) hashBased() bool {
 
 // resolverNode returns the key of the resolver node a request for target k comes to,
 // building it on first use: k resolved (redirects, default subset, subset check), its target
-// added, and its failover worked out. "" when k does not resolve (the error is recorded).
-func (c *compiler) resolverNode(ch *Chain, k key) string {
+// added, and its failover worked out. "" when k does not resolve: the error is recorded, placed
+// at from, the route or split that first leads to k.
+func (c *compiler) resolverNode(ch *Chain, k key, from origin) string {
 	id := k.id()
 	if nk, ok := c.resNodes[id]; ok {
 		return nk
 	}
 	t, tid, rest, err := c.resolve(k, id)
 	if err != nil {
-		c.errs = append(c.errs, err)
+		c.errs = append(c.errs, fielderr.In(from.where(), err))
 		c.resNodes[id] = ""
 		return ""
 	}

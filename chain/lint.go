@@ -55,7 +55,7 @@ func (c *compiler) findings(ch *Chain) []Finding {
 		}
 		if s.roundedTo100 {
 			out = append(out, report.New(fmt.Sprintf("%s %s", splitterKind, svc), SplitWeightsRounded,
-				"the weights sum to 100 only once each is rounded to 0.01, as Consul rounds them: %s", weights(s.Splits)))
+				"the weights sum to 100 only once each is rounded to 0.01, as Consul rounds them: %s", weights(s.Splits, func(sp *ServiceSplit) float32 { return sp.Weight })))
 		}
 		if n := ch.Nodes[k]; n != nil {
 			sum := 0
@@ -65,7 +65,7 @@ func (c *compiler) findings(ch *Chain) []Finding {
 			if sum != 100*100 {
 				out = append(out, report.New(fmt.Sprintf("chain %s, %s", ch.Service, k), SplitWeightsRounded,
 					"its nested splitters flattened, each weight rounded again to 0.01 as Consul rounds it, the weights sum to %s, not 100: %s",
-					fmtWeight(float32(sum)/100), weights(n.Splits)))
+					fmtWeight(float32(sum)/100), weights(n.Splits, func(sp *Split) float32 { return sp.Weight })))
 			}
 		}
 	}
@@ -73,16 +73,12 @@ func (c *compiler) findings(ch *Chain) []Finding {
 	return slices.Compact(out)
 }
 
-// weights lists split weights for a message: "33.34, 33.34, 33.33".
-func weights[S ServiceSplit | Split](splits []S) string {
+// weights lists the weights of splits, as weight reads each, for a message: "33.34, 33.34,
+// 33.33".
+func weights[S any](splits []S, weight func(*S) float32) string {
 	parts := make([]string, len(splits))
-	for i, s := range splits {
-		switch v := any(s).(type) {
-		case ServiceSplit:
-			parts[i] = fmtWeight(v.Weight)
-		case Split:
-			parts[i] = fmtWeight(v.Weight)
-		}
+	for i := range splits {
+		parts[i] = fmtWeight(weight(&splits[i]))
 	}
 	return strings.Join(parts, ", ")
 }
@@ -92,11 +88,12 @@ func fmtWeight(w float32) string {
 	return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.2f", w), "0"), ".")
 }
 
-// roundedTo100 reports whether the weights as written do not sum to 100 and their rounded
-// values do.
-func roundedTo100(raw []float32) bool {
+// roundedTo100 reports whether the weights of splits as written do not sum to 100 and their
+// rounded values do.
+func roundedTo100(splits []ServiceSplit) bool {
 	exact, sum := 0.0, 0
-	for _, w := range raw {
+	for i := range splits {
+		w := splits[i].Weight
 		exact += float64(w)
 		sum += scaledWeight(w)
 	}
@@ -109,7 +106,7 @@ type routeMatch struct {
 	kind    pathKind
 	path    string
 	other   string // the header and query matchers, encoded; "" for none
-	methods uint16 // a bit per method; 0 for every method
+	methods uint16 // a bit per method of httpMethods; 0 for every method
 }
 
 type pathKind uint8
@@ -121,9 +118,8 @@ const (
 	pathRegex
 )
 
-var methodBits = map[string]uint16{"GET": 1, "HEAD": 2, "POST": 4, "PUT": 8, "PATCH": 16, "DELETE": 32, "CONNECT": 64, "OPTIONS": 128, "TRACE": 256}
-
-// matchOf reads route's match for the shadow check.
+// matchOf reads route's match for the shadow check. The route is normalised: its methods are
+// upper case. A method's bit is 1 shifted by its place in httpMethods.
 func matchOf(route *ServiceRoute) routeMatch {
 	var m routeMatch
 	if route.Match == nil || route.Match.HTTP == nil {
@@ -149,7 +145,9 @@ func matchOf(route *ServiceRoute) routeMatch {
 		m.other = b.String()
 	}
 	for _, meth := range h.Methods {
-		m.methods |= methodBits[strings.ToUpper(meth)]
+		if b := slices.Index(httpMethods, meth); b >= 0 {
+			m.methods |= 1 << b
+		}
 	}
 	return m
 }

@@ -34,9 +34,13 @@ func (c *Chain) nodeOrder() []string {
 	return order
 }
 
-// routeLabel names route i of router n: Routes[i], or the catch-all (the last).
-func routeLabel(n *Node, i int) string {
-	if i == len(n.Routes)-1 {
+// isCatchAll reports whether route i of router n is its last, the catch-all Consul adds.
+func (n *Node) isCatchAll(i int) bool { return i == len(n.Routes)-1 }
+
+// routeLabel names route i of a router for a person: "catch-all" for the catch-all, else
+// Routes[i].
+func routeLabel(i int, catchAll bool) string {
+	if catchAll {
 		return "catch-all"
 	}
 	return fmt.Sprintf("Routes[%d]", i)
@@ -68,7 +72,7 @@ func (c *Chain) Graph() string {
 		}
 		fmt.Fprintf(&b, "\n%s", k)
 		for i, r := range n.Routes {
-			fmt.Fprintf(&b, "\n  %s %s -> %s", routeLabel(n, i), describeMatch(r.Definition), r.NextNode)
+			fmt.Fprintf(&b, "\n  %s %s -> %s", routeLabel(i, n.isCatchAll(i)), describeMatch(r.Definition), r.NextNode)
 		}
 		for _, s := range n.Splits {
 			fmt.Fprintf(&b, "\n  %s%% -> %s", fmtWeight(s.Weight), s.NextNode)
@@ -109,7 +113,7 @@ func (c *Chain) DOT() string {
 		}
 		fmt.Fprintf(&b, "  %s [shape=%s, label=%s];\n", dotQuote(k), shapes[n.Type], dotQuote(string(n.Type)+"\n"+n.Name))
 		for i, r := range n.Routes {
-			fmt.Fprintf(&b, "  %s -> %s [label=%s];\n", dotQuote(k), dotQuote(r.NextNode), dotQuote(routeLabel(n, i)+"\n"+describeMatch(r.Definition)))
+			fmt.Fprintf(&b, "  %s -> %s [label=%s];\n", dotQuote(k), dotQuote(r.NextNode), dotQuote(routeLabel(i, n.isCatchAll(i))+"\n"+describeMatch(r.Definition)))
 		}
 		for _, s := range n.Splits {
 			fmt.Fprintf(&b, "  %s -> %s [label=%s];\n", dotQuote(k), dotQuote(s.NextNode), dotQuote(fmtWeight(s.Weight)+"%"))

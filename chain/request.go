@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/meshscope/meshscope/internal/fielderr"
+	"github.com/meshscope/meshscope/internal/strict"
 )
 
 // HTTPRequest is a request ExplainRequest follows through a chain: its method, its path
@@ -23,22 +24,23 @@ type HTTPRequest struct {
 // ParseHTTPRequest reads a request line such as "GET /api/users?id=7" — a method, a space
 // and a path starting with "/", whose query string, if any, gives Query (decoded, the first
 // value of a name repeated) — and header lines such as "x-env: canary" (a name, a colon, the
-// value; the last of a name repeated wins).
+// value; the last of a name repeated wins). An error's Field names the argument at fault:
+// "line", or "headers[i]" for the i-th header line.
 func ParseHTTPRequest(line string, headers ...string) (HTTPRequest, error) {
 	method, target, ok := strings.Cut(strings.TrimSpace(line), " ")
 	target = strings.TrimSpace(target)
 	if !ok || method == "" || strings.ContainsAny(target, " \t") {
-		return HTTPRequest{}, &FieldError{Value: line, Detail: fmt.Sprintf("%q is not a request line: want a method and a path, such as \"GET /api\"", line), Err: errHTTPRequest}
+		return HTTPRequest{}, &FieldError{Field: "line", Value: line, Detail: fmt.Sprintf("%q is not a request line: want a method and a path, such as \"GET /api\"", line), Err: errHTTPRequest}
 	}
 	path, rawQuery, _ := strings.Cut(target, "?")
 	r := HTTPRequest{Method: method, Path: path}
 	if !strings.HasPrefix(path, "/") {
-		return HTTPRequest{}, &FieldError{Value: path, Detail: fmt.Sprintf("the path %q does not start with \"/\"", path), Err: errHTTPRequest}
+		return HTTPRequest{}, badPath("line", path)
 	}
-	for _, h := range headers {
+	for i, h := range headers {
 		name, value, ok := strings.Cut(h, ":")
 		if name = strings.TrimSpace(name); !ok || name == "" || strings.ContainsAny(name, " \t") {
-			return HTTPRequest{}, &FieldError{Value: h, Detail: fmt.Sprintf("%q is not a header line: want a name, a colon and a value, such as \"x-env: canary\"", h), Err: errHTTPRequest}
+			return HTTPRequest{}, &FieldError{Field: strict.Index("headers", i), Value: h, Detail: fmt.Sprintf("%q is not a header line: want a name, a colon and a value, such as \"x-env: canary\"", h), Err: errHTTPRequest}
 		}
 		if r.Header == nil {
 			r.Header = make(map[string]string, len(headers))
@@ -48,7 +50,7 @@ func ParseHTTPRequest(line string, headers ...string) (HTTPRequest, error) {
 	if rawQuery != "" {
 		q, err := url.ParseQuery(rawQuery)
 		if err != nil {
-			return HTTPRequest{}, &FieldError{Value: rawQuery, Detail: fmt.Sprintf("the query string %q does not decode: %v", rawQuery, err), Err: errHTTPRequest}
+			return HTTPRequest{}, &FieldError{Field: "line", Value: rawQuery, Detail: fmt.Sprintf("the query string %q does not decode: %v", rawQuery, err), Err: errHTTPRequest}
 		}
 		r.Query = make(map[string]string, len(q))
 		for k, vs := range q {
@@ -56,6 +58,11 @@ func ParseHTTPRequest(line string, headers ...string) (HTTPRequest, error) {
 		}
 	}
 	return r, nil
+}
+
+// badPath is the error for a request path, given as field, that does not start with "/".
+func badPath(field, path string) *FieldError {
+	return &FieldError{Field: field, Value: path, Detail: fmt.Sprintf("the path %q does not start with \"/\"", path), Err: errHTTPRequest}
 }
 
 // RequestExplanation is where a chain sends one request: the routes tried, the one taken,
@@ -110,7 +117,7 @@ func (c *Chain) ExplainRequest(r HTTPRequest) (*RequestExplanation, error) {
 		return nil, &FieldError{Detail: "the chain has no nodes", Err: errHTTPRequest}
 	}
 	if !strings.HasPrefix(r.Path, "/") {
-		return nil, &FieldError{Value: r.Path, Detail: fmt.Sprintf("the path %q does not start with \"/\"", r.Path), Err: errHTTPRequest}
+		return nil, badPath("Path", r.Path)
 	}
 	e := &RequestExplanation{Request: r, Route: -1}
 	n := c.Nodes[c.StartNode]
@@ -120,9 +127,9 @@ func (c *Chain) ExplainRequest(r HTTPRequest) (*RequestExplanation, error) {
 		for i, route := range n.Routes {
 			ok, why, err := matches(route.Definition, r)
 			if err != nil {
-				return nil, fielderr.In(fmt.Sprintf("%s Routes[%d]", e.Router, i), err)
+				return nil, fielderr.In(e.Router, fielderr.Under(strict.Index("Routes", i), err))
 			}
-			e.Routes = append(e.Routes, RouteCheck{Index: i, CatchAll: i == len(n.Routes)-1, Match: describeMatch(route.Definition), Matched: ok, Why: why})
+			e.Routes = append(e.Routes, RouteCheck{Index: i, CatchAll: n.isCatchAll(i), Match: describeMatch(route.Definition), Matched: ok, Why: why})
 			if ok {
 				e.Route, next = i, route.NextNode
 				break
@@ -154,7 +161,8 @@ func (c *Chain) ExplainRequest(r HTTPRequest) (*RequestExplanation, error) {
 	return e, nil
 }
 
-// matches reports whether route accepts r, and if not, why.
+// matches reports whether route accepts r, and if not, why. An error's Field is the path of
+// the expression at fault in the route.
 func matches(route *ServiceRoute, r HTTPRequest) (bool, string, error) {
 	if route.Match == nil || route.Match.HTTP == nil {
 		return true, "", nil
@@ -170,7 +178,7 @@ func matches(route *ServiceRoute, r HTTPRequest) (bool, string, error) {
 			return false, fmt.Sprintf("path %q does not start with %q", r.Path, h.PathPrefix), nil
 		}
 	case h.PathRegex != "":
-		ok, err := fullMatch("PathRegex", h.PathRegex, r.Path)
+		ok, err := fullMatch("Match.HTTP.PathRegex", h.PathRegex, r.Path)
 		if err != nil || !ok {
 			return false, fmt.Sprintf("path %q does not match %q", r.Path, h.PathRegex), err
 		}
@@ -178,7 +186,7 @@ func matches(route *ServiceRoute, r HTTPRequest) (bool, string, error) {
 	for j, m := range h.Header {
 		ok, err := headerMatches(m, r.Header)
 		if err != nil {
-			return false, "", fielderr.In(fmt.Sprintf("Header[%d]", j), err)
+			return false, "", fielderr.Under(strict.Index("Match.HTTP.Header", j), err)
 		}
 		if !ok {
 			return false, fmt.Sprintf("header %s", describeHeader(m)), nil
@@ -196,7 +204,7 @@ func matches(route *ServiceRoute, r HTTPRequest) (bool, string, error) {
 		case q.Exact == "" && q.Regex != "":
 			var err error
 			if ok, err = fullMatch("Regex", q.Regex, v); err != nil {
-				return false, "", fielderr.In(fmt.Sprintf("QueryParam[%d]", j), err)
+				return false, "", fielderr.Under(strict.Index("Match.HTTP.QueryParam", j), err)
 			}
 		}
 		if !ok {
@@ -324,10 +332,7 @@ func (e *RequestExplanation) String() string {
 	if e.Router != "" {
 		fmt.Fprintf(&b, "\n  %s", e.Router)
 		for _, r := range e.Routes {
-			name := fmt.Sprintf("Routes[%d]", r.Index)
-			if r.CatchAll {
-				name = "catch-all"
-			}
+			name := routeLabel(r.Index, r.CatchAll)
 			if r.Matched {
 				fmt.Fprintf(&b, "\n    %s: matches (%s)", name, r.Match)
 			} else {

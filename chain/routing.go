@@ -2,27 +2,36 @@ package chain
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/meshscope/meshscope/exports"
 	"github.com/meshscope/meshscope/internal/fielderr"
 )
 
 // router is a normalised copy of a router entry, with what NewCompiler works out once: the
-// services Consul's server reads next when it reads the router, and the first route that
-// leaves the router's partition (CheckPeerExport's concern), -1 when none does.
+// services Consul's server reads next when it reads the router (Related), and whether one of
+// them is in another partition than the router's, that is, whether a route leaves the
+// router's partition (CheckPeerExport's concern).
 type router struct {
 	ServiceRouter
-	related []exports.ServiceName
-	leaves  int
+	related        []exports.ServiceName
+	crossPartition bool
 }
 
-// splitter is a normalised copy of a splitter entry, likewise, and whether its weights as
-// written sum to 100 only once rounded (SplitWeightsRounded).
+// splitter is a normalised copy of a splitter entry, likewise (a split leaves the splitter's
+// partition), and whether its weights as written sum to 100 only once rounded
+// (SplitWeightsRounded).
 type splitter struct {
 	ServiceSplitter
-	related      []exports.ServiceName
-	leaves       int
-	roundedTo100 bool
+	related        []exports.ServiceName
+	crossPartition bool
+	roundedTo100   bool
+}
+
+// otherPartition reports whether a service of related is in another partition than own
+// (both canonical).
+func otherPartition(related []exports.ServiceName, own exports.ServiceName) bool {
+	return slices.ContainsFunc(related, func(s exports.ServiceName) bool { return s.Partition != own.Partition })
 }
 
 // indexRouting validates and indexes the routers and splitters of e, reporting every
@@ -46,16 +55,11 @@ func (cc *Compiler) indexRouting(e Entries, c *fielderr.Collector) {
 			continue
 		}
 		at[k] = i
-		rs[i] = router{ServiceRouter: r.clone(), leaves: -1}
+		rs[i] = router{ServiceRouter: r.clone()}
 		own := &rs[i]
 		own.normalize()
 		own.related = own.Related()
-		for j := range own.Routes {
-			if d := own.Routes[j].Destination; d != nil && d.Partition != "" && orDefault(d.Partition) != orDefault(own.Partition) {
-				own.leaves = j
-				break
-			}
-		}
+		own.crossPartition = otherPartition(own.related, k)
 		cc.routers[k] = own
 	}
 	ss := make([]splitter, len(e.Splitters))
@@ -73,20 +77,11 @@ func (cc *Compiler) indexRouting(e Entries, c *fielderr.Collector) {
 			continue
 		}
 		at[k] = i
-		raw := make([]float32, len(s.Splits))
-		for j, split := range s.Splits {
-			raw[j] = split.Weight
-		}
-		ss[i] = splitter{ServiceSplitter: s.clone(), leaves: -1, roundedTo100: roundedTo100(raw)}
+		ss[i] = splitter{ServiceSplitter: s.clone(), roundedTo100: roundedTo100(s.Splits)}
 		own := &ss[i]
 		own.normalize()
 		own.related = own.Related()
-		for j, split := range own.Splits {
-			if split.Partition != "" && orDefault(split.Partition) != orDefault(own.Partition) {
-				own.leaves = j
-				break
-			}
-		}
+		own.crossPartition = otherPartition(own.related, k)
 		cc.splitters[k] = own
 	}
 }
@@ -108,7 +103,7 @@ func (cc *Compiler) routingReads(start exports.ServiceName) (read []exports.Serv
 		for _, s := range r.related {
 			add(s)
 		}
-		if r.leaves >= 0 {
+		if r.crossPartition {
 			unsafe = "cross-partition route destination"
 		}
 	} else {
@@ -119,7 +114,7 @@ func (cc *Compiler) routingReads(start exports.ServiceName) (read []exports.Serv
 			for _, t := range s.related {
 				add(t)
 			}
-			if s.leaves >= 0 && unsafe == "" {
+			if s.crossPartition && unsafe == "" {
 				unsafe = "cross-partition split destination"
 			}
 		}

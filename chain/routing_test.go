@@ -58,11 +58,11 @@ func TestRouterValidate(t *testing.T) {
 		{"query", `{"Name":"web","Routes":[{"Match":{"HTTP":{"QueryParam":[{"Name":"q","Present":true,"Exact":"1"}]}}}]}`, []string{
 			`Routes[0].Match.HTTP.QueryParam[0]: Route[0] QueryParam[0] should only contain one of Present, Exact, or Regex`}},
 		{"methods", `{"Name":"web","Routes":[{"Match":{"HTTP":{"Methods":["fetch","GET","get"]}}}]}`, []string{
-			`Routes[0].Match.HTTP.Methods: Route[0] Methods contains an invalid method "FETCH"`,
-			`Routes[0].Match.HTTP.Methods: Route[0] Methods contains "GET" more than once`}},
+			`Routes[0].Match.HTTP.Methods[0]: Route[0] Methods contains an invalid method "FETCH"`,
+			`Routes[0].Match.HTTP.Methods[2]: Route[0] Methods contains "GET" more than once`}},
 		{"destination", `{"Name":"web","Routes":[{"Match":{"HTTP":{"PathRegex":"/a.*"}},"Destination":{"PrefixRewrite":"/b","RetryOn":["5xx","bogus"]}}]}`, []string{
 			`Routes[0].Destination.PrefixRewrite: Route[0] cannot make use of PrefixRewrite without configuring either PathExact or PathPrefix`,
-			`Routes[0].Destination.RetryOn: Route[0] contains an invalid retry condition: "bogus"`}},
+			`Routes[0].Destination.RetryOn[1]: Route[0] contains an invalid retry condition: "bogus"`}},
 		{"name and kind", `{"Kind":"service-splitter"}`, []string{`Kind: must be "service-router", got "service-splitter"`, `Name: Name is required`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -95,6 +95,30 @@ func TestSplitterValidate(t *testing.T) {
 			assert.Equal(t, tc.want, problemLines(s.Validate()))
 		})
 	}
+}
+
+// TestRoutingProblemValues: each problem of a router or splitter with a value names it.
+func TestRoutingProblemValues(t *testing.T) {
+	type fv struct {
+		Field string
+		Value any
+	}
+	values := func(err error) []fv {
+		var out []fv
+		for _, e := range fielderr.Split(err) {
+			var f *FieldError
+			require.ErrorAs(t, e, &f)
+			out = append(out, fv{f.Field, f.Value})
+		}
+		return out
+	}
+	var r ServiceRouter
+	require.NoError(t, json.Unmarshal([]byte(`{"Kind":"x","Name":"web","Routes":[{"Match":{"HTTP":{"PathExact":"a","Methods":["get","fetch","GET"]}},"Destination":{"RetryOn":["5xx","bogus"]}}]}`), &r))
+	assert.Equal(t, []fv{{"Kind", "x"}, {"Routes[0].Match.HTTP.PathExact", "a"}, {"Routes[0].Match.HTTP.Methods[1]", "fetch"},
+		{"Routes[0].Match.HTTP.Methods[2]", "GET"}, {"Routes[0].Destination.RetryOn[1]", "bogus"}}, values(r.Validate()))
+	var s ServiceSplitter
+	require.NoError(t, json.Unmarshal([]byte(`{"Kind":"y","Name":"web","Splits":[{"Weight":60,"Service":"a"},{"Weight":30,"Service":"b"}]}`), &s))
+	assert.Equal(t, []fv{{"Kind", "y"}, {"Splits", float32(90)}}, values(s.Validate()))
 }
 
 func TestDecodeRoutingStrictly(t *testing.T) {
@@ -182,7 +206,12 @@ func TestCompileRoutingErrors(t *testing.T) {
 			Splitters: []ServiceSplitter{{Name: "web", Splits: []ServiceSplit{{Weight: 50}, {Weight: 50, Service: "api"}}}}},
 			`discovery chain "web" uses inconsistent protocols; service "api" has "http2" which is not "http"`, ErrProtocolMismatch},
 		{"a route to an unknown subset", Entries{DefaultProtocol: "http", Routers: []ServiceRouter{{Name: "web", Routes: []ServiceRoute{{Destination: &ServiceRouteDestination{ServiceSubset: "v9"}}}}}},
-			`service "web" does not have a subset named "v9"`, errUnknownSubset},
+			`Routes[0] of service-router default/default/web: service "web" does not have a subset named "v9"`, errUnknownSubset},
+		{"a split to an unknown subset", Entries{DefaultProtocol: "http", Splitters: []ServiceSplitter{{Name: "web", Splits: []ServiceSplit{{Weight: 50}, {Weight: 50, ServiceSubset: "v2"}}}}},
+			`Splits[1] of service-splitter default/default/web: service "web" does not have a subset named "v2"`, errUnknownSubset},
+		{"the catch-all to a redirect that does not resolve", Entries{DefaultProtocol: "http", Routers: []ServiceRouter{{Name: "web"}},
+			Resolvers: []ServiceResolver{{Name: "web", Redirect: &Redirect{Service: "db", ServiceSubset: "x"}}}},
+			`catch-all of service-router default/default/web: service "db" does not have a subset named "x"`, errUnknownSubset},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Compile(webReq(), tc.e)
@@ -262,20 +291,36 @@ func TestExplainRequest(t *testing.T) {
 		require.Len(t, x.Legs, 1, tc.line)
 		assert.Equal(t, tc.want, x.Legs[0].Target, "%s %v:\n%s", tc.line, tc.header, x)
 	}
+	field := func(err error) string {
+		var f *FieldError
+		require.ErrorAs(t, err, &f)
+		return f.Field
+	}
 	for _, bad := range []string{"GET", "GET api", "/api", "GET /a b", "GET /a?%zz"} {
 		_, err := ParseHTTPRequest(bad)
 		assert.ErrorIs(t, err, errHTTPRequest, bad)
+		assert.Equal(t, "line", field(err), bad)
 	}
 	r, err := ParseHTTPRequest("GET /a", "x-env: canary ", "X-Trace:1")
 	require.NoError(t, err)
 	assert.Equal(t, map[string]string{"x-env": "canary", "X-Trace": "1"}, r.Header)
 	for _, bad := range []string{"x-env canary", ": v", "x env: v"} {
-		_, err := ParseHTTPRequest("GET /a", bad)
+		_, err := ParseHTTPRequest("GET /a", "x: 1", bad)
 		assert.ErrorIs(t, err, errHTTPRequest, bad)
+		assert.Equal(t, "headers[1]", field(err), bad)
 	}
+	_, err = c.ExplainRequest(HTTPRequest{Method: "GET", Path: "a"})
+	assert.Equal(t, "Path", field(err))
+	c = compileOK(t, webReq(), Entries{DefaultProtocol: "http", Routers: []ServiceRouter{{Name: "web", Routes: []ServiceRoute{
+		{Match: &ServiceRouteMatch{HTTP: &ServiceRouteHTTPMatch{PathPrefix: "/q", QueryParam: []ServiceRouteHTTPMatchQueryParam{{Name: "a", Present: true}, {Name: "v", Regex: "(("}}}}},
+		{Match: &ServiceRouteMatch{HTTP: &ServiceRouteHTTPMatch{Header: []ServiceRouteHTTPMatchHeader{{Name: "x", Present: true}, {Name: "y", Regex: "(("}}}}}}}}})
+	_, err = c.ExplainRequest(HTTPRequest{Method: "GET", Path: "/q", Query: map[string]string{"a": "", "v": "1"}})
+	assert.ErrorContains(t, err, `router:web.default.default: Routes[0].Match.HTTP.QueryParam[1].Regex: "((" is not an RE2 expression`)
+	_, err = c.ExplainRequest(HTTPRequest{Method: "GET", Path: "/", Header: map[string]string{"x": "", "y": "1"}})
+	assert.ErrorContains(t, err, `router:web.default.default: Routes[1].Match.HTTP.Header[1].Regex: "((" is not an RE2 expression`)
 	c = compileOK(t, webReq(), Entries{DefaultProtocol: "http", Routers: []ServiceRouter{{Name: "web", Routes: []ServiceRoute{{Match: &ServiceRouteMatch{HTTP: &ServiceRouteHTTPMatch{PathRegex: "(("}}}}}}})
 	_, err = c.ExplainRequest(HTTPRequest{Method: "GET", Path: "/"})
-	assert.ErrorContains(t, err, `router:web.default.default Routes[0]: PathRegex: "((" is not an RE2 expression meshscope can evaluate`)
+	assert.ErrorContains(t, err, `router:web.default.default: Routes[0].Match.HTTP.PathRegex: "((" is not an RE2 expression meshscope can evaluate`)
 }
 
 func TestGraphRendering(t *testing.T) {

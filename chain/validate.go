@@ -143,6 +143,11 @@ func (p *problems) add(path, format string, args ...any) {
 	p.Add(path, nil, fmt.Sprintf(format, args...), nil)
 }
 
+// addValue records a problem with the value found at path.
+func (p *problems) addValue(path string, value any, format string, args ...any) {
+	p.Add(path, value, fmt.Sprintf(format, args...), nil)
+}
+
 func sortedKeys[V any](m map[string]V) []string {
 	if len(m) == 0 {
 		return nil

@@ -15,16 +15,16 @@ import (
 //	Routes[0].Match.HTTP.PathExact: Route[0] PathExact doesn't start with '/': "login"
 //	Routes[1].Match.HTTP: Route[1] should only contain at most one of PathExact, PathPrefix, or PathRegex
 //	Routes[1].Match.HTTP.Header[0]: Route[1] Header[0] should only contain one of Present, Exact, Prefix, Suffix, or Regex
-//	Routes[2].Match.HTTP.Methods: Route[2] Methods contains an invalid method "FETCH"
+//	Routes[2].Match.HTTP.Methods[0]: Route[2] Methods contains an invalid method "FETCH"
 //	Routes[2].Destination.PrefixRewrite: Route[2] cannot make use of PrefixRewrite without configuring either PathExact or PathPrefix
-//	Routes[3].Destination.RetryOn: Route[3] contains an invalid retry condition: "bogus"
+//	Routes[3].Destination.RetryOn[1]: Route[3] contains an invalid retry condition: "bogus"
 //
 // A Kind other than service-router is meshscope's words. Consul does not check regular
 // expressions when it stores a router, and neither does Validate.
 func (r *ServiceRouter) Validate() error {
 	var p problems
 	if r.Kind != "" && r.Kind != routerKind {
-		p.add("Kind", "must be %q, got %q", routerKind, r.Kind)
+		p.addValue("Kind", r.Kind, "must be %q, got %q", routerKind, r.Kind)
 	}
 	if r.Name == "" {
 		p.add("Name", "Name is required")
@@ -50,7 +50,7 @@ func routeProblems(p *problems, i int, route *ServiceRoute) {
 			pathMatch = true
 			paths++
 			if !strings.HasPrefix(f.value, "/") {
-				p.add(mp+"."+f.name, "Route[%d] %s doesn't start with '/': %q", i, f.name, f.value)
+				p.addValue(mp+"."+f.name, f.value, "Route[%d] %s doesn't start with '/': %q", i, f.name, f.value)
 			}
 		}
 		if h.PathRegex != "" {
@@ -78,13 +78,13 @@ func routeProblems(p *problems, i int, route *ServiceRoute) {
 			}
 		}
 		seen := make(map[string]bool, len(h.Methods))
-		for _, m := range h.Methods {
-			m = strings.ToUpper(m) // as normalised
+		for k, written := range h.Methods {
+			m := strings.ToUpper(written) // as normalised
 			switch {
-			case !isMethod(m):
-				p.add(mp+".Methods", "Route[%d] Methods contains an invalid method %q", i, m)
+			case !slices.Contains(httpMethods, m):
+				p.addValue(strict.Index(mp+".Methods", k), written, "Route[%d] Methods contains an invalid method %q", i, m)
 			case seen[m]:
-				p.add(mp+".Methods", "Route[%d] Methods contains %q more than once", i, m)
+				p.addValue(strict.Index(mp+".Methods", k), written, "Route[%d] Methods contains %q more than once", i, m)
 			}
 			seen[m] = true
 		}
@@ -92,11 +92,11 @@ func routeProblems(p *problems, i int, route *ServiceRoute) {
 	if d := route.Destination; d != nil {
 		dp := path + ".Destination"
 		if d.PrefixRewrite != "" && !pathMatch {
-			p.add(dp+".PrefixRewrite", "Route[%d] cannot make use of PrefixRewrite without configuring either PathExact or PathPrefix", i)
+			p.addValue(dp+".PrefixRewrite", d.PrefixRewrite, "Route[%d] cannot make use of PrefixRewrite without configuring either PathExact or PathPrefix", i)
 		}
-		for _, c := range d.RetryOn {
+		for k, c := range d.RetryOn {
 			if !slices.Contains(retryConditions, c) {
-				p.add(dp+".RetryOn", "Route[%d] contains an invalid retry condition: %q", i, c)
+				p.addValue(strict.Index(dp+".RetryOn", k), c, "Route[%d] contains an invalid retry condition: %q", i, c)
 			}
 		}
 	}
@@ -113,14 +113,8 @@ func count(conds ...bool) int {
 	return n
 }
 
-// isMethod reports whether m is one of the HTTP methods Consul accepts in a route.
-func isMethod(m string) bool {
-	switch m {
-	case "GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "CONNECT", "OPTIONS", "TRACE":
-		return true
-	}
-	return false
-}
+// httpMethods are the methods Consul accepts in a route's match, upper case.
+var httpMethods = []string{"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "CONNECT", "OPTIONS", "TRACE"}
 
 // retryConditions are the RetryOn values Consul accepts.
 var retryConditions = []string{"5xx", "gateway-error", "reset", "connect-failure", "envoy-ratelimited", "retriable-4xx",
@@ -142,7 +136,7 @@ var retryConditions = []string{"5xx", "gateway-error", "reset", "connect-failure
 func (s *ServiceSplitter) Validate() error {
 	var p problems
 	if s.Kind != "" && s.Kind != splitterKind {
-		p.add("Kind", "must be %q, got %q", splitterKind, s.Kind)
+		p.addValue("Kind", s.Kind, "must be %q, got %q", splitterKind, s.Kind)
 	}
 	if s.Name == "" {
 		p.add("Name", "Name is required")
@@ -169,7 +163,7 @@ func (s *ServiceSplitter) Validate() error {
 		seen[k] = true
 	}
 	if len(s.Splits) > 0 && sum != 100*100 {
-		p.add("Splits", "the sum of all split weights must be 100, not %f", float32(sum)/100)
+		p.addValue("Splits", float32(sum)/100, "the sum of all split weights must be 100, not %f", float32(sum)/100)
 	}
 	return p.Err()
 }

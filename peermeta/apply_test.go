@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/meshscope/meshscope/chain"
 	"github.com/meshscope/meshscope/exports"
 	"github.com/meshscope/meshscope/internal/growth"
 )
@@ -81,7 +82,11 @@ func TestApplyErrors(t *testing.T) {
 	c := Config{}
 	c.Entries.Protocols = map[exports.ServiceName]string{{Name: "a"}: "http", {Partition: "default", Name: "a"}: "tcp"}
 	_, err := c.Apply([]byte(`{"Kind":"proxy-defaults","Name":"global"}`))
-	assert.ErrorContains(t, err, "the configuration holds an entry twice: a second service-defaults entry for a")
+	assert.ErrorContains(t, err, `the configuration holds an entry twice: Entries.Protocols: ["default//a"]: a second service-defaults entry for a`)
+	c = Config{}
+	c.Entries.Resolvers = []chain.ServiceResolver{{Name: "a"}, {Name: "b"}, {Name: "a", Namespace: "default"}}
+	_, err = c.Apply([]byte(`{"Kind":"proxy-defaults","Name":"global"}`))
+	assert.ErrorContains(t, err, "the configuration holds an entry twice: Entries.Resolvers[2] (service-resolver a): Name: a second service-resolver entry for a")
 }
 
 // TestApplyStore: what Consul's server refuses when it stores a write, kind by kind.

@@ -1,9 +1,11 @@
 package peermeta
 
 import (
+	"cmp"
 	"maps"
 	"reflect"
 	"slices"
+	"strings"
 
 	"github.com/meshscope/meshscope/chain"
 	"github.com/meshscope/meshscope/exports"
@@ -100,9 +102,13 @@ func dependenciesFirst(writes []*entry) []*entry {
 	return out
 }
 
+// protocolEntries returns a service-defaults entry per key of m, in canonical order; keys
+// that are one service spelt two ways ("" and "default") in the order of their spelling.
 func protocolEntries(m map[exports.ServiceName]string) []*entry {
 	out := make([]*entry, 0, len(m))
-	for _, s := range slices.SortedFunc(maps.Keys(m), exports.ServiceName.Compare) {
+	for _, s := range slices.SortedFunc(maps.Keys(m), func(a, b exports.ServiceName) int {
+		return cmp.Or(a.Compare(b), strings.Compare(a.Partition, b.Partition), strings.Compare(a.Namespace, b.Namespace))
+	}) {
 		out = append(out, &entry{key: entryKey{kindServiceDefaults, s.Canonical()}, name: s.Name, namespace: s.Namespace, partition: s.Partition, protocol: m[s]})
 	}
 	return out

@@ -9,6 +9,7 @@ import (
 
 	"github.com/meshscope/meshscope/chain"
 	"github.com/meshscope/meshscope/exports"
+	"github.com/meshscope/meshscope/internal/strict"
 )
 
 // store is what a Consul server holds, as the write path works on it: each config entry of
@@ -30,12 +31,17 @@ func newStore(c *Config) (*store, error) {
 	st := &store{entries: map[entryKey]*entry{}, naming: map[exports.ServiceName]map[entryKey]bool{},
 		groups: map[string][]entryKey{}, peers: map[string]*peerExports{}}
 	var dups []error
-	for _, es := range [][]*entry{exportEntries(c.Exports), groupEntries(c.Entries.SamenessGroups),
-		resolverEntries(c.Entries.Resolvers), routerEntries(c.Entries.Routers), splitterEntries(c.Entries.Splitters),
-		protocolEntries(c.Entries.Protocols)} {
-		for _, e := range es {
+	for _, list := range []struct {
+		path    string
+		entries []*entry
+	}{
+		{"Exports", exportEntries(c.Exports)}, {"Entries.SamenessGroups", groupEntries(c.Entries.SamenessGroups)},
+		{"Entries.Resolvers", resolverEntries(c.Entries.Resolvers)}, {"Entries.Routers", routerEntries(c.Entries.Routers)},
+		{"Entries.Splitters", splitterEntries(c.Entries.Splitters)}, {"Entries.Protocols", protocolEntries(c.Entries.Protocols)},
+	} {
+		for i, e := range list.entries {
 			if _, dup := st.entries[e.key]; dup {
-				dups = append(dups, &FieldError{Value: e.key.name.String(), Detail: fmt.Sprintf("a second %s entry for %s", e.key.kind, e.key.name.Short())})
+				dups = append(dups, duplicate(list.path, i, e))
 				continue
 			}
 			st.set(e)
@@ -48,6 +54,17 @@ func newStore(c *Config) (*store, error) {
 		return nil, fmt.Errorf("the configuration holds an entry twice: %w", errors.Join(dups...))
 	}
 	return st, nil
+}
+
+// duplicate is the error for e, entry i of the list at path in a Config, when an entry of its
+// kind and name comes before it. Its Where is the entry and its Field the Name repeated; for
+// the Protocols map, Where is the map and Field the key, as written.
+func duplicate(path string, i int, e *entry) *FieldError {
+	where, field := fmt.Sprintf("%s (%s %s)", strict.Index(path, i), e.key.kind, e.name), "Name"
+	if e.key.kind == kindServiceDefaults {
+		where, field = path, strict.Key("", e.partition+"/"+e.namespace+"/"+e.name)
+	}
+	return &FieldError{Where: where, Field: field, Value: e.key.name.String(), Detail: fmt.Sprintf("a second %s entry for %s", e.key.kind, e.key.name.Short())}
 }
 
 // live returns the stored entry of key, nil when there is none.

@@ -176,7 +176,18 @@ func (o *options) readRequest() error {
 	}
 	r, err := chain.ParseHTTPRequest(o.explainRequest, o.headers...)
 	o.request = r
-	return fielderr.In("-explain-request", err)
+	var fe *chain.FieldError
+	if !errors.As(err, &fe) {
+		return err
+	}
+	// The argument at fault, named by the flag that gave it.
+	flag := "-explain-request"
+	if strings.HasPrefix(fe.Field, "headers[") {
+		flag = "-header"
+	}
+	named := *fe
+	named.Field = ""
+	return fielderr.In(flag, &named)
 }
 
 // usageError is an input the flags should have named and did not: exit status 2.

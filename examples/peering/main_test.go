@@ -212,7 +212,7 @@ func TestRefusesToGuess(t *testing.T) {
 		{"-explain-request without -service", []string{"-explain-request", "GET /"}, 2, "-explain-request and -service come together"},
 		{"-header alone", []string{"-header", "x: 1"}, 2, "-explain-request and -service come together"},
 		{"a request that is not one", []string{"-explain-request", "GET api", "-service", "web"}, 2, `-explain-request: the path "api" does not start with "/"`},
-		{"a header that is not one", []string{"-explain-request", "GET /", "-service", "web", "-header", "x-env canary"}, 2, `"x-env canary" is not a header line`},
+		{"a header that is not one", []string{"-explain-request", "GET /", "-service", "web", "-header", "x-env canary"}, 2, `-header: "x-env canary" is not a header line`},
 		{"an unknown -service", []string{"-explain-request", "GET /", "-service", "nope"}, 1, `-service "nope": no such service in the catalog or the chain entries`},
 	}
 	for _, tt := range tests {
