@@ -90,8 +90,7 @@ type options struct {
 	explainRequest, service                string
 	headers                                files // "Name: value"
 	request                                chain.HTTPRequest
-	wide                                   bool
-	sample                                 bool // no input flag given: run on the embedded sample
+	wide, sample                           bool // sample: no input flag is given, so run on the embedded sample
 }
 
 // inputFlags are the flags that name input; the sample runs only when none is given.
@@ -174,20 +173,16 @@ func (o *options) readRequest() error {
 	if o.explainRequest == "" {
 		return nil
 	}
-	r, err := chain.ParseHTTPRequest(o.explainRequest, o.headers...)
-	o.request = r
 	var fe *chain.FieldError
-	if !errors.As(err, &fe) {
+	var err error
+	if o.request, err = chain.ParseHTTPRequest(o.explainRequest, o.headers...); !errors.As(err, &fe) {
 		return err
 	}
-	// The argument at fault, named by the flag that gave it.
-	flag := "-explain-request"
+	flag := "-explain-request" // the flag that gave the argument at fault
 	if strings.HasPrefix(fe.Field, "headers[") {
 		flag = "-header"
 	}
-	named := *fe
-	named.Field = ""
-	return fielderr.In(flag, &named)
+	return fielderr.In(flag, &chain.FieldError{Value: fe.Value, Detail: fe.Detail, Err: fe.Err})
 }
 
 // usageError is an input the flags should have named and did not: exit status 2.
