@@ -6,10 +6,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/meshscope/meshscope/internal/exportto"
 	"github.com/meshscope/meshscope/internal/fielderr"
 	"github.com/meshscope/meshscope/internal/names"
 	"github.com/meshscope/meshscope/internal/strict"
-	"github.com/meshscope/meshscope/visibility"
 )
 
 // The checks of what a VirtualService and a DestinationRule carry: the rules of Istio's
@@ -114,7 +114,7 @@ func checkVirtualService(errs []*FieldError, vs *VirtualService, f *routingField
 		}
 	}
 	if names.Label(vs.Namespace) == "" {
-		errs = append(errs, visibility.ExportToProblems(f.pick("spec.exportTo", "ExportTo"), vs.Namespace, vs.ExportTo, visibility.ConfigExportTo)...)
+		errs = append(errs, exportto.Problems(f.pick("spec.exportTo", "ExportTo"), vs.Namespace, vs.ExportTo, exportto.Config)...)
 	}
 	return errs
 }
@@ -339,11 +339,11 @@ func checkDestinationRule(errs []*FieldError, dr *DestinationRule, f *routingFie
 		}, s.Labels)
 	}
 	if names.Label(dr.Namespace) == "" {
-		rule := visibility.ConfigExportTo
+		rule := exportto.Config
 		if dr.WorkloadSelector != nil {
-			rule = visibility.SelectorRuleExportTo
+			rule = exportto.SelectorRule
 		}
-		errs = append(errs, visibility.ExportToProblems(f.pick("spec.exportTo", "ExportTo"), dr.Namespace, dr.ExportTo, rule)...)
+		errs = append(errs, exportto.Problems(f.pick("spec.exportTo", "ExportTo"), dr.Namespace, dr.ExportTo, rule)...)
 	}
 	return checkRuleSelector(errs, f.pick("spec.workloadSelector.matchLabels", "WorkloadSelector"), dr.WorkloadSelector)
 }

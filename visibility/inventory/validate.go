@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/meshscope/meshscope/internal/exportto"
 	"github.com/meshscope/meshscope/internal/fielderr"
 	"github.com/meshscope/meshscope/internal/hosts"
 	"github.com/meshscope/meshscope/internal/names"
 	"github.com/meshscope/meshscope/internal/strict"
-	"github.com/meshscope/meshscope/visibility"
 )
 
 // Validate reports every problem of an inventory built in Go — what Load refuses of the
@@ -128,7 +128,7 @@ func checkService(errs []*FieldError, s *Service) []*FieldError {
 	errs = checkHosts(errs, "Hosts", s.Hosts)
 	errs = checkAddresses(errs, "Addresses", s.Addresses)
 	if s.Namespace != "" {
-		errs = append(errs, visibility.ExportToProblems("ExportTo", s.Namespace, s.ExportTo, exportToRule(s.Kind))...)
+		errs = append(errs, exportto.Problems("ExportTo", s.Namespace, s.ExportTo, exportToRule(s.Kind))...)
 	}
 	errs = checkResolution(errs, "Resolution", s.Resolution)
 	errs = checkPorts(errs, "Ports", "", s.Kind, s.Ports)
@@ -139,9 +139,9 @@ func checkService(errs []*FieldError, s *Service) []*FieldError {
 }
 
 // exportToRule is the rule of the exportTo list a service of kind k carries.
-func exportToRule(k Kind) visibility.ExportToRule {
+func exportToRule(k Kind) exportto.Rule {
 	if k == KubernetesService {
-		return visibility.AnnotationExportTo
+		return exportto.Annotation
 	}
-	return visibility.EntryExportTo
+	return exportto.Entry
 }

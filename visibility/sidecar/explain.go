@@ -8,6 +8,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/labels"
 
+	"github.com/meshscope/meshscope/internal/exportto"
 	"github.com/meshscope/meshscope/internal/hosts"
 	"github.com/meshscope/meshscope/internal/names"
 	"github.com/meshscope/meshscope/visibility/inventory"
@@ -279,7 +280,7 @@ func (v *View) ref(id int32) inventory.ServiceRef   { return v.service(id).Ref()
 func (v *View) group(id int32, n string) int {
 	s := &v.svcs[id]
 	switch {
-	case s.public:
+	case s.exp.Public():
 		return 1
 	case s.exportedTo(n):
 		return 0
@@ -347,7 +348,7 @@ func (v *View) hiddenReason(i int32, n string) string {
 	declared := s.ExportTo
 	from := "its exportTo"
 	if len(declared) == 0 {
-		declared, from = v.defaultTo, "the mesh's defaultServiceExportTo"
+		declared, from = exportto.ListOf(nil, v.defaultTo), "the mesh's defaultServiceExportTo"
 	}
 	if !slices.Equal(eff, declared) {
 		return fmt.Sprintf("%s %q, narrowed by visibility %s (applyToSidecars) to %q, does not export it to %s", from, declared, v.decisions[i], eff, n)

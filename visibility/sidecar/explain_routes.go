@@ -8,6 +8,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/labels"
 
+	"github.com/meshscope/meshscope/internal/exportto"
 	"github.com/meshscope/meshscope/internal/hosts"
 	"github.com/meshscope/meshscope/internal/names"
 	"github.com/meshscope/meshscope/visibility/inventory"
@@ -42,7 +43,7 @@ func (v *View) explainRoutes(sc *inventory.Sidecar, n, host string, p Proxy, rou
 			switch {
 			case !r.mesh:
 				c.Verdict, c.Reason = Hidden, fmt.Sprintf("its gateways %q do not name mesh: it applies to gateways only", r.vs.Gateways)
-			case !r.public && (r.hidden || !slices.Contains(r.names, n)):
+			case !r.exp.To(n):
 				c.Verdict, c.Reason = Hidden, v.vsHiddenReason(r, n)
 			case !slices.Contains(selected, int32(k)):
 				c.Verdict, c.Reason = v.notSelected(l, r)
@@ -87,7 +88,7 @@ func mostSpecificOf(hs iter.Seq[string], host string) (best string, ok bool) {
 // vsHiddenReason says why VirtualService r is not exported to namespace n.
 func (v *View) vsHiddenReason(r *virtualService, n string) string {
 	if len(r.vs.ExportTo) == 0 {
-		return fmt.Sprintf("the mesh's defaultVirtualServiceExportTo %q does not export it to %s", v.defaultVSExport, n)
+		return fmt.Sprintf("the mesh's defaultVirtualServiceExportTo %q does not export it to %s", exportto.ListOf(nil, v.defaultVSExport), n)
 	}
 	return fmt.Sprintf("its exportTo %q does not export it to %s", r.vs.ExportTo, n)
 }
@@ -169,9 +170,9 @@ func (p rulePool) answer(host string) []*mergedRule {
 }
 
 // exportedRule reports whether a merged rule of an exported pool is exported to n.
-func exportedRule(m *mergedRule, n string) bool {
-	return len(m.exportTo) == 0 || slices.Contains(m.exportTo, names.Wildcard) || slices.Contains(m.exportTo, n)
-}
+//
+// istiod counts "*" and n by name: "." does not count for a proxy of the rule's namespace.
+func exportedRule(m *mergedRule, n string) bool { return m.exp.ToByName(n) }
 
 // ruleVerdict says what became of DestinationRule k.
 func (v *View) ruleVerdict(k int32, n string, workload labels.Set, svcNS string, chosen *Rule, pools []rulePool, answered int, answer []*mergedRule) (Verdict, string) {

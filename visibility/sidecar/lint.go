@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/meshscope/meshscope/internal/exportto"
 	"github.com/meshscope/meshscope/internal/hosts"
 	"github.com/meshscope/meshscope/internal/names"
 	"github.com/meshscope/meshscope/internal/report"
@@ -250,17 +251,8 @@ func (v *View) lintServices() []Finding {
 		if s.Kind != inventory.KubernetesService {
 			continue
 		}
-		seen := map[string]bool{}
-		for _, e := range s.ExportTo {
-			k := e
-			if k == "." {
-				k = s.Namespace
-			}
-			if seen[k] {
-				out = append(out, report.New(s.Ref().String(), ExportToAnnotationRepeats, "the %s annotation gives %q twice; Istio reads it as a set, so the repeat changes nothing", exportToAnnotation, e))
-				break
-			}
-			seen[k] = true
+		if at, _, ok := exportto.Repeat(s.ExportTo, s.Namespace); ok {
+			out = append(out, report.New(s.Ref().String(), ExportToAnnotationRepeats, "the %s annotation gives %q twice; Istio reads it as a set, so the repeat changes nothing", exportToAnnotation, s.ExportTo[at]))
 		}
 	}
 	return out

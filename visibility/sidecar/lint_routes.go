@@ -94,7 +94,7 @@ func (v *View) lintRules() []Finding {
 	for k := range v.drs {
 		r := &v.drs[k]
 		ns := r.dr.Namespace
-		if ns == v.root || r.private || len(r.exportTo) == 0 { // only a rule declaring an exportTo beyond its namespace is judged
+		if ns == v.root || r.exp.OwnOnly() || len(r.exportTo) == 0 { // only a rule declaring an exportTo beyond its namespace is judged
 			continue
 		}
 		if !slices.ContainsFunc(v.byNS[ns], func(id int32) bool { return hosts.Covers(r.host, v.svcs[id].host) }) {

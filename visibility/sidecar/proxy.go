@@ -348,13 +348,13 @@ func (v *View) candidates(l *listener, n string) []int32 {
 	// in creation order.
 	sorted := make([]int32, 0, len(out))
 	for _, id := range out {
-		if !v.svcs[id].public {
+		if !v.svcs[id].exp.Public() {
 			sorted = append(sorted, id)
 		}
 	}
 	named := len(sorted)
 	for _, id := range out {
-		if v.svcs[id].public {
+		if v.svcs[id].exp.Public() {
 			sorted = append(sorted, id)
 		}
 	}

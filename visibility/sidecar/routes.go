@@ -7,9 +7,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/meshscope/meshscope/internal/exportto"
 	"github.com/meshscope/meshscope/internal/hosts"
 	"github.com/meshscope/meshscope/internal/names"
-	"github.com/meshscope/meshscope/visibility"
 	"github.com/meshscope/meshscope/visibility/inventory"
 )
 
@@ -20,10 +20,8 @@ type virtualService struct {
 	vs  *inventory.VirtualService
 	// hosts are spec.hosts, short names resolved.
 	hosts []string
-	// The effective exportTo: public, or the namespaces named ("." resolved); hidden when it
-	// exports to none ("~" in the mesh default).
-	public, hidden bool
-	names          []string
+	// exp is the exportTo it goes by: its own, else the mesh default.
+	exp exportto.Set
 	// mesh: it applies to sidecars (no gateways, or "mesh" among them).
 	mesh bool
 	// http are the destinations of each HTTP route (delegation applied), with the source
@@ -88,11 +86,7 @@ func (v *View) readVirtualServices(list []inventory.VirtualService, defaultTo []
 		for _, h := range vs.Hosts {
 			r.hosts = append(r.hosts, resolveHost(h, vs.Namespace, v.domain))
 		}
-		exportTo := vs.ExportTo
-		if len(exportTo) == 0 {
-			exportTo = defaultTo
-		}
-		r.public, r.hidden, r.names = exportScope(exportTo, vs.Namespace)
+		r.exp = exportto.Parse(exportto.ListOf(vs.ExportTo, defaultTo), vs.Namespace)
 		r.http = v.httpDestinations(vs, byRef)
 		for _, routes := range [][]inventory.L4Route{vs.TLS, vs.TCP} {
 			for _, rt := range routes {
@@ -113,15 +107,15 @@ func (v *View) readVirtualServices(list []inventory.VirtualService, defaultTo []
 	v.vsIx = map[string]*vsNamespace{}
 	for k := range v.vss {
 		r := &v.vss[k]
-		if !r.mesh || r.hidden {
+		if !r.mesh || r.exp.Hidden() {
 			continue
 		}
 		v.indexVirtualService(r, int32(k))
-		if r.public {
+		if r.exp.Public() {
 			v.vsPublic = append(v.vsPublic, int32(k))
 			continue
 		}
-		for _, n := range r.names {
+		for n := range r.exp.Namespaces() {
 			if n == r.vs.Namespace {
 				v.vsPrivate[n] = append(v.vsPrivate[n], int32(k))
 			} else {
@@ -213,14 +207,10 @@ func sourceNamespaces(matches []inventory.HTTPMatch) []string {
 	return out
 }
 
-// delegateExportedTo reports whether a delegate VirtualService is exported to namespace n:
-// its exportTo (else the mesh default) holds "*" or n ("." is its own namespace).
+// delegateExportedTo reports whether a delegate VirtualService is exported to namespace n
+// by its exportTo, else the mesh default.
 func delegateExportedTo(d *inventory.VirtualService, n string, defaultTo []string) bool {
-	exportTo := d.ExportTo
-	if len(exportTo) == 0 {
-		exportTo = defaultTo
-	}
-	return visibility.ExportedTo(exportTo, d.Namespace, n)
+	return exportto.Parse(exportto.ListOf(d.ExportTo, defaultTo), d.Namespace).To(n)
 }
 
 // destinationsFor yields the destinations of r's routes that count for a proxy in namespace
@@ -351,7 +341,7 @@ func (v *View) selectVirtualServices(l *listener, n string) []int32 {
 	for _, k := range cands {
 		r := &v.vss[k]
 		hc := l.byNS[r.vs.Namespace]
-		if (r.public || slices.Contains(r.names, n)) && r.selectedBy(hc, hc, w) {
+		if r.exp.To(n) && r.selectedBy(hc, hc, w) {
 			out = append(out, k)
 		}
 	}
@@ -363,7 +353,7 @@ func (v *View) selectVirtualServices(l *listener, n string) []int32 {
 // n: private to n (0), exported to n by name (1), public (2).
 func (v *View) vsGroup(k int32, n string) int {
 	switch r := &v.vss[k]; {
-	case r.public:
+	case r.exp.Public():
 		return 2
 	case r.vs.Namespace == n:
 		return 0

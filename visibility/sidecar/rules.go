@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/meshscope/meshscope/internal/names"
+	"github.com/meshscope/meshscope/internal/exportto"
 	"github.com/meshscope/meshscope/visibility/inventory"
 )
 
@@ -36,18 +36,18 @@ type destRule struct {
 	ref  string
 	dr   *inventory.DestinationRule
 	host string // resolved
-	// exportTo is the set istiod keys it on: the declared exportTo, or ["."] for a rule with
-	// a workload selector; empty: none declared.
+	// exportTo is the set istiod keys it on when it merges rules: the declared exportTo, or
+	// ["."] for a rule with a workload selector; empty: none declared.
 	exportTo []string
-	// private: it stays in its namespace (exportTo only "." or its own namespace; or none
-	// declared while the mesh default holds "."), out of the pool it exports.
-	private bool
+	// exp is the exportTo it goes by (see exportto.RuleListOf).
+	exp exportto.Set
 }
 
 // mergedRule is a rule as istiod keeps it after merging (its ConsolidatedDestRule).
 type mergedRule struct {
 	first    int32    // the rule whose selector, exportTo and host it keeps
-	exportTo []string // the first rule's
+	exportTo []string // the first rule's merge key
+	exp      exportto.Set
 	from     []int32
 	subsets  []string
 	policy   int32 // the rule whose traffic policy it has; -1: none
@@ -70,7 +70,6 @@ func newRuleSet() *ruleSet {
 // root namespace — into the root's private pool.
 func (v *View) readDestinationRules(list []inventory.DestinationRule, meshDefault []string) {
 	v.drHosts = make(map[string]bool, len(list))
-	privateByDefault := slices.Contains(meshDefault, ".")
 	for i := range list {
 		dr := &list[i]
 		if !v.Discovered(dr.Namespace) {
@@ -87,7 +86,7 @@ func (v *View) readDestinationRules(list []inventory.DestinationRule, meshDefaul
 				}
 			}
 		}
-		r.private = len(r.exportTo) == 0 && privateByDefault || len(r.exportTo) == 1 && (r.exportTo[0] == "." || r.exportTo[0] == dr.Namespace)
+		r.exp = exportto.Parse(exportto.RuleListOf(dr.ExportTo, meshDefault, dr.WorkloadSelector != nil), dr.Namespace)
 		v.drs = append(v.drs, r)
 		if isWildcard(r.host) {
 			v.drWild = true
@@ -101,11 +100,11 @@ func (v *View) readDestinationRules(list []inventory.DestinationRule, meshDefaul
 	for k := range v.drs {
 		r := &v.drs[k]
 		ns := r.dr.Namespace
-		if len(r.exportTo) == 0 || slices.Contains(r.exportTo, names.Wildcard) || slices.Contains(r.exportTo, ".") || slices.Contains(r.exportTo, ns) {
+		if r.exp.To(ns) {
 			v.merge(poolOf(v.drLocal, ns), int32(k))
 		}
 		switch {
-		case !r.private:
+		case !r.exp.OwnOnly():
 			v.merge(poolOf(v.drExported, ns), int32(k))
 		case ns == v.root:
 			v.merge(v.drRoot, int32(k))
@@ -186,7 +185,7 @@ func (v *View) merge(p *ruleSet, k int32) {
 
 func (v *View) newMerged(k int32) *mergedRule {
 	r := &v.drs[k]
-	m := &mergedRule{first: k, exportTo: r.exportTo, from: []int32{k}, policy: -1}
+	m := &mergedRule{first: k, exportTo: r.exportTo, exp: r.exp, from: []int32{k}, policy: -1}
 	for _, s := range r.dr.Subsets {
 		m.subsets = append(m.subsets, s.Name)
 	}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/meshscope/meshscope/internal/exportto"
 	"github.com/meshscope/meshscope/internal/hosts"
 	"github.com/meshscope/meshscope/internal/names"
 	"github.com/meshscope/meshscope/visibility"
@@ -37,7 +38,7 @@ type View struct {
 	// of a proxy no Sidecar applies to.
 	listeners       map[*inventory.Sidecar]sidecarListeners
 	defaultListener []listener
-	defaultTo       []string // the mesh default exportTo: ["*"] when none is given
+	defaultTo       []string // the mesh's defaultServiceExportTo
 
 	oldest     map[hostNS]int32      // per host and namespace, the service kept (the oldest; a Kubernetes Service over a ServiceEntry)
 	byHost     map[string][]int32    // host -> its services, in order
@@ -60,7 +61,7 @@ type View struct {
 	vsPrivate, vsExported map[string][]int32
 	vsPublic              []int32
 	vsIx                  map[string]*vsNamespace // by namespace
-	defaultVSExport       []string                // the mesh's defaultVirtualServiceExportTo, ["*"] when none
+	defaultVSExport       []string                // the mesh's defaultVirtualServiceExportTo
 	// The VirtualServices and DestinationRules of undiscovered namespaces, each in Istio's
 	// order (for ExplainHost).
 	undiscVS []*inventory.VirtualService
@@ -81,17 +82,12 @@ type hostNS struct{ host, ns string }
 // viewService is one host of a discovered service.
 type viewService struct {
 	host string
-	svc  int32 // the inventory's index
-	// scope of the effective exportTo: public, hidden, or the namespaces named (with "."
-	// resolved to the service's own).
-	public, hidden bool
-	names          []string
+	svc  int32        // the inventory's index
+	exp  exportto.Set // the effective exportTo
 }
 
 // exportedTo reports whether the service is exported to namespace n.
-func (s *viewService) exportedTo(n string) bool {
-	return s.public || !s.hidden && slices.Contains(s.names, n)
-}
+func (s *viewService) exportedTo(n string) bool { return s.exp.To(n) }
 
 // New builds the sidecar view of an inventory under a mesh configuration (nil: Istio's
 // defaults): its serviceEntryVisibility, rootNamespace, defaultServiceExportTo and
@@ -115,8 +111,8 @@ func New(m *mesh.Config, inv *inventory.Inventory) (*View, error) {
 	if err != nil {
 		return nil, err
 	}
-	defaultTo := []string{"*"}
-	if m != nil && len(m.DefaultServiceExportTo) > 0 {
+	var defaultTo []string
+	if m != nil {
 		defaultTo = m.DefaultServiceExportTo
 	}
 	v := &View{
@@ -129,12 +125,9 @@ func New(m *mesh.Config, inv *inventory.Inventory) (*View, error) {
 		enabled:  r.Enabled(), narrows: r.AppliesToSidecars(),
 	}
 	v.domain = inv.ClusterDomain()
-	v.defaultVSExport = []string{"*"}
 	var drDefault []string
 	if m != nil {
-		if len(m.DefaultVirtualServiceExportTo) > 0 {
-			v.defaultVSExport = m.DefaultVirtualServiceExportTo
-		}
+		v.defaultVSExport = m.DefaultVirtualServiceExportTo
 		drDefault = m.DefaultDestinationRuleExportTo
 	}
 	v.decide(r)
@@ -205,7 +198,7 @@ func (v *View) indexServices() {
 				continue
 			}
 			vs := viewService{host: h, svc: int32(i)}
-			vs.public, vs.hidden, vs.names = exportScope(v.exported[i], s.Namespace)
+			vs.exp = exportto.Parse(v.exported[i], s.Namespace)
 			v.svcs = append(v.svcs, vs)
 		}
 	}
@@ -228,40 +221,13 @@ func (v *View) indexServices() {
 				v.bySuffix[vs.host[i:]] = append(v.bySuffix[vs.host[i:]], id)
 			}
 		}
-		switch {
-		case vs.public:
+		if vs.exp.Public() {
 			v.public = append(v.public, id)
-		case !vs.hidden:
-			for _, n := range vs.names {
-				v.exportedTo[n] = append(v.exportedTo[n], id)
-			}
+		}
+		for n := range vs.exp.Namespaces() {
+			v.exportedTo[n] = append(v.exportedTo[n], id)
 		}
 	}
-}
-
-// exportScope reads an effective exportTo list: public (it holds "*"), hidden (it holds
-// "~"), or the namespaces it names, "." read as the service's own, each once.
-func exportScope(list []string, namespace string) (public, hidden bool, named []string) {
-	for _, e := range list {
-		switch e {
-		case "*":
-			return true, false, nil
-		case "~":
-			hidden = true
-		}
-	}
-	if hidden {
-		return false, true, nil
-	}
-	for _, e := range list {
-		if e == "." {
-			e = namespace
-		}
-		if !slices.Contains(named, e) {
-			named = append(named, e)
-		}
-	}
-	return false, false, named
 }
 
 // indexSidecars orders the discovered Sidecars of each namespace and finds the root
