@@ -148,7 +148,7 @@ func ExampleView_ExplainHost_ruleOutOfReach() {
 	}
 	e := v.ExplainHost("web", nil, "reviews.shop.svc.cluster.local")
 	fmt.Println(e.Rule == nil)
-	fmt.Printf("%s: %s: %s\n", e.Rules[0].Name, e.Rules[0].Verdict, e.Rules[0].Reason)
+	fmt.Printf("%s: %s: %s\n", e.Rules[0].Object, e.Rules[0].Verdict, e.Rules[0].Reason)
 	// Output:
 	// true
 	// ops/reviews: hidden: a rule of ops applies only to proxies of ops and to services of ops (the root namespace's apply to every namespace); the proxy is in web and the service in shop, whatever its exportTo

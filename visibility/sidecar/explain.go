@@ -52,27 +52,12 @@ type Explanation struct {
 	// outranks, those the listener does not select, and those that do not apply to the
 	// proxy (not exported to its namespace, bound to gateways only, not discovered) — in
 	// Istio's order.
-	Routes []RouteStep `json:"routes,omitempty"`
+	Routes []Step `json:"routes,omitempty"`
 	// Rule is the DestinationRule the proxy gets for the host, as Proxy's Rules has it; nil
 	// for none. Rules are every DestinationRule whose host matches the host, and what became
 	// of each: chosen (the first rule of the merged one), merged into it, or why it lost.
 	Rule  *Rule       `json:"rule,omitempty"`
-	Rules []Contender `json:"rules,omitempty"`
-}
-
-// RouteStep is one listener's VirtualServices for a host.
-type RouteStep struct {
-	Key        string      `json:"key"`
-	Candidates []Contender `json:"candidates"`
-}
-
-// Contender is a VirtualService or a DestinationRule ("namespace/name") whose host (as
-// resolved: Host) matches the explained one, and what became of it.
-type Contender struct {
-	Name    string  `json:"name"`
-	Host    string  `json:"host"`
-	Verdict Verdict `json:"verdict"`
-	Reason  string  `json:"reason"`
+	Rules []Candidate `json:"rules,omitempty"`
 }
 
 // ExplainHost explains what a sidecar in namespace with the workload labels workload gets
@@ -424,7 +409,7 @@ func (e Explanation) String() string {
 		b.WriteString("\n  VirtualServices:")
 		for _, r := range e.Routes {
 			fmt.Fprintf(&b, "\n    %s:", r.Key)
-			writeContenders(&b, r.Candidates, "      ")
+			writeObjects(&b, r.Candidates, "      ")
 		}
 	}
 	if e.Answer != nil {
@@ -436,14 +421,14 @@ func (e Explanation) String() string {
 				fmt.Fprintf(&b, ", traffic policy of %s", e.Rule.TrafficPolicyFrom)
 			}
 		}
-		writeContenders(&b, e.Rules, "    ")
+		writeObjects(&b, e.Rules, "    ")
 	}
 	return b.String()
 }
 
-// writeContenders writes each contender, a line each.
-func writeContenders(b *strings.Builder, cs []Contender, indent string) {
+// writeObjects writes each candidate VirtualService or DestinationRule, a line each.
+func writeObjects(b *strings.Builder, cs []Candidate, indent string) {
 	for _, c := range cs {
-		fmt.Fprintf(b, "\n%s%s (host %s): %s: %s", indent, c.Name, c.Host, c.Verdict, c.Reason)
+		fmt.Fprintf(b, "\n%s%s (host %s): %s: %s", indent, c.Object, c.Host, c.Verdict, c.Reason)
 	}
 }

@@ -17,8 +17,8 @@ import (
 // explainRoutes lists, for each listener of the Sidecar sc that imports host (p is the
 // proxy's view and routed its listeners, as buildProxy gives them), every VirtualService with
 // a host matching it and what became of it.
-func (v *View) explainRoutes(sc *inventory.Sidecar, n, host string, p Proxy, routed []routedListener) []RouteStep {
-	var out []RouteStep
+func (v *View) explainRoutes(sc *inventory.Sidecar, n, host string, p Proxy, routed []routedListener) []Step {
+	var out []Step
 	for li, rl := range routed {
 		eg := rl.l.egress
 		owner := ""
@@ -32,14 +32,14 @@ func (v *View) explainRoutes(sc *inventory.Sidecar, n, host string, p Proxy, rou
 		}
 		l, selected := rl.l, rl.vss
 		best, bestHost, _ := rl.ix.lookup(host)
-		step := RouteStep{Key: listenerKey(sc, li, eg), Candidates: []Contender{}}
+		step := Step{Key: listenerKey(sc, li, eg), Candidates: []Candidate{}}
 		for k := range v.vss {
 			r := &v.vss[k]
 			h, ok := mostSpecificOf(slices.Values(r.hosts), host)
 			if !ok {
 				continue
 			}
-			c := Contender{Name: r.ref, Host: h}
+			c := Candidate{Object: r.ref, Host: h}
 			switch {
 			case !r.mesh:
 				c.Verdict, c.Reason = Hidden, fmt.Sprintf("its gateways %q do not name mesh: it applies to gateways only", r.vs.Gateways)
@@ -62,7 +62,7 @@ func (v *View) explainRoutes(sc *inventory.Sidecar, n, host string, p Proxy, rou
 				hs = append(hs, resolveHost(h, vs.Namespace, v.domain))
 			}
 			if h, ok := mostSpecificOf(slices.Values(hs), host); ok {
-				step.Candidates = append(step.Candidates, Contender{Name: vs.Namespace + "/" + vs.Name, Host: h, Verdict: NotDiscovered,
+				step.Candidates = append(step.Candidates, Candidate{Object: vs.Namespace + "/" + vs.Name, Host: h, Verdict: NotDiscovered,
 					Reason: fmt.Sprintf("namespace %s is not discovered: no discoverySelector matches it, so istiod does not see its VirtualServices", vs.Namespace)})
 			}
 		}
@@ -120,7 +120,7 @@ type rulePool struct {
 // explainRules lists every DestinationRule whose host matches the service host (of
 // namespace svcNS) and what became of it for a proxy in n with labels workload; chosen is
 // the rule the proxy gets.
-func (v *View) explainRules(n string, workload labels.Set, host, svcNS string, chosen *Rule) []Contender {
+func (v *View) explainRules(n string, workload labels.Set, host, svcNS string, chosen *Rule) []Candidate {
 	pools := []rulePool{{v.drLocal[n], "", "the rules " + n + " keeps for its own proxies"}}
 	if n == v.root {
 		pools[0] = rulePool{v.drRoot, "", "the root namespace's private rules"}
@@ -134,19 +134,19 @@ func (v *View) explainRules(n string, workload labels.Set, host, svcNS string, c
 			break
 		}
 	}
-	var out []Contender
+	var out []Candidate
 	for k := range v.drs {
 		r := &v.drs[k]
 		if !hosts.Covers(r.host, host) {
 			continue
 		}
-		c := Contender{Name: r.ref, Host: r.host}
+		c := Candidate{Object: r.ref, Host: r.host}
 		c.Verdict, c.Reason = v.ruleVerdict(int32(k), n, workload, svcNS, chosen, pools, answered, answer)
 		out = append(out, c)
 	}
 	for _, dr := range v.undiscDR {
 		if h := resolveHost(dr.Host, dr.Namespace, v.domain); hosts.Covers(h, host) {
-			out = append(out, Contender{Name: dr.Namespace + "/" + dr.Name, Host: h, Verdict: NotDiscovered,
+			out = append(out, Candidate{Object: dr.Namespace + "/" + dr.Name, Host: h, Verdict: NotDiscovered,
 				Reason: fmt.Sprintf("namespace %s is not discovered: no discoverySelector matches it, so istiod does not see its DestinationRules", dr.Namespace)})
 		}
 	}
