@@ -324,7 +324,7 @@ items:
 			return
 		}
 		ref := refSidecarView{inv: *inv}
-		for _, ns := range v.all.NamespaceNames() {
+		for _, ns := range v.inv.NamespaceNames() {
 			for _, w := range sidecarWorkload {
 				if part, diff := proxyDiff(ref.proxy(ns, w), v.Proxy(ns, labels.Set(w))); part != "" {
 					t.Fatalf("Proxy(%s, %v): %s differ from the reference's: %s", ns, w, part, diff)

@@ -394,7 +394,7 @@ func TestGatewayAgainstIstio(t *testing.T) {
 			notes += len(got.Notes)
 		}
 		for ns, want := range c.SidecarDefaultView {
-			require.Equal(t, istioServices(want), bare(v.proxyWith(nil, ns, nil).Services), "case %d: the default sidecar scope of %s", c.ID, ns)
+			require.Equal(t, istioServices(want), bare(v.proxyOf(sidecarKind, nil, ns, nil).Services), "case %d: the default sidecar scope of %s", c.ID, ns)
 			defaults++
 		}
 	}
