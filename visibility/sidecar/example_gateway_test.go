@@ -23,6 +23,24 @@ func gatewayInventory() *inventory.Inventory {
 	}
 }
 
+// A gateway takes, per host, the first service exported to its namespace — no preference
+// for its own namespace, which a sidecar has.
+func ExampleView_Gateway() {
+	v, err := sidecar.New(nil, gatewayInventory())
+	if err != nil {
+		panic(err)
+	}
+	fmt.Print("gateway: ")
+	printProxy(v.Gateway("ingress", labels.Set{"istio": "ingressgateway"}))
+	fmt.Print("sidecar: ")
+	printProxy(v.Proxy("ingress", nil))
+	// Output:
+	// gateway: Sidecar ""
+	//   api.example.com from ServiceEntry ext/api [443]
+	// sidecar: Sidecar "ingress/default"
+	//   api.example.com from ServiceEntry ingress/api [443]
+}
+
 // A gateway's explanation lists every service of the host in the order the gateway meets
 // them: the first stands, whatever its namespace.
 func ExampleView_ExplainGatewayHost() {

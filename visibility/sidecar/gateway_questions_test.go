@@ -2,11 +2,8 @@ package sidecar
 
 import (
 	"slices"
-	"strconv"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/labels"
 
@@ -24,14 +21,11 @@ import (
 // is the answer, every candidate with a verdict and a reason), and for every host Istio gave
 // the gateway it names the service Istio gave, in its first line.
 func TestGatewayExplainAgainstIstio(t *testing.T) {
-	vs := loadRoutingVectors(t, "istio-gateway.json")
-	gateways, hosts := 0, 0
-	for i := range vs.Cases {
-		c := &vs.Cases[i]
-		inv, v := c.view(t)
-		for p, gw := range c.GatewayProxies {
-			at := "case " + strconv.Itoa(c.ID) + ", gateway " + strconv.Itoa(p) + " in " + gw.Namespace + " with " + labels.Set(gw.Labels).String()
-			got := v.Gateway(gw.Namespace, labels.Set(gw.Labels))
+	gateways, hosts, cases := 0, 0, loadRoutingVectors(t, "istio-gateway.json").Cases
+	for i := range cases {
+		inv, v := cases[i].view(t)
+		for p, gw := range cases[i].GatewayProxies {
+			at, got := cases[i].gatewayAt(p), v.Gateway(gw.Namespace, labels.Set(gw.Labels))
 			if p%longtest.N(4, 1) == 0 {
 				require.Empty(t, explainDiffWith(v.ExplainGatewayHost, *inv, gw.Namespace, gw.Labels, got), at)
 			}
@@ -49,7 +43,7 @@ func TestGatewayExplainAgainstIstio(t *testing.T) {
 			gateways++
 		}
 	}
-	t.Logf("%d gateways of %d cases: every one of their %d hosts explained as Istio answers it", gateways, len(vs.Cases), hosts)
+	t.Logf("%d gateways of %d cases: every one of their %d hosts explained as Istio answers it", gateways, len(cases), hosts)
 	require.Positive(t, hosts)
 }
 
@@ -165,23 +159,14 @@ func TestDiffGatewaysAgainstGateway(t *testing.T) {
 		if err != nil {
 			continue
 		}
-		byClass := map[ProxyHost][]Change{}
-		for _, c := range DiffGateways(before, after) {
-			k := ProxyHost{Namespace: c.Key.Namespace, Workload: c.Key.Workload}
-			byClass[k] = append(byClass[k], c)
-		}
+		byClass := changesByClass(DiffGateways(before, after))
 		for ns := range inv.Namespaces {
 			for _, w := range workloads {
-				want := proxyChanges(ns, before.Gateway(ns, w), after.Gateway(ns, w))
-				if len(want) == 0 {
-					continue
+				if want := proxyChanges(ns, before.Gateway(ns, w), after.Gateway(ns, w)); len(want) > 0 {
+					compared++
+					found, _ := byClass.find(ns, labels.Set(w), want)
+					require.True(t, found, "iteration %d: the changes of a gateway in %s with %v are those of no class of DiffGateways", iter, ns, w)
 				}
-				compared++
-				found := false
-				for k, got := range byClass {
-					found = found || k.Namespace == ns && cmp.Diff(want, got, cmpopts.IgnoreFields(ProxyHost{}, "Workload")) == ""
-				}
-				require.True(t, found, "iteration %d: the changes of a gateway in %s with %v are those of no class of DiffGateways", iter, ns, w)
 			}
 		}
 	}
