@@ -39,7 +39,7 @@ type record struct {
 	ns        string
 	workload  labels.Set
 	sidecar   *inventory.Sidecar // nil: none applies (always, for a gateway)
-	name      string             // the Sidecar's "namespace/name"; ""
+	name      string             // the Sidecar's "namespace/name"; "" for none
 	listeners []listenerRecord
 	got       receivedSet
 	trace     *trace
@@ -62,7 +62,15 @@ type importedService struct {
 	ports []uint32
 }
 
-// builder makes one proxy's record.
+// builder makes one proxy's record. Each rule of istiod it applies is decided in one
+// function, so a rule that differs between Istio releases changes in one place: the order
+// of a listener's candidates (candidates, over serviceIndex's lists), how an egress host is
+// read — exclusions, exact-host listeners — (readListener, listener.admit), which namespace
+// holds a host in a listener (holders), the service a VirtualService destination adds
+// (destinations, serviceIndex.bestExported), which VirtualServices a listener selects and
+// in what order (vsIndex.selectFor, vsIndex.group, listener.selects), the mesh default
+// exportTo of each kind (exportto.ListOf, exportto.RuleListOf), and the DestinationRule
+// lookup (ruleIndex.lookup).
 type builder struct {
 	v   *View
 	rec *record

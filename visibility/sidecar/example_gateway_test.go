@@ -68,5 +68,5 @@ func ExampleView_LintGateways() {
 		fmt.Println(f)
 	}
 	// Output:
-	// WARNING GatewayOwnServiceOutranked ServiceEntry ingress/api: is exported to its namespace, but a gateway of ingress gets api.example.com from ServiceEntry ext/api, which came first: a gateway takes the first service of a host it meets (those exported to ingress by name, then the public ones, each oldest first), where a sidecar of ingress gets this one (for the gateways of ingress)
+	// WARNING GatewayOwnServiceOutranked ServiceEntry ingress/api: is exported to its namespace, but a gateway of ingress gets api.example.com from ServiceEntry ext/api: a gateway takes the first service of a host it meets (those exported to ingress by name, then the public ones, each oldest first; a Kubernetes Service replacing a ServiceEntry) and prefers no namespace, where a sidecar of ingress without a Sidecar of its own gets this one (for the gateways of ingress)
 }

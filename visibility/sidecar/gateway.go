@@ -96,14 +96,16 @@ func (v *View) LintGateways() []Finding {
 	for _, c := range v.GatewayClasses() {
 		var rec record
 		v.build(&rec, gatewayKind, nil, c.Namespace, c.Workload, nil)
-		for _, is := range rec.listeners[0].imported {
-			s, host := x.service(is.id), x.svcs[is.id].host
-			got := rec.got.get(host)
-			if s.Namespace != c.Namespace || x.service(got.id).Namespace == c.Namespace {
-				continue
+		for _, lr := range rec.listeners {
+			for _, is := range lr.imported {
+				s, host := x.service(is.id), x.svcs[is.id].host
+				got := rec.got.get(host)
+				if s.Namespace != c.Namespace || x.service(got.id).Namespace == c.Namespace {
+					continue
+				}
+				fs.note(s.Ref().String(), GatewayOwnServiceOutranked, fmt.Sprintf("is exported to its namespace, but a gateway of %s gets %s from %s: a gateway takes the first service of a host it meets (those exported to %s by name, then the public ones, each oldest first; a Kubernetes Service replacing a ServiceEntry) and prefers no namespace, where a sidecar of %s without a Sidecar of its own gets this one",
+					c.Namespace, host, x.ref(got.id), c.Namespace, c.Namespace), c)
 			}
-			fs.note(s.Ref().String(), GatewayOwnServiceOutranked, fmt.Sprintf("is exported to its namespace, but a gateway of %s gets %s from %s, which came first: a gateway takes the first service of a host it meets (those exported to %s by name, then the public ones, each oldest first), where a sidecar of %s gets this one",
-				c.Namespace, host, x.ref(got.id), c.Namespace, c.Namespace), c)
 		}
 		if note := v.gatewayOrderNote(c.Namespace, v.spell(&rec)); note != nil {
 			fs.note(note.Path, note.Code, note.Message, c)
