@@ -43,9 +43,16 @@ func (v *View) lintRoutes() []Finding {
 			}
 			for _, is := range lr.imported {
 				host := v.services.svcs[is.id].host
-				best, losers := lr.routes.outranked(host)
-				for _, k := range losers {
-					fs.note("VirtualService "+v.vss.vss[k].ref, HostRoutedTwice, fmt.Sprintf("gives host %s, as %s does, which comes first in Istio's order and routes %s: this one's routes for it are never used", best.host, v.vss.vss[best.vs].ref, host), c)
+				var best routeHost // the VirtualService that routes the host, and its host
+				for claim := range lr.routes.claims(host) {
+					if best.host == "" {
+						best = claim
+						continue
+					}
+					if claim.host != best.host {
+						break // a less specific host
+					}
+					fs.note("VirtualService "+v.vss.vss[claim.vs].ref, HostRoutedTwice, fmt.Sprintf("gives host %s, as %s does, which comes first in Istio's order and routes %s: this one's routes for it are never used", best.host, v.vss.vss[best.vs].ref, host), c)
 				}
 			}
 		}
@@ -84,8 +91,9 @@ func (fs *classFindings) note(path string, code report.Code, what string, c Clas
 // findings returns the findings, each naming the classes it holds for.
 func (fs *classFindings) findings() []Finding {
 	var out []Finding
+	format := "%s (for the " + fs.who + " of %s)"
 	for _, k := range fs.order {
-		out = append(out, report.New(k.path, k.code, "%s (for the %s of %s)", k.what, fs.who, strings.Join(fs.classes[k], "; ")))
+		out = append(out, report.New(k.path, k.code, format, k.what, strings.Join(fs.classes[k], "; ")))
 	}
 	return out
 }

@@ -97,23 +97,6 @@ func (ix *routeIndex) claims(host string) iter.Seq[routeHost] {
 	}
 }
 
-// outranked returns the VirtualServices that give the host that routes a service host, after
-// the one that routes it: those whose routes for it are never used.
-func (ix *routeIndex) outranked(host string) (best routeHost, losers []int32) {
-	first := true
-	for c := range ix.claims(host) {
-		switch {
-		case first:
-			best, first = c, false
-		case c.host != best.host:
-			return best, losers
-		default:
-			losers = append(losers, c.vs)
-		}
-	}
-	return best, losers
-}
-
 // mostSpecificOf returns, of the rule hosts hs, the one that covers the service host most
 // specifically (an exact host equal to it, else the longest wildcard covering it); ok is
 // false when none covers it.
