@@ -22,20 +22,17 @@ type (
 	Step      = inventory.Step
 )
 
-// The verdicts of a lookup explanation.
+// The verdicts of a lookup explanation: Chosen, the candidate answers the lookup; Hidden,
+// it is not visible to the client (NONE, or NAMESPACE of another namespace), for which it
+// does not exist; Outranked, it is visible but another comes first; NotReached, an earlier
+// level answered; NoAddress, it has no address for the host, so ztunnel's DNS proxy does
+// not answer for it.
 const (
-	// Chosen: the candidate answers the lookup.
-	Chosen = inventory.Chosen
-	// Hidden: the candidate is not visible to the client (NONE, or NAMESPACE of another
-	// namespace); for the client it does not exist.
-	Hidden = inventory.Hidden
-	// Outranked: the candidate is visible, but another comes first.
-	Outranked = inventory.Outranked
-	// NotReached: an earlier level answered.
+	Chosen     = inventory.Chosen
+	Hidden     = inventory.Hidden
+	Outranked  = inventory.Outranked
 	NotReached = inventory.NotReached
-	// NoAddress: the candidate has no address for the host, so ztunnel's DNS proxy does not
-	// answer for it.
-	NoAddress = inventory.NoAddress
+	NoAddress  = inventory.NoAddress
 )
 
 // Explanation is how a lookup reached its answer: every name tried — for a host the query,

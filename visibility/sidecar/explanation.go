@@ -31,30 +31,26 @@ type (
 	Step      = inventory.Step
 )
 
-// The verdicts of an explanation.
+// The verdicts of an explanation: Chosen, the service the proxy gets for the host (the
+// VirtualService that routes it, the DestinationRule it gets: the first of those merged);
+// Hidden, the service (VirtualService, DestinationRule) is not exported to the proxy's
+// namespace — its exportTo, or the mesh default, narrowed by visibility when
+// applyToSidecars is set — or applies to other proxies only; Outranked, another is
+// preferred, and the reason says which and why; NotDiscovered, its namespace is not
+// discovered (discoverySelectors), so for istiod it does not exist; Excluded, an exclusion
+// of the listener ("~ns/host") covers the service (the VirtualService's host); NotImported,
+// no import of the listener covers the service (or the listener's port is not among its
+// ports) or matches a host of the VirtualService; Merged, the service is kept beside the
+// chosen one, of the same namespace, and its ports join the chosen one's (the rule is
+// merged into the chosen one).
 const (
-	// Chosen: the service the proxy gets for the host; the VirtualService that routes it;
-	// the DestinationRule it gets (the first of those merged).
-	Chosen = inventory.Chosen
-	// Hidden: the service (VirtualService, DestinationRule) is not exported to the proxy's
-	// namespace (its exportTo, or the mesh default, narrowed by visibility when
-	// applyToSidecars is set), or applies to other proxies only.
-	Hidden = inventory.Hidden
-	// Outranked: another service of the host is preferred (another VirtualService, another
-	// rule); the reason says which, and why.
-	Outranked = inventory.Outranked
-	// NotDiscovered: the candidate's namespace is not discovered (discoverySelectors), so for
-	// istiod it does not exist.
+	Chosen        = inventory.Chosen
+	Hidden        = inventory.Hidden
+	Outranked     = inventory.Outranked
 	NotDiscovered = inventory.NotDiscovered
-	// Excluded: an exclusion of the listener ("~ns/host") covers the service (the
-	// VirtualService's host).
-	Excluded = inventory.Excluded
-	// NotImported: no import of the listener covers the service (or the listener's port is
-	// not among its ports), or matches a host of the VirtualService.
-	NotImported = inventory.NotImported
-	// Merged: the service is kept beside the chosen one, of the same namespace, and its ports
-	// join the chosen one's; the rule is merged into the chosen one.
-	Merged = inventory.Merged
+	Excluded      = inventory.Excluded
+	NotImported   = inventory.NotImported
+	Merged        = inventory.Merged
 )
 
 // writeSteps writes each step and its candidates, a line each, with each ServiceEntry's
