@@ -1,4 +1,4 @@
-package peermeta
+package store
 
 import (
 	"encoding/json"
@@ -25,7 +25,7 @@ func outcomes(outs []WriteOutcome) []string {
 }
 
 func TestApply(t *testing.T) {
-	c, err := LoadConfig([]byte(`{"Kind":"service-resolver","Name":"api","ConnectTimeout":"1s"}
+	c, err := Load([]byte(`{"Kind":"service-resolver","Name":"api","ConnectTimeout":"1s"}
 {"Kind":"service-defaults","Name":"api","Protocol":"http"}`))
 	require.NoError(t, err)
 	kept := c
@@ -69,7 +69,7 @@ func TestApplyErrors(t *testing.T) {
 		{"a Kind that is not a string", `{"Kind":7}`, "value 1: Kind: must be a string, got the number 7"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			c, err := LoadConfig([]byte(`{"Kind":"service-defaults","Name":"api","Protocol":"http"}`))
+			c, err := Load([]byte(`{"Kind":"service-defaults","Name":"api","Protocol":"http"}`))
 			require.NoError(t, err)
 			before := fmt.Sprint(c)
 			outs, err := c.Apply([]byte(tt.in))
@@ -148,9 +148,9 @@ func TestApplyStore(t *testing.T) {
 	}
 }
 
-// kinds returns the kinds replication reads that c holds entries of, in the order Config
+// heldKinds returns the kinds the store models that c holds entries of, in the order Config
 // lists them.
-func kinds(c *Config) []string {
+func heldKinds(c *Config) []string {
 	var out []string
 	for _, k := range []struct {
 		kind string
@@ -166,23 +166,12 @@ func kinds(c *Config) []string {
 	return out
 }
 
-func TestConfigKindsAndLocation(t *testing.T) {
-	c, err := LoadConfig([]byte(configRead))
+func TestConfigKinds(t *testing.T) {
+	c, err := Load([]byte(configRead))
 	require.NoError(t, err)
-	assert.Equal(t, []string{"exported-services", "service-resolver", "service-router", "sameness-group", "service-defaults", "proxy-defaults"}, kinds(&c))
-	assert.Empty(t, kinds(&Config{}))
+	assert.Equal(t, []string{"exported-services", "service-resolver", "service-router", "sameness-group", "service-defaults", "proxy-defaults"}, heldKinds(&c))
+	assert.Empty(t, heldKinds(&Config{}))
 
-	gw := func(node, dc, partition string) CheckServiceNode {
-		return CheckServiceNode{Node: &Node{Node: node, Datacenter: dc}, Service: &NodeService{ID: node + "-gw", Partition: partition}}
-	}
-	x := Exporter{Peer: "east", Datacenter: "dc1", TrustDomain: td}
-	assert.NoError(t, x.CheckLocation(nil))
-	assert.NoError(t, x.CheckLocation([]CheckServiceNode{gw("a", "dc2", ""), gw("b", "", "")}), "an instance that says nothing may be here")
-	assert.NoError(t, x.CheckLocation([]CheckServiceNode{gw("a", "dc2", "ap1"), gw("b", "dc1", "default")}))
-	assert.EqualError(t, x.CheckLocation([]CheckServiceNode{gw("a", "dc2", "ap1"), gw("b", "dc3", "")}),
-		`Exporter.Datacenter: every mesh gateway instance is in another datacenter (a in dc2, b in dc3); give the exporting datacenter, the gateways' own`)
-	assert.EqualError(t, x.CheckLocation([]CheckServiceNode{gw("a", "dc1", "ap1")}),
-		`Exporter.Partition: every mesh gateway instance is in another partition (a-gw in partition ap1); give the mesh gateways of the peerings' partition`)
 }
 
 func FuzzApply(f *testing.F) {
@@ -198,7 +187,7 @@ func FuzzApply(f *testing.F) {
 		var c Config
 		outs, err := c.Apply(data)
 		if err != nil {
-			if len(kinds(&c))+len(c.Findings) > 0 {
+			if len(heldKinds(&c))+len(c.Findings) > 0 {
 				t.Fatal("Apply failed and changed c")
 			}
 			return

@@ -1,0 +1,179 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/meshscope/meshscope/exports"
+	"github.com/meshscope/meshscope/internal/strict"
+)
+
+// Store is what a Consul server holds, as its write path works on it: each config entry of
+// the kinds the store models, by kind and name, in the order first read or written, with the
+// indexes its checks read — which resolvers, routers and splitters name each service
+// (Consul's link index), the sameness groups of each partition, and what each partition
+// exports to peers. Its Apply judges each write as a live server does, at the cost of the
+// entries the write touches: replaying writes one at a time into a Store costs what the
+// writes touch, where Config.Apply first reads the whole Config into a Store. A Store is not
+// safe for concurrent use; its Config is a copy.
+type Store struct {
+	entries  map[key]*entry
+	order    []key
+	naming   map[exports.ServiceName]map[key]bool // service -> the resolvers, routers and splitters that name it
+	groups   map[string][]key                     // partition -> its sameness groups' keys, in order
+	peers    map[string]*peerExports              // partition -> what it exports to peers, built on first use
+	findings []Finding                            // the entries of kinds the store does not model, named
+	seen     map[key]string                       // where each entry was read or written, for Config.Add
+}
+
+// New returns a Store holding c's entries. It keeps them (shared with c: the write path
+// replaces entries, it never changes one): do not change c's entries while the Store is in
+// use. Two entries of one kind and name in c are an error, naming where each is.
+func New(c Config) (*Store, error) {
+	st := &Store{entries: map[key]*entry{}, naming: map[exports.ServiceName]map[key]bool{},
+		groups: map[string][]key{}, peers: map[string]*peerExports{}, findings: slices.Clip(c.Findings), seen: maps.Clone(c.seen)}
+	var dups []error
+	for _, k := range kinds {
+		for i, v := range k.values(&c) {
+			e := newEntry(k, v)
+			if _, dup := st.entries[e.key]; dup {
+				dups = append(dups, duplicate(i, e))
+				continue
+			}
+			st.set(e)
+		}
+	}
+	if len(dups) > 0 {
+		return nil, fmt.Errorf("the configuration holds an entry twice: %w", errors.Join(dups...))
+	}
+	return st, nil
+}
+
+// duplicate is the error for e, entry i of its kind's list in a Config, when an entry of its
+// kind and name comes before it. Its Where is the entry and its Field the Name repeated; for
+// the Protocols map, Where is the map and Field the key, as written.
+func duplicate(i int, e *entry) *FieldError {
+	where, field := fmt.Sprintf("%s (%s %s)", strict.Index(e.kind.field, i), e.key.kind, e.name), "Name"
+	if e.kind == serviceDefaultsKind {
+		where, field = e.kind.field, strict.Key("", e.partition+"/"+e.namespace+"/"+e.name)
+	}
+	return &FieldError{Where: where, Field: field, Value: e.key.name.String(), Detail: fmt.Sprintf("a second %s entry for %s", e.key.kind, e.key.name.Short())}
+}
+
+// live returns the stored entry of key, nil when there is none.
+func (st *Store) live(k key) *entry {
+	if e := st.entries[k]; e != nil && !e.deleted {
+		return e
+	}
+	return nil
+}
+
+// set stores e in place of the entry of its key (a deleted e removes it) and returns what
+// was stored before: nil for nothing.
+func (st *Store) set(e *entry) (prev *entry) {
+	prev = st.live(e.key)
+	if _, known := st.entries[e.key]; !known {
+		st.order = append(st.order, e.key)
+		if e.key.kind == kindSamenessGroup {
+			p := e.key.name.Partition
+			st.groups[p] = append(st.groups[p], e.key)
+		}
+	}
+	st.entries[e.key] = e
+	switch e.key.kind {
+	case kindServiceResolver, kindServiceRouter, kindServiceSplitter:
+		if prev != nil {
+			for _, t := range prev.links() {
+				delete(st.naming[t], e.key)
+			}
+		}
+		if !e.deleted {
+			for _, t := range e.links() {
+				if st.naming[t] == nil {
+					st.naming[t] = map[key]bool{}
+				}
+				st.naming[t][e.key] = true
+			}
+		}
+	case kindExportedServices, kindSamenessGroup:
+		delete(st.peers, e.key.name.Partition)
+	}
+	return prev
+}
+
+// restore puts back prev, what set returned for e's key.
+func (st *Store) restore(e, prev *entry) {
+	if prev == nil {
+		prev = e.deletion()
+	}
+	st.set(prev)
+}
+
+// forget drops k, set last for the first time and refused, as if it had never been set.
+func (st *Store) forget(k key) {
+	delete(st.entries, k)
+	st.order = st.order[:len(st.order)-1]
+	if k.kind == kindSamenessGroup {
+		p := k.name.Partition
+		st.groups[p] = st.groups[p][:len(st.groups[p])-1]
+	}
+}
+
+// Config returns the entries stored as a Config: each kind's entries in the order first read
+// or written, and the findings of the entries of kinds the store does not model. Its slices
+// and map are new; the entries in them share what they point to (maps, slices) with the
+// Store's: read them, do not change them.
+func (st *Store) Config() Config {
+	c := Config{Findings: slices.Clone(st.findings), seen: maps.Clone(st.seen)}
+	for _, k := range st.order {
+		if e := st.live(k); e != nil {
+			e.kind.add(&c, e.value)
+		}
+	}
+	return c
+}
+
+// resolvers returns the services with a resolver entry, in partition (all when ""), in the
+// order stored.
+func (st *Store) resolvers(partition string) []exports.ServiceName {
+	return st.named(partition, kindServiceResolver)
+}
+
+// chains returns the services with a resolver, router or splitter entry — Consul's
+// discovery chain names — in partition (all when ""), once each, in the order stored.
+func (st *Store) chains(partition string) []exports.ServiceName {
+	return st.named(partition, kindServiceResolver, kindServiceRouter, kindServiceSplitter)
+}
+
+// named returns the services with an entry of one of the kinds of in partition (all when ""),
+// once each, in the order stored.
+func (st *Store) named(partition string, of ...string) []exports.ServiceName {
+	var out []exports.ServiceName
+	seen := map[exports.ServiceName]bool{}
+	for _, k := range st.order {
+		if slices.Contains(of, k.kind) && (partition == "" || k.name.Partition == partition) && !seen[k.name] && st.live(k) != nil {
+			seen[k.name] = true
+			out = append(out, k.name)
+		}
+	}
+	return out
+}
+
+// hasChain reports whether s (canonical) has a resolver, router or splitter entry.
+func (st *Store) hasChain(s exports.ServiceName) bool {
+	return st.live(key{kindServiceResolver, s}) != nil || st.live(key{kindServiceRouter, s}) != nil ||
+		st.live(key{kindServiceSplitter, s}) != nil
+}
+
+// defaultGroup returns the DefaultForFailover sameness group of partition, nil for none.
+func (st *Store) defaultGroup(partition string) *entry {
+	for _, k := range st.groups[partition] {
+		if g := st.live(k); g != nil && g.group().DefaultForFailover {
+			return g
+		}
+	}
+	return nil
+}
+
