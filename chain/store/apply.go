@@ -172,10 +172,7 @@ func (st *Store) apply(entries []decoded) []WriteOutcome {
 	for i, r := range entries {
 		out[i] = st.take(r)
 		if out[i].Accepted && r.e != nil {
-			if st.seen == nil {
-				st.seen = map[key]string{}
-			}
-			st.seen[r.e.key] = r.where + " of an Apply"
+			st.remember(r.e.key, r.where+" of an Apply")
 		}
 	}
 	return out

@@ -40,18 +40,7 @@ var serviceDefaultsKind = &kind{name: kindServiceDefaults, field: "Entries.Proto
 	},
 	names:    func(v any) (string, string, string) { d := v.(*defaults); return d.Name, d.Namespace, d.Partition },
 	validate: validateServiceDefaults,
-	// A service-defaults entry per key of Protocols, in canonical order; keys that are one
-	// service spelt two ways ("" and "default") in the order of their spelling.
-	values: func(c *Config) []any {
-		m := c.Entries.Protocols
-		out := make([]any, 0, len(m))
-		for _, s := range slices.SortedFunc(maps.Keys(m), func(a, b exports.ServiceName) int {
-			return cmp.Or(a.Compare(b), strings.Compare(a.Partition, b.Partition), strings.Compare(a.Namespace, b.Namespace))
-		}) {
-			out = append(out, &defaults{Head: entryhead.Head{Kind: kindServiceDefaults, Name: s.Name, Namespace: s.Namespace, Partition: s.Partition}, protocol: m[s]})
-		}
-		return out
-	},
+	values:   protocolValues,
 	add: func(c *Config, v any) {
 		d := v.(*defaults)
 		if c.Entries.Protocols == nil {
@@ -61,6 +50,20 @@ var serviceDefaultsKind = &kind{name: kindServiceDefaults, field: "Entries.Proto
 	},
 	same:       sameProtocol,
 	recompiles: ownAndNaming,
+}
+
+// protocolValues returns a service-defaults entry per key of c's Protocols, in canonical
+// order; keys that are one service spelt two ways ("" and "default") in the order of their
+// spelling, so that the one a duplicate's message names is always the same.
+func protocolValues(c *Config) []any {
+	m := c.Entries.Protocols
+	out := make([]any, 0, len(m))
+	for _, s := range slices.SortedFunc(maps.Keys(m), func(a, b exports.ServiceName) int {
+		return cmp.Or(a.Compare(b), strings.Compare(a.Partition, b.Partition), strings.Compare(a.Namespace, b.Namespace))
+	}) {
+		out = append(out, &defaults{Head: entryhead.Head{Kind: kindServiceDefaults, Name: s.Name, Namespace: s.Namespace, Partition: s.Partition}, protocol: m[s]})
+	}
+	return out
 }
 
 // validateServiceDefaults is Consul's check of a service-defaults entry's name.

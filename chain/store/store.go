@@ -26,17 +26,24 @@ type Store struct {
 	peers    map[string]*peerExports              // partition -> what it exports to peers, built on first use
 	findings []Finding                            // the entries of kinds the store does not model, named
 	seen     map[key]string                       // where each entry was read or written, for Config.Add
+	ownSeen  bool                                 // seen is the Store's own, not a Config's
 }
 
 // New returns a Store holding c's entries. It keeps them (shared with c: the write path
 // replaces entries, it never changes one): do not change c's entries while the Store is in
 // use. Two entries of one kind and name in c are an error, naming where each is.
 func New(c Config) (*Store, error) {
-	st := &Store{entries: map[key]*entry{}, naming: map[exports.ServiceName]map[key]bool{},
-		groups: map[string][]key{}, peers: map[string]*peerExports{}, findings: slices.Clip(c.Findings), seen: maps.Clone(c.seen)}
+	held := make([][]any, len(kinds))
+	n := 0
+	for i, k := range kinds {
+		held[i] = k.values(&c)
+		n += len(held[i])
+	}
+	st := &Store{entries: make(map[key]*entry, n), order: make([]key, 0, n), naming: map[exports.ServiceName]map[key]bool{},
+		groups: map[string][]key{}, peers: map[string]*peerExports{}, findings: slices.Clip(c.Findings), seen: c.seen}
 	var dups []error
-	for _, k := range kinds {
-		for i, v := range k.values(&c) {
+	for j, k := range kinds {
+		for i, v := range held[j] {
 			e := newEntry(k, v)
 			if _, dup := st.entries[e.key]; dup {
 				dups = append(dups, duplicate(i, e))
@@ -111,6 +118,17 @@ func (st *Store) restore(e, prev *entry) {
 	st.set(prev)
 }
 
+// remember records where the entry of k was written.
+func (st *Store) remember(k key, where string) {
+	if !st.ownSeen {
+		st.seen, st.ownSeen = maps.Clone(st.seen), true
+		if st.seen == nil {
+			st.seen = map[key]string{}
+		}
+	}
+	st.seen[k] = where
+}
+
 // forget drops k, set last for the first time and refused, as if it had never been set.
 func (st *Store) forget(k key) {
 	delete(st.entries, k)
@@ -126,7 +144,8 @@ func (st *Store) forget(k key) {
 // and map are new; the entries in them share what they point to (maps, slices) with the
 // Store's: read them, do not change them.
 func (st *Store) Config() Config {
-	c := Config{Findings: slices.Clone(st.findings), seen: maps.Clone(st.seen)}
+	c := Config{Findings: slices.Clip(st.findings), seen: st.seen}
+	st.ownSeen = false // shared with c from now on
 	for _, k := range st.order {
 		if e := st.live(k); e != nil {
 			e.kind.add(&c, e.value)
