@@ -114,20 +114,20 @@ func (o WriteOutcome) entryName() string {
 // not config entries at all (not JSON, an element that is not an object, an entry without a
 // Kind) or a c that holds an entry twice, and leaves c as it was.
 //
-// Apply reads c into a Store (New), writes to it and reads it back (Store.Config): its cost
-// is linear in c's entries and the writes, each write costing what it touches. To replay
-// writes one Apply at a time into a large configuration, write them to one Store.
+// Each write costs what it touches: Apply writes to the Store c is a view of (see Config), or
+// to a new one read from c when c is not one; so replaying writes one Apply at a time costs
+// what the writes touch.
 func (c *Config) Apply(data []byte) ([]WriteOutcome, error) {
 	items, err := readWrites(data)
 	if err != nil {
 		return nil, err
 	}
-	st, err := New(*c)
+	st, err := c.store()
 	if err != nil {
 		return nil, err
 	}
 	out := st.apply(items)
-	*c = st.Config()
+	*c = st.config(true)
 	return out, nil
 }
 
@@ -172,7 +172,7 @@ func (st *Store) apply(entries []decoded) []WriteOutcome {
 	for i, r := range entries {
 		out[i] = st.take(r)
 		if out[i].Accepted && r.e != nil {
-			st.remember(r.e.key, r.where+" of an Apply")
+			r.e.where = r.where + " of an Apply"
 		}
 	}
 	return out
@@ -193,7 +193,7 @@ func (st *Store) take(r decoded) WriteOutcome {
 	}
 	switch {
 	case r.skip:
-		st.findings = append(st.findings, r.skipped(""))
+		st.skip(r.skipped(""))
 		out.Accepted = true
 		return out
 	case r.err != nil:

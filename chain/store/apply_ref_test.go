@@ -129,7 +129,9 @@ func (r *refStore) hasChain(s exports.ServiceName) bool {
 }
 
 // chainEntry reports whether o is a resolver, router or splitter entry.
-func chainEntry(o *entry) bool { return o.resolver() != nil || o.router() != nil || o.splitter() != nil }
+func chainEntry(o *entry) bool {
+	return o.resolver() != nil || o.router() != nil || o.splitter() != nil
+}
 
 // exportedToPeer reads every rule of s's partition.
 func (r *refStore) exportedToPeer(s exports.ServiceName) bool {

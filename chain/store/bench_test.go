@@ -68,21 +68,24 @@ func storeEach(tb testing.TB, writes [][]byte) {
 	}
 }
 
-// TestWritesGrow: n and 4n writes, each accepted, in one Apply or one Store.Apply each: the
-// second allocates about four times what the first does (each write costs what it touches:
-// one chain recompiled, its entries read).
+// TestWritesGrow: n and 4n writes, each accepted, in one Config.Apply, or one Config.Apply or
+// Store.Apply each: the second allocates about four times what the first does (each write
+// costs what it touches: one chain recompiled, its entries read). (A Config.Apply per write
+// copies the Protocols map a copy of the Config may hold, once per call: one allocation each,
+// whose bytes grow with the map.)
 func TestWritesGrow(t *testing.T) {
 	for _, w := range []struct {
 		name   string
 		writes func(int) []byte
 		n      int
-	}{{"service-defaults", defaultsWrites, 300}, {"defaults, resolver and router", serviceWrites, 300}} {
+	}{{"service-defaults", defaultsWrites, 120}, {"defaults, resolver and router", serviceWrites, 120}} {
 		for _, apply := range []struct {
 			name string
 			run  func(data []byte) func()
 		}{
 			{"one Config.Apply", func(data []byte) func() { return func() { applyOnce(t, data) } }},
 			{"a Store.Apply per write", func(data []byte) func() { return func() { storeEach(t, each(data)) } }},
+			{"a Config.Apply per write", func(data []byte) func() { return func() { applyEach(t, each(data)) } }},
 		} {
 			small, _ := growth.Allocated(apply.run(w.writes(w.n)))
 			large, _ := growth.Allocated(apply.run(w.writes(4 * w.n)))
@@ -94,8 +97,8 @@ func TestWritesGrow(t *testing.T) {
 }
 
 // BenchmarkApplyDefaults{100,400,800}: n service-defaults writes in one Config.Apply;
-// BenchmarkApplyDefaultsEach: one Config.Apply per write (each reads the Config into a Store
-// and back: quadratic); BenchmarkStoreDefaultsEach: one Store.Apply per write.
+// BenchmarkApplyDefaultsEach: one Config.Apply per write (each copies the Protocols map the
+// Config it left may share); BenchmarkStoreDefaultsEach: one Store.Apply per write.
 func BenchmarkApplyDefaults100(b *testing.B)     { benchmarkOnce(b, defaultsWrites(100)) }
 func BenchmarkApplyDefaults400(b *testing.B)     { benchmarkOnce(b, defaultsWrites(400)) }
 func BenchmarkApplyDefaults800(b *testing.B)     { benchmarkOnce(b, defaultsWrites(800)) }
@@ -107,9 +110,11 @@ func BenchmarkStoreDefaultsEach400(b *testing.B) { benchmarkEach(b, defaultsWrit
 func BenchmarkStoreDefaultsEach800(b *testing.B) { benchmarkEach(b, defaultsWrites(800), storeEach) }
 
 // BenchmarkApplyServices{1000,4000}: 1,000 and 4,000 writes — service-defaults, resolver and
-// router of each service — in one Config.Apply, and (Each) one Store.Apply per write.
+// router of each service — in one Config.Apply, and one Config.Apply (ApplyServicesEach) or
+// one Store.Apply (StoreServicesEach) per write.
 func BenchmarkApplyServices1000(b *testing.B)     { benchmarkOnce(b, serviceWrites(1002)) }
 func BenchmarkApplyServices4000(b *testing.B)     { benchmarkOnce(b, serviceWrites(3999)) }
+func BenchmarkApplyServicesEach1000(b *testing.B) { benchmarkEach(b, serviceWrites(1002), applyEach) }
 func BenchmarkStoreServicesEach1000(b *testing.B) { benchmarkEach(b, serviceWrites(1002), storeEach) }
 func BenchmarkStoreServicesEach4000(b *testing.B) { benchmarkEach(b, serviceWrites(3999), storeEach) }
 

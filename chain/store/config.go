@@ -3,7 +3,6 @@ package store
 import (
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 
@@ -19,13 +18,21 @@ import (
 // proxy-defaults (its Config.protocol) and sameness-group. Findings name the entries of
 // Consul's other kinds, which were skipped. The zero Config holds nothing; Add reads into it,
 // Apply writes to it.
+//
+// Add and Apply leave in c a view of a Store, and keep that Store for c's next Add or Apply,
+// so that each costs what it reads and writes, not the size of c. The lists and map they leave
+// are shared with the copies of c made since: read them; to change c otherwise than by Add and
+// Apply, give it new ones (assign a new slice or map; append, which copies) — an element
+// changed in place is not seen by the next Apply, which takes c for the Store's view. A copy
+// of c keeps what it held whatever c's later writes, and its own Add or Apply reads it anew.
 type Config struct {
 	Exports  []exports.ConfigEntry
 	Entries  chain.Entries
 	Findings []Finding
 
-	seen          map[key]string // where each entry was read, for repeats
-	proxyDefaults bool           // a proxy-defaults entry was read
+	proxyDefaults bool   // a proxy-defaults entry was read
+	st            *Store // the Store c is a view of, if any (see store)
+	gen           uint64 // which view of st c is
 }
 
 // Load reads `consul config read` output (see Config.Add) into a new Config.
@@ -43,8 +50,8 @@ func Load(data []byte) (Config, error) {
 // field Consul defines is accepted (meshscope uses Protocol and Config.protocol), any other
 // is an error with the field it most likely misspells, and so is a key given twice. Entries
 // of Consul's other kinds are skipped, each named in a finding (EntrySkipped); a kind Consul
-// does not have is an error. An entry given twice (one kind and name, in this stream or an
-// earlier one) is an error naming both places.
+// does not have is an error. An entry given twice (one kind and name, in data or in c) is an
+// error naming both places.
 //
 // name, when not "", is put before every problem and every finding's path: the file the
 // data came from. Every problem is reported; on error, c is unchanged.
@@ -53,59 +60,61 @@ func (c *Config) Add(name string, data []byte) error {
 	if err != nil {
 		return fielderr.In(name, err)
 	}
-	next := c.clone()
-	var errs []error
-	for _, it := range items {
-		errs = append(errs, next.add(name, it.read()))
+	read := make([]decoded, len(items))
+	for i, it := range items {
+		read[i] = it.read()
 	}
-	if err := errors.Join(errs...); err != nil {
+	st, err := c.store()
+	if err != nil {
 		return err
 	}
-	*c = next
+	if err := st.check(name, read); err != nil {
+		if st == c.st {
+			c.gen = st.gen.Load() // c is still its view
+		}
+		return err
+	}
+	for _, r := range read {
+		if r.skip {
+			st.skip(r.skipped(name))
+			continue
+		}
+		st.show(r.e, st.set(r.e))
+	}
+	*c = st.config(true)
 	return nil
 }
 
-// clone returns a copy of c whose slices and maps Add may grow without touching c's.
-func (c *Config) clone() Config {
-	n := *c
-	n.Exports = slices.Clip(c.Exports)
-	n.Entries.Resolvers = slices.Clip(c.Entries.Resolvers)
-	n.Entries.Routers = slices.Clip(c.Entries.Routers)
-	n.Entries.Splitters = slices.Clip(c.Entries.Splitters)
-	n.Entries.SamenessGroups = slices.Clip(c.Entries.SamenessGroups)
-	n.Entries.Protocols = maps.Clone(c.Entries.Protocols)
-	n.Findings = slices.Clip(c.Findings)
-	n.seen = maps.Clone(c.seen)
-	return n
-}
-
-// add adds the entry r, read from the file name, to c.
-func (c *Config) add(file string, r decoded) error {
-	if r.skip {
-		c.Findings = append(c.Findings, r.skipped(file))
-		return nil
+// check reports every problem of the entries read (from the file name) that Add would store:
+// their own, and each that is the second of its kind and name, in read or in the Store. The
+// entries to store learn where they were read.
+func (st *Store) check(file string, read []decoded) error {
+	first := map[key]string{}
+	var errs []error
+	for _, r := range read {
+		if r.skip {
+			continue
+		}
+		err := r.err
+		if r.e != nil {
+			err = errors.Join(err, r.kind.validate(r.e.value))
+		}
+		if err != nil {
+			errs = append(errs, r.in(file, err))
+			continue
+		}
+		at, dup := first[r.e.key]
+		if prev := st.live(r.e.key); !dup && prev != nil {
+			at, dup = prev.at(), true
+		}
+		if dup {
+			errs = append(errs, r.in(file, &FieldError{Value: r.e.name, Detail: fmt.Sprintf("a second %s entry for %s; the first is %s", r.e.key.kind, r.e.key.name.Short(), at)}))
+			continue
+		}
+		r.e.where = strings.TrimPrefix(file+": "+r.label(), ": ")
+		first[r.e.key] = r.e.where
 	}
-	err := r.err
-	if r.e != nil {
-		err = errors.Join(err, r.kind.validate(r.e.value))
-	}
-	if err != nil {
-		return r.in(file, err)
-	}
-	if prev, dup := c.seen[r.e.key]; dup {
-		return r.in(file, &FieldError{Value: r.e.name, Detail: fmt.Sprintf("a second %s entry for %s; the first is %s", r.e.key.kind, r.e.key.name.Short(), prev)})
-	}
-	r.kind.add(c, r.e.value)
-	c.remember(r.e.key, strings.TrimPrefix(file+": "+r.label(), ": "))
-	return nil
-}
-
-// remember records where the entry of k was read or written.
-func (c *Config) remember(k key, where string) {
-	if c.seen == nil {
-		c.seen = map[key]string{}
-	}
-	c.seen[k] = where
+	return errors.Join(errs...)
 }
 
 // Replace returns the configuration with the entries of proposed in place of c's entries of

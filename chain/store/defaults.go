@@ -38,18 +38,23 @@ var serviceDefaultsKind = &kind{name: kindServiceDefaults, field: "Entries.Proto
 		v.Head = entryhead.Read(d, o) // after Protocol, whose problem comes first (the names are read before any kind)
 		return &v, nil
 	},
-	names:    func(v any) (string, string, string) { d := v.(*defaults); return d.Name, d.Namespace, d.Partition },
-	validate: validateServiceDefaults,
-	values:   protocolValues,
-	add: func(c *Config, v any) {
-		d := v.(*defaults)
-		if c.Entries.Protocols == nil {
-			c.Entries.Protocols = map[exports.ServiceName]string{}
-		}
-		c.Entries.Protocols[serviceNamed(d.Name, d.Namespace, d.Partition)] = d.protocol
-	},
+	names:      func(v any) (string, string, string) { d := v.(*defaults); return d.Name, d.Namespace, d.Partition },
+	validate:   validateServiceDefaults,
+	values:     protocolValues,
+	add:        addProtocol,
+	put:        func(c *Config, _ int, v any) { addProtocol(c, v) },
+	own:        func(c *Config) { c.Entries.Protocols = maps.Clone(c.Entries.Protocols) },
 	same:       sameProtocol,
 	recompiles: ownAndNaming,
+}
+
+// addProtocol puts the protocol of the service-defaults entry v in c.
+func addProtocol(c *Config, v any) {
+	d := v.(*defaults)
+	if c.Entries.Protocols == nil {
+		c.Entries.Protocols = map[exports.ServiceName]string{}
+	}
+	c.Entries.Protocols[serviceNamed(d.Name, d.Namespace, d.Partition)] = d.protocol
 }
 
 // protocolValues returns a service-defaults entry per key of c's Protocols, in canonical
@@ -98,11 +103,16 @@ var proxyDefaultsKind = &kind{name: kindProxyDefaults, field: "Entries.DefaultPr
 		}
 		return []any{&defaults{Head: entryhead.Head{Kind: kindProxyDefaults, Name: "global"}, protocol: c.Entries.DefaultProtocol}}
 	},
-	add: func(c *Config, v any) {
-		c.Entries.DefaultProtocol, c.proxyDefaults = v.(*defaults).protocol, true
-	},
+	add:        addDefaultProtocol,
+	put:        func(c *Config, _ int, v any) { addDefaultProtocol(c, v) },
+	own:        func(*Config) {},
 	same:       sameProtocol,
 	recompiles: everyChain,
+}
+
+// addDefaultProtocol puts the protocol of the proxy-defaults entry v in c.
+func addDefaultProtocol(c *Config, v any) {
+	c.Entries.DefaultProtocol, c.proxyDefaults = v.(*defaults).protocol, true
 }
 
 // sameProtocol reports whether two service-defaults or proxy-defaults entries give the same

@@ -1,9 +1,12 @@
 package store
 
 import (
+	"fmt"
+
 	"github.com/meshscope/meshscope/chain"
 	"github.com/meshscope/meshscope/exports"
 	"github.com/meshscope/meshscope/internal/entryhead"
+	"github.com/meshscope/meshscope/internal/strict"
 )
 
 // key names a config entry as Consul stores it: its kind and canonical name.
@@ -25,6 +28,20 @@ type entry struct {
 	name, namespace, partition string
 	deleted                    bool
 	value                      any
+	pos                        int    // its place in its kind's list, in the Store's view
+	where                      string // where it was read or written ("a.json: value 2 (…)"), if the Store was told
+}
+
+// at says where e is, for a message: where it was read or written, else its place in a
+// Config.
+func (e *entry) at() string {
+	switch {
+	case e.where != "":
+		return e.where
+	case e.kind == serviceDefaultsKind:
+		return e.kind.field + strict.Key("", e.partition+"/"+e.namespace+"/"+e.name)
+	}
+	return fmt.Sprintf("%s (%s %s)", strict.Index(e.kind.field, e.pos), e.key.kind, e.name)
 }
 
 // newEntry returns the entry of kind k holding v.

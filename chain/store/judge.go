@@ -51,8 +51,9 @@ func chainsOfPartition(st *Store, e *entry) []exports.ServiceName {
 // must compile, and not crash Consul 1.16.0's server (chain.HeaderMergePanics); one
 // exported to a peer must stay safe to export and, on a protocol that is not HTTP-like, gain
 // no target outside the failover lists with a new identity — and stores e unless a reason
-// refuses it. The reasons name each chain e breaks, in service order; the stage is
-// StagePanic when a recompiled chain crashes the server, else StageStore.
+// refuses it (and puts it in the Store's view when stored). The reasons name each chain e
+// breaks, in service order; the stage is StagePanic when a recompiled chain crashes the
+// server, else StageStore.
 func (st *Store) write(e *entry) (WriteStage, []string) {
 	chains := e.kind.recompiles(st, e)
 	slices.SortFunc(chains, exports.ServiceName.Compare)
@@ -79,8 +80,10 @@ func (st *Store) write(e *entry) (WriteStage, []string) {
 		if !known {
 			st.forget(e.key)
 		}
+		return stage, reasons
 	}
-	return stage, reasons
+	st.show(e, prev)
+	return stage, nil
 }
 
 // judge recompiles the chain of s with the written entry in place, and says why that chain
@@ -175,4 +178,3 @@ func checkGroups(st *Store, e *entry) []string {
 	}
 	return out
 }
-

@@ -42,9 +42,15 @@ type kind struct {
 	key   func(name, namespace, partition string) exports.ServiceName
 	// validate is Consul's validation of the entry alone (meshscope's for what it words).
 	validate func(v any) error
-	// values returns the values c holds of the kind, in order, and add appends v to them.
+	// values returns the values c holds of the kind, in order, and add appends v to them (or,
+	// for a kind held in a map or a field, puts it there). put puts v in place of the value at
+	// pos, and own gives c its own copy of the list or map that holds the kind's values. size
+	// is how many values c holds of a kind held in a list; nil for the others.
 	values func(c *Config) []any
 	add    func(c *Config, v any)
+	put    func(c *Config, pos int, v any)
+	own    func(c *Config)
+	size   func(c *Config) int
 	// same reports whether two values of one key are the same entry, for the dry run.
 	same func(a, b any) bool
 	// recompiles lists the chains Consul's server recompiles to judge a write of e (or its
@@ -56,8 +62,11 @@ type kind struct {
 	check func(st *Store, e *entry) []string
 }
 
+// modelled is how many kinds the store models: the rows of kinds.
+const modelled = 7
+
 // kinds is the store's table: every kind it models, in the order a Config lists them.
-var kinds = [...]*kind{
+var kinds = [modelled]*kind{
 	listed(kindExportedServices, "Exports", func(c *Config) *[]exports.ConfigEntry { return &c.Exports },
 		func(x *exports.ConfigEntry) (string, string, string) { return x.Name, "", x.Partition }, partitionNamed,
 		(*exports.ConfigEntry).Validate, noChains, checkExported),
@@ -78,6 +87,16 @@ var kinds = [...]*kind{
 		(*chain.ServiceSplitter).Validate, ownAndNaming, nil),
 	serviceDefaultsKind,
 	proxyDefaultsKind,
+}
+
+// index returns k's place in kinds.
+func (k *kind) index() int {
+	for i, o := range kinds {
+		if o == k {
+			return i
+		}
+	}
+	panic("store: a kind not in the table: " + k.name) // (every row is in kinds)
 }
 
 // kindNamed returns the row of the kind named name, nil when the store does not model it.
@@ -117,6 +136,9 @@ func listed[T any, P interface {
 			return out
 		},
 		add:  func(c *Config, v any) { l := list(c); *l = append(*l, *v.(*T)) },
+		put:  func(c *Config, pos int, v any) { (*list(c))[pos] = *v.(*T) },
+		own:  func(c *Config) { l := list(c); *l = append([]T(nil), *l...) },
+		size: func(c *Config) int { return len(*list(c)) },
 		same: reflect.DeepEqual,
 	}
 }

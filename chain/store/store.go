@@ -3,8 +3,8 @@ package store
 import (
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
+	"sync/atomic"
 
 	"github.com/meshscope/meshscope/exports"
 	"github.com/meshscope/meshscope/internal/strict"
@@ -15,23 +15,21 @@ import (
 // indexes its checks read — which resolvers, routers and splitters name each service
 // (Consul's link index), the sameness groups of each partition, and what each partition
 // exports to peers. Its Apply judges each write as a live server does, at the cost of the
-// entries the write touches: replaying writes one at a time into a Store costs what the
-// writes touch, where Config.Apply first reads the whole Config into a Store. A Store is not
-// safe for concurrent use; its Config is a copy.
+// entries the write touches, not the size of the Store. A Store is not safe for concurrent
+// use; the Config it gives is a copy.
 type Store struct {
-	entries  map[key]*entry
-	order    []key
-	naming   map[exports.ServiceName]map[key]bool // service -> the resolvers, routers and splitters that name it
-	groups   map[string][]key                     // partition -> its sameness groups' keys, in order
-	peers    map[string]*peerExports              // partition -> what it exports to peers, built on first use
-	findings []Finding                            // the entries of kinds the store does not model, named
-	seen     map[key]string                       // where each entry was read or written, for Config.Add
-	ownSeen  bool                                 // seen is the Store's own, not a Config's
+	entries map[key]*entry
+	order   []key
+	naming  map[exports.ServiceName]map[key]bool // service -> the resolvers, routers and splitters that name it
+	groups  map[string][]key                     // partition -> its sameness groups' keys, in order
+	peers   map[string]*peerExports              // partition -> what it exports to peers, built on first use
+	view    view                                 // the Config its entries make, kept as writes are stored
+	gen     atomic.Uint64                        // which of its views a Config holds is current (see Config.store)
 }
 
-// New returns a Store holding c's entries. It keeps them (shared with c: the write path
-// replaces entries, it never changes one): do not change c's entries while the Store is in
-// use. Two entries of one kind and name in c are an error, naming where each is.
+// New returns a Store holding c's entries and findings. It keeps the entries (shared with c:
+// the write path replaces entries, it never changes one): do not change them while the Store
+// is in use. Two entries of one kind and name in c are an error, naming where each is.
 func New(c Config) (*Store, error) {
 	held := make([][]any, len(kinds))
 	n := 0
@@ -40,11 +38,12 @@ func New(c Config) (*Store, error) {
 		n += len(held[i])
 	}
 	st := &Store{entries: make(map[key]*entry, n), order: make([]key, 0, n), naming: map[exports.ServiceName]map[key]bool{},
-		groups: map[string][]key{}, peers: map[string]*peerExports{}, findings: slices.Clip(c.Findings), seen: c.seen}
+		groups: map[string][]key{}, peers: map[string]*peerExports{}}
 	var dups []error
 	for j, k := range kinds {
 		for i, v := range held[j] {
 			e := newEntry(k, v)
+			e.pos = i
 			if _, dup := st.entries[e.key]; dup {
 				dups = append(dups, duplicate(i, e))
 				continue
@@ -55,6 +54,9 @@ func New(c Config) (*Store, error) {
 	if len(dups) > 0 {
 		return nil, fmt.Errorf("the configuration holds an entry twice: %w", errors.Join(dups...))
 	}
+	st.view.c = c.clipped()
+	st.view.c.st = nil
+	st.view.shareAll() // c's lists and map are c's: the first change copies them
 	return st, nil
 }
 
@@ -118,17 +120,6 @@ func (st *Store) restore(e, prev *entry) {
 	st.set(prev)
 }
 
-// remember records where the entry of k was written.
-func (st *Store) remember(k key, where string) {
-	if !st.ownSeen {
-		st.seen, st.ownSeen = maps.Clone(st.seen), true
-		if st.seen == nil {
-			st.seen = map[key]string{}
-		}
-	}
-	st.seen[k] = where
-}
-
 // forget drops k, set last for the first time and refused, as if it had never been set.
 func (st *Store) forget(k key) {
 	delete(st.entries, k)
@@ -137,21 +128,6 @@ func (st *Store) forget(k key) {
 		p := k.name.Partition
 		st.groups[p] = st.groups[p][:len(st.groups[p])-1]
 	}
-}
-
-// Config returns the entries stored as a Config: each kind's entries in the order first read
-// or written, and the findings of the entries of kinds the store does not model. Its slices
-// and map are new; the entries in them share what they point to (maps, slices) with the
-// Store's: read them, do not change them.
-func (st *Store) Config() Config {
-	c := Config{Findings: slices.Clip(st.findings), seen: st.seen}
-	st.ownSeen = false // shared with c from now on
-	for _, k := range st.order {
-		if e := st.live(k); e != nil {
-			e.kind.add(&c, e.value)
-		}
-	}
-	return c
 }
 
 // resolvers returns the services with a resolver entry, in partition (all when ""), in the
@@ -195,4 +171,3 @@ func (st *Store) defaultGroup(partition string) *entry {
 	}
 	return nil
 }
-
