@@ -364,15 +364,31 @@ func randomWrites(r *rand.Rand, n int) []json.RawMessage {
 	return out
 }
 
+// randomData returns 4 to 19 random writes, and the same as one JSON array.
+func randomData(t *testing.T, r *rand.Rand) ([]json.RawMessage, []byte) {
+	writes := randomWrites(r, 4+r.IntN(16))
+	all, err := json.Marshal(writes)
+	require.NoError(t, err)
+	return writes, all
+}
+
+// addRandomSeeds adds to f four arrays of ten random writes, from seed.
+func addRandomSeeds(f *testing.F, seed uint64) {
+	r := rand.New(rand.NewPCG(seed, seed+1))
+	for range 4 {
+		b, err := json.Marshal(randomWrites(r, 10))
+		require.NoError(f, err)
+		f.Add(b)
+	}
+}
+
 // TestApplyAgainstReference: on random writes, Apply gives exactly the reference's outcomes
 // and stores what it stores.
 func TestApplyAgainstReference(t *testing.T) {
 	r := rand.New(rand.NewPCG(31, 41))
 	refused := map[WriteStage]int{}
 	for range longtest.N(300, 3000) {
-		writes := randomWrites(r, 4+r.IntN(16))
-		all, err := json.Marshal(writes)
-		require.NoError(t, err)
+		writes, all := randomData(t, r)
 		var c Config
 		outs, err := c.Apply(all)
 		require.NoError(t, err)

@@ -2,6 +2,7 @@ package store
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -78,7 +79,8 @@ func TestWritesGrow(t *testing.T) {
 		name   string
 		writes func(int) []byte
 		n      int
-	}{{"service-defaults", defaultsWrites, 120}, {"defaults, resolver and router", serviceWrites, 120}} {
+	}{{"service-defaults", defaultsWrites, 120}, {"defaults, resolver and router", serviceWrites, 120},
+		{"resolvers failing over and redirecting", applyWrites, 120}, {"routers and splitters", applyRoutingWrites, 120}} {
 		for _, apply := range []struct {
 			name string
 			run  func(data []byte) func()
@@ -142,5 +144,93 @@ func benchmarkEach(b *testing.B, data []byte, apply func(testing.TB, [][]byte)) 
 	b.ReportAllocs()
 	for b.Loop() {
 		apply(b, writes)
+	}
+}
+
+// applyWrites returns n writes (and two more: proxy-defaults and a "*" export to a peer):
+// n/4 chains of three services, a failing over to b, b redirecting to c, c with a subset and
+// a service-defaults protocol, all of them http; every write recompiles at most two chains,
+// and Consul's server accepts every one.
+func applyWrites(n int) []byte {
+	var b strings.Builder
+	b.WriteString(`{"Kind":"proxy-defaults","Name":"global","Config":{"protocol":"http"}}` + "\n")
+	b.WriteString(`{"Kind":"exported-services","Name":"default","Services":[{"Name":"*","Consumers":[{"Peer":"east"}]}]}` + "\n")
+	for i := 0; i < n/4; i++ {
+		fmt.Fprintf(&b, `{"Kind":"service-defaults","Name":"c%d","Protocol":"http"}`+"\n", i)
+		fmt.Fprintf(&b, `{"Kind":"service-resolver","Name":"c%d","Subsets":{"v1":{}}}`+"\n", i)
+		fmt.Fprintf(&b, `{"Kind":"service-resolver","Name":"b%d","Redirect":{"Service":"c%d"}}`+"\n", i, i)
+		fmt.Fprintf(&b, `{"Kind":"service-resolver","Name":"a%d","Failover":{"*":{"Service":"b%d"}}}`+"\n", i, i)
+	}
+	return []byte(b.String())
+}
+
+// applyRoutingWrites returns n writes (and the same two more): n/4 chains of a router r,
+// routing /s to service s, whose splitter shares it between two subsets of s's resolver, and
+// s's service-defaults; every write recompiles at most two chains, and Consul's server
+// accepts every one.
+func applyRoutingWrites(n int) []byte {
+	var b strings.Builder
+	b.WriteString(`{"Kind":"proxy-defaults","Name":"global","Config":{"protocol":"http"}}` + "\n")
+	b.WriteString(`{"Kind":"exported-services","Name":"default","Services":[{"Name":"*","Consumers":[{"Peer":"east"}]}]}` + "\n")
+	for i := 0; i < n/4; i++ {
+		fmt.Fprintf(&b, `{"Kind":"service-defaults","Name":"s%d","Protocol":"http"}`+"\n", i)
+		fmt.Fprintf(&b, `{"Kind":"service-resolver","Name":"s%d","Subsets":{"v1":{},"v2":{}}}`+"\n", i)
+		fmt.Fprintf(&b, `{"Kind":"service-splitter","Name":"s%d","Splits":[{"Weight":50,"ServiceSubset":"v1"},{"Weight":50,"ServiceSubset":"v2"}]}`+"\n", i)
+		fmt.Fprintf(&b, `{"Kind":"service-router","Name":"r%d","Routes":[{"Match":{"HTTP":{"PathPrefix":"/s"}},"Destination":{"Service":"s%d"}}]}`+"\n", i, i)
+	}
+	return []byte(b.String())
+}
+
+// naiveApply is the baseline: the reference's literal write path (apply_ref_test.go), which
+// reads every stored entry for every write.
+func naiveApply(data []byte) int {
+	var items []json.RawMessage
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		items = append(items, json.RawMessage(line))
+	}
+	var ref refStore
+	refused := 0
+	for _, raw := range items {
+		if e, stage := decodeForRef(raw); e == nil || stage != "" {
+			refused++
+		} else if _, reasons := ref.write(e); len(reasons) > 0 {
+			refused++
+		}
+	}
+	return refused
+}
+
+func BenchmarkApply500(b *testing.B)  { benchmarkApply(b, 500) }
+func BenchmarkApply2000(b *testing.B) { benchmarkApply(b, 2000) }
+
+func BenchmarkApplyRouting500(b *testing.B)  { benchmarkApplyData(b, applyRoutingWrites(500), 500) }
+func BenchmarkApplyRouting2000(b *testing.B) { benchmarkApplyData(b, applyRoutingWrites(2000), 2000) }
+
+func benchmarkApply(b *testing.B, n int) { benchmarkApplyData(b, applyWrites(n), n) }
+
+func benchmarkApplyData(b *testing.B, data []byte, n int) {
+	b.ReportAllocs()
+	for b.Loop() {
+		var c Config
+		outs, err := c.Apply(data)
+		if err != nil || len(outs) != n+2 || !outs[n+1].Accepted {
+			b.Fatal(err, len(outs))
+		}
+	}
+}
+
+func BenchmarkApply500Naive(b *testing.B)  { benchmarkApplyNaive(b, 500) }
+func BenchmarkApply2000Naive(b *testing.B) { benchmarkApplyNaive(b, 2000) }
+
+func BenchmarkApplyRouting500Naive(b *testing.B) { benchmarkNaiveData(b, applyRoutingWrites(500)) }
+
+func benchmarkApplyNaive(b *testing.B, n int) { benchmarkNaiveData(b, applyWrites(n)) }
+
+func benchmarkNaiveData(b *testing.B, data []byte) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if refused := naiveApply(data); refused != 0 {
+			b.Fatal(refused)
+		}
 	}
 }

@@ -1,7 +1,6 @@
 package store
 
 import (
-	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"sync"
@@ -19,9 +18,7 @@ import (
 func TestStoreApplyOneAtATime(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 11))
 	for range longtest.N(100, 1000) {
-		writes := randomWrites(r, 4+r.IntN(16))
-		all, err := json.Marshal(writes)
-		require.NoError(t, err)
+		writes, all := randomData(t, r)
 		var once Config
 		want, err := once.Apply(all)
 		require.NoError(t, err)
@@ -83,11 +80,7 @@ func TestStoreConfigIsACopy(t *testing.T) {
 func FuzzStoreApply(f *testing.F) {
 	f.Add([]byte(configRead))
 	f.Add([]byte(`{"Kind":"service-resolver","Name":"a","Redirect":{"Service":"b"}} {"Kind":"service-defaults","Name":"b","Protocol":"http"}`))
-	r := rand.New(rand.NewPCG(3, 5))
-	for range 4 {
-		b, _ := json.Marshal(randomWrites(r, 10))
-		f.Add(b)
-	}
+	addRandomSeeds(f, 3)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var c Config
 		want, werr := c.Apply(data)
