@@ -91,13 +91,3 @@ func (e *entry) links() []exports.ServiceName {
 	}
 	return nil
 }
-
-// names reports whether e is a resolver, router or splitter entry: one that gives its
-// service a discovery chain and names other services.
-func (e *entry) chainEntry() bool {
-	switch e.value.(type) {
-	case *chain.ServiceResolver, *chain.ServiceRouter, *chain.ServiceSplitter:
-		return true
-	}
-	return false
-}
