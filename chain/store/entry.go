@@ -35,13 +35,23 @@ type entry struct {
 // at says where e is, for a message: where it was read or written, else its place in a
 // Config.
 func (e *entry) at() string {
-	switch {
-	case e.where != "":
+	if e.where != "" {
 		return e.where
-	case e.kind == serviceDefaultsKind:
-		return e.kind.field + strict.Key("", e.partition+"/"+e.namespace+"/"+e.name)
 	}
-	return fmt.Sprintf("%s (%s %s)", strict.Index(e.kind.field, e.pos), e.key.kind, e.name)
+	where, field := e.place()
+	if field != "Name" {
+		return where + field
+	}
+	return where
+}
+
+// place is where e is in a Config: the entry and the field that names it, its Name; for a
+// service-defaults entry, the Protocols map and the key, as written.
+func (e *entry) place() (where, field string) {
+	if e.kind == serviceDefaultsKind {
+		return e.kind.field, strict.Key("", e.partition+"/"+e.namespace+"/"+e.name)
+	}
+	return fmt.Sprintf("%s (%s %s)", strict.Index(e.kind.field, e.pos), e.key.kind, e.name), "Name"
 }
 
 // newEntry returns the entry of kind k holding v.

@@ -7,7 +7,6 @@ import (
 	"sync/atomic"
 
 	"github.com/meshscope/meshscope/exports"
-	"github.com/meshscope/meshscope/internal/strict"
 )
 
 // Store is what a Consul server holds, as its write path works on it: each config entry of
@@ -45,7 +44,7 @@ func New(c Config) (*Store, error) {
 			e := newEntry(k, v)
 			e.pos = i
 			if _, dup := st.entries[e.key]; dup {
-				dups = append(dups, duplicate(i, e))
+				dups = append(dups, duplicate(e))
 				continue
 			}
 			st.set(e)
@@ -60,14 +59,10 @@ func New(c Config) (*Store, error) {
 	return st, nil
 }
 
-// duplicate is the error for e, entry i of its kind's list in a Config, when an entry of its
-// kind and name comes before it. Its Where is the entry and its Field the Name repeated; for
-// the Protocols map, Where is the map and Field the key, as written.
-func duplicate(i int, e *entry) *FieldError {
-	where, field := fmt.Sprintf("%s (%s %s)", strict.Index(e.kind.field, i), e.key.kind, e.name), "Name"
-	if e.kind == serviceDefaultsKind {
-		where, field = e.kind.field, strict.Key("", e.partition+"/"+e.namespace+"/"+e.name)
-	}
+// duplicate is the error for e, an entry of a Config, when an entry of its kind and name comes
+// before it: Where and Field are its place.
+func duplicate(e *entry) *FieldError {
+	where, field := e.place()
 	return &FieldError{Where: where, Field: field, Value: e.key.name.String(), Detail: fmt.Sprintf("a second %s entry for %s", e.key.kind, e.key.name.Short())}
 }
 
