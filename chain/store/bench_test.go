@@ -79,8 +79,8 @@ func TestWritesGrow(t *testing.T) {
 		name   string
 		writes func(int) []byte
 		n      int
-	}{{"service-defaults", defaultsWrites, 120}, {"defaults, resolver and router", serviceWrites, 120},
-		{"resolvers failing over and redirecting", applyWrites, 120}, {"routers and splitters", applyRoutingWrites, 120}} {
+	}{{"service-defaults", defaultsWrites, 48}, {"defaults, resolver and router", serviceWrites, 48},
+		{"resolvers failing over and redirecting", applyWrites, 48}, {"routers and splitters", applyRoutingWrites, 48}} {
 		for _, apply := range []struct {
 			name string
 			run  func(data []byte) func()
