@@ -117,6 +117,7 @@ func BenchmarkStoreDefaultsEach800(b *testing.B) { benchmarkEach(b, defaultsWrit
 func BenchmarkApplyServices1000(b *testing.B)     { benchmarkOnce(b, serviceWrites(1002)) }
 func BenchmarkApplyServices4000(b *testing.B)     { benchmarkOnce(b, serviceWrites(3999)) }
 func BenchmarkApplyServicesEach1000(b *testing.B) { benchmarkEach(b, serviceWrites(1002), applyEach) }
+func BenchmarkApplyServicesEach4000(b *testing.B) { benchmarkEach(b, serviceWrites(3999), applyEach) }
 func BenchmarkStoreServicesEach1000(b *testing.B) { benchmarkEach(b, serviceWrites(1002), storeEach) }
 func BenchmarkStoreServicesEach4000(b *testing.B) { benchmarkEach(b, serviceWrites(3999), storeEach) }
 
