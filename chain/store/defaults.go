@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -38,12 +39,17 @@ var serviceDefaultsKind = &kind{name: kindServiceDefaults, field: "Entries.Proto
 		v.Head = entryhead.Read(d, o) // after Protocol, whose problem comes first (the names are read before any kind)
 		return &v, nil
 	},
-	names:      func(v any) (string, string, string) { d := v.(*defaults); return d.Name, d.Namespace, d.Partition },
-	validate:   validateServiceDefaults,
-	values:     protocolValues,
-	add:        addProtocol,
-	put:        func(c *Config, _ int, v any) { addProtocol(c, v) },
-	own:        func(c *Config) { c.Entries.Protocols = maps.Clone(c.Entries.Protocols) },
+	names:    func(v any) (string, string, string) { d := v.(*defaults); return d.Name, d.Namespace, d.Partition },
+	validate: validateServiceDefaults,
+	values:   protocolValues,
+	add:      addProtocol,
+	put:      func(c *Config, _ int, v any) { addProtocol(c, v) },
+	own:      func(c *Config) { c.Entries.Protocols = maps.Clone(c.Entries.Protocols) },
+	clip:     func(*Config) {},
+	shares: func(a, b *Config) bool {
+		return len(a.Entries.Protocols) == len(b.Entries.Protocols) &&
+			reflect.ValueOf(a.Entries.Protocols).UnsafePointer() == reflect.ValueOf(b.Entries.Protocols).UnsafePointer()
+	},
 	same:       sameProtocol,
 	recompiles: ownAndNaming,
 }
@@ -103,9 +109,13 @@ var proxyDefaultsKind = &kind{name: kindProxyDefaults, field: "Entries.DefaultPr
 		}
 		return []any{&defaults{Head: entryhead.Head{Kind: kindProxyDefaults, Name: "global"}, protocol: c.Entries.DefaultProtocol}}
 	},
-	add:        addDefaultProtocol,
-	put:        func(c *Config, _ int, v any) { addDefaultProtocol(c, v) },
-	own:        func(*Config) {},
+	add:  addDefaultProtocol,
+	put:  func(c *Config, _ int, v any) { addDefaultProtocol(c, v) },
+	own:  func(*Config) {},
+	clip: func(*Config) {},
+	shares: func(a, b *Config) bool {
+		return a.Entries.DefaultProtocol == b.Entries.DefaultProtocol && a.proxyDefaults == b.proxyDefaults
+	},
 	same:       sameProtocol,
 	recompiles: everyChain,
 }

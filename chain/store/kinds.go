@@ -51,6 +51,11 @@ type kind struct {
 	put    func(c *Config, pos int, v any)
 	own    func(c *Config)
 	size   func(c *Config) int
+	// clip clips c's list of the kind to its length, so that appending to it copies; shares
+	// reports whether a holds b's list (map, field) of the kind, as b handed it out: the same
+	// elements, clipped (the same map; the same value).
+	clip   func(c *Config)
+	shares func(a, b *Config) bool
 	// same reports whether two values of one key are the same entry, for the dry run.
 	same func(a, b any) bool
 	// recompiles lists the chains Consul's server recompiles to judge a write of e (or its
@@ -62,7 +67,8 @@ type kind struct {
 	check func(st *Store, e *entry) []string
 }
 
-// modelled is how many kinds the store models: the rows of kinds.
+// modelled is how many kinds the store models: the rows of kinds (TestKinds finds a row
+// missing).
 const modelled = 7
 
 // kinds is the store's table: every kind it models, in the order a Config lists them.
@@ -135,11 +141,13 @@ func listed[T any, P interface {
 			}
 			return out
 		},
-		add:  func(c *Config, v any) { l := list(c); *l = append(*l, *v.(*T)) },
-		put:  func(c *Config, pos int, v any) { (*list(c))[pos] = *v.(*T) },
-		own:  func(c *Config) { l := list(c); *l = append([]T(nil), *l...) },
-		size: func(c *Config) int { return len(*list(c)) },
-		same: reflect.DeepEqual,
+		add:    func(c *Config, v any) { l := list(c); *l = append(*l, *v.(*T)) },
+		put:    func(c *Config, pos int, v any) { (*list(c))[pos] = *v.(*T) },
+		own:    func(c *Config) { l := list(c); *l = append([]T(nil), *l...) },
+		size:   func(c *Config) int { return len(*list(c)) },
+		clip:   func(c *Config) { l := list(c); *l = slices.Clip(*l) },
+		shares: func(a, b *Config) bool { return same(*list(a), *list(b)) },
+		same:   reflect.DeepEqual,
 	}
 }
 

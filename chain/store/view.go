@@ -1,7 +1,6 @@
 package store
 
 import (
-	"reflect"
 	"slices"
 	"unsafe"
 )
@@ -99,16 +98,18 @@ func (c *Config) store() (*Store, error) {
 	return New(*c)
 }
 
-// is reports whether c is the view as last handed out: the same lists (data, length, clipped)
-// and map, the same default protocol.
+// is reports whether c is the view as last handed out: every kind's list (map, field) and the
+// findings, as handed out.
 func (v *view) is(c *Config) bool {
-	w := &v.c
-	return !v.stale && same(c.Exports, w.Exports) && same(c.Entries.Resolvers, w.Entries.Resolvers) &&
-		same(c.Entries.Routers, w.Entries.Routers) && same(c.Entries.Splitters, w.Entries.Splitters) &&
-		same(c.Entries.SamenessGroups, w.Entries.SamenessGroups) && same(c.Findings, w.Findings) &&
-		len(c.Entries.Protocols) == len(w.Entries.Protocols) &&
-		reflect.ValueOf(c.Entries.Protocols).UnsafePointer() == reflect.ValueOf(w.Entries.Protocols).UnsafePointer() &&
-		c.Entries.DefaultProtocol == w.Entries.DefaultProtocol && c.proxyDefaults == w.proxyDefaults
+	if v.stale || !same(c.Findings, v.c.Findings) {
+		return false
+	}
+	for _, k := range kinds {
+		if !k.shares(c, &v.c) {
+			return false
+		}
+	}
+	return true
 }
 
 // same reports whether a is b as handed out: the same elements, clipped.
@@ -118,11 +119,9 @@ func same[T any](a, b []T) bool {
 
 // clipped returns c with its lists clipped to their length, so that appending to them copies.
 func (c Config) clipped() Config {
-	c.Exports = slices.Clip(c.Exports)
-	c.Entries.Resolvers = slices.Clip(c.Entries.Resolvers)
-	c.Entries.Routers = slices.Clip(c.Entries.Routers)
-	c.Entries.Splitters = slices.Clip(c.Entries.Splitters)
-	c.Entries.SamenessGroups = slices.Clip(c.Entries.SamenessGroups)
+	for _, k := range kinds {
+		k.clip(&c)
+	}
 	c.Findings = slices.Clip(c.Findings)
 	return c
 }
