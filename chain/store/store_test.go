@@ -17,7 +17,7 @@ import (
 // write and one Config.Apply of them all give the same outcomes and store the same entries.
 func TestStoreApplyOneAtATime(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 11))
-	for range longtest.N(100, 1000) {
+	for range longtest.N(40, 1000) {
 		writes, all := randomData(t, r)
 		var once Config
 		want, err := once.Apply(all)
