@@ -1,4 +1,4 @@
-package peermeta
+package store
 
 import (
 	"encoding/json"

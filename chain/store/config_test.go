@@ -1,4 +1,4 @@
-package peermeta
+package store
 
 import (
 	"strings"
@@ -22,8 +22,8 @@ const configRead = `{"Kind":"exported-services","Name":"default","Services":[{"N
 {"Kind":"service-intentions","Name":"db","Sources":[]}
 `
 
-func TestLoadConfig(t *testing.T) {
-	c, err := LoadConfig([]byte(configRead))
+func TestLoad(t *testing.T) {
+	c, err := Load([]byte(configRead))
 	require.NoError(t, err)
 	require.Len(t, c.Exports, 1)
 	assert.Equal(t, uint64(18446744073709551615), c.Exports[0].CreateIndex)
@@ -44,12 +44,12 @@ func TestLoadConfig(t *testing.T) {
 	_, err = chain.NewCompiler(c.Entries)
 	require.NoError(t, err, "what LoadConfig gives compiles")
 
-	bom, err := LoadConfig([]byte("\uFEFF" + configRead))
+	bom, err := Load([]byte("\uFEFF" + configRead))
 	require.NoError(t, err, "a UTF-8 byte-order mark is accepted")
 	assert.Equal(t, c.Entries.DefaultProtocol, bom.Entries.DefaultProtocol)
 }
 
-func TestLoadConfigErrors(t *testing.T) {
+func TestLoadErrors(t *testing.T) {
 	for _, tt := range []struct {
 		name, in string
 		want     []string
@@ -88,7 +88,7 @@ func TestLoadConfigErrors(t *testing.T) {
 		{"empty", ``, []string{`no JSON value: the input is empty`}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := LoadConfig([]byte(tt.in))
+			_, err := Load([]byte(tt.in))
 			require.Error(t, err)
 			assert.Equal(t, strings.Join(tt.want, "\n"), err.Error())
 		})
@@ -110,7 +110,7 @@ func TestConfigAddAndReplace(t *testing.T) {
 	require.Len(t, c.Findings, 1)
 	assert.Equal(t, "b.json: value 2 (api-gateway edge)", c.Findings[0].Path)
 
-	p, err := LoadConfig([]byte(`{"Kind":"service-resolver","Name":"api","Redirect":{"Service":"api-v2"}}
+	p, err := Load([]byte(`{"Kind":"service-resolver","Name":"api","Redirect":{"Service":"api-v2"}}
 {"Kind":"proxy-defaults","Name":"global"}`))
 	require.NoError(t, err)
 	after := c.Replace(p)
@@ -122,7 +122,7 @@ func TestConfigAddAndReplace(t *testing.T) {
 	assert.Equal(t, "http", c.Entries.DefaultProtocol, "the current configuration is unchanged")
 }
 
-func FuzzLoadConfig(f *testing.F) {
+func FuzzLoad(f *testing.F) {
 	f.Add([]byte(configRead))
 	f.Add([]byte("\uFEFF" + `[{"Kind":"proxy-defaults","Name":"global","Config":{"Protocol":"http"}},{"Kind":"service-defaults","Name":"a","protocol":"tcp"}]`))
 	f.Add([]byte(`{"Kind":"service-resolvr","Name":"api"} {"Kind":"mesh"} {"Name":"x"}`))
@@ -130,7 +130,7 @@ func FuzzLoadConfig(f *testing.F) {
 	f.Add([]byte(`{"Kind":"exported-services","Name":"default","Services":[{"Name":"*","Consumers":[{"SamenessGroup":"g"}]}]}
 {"Kind":"sameness-group","Name":"g","Members":[{"Peer":"east"}]} {"Kind":"sameness-group","Name":"g","Members":[{"Peer":"west"}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		c, err := LoadConfig(data)
+		c, err := Load(data)
 		if err != nil {
 			if len(c.Exports)+len(c.Entries.Resolvers)+len(c.Findings) > 0 {
 				t.Fatalf("a failed load returned entries")

@@ -1,4 +1,4 @@
-package peermeta
+package store
 
 import (
 	"encoding/json"
@@ -23,9 +23,9 @@ import (
 // (package chain picks from them what Consul's server reads), without an index.
 type refStore struct{ list []*entry }
 
-func (r *refStore) get(key entryKey) (int, *entry) {
+func (r *refStore) get(k key) (int, *entry) {
 	for i, e := range r.list {
-		if e.key == key {
+		if e.key == k {
 			return i, e
 		}
 	}
@@ -48,7 +48,7 @@ func (r *refStore) all() chain.Entries { return r.config().Entries }
 func (r *refStore) config() Config {
 	var c Config
 	for _, e := range r.list {
-		c.put(e)
+		e.kind.add(&c, e.value)
 	}
 	return c
 }
@@ -101,14 +101,14 @@ func namesByRouting(o *entry, s exports.ServiceName) bool {
 		}
 		return b
 	}
-	if rt := o.router; rt != nil {
+	if rt := o.router(); rt != nil {
 		for _, route := range rt.Routes {
 			if d := route.Destination; d != nil && is(or(d.Partition, rt.Partition), or(d.Namespace, rt.Namespace), or(d.Service, rt.Name)) {
 				return true
 			}
 		}
 	}
-	if sp := o.splitter; sp != nil {
+	if sp := o.splitter(); sp != nil {
 		for _, split := range sp.Splits {
 			if is(or(split.Partition, sp.Partition), or(split.Namespace, sp.Namespace), or(split.Service, sp.Name)) {
 				return true
@@ -121,7 +121,7 @@ func namesByRouting(o *entry, s exports.ServiceName) bool {
 // hasChain reports whether s has a resolver, router or splitter entry.
 func (r *refStore) hasChain(s exports.ServiceName) bool {
 	for _, kind := range []string{kindServiceResolver, kindServiceRouter, kindServiceSplitter} {
-		if _, e := r.get(entryKey{kind, s}); e != nil {
+		if _, e := r.get(key{kind, s}); e != nil {
 			return true
 		}
 	}
@@ -129,22 +129,24 @@ func (r *refStore) hasChain(s exports.ServiceName) bool {
 }
 
 // chainEntry reports whether o is a resolver, router or splitter entry.
-func chainEntry(o *entry) bool { return o.resolver != nil || o.router != nil || o.splitter != nil }
+func chainEntry(o *entry) bool {
+	return o.resolver() != nil || o.router() != nil || o.splitter() != nil
+}
 
 // exportedToPeer reads every rule of s's partition.
 func (r *refStore) exportedToPeer(s exports.ServiceName) bool {
-	_, x := r.get(entryKey{kindExportedServices, exports.ServiceName{Partition: s.Partition}.Canonical()})
+	_, x := r.get(key{kindExportedServices, exports.ServiceName{Partition: s.Partition}.Canonical()})
 	if x == nil {
 		return false
 	}
-	for _, rule := range x.export.Services {
+	for _, rule := range x.export().Services {
 		toPeer := false
 		for _, c := range rule.Consumers {
 			if c.Peer != "" {
 				toPeer = true
 			}
-			if _, g := r.get(entryKey{kindSamenessGroup, exports.ServiceName{Partition: s.Partition, Name: c.SamenessGroup}.Canonical()}); c.SamenessGroup != "" && g != nil {
-				for _, m := range g.group.Members {
+			if _, g := r.get(key{kindSamenessGroup, exports.ServiceName{Partition: s.Partition, Name: c.SamenessGroup}.Canonical()}); c.SamenessGroup != "" && g != nil {
+				for _, m := range g.group().Members {
 					toPeer = toPeer || m.Peer != ""
 				}
 			}
@@ -165,7 +167,7 @@ func (r *refStore) write(e *entry) (WriteStage, []string) {
 	case kindServiceResolver, kindServiceDefaults, kindServiceRouter, kindServiceSplitter:
 		chains = append(chains, e.key.name)
 		for _, o := range r.list {
-			if o.resolver != nil && namesService(o.resolver, e.key.name) || namesByRouting(o, e.key.name) {
+			if o.resolver() != nil && namesService(o.resolver(), e.key.name) || namesByRouting(o, e.key.name) {
 				chains = append(chains, o.key.name)
 			}
 		}
@@ -177,7 +179,7 @@ func (r *refStore) write(e *entry) (WriteStage, []string) {
 		}
 	case kindSamenessGroup:
 		for _, o := range r.list {
-			if o.resolver != nil && o.key.name.Partition == e.key.name.Partition {
+			if o.resolver() != nil && o.key.name.Partition == e.key.name.Partition {
 				chains = append(chains, o.key.name)
 			}
 		}
@@ -190,8 +192,8 @@ func (r *refStore) write(e *entry) (WriteStage, []string) {
 	case kindSamenessGroup:
 		var groups []exports.SamenessGroup
 		for _, o := range r.list {
-			if o.group != nil && o.key.name.Partition == e.key.name.Partition {
-				groups = append(groups, *o.group)
+			if o.group() != nil && o.key.name.Partition == e.key.name.Partition {
+				groups = append(groups, *o.group())
 			}
 		}
 		for _, err := range fielderr.Split(exports.ValidateSamenessGroups(groups)) {
@@ -264,18 +266,14 @@ func decodeForRef(raw []byte) (*entry, WriteStage) {
 	if err != nil {
 		panic(err)
 	}
-	d := &strict.Decoder{Fold: true}
-	o, _ := d.Object(x, "")
-	var kind string
-	o.String(&kind, "Kind")
-	e, err := kindRules[kind].decode(d, o, raw)
-	if errors.Join(append(d.Errs(), err)...) != nil {
+	r := item{"", x}.read()
+	if r.err != nil {
 		return nil, StageDecode
 	}
-	if kindRules[kind].validate(&e) != nil {
+	if r.kind.validate(r.e.value) != nil {
 		return nil, StageValidate
 	}
-	return &e, ""
+	return r.e, ""
 }
 
 // randomWrites returns n config entries of every kind the write path models, over a few
@@ -366,15 +364,31 @@ func randomWrites(r *rand.Rand, n int) []json.RawMessage {
 	return out
 }
 
+// randomData returns 4 to 19 random writes, and the same as one JSON array.
+func randomData(t *testing.T, r *rand.Rand) ([]json.RawMessage, []byte) {
+	writes := randomWrites(r, 4+r.IntN(16))
+	all, err := json.Marshal(writes)
+	require.NoError(t, err)
+	return writes, all
+}
+
+// addRandomSeeds adds to f four arrays of ten random writes, from seed.
+func addRandomSeeds(f *testing.F, seed uint64) {
+	r := rand.New(rand.NewPCG(seed, seed+1))
+	for range 4 {
+		b, err := json.Marshal(randomWrites(r, 10))
+		require.NoError(f, err)
+		f.Add(b)
+	}
+}
+
 // TestApplyAgainstReference: on random writes, Apply gives exactly the reference's outcomes
 // and stores what it stores.
 func TestApplyAgainstReference(t *testing.T) {
 	r := rand.New(rand.NewPCG(31, 41))
 	refused := map[WriteStage]int{}
 	for range longtest.N(300, 3000) {
-		writes := randomWrites(r, 4+r.IntN(16))
-		all, err := json.Marshal(writes)
-		require.NoError(t, err)
+		writes, all := randomData(t, r)
 		var c Config
 		outs, err := c.Apply(all)
 		require.NoError(t, err)

@@ -1,9 +1,8 @@
-package peermeta
+package store
 
 import (
 	"encoding/json"
 	"fmt"
-	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -12,7 +11,6 @@ import (
 
 	"github.com/meshscope/meshscope/chain"
 	"github.com/meshscope/meshscope/exports"
-	"github.com/meshscope/meshscope/internal/growth"
 )
 
 // outcomes renders each outcome on its line.
@@ -25,7 +23,7 @@ func outcomes(outs []WriteOutcome) []string {
 }
 
 func TestApply(t *testing.T) {
-	c, err := LoadConfig([]byte(`{"Kind":"service-resolver","Name":"api","ConnectTimeout":"1s"}
+	c, err := Load([]byte(`{"Kind":"service-resolver","Name":"api","ConnectTimeout":"1s"}
 {"Kind":"service-defaults","Name":"api","Protocol":"http"}`))
 	require.NoError(t, err)
 	kept := c
@@ -69,7 +67,7 @@ func TestApplyErrors(t *testing.T) {
 		{"a Kind that is not a string", `{"Kind":7}`, "value 1: Kind: must be a string, got the number 7"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			c, err := LoadConfig([]byte(`{"Kind":"service-defaults","Name":"api","Protocol":"http"}`))
+			c, err := Load([]byte(`{"Kind":"service-defaults","Name":"api","Protocol":"http"}`))
 			require.NoError(t, err)
 			before := fmt.Sprint(c)
 			outs, err := c.Apply([]byte(tt.in))
@@ -148,9 +146,9 @@ func TestApplyStore(t *testing.T) {
 	}
 }
 
-// kinds returns the kinds replication reads that c holds entries of, in the order Config
+// heldKinds returns the kinds the store models that c holds entries of, in the order Config
 // lists them.
-func kinds(c *Config) []string {
+func heldKinds(c *Config) []string {
 	var out []string
 	for _, k := range []struct {
 		kind string
@@ -166,39 +164,24 @@ func kinds(c *Config) []string {
 	return out
 }
 
-func TestConfigKindsAndLocation(t *testing.T) {
-	c, err := LoadConfig([]byte(configRead))
+func TestConfigKinds(t *testing.T) {
+	c, err := Load([]byte(configRead))
 	require.NoError(t, err)
-	assert.Equal(t, []string{"exported-services", "service-resolver", "service-router", "sameness-group", "service-defaults", "proxy-defaults"}, kinds(&c))
-	assert.Empty(t, kinds(&Config{}))
+	assert.Equal(t, []string{"exported-services", "service-resolver", "service-router", "sameness-group", "service-defaults", "proxy-defaults"}, heldKinds(&c))
+	assert.Empty(t, heldKinds(&Config{}))
 
-	gw := func(node, dc, partition string) CheckServiceNode {
-		return CheckServiceNode{Node: &Node{Node: node, Datacenter: dc}, Service: &NodeService{ID: node + "-gw", Partition: partition}}
-	}
-	x := Exporter{Peer: "east", Datacenter: "dc1", TrustDomain: td}
-	assert.NoError(t, x.CheckLocation(nil))
-	assert.NoError(t, x.CheckLocation([]CheckServiceNode{gw("a", "dc2", ""), gw("b", "", "")}), "an instance that says nothing may be here")
-	assert.NoError(t, x.CheckLocation([]CheckServiceNode{gw("a", "dc2", "ap1"), gw("b", "dc1", "default")}))
-	assert.EqualError(t, x.CheckLocation([]CheckServiceNode{gw("a", "dc2", "ap1"), gw("b", "dc3", "")}),
-		`Exporter.Datacenter: every mesh gateway instance is in another datacenter (a in dc2, b in dc3); give the exporting datacenter, the gateways' own`)
-	assert.EqualError(t, x.CheckLocation([]CheckServiceNode{gw("a", "dc1", "ap1")}),
-		`Exporter.Partition: every mesh gateway instance is in another partition (a-gw in partition ap1); give the mesh gateways of the peerings' partition`)
 }
 
 func FuzzApply(f *testing.F) {
 	f.Add([]byte(configRead))
 	f.Add([]byte(`[{"Kind":"service-resolver","Name":"a","Redirect":{"Service":"b"}},{"Kind":"service-resolver","Name":"b","Redirect":{"Service":"a"}}]`))
 	f.Add([]byte(`{"Kind":"exported-services","Name":"default","Services":[{"Name":"*","Namespace":"*","Consumers":[{"Peer":"east"}]}]} {"kind":"proxy-defaults","name":""}`))
-	r := rand.New(rand.NewPCG(1, 2))
-	for range 4 {
-		b, _ := json.Marshal(randomWrites(r, 10))
-		f.Add(b)
-	}
+	addRandomSeeds(f, 1)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var c Config
 		outs, err := c.Apply(data)
 		if err != nil {
-			if len(kinds(&c))+len(c.Findings) > 0 {
+			if len(heldKinds(&c))+len(c.Findings) > 0 {
 				t.Fatal("Apply failed and changed c")
 			}
 			return
@@ -224,115 +207,4 @@ func FuzzApply(f *testing.F) {
 			}
 		}
 	})
-}
-
-// applyWrites returns n writes (and two more: proxy-defaults and a "*" export to a peer):
-// n/4 chains of three services, a failing over to b, b redirecting to c, c with a subset and
-// a service-defaults protocol, all of them http; every write recompiles at most two chains,
-// and Consul's server accepts every one.
-func applyWrites(n int) []byte {
-	var b strings.Builder
-	b.WriteString(`{"Kind":"proxy-defaults","Name":"global","Config":{"protocol":"http"}}` + "\n")
-	b.WriteString(`{"Kind":"exported-services","Name":"default","Services":[{"Name":"*","Consumers":[{"Peer":"east"}]}]}` + "\n")
-	for i := 0; i < n/4; i++ {
-		fmt.Fprintf(&b, `{"Kind":"service-defaults","Name":"c%d","Protocol":"http"}`+"\n", i)
-		fmt.Fprintf(&b, `{"Kind":"service-resolver","Name":"c%d","Subsets":{"v1":{}}}`+"\n", i)
-		fmt.Fprintf(&b, `{"Kind":"service-resolver","Name":"b%d","Redirect":{"Service":"c%d"}}`+"\n", i, i)
-		fmt.Fprintf(&b, `{"Kind":"service-resolver","Name":"a%d","Failover":{"*":{"Service":"b%d"}}}`+"\n", i, i)
-	}
-	return []byte(b.String())
-}
-
-// applyRoutingWrites returns n writes (and the same two more): n/4 chains of a router r,
-// routing /s to service s, whose splitter shares it between two subsets of s's resolver, and
-// s's service-defaults; every write recompiles at most two chains, and Consul's server
-// accepts every one.
-func applyRoutingWrites(n int) []byte {
-	var b strings.Builder
-	b.WriteString(`{"Kind":"proxy-defaults","Name":"global","Config":{"protocol":"http"}}` + "\n")
-	b.WriteString(`{"Kind":"exported-services","Name":"default","Services":[{"Name":"*","Consumers":[{"Peer":"east"}]}]}` + "\n")
-	for i := 0; i < n/4; i++ {
-		fmt.Fprintf(&b, `{"Kind":"service-defaults","Name":"s%d","Protocol":"http"}`+"\n", i)
-		fmt.Fprintf(&b, `{"Kind":"service-resolver","Name":"s%d","Subsets":{"v1":{},"v2":{}}}`+"\n", i)
-		fmt.Fprintf(&b, `{"Kind":"service-splitter","Name":"s%d","Splits":[{"Weight":50,"ServiceSubset":"v1"},{"Weight":50,"ServiceSubset":"v2"}]}`+"\n", i)
-		fmt.Fprintf(&b, `{"Kind":"service-router","Name":"r%d","Routes":[{"Match":{"HTTP":{"PathPrefix":"/s"}},"Destination":{"Service":"s%d"}}]}`+"\n", i, i)
-	}
-	return []byte(b.String())
-}
-
-// naiveApply is the baseline: the reference's literal write path (apply_ref_test.go), which
-// reads every stored entry for every write.
-func naiveApply(data []byte) int {
-	var items []json.RawMessage
-	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
-		items = append(items, json.RawMessage(line))
-	}
-	var ref refStore
-	refused := 0
-	for _, raw := range items {
-		if e, stage := decodeForRef(raw); e == nil || stage != "" {
-			refused++
-		} else if _, reasons := ref.write(e); len(reasons) > 0 {
-			refused++
-		}
-	}
-	return refused
-}
-
-// TestApplyGrows: Apply of 4n writes allocates about four times what n writes do, each
-// write recompiling a bounded number of chains; the naive write path grows quadratically.
-func TestApplyGrows(t *testing.T) {
-	apply := func(data []byte) func() {
-		return func() {
-			var c Config
-			if _, err := c.Apply(data); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	for _, w := range []struct {
-		writes func(int) []byte
-		n      int
-	}{{applyWrites, 400}, {applyRoutingWrites, 200}} {
-		small, _ := growth.Allocated(apply(w.writes(w.n)))
-		large, _ := growth.Allocated(apply(w.writes(4 * w.n)))
-		if large > 5*small {
-			t.Errorf("Apply of %d writes allocates %.0f times what %d do (%.0f, %.0f): want about 4", 4*w.n, large/small, w.n, large, small)
-		}
-	}
-}
-
-func BenchmarkApply500(b *testing.B)  { benchmarkApply(b, 500) }
-func BenchmarkApply2000(b *testing.B) { benchmarkApply(b, 2000) }
-
-func BenchmarkApplyRouting500(b *testing.B)  { benchmarkApplyData(b, applyRoutingWrites(500), 500) }
-func BenchmarkApplyRouting2000(b *testing.B) { benchmarkApplyData(b, applyRoutingWrites(2000), 2000) }
-
-func benchmarkApply(b *testing.B, n int) { benchmarkApplyData(b, applyWrites(n), n) }
-
-func benchmarkApplyData(b *testing.B, data []byte, n int) {
-	b.ReportAllocs()
-	for b.Loop() {
-		var c Config
-		outs, err := c.Apply(data)
-		if err != nil || len(outs) != n+2 || !outs[n+1].Accepted {
-			b.Fatal(err, len(outs))
-		}
-	}
-}
-
-func BenchmarkApply500Naive(b *testing.B)  { benchmarkApplyNaive(b, 500) }
-func BenchmarkApply2000Naive(b *testing.B) { benchmarkApplyNaive(b, 2000) }
-
-func BenchmarkApplyRouting500Naive(b *testing.B) { benchmarkNaiveData(b, applyRoutingWrites(500)) }
-
-func benchmarkApplyNaive(b *testing.B, n int) { benchmarkNaiveData(b, applyWrites(n)) }
-
-func benchmarkNaiveData(b *testing.B, data []byte) {
-	b.ReportAllocs()
-	for b.Loop() {
-		if refused := naiveApply(data); refused != 0 {
-			b.Fatal(refused)
-		}
-	}
 }

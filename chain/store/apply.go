@@ -1,14 +1,11 @@
-package peermeta
+package store
 
 import (
 	"errors"
 	"fmt"
-	"maps"
-	"slices"
 	"strings"
 
 	"github.com/meshscope/meshscope/internal/fielderr"
-	"github.com/meshscope/meshscope/internal/strict"
 )
 
 // WriteStage is where Consul's server refuses a write, in WriteOutcome.Stage.
@@ -53,7 +50,7 @@ type WriteOutcome struct {
 // or "refused (store): " and the reasons.
 func (o WriteOutcome) String() string {
 	var b strings.Builder
-	b.WriteString(o.path())
+	b.WriteString(o.Entry())
 	if o.Accepted {
 		b.WriteString(": accepted")
 		return b.String()
@@ -62,8 +59,9 @@ func (o WriteOutcome) String() string {
 	return b.String()
 }
 
-// path names the entry written: its kind and name, and whether the write deletes it.
-func (o WriteOutcome) path() string {
+// Entry names the entry written: its kind and name, with its namespace and partition when it
+// has them, and whether the write deletes it — "service-resolver ap1/ns/web (deleted)".
+func (o WriteOutcome) Entry() string {
 	if o.Delete {
 		return o.Kind + " " + o.entryName() + " (deleted)"
 	}
@@ -110,123 +108,104 @@ func (o WriteOutcome) entryName() string {
 // An accepted entry replaces the stored one of its kind and name (Config.Add refuses a
 // second one instead); a refused entry changes nothing. An entry of a kind Consul has but
 // the write path does not model (service-intentions, mesh, the gateways' kinds) is accepted
-// unjudged and named in c.Findings (EntrySkipped), as Add names it. c is changed in place: its slices and maps are replaced, not written into, so a
-// copy of c made before Apply keeps what it held. Apply returns one outcome per entry, in
-// order; the error is for data that is not config entries at all (not JSON, an element that
-// is not an object, an entry without a Kind) or a c that holds an entry twice, and leaves c
-// as it was.
+// unjudged and named in c.Findings (EntrySkipped), as Add names it. c is changed in place:
+// its slices and maps are replaced, not written into, so a copy of c made before Apply keeps
+// what it held. Apply returns one outcome per entry, in order; the error is for data that is
+// not config entries at all (not JSON, an element that is not an object, an entry without a
+// Kind) or a c that holds an entry twice, and leaves c as it was.
+//
+// Each write costs what it touches: Apply writes to the Store c is a view of (see Config), or
+// to a new one read from c when c is not one; so replaying writes one Apply at a time costs
+// what the writes touch.
 func (c *Config) Apply(data []byte) ([]WriteOutcome, error) {
-	values, err := strict.ParseJSONStream(data)
+	items, err := readWrites(data)
 	if err != nil {
 		return nil, err
 	}
-	type item struct {
-		where string
-		x     strict.Fields
+	st, err := c.store()
+	if err != nil {
+		return nil, err
 	}
-	var items []item
+	out := st.apply(items)
+	*c = st.config(true)
+	return out, nil
+}
+
+// Apply writes each config entry of data to the Store, in order, as Config.Apply writes them
+// to a Config, and returns one outcome per entry; each write costs what it touches (the
+// chains it recompiles), not the size of the Store. The error is for data that is not config
+// entries at all, and leaves the Store as it was.
+func (st *Store) Apply(data []byte) ([]WriteOutcome, error) {
+	items, err := readWrites(data)
+	if err != nil {
+		return nil, err
+	}
+	return st.apply(items), nil
+}
+
+// readWrites reads the items of data, each of which must be an object with a Kind: every
+// problem is reported, joined.
+func readWrites(data []byte) ([]decoded, error) {
+	items, err := readItems(data)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]decoded, len(items))
 	var errs []error
-	add := func(where string, x any) {
-		o, ok := x.(strict.Fields)
-		if !ok {
-			errs = append(errs, fielderr.In(where, fmt.Errorf("a config entry must be an object, got %s", strict.Describe(x))))
-			return
+	for i, it := range items {
+		out[i] = it.read()
+		if r := out[i]; !r.object || r.head.Kind == "" {
+			errs = append(errs, fielderr.In(r.where, r.err))
 		}
-		d := &strict.Decoder{Fold: true}
-		var kind string
-		obj, _ := d.Object(o, "")
-		obj.String(&kind, "Kind")
-		if err := d.Err(); err != nil || kind == "" {
-			errs = append(errs, fielderr.In(where, errors.Join(err, &FieldError{Field: "Kind", Detail: "is required: every entry `consul config read` prints has one"})))
-			return
-		}
-		items = append(items, item{where, o})
-	}
-	for n, v := range values {
-		where := fmt.Sprintf("value %d", n+1)
-		if list, ok := v.([]any); ok {
-			for i, x := range list {
-				add(fmt.Sprintf("%s, [%d]", where, i), x)
-			}
-			continue
-		}
-		add(where, v)
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	st, err := newStore(c)
-	if err != nil {
-		return nil, err
-	}
-	findings := slices.Clone(c.Findings)
-	seen := maps.Clone(c.seen)
-	out := make([]WriteOutcome, len(items))
-	for i, it := range items {
-		var e *entry
-		out[i], e = st.apply(it.where, it.x, &findings)
-		if e != nil {
-			if seen == nil {
-				seen = map[entryKey]string{}
-			}
-			seen[e.key] = it.where + " of an Apply"
-		}
-	}
-	next := st.config()
-	next.Findings, next.seen = findings, seen
-	*c = next
 	return out, nil
 }
 
-// apply takes the write of one entry, read at where: its outcome, and the entry when it was
-// stored. An entry of a kind the write path does not model adds its finding to findings.
-func (st *store) apply(where string, x strict.Fields, findings *[]Finding) (WriteOutcome, *entry) {
-	d := &strict.Decoder{Fold: true}
-	o, _ := d.Object(x, "")
-	var out WriteOutcome
-	o.String(&out.Kind, "Kind")
-	o.String(&out.Name, "Name")
-	o.String(&out.Namespace, "Namespace")
-	o.String(&out.Partition, "Partition")
-	refuse := func(stage WriteStage, errs ...error) (WriteOutcome, *entry) {
+// apply takes the writes of entries, in order: one outcome each. An entry stored is
+// remembered as written by an Apply (for Config.Add's message on a repeat); one of a kind the
+// store does not model adds its finding.
+func (st *Store) apply(entries []decoded) []WriteOutcome {
+	out := make([]WriteOutcome, len(entries))
+	for i, r := range entries {
+		out[i] = st.take(r)
+		if out[i].Accepted && r.e != nil {
+			r.e.where = r.where + " of an Apply"
+		}
+	}
+	return out
+}
+
+// take takes the write of the entry r: its outcome.
+func (st *Store) take(r decoded) WriteOutcome {
+	out := WriteOutcome{Kind: r.head.Kind, Name: r.head.Name, Namespace: r.head.Namespace, Partition: r.head.Partition}
+	refuse := func(stage WriteStage, err error) WriteOutcome {
 		out.Stage = stage
-		for _, err := range fielderr.Split(errors.Join(errs...)) {
+		for _, err := range fielderr.Split(err) {
 			out.Reasons = append(out.Reasons, err.Error())
 		}
 		if len(out.Reasons) == 0 { // (the stages always say why)
 			out.Reasons = []string{"refused"}
 		}
-		return out, nil
+		return out
 	}
-	if err := d.Err(); err != nil {
-		return refuse(StageDecode, err)
-	}
-	rule, ok := kindRules[out.Kind]
-	if !ok {
-		label := fmt.Sprintf("%s (%s)", where, strings.TrimSpace(out.Kind+" "+out.Name))
-		f, skipped := skippedFinding("", label, out.Kind)
-		if !skipped {
-			return refuse(StageDecode, unknownKind(out.Kind))
-		}
-		*findings = append(*findings, f)
+	switch {
+	case r.skip:
+		st.skip(r.skipped(""))
 		out.Accepted = true
-		return out, nil
+		return out
+	case r.err != nil:
+		return refuse(StageDecode, r.err)
 	}
-	raw, err := x.MarshalJSON()
-	if err != nil {
-		return refuse(StageDecode, err)
-	}
-	e, err := rule.decode(d, o, raw)
-	if err := errors.Join(append(d.Errs(), err)...); err != nil {
-		return refuse(StageDecode, err)
-	}
-	if err := rule.validate(&e); err != nil {
+	if err := r.kind.validate(r.e.value); err != nil {
 		return refuse(StageValidate, err)
 	}
-	if stage, reasons := st.write(rule, &e); len(reasons) > 0 {
+	if stage, reasons := st.write(r.e); len(reasons) > 0 {
 		out.Stage, out.Reasons = stage, reasons
-		return out, nil
+		return out
 	}
 	out.Accepted = true
-	return out, &e
+	return out
 }
