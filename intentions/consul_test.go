@@ -3,10 +3,12 @@ package intentions
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"maps"
 	"os"
 	"regexp"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -283,6 +285,16 @@ func TestAgainstConsul(t *testing.T) {
 					continue
 				}
 				counts["Envoy decision, default "+def]++
+				x, err := d.Explain(caller, req, ACL{DefaultPolicy: Action(def)})
+				require.NoError(t, err)
+				if problem := compareExplanation(x, got, r, want.Policies); problem != "" {
+					t.Errorf("%s: Requests[%d] (%+v → %s, default %s): %s", tc.Name, i, r.Caller, r.Destination, def, problem)
+					continue
+				}
+				counts["explanation: policies, arrival, Consul's pick, default "+def]++
+				for _, n := range x.Notes {
+					counts["explanation's note: "+n.Reason.String()]++
+				}
 			}
 		}
 	}
@@ -296,4 +308,52 @@ func equalPtr[T comparable](a, b *T) bool {
 		return a == b
 	}
 	return *a == *b
+}
+
+// compareExplanation compares an explanation with Decide's decision and the recording: the
+// policies matched, how the caller arrives (its certificate and the header's first URI) and
+// Consul's own matcher's pick.
+func compareExplanation(x Explanation, dec Decision, r vectorRequest, policies []string) string {
+	var pick *vectorIntention
+	if x.Precedent >= 0 {
+		s := summary(x.Intentions[x.Precedent])
+		pick = &s
+	}
+	xfcc, _, _ := strings.Cut(r.XFCC, ",")
+	if i := strings.LastIndex(xfcc, ";URI="); i >= 0 {
+		xfcc = xfcc[i+len(";URI="):]
+	}
+	switch {
+	case x.Decision != dec:
+		return fmt.Sprintf("Explain's decision %+v, Decide's %+v", x.Decision, dec)
+	case !slices.Equal(x.Policies, policies):
+		return fmt.Sprintf("policies matched %v, Envoy's %v", x.Policies, policies)
+	case x.Arrival.String() != r.Via || x.Certificate != r.URISAN || x.XFCC != xfcc:
+		return fmt.Sprintf("arrives %s %s %q, recorded %s %s %q", x.Arrival, x.Certificate, x.XFCC, r.Via, r.URISAN, xfcc)
+	case !equalPtr(pick, r.Intention):
+		return fmt.Sprintf("Consul's matcher picks %v, recorded %v", pick, r.Intention)
+	}
+	return unexplained(x)
+}
+
+// unexplained says where an explanation's decision differs from the most precedent
+// intention's answer or the check API's without a note saying why.
+func unexplained(x Explanation) string {
+	has := func(rs ...Reason) bool {
+		return slices.ContainsFunc(x.Notes, func(n Note) bool { return slices.Contains(rs, n.Reason) })
+	}
+	switch {
+	case x.Decision.EnvoyError != "":
+		if !has(ReasonEnvoyError) {
+			return "Envoy refuses the rules, without a note"
+		}
+	case x.PrecedentAllowed != x.Decision.Allowed && !has(ReasonNoTrustBundle, ReasonStrippedHeader, ReasonPresentation,
+		ReasonNamespace, ReasonPrecedence, ReasonNetworkL7, ReasonRegexName):
+		return fmt.Sprintf("the most precedent intention (%d) answers %v, Envoy %v, without a note: %v", x.Precedent, x.PrecedentAllowed, x.Decision.Allowed, x.Notes)
+	case x.Check != nil && x.Check.Allowed != x.Decision.Allowed && !has(ReasonPermissionsCheck, ReasonACLDefault, ReasonPrecedence, ReasonNetworkL7, ReasonRegexName):
+		return fmt.Sprintf("the check API answers %v, Envoy %v, without a note: %v", x.Check.Allowed, x.Decision.Allowed, x.Notes)
+	case x.Check == nil && !has(ReasonNoCheck):
+		return "a caller the check API cannot be asked about, without a note"
+	}
+	return ""
 }
