@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/meshscope/meshscope/spiffe"
 )
@@ -323,11 +324,11 @@ func refRequest(s Sidecar, c Caller, r Request) refData {
 // recorded in bad.
 func refMatch(n *refNode, d refData, bad map[string]bool) bool {
 	re := func(expr string) *regexp.Regexp {
-		if _, err := regexp.Compile(expr); err != nil {
+		r := refRegexp(expr)
+		if r == nil {
 			bad[expr] = true
-			return nil
 		}
-		return regexp.MustCompile("^(?:" + expr + ")$")
+		return r
 	}
 	switch n.op {
 	case "any":
@@ -384,6 +385,22 @@ func refMatch(n *refNode, d refData, bad map[string]bool) bool {
 		return fit != n.invert
 	}
 	panic("unknown node " + n.op)
+}
+
+// refRegexps caches the regular expressions the reference compiles, anchored as grpc-go
+// anchors them; nil for one that does not compile.
+var refRegexps sync.Map
+
+func refRegexp(expr string) *regexp.Regexp {
+	if r, ok := refRegexps.Load(expr); ok {
+		return r.(*regexp.Regexp)
+	}
+	var r *regexp.Regexp
+	if _, err := regexp.Compile(expr); err == nil {
+		r = regexp.MustCompile("^(?:" + expr + ")$")
+	}
+	refRegexps.Store(expr, r)
+	return r
 }
 
 // refDecide is Envoy's decision by the reference: allowed, the policies matched, and the

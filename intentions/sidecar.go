@@ -132,7 +132,7 @@ func (s *Sidecar) intentionProblems() []error {
 		}
 		if f := x.problem(); f != nil {
 			if rest, ok := strings.CutPrefix(f.Field, "Sources[0]"); ok {
-				f.Field = at + rest
+				f.Field, f.Detail = at+rest, strings.Replace(f.Detail, "Sources[0]", at, 1)
 			} else {
 				f.Field = strict.Child(at, f.Field)
 			}
