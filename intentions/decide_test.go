@@ -67,7 +67,11 @@ func TestDecide(t *testing.T) {
 		{"a peer's intention on a grpc sidecar: the header is stripped",
 			sidecar("grpc", "grpc", []string{"east"}, l4("web", "east", "api", Allow)), webEast, get, Deny, false, -1, 0, NotPresented},
 		{"a peer's intention with the mesh's sanitize setting",
-			func() Sidecar { s := sidecar("http", "http", []string{"east"}, l4("web", "east", "api", Allow)); s.SanitizeXFCC = true; return s }(),
+			func() Sidecar {
+				s := sidecar("http", "http", []string{"east"}, l4("web", "east", "api", Allow))
+				s.SanitizeXFCC = true
+				return s
+			}(),
 			webEast, get, Deny, false, -1, 0, NotPresented},
 		{"a peer's intention on an http sidecar of an http chain: the header behind the gateway",
 			sidecar("http", "http", []string{"east"}, l4("web", "east", "api", Allow)), webEast, get, Deny, true, 0, 0, Decides},
@@ -157,14 +161,14 @@ func TestCheck(t *testing.T) {
 		l4("web", "east", "api", Allow), l7("db", "", pathPrefix(Allow, "/")), l4("*", "", "api", Deny), l4("web", "", "*", Allow)))
 	require.NoError(t, err)
 	for _, tc := range []struct {
-		source         string
-		acl            ACL
-		want           CheckAnswer
-		matchedPresent bool
+		source string
+		acl    ACL
+		want   CheckAnswer
 	}{
-		{"web", ACL{Enabled: true, DefaultPolicy: Allow}, CheckAnswer{Allowed: false, Intention: 2}, true},  // *→api (8) before web→* (6); web@east is not asked
-		{"db", ACL{Enabled: true, DefaultPolicy: Allow}, CheckAnswer{Intention: 0, HasPermissions: true, HasExact: true}, true},
-		{"api", ACL{Enabled: true, DefaultPolicy: Allow}, CheckAnswer{Intention: 2}, true},
+		// *→api (8) comes before web→* (6); web@east is not asked.
+		{"web", ACL{Enabled: true, DefaultPolicy: Allow}, CheckAnswer{Allowed: false, Intention: 2}},
+		{"db", ACL{Enabled: true, DefaultPolicy: Allow}, CheckAnswer{Intention: 0, HasPermissions: true, HasExact: true}},
+		{"api", ACL{Enabled: true, DefaultPolicy: Allow}, CheckAnswer{Intention: 2}},
 	} {
 		got, err := d.Check(tc.source, tc.acl)
 		require.NoError(t, err)

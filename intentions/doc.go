@@ -49,8 +49,8 @@
 // subtracts from each intention the earlier ones with a strictly narrower source. That last
 // step is not "the most precedent matching intention decides". With
 //
-//	* → api  (8, deny)
-//	web → *  (6, allow)
+//	entry "api": { Name = "*",   Action = "deny" }    (*→api, precedence 8)
+//	entry "*":   { Name = "web", Action = "allow" }   (web→*, precedence 6)
 //
 // under default deny, the check API says web may not call api (*→api comes first), but Envoy
 // lets web through: *→api is the default's action and is left out, and nothing subtracts web
