@@ -16,8 +16,9 @@ import (
 // concurrent use.
 type Destination struct {
 	side Sidecar
-	list []Intention // Consul's order
-	fate []fate      // per list entry
+	list  []Intention    // Consul's order
+	perms [][]permission // per list entry, its permissions compiled
+	fate  []fate         // per list entry
 	kept []kept      // the intentions the rules are built from, in order
 	// http: the RBAC filter is HTTP; forwardXFCC: it sees the x-forwarded-client-cert
 	// header; viaGateway: peered callers arrive through the mesh gateway's HTTP listener.
@@ -148,6 +149,13 @@ func Compile(s Sidecar) (*Destination, error) {
 	d.gatewayID = []byte(d.gateway)
 	d.gwPrefix = "spiffe://" + s.TrustDomain + "/gateway/mesh/dc/"
 	d.expectXFCC = d.http && len(s.TrustBundles) > 0 && slices.ContainsFunc(d.list, func(x Intention) bool { return x.SourcePeer != "" })
+	d.perms = make([][]permission, len(d.list))
+	rx := regexes{}
+	for i, x := range d.list {
+		for _, p := range x.Permissions {
+			d.perms[i] = append(d.perms[i], rx.permission(p))
+		}
+	}
 	d.keep()
 	for _, def := range []Action{Deny, Allow} {
 		d.rules[policyIndex(def)] = d.buildRules(def)
@@ -235,29 +243,37 @@ func (d *Destination) compileKept(i, g int32) kept {
 			k.action = Deny // Consul's xds code reads an L7 intention on a network filter as a deny
 			return k
 		}
-		k.action = ""
-		k.perms = make([]permission, len(x.Permissions))
-		for j, p := range x.Permissions {
-			k.perms[j] = compilePermission(p)
-		}
+		k.action, k.perms = "", d.perms[i]
 	}
 	return k
 }
 
-// compilePermission compiles a valid permission's matchers as Envoy reads them.
-func compilePermission(p Permission) permission {
+// regexes are the regular expressions of one sidecar's permissions, each compiled once: as
+// Envoy's RE2 compiles it (as written), anchored to match the whole value; nil for one that
+// does not compile (an expression such as "a)|(b" compiles only anchored, and is refused).
+type regexes map[string]*regexp.Regexp
+
+func (rx regexes) get(expr string) *regexp.Regexp {
+	re, ok := rx[expr]
+	if !ok {
+		if _, err := regexp.Compile(expr); err == nil {
+			re = regexp.MustCompile("^(?:" + expr + ")$")
+		}
+		rx[expr] = re
+	}
+	return re
+}
+
+// permission compiles a valid permission's matchers as Envoy reads them.
+func (rx regexes) permission(p Permission) permission {
 	out := permission{action: p.Action}
 	h := p.HTTP
 	regex := func(expr string) *regexp.Regexp {
-		// Envoy's RE2 compiles the expression as written; the match is then anchored. (An
-		// expression such as "a)|(b" compiles only anchored.)
-		if _, err := regexp.Compile(expr); err != nil {
-			if out.bad == "" {
-				out.bad = fmt.Sprintf("safe_regex matcher %q is invalid", expr)
-			}
-			return nil
+		re := rx.get(expr)
+		if re == nil && out.bad == "" {
+			out.bad = fmt.Sprintf("safe_regex matcher %q is invalid", expr)
 		}
-		return regexp.MustCompile("^(?:" + expr + ")$")
+		return re
 	}
 	switch {
 	case h.PathExact != "":

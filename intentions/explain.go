@@ -254,13 +254,12 @@ func (d *Destination) precedentAllows(i int, r *httpRequest, def Action) bool {
 	if i < 0 {
 		return def == Allow
 	}
-	x := &d.list[i]
-	act := x.Action
-	if x.L7() {
+	act := d.list[i].Action
+	if d.list[i].L7() {
 		act = def
-		for _, p := range x.Permissions {
-			if cp := compilePermission(p); cp.matches(r) {
-				act = p.Action
+		for _, p := range d.perms[i] {
+			if p.matches(r) {
+				act = p.action
 				break
 			}
 		}
