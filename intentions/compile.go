@@ -15,11 +15,11 @@ import (
 // indexes that answer Decide and Check without allocating. It is immutable and safe for
 // concurrent use.
 type Destination struct {
-	side Sidecar
+	side  Sidecar
 	list  []Intention    // Consul's order
 	perms [][]permission // per list entry, its permissions compiled
 	fate  []fate         // per list entry
-	kept []kept      // the intentions the rules are built from, in order
+	kept  []kept         // the intentions the rules are built from, in order
 	// http: the RBAC filter is HTTP; forwardXFCC: it sees the x-forwarded-client-cert
 	// header; viaGateway: peered callers arrive through the mesh gateway's HTTP listener.
 	http, forwardXFCC, viaGateway bool

@@ -158,20 +158,6 @@ func storedEntries(t *testing.T, tc consulCase, counts map[string]int) []ConfigE
 	return slices.Collect(maps.Values(stored))
 }
 
-// TestWritesAgainstConsul replays every recorded service-intentions write through Decode,
-// Validate and Normalize: each refusal at decode or validate must be Consul's, in its exact
-// words; each store refusal must come from an entry RequiresHTTP says the store checks, with
-// ProtocolError's words.
-func TestWritesAgainstConsul(t *testing.T) {
-	counts := map[string]int{}
-	for _, tc := range vectors(t).Cases {
-		storedEntries(t, tc, counts)
-	}
-	for _, k := range slices.Sorted(maps.Keys(counts)) {
-		t.Logf("%-50s %5d", k, counts[k])
-	}
-}
-
 // sanitizes reports whether the case's stored mesh entry strips the x-forwarded-client-cert
 // header (a store's answer; read here from the accepted writes).
 func sanitizes(t *testing.T, tc consulCase) bool {
@@ -236,9 +222,11 @@ func sidecars(t *testing.T, v *consulVectors, tc consulCase, counts map[string]i
 	return out
 }
 
-// TestAgainstConsul replays every recorded case: the writes (as TestWritesAgainstConsul), each
-// sidecar's intentions and RBAC policies, every check-API answer and every request's Envoy
-// decision under both default policies.
+// TestAgainstConsul replays every recorded case: each service-intentions write through Decode,
+// Validate and Normalize (a refusal at decode or validate must be Consul's, in its exact words;
+// a store refusal must come from an entry RequiresHTTP says the store checks, in
+// ProtocolError's words), each sidecar's intentions and RBAC policies, every check-API answer,
+// and every request's Envoy decision and explanation under both default policies.
 func TestAgainstConsul(t *testing.T) {
 	v := vectors(t)
 	counts := map[string]int{}

@@ -114,6 +114,39 @@ func multiError(msgs []string) string {
 	return fmt.Sprintf("%d errors occurred:\n\t* %s\n\n", len(msgs), strings.Join(msgs, "\n\t* "))
 }
 
+// object reads the object x at path with read, then records the keys of it Consul would not
+// use (after those of the objects read inside it, as Consul orders them). A value that is not
+// an object is a problem; null is an absent object.
+func (r *reader) object(x any, path string, known []string, read func(o strict.Object)) bool {
+	o, ok := r.d.Object(x, path)
+	if ok {
+		read(o)
+		r.unused(x, path, known)
+	}
+	return ok
+}
+
+// list reads the list field of o spelt as any of names, each element with one.
+func list[T any](r *reader, o strict.Object, one func(x any, path string) T, names ...string) []T {
+	v, p, ok := o.Get(names...)
+	if !ok {
+		return nil
+	}
+	var out []T
+	for i, item := range r.d.List(v, p) {
+		out = append(out, one(item, strict.Index(p, i)))
+	}
+	return out
+}
+
+// stringMap reads the object of strings spelt as any of names.
+func (r *reader) stringMap(o strict.Object, names ...string) map[string]string {
+	if v, p, ok := o.Get(names...); ok {
+		return r.d.StringMap(v, p)
+	}
+	return nil
+}
+
 func decodeEntry(d *strict.Decoder, x any, path string) ConfigEntry {
 	r := &reader{d: d}
 	var e ConfigEntry
@@ -126,17 +159,11 @@ func decodeEntry(d *strict.Decoder, x any, path string) ConfigEntry {
 		d.Fail(strict.Child(path, "Kind"), e.Kind, "must be %q, got %q", Kind, e.Kind)
 	}
 	o.String(&e.Name, "Name")
-	if v, p, ok := o.Get("Sources"); ok {
-		for i, item := range d.List(v, p) {
-			e.Sources = append(e.Sources, r.source(item, strict.Index(p, i)))
-		}
-	}
+	e.Sources = list(r, o, r.source, "Sources")
 	if v, p, ok := o.Get("JWT"); ok {
 		e.JWT = r.jwt(v, p)
 	}
-	if v, p, ok := o.Get("Meta"); ok {
-		e.Meta = d.StringMap(v, p)
-	}
+	e.Meta = r.stringMap(o, "Meta")
 	if v, p, ok := o.Get("CreateIndex"); ok {
 		e.CreateIndex = d.Uint(v, p)
 	}
@@ -148,166 +175,123 @@ func decodeEntry(d *strict.Decoder, x any, path string) ConfigEntry {
 	return e
 }
 
-func (r *reader) source(x any, path string) SourceIntention {
-	d := r.d
-	var s SourceIntention
-	o, ok := d.Object(x, path)
-	if !ok {
-		return s
-	}
-	o.String(&s.Name, "Name")
-	o.String(&s.Peer, "Peer")
-	o.String(&s.SamenessGroup, "SamenessGroup", "sameness_group")
-	var action string
-	o.String(&action, "Action")
-	s.Action = Action(action)
-	if v, p, ok := o.Get("Permissions"); ok {
-		for i, item := range d.List(v, p) {
-			s.Permissions = append(s.Permissions, r.permission(item, strict.Index(p, i)))
+func (r *reader) source(x any, path string) (s SourceIntention) {
+	r.object(x, path, sourceFields, func(o strict.Object) {
+		o.String(&s.Name, "Name")
+		o.String(&s.Peer, "Peer")
+		o.String(&s.SamenessGroup, "SamenessGroup", "sameness_group")
+		s.Action = readAction(o)
+		s.Permissions = list(r, o, r.permission, "Permissions")
+		if v, p, ok := o.Get("Precedence"); ok {
+			n, _ := r.d.Int(v, p, math.MinInt32, math.MaxInt32)
+			s.Precedence = int(n)
 		}
-	}
-	if v, p, ok := o.Get("Precedence"); ok {
-		n, _ := d.Int(v, p, math.MinInt32, math.MaxInt32)
-		s.Precedence = int(n)
-	}
-	o.String(&s.Type, "Type")
-	o.String(&s.Description, "Description")
-	o.String(&s.LegacyID, "LegacyID", "legacy_id")
-	if v, p, ok := o.Get("LegacyMeta", "legacy_meta"); ok {
-		s.LegacyMeta = d.StringMap(v, p)
-	}
-	s.LegacyCreateTime = readTime(d, o, "LegacyCreateTime", "legacy_create_time")
-	s.LegacyUpdateTime = readTime(d, o, "LegacyUpdateTime", "legacy_update_time")
-	r.unused(x, path, sourceFields)
+		o.String(&s.Type, "Type")
+		o.String(&s.Description, "Description")
+		o.String(&s.LegacyID, "LegacyID", "legacy_id")
+		s.LegacyMeta = r.stringMap(o, "LegacyMeta", "legacy_meta")
+		s.LegacyCreateTime = r.time(o, "LegacyCreateTime", "legacy_create_time")
+		s.LegacyUpdateTime = r.time(o, "LegacyUpdateTime", "legacy_update_time")
+	})
 	return s
 }
 
-// readTime reads a time written as Consul writes it (RFC 3339).
-func readTime(d *strict.Decoder, o strict.Object, names ...string) *time.Time {
+func readAction(o strict.Object) Action {
+	var a string
+	o.String(&a, "Action")
+	return Action(a)
+}
+
+// time reads a time written as Consul writes it (RFC 3339).
+func (r *reader) time(o strict.Object, names ...string) *time.Time {
 	v, p, ok := o.Get(names...)
 	if !ok {
 		return nil
 	}
-	s := d.String(v, p)
+	s := r.d.String(v, p)
 	if s == "" {
 		return nil
 	}
 	t, err := time.Parse(time.RFC3339, s)
 	if err != nil {
-		d.Fail(p, s, "%q is not a time in RFC 3339 form such as \"2006-01-02T15:04:05Z\"", s)
+		r.d.Fail(p, s, "%q is not a time in RFC 3339 form such as \"2006-01-02T15:04:05Z\"", s)
 		return nil
 	}
 	return &t
 }
 
-func (r *reader) permission(x any, path string) Permission {
-	d := r.d
-	var p Permission
-	o, ok := d.Object(x, path)
-	if !ok {
-		return p
-	}
-	var action string
-	o.String(&action, "Action")
-	p.Action = Action(action)
-	if v, vp, ok := o.Get("HTTP"); ok {
-		p.HTTP = r.http(v, vp)
-	}
-	if v, vp, ok := o.Get("JWT"); ok {
-		p.JWT = r.jwt(v, vp)
-	}
-	r.unused(x, path, permissionFields)
+func (r *reader) permission(x any, path string) (p Permission) {
+	r.object(x, path, permissionFields, func(o strict.Object) {
+		p.Action = readAction(o)
+		if v, vp, ok := o.Get("HTTP"); ok {
+			p.HTTP = r.http(v, vp)
+		}
+		if v, vp, ok := o.Get("JWT"); ok {
+			p.JWT = r.jwt(v, vp)
+		}
+	})
 	return p
 }
 
 func (r *reader) http(x any, path string) *HTTPMatch {
-	d := r.d
-	o, ok := d.Object(x, path)
+	h := &HTTPMatch{}
+	ok := r.object(x, path, httpFields, func(o strict.Object) {
+		o.String(&h.PathExact, "PathExact", "path_exact")
+		o.String(&h.PathPrefix, "PathPrefix", "path_prefix")
+		o.String(&h.PathRegex, "PathRegex", "path_regex")
+		h.Header = list(r, o, r.header, "Header")
+		if v, p, ok := o.Get("Methods"); ok {
+			h.Methods = r.d.Strings(v, p)
+		}
+	})
 	if !ok {
 		return nil
 	}
-	h := &HTTPMatch{}
-	o.String(&h.PathExact, "PathExact", "path_exact")
-	o.String(&h.PathPrefix, "PathPrefix", "path_prefix")
-	o.String(&h.PathRegex, "PathRegex", "path_regex")
-	if v, p, ok := o.Get("Header"); ok {
-		for i, item := range d.List(v, p) {
-			h.Header = append(h.Header, r.header(item, strict.Index(p, i)))
-		}
-	}
-	if v, p, ok := o.Get("Methods"); ok {
-		h.Methods = d.Strings(v, p)
-	}
-	r.unused(x, path, httpFields)
 	return h
 }
 
-func (r *reader) header(x any, path string) HeaderMatch {
-	d := r.d
-	var h HeaderMatch
-	o, ok := d.Object(x, path)
-	if !ok {
-		return h
-	}
-	o.String(&h.Name, "Name")
-	o.String(&h.Exact, "Exact")
-	o.String(&h.Prefix, "Prefix")
-	o.String(&h.Suffix, "Suffix")
-	o.String(&h.Regex, "Regex")
-	if v, p, ok := o.Get("Present"); ok {
-		h.Present = d.Bool(v, p)
-	}
-	if v, p, ok := o.Get("Invert"); ok {
-		h.Invert = d.Bool(v, p)
-	}
-	r.unused(x, path, headerFields)
+func (r *reader) header(x any, path string) (h HeaderMatch) {
+	r.object(x, path, headerFields, func(o strict.Object) {
+		o.String(&h.Name, "Name")
+		o.String(&h.Exact, "Exact")
+		o.String(&h.Prefix, "Prefix")
+		o.String(&h.Suffix, "Suffix")
+		o.String(&h.Regex, "Regex")
+		h.Present = r.bool(o, "Present")
+		h.Invert = r.bool(o, "Invert")
+	})
 	return h
+}
+
+func (r *reader) bool(o strict.Object, name string) bool {
+	if v, p, ok := o.Get(name); ok {
+		return r.d.Bool(v, p)
+	}
+	return false
 }
 
 func (r *reader) jwt(x any, path string) *JWTRequirement {
-	d := r.d
-	o, ok := d.Object(x, path)
-	if !ok {
+	j := &JWTRequirement{}
+	if !r.object(x, path, jwtFields, func(o strict.Object) { j.Providers = list(r, o, r.provider, "Providers") }) {
 		return nil
 	}
-	j := &JWTRequirement{}
-	if v, p, ok := o.Get("Providers"); ok {
-		for i, item := range d.List(v, p) {
-			j.Providers = append(j.Providers, r.provider(item, strict.Index(p, i)))
-		}
-	}
-	r.unused(x, path, jwtFields)
 	return j
 }
 
-func (r *reader) provider(x any, path string) JWTProvider {
-	d := r.d
-	var p JWTProvider
-	o, ok := d.Object(x, path)
-	if !ok {
-		return p
-	}
-	o.String(&p.Name, "Name")
-	if v, vp, ok := o.Get("VerifyClaims", "verify_claims"); ok {
-		for i, item := range d.List(v, vp) {
-			p.VerifyClaims = append(p.VerifyClaims, r.claim(item, strict.Index(vp, i)))
-		}
-	}
-	r.unused(x, path, providerFields)
+func (r *reader) provider(x any, path string) (p JWTProvider) {
+	r.object(x, path, providerFields, func(o strict.Object) {
+		o.String(&p.Name, "Name")
+		p.VerifyClaims = list(r, o, r.claim, "VerifyClaims", "verify_claims")
+	})
 	return p
 }
 
-func (r *reader) claim(x any, path string) JWTClaim {
-	d := r.d
-	var c JWTClaim
-	o, ok := d.Object(x, path)
-	if !ok {
-		return c
-	}
-	if v, p, ok := o.Get("Path"); ok {
-		c.Path = d.Strings(v, p)
-	}
-	o.String(&c.Value, "Value")
-	r.unused(x, path, claimFields)
+func (r *reader) claim(x any, path string) (c JWTClaim) {
+	r.object(x, path, claimFields, func(o strict.Object) {
+		if v, p, ok := o.Get("Path"); ok {
+			c.Path = r.d.Strings(v, p)
+		}
+		o.String(&c.Value, "Value")
+	})
 	return c
 }

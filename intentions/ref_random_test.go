@@ -127,7 +127,7 @@ func (w randomWorld) call() (Caller, Request) {
 // requests, under both default policies: the answer, the policies matched, and Envoy's refusal
 // of a regular expression of the rules.
 func TestAgainstReference(t *testing.T) {
-	n := longtest.N(1500, 100000)
+	n := longtest.N(600, 100000)
 	w := randomWorld{rand.New(rand.NewPCG(62002, 1))}
 	refused, differ := 0, 0
 	for i := range n {
