@@ -82,6 +82,28 @@ func BenchmarkDecide(b *testing.B) {
 	}
 }
 
+// BenchmarkDecideDotted decides on n sources whose names have a '.': each is a regular
+// expression in Envoy's rules, so Decide must read every one (only w.b7 matches the caller
+// web7). The time grows linearly with n.
+func BenchmarkDecideDotted(b *testing.B) {
+	for _, n := range []int{100, 1000} {
+		var list []Intention
+		for i := range n {
+			list = append(list, l4(fmt.Sprintf("w.b%d", i), "", "api", Deny))
+		}
+		d, err := Compile(sidecar("tcp", "tcp", nil, list...))
+		require.NoError(b, err)
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := d.Decide(Caller{Service: "web7"}, Request{}, ACL{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
 func BenchmarkCheck(b *testing.B) {
 	d, err := Compile(bigSidecar(1000))
 	require.NoError(b, err)

@@ -182,11 +182,16 @@ func (d *Destination) keep() {
 	for i, x := range d.list {
 		f := fate{kept: -1, dup: -1}
 		src := [2]string{x.SourceName, x.SourcePeer}
-		if j, ok := first[src]; ok {
+		j, seen := first[src]
+		if !seen {
+			first[src] = int32(i)
+		}
+		switch {
+		case seen:
 			f.dup = j
-		} else if first[src] = int32(i); x.SourcePeer != "" && !slices.Contains(d.side.TrustBundles, x.SourcePeer) {
+		case x.SourcePeer != "" && !slices.Contains(d.side.TrustBundles, x.SourcePeer):
 			f.noBundle = true
-		} else {
+		default:
 			g, ok := groupOf[x.SourcePeer]
 			if !ok {
 				g = int32(len(d.groups))
