@@ -38,14 +38,7 @@ func naiveDecide(d *Destination, c Caller, r Request, acl ACL) Decision {
 	p := d.present(&c, buf[:0])
 	req := newHTTPRequest(&r)
 	var cands [16]int32
-	matched := cands[:0]
-	for k := range d.kept {
-		g := &d.groups[d.kept[k].group]
-		if rest, ok := sourceName(g.prefix, g.uri(&p)); ok && nameMatches(d.kept[k].name, rest) {
-			matched = append(matched, int32(k))
-		}
-	}
-	return d.judge(matched, &req, acl.Default(), nil)
+	return d.judge(d.matching(&p, cands[:0]), &req, acl.Default(), nil)
 }
 
 var benchCalls = []struct {

@@ -25,10 +25,9 @@ type Destination struct {
 	http, forwardXFCC, viaGateway bool
 	// expectXFCC: Consul matches peer sources on the header behind the gateway's certificate.
 	expectXFCC bool
-	gateway    string   // the local mesh gateway's identity
-	gatewayID  []byte   // the same, read-only
+	gatewayID  []byte   // the local mesh gateway's identity (read-only)
 	gwPrefix   string   // its pattern: gwPrefix + [^/]+
-	groups     []group  // one per source peer of the kept intentions ("" first when any)
+	groups     []group  // one per source peer of the kept intentions ("": local), as they come
 	rules      [2]rules // per default policy (index policyIndex)
 	// The check API's index: the first local source per name, and the first local "*".
 	checkName     map[string]int32
@@ -83,7 +82,7 @@ type headerMatch struct {
 type matchKind uint8
 
 const (
-	matchNone matchKind = iota
+	matchNone matchKind = iota // no path matcher
 	matchExact
 	matchPrefix
 	matchSuffix
@@ -94,7 +93,6 @@ const (
 // group holds the kept intentions of one source peer ("" local): the pattern their sources'
 // identities share and an index of their names.
 type group struct {
-	peer string
 	// prefix: "spiffe://<trust domain>[/ap/<partition>]/ns/default/dc/", followed in the
 	// pattern by [^/]+, "/svc/" and the name; '.' matches any character.
 	prefix string
@@ -145,8 +143,7 @@ func Compile(s Sidecar) (*Destination, error) {
 	d.forwardXFCC = d.http && s.Protocol != "grpc" && !s.SanitizeXFCC
 	d.viaGateway = httpLike(s.ChainProtocol)
 	gw := spiffe.MeshGateway{TrustDomain: s.TrustDomain, Datacenter: s.Datacenter}
-	d.gateway = gw.String()
-	d.gatewayID = []byte(d.gateway)
+	d.gatewayID = []byte(gw.String())
 	d.gwPrefix = "spiffe://" + s.TrustDomain + "/gateway/mesh/dc/"
 	d.expectXFCC = d.http && len(s.TrustBundles) > 0 && slices.ContainsFunc(d.list, func(x Intention) bool { return x.SourcePeer != "" })
 	d.perms = make([][]permission, len(d.list))
@@ -209,7 +206,7 @@ func (d *Destination) keep() {
 // newGroup makes the group of a source peer ("" local): the pattern of its sources' identities
 // as Consul writes it (a peer's trust domain and, unless default, its partition lower-cased).
 func (d *Destination) newGroup(peer string) group {
-	g := group{peer: peer, wildcard: -1, exact: map[string]int32{}}
+	g := group{wildcard: -1, exact: map[string]int32{}}
 	td, ap := d.side.TrustDomain, ""
 	if peer != "" {
 		p := d.side.Peers[peer]

@@ -245,6 +245,18 @@ func (d *Destination) candidates(p *presented, out []int32) []int32 {
 	return out
 }
 
+// matching appends to out every kept intention whose source matches the presented caller, in
+// order, reading each one: what candidates finds with the index.
+func (d *Destination) matching(p *presented, out []int32) []int32 {
+	for k := range d.kept {
+		g := &d.groups[d.kept[k].group]
+		if rest, ok := sourceName(g.prefix, g.uri(p)); ok && nameMatches(d.kept[k].name, rest) {
+			out = append(out, int32(k))
+		}
+	}
+	return out
+}
+
 // Outcome is what one intention of the sidecar's list does with a request.
 type Outcome uint8
 

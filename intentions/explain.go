@@ -126,13 +126,7 @@ func (d *Destination) Explain(c Caller, r Request, acl ACL) (Explanation, error)
 	req := newHTTPRequest(&r)
 	x := Explanation{Destination: d.side.Service, Caller: c, Request: r, Default: def, HTTP: d.http,
 		Arrival: d.arrival(&c), Certificate: string(p.cert), XFCC: string(p.xfcc), Precedent: -1, Intentions: d.list}
-	var matched []int32
-	for k := range d.kept {
-		g := &d.groups[d.kept[k].group]
-		if rest, ok := sourceName(g.prefix, g.uri(&p)); ok && nameMatches(d.kept[k].name, rest) {
-			matched = append(matched, int32(k))
-		}
-	}
+	matched := d.matching(&p, nil)
 	x.Steps = make([]Step, len(d.list))
 	rs := &d.rules[policyIndex(def)]
 	x.Decision = d.judge(matched, &req, def, func(k int32, o Outcome, perm int) {
@@ -183,6 +177,9 @@ func (d *Destination) why(i int32, o Outcome, perm int, def Action) string {
 		}
 		return fmt.Sprintf("it %s, against the default %s", x.Action.verb(), def)
 	case SameAsDefault:
+		if x.L7() {
+			return "a network filter reads its permissions as a deny, as the default does: Consul leaves it out of the rules"
+		}
 		return fmt.Sprintf("it %s, as the default does: Consul leaves it out of the rules", x.Action.verb())
 	case NoPermission:
 		return "none of its permissions fits the request; Envoy does not fall through to the intentions it shadows"

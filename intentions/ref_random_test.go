@@ -167,7 +167,10 @@ func compareReference(d *Destination, s Sidecar, c Caller, req Request, acl ACL)
 		return fmt.Sprintf("Explain: %v", err)
 	}
 	allowed, policies, bad := refDecide(s, c, req, def)
+	p := d.present(&c, nil)
 	switch {
+	case !slices.Equal(d.candidates(&p, nil), d.matching(&p, nil)):
+		return fmt.Sprintf("the index finds %v, the scan %v", d.candidates(&p, nil), d.matching(&p, nil))
 	case x.Decision != dec:
 		return fmt.Sprintf("Explain's decision %+v, Decide's %+v", x.Decision, dec)
 	case (dec.EnvoyError != "") != (len(bad) > 0):
