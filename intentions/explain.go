@@ -363,7 +363,7 @@ func (x Explanation) String() string {
 	if x.XFCC != "" {
 		fmt.Fprintf(&b, ", x-forwarded-client-cert URI %s", x.XFCC)
 	}
-	fmt.Fprintf(&b, "\n  %s", x.Decision.verdict())
+	fmt.Fprintf(&b, "\n  %s", x.Decision)
 	for _, s := range x.Steps {
 		fmt.Fprintf(&b, "\n  [%d] %s: %s: %s", s.Intention, x.Intentions[s.Intention], s.Outcome, s.Why)
 	}
@@ -373,8 +373,9 @@ func (x Explanation) String() string {
 	return b.String()
 }
 
-// verdict says what the decision is.
-func (dec Decision) verdict() string {
+// String says what the decision is: "allowed by Intentions[2], permission 0
+// (consul-intentions-layer7-1)", "denied by the default", "refused by Envoy: …".
+func (dec Decision) String() string {
 	switch {
 	case dec.EnvoyError != "":
 		return "refused by Envoy: " + dec.EnvoyError
