@@ -224,3 +224,15 @@ func mustTime(t *testing.T, s string) time.Time {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+func TestIntentionsAsStored(t *testing.T) {
+	e, err := Decode([]byte(`{"Name": "api", "Sources": [{"Name": "*", "Action": "deny"},
+	  {"Name": "web", "Permissions": [{"Action": "allow", "HTTP": {"Methods": ["get"]}}]}]}`))
+	require.NoError(t, err)
+	got := e.Intentions()
+	require.Equal(t, "* → api (8, deny)", got[0].String())
+	require.Equal(t, []string{"GET"}, got[1].Permissions[0].HTTP.Methods)
+	require.Equal(t, []string{"get"}, e.Sources[1].Permissions[0].HTTP.Methods, "the entry is not changed")
+	_, err = Compile(sidecar("http", "http", nil, ForDestination("api", []ConfigEntry{e})...))
+	require.NoError(t, err)
+}

@@ -51,19 +51,21 @@ func Compare(a, b Intention) int {
 // Sort puts intentions in Consul's order (Compare), in place.
 func Sort(list []Intention) { slices.SortStableFunc(list, Compare) }
 
-// Intentions returns the entry's intentions, one per source in the order of Sources, each with
-// its precedence computed (whether or not the entry is normalized). The permissions are
-// copies.
+// Intentions returns the entry's intentions as Consul stores them, one per source in the order
+// of Sources, whether or not the entry is normalized: each with its precedence computed and its
+// permissions' methods upper-cased (in copies).
 func (e *ConfigEntry) Intentions() []Intention {
 	out := make([]Intention, len(e.Sources))
 	for i, s := range e.Sources {
+		perms := clonePermissions(s.Permissions)
+		upperMethods(perms)
 		out[i] = Intention{
 			SourceName:      s.Name,
 			SourcePeer:      s.Peer,
 			DestinationName: e.Name,
 			Precedence:      Precedence(s.Name, e.Name),
 			Action:          s.Action,
-			Permissions:     clonePermissions(s.Permissions),
+			Permissions:     perms,
 			JWT:             e.JWT.clone(),
 		}
 	}

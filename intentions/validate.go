@@ -25,13 +25,7 @@ func (e *ConfigEntry) Normalize() {
 		}
 		s.Precedence = Precedence(s.Name, e.Name)
 		s.LegacyID, s.LegacyCreateTime, s.LegacyUpdateTime = "", nil, nil
-		for j := range s.Permissions {
-			if h := s.Permissions[j].HTTP; h != nil {
-				for k, m := range h.Methods {
-					h.Methods[k] = strings.ToUpper(m)
-				}
-			}
-		}
+		upperMethods(s.Permissions)
 	}
 	slices.SortStableFunc(e.Sources, func(a, b SourceIntention) int { return cmp.Compare(b.Precedence, a.Precedence) })
 }
@@ -60,6 +54,17 @@ func (e *ConfigEntry) Validate() error {
 		return f
 	}
 	return nil
+}
+
+// upperMethods upper-cases the methods of permissions, in place.
+func upperMethods(perms []Permission) {
+	for j := range perms {
+		if h := perms[j].HTTP; h != nil {
+			for k, m := range h.Methods {
+				h.Methods[k] = strings.ToUpper(m)
+			}
+		}
+	}
 }
 
 // consulErr is a problem at path in Consul's words.
