@@ -21,8 +21,9 @@ type CheckAnswer struct {
 // Check returns the check API's answer for a source service of this cluster calling the
 // destination. The API cannot be asked about a peered caller; it reads the intentions to the
 // destination or "*" whose source is the service or "*" with no peer, and the first of them in
-// Consul's order decides. It allocates nothing; it fails for a source that is not a service
-// name or an ACL whose default policy is neither allow nor deny.
+// Consul's order decides. The answer reads only the sidecar's intentions, not its protocols,
+// trust bundles or XFCC setting. It allocates nothing; it fails for a source that is not a
+// service name or an ACL whose default policy is neither allow nor deny.
 func (d *Destination) Check(source string, acl ACL) (CheckAnswer, error) {
 	if err := acl.problem(); err != nil {
 		return CheckAnswer{}, err
