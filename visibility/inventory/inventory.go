@@ -220,6 +220,12 @@ type Inventory struct {
 	// policy it gets for a host.
 	VirtualServices  []VirtualService
 	DestinationRules []DestinationRule
+	// Routes are the Gateway API routes (HTTPRoute, GRPCRoute, TCPRoute, TLSRoute), which
+	// istiod converts into VirtualServices of its own; ReferenceGrants and Gateways are the
+	// objects it reads with them (see Route).
+	Routes          []Route
+	ReferenceGrants []ReferenceGrant
+	Gateways        []Gateway
 	// Domain is the cluster's DNS domain: a Kubernetes Service's host is
 	// <name>.<namespace>.svc.<domain>, and short names expand into it; "" means
 	// "cluster.local".
