@@ -517,7 +517,6 @@ func hasFilter(fs []RouteFilter, t string) bool {
 	return slices.ContainsFunc(fs, func(f RouteFilter) bool { return f.Type == t })
 }
 
-
 // validateGatewayAPI checks the routes, ReferenceGrants and Gateways of an inventory built in
 // Go, naming each, and refuses two of one kind with one namespace and name.
 func (inv *Inventory) validateGatewayAPI() []error {

@@ -143,7 +143,9 @@ func objectItem(d *strict.Decoder, item any, path string) (strict.Object, bool) 
 
 // defaultMatch is the match the API server writes for an HTTPRoute rule without matches, and
 // an HTTPRoute match's path when it has none.
-func defaultMatch() RouteMatch { return RouteMatch{Path: &PathMatch{Type: MatchPathPrefix, Value: "/"}} }
+func defaultMatch() RouteMatch {
+	return RouteMatch{Path: &PathMatch{Type: MatchPathPrefix, Value: "/"}}
+}
 
 func readParentRef(d *strict.Decoder, o strict.Object) ParentRef {
 	pr := ParentRef{Group: GatewayAPIGroup, Kind: "Gateway"}
