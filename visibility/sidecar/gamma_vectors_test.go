@@ -39,11 +39,11 @@ type gammaCase struct {
 		}
 	} `json:"routeStatus"`
 	IstioVirtualServices []struct {
-		Key                      string
+		Key                       string
 		Hosts, Gateways, ExportTo []string
-		Synthetic                bool
-		Parents, CreationTime    string
-		Spec                     json.RawMessage
+		Synthetic                 bool
+		Parents, CreationTime     string
+		Spec                      json.RawMessage
 	} `json:"istioVirtualServices"`
 }
 
