@@ -34,6 +34,15 @@ func (p gwPaths) at(path string) string {
 	return goFieldPath(path)
 }
 
+// gwField spells the fields of one object of a Gateway API object: the object itself for "",
+// a field of it for ".name".
+type gwField func(suffix string) string
+
+// under spells the fields of the object the object spells path.
+func (p gwPaths) under(path string) gwField {
+	return func(suffix string) string { return p.at(path + suffix) }
+}
+
 // goFieldRenames are the fields whose Go name is not their JSON name capitalized.
 var goFieldRenames = map[string]string{"urlRewrite": "URLRewrite", "gatewayClassName": "ClassName", "namespaces": ""}
 
@@ -155,8 +164,7 @@ func checkHostname(errs []*FieldError, at, h string) []*FieldError {
 // (the standard channel's rules, which ignore port, refuse more: see doc.go).
 func checkParentRefs(errs []*FieldError, refs []ParentRef, p gwPaths) []*FieldError {
 	for i, pr := range refs {
-		at := p.at(strict.Index("spec.parentRefs", i))
-		errs = checkReference(errs, at, pr.Name, pr.Namespace, pr.Port)
+		errs = checkReference(errs, p.under(strict.Index("spec.parentRefs", i)), pr.Name, pr.Namespace, pr.Port)
 	}
 	sameParent := func(a, b ParentRef) bool {
 		return a.Group == b.Group && a.Kind == b.Kind && a.Name == b.Name && a.Namespace == b.Namespace
@@ -188,15 +196,15 @@ func checkParentRefs(errs []*FieldError, refs []ParentRef, p gwPaths) []*FieldEr
 
 // checkReference checks what parentRefs and backendRefs share: a name, a namespace that is a
 // DNS label, a port of at most 65535.
-func checkReference(errs []*FieldError, at, name, namespace string, port uint32) []*FieldError {
+func checkReference(errs []*FieldError, at gwField, name, namespace string, port uint32) []*FieldError {
 	if name == "" {
-		errs = append(errs, gwRequired(at+".name"))
+		errs = append(errs, gwRequired(at(".name")))
 	}
 	if namespace != "" && (len(namespace) > 63 || !gwNamespaceRE.MatchString(namespace)) {
-		errs = append(errs, gwPattern(at+".namespace", namespace, gwNamespacePattern))
+		errs = append(errs, gwPattern(at(".namespace"), namespace, gwNamespacePattern))
 	}
 	if port > 65535 {
-		errs = append(errs, gwAtMost(at+".port", int64(port), 65535))
+		errs = append(errs, gwAtMost(at(".port"), int64(port), 65535))
 	}
 	return errs
 }
@@ -210,7 +218,7 @@ func checkRule(errs []*FieldError, k RouteKind, rule *RouteRule, path string, p 
 	for b := range rule.BackendRefs {
 		br := &rule.BackendRefs[b]
 		at := strict.Index(path+".backendRefs", b)
-		errs = checkBackendRef(errs, br, p.at(at))
+		errs = checkBackendRef(errs, br, p.under(at))
 		if br.Weight < 0 {
 			errs = append(errs, gwAtLeast(p.at(at+".weight"), int64(br.Weight), 0))
 		} else if br.Weight > 1000000 {
@@ -226,10 +234,10 @@ func checkRule(errs []*FieldError, k RouteKind, rule *RouteRule, path string, p 
 
 // checkBackendRef checks a backendRef (or a mirror's) at at: the reference, and the CEL rule
 // that a Service's has a port.
-func checkBackendRef(errs []*FieldError, b *BackendRef, at string) []*FieldError {
+func checkBackendRef(errs []*FieldError, b *BackendRef, at gwField) []*FieldError {
 	errs = checkReference(errs, at, b.Name, b.Namespace, b.Port)
 	if b.Group == "" && b.Kind == "Service" && b.Port == 0 {
-		errs = append(errs, gwRule(at, "object", "Must have port for Service reference"))
+		errs = append(errs, gwRule(at(""), "object", "Must have port for Service reference"))
 	}
 	return errs
 }
@@ -250,14 +258,14 @@ func checkMatch(errs []*FieldError, k RouteKind, m *RouteMatch, path string, p g
 		errs = append(errs, gwUnsupported(p.at(path+".method"), m.Method, gwMethods...))
 	}
 	if m.Path != nil {
-		errs = checkPathMatch(errs, m.Path, p.at(path+".path"))
+		errs = checkPathMatch(errs, m.Path, p.under(path+".path"))
 	} else if k == HTTPRouteKind && !p.load {
 		errs = append(errs, gwRequired(p.at(path+".path")))
 	}
 	if g := m.GRPCMethod; g != nil {
-		at := path + ".method"
+		at := p.under(path + ".method")
 		if !p.load {
-			at = p.at(path) + ".GRPCMethod"
+			at = func(suffix string) string { return strings.TrimSuffix(p.at(path)+".GRPCMethod."+goFieldPath(suffix), ".") }
 		}
 		errs = checkGRPCMethod(errs, g, at)
 	}
@@ -281,37 +289,37 @@ var pathRules = []struct {
 }
 
 // checkPathMatch checks an HTTPRoute match's path at at.
-func checkPathMatch(errs []*FieldError, pm *PathMatch, at string) []*FieldError {
+func checkPathMatch(errs []*FieldError, pm *PathMatch, at gwField) []*FieldError {
 	if !slices.Contains(gwPathTypes, pm.Type) {
-		return append(errs, gwUnsupported(at+".type", pm.Type, gwPathTypes...))
+		return append(errs, gwUnsupported(at(".type"), pm.Type, gwPathTypes...))
 	}
 	if pm.Type == MatchRegularExpression {
 		return errs
 	}
 	for _, r := range pathRules {
 		if r.bad(pm.Value) {
-			errs = append(errs, gwRule(at, "object", r.message+" when type one of ['Exact', 'PathPrefix']"))
+			errs = append(errs, gwRule(at(""), "object", r.message+" when type one of ['Exact', 'PathPrefix']"))
 		}
 	}
 	if !gwPathCharsRE.MatchString(pm.Value) {
-		errs = append(errs, gwRule(at, "object", "must only contain valid characters (matching "+gwPathChars+") for types ['Exact', 'PathPrefix']"))
+		errs = append(errs, gwRule(at(""), "object", "must only contain valid characters (matching "+gwPathChars+") for types ['Exact', 'PathPrefix']"))
 	}
 	return errs
 }
 
 // checkGRPCMethod checks a GRPCRoute match's method at at.
-func checkGRPCMethod(errs []*FieldError, g *GRPCMethodMatch, at string) []*FieldError {
+func checkGRPCMethod(errs []*FieldError, g *GRPCMethodMatch, at gwField) []*FieldError {
 	if !slices.Contains(gwMatchTypes, g.Type) {
-		errs = append(errs, gwUnsupported(at+".type", g.Type, gwMatchTypes...))
+		errs = append(errs, gwUnsupported(at(".type"), g.Type, gwMatchTypes...))
 	}
 	if g.Service == "" && g.Method == "" {
-		errs = append(errs, gwRule(at, "object", "One or both of 'service' or 'method' must be specified"))
+		errs = append(errs, gwRule(at(""), "object", "One or both of 'service' or 'method' must be specified"))
 	}
 	if g.Type == MatchExact && g.Service != "" && !gwGRPCServiceRE.MatchString(g.Service) {
-		errs = append(errs, gwRule(at, "object", "service must only contain valid characters (matching "+gwGRPCService+")"))
+		errs = append(errs, gwRule(at(""), "object", "service must only contain valid characters (matching "+gwGRPCService+")"))
 	}
 	if g.Type == MatchExact && g.Method != "" && !gwGRPCMethodRE.MatchString(g.Method) {
-		errs = append(errs, gwRule(at, "object", "method must only contain valid characters (matching "+gwGRPCMethod+")"))
+		errs = append(errs, gwRule(at(""), "object", "method must only contain valid characters (matching "+gwGRPCMethod+")"))
 	}
 	return errs
 }
@@ -332,7 +340,7 @@ func checkFilters(errs []*FieldError, k RouteKind, fs []RouteFilter, path string
 		}
 		errs = checkFilterSettings(errs, f, p.at(at))
 		if m := f.RequestMirror; m != nil {
-			errs = checkBackendRef(errs, &m.BackendRef, p.at(at+".requestMirror.backendRef"))
+			errs = checkBackendRef(errs, &m.BackendRef, p.under(at+".requestMirror.backendRef"))
 			if m.Percent != nil && m.Fraction != nil {
 				errs = append(errs, gwRule(p.at(at+".requestMirror"), "object", "Only one of percent or fraction may be specified in HTTPRequestMirrorFilter"))
 			}
@@ -341,7 +349,7 @@ func checkFilters(errs []*FieldError, k RouteKind, fs []RouteFilter, path string
 			}
 		}
 		if rd := f.RequestRedirect; rd != nil {
-			errs = checkPathModifier(errs, rd.Path, p.at(at+".requestRedirect.path"))
+			errs = checkPathModifier(errs, rd.Path, p.under(at+".requestRedirect.path"))
 			if rd.Scheme != "" && !slices.Contains(gwSchemes, rd.Scheme) {
 				errs = append(errs, gwUnsupported(p.at(at+".requestRedirect.scheme"), rd.Scheme, gwSchemes...))
 			}
@@ -353,7 +361,7 @@ func checkFilters(errs []*FieldError, k RouteKind, fs []RouteFilter, path string
 			}
 		}
 		if rw := f.URLRewrite; rw != nil {
-			errs = checkPathModifier(errs, rw.Path, p.at(at+".urlRewrite.path"))
+			errs = checkPathModifier(errs, rw.Path, p.under(at+".urlRewrite.path"))
 		}
 	}
 	if k != HTTPRouteKind && k != GRPCRouteKind {
@@ -394,12 +402,12 @@ func checkFilterSettings(errs []*FieldError, f *RouteFilter, at string) []*Field
 }
 
 // checkPathModifier checks a redirect's or a rewrite's path at at.
-func checkPathModifier(errs []*FieldError, pm *PathModifier, at string) []*FieldError {
+func checkPathModifier(errs []*FieldError, pm *PathModifier, at gwField) []*FieldError {
 	if pm == nil {
 		return errs
 	}
 	if !slices.Contains(gwPathModifiers, pm.Type) {
-		errs = append(errs, gwUnsupported(at+".type", pm.Type, gwPathModifiers...))
+		errs = append(errs, gwUnsupported(at(".type"), pm.Type, gwPathModifiers...))
 	}
 	for _, r := range []struct {
 		typ  string
@@ -407,10 +415,10 @@ func checkPathModifier(errs []*FieldError, pm *PathModifier, at string) []*Field
 		name string
 	}{{ReplaceFullPath, pm.ReplaceFullPath != "", "replaceFullPath"}, {ReplacePrefixMatch, pm.ReplacePrefixMatch != "", "replacePrefixMatch"}} {
 		if pm.Type == r.typ && !r.set {
-			errs = append(errs, gwRule(at, "object", fmt.Sprintf("%s must be specified when type is set to '%s'", r.name, r.typ)))
+			errs = append(errs, gwRule(at(""), "object", fmt.Sprintf("%s must be specified when type is set to '%s'", r.name, r.typ)))
 		}
 		if r.set && pm.Type != r.typ {
-			errs = append(errs, gwRule(at, "object", fmt.Sprintf("type must be '%s' when %s is set", r.typ, r.name)))
+			errs = append(errs, gwRule(at(""), "object", fmt.Sprintf("type must be '%s' when %s is set", r.typ, r.name)))
 		}
 	}
 	return errs
