@@ -265,7 +265,9 @@ func checkMatch(errs []*FieldError, k RouteKind, m *RouteMatch, path string, p g
 	if g := m.GRPCMethod; g != nil {
 		at := p.under(path + ".method")
 		if !p.load {
-			at = func(suffix string) string { return strings.TrimSuffix(p.at(path)+".GRPCMethod."+goFieldPath(suffix), ".") }
+			at = func(suffix string) string {
+				return strings.TrimSuffix(p.at(path)+".GRPCMethod."+goFieldPath(suffix), ".")
+			}
 		}
 		errs = checkGRPCMethod(errs, g, at)
 	}
