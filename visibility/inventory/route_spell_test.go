@@ -48,7 +48,11 @@ func routeSpecJSON(r *Route) jsonObject {
 		for _, m := range rule.Matches {
 			matches = append(matches, matchJSON(&m))
 		}
-		set(o, "matches", matches)
+		if r.Kind == HTTPRouteKind {
+			o["matches"] = append([]any{}, matches...) // stored even when empty: a rule without is given one
+		} else {
+			set(o, "matches", matches)
+		}
 		set(o, "filters", filtersJSON(rule.Filters))
 		var backends []any
 		for _, b := range rule.BackendRefs {
@@ -60,7 +64,11 @@ func routeSpecJSON(r *Route) jsonObject {
 		set(o, "backendRefs", backends)
 		rules = append(rules, o)
 	}
-	set(spec, "rules", rules)
+	if r.Kind == GRPCRouteKind {
+		set(spec, "rules", rules)
+	} else {
+		spec["rules"] = append([]any{}, rules...)
+	}
 	return spec
 }
 
@@ -100,6 +108,14 @@ func filtersJSON(fs []RouteFilter) []any {
 	var out []any
 	for _, f := range fs {
 		o := jsonObject{"type": f.Type}
+		switch f.Type { // settings a Route does not keep: any will do
+		case FilterCORS:
+			o["cors"] = jsonObject{}
+		case FilterExtensionRef:
+			o["extensionRef"] = jsonObject{}
+		case FilterExternalAuth:
+			o["externalAuth"] = jsonObject{}
+		}
 		for k, hm := range map[string]*HeaderModifier{"requestHeaderModifier": f.RequestHeaderModifier, "responseHeaderModifier": f.ResponseHeaderModifier} {
 			if hm == nil {
 				continue
