@@ -48,7 +48,7 @@ func TestGammaShuffledInput(t *testing.T) {
 	}
 }
 
-func shuffled[T any](rng *rand.Rand, s []T) []T {
+func gammaShuffled[T any](rng *rand.Rand, s []T) []T {
 	out := append([]T(nil), s...)
 	rng.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
 	return out
