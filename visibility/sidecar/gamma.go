@@ -131,6 +131,12 @@ type gammaHeaderOps struct {
 // says istiod discovers (they alone hold objects for it).
 func convertRoutes(inv *inventory.Inventory, discovered func(namespace string) bool) *gammaRoutes {
 	ix := newGammaIndex(inv, discovered)
+	return convertRoutesWith(inv, discovered, func() *gammaIndex { return ix })
+}
+
+// convertRoutesWith is convertRoutes looking each route's references up in the index index
+// gives (the one built once; a benchmark's baseline builds one per route).
+func convertRoutesWith(inv *inventory.Inventory, discovered func(string) bool, index func() *gammaIndex) *gammaRoutes {
 	out := &gammaRoutes{status: make(map[gammaRouteID]RouteStatus, len(inv.Routes))}
 	var bases []gammaBase
 	for i := range inv.Routes {
@@ -138,7 +144,7 @@ func convertRoutes(inv *inventory.Inventory, discovered func(namespace string) b
 		if !discovered(r.Namespace) {
 			continue
 		}
-		c := ix.route(int32(i))
+		c := index().route(int32(i))
 		out.status[gammaRouteID{r.Kind, r.Namespace, r.Name}] = c.status()
 		switch r.Kind {
 		case inventory.HTTPRouteKind, inventory.GRPCRouteKind:
@@ -147,7 +153,7 @@ func convertRoutes(inv *inventory.Inventory, discovered func(namespace string) b
 			out.vss = c.l4VirtualServices(out.vss)
 		}
 	}
-	out.vss = append(out.vss, ix.mergeHTTP(bases)...)
+	out.vss = append(out.vss, gammaMerge(bases)...)
 	slices.SortFunc(out.vss, func(a, b gammaVirtualService) int {
 		return cmp.Or(cmp.Compare(a.vs.Namespace, b.vs.Namespace), cmp.Compare(a.vs.Name, b.vs.Name))
 	})

@@ -108,11 +108,11 @@ func gammaWithPort(entries []gammaEntry, port uint32) []gammaEntry {
 	return out
 }
 
-// mergeHTTP merges the bases of one key into one VirtualService, named after the key ("/"
+// gammaMerge merges the bases of one key into one VirtualService, named after the key ("/"
 // spelt "~"): the bases ordered by creation time, namespace and name (the oldest gives the
 // VirtualService its namespace and creation time), their entries ordered by Gateway API
 // precedence (see gammaLess), ties in that order.
-func (ix *gammaIndex) mergeHTTP(bases []gammaBase) []gammaVirtualService {
+func gammaMerge(bases []gammaBase) []gammaVirtualService {
 	byKey := make(map[string][]int, len(bases))
 	var keys []string
 	for i := range bases {
