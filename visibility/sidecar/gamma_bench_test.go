@@ -62,7 +62,7 @@ func gammaScaleInventory(n int) *inventory.Inventory {
 			r.Rules = []inventory.RouteRule{
 				{Matches: []inventory.RouteMatch{{Path: &inventory.PathMatch{Type: inventory.MatchPathPrefix, Value: fmt.Sprintf("/api/%d", i%9)},
 					Headers: []inventory.ValueMatch{{Type: inventory.MatchExact, Name: "x-user", Value: "a"}}}, {Path: &inventory.PathMatch{Type: inventory.MatchExact, Value: "/"}}},
-					Filters: []inventory.RouteFilter{{Type: inventory.FilterRequestHeaderModifier, RequestHeaderModifier: &inventory.HeaderModifier{Set: []inventory.Header{{Name: "x-from", Value: "mesh"}}}}},
+					Filters:     []inventory.RouteFilter{{Type: inventory.FilterRequestHeaderModifier, RequestHeaderModifier: &inventory.HeaderModifier{Set: []inventory.Header{{Name: "x-from", Value: "mesh"}}}}},
 					BackendRefs: backends},
 				{Matches: []inventory.RouteMatch{{Path: &inventory.PathMatch{Type: inventory.MatchPathPrefix, Value: "/"}}}, BackendRefs: backends[:1]},
 			}
