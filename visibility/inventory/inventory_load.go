@@ -38,7 +38,10 @@ import (
 // and egress listeners; a VirtualService its hosts, gateways, exportTo and routes (see
 // VirtualService); a DestinationRule its host, exportTo, workload selector, subsets and
 // traffic policies (see DestinationRule). A Sidecar, VirtualService or DestinationRule of
-// another API group is another kind of object, and is skipped. Each is refused where Istio's
+// another API group is another kind of object, and is skipped. HTTPRoutes, GRPCRoutes,
+// TCPRoutes, TLSRoutes, ReferenceGrants and Gateways of gateway.networking.k8s.io are read
+// into Routes, ReferenceGrants and Gateways, with the API server's defaults (see Route and
+// the package documentation). Each is refused where Istio's
 // validation refuses it, with Istio's words (the package documentation lists the rules).
 // Inventory.Domain is the cluster domain.
 //
