@@ -11,33 +11,24 @@ import (
 func readReferenceGrant(d *strict.Decoder, spec strict.Object) ReferenceGrant {
 	var g ReferenceGrant
 	for _, list := range []string{"from", "to"} {
-		v, p, ok := spec.Get(list)
-		if !ok {
-			if spec.Path() != "" {
-				d.Errorf(strict.Child("spec", list), "Required value")
-			}
-			continue
-		}
-		for i, item := range d.List(v, p) {
-			o, ok := objectItem(d, item, strict.Index(p, i))
-			if !ok {
-				continue
-			}
-			if list == "from" {
-				var f ReferenceGrantFrom
-				requiredString(d, o, &f.Group, "group")
-				requiredString(d, o, &f.Kind, "kind")
-				requiredString(d, o, &f.Namespace, "namespace")
-				g.From = append(g.From, f)
-				continue
-			}
-			var t ReferenceGrantTo
-			requiredString(d, o, &t.Group, "group")
-			requiredString(d, o, &t.Kind, "kind")
-			o.String(&t.Name, "name")
-			g.To = append(g.To, t)
+		if _, _, ok := spec.Get(list); !ok && spec.Path() != "" {
+			d.Errorf(strict.Child("spec", list), "Required value")
 		}
 	}
+	g.From = readObjects(d, spec, "from", func(d *strict.Decoder, o strict.Object) ReferenceGrantFrom {
+		var f ReferenceGrantFrom
+		requiredString(d, o, &f.Group, "group")
+		requiredString(d, o, &f.Kind, "kind")
+		requiredString(d, o, &f.Namespace, "namespace")
+		return f
+	})
+	g.To = readObjects(d, spec, "to", func(d *strict.Decoder, o strict.Object) ReferenceGrantTo {
+		var t ReferenceGrantTo
+		requiredString(d, o, &t.Group, "group")
+		requiredString(d, o, &t.Kind, "kind")
+		o.String(&t.Name, "name")
+		return t
+	})
 	return g
 }
 
@@ -57,37 +48,34 @@ func readGateway(d *strict.Decoder, spec strict.Object) Gateway {
 	if spec.Path() != "" {
 		requiredString(d, spec, &g.ClassName, "gatewayClassName")
 	}
-	v, p, ok := spec.Get("listeners")
-	if !ok && spec.Path() != "" {
+	if _, _, ok := spec.Get("listeners"); !ok && spec.Path() != "" {
 		d.Errorf("spec.listeners", "Required value")
 	}
-	for i, item := range d.List(v, p) {
-		o, ok := objectItem(d, item, strict.Index(p, i))
-		if !ok {
-			continue
-		}
-		l := Listener{AllowedRoutes: AllowedRoutes{From: "Same"}}
-		requiredString(d, o, &l.Name, "name")
-		requiredString(d, o, &l.Protocol, "protocol")
-		o.String(&l.Hostname, "hostname")
-		if _, _, ok := o.Get("port"); !ok {
-			d.Errorf(strict.Child(o.Path(), "port"), "Required value")
-		}
-		l.Port = readPort(d, o)
-		if v, p, ok := o.Get("tls"); ok {
-			if to, ok := d.Object(v, p); ok {
-				l.TLSMode = "Terminate"
-				to.String(&l.TLSMode, "mode")
-			}
-		}
-		if v, p, ok := o.Get("allowedRoutes"); ok {
-			if ao, ok := d.Object(v, p); ok {
-				l.AllowedRoutes = readAllowedRoutes(d, ao)
-			}
-		}
-		g.Listeners = append(g.Listeners, l)
-	}
+	g.Listeners = readObjects(d, spec, "listeners", readListener)
 	return g
+}
+
+func readListener(d *strict.Decoder, o strict.Object) Listener {
+	l := Listener{AllowedRoutes: AllowedRoutes{From: "Same"}}
+	requiredString(d, o, &l.Name, "name")
+	requiredString(d, o, &l.Protocol, "protocol")
+	o.String(&l.Hostname, "hostname")
+	if _, _, ok := o.Get("port"); !ok {
+		d.Errorf(strict.Child(o.Path(), "port"), "Required value")
+	}
+	l.Port = readPort(d, o)
+	if v, p, ok := o.Get("tls"); ok {
+		if to, ok := d.Object(v, p); ok {
+			l.TLSMode = "Terminate"
+			to.String(&l.TLSMode, "mode")
+		}
+	}
+	if v, p, ok := o.Get("allowedRoutes"); ok {
+		if ao, ok := d.Object(v, p); ok {
+			l.AllowedRoutes = readAllowedRoutes(d, ao)
+		}
+	}
+	return l
 }
 
 func readAllowedRoutes(d *strict.Decoder, o strict.Object) AllowedRoutes {
@@ -100,18 +88,12 @@ func readAllowedRoutes(d *strict.Decoder, o strict.Object) AllowedRoutes {
 			}
 		}
 	}
-	if v, p, ok := o.Get("kinds"); ok {
-		for i, item := range d.List(v, p) {
-			ko, ok := objectItem(d, item, strict.Index(p, i))
-			if !ok {
-				continue
-			}
-			k := RouteGroupKind{Group: GatewayAPIGroup}
-			ko.String(&k.Group, "group")
-			requiredString(d, ko, &k.Kind, "kind")
-			a.Kinds = append(a.Kinds, k)
-		}
-	}
+	a.Kinds = readObjects(d, o, "kinds", func(d *strict.Decoder, ko strict.Object) RouteGroupKind {
+		k := RouteGroupKind{Group: GatewayAPIGroup}
+		ko.String(&k.Group, "group")
+		requiredString(d, ko, &k.Kind, "kind")
+		return k
+	})
 	return a
 }
 

@@ -104,14 +104,7 @@ func (l *inventoryLoader) gatewayAPIObject(o kube.Object) []error {
 
 // readRoute reads a route's spec, writing out the defaults the API server writes.
 func readRoute(d *strict.Decoder, kind RouteKind, spec strict.Object) Route {
-	r := Route{Kind: kind}
-	if v, p, ok := spec.Get("parentRefs"); ok {
-		for i, item := range d.List(v, p) {
-			if o, ok := objectItem(d, item, strict.Index(p, i)); ok {
-				r.ParentRefs = append(r.ParentRefs, readParentRef(d, o))
-			}
-		}
-	}
+	r := Route{Kind: kind, ParentRefs: readObjects(d, spec, "parentRefs", readParentRef)}
 	if kind != TCPRouteKind {
 		if v, p, ok := spec.Get("hostnames"); ok {
 			r.Hostnames = d.Strings(v, p)
@@ -139,6 +132,21 @@ func objectItem(d *strict.Decoder, item any, path string) (strict.Object, bool) 
 		return strict.Object{}, false
 	}
 	return d.Object(item, path)
+}
+
+// readObjects reads the list of objects at o's field key, each with read; nil when absent.
+func readObjects[T any](d *strict.Decoder, o strict.Object, key string, read func(*strict.Decoder, strict.Object) T) []T {
+	v, p, ok := o.Get(key)
+	if !ok {
+		return nil
+	}
+	var out []T
+	for i, item := range d.List(v, p) {
+		if io, ok := objectItem(d, item, strict.Index(p, i)); ok {
+			out = append(out, read(d, io))
+		}
+	}
+	return out
 }
 
 // defaultMatch is the match the API server writes for an HTTPRoute rule without matches, and
@@ -179,33 +187,24 @@ func readPort(d *strict.Decoder, o strict.Object) uint32 {
 func readRule(d *strict.Decoder, kind RouteKind, o strict.Object) RouteRule {
 	var rule RouteRule
 	o.String(&rule.Name, "name")
-	v, p, ok := o.Get("matches")
-	if !ok && kind == HTTPRouteKind {
+	rule.Matches = readObjects(d, o, "matches", func(d *strict.Decoder, mo strict.Object) RouteMatch { return readMatch(d, kind, mo) })
+	if _, _, ok := o.Get("matches"); !ok && kind == HTTPRouteKind {
 		rule.Matches = []RouteMatch{defaultMatch()}
 	}
-	for i, item := range d.List(v, p) {
-		if mo, ok := objectItem(d, item, strict.Index(p, i)); ok {
-			rule.Matches = append(rule.Matches, readMatch(d, kind, mo))
-		}
-	}
 	rule.Filters = readFilters(d, kind, o)
-	if v, p, ok := o.Get("backendRefs"); ok {
-		for i, item := range d.List(v, p) {
-			if bo, ok := objectItem(d, item, strict.Index(p, i)); ok {
-				b := readBackendRef(d, bo)
-				b.Weight = 1
-				int32Field(d, bo, "weight", &b.Weight)
-				b.Filters = readFilters(d, kind, bo)
-				rule.BackendRefs = append(rule.BackendRefs, b)
-			}
-		}
-	}
+	rule.BackendRefs = readObjects(d, o, "backendRefs", func(d *strict.Decoder, bo strict.Object) BackendRef {
+		b := readBackendRef(d, bo)
+		b.Weight = 1
+		int32Field(d, bo, "weight", &b.Weight)
+		b.Filters = readFilters(d, kind, bo)
+		return b
+	})
 	return rule
 }
 
 func readMatch(d *strict.Decoder, kind RouteKind, o strict.Object) RouteMatch {
 	var m RouteMatch
-	m.Headers = readValueMatches(d, o, "headers")
+	m.Headers = readObjects(d, o, "headers", readValueMatch)
 	if kind == GRPCRouteKind {
 		if v, p, ok := o.Get("method"); ok {
 			if mo, ok := d.Object(v, p); ok {
@@ -218,7 +217,7 @@ func readMatch(d *strict.Decoder, kind RouteKind, o strict.Object) RouteMatch {
 		}
 		return m
 	}
-	m.QueryParams = readValueMatches(d, o, "queryParams")
+	m.QueryParams = readObjects(d, o, "queryParams", readValueMatch)
 	o.String(&m.Method, "method")
 	m.Path = &PathMatch{Type: MatchPathPrefix, Value: "/"}
 	if v, p, ok := o.Get("path"); ok {
@@ -230,23 +229,13 @@ func readMatch(d *strict.Decoder, kind RouteKind, o strict.Object) RouteMatch {
 	return m
 }
 
-// readValueMatches reads a match's headers or queryParams; a type not given is Exact.
-func readValueMatches(d *strict.Decoder, o strict.Object, key string) []ValueMatch {
-	v, p, ok := o.Get(key)
-	if !ok {
-		return nil
-	}
-	var out []ValueMatch
-	for i, item := range d.List(v, p) {
-		if vo, ok := objectItem(d, item, strict.Index(p, i)); ok {
-			vm := ValueMatch{Type: MatchExact}
-			vo.String(&vm.Type, "type")
-			vo.String(&vm.Name, "name")
-			vo.String(&vm.Value, "value")
-			out = append(out, vm)
-		}
-	}
-	return out
+// readValueMatch reads a header or query parameter match; a type not given is Exact.
+func readValueMatch(_ *strict.Decoder, o strict.Object) ValueMatch {
+	vm := ValueMatch{Type: MatchExact}
+	o.String(&vm.Type, "type")
+	o.String(&vm.Name, "name")
+	o.String(&vm.Value, "value")
+	return vm
 }
 
 // readBackendRef reads a backendRef's object reference: a Service's unless it says otherwise.
@@ -260,18 +249,9 @@ func readBackendRef(d *strict.Decoder, o strict.Object) BackendRef {
 	return b
 }
 
-// readFilters reads the filters of a rule or a backendRef.
+// readFilters reads the filters of a rule or a backendRef of a route of kind.
 func readFilters(d *strict.Decoder, kind RouteKind, o strict.Object) []RouteFilter {
-	v, p, ok := o.Get("filters")
-	if !ok {
-		return nil
-	}
-	var out []RouteFilter
-	for i, item := range d.List(v, p) {
-		fo, ok := objectItem(d, item, strict.Index(p, i))
-		if !ok {
-			continue
-		}
+	return readObjects(d, o, "filters", func(d *strict.Decoder, fo strict.Object) RouteFilter {
 		var f RouteFilter
 		fo.String(&f.Type, "type")
 		checkFilterField(d, fo, f.Type, "extensionRef")
@@ -305,9 +285,8 @@ func readFilters(d *strict.Decoder, kind RouteKind, o strict.Object) []RouteFilt
 				f.URLRewrite = &rw
 			}
 		}
-		out = append(out, f)
-	}
-	return out
+		return f
+	})
 }
 
 // checkFilterField refuses, in the API server's words, a filter whose settings field key
@@ -331,28 +310,18 @@ func readHeaderModifier(d *strict.Decoder, v any, p string) *HeaderModifier {
 	if !ok {
 		return nil
 	}
-	h := &HeaderModifier{Set: readHeaders(d, o, "set"), Add: readHeaders(d, o, "add")}
+	h := &HeaderModifier{Set: readObjects(d, o, "set", readHeader), Add: readObjects(d, o, "add", readHeader)}
 	if v, p, ok := o.Get("remove"); ok {
 		h.Remove = d.Strings(v, p)
 	}
 	return h
 }
 
-func readHeaders(d *strict.Decoder, o strict.Object, key string) []Header {
-	v, p, ok := o.Get(key)
-	if !ok {
-		return nil
-	}
-	var out []Header
-	for i, item := range d.List(v, p) {
-		if ho, ok := objectItem(d, item, strict.Index(p, i)); ok {
-			var h Header
-			ho.String(&h.Name, "name")
-			ho.String(&h.Value, "value")
-			out = append(out, h)
-		}
-	}
-	return out
+func readHeader(_ *strict.Decoder, o strict.Object) Header {
+	var h Header
+	o.String(&h.Name, "name")
+	o.String(&h.Value, "value")
+	return h
 }
 
 func readMirror(d *strict.Decoder, v any, p string) *MirrorFilter {

@@ -1,5 +1,7 @@
 package inventory
 
+import "reflect"
+
 // Spelling Gateway API values back as the API server stores them (JSON, defaults written
 // out), for tests that compare what Load read with the object it read.
 
@@ -7,25 +9,14 @@ type jsonObject = map[string]any
 
 // set puts v at k unless it is empty.
 func set(o jsonObject, k string, v any) {
-	switch x := v.(type) {
-	case string:
-		if x == "" {
-			return
+	rv := reflect.ValueOf(v)
+	if rv.Kind() == reflect.Slice || rv.Kind() == reflect.Map {
+		if rv.Len() > 0 {
+			o[k] = v
 		}
-	case uint32:
-		if x == 0 {
-			return
-		}
-	case []any:
-		if len(x) == 0 {
-			return
-		}
-	case []string:
-		if len(x) == 0 {
-			return
-		}
+	} else if !rv.IsZero() {
+		o[k] = v
 	}
-	o[k] = v
 }
 
 func routeSpecJSON(r *Route) jsonObject {

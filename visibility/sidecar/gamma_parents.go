@@ -51,32 +51,29 @@ func (c *gammaRoute) resolveParents() []gammaParent {
 	for i := range c.r.ParentRefs {
 		pr := &c.r.ParentRefs[i]
 		ns := cmp.Or(pr.Namespace, c.r.Namespace)
+		var s *inventory.Service
+		var what string
 		switch {
 		case pr.Group == "" && pr.Kind == "Service":
-			s := c.ix.k8s[gammaNSName{ns, pr.Name}]
-			if c.ix.waypointElsewhere(s) {
-				continue
-			}
-			p := gammaParent{ref: i, mesh: true, internal: gammaMesh}
-			if s == nil {
-				p.denied = &gammaErr{gammaNoMatchingParent, fmt.Sprintf("parent service: %q not found", pr.Name)}
-			}
-			out = append(out, p)
+			s, what = c.ix.k8s[gammaNSName{ns, pr.Name}], "parent service"
 		case pr.Group == gammaServiceEntryGroup && pr.Kind == "ServiceEntry":
-			s := c.ix.entries[gammaNSName{ns, pr.Name}]
-			if c.ix.waypointElsewhere(s) {
-				continue
-			}
-			p := gammaParent{ref: i, mesh: true, internal: gammaMesh}
-			if s == nil {
-				p.denied = &gammaErr{gammaNoMatchingParent, fmt.Sprintf("parent service entry: %q not found", pr.Name)}
-			}
-			out = append(out, p)
+			s, what = c.ix.entries[gammaNSName{ns, pr.Name}], "parent service entry"
 		case pr.Group == inventory.GatewayAPIGroup && pr.Kind == "Gateway":
 			if gw := c.ix.gateways[gammaNSName{ns, pr.Name}]; gw != nil && gw.ClassName == gammaGatewayClass {
 				out = c.listenerParents(out, i, gw)
 			}
+			continue
+		default:
+			continue
 		}
+		if c.ix.waypointElsewhere(s) {
+			continue
+		}
+		p := gammaParent{ref: i, mesh: true, internal: gammaMesh}
+		if s == nil {
+			p.denied = &gammaErr{gammaNoMatchingParent, fmt.Sprintf("%s: %q not found", what, pr.Name)}
+		}
+		out = append(out, p)
 	}
 	slices.SortStableFunc(out, func(a, b gammaParent) int {
 		return strings.Compare(c.refString(a.ref), c.refString(b.ref))

@@ -2,6 +2,7 @@ package sidecar
 
 import (
 	"encoding/json"
+	"reflect"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -147,35 +148,12 @@ func gammaDestinationJSON(d inventory.Destination) map[string]any {
 
 // put sets o[k] to v unless v is empty (protobuf JSON leaves empty fields out).
 func put(o map[string]any, k string, v any) {
-	switch x := v.(type) {
-	case string:
-		if x == "" {
-			return
+	rv := reflect.ValueOf(v)
+	if rv.Kind() == reflect.Slice || rv.Kind() == reflect.Map {
+		if rv.Len() > 0 {
+			o[k] = v
 		}
-	case uint32:
-		if x == 0 {
-			return
-		}
-	case int32:
-		if x == 0 {
-			return
-		}
-	case []any:
-		if len(x) == 0 {
-			return
-		}
-	case []string:
-		if len(x) == 0 {
-			return
-		}
-	case map[string]string:
-		if len(x) == 0 {
-			return
-		}
-	case map[string]any:
-		if len(x) == 0 {
-			return
-		}
+	} else if !rv.IsZero() {
+		o[k] = v
 	}
-	o[k] = v
 }
