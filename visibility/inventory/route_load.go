@@ -157,13 +157,19 @@ func defaultMatch() RouteMatch {
 
 func readParentRef(d *strict.Decoder, o strict.Object) ParentRef {
 	pr := ParentRef{Group: GatewayAPIGroup, Kind: "Gateway"}
-	o.String(&pr.Group, "group")
-	o.String(&pr.Kind, "kind")
-	o.String(&pr.Namespace, "namespace")
-	o.String(&pr.Name, "name")
+	pr.Port = readReference(d, o, &pr.Group, &pr.Kind, &pr.Namespace, &pr.Name)
 	o.String(&pr.SectionName, "sectionName")
-	pr.Port = readPort(d, o)
 	return pr
+}
+
+// readReference reads what parentRefs and backendRefs share: group, kind, namespace and name
+// (each kept as given when absent) and the port.
+func readReference(d *strict.Decoder, o strict.Object, group, kind, namespace, name *string) uint32 {
+	o.String(group, "group")
+	o.String(kind, "kind")
+	o.String(namespace, "namespace")
+	o.String(name, "name")
+	return readPort(d, o)
 }
 
 // readPort reads an object's port (0 when absent); a port given as 0 is refused as the API
@@ -241,11 +247,7 @@ func readValueMatch(_ *strict.Decoder, o strict.Object) ValueMatch {
 // readBackendRef reads a backendRef's object reference: a Service's unless it says otherwise.
 func readBackendRef(d *strict.Decoder, o strict.Object) BackendRef {
 	b := BackendRef{Kind: "Service"}
-	o.String(&b.Group, "group")
-	o.String(&b.Kind, "kind")
-	o.String(&b.Namespace, "namespace")
-	o.String(&b.Name, "name")
-	b.Port = readPort(d, o)
+	b.Port = readReference(d, o, &b.Group, &b.Kind, &b.Namespace, &b.Name)
 	return b
 }
 

@@ -2,7 +2,6 @@ package sidecar
 
 import (
 	"encoding/json"
-	"reflect"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -10,150 +9,195 @@ import (
 	"github.com/meshscope/meshscope/visibility/inventory"
 )
 
+// The JSON of Istio's VirtualService, as far as the VirtualServices istiod makes from routes
+// fill it; empty fields are left out, as protobuf JSON leaves them out.
+type (
+	istioVSJSON struct {
+		Hosts    []string        `json:"hosts"`
+		Gateways []string        `json:"gateways"`
+		HTTP     []istioHTTPJSON `json:"http,omitempty"`
+		TCP      []istioL4JSON   `json:"tcp,omitempty"`
+		TLS      []istioL4JSON   `json:"tls,omitempty"`
+	}
+	istioHTTPJSON struct {
+		Name           string            `json:"name"`
+		Match          []istioMatchJSON  `json:"match,omitempty"`
+		Route          []istioRouteJSON  `json:"route,omitempty"`
+		Mirrors        []istioMirrorJSON `json:"mirrors,omitempty"`
+		DirectResponse *struct {
+			Status uint32 `json:"status"`
+		} `json:"directResponse,omitempty"`
+		Headers  *istioHeadersJSON  `json:"headers,omitempty"`
+		Rewrite  *istioRewriteJSON  `json:"rewrite,omitempty"`
+		Redirect *istioRedirectJSON `json:"redirect,omitempty"`
+	}
+	istioMatchJSON struct {
+		URI         map[string]string            `json:"uri,omitempty"`
+		Method      map[string]string            `json:"method,omitempty"`
+		Headers     map[string]map[string]string `json:"headers,omitempty"`
+		QueryParams map[string]map[string]string `json:"queryParams,omitempty"`
+		Port        uint32                       `json:"port,omitempty"`
+	}
+	istioRouteJSON struct {
+		Destination istioDestinationJSON `json:"destination"`
+		Weight      int32                `json:"weight,omitempty"`
+	}
+	istioDestinationJSON struct {
+		Host   string `json:"host,omitempty"`
+		Subset string `json:"subset,omitempty"`
+		Port   *struct {
+			Number uint32 `json:"number"`
+		} `json:"port,omitempty"`
+	}
+	istioMirrorJSON struct {
+		Destination istioDestinationJSON `json:"destination"`
+		Percentage  *struct {
+			Value float64 `json:"value"`
+		} `json:"percentage,omitempty"`
+	}
+	istioHeadersJSON struct {
+		Request  *istioHeaderOpsJSON `json:"request,omitempty"`
+		Response *istioHeaderOpsJSON `json:"response,omitempty"`
+	}
+	istioHeaderOpsJSON struct {
+		Set    map[string]string `json:"set,omitempty"`
+		Add    map[string]string `json:"add,omitempty"`
+		Remove []string          `json:"remove,omitempty"`
+	}
+	istioRewriteJSON struct {
+		URI             string             `json:"uri,omitempty"`
+		Authority       string             `json:"authority,omitempty"`
+		URIRegexRewrite *map[string]string `json:"uriRegexRewrite,omitempty"`
+	}
+	istioRedirectJSON struct {
+		URI           string `json:"uri,omitempty"`
+		Authority     string `json:"authority,omitempty"`
+		Scheme        string `json:"scheme,omitempty"`
+		PrefixRewrite string `json:"prefixRewrite,omitempty"`
+		DerivePort    string `json:"derivePort,omitempty"`
+		Port          uint32 `json:"port,omitempty"`
+		RedirectCode  uint32 `json:"redirectCode,omitempty"`
+	}
+	istioL4JSON struct {
+		Match []istioL4MatchJSON `json:"match,omitempty"`
+		Route []istioRouteJSON   `json:"route,omitempty"`
+	}
+	istioL4MatchJSON struct {
+		Port     uint32   `json:"port,omitempty"`
+		SNIHosts []string `json:"sniHosts,omitempty"`
+	}
+)
+
 // gammaSpecJSON spells a converted VirtualService's spec as istiod's VirtualService JSON: the
-// inventory's values and the record's, field by field, leaving out what is empty as protobuf
-// JSON does.
+// inventory's values and the record's, field by field.
 func gammaSpecJSON(t testing.TB, g *gammaVirtualService) []byte {
-	spec := map[string]any{"hosts": g.vs.Hosts, "gateways": g.vs.Gateways}
-	var http, tcp, tls []any
+	spec := istioVSJSON{Hosts: g.vs.Hosts, Gateways: g.vs.Gateways}
 	for i, h := range g.vs.HTTP {
 		e := g.http[i]
-		r := map[string]any{"name": h.Name}
-		var matches []any
+		r := istioHTTPJSON{Name: h.Name, Route: gammaRoutesJSON(h.Route)}
 		for _, m := range h.Match {
-			matches = append(matches, gammaMatchJSON(m))
+			r.Match = append(r.Match, gammaMatchJSON(m))
 		}
-		put(r, "match", matches)
-		put(r, "route", gammaDestinationsJSON(h.Route))
-		var mirrors []any
 		for k, d := range h.Mirrors {
-			mo := map[string]any{"destination": gammaDestinationJSON(d)}
+			m := istioMirrorJSON{Destination: gammaDestinationJSON(d)}
 			if p := e.mirrorPercent[k]; p != nil {
-				mo["percentage"] = map[string]any{"value": *p}
+				m.Percentage = &struct {
+					Value float64 `json:"value"`
+				}{*p}
 			}
-			mirrors = append(mirrors, mo)
+			r.Mirrors = append(r.Mirrors, m)
 		}
-		put(r, "mirrors", mirrors)
 		if e.directResponse != 0 {
-			r["directResponse"] = map[string]any{"status": e.directResponse}
+			r.DirectResponse = &struct {
+				Status uint32 `json:"status"`
+			}{e.directResponse}
 		}
-		headers := map[string]any{}
-		for k, ops := range map[string]*gammaHeaderOps{"request": e.request, "response": e.response} {
-			if ops != nil {
-				o := map[string]any{}
-				put(o, "set", ops.set)
-				put(o, "add", ops.add)
-				put(o, "remove", ops.remove)
-				headers[k] = o
-			}
+		if e.request != nil || e.response != nil {
+			r.Headers = &istioHeadersJSON{Request: gammaHeaderOpsJSON(e.request), Response: gammaHeaderOpsJSON(e.response)}
 		}
-		put(r, "headers", headers)
 		if rw := e.rewrite; rw != nil {
-			o := map[string]any{}
-			put(o, "uri", rw.uri)
-			put(o, "authority", rw.authority)
+			r.Rewrite = &istioRewriteJSON{URI: rw.uri, Authority: rw.authority}
 			if rw.regexMatch != "" {
-				o["uriRegexRewrite"] = map[string]any{"match": rw.regexMatch, "rewrite": rw.regexRewrite}
+				r.Rewrite.URIRegexRewrite = &map[string]string{"match": rw.regexMatch, "rewrite": rw.regexRewrite}
 			}
-			r["rewrite"] = o
 		}
 		if rd := e.redirect; rd != nil {
-			o := map[string]any{}
-			put(o, "uri", rd.uri)
-			put(o, "authority", rd.authority)
-			put(o, "scheme", rd.scheme)
-			put(o, "prefixRewrite", rd.prefixRewrite)
-			put(o, "derivePort", rd.derivePort)
-			put(o, "port", rd.port)
-			put(o, "redirectCode", rd.code)
-			r["redirect"] = o
+			r.Redirect = &istioRedirectJSON{rd.uri, rd.authority, rd.scheme, rd.prefixRewrite, rd.derivePort, rd.port, rd.code}
 		}
-		http = append(http, r)
+		spec.HTTP = append(spec.HTTP, r)
 	}
-	for _, l4 := range []struct {
-		routes []inventory.L4Route
-		extra  []gammaL4
-		out    *[]any
-	}{{g.vs.TCP, g.tcp, &tcp}, {g.vs.TLS, g.tls, &tls}} {
-		for i, r := range l4.routes {
-			o := map[string]any{}
-			if m := l4.extra[i].match; m != nil {
-				mo := map[string]any{}
-				put(mo, "port", m.port)
-				put(mo, "sniHosts", m.sniHosts)
-				o["match"] = []any{mo}
-			}
-			put(o, "route", gammaDestinationsJSON(r.Route))
-			*l4.out = append(*l4.out, o)
-		}
-	}
-	put(spec, "http", http)
-	put(spec, "tcp", tcp)
-	put(spec, "tls", tls)
+	spec.TCP = gammaL4JSON(g.vs.TCP, g.tcp)
+	spec.TLS = gammaL4JSON(g.vs.TLS, g.tls)
 	out, err := json.Marshal(spec)
 	require.NoError(t, err)
 	return out
 }
 
-func gammaMatchJSON(m inventory.HTTPMatch) map[string]any {
-	o := map[string]any{}
-	if m.URI != nil {
-		o["uri"] = gammaStringMatchJSON(*m.URI)
-	}
-	if m.Method != nil {
-		o["method"] = gammaStringMatchJSON(*m.Method)
-	}
-	for key, ms := range map[string]map[string]inventory.StringMatch{"headers": m.Headers, "queryParams": m.QueryParams} {
-		if len(ms) > 0 {
-			mo := map[string]any{}
-			for k, v := range ms {
-				mo[k] = gammaStringMatchJSON(v)
-			}
-			o[key] = mo
+func gammaL4JSON(routes []inventory.L4Route, extra []gammaL4) []istioL4JSON {
+	var out []istioL4JSON
+	for i, r := range routes {
+		o := istioL4JSON{Route: gammaRoutesJSON(r.Route)}
+		if m := extra[i].match; m != nil {
+			o.Match = []istioL4MatchJSON{{Port: m.port, SNIHosts: m.sniHosts}}
 		}
-	}
-	put(o, "port", m.Port)
-	return o
-}
-
-func gammaStringMatchJSON(s inventory.StringMatch) map[string]any {
-	switch {
-	case s.Exact != "":
-		return map[string]any{"exact": s.Exact}
-	case s.Prefix != "":
-		return map[string]any{"prefix": s.Prefix}
-	}
-	return map[string]any{"regex": s.Regex}
-}
-
-func gammaDestinationsJSON(ds []inventory.Destination) []any {
-	var out []any
-	for _, d := range ds {
-		o := map[string]any{"destination": gammaDestinationJSON(d)}
-		put(o, "weight", d.Weight)
 		out = append(out, o)
 	}
 	return out
 }
 
-func gammaDestinationJSON(d inventory.Destination) map[string]any {
-	o := map[string]any{}
-	put(o, "host", d.Host)
-	put(o, "subset", d.Subset)
-	if d.Port != 0 {
-		o["port"] = map[string]any{"number": d.Port}
+func gammaHeaderOpsJSON(ops *gammaHeaderOps) *istioHeaderOpsJSON {
+	if ops == nil {
+		return nil
+	}
+	return &istioHeaderOpsJSON{Set: ops.set, Add: ops.add, Remove: ops.remove}
+}
+
+func gammaMatchJSON(m inventory.HTTPMatch) istioMatchJSON {
+	o := istioMatchJSON{Port: m.Port}
+	if m.URI != nil {
+		o.URI = gammaStringMatchJSON(*m.URI)
+	}
+	if m.Method != nil {
+		o.Method = gammaStringMatchJSON(*m.Method)
+	}
+	for _, ms := range []struct {
+		in  map[string]inventory.StringMatch
+		out *map[string]map[string]string
+	}{{m.Headers, &o.Headers}, {m.QueryParams, &o.QueryParams}} {
+		for k, v := range ms.in {
+			if *ms.out == nil {
+				*ms.out = map[string]map[string]string{}
+			}
+			(*ms.out)[k] = gammaStringMatchJSON(v)
+		}
 	}
 	return o
 }
 
-// put sets o[k] to v unless v is empty (protobuf JSON leaves empty fields out).
-func put(o map[string]any, k string, v any) {
-	rv := reflect.ValueOf(v)
-	if rv.Kind() == reflect.Slice || rv.Kind() == reflect.Map {
-		if rv.Len() > 0 {
-			o[k] = v
-		}
-	} else if !rv.IsZero() {
-		o[k] = v
+func gammaStringMatchJSON(s inventory.StringMatch) map[string]string {
+	switch {
+	case s.Exact != "":
+		return map[string]string{"exact": s.Exact}
+	case s.Prefix != "":
+		return map[string]string{"prefix": s.Prefix}
 	}
+	return map[string]string{"regex": s.Regex}
+}
+
+func gammaRoutesJSON(ds []inventory.Destination) []istioRouteJSON {
+	var out []istioRouteJSON
+	for _, d := range ds {
+		out = append(out, istioRouteJSON{Destination: gammaDestinationJSON(d), Weight: d.Weight})
+	}
+	return out
+}
+
+func gammaDestinationJSON(d inventory.Destination) istioDestinationJSON {
+	o := istioDestinationJSON{Host: d.Host, Subset: d.Subset}
+	if d.Port != 0 {
+		o.Port = &struct {
+			Number uint32 `json:"number"`
+		}{d.Port}
+	}
+	return o
 }
