@@ -145,7 +145,9 @@ func (c *gammaRoute) httpEntry(rule *inventory.RouteRule, n, m int32, enforce bo
 			if err != nil {
 				return e, nil, err
 			}
-			*dst = ops
+			if ops != nil {
+				*dst = ops
+			}
 		case inventory.FilterRequestMirror:
 			d, pct, err := c.mirror(f.RequestMirror, enforce)
 			switch {

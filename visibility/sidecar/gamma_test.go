@@ -273,6 +273,19 @@ spec:
 			"GRPCRoute/shop/g": {"Service /reviews:0 " + gammaValid, "Service /ratings:80 " + gammaValid},
 			"TLSRoute/shop/t":  {"ServiceEntry /api:0 " + gammaValid},
 		},
+	}, {
+		name: "a mesh parent without a port before one with: the entries of the second start from the first's order",
+		objects: `apiVersion: gateway.networking.k8s.io/v1
+kind: GRPCRoute
+metadata: {name: g, namespace: shop}
+spec:
+  parentRefs: [{group: "", kind: Service, name: ratings}, {group: "", kind: Service, name: reviews, port: 9090}]
+  rules: [{backendRefs: [{name: ratings, port: 80}]}, {matches: [{}], backendRefs: [{name: reviews, port: 9090}]}]`,
+		vss: []string{
+			"shop/shop~9090~reviews.shop.svc.cluster.local reviews.shop.svc.cluster.local mesh: shop.g.1 ->reviews.shop.svc.cluster.local:9090/0 port=9090; shop.g.0 ->ratings.shop.svc.cluster.local:80/0 port=9090",
+			"shop/shop~ratings.shop.svc.cluster.local ratings.shop.svc.cluster.local mesh: shop.g.1 ->reviews.shop.svc.cluster.local:9090/0; shop.g.0 ->ratings.shop.svc.cluster.local:80/0",
+		},
+		status: map[string][]string{"GRPCRoute/shop/g": {"Service /reviews:9090 " + gammaValid, "Service /ratings:0 " + gammaValid}},
 	}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

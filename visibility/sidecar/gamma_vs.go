@@ -60,6 +60,10 @@ func (c *gammaRoute) routeHosts() []string {
 
 // httpBases appends the bases an HTTPRoute or a GRPCRoute makes: for each parent that takes
 // it and each of the parent's hosts, with the parentRef's port as a match of every entry.
+// Once a mesh parent without a port has made a base, the route's mesh entries stay in that
+// base's order (istiod sorts them in place), which is the order the entries of a later mesh
+// parent with a port start from: among the entries precedence does not order, an entry
+// without a match then follows those with one.
 func (c *gammaRoute) httpBases(bases []gammaBase) []gammaBase {
 	n := 0
 	for _, p := range c.filtered() {
@@ -84,6 +88,9 @@ func (c *gammaRoute) httpBases(bases []gammaBase) []gammaBase {
 				kind: c.r.Kind, route: c.idx, entries: entries,
 			})
 			n++
+			if p.mesh && c.r.ParentRefs[p.ref].Port == 0 {
+				slices.SortStableFunc(c.mesh.http, gammaCompare)
+			}
 		}
 	}
 	return bases
