@@ -88,14 +88,19 @@ func (c *gammaRoute) refString(i int) string {
 		"." + cmp.Or(pr.Namespace, c.r.Namespace)
 }
 
-// listenerParents appends the parents parentRef i, to gw, resolves to: each listener.
+// listenerParents appends the parents parentRef i, to gw, resolves to: each listener istiod
+// makes a server of (an HTTPS or TLS listener without tls settings it skips).
 func (c *gammaRoute) listenerParents(out []gammaParent, i int, gw *inventory.Gateway) []gammaParent {
+	var ls []*inventory.Listener
 	for li := range gw.Listeners {
-		l := &gw.Listeners[li]
+		if l := &gw.Listeners[li]; l.TLSMode != "" || l.Protocol != "HTTPS" && l.Protocol != "TLS" {
+			ls = append(ls, l)
+		}
+	}
+	for _, l := range ls {
 		p := gammaParent{ref: i, internal: gw.Namespace + "/" + gw.Name + "~" + gammaGatewaySuffix + "~" + l.Name, hostname: l.Hostname}
-		for oi := range gw.Listeners {
-			o := &gw.Listeners[oi]
-			if oi != li && o.Port == l.Port && o.Protocol == l.Protocol && o.Hostname != l.Hostname && !slices.Contains(p.banned, o.Hostname) {
+		for _, o := range ls {
+			if o != l && o.Port == l.Port && o.Protocol == l.Protocol && o.Hostname != l.Hostname && !slices.Contains(p.banned, o.Hostname) {
 				p.banned = append(p.banned, o.Hostname)
 			}
 		}

@@ -274,6 +274,20 @@ spec:
 			"TLSRoute/shop/t":  {"ServiceEntry /api:0 " + gammaValid},
 		},
 	}, {
+		name: "an HTTPS listener without tls settings is no parent",
+		objects: `apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: shop}
+spec: {gatewayClassName: istio, listeners: [{name: https, port: 443, protocol: HTTPS}]}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: h, namespace: shop}
+spec:
+  parentRefs: [{name: gw}]
+  rules: [{backendRefs: [{name: ratings, port: 80}]}]`,
+		status: map[string][]string{"HTTPRoute/shop/h": {}},
+	}, {
 		name: "a mesh parent without a port before one with: the entries of the second start from the first's order",
 		objects: `apiVersion: gateway.networking.k8s.io/v1
 kind: GRPCRoute
