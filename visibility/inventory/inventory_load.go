@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"iter"
+	"maps"
 	"net/netip"
 	"slices"
 	"strings"
@@ -36,7 +38,10 @@ import (
 // and egress listeners; a VirtualService its hosts, gateways, exportTo and routes (see
 // VirtualService); a DestinationRule its host, exportTo, workload selector, subsets and
 // traffic policies (see DestinationRule). A Sidecar, VirtualService or DestinationRule of
-// another API group is another kind of object, and is skipped. Each is refused where Istio's
+// another API group is another kind of object, and is skipped. HTTPRoutes, GRPCRoutes,
+// TCPRoutes, TLSRoutes, ReferenceGrants and Gateways of gateway.networking.k8s.io are read
+// into Routes, ReferenceGrants and Gateways, with the API server's defaults (see Route and
+// the package documentation). Each is refused where Istio's
 // validation refuses it, with Istio's words (the package documentation lists the rules).
 // Inventory.Domain is the cluster domain.
 //
@@ -92,7 +97,7 @@ func Load(data []byte, clusterDomain string) (*Inventory, error) {
 			errs = append(errs, o.Err)
 			continue
 		}
-		if err := kube.CheckKind(o, []string{"Namespace", "ServiceEntry", "Service", "Sidecar", "VirtualService", "DestinationRule"}); err != nil {
+		if err := kube.CheckKind(o, readKinds); err != nil && !slices.Contains(otherGatewayAPIKinds, o.Kind) {
 			errs = append(errs, err)
 			continue
 		}
@@ -113,6 +118,9 @@ func Load(data []byte, clusterDomain string) (*Inventory, error) {
 		case o.Kind == "DestinationRule" && isIstioNetworking(o):
 			problems = l.destinationRule(o)
 			istio[o.Kind]++
+		case gatewayAPIVersions[o.Kind] != nil && isGatewayAPI(o):
+			problems = l.gatewayAPIObject(o)
+			istio[o.Kind]++
 		default:
 			skipped[kube.DescribeKind(o)]++
 			continue
@@ -129,13 +137,26 @@ func Load(data []byte, clusterDomain string) (*Inventory, error) {
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	if read == istio["Sidecar"]+istio["VirtualService"]+istio["DestinationRule"] {
+	if routing := sum(maps.Values(istio)); read == routing {
 		for kind, n := range istio {
 			skipped[kind] = n
 		}
 		return nil, &FieldError{Detail: fmt.Sprintf("no inventory: %s; expected Namespace, ServiceEntry and Service objects (%s)", s.Found(skipped), kubectlRecipe), Err: ErrNoInventory}
 	}
 	return &l.inv, nil
+}
+
+// readKinds are the kinds Load reads: a near miss of one is an error.
+var readKinds = []string{"Namespace", "ServiceEntry", "Service", "Sidecar", "VirtualService", "DestinationRule",
+	"HTTPRoute", "GRPCRoute", "TCPRoute", "TLSRoute", "ReferenceGrant", "Gateway"}
+
+// sum adds up counts.
+func sum(counts iter.Seq[int]) int {
+	n := 0
+	for c := range counts {
+		n += c
+	}
+	return n
 }
 
 // kubectlRecipe is the command that dumps every kind Load reads.
@@ -152,6 +173,9 @@ func readsObject(o kube.Object, twice func(path ...string) bool) bool {
 		return isCoreV1(o) || twice("apiVersion")
 	case "Sidecar", "VirtualService", "DestinationRule":
 		return isIstioNetworking(o) || twice("apiVersion")
+	}
+	if gatewayAPIVersions[o.Kind] != nil {
+		return isGatewayAPI(o) || twice("apiVersion")
 	}
 	return false
 }

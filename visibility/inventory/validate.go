@@ -67,6 +67,7 @@ func (inv *Inventory) Validate() error {
 		func(p []*FieldError, dr *DestinationRule) []*FieldError {
 			return checkDestinationRule(checkNamespaceName(p, dr.Namespace, dr.Name), dr, &f)
 		})...)
+	errs = append(errs, inv.validateGatewayAPI()...)
 	return errors.Join(errs...)
 }
 
