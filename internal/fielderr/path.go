@@ -94,6 +94,10 @@ func (p Path) String() string {
 	return p.p.String()
 }
 
+// FieldPath returns p as apimachinery's field.Path (nil for the root), for apimachinery's
+// validators, whose problems name their fields under it.
+func (p Path) FieldPath() *field.Path { return p.p }
+
 // Problem returns the problem of the field at p: the value found there (nil for none) and
 // why it is refused.
 func (p Path) Problem(value any, detail string) *Error {

@@ -169,27 +169,31 @@ func TestSelectorProblemsOrder(t *testing.T) {
 }
 
 func TestLabelProblems(t *testing.T) {
+	labels := fielderr.Root(fielderr.Object).Child("spec").Child("workloadSelector").Child("labels")
+	selector := fielderr.Root(fielderr.GoValue).Child("selector")
 	tests := []struct {
-		path string
+		path fielderr.Path
 		ls   map[string]string
 		want []string
 	}{
-		{"spec.workloadSelector.labels", nil, nil},
-		{"Selector", map[string]string{"app": "web", "example.com/tier": "", "v": "1.2_3-x"}, nil},
-		{"Selector", map[string]string{"a/b/c": "x"}, []string{`Selector: Invalid value: "a/b/c": ` + labelKeyRule + " [a/b/c]"}},
-		{"spec.workloadSelector.labels", map[string]string{"k": "v v"}, []string{`spec.workloadSelector.labels: Invalid value: "v v": ` + labelValueRule + " [v v]"}},
-		{"WorkloadSelector", map[string]string{"": "x"}, []string{
+		{labels, nil, nil},
+		{selector, map[string]string{"app": "web", "example.com/tier": "", "v": "1.2_3-x"}, nil},
+		{selector, map[string]string{"a/b/c": "x"}, []string{`Selector: Invalid value: "a/b/c": ` + labelKeyRule + " [a/b/c]"}},
+		{labels, map[string]string{"k": "v v"}, []string{`spec.workloadSelector.labels: Invalid value: "v v": ` + labelValueRule + " [v v]"}},
+		{fielderr.Root(fielderr.GoValue).Child("workloadSelector"), map[string]string{"": "x"}, []string{
 			`WorkloadSelector: Invalid value: "": name part must be non-empty []`,
 			`WorkloadSelector: Invalid value: "": ` + namePartRule + " []",
 		}},
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprint(tt.ls), func(t *testing.T) {
+			asked := false
 			var errs []error
-			for _, e := range LabelProblems(tt.path, tt.ls) {
+			for _, e := range LabelProblems(func() fielderr.Path { asked = true; return tt.path }, tt.ls) {
 				errs = append(errs, e)
 			}
 			assert.Equal(t, tt.want, spell(t, errs))
+			assert.Equal(t, tt.want != nil, asked, "the path is built for a problem only")
 		})
 	}
 }

@@ -256,11 +256,11 @@ func TestValidate(t *testing.T) {
 	require.Error(t, err)
 	assert.Equal(t, []string{
 		`Domain: "*.local" is not a DNS name`,
-		`Services[0] (ServiceEntry shop/a): Hosts[0]: "a..b" is not a DNS name: must not have an empty label (a leading, trailing or doubled ".")`,
+		`Services[0] (ServiceEntry shop/a): Hosts[0]: domain name ".b" invalid (label "" invalid)`,
 		`Services[1] (ServiceEntry shop/a): a second ServiceEntry shop/a (the first is Services[0])`,
 		`Sidecars[0] (Sidecar shop/s): WorkloadSelector: Invalid value: "a b": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')`,
-		`Sidecars[0] (Sidecar shop/s): Egress[0].Hosts[0]: "shop" is not of the form namespace/host`,
-		`Sidecars[0] (Sidecar shop/s): Egress[1].Hosts: an egress listener imports at least one host`,
+		`Sidecars[0] (Sidecar shop/s): Egress[0].Hosts[0]: host must be of form namespace/dnsName`,
+		`Sidecars[0] (Sidecar shop/s): Egress[1].Hosts: sidecar: egress listener must contain at least one host`,
 		`Sidecars[0] (Sidecar shop/s): Egress[0]: sidecar: the egress listener with empty port should be the last listener in the list`,
 		`Sidecars[1] (Sidecar shop/s): a second Sidecar shop/s (the first is Sidecars[0])`,
 		`Sidecars[2] (Sidecar /): Namespace: must not be empty`,
