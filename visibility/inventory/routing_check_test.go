@@ -189,13 +189,18 @@ func TestIstioNameRulesMatchReference(t *testing.T) {
 	}
 }
 
-// TestOverlapsMatchNaive: the trie finds the pairs of overlapping hosts comparing every
-// pair finds, on random hosts that share suffixes.
+// TestOverlapsMatchNaive: the trie names the pairs of overlapping hosts comparing every pair
+// names, the first ones in Istio's order whatever the limit, and counts them alike, on random
+// hosts that share suffixes — so which pair a problem names does not depend on how many
+// hosts there are.
 func TestOverlapsMatchNaive(t *testing.T) {
 	r := newRand(32, 11)
 	parts := []string{"*", "*.", "a.", "b.", "ab.", "x", ".", "com", "a.com", ".com", "*-a.", "*b"}
 	for range longtest.N(300, 2000) {
 		hosts := make([]string, r.IntN(40))
+		if r.IntN(8) == 0 {
+			hosts = make([]string, naiveOverlapsUpTo+r.IntN(60))
+		}
 		for i := range hosts {
 			var b strings.Builder
 			for range 1 + r.IntN(3) {
@@ -207,8 +212,12 @@ func TestOverlapsMatchNaive(t *testing.T) {
 		got, gotN := trieOverlaps(hosts, 1<<30)
 		require.Equal(t, wantN, gotN, "%q", hosts)
 		require.Equal(t, want, got, "%q", hosts)
-		_, capped := trieOverlaps(hosts, 3)
-		require.Equal(t, wantN, capped, "the count does not depend on the limit")
+		for _, limit := range []int{1, 3, maxOverlaps} {
+			want, wantN := naiveOverlaps(hosts, limit)
+			got, gotN := trieOverlaps(hosts, limit)
+			require.Equal(t, want, got, "the first %d pairs of %q", limit, hosts)
+			require.Equal(t, wantN, gotN, "the count does not depend on the limit")
+		}
 	}
 }
 

@@ -37,16 +37,17 @@ func (inv *Inventory) Validate() error {
 		kind            Kind
 		namespace, name string
 	}
-	seen := make(map[key]int, len(inv.Services))
+	first := make(map[int]int) // the services that repeat an earlier one's kind, namespace and name: that one
+	repeats(len(inv.Services), func(i int) key {
+		s := &inv.Services[i]
+		return key{s.Kind, s.Namespace, s.Name}
+	}, func(i, j int) { first[i] = j })
 	for i := range inv.Services {
 		s := &inv.Services[i]
 		problems := checkService(nil, s)
-		k := key{s.Kind, s.Namespace, s.Name}
-		if j, dup := seen[k]; dup {
+		if j, dup := first[i]; dup {
 			problems = append(problems, goValue.Problem(nil, fmt.Sprintf("a second %s %s/%s (the first is %s)", kindWords(s.Kind), s.Namespace, s.Name, goValue.Child("services").Index(j))))
 			problems[len(problems)-1].Err = ErrDuplicate
-		} else {
-			seen[k] = i
 		}
 		errs = appendIn(errs, problems, func() string { return itemWhere("services", i, s.Kind.String(), s.Namespace, s.Name) })
 	}
@@ -89,16 +90,18 @@ func appendIn(errs []error, problems []*FieldError, where func() string) []error
 // name.
 func checkNamed[T any](objs []T, list, kind string, id func(*T) (namespace, name string), check func([]*FieldError, *T) []*FieldError) []error {
 	var errs []error
-	seen := make(map[[2]string]int, len(objs))
+	first := make(map[int]int) // the objects that repeat an earlier one's namespace and name: that one
+	repeats(len(objs), func(i int) [2]string {
+		ns, name := id(&objs[i])
+		return [2]string{ns, name}
+	}, func(i, j int) { first[i] = j })
 	for i := range objs {
 		o := &objs[i]
 		ns, name := id(o)
 		problems := check(nil, o)
-		if j, dup := seen[[2]string{ns, name}]; dup {
+		if j, dup := first[i]; dup {
 			problems = append(problems, goValue.Problem(nil, fmt.Sprintf("a second %s %s/%s (the first is %s)", kind, ns, name, goValue.Child(list).Index(j))))
 			problems[len(problems)-1].Err = ErrDuplicate
-		} else {
-			seen[[2]string{ns, name}] = i
 		}
 		errs = appendIn(errs, problems, func() string { return itemWhere(list, i, kind, ns, name) })
 	}
