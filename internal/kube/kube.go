@@ -71,7 +71,7 @@ func SelectorProblems(s *metav1.LabelSelector, p *field.Path) []error {
 // labels) as Kubernetes does, each problem at the path at gives, which is asked for only when
 // there is a problem.
 func LabelProblems(at func() fielderr.Path, ls map[string]string) []*fielderr.Error {
-	if len(ls) == 0 || len(metavalidation.ValidateLabels(ls, nil)) == 0 {
+	if validLabels(ls) {
 		return nil
 	}
 	var errs []*fielderr.Error

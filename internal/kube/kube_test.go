@@ -2,11 +2,13 @@ package kube
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	metavalidation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/meshscope/meshscope/internal/fielderr"
@@ -235,4 +237,42 @@ func TestPathOfAndChild(t *testing.T) {
 	assert.Equal(t, "defaultVisibility", Child(nil, "defaultVisibility").String())
 	assert.Equal(t, "serviceScopeConfigs", Child(PathOf(""), "serviceScopeConfigs").String())
 	assert.Equal(t, "meshConfig.policies[0].visibility", Child(PathOf("meshConfig.policies").Index(0), "visibility").String())
+}
+
+// TestValidLabelsMatchesApimachinery: the one-pass check accepts exactly the labels
+// apimachinery's ValidateLabels finds no problem with, on random keys and values.
+func TestValidLabelsMatchesApimachinery(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 17))
+	const common, odd = "aZ9b", "-_./ A"
+	word := func() string {
+		n := r.IntN(8)
+		if r.IntN(10) == 0 {
+			n = 55 + r.IntN(20)
+		}
+		if r.IntN(20) == 0 {
+			n = 240 + r.IntN(30)
+		}
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = common[r.IntN(len(common))]
+			if r.IntN(8) == 0 {
+				b[i] = odd[r.IntN(len(odd))]
+			}
+		}
+		return string(b)
+	}
+	valid := 0
+	for range 20000 {
+		ls := map[string]string{word(): word()}
+		if r.IntN(2) == 0 {
+			ls[word()+"/"+word()] = word()
+		}
+		want := len(metavalidation.ValidateLabels(ls, nil)) == 0
+		require.Equal(t, want, validLabels(ls), "%q", ls)
+		if want {
+			valid++
+		}
+	}
+	assert.Greater(t, valid, 2000, "valid labels among the random ones")
+	assert.Less(t, valid, 18000, "invalid labels among the random ones")
 }

@@ -2,6 +2,7 @@ package inventory
 
 import (
 	"encoding/json"
+	"fmt"
 	"maps"
 	"net/netip"
 	"os"
@@ -13,6 +14,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/meshscope/meshscope/internal/growth"
 )
 
 // kubectlList is what `kubectl get namespaces,serviceentries,services -A -o yaml` prints (one
@@ -271,4 +274,28 @@ func TestValidate(t *testing.T) {
 	assert.Equal(t, []string{"", "shop"}, inv.NamespaceNames(), "every namespace named, an empty one too")
 	assert.Equal(t, "cluster.local", (&Inventory{}).ClusterDomain())
 	assert.Equal(t, "corp.internal", (&Inventory{Domain: "Corp.Internal."}).ClusterDomain())
+}
+
+// TestValidateSpellsNothingWhenValid: Validate of a valid inventory allocates the same few
+// times for 1,000 services as for 4,000 — it builds no location, path or message for a
+// service without problems.
+func TestValidateSpellsNothingWhenValid(t *testing.T) {
+	inventoryOf := func(n int) *Inventory {
+		inv := &Inventory{Services: make([]Service, n)}
+		for i := range inv.Services {
+			ns := fmt.Sprintf("ns-%d", i%50)
+			inv.Services[i] = Service{Kind: ServiceEntry, Namespace: ns, Name: fmt.Sprintf("svc-%d", i),
+				Hosts: []string{fmt.Sprintf("svc-%d.%s.example.com", i, ns)}, Addresses: pfx(fmt.Sprintf("10.0.%d.%d", i/250, i%250)),
+				Ports: []uint32{80, 443}, Selector: map[string]string{"app": "a"}, ExportTo: []string{"."}}
+		}
+		return inv
+	}
+	small, large := inventoryOf(1000), inventoryOf(4000)
+	require.NoError(t, small.Validate())
+	allocs := func(inv *Inventory) float64 {
+		a, _ := growth.Allocated(func() { _ = inv.Validate() })
+		return a
+	}
+	assert.Equal(t, allocs(small), allocs(large), "allocations do not grow with the services")
+	assert.LessOrEqual(t, allocs(large), 4.0)
 }

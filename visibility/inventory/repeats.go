@@ -31,12 +31,12 @@ func repeats[K comparable](n int, key func(int) K, dup func(i, j int)) {
 }
 
 // bucketRepeats finds the pairs repeats reports, sorted by their first item: it sorts the
-// items into about 2n buckets by the top bits of their keys' hashes (a counting sort, which
+// items into n to 2n buckets by the top bits of their keys' hashes (a counting sort, which
 // keeps each bucket's items in their order), and compares the items of a bucket only with one
 // another. Two equal keys share a bucket; a bucket holds few items, the hash being seeded at
 // random for each call.
 func bucketRepeats[K comparable](n int, key func(int) K) [][2]int {
-	shift := 64 - (bits.Len(uint(n)) + 1)
+	shift := 64 - bits.Len(uint(n))
 	seed := maphash.MakeSeed()
 	hashes := make([]uint64, n)
 	start := make([]int32, 1<<(64-shift)+1) // bucket b's items are order[start[b]:start[b+1]]

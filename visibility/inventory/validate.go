@@ -37,11 +37,11 @@ func (inv *Inventory) Validate() error {
 		kind            Kind
 		namespace, name string
 	}
-	first := make(map[int]int) // the services that repeat an earlier one's kind, namespace and name: that one
+	var first map[int]int // the services that repeat an earlier one's kind, namespace and name: that one
 	repeats(len(inv.Services), func(i int) key {
 		s := &inv.Services[i]
 		return key{s.Kind, s.Namespace, s.Name}
-	}, func(i, j int) { first[i] = j })
+	}, func(i, j int) { first = put(first, i, j) })
 	for i := range inv.Services {
 		s := &inv.Services[i]
 		problems := checkService(nil, s)
@@ -64,6 +64,15 @@ func (inv *Inventory) Validate() error {
 			return checkDestinationRule(checkNamespaceName(p, dr.Namespace, dr.Name), goValue, dr)
 		})...)
 	return errors.Join(errs...)
+}
+
+// put sets m[i] = j, making m if it is nil.
+func put(m map[int]int, i, j int) map[int]int {
+	if m == nil {
+		m = map[int]int{}
+	}
+	m[i] = j
+	return m
 }
 
 // itemWhere names item i of the Inventory's list (its JSON name) for its problems:
@@ -90,11 +99,11 @@ func appendIn(errs []error, problems []*FieldError, where func() string) []error
 // name.
 func checkNamed[T any](objs []T, list, kind string, id func(*T) (namespace, name string), check func([]*FieldError, *T) []*FieldError) []error {
 	var errs []error
-	first := make(map[int]int) // the objects that repeat an earlier one's namespace and name: that one
+	var first map[int]int // the objects that repeat an earlier one's namespace and name: that one
 	repeats(len(objs), func(i int) [2]string {
 		ns, name := id(&objs[i])
 		return [2]string{ns, name}
-	}, func(i, j int) { first[i] = j })
+	}, func(i, j int) { first = put(first, i, j) })
 	for i := range objs {
 		o := &objs[i]
 		ns, name := id(o)
