@@ -163,6 +163,19 @@
 // depend on document order. And a StringMatch cannot tell `exact: ""` and a uri's
 // `prefix: ""`, which Istio accepts, from a match without a type.
 //
+// # How a check names a field
+//
+// Each rule is checked once, by a function that takes the path of its object's spec as a
+// fielderr.Path value and builds the path of a field only when it finds a problem there;
+// Load runs it on the value it read from an object, with the root
+// fielderr.Root(fielderr.Object).Child("spec"), so that a problem names the field as the
+// object spells it (spec.http[0].route[1].destination.host), and Validate on a value built
+// in Go, with fielderr.Root(fielderr.GoValue), naming it as the Go value does
+// (HTTP[0].Route[1].Host). Where the two spell a field apart, the check gives both names in
+// the one step (Field("destination", "")). The object itself — "items[5] (ServiceEntry
+// shop/api)", "Services[3] (ServiceEntry a/x)" — is named by Load or Validate, once it has
+// problems (fielderr.In). A reader of another kind of object follows the same pattern.
+//
 // # Using an inventory
 //
 // The views keep the inventory's slices and maps: do not modify an inventory after
