@@ -276,3 +276,16 @@ func TestValidLabelsMatchesApimachinery(t *testing.T) {
 	assert.Greater(t, valid, 2000, "valid labels among the random ones")
 	assert.Less(t, valid, 18000, "invalid labels among the random ones")
 }
+
+// FuzzValidLabels holds the one-pass label check to apimachinery's ValidateLabels.
+func FuzzValidLabels(f *testing.F) {
+	for _, kv := range [][2]string{{"app", "web"}, {"example.com/tier", ""}, {"a/b/c", "x"}, {"k", "v v"}, {"", "x"}, {"A.b/c", "d"}, {"a-/b", "c"}} {
+		f.Add(kv[0], kv[1])
+	}
+	f.Fuzz(func(t *testing.T, k, v string) {
+		ls := map[string]string{k: v}
+		if want := len(metavalidation.ValidateLabels(ls, nil)) == 0; want != validLabels(ls) {
+			t.Fatalf("%q: apimachinery accepts it: %v", ls, want)
+		}
+	})
+}
