@@ -26,7 +26,7 @@ func repeatsMap[K comparable](n int, key func(int) K, dup func(i, j int)) {
 // repeats, both ways of finding them make the calls the reference makes.
 func TestRepeatsMatchMap(t *testing.T) {
 	r := newRand(36, 4)
-	for range longtest.N(3000, 30000) {
+	for range longtest.N(600, 30000) {
 		n := r.IntN(3 * scanRepeatsUpTo)
 		if r.IntN(10) == 0 {
 			n = r.IntN(3000)

@@ -137,7 +137,6 @@ func TestRoutingLoadAndValidateAgree(t *testing.T) {
 // Istio's name rules as its validation writes them, with regular expressions: the
 // reference the byte loops are held to.
 var (
-	refDNSLabel   = regexp.MustCompile(`^[a-zA-Z0-9](?:[-a-zA-Z0-9]*[a-zA-Z0-9])?$`)
 	refTagKey     = regexp.MustCompile(`^([a-zA-Z0-9](?:[-a-zA-Z0-9]*[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[-a-zA-Z0-9]*[a-zA-Z0-9])?)*/)?((?:[A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$`)
 	refTagValue   = regexp.MustCompile(`^((?:[A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$`)
 	refHeaderName = regexp.MustCompile("^[!#$%&'*+-.^_`|~A-Za-z0-9]+$")
