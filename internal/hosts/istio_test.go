@@ -156,7 +156,7 @@ func randomHost(r interface{ IntN(int) int }, k int) string {
 // on random strings.
 func TestProblemsMatchReference(t *testing.T) {
 	r := newRand(71, 72)
-	for k := range longtest.N(4000, 200_000) {
+	for k := range longtest.N(1500, 200_000) {
 		h := randomHost(r, k)
 		for _, f := range fields {
 			require.Equal(t, refProblems(h, f.f), Problems(h, f.f), "%s %q", f.name, h)
