@@ -105,7 +105,7 @@ func checkVirtualService(errs []*FieldError, spec fielderr.Path, vs *VirtualServ
 			errs = checkDestinations(errs, spec, kind, r, routes[r].Route)
 		}
 	}
-	if names.Label(vs.Namespace) == "" {
+	if len(vs.ExportTo) > 0 && names.Label(vs.Namespace) == "" { // (the exportTo check takes its path spelt)
 		errs = append(errs, visibility.ExportToProblems(spec.Child("exportTo").String(), vs.Namespace, vs.ExportTo, visibility.ConfigExportTo)...)
 	}
 	return errs
@@ -311,7 +311,7 @@ func checkDestinationRule(errs []*FieldError, spec fielderr.Path, dr *Destinatio
 		errs = append(errs, subset(i).Child("name").Problemf(dr.Subsets[i].Name, "duplicate subset names: %s (it repeats %s)", dr.Subsets[i].Name, subset(j).Child("name")))
 	})
 	check(len(dr.Subsets))
-	if names.Label(dr.Namespace) == "" {
+	if len(dr.ExportTo) > 0 && names.Label(dr.Namespace) == "" { // (the exportTo check takes its path spelt)
 		rule := visibility.ConfigExportTo
 		if dr.WorkloadSelector != nil {
 			rule = visibility.SelectorRuleExportTo
