@@ -297,7 +297,7 @@ func TestNewErrors(t *testing.T) {
 		t.Errorf("New errors (-want +got):\n%s", diff)
 	}
 	// One golden line: the wording people read.
-	assert.Contains(t, err.Error(), "\n"+`Services[5] (ServiceEntry a/hosts): Hosts[1]: "exa mple.com" is not a DNS name: label "exa mple" must not contain ' ' (allowed: a-z, 0-9 and "-")`+"\n")
+	assert.Contains(t, err.Error(), "\n"+`Services[5] (ServiceEntry a/hosts): Hosts[1]: domain name "exa mple.com" invalid (label "exa mple" invalid)`+"\n")
 }
 
 // fieldErrors returns every problem joined in err as a FieldError value, failing the test if

@@ -105,14 +105,25 @@
 // without labels), naming no namespace but its own; the selector's labels without an empty
 // key and without "*".
 //
-// For a Sidecar, besides its workload selector and each egress listener's hosts and port
-// (see Load), in Istio's words: a listener without a port that is not the last (so also
-// a second one: Istio's "egress can have only one listener with empty port" is never
-// reached), two listeners with one port number, two unix domain socket listeners (port 0)
-// with one socket. A Sidecar's ingress listeners, outbound traffic policy, connection pools
-// and its egress ports' names, protocols, binds and capture modes are not checked. For a
-// ServiceEntry, its exportTo in Istio's words, with "~" allowed alone; its hosts,
-// addresses and ports as Load says.
+// For a Sidecar, besides its workload selector and each egress listener's port (see Load),
+// in Istio's words: a listener without hosts, each host namespace/host (the namespace a
+// DNS label, "." or "*", each optionally after "~"; the host "*" or a domain with a dot whose
+// wildcard, if any, is a whole first label: no short names, no partial wildcards), a
+// listener without a port that is not the last (so also a second one: Istio's "egress can
+// have only one listener with empty port" is never reached), two listeners with one port
+// number, two unix domain socket listeners (port 0) with one socket. A Sidecar's ingress
+// listeners, outbound traffic policy, connection pools and its egress ports' names,
+// protocols, binds and capture modes are not checked. For a ServiceEntry, in Istio's words,
+// its exportTo, with "~" allowed alone, and its hosts: each a domain whose first label may
+// be a wildcard label (*.example.com, or partial: *x.example.com) and whose top level domain
+// is not a number (db.123 is refused, db.123. is not), of at most 255 characters, not "*"
+// alone; its addresses and ports as Load says.
+//
+// Every kind's hosts are checked by one set of rules (internal/hosts), which Istio's
+// validation applies with a difference per field: a VirtualService's hosts may also be IPs,
+// and "*" unless it is bound to the mesh; a route destination's may not be "*"; a
+// DestinationRule's may; a Sidecar's are as above; a legacy gateway name is a domain
+// without wildcards.
 //
 // Istio's rules for these kinds that are not checked, since they concern fields the
 // inventory does not read or Istio's own annotations:
@@ -138,10 +149,18 @@
 //     connection pool, load balancer, outlier detection, TLS, port-level settings,
 //     tunnel, proxy protocol and retry budget;
 //   - Istio's warnings, which refuse nothing (unreachable rules, legacy gateway names,
-//     a selector without labels).
+//     a selector without labels, a ServiceEntry's partial wildcard hosts);
+//   - a ServiceEntry's rules across its fields, and those of fields the inventory does not
+//     read: at least one host; with resolution DYNAMIC_DNS, wildcard hosts only and no
+//     addresses; with resolution DNS and no endpoints, hosts without wildcards; CIDR
+//     addresses only with resolution NONE or STATIC; its endpoints, and its ports' names
+//     and protocols. (The addresses each host of such an entry gets are still answered as
+//     Istio's conversion gives them.)
 //
 // Where meshscope differs on purpose: an exportTo entry with upper-case letters, which
-// Istio accepts but which names no namespace, is refused; two VirtualServices (or two
+// Istio accepts but which names no namespace, is refused; so is the ServiceEntry host "*.",
+// which Istio accepts but which, hosts comparing without a trailing dot, would cover every
+// host as "*" does; two VirtualServices (or two
 // DestinationRules) with one namespace and name are refused, since which one counts would
 // depend on document order. And a StringMatch cannot tell `exact: ""` and a uri's
 // `prefix: ""`, which Istio accepts, from a match without a type.
@@ -220,6 +239,19 @@
 // the CORS, ExtensionRef and ExternalAuth filters' settings, a rule's timeouts, retry and
 // session persistence, a Gateway's addresses, TLS and infrastructure are read, strictly, and
 // not kept. GatewayClass objects are not read.
+//
+// # How a check names a field
+//
+// Each rule is checked once, by a function that takes the path of its object's spec as a
+// fielderr.Path value and builds the path of a field only when it finds a problem there;
+// Load runs it on the value it read from an object, with the root
+// fielderr.Root(fielderr.Object).Child("spec"), so that a problem names the field as the
+// object spells it (spec.http[0].route[1].destination.host), and Validate on a value built
+// in Go, with fielderr.Root(fielderr.GoValue), naming it as the Go value does
+// (HTTP[0].Route[1].Host). Where the two spell a field apart, the check gives both names in
+// the one step (Field("destination", "")). The object itself — "items[5] (ServiceEntry
+// shop/api)", "Services[3] (ServiceEntry a/x)" — is named by Load or Validate, once it has
+// problems (fielderr.In). A reader of another kind of object follows the same pattern.
 //
 // # Using an inventory
 //

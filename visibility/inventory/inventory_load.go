@@ -50,7 +50,7 @@ import (
 // Validate makes is made here, by the same code, naming the document, the List item, the
 // object and the field as the user wrote them, one problem a line:
 //
-//	items[5] (ServiceEntry shop/api): spec.hosts[0]: "api.*.example.com" is not a DNS name: …
+//	items[5] (ServiceEntry shop/api): spec.hosts[0]: domain name "*.example.com" invalid (label "*" invalid)
 //	items[7] (VirtualService shop/reviews): spec.hosts[1]: duplicate hosts in virtual service: *.shop.example & api.shop.example
 //
 // So are two Namespace objects with one name (naming both: document order must not decide
@@ -314,7 +314,7 @@ func (l *inventoryLoader) serviceEntry(o kube.Object) []error {
 	s, spec, ok := l.common(&d, o, ServiceEntry)
 	if ok {
 		s.Hosts = specStrings(&d, spec, "hosts")
-		add(&d, checkHosts(nil, "spec.hosts", s.Hosts))
+		add(&d, checkHosts(nil, objectSpec, s.Hosts))
 		for i, a := range specStrings(&d, spec, "addresses") {
 			p, err := hosts.ParseAddress(a)
 			if err != nil {
@@ -327,7 +327,7 @@ func (l *inventoryLoader) serviceEntry(o kube.Object) []error {
 		s.checkExportTo(&d, "spec.exportTo")
 		if v := spec.Value("resolution"); v != nil {
 			s.Resolution = Resolution(d.String(v, "spec.resolution"))
-			add(&d, checkResolution(nil, "spec.resolution", s.Resolution))
+			add(&d, checkResolution(nil, objectSpec, s.Resolution))
 		}
 		s.AutoAddresses = statusAddresses(&d, o, s)
 		s.Ports = specPorts(&d, spec, "number", ServiceEntry)
@@ -378,11 +378,9 @@ func statusAddresses(d *strict.Decoder, o kube.Object, s *loadedService) map[str
 		case !ok:
 		case host == "":
 			d.Errorf(at+".host", "must be set")
+		case !hosts.has(host):
+			d.Add(notAHost(fielderr.Root(fielderr.Object).Child("status").Child("addresses").Index(i).Child("host"), host))
 		default:
-			if problems := hosts.checkAutoHost(nil, at+".host", host); problems != nil {
-				add(d, problems)
-				continue
-			}
 			if out == nil {
 				out = map[string][]netip.Prefix{}
 			}

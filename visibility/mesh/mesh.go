@@ -4,7 +4,6 @@ import (
 	"errors"
 	"net"
 	"strconv"
-	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -155,8 +154,8 @@ func (c *Config) scopeProblems(root *field.Path) []error {
 	for i, s := range c.ServiceSettings {
 		p := kube.Child(root, "serviceSettings").Index(i)
 		for j, h := range s.Hosts {
-			if r := hosts.PatternProblem(h); r != "" {
-				errs = append(errs, &FieldError{Field: p.Child("hosts").Index(j).String(), Value: h, Detail: strconv.Quote(h) + " " + r})
+			for _, r := range hosts.Problems(h, hosts.ServiceSettingsHosts) {
+				errs = append(errs, &FieldError{Field: p.Child("hosts").Index(j).String(), Value: h, Detail: r})
 			}
 		}
 	}
@@ -173,7 +172,7 @@ func discoveryProblem(a string) string {
 	if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
 		return "has port " + strconv.Quote(port) + ", not a number from 1 to 65535"
 	}
-	if net.ParseIP(host) == nil && (host == "" || strings.HasPrefix(host, "*") || hosts.Problem(host) != "") {
+	if net.ParseIP(host) == nil && hosts.FQDNProblem(host) != "" {
 		return "has host " + strconv.Quote(host) + ", neither a DNS name nor an IP"
 	}
 	return ""

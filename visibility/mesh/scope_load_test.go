@@ -51,7 +51,7 @@ var loadScopeRefusals = map[string]string{
 	"serviceScopeConfigs: [{scope: global}]\n":                                                   `serviceScopeConfigs[0].scope: unsupported value "global": enum names are upper case ("GLOBAL")`,
 	"serviceScopeConfigs: [{scope: 2}]\n":                                                        "serviceScopeConfigs[0].scope: the number 2 is out of range [0, 1]",
 	"serviceScopeConfigs: [{namespace_selector: {match_labels: {a: b}}}]\n":                      `serviceScopeConfigs[0].namespaceSelector: unknown field "match_labels" (did you mean "matchLabels"?)`,
-	"serviceSettings: [{settings: {clusterLocal: true}, hosts: [\"bad host\"]}]\n":               `serviceSettings[0].hosts[0]: "bad host" is not a DNS name: label "bad host" must not contain ' ' (allowed: a-z, 0-9 and "-")`,
+	"serviceSettings: [{settings: {clusterLocal: true}, hosts: [\"bad host\"]}]\n":               `serviceSettings[0].hosts[0]: domain name "bad host" invalid (label "bad host" invalid)`,
 	"serviceScopeConfigs: [{namespaceSelector: {matchExpressions: [{key: a, operator: In}]}}]\n": `serviceScopeConfigs[0].namespaceSelector.matchExpressions[0].values: Required value: must be specified when ` + "`operator` is 'In' or 'NotIn'",
 	"serviceScopeConfigs: []\nserviceScopeConfigs: []\n":                                         "serviceScopeConfigs: given twice (lines 1 and 2)",
 }
