@@ -35,11 +35,15 @@ import (
 // objects of other kinds — is an error saying what it holds, wrapping
 // visibility.ErrNoMeshConfig.
 func Load(data []byte) (*Config, error) {
-	docs, errs := meshfile.Read(data)
+	docs, installs, errs := meshfile.ReadAll(data)
 	c := &Config{}
 	claims := meshfile.Claims{}
+	errs = append(errs, c.takeInstalls(installs, claims)...)
+	c.applyProfile()
+	errs = append(errs, c.releaseProblems()...)
+	r := c.Release()
 	for _, d := range docs {
-		part, set, err := decodeDoc(d)
+		part, set, err := decodeDoc(d, r, &c.loaded)
 		if err != nil {
 			errs = append(errs, fielderr.In(d.Where(), err))
 			continue
@@ -65,15 +69,28 @@ type setField struct {
 }
 
 // decodeDoc decodes the fields a mesh configuration document sets, and validates them,
-// reporting every problem.
-func decodeDoc(d meshfile.Doc) (*Config, []setField, error) {
+// reporting every problem, for release r: a serviceEntryVisibility block r does not know
+// (before 1.31) is no problem even when malformed — istiod drops it unread — and is
+// recorded in notes for Findings instead. When the document has problems, the last says
+// how r's istiod refuses it, in its words, where meshscope can tell.
+func decodeDoc(d meshfile.Doc, r Release, notes *loaded) (*Config, []setField, error) {
 	c := &Config{}
 	var set []setField
 	block, bp, found, err := meshfile.Block(d)
 	errs := fielderr.Split(err)
 	if found && err == nil {
-		c.Visibility, err = decodeBlock(block, bp)
-		errs = append(errs, fielderr.Split(err)...)
+		var berr error
+		c.Visibility, berr = decodeBlock(block, bp)
+		switch {
+		case r.Has(ServiceEntryVisibility):
+			errs = append(errs, fielderr.Split(berr)...)
+		default:
+			notes.blockPath = strict.At(d.Where()) + strict.Display(bp)
+			if berr != nil {
+				notes.block = fielderr.In(d.Where(), berr)
+				notes.blockRefusal, _ = refusal(d.Value, Release{})
+			}
+		}
 		if c.Visibility != nil {
 			set = append(set, setField{"serviceEntryVisibility configuration", strict.Display(bp), func(dst, src *Config) { dst.Visibility = src.Visibility }})
 		}
@@ -90,6 +107,11 @@ func decodeDoc(d meshfile.Doc) (*Config, []setField, error) {
 			rest := *c
 			rest.Visibility = nil // validated with its own paths
 			errs = append(errs, rest.problems(d.Path)...)
+		}
+		if len(errs) > 0 {
+			if words, at := refusal(d.Value, r); words != "" {
+				errs = withRefusal(errs, strict.Child(d.Path, at), "Istio "+r.Version()+" refuses the whole mesh configuration: "+words+"; istiod then runs on "+defaultMeshConfig)
+			}
 		}
 	}
 	if len(errs) > 0 {

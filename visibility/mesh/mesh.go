@@ -70,6 +70,31 @@ type Config struct {
 	ServiceSettings []ServiceSetting `json:"serviceSettings,omitempty"`
 	// DefaultConfig is the part of meshConfig.defaultConfig meshscope reads.
 	DefaultConfig ProxyConfig `json:"defaultConfig,omitzero"`
+
+	// Istio is the istiod release the answers are for: "1.28", "1.29", "1.30", "1.31", or a
+	// patch ("1.30.2"); "" means the newest release meshscope models (1.31). A minor alone
+	// answers as the patch its behaviour was recorded from (1.28.10, 1.29.6, 1.30.3, the 1.31
+	// build); 1.30.0–1.30.2 lack 1.30.3's default-exportTo and listener-order changes; 1.28.0
+	// is not modelled. Load reads it from the install (see Load); a caller may set it.
+	Istio string `json:"-"`
+	// CompatibilityVersion is the install's compatibilityVersion ("1.25" … "1.30", as the
+	// release's profiles allow: 1.25 up to the release before it; "" none). The profiles of
+	// 1.25–1.29 turn PILOT_SIDECAR_PICK_BEST_SERVICE_NAMESPACE off on 1.30 and 1.31; no other
+	// setting they change alters an answer meshscope gives.
+	CompatibilityVersion string `json:"-"`
+	// PilotEnv holds istiod's flags (environment variables) as the install sets them, name →
+	// value as written, each winning over the compatibilityVersion profile (Load keeps only
+	// the flags below, and applies the chart's precedence first). meshscope honours
+	// PILOT_SIDECAR_PICK_BEST_SERVICE_NAMESPACE (1.30 on) and AMBIENT_ENABLE_MULTI_NETWORK
+	// (package visibility/scope); ENABLE_ENHANCED_DESTINATIONRULE_MERGE,
+	// PILOT_UNIFIED_SIDECAR_SCOPE and PILOT_SCOPE_GATEWAY_TO_NAMESPACE change answers it
+	// models only for their defaults, so another value is refused. Other variables are not
+	// read. nil: none set.
+	PilotEnv map[string]string `json:"-"`
+
+	// loaded is what Load found beyond the fields (where the release settings are written;
+	// what the release ignores).
+	loaded loaded
 }
 
 // ProxyConfig is the part of meshConfig.defaultConfig meshscope reads.
@@ -98,11 +123,17 @@ func (c *Config) Discovery() string {
 }
 
 // Validate reports every problem in c, each with its path as a meshConfig spells it:
-// serviceEntryVisibility's (see visibility.Config.Validate), a root namespace that is not a
-// namespace name, an invalid default exportTo (the form of a ServiceEntry's exportTo), an
-// invalid discovery selector or scope selector, an unknown scope, a serviceSettings host
-// Istio refuses (a DNS name whose first label may be a wildcard label, or "*" alone), and a
-// discovery address that is not host:port. A nil Config is valid.
+// serviceEntryVisibility's (see visibility.Config.Validate; from 1.31 only: before, istiod
+// drops the block unread, which Findings says), a root namespace that is not a namespace
+// name, an invalid default exportTo (the form of a ServiceEntry's exportTo), an invalid
+// discovery selector or scope selector, an unknown scope, a serviceSettings host Istio
+// refuses (a DNS name whose first label may be a wildcard label, or "*" alone), and a
+// discovery address that is not host:port; and the release settings' (the fields Istio,
+// CompatibilityVersion and PilotEnv, or where Load read them): a release meshscope does not
+// model or a malformed one, naming the releases it models; a compatibilityVersion the
+// release has no profile for (Helm's "unknown compatibility version"); a flag value istiod
+// cannot read as a boolean, or a value meshscope does not model (see PilotEnv). A nil Config
+// is valid.
 func (c *Config) Validate() error { return errors.Join(c.problems("")...) }
 
 // problems reports c's problems, their paths under path (the meshConfig's, "" for c itself).
@@ -110,8 +141,13 @@ func (c *Config) problems(path string) []error {
 	if c == nil {
 		return nil
 	}
-	var errs []error
-	errs = append(errs, fielderr.Split(fielderr.Under(strict.Child(path, "serviceEntryVisibility"), c.Visibility.Validate()))...)
+	errs := c.releaseProblems()
+	if c.Release().Has(ServiceEntryVisibility) {
+		errs = append(errs, fielderr.Split(fielderr.Under(strict.Child(path, "serviceEntryVisibility"), c.Visibility.Validate()))...)
+		if c.loaded.block != nil {
+			errs = append(errs, fielderr.Split(c.loaded.block)...)
+		}
+	}
 	if c.RootNamespace != "" {
 		if r := names.Label(c.RootNamespace); r != "" {
 			errs = append(errs, &FieldError{Field: strict.Child(path, "rootNamespace"), Value: c.RootNamespace, Detail: strconv.Quote(c.RootNamespace) + " " + r})

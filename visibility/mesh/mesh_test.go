@@ -167,7 +167,8 @@ data:
 	_, err = Load([]byte("meshConfig: {serviceEntryVisibility: {policies: [{visibility: public}]}, defaultDestinationRuleExportTo: [a, a], defaultConfig: {discoveryAddress: x}}\n"))
 	require.Error(t, err)
 	assert.Equal(t, []string{
-		`meshConfig.serviceEntryVisibility.policies[0].visibility: unsupported value "public": enum names are upper case ("PUBLIC")`,
+		`meshConfig.serviceEntryVisibility.policies[0].visibility: unsupported value "public": enum names are upper case ("PUBLIC"); ` + refusedBy31 +
+			`unknown value "\"public\"" for enum istio.mesh.v1alpha1.ServiceEntryVisibility.Visibility; ` + runsOnDefault,
 		`meshConfig.defaultDestinationRuleExportTo[1]: "a" repeats meshConfig.defaultDestinationRuleExportTo[0] ("a")`,
 		`meshConfig.defaultConfig.discoveryAddress: "x" is not host:port`,
 	}, strings.Split(err.Error(), "\n"), "every problem at once")

@@ -1,0 +1,96 @@
+package mesh
+
+import (
+	"maps"
+	"slices"
+
+	"github.com/meshscope/meshscope/internal/meshfile"
+	"github.com/meshscope/meshscope/internal/release"
+)
+
+// takeInstalls sets c's release settings — Istio, CompatibilityVersion, PilotEnv — from
+// what the install objects of a stream say (see meshfile.Install), recording where each is
+// written, and returns the problems: a setting two objects give, a flag set from valueFrom.
+// A tag that names no release sets nothing (recorded for Findings).
+func (c *Config) takeInstalls(installs []meshfile.Install, claims meshfile.Claims) []error {
+	var errs []error
+	claim := func(in meshfile.Install, what string, s meshfile.Setting) bool {
+		if err := claims.Claim(meshfile.Doc{Object: in.Object}, what, s.Path); err != nil {
+			errs = append(errs, err)
+			return false
+		}
+		return true
+	}
+	for _, in := range installs {
+		at := func(value, path string) settingAt { return settingAt{value, in.Object.Where(), path} }
+		if s := in.Tag; s.Set() && claim(in, "istiod image tag", s) {
+			if v, ok := release.TagVersion(s.Value); ok {
+				c.Istio, c.loaded.istio = v, at(v, s.Path)
+			} else {
+				c.loaded.tag = at(s.Value, s.Path)
+			}
+		}
+		if s := in.CompatibilityVersion; s.Set() && claim(in, "compatibilityVersion", s) {
+			c.CompatibilityVersion, c.loaded.compat = s.Value, at(s.Value, s.Path)
+		}
+		for _, name := range slices.Sorted(maps.Keys(in.Env)) {
+			s := in.Env[name]
+			if _, known := release.LookupFlag(name); !known {
+				if problem := flagNearMiss(name); problem != "" {
+					errs = append(errs, &FieldError{Where: in.Object.Where(), Field: s.Path, Value: name, Detail: problem})
+				}
+				continue
+			}
+			if !claim(in, name, s) {
+				continue
+			}
+			if s.ValueFrom {
+				errs = append(errs, &FieldError{Where: in.Object.Where(), Field: s.Path, Value: name,
+					Detail: name + " is set from valueFrom, which meshscope cannot read: set it in the values, or in the Config's PilotEnv"})
+				continue
+			}
+			if c.PilotEnv == nil {
+				c.PilotEnv = map[string]string{}
+			}
+			c.PilotEnv[name] = s.Value
+			if c.loaded.env == nil {
+				c.loaded.env = map[string]settingAt{}
+			}
+			c.loaded.env[name] = at(s.Value, s.Path)
+			if s.BelowProfile {
+				if c.loaded.below == nil {
+					c.loaded.below = map[string]settingAt{}
+				}
+				c.loaded.below[name] = at(s.Value, s.Path)
+			}
+		}
+	}
+	return errs
+}
+
+// applyProfile applies the chart's precedence once the release and compatibilityVersion are
+// known: an env value of the values' top level is overridden by a compatibilityVersion
+// profile that sets the same flag (the chart copies pilot.* — the profile's pilot.env
+// included — over the top level), so it leaves PilotEnv, and Findings names it.
+func (c *Config) applyProfile() {
+	v, problem := release.ParseVersion(c.Istio)
+	if c.Istio == "" {
+		v, problem = release.Version{Minor: release.NewestMinor, Patch: -1}, ""
+	}
+	if problem != "" {
+		return
+	}
+	for name, s := range c.loaded.below {
+		if release.ProfileSets(v, c.CompatibilityVersion, name) {
+			if c.loaded.overridden == nil {
+				c.loaded.overridden = map[string]settingAt{}
+			}
+			c.loaded.overridden[name] = s
+			delete(c.PilotEnv, name)
+			delete(c.loaded.env, name)
+		}
+	}
+	if len(c.PilotEnv) == 0 {
+		c.PilotEnv = nil
+	}
+}
