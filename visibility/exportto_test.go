@@ -259,6 +259,7 @@ func TestExportToProblems(t *testing.T) {
 		{"annotation: all with others", AnnotationExportTo, []string{"*", "."}, []string{`spec.exportTo[0]: "*" must be the only value`}},
 		{"mesh: dot twice", MeshExportTo, []string{".", "."}, []string{`spec.exportTo[1]: "." repeats spec.exportTo[0] (".")`}},
 		{"mesh: dot and a name", MeshExportTo, []string{".", "shop"}, nil},
+		{"mesh: all beside others, as Istio reads it", MeshExportTo, []string{".", "*", "~", "shop"}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -34,11 +34,48 @@ import (
 // visibility.ErrDuplicate. Input holding no mesh configuration at all — empty input, only
 // objects of other kinds — is an error saying what it holds, wrapping
 // visibility.ErrNoMeshConfig.
-func Load(data []byte) (*Config, error) {
+//
+// The release (Istio, CompatibilityVersion, PilotEnv) is read where the install writes it.
+// Helm values: the image tag pilot.tag, else tag, else global.tag — or, when the image
+// (pilot.image, else image) is a whole reference holding a "/", that reference's tag;
+// compatibilityVersion; the flags of env and pilot.env (the chart copies pilot.* over the top
+// level after merging the compatibility profile, so a profile overrides a value of env, not
+// one of pilot.env: Findings names such a value). An IstioOperator: the same in spec.values,
+// then spec.components.pilot.tag, spec.tag and spec.compatibilityVersion beneath them, and
+// spec.components.pilot.k8s.env over every other setting of a flag. Versions are read as
+// text (1.30 is not 1.3); a tag "1.30.3-distroless" reads as 1.30.3; a tag naming no release
+// ("latest", a digest) says nothing, so the newest release is answered for and Findings says
+// so. Each is validated as Validate does, the release first: a serviceEntryVisibility block
+// is read only by a release that knows it (1.31 on).
+//
+// A mesh configuration the release's istiod refuses — a field of the wrong JSON type, such
+// as defaultServiceExportTo: "." (a string, not a list), or from 1.31 an unknown enum name in
+// serviceEntryVisibility — is refused with the problem meshscope finds and Istio's words,
+// as jsonpb gives them for the first field it fails on, with what istiod then runs on:
+//
+//	meshConfig.defaultServiceExportTo: must be a list, got the string "."; Istio 1.30.3 refuses the whole mesh configuration: failed to convert to proto. json: cannot unmarshal string into Go value of type []json.RawMessage; istiod then runs on DefaultMeshConfig (…)
+//
+// Istio ignores unknown fields (a misspelt key, a nested field of serviceEntryVisibility it
+// does not have); meshscope refuses them, deliberately.
+func Load(data []byte) (*Config, error) { return LoadFor(data, "", "") }
+
+// LoadFor is Load for the release istio and the compatibilityVersion the caller names (""
+// for what the file says, if anything): for a file that does not say them (the istio
+// ConfigMap never does), or for a dry run asking another release what it makes of the same
+// file. What the caller names wins over what the file says. The release decides what a
+// file may hold: a serviceEntryVisibility block is no problem for a release before 1.31,
+// even malformed (istiod drops it unread; Config.Findings says so).
+func LoadFor(data []byte, istio, compatibilityVersion string) (*Config, error) {
 	docs, installs, errs := meshfile.ReadAll(data)
 	c := &Config{}
 	claims := meshfile.Claims{}
 	errs = append(errs, c.takeInstalls(installs, claims)...)
+	if istio != "" {
+		c.Istio, c.loaded.istio, c.loaded.tag = istio, settingAt{}, settingAt{}
+	}
+	if compatibilityVersion != "" {
+		c.CompatibilityVersion, c.loaded.compat = compatibilityVersion, settingAt{}
+	}
 	c.applyProfile()
 	errs = append(errs, c.releaseProblems()...)
 	r := c.Release()

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/meshscope/meshscope/internal/release"
 	"github.com/meshscope/meshscope/internal/report"
@@ -216,11 +217,10 @@ func (c *Config) ignoredVisibility(r Release) visibility.Finding {
 		strconv.Quote(`unknown field "serviceEntryVisibility" in istio.mesh.v1alpha1.MeshConfig`) +
 		") and a lenient decode succeeds — so every ServiceEntry is PUBLIC, no status condition is written and no waypoint is refused; meshscope answers with the feature off"
 	if c.loaded.block != nil {
-		msg += "; as written the block is malformed (" + c.loaded.block.Error() + ")"
+		msg += "; as written the block is malformed (" + strings.ReplaceAll(c.loaded.block.Error(), "\n", "; ") + ")"
 		if c.loaded.blockRefusal != "" {
-			msg += ", and Istio 1.31 refuses the whole mesh configuration: " + strconv.Quote(c.loaded.blockRefusal)
+			msg += ", and Istio 1.31 refuses the whole mesh configuration: " + c.loaded.blockRefusal
 		}
 	}
 	return report.New(path, report.IgnoredByRelease, "%s", msg)
 }
-
