@@ -1,8 +1,8 @@
 package ambient
 
 import (
-	"fmt"
 	"cmp"
+	"fmt"
 	"maps"
 	"net/netip"
 	"slices"

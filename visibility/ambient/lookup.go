@@ -28,7 +28,7 @@ type tables struct {
 	sets     []candidates
 	kinds    []setKind // parallel to sets: what each set's key is
 	arena    []int32   // every set's entries, in rank order: candidates.all
-	bests    []best  // every set's own entries: candidates.own
+	bests    []best    // every set's own entries: candidates.own
 }
 
 // mute maps a host (or a wildcard host) to the entries that claim it without an address for
