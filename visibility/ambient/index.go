@@ -44,6 +44,8 @@ type Index struct {
 	domain      string                // the cluster domain short names expand into
 	release     mesh.Release          // the release answered for
 	absent      []bool                // parallel to services: not sent to ztunnel under release; nil: all are sent
+	oldHost     bool                  // the release ranks a host's entries as 1.28 does (no ZtunnelCanonicalHost)
+	oldAddress  bool                  // the release keeps one entry per address (no ZtunnelRankedAddress)
 	t           *tables
 }
 
@@ -115,6 +117,7 @@ func build(r *visibility.Resolver, m *mesh.Config, inv *inventory.Inventory) *In
 		domain: inv.ClusterDomain(), release: m.Release(),
 	}
 	ix.absent = absentFor(ix.release, inv)
+	ix.oldHost, ix.oldAddress = !ix.release.Has(mesh.ZtunnelCanonicalHost), !ix.release.Has(mesh.ZtunnelRankedAddress)
 	if m != nil {
 		ix.meshDefault = slices.Clone(m.DefaultServiceExportTo)
 	}

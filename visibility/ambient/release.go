@@ -102,9 +102,9 @@ func (ix *Index) absentReason(i int32) string {
 // sends no ServiceEntry of it).
 func (ix *Index) prefersOwn(all []int32, kind setKind) bool {
 	switch {
-	case kind == addressSet && !ix.release.Has(mesh.ZtunnelRankedAddress):
+	case kind == addressSet && ix.oldAddress:
 		return false
-	case kind == hostSet && !ix.release.Has(mesh.ZtunnelCanonicalHost):
+	case kind == hostSet && ix.oldHost:
 		return !ix.hasKubernetesService(all)
 	}
 	return true
@@ -131,12 +131,12 @@ func (ix *Index) hasKubernetesService(all []int32) bool {
 // entry claiming it, else undetermined.
 func (ix *Index) canonicalFor(newest int32, all []int32, kind setKind) int32 {
 	switch {
-	case kind == hostSet && !ix.release.Has(mesh.ZtunnelCanonicalHost):
+	case kind == hostSet && ix.oldHost:
 		if ix.hasKubernetesService(all) {
 			return newest // the Kubernetes Service comes first in rank order
 		}
 		return ix.onlyChoice(all, func(a, b int32) bool { return ix.services[a].Namespace == ix.services[b].Namespace })
-	case kind == addressSet && !ix.release.Has(mesh.ZtunnelRankedAddress):
+	case kind == addressSet && ix.oldAddress:
 		return ix.onlyChoice(all, func(a, b int32) bool { return a == b })
 	}
 	return newest
