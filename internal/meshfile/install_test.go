@@ -62,12 +62,12 @@ func TestReadInstall(t *testing.T) {
 // TestReadInstallRefuses: a setting of the wrong type is an error naming its path.
 func TestReadInstallRefuses(t *testing.T) {
 	for in, want := range map[string]string{
-		"global: {tag: [1]}\n":                          "global.tag: must be a string, got a list",
-		"compatibilityVersion: true\n":                  "compatibilityVersion: must be a string, got the boolean true",
-		"env: [a]\n":                                    "env: must be an object, got a list",
-		"pilot: {env: {A: {b: c}}}\n":                   `pilot.env["A"]: must be a string, got an object`,
-		"kind: List\nitems:\n- {tag: {a: 1}}\n":         "items[0]: tag: must be a string, got an object",
-		"kind: IstioOperator\nspec: {components: {pilot: {k8s: {env: [{value: x}]}}}}\n": "spec.components.pilot.k8s.env[0]: an env entry without a name",
+		"global: {tag: [1]}\n":                  "global.tag: must be a string, got a list",
+		"compatibilityVersion: true\n":          "compatibilityVersion: must be a string, got the boolean true",
+		"env: [a]\n":                            "env: must be an object, got a list",
+		"pilot: {env: {A: {b: c}}}\n":           `pilot.env["A"]: must be a string, got an object`,
+		"kind: List\nitems:\n- {tag: {a: 1}}\n": "items[0]: tag: must be a string, got an object",
+		"kind: IstioOperator\nspec: {components: {pilot: {k8s: {env: [{value: x}]}}}}\n":          "spec.components.pilot.k8s.env[0]: an env entry without a name",
 		"kind: IstioOperator\nspec: {components: {pilot: {k8s: {env: [{name: A, value: 1}]}}}}\n": "spec.components.pilot.k8s.env[0].value: must be a string, got the number 1",
 	} {
 		_, _, errs := ReadAll([]byte(in))
