@@ -47,10 +47,16 @@ type Config struct {
 	// may use) live; "" means istio-system.
 	RootNamespace string `json:"rootNamespace,omitempty"`
 	// DefaultServiceExportTo is the exportTo of every service that declares none; nil means
-	// ["*"]. It has the form of a ServiceEntry's exportTo.
+	// ["*"]. Its entries are those of a ServiceEntry's exportTo, and, as Istio does not
+	// validate it, "*" and "~" may stand beside others, which releases read differently
+	// (DefaultExportToLists): up to 1.30.2 a list holding "." makes such services private to
+	// their namespace (even [".", "*"]), else one holding "*" public, else they are not
+	// indexed at all (names and "~" are ignored); from 1.30.3 "*" makes them public, else
+	// "~" hides them, else "." and every name are honoured.
 	DefaultServiceExportTo []string `json:"defaultServiceExportTo,omitempty"`
 	// DefaultVirtualServiceExportTo is the exportTo of every VirtualService that declares
-	// none; nil means ["*"]. ["~"] hides every VirtualService without an exportTo.
+	// none; nil means ["*"]. ["~"] hides every VirtualService without an exportTo. It is
+	// read as DefaultServiceExportTo is.
 	DefaultVirtualServiceExportTo []string `json:"defaultVirtualServiceExportTo,omitempty"`
 	// DefaultDestinationRuleExportTo is the exportTo of every DestinationRule that declares
 	// none; nil means ["*"]. Istio honours only "." in it: when the list holds "." (["."],
