@@ -101,16 +101,22 @@ func TestLoadReleaseRefuses(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Load([]byte(tc.in))
-			require.Error(t, err)
-			lines := strings.Split(err.Error(), "\n")
-			require.Len(t, lines, len(tc.want), "%v", err)
-			for i := range lines {
-				assert.True(t, strings.HasPrefix(lines[i], tc.want[i]), "%s\nwant prefix %s", lines[i], tc.want[i])
-			}
+			requireLines(t, err, tc.want)
 		})
 	}
 	_, err := Load([]byte("tag: 1.30.3\n---\nglobal: {tag: 1.29.6}\n"))
 	assert.ErrorIs(t, err, visibility.ErrDuplicate)
+}
+
+// requireLines requires err to be one problem a line, each starting as want's.
+func requireLines(t *testing.T, err error, want []string) {
+	t.Helper()
+	require.Error(t, err)
+	lines := strings.Split(err.Error(), "\n")
+	require.Len(t, lines, len(want), "%v", err)
+	for i := range lines {
+		assert.True(t, strings.HasPrefix(lines[i], want[i]), "%s\nwant prefix %s", lines[i], want[i])
+	}
 }
 
 // TestReleaseVisibility: before 1.31 serviceEntryVisibility is dropped unread — well-formed
@@ -183,12 +189,7 @@ func TestValidateRelease(t *testing.T) {
 			assert.NoError(t, err, "%+v", tc.c)
 			continue
 		}
-		require.Error(t, err)
-		lines := strings.Split(err.Error(), "\n")
-		require.Len(t, lines, len(tc.want), "%v", err)
-		for i := range lines {
-			assert.True(t, strings.HasPrefix(lines[i], tc.want[i]), "%s\nwant prefix %s", lines[i], tc.want[i])
-		}
+		requireLines(t, err, tc.want)
 		var fe *FieldError
 		assert.True(t, errors.As(err, &fe))
 	}
