@@ -12,7 +12,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/golang/protobuf/jsonpb" //nolint:staticcheck // the decoder istiod uses
+	//lint:ignore SA1019 the decoder istiod decodes the mesh configuration with
+	"github.com/golang/protobuf/jsonpb"
 	"github.com/stretchr/testify/require"
 	meshconfig "istio.io/api/mesh/v1alpha1"
 
