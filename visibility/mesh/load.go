@@ -246,7 +246,8 @@ func decodeFields(d *strict.Decoder, o strict.Object, c *Config, strictDefault b
 // reads, in camelCase or snake_case: an unknown field (with a "did you mean" hint), a field
 // given twice, a value of the wrong type is an error naming its path; serviceEntryVisibility
 // is decoded by visibility.Config's UnmarshalJSON and validated. It does not validate the
-// other fields; see Validate.
+// other fields; see Validate. The release settings (Istio, CompatibilityVersion, PilotEnv),
+// which no meshConfig holds, are left as they were.
 func (c *Config) UnmarshalJSON(b []byte) error {
 	var block any
 	blockPath := ""
@@ -268,6 +269,8 @@ func (c *Config) UnmarshalJSON(b []byte) error {
 	if got.Visibility, err = decodeBlock(block, blockPath); err != nil {
 		return err
 	}
+	// The release settings are no meshConfig fields: they stay as they were.
+	got.Istio, got.CompatibilityVersion, got.PilotEnv = c.Istio, c.CompatibilityVersion, c.PilotEnv
 	*c = *got
 	return nil
 }

@@ -1,6 +1,7 @@
 package mesh
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -200,6 +201,9 @@ func TestValidateRelease(t *testing.T) {
 		c.Findings()[0].String())
 	assert.False(t, c.Release().Has(DestinationNamespace))
 	assert.Equal(t, Release{}, (*Config)(nil).Release())
+	c = Config{Istio: "1.30", PilotEnv: map[string]string{AmbientMultiNetwork: "true"}}
+	require.NoError(t, json.Unmarshal([]byte(`{"rootNamespace": "r"}`), &c))
+	assert.Equal(t, Config{RootNamespace: "r", Istio: "1.30", PilotEnv: map[string]string{AmbientMultiNetwork: "true"}}, c, "json.Unmarshal keeps the release settings")
 	assert.Nil(t, (*Config)(nil).AppliedVisibility())
 	assert.Nil(t, (*Config)(nil).Findings())
 	assert.Equal(t, []Cause{DefaultExportToLists, ListenerOrder, SidecarExclusions, ServiceEntryVisibility, ExactHostListeners},
