@@ -47,19 +47,6 @@ func (c routingCase) without(refused map[objectKey]bool) routingCase {
 	return out
 }
 
-// every spells a step through the cases: "every case", "every 3rd case".
-func every(step int) string {
-	switch step {
-	case 1:
-		return "every case"
-	case 2:
-		return "every 2nd case"
-	case 3:
-		return "every 3rd case"
-	}
-	return fmt.Sprintf("every %dth case", step)
-}
-
 // TestValidateForAgainstReleases holds the release's validation to each run's rejected
 // objects: an inventory of everything the newest release accepts loads (Load and Validate
 // are the newest release's rules; the objects it refuses are refused by Load with Istio's
@@ -104,7 +91,7 @@ func TestValidateForAgainstReleases(t *testing.T) {
 			counts["refused by every release"] += checkRefusedByBoth(t, c, all, run, r, newest)
 		}
 	}
-	t.Logf("%s: %v", every(step), counts)
+	t.Logf("%s: %v", longtest.Every(step), counts)
 	if step > 1 {
 		return
 	}
