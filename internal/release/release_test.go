@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -129,6 +130,9 @@ func TestFlags(t *testing.T) {
 	assert.True(t, set)
 	assert.False(t, on)
 	assert.False(t, Release{}.Flag("NOT_A_FLAG"))
+	assert.True(t, Make("1.30", "1.29", map[string]string{AmbientMultiNetwork: "1"}).Equal(Make("1.30", "1.29", map[string]string{AmbientMultiNetwork: "true", "X": "y"})))
+	assert.False(t, Make("1.30", "", nil).Equal(Make("1.30.3", "", nil)))
+	assert.True(t, cmp.Equal(Release{}, Make("", "", nil)), "go-cmp compares with Equal")
 	assert.True(t, Release{}.Flag(UnifiedSidecarScope))
 }
 

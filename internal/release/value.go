@@ -44,6 +44,12 @@ func Make(istio, compat string, env map[string]string) Release {
 	return r
 }
 
+// Equal reports whether r and o are the same release, compatibilityVersion and flags
+// (go-cmp compares Releases with it).
+func (r Release) Equal(o Release) bool {
+	return r.v == o.v && r.compat == o.compat && slices.Equal(r.flags, o.flags)
+}
+
 // ver is the version answered for.
 func (r Release) ver() Version {
 	if r.v.Minor == 0 {

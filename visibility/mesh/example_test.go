@@ -75,7 +75,7 @@ meshConfig:
 	// Istio 1.30.3, compatibilityVersion 1.29 (PILOT_SIDECAR_PICK_BEST_SERVICE_NAMESPACE=false)
 	// picks the best destination namespace: false
 	// visibility applied: false
-	// WARNING IgnoredByRelease meshConfig.serviceEntryVisibility
+	// WARNING IgnoredByRelease serviceEntryVisibility
 	// an upgrade to 1.31 changes: [SidecarExclusions ServiceEntryVisibility ExactHostListeners]
 }
 

@@ -12,7 +12,7 @@ import (
 // what the install objects of a stream say (see meshfile.Install), recording where each is
 // written, and returns the problems: a setting two objects give, a flag set from valueFrom.
 // A tag that names no release sets nothing (recorded for Findings).
-func (c *Config) takeInstalls(installs []meshfile.Install, claims meshfile.Claims) []error {
+func (c *Config) takeInstalls(installs []meshfile.Install, claims meshfile.Claims, st *loadState) []error {
 	var errs []error
 	claim := func(in meshfile.Install, what string, s meshfile.Setting) bool {
 		if err := claims.Claim(meshfile.Doc{Object: in.Object}, what, s.Path); err != nil {
@@ -25,13 +25,13 @@ func (c *Config) takeInstalls(installs []meshfile.Install, claims meshfile.Claim
 		at := func(value, path string) settingAt { return settingAt{value, in.Object.Where(), path} }
 		if s := in.Tag; s.Set() && claim(in, "istiod image tag", s) {
 			if v, ok := release.TagVersion(s.Value); ok {
-				c.Istio, c.loaded.istio = v, at(v, s.Path)
+				c.Istio, st.istio = v, at(v, s.Path)
 			} else {
-				c.loaded.tag = at(s.Value, s.Path)
+				st.notes = append(st.notes, noteTag(at(s.Value, s.Path)))
 			}
 		}
 		if s := in.CompatibilityVersion; s.Set() && claim(in, "compatibilityVersion", s) {
-			c.CompatibilityVersion, c.loaded.compat = s.Value, at(s.Value, s.Path)
+			c.CompatibilityVersion, st.compat = s.Value, at(s.Value, s.Path)
 		}
 		for _, name := range slices.Sorted(maps.Keys(in.Env)) {
 			s := in.Env[name]
@@ -53,15 +53,12 @@ func (c *Config) takeInstalls(installs []meshfile.Install, claims meshfile.Claim
 				c.PilotEnv = map[string]string{}
 			}
 			c.PilotEnv[name] = s.Value
-			if c.loaded.env == nil {
-				c.loaded.env = map[string]settingAt{}
+			if st.env == nil {
+				st.env, st.below = map[string]settingAt{}, map[string]settingAt{}
 			}
-			c.loaded.env[name] = at(s.Value, s.Path)
+			st.env[name] = at(s.Value, s.Path)
 			if s.BelowProfile {
-				if c.loaded.below == nil {
-					c.loaded.below = map[string]settingAt{}
-				}
-				c.loaded.below[name] = at(s.Value, s.Path)
+				st.below[name] = at(s.Value, s.Path)
 			}
 		}
 	}
@@ -71,8 +68,8 @@ func (c *Config) takeInstalls(installs []meshfile.Install, claims meshfile.Claim
 // applyProfile applies the chart's precedence once the release and compatibilityVersion are
 // known: an env value of the values' top level is overridden by a compatibilityVersion
 // profile that sets the same flag (the chart copies pilot.* — the profile's pilot.env
-// included — over the top level), so it leaves PilotEnv, and Findings names it.
-func (c *Config) applyProfile() {
+// included — over the top level), so it leaves PilotEnv, and a note names it.
+func (c *Config) applyProfile(st *loadState) {
 	v, problem := release.ParseVersion(c.Istio)
 	if c.Istio == "" {
 		v, problem = release.Version{Minor: release.NewestMinor, Patch: -1}, ""
@@ -80,14 +77,11 @@ func (c *Config) applyProfile() {
 	if problem != "" {
 		return
 	}
-	for name, s := range c.loaded.below {
-		if release.ProfileSets(v, c.CompatibilityVersion, name) {
-			if c.loaded.overridden == nil {
-				c.loaded.overridden = map[string]settingAt{}
-			}
-			c.loaded.overridden[name] = s
+	for _, name := range slices.Sorted(maps.Keys(st.below)) {
+		if s := st.below[name]; release.ProfileSets(v, c.CompatibilityVersion, name) && st.env[name] == s {
+			st.notes = append(st.notes, noteOverridden(name, s, c.CompatibilityVersion))
 			delete(c.PilotEnv, name)
-			delete(c.loaded.env, name)
+			delete(st.env, name)
 		}
 	}
 	if len(c.PilotEnv) == 0 {

@@ -69,18 +69,20 @@ func LoadFor(data []byte, istio, compatibilityVersion string) (*Config, error) {
 	docs, installs, errs := meshfile.ReadAll(data)
 	c := &Config{}
 	claims := meshfile.Claims{}
-	errs = append(errs, c.takeInstalls(installs, claims)...)
+	st := &loadState{}
+	errs = append(errs, c.takeInstalls(installs, claims, st)...)
 	if istio != "" {
-		c.Istio, c.loaded.istio, c.loaded.tag = istio, settingAt{}, settingAt{}
+		c.Istio, st.istio = istio, settingAt{}
+		st.notes = slices.DeleteFunc(st.notes, func(f visibility.Finding) bool { return f.Code == ReleaseNotGiven })
 	}
 	if compatibilityVersion != "" {
-		c.CompatibilityVersion, c.loaded.compat = compatibilityVersion, settingAt{}
+		c.CompatibilityVersion, st.compat = compatibilityVersion, settingAt{}
 	}
-	c.applyProfile()
-	errs = append(errs, c.releaseProblems()...)
+	c.applyProfile(st)
+	errs = append(errs, c.releaseProblems(st)...)
 	r := c.Release()
 	for _, d := range docs {
-		part, set, err := decodeDoc(d, r, &c.loaded)
+		part, set, err := decodeDoc(d, r, st)
 		if err != nil {
 			errs = append(errs, fielderr.In(d.Where(), err))
 			continue
@@ -96,6 +98,7 @@ func LoadFor(data []byte, istio, compatibilityVersion string) (*Config, error) {
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
+	c.Notes = st.notes
 	return c, nil
 }
 
@@ -108,9 +111,9 @@ type setField struct {
 // decodeDoc decodes the fields a mesh configuration document sets, and validates them,
 // reporting every problem, for release r: a serviceEntryVisibility block r does not know
 // (before 1.31) is no problem even when malformed — istiod drops it unread — and is
-// recorded in notes for Findings instead. When the document has problems, the last says
+// noted instead (st). When the document has problems, the last says
 // how r's istiod refuses it, in its words, where meshscope can tell.
-func decodeDoc(d meshfile.Doc, r Release, notes *loaded) (*Config, []setField, error) {
+func decodeDoc(d meshfile.Doc, r Release, st *loadState) (*Config, []setField, error) {
 	c := &Config{}
 	var set []setField
 	block, bp, found, err := meshfile.Block(d)
@@ -121,12 +124,9 @@ func decodeDoc(d meshfile.Doc, r Release, notes *loaded) (*Config, []setField, e
 		switch {
 		case r.Has(ServiceEntryVisibility):
 			errs = append(errs, fielderr.Split(berr)...)
-		default:
-			notes.blockPath = strict.At(d.Where()) + strict.Display(bp)
-			if berr != nil {
-				notes.block = fielderr.In(d.Where(), berr)
-				notes.blockRefusal, _ = refusal(d.Value, Release{})
-			}
+		case berr != nil:
+			words, _ := refusal(d.Value, Release{})
+			st.notes = append(st.notes, ignoredVisibility(r, strict.At(d.Where())+strict.Display(bp), berr.Error(), words))
 		}
 		if c.Visibility != nil {
 			set = append(set, setField{"serviceEntryVisibility configuration", strict.Display(bp), func(dst, src *Config) { dst.Visibility = src.Visibility }})

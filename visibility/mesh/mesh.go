@@ -98,9 +98,12 @@ type Config struct {
 	// read. nil: none set.
 	PilotEnv map[string]string `json:"-"`
 
-	// loaded is what Load found beyond the fields (where the release settings are written;
-	// what the release ignores).
-	loaded loaded
+	// Notes are what Load found that the release ignores or overrides and the fields above
+	// do not hold: an env value a compatibility profile overrides, an image tag that names
+	// no release, a serviceEntryVisibility block the release drops unread and meshscope
+	// cannot read (its problems said). Findings includes them. They describe the file as
+	// loaded, for the release it was loaded for; nil when there are none.
+	Notes []visibility.Finding `json:"-"`
 }
 
 // ProxyConfig is the part of meshConfig.defaultConfig meshscope reads.
@@ -147,12 +150,9 @@ func (c *Config) problems(path string) []error {
 	if c == nil {
 		return nil
 	}
-	errs := c.releaseProblems()
+	errs := c.releaseProblems(nil)
 	if c.Release().Has(ServiceEntryVisibility) {
 		errs = append(errs, fielderr.Split(fielderr.Under(strict.Child(path, "serviceEntryVisibility"), c.Visibility.Validate()))...)
-		if c.loaded.block != nil {
-			errs = append(errs, fielderr.Split(c.loaded.block)...)
-		}
 	}
 	if c.RootNamespace != "" {
 		if r := names.Label(c.RootNamespace); r != "" {

@@ -1,7 +1,6 @@
 package mesh
 
 import (
-	"cmp"
 	"maps"
 	"slices"
 	"strconv"
@@ -81,22 +80,16 @@ func (c *Config) AppliedVisibility() *visibility.Config {
 	return c.Visibility
 }
 
-// loaded is what Load found that the Config's fields do not hold: where the release
-// settings are written (for messages), and the notes of the settings the release
-// overrides or ignores.
-type loaded struct {
+// loadState is what Load finds besides the fields, while it reads: where the release
+// settings are written (for its messages) and what the release overrides or ignores (for
+// Config.Notes).
+type loadState struct {
 	istio, compat settingAt
 	env           map[string]settingAt
 	// below are the env values of the values' top level, which a compatibility profile
-	// setting the same flag overrides; overridden are those it does override, by name.
-	below, overridden map[string]settingAt
-	// tag is an image tag naming no release.
-	tag settingAt
-	// block is a serviceEntryVisibility block the release ignores and meshscope could not
-	// read: its problems, and Istio 1.31's refusal of the file ("" when 1.31 accepts it).
-	block        error
-	blockRefusal string
-	blockPath    string
+	// setting the same flag overrides.
+	below map[string]settingAt
+	notes []visibility.Finding
 }
 
 // settingAt is a value as Load read it, and where: the object and the path in it.
@@ -111,20 +104,17 @@ func (s settingAt) problem(value, field string, detail string) *FieldError {
 	return &FieldError{Field: field, Value: value, Detail: detail}
 }
 
-// path returns where the setting of value is written, for a finding: the object and the
-// path in it when Load read that value there, else the Go field's name.
-func (s settingAt) at(value, field string) string {
-	if s.path != "" && s.value == value {
-		return strict.At(s.where) + s.path
-	}
-	return field
-}
+// at spells where the setting is written, for a finding.
+func (s settingAt) at() string { return strict.At(s.where) + s.path }
 
 // releaseProblems reports the problems of the release settings: an Istio that is no
 // release meshscope models, a compatibilityVersion the release has no profile for, a flag
 // value istiod cannot read or meshscope does not model, a variable name that misspells a
-// flag.
-func (c *Config) releaseProblems() []error {
+// flag. Each is placed where Load read it (st; nil: the Go fields' names).
+func (c *Config) releaseProblems(st *loadState) []error {
+	if st == nil {
+		st = &loadState{}
+	}
 	var errs []error
 	v, ok := release.Version{Minor: release.NewestMinor, Patch: -1}, true
 	if c.Istio != "" {
@@ -134,18 +124,18 @@ func (c *Config) releaseProblems() []error {
 		}
 		if problem != "" {
 			ok = false
-			errs = append(errs, c.loaded.istio.problem(c.Istio, "Istio", "Istio "+strconv.Quote(c.Istio)+" "+problem))
+			errs = append(errs, st.istio.problem(c.Istio, "Istio", "Istio "+strconv.Quote(c.Istio)+" "+problem))
 		}
 	}
 	if cv := c.CompatibilityVersion; cv != "" && ok {
 		if problem := release.CompatibilityProblem(v, cv); problem != "" {
-			errs = append(errs, c.loaded.compat.problem(cv, "CompatibilityVersion", problem))
+			errs = append(errs, st.compat.problem(cv, "CompatibilityVersion", problem))
 		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(c.PilotEnv)) {
 		value, field := c.PilotEnv[name], strict.Key("PilotEnv", name)
 		if problem := release.FlagProblem(name, value); problem != "" {
-			errs = append(errs, c.loaded.env[name].problem(value, field, name+"="+problem))
+			errs = append(errs, st.env[name].problem(value, field, name+"="+problem))
 		} else if _, known := release.LookupFlag(name); !known {
 			if problem := flagNearMiss(name); problem != "" {
 				errs = append(errs, &FieldError{Field: field, Value: name, Detail: problem})
@@ -179,47 +169,49 @@ func flagNearMiss(name string) string {
 
 // Findings returns what the Config's release ignores or overrides, which changes what
 // istiod does without a word: serviceEntryVisibility before 1.31 (IgnoredByRelease), a flag
-// the release does not have (FlagNotInRelease), an env value a compatibilityVersion profile
-// overrides, and an install whose image tag names no release (ReleaseNotGiven). Sorted by
-// path.
+// the release does not have (FlagNotInRelease), and what Load noted (Notes: an env value a
+// compatibilityVersion profile overrides, an image tag that names no release —
+// ReleaseNotGiven). Sorted by path.
 func (c *Config) Findings() []visibility.Finding {
 	if c == nil {
 		return nil
 	}
 	r := c.Release()
-	var out []visibility.Finding
-	if !r.Has(ServiceEntryVisibility) && (c.Visibility != nil || c.loaded.block != nil) {
-		out = append(out, c.ignoredVisibility(r))
+	out := slices.Clone(c.Notes)
+	if !r.Has(ServiceEntryVisibility) && c.Visibility != nil {
+		out = append(out, ignoredVisibility(r, "serviceEntryVisibility", "", ""))
 	}
 	for _, name := range slices.Sorted(maps.Keys(c.PilotEnv)) {
 		if f, ok := release.LookupFlag(name); ok && r.Minor() < f.Since {
-			at := c.loaded.env[name].at(c.PilotEnv[name], strict.Key("PilotEnv", name))
-			out = append(out, report.New(at, report.FlagNotInRelease, "Istio %s does not have %s (it came in 1.%d): istiod ignores it, and meshscope answers as the release does without it", r.Version(), name, f.Since))
+			out = append(out, report.New(strict.Key("PilotEnv", name), report.FlagNotInRelease, "Istio %s does not have %s (it came in 1.%d): istiod ignores it, and meshscope answers as the release does without it", r.Version(), name, f.Since))
 		}
-	}
-	for _, name := range slices.Sorted(maps.Keys(c.loaded.overridden)) {
-		s := c.loaded.overridden[name]
-		out = append(out, report.New(s.at(s.value, ""), report.IgnoredByRelease, "%s=%s is overridden by compatibilityVersion %s's profile, which sets pilot.env.%s=false: the chart copies pilot.* over the top level after merging the profile, so istiod runs with %s=false; set it under pilot.env to win",
-			name, s.value, c.CompatibilityVersion, name, name))
-	}
-	if t := c.loaded.tag; t.path != "" && c.Istio == "" {
-		out = append(out, report.New(t.at(t.value, ""), report.ReleaseNotGiven, "the image tag %q names no release: meshscope answers for the newest release it models, %s; set the release (Config.Istio) to answer for the one running", t.value, release.Newest))
 	}
 	slices.SortStableFunc(out, report.Compare)
 	return out
 }
 
-// ignoredVisibility is the finding of a serviceEntryVisibility block release r does not
-// know.
-func (c *Config) ignoredVisibility(r Release) visibility.Finding {
-	path := cmp.Or(c.loaded.blockPath, "serviceEntryVisibility")
+// noteOverridden is the note of an env value a compatibilityVersion profile overrides.
+func noteOverridden(name string, s settingAt, compat string) visibility.Finding {
+	return report.New(s.at(), report.IgnoredByRelease, "%s=%s is overridden by compatibilityVersion %s's profile, which sets pilot.env.%s=false: the chart copies pilot.* over the top level after merging the profile, so istiod runs with %s=false; set it under pilot.env to win",
+		name, s.value, compat, name, name)
+}
+
+// noteTag is the note of an image tag that names no release.
+func noteTag(s settingAt) visibility.Finding {
+	return report.New(s.at(), report.ReleaseNotGiven, "the image tag %q names no release: meshscope answers for the newest release it models, %s; set the release (Config.Istio, or LoadFor) to answer for the one running", s.value, release.Newest)
+}
+
+// ignoredVisibility is the finding of a serviceEntryVisibility block, at path, that release
+// r does not know; malformed, when not "", says what meshscope cannot read in it, and
+// refusal how Istio 1.31 refuses the file for it.
+func ignoredVisibility(r Release, path, malformed, refusal string) visibility.Finding {
 	msg := "Istio " + r.Version() + " does not know serviceEntryVisibility (it came in 1.31): istiod drops it without a word — its strict decode fails only at debug level (" +
 		strconv.Quote(`unknown field "serviceEntryVisibility" in istio.mesh.v1alpha1.MeshConfig`) +
 		") and a lenient decode succeeds — so every ServiceEntry is PUBLIC, no status condition is written and no waypoint is refused; meshscope answers with the feature off"
-	if c.loaded.block != nil {
-		msg += "; as written the block is malformed (" + strings.ReplaceAll(c.loaded.block.Error(), "\n", "; ") + ")"
-		if c.loaded.blockRefusal != "" {
-			msg += ", and Istio 1.31 refuses the whole mesh configuration: " + c.loaded.blockRefusal
+	if malformed != "" {
+		msg += "; as written the block is malformed (" + strings.ReplaceAll(malformed, "\n", "; ") + ")"
+		if refusal != "" {
+			msg += ", and Istio 1.31 refuses the whole mesh configuration: " + refusal
 		}
 	}
 	return report.New(path, report.IgnoredByRelease, "%s", msg)

@@ -54,7 +54,7 @@ func TestLoadRelease(t *testing.T) {
 			findings: []string{`WARNING IgnoredByRelease env["PILOT_SIDECAR_PICK_BEST_SERVICE_NAMESPACE"]`}},
 		{name: "a flag the release lacks", in: "tag: 1.29.6\npilot: {env: {PILOT_SIDECAR_PICK_BEST_SERVICE_NAMESPACE: 'false'}}\n",
 			istio: "1.29.6", env: map[string]string{PickBestServiceNamespace: "false"},
-			findings: []string{`WARNING FlagNotInRelease pilot.env["PILOT_SIDECAR_PICK_BEST_SERVICE_NAMESPACE"]: Istio 1.29.6 does not have PILOT_SIDECAR_PICK_BEST_SERVICE_NAMESPACE (it came in 1.30)`}},
+			findings: []string{`WARNING FlagNotInRelease PilotEnv["PILOT_SIDECAR_PICK_BEST_SERVICE_NAMESPACE"]: Istio 1.29.6 does not have PILOT_SIDECAR_PICK_BEST_SERVICE_NAMESPACE (it came in 1.30)`}},
 		{name: "none", in: "meshConfig: {rootNamespace: r}\n", release: "Istio 1.31 (none given: the newest release meshscope models)", noFindingsWant: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -134,7 +134,7 @@ func TestReleaseVisibility(t *testing.T) {
 	require.Len(t, m.Findings(), 1)
 	f := m.Findings()[0]
 	assert.Equal(t, IgnoredByRelease, f.Code)
-	assert.Equal(t, "meshConfig.serviceEntryVisibility", f.Path)
+	assert.Equal(t, "serviceEntryVisibility", f.Path)
 	assert.Contains(t, f.Message, `Istio 1.30 does not know serviceEntryVisibility (it came in 1.31): istiod drops it without a word`)
 	assert.Contains(t, f.Message, `"unknown field \"serviceEntryVisibility\" in istio.mesh.v1alpha1.MeshConfig"`)
 
@@ -149,8 +149,8 @@ func TestReleaseVisibility(t *testing.T) {
 	msg := m.Findings()[0].Message
 	assert.Contains(t, msg, `as written the block is malformed (meshConfig.serviceEntryVisibility: unknown field "hostnameSuffix"; meshConfig.serviceEntryVisibility.defaultVisibility: unsupported value "private"`)
 	assert.Contains(t, msg, `, and Istio 1.31 refuses the whole mesh configuration: failed to convert to proto. unknown value "\"private\"" for enum istio.mesh.v1alpha1.ServiceEntryVisibility.Visibility`)
-	m.Istio = ""
-	err = m.Validate()
+	assert.Equal(t, "meshConfig.serviceEntryVisibility", m.Findings()[0].Path)
+	_, err = LoadFor([]byte(malformed), "1.31", "")
 	require.Error(t, err, "the same file as 1.31")
 	assert.Contains(t, err.Error(), `unsupported value "private"`)
 
