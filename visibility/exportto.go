@@ -100,8 +100,11 @@ const (
 	// set.
 	AnnotationExportTo
 	// MeshExportTo: a mesh default (defaultServiceExportTo, defaultVirtualServiceExportTo,
-	// defaultDestinationRuleExportTo), where "." repeats only itself. Istio does not validate
-	// these.
+	// defaultDestinationRuleExportTo), where "." repeats only itself, and "*" may stand
+	// beside other entries: Istio does not validate these, and each release reads such a mix
+	// in its own way (package visibility/mesh, Config). "~" beside other entries, which Istio
+	// also accepts, stays refused until the views read a mesh default release by release
+	// (ExportedTo would let [".", "~"] export to the own namespace, which 1.30.3 on hides).
 	MeshExportTo
 	// ConfigExportTo: a VirtualService's or a DestinationRule's spec.exportTo, as Istio
 	// validates it: as EntryExportTo, but "~" is refused (Istio allows it on ServiceEntries
@@ -118,7 +121,8 @@ const (
 // and the list, for a problem of the list as a whole). Valid lists are: empty (the mesh
 // default applies), "*" alone, "~" alone (but for ConfigExportTo and SelectorRuleExportTo),
 // or "." and namespace names (lowercase RFC 1123 labels) without repeats (see ExportToRule
-// for what a repeat is, and where repeats are accepted).
+// for what a repeat is, and where repeats are accepted); a mesh default may also hold "*"
+// beside the others.
 //
 // For the lists Istio validates (EntryExportTo, ConfigExportTo, SelectorRuleExportTo), each
 // problem Istio's validation finds is reported with Istio's words, followed by where it is:
@@ -140,7 +144,7 @@ func ExportToProblems(field, namespace string, list []string, rule ExportToRule)
 		at := func() string { return strict.Index(field, i) } // spelt for a problem only
 		switch v {
 		case exportToAll, exportToNone:
-			if len(list) > 1 {
+			if len(list) > 1 && !(rule == MeshExportTo && v == exportToAll) {
 				errs = append(errs, fielderr.Newf("", at(), v, "%q must be the only value", v))
 			}
 			continue

@@ -259,6 +259,8 @@ func TestExportToProblems(t *testing.T) {
 		{"annotation: all with others", AnnotationExportTo, []string{"*", "."}, []string{`spec.exportTo[0]: "*" must be the only value`}},
 		{"mesh: dot twice", MeshExportTo, []string{".", "."}, []string{`spec.exportTo[1]: "." repeats spec.exportTo[0] (".")`}},
 		{"mesh: dot and a name", MeshExportTo, []string{".", "shop"}, nil},
+		{"mesh: all beside others, as Istio reads it", MeshExportTo, []string{".", "*", "shop"}, nil},
+		{"mesh: none beside others, not yet read release by release", MeshExportTo, []string{".", "~"}, []string{`spec.exportTo[1]: "~" must be the only value`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -72,6 +72,16 @@
 // here each is a line of its own, Istio's words as Istio writes them (a test holds them to
 // the errors Istio's own validation gave).
 //
+// Load and Validate hold an inventory to the newest release's validation. An older release
+// refuses more: up to 1.30 a Sidecar egress host whose namespace is "~" and a name, "*" or
+// "." ("~payments/*", which excludes from 1.31 on) is refused, in that release's words
+// (invalid namespace value "~payments" in sidecar); "~/host" names the literal namespace "~"
+// in every release. ValidateFor lists what a release refuses beyond Validate, in its words
+// and in Istio's multi-error form, and Without leaves those objects out: a view for the
+// release refuses such an inventory, and a caller comparing releases builds each release's
+// view without them and lists them (a test holds ValidateFor to the objects each recorded
+// release refused).
+//
 // For a VirtualService, the rules checked are:
 //
 //   - without hosts (a delegate): no gateways, no tls and no tcp routes; its HTTP routes
