@@ -118,23 +118,12 @@ func NewCompiler(e Entries) (*Compiler, error) {
 	redirects := make([]Redirect, len(e.Resolvers))
 	all := make([]indexed, len(e.Resolvers))
 	var c fielderr.Collector
-	for i := range e.Resolvers {
-		r := &e.Resolvers[i]
-		k := r.ServiceName()
-		where := func() string { return fmt.Sprintf("Resolvers[%d] (%s)", i, k) }
-		if err := r.Validate(); err != nil {
-			c.Put(fielderr.In(where(), err))
-			continue
-		}
-		if prev, dup := cc.resolvers[k]; dup {
-			c.Put(&FieldError{Where: where(), Value: k.String(), Detail: fmt.Sprintf("duplicate of Resolvers[%d]; one resolver per service", prev.pos), Err: errDuplicate})
-			continue
-		}
+	eachValid(e.Resolvers, "Resolvers", "resolver", &c, func(i int, r *ServiceResolver, k exports.ServiceName) {
 		own[i] = r.clone(&redirects[i])
 		all[i] = indexed{ServiceResolver: &own[i], pos: i, id: k.String(), peerUnsafe: peerUnsafe(&own[i])}
 		cc.resolvers[k] = &all[i]
 		cc.unsafe = cc.unsafe || all[i].peerUnsafe != ""
-	}
+	})
 	cc.linkConsulted(all)
 	cc.nodes = all
 	cc.indexRouting(e, &c)

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/meshscope/meshscope/internal/entryhead"
 	"github.com/meshscope/meshscope/internal/strict"
 )
 
@@ -43,11 +44,8 @@ func decodeResolver(d *strict.Decoder, x any, path string) ServiceResolver {
 	ds := []string{"DefaultSubset", "default_subset"}
 	ct := []string{"ConnectTimeout", "connect_timeout"}
 	rt := []string{"RequestTimeout", "request_timeout"}
-	o.Check(slices.Concat(headFields, []string{"Subsets", "Redirect", "Failover"}, lb, pbl, ds, ct, rt)...)
-	o.String(&r.Kind, "Kind")
-	o.String(&r.Name, "Name")
-	o.String(&r.Namespace, "Namespace")
-	o.String(&r.Partition, "Partition")
+	o.Check(entryhead.With(slices.Concat([]string{"Subsets", "Redirect", "Failover"}, lb, pbl, ds, ct, rt)...)...)
+	r.setHead(entryhead.Read(d, o))
 	o.String(&r.DefaultSubset, ds...)
 	if v, p, ok := o.Get("Subsets"); ok {
 		r.Subsets = decodeMap(d, v, p, decodeSubset)
@@ -64,9 +62,6 @@ func decodeResolver(d *strict.Decoder, x any, path string) ServiceResolver {
 	if v, p, ok := o.Get(rt...); ok {
 		r.RequestTimeout = decodeDuration(d, v, p)
 	}
-	if v, p, ok := o.Get("Meta"); ok {
-		r.Meta = d.StringMap(v, p)
-	}
 	if v, p, ok := o.Get(lb...); ok {
 		r.LoadBalancer = decodeLoadBalancer(d, v, p)
 	}
@@ -77,13 +72,12 @@ func decodeResolver(d *strict.Decoder, x any, path string) ServiceResolver {
 			po.String(&r.PrioritizeByLocality.Mode, "Mode")
 		}
 	}
-	if v, p, ok := o.Get("CreateIndex"); ok {
-		r.CreateIndex = d.Uint(v, p)
-	}
-	if v, p, ok := o.Get("ModifyIndex"); ok {
-		r.ModifyIndex = d.Uint(v, p)
-	}
 	return r
+}
+
+// setHead stores what every config entry has (package entryhead reads it).
+func (r *ServiceResolver) setHead(h entryhead.Head) {
+	r.Kind, r.Name, r.Namespace, r.Partition, r.Meta, r.CreateIndex, r.ModifyIndex = h.Kind, h.Name, h.Namespace, h.Partition, h.Meta, h.CreateIndex, h.ModifyIndex
 }
 
 // decodeMap decodes an object whose keys are names (subsets, failover sections), in key

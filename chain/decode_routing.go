@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/meshscope/meshscope/internal/entryhead"
 	"github.com/meshscope/meshscope/internal/strict"
 )
 
@@ -39,27 +40,15 @@ func (s *ServiceSplitter) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// entryHead decodes what every config entry has: Kind, Name, Namespace, Partition, Meta,
-// CreateIndex and ModifyIndex.
-func entryHead(d *strict.Decoder, o strict.Object, kind, name, namespace, partition *string, meta *map[string]string, create, modify *uint64) {
-	o.String(kind, "Kind")
-	o.String(name, "Name")
-	o.String(namespace, "Namespace")
-	o.String(partition, "Partition")
-	if v, p, ok := o.Get("Meta"); ok {
-		*meta = d.StringMap(v, p)
-	}
-	if v, p, ok := o.Get("CreateIndex"); ok {
-		*create = d.Uint(v, p)
-	}
-	if v, p, ok := o.Get("ModifyIndex"); ok {
-		*modify = d.Uint(v, p)
-	}
+// setHead stores what every config entry has (package entryhead reads it).
+func (r *ServiceRouter) setHead(h entryhead.Head) {
+	r.Kind, r.Name, r.Namespace, r.Partition, r.Meta, r.CreateIndex, r.ModifyIndex = h.Kind, h.Name, h.Namespace, h.Partition, h.Meta, h.CreateIndex, h.ModifyIndex
 }
 
-// headFields are the fields entryHead reads. decodeResolver knows them too but reads them
-// among its own, in the order it reports their problems.
-var headFields = []string{"Kind", "Name", "Namespace", "Partition", "Meta", "CreateIndex", "ModifyIndex"}
+// setHead stores what every config entry has (package entryhead reads it).
+func (s *ServiceSplitter) setHead(h entryhead.Head) {
+	s.Kind, s.Name, s.Namespace, s.Partition, s.Meta, s.CreateIndex, s.ModifyIndex = h.Kind, h.Name, h.Namespace, h.Partition, h.Meta, h.CreateIndex, h.ModifyIndex
+}
 
 func decodeRouter(d *strict.Decoder, x any, path string) ServiceRouter {
 	var r ServiceRouter
@@ -67,8 +56,8 @@ func decodeRouter(d *strict.Decoder, x any, path string) ServiceRouter {
 	if !ok {
 		return r
 	}
-	o.Check(append(slices.Clone(headFields), "Routes")...)
-	entryHead(d, o, &r.Kind, &r.Name, &r.Namespace, &r.Partition, &r.Meta, &r.CreateIndex, &r.ModifyIndex)
+	o.Check(entryhead.With("Routes")...)
+	r.setHead(entryhead.Read(d, o))
 	if v, p, ok := o.Get("Routes"); ok {
 		for i, item := range d.List(v, p) {
 			r.Routes = append(r.Routes, decodeRoute(d, item, strict.Index(p, i)))
@@ -225,8 +214,8 @@ func decodeSplitter(d *strict.Decoder, x any, path string) ServiceSplitter {
 	if !ok {
 		return s
 	}
-	o.Check(append(slices.Clone(headFields), "Splits")...)
-	entryHead(d, o, &s.Kind, &s.Name, &s.Namespace, &s.Partition, &s.Meta, &s.CreateIndex, &s.ModifyIndex)
+	o.Check(entryhead.With("Splits")...)
+	s.setHead(entryhead.Read(d, o))
 	if v, p, ok := o.Get("Splits"); ok {
 		for i, item := range d.List(v, p) {
 			s.Splits = append(s.Splits, decodeSplit(d, item, strict.Index(p, i)))

@@ -165,10 +165,10 @@
 //
 // ServiceResolver, ServiceRouter and ServiceSplitter decode `consul config read` JSON of their
 // kind strictly and encode back to it (json.Unmarshal reads one entry, or a JSON array of
-// them; package peermeta's LoadConfig reads entries of every kind at once, from a stream or
-// arrays). Validate reports every problem with its path, in a deterministic order, in
-// Consul v1.16's words (the few worded by meshscope are listed on Validate); the package's
-// tests, and those of package peermeta, hold the validation and compile errors, the graphs,
+// them; package store (chain/store) reads entries of every kind at once, from a stream or
+// arrays, and takes their writes as Consul's server does). Validate reports every problem with
+// its path, in a deterministic order, in Consul v1.16's words (the few worded by meshscope are
+// listed on Validate); the package's tests, and those of packages store and peermeta, hold the validation and compile errors, the graphs,
 // targets and failover lists to answers recorded from Consul's own compiler and server.
 // Every error is a FieldError (or several joined); the three problems a caller may branch
 // on wrap a sentinel: ErrRedirectCycle, ErrProtocolMismatch and ErrPeerExport.

@@ -284,41 +284,48 @@ func (c *Compiler) linkConsulted(all []indexed) {
 	}
 }
 
-// consulted appends to out what r redirects or fails over to, in the order the check visits
-// it: the redirect, then the failover sections by sorted key, each section's Service or its
-// Targets in order (peer targets are not followed); a redirect or section naming a sameness
-// group is followed, after its own Service, by the resolver's own service in the group's
-// partition members.
+// consulted appends to out what r redirects or fails over to (see names): each local service
+// with its resolver, and each sameness group.
 func (c *Compiler) consulted(out []consult, r *ServiceResolver) []consult {
-	visit := func(s exports.ServiceName) {
-		s = s.Canonical()
+	r.names(func(s exports.ServiceName) {
 		out = append(out, consult{n: c.resolvers[s], name: s})
-	}
-	// A sameness group makes Consul's server read the resolver's own service (not the
-	// section's Service, which is read in the resolver's partition only) in each partition
-	// member, in the resolver's namespace.
-	group := func(name string) {
-		if name != "" {
-			c.sameness = true
-			out = append(out, consult{group: name})
-		}
+	}, func(name string) {
+		c.sameness = true
+		out = append(out, consult{group: name})
+	})
+	return out
+}
+
+// names calls service with each local service r redirects or fails over to, canonical, and
+// group with each sameness group it names, in the order CheckPeerExport visits them: the
+// redirect, then the failover sections by sorted key, each section's Service or its Targets in
+// order (peer targets are not followed), a redirect or section's sameness group after its own
+// Service. A sameness group makes Consul's server read the resolver's own service (not the
+// section's Service, which is read in the resolver's partition only) in each partition member,
+// in the resolver's namespace.
+func (r *ServiceResolver) names(service func(exports.ServiceName), group func(string)) {
+	visit := func(partition, namespace, name string) {
+		service(exports.ServiceName{Partition: partition, Namespace: namespace, Name: name}.Canonical())
 	}
 	if rd := r.Redirect; rd != nil {
-		visit(exports.ServiceName{Partition: cmp.Or(rd.Partition, r.Partition), Namespace: cmp.Or(rd.Namespace, r.Namespace), Name: cmp.Or(rd.Service, r.Name)})
-		group(rd.SamenessGroup)
+		visit(cmp.Or(rd.Partition, r.Partition), cmp.Or(rd.Namespace, r.Namespace), cmp.Or(rd.Service, r.Name))
+		if rd.SamenessGroup != "" {
+			group(rd.SamenessGroup)
+		}
 	}
 	for _, section := range sortedKeys(r.Failover) {
 		f := r.Failover[section]
 		if len(f.Targets) == 0 {
-			visit(exports.ServiceName{Partition: r.Partition, Namespace: cmp.Or(f.Namespace, r.Namespace), Name: cmp.Or(f.Service, r.Name)})
-			group(f.SamenessGroup)
+			visit(r.Partition, cmp.Or(f.Namespace, r.Namespace), cmp.Or(f.Service, r.Name))
+			if f.SamenessGroup != "" {
+				group(f.SamenessGroup)
+			}
 			continue
 		}
 		for _, t := range f.Targets {
 			if t.Peer == "" {
-				visit(exports.ServiceName{Partition: cmp.Or(t.Partition, r.Partition), Namespace: cmp.Or(t.Namespace, f.Namespace, r.Namespace), Name: cmp.Or(t.Service, r.Name)})
+				visit(cmp.Or(t.Partition, r.Partition), cmp.Or(t.Namespace, f.Namespace, r.Namespace), cmp.Or(t.Service, r.Name))
 			}
 		}
 	}
-	return out
 }

@@ -213,6 +213,32 @@ func (r *ServiceResolver) ServiceName() exports.ServiceName {
 	return exports.ServiceName{Partition: r.Partition, Namespace: r.Namespace, Name: r.Name}.Canonical()
 }
 
+// Related returns the local services the resolver redirects or fails over to — its
+// redirect's service (a redirect to a peer included: the service it names), each failover
+// section's Service (its own, for a section of datacenters or a sameness group) and each
+// failover target not on a peer — in its namespace and partition unless they give others,
+// canonical, once each, its own service left out, in the order CheckPeerExport visits them.
+// They are the services Consul's server reads next when it reads the resolver, and whose
+// writes make it recompile the resolver's chain (its link index).
+func (r *ServiceResolver) Related() []exports.ServiceName {
+	own := r.ServiceName()
+	var out []exports.ServiceName
+	r.names(func(s exports.ServiceName) {
+		if s != own && !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}, func(string) {})
+	return out
+}
+
+// SamenessGroups returns the sameness groups the resolver's redirect and failover sections
+// name, in the order Related visits them; a name given twice is listed twice.
+func (r *ServiceResolver) SamenessGroups() []string {
+	var out []string
+	r.names(func(exports.ServiceName) {}, func(g string) { out = append(out, g) })
+	return out
+}
+
 func (r *ServiceResolver) isSubset(name string) bool {
 	_, ok := r.Subsets[name]
 	return ok

@@ -8,82 +8,86 @@ import (
 	"github.com/meshscope/meshscope/internal/fielderr"
 )
 
-// router is a normalised copy of a router entry, with what NewCompiler works out once: the
-// services Consul's server reads next when it reads the router (Related), and whether one of
-// them is in another partition than the router's, that is, whether a route leaves the
-// router's partition (CheckPeerExport's concern).
+// router is a normalised copy of a router entry, with its links.
 type router struct {
 	ServiceRouter
-	related        []exports.ServiceName
-	crossPartition bool
+	links
 }
 
-// splitter is a normalised copy of a splitter entry, likewise (a split leaves the splitter's
-// partition), and whether its weights as written sum to 100 only once rounded
-// (SplitWeightsRounded).
+// splitter is a normalised copy of a splitter entry, with its links, and whether its weights
+// as written sum to 100 only once rounded (SplitWeightsRounded).
 type splitter struct {
 	ServiceSplitter
+	links
+	roundedTo100 bool
+}
+
+// links is what NewCompiler works out once of a router or splitter: the services Consul's
+// server reads next when it reads the entry (Related), and whether one of them is in another
+// partition than the entry's, that is, whether a route or split leaves the entry's partition
+// (CheckPeerExport's concern).
+type links struct {
 	related        []exports.ServiceName
 	crossPartition bool
-	roundedTo100   bool
 }
 
-// otherPartition reports whether a service of related is in another partition than own
-// (both canonical).
-func otherPartition(related []exports.ServiceName, own exports.ServiceName) bool {
-	return slices.ContainsFunc(related, func(s exports.ServiceName) bool { return s.Partition != own.Partition })
+// linksOf returns the links of the entry of service own (canonical) relating related.
+func linksOf(related []exports.ServiceName, own exports.ServiceName) links {
+	return links{related: related, crossPartition: slices.ContainsFunc(related, func(s exports.ServiceName) bool { return s.Partition != own.Partition })}
 }
 
-// indexRouting validates and indexes the routers and splitters of e, reporting every
-// invalid entry (each problem prefixed by the entry) and two entries of one kind for one
-// service.
+// chainEntry is what NewCompiler asks of a resolver, router or splitter entry.
+type chainEntry interface {
+	ServiceName() exports.ServiceName
+	Validate() error
+}
+
+// eachValid is NewCompiler's one validation loop, for resolvers, routers and splitters alike:
+// it validates each entry of list and calls keep with each valid one that is the first of its
+// service (canonical k). An invalid entry is a problem in c, each of its problems after
+// "field[i] (service)"; a second entry of one service is one too, "duplicate of field[j]; one
+// kind per service".
+func eachValid[E any, P interface {
+	*E
+	chainEntry
+}](list []E, field, kind string, c *fielderr.Collector, keep func(i int, e P, k exports.ServiceName)) {
+	at := make(map[exports.ServiceName]int, len(list))
+	for i := range list {
+		e := P(&list[i])
+		k := e.ServiceName()
+		where := func() string { return fmt.Sprintf("%s[%d] (%s)", field, i, k) }
+		if err := e.Validate(); err != nil {
+			c.Put(fielderr.In(where(), err))
+			continue
+		}
+		if prev, dup := at[k]; dup {
+			c.Put(&FieldError{Where: where(), Value: k.String(), Detail: fmt.Sprintf("duplicate of %s[%d]; one %s per service", field, prev, kind), Err: errDuplicate})
+			continue
+		}
+		at[k] = i
+		keep(i, e, k)
+	}
+}
+
+// indexRouting indexes normalised copies of the valid routers and splitters of e, reporting
+// the others in c (see eachValid).
 func (cc *Compiler) indexRouting(e Entries, c *fielderr.Collector) {
 	cc.routers = make(map[exports.ServiceName]*router, len(e.Routers))
 	cc.splitters = make(map[exports.ServiceName]*splitter, len(e.Splitters))
 	rs := make([]router, len(e.Routers))
-	at := make(map[exports.ServiceName]int, len(e.Routers))
-	for i := range e.Routers {
-		r := &e.Routers[i]
-		k := r.ServiceName()
-		where := fmt.Sprintf("Routers[%d] (%s)", i, k)
-		if err := r.Validate(); err != nil {
-			c.Put(fielderr.In(where, err))
-			continue
-		}
-		if prev, dup := at[k]; dup {
-			c.Put(&FieldError{Where: where, Value: k.String(), Detail: fmt.Sprintf("duplicate of Routers[%d]; one router per service", prev), Err: errDuplicate})
-			continue
-		}
-		at[k] = i
+	eachValid(e.Routers, "Routers", "router", c, func(i int, r *ServiceRouter, k exports.ServiceName) {
 		rs[i] = router{ServiceRouter: r.clone()}
-		own := &rs[i]
-		own.normalize()
-		own.related = own.Related()
-		own.crossPartition = otherPartition(own.related, k)
-		cc.routers[k] = own
-	}
+		rs[i].normalize()
+		rs[i].links = linksOf(rs[i].Related(), k)
+		cc.routers[k] = &rs[i]
+	})
 	ss := make([]splitter, len(e.Splitters))
-	clear(at)
-	for i := range e.Splitters {
-		s := &e.Splitters[i]
-		k := s.ServiceName()
-		where := fmt.Sprintf("Splitters[%d] (%s)", i, k)
-		if err := s.Validate(); err != nil {
-			c.Put(fielderr.In(where, err))
-			continue
-		}
-		if prev, dup := at[k]; dup {
-			c.Put(&FieldError{Where: where, Value: k.String(), Detail: fmt.Sprintf("duplicate of Splitters[%d]; one splitter per service", prev), Err: errDuplicate})
-			continue
-		}
-		at[k] = i
+	eachValid(e.Splitters, "Splitters", "splitter", c, func(i int, s *ServiceSplitter, k exports.ServiceName) {
 		ss[i] = splitter{ServiceSplitter: s.clone(), roundedTo100: roundedTo100(s.Splits)}
-		own := &ss[i]
-		own.normalize()
-		own.related = own.Related()
-		own.crossPartition = otherPartition(own.related, k)
-		cc.splitters[k] = own
-	}
+		ss[i].normalize()
+		ss[i].links = linksOf(ss[i].Related(), k)
+		cc.splitters[k] = &ss[i]
+	})
 }
 
 // routingReads returns the services whose splitter Consul's server reads for the chain of

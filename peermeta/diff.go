@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/meshscope/meshscope/chain"
+	"github.com/meshscope/meshscope/chain/store"
 	"github.com/meshscope/meshscope/exports"
 	"github.com/meshscope/meshscope/internal/report"
 )
@@ -77,17 +78,17 @@ type ServiceState struct {
 // (before is replicated with before's exporter and that peer: each side keeps its own trust
 // domain, datacenter and partition). It writes each entry after holds differently from
 // before — new, changed or gone — to before's configuration as Consul's server takes a write
-// (see Config.Apply), and lists in Refused every chain a write the server refuses breaks:
+// (see store.Replay, the dry run's writes), and lists in Refused every chain a write the
+// server refuses breaks:
 //
 //	service-resolver db: chain default/default/db: peer exported service "db" uses protocol="tcp" and cannot introduce new discovery chain targets like "db2.default.default.dc1"
 //	service-resolver db: chain default/default/db: peer exported service "db" contains cross-datacenter resolver redirect
 //	service-resolver web: chain default/default/web: detected circular resolver redirect: [web.default.default.dc1 -> db.default.default.dc1 -> web.default.default.dc1]
 //
-// The order of the writes matters to Consul, and two configurations do not say it: Diff
-// writes proxy-defaults, then service-defaults, sameness groups, resolvers (a resolver after
-// the resolvers of the services it names), splitters, routers, exported-services, and then
-// deletes what after no longer holds, in the reverse order of kinds. Then it replicates both sides — after as
-// the writes Consul accepts leave it — and returns, for each service whose replication
+// The order of the writes matters to Consul, and two configurations do not say it: Diff writes
+// in store.Replay's order (proxy-defaults first, the resolvers of the services a resolver
+// names before it, exported-services last, then the deletions). Then it replicates both
+// sides — after as the writes Consul accepts leave it — and returns, for each service whose replication
 // changes, what the peer gains and loses: services, SNI, SPIFFE IDs, protocol, start target,
 // instances, and services replicated without a chain. Invalid input on either side is an
 // error.
@@ -104,23 +105,18 @@ func Diff(before, after Input) (ReplicationDiff, error) {
 	if _, err := chain.NewCompiler(after.Entries); err != nil {
 		return ReplicationDiff{}, fmt.Errorf("after: %w", err)
 	}
-	cfg := Config{Exports: entriesOf(before.Exports), Entries: before.Entries}
-	st, err := newStore(&cfg)
+	writes, stored, err := store.Replay(Config{Exports: entriesOf(before.Exports), Entries: before.Entries},
+		Config{Exports: entriesOf(after.Exports), Entries: after.Entries})
 	if err != nil {
-		return ReplicationDiff{}, fmt.Errorf("before: %w", err)
+		return ReplicationDiff{}, err
 	}
 	out := ReplicationDiff{Peer: peer, Services: []ServiceChange{}}
-	for _, e := range changes(before, after) {
-		if stage, reasons := st.write(kindRules[e.key.kind], e); len(reasons) > 0 {
-			o := WriteOutcome{Kind: e.key.kind, Name: e.name, Namespace: e.namespace, Partition: e.partition,
-				Delete: e.deleted, Stage: stage, Reasons: reasons}
-			for _, r := range reasons {
-				out.Refused = append(out.Refused, o.path()+": "+r)
-			}
+	for _, o := range writes {
+		for _, r := range o.Reasons {
+			out.Refused = append(out.Refused, o.Entry()+": "+r)
 		}
 	}
 	if len(out.Refused) > 0 {
-		stored := st.config()
 		after.Entries = stored.Entries
 		if after.Exports, err = exports.CompileGroups(stored.Entries.SamenessGroups, stored.Exports...); err != nil {
 			return ReplicationDiff{}, fmt.Errorf("after: %w", err)

@@ -62,7 +62,7 @@
 // message; the level is the code's): Replication.Findings (UnionDiffers where Consul's union
 // of rules replicates a service meshscope's one rule does not, UnknownKind, and the chains'
 // own, such as chain.PeerTargetResolvedLocally), CheckGateways (NoMeshGateway,
-// GatewaysCritical) and Config.Findings (EntrySkipped). Each fact is
+// GatewaysCritical) and the store's Config.Findings (EntrySkipped). Each fact is
 // reported once: a service not replicated is in Replication.Failed or Excluded, each chain a
 // refused write breaks in ReplicationDiff.Refused, and their AllFindings methods give those
 // as findings too (NotReplicated, Excluded, WriteRefused), so that a program prints and gates
@@ -70,12 +70,10 @@
 //
 // # Reading Consul's configuration and API output
 //
-// LoadConfig (and Config.Add, for several files) reads what `consul config read` prints, of
-// every kind, mixed: exported-services, service-router, service-splitter, service-resolver,
-// sameness-group, service-defaults (each service's Protocol) and proxy-defaults (its
-// Config.protocol), all strictly — every field Consul defines accepted, any other an error
-// with the field it most likely misspells, a key given twice an error. Consul's other kinds
-// (mesh, service-intentions, the gateways' entries, …) are skipped and named in a finding.
+// The config entries `consul config read` prints are read into a Config, the store's (package
+// store, chain/store, which holds a Consul server's config entries and its write path; Config,
+// LoadConfig, WriteOutcome and WriteStage here are its names): Input.Entries and the
+// exported-services entries compiled into Input.Exports come from it.
 //
 // APIOutput reads what Consul's HTTP API says about the services — the catalog
 // (/v1/internal/ui/services, /v1/catalog/service/<name>, /v1/catalog/services), health
@@ -85,32 +83,15 @@
 // tells of an instance (a sidecar proxy makes its destination a connect service, a
 // connect-native instance its own service). LoadTrustDomain reads /v1/connect/ca/roots.
 //
-// # A live server's writes
-//
-// Config.Apply writes entries to a Config as a live Consul server takes them, in order:
-// decoded, validated, and refused when storing one would break a chain it recompiles or the
-// peer-export safety of an exported service. The order matters:
-//
-//	service-resolver api: accepted                                   (api fails over to backup)
-//	service-defaults backup: refused (store): chain default/default/api: discovery chain "api" uses inconsistent protocols; service "backup" has "http" which is not "tcp"
-//	service-router web: refused (store): chain default/default/web: discovery chain "web" uses a protocol "tcp" that does not permit advanced routing or splitting behavior
-//
-// A router written before the service-defaults that make its service http is refused, the
-// same router written after is accepted. A splitter whose weights sum to 99.99 once rounded
-// is refused at validation, in Consul's words. And a write that makes nested splitters merge
-// header changes into a nil map crashes Consul 1.16.0's server, which stores nothing: Apply
-// refuses it (StagePanic), saying so, where Consul would panic.
+// # A change's dry run
 //
 // Diff is the dry run of a change: it writes each entry the proposed configuration holds
-// differently, as Apply would, lists every write Consul's server refuses with the chains it
-// breaks, and, for one peer, each service whose replication changes once the accepted
-// writes are stored (added, removed, SPIFFE IDs gained and lost, SNI, protocol, start
-// target, instances). A tcp export's refusal reads:
+// differently as Consul's server takes a write (store.Replay), lists every write the server
+// refuses with the chains it breaks, and, for one peer, each service whose replication
+// changes once the accepted writes are stored (added, removed, SPIFFE IDs gained and lost,
+// SNI, protocol, start target, instances). A tcp export's refusal reads:
 //
-//	chain default/default/db: peer exported service "db" uses protocol="tcp" and cannot introduce new discovery chain targets like "db2.default.default.dc1"
-//
-// Consul's server judges writes in datacenter dc1 whatever the cluster's own, and so do
-// Apply and Diff: the target IDs in their messages name dc1, as Consul's do.
+//	service-resolver db: chain default/default/db: peer exported service "db" uses protocol="tcp" and cannot introduce new discovery chain targets like "db2.default.default.dc1"
 //
 // Upstream is the importer's side: for a chain's peer target and the PeerMeta the peer sent,
 // the SNI to dial and exactly the SPIFFE IDs to accept.

@@ -136,30 +136,6 @@ func ExampleDiff() {
 	// service-resolver web: chain default/default/web: peer exported service "web" uses protocol="tcp" and cannot introduce new discovery chain targets like "web-v2.default.default.dc1"
 }
 
-// ExampleConfig_Apply writes entries as a live Consul server takes them, in order: the
-// order matters. api fails over to backup; backup's protocol cannot change while api's chain
-// reaches it, so the service-defaults write is refused, naming the chain it breaks.
-func ExampleConfig_Apply() {
-	var c peermeta.Config
-	outcomes, err := c.Apply([]byte(`{"Kind":"service-resolver","Name":"api","Failover":{"*":{"Service":"backup"}}}
-{"Kind":"service-defaults","Name":"backup","Protocol":"http"}
-{"Kind":"service-resolver","Name":"backup","DefaultSubset":"v2"}
-{"Kind":"service-resolver","Name":"web","Redirect":{"Service":"api","ServiceSubset":"v1"}}`))
-	if err != nil {
-		panic(err)
-	}
-	for _, o := range outcomes {
-		fmt.Println(o)
-	}
-	fmt.Println("stored:", len(c.Entries.Resolvers), "resolvers,", len(c.Entries.Protocols), "service-defaults")
-	// Output:
-	// service-resolver api: accepted
-	// service-defaults backup: refused (store): chain default/default/api: discovery chain "api" uses inconsistent protocols; service "backup" has "http" which is not "tcp"
-	// service-resolver backup: refused (validate): DefaultSubset: DefaultSubset "v2" is not a valid subset
-	// service-resolver web: refused (store): chain default/default/web: service "api" does not have a subset named "v1"
-	// stored: 1 resolvers, 0 service-defaults
-}
-
 // ExampleUpstream is the importer's side: the chain of web fails over to the peer east, and
 // east sent a PeerMeta for web.
 func ExampleUpstream() {
@@ -183,40 +159,4 @@ func ExampleUpstream() {
 	// Output:
 	// dial web.default.default.west.external.22222222-3333-4444-5555-666666666666.consul
 	// accept 2 identities over tcp
-}
-
-// A live server's writes, in order: a router written before its service's service-defaults
-// make it an http service is refused, and the same router written after is accepted; a
-// splitter whose nested header changes crash Consul 1.16.0's server is refused, and said so.
-func ExampleConfig_Apply_refused() {
-	var c peermeta.Config
-	outs, err := c.Apply([]byte(`
-{"Kind": "service-router", "Name": "web", "Routes": [{"Match": {"HTTP": {"PathPrefix": "/api"}}, "Destination": {"Service": "api"}}]}
-{"Kind": "proxy-defaults", "Name": "global", "Config": {"protocol": "http"}}
-{"Kind": "service-router", "Name": "web", "Routes": [{"Match": {"HTTP": {"PathPrefix": "/api"}}, "Destination": {"Service": "api"}}]}
-{"Kind": "service-splitter", "Name": "api-next", "Splits": [{"Weight": 100, "RequestHeaders": {"Add": {"x-next": "1"}}}]}
-{"Kind": "service-splitter", "Name": "api", "Splits": [{"Weight": 50, "RequestHeaders": {"Remove": ["x-debug"]}}, {"Weight": 50, "Service": "api-next", "RequestHeaders": {"Remove": ["x-debug"]}}]}
-`))
-	if err != nil {
-		panic(err)
-	}
-	for _, o := range outs {
-		if o.Accepted {
-			fmt.Println(o.Kind, o.Name, "accepted")
-			continue
-		}
-		fmt.Println(o.Kind, o.Name, "refused at", o.Stage)
-		for _, r := range o.Reasons {
-			fmt.Println("  " + r)
-		}
-	}
-	// Output:
-	// service-router web refused at store
-	//   chain default/default/web: discovery chain "web" uses a protocol "tcp" that does not permit advanced routing or splitting behavior
-	// proxy-defaults global accepted
-	// service-router web accepted
-	// service-splitter api-next accepted
-	// service-splitter api refused at panic
-	//   chain default/default/api: Consul 1.16.0's server panics on this write (assignment to entry in nil map) and does not store it: flattening splitter:api-next.default.default into splitter:api.default.default merges header changes into a nil map (Consul's MergeHTTPHeaderModifiers): Consul 1.16.0's server panics compiling this chain; meshscope merges them
-	//   chain default/default/web: Consul 1.16.0's server panics on this write (assignment to entry in nil map) and does not store it: flattening splitter:api-next.default.default into splitter:api.default.default merges header changes into a nil map (Consul's MergeHTTPHeaderModifiers): Consul 1.16.0's server panics compiling this chain; meshscope merges them
 }

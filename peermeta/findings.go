@@ -3,6 +3,7 @@ package peermeta
 import (
 	"fmt"
 
+	"github.com/meshscope/meshscope/chain/store"
 	"github.com/meshscope/meshscope/internal/report"
 )
 
@@ -11,7 +12,7 @@ import (
 // on all of them alike.
 type Finding = report.Finding
 
-// The codes of the findings of Replicate, Diff, CheckGateways and LoadConfig, with their
+// The codes of the findings of Replicate, Diff, CheckGateways and the store, with their
 // levels.
 const (
 	// NotReplicated (error): an exported connect service is not replicated to the peer: its
@@ -38,9 +39,10 @@ const (
 	// WriteRefused (error): Consul's server would refuse a write of a dry run, in its words
 	// (ReplicationDiff.Refused, as ReplicationDiff.AllFindings reports it).
 	WriteRefused = report.WriteRefused
-	// EntrySkipped (note): LoadConfig skipped a config entry of a kind replication does not
-	// depend on (service-intentions, mesh, the gateways' entries, …).
-	EntrySkipped = report.EntrySkipped
+	// EntrySkipped (note): the store (LoadConfig, Config.Add and Apply) skipped a config entry
+	// of a kind replication does not depend on (service-intentions, mesh, the gateways'
+	// entries, …): store.EntrySkipped.
+	EntrySkipped = store.EntrySkipped
 )
 
 // replicationPath is the Path of a finding about one service's replication to a peer.

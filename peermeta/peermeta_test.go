@@ -240,3 +240,17 @@ func TestBuildIsLinear(t *testing.T) {
 	small, large := allocs(250), allocs(1000)
 	assert.Less(t, large, 5*small, "allocations at n=250: %v, at n=1000: %v", small, large)
 }
+
+func TestExporterCheckLocation(t *testing.T) {
+	gw := func(node, dc, partition string) CheckServiceNode {
+		return CheckServiceNode{Node: &Node{Node: node, Datacenter: dc}, Service: &NodeService{ID: node + "-gw", Partition: partition}}
+	}
+	x := Exporter{Peer: "east", Datacenter: "dc1", TrustDomain: td}
+	assert.NoError(t, x.CheckLocation(nil))
+	assert.NoError(t, x.CheckLocation([]CheckServiceNode{gw("a", "dc2", ""), gw("b", "", "")}), "an instance that says nothing may be here")
+	assert.NoError(t, x.CheckLocation([]CheckServiceNode{gw("a", "dc2", "ap1"), gw("b", "dc1", "default")}))
+	assert.EqualError(t, x.CheckLocation([]CheckServiceNode{gw("a", "dc2", "ap1"), gw("b", "dc3", "")}),
+		`Exporter.Datacenter: every mesh gateway instance is in another datacenter (a in dc2, b in dc3); give the exporting datacenter, the gateways' own`)
+	assert.EqualError(t, x.CheckLocation([]CheckServiceNode{gw("a", "dc1", "ap1")}),
+		`Exporter.Partition: every mesh gateway instance is in another partition (a-gw in partition ap1); give the mesh gateways of the peerings' partition`)
+}

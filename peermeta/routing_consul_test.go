@@ -23,6 +23,13 @@ type routingVectors struct {
 	Cases  []routingCase
 }
 
+// vectorRequest is a recorded request, its service spelt as three strings.
+type vectorRequest struct{ Service, Namespace, Partition, Datacenter, TrustDomain string }
+
+func (r vectorRequest) request() chain.Request {
+	return chain.Request{Service: exports.ServiceName{Partition: r.Partition, Namespace: r.Namespace, Name: r.Service}, Datacenter: r.Datacenter, TrustDomain: r.TrustDomain}
+}
+
 type routingCase struct {
 	Name    string
 	Request vectorRequest

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/meshscope/meshscope/chain/store"
 	"github.com/meshscope/meshscope/exports"
 	"github.com/meshscope/meshscope/internal/cli"
 	"github.com/meshscope/meshscope/peermeta"
@@ -17,7 +18,7 @@ import (
 // inputs is everything read: the configuration, what Consul's API outputs say about the
 // services, and the cluster's names.
 type inputs struct {
-	config       peermeta.Config
+	config       store.Config
 	api          peermeta.Input // the catalog, kinds, connect services and gateways
 	trustDomain  string
 	datacenter   string
@@ -29,7 +30,7 @@ const kindsFrom = "-catalog output of /v1/internal/ui/services (curl $CONSUL_HTT
 	"or -health output of its instances (/v1/health/service/<name>)"
 
 // input returns the replication input for one peer.
-func (in *inputs) input(x *exports.Exports, cfg peermeta.Config, exp peermeta.Exporter) peermeta.Input {
+func (in *inputs) input(x *exports.Exports, cfg store.Config, exp peermeta.Exporter) peermeta.Input {
 	r := in.api
 	r.Exporter, r.Exports, r.Entries, r.KindsFrom = exp, x, cfg.Entries, kindsFrom
 	return r
@@ -93,7 +94,7 @@ func (o options) read() (*inputs, error) {
 
 // loadConfig reads `consul config read` output from a file or every .json file of a
 // directory.
-func (o options) loadConfig(path string, into *peermeta.Config) error {
+func (o options) loadConfig(path string, into *store.Config) error {
 	if o.sample {
 		data, name, err := o.readFile(path)
 		return errors.Join(err, into.Add(name, data))

@@ -3,8 +3,9 @@
 // the services replicated without a chain; and, as findings with a level and a code, those
 // not replicated and why in Consul's words, where meshscope's one-rule reading differs from
 // Consul's union, the entries it did not read, and — given proposed entries — the writes
-// Consul would refuse. The packages do the work (peermeta.LoadConfig and Replicate,
-// exports, chain); this program reads Consul's output and prints.
+// Consul would refuse. The packages do the work (store — package chain/store — reads the
+// config entries; peermeta replicates and diffs; exports, chain); this program reads Consul's
+// output and prints.
 //
 // With no input flags it runs on the embedded sample; the usage text (-h) gives the Consul
 // commands whose output it reads.

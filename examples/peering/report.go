@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/meshscope/meshscope/chain"
+	"github.com/meshscope/meshscope/chain/store"
 	"github.com/meshscope/meshscope/exports"
 	"github.com/meshscope/meshscope/internal/fielderr"
 	"github.com/meshscope/meshscope/peermeta"
@@ -155,7 +156,7 @@ func (r *report) exporter(peer string) peermeta.Exporter {
 
 // compile compiles the exported-services entries and checks the chain entries, naming which
 // side of a dry run ("proposed ") is wrong.
-func compile(c peermeta.Config, side string) (*exports.Exports, error) {
+func compile(c store.Config, side string) (*exports.Exports, error) {
 	x, err := exports.CompileGroups(c.Entries.SamenessGroups, c.Exports...)
 	if err != nil {
 		return nil, fielderr.In(side+"exported-services", err)
@@ -187,18 +188,18 @@ func (o options) needCatalog(x *exports.Exports, in *inputs, side string) error 
 
 // proposal is the after side of a dry run.
 type proposal struct {
-	config peermeta.Config
+	config store.Config
 	x      *exports.Exports
 }
 
 // proposed reads the -new-config files and returns the after side, or nil when there are
 // none. Everything but the config entries (catalog, health, trust domain) is the same on both
 // sides.
-func (o options) proposed(cur peermeta.Config) (*proposal, error) {
+func (o options) proposed(cur store.Config) (*proposal, error) {
 	if len(o.newConfig) == 0 {
 		return nil, nil
 	}
-	var p peermeta.Config
+	var p store.Config
 	var errs []error
 	for _, path := range o.newConfig {
 		errs = append(errs, o.loadConfig(path, &p))

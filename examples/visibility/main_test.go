@@ -258,7 +258,7 @@ func TestErrors(t *testing.T) {
 	badInv2 := write(t, "inv2.yaml", "kind: ServiceEntry\nmetadata: {name: x, namespace: a}\nspec: {hosts: [\"bad host\"]}\n")
 	code, _, errOut = runArgs(t, "-mesh", mesh, "-inventory", badInv2)
 	assert.Equal(t, 1, code)
-	assert.Contains(t, errOut, badInv2+`: ServiceEntry a/x: spec.hosts[0]: "bad host" is not a DNS name`)
+	assert.Contains(t, errOut, badInv2+`: ServiceEntry a/x: spec.hosts[0]: domain name "bad host" invalid (label "bad host" invalid)`)
 
 	code, _, errOut = runArgs(t, "-mesh", filepath.Join(t.TempDir(), "missing.yaml"), "-inventory", goodInv)
 	assert.Equal(t, 1, code)
@@ -304,7 +304,7 @@ func TestErrorsOneALine(t *testing.T) {
 	assert.Equal(t, 1, code)
 	lines := strings.Split(strings.TrimSpace(errOut), "\n")
 	require.Len(t, lines, 2)
-	assert.Equal(t, "visibility: "+inv+`: items[0] (ServiceEntry a/x): spec.hosts[0]: "bad host" is not a DNS name: label "bad host" must not contain ' ' (allowed: a-z, 0-9 and "-")`, lines[0])
+	assert.Equal(t, "visibility: "+inv+`: items[0] (ServiceEntry a/x): spec.hosts[0]: domain name "bad host" invalid (label "bad host" invalid)`, lines[0])
 	assert.Equal(t, inv+`: items[0] (ServiceEntry a/x): spec.hosts[1]: "*." is a wildcard without a domain`, lines[1])
 }
 

@@ -1,6 +1,3 @@
-// Package fielderr holds the one structured error type of meshscope. Every package exports
-// it under the name FieldError (a type alias), so that a caller can errors.As any error the
-// module returns into one type and read where the problem is, the value found, and why.
 package fielderr
 
 import (
@@ -52,8 +49,9 @@ func New(field string, value any, detail string, kind error) *Error {
 	return &Error{Field: field, Value: value, Detail: detail, Err: kind}
 }
 
-// Newf returns a problem of the object where (may be empty) with field and its value, why
-// formatted as fmt.Sprintf does, and no sentinel.
+// Newf returns a problem of the object where with field and its value, why formatted as
+// fmt.Sprintf does, and no sentinel: for a reader that names the object itself (a stream's
+// document and item). A check of an object's fields builds a Path and calls Path.Problemf.
 func Newf(where, field string, value any, format string, args ...any) *Error {
 	return &Error{Where: where, Field: field, Value: value, Detail: fmt.Sprintf(format, args...)}
 }

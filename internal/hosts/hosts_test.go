@@ -3,95 +3,9 @@ package hosts
 import (
 	"math/rand/v2"
 	"net/netip"
-	"regexp"
 	"strings"
 	"testing"
-
-	"github.com/stretchr/testify/require"
-
-	"github.com/meshscope/meshscope/internal/longtest"
 )
-
-// longAlphabets make long names of long labels, of short ones, of normal ones, and of empty
-// ones.
-var longAlphabets = [...]string{"abcXYZ0-.", "abcXYZ0", "abcxyz0.", "ab.."}
-
-// TestQuickHost holds the one-pass host check to the detailed one on random strings.
-func TestQuickHost(t *testing.T) {
-	r := newRand(71, 72)
-	const alphabet = "aZ9-.*_ \xc3"
-	for k := range longtest.N(20_000, 200_000) {
-		// Short strings of every byte class, and long ones of mostly letters (labels near
-		// 63 bytes, names near 253, words of eight bytes and the tails after them).
-		b := make([]byte, r.IntN(10))
-		if k%2 == 1 {
-			b = make([]byte, r.IntN(140))
-		}
-		for i := range b {
-			b[i] = alphabet[r.IntN(len(alphabet))]
-			if k%2 == 1 && r.IntN(40) != 0 {
-				long := longAlphabets[k%8/2]
-				b[i] = long[r.IntN(len(long))]
-			}
-		}
-		h := string(b)
-		slow := hostSlowOK(Normalize(h))
-		ok, normal := Quick(h)
-		require.Equal(t, slow, ok, "%q", h)
-		if ok {
-			require.Equal(t, Normalize(h) == h, normal, "%q is normal", h)
-		}
-		require.Equal(t, slow, Problem(h) == "", "%q", h)
-	}
-}
-
-// hostSlowOK is the host rule read literally from Istio's validation of a ServiceEntry
-// host, for a normalized host n: the first label may be a wildcard label (*, or * then an
-// optional - and a label), the others are labels, and n is not "*" alone.
-func hostSlowOK(n string) bool {
-	labels := strings.Split(n, ".")
-	if wildcardLabelRE.MatchString(labels[0]) && len(labels[0]) <= 63 {
-		if len(labels) == 1 {
-			return labels[0] != "*"
-		}
-		labels = labels[1:]
-	}
-	for _, l := range labels {
-		if l == "" || len(l) > 63 || l[0] == '-' || l[len(l)-1] == '-' || strings.Trim(l, "abcdefghijklmnopqrstuvwxyz0123456789-") != "" {
-			return false
-		}
-	}
-	return len(strings.Join(labels, ".")) <= 253
-}
-
-var wildcardLabelRE = regexp.MustCompile(`^(\*|\*-?[a-z0-9]([-a-z0-9]*[a-z0-9])?)$`)
-
-// TestHostRules has a row per rule of which ServiceEntry hosts are accepted.
-func TestHostRules(t *testing.T) {
-	for _, tt := range []struct {
-		name, host, problem string
-	}{
-		{"an exact host", "api.example.com", ""},
-		{"any case, a trailing dot", "API.Example.com.", ""},
-		{"a wildcard of one or more labels", "*.example.com", ""},
-		{"a partial wildcard", "*x.example.com", ""},
-		{"a partial wildcard with a dash", "*-foo.example.com", ""},
-		{"a partial wildcard of one label", "*x", ""},
-		{"a partial wildcard in upper case", "*X.Example.com", ""},
-		{"* alone is refused for a ServiceEntry", "*", "is a wildcard without a domain"},
-		{"a wildcard without a domain", "*.", "is a wildcard without a domain"},
-		{"* inside the first label", "a*.example.com", `is not a DNS name: label "a*" must not contain '*' (allowed: a-z, 0-9 and "-")`},
-		{"* in a later label", "api.*.example.com", `is not a DNS name: label "*" must not contain '*' (allowed: a-z, 0-9 and "-")`},
-		{"a wildcard label ending in a dash", "*x-.example.com", `is not a DNS name: wildcard label "*x-" must be "*", or "*" then a label's letters, digits and inner "-" (such as *x or *-x)`},
-		{"two dashes after the *", "*--x.example.com", `is not a DNS name: wildcard label "*--x" must be "*", or "*" then a label's letters, digits and inner "-" (such as *x or *-x)`},
-		{"two stars", "**.example.com", `is not a DNS name: wildcard label "**" must be "*", or "*" then a label's letters, digits and inner "-" (such as *x or *-x)`},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			require.Equal(t, tt.problem, Problem(tt.host))
-		})
-	}
-	require.Empty(t, PatternProblem("*"), "a serviceSettings host may be * alone")
-}
 
 func newRand(a, b uint64) *rand.Rand { return rand.New(rand.NewPCG(a, b)) }
 

@@ -68,10 +68,14 @@ func SelectorProblems(s *metav1.LabelSelector, p *field.Path) []error {
 }
 
 // LabelProblems validates the keys and values of a workload's labels (a workloadSelector's
-// labels), each problem at its path under path.
-func LabelProblems(path string, ls map[string]string) []*fielderr.Error {
+// labels) as Kubernetes does, each problem at the path at gives, which is asked for only when
+// there is a problem.
+func LabelProblems(at func() fielderr.Path, ls map[string]string) []*fielderr.Error {
+	if validLabels(ls) {
+		return nil
+	}
 	var errs []*fielderr.Error
-	for _, e := range metavalidation.ValidateLabels(ls, PathOf(path)) {
+	for _, e := range metavalidation.ValidateLabels(ls, at().FieldPath()) {
 		errs = append(errs, FromField(e))
 	}
 	return errs

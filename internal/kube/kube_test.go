@@ -2,11 +2,13 @@ package kube
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	metavalidation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/meshscope/meshscope/internal/fielderr"
@@ -169,27 +171,31 @@ func TestSelectorProblemsOrder(t *testing.T) {
 }
 
 func TestLabelProblems(t *testing.T) {
+	labels := fielderr.Root(fielderr.Object).Child("spec").Child("workloadSelector").Child("labels")
+	selector := fielderr.Root(fielderr.GoValue).Child("selector")
 	tests := []struct {
-		path string
+		path fielderr.Path
 		ls   map[string]string
 		want []string
 	}{
-		{"spec.workloadSelector.labels", nil, nil},
-		{"Selector", map[string]string{"app": "web", "example.com/tier": "", "v": "1.2_3-x"}, nil},
-		{"Selector", map[string]string{"a/b/c": "x"}, []string{`Selector: Invalid value: "a/b/c": ` + labelKeyRule + " [a/b/c]"}},
-		{"spec.workloadSelector.labels", map[string]string{"k": "v v"}, []string{`spec.workloadSelector.labels: Invalid value: "v v": ` + labelValueRule + " [v v]"}},
-		{"WorkloadSelector", map[string]string{"": "x"}, []string{
+		{labels, nil, nil},
+		{selector, map[string]string{"app": "web", "example.com/tier": "", "v": "1.2_3-x"}, nil},
+		{selector, map[string]string{"a/b/c": "x"}, []string{`Selector: Invalid value: "a/b/c": ` + labelKeyRule + " [a/b/c]"}},
+		{labels, map[string]string{"k": "v v"}, []string{`spec.workloadSelector.labels: Invalid value: "v v": ` + labelValueRule + " [v v]"}},
+		{fielderr.Root(fielderr.GoValue).Child("workloadSelector"), map[string]string{"": "x"}, []string{
 			`WorkloadSelector: Invalid value: "": name part must be non-empty []`,
 			`WorkloadSelector: Invalid value: "": ` + namePartRule + " []",
 		}},
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprint(tt.ls), func(t *testing.T) {
+			asked := false
 			var errs []error
-			for _, e := range LabelProblems(tt.path, tt.ls) {
+			for _, e := range LabelProblems(func() fielderr.Path { asked = true; return tt.path }, tt.ls) {
 				errs = append(errs, e)
 			}
 			assert.Equal(t, tt.want, spell(t, errs))
+			assert.Equal(t, tt.want != nil, asked, "the path is built for a problem only")
 		})
 	}
 }
@@ -231,4 +237,55 @@ func TestPathOfAndChild(t *testing.T) {
 	assert.Equal(t, "defaultVisibility", Child(nil, "defaultVisibility").String())
 	assert.Equal(t, "serviceScopeConfigs", Child(PathOf(""), "serviceScopeConfigs").String())
 	assert.Equal(t, "meshConfig.policies[0].visibility", Child(PathOf("meshConfig.policies").Index(0), "visibility").String())
+}
+
+// TestValidLabelsMatchesApimachinery: the one-pass check accepts exactly the labels
+// apimachinery's ValidateLabels finds no problem with, on random keys and values.
+func TestValidLabelsMatchesApimachinery(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 17))
+	const common, odd = "aZ9b", "-_./ A"
+	word := func() string {
+		n := r.IntN(8)
+		if r.IntN(10) == 0 {
+			n = 55 + r.IntN(20)
+		}
+		if r.IntN(20) == 0 {
+			n = 240 + r.IntN(30)
+		}
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = common[r.IntN(len(common))]
+			if r.IntN(8) == 0 {
+				b[i] = odd[r.IntN(len(odd))]
+			}
+		}
+		return string(b)
+	}
+	valid := 0
+	for range 20000 {
+		ls := map[string]string{word(): word()}
+		if r.IntN(2) == 0 {
+			ls[word()+"/"+word()] = word()
+		}
+		want := len(metavalidation.ValidateLabels(ls, nil)) == 0
+		require.Equal(t, want, validLabels(ls), "%q", ls)
+		if want {
+			valid++
+		}
+	}
+	assert.Greater(t, valid, 2000, "valid labels among the random ones")
+	assert.Less(t, valid, 18000, "invalid labels among the random ones")
+}
+
+// FuzzValidLabels holds the one-pass label check to apimachinery's ValidateLabels.
+func FuzzValidLabels(f *testing.F) {
+	for _, kv := range [][2]string{{"app", "web"}, {"example.com/tier", ""}, {"a/b/c", "x"}, {"k", "v v"}, {"", "x"}, {"A.b/c", "d"}, {"a-/b", "c"}} {
+		f.Add(kv[0], kv[1])
+	}
+	f.Fuzz(func(t *testing.T, k, v string) {
+		ls := map[string]string{k: v}
+		if want := len(metavalidation.ValidateLabels(ls, nil)) == 0; want != validLabels(ls) {
+			t.Fatalf("%q: apimachinery accepts it: %v", ls, want)
+		}
+	})
 }

@@ -4,7 +4,10 @@
 // second, longer pass).
 package longtest
 
-import "os"
+import (
+	"os"
+	"strconv"
+)
 
 // Long reports whether the long runs were asked for: MESHSCOPE_LONG=1.
 func Long() bool { return os.Getenv("MESHSCOPE_LONG") == "1" }
@@ -15,4 +18,17 @@ func N(short, long int) int {
 		return long
 	}
 	return short
+}
+
+// Every spells a step through a test's cases for its log: "every case", "every 3rd case".
+func Every(step int) string {
+	switch {
+	case step <= 1:
+		return "every case"
+	case step%10 == 2 && step%100 != 12:
+		return "every " + strconv.Itoa(step) + "nd case"
+	case step%10 == 3 && step%100 != 13:
+		return "every " + strconv.Itoa(step) + "rd case"
+	}
+	return "every " + strconv.Itoa(step) + "th case"
 }

@@ -16,3 +16,11 @@ func TestN(t *testing.T) {
 		t.Fatal("only 1 asks for the long runs")
 	}
 }
+
+func TestEvery(t *testing.T) {
+	for step, want := range map[int]string{1: "every case", 2: "every 2nd case", 3: "every 3rd case", 4: "every 4th case", 12: "every 12th case", 23: "every 23rd case"} {
+		if got := Every(step); got != want {
+			t.Errorf("Every(%d) = %q, want %q", step, got, want)
+		}
+	}
+}

@@ -120,9 +120,21 @@ func (c Claims) Claim(d Doc, what, path string) error {
 // (near misses of a wrapper key or kind, a data.mesh that is not YAML), and an error for
 // input holding no mesh configuration at all.
 func Read(data []byte) ([]Doc, []error) {
+	docs, _, errs := read(data, false)
+	return docs, errs
+}
+
+// ReadAll is Read, and also returns what each install object of the stream (an
+// IstioOperator, Helm values) says about the istiod it deploys (see Install), in stream
+// order; a setting of the wrong type is among the problems.
+func ReadAll(data []byte) ([]Doc, []Install, []error) { return read(data, true) }
+
+// read is Read, and, when installs is set, ReadAll.
+func read(data []byte, installs bool) ([]Doc, []Install, []error) {
 	s := kube.Read(data, holdsMeshConfig)
 	var (
 		docs        []Doc
+		found       []Install
 		errs        []error
 		meshObjects int
 		skipped     = map[string]int{}
@@ -142,6 +154,15 @@ func Read(data []byte) ([]Doc, []error) {
 			continue
 		}
 		meshObjects++
+		if installs {
+			var d strict.Decoder
+			if in, ok := readInstall(&d, o); ok {
+				found = append(found, in)
+			}
+			if err := d.Err(); err != nil {
+				errs = append(errs, fielderr.In(o.Where(), err))
+			}
+		}
 		for _, src := range srcs {
 			mc, err := src.resolve()
 			if err != nil {
@@ -154,7 +175,7 @@ func Read(data []byte) ([]Doc, []error) {
 	if meshObjects == 0 && len(errs) == 0 {
 		errs = append(errs, &fielderr.Error{Detail: fmt.Sprintf("no mesh configuration: %s; expected an IstioOperator, the istio ConfigMap, Helm values with meshConfig, or a meshConfig", s.Found(skipped)), Err: ErrNoMeshConfig})
 	}
-	return docs, errs
+	return docs, found, errs
 }
 
 // holdsMeshConfig reports whether o is an object Read reads (a problem in any other object

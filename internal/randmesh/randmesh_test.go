@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
+	"github.com/meshscope/meshscope/internal/fielderr"
 	"github.com/meshscope/meshscope/internal/kube"
 	"github.com/meshscope/meshscope/internal/randmesh"
 	"github.com/meshscope/meshscope/visibility"
@@ -71,7 +72,7 @@ func TestValid(t *testing.T) {
 		require.NoError(t, (&mesh.Config{DiscoverySelectors: []metav1.LabelSelector{*s}}).Validate())
 
 		l := randmesh.Labels(r)
-		require.Empty(t, kube.LabelProblems("labels", l), "%v", l)
+		require.Empty(t, kube.LabelProblems(func() fielderr.Path { return fielderr.Root(fielderr.Object).Child("labels") }, l), "%v", l)
 		for k, v := range l {
 			require.Contains(t, randmesh.Keys, k)
 			require.Contains(t, randmesh.Values, v)

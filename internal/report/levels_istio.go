@@ -28,6 +28,9 @@ func istioLevel(c Code) (l Level, ok bool) {
 	if l, ok := sidecarLevel(c); ok {
 		return l, true
 	}
+	if l, ok := releaseLevel(c); ok {
+		return l, true
+	}
 	switch c {
 	case Redundant, NoOpRule, DuplicateRule, ScopeLocalConfig, ScopeSettingOverridden:
 		return Note, true

@@ -2,6 +2,7 @@ package ambient
 
 import (
 	"cmp"
+	"fmt"
 	"maps"
 	"net/netip"
 	"slices"
@@ -66,7 +67,9 @@ type Audit struct {
 // host under a changed *. wildcard host, an address or CIDR inside a changed CIDR. Entries
 // are sorted by namespace and name, queries by host or address; the changes of one query
 // list the namespaces they name in order, the "*" change (every other namespace) last.
-// Either configuration may be nil (Istio's defaults: the feature off). Both are validated,
+// Either configuration may be nil (Istio's defaults: the feature off); their releases may
+// differ only where ztunnel's view does not (1.30 and 1.31: the upgrade that makes
+// serviceEntryVisibility apply), else Diff refuses them. Both are validated,
 // each problem placed under "before" or "after", and the inventory is validated once, as New
 // does; every problem is reported.
 //
@@ -83,6 +86,7 @@ func Diff(before, after *mesh.Config, inv *inventory.Inventory) (Audit, error) {
 	ra, err := compile("after", after)
 	problems.Put(err)
 	problems.Put(validate(inv))
+	problems.Put(sameZtunnel(before, after))
 	if err := problems.Err(); err != nil {
 		return Audit{}, err
 	}
@@ -230,4 +234,17 @@ func reach(v visibility.Visibility) [2]bool {
 		return [2]bool{true, false}
 	}
 	return [2]bool{false, false}
+}
+
+// sameZtunnel refuses two configurations whose releases give ztunnel its view differently
+// (see the package documentation, "Releases"): Diff audits a visibility change, and two
+// such releases would change answers for other reasons.
+func sameZtunnel(before, after *mesh.Config) error {
+	rb, ra := before.Release(), after.Release()
+	for _, c := range mesh.Differences(rb, ra) {
+		if c == mesh.ZtunnelCanonicalHost || c == mesh.ZtunnelRankedAddress || c == mesh.ZtunnelCIDRs {
+			return &FieldError{Field: "after", Value: ra.Version(), Detail: fmt.Sprintf("%s gives ztunnel its view otherwise than %s does (%s): Diff audits a change of serviceEntryVisibility under releases whose ztunnel answers alike", ra, rb, c)}
+		}
+	}
+	return nil
 }

@@ -18,6 +18,9 @@ type Answer struct {
 	// Diff (see AnswerChange), a host's answer is the name's own: the short-name aliases
 	// LookupHost tries when the name itself has no answer are not followed.
 	Service *inventory.ServiceRef `json:"service,omitempty"`
+	// Undetermined, when the release leaves the answer to the order ztunnel received the
+	// candidates in, are the services one of which answers (Service is nil).
+	Undetermined []inventory.ServiceRef `json:"undetermined,omitempty"`
 }
 
 // Conflict is a host, wildcard host, address or CIDR claimed by services of several
@@ -118,18 +121,21 @@ func (ix *Index) answers(levels []level) []Answer {
 		if ns == AllOtherNamespaces {
 			client = "" // owns nothing on the path: sees what every other namespace sees
 		}
-		e, _ := ix.answer(levels, client)
+		e, at := ix.answer(levels, client)
 		if j, ok := group[e]; ok {
 			out[j].Clients = append(out[j].Clients, ns)
 			continue
 		}
-		var ref *inventory.ServiceRef
-		if e >= 0 {
+		a := Answer{Clients: []string{ns}}
+		switch {
+		case e >= 0:
 			r := ix.services[e].Ref()
-			ref = &r
+			a.Service = &r
+		case e == undetermined:
+			a.Undetermined = ix.undeterminedAmong(levels[at])
 		}
 		group[e] = len(out)
-		out = append(out, Answer{Clients: []string{ns}, Service: ref})
+		out = append(out, a)
 	}
 	return out
 }

@@ -32,7 +32,10 @@
 //     and says why, and Lint flags them (PartialWildcardDNS).
 //   - LookupAddress: traffic to an address no visible service claims passes through to its
 //     original destination (false); exact addresses first, then CIDRs (own namespace
-//     first, then the longest prefix).
+//     first, then the longest prefix). The address is looked up as ztunnel looks up a
+//     connection's destination, canonical (its socket's to_canonical): ::ffff:10.0.0.1 is
+//     10.0.0.1. An entry's own address written IPv4-mapped stays the IPv6 address Istio
+//     sends ztunnel, so no destination reaches it.
 //
 // For example, if platform/github (PUBLIC) and shop/github-mirror (NAMESPACE) both claim
 // api.github.com, clients in shop get the mirror and everyone else gets platform/github; if
@@ -96,6 +99,43 @@
 // when shop's mirror of api.github.com, older than platform/github, becomes PUBLIC, the
 // audit says that api.github.com changes for every namespace but platform and shop (whose
 // own entries come first), in as many words whatever the cluster's size.
+//
+// # Releases
+//
+// An Index answers for the release of its mesh configuration (mesh.Config.Release; Release
+// names it for an output's first line). What ztunnel is given, and how it chooses among the
+// services claiming a host or an address, changed between releases (each a mesh.Cause):
+//
+//   - serviceEntryVisibility applies from 1.31 (ServiceEntryVisibility): before, istiod does
+//     not know the field, so every entry is PUBLIC, whatever the configuration says.
+//   - A host several services claim (ZtunnelCanonicalHost, 1.29): from 1.29 the client's
+//     own namespace's entry, then the canonical one (a Kubernetes Service, else the oldest
+//     entry). In 1.28 istiod sends ztunnel no ServiceEntry of a host a Kubernetes Service
+//     has, so the Kubernetes Service answers every client; otherwise the client's own
+//     namespace's entry answers, else the first in the order ztunnel received them — when
+//     the host's entries span several namespaces the inventory does not determine which.
+//   - An address several services claim (ZtunnelRankedAddress, 1.30): from 1.30 the client's
+//     own namespace's, then the canonical one; up to 1.29 ztunnel keeps one service per
+//     address, the last it received, whatever the client: not determined by the inventory.
+//   - CIDRs (ZtunnelCIDRs, 1.30): up to 1.29 istiod does not send ztunnel a ServiceEntry
+//     holding an address wider than one IP — none of its hosts or addresses exist there;
+//     from 1.30 the prefix matches after the exact addresses (own namespace, then the
+//     longest prefix, then the canonical entry); from 1.31 only visible entries count. A
+//     CIDR is never a DNS answer.
+//
+// 1.28.0, whose DNS proxy answered a wildcard host reached through a search domain with a
+// CNAME and whose istiod lacked 1.28's per-namespace de-duplication, is not modelled: New
+// refuses it. Where the release leaves an answer to the order ztunnel received the services
+// in, the answer is not a guess: LookupHost and LookupAddress return false, AnswerHost and
+// AnswerAddress list the services one of which answers (Outcome.Undetermined), and
+// ExplainHost, ExplainAddress and Conflicts say so. For example, in 1.28, with ServiceEntries
+// of api.example.com in namespaces a and b and no Kubernetes Service of it, a client in c
+// gets one of them, the inventory does not say which; from 1.29 it gets the older.
+//
+// As in every release, an entry without an address for the queried host is dropped before
+// ranking (ztunnel drops it after istiod has kept, per namespace and host, only the oldest
+// entry: an older entry without an address hides a younger one with an address in its
+// namespace, which meshscope does not model).
 //
 // Visibility is not authorization: a hidden entry's resource is still readable and a
 // client that knows the address can still connect to it as unknown traffic. What a sidecar

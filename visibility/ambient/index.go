@@ -42,6 +42,10 @@ type Index struct {
 	names       map[nsName]pair       // namespace and name -> the services with those names
 	meshDefault []string              // the mesh's defaultServiceExportTo
 	domain      string                // the cluster domain short names expand into
+	release     mesh.Release          // the release answered for
+	absent      []bool                // parallel to services: not sent to ztunnel under release; nil: all are sent
+	oldHost     bool                  // the release ranks a host's entries as 1.28 does (no ZtunnelCanonicalHost)
+	oldAddress  bool                  // the release keeps one entry per address (no ZtunnelRankedAddress)
 	t           *tables
 }
 
@@ -83,11 +87,7 @@ func compile(where string, m *mesh.Config) (*visibility.Resolver, error) {
 	if err := m.Validate(); err != nil {
 		return nil, fielderr.In(where, err)
 	}
-	var c *visibility.Config
-	if m != nil {
-		c = m.Visibility
-	}
-	r, err := visibility.Compile(c)
+	r, err := visibility.Compile(m.AppliedVisibility())
 	return r, fielderr.In(where, fielderr.Under("serviceEntryVisibility", err))
 }
 
@@ -114,8 +114,10 @@ func build(r *visibility.Resolver, m *mesh.Config, inv *inventory.Inventory) *In
 	ix := &Index{
 		resolver: r, inv: *inv, services: inv.Services, decisions: inv.Decisions(r),
 		names:  make(map[nsName]pair, n),
-		domain: inv.ClusterDomain(),
+		domain: inv.ClusterDomain(), release: m.Release(),
 	}
+	ix.absent = absentFor(ix.release, inv)
+	ix.oldHost, ix.oldAddress = !ix.release.Has(mesh.ZtunnelCanonicalHost), !ix.release.Has(mesh.ZtunnelRankedAddress)
 	if m != nil {
 		ix.meshDefault = slices.Clone(m.DefaultServiceExportTo)
 	}

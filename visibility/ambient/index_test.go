@@ -184,7 +184,7 @@ func TestLookupAddress(t *testing.T) {
 		name, client, addr, want string
 	}{
 		{"exact", "other", "10.96.0.10", "shop/web"},
-		{"IPv4 mapped into IPv6 is IPv6", "other", "::ffff:10.96.0.10", ""},
+		{"a queried IPv4 mapped into IPv6 is looked up as IPv4, as ztunnel canonicalises it", "other", "::ffff:10.96.0.10", "shop/web"},
 		{"exact namespace entry for its namespace", "shop", "10.0.0.5", "shop/db"},
 		{"hidden exact falls to a CIDR", "infra", "10.0.0.5", "infra/corp-net"},
 		{"longest prefix", "other", "10.1.2.3", "infra/corp-sub"},
@@ -261,7 +261,7 @@ func TestDisabledIndex(t *testing.T) {
 
 func TestNewErrors(t *testing.T) {
 	bad33 := netip.PrefixFrom(netip.MustParseAddr("10.0.0.0"), 33) // a length out of range: invalid
-	m := &mesh.Config{DefaultServiceExportTo: []string{"*", "."}}
+	m := &mesh.Config{DefaultServiceExportTo: []string{"*", "Shop"}}
 	inv := inventory.Inventory{
 		Services: []inventory.Service{
 			{Kind: 7, Namespace: "a", Name: "x"},
@@ -281,7 +281,7 @@ func TestNewErrors(t *testing.T) {
 		return fmt.Sprintf("Services[%d] (%s %s/%s)", i, kind, ns, name)
 	}
 	want := []FieldError{
-		{Field: "defaultServiceExportTo[0]", Value: "*"}, // as mesh.Config.Validate names it
+		{Field: "defaultServiceExportTo[1]", Value: "Shop"}, // as mesh.Config.Validate names it
 		{Where: s(0, "Kind(7)", "a", "x"), Field: "Kind", Value: 7},
 		{Where: s(1, "ServiceEntry", "", "noname"), Field: "Namespace", Value: ""},
 		{Where: s(3, "ServiceEntry", "a", "dup"), Err: inventory.ErrDuplicate},
@@ -297,7 +297,7 @@ func TestNewErrors(t *testing.T) {
 		t.Errorf("New errors (-want +got):\n%s", diff)
 	}
 	// One golden line: the wording people read.
-	assert.Contains(t, err.Error(), "\n"+`Services[5] (ServiceEntry a/hosts): Hosts[1]: "exa mple.com" is not a DNS name: label "exa mple" must not contain ' ' (allowed: a-z, 0-9 and "-")`+"\n")
+	assert.Contains(t, err.Error(), "\n"+`Services[5] (ServiceEntry a/hosts): Hosts[1]: domain name "exa mple.com" invalid (label "exa mple" invalid)`+"\n")
 }
 
 // fieldErrors returns every problem joined in err as a FieldError value, failing the test if
@@ -460,8 +460,9 @@ func TestExplanationJSON(t *testing.T) {
 }
 
 // TestIndexCanonicalAddresses: New keys a Service built in Go on the canonical form of
-// each address — host bits cleared — and IPv4 mapped into IPv6 stays IPv6, as in the
-// configuration Istio sends ztunnel: it reaches only IPv6 queries of the mapped form.
+// each address — host bits cleared — and an entry's IPv4 mapped into IPv6 stays IPv6, as in
+// the configuration Istio sends ztunnel; a queried address is canonicalised as ztunnel does
+// (an IPv4 mapped into IPv6 is IPv4), so no query reaches a mapped entry address.
 func TestIndexCanonicalAddresses(t *testing.T) {
 	ix, err := New(nil, &inventory.Inventory{Services: []inventory.Service{
 		{Kind: inventory.ServiceEntry, Namespace: "a", Name: "mapped", Hosts: []string{"m.example"}, Addresses: pfx("::ffff:10.0.0.1")},
@@ -469,7 +470,7 @@ func TestIndexCanonicalAddresses(t *testing.T) {
 		{Kind: inventory.ServiceEntry, Namespace: "a", Name: "mapped-cidr", Hosts: []string{"c.example"}, Addresses: pfx("::ffff:10.2.0.0/112")},
 	}})
 	require.NoError(t, err)
-	for addr, want := range map[string]string{"10.0.0.1": "-", "::ffff:10.0.0.1": "a/mapped", "10.1.200.200": "a/unmasked", "10.2.3.4": "-", "::ffff:10.2.3.4": "a/mapped-cidr", "::ffff:10.1.0.9": "-"} {
+	for addr, want := range map[string]string{"10.0.0.1": "-", "::ffff:10.0.0.1": "-", "10.1.200.200": "a/unmasked", "10.2.3.4": "-", "::ffff:10.2.3.4": "-", "::ffff:10.1.200.9": "a/unmasked"} {
 		assert.Equal(t, want, ref(ix.LookupAddress("x", netip.MustParseAddr(addr))), addr)
 	}
 }

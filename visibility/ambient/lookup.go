@@ -26,8 +26,9 @@ type tables struct {
 	lengths4 []int // prefix lengths present, longest first
 	lengths6 []int
 	sets     []candidates
-	arena    []int32 // every set's entries, in rank order: candidates.all
-	bests    []best  // every set's own entries: candidates.own
+	kinds    []setKind // parallel to sets: what each set's key is
+	arena    []int32   // every set's entries, in rank order: candidates.all
+	bests    []best    // every set's own entries: candidates.own
 }
 
 // mute maps a host (or a wildcard host) to the entries that claim it without an address for
@@ -38,7 +39,7 @@ type tables struct {
 type candidates struct {
 	all       span  // in arena, in rank order
 	own       span  // in bests: per namespace, its first entry visible to it; sorted by namespace
-	canonical int32 // first entry visible to every namespace, or -1
+	canonical int32 // first entry visible to every namespace, or -1; undetermined when the release leaves it to ztunnel's arrival order
 }
 
 type span struct{ start, end int32 }
@@ -66,7 +67,7 @@ func (t *tables) all(c int32) []int32 {
 // canonical returns the first entry of set c visible to every namespace, or -1.
 func (ix *Index) canonical(c int32) int32 {
 	if c >= single {
-		if e := c - single; ix.decisions[e].Visibility == visibility.Public {
+		if e := c - single; ix.decisions[e].Visibility == visibility.Public && ix.delivered(e) {
 			return e
 		}
 		return -1
@@ -85,6 +86,17 @@ type pending struct {
 	sets   int32 // sets numbered so far
 }
 
+// setKind says what a candidate set's key is: a host (exact or wildcard), an exact address,
+// or a CIDR. Some releases rank the entries claiming a host and those claiming an address
+// differently (see rankFor).
+type setKind uint8
+
+const (
+	hostSet setKind = iota
+	addressSet
+	prefixSet
+)
+
 // newPending returns tables sized for n entries of a host and an address each.
 func newPending(n int) *pending {
 	return &pending{t: &tables{
@@ -96,7 +108,7 @@ func newPending(n int) *pending {
 // claimKey records entry e's claim on key k of m: the key's first entry is kept in m as a
 // set of one (see single); a second entry numbers a set and claims it for both; later ones
 // claim it.
-func claimKey[K comparable](p *pending, m map[K]int32, k K, e int32) {
+func claimKey[K comparable](p *pending, m map[K]int32, k K, e int32, kind setKind) {
 	c, ok := m[k]
 	switch {
 	case !ok:
@@ -105,6 +117,7 @@ func claimKey[K comparable](p *pending, m map[K]int32, k K, e int32) {
 	case c >= single:
 		p.claims = append(p.claims, claim{p.sets, c - single}, claim{p.sets, e})
 		m[k] = p.sets
+		p.t.kinds = append(p.t.kinds, kind)
 		p.sets++
 	default:
 		p.claims = append(p.claims, claim{c, e})
@@ -123,9 +136,9 @@ func (p *pending) host(i int32, s *inventory.Service, spec string) {
 		}
 		p.t.mute[h] = append(p.t.mute[h], i)
 	case wild:
-		claimKey(p, p.t.wild, suffix, i)
+		claimKey(p, p.t.wild, suffix, i, hostSet)
 	default:
-		claimKey(p, p.t.hosts, h, i)
+		claimKey(p, p.t.hosts, h, i, hostSet)
 	}
 }
 
@@ -133,9 +146,9 @@ func (p *pending) host(i int32, s *inventory.Service, spec string) {
 // hosts.Canonical).
 func (p *pending) address(i int32, a netip.Prefix) {
 	if a = hosts.Canonical(a); a.IsSingleIP() {
-		claimKey(p, p.t.addrs, a.Addr(), i)
+		claimKey(p, p.t.addrs, a.Addr(), i, addressSet)
 	} else {
-		claimKey(p, p.t.prefixes, a, i)
+		claimKey(p, p.t.prefixes, a, i, prefixSet)
 	}
 }
 
@@ -160,7 +173,7 @@ func (ix *Index) tables(p *pending) *tables {
 	t.sets = make([]candidates, sets)
 	for k := range t.sets {
 		t.sets[k].all = span{start[k], start[k+1]}
-		t.rank(ix, &t.sets[k])
+		t.rank(ix, &t.sets[k], t.kinds[k])
 	}
 	var muteWild []string
 	for h, list := range t.mute {
@@ -176,9 +189,10 @@ func (ix *Index) tables(p *pending) *tables {
 	return t
 }
 
-// rank orders a candidate set and precomputes its answers: the canonical entry, and each
-// namespace's own visible entry, appended to bests.
-func (t *tables) rank(ix *Index, c *candidates) {
+// rank orders a candidate set of kind and precomputes its answers: the canonical entry, and
+// each namespace's own visible entry, appended to bests — as the index's release ranks them
+// (rankFor), entries ztunnel never receives left out.
+func (t *tables) rank(ix *Index, c *candidates, kind setKind) {
 	all := t.arena[c.all.start:c.all.end]
 	if len(all) > 1 {
 		slices.SortFunc(all, ix.compare)
@@ -187,16 +201,20 @@ func (t *tables) rank(ix *Index, c *candidates) {
 	}
 	c.canonical = -1
 	from := len(t.bests)
+	own := ix.prefersOwn(all, kind)
 	var seen map[string]bool // for large sets; small ones are scanned
 	if len(all) > 8 {
 		seen = make(map[string]bool, len(all))
 	}
 	for _, i := range all {
 		vis := ix.decisions[i].Visibility
+		if !ix.delivered(i) {
+			continue
+		}
 		if c.canonical < 0 && vis == visibility.Public {
 			c.canonical = i
 		}
-		if vis == visibility.None {
+		if vis == visibility.None || !own {
 			continue
 		}
 		ns := ix.services[i].Namespace
@@ -211,6 +229,7 @@ func (t *tables) rank(ix *Index, c *candidates) {
 		t.bests = append(t.bests, best{ns, i})
 	}
 	c.own = span{int32(from), int32(len(t.bests))}
+	c.canonical = ix.canonicalFor(c.canonical, all, kind)
 	if own := t.bests[from:]; len(own) > 1 {
 		slices.SortFunc(own, func(a, b best) int { return strings.Compare(a.namespace, b.namespace) })
 	}
@@ -229,7 +248,8 @@ func (ix *Index) compare(a, b int32) int {
 	return cmp.Or(x.CreationTime.Compare(y.CreationTime), strings.Compare(x.Namespace, y.Namespace), strings.Compare(x.Name, y.Name))
 }
 
-// pick returns the entry of set c that answers client, or -1.
+// pick returns the entry of set c that answers client, or -1; undetermined when the release
+// leaves the answer to the order ztunnel received the entries in.
 func (ix *Index) pick(c int32, client string) int32 {
 	if o := ix.ownEntry(c, client); o >= 0 {
 		return o
@@ -243,7 +263,7 @@ func (ix *Index) ownEntry(c int32, client string) int32 {
 		return -1
 	}
 	if c >= single {
-		if e := c - single; ix.services[e].Namespace == client && ix.decisions[e].Visibility != visibility.None {
+		if e := c - single; ix.services[e].Namespace == client && ix.decisions[e].Visibility != visibility.None && ix.delivered(e) {
 			return e
 		}
 		return -1
@@ -330,7 +350,9 @@ func normalizeInto(host string, buf *nameBuf) []byte {
 // (PartialWildcardDNS). The sidecar view (package visibility/sidecar) matches them as Istio
 // does.
 //
-// LookupHost does not allocate, and tries only the wildcard lengths the index holds. The
+// False also when the release leaves the answer to the order ztunnel received the candidates
+// in (1.28, a host several namespaces claim and no Kubernetes Service has): AnswerHost says
+// so. LookupHost does not allocate, and tries only the wildcard lengths the index holds. The
 // Service returned shares its slices and maps with the index: read-only.
 func (ix *Index) LookupHost(client, host string) (inventory.Service, bool) {
 	if e, _ := ix.lookupHost(client, host); e >= 0 {
@@ -350,7 +372,7 @@ func (ix *Index) lookupHost(client, host string) (int32, int) {
 	if len(h) == 0 {
 		return -1, -1
 	}
-	if e := ix.lookupName(client, h); e >= 0 {
+	if e := ix.lookupName(client, h); e != -1 {
 		return e, 0
 	}
 	if !ix.hasAliases(client, h) {
@@ -364,7 +386,7 @@ func (ix *Index) lookupAliases(client string, h []byte) (int32, int) {
 	var l aliasList
 	ix.aliases(client, h, &l)
 	for k := range l.n {
-		if e := ix.lookupName(client, l.name(k)); e >= 0 {
+		if e := ix.lookupName(client, l.name(k)); e != -1 {
 			return e, k + 1
 		}
 	}
@@ -379,7 +401,7 @@ func (ix *Index) lookupName(client string, h []byte) int32 {
 		exact, key = t.wild, h[1:]
 	}
 	if c, ok := exact[string(key)]; ok {
-		if e := ix.pick(c, client); e >= 0 {
+		if e := ix.pick(c, client); e != -1 {
 			return e
 		}
 	}
@@ -391,7 +413,7 @@ func (ix *Index) lookupName(client string, h []byte) int32 {
 			continue
 		}
 		if c, ok := t.wild[string(h[i:])]; ok {
-			if e := ix.pick(c, client); e >= 0 {
+			if e := ix.pick(c, client); e != -1 {
 				return e
 			}
 		}
@@ -403,9 +425,13 @@ func (ix *Index) lookupName(client string, h []byte) int32 {
 // traffic is unknown and passes through to its original destination. Entries claiming the
 // exact address come first (addresses Istio allocated count as the entry's); if none is
 // visible, entries whose CIDR contains it, the client's own namespace's first, then the
-// longest prefix. An IPv4 address mapped into IPv6 is an IPv6 address here, as in the
-// configuration Istio sends ztunnel: ::ffff:10.0.0.1 does not reach an entry of 10.0.0.1.
-// LookupAddress does not allocate; the Service is read-only.
+// longest prefix. The queried address is looked up as ztunnel looks up a connection's
+// destination, canonical (ztunnel's socket to_canonical): an IPv4 address mapped into IPv6,
+// ::ffff:10.0.0.1, is 10.0.0.1; an entry's own address written IPv4-mapped stays the IPv6
+// address Istio sends ztunnel, which no destination address reaches. False also when the
+// release leaves the answer to the order ztunnel received the candidates in (before 1.30, an
+// address several entries claim): AnswerAddress says so. LookupAddress does not allocate;
+// the Service is read-only.
 func (ix *Index) LookupAddress(client string, addr netip.Addr) (inventory.Service, bool) {
 	if e := ix.lookupAddress(client, addr); e >= 0 {
 		return ix.services[e], true
@@ -417,10 +443,10 @@ func (ix *Index) lookupAddress(client string, addr netip.Addr) int32 {
 	if !addr.IsValid() || ix == nil || ix.t == nil {
 		return -1
 	}
-	addr = addr.WithZone("")
+	addr = addr.WithZone("").Unmap()
 	t := ix.t
 	if c, ok := t.addrs[addr]; ok {
-		if e := ix.pick(c, client); e >= 0 {
+		if e := ix.pick(c, client); e != -1 {
 			return e
 		}
 	}

@@ -26,13 +26,15 @@ type (
 // it is not visible to the client (NONE, or NAMESPACE of another namespace), for which it
 // does not exist; Outranked, it is visible but another comes first; NotReached, an earlier
 // level answered; NoAddress, it has no address for the host, so ztunnel's DNS proxy does
-// not answer for it.
+// not answer for it; Undetermined, it may answer: the release leaves the choice among the
+// candidates so marked to the order ztunnel received them in (see Explanation).
 const (
-	Chosen     = inventory.Chosen
-	Hidden     = inventory.Hidden
-	Outranked  = inventory.Outranked
-	NotReached = inventory.NotReached
-	NoAddress  = inventory.NoAddress
+	Chosen       = inventory.Chosen
+	Hidden       = inventory.Hidden
+	Outranked    = inventory.Outranked
+	NotReached   = inventory.NotReached
+	NoAddress    = inventory.NoAddress
+	Undetermined = inventory.Undetermined
 )
 
 // Explanation is how a lookup reached its answer: every name tried — for a host the query,
@@ -48,6 +50,9 @@ type Explanation struct {
 	// CNAME is the name the answer was reached through when a search domain was stripped
 	// from the query: the answer is a CNAME to it.
 	CNAME string `json:"cname,omitempty"`
+	// Undetermined, when the release leaves the answer to the order ztunnel received the
+	// candidates in, are the services one of which answers (Answer is nil).
+	Undetermined []inventory.ServiceRef `json:"undetermined,omitempty"`
 	// Names are the names tried, in order; none for a query that cannot be a host.
 	Names []NameTried `json:"names,omitempty"`
 }
@@ -72,6 +77,12 @@ func (e Explanation) String() string {
 	}
 	fmt.Fprintf(&b, "%s from namespace %s: ", e.Query, client)
 	switch {
+	case len(e.Undetermined) > 0:
+		refs := make([]string, len(e.Undetermined))
+		for i, r := range e.Undetermined {
+			refs[i] = r.String()
+		}
+		fmt.Fprintf(&b, "answered by one of %s: which one, the inventory does not determine", strings.Join(refs, ", "))
 	case e.Answer != nil && e.CNAME != "":
 		fmt.Fprintf(&b, "answered by %s, as a CNAME to %s", e.Answer, e.CNAME)
 	case e.Answer != nil:
@@ -122,6 +133,7 @@ type level struct {
 	set     int32
 	mute    []int32
 	cidr    bool
+	addr    bool // an exact address
 	partial bool // a partial wildcard: shown, but ztunnel's DNS proxy never answers through it
 }
 
@@ -169,7 +181,7 @@ func (ix *Index) addrLevels(p netip.Prefix) []level {
 	a := p.Addr()
 	if p.Bits() == a.BitLen() {
 		if c, ok := t.addrs[a]; ok {
-			out = append(out, level{key: a.String(), set: c})
+			out = append(out, level{key: a.String(), set: c, addr: true})
 		}
 	}
 	lengths := t.lengths6
@@ -190,7 +202,9 @@ func (ix *Index) addrLevels(p netip.Prefix) []level {
 
 // answer applies the lookup rules to levels: a non-CIDR level answers with its pick; the
 // CIDR levels (which come last) answer with the client's own entry at the longest prefix,
-// else the canonical entry at the longest prefix. It returns the entry and its level, or -1.
+// else the canonical entry at the longest prefix. It returns the entry and its level, or -1;
+// undetermined and its level when the release leaves that level's answer to ztunnel's
+// arrival order.
 func (ix *Index) answer(levels []level, client string) (int32, int) {
 	first := len(levels)
 	for i, l := range levels {
@@ -201,7 +215,7 @@ func (ix *Index) answer(levels []level, client string) (int32, int) {
 		if l.set < 0 || l.partial {
 			continue
 		}
-		if e := ix.pick(l.set, client); e >= 0 {
+		if e := ix.pick(l.set, client); e != -1 {
 			return e, i
 		}
 	}
@@ -230,10 +244,10 @@ func (ix *Index) ExplainHost(client, host string) Explanation {
 	}
 	try := func(name []byte, via string) bool {
 		n := string(name)
-		answer, levels := ix.explain(client, ix.hostLevels(n))
-		e.Names = append(e.Names, NameTried{Name: n, Via: via, Answered: answer != nil, Levels: levels})
-		e.Answer = answer
-		return answer == nil
+		answer, levels, among := ix.explain(client, ix.hostLevels(n))
+		e.Names = append(e.Names, NameTried{Name: n, Via: via, Answered: answer != nil || among != nil, Levels: levels})
+		e.Answer, e.Undetermined = answer, among
+		return answer == nil && among == nil
 	}
 	if !try(h, "the query as given") {
 		return e
@@ -263,32 +277,37 @@ func (ix *Index) aliasVia(client string, kind aliasKind, sd int, query []byte) s
 	return "search domain " + ix.searchDomain(client, sd) + " stripped, then expanded"
 }
 
-// ExplainAddress explains LookupAddress(client, addr): its one name is the address (without
-// a zone; IPv4 mapped into IPv6 stays IPv6), tried at the exact level and then at every CIDR
-// containing it.
+// ExplainAddress explains LookupAddress(client, addr): its one name is the address as
+// ztunnel looks it up (without a zone; IPv4 mapped into IPv6 unmapped), tried at the exact
+// level and then at every CIDR containing it.
 func (ix *Index) ExplainAddress(client string, addr netip.Addr) Explanation {
 	e := Explanation{Client: client, Query: addr.String()}
 	if !addr.IsValid() {
 		return e
 	}
-	a := addr.WithZone("")
+	a := addr.WithZone("").Unmap()
 	e.Query = a.String()
-	answer, levels := ix.explain(client, ix.addrLevels(netip.PrefixFrom(a, a.BitLen())))
-	e.Answer = answer
-	e.Names = []NameTried{{Name: e.Query, Via: "the address as given", Answered: answer != nil, Levels: levels}}
+	answer, levels, among := ix.explain(client, ix.addrLevels(netip.PrefixFrom(a, a.BitLen())))
+	e.Answer, e.Undetermined = answer, among
+	e.Names = []NameTried{{Name: e.Query, Via: "the address as given", Answered: answer != nil || among != nil, Levels: levels}}
 	return e
 }
 
 // explain applies the lookup rules to levels and says, for every candidate at each, why it
-// was chosen, hidden, outranked, not reached, or has no address. It returns the answer, nil
-// for none.
-func (ix *Index) explain(client string, levels []level) (*inventory.ServiceRef, []Step) {
+// was chosen, hidden, outranked, not reached, undetermined, or has no address. It returns
+// the answer, nil for none, and, when the release leaves it undetermined, the candidates
+// one of which answers.
+func (ix *Index) explain(client string, levels []level) (*inventory.ServiceRef, []Step, []inventory.ServiceRef) {
 	out := []Step{}
 	ans, at := ix.answer(levels, client)
 	var answer *inventory.ServiceRef
-	if ans >= 0 {
+	var among []inventory.ServiceRef
+	switch {
+	case ans >= 0:
 		ref := ix.services[ans].Ref()
 		answer = &ref
+	case ans == undetermined:
+		among = ix.undeterminedAmong(levels[at])
 	}
 	for li, l := range levels {
 		lv := Step{Key: l.key}
@@ -303,8 +322,10 @@ func (ix *Index) explain(client string, levels []level) (*inventory.ServiceRef, 
 				c.Verdict, c.Reason = NotReached, partialWildcardNote
 			case !ix.visible(i, client):
 				c.Verdict, c.Reason = Hidden, ix.hiddenReason(i, client)
-			case ans >= 0 && li > at && !(l.cidr && levels[at].cidr):
+			case ans != -1 && li > at && !(l.cidr && levels[at].cidr):
 				c.Verdict, c.Reason = NotReached, fmt.Sprintf("%s answered first", levels[at].key)
+			case ans == undetermined && li == at:
+				c.Verdict, c.Reason = Undetermined, ix.undeterminedReason(l)
 			case i == ans && li == at:
 				c.Verdict, c.Reason = Chosen, ix.chosenReason(i, client)
 			default:
@@ -318,7 +339,7 @@ func (ix *Index) explain(client string, levels []level) (*inventory.ServiceRef, 
 		}
 		out = append(out, lv)
 	}
-	return answer, out
+	return answer, out, among
 }
 
 // partialWildcardNote is why an entry of a partial wildcard level does not answer.
@@ -341,6 +362,9 @@ func (ix *Index) noAddressReason(i int32, host string) string {
 
 // visible reports whether entry i exists for client.
 func (ix *Index) visible(i int32, client string) bool {
+	if !ix.delivered(i) {
+		return false
+	}
 	switch ix.decisions[i].Visibility {
 	case visibility.None:
 		return false
@@ -351,6 +375,9 @@ func (ix *Index) visible(i int32, client string) bool {
 }
 
 func (ix *Index) hiddenReason(i int32, client string) string {
+	if !ix.delivered(i) {
+		return ix.absentReason(i)
+	}
 	d := ix.decisions[i]
 	if d.Visibility == visibility.None {
 		return fmt.Sprintf("visibility NONE (%s): delivered to no data plane", decidedBy(d))

@@ -22,6 +22,9 @@ const (
 	NotReached Verdict = "not reached"
 	// NoAddress: the candidate has no address, so a DNS proxy does not answer for it.
 	NoAddress Verdict = "no address"
+	// Undetermined: the candidate may be the answer: which one of those so marked is, the
+	// inventory does not determine (the release leaves it to the order things arrive in).
+	Undetermined Verdict = "undetermined"
 	// NotDiscovered: the candidate's namespace is not discovered (discoverySelectors).
 	NotDiscovered Verdict = "not discovered"
 	// Excluded: an exclusion covers the candidate.

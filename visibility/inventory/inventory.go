@@ -220,6 +220,12 @@ type Inventory struct {
 	// policy it gets for a host.
 	VirtualServices  []VirtualService
 	DestinationRules []DestinationRule
+	// Routes are the Gateway API routes (HTTPRoute, GRPCRoute, TCPRoute, TLSRoute), which
+	// istiod converts into VirtualServices of its own; ReferenceGrants and Gateways are the
+	// objects it reads with them (see Route).
+	Routes          []Route
+	ReferenceGrants []ReferenceGrant
+	Gateways        []Gateway
 	// Domain is the cluster's DNS domain: a Kubernetes Service's host is
 	// <name>.<namespace>.svc.<domain>, and short names expand into it; "" means
 	// "cluster.local".
@@ -273,7 +279,8 @@ func (inv *Inventory) Decisions(r *visibility.Resolver) []visibility.Decision {
 }
 
 // NamespaceNames returns every namespace of the inventory — those with a Namespace object,
-// and those a service, a Sidecar, a VirtualService or a DestinationRule is in — sorted. The caller owns the slice.
+// and those a service, a Sidecar, a VirtualService, a DestinationRule or a route is in —
+// sorted. The caller owns the slice.
 func (inv *Inventory) NamespaceNames() []string {
 	if inv == nil {
 		return nil
@@ -293,6 +300,9 @@ func (inv *Inventory) NamespaceNames() []string {
 	}
 	for i := range inv.DestinationRules {
 		out = append(out, inv.DestinationRules[i].Namespace)
+	}
+	for i := range inv.Routes {
+		out = append(out, inv.Routes[i].Namespace)
 	}
 	slices.Sort(out)
 	return slices.Compact(out)

@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"iter"
+	"maps"
 	"net/netip"
 	"slices"
 	"strings"
@@ -37,7 +39,10 @@ import (
 // and egress listeners; a VirtualService its hosts, gateways, exportTo and routes (see
 // VirtualService); a DestinationRule its host, exportTo, workload selector, subsets and
 // traffic policies (see DestinationRule). A Sidecar, VirtualService or DestinationRule of
-// another API group is another kind of object, and is skipped. Each is refused where Istio's
+// another API group is another kind of object, and is skipped. HTTPRoutes, GRPCRoutes,
+// TCPRoutes, TLSRoutes, ReferenceGrants and Gateways of gateway.networking.k8s.io are read
+// into Routes, ReferenceGrants and Gateways, with the API server's defaults (see Route and
+// the package documentation). Each is refused where Istio's
 // validation refuses it, with Istio's words (the package documentation lists the rules).
 // Inventory.Domain is the cluster domain.
 //
@@ -46,7 +51,7 @@ import (
 // Validate makes is made here, by the same code, naming the document, the List item, the
 // object and the field as the user wrote them, one problem a line:
 //
-//	items[5] (ServiceEntry shop/api): spec.hosts[0]: "api.*.example.com" is not a DNS name: …
+//	items[5] (ServiceEntry shop/api): spec.hosts[0]: domain name "*.example.com" invalid (label "*" invalid)
 //	items[7] (VirtualService shop/reviews): spec.hosts[1]: duplicate hosts in virtual service: *.shop.example & api.shop.example
 //
 // So are two Namespace objects with one name (naming both: document order must not decide
@@ -93,7 +98,7 @@ func Load(data []byte, clusterDomain string) (*Inventory, error) {
 			errs = append(errs, o.Err)
 			continue
 		}
-		if err := kube.CheckKind(o, []string{"Namespace", "ServiceEntry", "Service", "Sidecar", "VirtualService", "DestinationRule"}); err != nil {
+		if err := kube.CheckKind(o, readKinds); err != nil && !slices.Contains(otherGatewayAPIKinds, o.Kind) {
 			errs = append(errs, err)
 			continue
 		}
@@ -114,6 +119,9 @@ func Load(data []byte, clusterDomain string) (*Inventory, error) {
 		case o.Kind == "DestinationRule" && isIstioNetworking(o):
 			problems = l.destinationRule(o)
 			istio[o.Kind]++
+		case gatewayAPIVersions[o.Kind] != nil && isGatewayAPI(o):
+			problems = l.gatewayAPIObject(o)
+			istio[o.Kind]++
 		default:
 			skipped[kube.DescribeKind(o)]++
 			continue
@@ -130,13 +138,26 @@ func Load(data []byte, clusterDomain string) (*Inventory, error) {
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	if read == istio["Sidecar"]+istio["VirtualService"]+istio["DestinationRule"] {
+	if routing := sum(maps.Values(istio)); read == routing {
 		for kind, n := range istio {
 			skipped[kind] = n
 		}
 		return nil, &FieldError{Detail: fmt.Sprintf("no inventory: %s; expected Namespace, ServiceEntry and Service objects (%s)", s.Found(skipped), kubectlRecipe), Err: ErrNoInventory}
 	}
 	return &l.inv, nil
+}
+
+// readKinds are the kinds Load reads: a near miss of one is an error.
+var readKinds = []string{"Namespace", "ServiceEntry", "Service", "Sidecar", "VirtualService", "DestinationRule",
+	"HTTPRoute", "GRPCRoute", "TCPRoute", "TLSRoute", "ReferenceGrant", "Gateway"}
+
+// sum adds up counts.
+func sum(counts iter.Seq[int]) int {
+	n := 0
+	for c := range counts {
+		n += c
+	}
+	return n
 }
 
 // kubectlRecipe is the command that dumps every kind Load reads.
@@ -153,6 +174,9 @@ func readsObject(o kube.Object, twice func(path ...string) bool) bool {
 		return isCoreV1(o) || twice("apiVersion")
 	case "Sidecar", "VirtualService", "DestinationRule":
 		return isIstioNetworking(o) || twice("apiVersion")
+	}
+	if gatewayAPIVersions[o.Kind] != nil {
+		return isGatewayAPI(o) || twice("apiVersion")
 	}
 	return false
 }
@@ -291,7 +315,7 @@ func (l *inventoryLoader) serviceEntry(o kube.Object) []error {
 	s, spec, ok := l.common(&d, o, ServiceEntry)
 	if ok {
 		s.Hosts = specStrings(&d, spec, "hosts")
-		add(&d, checkHosts(nil, "spec.hosts", s.Hosts))
+		add(&d, checkHosts(nil, objectSpec, s.Hosts))
 		for i, a := range specStrings(&d, spec, "addresses") {
 			p, err := hosts.ParseAddress(a)
 			if err != nil {
@@ -304,7 +328,7 @@ func (l *inventoryLoader) serviceEntry(o kube.Object) []error {
 		s.checkExportTo(&d, "spec.exportTo")
 		if v := spec.Value("resolution"); v != nil {
 			s.Resolution = Resolution(d.String(v, "spec.resolution"))
-			add(&d, checkResolution(nil, "spec.resolution", s.Resolution))
+			add(&d, checkResolution(nil, objectSpec, s.Resolution))
 		}
 		s.AutoAddresses = statusAddresses(&d, o, s)
 		s.Ports = specPorts(&d, spec, "number", ServiceEntry)
@@ -355,11 +379,9 @@ func statusAddresses(d *strict.Decoder, o kube.Object, s *loadedService) map[str
 		case !ok:
 		case host == "":
 			d.Errorf(at+".host", "must be set")
+		case !hosts.has(host):
+			d.Add(notAHost(fielderr.Root(fielderr.Object).Child("status").Child("addresses").Index(i).Child("host"), host))
 		default:
-			if problems := hosts.checkAutoHost(nil, at+".host", host); problems != nil {
-				add(d, problems)
-				continue
-			}
 			if out == nil {
 				out = map[string][]netip.Prefix{}
 			}

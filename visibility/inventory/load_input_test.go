@@ -70,7 +70,7 @@ items:
     annotations: {networking.istio.io/exportTo: "~, shop"}
   spec: {clusterIPs: [10.0.0.1, nope]}
 `, []string{
-		`items[1] (ServiceEntry shop/api): spec.hosts[0]: "api.*.example.com" is not a DNS name: label "*" must not contain '*' (allowed: a-z, 0-9 and "-")`,
+		`items[1] (ServiceEntry shop/api): spec.hosts[0]: domain name "*.example.com" invalid (label "*" invalid)`,
 		`items[1] (ServiceEntry shop/api): spec.addresses[0]: "10.0.0.0/33" is not an IP or CIDR`,
 		`items[1] (ServiceEntry shop/api): spec.exportTo[0]: cannot have both public (*) and non-public exportTo values for a resource`,
 		`items[2] (Service shop/web): spec.clusterIPs[1]: "nope" is not an IP`,

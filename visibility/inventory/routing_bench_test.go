@@ -155,3 +155,29 @@ func BenchmarkLoadInventory10000(b *testing.B) {
 func BenchmarkLoadInventory2500Generic(b *testing.B) {
 	benchmarkLoad(b, kubectlRoutingDump(2500), true)
 }
+
+var overlapsSink int
+
+// BenchmarkOverlaps finds the overlapping hosts of a VirtualService — 2, 5 and 10 hosts, as
+// people write them (one wildcard among exact hosts, the pairs it makes), 128, where overlaps
+// changes ways, and 256 — comparing every pair and through the trie.
+func BenchmarkOverlaps(b *testing.B) {
+	for _, n := range []int{2, 5, 10, 128, 256} {
+		hosts := make([]string, n)
+		for i := range hosts {
+			hosts[i] = fmt.Sprintf("api-%d.shop.example.com", i)
+		}
+		hosts[n-1] = "*.shop.example.com"
+		for _, way := range []struct {
+			name string
+			find func([]string, int) ([][2]int, int)
+		}{{"naive", naiveOverlaps}, {"trie", trieOverlaps}} {
+			b.Run(fmt.Sprintf("%d/%s", n, way.name), func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					_, overlapsSink = way.find(hosts, maxOverlaps)
+				}
+			})
+		}
+	}
+}

@@ -19,22 +19,22 @@ func (l *inventoryLoader) virtualService(o kube.Object) []error {
 	var r routingReader
 	ns, name, created, ok := readNamed(&r.d, o, "VirtualServices")
 	vs := VirtualService{Namespace: ns, Name: name, CreationTime: created}
-	f := routingFields{load: true}
+	var mirrors []bool // mirrors[r]: spec.http[r] has a list of mirrors that is not empty
 	if spec, _ := r.d.Object(o.Fields.Value("spec"), "spec"); ok {
 		vs.Hosts = optStrings(&r.d, spec, "hosts")
 		vs.Gateways = optStrings(&r.d, spec, "gateways")
 		vs.ExportTo = optStrings(&r.d, spec, "exportTo")
 		if v, p, ok := spec.Get("http"); ok {
 			for i, item := range r.d.List(v, p) {
-				h, mirrors := r.httpRoute(item, strict.Index(p, i))
+				h, m := r.httpRoute(item, strict.Index(p, i))
 				vs.HTTP = append(vs.HTTP, h)
-				f.hasMirrors = append(f.hasMirrors, mirrors)
+				mirrors = append(mirrors, m)
 			}
 		}
 		vs.TLS = r.l4Routes(spec, "tls")
 		vs.TCP = r.l4Routes(spec, "tcp")
 	}
-	problems := r.problems(ok, func(errs []*FieldError) []*FieldError { return checkVirtualService(errs, &vs, &f) })
+	problems := r.problems(ok, func(errs []*FieldError) []*FieldError { return checkVirtualService(errs, objectSpec, &vs, mirrors) })
 	if len(problems) > 0 {
 		return problems
 	}
@@ -93,7 +93,7 @@ func (l *inventoryLoader) destinationRule(o kube.Object) []error {
 		}
 	}
 	problems := r.problems(ok, func(errs []*FieldError) []*FieldError {
-		return checkDestinationRule(errs, &dr, &routingFields{load: true})
+		return checkDestinationRule(errs, objectSpec, &dr)
 	})
 	if len(problems) > 0 {
 		return problems
@@ -121,7 +121,7 @@ type routingReader struct {
 
 // refuse records what Istio's validation refuses, at path.
 func (r *routingReader) refuse(path string, value any, format string, args ...any) {
-	r.istio = append(r.istio, fielderr.Newf("", path, value, format, args...))
+	r.istio = append(r.istio, fielderr.New(path, value, fmt.Sprintf(format, args...), nil))
 }
 
 // problems returns every problem of the object: its shape's, those found reading it, and,

@@ -5,89 +5,17 @@ import (
 	"maps"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/meshscope/meshscope/internal/fielderr"
+	"github.com/meshscope/meshscope/internal/hosts"
 	"github.com/meshscope/meshscope/internal/names"
-	"github.com/meshscope/meshscope/internal/strict"
 )
 
 // The name rules Istio's validation applies to VirtualServices and DestinationRules, each
 // returning Istio's own words for what it refuses ("" when the value passes). They read
-// names as Istio does: a DNS label may hold upper-case letters, and a domain's length is
-// checked against 255.
-
-// wildcardDomainProblem checks a host as Istio checks the hosts of VirtualServices and
-// DestinationRules and the hosts of route destinations: at most 255 characters, not empty,
-// a first label that is a DNS label or a wildcard label ("*", "*" or "*-" then a DNS label),
-// and DNS labels after it, the last of which may be empty (a trailing dot) and may not be a
-// number. Istio names the part after the first label in what it says of a later label.
-func wildcardDomainProblem(d string) string {
-	if len(d) > 255 {
-		return fmt.Sprintf("domain name %q too long (max 255)", d)
-	}
-	if d == "" {
-		return "empty domain name not allowed"
-	}
-	first, rest, dotted := strings.Cut(d, ".")
-	if !istioWildcardLabel(first) {
-		return fmt.Sprintf("domain name %q invalid (label %q invalid)", d, first)
-	}
-	if dotted {
-		return dnsLabelsProblem(rest)
-	}
-	return ""
-}
-
-// dnsLabelsProblem checks the labels of d, the part of a domain after its first label.
-func dnsLabelsProblem(d string) string {
-	tld := d[strings.LastIndexByte(d, '.')+1:]
-	if isInt(tld) {
-		return fmt.Sprintf("domain name %q invalid (top level domain %q cannot be all-numeric)", d, tld)
-	}
-	for rest := d; ; {
-		label, after, more := strings.Cut(rest, ".")
-		if !more && label == "" {
-			return "" // a trailing dot
-		}
-		if !names.IstioLabel(label) {
-			return fmt.Sprintf("domain name %q invalid (label %q invalid)", d, label)
-		}
-		if !more {
-			return ""
-		}
-		rest = after
-	}
-}
-
-// isInt reports whether strconv.Atoi reads s: an optional sign, then decimal digits whose
-// value fits an int.
-func isInt(s string) bool {
-	digits := strings.TrimLeft(s, "+-")
-	if len(s)-len(digits) > 1 || digits == "" || strings.Trim(digits, "0123456789") != "" {
-		return false
-	}
-	_, err := strconv.Atoi(s) // only for a number: the error allocates
-	return err == nil
-}
-
-// istioWildcardLabel reports whether s is a DNS label, "*", or "*" or "*-" followed by a
-// DNS label, 63 characters at most.
-func istioWildcardLabel(s string) bool {
-	if len(s) > names.MaxLabel {
-		return false
-	}
-	switch {
-	case s == "*":
-		return true
-	case strings.HasPrefix(s, "*-"):
-		return names.IstioLabel(s[2:])
-	case strings.HasPrefix(s, "*"):
-		return names.IstioLabel(s[1:])
-	}
-	return names.IstioLabel(s)
-}
+// names as Istio does: a DNS label may hold upper-case letters. Host rules live in
+// internal/hosts.
 
 // subsetNameProblem checks the name of a subset (a DestinationRule's, or one a route
 // destination names).
@@ -152,7 +80,7 @@ func tagKeyProblem(k string) string {
 // checkTags checks labels as Istio checks a subset's labels and a match's sourceLabels
 // (keys as tagKeyProblem, values empty or qualified names), each problem at its key under
 // path. The labels are walked in key order only when one has a problem.
-func checkTags(errs []*FieldError, path func() string, ls map[string]string) []*FieldError {
+func checkTags(errs []*FieldError, path func() fielderr.Path, ls map[string]string) []*FieldError {
 	bad := false
 	for k, v := range ls {
 		if tagKeyProblem(k) != "" || v != "" && !qualifiedName(v) {
@@ -167,50 +95,40 @@ func checkTags(errs []*FieldError, path func() string, ls map[string]string) []*
 	for _, k := range slices.Sorted(maps.Keys(ls)) {
 		v := ls[k]
 		if r := tagKeyProblem(k); r != "" {
-			errs = append(errs, fielderr.Newf("", strict.Key(at, k), k, "%s", r))
+			errs = append(errs, at.Key(k).Problem(k, r))
 		}
 		if v != "" && !qualifiedName(v) {
-			errs = append(errs, fielderr.Newf("", strict.Key(at, k), v, "invalid tag value: %q", v))
+			errs = append(errs, at.Key(k).Problemf(v, "invalid tag value: %q", v))
 		}
 	}
 	return errs
 }
 
-// gatewayNamesProblems checks the gateways a VirtualService (or one of its matches) names,
-// at field (spelt for a problem only), as Istio does: "namespace/name" of two DNS labels, or a name without "/" that is
-// a domain ("mesh", or the legacy name.namespace form). Istio stops at the first name
-// without "/", leaving the names after it unchecked, and so does this.
-func gatewayNamesProblems(errs []*FieldError, field func() string, gateways []string) []*FieldError {
+// gatewayNamesProblems checks the gateways a VirtualService (or one of its matches) names, at
+// the path field gives (built for a problem only), as Istio does: "namespace/name" of two DNS
+// labels, or a name without "/" that is a domain ("mesh", or the legacy name.namespace form;
+// see hosts.FQDN). Istio stops at the first name without "/", leaving the names after it
+// unchecked, and so does this.
+func gatewayNamesProblems(errs []*FieldError, field func() fielderr.Path, gateways []string) []*FieldError {
 	for i, g := range gateways {
 		ns, name, slashed := strings.Cut(g, "/")
 		if !slashed {
-			if r := fqdnProblem(g); r != "" {
-				errs = append(errs, fielderr.Newf("", strict.Index(field(), i), g, "%s", r))
+			for _, r := range hosts.Problems(g, hosts.FQDN) {
+				errs = append(errs, field().Index(i).Problem(g, r))
 			}
 			return errs
 		}
 		if ns == "" || name == "" {
-			errs = append(errs, fielderr.Newf("", strict.Index(field(), i), g, "config namespace and gateway name cannot be empty"))
+			errs = append(errs, field().Index(i).Problem(g, "config namespace and gateway name cannot be empty"))
 		}
 		if !names.IstioLabel(ns) {
-			errs = append(errs, fielderr.Newf("", strict.Index(field(), i), g, "invalid value for namespace: %q", ns))
+			errs = append(errs, field().Index(i).Problemf(g, "invalid value for namespace: %q", ns))
 		}
 		if !names.IstioLabel(name) {
-			errs = append(errs, fielderr.Newf("", strict.Index(field(), i), g, "invalid value for gateway name: %q", name))
+			errs = append(errs, field().Index(i).Problemf(g, "invalid value for gateway name: %q", name))
 		}
 	}
 	return errs
-}
-
-// fqdnProblem checks a domain without wildcards.
-func fqdnProblem(d string) string {
-	if len(d) > 255 {
-		return fmt.Sprintf("domain name %q too long (max 255)", d)
-	}
-	if d == "" {
-		return "empty domain name not allowed"
-	}
-	return dnsLabelsProblem(d)
 }
 
 // jwtClaimHeader reports whether a header name is the form that routes on a JWT claim:

@@ -105,6 +105,7 @@ var routingVectorFiles = []struct {
 }{
 	{"../sidecar/testdata/istio-routing.json", 100, map[string]int{"VirtualService": 48, "DestinationRule": 18, "ServiceEntry": 6, "Sidecar": 2}},
 	{"../sidecar/testdata/istio-gateway.json", 60, map[string]int{"VirtualService": 31, "DestinationRule": 15, "ServiceEntry": 2, "Sidecar": 1}},
+	{"../sidecar/testdata/istio-gamma.json", 80, map[string]int{"VirtualService": 8, "DestinationRule": 8, "ServiceEntry": 2}},
 }
 
 func loadRoutingVectors(t testing.TB, path string, cases int) routingVectors {

@@ -110,10 +110,12 @@ type objectSchema struct {
 
 // inventorySchemas are the schemas of the kinds Load reads, by kind.
 var inventorySchemas = func() map[string]*objectSchema {
-	out := make(map[string]*objectSchema, len(schemaText))
-	for kind, text := range schemaText {
-		s := parseSchema(text)
-		out[kind] = compileSchema(&s)
+	out := make(map[string]*objectSchema, len(schemaText)+len(gatewaySchemaText))
+	for _, texts := range []map[string]string{schemaText, gatewaySchemaText} {
+		for kind, text := range texts {
+			s := parseSchema(text)
+			out[kind] = compileSchema(&s)
+		}
 	}
 	return out
 }()

@@ -39,7 +39,7 @@ func TestLoadUnknownFields(t *testing.T) {
 			`items[1] (Service shop/web): spec: unknown field "clusterIp" (did you mean "clusterIP"?)`},
 		{"a Sidecar's egress", `{apiVersion: networking.istio.io/v1, kind: Sidecar, metadata: {name: s, namespace: shop}, spec: {egress: [{host: ["*/*"]}]}}`,
 			`items[1] (Sidecar shop/s): spec.egress[0]: unknown field "host" (did you mean "hosts"?)` + "\n" +
-				`items[1] (Sidecar shop/s): spec.egress[0].hosts: an egress listener imports at least one host`},
+				`items[1] (Sidecar shop/s): spec.egress[0].hosts: sidecar: egress listener must contain at least one host`},
 		{"labels straight under a workloadSelector", `{apiVersion: networking.istio.io/v1, kind: Sidecar, metadata: {name: s, namespace: shop}, spec: {workloadSelector: {app: web}, egress: [{hosts: ["./*"]}]}}`,
 			`items[1] (Sidecar shop/s): spec.workloadSelector: unknown field "app"` + "\n" +
 				`items[1] (Sidecar shop/s): spec.workloadSelector: a workloadSelector holds the workload's labels under labels (workloadSelector: {labels: {app: web}}); it is not a label selector`},

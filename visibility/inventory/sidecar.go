@@ -1,15 +1,11 @@
 package inventory
 
 import (
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/meshscope/meshscope/internal/fielderr"
 	"github.com/meshscope/meshscope/internal/hosts"
-	"github.com/meshscope/meshscope/internal/kube"
-	"github.com/meshscope/meshscope/internal/names"
-	"github.com/meshscope/meshscope/internal/strict"
 )
 
 // Sidecar is a networking.istio.io Sidecar resource as far as it decides what a sidecar
@@ -49,89 +45,57 @@ type Egress struct {
 	Bind string `json:"bind,omitempty"`
 }
 
-// egressHostProblem says why s is not an egress host as Istio validates them, "" when it is.
-func egressHostProblem(s string) string {
-	ns, h, ok := strings.Cut(s, "/")
-	switch {
-	case !ok:
-		return "is not of the form namespace/host"
-	case strings.Contains(h, "/"):
-		return "has more than one \"/\"; the form is namespace/host"
-	case ns == "" || h == "":
-		return "has an empty namespace or host; the form is namespace/host"
-	}
-	if n := strings.TrimPrefix(ns, "~"); n != "" && n != names.Wildcard && n != "." {
-		if r := names.Label(n); r != "" {
-			return "namespace " + r + "; it must be a namespace name, \".\" or \"*\", optionally after \"~\""
-		}
-	}
-	switch {
-	case h == names.Wildcard:
-		return ""
-	case strings.HasPrefix(h, "*") && !strings.HasPrefix(h, "*."):
-		return "has a partial wildcard, which a Sidecar may not import (only \"*\" or \"*.\" followed by a domain)"
-	case !strings.Contains(h, "."):
-		return "has a short name; a Sidecar imports fully qualified names"
-	}
-	if r := hosts.Problem(h); r != "" {
-		return "host " + r
-	}
-	return ""
-}
-
-// checkSidecar checks what a Sidecar carries, naming fields as Sidecar does (the loader
-// names them as the object spells them, through its own path).
+// checkSidecar checks what a Sidecar built in Go carries, naming fields as Sidecar does
+// (Load checks an object's fields as it reads them, with checkEgress and
+// checkEgressListeners).
 func checkSidecar(errs []*FieldError, sc *Sidecar) []*FieldError {
-	if sc.Namespace == "" {
-		errs = append(errs, fielderr.Newf("", "Namespace", "", "must not be empty"))
-	} else if r := names.Label(sc.Namespace); r != "" {
-		errs = append(errs, fielderr.Newf("", "Namespace", sc.Namespace, "%q %s", sc.Namespace, r))
-	}
-	if sc.Name == "" {
-		errs = append(errs, fielderr.Newf("", "Name", "", "must not be empty"))
-	}
-	errs = checkWorkloadLabels(errs, "WorkloadSelector", sc.WorkloadSelector)
+	errs = checkNamespaceName(errs, sc.Namespace, sc.Name)
+	errs = checkWorkloadLabels(errs, func() fielderr.Path { return goValue.Child("workloadSelector") }, sc.WorkloadSelector)
 	for i := range sc.Egress {
 		e := &sc.Egress[i]
-		errs = checkEgress(errs, strict.Index("Egress", i), "Hosts", "Port", e)
+		errs = checkEgress(errs, goValue, i, e)
 		if e.Port == 0 && e.Bind != "" && !socketListener(e) {
-			errs = append(errs, fielderr.Newf("", strict.Index("Egress", i)+".Bind", e.Bind, "%q: a listener with Port 0 is either a unix domain socket listener, whose Bind starts with unix://, or a listener without a port, which has no Bind", e.Bind))
+			errs = append(errs, egressAt(goValue, i).Child("bind").Problemf(e.Bind, "%q: a listener with Port 0 is either a unix domain socket listener, whose Bind starts with unix://, or a listener without a port, which has no Bind", e.Bind))
 		}
 	}
-	return checkEgressListeners(errs, sc.Egress, egressFields{"Egress", "Port", "Bind"})
+	return checkEgressListeners(errs, goValue, sc.Egress)
 }
 
 // socketListener reports whether e is a unix domain socket listener: a port numbered 0,
 // bound to unix://….
 func socketListener(e *Egress) bool { return e.Port == 0 && strings.HasPrefix(e.Bind, "unix://") }
 
-// egressFields spells a Sidecar's egress listeners and their port and bind fields, as the
-// object does (spec.egress, port.number, bind) or as the Go value does.
-type egressFields struct{ list, port, bind string }
+// egressAt is the path of egress listener i under a Sidecar's spec.
+func egressAt(spec fielderr.Path, i int) fielderr.Path { return spec.Child("egress").Index(i) }
+
+// portNumberAt is the path of an egress listener's port number: port.number in the object,
+// Port in Go.
+func portNumberAt(listener fielderr.Path) fielderr.Path {
+	return listener.Child("port").Field("number", "")
+}
 
 // checkEgressListeners checks what Istio's validation refuses across a Sidecar's egress
 // listeners: a listener without a port that is not the last (so also a second one), two
 // listeners with one port number, and two unix domain socket listeners with one socket.
-func checkEgressListeners(errs []*FieldError, egress []Egress, f egressFields) []*FieldError {
+func checkEgressListeners(errs []*FieldError, spec fielderr.Path, egress []Egress) []*FieldError {
 	ports := map[uint32]int{}
 	sockets := map[string]int{}
 	for i := range egress {
 		e := &egress[i]
-		at := strict.Index(f.list, i)
 		switch {
 		case e.Port == 0 && !socketListener(e):
 			if i != len(egress)-1 {
-				errs = append(errs, fielderr.Newf("", at, nil, "sidecar: the egress listener with empty port should be the last listener in the list"))
+				errs = append(errs, egressAt(spec, i).Problem(nil, "sidecar: the egress listener with empty port should be the last listener in the list"))
 			}
 		case e.Port == 0:
 			if j, dup := sockets[e.Bind]; dup {
-				errs = append(errs, fielderr.Newf("", at+"."+f.bind, e.Bind, "sidecar: unix domain socket values for listeners must be unique (it repeats %s)", strict.Index(f.list, j)+"."+f.bind))
+				errs = append(errs, egressAt(spec, i).Child("bind").Problemf(e.Bind, "sidecar: unix domain socket values for listeners must be unique (it repeats %s)", egressAt(spec, j).Child("bind")))
 			} else {
 				sockets[e.Bind] = i
 			}
 		default:
 			if j, dup := ports[e.Port]; dup {
-				errs = append(errs, fielderr.Newf("", at+"."+f.port, e.Port, "sidecar: ports on IP bound listeners must be unique (it repeats %s)", strict.Index(f.list, j)+"."+f.port))
+				errs = append(errs, portNumberAt(egressAt(spec, i)).Problemf(e.Port, "sidecar: ports on IP bound listeners must be unique (it repeats %s)", portNumberAt(egressAt(spec, j))))
 			} else {
 				ports[e.Port] = i
 			}
@@ -140,56 +104,20 @@ func checkEgressListeners(errs []*FieldError, egress []Egress, f egressFields) [
 	return errs
 }
 
-// checkWorkloadLabels checks the label keys and values of a workload selector at path.
-func checkWorkloadLabels(errs []*FieldError, path string, ls map[string]string) []*FieldError {
-	return append(errs, kube.LabelProblems(path, ls)...)
-}
-
-// checkEgress checks one egress listener at path (hostsField and portField name its fields);
-// checkEgressListeners checks them together.
-func checkEgress(errs []*FieldError, path, hostsField, portField string, e *Egress) []*FieldError {
-	hp := strict.Child(path, hostsField)
+// checkEgress checks egress listener i: at least one host, each host as Istio validates a
+// Sidecar's egress hosts (see hosts.SidecarEgressHosts), and a port number of at most 65535.
+// checkEgressListeners checks the listeners together.
+func checkEgress(errs []*FieldError, spec fielderr.Path, i int, e *Egress) []*FieldError {
 	if len(e.Hosts) == 0 {
-		errs = append(errs, fielderr.Newf("", hp, nil, "an egress listener imports at least one host"))
+		errs = append(errs, egressAt(spec, i).Child("hosts").Problem(nil, "sidecar: egress listener must contain at least one host"))
 	}
 	for j, h := range e.Hosts {
-		if r := egressHostProblem(h); r != "" {
-			errs = append(errs, fielderr.Newf("", strict.Index(hp, j), h, "%q %s", h, r))
+		for _, r := range hosts.Problems(h, hosts.SidecarEgressHosts) {
+			errs = append(errs, egressAt(spec, i).Child("hosts").Index(j).Problem(h, r))
 		}
 	}
 	if e.Port > 65535 {
-		errs = append(errs, fielderr.Newf("", strict.Child(path, portField), e.Port, portOutOfRange, e.Port))
-	}
-	return errs
-}
-
-// checkPorts checks a service's declared ports at field (each number at field[i]+sub):
-// each 1 to 65535, and, for a
-// ServiceEntry, each once (a Kubernetes Service may give a number twice, for TCP and UDP).
-func checkPorts(errs []*FieldError, field, sub string, kind Kind, ports []uint32) []*FieldError {
-	if len(ports) == 0 {
-		return errs
-	}
-	var seen map[uint32]int // for long lists; short ones are scanned
-	if len(ports) > 8 {
-		seen = make(map[uint32]int, len(ports))
-	}
-	for i, p := range ports {
-		if p == 0 || p > 65535 {
-			errs = append(errs, fielderr.Newf("", strict.Index(field, i)+sub, p, portOutOfRange, p))
-			continue
-		}
-		j, dup := -1, false
-		if seen != nil {
-			if j, dup = seen[p]; !dup {
-				seen[p] = i
-			}
-		} else if j = slices.Index(ports[:i], p); j >= 0 {
-			dup = true
-		}
-		if dup && kind == ServiceEntry {
-			errs = append(errs, fielderr.Newf("", strict.Index(field, i)+sub, p, "port %d repeats %s; Istio requires a ServiceEntry's port numbers unique", p, strict.Index(field, j)+sub))
-		}
+		errs = append(errs, portNumberAt(egressAt(spec, i)).Problemf(e.Port, portOutOfRange, e.Port))
 	}
 	return errs
 }

@@ -32,6 +32,7 @@ func isIstioNetworking(o kube.Object) bool {
 // checks them as Validate does.
 func specPorts(d *strict.Decoder, spec strict.Fields, key string, kind Kind) []uint32 {
 	var out []uint32
+	aligned := -1 // out[:aligned] are spec.ports[:aligned] (-1: all are): checked together
 	for i, item := range d.List(spec.Value("ports"), "spec.ports") {
 		at := strict.Index("spec.ports", i)
 		po, ok := d.Object(item, at)
@@ -39,21 +40,33 @@ func specPorts(d *strict.Decoder, spec strict.Fields, key string, kind Kind) []u
 			if item == nil {
 				d.Errorf(at, "a port may not be null")
 			}
+			if aligned < 0 {
+				aligned = len(out)
+			}
 			continue
 		}
 		v, p, ok := po.Get(key)
 		if !ok {
 			d.Errorf(at, "%s must be set", key)
+			if aligned < 0 {
+				aligned = len(out)
+			}
 			continue
 		}
 		n := d.Uint(v, p)
 		if n > 65535 {
 			d.Fail(p, n, portOutOfRange, n)
+			if aligned < 0 {
+				aligned = len(out)
+			}
 			continue
 		}
 		out = append(out, uint32(n))
 	}
-	add(d, checkPorts(nil, "spec.ports", "."+key, kind, out))
+	if aligned < 0 {
+		aligned = len(out)
+	}
+	add(d, checkPorts(nil, objectSpec, key, kind, out[:aligned]))
 	return out
 }
 
@@ -67,7 +80,7 @@ func workloadLabels(d *strict.Decoder, x any, path string) map[string]string {
 	}
 	if v, p, ok := o.Get("labels"); ok {
 		if m := d.StringMap(v, p); m != nil {
-			add(d, checkWorkloadLabels(nil, p, m))
+			add(d, checkWorkloadLabels(nil, func() fielderr.Path { return objectSpec.Child("workloadSelector").Child("labels") }, m))
 			return m
 		}
 	}
@@ -100,7 +113,7 @@ func (l *inventoryLoader) sidecar(o kube.Object) []error {
 	if len(egress) == 0 && !hasAny(spec, "ingress", "outboundTrafficPolicy", "inboundConnectionPool") {
 		d.Errorf("spec", "a Sidecar without egress, ingress, outboundTrafficPolicy or inboundConnectionPool is empty, which Istio refuses")
 	}
-	aligned := true // sc.Egress[i] is spec.egress[i]
+	aligned := -1 // sc.Egress[:aligned] are spec.egress[:aligned] (-1: all are): checked together
 	for i, item := range egress {
 		at := strict.Index("spec.egress", i)
 		eo, ok := d.Object(item, at)
@@ -108,7 +121,9 @@ func (l *inventoryLoader) sidecar(o kube.Object) []error {
 			if item == nil {
 				d.Errorf(at, "an egress listener may not be null")
 			}
-			aligned = false
+			if aligned < 0 {
+				aligned = len(sc.Egress)
+			}
 			continue
 		}
 		var e Egress
@@ -133,12 +148,13 @@ func (l *inventoryLoader) sidecar(o kube.Object) []error {
 				e.Bind = bind
 			}
 		}
-		add(&d, checkEgress(nil, at, "hosts", "port.number", &e))
+		add(&d, checkEgress(nil, objectSpec, i, &e))
 		sc.Egress = append(sc.Egress, e)
 	}
-	if aligned {
-		add(&d, checkEgressListeners(nil, sc.Egress, egressFields{"spec.egress", "port.number", "bind"}))
+	if aligned < 0 {
+		aligned = len(sc.Egress)
 	}
+	add(&d, checkEgressListeners(nil, objectSpec, sc.Egress[:aligned]))
 	if err := d.Err(); err != nil {
 		return fielderr.Split(err)
 	}

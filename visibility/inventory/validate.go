@@ -9,16 +9,15 @@ import (
 	"github.com/meshscope/meshscope/internal/fielderr"
 	"github.com/meshscope/meshscope/internal/hosts"
 	"github.com/meshscope/meshscope/internal/names"
-	"github.com/meshscope/meshscope/internal/strict"
 )
 
 // Validate reports every problem of an inventory built in Go — what Load refuses of the
 // objects it reads, checked by the same code — each naming the item and its field as the
 // Go value spells them ("Services[3] (ServiceEntry a/x): Hosts[0]: …"): a cluster domain
 // that is not a DNS name; for a service an unknown kind, an empty namespace or name, two
-// services of one kind with the same namespace and name, a host that is not a DNS name
-// (whose first label may be a wildcard label, *. or partial, as Istio validates hosts; "*"
-// alone is refused), an invalid prefix among the addresses, an invalid exportTo, an unknown
+// services of one kind with the same namespace and name, a host Istio's validation refuses
+// in a ServiceEntry (a domain whose first label may be a wildcard label, *. or partial, and
+// whose top level domain is not a number; "*" alone is refused), an invalid prefix among the addresses, an invalid exportTo, an unknown
 // resolution, a port out of range (or, for a ServiceEntry, given twice), invalid selector
 // labels, an allocated address that is not an IP or is for none of the service's hosts; for
 // a Sidecar, a VirtualService or a DestinationRule what Istio's validation refuses (see
@@ -31,64 +30,90 @@ func (inv *Inventory) Validate() error {
 	var errs []error
 	if d := inv.Domain; d != "" {
 		if r := hosts.DomainProblem(d); r != "" {
-			errs = append(errs, &FieldError{Field: "Domain", Value: d, Detail: strconv.Quote(d) + " " + r})
+			errs = append(errs, goValue.Child("domain").Problem(d, strconv.Quote(d)+" "+r))
 		}
 	}
 	type key struct {
 		kind            Kind
 		namespace, name string
 	}
-	seen := make(map[key]int, len(inv.Services))
+	var first map[int]int // the services that repeat an earlier one's kind, namespace and name: that one
+	repeats(len(inv.Services), func(i int) key {
+		s := &inv.Services[i]
+		return key{s.Kind, s.Namespace, s.Name}
+	}, func(i, j int) { first = put(first, i, j) })
 	for i := range inv.Services {
 		s := &inv.Services[i]
 		problems := checkService(nil, s)
-		k := key{s.Kind, s.Namespace, s.Name}
-		if j, dup := seen[k]; dup {
-			problems = append(problems, &FieldError{Detail: fmt.Sprintf("a second %s %s/%s (the first is Services[%d])", kindWords(s.Kind), s.Namespace, s.Name, j), Err: ErrDuplicate})
-		} else {
-			seen[k] = i
+		if j, dup := first[i]; dup {
+			problems = append(problems, goValue.Problem(nil, fmt.Sprintf("a second %s %s/%s (the first is %s)", kindWords(s.Kind), s.Namespace, s.Name, goValue.Child("services").Index(j))))
+			problems[len(problems)-1].Err = ErrDuplicate
 		}
-		where := fmt.Sprintf("%s (%s %s/%s)", strict.Index("Services", i), s.Kind, s.Namespace, s.Name)
-		for _, p := range problems {
-			p.Where = where
-			errs = append(errs, p)
-		}
+		errs = appendIn(errs, problems, func() string { return itemWhere("services", i, s.Kind.String(), s.Namespace, s.Name) })
 	}
-	f := routingFields{}
-	errs = append(errs, checkNamed(inv.Sidecars, "Sidecars", "Sidecar",
+	errs = append(errs, checkNamed(inv.Sidecars, "sidecars", "Sidecar",
 		func(sc *Sidecar) (string, string) { return sc.Namespace, sc.Name }, checkSidecar)...)
-	errs = append(errs, checkNamed(inv.VirtualServices, "VirtualServices", "VirtualService",
+	errs = append(errs, checkNamed(inv.VirtualServices, "virtualServices", "VirtualService",
 		func(vs *VirtualService) (string, string) { return vs.Namespace, vs.Name },
 		func(p []*FieldError, vs *VirtualService) []*FieldError {
-			return checkVirtualService(checkNamespaceName(p, vs.Namespace, vs.Name), vs, &f)
+			return checkVirtualService(checkNamespaceName(p, vs.Namespace, vs.Name), goValue, vs, nil)
 		})...)
-	errs = append(errs, checkNamed(inv.DestinationRules, "DestinationRules", "DestinationRule",
+	errs = append(errs, checkNamed(inv.DestinationRules, "destinationRules", "DestinationRule",
 		func(dr *DestinationRule) (string, string) { return dr.Namespace, dr.Name },
 		func(p []*FieldError, dr *DestinationRule) []*FieldError {
-			return checkDestinationRule(checkNamespaceName(p, dr.Namespace, dr.Name), dr, &f)
+			return checkDestinationRule(checkNamespaceName(p, dr.Namespace, dr.Name), goValue, dr)
 		})...)
+	errs = append(errs, inv.validateGatewayAPI()...)
 	return errors.Join(errs...)
 }
 
-// checkNamed validates the objects of one Istio kind (list names the Inventory's slice of
-// them), naming each, and refuses a second object with one namespace and name.
+// put sets m[i] = j, making m if it is nil.
+func put(m map[int]int, i, j int) map[int]int {
+	if m == nil {
+		m = map[int]int{}
+	}
+	m[i] = j
+	return m
+}
+
+// itemWhere names item i of the Inventory's list (its JSON name) for its problems:
+// "Services[3] (ServiceEntry a/x)". It is spelt only for an item that has problems.
+func itemWhere(list string, i int, kind, namespace, name string) string {
+	return goValue.Child(list).Index(i).String() + " (" + kind + " " + namespace + "/" + name + ")"
+}
+
+// appendIn appends problems to errs, each with the Where that where spells, called only when
+// there are problems.
+func appendIn(errs []error, problems []*FieldError, where func() string) []error {
+	if len(problems) == 0 {
+		return errs
+	}
+	w := where()
+	for _, p := range problems {
+		errs = append(errs, fielderr.In(w, p))
+	}
+	return errs
+}
+
+// checkNamed validates the objects of one Istio kind (list is the JSON name of the
+// Inventory's slice of them), naming each, and refuses a second object with one namespace and
+// name.
 func checkNamed[T any](objs []T, list, kind string, id func(*T) (namespace, name string), check func([]*FieldError, *T) []*FieldError) []error {
 	var errs []error
-	seen := make(map[[2]string]int, len(objs))
+	var first map[int]int // the objects that repeat an earlier one's namespace and name: that one
+	repeats(len(objs), func(i int) [2]string {
+		ns, name := id(&objs[i])
+		return [2]string{ns, name}
+	}, func(i, j int) { first = put(first, i, j) })
 	for i := range objs {
 		o := &objs[i]
 		ns, name := id(o)
 		problems := check(nil, o)
-		if j, dup := seen[[2]string{ns, name}]; dup {
-			problems = append(problems, &FieldError{Detail: fmt.Sprintf("a second %s %s/%s (the first is %s[%d])", kind, ns, name, list, j), Err: ErrDuplicate})
-		} else {
-			seen[[2]string{ns, name}] = i
+		if j, dup := first[i]; dup {
+			problems = append(problems, goValue.Problem(nil, fmt.Sprintf("a second %s %s/%s (the first is %s)", kind, ns, name, goValue.Child(list).Index(j))))
+			problems[len(problems)-1].Err = ErrDuplicate
 		}
-		where := fmt.Sprintf("%s (%s %s/%s)", strict.Index(list, i), kind, ns, name)
-		for _, p := range problems {
-			p.Where = where
-			errs = append(errs, p)
-		}
+		errs = appendIn(errs, problems, func() string { return itemWhere(list, i, kind, ns, name) })
 	}
 	return errs
 }
@@ -96,12 +121,12 @@ func checkNamed[T any](objs []T, list, kind string, id func(*T) (namespace, name
 // checkNamespaceName checks the namespace and name of an Istio object built in Go.
 func checkNamespaceName(errs []*FieldError, namespace, name string) []*FieldError {
 	if namespace == "" {
-		errs = append(errs, fielderr.Newf("", "Namespace", "", "must not be empty"))
+		errs = append(errs, goValue.Child("namespace").Problem("", "must not be empty"))
 	} else if r := names.Label(namespace); r != "" {
-		errs = append(errs, fielderr.Newf("", "Namespace", namespace, "%q %s", namespace, r))
+		errs = append(errs, goValue.Child("namespace").Problemf(namespace, "%q %s", namespace, r))
 	}
 	if name == "" {
-		errs = append(errs, fielderr.Newf("", "Name", "", "must not be empty"))
+		errs = append(errs, goValue.Child("name").Problem("", "must not be empty"))
 	}
 	return errs
 }
@@ -114,28 +139,26 @@ func kindWords(k Kind) string {
 	return k.String()
 }
 
-// checkService checks what a service carries, naming fields as Service does.
+// checkService checks what a service built in Go carries, naming fields as Service does.
 func checkService(errs []*FieldError, s *Service) []*FieldError {
 	if s.Kind != ServiceEntry && s.Kind != KubernetesService {
-		errs = append(errs, fielderr.Newf("", "Kind", int(s.Kind), "unknown kind %d", int(s.Kind)))
+		errs = append(errs, goValue.Child("kind").Problemf(int(s.Kind), "unknown kind %d", int(s.Kind)))
 	}
 	if s.Namespace == "" {
-		errs = append(errs, fielderr.Newf("", "Namespace", "", "must not be empty"))
+		errs = append(errs, goValue.Child("namespace").Problem("", "must not be empty"))
 	}
 	if s.Name == "" {
-		errs = append(errs, fielderr.Newf("", "Name", "", "must not be empty"))
+		errs = append(errs, goValue.Child("name").Problem("", "must not be empty"))
 	}
-	errs = checkHosts(errs, "Hosts", s.Hosts)
-	errs = checkAddresses(errs, "Addresses", s.Addresses)
+	errs = checkHosts(errs, goValue, s.Hosts)
+	errs = checkAddresses(errs, goValue, s.Addresses)
 	if s.Namespace != "" {
 		errs = append(errs, exportto.Problems("ExportTo", s.Namespace, s.ExportTo, exportToRule(s.Kind))...)
 	}
-	errs = checkResolution(errs, "Resolution", s.Resolution)
-	errs = checkPorts(errs, "Ports", "", s.Kind, s.Ports)
-	if len(s.Selector) > 0 {
-		errs = checkWorkloadLabels(errs, "Selector", s.Selector)
-	}
-	return checkAutoAddresses(errs, "AutoAddresses", s)
+	errs = checkResolution(errs, goValue, s.Resolution)
+	errs = checkPorts(errs, goValue, "", s.Kind, s.Ports)
+	errs = checkWorkloadLabels(errs, func() fielderr.Path { return selectorPath(goValue, s.Kind) }, s.Selector)
+	return checkAutoAddresses(errs, goValue, s)
 }
 
 // exportToRule is the rule of the exportTo list a service of kind k carries.

@@ -36,4 +36,46 @@
 //	v, err := sidecar.New(m, inv)
 //
 // A Config built in Go is checked by Validate, which every view calls.
+//
+// # The Istio release
+//
+// istiod's answers change between releases, and every answer is for one: Config.Istio
+// ("1.28", "1.29", "1.30", "1.31", or a patch such as "1.30.2"; "" for the newest, 1.31),
+// Config.CompatibilityVersion and the istiod flags of Config.PilotEnv. Load reads them
+// where the install writes them — Helm values' tag (pilot.tag, tag, global.tag, or a whole
+// image reference), compatibilityVersion, env and pilot.env; an IstioOperator's spec.values
+// likewise, spec.components.pilot.tag, spec.tag, spec.compatibilityVersion and
+// spec.components.pilot.k8s.env — and LoadFor takes them from the caller for a file that
+// does not say them (the istio ConfigMap never does). Config.Release resolves them into a
+// Release: which release is answered for, how it behaves cause by cause (Release.Has: for
+// example DestinationNamespace, on from 1.30 unless PILOT_SIDECAR_PICK_BEST_SERVICE_NAMESPACE
+// is off, which the compatibilityVersion profiles 1.25–1.29 turn off), and how an output
+// names it on its first line:
+//
+//	Istio 1.30.3, compatibilityVersion 1.29 (PILOT_SIDECAR_PICK_BEST_SERVICE_NAMESPACE=false)
+//
+// Validate refuses a release meshscope does not model (1.27, 1.32, and 1.28.0, whose ztunnel
+// differs from 1.28's), naming those it does; a compatibilityVersion the release ships no
+// profile for, in Helm's words ("unknown compatibility version 1.30" on 1.30.3, whose
+// profiles are 1.25 to 1.29); a flag value istiod cannot read; and a non-default value of a
+// flag that changes an answer meshscope models only for its default
+// (ENABLE_ENHANCED_DESTINATIONRULE_MERGE, PILOT_UNIFIED_SIDECAR_SCOPE,
+// PILOT_SCOPE_GATEWAY_TO_NAMESPACE). Differences lists the causes two releases differ by:
+// what an upgrade between them can change.
+//
+// The release decides what the mesh configuration means. serviceEntryVisibility exists from
+// 1.31: istiod 1.28–1.30 drops it without a word, malformed or not, so meshscope reads it
+// (Visibility keeps it as written, if it can be read), applies it only from 1.31
+// (AppliedVisibility, which the views read), and says so (Findings, IgnoredByRelease). From
+// 1.31 a malformed block — a value of the wrong JSON type, an enum name Istio does not have,
+// lower case included — makes the whole mesh configuration invalid. A mesh configuration
+// istiod refuses is refused in its words, with what istiod runs on instead; every release
+// refuses defaultServiceExportTo: "." (a string where a list belongs):
+//
+//	meshConfig.defaultServiceExportTo: must be a list, got the string "."; Istio 1.30.3 refuses the whole mesh configuration: failed to convert to proto. json: cannot unmarshal string into Go value of type []json.RawMessage; istiod then runs on DefaultMeshConfig (…)
+//
+// Istio drops a field it does not know (a misspelt key, an unknown field inside
+// serviceEntryVisibility); meshscope refuses it, deliberately: as written, it would change
+// nothing. The releases' answers to the same configurations, recorded from each release's
+// own code, hold Load to these rules (TestMeshConfigAgainstReleases).
 package mesh

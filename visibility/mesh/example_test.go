@@ -47,3 +47,42 @@ func ExampleLoad_misspelt() {
 	// Output:
 	// meshConfig: unknown field "rootNamespce" (did you mean "rootNamespace"? as written, it is ignored)
 }
+
+// The release an install runs is read where the install writes it; every answer names it,
+// and what the release ignores is a finding, not a silent difference.
+func ExampleConfig_Release() {
+	m, err := mesh.Load([]byte(`# helm install istiod istio/istiod -f values.yaml
+global:
+  tag: 1.30.3-distroless
+compatibilityVersion: "1.29"
+meshConfig:
+  serviceEntryVisibility:
+    defaultVisibility: NAMESPACE
+`))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	r := m.Release()
+	fmt.Println(r)
+	fmt.Println("picks the best destination namespace:", r.Has(mesh.DestinationNamespace))
+	fmt.Println("visibility applied:", m.AppliedVisibility() != nil)
+	for _, f := range m.Findings() {
+		fmt.Println(f.Level, f.Code, f.Path)
+	}
+	fmt.Println("an upgrade to 1.31 changes:", mesh.Differences(r, (&mesh.Config{Istio: "1.31", CompatibilityVersion: "1.29"}).Release()))
+	// Output:
+	// Istio 1.30.3, compatibilityVersion 1.29 (PILOT_SIDECAR_PICK_BEST_SERVICE_NAMESPACE=false)
+	// picks the best destination namespace: false
+	// visibility applied: false
+	// WARNING IgnoredByRelease serviceEntryVisibility
+	// an upgrade to 1.31 changes: [SidecarExclusions ServiceEntryVisibility ExactHostListeners]
+}
+
+// A release meshscope does not model is refused, naming those it models.
+func ExampleLoad_release() {
+	_, err := mesh.Load([]byte("kind: IstioOperator\nspec:\n  tag: 1.27.3\n"))
+	fmt.Println(err)
+	// Output:
+	// spec.tag: Istio "1.27.3" is not a release meshscope models; it models 1.28 (1.28.1 on), 1.29, 1.30 and 1.31
+}

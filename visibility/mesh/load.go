@@ -34,12 +34,55 @@ import (
 // visibility.ErrDuplicate. Input holding no mesh configuration at all — empty input, only
 // objects of other kinds — is an error saying what it holds, wrapping
 // visibility.ErrNoMeshConfig.
-func Load(data []byte) (*Config, error) {
-	docs, errs := meshfile.Read(data)
+//
+// The release (Istio, CompatibilityVersion, PilotEnv) is read where the install writes it.
+// Helm values: the image tag pilot.tag, else tag, else global.tag — or, when the image
+// (pilot.image, else image) is a whole reference holding a "/", that reference's tag;
+// compatibilityVersion; the flags of env and pilot.env (the chart copies pilot.* over the top
+// level after merging the compatibility profile, so a profile overrides a value of env, not
+// one of pilot.env: Findings names such a value). An IstioOperator: the same in spec.values,
+// then spec.components.pilot.tag, spec.tag and spec.compatibilityVersion beneath them, and
+// spec.components.pilot.k8s.env over every other setting of a flag. Versions are read as
+// text (1.30 is not 1.3); a tag "1.30.3-distroless" reads as 1.30.3; a tag naming no release
+// ("latest", a digest) says nothing, so the newest release is answered for and Findings says
+// so. Each is validated as Validate does, the release first: a serviceEntryVisibility block
+// is read only by a release that knows it (1.31 on).
+//
+// A mesh configuration the release's istiod refuses — a field of the wrong JSON type, such
+// as defaultServiceExportTo: "." (a string, not a list), or from 1.31 an unknown enum name in
+// serviceEntryVisibility — is refused with the problem meshscope finds and Istio's words,
+// as jsonpb gives them for the first field it fails on, with what istiod then runs on:
+//
+//	meshConfig.defaultServiceExportTo: must be a list, got the string "."; Istio 1.30.3 refuses the whole mesh configuration: failed to convert to proto. json: cannot unmarshal string into Go value of type []json.RawMessage; istiod then runs on DefaultMeshConfig (…)
+//
+// Istio ignores unknown fields (a misspelt key, a nested field of serviceEntryVisibility it
+// does not have); meshscope refuses them, deliberately.
+func Load(data []byte) (*Config, error) { return LoadFor(data, "", "") }
+
+// LoadFor is Load for the release istio and the compatibilityVersion the caller names (""
+// for what the file says, if anything): for a file that does not say them (the istio
+// ConfigMap never does), or for a dry run asking another release what it makes of the same
+// file. What the caller names wins over what the file says. The release decides what a
+// file may hold: a serviceEntryVisibility block is no problem for a release before 1.31,
+// even malformed (istiod drops it unread; Config.Findings says so).
+func LoadFor(data []byte, istio, compatibilityVersion string) (*Config, error) {
+	docs, installs, errs := meshfile.ReadAll(data)
 	c := &Config{}
 	claims := meshfile.Claims{}
+	st := &loadState{}
+	errs = append(errs, c.takeInstalls(installs, claims, st)...)
+	if istio != "" {
+		c.Istio, st.istio = istio, settingAt{}
+		st.notes = slices.DeleteFunc(st.notes, func(f visibility.Finding) bool { return f.Code == ReleaseNotGiven })
+	}
+	if compatibilityVersion != "" {
+		c.CompatibilityVersion, st.compat = compatibilityVersion, settingAt{}
+	}
+	c.applyProfile(st)
+	errs = append(errs, c.releaseProblems(st)...)
+	r := c.Release()
 	for _, d := range docs {
-		part, set, err := decodeDoc(d)
+		part, set, err := decodeDoc(d, r, st)
 		if err != nil {
 			errs = append(errs, fielderr.In(d.Where(), err))
 			continue
@@ -55,6 +98,7 @@ func Load(data []byte) (*Config, error) {
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
+	c.Notes = st.notes
 	return c, nil
 }
 
@@ -65,15 +109,25 @@ type setField struct {
 }
 
 // decodeDoc decodes the fields a mesh configuration document sets, and validates them,
-// reporting every problem.
-func decodeDoc(d meshfile.Doc) (*Config, []setField, error) {
+// reporting every problem, for release r: a serviceEntryVisibility block r does not know
+// (before 1.31) is no problem even when malformed — istiod drops it unread — and is
+// noted instead (st). When the document has problems, the last says
+// how r's istiod refuses it, in its words, where meshscope can tell.
+func decodeDoc(d meshfile.Doc, r Release, st *loadState) (*Config, []setField, error) {
 	c := &Config{}
 	var set []setField
 	block, bp, found, err := meshfile.Block(d)
 	errs := fielderr.Split(err)
 	if found && err == nil {
-		c.Visibility, err = decodeBlock(block, bp)
-		errs = append(errs, fielderr.Split(err)...)
+		var berr error
+		c.Visibility, berr = decodeBlock(block, bp)
+		switch {
+		case r.Has(ServiceEntryVisibility):
+			errs = append(errs, fielderr.Split(berr)...)
+		case berr != nil:
+			words, _ := refusal(d.Value, Release{})
+			st.notes = append(st.notes, ignoredVisibility(r, strict.At(d.Where())+strict.Display(bp), berr.Error(), words))
+		}
 		if c.Visibility != nil {
 			set = append(set, setField{"serviceEntryVisibility configuration", strict.Display(bp), func(dst, src *Config) { dst.Visibility = src.Visibility }})
 		}
@@ -90,6 +144,11 @@ func decodeDoc(d meshfile.Doc) (*Config, []setField, error) {
 			rest := *c
 			rest.Visibility = nil // validated with its own paths
 			errs = append(errs, rest.problems(d.Path)...)
+		}
+		if len(errs) > 0 {
+			if words, at := refusal(d.Value, r); words != "" {
+				errs = withRefusal(errs, strict.Child(d.Path, at), "Istio "+r.Version()+" refuses the whole mesh configuration: "+words+"; istiod then runs on "+defaultMeshConfig)
+			}
 		}
 	}
 	if len(errs) > 0 {
@@ -187,7 +246,8 @@ func decodeFields(d *strict.Decoder, o strict.Object, c *Config, strictDefault b
 // reads, in camelCase or snake_case: an unknown field (with a "did you mean" hint), a field
 // given twice, a value of the wrong type is an error naming its path; serviceEntryVisibility
 // is decoded by visibility.Config's UnmarshalJSON and validated. It does not validate the
-// other fields; see Validate.
+// other fields; see Validate. The release settings (Istio, CompatibilityVersion, PilotEnv),
+// which no meshConfig holds, are left as they were.
 func (c *Config) UnmarshalJSON(b []byte) error {
 	var block any
 	blockPath := ""
@@ -209,6 +269,8 @@ func (c *Config) UnmarshalJSON(b []byte) error {
 	if got.Visibility, err = decodeBlock(block, blockPath); err != nil {
 		return err
 	}
+	// The release settings are no meshConfig fields: they stay as they were.
+	got.Istio, got.CompatibilityVersion, got.PilotEnv = c.Istio, c.CompatibilityVersion, c.PilotEnv
 	*c = *got
 	return nil
 }

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"net"
 	"strconv"
-	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -48,10 +47,16 @@ type Config struct {
 	// may use) live; "" means istio-system.
 	RootNamespace string `json:"rootNamespace,omitempty"`
 	// DefaultServiceExportTo is the exportTo of every service that declares none; nil means
-	// ["*"]. It has the form of a ServiceEntry's exportTo.
+	// ["*"]. Its entries are those of a ServiceEntry's exportTo, and, as Istio does not
+	// validate it, "*" may stand beside others ("~" beside others, which Istio also accepts,
+	// is refused for now); releases read a mix differently (DefaultExportToLists): up to 1.30.2 a list holding "." makes such services private to
+	// their namespace (even [".", "*"]), else one holding "*" public, else they are not
+	// indexed at all (names and "~" are ignored); from 1.30.3 "*" makes them public, else
+	// "~" hides them, else "." and every name are honoured.
 	DefaultServiceExportTo []string `json:"defaultServiceExportTo,omitempty"`
 	// DefaultVirtualServiceExportTo is the exportTo of every VirtualService that declares
-	// none; nil means ["*"]. ["~"] hides every VirtualService without an exportTo.
+	// none; nil means ["*"]. ["~"] hides every VirtualService without an exportTo. It is
+	// read as DefaultServiceExportTo is.
 	DefaultVirtualServiceExportTo []string `json:"defaultVirtualServiceExportTo,omitempty"`
 	// DefaultDestinationRuleExportTo is the exportTo of every DestinationRule that declares
 	// none; nil means ["*"]. Istio honours only "." in it: when the list holds "." (["."],
@@ -71,6 +76,34 @@ type Config struct {
 	ServiceSettings []ServiceSetting `json:"serviceSettings,omitempty"`
 	// DefaultConfig is the part of meshConfig.defaultConfig meshscope reads.
 	DefaultConfig ProxyConfig `json:"defaultConfig,omitzero"`
+
+	// Istio is the istiod release the answers are for: "1.28", "1.29", "1.30", "1.31", or a
+	// patch ("1.30.2"); "" means the newest release meshscope models (1.31). A minor alone
+	// answers as the patch its behaviour was recorded from (1.28.10, 1.29.6, 1.30.3, the 1.31
+	// build); 1.30.0–1.30.2 lack 1.30.3's default-exportTo and listener-order changes; 1.28.0
+	// is not modelled. Load reads it from the install (see Load); a caller may set it.
+	Istio string `json:"-"`
+	// CompatibilityVersion is the install's compatibilityVersion ("1.25" … "1.30", as the
+	// release's profiles allow: 1.25 up to the release before it; "" none). The profiles of
+	// 1.25–1.29 turn PILOT_SIDECAR_PICK_BEST_SERVICE_NAMESPACE off on 1.30 and 1.31; no other
+	// setting they change alters an answer meshscope gives.
+	CompatibilityVersion string `json:"-"`
+	// PilotEnv holds istiod's flags (environment variables) as the install sets them, name →
+	// value as written, each winning over the compatibilityVersion profile (Load keeps only
+	// the flags below, and applies the chart's precedence first). meshscope honours
+	// PILOT_SIDECAR_PICK_BEST_SERVICE_NAMESPACE (1.30 on) and AMBIENT_ENABLE_MULTI_NETWORK
+	// (package visibility/scope); ENABLE_ENHANCED_DESTINATIONRULE_MERGE,
+	// PILOT_UNIFIED_SIDECAR_SCOPE and PILOT_SCOPE_GATEWAY_TO_NAMESPACE change answers it
+	// models only for their defaults, so another value is refused. Other variables are not
+	// read. nil: none set.
+	PilotEnv map[string]string `json:"-"`
+
+	// Notes are what Load found that the release ignores or overrides and the fields above
+	// do not hold: an env value a compatibility profile overrides, an image tag that names
+	// no release, a serviceEntryVisibility block the release drops unread and meshscope
+	// cannot read (its problems said). Findings includes them. They describe the file as
+	// loaded, for the release it was loaded for; nil when there are none.
+	Notes []visibility.Finding `json:"-"`
 }
 
 // ProxyConfig is the part of meshConfig.defaultConfig meshscope reads.
@@ -99,11 +132,17 @@ func (c *Config) Discovery() string {
 }
 
 // Validate reports every problem in c, each with its path as a meshConfig spells it:
-// serviceEntryVisibility's (see visibility.Config.Validate), a root namespace that is not a
-// namespace name, an invalid default exportTo (the form of a ServiceEntry's exportTo), an
-// invalid discovery selector or scope selector, an unknown scope, a serviceSettings host
-// Istio refuses (a DNS name whose first label may be a wildcard label, or "*" alone), and a
-// discovery address that is not host:port. A nil Config is valid.
+// serviceEntryVisibility's (see visibility.Config.Validate; from 1.31 only: before, istiod
+// drops the block unread, which Findings says), a root namespace that is not a namespace
+// name, an invalid default exportTo (the form of a ServiceEntry's exportTo), an invalid
+// discovery selector or scope selector, an unknown scope, a serviceSettings host Istio
+// refuses (a DNS name whose first label may be a wildcard label, or "*" alone), and a
+// discovery address that is not host:port; and the release settings' (the fields Istio,
+// CompatibilityVersion and PilotEnv, or where Load read them): a release meshscope does not
+// model or a malformed one, naming the releases it models; a compatibilityVersion the
+// release has no profile for (Helm's "unknown compatibility version"); a flag value istiod
+// cannot read as a boolean, or a value meshscope does not model (see PilotEnv). A nil Config
+// is valid.
 func (c *Config) Validate() error { return errors.Join(c.problems("")...) }
 
 // problems reports c's problems, their paths under path (the meshConfig's, "" for c itself).
@@ -111,8 +150,10 @@ func (c *Config) problems(path string) []error {
 	if c == nil {
 		return nil
 	}
-	var errs []error
-	errs = append(errs, fielderr.Split(fielderr.Under(strict.Child(path, "serviceEntryVisibility"), c.Visibility.Validate()))...)
+	errs := c.releaseProblems(nil)
+	if c.Release().Has(ServiceEntryVisibility) {
+		errs = append(errs, fielderr.Split(fielderr.Under(strict.Child(path, "serviceEntryVisibility"), c.Visibility.Validate()))...)
+	}
 	if c.RootNamespace != "" {
 		if r := names.Label(c.RootNamespace); r != "" {
 			errs = append(errs, &FieldError{Field: strict.Child(path, "rootNamespace"), Value: c.RootNamespace, Detail: strconv.Quote(c.RootNamespace) + " " + r})
@@ -156,8 +197,8 @@ func (c *Config) scopeProblems(root *field.Path) []error {
 	for i, s := range c.ServiceSettings {
 		p := kube.Child(root, "serviceSettings").Index(i)
 		for j, h := range s.Hosts {
-			if r := hosts.PatternProblem(h); r != "" {
-				errs = append(errs, &FieldError{Field: p.Child("hosts").Index(j).String(), Value: h, Detail: strconv.Quote(h) + " " + r})
+			for _, r := range hosts.Problems(h, hosts.ServiceSettingsHosts) {
+				errs = append(errs, &FieldError{Field: p.Child("hosts").Index(j).String(), Value: h, Detail: r})
 			}
 		}
 	}
@@ -174,7 +215,7 @@ func discoveryProblem(a string) string {
 	if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
 		return "has port " + strconv.Quote(port) + ", not a number from 1 to 65535"
 	}
-	if net.ParseIP(host) == nil && (host == "" || strings.HasPrefix(host, "*") || hosts.Problem(host) != "") {
+	if net.ParseIP(host) == nil && hosts.FQDNProblem(host) != "" {
 		return "has host " + strconv.Quote(host) + ", neither a DNS name nor an IP"
 	}
 	return ""

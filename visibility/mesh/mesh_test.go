@@ -55,7 +55,7 @@ func TestLoadRefuses(t *testing.T) {
 		{"match_labels", "meshConfig: {discoverySelectors: [{match_labels: {a: b}}]}\n", []string{`meshConfig.discoverySelectors[0]: unknown field "match_labels" (did you mean "matchLabels"?)`}},
 		{"a bad selector", "meshConfig: {discoverySelectors: [{matchExpressions: [{key: a, operator: In}]}]}\n", []string{`meshConfig.discoverySelectors[0].matchExpressions[0].values: Required value: must be specified when`}},
 		{"a null selector", "meshConfig: {discoverySelectors: [null]}\n", []string{`meshConfig.discoverySelectors[0]: a discovery selector may not be null`}},
-		{"a bad default exportTo", "meshConfig: {defaultServiceExportTo: ['*', '.']}\n", []string{`meshConfig.defaultServiceExportTo[0]: "*" must be the only value`}},
+		{"a bad default exportTo", "meshConfig: {defaultServiceExportTo: ['*', Shop]}\n", []string{`meshConfig.defaultServiceExportTo[1]: "Shop" is not "*", ".", "~" or a namespace name`}},
 		{"a bad root namespace", "meshConfig: {rootNamespace: Istio_System}\n", []string{`meshConfig.rootNamespace: "Istio_System"`}},
 		{"a wrong type", "meshConfig: {rootNamespace: [a]}\n", []string{`meshConfig.rootNamespace: must be a string`}},
 		{"given twice", "kind: IstioOperator\nspec: {meshConfig: {rootNamespace: a}, values: {meshConfig: {rootNamespace: b}}}\n", []string{`spec.values.meshConfig.rootNamespace: a second rootNamespace; the first is at spec.meshConfig.rootNamespace`}},
@@ -167,7 +167,8 @@ data:
 	_, err = Load([]byte("meshConfig: {serviceEntryVisibility: {policies: [{visibility: public}]}, defaultDestinationRuleExportTo: [a, a], defaultConfig: {discoveryAddress: x}}\n"))
 	require.Error(t, err)
 	assert.Equal(t, []string{
-		`meshConfig.serviceEntryVisibility.policies[0].visibility: unsupported value "public": enum names are upper case ("PUBLIC")`,
+		`meshConfig.serviceEntryVisibility.policies[0].visibility: unsupported value "public": enum names are upper case ("PUBLIC"); ` + refusedBy31 +
+			`unknown value "\"public\"" for enum istio.mesh.v1alpha1.ServiceEntryVisibility.Visibility; ` + runsOnDefault,
 		`meshConfig.defaultDestinationRuleExportTo[1]: "a" repeats meshConfig.defaultDestinationRuleExportTo[0] ("a")`,
 		`meshConfig.defaultConfig.discoveryAddress: "x" is not host:port`,
 	}, strings.Split(err.Error(), "\n"), "every problem at once")

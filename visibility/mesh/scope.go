@@ -26,6 +26,8 @@ const (
 //
 // Istio reads serviceScopeConfigs only when istiod runs with AMBIENT_ENABLE_MULTI_NETWORK=true
 // (off by default); without it every service is LOCAL whatever the configuration says.
+// Config.PilotEnv holds the flag when the install sets it (package visibility/scope honours
+// it).
 type ServiceScope struct {
 	NamespaceSelector *metav1.LabelSelector `json:"namespaceSelector,omitempty"`
 	ServicesSelector  *metav1.LabelSelector `json:"servicesSelector,omitempty"`

@@ -45,13 +45,19 @@ data:
 }
 
 // loadScopeRefusals: scope settings Load refuses, and its error.
+// refusedBy31 and runsOnDefault frame how Istio refuses a mesh configuration, in its words.
+const (
+	refusedBy31   = "Istio 1.31 refuses the whole mesh configuration: failed to convert to proto. "
+	runsOnDefault = "istiod then runs on " + defaultMeshConfig
+)
+
 var loadScopeRefusals = map[string]string{
 	"kind: Deployment\n":                                                                         "no mesh configuration: found 1 Deployment; expected an IstioOperator, the istio ConfigMap, Helm values with meshConfig, or a meshConfig",
 	"meshConfig:\n  serviceScopeConfig: []\n":                                                    `meshConfig: unknown field "serviceScopeConfig" (did you mean "serviceScopeConfigs"? as written, it is ignored)`,
-	"serviceScopeConfigs: [{scope: global}]\n":                                                   `serviceScopeConfigs[0].scope: unsupported value "global": enum names are upper case ("GLOBAL")`,
+	"serviceScopeConfigs: [{scope: global}]\n":                                                   `serviceScopeConfigs[0].scope: unsupported value "global": enum names are upper case ("GLOBAL"); ` + refusedBy31 + `unknown value "\"global\"" for enum istio.mesh.v1alpha1.MeshConfig.ServiceScopeConfigs.Scope; ` + runsOnDefault,
 	"serviceScopeConfigs: [{scope: 2}]\n":                                                        "serviceScopeConfigs[0].scope: the number 2 is out of range [0, 1]",
 	"serviceScopeConfigs: [{namespace_selector: {match_labels: {a: b}}}]\n":                      `serviceScopeConfigs[0].namespaceSelector: unknown field "match_labels" (did you mean "matchLabels"?)`,
-	"serviceSettings: [{settings: {clusterLocal: true}, hosts: [\"bad host\"]}]\n":               `serviceSettings[0].hosts[0]: "bad host" is not a DNS name: label "bad host" must not contain ' ' (allowed: a-z, 0-9 and "-")`,
+	"serviceSettings: [{settings: {clusterLocal: true}, hosts: [\"bad host\"]}]\n":               `serviceSettings[0].hosts[0]: domain name "bad host" invalid (label "bad host" invalid)`,
 	"serviceScopeConfigs: [{namespaceSelector: {matchExpressions: [{key: a, operator: In}]}}]\n": `serviceScopeConfigs[0].namespaceSelector.matchExpressions[0].values: Required value: must be specified when ` + "`operator` is 'In' or 'NotIn'",
 	"serviceScopeConfigs: []\nserviceScopeConfigs: []\n":                                         "serviceScopeConfigs: given twice (lines 1 and 2)",
 }
@@ -107,7 +113,7 @@ func TestLoadScopeDiscoveryAddress(t *testing.T) {
 		"meshConfig:\n  defaultConfig: {discoveryAddress: 'a b:15012'}\n  serviceScopeConfigs: []\n":       `meshConfig.defaultConfig.discoveryAddress: "a b:15012" has host "a b", neither a DNS name nor an IP`,
 		"meshConfig:\n  defaultConfig: {discoveryAdress: 'istiod:15012'}\n  serviceScopeConfigs: []\n":     `meshConfig.defaultConfig: unknown field "discoveryAdress" (did you mean "discoveryAddress"? as written, it is ignored)`,
 		"meshConfig:\n  defaultConfg: {discoveryAddress: 'istiod:15012'}\n  serviceScopeConfigs: []\n":     `meshConfig: unknown field "defaultConfg" (did you mean "defaultConfig"? as written, it is ignored)`,
-		"meshConfig:\n  defaultConfig: {discoveryAddress: '10.0.0.1:15012'}\n  serviceScopeConfigs: [x]\n": `meshConfig.serviceScopeConfigs[0]: must be an object, got the string "x"`,
+		"meshConfig:\n  defaultConfig: {discoveryAddress: '10.0.0.1:15012'}\n  serviceScopeConfigs: [x]\n": `meshConfig.serviceScopeConfigs[0]: must be an object, got the string "x"; ` + refusedBy31 + `json: cannot unmarshal string into Go value of type map[string]json.RawMessage; ` + runsOnDefault,
 	} {
 		_, err := Load([]byte(in))
 		require.Error(t, err, in)

@@ -15,8 +15,11 @@
 //
 // Istio evaluates serviceScopeConfigs only when istiod runs with
 // AMBIENT_ENABLE_MULTI_NETWORK=true, which is off by default: without that flag every
-// service stays in its cluster whatever the configuration says, and what a Scoper answers
-// is what the configuration does once the flag is on. A service is GLOBAL when some config
+// service stays in its cluster whatever the configuration says. When the mesh
+// configuration's release sets the flag (mesh.Config.PilotEnv, which mesh.Load reads from
+// the install's env or pilot.env), a Scoper honours it: false makes every service LOCAL
+// (Explain says why). When it does not say, what a Scoper answers is what the configuration
+// does once the flag is on. A service is GLOBAL when some config
 // with scope GLOBAL has both selectors matching — its namespace's labels and its own — and
 // LOCAL otherwise. An absent or empty selector matches everything, the order of the configs
 // does not matter, and a LOCAL config never overrides a GLOBAL match (it changes nothing:

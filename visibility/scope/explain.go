@@ -66,6 +66,10 @@ func (s *Scoper) Explain(namespaceLabels, serviceLabels labels.Labels, host stri
 			d.source(s.local.disc), d.setting, d.by)
 	}
 	e.NamespaceUnknown = !namespaceKnown(namespaceLabels)
+	if s.off {
+		e.Reason = "istiod runs with " + mesh.AmbientMultiNetwork + "=false: it applies no serviceScopeConfigs, so every service is LOCAL"
+		return e
+	}
 	if len(s.configs) == 0 {
 		e.Reason = "no serviceScopeConfigs: every service is LOCAL"
 		return e

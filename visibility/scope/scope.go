@@ -40,6 +40,8 @@ type Finding = report.Finding
 //
 // A nil *Scoper is the Scoper of New(nil, nil): every service LOCAL, no services.
 type Scoper struct {
+	release  mesh.Release
+	off      bool // istiod runs with AMBIENT_ENABLE_MULTI_NETWORK=false: no config applies
 	configs  []compiledScope
 	local    localHosts
 	services []Scoped  // the inventory's Kubernetes Services, by namespace and name
@@ -70,7 +72,10 @@ type Scoped struct {
 // decides the scope of each of inv's Kubernetes Services (see Services).
 //
 // A nil m is Istio's default mesh configuration: no serviceScopeConfigs, so every service
-// is LOCAL. A nil inv is an empty inventory in the domain cluster.local. A Kubernetes
+// is LOCAL. istiod applies serviceScopeConfigs only with AMBIENT_ENABLE_MULTI_NETWORK=true:
+// when m's release sets the flag false (mesh.Config.PilotEnv, read from the install), every
+// service is LOCAL; when it sets it true, or does not say, the Scoper answers what the
+// configuration does once the flag is on (see the package documentation). A nil inv is an empty inventory in the domain cluster.local. A Kubernetes
 // Service of inv whose Hosts name another host than the one Istio gives it,
 // <name>.<namespace>.svc.<cluster domain>, is an error naming both: the scope would be
 // decided for a host the cluster does not have.
@@ -84,7 +89,10 @@ func New(m *mesh.Config, inv *inventory.Inventory) (*Scoper, error) {
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	s := &Scoper{}
+	s := &Scoper{release: m.Release()}
+	if on, set := s.release.FlagSet(mesh.AmbientMultiNetwork); set && !on {
+		s.off = true
+	}
 	var settings []mesh.ServiceSetting
 	if m != nil {
 		for i, sc := range m.ServiceScopeConfigs {
@@ -221,7 +229,7 @@ func (s *Scoper) Services() []Scoped {
 // skips every config for a service whose Namespace object it has not seen. A namespace
 // without labels is labels.Set{}. Nil serviceLabels are an empty label set.
 func (s *Scoper) Scope(namespaceLabels, serviceLabels labels.Labels, host string) mesh.Scope {
-	if s == nil || len(s.configs) == 0 || !namespaceKnown(namespaceLabels) {
+	if s == nil || s.off || len(s.configs) == 0 || !namespaceKnown(namespaceLabels) {
 		return mesh.Local
 	}
 	if s.global(namespaceLabels, serviceLabels) < 0 {
@@ -254,4 +262,14 @@ func (s *Scoper) global(ns, svc labels.Labels) int {
 		}
 	}
 	return -1
+}
+
+// Release returns the release the Scoper answers for (mesh.Config.Release of its mesh
+// configuration), with AMBIENT_ENABLE_MULTI_NETWORK when the configuration sets it: what an
+// output names on its first line.
+func (s *Scoper) Release() mesh.Release {
+	if s == nil {
+		return mesh.Release{}
+	}
+	return s.release
 }

@@ -127,7 +127,7 @@ func TestNewErrors(t *testing.T) {
 	require.Error(t, err)
 	assert.Equal(t, strings.Join([]string{
 		`serviceSettings[0].hosts[1]: "*." is a wildcard without a domain`,
-		`serviceSettings[0].hosts[2]: "a.*.b" is not a DNS name: label "*" must not contain '*' (allowed: a-z, 0-9 and "-")`,
+		`serviceSettings[0].hosts[2]: domain name "*.b" invalid (label "*" invalid)`,
 		`defaultConfig.discoveryAddress: "istiod" is not host:port`,
 		`Domain: "*.x" is not a DNS name`,
 	}, "\n"), err.Error(), "a serviceSettings host may be * alone, as Istio accepts it")

@@ -134,3 +134,32 @@ func TestNilScoper(t *testing.T) {
 	assert.Nil(t, s.Lint())
 	assert.Nil(t, zero.Lint(), "Istio's default mesh configuration has nothing to say")
 }
+
+// TestMultiNetworkFlag: istiod applies serviceScopeConfigs only with
+// AMBIENT_ENABLE_MULTI_NETWORK=true; a release setting it false makes every service LOCAL,
+// one setting it true or not saying answers as the configuration does with the flag on.
+func TestMultiNetworkFlag(t *testing.T) {
+	inv := &inventory.Inventory{
+		Namespaces: map[string]map[string]string{"shop": {"shared": "yes"}},
+		Services:   []inventory.Service{{Kind: inventory.KubernetesService, Namespace: "shop", Name: "web", Hosts: []string{"web.shop.svc.cluster.local"}}},
+	}
+	configs := []mesh.ServiceScope{{NamespaceSelector: labelSel("shared", "yes"), Scope: mesh.Global}}
+	for flag, want := range map[string]mesh.Scope{"": mesh.Global, "true": mesh.Global, "1": mesh.Global, "false": mesh.Local} {
+		m := &mesh.Config{ServiceScopeConfigs: configs}
+		if flag != "" {
+			m.PilotEnv = map[string]string{mesh.AmbientMultiNetwork: flag}
+		}
+		s, err := New(m, inv)
+		require.NoError(t, err)
+		assert.Equal(t, want, s.Scope(labels.Set{"shared": "yes"}, labels.Set{}, "web.shop.svc.cluster.local"), flag)
+		require.Len(t, s.Services(), 1)
+		assert.Equal(t, want, s.Services()[0].Scope, flag)
+		if want == mesh.Local {
+			e := s.Explain(labels.Set{"shared": "yes"}, labels.Set{}, "web.shop.svc.cluster.local")
+			assert.Equal(t, -1, e.Config)
+			assert.Equal(t, "istiod runs with AMBIENT_ENABLE_MULTI_NETWORK=false: it applies no serviceScopeConfigs, so every service is LOCAL", e.Reason)
+			assert.Equal(t, "Istio 1.31 (none given: the newest release meshscope models; AMBIENT_ENABLE_MULTI_NETWORK=false)", s.Release().String())
+		}
+	}
+	assert.Equal(t, mesh.Release{}, (*Scoper)(nil).Release())
+}

@@ -1,0 +1,67 @@
+package entryhead_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/meshscope/meshscope/internal/entryhead"
+	"github.com/meshscope/meshscope/internal/strict"
+)
+
+// read reads the head of the JSON entry data, as the kinds' decoders do.
+func read(data string) (entryhead.Head, error) {
+	return strict.Unmarshal([]byte(data), true, func(d *strict.Decoder, x any, path string) entryhead.Head {
+		o, ok := d.Object(x, path)
+		if !ok {
+			return entryhead.Head{}
+		}
+		o.Check(entryhead.With("Routes")...)
+		return entryhead.Read(d, o)
+	})
+}
+
+func TestRead(t *testing.T) {
+	for _, tt := range []struct {
+		name, in string
+		want     entryhead.Head
+		err      string
+	}{
+		{"every field", `{"Kind":"service-router","Name":"web","Namespace":"ops","Partition":"ap1","Meta":{"team":"a"},"CreateIndex":3,"ModifyIndex":18446744073709551615,"Routes":[]}`,
+			entryhead.Head{Kind: "service-router", Name: "web", Namespace: "ops", Partition: "ap1", Meta: map[string]string{"team": "a"}, CreateIndex: 3, ModifyIndex: 18446744073709551615}, ""},
+		{"in any case", `{"kind":"service-router","name":"web","meta":{}}`, entryhead.Head{Kind: "service-router", Name: "web", Meta: map[string]string{}}, ""},
+		{"none", `{}`, entryhead.Head{}, ""},
+		{"wrong types, every one reported", `{"Kind":1,"Name":["web"],"Meta":{"a":1},"CreateIndex":-1}`, entryhead.Head{},
+			"Kind: must be a string, got the number 1\nName: must be a string, got a list\nMeta[\"a\"]: must be a string, got the number 1\nCreateIndex: must be a non-negative whole number, got the number -1"},
+		{"a field of no head and no kind", `{"Kind":"service-router","Nme":"web"}`, entryhead.Head{},
+			`(top level): unknown field "Nme" (did you mean "Name"?)`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := read(tt.in)
+			if tt.err != "" {
+				assert.EqualError(t, err, tt.err)
+				return
+			}
+			assert.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
+func FuzzRead(f *testing.F) {
+	f.Add(`{"Kind":"service-router","Name":"web","Meta":{"a":"b"},"CreateIndex":1}`)
+	f.Add(`{"Kind":1,"Name":null,"Meta":[]}`)
+	f.Fuzz(func(t *testing.T, data string) {
+		h, err := read(data)
+		if err != nil && fmt.Sprint(h) != fmt.Sprint(entryhead.Head{}) {
+			t.Fatalf("a head read with problems: %+v", h)
+		}
+	})
+}
+
+func ExampleRead() {
+	h, err := read(`{"Kind":"service-router","Name":"web","Partition":"ap1","ModifyIndex":7,"Routes":[]}`)
+	fmt.Println(h.Kind, h.Name, h.Partition, h.ModifyIndex, err)
+	// Output: service-router web ap1 7 <nil>
+}

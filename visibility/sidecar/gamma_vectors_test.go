@@ -1,0 +1,206 @@
+package sidecar
+
+import (
+	"encoding/json"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/meshscope/meshscope/visibility/inventory"
+	"github.com/meshscope/meshscope/visibility/mesh"
+)
+
+// gammaCase is a case of testdata/istio-gamma.json: a routing case with Gateway API routes,
+// ReferenceGrants and Gateways, and what istiod made of them.
+type gammaCase struct {
+	routingCase
+	Routes []struct {
+		Kind, Name, Namespace, CreationTime string
+		Spec                                map[string]any
+	} `json:"routes"`
+	ReferenceGrants []gammaVectorObject `json:"referenceGrants"`
+	Gateways        []gammaVectorObject `json:"gateways"`
+	RouteStatus     []struct {
+		Route   string
+		Written bool
+		Parents []struct {
+			ParentRef struct {
+				Group, Kind, Namespace, Name, SectionName string
+				Port                                      uint32
+			} `json:"parentRef"`
+			ControllerName string `json:"controllerName"`
+			Conditions     []struct{ Type, Status, Reason, Message string }
+		}
+	} `json:"routeStatus"`
+	IstioVirtualServices []struct {
+		Key                       string
+		Hosts, Gateways, ExportTo []string
+		Synthetic                 bool
+		Parents, CreationTime     string
+		Spec                      json.RawMessage
+	} `json:"istioVirtualServices"`
+}
+
+type gammaVectorObject struct {
+	Name, Namespace, CreationTime string
+	Spec                          map[string]any
+}
+
+var (
+	gammaOnce    sync.Once
+	gammaVectors struct {
+		Cases []gammaCase `json:"cases"`
+	}
+	gammaErrLoad error
+)
+
+func loadGammaVectors(t testing.TB) []gammaCase {
+	gammaOnce.Do(func() {
+		data, err := os.ReadFile("testdata/istio-gamma.json")
+		if err == nil {
+			err = json.Unmarshal(data, &gammaVectors)
+		}
+		gammaErrLoad = err
+	})
+	require.NoError(t, gammaErrLoad)
+	require.Len(t, gammaVectors.Cases, 80)
+	return gammaVectors.Cases
+}
+
+// files spells a case as a user has it: its mesh file, and its inventory with the Gateway API
+// objects in a second document, as kubectl prints them.
+func (c *gammaCase) files(t testing.TB) (meshFile, invFile []byte) {
+	meshFile, invFile = c.routingCase.files(t)
+	var items []any
+	object := func(kind, name, namespace, created string, spec map[string]any) {
+		items = append(items, map[string]any{"apiVersion": "gateway.networking.k8s.io/v1", "kind": kind,
+			"metadata": vectorMeta(name, namespace, created), "spec": spec})
+	}
+	for _, r := range c.Routes {
+		object(r.Kind, r.Name, r.Namespace, r.CreationTime, r.Spec)
+	}
+	for _, g := range c.ReferenceGrants {
+		object("ReferenceGrant", g.Name, g.Namespace, g.CreationTime, g.Spec)
+	}
+	for _, g := range c.Gateways {
+		object("Gateway", g.Name, g.Namespace, g.CreationTime, g.Spec)
+	}
+	return meshFile, append(append(invFile, "\n---\n"...), c.list(t, items)...)
+}
+
+// gammaLoad reads a case's files: its mesh configuration, inventory and sidecar view.
+func (c *gammaCase) load(t testing.TB) (*mesh.Config, *inventory.Inventory, *View) {
+	meshFile, invFile := c.files(t)
+	_, m, inv, v := loadFiles(t, c.ID, meshFile, invFile)
+	require.Len(t, inv.Routes, len(c.Routes), "case %d", c.ID)
+	return m, inv, v
+}
+
+// TestGammaAgainstIstio holds the conversion of every case's routes to what istiod made of
+// them: every VirtualService (name, namespace, host, gateways, exportTo under the mesh
+// default, creation time, the routes behind it, and its spec, entry by entry), no other, and
+// the status of every route (written or not; each parent's entry and conditions, in order).
+func TestGammaAgainstIstio(t *testing.T) {
+	vss, statuses, parents := 0, 0, 0
+	for _, c := range loadGammaVectors(t) {
+		m, inv, v := c.load(t)
+		for ns := range c.Namespaces {
+			require.Equal(t, slices.Contains(c.DiscoveredNamespaces, ns), v.Discovered(ns), "case %d: Discovered(%s)", c.ID, ns)
+		}
+		g := convertRoutes(inv, v.Discovered)
+		byKey := map[string]*gammaVirtualService{}
+		for k := range g.vss {
+			byKey[g.vss[k].vs.Namespace+"/"+g.vss[k].vs.Name] = &g.vss[k]
+		}
+		want := 0
+		for _, w := range c.IstioVirtualServices {
+			if !w.Synthetic {
+				continue
+			}
+			want++
+			got := byKey[w.Key]
+			require.NotNil(t, got, "case %d: %s", c.ID, w.Key)
+			at := "case " + strconv.Itoa(c.ID) + ": " + w.Key
+			require.Equal(t, w.Hosts, got.vs.Hosts, at)
+			require.Equal(t, w.Gateways, got.vs.Gateways, at)
+			require.Empty(t, got.vs.ExportTo, at)
+			require.Equal(t, w.ExportTo, gammaEffectiveExportTo(m, got.vs.Namespace), at)
+			require.Equal(t, w.CreationTime, got.vs.CreationTime.UTC().Format(time.RFC3339), at)
+			require.Equal(t, w.Parents, gammaParentsAnnotation(inv, got), at)
+			require.JSONEq(t, string(w.Spec), string(gammaSpecJSON(t, got)), at)
+			vss++
+		}
+		require.Len(t, g.vss, want, "case %d: a VirtualService istiod did not make", c.ID)
+		for _, w := range c.RouteStatus {
+			kind, rest, _ := strings.Cut(w.Route, "/")
+			ns, name, _ := strings.Cut(rest, "/")
+			got, written := g.routeStatus(kind, ns, name)
+			require.Equal(t, w.Written, written, "case %d: %s", c.ID, w.Route)
+			require.Len(t, got.Parents, len(w.Parents), "case %d: %s", c.ID, w.Route)
+			for k, p := range w.Parents {
+				at := "case " + strconv.Itoa(c.ID) + ": " + w.Route + " parent " + strconv.Itoa(k)
+				gp := got.Parents[k]
+				require.Equal(t, "istio.io/gateway-controller", p.ControllerName, at)
+				require.Equal(t, []any{p.ParentRef.Kind, p.ParentRef.Namespace, p.ParentRef.Name, p.ParentRef.Port},
+					[]any{gp.Kind, gp.Namespace, gp.Name, gp.Port}, at)
+				require.Len(t, gp.Conditions, len(p.Conditions), at)
+				for j, cond := range p.Conditions {
+					gc := gp.Conditions[j]
+					require.Equal(t, []string{cond.Type, cond.Status, cond.Reason, cond.Message},
+						[]string{gc.Type, string(gc.Status), gc.Reason, gc.Message}, at)
+				}
+				parents++
+			}
+			if written {
+				statuses++
+			}
+		}
+		require.Len(t, g.status, len(c.RouteStatus)-gammaUnwritten(c), "case %d", c.ID)
+	}
+	t.Logf("%d VirtualServices made from routes and %d route statuses (%d parent entries) agree with istiod's", vss, statuses, parents)
+	require.Equal(t, 516, vss)
+	require.Equal(t, 411, statuses)
+	require.Equal(t, 503, parents)
+}
+
+func gammaUnwritten(c gammaCase) int {
+	n := 0
+	for _, s := range c.RouteStatus {
+		if !s.Written {
+			n++
+		}
+	}
+	return n
+}
+
+// gammaEffectiveExportTo is where a converted VirtualService of namespace ns is exported: the
+// mesh's defaultVirtualServiceExportTo ("." meaning ns), else everywhere.
+func gammaEffectiveExportTo(m *mesh.Config, ns string) []string {
+	if m == nil || len(m.DefaultVirtualServiceExportTo) == 0 {
+		return []string{"*"}
+	}
+	out := slices.Clone(m.DefaultVirtualServiceExportTo)
+	for i, e := range out {
+		if e == "." {
+			out[i] = ns
+		}
+	}
+	return out
+}
+
+// gammaParentsAnnotation spells the routes behind a converted VirtualService as istiod's
+// annotation does: "Kind/name.namespace", comma-separated.
+func gammaParentsAnnotation(inv *inventory.Inventory, g *gammaVirtualService) string {
+	var parts []string
+	for _, i := range g.routes {
+		r := &inv.Routes[i]
+		parts = append(parts, string(r.Kind)+"/"+r.Name+"."+r.Namespace)
+	}
+	return strings.Join(parts, ",")
+}
