@@ -1,18 +1,11 @@
 package visibility
 
 import (
-	"fmt"
-	"math/rand/v2"
-	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/meshscope/meshscope/internal/longtest"
-	"github.com/meshscope/meshscope/internal/names"
 )
 
 // validateExportToTests: exportTo lists and their problems; FuzzValidateExportTo starts from
@@ -219,140 +212,4 @@ func FuzzValidateExportTo(f *testing.F) {
 			}
 		}
 	})
-}
-
-// TestExportToProblems: each rule's problems, as ExportToProblems names them.
-func TestExportToProblems(t *testing.T) {
-	tests := []struct {
-		name string
-		rule ExportToRule
-		list []string
-		errs []string
-	}{
-		// A VirtualService's or a DestinationRule's list: "~" is refused, repeats are Istio's.
-		{"config: none", ConfigExportTo, []string{"~"}, []string{`spec.exportTo[0]: exportTo ~ (none) is not allowed for Istio configuration objects`}},
-		{"config: none twice", ConfigExportTo, []string{"~", "~"}, []string{
-			`spec.exportTo[0]: exportTo ~ (none) is not allowed for Istio configuration objects`,
-			`spec.exportTo[1]: exportTo ~ (none) is not allowed for Istio configuration objects`,
-		}},
-		{"config: none with own", ConfigExportTo, []string{".", "~"}, []string{`spec.exportTo[1]: exportTo ~ (none) is not allowed for Istio configuration objects`}},
-		{"config: own and others", ConfigExportTo, []string{".", "infra"}, nil},
-		{"config: all", ConfigExportTo, []string{"*"}, nil},
-		{"config: all with own", ConfigExportTo, []string{".", "*"}, []string{`spec.exportTo[1]: cannot have both public (*) and non-public exportTo values for a resource`}},
-		{"config: own by name twice", ConfigExportTo, []string{".", "shop"}, []string{`spec.exportTo[1]: duplicate entries in exportTo for entry shop (it repeats spec.exportTo[0], ".")`}},
-		{"config: not a label", ConfigExportTo, []string{"a_b"}, []string{`spec.exportTo[0]: only .,*, or a valid DNS 1123 label is allowed as exportTo entry: "a_b" must not contain '_' (allowed: a-z, 0-9 and "-")`}},
-		// A DestinationRule with a workloadSelector: its own namespace only.
-		{"selector: own", SelectorRuleExportTo, []string{"."}, nil},
-		{"selector: own by name", SelectorRuleExportTo, []string{"shop"}, nil},
-		{"selector: empty", SelectorRuleExportTo, nil, nil},
-		{"selector: beyond", SelectorRuleExportTo, []string{"nowhere", "infra"}, []string{`spec.exportTo: destination rule with workload selector cannot have exportTo beyond current namespace`}},
-		{"selector: all", SelectorRuleExportTo, []string{"*"}, []string{`spec.exportTo: destination rule with workload selector cannot have exportTo beyond current namespace`}},
-		{"selector: own and another", SelectorRuleExportTo, []string{".", "infra"}, []string{`spec.exportTo: destination rule with workload selector cannot have multiple entries in exportTo`}},
-		{"selector: none", SelectorRuleExportTo, []string{"~"}, []string{`spec.exportTo[0]: exportTo ~ (none) is not allowed for Istio configuration objects`}},
-		// A ServiceEntry's list: "~" alone.
-		{"entry: none twice", EntryExportTo, []string{"~", "~"}, []string{
-			`spec.exportTo[1]: duplicate entries in exportTo for entry ~ (it repeats spec.exportTo[0], "~")`,
-			`spec.exportTo[0]: cannot export service entry to no one (~) and someone`,
-		}},
-		// The lists Istio does not validate keep meshscope's words.
-		{"annotation: repeats accepted", AnnotationExportTo, []string{".", "shop", "shop"}, nil},
-		{"annotation: all with others", AnnotationExportTo, []string{"*", "."}, []string{`spec.exportTo[0]: "*" must be the only value`}},
-		{"mesh: dot twice", MeshExportTo, []string{".", "."}, []string{`spec.exportTo[1]: "." repeats spec.exportTo[0] (".")`}},
-		{"mesh: dot and a name", MeshExportTo, []string{".", "shop"}, nil},
-		{"mesh: all beside others, as Istio reads it", MeshExportTo, []string{".", "*", "shop"}, nil},
-		{"mesh: none beside others, not yet read release by release", MeshExportTo, []string{".", "~"}, []string{`spec.exportTo[1]: "~" must be the only value`}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			var got []string
-			for _, p := range ExportToProblems("spec.exportTo", "shop", tt.list, tt.rule) {
-				got = append(got, p.Error())
-			}
-			assert.Equal(t, tt.errs, got)
-		})
-	}
-}
-
-// referenceExportToProblems is Istio's validation of an exportTo list, transcribed as
-// plainly as it reads, with a map for its set, plus meshscope's refusal of upper case: the
-// reference ExportToProblems is held to for the rules Istio validates.
-func referenceExportToProblems(field, namespace string, list []string, rule ExportToRule) []string {
-	istioLabel := regexp.MustCompile(`^[a-zA-Z0-9]([-a-zA-Z0-9]*[a-zA-Z0-9])?$`)
-	var out []string
-	set := map[string]int{}
-	at := func(i int) string { return field + "[" + strconv.Itoa(i) + "]" }
-	for i, v := range list {
-		key := v
-		if v == "." {
-			key = namespace
-		}
-		if j, ok := set[key]; ok {
-			if key != v {
-				out = append(out, fmt.Sprintf("%s: duplicate entries in exportTo: . and current namespace %s (it repeats %s, %q)", at(i), namespace, at(j), list[j]))
-			} else {
-				out = append(out, fmt.Sprintf("%s: duplicate entries in exportTo for entry %s (it repeats %s, %q)", at(i), v, at(j), list[j]))
-			}
-			continue
-		}
-		if rule == EntryExportTo && v == "~" {
-			set[key] = i
-			continue
-		}
-		switch {
-		case key == "." || key == "*":
-		case key == "~":
-			out = append(out, at(i)+": exportTo ~ (none) is not allowed for Istio configuration objects")
-			continue
-		case !istioLabel.MatchString(key) || len(key) > 63:
-			out = append(out, fmt.Sprintf("%s: only .,*, or a valid DNS 1123 label is allowed as exportTo entry: %q %s", at(i), v, names.Label(v)))
-			continue
-		case strings.ToLower(key) != key:
-			out = append(out, fmt.Sprintf("%s: %q is not \"*\", \".\", \"~\" or a namespace name: %s", at(i), v, names.Label(v)))
-		}
-		set[key] = i
-	}
-	if rule == SelectorRuleExportTo && len(set) > 0 {
-		if _, own := set[namespace]; !own {
-			out = append(out, field+": destination rule with workload selector cannot have exportTo beyond current namespace")
-		} else if len(set) > 1 {
-			out = append(out, field+": destination rule with workload selector cannot have multiple entries in exportTo")
-		}
-	}
-	if j, ok := set["*"]; ok && len(list) > 1 {
-		out = append(out, at(j)+": cannot have both public (*) and non-public exportTo values for a resource")
-	}
-	if j, ok := set["~"]; ok && len(list) > 1 {
-		out = append(out, at(j)+": cannot export service entry to no one (~) and someone")
-	}
-	return out
-}
-
-// TestExportToProblemsMatchReference holds ExportToProblems to the reference on random
-// lists, short and longer than the set it keeps in place.
-func TestExportToProblemsMatchReference(t *testing.T) {
-	r := rand.New(rand.NewPCG(32, 1))
-	values := []string{".", "*", "~", "shop", "infra", "web", "Shop", "a.b", "", "n1", "n2", "n3", "n4", "n5", "n6", "n7", "n8", "n9"}
-	for range longtest.N(1000, 20000) {
-		list := make([]string, r.IntN(20))
-		for i := range list {
-			list[i] = values[r.IntN(len(values))]
-		}
-		for _, rule := range []ExportToRule{EntryExportTo, ConfigExportTo, SelectorRuleExportTo} {
-			var got []string
-			for _, p := range ExportToProblems("f", "shop", list, rule) {
-				got = append(got, p.Error())
-			}
-			require.Equal(t, referenceExportToProblems("f", "shop", list, rule), got, "rule %d, list %q", rule, list)
-		}
-	}
-}
-
-// TestExportToProblemsAllocateNothingWhenValid: the lists objects carry cost nothing to
-// check.
-func TestExportToProblemsAllocateNothingWhenValid(t *testing.T) {
-	for _, list := range [][]string{nil, {"."}, {"*"}, {".", "infra", "web"}} {
-		for _, rule := range []ExportToRule{EntryExportTo, ConfigExportTo, AnnotationExportTo} {
-			assert.Zero(t, testing.AllocsPerRun(100, func() { ExportToProblems("spec.exportTo", "shop", list, rule) }), "%q", list)
-		}
-	}
 }

@@ -60,6 +60,7 @@ const (
 	CatchAllRuleMerged         Code = "CatchAllRuleMerged"
 	ShortHostNeverMatches      Code = "ShortHostNeverMatches"
 	GatewayScopeOrderDependent Code = "GatewayScopeOrderDependent"
+	GatewayOwnServiceOutranked Code = "GatewayOwnServiceOutranked"
 )
 
 // sidecarLevel is the level of a code of the sidecar view; ok is false for any other code.
@@ -68,7 +69,8 @@ func sidecarLevel(c Code) (l Level, ok bool) {
 	case ExportToAnnotationRepeats:
 		return Note, true
 	case ImportExcluded, ExactImportShadowed, RootSidecarWithSelector, RootSidecarNotDiscovered, SidecarNeverApplies, CreationTimeTie,
-		RootNamespaceUnknown, HostRoutedTwice, RuleOutOfReach, CatchAllRuleMerged, ShortHostNeverMatches, GatewayScopeOrderDependent:
+		RootNamespaceUnknown, HostRoutedTwice, RuleOutOfReach, CatchAllRuleMerged, ShortHostNeverMatches, GatewayScopeOrderDependent,
+		GatewayOwnServiceOutranked:
 		return Warning, true
 	case RouteSubsetMissing:
 		return Error, true

@@ -11,43 +11,31 @@ import (
 	"github.com/meshscope/meshscope/visibility/inventory"
 )
 
-// Verdict is what became of a candidate in a lookup.
-type Verdict string
-
-// The verdicts of a lookup explanation.
-const (
-	// Chosen: the candidate answers the lookup.
-	Chosen Verdict = "chosen"
-	// Hidden: the candidate is not visible to the client (NONE, or NAMESPACE of another
-	// namespace); for the client it does not exist.
-	Hidden Verdict = "hidden"
-	// Outranked: the candidate is visible, but another comes first.
-	Outranked Verdict = "outranked"
-	// NotReached: an earlier level answered.
-	NotReached Verdict = "not reached"
-	// NoAddress: the candidate has no address for the host, so ztunnel's DNS proxy does not
-	// answer for it.
-	NoAddress Verdict = "no address"
-	// Undetermined: the candidate may answer: the release leaves the choice among the
-	// candidates so marked to the order ztunnel received them in (see Explanation).
-	Undetermined Verdict = "undetermined"
+// Verdict is what became of a candidate in a lookup; Candidate is one service that claims a
+// looked-up host or address, with its visibility decision, its verdict, and the reason in
+// words; Step is one level of a lookup — an exact host, a wildcard (*.b.c), an address or a
+// CIDR (its Key) — with the services claiming it in rank order. They are the one shape
+// every explanation of meshscope's views is in (visibility/inventory's).
+type (
+	Verdict   = inventory.Verdict
+	Candidate = inventory.Candidate
+	Step      = inventory.Step
 )
 
-// Candidate is one service that claims a looked-up host or address, and its fate: its
-// visibility decision, its verdict, and the reason for the verdict, in words.
-type Candidate struct {
-	Service  inventory.ServiceRef `json:"service"`
-	Decision visibility.Decision  `json:"decision"`
-	Verdict  Verdict              `json:"verdict"`
-	Reason   string               `json:"reason"`
-}
-
-// Step is one level of a lookup: an exact host, a wildcard (*.b.c), an address or a CIDR
-// (its Key), with the services claiming it in rank order.
-type Step struct {
-	Key        string      `json:"key"`
-	Candidates []Candidate `json:"candidates"`
-}
+// The verdicts of a lookup explanation: Chosen, the candidate answers the lookup; Hidden,
+// it is not visible to the client (NONE, or NAMESPACE of another namespace), for which it
+// does not exist; Outranked, it is visible but another comes first; NotReached, an earlier
+// level answered; NoAddress, it has no address for the host, so ztunnel's DNS proxy does
+// not answer for it; Undetermined, it may answer: the release leaves the choice among the
+// candidates so marked to the order ztunnel received them in (see Explanation).
+const (
+	Chosen       = inventory.Chosen
+	Hidden       = inventory.Hidden
+	Outranked    = inventory.Outranked
+	NotReached   = inventory.NotReached
+	NoAddress    = inventory.NoAddress
+	Undetermined = inventory.Undetermined
+)
 
 // Explanation is how a lookup reached its answer: every name tried — for a host the query,
 // then its short-name aliases, up to the one that answered; for an address the address alone

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/meshscope/meshscope/internal/exportto"
 	"github.com/meshscope/meshscope/internal/fielderr"
 	"github.com/meshscope/meshscope/internal/hosts"
 	"github.com/meshscope/meshscope/internal/kube"
@@ -491,6 +492,6 @@ func specStrings(d *strict.Decoder, spec strict.Fields, field string) []string {
 // not a label has its own problem already (metadata.namespace).
 func (s *loadedService) checkExportTo(d *strict.Decoder, field string) {
 	if names.Label(s.Namespace) == "" {
-		add(d, visibility.ExportToProblems(field, s.Namespace, s.ExportTo, exportToRule(s.Kind)))
+		add(d, exportto.Problems(field, s.Namespace, s.ExportTo, exportToRule(s.Kind)))
 	}
 }

@@ -5,10 +5,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/meshscope/meshscope/internal/exportto"
 	"github.com/meshscope/meshscope/internal/fielderr"
 	"github.com/meshscope/meshscope/internal/hosts"
 	"github.com/meshscope/meshscope/internal/names"
-	"github.com/meshscope/meshscope/visibility"
 )
 
 // The checks of what a VirtualService and a DestinationRule carry: the rules of Istio's
@@ -106,7 +106,7 @@ func checkVirtualService(errs []*FieldError, spec fielderr.Path, vs *VirtualServ
 		}
 	}
 	if len(vs.ExportTo) > 0 && names.Label(vs.Namespace) == "" { // (the exportTo check takes its path spelt)
-		errs = append(errs, visibility.ExportToProblems(spec.Child("exportTo").String(), vs.Namespace, vs.ExportTo, visibility.ConfigExportTo)...)
+		errs = append(errs, exportto.Problems(spec.Child("exportTo").String(), vs.Namespace, vs.ExportTo, exportto.Config)...)
 	}
 	return errs
 }
@@ -312,11 +312,11 @@ func checkDestinationRule(errs []*FieldError, spec fielderr.Path, dr *Destinatio
 	})
 	check(len(dr.Subsets))
 	if len(dr.ExportTo) > 0 && names.Label(dr.Namespace) == "" { // (the exportTo check takes its path spelt)
-		rule := visibility.ConfigExportTo
+		rule := exportto.Config
 		if dr.WorkloadSelector != nil {
-			rule = visibility.SelectorRuleExportTo
+			rule = exportto.SelectorRule
 		}
-		errs = append(errs, visibility.ExportToProblems(spec.Child("exportTo").String(), dr.Namespace, dr.ExportTo, rule)...)
+		errs = append(errs, exportto.Problems(spec.Child("exportTo").String(), dr.Namespace, dr.ExportTo, rule)...)
 	}
 	return checkRuleSelector(errs, func() fielderr.Path { return spec.Child("workloadSelector").Field("matchLabels", "") }, dr.WorkloadSelector)
 }

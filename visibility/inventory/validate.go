@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/meshscope/meshscope/internal/exportto"
 	"github.com/meshscope/meshscope/internal/fielderr"
 	"github.com/meshscope/meshscope/internal/hosts"
 	"github.com/meshscope/meshscope/internal/names"
-	"github.com/meshscope/meshscope/visibility"
 )
 
 // Validate reports every problem of an inventory built in Go — what Load refuses of the
@@ -153,7 +153,7 @@ func checkService(errs []*FieldError, s *Service) []*FieldError {
 	errs = checkHosts(errs, goValue, s.Hosts)
 	errs = checkAddresses(errs, goValue, s.Addresses)
 	if s.Namespace != "" {
-		errs = append(errs, visibility.ExportToProblems("ExportTo", s.Namespace, s.ExportTo, exportToRule(s.Kind))...)
+		errs = append(errs, exportto.Problems("ExportTo", s.Namespace, s.ExportTo, exportToRule(s.Kind))...)
 	}
 	errs = checkResolution(errs, goValue, s.Resolution)
 	errs = checkPorts(errs, goValue, "", s.Kind, s.Ports)
@@ -162,9 +162,9 @@ func checkService(errs []*FieldError, s *Service) []*FieldError {
 }
 
 // exportToRule is the rule of the exportTo list a service of kind k carries.
-func exportToRule(k Kind) visibility.ExportToRule {
+func exportToRule(k Kind) exportto.Rule {
 	if k == KubernetesService {
-		return visibility.AnnotationExportTo
+		return exportto.Annotation
 	}
-	return visibility.EntryExportTo
+	return exportto.Entry
 }

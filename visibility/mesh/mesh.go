@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/meshscope/meshscope/internal/exportto"
 	"github.com/meshscope/meshscope/internal/fielderr"
 	"github.com/meshscope/meshscope/internal/hosts"
 	"github.com/meshscope/meshscope/internal/kube"
@@ -162,7 +163,7 @@ func (c *Config) problems(path string) []error {
 		name string
 		list []string
 	}{{"defaultServiceExportTo", c.DefaultServiceExportTo}, {"defaultVirtualServiceExportTo", c.DefaultVirtualServiceExportTo}, {"defaultDestinationRuleExportTo", c.DefaultDestinationRuleExportTo}} {
-		for _, e := range visibility.ExportToProblems(strict.Child(path, f.name), "", f.list, visibility.MeshExportTo) {
+		for _, e := range exportto.Problems(strict.Child(path, f.name), "", f.list, exportto.Mesh) {
 			errs = append(errs, e)
 		}
 	}

@@ -27,26 +27,34 @@ func (c Class) String() string {
 	return c.Namespace + " with " + c.Workload.String()
 }
 
-// Classes returns the classes of proxies whose views can differ: every namespace of the
-// inventory; in each, the workloads each workload Sidecar selects and those each
+// Classes returns the classes of sidecar proxies whose views can differ: every namespace of
+// the inventory; in each, the workloads each workload Sidecar selects and those each
 // workload-selected DestinationRule selects; and the workloads a Sidecar's and a rule's
 // selectors both select (their labels together, when no key asks for two values). Sorted by
 // namespace, then by labels; each once. A workload of a class may carry more labels: its
 // view is the class's unless more selectors select it.
-func (v *View) Classes() []Class {
+func (v *View) Classes() []Class { return v.classes(sidecarKind) }
+
+// GatewayClasses returns the classes of gateways whose views can differ, as Classes does for
+// sidecars: Sidecars never apply to a gateway, so every namespace of the inventory and, in
+// each, the workloads each workload-selected DestinationRule selects.
+func (v *View) GatewayClasses() []Class { return v.classes(gatewayKind) }
+
+// classes returns the classes of proxies of kind k whose views can differ.
+func (v *View) classes(k kind) []Class {
 	var cs classSet
-	for _, ns := range v.all.NamespaceNames() {
+	for _, ns := range v.inv.NamespaceNames() {
 		cs.add(ns, nil)
 	}
 	scSel, drSel := map[string][]labels.Set{}, map[string][]labels.Set{}
-	for i := range v.scs {
-		if sc := &v.scs[i]; len(sc.WorkloadSelector) > 0 {
+	for i := range v.sidecars.all {
+		if sc := &v.sidecars.all[i]; k == sidecarKind && len(sc.WorkloadSelector) > 0 {
 			scSel[sc.Namespace] = append(scSel[sc.Namespace], sc.WorkloadSelector)
 			cs.add(sc.Namespace, sc.WorkloadSelector)
 		}
 	}
-	for k := range v.drs {
-		if dr := v.drs[k].dr; len(dr.WorkloadSelector) > 0 {
+	for k := range v.rules.drs {
+		if dr := v.rules.drs[k].dr; len(dr.WorkloadSelector) > 0 {
 			drSel[dr.Namespace] = append(drSel[dr.Namespace], dr.WorkloadSelector)
 			cs.add(dr.Namespace, dr.WorkloadSelector)
 		}

@@ -47,7 +47,16 @@ type Change = report.Change[ProxyHost, *Answer, uint32]
 // after. Nothing is enforced. Changes are sorted by namespace, workload and host. Its cost is that
 // of Proxy for each class of proxies, twice. Either view may be nil: the view of an empty
 // inventory, in which proxies receive nothing.
-func Diff(before, after *View) []Change {
+func Diff(before, after *View) []Change { return diff(sidecarKind, before, after) }
+
+// DiffGateways is the dry run of a change to what gateways receive, as Diff is for sidecars:
+// for every class of gateways of either view (GatewayClasses), every host whose Answer
+// differs — another service, other ports, another DestinationRule. Its cost is that of
+// Gateway for each class of gateways, twice.
+func DiffGateways(before, after *View) []Change { return diff(gatewayKind, before, after) }
+
+// diff lists what changes for every class of proxies of kind k.
+func diff(k kind, before, after *View) []Change {
 	if before == nil {
 		before = &View{}
 	}
@@ -56,12 +65,12 @@ func Diff(before, after *View) []Change {
 	}
 	var cs classSet
 	var selectors [2]map[string][]labels.Set // per view, per namespace: the workload classes
-	for k, v := range []*View{before, after} {
-		selectors[k] = map[string][]labels.Set{}
-		for _, c := range v.Classes() {
+	for i, v := range []*View{before, after} {
+		selectors[i] = map[string][]labels.Set{}
+		for _, c := range v.classes(k) {
 			cs.add(c.Namespace, c.Workload)
 			if len(c.Workload) > 0 {
-				selectors[k][c.Namespace] = append(selectors[k][c.Namespace], c.Workload)
+				selectors[i][c.Namespace] = append(selectors[i][c.Namespace], c.Workload)
 			}
 		}
 	}
@@ -72,7 +81,7 @@ func Diff(before, after *View) []Change {
 	classes := cs.sorted()
 	out := []Change{}
 	for _, c := range classes {
-		b, a := answers(before.Proxy(c.Namespace, c.Workload)), answers(after.Proxy(c.Namespace, c.Workload))
+		b, a := answers(before.proxyOf(k, before.sidecarOf(k, c.Namespace, c.Workload), c.Namespace, c.Workload)), answers(after.proxyOf(k, after.sidecarOf(k, c.Namespace, c.Workload), c.Namespace, c.Workload))
 		hosts := slices.Sorted(maps.Keys(b))
 		for h := range a {
 			if _, ok := b[h]; !ok {

@@ -155,11 +155,7 @@ func TestDiffAgainstProxy(t *testing.T) {
 		if err != nil {
 			continue
 		}
-		byClass := map[ProxyHost][]Change{} // Host "": the changes of the class, in host order
-		for _, c := range Diff(before, after) {
-			k := ProxyHost{Namespace: c.Key.Namespace, Workload: c.Key.Workload}
-			byClass[k] = append(byClass[k], c)
-		}
+		byClass := changesByClass(Diff(before, after))
 		classes += len(byClass)
 		for ns := range inv.Namespaces {
 			for _, w := range workloads {
@@ -168,22 +164,41 @@ func TestDiffAgainstProxy(t *testing.T) {
 					continue
 				}
 				compared++
-				found, closest := false, ""
-				for k, got := range byClass {
-					if k.Namespace != ns {
-						continue
-					}
-					d := cmp.Diff(want, got, cmpopts.IgnoreFields(ProxyHost{}, "Workload"))
-					found = found || d == ""
-					if k.Workload == labels.Set(w).String() {
-						closest = d
-					}
-				}
+				found, closest := byClass.find(ns, labels.Set(w), want)
 				require.True(t, found, "iteration %d: the changes of a proxy in %s with %v are those of no class of Diff; against the class of its labels (-Proxy +Diff):\n%s", iter, ns, w, closest)
 			}
 		}
 	}
 	t.Logf("%d proxies whose view changes each found among the %d classes Diff reports", compared, classes)
+}
+
+// classChanges are the changes of a dry run by class of proxies (Host ""), each class's in
+// host order.
+type classChanges map[ProxyHost][]Change
+
+func changesByClass(changes []Change) classChanges {
+	out := classChanges{}
+	for _, c := range changes {
+		k := ProxyHost{Namespace: c.Key.Namespace, Workload: c.Key.Workload}
+		out[k] = append(out[k], c)
+	}
+	return out
+}
+
+// find reports whether a class of namespace ns has exactly the changes want, whatever its
+// workload; closest is how the class of labels w differs from them (-want +class).
+func (cs classChanges) find(ns string, w labels.Set, want []Change) (found bool, closest string) {
+	for k, got := range cs {
+		if k.Namespace != ns {
+			continue
+		}
+		d := cmp.Diff(want, got, cmpopts.IgnoreFields(ProxyHost{}, "Workload"))
+		found = found || d == ""
+		if k.Workload == w.String() {
+			closest = d
+		}
+	}
+	return found, closest
 }
 
 // proxyChanges are the changes of a proxy of namespace ns from view b to view a, as Diff

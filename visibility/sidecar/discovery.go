@@ -1,13 +1,9 @@
 package sidecar
 
 import (
-	"strings"
-
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
-	"github.com/meshscope/meshscope/internal/names"
-	"github.com/meshscope/meshscope/visibility/inventory"
 	"github.com/meshscope/meshscope/visibility/mesh"
 )
 
@@ -50,34 +46,6 @@ func newDiscovery(m *mesh.Config, nsLabels map[string]map[string]string) discove
 // discovered reports whether namespace is discovered.
 func (d discovery) discovered(namespace string) bool {
 	return !d.selective || d.in[namespace]
-}
-
-// egressHost is one parsed entry of an egress listener's hosts.
-type egressHost struct {
-	namespace string // a name, "." or "*"
-	host      string
-	exclude   bool
-}
-
-// parseEgressHost splits "ns/host" ("~ns/host" for an exclusion; "~/host" is every
-// namespace). The inventory validated it.
-func parseEgressHost(s string) egressHost {
-	ns, h, _ := strings.Cut(s, "/")
-	e := egressHost{namespace: ns, host: h}
-	if rest, ok := strings.CutPrefix(ns, "~"); ok {
-		e.exclude, e.namespace = true, rest
-		if rest == "" {
-			e.namespace = names.Wildcard
-		}
-	}
-	return e
-}
-
-// matchesPort reports whether the listener filters services by its port: it has one, and
-// its protocol is not HTTP_PROXY (an outbound HTTP proxy imports services whatever their
-// ports).
-func matchesPort(e *inventory.Egress) bool {
-	return e.Port != 0 && !strings.EqualFold(e.Protocol, "HTTP_PROXY")
 }
 
 // exportToAnnotation is the annotation that gives a Kubernetes Service its exportTo.

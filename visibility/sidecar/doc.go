@@ -98,6 +98,20 @@
 // a Sidecar connects first, istiod hands the gateway that sidecar's scope: where that view
 // differs, the answer carries a note saying so.
 //
+// A gateway answers every question a sidecar answers, through the method of the same name
+// with Gateway in it:
+//
+//	v.Gateway("ingress", w)                              // as v.Proxy
+//	v.ExplainGatewayHost("ingress", w, "api.example.com") // as v.ExplainHost
+//	v.LintGateways()                                     // per class of gateways, as v.Lint per class of sidecars
+//	v.GatewayClasses()                                   // as v.Classes: Sidecars never make a gateway class
+//	sidecar.DiffGateways(before, after)                  // as sidecar.Diff
+//
+// LintGateways flags a service of the gateway's own namespace that the gateway does not get
+// because another namespace's service of its host came first (GatewayOwnServiceOutranked),
+// and the view that changes when a sidecar connects first (GatewayScopeOrderDependent); the
+// findings about the configuration itself — Sidecars, rules, hosts — are Lint's.
+//
 // # Explanations, lint and the dry run
 //
 // ExplainHost says, for one host, which step kept or dropped each candidate service (not
@@ -114,6 +128,17 @@
 // meshscope breaks the ties Istio leaves to input order — two ServiceEntries of one
 // namespace claiming a host at the same creation time (Lint: CreationTimeTie), and two
 // services of one host and age in two namespaces as a VirtualService destination — by name.
+//
+// # One record per proxy
+//
+// Every answer about a proxy — Proxy, Gateway, ExplainHost, Lint, Classes, Diff — reads one
+// record of the decisions istiod makes for it, worked out once per question by one builder
+// for a sidecar or a gateway: the Sidecar that applies, each listener's services and
+// VirtualServices, the one that routes each host and those it outranks, and each host's
+// DestinationRule lookup (the pools consulted, the rules found, the one chosen). An
+// explanation asks the builder to keep, for its host, every loser and why it lost; Proxy
+// does not, and pays nothing for it. So an explanation never disagrees with Proxy: both read
+// the same decisions.
 //
 // Compiled views are immutable and safe for concurrent use; building one is linear in the
 // inventory, and no proxy's view is worked out until it is asked for.

@@ -148,7 +148,7 @@ func ExampleView_ExplainHost_ruleOutOfReach() {
 	}
 	e := v.ExplainHost("web", nil, "reviews.shop.svc.cluster.local")
 	fmt.Println(e.Rule == nil)
-	fmt.Printf("%s: %s: %s\n", e.Rules[0].Name, e.Rules[0].Verdict, e.Rules[0].Reason)
+	fmt.Printf("%s: %s: %s\n", e.Rules[0].Object, e.Rules[0].Verdict, e.Rules[0].Reason)
 	// Output:
 	// true
 	// ops/reviews: hidden: a rule of ops applies only to proxies of ops and to services of ops (the root namespace's apply to every namespace); the proxy is in web and the service in shop, whatever its exportTo
@@ -173,31 +173,4 @@ func ExampleView_Lint_shortHost() {
 	// Output:
 	// reviews.default.svc.cluster.local: no DestinationRule
 	// WARNING ShortHostNeverMatches DestinationRule default/reviews: host "reviews.default" is kept as written (Istio expands only names without a dot): it never matches reviews.default.svc.cluster.local
-}
-
-// A gateway takes, per host, the first service exported to its namespace — no preference
-// for its own namespace, which a sidecar has.
-func ExampleView_Gateway() {
-	inv := inventory.Inventory{
-		Namespaces: map[string]map[string]string{"ingress": nil, "ext": nil},
-		Services: []inventory.Service{
-			entry("ext", "api", "api.example.com", 1),     // public, older
-			entry("ingress", "api", "api.example.com", 2), // the gateway's own namespace
-		},
-		Sidecars: []inventory.Sidecar{{Namespace: "ingress", Name: "default", CreationTime: at(1),
-			Egress: []inventory.Egress{{Hosts: []string{"./*"}}}}},
-	}
-	v, err := sidecar.New(nil, &inv)
-	if err != nil {
-		panic(err)
-	}
-	fmt.Print("gateway: ")
-	printProxy(v.Gateway("ingress", labels.Set{"istio": "ingressgateway"}))
-	fmt.Print("sidecar: ")
-	printProxy(v.Proxy("ingress", nil))
-	// Output:
-	// gateway: Sidecar ""
-	//   api.example.com from ServiceEntry ext/api [443]
-	// sidecar: Sidecar "ingress/default"
-	//   api.example.com from ServiceEntry ingress/api [443]
 }

@@ -177,9 +177,9 @@ func TestExplainUndiscoveredInIstioOrder(t *testing.T) {
 	}
 	e := explain([]inventory.VirtualService{vs("b", 0), vs("a", 1)}, []inventory.DestinationRule{dr("b", 0), dr("a", 1)})
 	require.Equal(t, e, explain([]inventory.VirtualService{vs("a", 1), vs("b", 0)}, []inventory.DestinationRule{dr("a", 1), dr("b", 0)}))
-	names := func(cs []Contender) (out []string) {
+	names := func(cs []Candidate) (out []string) {
 		for _, c := range cs {
-			out = append(out, c.Name)
+			out = append(out, c.Object)
 		}
 		return out
 	}

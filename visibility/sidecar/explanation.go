@@ -6,7 +6,6 @@ import (
 
 	"github.com/meshscope/meshscope/internal/fielderr"
 	"github.com/meshscope/meshscope/internal/report"
-	"github.com/meshscope/meshscope/visibility"
 	"github.com/meshscope/meshscope/visibility/inventory"
 )
 
@@ -18,47 +17,41 @@ type FieldError = fielderr.Error
 // Code, Level (the code's) and Message.
 type Finding = report.Finding
 
-// Verdict is what became of a candidate service for a host, at one step of an explanation.
-type Verdict string
-
-// The verdicts of an explanation.
-const (
-	// Chosen: the service the proxy gets for the host.
-	Chosen Verdict = "chosen"
-	// Hidden: the service is not exported to the proxy's namespace (its exportTo, or the
-	// mesh default, narrowed by visibility when applyToSidecars is set).
-	Hidden Verdict = "hidden"
-	// Outranked: another service of the host is preferred (the reason says which, and why).
-	Outranked Verdict = "outranked"
-	// NotDiscovered: the service's namespace is not discovered (discoverySelectors), so for
-	// istiod the service does not exist.
-	NotDiscovered Verdict = "not discovered"
-	// Excluded: an exclusion of the listener ("~ns/host") covers the service.
-	Excluded Verdict = "excluded"
-	// NotImported: no import of the listener covers the service (or the listener's port is
-	// not among its ports).
-	NotImported Verdict = "not imported"
-	// Merged: the service is kept beside the chosen one, of the same namespace, and its ports
-	// join the chosen one's.
-	Merged Verdict = "merged"
+// Verdict is what became of a candidate at one step of an explanation; Candidate is one
+// service claiming a host (Service, with its visibility Decision: visibility policies apply
+// to ServiceEntries only, so a Kubernetes Service's is PUBLIC and String does not show it),
+// or a VirtualService or DestinationRule whose host (as resolved: Host) matches it
+// (Object, "namespace/name"), and what became of it; Step is one step the candidates go
+// through — discovery, each egress listener in order, a VirtualService's destinations —
+// named by Key. They are the one shape every explanation of meshscope's views is in
+// (visibility/inventory's).
+type (
+	Verdict   = inventory.Verdict
+	Candidate = inventory.Candidate
+	Step      = inventory.Step
 )
 
-// Candidate is one service claiming a host, and what became of it at one step.
-type Candidate struct {
-	Service inventory.ServiceRef `json:"service"`
-	// Decision is the service's visibility. Visibility policies apply to ServiceEntries
-	// only: a Kubernetes Service's decision is PUBLIC, and String does not show it.
-	Decision visibility.Decision `json:"decision"`
-	Verdict  Verdict             `json:"verdict"`
-	Reason   string              `json:"reason"`
-}
-
-// Step is one step the candidates of a host go through — discovery, then each egress
-// listener in order — with every service claiming the host.
-type Step struct {
-	Key        string      `json:"key"`
-	Candidates []Candidate `json:"candidates"`
-}
+// The verdicts of an explanation: Chosen, the service the proxy gets for the host (the
+// VirtualService that routes it, the DestinationRule it gets: the first of those merged);
+// Hidden, the service (VirtualService, DestinationRule) is not exported to the proxy's
+// namespace — its exportTo, or the mesh default, narrowed by visibility when
+// applyToSidecars is set — or applies to other proxies only; Outranked, another is
+// preferred, and the reason says which and why; NotDiscovered, its namespace is not
+// discovered (discoverySelectors), so for istiod it does not exist; Excluded, an exclusion
+// of the listener ("~ns/host") covers the service (the VirtualService's host); NotImported,
+// no import of the listener covers the service (or the listener's port is not among its
+// ports) or matches a host of the VirtualService; Merged, the service is kept beside the
+// chosen one, of the same namespace, and its ports join the chosen one's (the rule is
+// merged into the chosen one).
+const (
+	Chosen        = inventory.Chosen
+	Hidden        = inventory.Hidden
+	Outranked     = inventory.Outranked
+	NotDiscovered = inventory.NotDiscovered
+	Excluded      = inventory.Excluded
+	NotImported   = inventory.NotImported
+	Merged        = inventory.Merged
+)
 
 // writeSteps writes each step and its candidates, a line each, with each ServiceEntry's
 // visibility decision when decisions is set (a Kubernetes Service has none to show).

@@ -29,21 +29,23 @@ import (
 // default Sidecar exists): then the gateway gets what such a sidecar gets. Where that
 // differs from the gateway's own view, Notes holds a GatewayScopeOrderDependent finding
 // naming the hosts that differ.
+//
+// ExplainGatewayHost, LintGateways, GatewayClasses and DiffGateways answer for gateways what
+// ExplainHost, Lint, Classes and Diff answer for sidecars.
 func (v *View) Gateway(namespace string, workload labels.Set) Proxy {
-	out := Proxy{Services: []Service{}, Listeners: []Listener{}}
-	got := &receivedSet{}
-	var in []importedService
-	for _, list := range [][]int32{v.exportedTo[namespace], v.public} {
-		for _, id := range list {
-			in = append(in, importedService{id, v.inv[v.svcs[id].svc].Ports})
-		}
-	}
-	v.apply(in, got, "")
-	out = v.finish(out, got, namespace, workload)
+	out := v.proxyOf(gatewayKind, nil, namespace, workload)
 	if note := v.gatewayOrderNote(namespace, out); note != nil {
 		out.Notes = append(out.Notes, *note)
 	}
 	return out
+}
+
+// proxyOf is the view of a proxy of kind k in namespace with labels workload, to which the
+// Sidecar sc applies (nil: none).
+func (v *View) proxyOf(k kind, sc *inventory.Sidecar, namespace string, workload labels.Set) Proxy {
+	var rec record
+	v.build(&rec, k, sc, namespace, workload, nil)
+	return v.spell(&rec)
 }
 
 // gatewayOrderNote says, for a gateway of namespace n whose own view is gw, where the view
@@ -53,10 +55,10 @@ func (v *View) Gateway(namespace string, workload labels.Set) Proxy {
 // That sidecar's scope — every service exported to n, as a sidecar gets them — is then n's
 // default, and gateways of n get it. nil when the two agree or the case cannot arise.
 func (v *View) gatewayOrderNote(n string, gw Proxy) *Finding {
-	if v.rootDefault != nil || slices.ContainsFunc(v.sidecars[n], func(sc *inventory.Sidecar) bool { return len(sc.WorkloadSelector) == 0 }) {
+	if v.sidecars.rootDefault != nil || slices.ContainsFunc(v.sidecars.byNS[n], func(sc *inventory.Sidecar) bool { return len(sc.WorkloadSelector) == 0 }) {
 		return nil
 	}
-	sc := v.proxyWith(nil, n, nil)
+	sc := v.proxyOf(sidecarKind, nil, n, nil)
 	var differ []string
 	mine := map[string]Service{}
 	for _, s := range gw.Services {
@@ -78,6 +80,40 @@ func (v *View) gatewayOrderNote(n string, gw Proxy) *Finding {
 	f := report.New("namespace "+n, GatewayScopeOrderDependent, "when a sidecar proxy of %s without a Sidecar connects to istiod before this gateway, istiod hands the gateway that sidecar's scope, and what the gateway gets differs for %s: %s",
 		n, plural(len(differ), "host", "hosts"), strings.Join(differ, ", "))
 	return &f
+}
+
+// LintGateways reports, per class of gateways (GatewayClasses), what istiod resolves
+// surprisingly for a gateway, reading each class's view: a service of the gateway's own
+// namespace, exported there, that the gateway does not get because another namespace's
+// service of its host came first (GatewayOwnServiceOutranked: a sidecar of the namespace
+// gets its own), and a view that changes when a sidecar of the namespace connects to istiod
+// first (GatewayScopeOrderDependent, the note Gateway carries). A finding lists every class
+// it holds for; sorted by path. What the configuration itself gets wrong — Sidecars,
+// DestinationRules, hosts — is Lint's.
+func (v *View) LintGateways() []Finding {
+	fs := classFindings{who: "gateways"}
+	x := &v.services
+	for _, c := range v.GatewayClasses() {
+		var rec record
+		v.build(&rec, gatewayKind, nil, c.Namespace, c.Workload, nil)
+		for _, lr := range rec.listeners {
+			for _, is := range lr.imported {
+				s, host := x.service(is.id), x.svcs[is.id].host
+				got := rec.got.get(host)
+				if s.Namespace != c.Namespace || x.service(got.id).Namespace == c.Namespace {
+					continue
+				}
+				fs.note(s.Ref().String(), GatewayOwnServiceOutranked, fmt.Sprintf("is exported to its namespace, but a gateway of %s gets %s from %s: a gateway takes the first service of a host it meets (those exported to %s by name, then the public ones, each oldest first; a Kubernetes Service replacing a ServiceEntry) and prefers no namespace, where a sidecar of %s without a Sidecar of its own gets this one",
+					c.Namespace, host, x.ref(got.id), c.Namespace, c.Namespace), c)
+			}
+		}
+		if note := v.gatewayOrderNote(c.Namespace, v.spell(&rec)); note != nil {
+			fs.note(note.Path, note.Code, note.Message, c)
+		}
+	}
+	out := fs.findings()
+	slices.SortFunc(out, report.Compare)
+	return out
 }
 
 func plural(n int, one, many string) string {

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/meshscope/meshscope/internal/exportto"
 	"github.com/meshscope/meshscope/internal/hosts"
 	"github.com/meshscope/meshscope/internal/names"
 	"github.com/meshscope/meshscope/internal/report"
@@ -71,6 +72,11 @@ const (
 	// GatewayScopeOrderDependent (warning, in a gateway's Notes): what the gateway gets
 	// depends on which proxy connected to istiod first (see View.Gateway).
 	GatewayScopeOrderDependent = report.GatewayScopeOrderDependent
+	// GatewayOwnServiceOutranked (warning, View.LintGateways): a service of a gateway's own
+	// namespace, exported there, that the gateway does not get: another namespace's service
+	// of its host came first, and a gateway prefers no namespace (a sidecar of the namespace
+	// gets its own).
+	GatewayOwnServiceOutranked = report.GatewayOwnServiceOutranked
 )
 
 // Lint reports what in the Sidecars, services, VirtualServices and DestinationRules Istio
@@ -81,8 +87,8 @@ const (
 // the root namespace's default times the namespaces that use it).
 func (v *View) Lint() []Finding {
 	out := []Finding{}
-	for i := range v.scs {
-		out = append(out, v.lintSidecar(&v.scs[i])...)
+	for i := range v.sidecars.all {
+		out = append(out, v.lintSidecar(&v.sidecars.all[i])...)
 	}
 	out = append(out, v.lintShadowedSidecars()...)
 	out = append(out, v.lintExactImports()...)
@@ -142,8 +148,8 @@ func lintExclusions(at string, e *inventory.Egress) []Finding {
 // than this one's (no selector asks nothing).
 func (v *View) lintShadowedSidecars() []Finding {
 	var out []Finding
-	for _, ns := range slices.Sorted(maps.Keys(v.sidecars)) {
-		list := v.sidecars[ns]
+	for _, ns := range slices.Sorted(maps.Keys(v.sidecars.byNS)) {
+		list := v.sidecars.byNS[ns]
 		for j, sc := range list {
 			for _, older := range list[:j] {
 				if subsetOf(older.WorkloadSelector, sc.WorkloadSelector) {
@@ -156,17 +162,6 @@ func (v *View) lintShadowedSidecars() []Finding {
 	return out
 }
 
-// subsetOf reports whether every label of a is in b: whether a selector a (nil or empty
-// selects everything) selects a workload with labels b.
-func subsetOf(a, b map[string]string) bool {
-	for k, x := range a {
-		if y, ok := b[k]; !ok || x != y {
-			return false
-		}
-	}
-	return true
-}
-
 // lintExactImports finds the exact-host imports that look at an old service hidden from
 // the proxy's namespace while a younger one of the same host and namespace is exported to
 // it, for every namespace a Sidecar serves.
@@ -174,18 +169,19 @@ func (v *View) lintExactImports() []Finding {
 	// The namespaces each discovered Sidecar serves: its own; and, for the root default,
 	// every namespace of the inventory whose proxies it can serve.
 	serves := map[*inventory.Sidecar][]string{}
-	for ns, list := range v.sidecars {
+	for ns, list := range v.sidecars.byNS {
 		for _, sc := range list {
 			serves[sc] = []string{ns}
 		}
 	}
-	if v.rootDefault != nil {
-		for _, ns := range slices.Sorted(maps.Keys(v.nsLab)) {
-			if !slices.ContainsFunc(v.sidecars[ns], func(sc *inventory.Sidecar) bool { return len(sc.WorkloadSelector) == 0 }) && ns != v.root {
-				serves[v.rootDefault] = append(serves[v.rootDefault], ns)
+	if def := v.sidecars.rootDefault; def != nil {
+		for _, ns := range slices.Sorted(maps.Keys(v.inv.Namespaces)) {
+			if !slices.ContainsFunc(v.sidecars.byNS[ns], func(sc *inventory.Sidecar) bool { return len(sc.WorkloadSelector) == 0 }) && ns != v.root {
+				serves[def] = append(serves[def], ns)
 			}
 		}
 	}
+	xs := &v.services
 	var out []Finding
 	for sc, nss := range serves {
 		for i := range sc.Egress {
@@ -209,12 +205,12 @@ func (v *View) lintExactImports() []Finding {
 					if x == "." {
 						x = n
 					}
-					o, ok := v.oldest[hostNS{imp.host, x}]
-					if !ok || v.svcs[o].exportedTo(n) {
+					o, ok := xs.indexed(imp.host, x)
+					if !ok || xs.svcs[o].exportedTo(n) {
 						continue
 					}
-					for _, id := range v.byHost[imp.host] {
-						if id != o && v.inv[v.svcs[id].svc].Namespace == x && v.svcs[id].exportedTo(n) {
+					for _, id := range xs.byHost[imp.host] {
+						if id != o && xs.service(id).Namespace == x && xs.svcs[id].exportedTo(n) {
 							p := pair{o, id}
 							if hit[p] == nil {
 								pairs = append(pairs, p)
@@ -227,7 +223,7 @@ func (v *View) lintExactImports() []Finding {
 				for _, p := range pairs {
 					out = append(out, report.New(fmt.Sprintf("%s egress[%d].hosts[%d]", sidecarPath(sc), i, j), ExactImportShadowed,
 						"every import of the listener is an exact host, so for %q it looks only at the oldest service of %s in its namespace, %s, which is not exported to %s; %s, which is, is never considered",
-						raw, imp.host, v.ref(p.old), strings.Join(hit[p], ", "), v.ref(p.young)))
+						raw, imp.host, xs.ref(p.old), strings.Join(hit[p], ", "), xs.ref(p.young)))
 				}
 			}
 		}
@@ -238,29 +234,21 @@ func (v *View) lintExactImports() []Finding {
 // lintServices finds creation-time ties and repeated annotation entries.
 func (v *View) lintServices() []Finding {
 	var out []Finding
-	for k := 1; k < len(v.svcs); k++ {
-		a, b := &v.svcs[k-1], &v.svcs[k]
-		x, y := &v.inv[a.svc], &v.inv[b.svc]
+	xs := &v.services
+	for k := 1; k < len(xs.svcs); k++ {
+		a, b := &xs.svcs[k-1], &xs.svcs[k]
+		x, y := &xs.inv[a.svc], &xs.inv[b.svc]
 		if a.host == b.host && x.Namespace == y.Namespace && x.Kind == inventory.ServiceEntry && y.Kind == inventory.ServiceEntry && x.CreationTime.Equal(y.CreationTime) {
 			out = append(out, report.New(y.Ref().String(), CreationTimeTie, "%s claims %s too, with the same creation time: which one Istio takes as the oldest depends on the order it lists them in (meshscope takes %s, the first by name)", x.Ref(), a.host, x.Ref()))
 		}
 	}
-	for i := range v.inv {
-		s := &v.inv[i]
+	for i := range xs.inv {
+		s := &xs.inv[i]
 		if s.Kind != inventory.KubernetesService {
 			continue
 		}
-		seen := map[string]bool{}
-		for _, e := range s.ExportTo {
-			k := e
-			if k == "." {
-				k = s.Namespace
-			}
-			if seen[k] {
-				out = append(out, report.New(s.Ref().String(), ExportToAnnotationRepeats, "the %s annotation gives %q twice; Istio reads it as a set, so the repeat changes nothing", exportToAnnotation, e))
-				break
-			}
-			seen[k] = true
+		if at, _, ok := exportto.Repeat(s.ExportTo, s.Namespace); ok {
+			out = append(out, report.New(s.Ref().String(), ExportToAnnotationRepeats, "the %s annotation gives %q twice; Istio reads it as a set, so the repeat changes nothing", exportToAnnotation, s.ExportTo[at]))
 		}
 	}
 	return out
@@ -269,18 +257,18 @@ func (v *View) lintServices() []Finding {
 // lintRootNamespace finds a rootNamespace, given in the mesh configuration, that is no
 // namespace of an inventory holding Sidecars, and the namespace it may misspell.
 func (v *View) lintRootNamespace() []Finding {
-	if !v.rootSet || len(v.scs) == 0 {
+	if !v.rootSet || len(v.sidecars.all) == 0 {
 		return nil
 	}
-	known := v.all.NamespaceNames()
+	known := v.inv.NamespaceNames()
 	if _, found := slices.BinarySearch(known, v.root); found {
 		return nil
 	}
 	msg := fmt.Sprintf("the root namespace %q is not a namespace of the inventory, which holds Sidecars: none of them is the mesh-wide default, and a proxy without a Sidecar of its own imports */*", v.root)
 	if near := strict.Close(v.root, known); near != "" {
 		then := ""
-		for i := range v.scs {
-			if sc := &v.scs[i]; sc.Namespace == near && sc.WorkloadSelector == nil {
+		for i := range v.sidecars.all {
+			if sc := &v.sidecars.all[i]; sc.Namespace == near && sc.WorkloadSelector == nil {
 				then = fmt.Sprintf(", whose Sidecar %s would then be the default", sidecarName(sc))
 				break
 			}

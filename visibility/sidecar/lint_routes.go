@@ -13,76 +13,87 @@ import (
 	"github.com/meshscope/meshscope/visibility/inventory"
 )
 
-// lintRoutes judges, per class of proxies, the routes and rules each class actually gets:
-// route destinations to a subset the class's DestinationRule for the host lacks, and hosts
-// two VirtualServices of one listener give alike. A finding lists every class it holds for.
+// lintRoutes judges, per class of proxies, the routes and rules each class actually gets,
+// reading the record of its view: route destinations to a subset the class's
+// DestinationRule for the host lacks, and hosts two VirtualServices of one listener give
+// alike. A finding lists every class it holds for.
 func (v *View) lintRoutes() []Finding {
-	type key struct {
-		path, code, what string
-	}
-	classes := map[key][]string{}
-	var order []key
-	note := func(k key, class string) {
-		if _, ok := classes[k]; !ok {
-			order = append(order, k)
-		}
-		if !slices.Contains(classes[k], class) {
-			classes[k] = append(classes[k], class)
-		}
-	}
+	fs := classFindings{who: "proxies"}
 	for _, c := range v.Classes() {
-		sc := v.sidecarFor(c.Namespace, c.Workload)
-		p, routed := v.buildProxy(sc, c.Namespace, c.Workload, true)
-		has := map[string]bool{}
-		for _, s := range p.Services {
-			has[s.Host] = true
-		}
-		for li, rl := range routed {
-			selected := rl.vss
-			for _, k := range selected {
-				r := &v.vss[k]
+		var rec record
+		v.build(&rec, sidecarKind, v.sidecars.forProxy(c.Namespace, c.Workload), c.Namespace, c.Workload, nil)
+		for i := range rec.listeners {
+			lr := &rec.listeners[i]
+			for _, k := range lr.vss {
+				r := &v.vss.vss[k]
 				for _, d := range r.subsetDestinations(c.Namespace) {
-					if !has[d.host] {
+					g := rec.got.get(d.host)
+					switch {
+					case g == nil:
+					case g.rule == nil:
+						fs.note("VirtualService "+r.ref, RouteSubsetMissing, fmt.Sprintf("routes to subset %s of %s, but these proxies get no DestinationRule for %s: requests routed there fail", d.subset, d.host, d.host), c)
+					case !slices.Contains(g.rule.subsets, d.subset):
+						rule := v.rules.spell(g.rule)
+						fs.note("VirtualService "+r.ref, RouteSubsetMissing, fmt.Sprintf("routes to subset %s of %s, but the DestinationRule these proxies get for it (%s) has subsets %v: requests routed there fail", d.subset, d.host, strings.Join(rule.From, " + "), rule.Subsets), c)
+					}
+				}
+			}
+			if len(lr.vss) == 0 {
+				continue
+			}
+			for _, is := range lr.imported {
+				host := v.services.svcs[is.id].host
+				var best routeHost // the VirtualService that routes the host, and its host
+				for claim := range lr.routes.claims(host) {
+					if best.host == "" {
+						best = claim
 						continue
 					}
-					rule := p.Rules[d.host]
-					switch {
-					case rule == nil:
-						note(key{"VirtualService " + r.ref, string(RouteSubsetMissing), fmt.Sprintf("routes to subset %s of %s, but these proxies get no DestinationRule for %s: requests routed there fail", d.subset, d.host, d.host)}, c.String())
-					case !slices.Contains(rule.Subsets, d.subset):
-						note(key{"VirtualService " + r.ref, string(RouteSubsetMissing), fmt.Sprintf("routes to subset %s of %s, but the DestinationRule these proxies get for it (%s) has subsets %v: requests routed there fail", d.subset, d.host, strings.Join(rule.From, " + "), rule.Subsets)}, c.String())
+					if claim.host != best.host {
+						break // a less specific host
 					}
-				}
-			}
-			for _, h := range p.Listeners[li].Services {
-				_, host, _ := strings.Cut(h, "/")
-				best, bestHost, ok := rl.ix.lookup(host)
-				if !ok {
-					continue
-				}
-				for _, k := range selected {
-					if h, ok := mostSpecificOf(slices.Values(v.vss[k].hosts), host); ok && k != best && h == bestHost {
-						note(key{"VirtualService " + v.vss[k].ref, string(HostRoutedTwice), fmt.Sprintf("gives host %s, as %s does, which comes first in Istio's order and routes %s: this one's routes for it are never used", bestHost, v.vss[best].ref, host)}, c.String())
-					}
+					fs.note("VirtualService "+v.vss.vss[claim.vs].ref, HostRoutedTwice, fmt.Sprintf("gives host %s, as %s does, which comes first in Istio's order and routes %s: this one's routes for it are never used", best.host, v.vss.vss[best.vs].ref, host), c)
 				}
 			}
 		}
 	}
-	var out []Finding
-	for _, k := range order {
-		out = append(out, report.New(k.path, report.Code(k.code), "%s (for the proxies of %s)", k.what, strings.Join(classes[k], "; ")))
-	}
-	return out
+	return fs.findings()
 }
 
-// subsetDestinations returns r's route destinations that name a subset, for proxies of
-// namespace n, each once.
-func (r *virtualService) subsetDestinations(n string) []destination {
-	var out []destination
-	for d := range r.destinationsFor(n) {
-		if d.subset != "" && !slices.ContainsFunc(out, func(o destination) bool { return o.host == d.host && o.subset == d.subset }) {
-			out = append(out, d)
-		}
+// classFindings gathers findings that hold for several classes of proxies: each once, in
+// the order they were first noted, with every class it holds for.
+type classFindings struct {
+	who     string // "proxies", "gateways"
+	order   []classFinding
+	classes map[classFinding][]string
+}
+
+type classFinding struct {
+	path string
+	code report.Code
+	what string
+}
+
+// note notes a finding for class c.
+func (fs *classFindings) note(path string, code report.Code, what string, c Class) {
+	k := classFinding{path, code, what}
+	if fs.classes == nil {
+		fs.classes = map[classFinding][]string{}
+	}
+	if _, ok := fs.classes[k]; !ok {
+		fs.order = append(fs.order, k)
+	}
+	if name := c.String(); !slices.Contains(fs.classes[k], name) {
+		fs.classes[k] = append(fs.classes[k], name)
+	}
+}
+
+// findings returns the findings, each naming the classes it holds for.
+func (fs *classFindings) findings() []Finding {
+	var out []Finding
+	format := "%s (for the " + fs.who + " of %s)"
+	for _, k := range fs.order {
+		out = append(out, report.New(k.path, k.code, format, k.what, strings.Join(fs.classes[k], "; ")))
 	}
 	return out
 }
@@ -91,36 +102,37 @@ func (r *virtualService) subsetDestinations(n string) []destination {
 // exported beyond theirs, and catch-all rules merged into a workload-selected one.
 func (v *View) lintRules() []Finding {
 	var out []Finding
-	for k := range v.drs {
-		r := &v.drs[k]
+	xs, x := &v.services, &v.rules
+	for k := range x.drs {
+		r := &x.drs[k]
 		ns := r.dr.Namespace
-		if ns == v.root || r.private || len(r.exportTo) == 0 { // only a rule declaring an exportTo beyond its namespace is judged
+		if ns == v.root || r.exp.OwnOnly() || len(r.exportTo) == 0 { // only a rule declaring an exportTo beyond its namespace is judged
 			continue
 		}
-		if !slices.ContainsFunc(v.byNS[ns], func(id int32) bool { return hosts.Covers(r.host, v.svcs[id].host) }) {
+		if !slices.ContainsFunc(xs.byNS[ns], func(id int32) bool { return hosts.Covers(r.host, xs.svcs[id].host) }) {
 			out = append(out, report.New("DestinationRule "+r.ref, RuleOutOfReach,
 				"exported to %q, but a rule applies only from the proxy's namespace, the service's namespace and the root namespace %s, and no service of %s is in %s: no proxy of another namespace gets it",
 				r.dr.ExportTo, v.root, r.host, ns))
 		}
 	}
 	seen := map[int32]bool{}
-	for _, ns := range slices.Sorted(maps.Keys(v.drLocal)) {
-		for _, pool := range [2]map[string][]*mergedRule{v.drLocal[ns].specific, v.drLocal[ns].wildcard} {
+	for _, ns := range slices.Sorted(maps.Keys(x.local)) {
+		for _, pool := range [2]map[string][]*mergedRule{x.local[ns].specific, x.local[ns].wildcard} {
 			for _, h := range slices.Sorted(maps.Keys(pool)) {
 				list := pool[h]
 				for _, m := range list {
-					first := v.drs[m.first].dr
+					first := x.drs[m.first].dr
 					if first.WorkloadSelector == nil {
 						continue
 					}
 					for _, k := range m.from[1:] {
-						if seen[k] || v.drs[k].dr.WorkloadSelector != nil || slices.ContainsFunc(list, func(o *mergedRule) bool { return o.first == k }) {
+						if seen[k] || x.drs[k].dr.WorkloadSelector != nil || slices.ContainsFunc(list, func(o *mergedRule) bool { return o.first == k }) {
 							continue
 						}
 						seen[k] = true
-						out = append(out, report.New("DestinationRule "+v.drs[k].ref, CatchAllRuleMerged,
+						out = append(out, report.New("DestinationRule "+x.drs[k].ref, CatchAllRuleMerged,
 							"it has no workloadSelector, but istiod merges it into %s, an earlier workload-selected rule of %s for %s with the same exportTo: only workloads with %s get its subsets and policy, and the namespace's other workloads get no rule for %s from it",
-							v.drs[m.first].ref, ns, h, labels.Set(first.WorkloadSelector), h))
+							x.drs[m.first].ref, ns, h, labels.Set(first.WorkloadSelector), h))
 					}
 				}
 			}
@@ -133,7 +145,7 @@ func (v *View) lintRules() []Finding {
 // VirtualServices and DestinationRules: Istio expands only names without a dot, so they
 // never match the Kubernetes Service's host.
 func (v *View) lintShortHosts() []Finding {
-	namespaces := v.all.NamespaceNames()
+	namespaces := v.inv.NamespaceNames()
 	short := func(h string) (string, bool) {
 		parts := strings.Split(h, ".")
 		switch {
@@ -145,7 +157,7 @@ func (v *View) lintShortHosts() []Finding {
 			return "", false
 		}
 		full := inventory.ServiceHost(parts[0], parts[1], v.domain)
-		return full, len(v.byHost[h]) == 0
+		return full, len(v.services.byHost[h]) == 0
 	}
 	var out []Finding
 	add := func(path, where, h string) {
@@ -153,8 +165,8 @@ func (v *View) lintShortHosts() []Finding {
 			out = append(out, report.New(path, ShortHostNeverMatches, "%s %q is kept as written (Istio expands only names without a dot): it never matches %s", where, h, full))
 		}
 	}
-	for i := range v.all.VirtualServices {
-		vs := &v.all.VirtualServices[i]
+	for i := range v.inv.VirtualServices {
+		vs := &v.inv.VirtualServices[i]
 		path := "VirtualService " + vs.Namespace + "/" + vs.Name
 		for _, h := range vs.Hosts {
 			add(path, "host", h)
@@ -181,8 +193,8 @@ func (v *View) lintShortHosts() []Finding {
 			}
 		}
 	}
-	for i := range v.all.DestinationRules {
-		dr := &v.all.DestinationRules[i]
+	for i := range v.inv.DestinationRules {
+		dr := &v.inv.DestinationRules[i]
 		add("DestinationRule "+dr.Namespace+"/"+dr.Name, "host", dr.Host)
 	}
 	return out

@@ -178,6 +178,9 @@ func TestSidecarViewAgainstReference(t *testing.T) {
 				if part != "" {
 					d.add("gateway "+part, diff, at("Gateway"))
 				}
+				if e := explainDiffWith(v.ExplainGatewayHost, inv, ns, w, gw); e != "" {
+					d.add("ExplainGatewayHost", e, at("Gateway"))
+				}
 				c.gateway(gw, part == "")
 			}
 		}
@@ -209,10 +212,12 @@ func TestSidecarViewIgnoresInputOrder(t *testing.T) {
 				require.Equal(t, v.Gateway(ns, labels.Set(w)), u.Gateway(ns, labels.Set(w)), "inventory %d, gateway in %s with %v", i, ns, w)
 				for _, h := range sidecarHosts {
 					require.Equal(t, v.ExplainHost(ns, labels.Set(w), h), u.ExplainHost(ns, labels.Set(w), h), "inventory %d, %s for a proxy in %s with %v", i, h, ns, w)
+					require.Equal(t, v.ExplainGatewayHost(ns, labels.Set(w), h), u.ExplainGatewayHost(ns, labels.Set(w), h), "inventory %d, %s for a gateway in %s with %v", i, h, ns, w)
 				}
 			}
 		}
 		require.Equal(t, v.Lint(), u.Lint(), "inventory %d", i)
+		require.Equal(t, v.LintGateways(), u.LintGateways(), "inventory %d", i)
 	}
 }
 
@@ -255,6 +260,12 @@ func explainAgrees(t *testing.T, v *View, inv inventory.Inventory, ns string, w 
 // explainDiff is the first host whose explanation disagrees with Proxy, and how; "" when
 // none does.
 func explainDiff(v *View, inv inventory.Inventory, ns string, w map[string]string, got Proxy) string {
+	return explainDiffWith(v.ExplainHost, inv, ns, w, got)
+}
+
+// explainDiffWith is explainDiff for the explanations explain gives (ExplainHost,
+// ExplainGatewayHost) of the proxy whose view is got.
+func explainDiffWith(explain func(string, labels.Set, string) Explanation, inv inventory.Inventory, ns string, w map[string]string, got Proxy) string {
 	hosts := map[string]*Service{}
 	for i := range got.Services {
 		hosts[got.Services[i].Host] = &got.Services[i]
@@ -268,7 +279,7 @@ func explainDiff(v *View, inv inventory.Inventory, ns string, w map[string]strin
 	}
 	for _, h := range slices.Sorted(maps.Keys(hosts)) {
 		want := hosts[h]
-		e := v.ExplainHost(ns, labels.Set(w), h)
+		e := explain(ns, labels.Set(w), h)
 		if d := cmp.Diff(want, e.Answer); d != "" {
 			return fmt.Sprintf("ExplainHost(%s, %v, %s).Answer is not what Proxy gives (-Proxy +Answer):\n%s\n%s", ns, w, h, d, e)
 		}
@@ -324,7 +335,7 @@ items:
 			return
 		}
 		ref := refSidecarView{inv: *inv}
-		for _, ns := range v.all.NamespaceNames() {
+		for _, ns := range v.inv.NamespaceNames() {
 			for _, w := range sidecarWorkload {
 				if part, diff := proxyDiff(ref.proxy(ns, w), v.Proxy(ns, labels.Set(w))); part != "" {
 					t.Fatalf("Proxy(%s, %v): %s differ from the reference's: %s", ns, w, part, diff)

@@ -8,7 +8,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/meshscope/meshscope/internal/longtest"
-	"github.com/meshscope/meshscope/internal/names"
 	"github.com/meshscope/meshscope/visibility/inventory"
 )
 
@@ -92,11 +91,11 @@ func TestSelectVirtualServicesIndex(t *testing.T) {
 			for li, e := range egressOf(sc) {
 				for _, n := range append(slices.Clone(sidecarNamespaces), "nowhere") {
 					l := readListener(e, li, n)
-					got, want := v.selectVirtualServices(&l, n), v.scanVirtualServices(&l, n)
+					got, want := v.vss.selectFor(&l, n), v.vss.scan(&l, n)
 					if !slices.Equal(want, got) {
 						t.Fatalf("got %v, want %v: inventory %d, %s listener %d for %s:\n%s", got, want, i, sidecarName(sc), li, n, dumpInventory(m, inv))
 					}
-					if w := l.byNS[names.Wildcard]; len(want) > 0 && (w == nil || len(w.all) == 0) {
+					if w := l.wildcard(); len(want) > 0 && (w == nil || len(w.all) == 0) {
 						indexed++
 					}
 				}

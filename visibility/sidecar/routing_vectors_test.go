@@ -359,6 +359,12 @@ func nonNil(s []string) []string {
 	return s
 }
 
+// gatewayAt names gateway p of the case in a failure message.
+func (c *routingCase) gatewayAt(p int) string {
+	gw := &c.GatewayProxies[p]
+	return "case " + strconv.Itoa(c.ID) + ", gateway " + strconv.Itoa(p) + " in " + gw.Namespace + " with " + labels.Set(gw.Labels).String()
+}
+
 // TestGatewayAgainstIstio holds View.Gateway to the services Istio's own gateway scope gave
 // every gateway of every case, and the view of a sidecar without a Sidecar to the default
 // sidecar scope Istio computed per namespace; a gateway's answer that would differ when a
@@ -370,7 +376,7 @@ func TestGatewayAgainstIstio(t *testing.T) {
 		c := &vs.Cases[i]
 		_, v := c.view(t)
 		for p, gw := range c.GatewayProxies {
-			at := "case " + strconv.Itoa(c.ID) + ", gateway " + strconv.Itoa(p) + " in " + gw.Namespace + " with " + labels.Set(gw.Labels).String()
+			at := c.gatewayAt(p)
 			got := v.Gateway(gw.Namespace, labels.Set(gw.Labels))
 			require.Equal(t, "", got.Sidecar, at)
 			require.Equal(t, istioServices(gw.Services), bare(got.Services), at)
@@ -394,7 +400,7 @@ func TestGatewayAgainstIstio(t *testing.T) {
 			notes += len(got.Notes)
 		}
 		for ns, want := range c.SidecarDefaultView {
-			require.Equal(t, istioServices(want), bare(v.proxyWith(nil, ns, nil).Services), "case %d: the default sidecar scope of %s", c.ID, ns)
+			require.Equal(t, istioServices(want), bare(v.proxyOf(sidecarKind, nil, ns, nil).Services), "case %d: the default sidecar scope of %s", c.ID, ns)
 			defaults++
 		}
 	}

@@ -1,0 +1,318 @@
+package sidecar
+
+import (
+	"cmp"
+	"slices"
+
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/meshscope/meshscope/internal/hosts"
+	"github.com/meshscope/meshscope/internal/names"
+	"github.com/meshscope/meshscope/visibility/inventory"
+)
+
+// kind is the kind of Envoy proxy a scope is built for. It decides what sets a gateway's
+// scope apart from a sidecar's: no Sidecar applies to a gateway, a gateway takes the first
+// candidate of a host where a sidecar prefers its own namespace's, and a gateway's scope has
+// no VirtualService destinations (nor listeners to report).
+type kind uint8
+
+const (
+	sidecarKind kind = iota
+	gatewayKind
+)
+
+// prefersOwn reports whether, within a listener, the proxy's namespace holds a host before
+// the namespace first met (a sidecar), rather than the first candidate standing (a gateway).
+func (k kind) prefersOwn() bool { return k == sidecarKind }
+
+// routed reports whether the proxy's listeners select VirtualServices whose destinations add
+// services (a sidecar).
+func (k kind) routed() bool { return k == sidecarKind }
+
+// record is what the builder decided for one proxy, read by every question: the Sidecar
+// that applies, each listener's services, VirtualServices and routes, what the proxy
+// received for each host and the DestinationRule it gets; and, when asked, the losers of one
+// host at every step (trace).
+type record struct {
+	kind      kind
+	ns        string
+	workload  labels.Set
+	sidecar   *inventory.Sidecar // nil: none applies (always, for a gateway)
+	name      string             // the Sidecar's "namespace/name"; "" for none
+	listeners []listenerRecord
+	got       receivedSet
+	trace     *trace
+}
+
+// listenerRecord is one listener as the builder worked it out: the listener read for the
+// proxy's namespace, the services it imports in Istio's order (after which namespace holds
+// each host), the VirtualServices it selects in Istio's order, and their hosts indexed with
+// every VirtualService that gives each (routes).
+type listenerRecord struct {
+	l        *listener
+	imported []importedService
+	vss      []int32
+	routes   routeIndex
+}
+
+// importedService is a service a listener brings, with the ports it brings.
+type importedService struct {
+	id    int32
+	ports []uint32
+}
+
+// builder makes one proxy's record. Each rule of istiod it applies is decided in one
+// function, so a rule that differs between Istio releases changes in one place: the order
+// of a listener's candidates (candidates, over serviceIndex's lists), how an egress host is
+// read — exclusions, exact-host listeners — (readListener, listener.admit), which namespace
+// holds a host in a listener (holders), the service a VirtualService destination adds
+// (destinations, serviceIndex.bestExported), which VirtualServices a listener selects and
+// in what order (vsIndex.selectFor, vsIndex.group, listener.selects), the mesh default
+// exportTo of each kind (exportto.ListOf, exportto.RuleListOf), and the DestinationRule
+// lookup (ruleIndex.lookup).
+type builder struct {
+	v   *View
+	rec *record
+	tr  *trace // nil: no losers recorded
+}
+
+// build makes into rec the record of a proxy of kind k in namespace n with labels w, to which
+// the Sidecar sc applies (nil: none); tr, when not nil, records the losers of its host.
+//
+// Its cost is what it returns: a listener of exact hosts looks each one up, a wildcard of
+// every namespace (*/*.example.com) looks only at the services its pattern covers, and one
+// of a named namespace (ns/* or ns/*.example.com) at that namespace's services.
+func (v *View) build(rec *record, k kind, sc *inventory.Sidecar, n string, w labels.Set, tr *trace) {
+	name, ls := v.sidecars.listenersOf(sc, n)
+	*rec = record{kind: k, ns: n, workload: w, sidecar: sc, name: name, listeners: make([]listenerRecord, 0, len(ls)), trace: tr}
+	b := builder{v: v, rec: rec, tr: tr}
+	for i := range ls {
+		b.listen(&ls[i])
+	}
+	b.lookupRules()
+}
+
+// listen works out one listener: the services its egress hosts import, then (for a sidecar)
+// the VirtualServices it selects and the services their destinations add.
+func (b *builder) listen(l *listener) {
+	n := b.rec.ns
+	if b.tr != nil {
+		b.tr.beginListener(b, l)
+	}
+	lr := listenerRecord{l: l, imported: b.imported(l, b.candidates(l))}
+	if b.rec.kind.prefersOwn() {
+		lr.imported = b.holders(lr.imported)
+	}
+	b.receive(lr.imported, "")
+	if b.rec.kind.routed() {
+		x := &b.v.vss
+		lr.vss = x.selectFor(l, n)
+		for _, k := range lr.vss {
+			b.receive(b.destinations(l, k), x.vss[k].ref)
+		}
+		lr.routes = x.routesOf(lr.vss)
+	}
+	b.rec.listeners = append(b.rec.listeners, lr)
+	if b.tr != nil {
+		b.tr.endListener(b, &b.rec.listeners[len(b.rec.listeners)-1])
+	}
+}
+
+// candidates returns the services a listener considers for a proxy in namespace n, in
+// Istio's order, or a superset of those it imports (the ones no import can cover are left
+// out: the order of the rest is unchanged), without their ports. A listener of exact hosts
+// of named namespaces considers, per (namespace, host), only the service istiod indexes,
+// when exported to n; any other considers the services exported to n by name, then the
+// public ones, each in creation order.
+func (b *builder) candidates(l *listener) []importedService {
+	x, n := &b.v.services, b.rec.ns
+	if l.exactOnly {
+		out := make([]importedService, 0, len(l.egress.Hosts))
+		for _, hc := range l.classes {
+			for _, h := range hc.exact {
+				if id, ok := x.indexed(h, hc.ns); ok && x.svcs[id].exportedTo(n) {
+					out = append(out, importedService{id: id})
+				}
+			}
+		}
+		slices.SortFunc(out, byID)
+		return out
+	}
+	if l.importsEverything() { // */*: everything exported to n
+		named, public := x.exportedTo[n], x.public
+		out := make([]importedService, len(named)+len(public))
+		for i, id := range named {
+			out[i].id = id
+		}
+		for i, id := range public {
+			out[len(named)+i].id = id
+		}
+		return out
+	}
+	var ids []int32
+	for _, hc := range l.classes {
+		ns := hc.ns
+		for _, o := range hc.all {
+			switch {
+			case ns == names.Wildcard && isWildcard(o):
+				ids = x.appendExported(ids, x.bySuffix[o[1:]], n, "", "")
+			case ns == names.Wildcard:
+				ids = x.appendExported(ids, x.byHost[o], n, "", "")
+			case o == names.Wildcard:
+				ids = x.appendExported(ids, x.byNS[ns], n, "", "")
+			case isWildcard(o):
+				ids = x.appendExported(ids, x.byNS[ns], n, "", o)
+			default:
+				ids = x.appendExported(ids, x.byHost[o], n, ns, "")
+			}
+		}
+	}
+	// Istio's order: the services exported to n by name first, then the public ones, each
+	// in creation order.
+	out := make([]importedService, 0, len(ids))
+	for _, id := range ids {
+		if !x.svcs[id].exp.Public() {
+			out = append(out, importedService{id: id})
+		}
+	}
+	named := len(out)
+	for _, id := range ids {
+		if x.svcs[id].exp.Public() {
+			out = append(out, importedService{id: id})
+		}
+	}
+	slices.SortFunc(out[:named], byID)
+	slices.SortFunc(out[named:], byID)
+	return slices.CompactFunc(out, func(a, b importedService) bool { return a.id == b.id })
+}
+
+func byID(a, b importedService) int { return cmp.Compare(a.id, b.id) }
+
+// appendExported appends to out the services of ids exported to n, of namespace ns ("":
+// any) whose host pattern covers ("": any).
+func (x *serviceIndex) appendExported(out, ids []int32, n, ns, pattern string) []int32 {
+	for _, id := range ids {
+		s := &x.svcs[id]
+		if (ns == "" || x.inv[s.svc].Namespace == ns) && (pattern == "" || hosts.Covers(pattern, s.host)) && s.exportedTo(n) {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// imported filters a listener's candidates, in place, to those it imports (listener.admit),
+// each with the ports it brings.
+func (b *builder) imported(l *listener, cands []importedService) []importedService {
+	x := &b.v.services
+	out := cands[:0]
+	for _, c := range cands {
+		s := &x.svcs[c.id]
+		if why, _, ports := l.admit(s.host, x.inv[s.svc].Namespace, x.inv[s.svc].Ports); why == admitted {
+			out = append(out, importedService{c.id, ports})
+		}
+	}
+	return out
+}
+
+// holders keeps, of the services a sidecar's listener imports, those of the namespace that
+// holds each host: the first namespace met, unless a later service is in the proxy's
+// namespace n, or a later Kubernetes Service is in n or the holder is not (Istio's "unified"
+// sidecar scoping).
+func (b *builder) holders(in []importedService) []importedService {
+	x, n := &b.v.services, b.rec.ns
+	type holder struct {
+		ns string
+		id int32
+	}
+	held := make(map[string]holder, len(in))
+	for _, is := range in {
+		s := &x.svcs[is.id]
+		svc := &x.inv[s.svc]
+		cur, ok := held[s.host]
+		switch {
+		case !ok, svc.Namespace == n, replaces(svc, x.service(cur.id)) && (svc.Namespace == n || cur.ns != n):
+			held[s.host] = holder{svc.Namespace, is.id}
+		}
+	}
+	return slices.DeleteFunc(in, func(is importedService) bool {
+		s := &x.svcs[is.id]
+		lost := held[s.host].ns != x.inv[s.svc].Namespace
+		if lost && b.tr != nil && s.host == b.tr.host {
+			b.tr.heldElsewhere(is.id)
+		}
+		return lost
+	})
+}
+
+// destinations returns the services the destinations of VirtualService k add to a listener
+// of a proxy in namespace n, each with its ports: per destination host, the proxy's own
+// namespace's service of that host — even one not exported to n, as istiod does — else the
+// best one exported to n (a Kubernetes Service, else the oldest); with the listener's port
+// when it has one, else the destination ports the routes give (all of the service's when
+// one gives none). A service that declares ports, none of them those, adds nothing; one that
+// declares none comes without ports.
+func (b *builder) destinations(l *listener, k int32) []importedService {
+	x, n := &b.v.services, b.rec.ns
+	var out []importedService
+	for _, hp := range b.v.vss.vss[k].destinationPorts(n) {
+		id, own := x.indexed(hp.host, n)
+		found := own
+		if !own {
+			id, found = x.bestExported(hp.host, n)
+		}
+		var ports []uint32
+		why := notCovered
+		if found {
+			why, ports = destinationPortsOf(l, x.service(id).Ports, hp.ports)
+		}
+		if b.tr != nil && hp.host == b.tr.host {
+			b.tr.destination(b, k, id, found, own, why, hp.ports)
+		}
+		if why == admitted {
+			out = append(out, importedService{id, ports})
+		}
+	}
+	return out
+}
+
+// destinationPortsOf returns the ports a service declaring ports brings to a listener as a
+// VirtualService destination whose routes give want (0 among them: one gives none): the
+// listener's port if it filters by port (portMissing when the service lacks it); else those
+// of the service the routes give (all of them when one gives none; notCovered when the
+// service declares ports and the routes give none of them: a service without ports is
+// kept, as istiod keeps a service that loses none of its ports).
+func destinationPortsOf(l *listener, ports, want []uint32) (refusal, []uint32) {
+	if matchesPort(l.egress) {
+		if !slices.Contains(ports, l.egress.Port) {
+			return portMissing, nil
+		}
+		return admitted, []uint32{l.egress.Port}
+	}
+	if slices.Contains(want, 0) {
+		return admitted, ports
+	}
+	var out []uint32
+	for _, p := range ports {
+		if slices.Contains(want, p) {
+			out = append(out, p)
+		}
+	}
+	if len(out) == 0 && len(ports) > 0 {
+		return notCovered, nil
+	}
+	return admitted, out
+}
+
+// lookupRules looks up the DestinationRule the proxy gets for each host it received.
+func (b *builder) lookupRules() {
+	x, r := &b.v.services, b.rec
+	for i := range r.got.list {
+		g := &r.got.list[i]
+		lk := b.v.rules.lookup(r.ns, x.service(g.id).Namespace, g.host, r.workload)
+		g.rule = lk.chosen
+		if b.tr != nil && g.host == b.tr.host {
+			b.tr.rules = lk
+		}
+	}
+}

@@ -1,0 +1,171 @@
+package sidecar
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+
+	"github.com/meshscope/meshscope/internal/exportto"
+	"github.com/meshscope/meshscope/visibility"
+	"github.com/meshscope/meshscope/visibility/inventory"
+)
+
+// serviceIndex is the services of a view: every host of a discovered service once, in
+// Istio's order, indexed by host, namespace, wildcard suffix and the namespaces it is
+// exported to; and the services of undiscovered namespaces by host.
+type serviceIndex struct {
+	inv       []inventory.Service   // the inventory's
+	decisions []visibility.Decision // per inventory service: its visibility
+	// exported is, per inventory service, the exportTo list it goes by for sidecars and
+	// gateways: its own, else meshDefault (the mesh's defaultServiceExportTo), narrowed by
+	// visibility with applyToSidecars.
+	exported    [][]string
+	meshDefault []string
+
+	svcs []viewService // the discovered services, one per host, in Istio's order
+	// oldest is, per host and namespace, the service istiod indexes: the oldest, a
+	// Kubernetes Service over a ServiceEntry.
+	oldest     map[hostNS]int32
+	byHost     map[string][]int32 // host -> its services, in order
+	byNS       map[string][]int32 // namespace -> its services, in order
+	bySuffix   map[string][]int32 // ".b.c" -> the services whose host ends with it, in order
+	exportedTo map[string][]int32 // namespace -> the services exported to it by name, in order
+	public     []int32            // the services exported to every namespace, in order
+	undisc     map[string][]int32 // host -> the services of undiscovered namespaces, in Istio's order
+}
+
+// hostNS is a host in a namespace.
+type hostNS struct{ host, ns string }
+
+// viewService is one host of a discovered service.
+type viewService struct {
+	host string
+	svc  int32        // the inventory's index
+	exp  exportto.Set // the effective exportTo
+}
+
+// exportedTo reports whether the service is exported to namespace n.
+func (s *viewService) exportedTo(n string) bool { return s.exp.To(n) }
+
+// newServiceIndex orders and indexes the services of inv: their visibility decisions, and
+// the mesh's defaultServiceExportTo, narrowed by visibility when narrows (applyToSidecars).
+func newServiceIndex(inv *inventory.Inventory, disc discovery, decisions []visibility.Decision, meshDefault []string, narrows bool) serviceIndex {
+	x := serviceIndex{
+		inv: inv.Services, decisions: decisions, exported: make([][]string, len(inv.Services)), meshDefault: meshDefault,
+		oldest: make(map[hostNS]int32, len(inv.Services)), byHost: make(map[string][]int32, len(inv.Services)),
+		byNS: make(map[string][]int32, len(inv.Namespaces)), bySuffix: make(map[string][]int32, len(inv.Services)),
+		exportedTo: make(map[string][]int32, len(inv.Namespaces)), undisc: map[string][]int32{},
+	}
+	n := 0
+	for i := range x.inv {
+		s := &x.inv[i]
+		x.exported[i] = visibility.EffectiveExportTo(s.ExportTo, meshDefault, s.Namespace, decisions[i].Visibility, narrows)
+		n += len(s.Hosts)
+	}
+	x.svcs = make([]viewService, 0, n)
+	for i := range x.inv {
+		s := &x.inv[i]
+		d := disc.discovered(s.Namespace)
+		for j, h := range s.Hosts {
+			if slices.Contains(s.Hosts[:j], h) {
+				continue // one host given twice is one service
+			}
+			if !d {
+				x.undisc[h] = append(x.undisc[h], int32(i))
+				continue
+			}
+			x.svcs = append(x.svcs, viewService{host: h, svc: int32(i), exp: exportto.Parse(x.exported[i], s.Namespace)})
+		}
+	}
+	slices.SortFunc(x.svcs, func(a, b viewService) int { return x.order(&a, &b) })
+	for h, ids := range x.undisc { // in Istio's order too, not the inventory's
+		slices.SortFunc(ids, func(a, b int32) int { return x.order(&viewService{host: h, svc: a}, &viewService{host: h, svc: b}) })
+	}
+	for k := range x.svcs {
+		vs := &x.svcs[k]
+		s := &x.inv[vs.svc]
+		id := int32(k)
+		key := hostNS{vs.host, s.Namespace}
+		if o, ok := x.oldest[key]; !ok || replaces(s, x.service(o)) {
+			x.oldest[key] = id
+		}
+		x.byHost[vs.host] = append(x.byHost[vs.host], id)
+		x.byNS[s.Namespace] = append(x.byNS[s.Namespace], id)
+		for i := 1; i < len(vs.host); i++ {
+			if vs.host[i] == '.' {
+				x.bySuffix[vs.host[i:]] = append(x.bySuffix[vs.host[i:]], id)
+			}
+		}
+		if vs.exp.Public() {
+			x.public = append(x.public, id)
+		}
+		for n := range vs.exp.Namespaces() {
+			x.exportedTo[n] = append(x.exportedTo[n], id)
+		}
+	}
+	return x
+}
+
+// order compares two services as Istio orders them: by creation time, then name (a
+// ServiceEntry's name is its host), then namespace. meshscope breaks the ties Istio leaves to
+// input order — two ServiceEntries of one namespace claiming one host at the same time — by
+// kind and object name (View.Lint names them).
+func (x *serviceIndex) order(a, b *viewService) int {
+	s, t := &x.inv[a.svc], &x.inv[b.svc]
+	if c := s.CreationTime.Compare(t.CreationTime); c != 0 {
+		return c
+	}
+	if c := strings.Compare(sortName(s, a.host), sortName(t, b.host)); c != 0 {
+		return c
+	}
+	return cmp.Or(strings.Compare(s.Namespace, t.Namespace), cmp.Compare(s.Kind, t.Kind), strings.Compare(s.Name, t.Name))
+}
+
+// sortName is the name Istio orders a service by: a ServiceEntry's host, a Kubernetes
+// Service's name.
+func sortName(s *inventory.Service, host string) string {
+	if s.Kind == inventory.ServiceEntry {
+		return host
+	}
+	return s.Name
+}
+
+// replaces reports whether a service of a host takes the place of another of that host that
+// came first: a Kubernetes Service replaces a ServiceEntry, and nothing else replaces
+// anything. It is the one precedence of kinds istiod applies to sidecars and gateways: in
+// the index of a host and namespace, among the namespaces of a listener, and across
+// listeners and VirtualService destinations.
+func replaces(next, first *inventory.Service) bool {
+	return next.Kind == inventory.KubernetesService && first.Kind != inventory.KubernetesService
+}
+
+func (x *serviceIndex) service(id int32) *inventory.Service { return &x.inv[x.svcs[id].svc] }
+func (x *serviceIndex) ref(id int32) inventory.ServiceRef   { return x.service(id).Ref() }
+
+// indexed returns the service istiod indexes for host in namespace ns (see oldest).
+func (x *serviceIndex) indexed(host, ns string) (int32, bool) {
+	id, ok := x.oldest[hostNS{host, ns}]
+	return id, ok
+}
+
+// bestExported returns, of the services istiod indexes for a host (one per namespace), the
+// best one exported to n: a Kubernetes Service, else the oldest. (istiod reads a map for
+// it; two services of one host and age in two namespaces tie, and meshscope takes the first
+// in its order.)
+func (x *serviceIndex) bestExported(host, n string) (int32, bool) {
+	best, found := int32(-1), false
+	for _, id := range x.byHost[host] {
+		s := &x.svcs[id]
+		svc := &x.inv[s.svc]
+		if o, _ := x.indexed(host, svc.Namespace); o != id || !s.exportedTo(n) {
+			continue
+		}
+		switch {
+		case !found:
+			best, found = id, true
+		case replaces(svc, x.service(best)):
+			return id, true
+		}
+	}
+	return best, found
+}
