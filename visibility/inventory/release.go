@@ -18,14 +18,17 @@ import (
 // default, or none.
 type Refusal struct {
 	// Kind, Namespace and Name name the object ("Sidecar", "shop", "narrow").
-	Kind, Namespace, Name string
+	Kind      string `json:"kind"`
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
 	// Message is the release's refusal in its words, as its webhook returns it: one
 	// message, or several in hashicorp/go-multierror's form ("2 errors occurred:\n\t* …\n\t*
 	// …\n\n"), in the order Istio checks them (listener by listener, host by host).
-	Message string
+	Message string `json:"message"`
 	// Problems are the same messages, one *FieldError each, naming the object
-	// ("Sidecars[2] (Sidecar shop/narrow)") and its field ("Egress[0].Hosts[1]").
-	Problems []error
+	// ("Sidecars[2] (Sidecar shop/narrow)") and its field ("Egress[0].Hosts[1]"); JSON
+	// leaves them out (Message holds them).
+	Problems []error `json:"-"`
 }
 
 // ValidateFor returns the objects of inv that release r's validation refuses beyond what
