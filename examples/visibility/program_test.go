@@ -54,7 +54,13 @@ items:
 		stdout     []string
 		lastStderr string
 	}{
-		{"the sample, with no input flag", nil, 0, []string{"mesh sample/mesh.yaml, inventory sample/inventory.yaml"}, ""},
+		{"the sample, with no input flag, names the release on its first line", nil, 0, []string{
+			"Istio 1.31 (none given: the newest release meshscope models); mesh sample/mesh.yaml, inventory sample/inventory.yaml\n"}, ""},
+		{"a release given: what it ignores is a finding", append(own, "-istio", "1.30.3"), 0, []string{
+			"Istio 1.30.3; mesh testdata/mesh.yaml, inventory testdata/inventory.yaml\n",
+			"WARNING IgnoredByRelease serviceEntryVisibility: Istio 1.30.3 does not know serviceEntryVisibility",
+		}, ""},
+		{"a release meshscope does not model", append(own, "-istio", "1.32"), 2, nil, `-istio 1.32: Istio: Istio "1.32" is not a release meshscope models`},
 		{"your own files: skipped kinds refuse nothing", own, 0, []string{
 			"WARNING Shadowed policies[1]: policies[0] matches every namespace this policy matches",
 			"shop/github-mirror  api.github.com  198.51.100.7  NAMESPACE   default",

@@ -24,13 +24,17 @@ type Applied struct {
 	// Kind, Group, Namespace and Name are the object's identity: its kind, its API group
 	// ("" for the core group: apiVersion v1), its namespace (after -n; "" for a Namespace)
 	// and its name.
-	Kind, Group, Namespace, Name string
+	Kind      string `json:"kind"`
+	Group     string `json:"group,omitempty"`
+	Namespace string `json:"namespace,omitempty"`
+	Name      string `json:"name"`
 	// File names the file the object came from, Where the document and List item in it
 	// ("document 2: items[0]"; "" for a file's only object).
-	File, Where string
+	File  string `json:"file"`
+	Where string `json:"where,omitempty"`
 	// Created: no object of the dump, nor one applied before it, had its identity, so it is
 	// created, the youngest object of the cluster; otherwise it replaces that object.
-	Created bool
+	Created bool `json:"created"`
 }
 
 // Apply previews kubectl apply -f of files against the dump base, the output of
