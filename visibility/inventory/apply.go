@@ -62,8 +62,8 @@ type Applied struct {
 //   - An object of a new identity is created, with no status and the youngest creation
 //     time: one second after the youngest creationTimestamp of the dump (0001-01-01T00:00:01Z
 //     for a dump without any), the same for every object created, as kubectl creates a
-//     file's objects within a second or so; Istio orders objects of one creation time by
-//     name and namespace, which the views follow. What the cluster adds to a new object
+//     file's objects within a second or so; Istio breaks ties of creation time by name and
+//     namespace (a service's by namespace and name), and the views do likewise. What the cluster adds to a new object
 //     later — a Service's cluster IP, the addresses Istio allocates a ServiceEntry's hosts —
 //     a preview cannot know: it has none, unless the file gives it.
 //
