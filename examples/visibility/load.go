@@ -70,7 +70,7 @@ func load(o options) (in inputs, err error) {
 	if err != nil {
 		return in, err
 	}
-	if in.cur, err = views(m, meshName, inv, invName); err != nil || nm == m && newInv == inv && !o.sample {
+	if in.cur, err = views(m, meshName, inv, invName); err != nil || nm == m && newInv == inv {
 		return in, err
 	}
 	in.next, err = views(nm, newMeshName, newInv, newInvName)

@@ -78,11 +78,11 @@ VirtualService routes each host and which DestinationRule they get (the table st
 all it runs on an embedded sample; with any, it needs both -mesh and -inventory (-new-mesh,
 -new-inventory and -apply are optional), and an input flag given an empty value is refused.
 
-Every answer is one Istio release's, named on the first line: the one -mesh names (an
-IstioOperator's spec.tag, spec.components.pilot.tag, spec.compatibilityVersion, pilot env;
-Helm values' tag, global.tag, compatibilityVersion, pilot.env), else -istio and
--compatibility-version, which win over the file (the istio ConfigMap never names one), else
-the newest meshscope models (` + mesh.Newest + `), said. A setting the release ignores is a finding;
+Every answer is one Istio release's, named on the first line: -istio and
+-compatibility-version, else the one -mesh names (an IstioOperator's spec.tag,
+spec.components.pilot.tag, spec.compatibilityVersion, pilot env; Helm values' tag,
+global.tag, compatibilityVersion, pilot.env; the istio ConfigMap names none), else the
+newest meshscope models (` + mesh.Newest + `), said. A setting the release ignores is a finding;
 an object its webhook refuses is refused. -new-istio and -new-compatibility-version dry-run
 an upgrade: the proposed side runs that release (unset: what -new-mesh names, else the
 current one); what a release refuses is left out of its view and listed.

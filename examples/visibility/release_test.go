@@ -164,3 +164,19 @@ func TestUpgradeDryRun(t *testing.T) {
 	assert.NotContains(t, out, "\nAUDIT:")
 	assert.Contains(t, words(out), "DestinationNamespace (from 1.30.0), DefaultExportToLists (from 1.30.3), ListenerOrder (from 1.30.3)")
 }
+
+// TestHelpSaysHowTheReleaseIsFound: -h says where the release is read, what sets it, and
+// what is answered for when nothing does.
+func TestHelpSaysHowTheReleaseIsFound(t *testing.T) {
+	code, out, _ := runArgs(t, "-h")
+	require.Equal(t, 0, code)
+	for _, want := range []string{
+		"Every answer is one Istio release's, named on the first line: -istio and -compatibility-version, else the one -mesh names " +
+			"(an IstioOperator's spec.tag, spec.components.pilot.tag, spec.compatibilityVersion, pilot env; Helm values' tag, global.tag, " +
+			"compatibilityVersion, pilot.env; the istio ConfigMap names none), else the newest meshscope models (1.31), said.",
+		"-new-istio and -new-compatibility-version dry-run an upgrade",
+		"-apply FILE (repeatable) previews kubectl apply -f FILE… against -inventory",
+	} {
+		assert.Contains(t, words(out), want)
+	}
+}
