@@ -21,8 +21,10 @@ func (r *report) print(w io.Writer) error {
 		first += ", proposed " + r.NewRelease
 	}
 	fmt.Fprintf(w, "%s; mesh %s, inventory %s\n", first, r.Mesh, r.Inventory)
-	if !r.Enabled {
-		fmt.Fprintln(w, "serviceEntryVisibility is not configured or not applied by the release (see LINT): every entry is PUBLIC")
+	if r.ignored {
+		fmt.Fprintf(w, "serviceEntryVisibility is configured, but %s ignores it (see LINT): every entry is PUBLIC\n", r.Release)
+	} else if !r.Enabled {
+		fmt.Fprintln(w, "serviceEntryVisibility is not configured: every entry is PUBLIC")
 	}
 	if len(r.Findings) > 0 {
 		fmt.Fprintln(w, "\nLINT")

@@ -62,7 +62,7 @@ func TestWhatTheReleaseIgnores(t *testing.T) {
 	code, out, _ := runArgs(t, "-istio", "1.30", "-fail-on", "warning")
 	assert.Equal(t, 3, code, "a warning gates")
 	assert.Contains(t, words(out), "WARNING IgnoredByRelease serviceEntryVisibility: Istio 1.30 does not know serviceEntryVisibility (it came in 1.31)")
-	assert.Contains(t, out, "serviceEntryVisibility is not configured or not applied by the release (see LINT): every entry is PUBLIC")
+	assert.Contains(t, out, "serviceEntryVisibility is configured, but Istio 1.30 ignores it (see LINT): every entry is PUBLIC")
 	assert.Contains(t, words(out), "platform/github api.github.com 240.240.0.1 PUBLIC default")
 
 	latest := write(t, "latest.yaml", "tag: latest\nmeshConfig: {}\n")

@@ -52,7 +52,8 @@ type report struct {
 	// does not answer yet (see sidecarCauses).
 	SidecarNote string `json:"sidecarNote,omitempty"`
 
-	hosts map[inventory.ServiceRef]string // each Kubernetes Service's host, for the scope table
+	hosts   map[inventory.ServiceRef]string // each Kubernetes Service's host, for the scope table
+	ignored bool                            // serviceEntryVisibility is configured, and the release ignores it
 }
 
 type entryRow struct {
@@ -72,7 +73,7 @@ func build(o options) (*report, error) {
 	}
 	cur := in.cur
 	rep := &report{Release: cur.mesh.Release().String(), Mesh: cur.meshName, Inventory: cur.invName, Enabled: cur.resolver.Enabled(), Conflicts: cur.index.Conflicts(),
-		Entries: []entryRow{}, hosts: map[inventory.ServiceRef]string{}, Applied: in.applied}
+		Entries: []entryRow{}, hosts: map[inventory.ServiceRef]string{}, Applied: in.applied, ignored: cur.mesh.Visibility != nil && cur.mesh.AppliedVisibility() == nil}
 	rep.Findings, _ = cur.findings()
 	for s, d := range cur.index.Entries {
 		if s.Kind == inventory.ServiceEntry {
