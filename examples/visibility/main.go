@@ -4,14 +4,18 @@
 // Kubernetes Service's multicluster scope, what the sidecars of each class of proxies
 // receive, from whom, which VirtualService routes each host and which DestinationRule they
 // get, lint findings for the configuration read against the inventory, and — given a second
-// mesh configuration or inventory — an audit of what the change would do, without applying
-// anything, and the findings the proposed configuration introduces.
+// mesh configuration or inventory, files to apply, or another Istio release — an audit of
+// what the change would do, without applying anything, and the findings the proposed
+// configuration introduces. Every answer is for one Istio release, which the first line
+// names.
 //
 // With no flags it runs on the embedded sample. On your own cluster:
 //
 //	kubectl get istiooperator -n istio-system -o yaml > mesh.yaml   # or: kubectl get configmap istio -n istio-system -o yaml
-//	kubectl get namespaces,serviceentries,services,sidecars,virtualservices,destinationrules -A -o yaml > inventory.yaml
+//	kubectl get namespaces,serviceentries,services,sidecars,virtualservices,destinationrules,httproutes,grpcroutes,tcproutes,tlsroutes,referencegrants,gateways.gateway.networking.k8s.io -A -o yaml > inventory.yaml
 //	go run ./examples/visibility -mesh mesh.yaml -inventory inventory.yaml [-new-mesh proposed.yaml] [-new-inventory proposed.yaml] [-fail-on warning]
+//	go run ./examples/visibility -mesh mesh.yaml -inventory inventory.yaml -apply route.yaml [-apply more.yaml] [-namespace shop]
+//	go run ./examples/visibility -mesh mesh.yaml -inventory inventory.yaml -istio 1.29 -new-istio 1.31
 //	go run ./examples/visibility -mesh mesh.yaml -inventory inventory.yaml -explain-host api.github.com -client shop
 //	go run ./examples/visibility -mesh mesh.yaml -inventory inventory.yaml -proxy shop -workload app=checkout
 //	go run ./examples/visibility -mesh mesh.yaml -inventory inventory.yaml -explain-host api.github.com -proxy shop -workload app=checkout
@@ -24,12 +28,14 @@
 // With any input flag it needs both -mesh and -inventory: it never fills in a missing input
 // from the sample. Service scope is shown as Istio applies it when istiod runs with
 // AMBIENT_ENABLE_MULTI_NETWORK=true; without that flag (the default) every service is LOCAL.
+// -h says how the release is found.
 //
 // Exit status: 0 the report was printed; 1 an input was wrong (every problem is printed, a
 // line each, naming the file), or -client or -proxy names a namespace the inventory does not
-// have; 2 any other usage error (an unknown flag, an -explain-addr that is not an IP, a
-// -workload that is not a workload's labels, flags that do not go together, an input
-// missing or given empty); 3 -fail-on found lint findings at or above its level, the
+// have, or -compatibility-version one the release of -mesh has no profile for; 2 any other
+// usage error (an unknown flag, an -explain-addr that is not an IP, a -workload that is not
+// a workload's labels, an -istio meshscope does not model, flags that do not go together, an
+// input missing or given empty); 3 -fail-on found lint findings at or above its level, the
 // current configuration's or those a proposed one introduces.
 package main
 
@@ -48,6 +54,7 @@ import (
 
 	"github.com/meshscope/meshscope/internal/cli"
 	"github.com/meshscope/meshscope/visibility/inventory"
+	"github.com/meshscope/meshscope/visibility/mesh"
 	"github.com/meshscope/meshscope/visibility/sidecar"
 )
 
@@ -64,20 +71,35 @@ VirtualService routes each host and which DestinationRule they get (the table st
 ` + strconv.Itoa(sidecarBudget) + ` hosts; -proxy NAMESPACE lists one namespace's proxies whole). On your own cluster:
 
   kubectl get istiooperator -n istio-system -o yaml > mesh.yaml   # or: kubectl get configmap istio -n istio-system -o yaml
-  kubectl get namespaces,serviceentries,services,sidecars,virtualservices,destinationrules -A -o yaml > inventory.yaml
+  ` + inventory.DumpCommand + ` > inventory.yaml
   visibility -mesh mesh.yaml -inventory inventory.yaml [-new-mesh proposed.yaml] [-new-inventory proposed.yaml] [-fail-on warning]
 
-With no input flag at all it runs on an embedded sample; with any, it needs both -mesh and
--inventory (-new-mesh and -new-inventory are optional), and an input flag given an empty value
-is refused.
+(leave out a kind your cluster does not serve: kubectl fails on it). With no input flag at
+all it runs on an embedded sample; with any, it needs both -mesh and -inventory (-new-mesh,
+-new-inventory and -apply are optional), and an input flag given an empty value is refused.
+
+Every answer is one Istio release's, named on the first line: -istio and
+-compatibility-version, else the one -mesh names (an IstioOperator's spec.tag,
+spec.components.pilot.tag, spec.compatibilityVersion, pilot env; Helm values' tag,
+global.tag, compatibilityVersion, pilot.env; the istio ConfigMap names none), else the
+newest meshscope models (` + mesh.Newest + `), said. A setting the release ignores is a finding;
+an object its webhook refuses is refused. -new-istio and -new-compatibility-version dry-run
+an upgrade: the proposed side runs that release (unset: what -new-mesh names, else the
+current one); what a release refuses is left out of its view and listed.
+
+-apply FILE (repeatable) previews kubectl apply -f FILE… against -inventory, as
+-new-inventory does: objects without a namespace take -namespace (else default), one of the
+kind, API group, namespace and name of an object in the dump replaces it (keeping its
+creation time and status), a new one is created one second after the dump's youngest.
 
 Service scope (meshConfig.serviceScopeConfigs, serviceSettings) is shown as Istio applies it
 when istiod runs with AMBIENT_ENABLE_MULTI_NETWORK=true; that flag is off by default, and
 without it every service stays LOCAL whatever the configuration says.
-` + cli.ExitStatus(true, "-client or -proxy naming a namespace the inventory does not have (the message lists those it has)")
+` + cli.ExitStatus(true, "-client or -proxy naming a namespace the inventory does not have (the message lists those it has)",
+	"-compatibility-version naming one the release of -mesh has no profile for")
 
 // inputFlags are the flags that name input; the sample runs only when none is given.
-var inputFlags = []string{"mesh", "inventory", "new-mesh", "new-inventory"}
+var inputFlags = []string{"mesh", "inventory", "new-mesh", "new-inventory", "apply"}
 
 // scopeNote is what the report says wherever it shows service scope.
 const scopeNote = "scope as Istio applies it when istiod runs with AMBIENT_ENABLE_MULTI_NETWORK=true; that flag is off by default, and without it every service is LOCAL"
@@ -90,7 +112,11 @@ type options struct {
 	client                   string
 	clientSet                bool
 	newInventory             string
-	proxy, workload          string // -proxy: a sidecar's namespace, to list or for -explain-host; -workload its labels
+	istio, compat            string    // -istio, -compatibility-version: the release answered for
+	newIstio, newCompat      string    // … of the proposed side
+	apply                    cli.Files // -apply: files to preview kubectl apply -f of
+	namespace                string    // -namespace: kubectl's -n for -apply
+	proxy, workload          string    // -proxy: a sidecar's namespace, to list or for -explain-host; -workload its labels
 	proxySet                 bool
 	labels                   labels.Set // -workload, read
 	addr                     netip.Addr // -explain-addr, read
@@ -103,12 +129,18 @@ func run(args []string, stdout, stderr io.Writer) int {
 	var o options
 	fs := flag.NewFlagSet(prog, flag.ContinueOnError)
 	fs.StringVar(&o.mesh, "mesh", "", "mesh configuration: kubectl get istiooperator (or the istio ConfigMap) -o yaml, Helm values, a meshConfig")
-	fs.StringVar(&o.inventory, "inventory", "", "kubectl get namespaces,serviceentries,services,sidecars,virtualservices,destinationrules -A -o yaml")
+	fs.StringVar(&o.inventory, "inventory", "", inventory.DumpCommand)
 	fs.StringVar(&o.newMesh, "new-mesh", "", "a proposed mesh configuration to audit against -mesh")
 	fs.StringVar(&o.clusterDomain, "cluster-domain", "cluster.local", "the cluster's DNS domain: Service hosts and short names")
 	fs.StringVar(&o.output, "o", "table", "output format: table or json")
 	fs.StringVar(&o.failOn, "fail-on", "", "exit with status 3 when a finding is at or above this level: note, warning or error")
 	fs.StringVar(&o.newInventory, "new-inventory", "", "a proposed inventory (Sidecars, VirtualServices, DestinationRules, exportTo, …) whose sidecar view to audit against -inventory")
+	fs.StringVar(&o.istio, "istio", "", "the Istio release to answer for (1.30, 1.30.3), over what -mesh says; unset: what it says, else the newest")
+	fs.StringVar(&o.compat, "compatibility-version", "", "the install's compatibilityVersion (1.29), over what -mesh says")
+	fs.StringVar(&o.newIstio, "new-istio", "", "the release of the proposed side: an upgrade's dry run")
+	fs.StringVar(&o.newCompat, "new-compatibility-version", "", "the compatibilityVersion of the proposed side")
+	fs.Var(&o.apply, "apply", "preview kubectl apply -f of this file against -inventory (repeatable)")
+	fs.StringVar(&o.namespace, "namespace", "", "kubectl's -n for -apply: the namespace of objects without one (default: default)")
 	fs.StringVar(&o.explainHost, "explain-host", "", "explain which service answers this host for -client (ambient DNS), or what a sidecar in -proxy gets for it")
 	fs.Func("proxy", "a sidecar proxy's namespace: list what its proxies receive, or with -explain-host explain one host", set(&o.proxy, &o.proxySet))
 	fs.StringVar(&o.workload, "workload", "", "the workload labels of the -proxy sidecar, such as app=web,version=v1 (which workload Sidecar and DestinationRule apply)")
@@ -140,6 +172,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return cli.Gate(prog, stderr, code, o.failOn, slices.Concat(rep.Findings, rep.Proposed))
 }
 
+// releaseProblem says what is wrong with the release flags -<prefix>istio and
+// -<prefix>compatibility-version ("" when nothing is): a release meshscope does not model, a
+// compatibilityVersion it ships no profile for. Without the release, the file's decides.
+func releaseProblem(prefix, istio, compat string) string {
+	if err := (&mesh.Config{Istio: istio, CompatibilityVersion: compat}).Validate(); istio != "" && err != nil {
+		return "-" + prefix + "istio " + istio + ": " + strings.ReplaceAll(err.Error(), "\n", "; ")
+	}
+	return ""
+}
+
 // set is a flag's setter that also records that the flag was given (its value may be "").
 func set(v *string, given *bool) func(string) error {
 	return func(s string) error { *v, *given = s, true; return nil }
@@ -153,7 +195,8 @@ func (o *options) usageProblem(given map[string]bool) string {
 	o.addr, _ = netip.ParseAddr(o.explainAddr)
 	var empty []string
 	for _, f := range []struct{ name, value string }{{"explain-host", o.explainHost}, {"explain-addr", o.explainAddr},
-		{"proxy", o.proxy}, {"workload", o.workload}, {"cluster-domain", o.clusterDomain}} {
+		{"proxy", o.proxy}, {"workload", o.workload}, {"cluster-domain", o.clusterDomain}, {"istio", o.istio},
+		{"compatibility-version", o.compat}, {"new-istio", o.newIstio}, {"new-compatibility-version", o.newCompat}, {"namespace", o.namespace}} {
 		if given[f.name] && f.value == "" {
 			empty = append(empty, "-"+f.name)
 		}
@@ -163,6 +206,14 @@ func (o *options) usageProblem(given map[string]bool) string {
 		return strings.Join(empty, ", ") + " given an empty value (an unset variable?): give a value, or leave the flag out"
 	case (&inventory.Inventory{Domain: o.clusterDomain}).Validate() != nil: // the check the loaders make
 		return fmt.Sprintf("-cluster-domain %q is not a DNS name", o.clusterDomain)
+	case releaseProblem("", o.istio, o.compat) != "":
+		return releaseProblem("", o.istio, o.compat)
+	case releaseProblem("new-", o.newIstio, o.newCompat) != "":
+		return releaseProblem("new-", o.newIstio, o.newCompat)
+	case len(o.apply) > 0 && o.newInventory != "":
+		return "-apply and -new-inventory each give the proposed inventory: give one"
+	case o.namespace != "" && len(o.apply) == 0:
+		return "-namespace needs -apply: it is the namespace of the applied objects that have none"
 	case o.explainAddr != "" && !o.addr.IsValid():
 		return fmt.Sprintf("-explain-addr: %q is not an IP", o.explainAddr)
 	case o.clientSet && o.explainHost == "" && o.explainAddr == "":

@@ -93,7 +93,8 @@ func TestHelpExitStatus(t *testing.T) {
 	require.Equal(t, 0, code)
 	for _, tt := range []struct{ name, want string }{
 		{"a namespace the inventory lacks is status 1", "1 an input was wrong (every problem is printed, a line each, naming the file), the output failed, " +
-			"or a flag's value was refused: -client or -proxy naming a namespace the inventory does not have (the message lists those it has) 2"},
+			"or a flag's value was refused: -client or -proxy naming a namespace the inventory does not have (the message lists those it has); " +
+			"-compatibility-version naming one the release of -mesh has no profile for 2"},
 		{"other usage errors are status 2", "2 a usage error: an unknown flag or a value no input could make right (other than those of status 1)"},
 	} {
 		t.Run(tt.name, func(t *testing.T) { assert.Contains(t, words(out), tt.want) })

@@ -16,8 +16,14 @@ import (
 
 func (r *report) print(w io.Writer) error {
 	p := &printer{w: w}
-	fmt.Fprintf(w, "mesh %s, inventory %s\n", r.Mesh, r.Inventory)
-	if !r.Enabled {
+	first := r.Release
+	if r.NewRelease != "" && r.NewRelease != first {
+		first += ", proposed " + r.NewRelease
+	}
+	fmt.Fprintf(w, "%s; mesh %s, inventory %s\n", first, r.Mesh, r.Inventory)
+	if r.ignored {
+		fmt.Fprintf(w, "serviceEntryVisibility is configured, but %s ignores it (see LINT): every entry is PUBLIC\n", r.Release)
+	} else if !r.Enabled {
 		fmt.Fprintln(w, "serviceEntryVisibility is not configured: every entry is PUBLIC")
 	}
 	if len(r.Findings) > 0 {
@@ -70,6 +76,9 @@ func (r *report) print(w io.Writer) error {
 		fmt.Fprintf(w, "\n%s\n", e)
 	}
 	r.printSidecars(p)
+	if r.Upgrade != nil {
+		r.printUpgrade(p)
+	}
 	if r.Audit != nil {
 		r.printAudit(p)
 	}
@@ -79,7 +88,8 @@ func (r *report) print(w io.Writer) error {
 
 func (r *report) printAudit(p *printer) {
 	w := p.w
-	fmt.Fprintf(w, "\nAUDIT: %s -> %s (a dry run: nothing is applied)\n", r.Mesh, r.NewMesh)
+	from, to := r.change(false)
+	fmt.Fprintf(w, "\nAUDIT: %s -> %s (a dry run: nothing is applied)\n", from, to)
 	rows := [][]string{{"SERVICE ENTRY", "BEFORE", "AFTER", "GAINED BY", "LOST BY"}}
 	if len(r.Audit.Entries) == 0 {
 		rows = append(rows, []string{"(no visibility changes)", "", "", "", ""})
@@ -196,6 +206,9 @@ func (r *report) printSidecars(p *printer) {
 		fmt.Fprintf(w, "(%d more classes of proxies are not listed: the table stops after %d hosts; -proxy NAMESPACE [-workload LABELS] lists one class, -explain-host HOST with them explains one host)\n",
 			r.SidecarsOmitted, sidecarBudget)
 	}
+	if r.SidecarNote != "" {
+		cli.Wrap(w, "", "("+r.SidecarNote+")")
+	}
 	if r.SidecarExplain != nil {
 		fmt.Fprintf(w, "\n%s\n", r.SidecarExplain)
 	}
@@ -206,22 +219,43 @@ func (r *report) printSidecarAudit(p *printer) {
 	if r.SidecarAudit == nil {
 		return
 	}
-	from, to := r.Mesh, r.NewMesh
-	if r.NewInventory != "" {
-		from, to = r.Inventory, r.NewInventory
-		if r.NewMesh != "" {
-			from, to = r.Mesh+" + "+r.Inventory, r.NewMesh+" + "+r.NewInventory
-		}
-	}
+	from, to := r.change(true)
 	fmt.Fprintf(p.w, "\nSIDECAR AUDIT: %s -> %s (a dry run: nothing is applied)\n", from, to)
+	for _, a := range r.Applied {
+		how := map[bool]string{true: "created", false: "replaced"}[a.Created]
+		fmt.Fprintf(p.w, "  applied %s: %s %s\n", strings.TrimSpace(a.File+" "+a.Where), strings.Trim(a.Kind+" "+a.Namespace+"/"+a.Name, "/ "), how)
+	}
 	rows := [][]string{{"SIDECAR PROXIES", "HOST", "BEFORE", "AFTER"}}
 	if len(r.SidecarAudit) == 0 {
 		rows = append(rows, []string{"(no sidecar receives anything different)", "", "", ""})
 	}
 	for _, c := range r.SidecarAudit {
-		rows = append(rows, []string{proxies(c.Key.Namespace, c.Key.Workload), c.Key.Host, received(c.Before), received(c.After)})
+		after := received(c.After)
+		if causes := changeCauses(c); len(causes) > 0 {
+			after += fmt.Sprintf(" (%v)", causes)
+		}
+		rows = append(rows, []string{proxies(c.Key.Namespace, c.Key.Workload), c.Key.Host, received(c.Before), after})
 	}
 	p.table(rows)
+}
+
+// change names what a dry run changes: the releases, the mesh configurations and (with
+// inventories) the inventories that differ, joined by " + ".
+func (r *report) change(inventories bool) (string, string) {
+	a, b := []string{r.Release, r.Mesh, r.Inventory}, []string{r.NewRelease, cmp.Or(r.NewMesh, r.Mesh), cmp.Or(r.NewInventory, r.Inventory)}
+	if !inventories {
+		a, b = a[:2], b[:2]
+	}
+	var from, to []string
+	for i := range a {
+		if a[i] != b[i] {
+			from, to = append(from, a[i]), append(to, b[i])
+		}
+	}
+	if len(from) == 0 { // nothing differs but the proposal's name
+		return r.Mesh, r.Mesh
+	}
+	return strings.Join(from, " + "), strings.Join(to, " + ")
 }
 
 func proxies(ns, workload string) string {

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/meshscope/meshscope/internal/clitest"
+	"github.com/meshscope/meshscope/visibility/inventory"
 )
 
 var visibilityProgram = clitest.New(".")
@@ -53,7 +54,13 @@ items:
 		stdout     []string
 		lastStderr string
 	}{
-		{"the sample, with no input flag", nil, 0, []string{"mesh sample/mesh.yaml, inventory sample/inventory.yaml"}, ""},
+		{"the sample, with no input flag, names the release on its first line", nil, 0, []string{
+			"Istio 1.31 (none given: the newest release meshscope models); mesh sample/mesh.yaml, inventory sample/inventory.yaml\n"}, ""},
+		{"a release given: what it ignores is a finding", append(own, "-istio", "1.30.3"), 0, []string{
+			"Istio 1.30.3; mesh testdata/mesh.yaml, inventory testdata/inventory.yaml\n",
+			"WARNING IgnoredByRelease serviceEntryVisibility: Istio 1.30.3 does not know serviceEntryVisibility",
+		}, ""},
+		{"a release meshscope does not model", append(own, "-istio", "1.32"), 2, nil, `-istio 1.32: Istio: Istio "1.32" is not a release meshscope models`},
 		{"your own files: skipped kinds refuse nothing", own, 0, []string{
 			"WARNING Shadowed policies[1]: policies[0] matches every namespace this policy matches",
 			"shop/github-mirror  api.github.com  198.51.100.7  NAMESPACE   default",
@@ -78,7 +85,7 @@ items:
 		{"misspelt fields in inventory objects", []string{"-mesh", "testdata/mesh.yaml", "-inventory", "testdata/inventory-misspelt.yaml"}, 1, nil,
 			`testdata/inventory-misspelt.yaml: items[3] (ServiceEntry shop/github-mirror): spec: unknown field "host" (did you mean "hosts"?)`},
 		{"an inventory of Sidecars alone: the hint gives the command -h gives", []string{"-mesh", "testdata/mesh.yaml", "-inventory", sidecarsOnly}, 1, nil,
-			"no inventory: found 1 Sidecar; expected Namespace, ServiceEntry and Service objects (kubectl get namespaces,serviceentries,services,sidecars,virtualservices,destinationrules -A -o yaml)"},
+			"no inventory: found 1 Sidecar; expected Namespace, ServiceEntry and Service objects (" + inventory.DumpCommand + ")"},
 		{"a misspelt rootNamespace is found, with the namespace it misses", []string{"-mesh", misspeltRoot, "-inventory", rootSidecar, "-fail-on", "warning"}, 3, []string{
 			`WARNING RootNamespaceUnknown rootNamespace: the root namespace "istio-sytem" is not a namespace of the inventory`,
 			`did you mean "istio-system", whose Sidecar istio-system/default would then be the default?`,
@@ -162,8 +169,9 @@ items:
 		assert.Contains(t, r.Stdout, "  3  -fail-on: findings at or above its level")
 		summary, _, _ := strings.Cut(r.Stdout, "On your own cluster:")
 		assert.Contains(t, words(summary), "the sidecar view: which Sidecar applies to the proxies of each class (a namespace, or the workloads a workload Sidecar or DestinationRule selects), which hosts they receive and from which service, which VirtualService routes each host and which DestinationRule they get", "-h's opening summary names the sidecar view, routes and rules")
-		assert.Contains(t, r.Stdout, "kubectl get namespaces,serviceentries,services,sidecars,virtualservices,destinationrules -A -o yaml > inventory.yaml",
-			"the command -h gives is the one the no-inventory hint gives")
+		assert.Contains(t, r.Stdout, "kubectl get namespaces,serviceentries,services,sidecars,virtualservices,destinationrules,"+
+			"httproutes,grpcroutes,tcproutes,tlsroutes,referencegrants,gateways.gateway.networking.k8s.io -A -o yaml > inventory.yaml",
+			"the command -h gives, the Gateway API's kinds with the others, is the one the no-inventory hint gives (inventory.DumpCommand)")
 		assert.Contains(t, words(r.Stdout), "1 an input was wrong (every problem is printed, a line each, naming the file), the output failed, or a flag's value was refused: -client or -proxy naming a namespace the inventory does not have",
 			"-h says which status a namespace the inventory lacks gives")
 	})

@@ -2,6 +2,7 @@ package main
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"net/netip"
 	"slices"
@@ -16,10 +17,14 @@ import (
 
 // report is everything the program shows; it is also the JSON output.
 type report struct {
-	Mesh      string               `json:"mesh"`
-	Inventory string               `json:"inventory"`
-	Enabled   bool                 `json:"enabled"`
-	Findings  []visibility.Finding `json:"findings"`
+	// Release names the Istio release answered for, and the flags it runs with, as the first
+	// line does; NewRelease the proposed side's, in a dry run.
+	Release    string               `json:"release"`
+	NewRelease string               `json:"newRelease,omitempty"`
+	Mesh       string               `json:"mesh"`
+	Inventory  string               `json:"inventory"`
+	Enabled    bool                 `json:"enabled"`
+	Findings   []visibility.Finding `json:"findings"`
 	// Proposed are the findings of the proposed configuration (-new-mesh, -new-inventory)
 	// that the current one does not have: what the change introduces. -fail-on counts them.
 	Proposed  []visibility.Finding  `json:"proposedFindings,omitempty"`
@@ -40,8 +45,15 @@ type report struct {
 	Scope          []scope.Change       `json:"scopeChanges,omitempty"`
 	// ScopeNote says, wherever scope is shown, when Istio applies it.
 	ScopeNote string `json:"scopeNote,omitempty"`
+	// Applied are the objects -apply applied; Upgrade is an upgrade's dry run (two releases).
+	Applied []inventory.Applied `json:"applied,omitempty"`
+	Upgrade *upgrade            `json:"upgrade,omitempty"`
+	// SidecarNote says which of a release's differences from the newest the sidecar view
+	// does not answer yet (see sidecarCauses).
+	SidecarNote string `json:"sidecarNote,omitempty"`
 
-	hosts map[inventory.ServiceRef]string // each Kubernetes Service's host, for the scope table
+	hosts   map[inventory.ServiceRef]string // each Kubernetes Service's host, for the scope table
+	ignored bool                            // serviceEntryVisibility is configured, and the release ignores it
 }
 
 type entryRow struct {
@@ -55,20 +67,13 @@ type entryRow struct {
 }
 
 func build(o options) (*report, error) {
-	m, meshName, err := loadMesh(o.mesh, "mesh.yaml")
+	in, err := load(o)
 	if err != nil {
 		return nil, err
 	}
-	inv, invName, err := loadInventory(o.inventory, "inventory.yaml", o.clusterDomain)
-	if err != nil {
-		return nil, err
-	}
-	cur, err := views(m, meshName, inv, invName)
-	if err != nil {
-		return nil, err
-	}
-	rep := &report{Mesh: meshName, Inventory: invName, Enabled: cur.resolver.Enabled(), Conflicts: cur.index.Conflicts(), Entries: []entryRow{},
-		hosts: map[inventory.ServiceRef]string{}}
+	cur := in.cur
+	rep := &report{Release: cur.mesh.Release().String(), Mesh: cur.meshName, Inventory: cur.invName, Enabled: cur.resolver.Enabled(), Conflicts: cur.index.Conflicts(),
+		Entries: []entryRow{}, hosts: map[inventory.ServiceRef]string{}, Applied: in.applied, ignored: cur.mesh.Visibility != nil && cur.mesh.AppliedVisibility() == nil}
 	rep.Findings, _ = cur.findings()
 	for s, d := range cur.index.Entries {
 		if s.Kind == inventory.ServiceEntry {
@@ -78,7 +83,7 @@ func build(o options) (*report, error) {
 	slices.SortFunc(rep.Entries, func(a, b entryRow) int {
 		return cmp.Or(strings.Compare(a.Namespace, b.Namespace), strings.Compare(a.Name, b.Name))
 	})
-	if len(m.ServiceScopeConfigs) > 0 || len(m.ServiceSettings) > 0 {
+	if len(cur.mesh.ServiceScopeConfigs) > 0 || len(cur.mesh.ServiceSettings) > 0 {
 		rep.Services = cur.scoper.Services()
 	}
 	for _, s := range cur.scoper.Services() {
@@ -95,42 +100,45 @@ func build(o options) (*report, error) {
 	}
 	rep.explain(o, cur)
 	rep.sidecars(o, cur)
-	if err := rep.dryRun(o, cur); err != nil {
+	if err := rep.dryRun(in); err != nil {
 		return nil, err
 	}
+	rep.SidecarNote = sidecarNote(in)
 	if len(rep.Services) > 0 || len(rep.Scope) > 0 {
 		rep.ScopeNote = scopeNote
 	}
 	return rep, nil
 }
 
-// dryRun audits the proposed configuration (-new-mesh, -new-inventory; the sample's
-// new-mesh.yaml when no input flag is given) against the current one.
-func (r *report) dryRun(o options, cur *config) error {
-	if o.newMesh == "" && o.newInventory == "" && !o.sample {
+// dryRun audits the proposed configuration against the current one: what ztunnel answers
+// when the mesh configuration changes (its file or release), and for every change what each
+// class of sidecars receives and the scope of each Kubernetes Service.
+func (r *report) dryRun(in inputs) error {
+	cur, next := in.cur, in.next
+	if next == nil {
 		return nil
 	}
-	m, meshName, inv, invName := cur.mesh, cur.meshName, cur.inv, cur.invName
-	var err error
-	if o.newMesh != "" || o.sample {
-		if m, meshName, err = loadMesh(o.newMesh, "new-mesh.yaml"); err != nil {
-			return err
-		}
-		audit, err := ambient.Diff(cur.mesh, m, cur.inv)
-		if err != nil {
-			return fmt.Errorf("%s: %w", meshName, err)
-		}
-		r.NewMesh, r.Audit = meshName, &audit
+	r.NewRelease = next.mesh.Release().String()
+	if next.meshName != cur.meshName {
+		r.NewMesh = next.meshName
 	}
-	if o.newInventory != "" {
-		if inv, invName, err = loadInventory(o.newInventory, "", o.clusterDomain); err != nil {
-			return err
-		}
-		r.NewInventory = invName
+	if next.invName != cur.invName {
+		r.NewInventory = next.invName
 	}
-	next, err := views(m, meshName, inv, invName)
-	if err != nil {
-		return err
+	if in.across {
+		r.Upgrade = upgradeOf(cur, next)
+	}
+	if next.mesh != cur.mesh {
+		audit, err := ambient.Diff(cur.mesh, next.mesh, cur.inv)
+		var fe *ambient.FieldError
+		switch {
+		case err == nil:
+			r.Audit = &audit
+		case in.across && errors.As(err, &fe): // both were validated: the releases' ztunnels differ
+			r.Upgrade.Ztunnel = "ztunnel's answers are not compared: " + fe.Detail + "; run each release alone (-istio) to see what its ztunnel answers"
+		default:
+			return fmt.Errorf("%s: %w", next.meshName, err)
+		}
 	}
 	r.Scope = scope.Diff(cur.scoper, next.scoper)
 	r.SidecarAudit = sidecar.Diff(cur.view, next.view)

@@ -222,3 +222,20 @@ func TestGivenSaysWhatToName(t *testing.T) {
 		})
 	}
 }
+
+// TestFiles: a repeatable file flag keeps every file in order, and one given empty makes the
+// flag read as empty, which Given refuses.
+func TestFiles(t *testing.T) {
+	var files Files
+	fs := flag.NewFlagSet("p", flag.ContinueOnError)
+	fs.Var(&files, "apply", "")
+	require.NoError(t, fs.Parse([]string{"-apply", "a.yaml", "-apply", "b.yaml"}))
+	assert.Equal(t, Files{"a.yaml", "b.yaml"}, files)
+	var stderr strings.Builder
+	_, ok := Given("p", fs, &stderr, nil, "apply")
+	assert.True(t, ok)
+	require.NoError(t, fs.Parse([]string{"-apply", ""}))
+	_, ok = Given("p", fs, &stderr, nil, "apply")
+	assert.False(t, ok)
+	assert.Contains(t, stderr.String(), "p: -apply given an empty value")
+}

@@ -8,11 +8,12 @@
 //
 // # Reading a cluster
 //
-// Load reads the output of
+// Load reads the output of DumpCommand,
 //
-//	kubectl get namespaces,serviceentries,services,sidecars,virtualservices,destinationrules -A -o yaml
+//	kubectl get namespaces,serviceentries,services,sidecars,virtualservices,destinationrules,httproutes,grpcroutes,tcproutes,tlsroutes,referencegrants,gateways.gateway.networking.k8s.io -A -o yaml
 //
-// (or -o json, single objects, several documents) into an Inventory:
+// (or -o json, single objects, several documents; leave out a kind the cluster does not
+// serve, for kubectl fails on it) into an Inventory:
 //
 //	inv, err := inventory.Load(dump, "cluster.local")
 //
@@ -76,11 +77,12 @@
 // refuses more: up to 1.30 a Sidecar egress host whose namespace is "~" and a name, "*" or
 // "." ("~payments/*", which excludes from 1.31 on) is refused, in that release's words
 // (invalid namespace value "~payments" in sidecar); "~/host" names the literal namespace "~"
-// in every release. ValidateFor lists what a release refuses beyond Validate, in its words
-// and in Istio's multi-error form, and Without leaves those objects out: a view for the
-// release refuses such an inventory, and a caller comparing releases builds each release's
-// view without them and lists them (a test holds ValidateFor to the objects each recorded
-// release refused).
+// in every release. LoadFor reads a dump for a release, refusing such an object as Load
+// refuses others, naming its document, item and field. ValidateFor lists what a release
+// refuses beyond Validate, in its words and in Istio's multi-error form, and Without leaves
+// those objects out: a view for the release refuses such an inventory, and a caller
+// comparing releases builds each release's view without them and lists them (a test holds
+// ValidateFor to the objects each recorded release refused).
 //
 // For a VirtualService, the rules checked are:
 //
@@ -179,9 +181,9 @@
 //
 // Load reads HTTPRoutes, GRPCRoutes, TCPRoutes and TLSRoutes (into Routes, one Route type
 // for the four kinds), ReferenceGrants and Gateways of gateway.networking.k8s.io from the
-// same output, dumped with
+// same output, which DumpCommand dumps with the other kinds
 //
-//	kubectl get httproutes,grpcroutes,tcproutes,tlsroutes,referencegrants,gateways.gateway.networking.k8s.io -A -o yaml
+//	kubectl get …,httproutes,grpcroutes,tcproutes,tlsroutes,referencegrants,gateways.gateway.networking.k8s.io -A -o yaml
 //
 // (gateways.gateway.networking.k8s.io, for Istio has a Gateway kind of its own: a Gateway
 // of networking.istio.io is another kind of object, and is skipped, as is a Gateway without
@@ -249,6 +251,24 @@
 // the CORS, ExtensionRef and ExternalAuth filters' settings, a rule's timeouts, retry and
 // session persistence, a Gateway's addresses, TLS and infrastructure are read, strictly, and
 // not kept. GatewayClass objects are not read.
+//
+// # Previewing kubectl apply
+//
+// Apply gives the dump a cluster would hold after `kubectl apply -f FILE…`, for a dry run
+// that compares the views of the two dumps:
+//
+//	after, applied, err := inventory.Apply(inventory.File{Name: "dump.yaml", Data: dump}, "", m.Release(),
+//		inventory.File{Name: "route.yaml", Data: route})
+//	proposed, err := inventory.Load(after, "cluster.local")
+//
+// An object without a namespace takes kubectl's -n ("default" when none is given); an
+// object replaces the dump's object of its kind, API group, namespace and name (Istio's
+// Gateway and the Gateway API's are two kinds), keeping its creation time and status, and a
+// new one is created as the youngest object, one second after the youngest creation time of
+// the dump. The applied objects are checked as Load checks the dump's, and as the release's
+// validation checks them, each problem naming its file, document and item. Apply's
+// documentation says what the cluster keeps of a replaced object and what a preview cannot
+// know of a new one.
 //
 // # How a check names a field
 //

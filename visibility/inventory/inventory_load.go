@@ -16,15 +16,17 @@ import (
 	"github.com/meshscope/meshscope/internal/hosts"
 	"github.com/meshscope/meshscope/internal/kube"
 	"github.com/meshscope/meshscope/internal/names"
+	"github.com/meshscope/meshscope/internal/release"
 	"github.com/meshscope/meshscope/internal/strict"
 	"github.com/meshscope/meshscope/visibility"
 )
 
-// Load reads namespaces, ServiceEntries, Services, Sidecars, VirtualServices and
-// DestinationRules from Kubernetes YAML or JSON — the output of `kubectl get
-// namespaces,serviceentries,services,sidecars,virtualservices,destinationrules -A -o yaml`
-// (a List, nested Lists too), single objects, or several documents separated by "---".
-// Objects of other kinds are skipped; a kind that misspells one of the six is an error.
+// Load reads namespaces, ServiceEntries, Services, Sidecars, VirtualServices,
+// DestinationRules and the Gateway API's routes, ReferenceGrants and Gateways from
+// Kubernetes YAML or JSON — the output of DumpCommand (`kubectl get
+// namespaces,serviceentries,services,sidecars,virtualservices,destinationrules,httproutes,… -A
+// -o yaml`: a List, nested Lists too), single objects, or several documents separated by
+// "---". Objects of other kinds are skipped; a kind that misspells one of these is an error.
 //
 // A Namespace contributes its labels (with kubernetes.io/metadata.name added when the dump
 // lacks it, as the API server sets it). A ServiceEntry contributes spec.hosts,
@@ -65,12 +67,56 @@ import (
 // alone, with the same answers. The inventory's strings share one copy of data: keeping the
 // inventory keeps that copy.
 func Load(data []byte, clusterDomain string) (*Inventory, error) {
+	return LoadFor(data, clusterDomain, release.Release{})
+}
+
+// LoadFor is Load for Istio release r (a mesh.Release: mesh.Config.Release): it also refuses
+// what r's validation refuses beyond the newest release's (see Inventory.ValidateFor), in
+// r's words, each problem named as Load names the others:
+//
+//	items[4] (Sidecar shop/narrow): spec.egress[0].hosts[1]: Istio 1.30.3 refuses the Sidecar: invalid namespace value "~payments" in sidecar (…)
+//
+// Load is LoadFor for the newest release, which refuses nothing more.
+func LoadFor(data []byte, clusterDomain string, r release.Release) (*Inventory, error) {
 	if clusterDomain == "" {
 		clusterDomain = DefaultDomain
 	}
 	s := kube.Read(data, readsObject)
+	l := newLoader(s.Objects, clusterDomain, r)
+	var errs []error
+	skipped := map[string]int{}
+	routing := map[string]int{} // the Sidecars, VirtualServices, DestinationRules and Gateway API objects read
+	read := 0
+	for i, o := range s.Objects {
+		l.current = i
+		problems, how := l.object(o)
+		errs = append(errs, problems...)
+		switch how {
+		case skippedObject:
+			skipped[kube.DescribeKind(o)]++
+		case routingObject:
+			routing[o.Kind]++
+			read++
+		case inventoryObject:
+			read++
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	if read == sum(maps.Values(routing)) {
+		for kind, n := range routing {
+			skipped[kind] = n
+		}
+		return nil, &FieldError{Detail: fmt.Sprintf("no inventory: %s; expected Namespace, ServiceEntry and Service objects (%s)", s.Found(skipped), DumpCommand), Err: ErrNoInventory}
+	}
+	return &l.inv, nil
+}
+
+// newLoader returns a loader of the objects of a stream, for release r.
+func newLoader(objects []kube.Object, domain string, r release.Release) *inventoryLoader {
 	nss, svcs, named := 0, 0, 0
-	for _, o := range s.Objects {
+	for _, o := range objects {
 		switch o.Kind {
 		case "Namespace":
 			nss++
@@ -81,70 +127,64 @@ func Load(data []byte, clusterDomain string) (*Inventory, error) {
 			named++
 		}
 	}
-	istio := map[string]int{} // the Sidecars, VirtualServices and DestinationRules read
-	l := inventoryLoader{
-		inv:     Inventory{Namespaces: make(map[string]map[string]string, nss), Services: make([]Service, 0, svcs), Domain: clusterDomain},
-		domain:  clusterDomain,
+	return &inventoryLoader{
+		inv:     Inventory{Namespaces: make(map[string]map[string]string, nss), Services: make([]Service, 0, svcs), Domain: domain},
+		domain:  domain,
+		release: r,
 		seen:    map[string]kube.Object{},
 		named:   make(map[namedKey]int, named),
-		objects: s.Objects,
+		objects: objects,
 	}
-	var errs []error
-	skipped := map[string]int{}
-	read := 0
-	for i, o := range s.Objects {
-		l.current = i
-		if o.Err != nil {
-			errs = append(errs, o.Err)
-			continue
+}
+
+// How the loader took an object: not read (a problem in the stream or in its kind),
+// skipped (a kind Load does not read), read into the inventory, or read as one of the
+// objects that route (Sidecar, VirtualService, DestinationRule, the Gateway API's).
+const (
+	unreadObject = iota
+	skippedObject
+	inventoryObject
+	routingObject
+)
+
+// object reads o into the inventory, and returns its problems, each naming the object.
+func (l *inventoryLoader) object(o kube.Object) (errs []error, how int) {
+	if o.Err != nil {
+		return []error{o.Err}, unreadObject
+	}
+	if err := kube.CheckKind(o, readKinds); err != nil && !slices.Contains(otherGatewayAPIKinds, o.Kind) {
+		return []error{err}, unreadObject
+	}
+	var problems []error
+	how = routingObject
+	switch {
+	case o.Kind == "Namespace":
+		problems, how = l.namespace(o), inventoryObject
+	case o.Kind == "ServiceEntry":
+		problems, how = l.serviceEntry(o), inventoryObject
+	case o.Kind == "Service" && isCoreV1(o):
+		problems, how = l.service(o), inventoryObject
+	case o.Kind == "Sidecar" && isIstioNetworking(o):
+		if problems = l.sidecar(o); len(problems) == 0 {
+			_, problems = sidecarRefusal(objectSpec, &l.inv.Sidecars[len(l.inv.Sidecars)-1], l.release)
 		}
-		if err := kube.CheckKind(o, readKinds); err != nil && !slices.Contains(otherGatewayAPIKinds, o.Kind) {
-			errs = append(errs, err)
-			continue
-		}
-		var problems []error
-		switch {
-		case o.Kind == "Namespace":
-			problems = l.namespace(o)
-		case o.Kind == "ServiceEntry":
-			problems = l.serviceEntry(o)
-		case o.Kind == "Service" && isCoreV1(o):
-			problems = l.service(o)
-		case o.Kind == "Sidecar" && isIstioNetworking(o):
-			problems = l.sidecar(o)
-			istio[o.Kind]++
-		case o.Kind == "VirtualService" && isIstioNetworking(o):
-			problems = l.virtualService(o)
-			istio[o.Kind]++
-		case o.Kind == "DestinationRule" && isIstioNetworking(o):
-			problems = l.destinationRule(o)
-			istio[o.Kind]++
-		case gatewayAPIVersions[o.Kind] != nil && isGatewayAPI(o):
-			problems = l.gatewayAPIObject(o)
-			istio[o.Kind]++
-		default:
-			skipped[kube.DescribeKind(o)]++
-			continue
-		}
-		read++
-		problems = slices.Concat(apiVersionProblems(o), l.schema.problems(o), problems)
-		if len(problems) > 0 {
-			where := objectWhere(o) // once per object: O(n) for an item of Lists nested n deep
-			for _, p := range problems {
-				errs = append(errs, fielderr.In(where, p))
-			}
+	case o.Kind == "VirtualService" && isIstioNetworking(o):
+		problems = l.virtualService(o)
+	case o.Kind == "DestinationRule" && isIstioNetworking(o):
+		problems = l.destinationRule(o)
+	case gatewayAPIVersions[o.Kind] != nil && isGatewayAPI(o):
+		problems = l.gatewayAPIObject(o)
+	default:
+		return nil, skippedObject
+	}
+	problems = slices.Concat(apiVersionProblems(o), l.schema.problems(o), problems)
+	if len(problems) > 0 {
+		where := objectWhere(o) // once per object: O(n) for an item of Lists nested n deep
+		for _, p := range problems {
+			errs = append(errs, fielderr.In(where, p))
 		}
 	}
-	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
-	}
-	if routing := sum(maps.Values(istio)); read == routing {
-		for kind, n := range istio {
-			skipped[kind] = n
-		}
-		return nil, &FieldError{Detail: fmt.Sprintf("no inventory: %s; expected Namespace, ServiceEntry and Service objects (%s)", s.Found(skipped), kubectlRecipe), Err: ErrNoInventory}
-	}
-	return &l.inv, nil
+	return errs, how
 }
 
 // readKinds are the kinds Load reads: a near miss of one is an error.
@@ -160,8 +200,13 @@ func sum(counts iter.Seq[int]) int {
 	return n
 }
 
-// kubectlRecipe is the command that dumps every kind Load reads.
-const kubectlRecipe = "kubectl get namespaces,serviceentries,services,sidecars,virtualservices,destinationrules -A -o yaml"
+// DumpCommand is the command that dumps every kind Load reads, for a whole cluster. A
+// cluster that does not serve one of these kinds (the Gateway API's CRDs not installed, or
+// TCPRoute and TLSRoute, of its experimental channel, not) makes kubectl fail: leave that
+// kind out of the list (kubectl api-resources lists the kinds a cluster serves).
+// gateways.gateway.networking.k8s.io names the Gateway API's Gateway, not Istio's.
+const DumpCommand = "kubectl get namespaces,serviceentries,services,sidecars,virtualservices,destinationrules," +
+	"httproutes,grpcroutes,tcproutes,tlsroutes,referencegrants,gateways.gateway.networking.k8s.io -A -o yaml"
 
 // readsObject reports whether Load reads o (a problem in any other object is not
 // the inventory's). A Service, Sidecar, VirtualService or DestinationRule whose apiVersion,
@@ -207,10 +252,11 @@ func isCoreV1(o kube.Object) bool {
 }
 
 type inventoryLoader struct {
-	schema schemaWalker
-	inv    Inventory
-	domain string
-	seen   map[string]kube.Object // namespace name -> its Namespace object
+	schema  schemaWalker
+	inv     Inventory
+	domain  string
+	release release.Release        // whose validation refuses more than the newest release's
+	seen    map[string]kube.Object // namespace name -> its Namespace object
 	// named gives, for each kind, namespace and name read, the index of its object in
 	// objects, the stream's; current is the index of the object being read.
 	named   map[namedKey]int

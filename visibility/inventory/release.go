@@ -1,10 +1,12 @@
 package inventory
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 
+	"github.com/meshscope/meshscope/internal/fielderr"
 	"github.com/meshscope/meshscope/internal/release"
 	"github.com/meshscope/meshscope/internal/strict"
 )
@@ -16,14 +18,17 @@ import (
 // default, or none.
 type Refusal struct {
 	// Kind, Namespace and Name name the object ("Sidecar", "shop", "narrow").
-	Kind, Namespace, Name string
+	Kind      string `json:"kind"`
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
 	// Message is the release's refusal in its words, as its webhook returns it: one
 	// message, or several in hashicorp/go-multierror's form ("2 errors occurred:\n\t* …\n\t*
 	// …\n\n"), in the order Istio checks them (listener by listener, host by host).
-	Message string
+	Message string `json:"message"`
 	// Problems are the same messages, one *FieldError each, naming the object
-	// ("Sidecars[2] (Sidecar shop/narrow)") and its field ("Egress[0].Hosts[1]").
-	Problems []error
+	// ("Sidecars[2] (Sidecar shop/narrow)") and its field ("Egress[0].Hosts[1]"); JSON
+	// leaves them out (Message holds them).
+	Problems []error `json:"-"`
 }
 
 // ValidateFor returns the objects of inv that release r's validation refuses beyond what
@@ -47,26 +52,34 @@ func (inv *Inventory) ValidateFor(r release.Release) []Refusal {
 	var out []Refusal
 	for i := range inv.Sidecars {
 		sc := &inv.Sidecars[i]
-		where := fmt.Sprintf("%s (Sidecar %s/%s)", strict.Index("Sidecars", i), sc.Namespace, sc.Name)
-		var messages []string
-		var problems []error
-		for j := range sc.Egress {
-			for k, h := range sc.Egress[j].Hosts {
-				ns, _, ok := strings.Cut(h, "/")
-				if !ok || len(ns) < 2 || ns[0] != '~' {
-					continue
-				}
-				msg := "invalid namespace value " + strconv.Quote(ns) + " in sidecar"
-				messages = append(messages, msg)
-				problems = append(problems, &FieldError{Where: where, Field: fmt.Sprintf("Egress[%d].Hosts[%d]", j, k), Value: h,
-					Detail: "Istio " + r.Version() + " refuses the Sidecar: " + msg + " (a namespace after \"~\" excludes from 1.31 on; before, only \"~/host\", the literal namespace \"~\", is accepted)"})
-			}
-		}
-		if len(messages) > 0 {
-			out = append(out, Refusal{Kind: "Sidecar", Namespace: sc.Namespace, Name: sc.Name, Message: multiError(messages), Problems: problems})
+		if messages, problems := sidecarRefusal(fielderr.Root(fielderr.GoValue), sc, r); len(messages) > 0 {
+			where := fmt.Sprintf("%s (Sidecar %s/%s)", strict.Index("Sidecars", i), sc.Namespace, sc.Name)
+			out = append(out, Refusal{Kind: "Sidecar", Namespace: sc.Namespace, Name: sc.Name, Message: multiError(messages), Problems: fielderr.Split(fielderr.In(where, errors.Join(problems...)))})
 		}
 	}
 	return out
+}
+
+// sidecarRefusal returns what release r's validation refuses in the Sidecar sc beyond the
+// newest release's rules: Istio's messages, in the order it checks them, and a problem for
+// each at its field under spec (the Sidecar's spec, spelt as the input it was read from).
+func sidecarRefusal(spec fielderr.Path, sc *Sidecar, r release.Release) (messages []string, problems []error) {
+	if r.Has(release.SidecarExclusions) {
+		return nil, nil
+	}
+	for j := range sc.Egress {
+		for k, h := range sc.Egress[j].Hosts {
+			ns, _, ok := strings.Cut(h, "/")
+			if !ok || len(ns) < 2 || ns[0] != '~' {
+				continue
+			}
+			msg := "invalid namespace value " + strconv.Quote(ns) + " in sidecar"
+			messages = append(messages, msg)
+			problems = append(problems, spec.Child("egress").Index(j).Child("hosts").Index(k).Problem(h,
+				"Istio "+r.Version()+" refuses the Sidecar: "+msg+" (a namespace after \"~\" excludes from 1.31 on; before, only \"~/host\", the literal namespace \"~\", is accepted)"))
+		}
+	}
+	return messages, problems
 }
 
 // multiError spells Istio's validation messages as its webhook returns them: one alone, or
