@@ -8,6 +8,7 @@ import (
 
 	"github.com/meshscope/meshscope/chain"
 	"github.com/meshscope/meshscope/exports"
+	"github.com/meshscope/meshscope/intentions"
 	"github.com/meshscope/meshscope/internal/fielderr"
 	"github.com/meshscope/meshscope/internal/report"
 )
@@ -26,8 +27,13 @@ import (
 // changed in place is not seen by the next Apply, which takes c for the Store's view. A copy
 // of c keeps what it held whatever c's later writes, and its own Add or Apply reads it anew.
 type Config struct {
-	Exports  []exports.ConfigEntry
-	Entries  chain.Entries
+	Exports []exports.ConfigEntry
+	Entries chain.Entries
+	// Intentions are the service-intentions entries, as written (package intentions reads
+	// them as Consul stores them, normalized or not).
+	Intentions []intentions.ConfigEntry
+	// Mesh is what the store reads of the mesh entry; nil when there is none.
+	Mesh     *Mesh
 	Findings []Finding
 
 	proxyDefaults bool   // a proxy-defaults entry was read
