@@ -70,8 +70,8 @@ func groupsOf(partition string) key {
 
 // reads is the index of what intention destinations' chains read.
 type reads struct {
-	of map[exports.ServiceName][]key              // destination -> the keys its chain reads
-	by map[key]map[exports.ServiceName]bool        // key -> the destinations whose chain reads it
+	of map[exports.ServiceName][]key        // destination -> the keys its chain reads
+	by map[key]map[exports.ServiceName]bool // key -> the destinations whose chain reads it
 }
 
 // destinations returns the destinations of service-intentions entries whose chain the write
@@ -143,7 +143,9 @@ func (st *Store) unindex(d exports.ServiceName) {
 	delete(st.reads.of, d)
 }
 
-func compareKeys(a, b key) int { return cmp.Or(strings.Compare(a.kind, b.kind), a.name.Compare(b.name)) }
+func compareKeys(a, b key) int {
+	return cmp.Or(strings.Compare(a.kind, b.kind), a.name.Compare(b.name))
+}
 
 // l7Reasons are Consul's refusals of the write of e for intentions giving permissions to a
 // destination whose chain, with e in place, is not HTTP-like: for a service-intentions entry,

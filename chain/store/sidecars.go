@@ -10,9 +10,9 @@ import (
 
 	"github.com/meshscope/meshscope/chain"
 	"github.com/meshscope/meshscope/exports"
+	"github.com/meshscope/meshscope/intentions"
 	"github.com/meshscope/meshscope/internal/fielderr"
 	"github.com/meshscope/meshscope/internal/strict"
-	"github.com/meshscope/meshscope/intentions"
 	"github.com/meshscope/meshscope/spiffe"
 )
 

@@ -9,8 +9,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/meshscope/meshscope/internal/intentionvectors"
 	"github.com/meshscope/meshscope/intentions"
+	"github.com/meshscope/meshscope/internal/intentionvectors"
 )
 
 // The answers recorded from Consul for service-intentions are package intentions' testdata
