@@ -62,10 +62,11 @@ func (o WriteOutcome) String() string {
 // Entry names the entry written: its kind and name, with its namespace and partition when it
 // has them, and whether the write deletes it — "service-resolver ap1/ns/web (deleted)".
 func (o WriteOutcome) Entry() string {
+	name := strings.TrimSpace(o.Kind + " " + o.entryName()) // a mesh entry has no name
 	if o.Delete {
-		return o.Kind + " " + o.entryName() + " (deleted)"
+		return name + " (deleted)"
 	}
-	return o.Kind + " " + o.entryName()
+	return name
 }
 
 // entryName is the entry's name with its namespace and partition, when it has them.
