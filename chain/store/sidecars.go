@@ -147,9 +147,8 @@ func (s *Sidecars) Cluster() Cluster { return s.cluster }
 //   - ChainProtocol: the protocol of the service's discovery chain;
 //   - TrustBundles: the peers whose trust bundle Consul gives the sidecar — over every service
 //     whose chain targets this one (the service itself only while its own chain does), the
-//     peers its most exact exported-services rule names (the last of the rules of one
-//     precedence; a rule whose namespace is "*" counts as a wildcard whatever its name, as
-//     Consul's code reads it), kept when the peering is active and its trust bundle received;
+//     peers its most exact exported-services rule names, kept when the peering is active and
+//     its trust bundle received;
 //   - SanitizeXFCC: the mesh entry's HTTP.SanitizeXForwardedClientCert;
 //   - Peers: every peering whose trust bundle was received.
 //

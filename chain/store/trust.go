@@ -65,10 +65,11 @@ func (s *Sidecars) sources(dest exports.ServiceName) ([]exports.ServiceName, err
 }
 
 // peersOf returns the peers the most exact rule of the exported-services entry of s's
-// partition names, in rule order, as Consul reads the entry for trust bundles: a rule whose
-// namespace is "*" is the least exact whatever its name, then a "*" name in s's namespace,
-// then s's own name; of the rules of one kind the last counts. Partition and sameness-group
-// consumers give none.
+// partition names, in rule order, as Consul reads the entry for trust bundles: s's own name
+// in its namespace, else "*" in its namespace, else the rule of namespace "*" (Consul's code
+// counts any rule of namespace "*" as the last, and of several rules of one kind the last; a
+// valid entry has neither a named rule of namespace "*" nor two of a kind). Partition and
+// sameness-group consumers give none.
 func (st *Store) peersOf(s exports.ServiceName) []string {
 	e := st.live(key{kindExportedServices, partitionNamed(s.Partition, "", "")})
 	if e == nil {
