@@ -210,6 +210,9 @@ func TestAgainstConsul(t *testing.T) {
 					continue
 				}
 				counts["explanation: policies, arrival, Consul's pick, default "+def]++
+				if problem := compareStandings(d, x); problem != "" {
+					t.Errorf("%s: Requests[%d] (%+v → %s, default %s): %s", tc.Name, i, r.Caller, r.Destination, def, problem)
+				}
 				for _, n := range x.Notes {
 					counts["explanation's note: "+n.Reason.String()]++
 				}
@@ -269,6 +272,25 @@ func unexplained(x Explanation) string {
 		return fmt.Sprintf("the check API answers %v, Envoy %v, without a note: %v", x.Check.Allowed, x.Decision.Allowed, x.Notes)
 	case x.Check == nil && !has(ReasonNoCheck):
 		return "a caller the check API cannot be asked about, without a note"
+	}
+	return ""
+}
+
+// compareStandings: what Standings says of an intention whatever the request is what it does
+// with this one, when its source names the caller (in namespace default).
+func compareStandings(d *Destination, x Explanation) string {
+	if x.Caller.Namespace != "" && x.Caller.Namespace != "default" {
+		return ""
+	}
+	for i, s := range d.Standings() {
+		step := x.Steps[i]
+		named := d.names(i, &x.Caller)
+		switch {
+		case s.Outcome == 0 && named && step.Outcome >= NotPresented:
+			return fmt.Sprintf("Intentions[%d] can apply, says Standings, but %s", i, step.Outcome)
+		case s.Outcome != 0 && named && (step.Outcome != s.Outcome || step.Reason != s.Reason):
+			return fmt.Sprintf("Intentions[%d] %s (%s), says Standings, but %s (%s)", i, s.Outcome, s.Reason, step.Outcome, step.Reason)
+		}
 	}
 	return ""
 }
