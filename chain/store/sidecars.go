@@ -98,6 +98,7 @@ type Sidecars struct {
 	cluster Cluster
 	peers   map[string]intentions.Peer // the peerings whose trust bundle was received
 	mesh    Mesh
+	entries []intentions.ConfigEntry // the service-intentions entries (read only)
 
 	mu   sync.RWMutex
 	dest map[string]*compiled
@@ -121,7 +122,7 @@ func (c Config) Sidecars(cl Cluster) (*Sidecars, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Sidecars{st: st, cluster: cl, peers: map[string]intentions.Peer{}, dest: map[string]*compiled{}}
+	s := &Sidecars{st: st, cluster: cl, peers: map[string]intentions.Peer{}, dest: map[string]*compiled{}, entries: c.Intentions}
 	s.cluster.Peerings = slices.Clone(cl.Peerings)
 	s.cluster.Protocols = maps.Clone(cl.Protocols)
 	for _, p := range cl.Peerings {
@@ -137,6 +138,19 @@ func (c Config) Sidecars(cl Cluster) (*Sidecars, error) {
 
 // Cluster returns the cluster the sidecars are in; its slices and map are read-only.
 func (s *Sidecars) Cluster() Cluster { return s.cluster }
+
+// Intentions returns the service-intentions entries the sidecars read, as the Config held
+// them (read-only).
+func (s *Sidecars) Intentions() []intentions.ConfigEntry { return s.entries }
+
+// Peering returns the cluster's peering named name, and whether there is one.
+func (s *Sidecars) Peering(name string) (Peering, bool) {
+	i := slices.IndexFunc(s.cluster.Peerings, func(p Peering) bool { return p.Name == name })
+	if i < 0 {
+		return Peering{}, false
+	}
+	return s.cluster.Peerings[i], true
+}
 
 // Sidecar returns what the sidecar of service (a service of the default namespace and
 // partition, where Consul CE keeps intentions) has:

@@ -21,7 +21,7 @@ func (s *Sidecars) trustBundles(dest exports.ServiceName) ([]string, error) {
 	set := map[string]bool{}
 	for _, src := range sources {
 		for _, p := range s.st.peersOf(src) {
-			if i := slices.IndexFunc(s.cluster.Peerings, func(q Peering) bool { return q.Name == p }); i >= 0 && s.cluster.Peerings[i].bundled() {
+			if peering, ok := s.Peering(p); ok && peering.bundled() {
 				set[p] = true
 			}
 		}
