@@ -11,8 +11,8 @@ import (
 
 	"github.com/meshscope/meshscope/chain/store"
 	"github.com/meshscope/meshscope/exports"
-	"github.com/meshscope/meshscope/internal/intentionvectors"
 	"github.com/meshscope/meshscope/intentions"
+	"github.com/meshscope/meshscope/internal/intentionvectors"
 )
 
 // The answers recorded from Consul for service-intentions are package intentions' testdata
