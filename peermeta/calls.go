@@ -241,10 +241,74 @@ func ParseCaller(s string) (intentions.Caller, error) {
 		c.Peer, c.Namespace, c.Service = parts[0], parts[1], parts[2]
 	}
 	if len(parts) == 0 || len(parts) > 3 || slices.Contains(parts, "") {
-		return intentions.Caller{}, &FieldError{Value: s, Detail: fmt.Sprintf("%q: want service, peer/service or peer/namespace/service", s)}
+		return intentions.Caller{}, &FieldError{Value: s, Detail: "want service, peer/service or peer/namespace/service"}
 	}
 	if c.Namespace == names.Default {
 		c.Namespace = ""
 	}
 	return c, nil
+}
+
+// ParseCall reads a call as people write one: "CALLER SERVICE", the caller as ParseCaller
+// reads it — "east/web api".
+func ParseCall(s string) (intentions.Caller, string, error) {
+	fields := strings.Fields(s)
+	if len(fields) != 2 {
+		return intentions.Caller{}, "", &FieldError{Value: s, Detail: `want a caller and a service, such as "east/web api"`}
+	}
+	c, err := ParseCaller(fields[0])
+	return c, fields[1], err
+}
+
+// IntentionsRequest is a request as chain.ParseHTTPRequest reads one, as package intentions
+// reads it: its method, its path (intentions' path matchers read it without the query) and
+// its headers, names lower-cased.
+func IntentionsRequest(r chain.HTTPRequest) intentions.Request {
+	out := intentions.Request{Method: r.Method, Path: r.Path}
+	for name, v := range r.Header {
+		if out.Headers == nil {
+			out.Headers = map[string]string{}
+		}
+		out.Headers[strings.ToLower(name)] = v
+	}
+	return out
+}
+
+// String renders the answer: whether the caller may call the service, whether the call
+// arrives and how, then Envoy's decision explained, one line per fact.
+func (c Call) String() string {
+	var b strings.Builder
+	answer := "no"
+	if c.Allowed {
+		answer = "yes"
+	}
+	fmt.Fprintf(&b, "may %s call %s? %s", callerName(c.Caller), c.Service, answer)
+	if c.Explanation.HTTP {
+		fmt.Fprintf(&b, " (%s %s)", c.Request.Method, c.Request.Path)
+	}
+	switch {
+	case c.Via != nil:
+		fmt.Fprintf(&b, "\n  reachable through %s (target %s), exported to %s by Services[%d]", c.Via.Service.Short(), c.Via.Target, c.Caller.Peer, c.Via.Rule)
+	case !c.Reachable:
+		b.WriteString("\n  not reachable")
+	}
+	for _, n := range c.Notes {
+		b.WriteString("\n  note: " + n)
+	}
+	b.WriteString("\n" + strings.ReplaceAll(c.Explanation.String(), "\n", "\n  "))
+	return b.String()
+}
+
+// String renders the change on one line: "east/web → api GET /: allowed … ⇒ denied …".
+func (c CallChange) String() string {
+	return fmt.Sprintf("%s → %s %s %s: %s ⇒ %s", callerName(c.Caller), c.Service, c.Request.Method, c.Request.Path, c.Before.Why, c.After.Why)
+}
+
+// callerName writes a caller as ParseCaller reads it: "web", "east/web", "east/ns1/web".
+func callerName(c intentions.Caller) string {
+	parts := []string{c.Peer, c.Namespace, c.Service}
+	if c.Namespace == names.Default {
+		parts[1] = ""
+	}
+	return strings.Join(slices.DeleteFunc(parts, func(s string) bool { return s == "" }), "/")
 }

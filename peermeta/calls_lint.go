@@ -65,11 +65,10 @@ func (c *Calls) lintSidecar(dest string, d *intentions.Destination, acl intentio
 			if p, ok := c.sidecars.Peering(x.SourcePeer); ok {
 				out = append(out, report.New(path, TrustBundleMissing, "%s's sidecar has no trust bundle of %q, so Consul leaves the intention out: %s", dest, p.Name, c.whyUntrusted(dest, p.Name)))
 			}
-		case 0:
-			if x.L7() && !chain.IsHTTPLike(side.Protocol) {
-				out = append(out, report.New(path, L7OnNetworkFilter, "%s's sidecar has protocol %s (its chain is %s): Envoy's network filter reads the permissions as a deny, whatever the request",
-					dest, cmp.Or(side.Protocol, "tcp"), side.ChainProtocol))
-			}
+		}
+		if x.L7() && s.Outcome != intentions.Duplicate && s.Outcome != intentions.NoTrustBundle && !chain.IsHTTPLike(side.Protocol) {
+			out = append(out, report.New(path, L7OnNetworkFilter, "%s's sidecar has protocol %s (its chain is %s): Envoy's network filter reads the permissions as a deny, whatever the request",
+				dest, cmp.Or(side.Protocol, "tcp"), side.ChainProtocol))
 		}
 	}
 	if e := d.RegexError(acl); e != "" {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/meshscope/meshscope/chain/store"
 	"github.com/meshscope/meshscope/internal/fielderr"
+	"github.com/meshscope/meshscope/internal/names"
 	"github.com/meshscope/meshscope/internal/strict"
 )
 
@@ -22,7 +23,8 @@ import (
 // TrustDomain of its /v1/connect/ca/roots). A peering whose trust domain neither says has
 // none: its callers cannot be named. The output is read strictly, but fields meshscope does
 // not use are not judged; a peering of a partition other than default, a trust domain given
-// for a peering the output does not list or that says another, are errors.
+// for a peering the output does not list or that says another, are errors. The list is not
+// nil, even when the output lists no peering.
 func LoadPeerings(data []byte, trustDomains map[string]string) ([]store.Peering, error) {
 	x, err := strict.ParseJSON(data)
 	if err != nil {
@@ -33,7 +35,7 @@ func LoadPeerings(data []byte, trustDomains map[string]string) ([]store.Peering,
 		return nil, &FieldError{Field: "(top level)", Value: x, Detail: "must be a list of peerings, as /v1/peerings returns, got " + strict.Describe(x)}
 	}
 	d := &strict.Decoder{}
-	var out []store.Peering
+	out := []store.Peering{}
 	for i, item := range list {
 		if o, ok := d.Object(item, strict.Index("", i)); ok {
 			out = append(out, readPeering(d, o, trustDomains))
@@ -43,6 +45,9 @@ func LoadPeerings(data []byte, trustDomains map[string]string) ([]store.Peering,
 	for _, name := range slices.Sorted(maps.Keys(trustDomains)) {
 		if !slices.ContainsFunc(out, func(p store.Peering) bool { return p.Name == name }) {
 			errs = append(errs, &FieldError{Field: "trust domains", Value: name, Detail: fmt.Sprintf("a trust domain for peering %q, which the output does not list", name)})
+		}
+		if why := names.Subdomain(trustDomains[name]); why != "" {
+			errs = append(errs, &FieldError{Field: strict.Key("trust domains", name), Value: trustDomains[name], Detail: fmt.Sprintf("%q %s", trustDomains[name], why)})
 		}
 	}
 	if err := errors.Join(errs...); err != nil {

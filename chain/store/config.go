@@ -153,3 +153,18 @@ func (r decoded) skipped(file string) Finding {
 	path := strings.TrimPrefix(file+": "+r.label(), ": ")
 	return report.New(path, EntrySkipped, "not read: %s", skippedKinds[r.head.Kind])
 }
+
+// Compile compiles what c's entries decide together, for a caller that reads a Config
+// without a Store: the exported-services entries, their sameness-group consumers resolved
+// (exports.CompileGroups), and the chain entries (chain.NewCompiler), whose problems are
+// named under "exported-services" and "service-resolver".
+func (c Config) Compile() (*exports.Exports, error) {
+	x, err := exports.CompileGroups(c.Entries.SamenessGroups, c.Exports...)
+	if err != nil {
+		return nil, fielderr.In("exported-services", err)
+	}
+	if _, err := chain.NewCompiler(c.Entries); err != nil {
+		return nil, fielderr.In("service-resolver", err)
+	}
+	return x, nil
+}
