@@ -40,8 +40,8 @@ const (
 	// (ReplicationDiff.Refused, as ReplicationDiff.AllFindings reports it).
 	WriteRefused = report.WriteRefused
 	// EntrySkipped (note): the store (LoadConfig, Config.Add and Apply) skipped a config entry
-	// of a kind replication does not depend on (service-intentions, mesh, the gateways'
-	// entries, …): store.EntrySkipped.
+	// of a kind replication does not depend on (the gateways' entries, jwt-provider, …):
+	// store.EntrySkipped.
 	EntrySkipped = store.EntrySkipped
 )
 

@@ -14,10 +14,11 @@ import (
 )
 
 // Config is the config entries a Consul server stores, as `consul config read` prints them:
-// the exported-services entries, and the discovery-chain entries — service-resolver,
+// the exported-services entries, the discovery-chain entries — service-resolver,
 // service-router, service-splitter, service-defaults (each service's Protocol),
-// proxy-defaults (its Config.protocol) and sameness-group. Findings name the entries of
-// Consul's other kinds, which were skipped. The zero Config holds nothing; Add reads into it,
+// proxy-defaults (its Config.protocol) and sameness-group —, the service-intentions entries
+// and the mesh entry's setting a sidecar reads. Findings name the entries of Consul's other
+// kinds, which were skipped. The zero Config holds nothing; Add reads into it,
 // Apply writes to it.
 //
 // Add and Apply leave in c a view of a Store, and keep that Store for c's next Add or Apply,
