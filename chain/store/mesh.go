@@ -52,7 +52,7 @@ var meshKind = &kind{name: kindMesh, field: "Mesh", key: func(_, _, partition st
 		}
 		return v, nil
 	},
-	names:    func(v any) (string, string, string) { m := v.(*meshEntry); return kindMesh, "", m.Partition },
+	names:    func(v any) (string, string, string) { m := v.(*meshEntry); return m.Name, "", m.Partition }, // Consul names it "mesh" whatever it says
 	validate: validateMesh,
 	values: func(c *Config) []any {
 		if c.Mesh == nil {
