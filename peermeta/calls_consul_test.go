@@ -32,16 +32,12 @@ func vectorCalls(t *testing.T, v *intentionvectors.File, tc intentionvectors.Cas
 	var c store.Config
 	_, err = c.Apply(all)
 	require.NoError(t, err)
-	cl := store.Cluster{TrustDomain: v.TrustDomain, Datacenter: v.Datacenter, Protocols: map[string]string{}}
-	for _, name := range slices.Sorted(maps.Keys(v.Peers)) {
+	peerings := []store.Peering{}
+	for _, name := range v.PeerNames() {
 		p := v.Peers[name]
-		cl.Peerings = append(cl.Peerings, store.Peering{Name: name, State: "ACTIVE",
-			Peer: intentions.Peer{TrustDomain: p.TrustDomain, Partition: p.ExportedPartition, Datacenter: p.Datacenter}})
+		peerings = append(peerings, store.Peering{Name: name, Peer: intentions.Peer{TrustDomain: p.TrustDomain, Partition: p.ExportedPartition, Datacenter: p.Datacenter}})
 	}
-	for svc := range tc.ProxyConfig {
-		cl.Protocols[svc] = tc.Protocol(svc)
-	}
-	sc, err := c.Sidecars(cl)
+	sc, err := c.Sidecars(store.Cluster{TrustDomain: v.TrustDomain, Datacenter: v.Datacenter, Protocols: tc.Protocols(), Peerings: peerings})
 	require.NoError(t, err)
 	x, err := exports.CompileGroups(c.Entries.SamenessGroups, c.Exports...)
 	require.NoError(t, err)
@@ -68,7 +64,7 @@ func TestCallsAgainstConsul(t *testing.T) {
 	counts := map[string]int{}
 	for _, tc := range v.Cases {
 		calls := vectorCalls(t, v, tc)
-		for _, peer := range slices.Sorted(maps.Keys(v.Peers)) {
+		for _, peer := range v.PeerNames() {
 			var exported []string
 			for _, r := range calls.exportedTo(peer) {
 				exported = append(exported, r.Service.Name)

@@ -22,14 +22,11 @@ var loadIntentionVectors = sync.OnceValues(func() (*intentionvectors.File, error
 // vectorCluster is the recording's cluster: its names, its peers' peerings (active, with
 // their trust bundles) and the registrations of the case.
 func vectorCluster(v *intentionvectors.File, tc intentionvectors.Case) Cluster {
-	cl := Cluster{TrustDomain: v.TrustDomain, Datacenter: v.Datacenter, Protocols: map[string]string{}}
-	for _, name := range slices.Sorted(maps.Keys(v.Peers)) {
+	cl := Cluster{TrustDomain: v.TrustDomain, Datacenter: v.Datacenter, Protocols: tc.Protocols()}
+	for _, name := range v.PeerNames() {
 		p := v.Peers[name]
 		cl.Peerings = append(cl.Peerings, Peering{Name: name, State: "ACTIVE",
 			Peer: intentions.Peer{TrustDomain: p.TrustDomain, Partition: p.ExportedPartition, Datacenter: p.Datacenter}})
-	}
-	for svc := range tc.ProxyConfig {
-		cl.Protocols[svc] = tc.Protocol(svc)
 	}
 	return cl
 }

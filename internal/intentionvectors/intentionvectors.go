@@ -9,6 +9,7 @@ package intentionvectors
 
 import (
 	"encoding/json"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -130,6 +131,17 @@ func (r Request) XFCCURI() string {
 	return first[i+len(";URI="):]
 }
 
-// Protocol returns the protocol the registration of service's sidecar gives itself, "" for
-// none.
-func (c Case) Protocol(service string) string { return c.ProxyConfig[service]["protocol"] }
+// Protocols returns the protocol each service's sidecar registration gives itself, for those
+// whose registration gives one.
+func (c Case) Protocols() map[string]string {
+	out := map[string]string{}
+	for svc, config := range c.ProxyConfig {
+		if p := config["protocol"]; p != "" {
+			out[svc] = p
+		}
+	}
+	return out
+}
+
+// PeerNames returns the names of the recording's peers, sorted.
+func (f *File) PeerNames() []string { return slices.Sorted(maps.Keys(f.Peers)) }
