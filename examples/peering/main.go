@@ -44,10 +44,10 @@ It reads what Consul prints. On your own cluster (CONSUL_HTTP_ADDR set):
     consul config list -kind $k | xargs -I{} consul config read -kind $k -name {}
   done > config.json
   consul config read -kind proxy-defaults -name global >> config.json
+  consul config read -kind mesh -name mesh >> config.json
   curl -s $CONSUL_HTTP_ADDR/v1/internal/ui/services > catalog.json
   curl -s $CONSUL_HTTP_ADDR/v1/health/service/mesh-gateway > gateways.json
   for s in $(jq -r '.[].Name' catalog.json); do curl -s $CONSUL_HTTP_ADDR/v1/health/connect/$s; done > connect.json
-  consul config read -kind mesh -name mesh >> config.json
   curl -s $CONSUL_HTTP_ADDR/v1/connect/ca/roots > ca-roots.json
   curl -s $CONSUL_HTTP_ADDR/v1/peerings > peerings.json
   peering -config config.json -catalog catalog.json -health gateways.json -health connect.json \
