@@ -41,8 +41,13 @@
 //     it can land on;
 //   - sni and spiffe build, parse and validate the TLS server names and SPIFFE IDs the mesh
 //     routes and authenticates with, such that no two inputs give the same name;
-//   - peermeta combines them into what is replicated to a peer for each exported service:
-//     the SNI to dial, the SPIFFE IDs to accept and the protocol.
+//   - chain/store holds a Consul server's config entries and takes writes as its write path
+//     does, refusing in Consul's words what the server refuses;
+//   - intentions reads service-intentions entries and answers who may call a service — as
+//     the destination's Envoy decides, and as Consul's check API says;
+//   - peermeta combines them into what is replicated to a peer for each exported service —
+//     the SNI to dial, the SPIFFE IDs to accept and the protocol — and into "may CALLER call
+//     SERVICE" for local and peered callers.
 //
 // End to end, for a cluster exporting to the peer west:
 //

@@ -46,3 +46,16 @@ func (d *Destination) Check(source string, acl ACL) (CheckAnswer, error) {
 		HasExact:       x.SourceName != Wildcard && x.DestinationName != Wildcard,
 	}, nil
 }
+
+// ParseACL reads acl.default_policy as a person gives it: "" for an agent without ACLs
+// (the check API defaults to allow, and so does Envoy, Consul's default policy being allow),
+// "allow" or "deny" for one with ACLs enabled and that default policy.
+func ParseACL(defaultPolicy string) (ACL, error) {
+	switch a := Action(defaultPolicy); a {
+	case "":
+		return ACL{}, nil
+	case Allow, Deny:
+		return ACL{Enabled: true, DefaultPolicy: a}, nil
+	}
+	return ACL{}, fielderr.Newf("", "DefaultPolicy", defaultPolicy, "%q is not a default policy: want allow or deny", defaultPolicy)
+}

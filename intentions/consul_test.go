@@ -5,90 +5,21 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"os"
 	"regexp"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/meshscope/meshscope/internal/intentionvectors"
 )
 
-// The recorded answers of Consul's own code (testdata/README.md says how they were made).
-type consulVectors struct {
-	TrustDomain, Datacenter string
-	Peers                   map[string]vectorPeer
-	Cases                   []consulCase
-}
-
-type vectorPeer struct{ TrustDomain, ExportedPartition, Datacenter string }
-
-type consulCase struct {
-	Name     string
-	Entries  []json.RawMessage
-	Writes   []vectorWrite
-	Services map[string]vectorService
-	Checks   []vectorCheck
-	Requests []vectorRequest
-}
-
-type vectorWrite struct {
-	Accepted     bool
-	Stage, Error string
-}
-
-type vectorService struct {
-	ChainProtocol, ProxyProtocol string
-	TrustBundles                 []string
-	Intentions                   []vectorIntention
-	Envoy                        map[string]struct {
-		Filter, Action, ForwardClientCertDetails string
-		Policies                                 []string
-	}
-}
-
-// vectorIntention is an intention as the vectors summarise it: its permissions counted.
-type vectorIntention struct {
-	SourceName, SourcePeer, DestinationName string
-	Precedence                              int
-	Action                                  string
-	Permissions                             int
-}
-
-type vectorCheck struct {
-	Source, Destination      string
-	Allowed                  map[string]bool
-	HasPermissions, HasExact bool
-	Matched                  *vectorIntention
-}
-
-type vectorRequest struct {
-	Destination  string
-	Caller       struct{ Service, Peer, Namespace string }
-	Method, Path string
-	Headers      map[string]string
-	Reachable    bool
-	Via          string
-	URISAN, XFCC string
-	Intention    *vectorIntention
-	Envoy        map[string]struct {
-		Allowed    bool
-		Policies   []string
-		EnvoyError string
-	}
-}
-
-var loadVectors = sync.OnceValues(func() (*consulVectors, error) {
-	data, err := os.ReadFile("testdata/consul-intentions.json")
-	if err != nil {
-		return nil, err
-	}
-	var v consulVectors
-	return &v, json.Unmarshal(data, &v)
+var loadVectors = sync.OnceValues(func() (*intentionvectors.File, error) {
+	return intentionvectors.Load("testdata/consul-intentions.json")
 })
 
-func vectors(t testing.TB) *consulVectors {
+func vectors(t testing.TB) *intentionvectors.File {
 	v, err := loadVectors()
 	require.NoError(t, err)
 	require.Len(t, v.Cases, 500)
@@ -96,8 +27,8 @@ func vectors(t testing.TB) *consulVectors {
 }
 
 // summary is how the vectors write an intention.
-func summary(x Intention) vectorIntention {
-	return vectorIntention{SourceName: x.SourceName, SourcePeer: x.SourcePeer, DestinationName: x.DestinationName,
+func summary(x Intention) intentionvectors.Intention {
+	return intentionvectors.Intention{SourceName: x.SourceName, SourcePeer: x.SourcePeer, DestinationName: x.DestinationName,
 		Precedence: x.Precedence, Action: string(x.Action), Permissions: len(x.Permissions)}
 }
 
@@ -124,7 +55,7 @@ var protocolRefusal = regexp.MustCompile(`^service "([^"]*)" has protocol "([^"]
 // storedEntries replays a case's service-intentions writes up to the store, checking each
 // against the recording, and returns the entries Consul stored (the last accepted one per
 // name), counting the outcomes.
-func storedEntries(t *testing.T, tc consulCase, counts map[string]int) []ConfigEntry {
+func storedEntries(t *testing.T, tc intentionvectors.Case, counts map[string]int) []ConfigEntry {
 	stored := map[string]ConfigEntry{}
 	for i, raw := range tc.Entries {
 		var head struct{ Kind string }
@@ -160,7 +91,7 @@ func storedEntries(t *testing.T, tc consulCase, counts map[string]int) []ConfigE
 
 // sanitizes reports whether the case's stored mesh entry strips the x-forwarded-client-cert
 // header (a store's answer; read here from the accepted writes).
-func sanitizes(t *testing.T, tc consulCase) bool {
+func sanitizes(t *testing.T, tc intentionvectors.Case) bool {
 	on := false
 	for i, raw := range tc.Entries {
 		var mesh struct {
@@ -178,7 +109,7 @@ func sanitizes(t *testing.T, tc consulCase) bool {
 // sidecars compiles the sidecar of every recorded service from the recorded inputs (protocols
 // and trust bundles, a store's answers) and the intentions of the stored entries, checking that
 // those are the recorded list.
-func sidecars(t *testing.T, v *consulVectors, tc consulCase, counts map[string]int) map[string]*Destination {
+func sidecars(t *testing.T, v *intentionvectors.File, tc intentionvectors.Case, counts map[string]int) map[string]*Destination {
 	stored := storedEntries(t, tc, counts)
 	peers := map[string]Peer{}
 	for name, p := range v.Peers {
@@ -188,7 +119,7 @@ func sidecars(t *testing.T, v *consulVectors, tc consulCase, counts map[string]i
 	for _, svc := range slices.Sorted(maps.Keys(tc.Services)) {
 		rec := tc.Services[svc]
 		list := ForDestination(svc, stored)
-		got := make([]vectorIntention, len(list))
+		got := make([]intentionvectors.Intention, len(list))
 		for i, x := range list {
 			got[i] = summary(x)
 		}
@@ -241,7 +172,7 @@ func TestAgainstConsul(t *testing.T) {
 			for def, want := range c.Allowed {
 				got, err := d.Check(c.Source, ACL{Enabled: true, DefaultPolicy: Action(def)})
 				require.NoError(t, err)
-				var matched *vectorIntention
+				var matched *intentionvectors.Intention
 				if got.Intention >= 0 {
 					s := summary(d.Intentions()[got.Intention])
 					matched = &s
@@ -267,8 +198,7 @@ func TestAgainstConsul(t *testing.T) {
 					t.Errorf("%s: Requests[%d]: %v", tc.Name, i, err)
 					continue
 				}
-				if got.Allowed != want.Allowed || got.EnvoyError != want.EnvoyError ||
-					(got.Policy == "") != (len(want.Policies) == 0) || (got.Policy != "" && !slices.Contains(want.Policies, got.Policy)) {
+				if !want.Agrees(got.Allowed, got.EnvoyError, got.Policy) {
 					t.Errorf("%s: Requests[%d] (%+v → %s %s %s, default %s): got %+v, Envoy's %+v", tc.Name, i, r.Caller, r.Destination, r.Method, r.Path, def, got, want)
 					continue
 				}
@@ -280,6 +210,9 @@ func TestAgainstConsul(t *testing.T) {
 					continue
 				}
 				counts["explanation: policies, arrival, Consul's pick, default "+def]++
+				if problem := compareStandings(d, x); problem != "" {
+					t.Errorf("%s: Requests[%d] (%+v → %s, default %s): %s", tc.Name, i, r.Caller, r.Destination, def, problem)
+				}
 				for _, n := range x.Notes {
 					counts["explanation's note: "+n.Reason.String()]++
 				}
@@ -301,16 +234,13 @@ func equalPtr[T comparable](a, b *T) bool {
 // compareExplanation compares an explanation with Decide's decision and the recording: the
 // policies matched, how the caller arrives (its certificate and the header's first URI) and
 // Consul's own matcher's pick.
-func compareExplanation(x Explanation, dec Decision, r vectorRequest, policies []string) string {
-	var pick *vectorIntention
+func compareExplanation(x Explanation, dec Decision, r intentionvectors.Request, policies []string) string {
+	var pick *intentionvectors.Intention
 	if x.Precedent >= 0 {
 		s := summary(x.Intentions[x.Precedent])
 		pick = &s
 	}
-	xfcc, _, _ := strings.Cut(r.XFCC, ",")
-	if i := strings.LastIndex(xfcc, ";URI="); i >= 0 {
-		xfcc = xfcc[i+len(";URI="):]
-	}
+	xfcc := r.XFCCURI()
 	switch {
 	case x.Decision != dec:
 		return fmt.Sprintf("Explain's decision %+v, Decide's %+v", x.Decision, dec)
@@ -342,6 +272,25 @@ func unexplained(x Explanation) string {
 		return fmt.Sprintf("the check API answers %v, Envoy %v, without a note: %v", x.Check.Allowed, x.Decision.Allowed, x.Notes)
 	case x.Check == nil && !has(ReasonNoCheck):
 		return "a caller the check API cannot be asked about, without a note"
+	}
+	return ""
+}
+
+// compareStandings: what Standings says of an intention whatever the request is what it does
+// with this one, when its source names the caller (in namespace default).
+func compareStandings(d *Destination, x Explanation) string {
+	if x.Caller.Namespace != "" && x.Caller.Namespace != "default" {
+		return ""
+	}
+	for i, s := range d.Standings() {
+		step := x.Steps[i]
+		named := d.names(i, &x.Caller)
+		switch {
+		case s.Outcome == 0 && named && step.Outcome >= NotPresented:
+			return fmt.Sprintf("Intentions[%d] can apply, says Standings, but %s", i, step.Outcome)
+		case s.Outcome != 0 && named && (step.Outcome != s.Outcome || step.Reason != s.Reason):
+			return fmt.Sprintf("Intentions[%d] %s (%s), says Standings, but %s (%s)", i, s.Outcome, s.Reason, step.Outcome, step.Reason)
+		}
 	}
 	return ""
 }

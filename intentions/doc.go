@@ -92,9 +92,27 @@
 // once; Decide and Check read an index of the sources that can match a caller and allocate
 // nothing; regular expressions are compiled at Compile, RE2 anchored to the whole value. A
 // PathRegex or header Regex that does not compile is accepted by Consul and refused by Envoy
-// where the rules hold it (Decision.EnvoyError) — under a default policy, when its intention
-// is kept on an HTTP filter and the permission or a later one of that intention has an action
-// other than the default.
+// where the rules hold it (Decision.EnvoyError, RegexError) — under a default policy, when
+// its intention is kept on an HTTP filter and the permission or a later one of that
+// intention has an action other than the default.
+//
+// Package store (chain/store) computes the Sidecar of every destination from a Consul
+// server's config entries, its peerings and the registrations (store.Sidecars), and package
+// peermeta combines it with what a peer reaches (peermeta.Calls).
+//
+// # What never applies
+//
+// Some intentions never apply, whatever the request, and Consul says nothing:
+// Destination.Standings names them — a source a more precedent intention already has
+// (web→* on api's sidecar when web→api exists), a peer whose trust bundle the sidecar lacks,
+// and a peer's source its callers never present as Consul matches it (a stripped header, the
+// gateway's certificate on a network filter, no header through a tcp chain):
+//
+//	for _, s := range d.Standings() {
+//		if s.Outcome != 0 {
+//			fmt.Println(d.Intentions()[s.Intention], s.Outcome, s.Why)
+//		}
+//	}
 //
 // # Out of scope
 //

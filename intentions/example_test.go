@@ -108,3 +108,27 @@ func ExampleConfigEntry_CheckProtocol() {
 	// service "db" has protocol "tcp", which is incompatible with L7 intentions permissions
 	// <nil>
 }
+
+// Standings names the intentions a sidecar never applies, whatever the request: web→* on
+// api's sidecar, shadowed by web→api, and a peer's intention a grpc sidecar never matches
+// (the header Consul matches peers on is stripped).
+func ExampleDestination_Standings() {
+	d, err := intentions.Compile(intentions.Sidecar{Service: "api", TrustDomain: trustDomain, Datacenter: "dc1", Protocol: "grpc", ChainProtocol: "grpc",
+		TrustBundles: []string{"east"}, Peers: map[string]intentions.Peer{"east": {TrustDomain: eastDomain, Datacenter: "dc-east"}},
+		Intentions: []intentions.Intention{
+			{SourceName: "web", DestinationName: "api", Action: intentions.Allow},
+			{SourceName: "web", DestinationName: "*", Action: intentions.Deny},
+			{SourceName: "billing", SourcePeer: "east", DestinationName: "api", Action: intentions.Allow},
+		}})
+	if err != nil {
+		panic(err)
+	}
+	for _, s := range d.Standings() {
+		if s.Outcome != 0 {
+			fmt.Printf("%s: %s\n", d.Intentions()[s.Intention], s.Outcome)
+		}
+	}
+	// Output:
+	// billing@east → api (9, allow): not presented as its source
+	// web → * (6, deny): duplicate source
+}

@@ -30,6 +30,14 @@ func (e *ConfigEntry) Normalize() {
 	slices.SortStableFunc(e.Sources, func(a, b SourceIntention) int { return cmp.Compare(b.Precedence, a.Precedence) })
 }
 
+// Normalized returns a normalized copy of e (Normalize), what Consul stores when it takes e; e
+// and what it points to are unchanged.
+func (e *ConfigEntry) Normalized() ConfigEntry {
+	c := e.clone()
+	c.Normalize()
+	return c
+}
+
 // Validate returns the first problem Consul's write endpoint finds in the entry, in Consul's
 // order and words, or nil. It validates a normalized copy of e (Normalize), as the endpoint
 // does, so source indices count in precedence order. The error is one *FieldError whose Field
@@ -48,8 +56,7 @@ func (e *ConfigEntry) Normalize() {
 // lower-case methods (Normalize upper-cases them) and a PathRegex or header Regex that does not
 // compile (Envoy then refuses it: see Decision.EnvoyError).
 func (e *ConfigEntry) Validate() error {
-	c := e.clone()
-	c.Normalize()
+	c := e.Normalized()
 	if f := c.problem(); f != nil {
 		return f
 	}

@@ -4,7 +4,9 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
+	"strings"
 
 	"github.com/meshscope/meshscope/exports"
 	"github.com/meshscope/meshscope/internal/fielderr"
@@ -24,6 +26,7 @@ type APIOutput struct {
 	healthKinds  map[exports.ServiceName]ServiceKind // what the instances of the health outputs say
 	connect      []exports.ServiceName
 	gateways     []CheckServiceNode
+	protocols    map[string][]string // destination service -> its sidecar proxies' own protocols, as read
 }
 
 // ReadCatalog reads one catalog output, named name in its errors:
@@ -161,6 +164,7 @@ func (a *APIOutput) ReadHealth(name string, data []byte) error {
 			dest, native := "", s.Connect != nil && s.Connect.Native
 			if s.Proxy != nil {
 				dest = s.Proxy.DestinationServiceName
+				a.proxyProtocol(s)
 			}
 			if c, ok := connectService(own, s.Kind, dest, native, false); ok {
 				a.connect = append(a.connect, c)
@@ -168,6 +172,42 @@ func (a *APIOutput) ReadHealth(name string, data []byte) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// proxyProtocol records the protocol a sidecar proxy's registration gives itself.
+func (a *APIOutput) proxyProtocol(s *NodeService) {
+	if s.Kind != KindConnectProxy || s.Proxy.DestinationServiceName == "" {
+		return
+	}
+	p := ""
+	if s.Proxy.Config != nil {
+		p = strings.ToLower(s.Proxy.Config.Protocol)
+	}
+	if a.protocols == nil {
+		a.protocols = map[string][]string{}
+	}
+	a.protocols[s.Proxy.DestinationServiceName] = append(a.protocols[s.Proxy.DestinationServiceName], p)
+}
+
+// Protocols returns the protocol each service's sidecar proxies give themselves in their
+// registration (Proxy.Config.protocol of the health outputs' connect proxies), for
+// store.Cluster.Protocols: a service whose proxies give none is absent. Proxies of one
+// service that disagree are an error, naming the protocols: a sidecar's answer depends on
+// which instance is called.
+func (a *APIOutput) Protocols() (map[string]string, error) {
+	out := map[string]string{}
+	var errs []error
+	for _, svc := range slices.Sorted(maps.Keys(a.protocols)) {
+		ps := slices.Compact(slices.Sorted(slices.Values(a.protocols[svc])))
+		if len(ps) > 1 {
+			errs = append(errs, &FieldError{Field: "Proxy.Config.protocol", Value: ps, Detail: fmt.Sprintf("the sidecar proxies of %s give themselves different protocols: %q", svc, ps)})
+			continue
+		}
+		if ps[0] != "" {
+			out[svc] = ps[0]
+		}
+	}
+	return out, errors.Join(errs...)
 }
 
 // ReadGatewayServices reads /v1/catalog/gateway-services/<gateway> output of a terminating

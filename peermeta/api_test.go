@@ -200,3 +200,37 @@ func FuzzLoadTrustDomain(f *testing.F) {
 		}
 	})
 }
+
+// TestProtocols: the protocol each sidecar proxy's registration gives itself, as the health
+// outputs of the proxies say it; proxies of one service that disagree are an error.
+func TestProtocols(t *testing.T) {
+	proxy := func(id, dest, config string) string {
+		return `{"Node":{"Node":"n"},"Service":{"Kind":"connect-proxy","ID":"` + id + `","Service":"` + dest + `-sidecar-proxy","Proxy":{"DestinationServiceName":"` + dest + `"` + config + `}}}`
+	}
+	var a APIOutput
+	require.NoError(t, a.ReadHealth("h.json", []byte("["+proxy("a1", "api", `,"Config":{"protocol":"HTTP","envoy_extra":{"x":1}}`)+","+
+		proxy("a2", "api", `,"Config":{"protocol":"http"}`)+","+proxy("d1", "db", "")+"]")))
+	got, err := a.Protocols()
+	require.NoError(t, err)
+	assert.Equal(t, map[string]string{"api": "http"}, got, "lower-cased; a proxy without one gives none")
+
+	require.NoError(t, a.ReadHealth("more.json", []byte("["+proxy("a3", "api", `,"Config":{"protocol":"tcp"}`)+"]")))
+	_, err = a.Protocols()
+	assert.ErrorContains(t, err, `the sidecar proxies of api give themselves different protocols: ["http" "tcp"]`)
+	assert.ErrorContains(t, a.ReadHealth("bad.json", []byte("["+proxy("a4", "api", `,"Config":{"protocol":7}`)+"]")), "protocol")
+}
+
+// TestRender: the strings the example program prints.
+func TestRender(t *testing.T) {
+	n := CheckServiceNode{Node: &Node{Node: "gw-1"}, Service: &NodeService{ID: "web-sidecar-proxy-instance-0", Address: "10.0.0.1", Port: 8443},
+		Checks: []*HealthCheck{{Status: StatusWarning}}}
+	assert.Equal(t, "web-sidecar-proxy-instance-0 on gw-1 10.0.0.1:8443, warning", n.String())
+	assert.Equal(t, "2 (1 warning, 1 no checks)", Health([]CheckServiceNode{n, {}}))
+	assert.Equal(t, "0", Health(nil))
+	d := ReplicationDiff{Services: []ServiceChange{{Key: svc("default", "db"), Before: ServiceState{As: AsChain, Start: "db.default.default.dc1", Protocol: "tcp"},
+		After: ServiceState{As: AsChain, Start: "db2.default.default.dc1", Protocol: "tcp"}, Gained: []string{"spiffe://x/svc/db2"}}}}
+	assert.Equal(t, []string{"default/default/db: chain → chain", "  + accepts spiffe://x/svc/db2", "  start target db.default.default.dc1 → db2.default.default.dc1"}, d.Lines())
+	assert.Equal(t, []string{"no replication changes"}, ReplicationDiff{}.Lines())
+	assert.Equal(t, []string{"service-resolver db: chain default/default/db: why"},
+		Refused([]WriteOutcome{{Kind: "service-resolver", Name: "db", Reasons: []string{"chain default/default/db: why"}}, {Kind: "mesh", Accepted: true}}))
+}

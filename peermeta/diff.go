@@ -105,17 +105,12 @@ func Diff(before, after Input) (ReplicationDiff, error) {
 	if _, err := chain.NewCompiler(after.Entries); err != nil {
 		return ReplicationDiff{}, fmt.Errorf("after: %w", err)
 	}
-	writes, stored, err := store.Replay(Config{Exports: entriesOf(before.Exports), Entries: before.Entries},
-		Config{Exports: entriesOf(after.Exports), Entries: after.Entries})
+	writes, stored, err := store.Replay(Config{Exports: entriesOf(before.Exports), Entries: before.Entries, Intentions: before.Intentions},
+		Config{Exports: entriesOf(after.Exports), Entries: after.Entries, Intentions: after.Intentions})
 	if err != nil {
 		return ReplicationDiff{}, err
 	}
-	out := ReplicationDiff{Peer: peer, Services: []ServiceChange{}}
-	for _, o := range writes {
-		for _, r := range o.Reasons {
-			out.Refused = append(out.Refused, o.Entry()+": "+r)
-		}
-	}
+	out := ReplicationDiff{Peer: peer, Services: []ServiceChange{}, Refused: Refused(writes)}
 	if len(out.Refused) > 0 {
 		after.Entries = stored.Entries
 		if after.Exports, err = exports.CompileGroups(stored.Entries.SamenessGroups, stored.Exports...); err != nil {
@@ -140,6 +135,18 @@ func Diff(before, after Input) (ReplicationDiff, error) {
 		}
 	}
 	return out, nil
+}
+
+// Refused renders the writes of a dry run Consul's server refuses, as ReplicationDiff.Refused
+// lists them: one line per reason, "<kind> <entry>: <reason>", in the order written.
+func Refused(writes []WriteOutcome) []string {
+	var out []string
+	for _, o := range writes {
+		for _, r := range o.Reasons {
+			out = append(out, o.Entry()+": "+r)
+		}
+	}
+	return out
 }
 
 // entriesOf returns the exported-services entries x was compiled from, by partition.

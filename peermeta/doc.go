@@ -68,6 +68,30 @@
 // as findings too (NotReplicated, Excluded, WriteRefused), so that a program prints and gates
 // on everything alike.
 //
+// # Who may call whom
+//
+// Calls answers "may CALLER call SERVICE [REQUEST]" for the cluster's callers and its peers':
+// whether the call arrives (a peer's caller reaches only the local services a chain Consul
+// exports to its peer targets — the union of the exported-services rules naming the peer,
+// as Consul's ExportedServicesForPeer lists them, not the one rule Replicate applies),
+// whether the destination's sidecar has the peer's trust bundle (which follows the most exact
+// rule: a service exported to east by "*" while its own rule names west trusts west only),
+// how the caller arrives (its own certificate; through an HTTP-like chain, the mesh
+// gateway's certificate and the forwarded header) and Envoy's decision, explained by package
+// intentions — where it differs from the check API and from "the most precedent matching
+// intention decides", and why. It reads the replication Input and the store's Sidecars
+// (store.Config.Sidecars: the peerings — LoadPeerings reads /v1/peerings — and each
+// registration's own protocol, APIOutput.Protocols):
+//
+//	calls, _ := peermeta.NewCalls(in, sidecars)
+//	call, _ := calls.May(intentions.Caller{Service: "frontend", Peer: "east"}, "billing", intentions.Request{Method: "GET", Path: "/"}, acl)
+//	fmt.Println(call) // may east/frontend call billing? no (GET /) … billing's sidecar has no trust bundle of "east" …
+//
+// Calls.Lint reports what users of intentions get wrong and Consul accepts without a word
+// (IntentionNeverMatches, TrustBundleMissing, L7OnNetworkFilter, IntentionPeerUnknown,
+// RegexRefused, SourceShadowed, IntentionsUnjudged: see the codes), and DiffCalls is the dry
+// run of a change for the callers the intentions name: each call it allows or denies.
+//
 // # Reading Consul's configuration and API output
 //
 // The config entries `consul config read` prints are read into a Config, the store's (package
@@ -81,13 +105,15 @@
 // instances) and a terminating gateway's services — and settles it into an Input: each
 // catalog service's ServiceKind, and the connect services, by one rule whichever output
 // tells of an instance (a sidecar proxy makes its destination a connect service, a
-// connect-native instance its own service). LoadTrustDomain reads /v1/connect/ca/roots.
+// connect-native instance its own service), and the protocol each sidecar proxy's
+// registration gives itself (Protocols). LoadTrustDomain reads /v1/connect/ca/roots,
+// LoadPeerings /v1/peerings.
 //
 // # A change's dry run
 //
 // Diff is the dry run of a change: it writes each entry the proposed configuration holds
-// differently as Consul's server takes a write (store.Replay), lists every write the server
-// refuses with the chains it breaks, and, for one peer, each service whose replication
+// differently as Consul's server takes a write (store.Replay, judged with the intentions of
+// Input.Intentions), lists every write the server refuses with the chains it breaks, and, for one peer, each service whose replication
 // changes once the accepted writes are stored (added, removed, SPIFFE IDs gained and lost,
 // SNI, protocol, start target, instances). A tcp export's refusal reads:
 //

@@ -4,7 +4,9 @@ import (
 	"fmt"
 
 	"github.com/meshscope/meshscope/chain"
+	"github.com/meshscope/meshscope/chain/store"
 	"github.com/meshscope/meshscope/exports"
+	"github.com/meshscope/meshscope/intentions"
 	"github.com/meshscope/meshscope/peermeta"
 )
 
@@ -159,4 +161,50 @@ func ExampleUpstream() {
 	// Output:
 	// dial web.default.default.west.external.22222222-3333-4444-5555-666666666666.consul
 	// accept 2 identities over tcp
+}
+
+// ExampleCalls_May asks whether frontend of the peer east may call billing. billing is
+// exported to east by the "*" rule, and to west by its own rule: east's caller reaches it
+// (Consul exports the union of the rules) but billing's sidecar trusts west only (the most
+// exact rule), so the intention allowing frontend is left out.
+func ExampleCalls_May() {
+	c, err := store.Load([]byte(`{"Kind":"service-defaults","Name":"billing","Protocol":"http"}
+{"Kind":"exported-services","Name":"default","Services":[{"Name":"*","Consumers":[{"Peer":"east"}]},{"Name":"billing","Consumers":[{"Peer":"west"}]}]}
+{"Kind":"service-intentions","Name":"billing","Sources":[{"Name":"frontend","Peer":"east","Action":"allow"}]}`))
+	if err != nil {
+		panic(err)
+	}
+	peerings, err := peermeta.LoadPeerings([]byte(`[
+ {"Name":"east","State":"ACTIVE","PeerServerName":"server.dc-east.peering.eeee.consul","Remote":{"Partition":"default","Datacenter":"dc-east"}},
+ {"Name":"west","State":"ACTIVE","Remote":{"Partition":"part-w","Datacenter":"dc-west"}}]`), map[string]string{"west": "aaaa.consul"})
+	if err != nil {
+		panic(err)
+	}
+	sc, err := c.Sidecars(store.Cluster{TrustDomain: "1111.consul", Datacenter: "dc1", Peerings: peerings})
+	if err != nil {
+		panic(err)
+	}
+	x, err := c.Compile()
+	if err != nil {
+		panic(err)
+	}
+	billing := []exports.ServiceName{{Name: "billing"}}
+	calls, err := peermeta.NewCalls(peermeta.Input{Exporter: peermeta.Exporter{Datacenter: "dc1", TrustDomain: "1111.consul"},
+		Exports: x, Catalog: billing, Connect: billing, Entries: c.Entries}, sc)
+	if err != nil {
+		panic(err)
+	}
+	call, err := calls.May(intentions.Caller{Service: "frontend", Peer: "east"}, "billing", intentions.Request{Method: "GET", Path: "/"}, intentions.ACL{DefaultPolicy: intentions.Deny})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("allowed:", call.Allowed, "reachable:", call.Reachable, "trusted:", call.Trusted)
+	fmt.Println(call.Explanation.Decision)
+	for _, f := range calls.Lint(intentions.ACL{DefaultPolicy: intentions.Deny}) {
+		fmt.Println(f.Code, f.Path)
+	}
+	// Output:
+	// allowed: false reachable: true trusted: false
+	// denied by the default
+	// TrustBundleMissing service-intentions billing (frontend@east)
 }

@@ -40,9 +40,44 @@ const (
 	// (ReplicationDiff.Refused, as ReplicationDiff.AllFindings reports it).
 	WriteRefused = report.WriteRefused
 	// EntrySkipped (note): the store (LoadConfig, Config.Add and Apply) skipped a config entry
-	// of a kind replication does not depend on (service-intentions, mesh, the gateways'
-	// entries, …): store.EntrySkipped.
+	// of a kind replication does not depend on (the gateways' entries, jwt-provider, …):
+	// store.EntrySkipped.
 	EntrySkipped = store.EntrySkipped
+)
+
+// The codes of Calls.Lint: what users of intentions get wrong and Consul accepts without a
+// word, with their levels.
+const (
+	// IntentionNeverMatches (warning): an intention of a peer that no caller of the peer ever
+	// matches on the destination's sidecar: through an HTTP-like chain Consul matches peers on
+	// the x-forwarded-client-cert header, which a grpc sidecar, or the mesh entry's
+	// HTTP.SanitizeXForwardedClientCert, strips; an http chain to a tcp sidecar shows the
+	// mesh gateway's certificate; a tcp chain to an http sidecar sends no header.
+	IntentionNeverMatches = report.IntentionNeverMatches
+	// TrustBundleMissing (warning): an intention of a peer that the destination's sidecar
+	// leaves out, having no trust bundle of the peer: no service whose chain targets the
+	// destination is exported to the peer by its most exact rule (a "*" rule naming the peer
+	// does not count where an exact rule names another), or the peering is not active.
+	TrustBundleMissing = report.TrustBundleMissing
+	// L7OnNetworkFilter (warning): an intention with permissions on a destination whose
+	// sidecar's own protocol is not HTTP-like (a registration's protocol beats
+	// service-defaults): Envoy's network filter reads it as a deny, whatever the request.
+	L7OnNetworkFilter = report.L7OnNetworkFilter
+	// IntentionPeerUnknown (warning): an intention names a peer the cluster has no peering
+	// with; Consul accepts it, and it never applies.
+	IntentionPeerUnknown = report.IntentionPeerUnknown
+	// RegexRefused (error): a PathRegex or header Regex that does not compile in a permission
+	// the destination's rules hold under the ACL default policy: Envoy refuses the public
+	// listener, and every call to the destination fails.
+	RegexRefused = report.RegexRefused
+	// SourceShadowed (note): an intention the destination's sidecar never applies because a
+	// more precedent intention has the same source (web→api shadows web→* on api's sidecar):
+	// Consul keeps the most precedent intention of each source only.
+	SourceShadowed = report.SourceShadowed
+	// IntentionsUnjudged (warning): meshscope cannot say who may call the destination: its
+	// sidecar's inputs do not compile (a chain that does not compile, what meshscope does not
+	// model, such as JWT requirements on an HTTP sidecar); the message says why.
+	IntentionsUnjudged = report.IntentionsUnjudged
 )
 
 // replicationPath is the Path of a finding about one service's replication to a peer.

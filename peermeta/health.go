@@ -42,10 +42,20 @@ type ServiceAddress struct {
 	Port    int    `json:"Port"`
 }
 
-// ProxyConfig is the part of a connect proxy's configuration the synthetic instances set.
+// ProxyConfig is the part of a connect proxy's configuration meshscope reads and the
+// synthetic instances set.
 type ProxyConfig struct {
 	DestinationServiceName string `json:"DestinationServiceName,omitempty"`
 	DestinationServiceID   string `json:"DestinationServiceID,omitempty"`
+	// Config is the proxy's own configuration, as its registration gives it.
+	Config *ProxyOwnConfig `json:"Config,omitempty"`
+}
+
+// ProxyOwnConfig is the part of a proxy registration's own configuration meshscope reads:
+// the protocol, which wins over service-defaults and proxy-defaults for the proxy's public
+// listener (store.Cluster.Protocols).
+type ProxyOwnConfig struct {
+	Protocol string `json:"protocol,omitempty"`
 }
 
 // ServiceConnect is an instance's connect settings: Native for a connect-native instance,

@@ -10,6 +10,7 @@ import (
 
 	"github.com/meshscope/meshscope/chain"
 	"github.com/meshscope/meshscope/exports"
+	"github.com/meshscope/meshscope/intentions"
 	"github.com/meshscope/meshscope/internal/report"
 )
 
@@ -45,6 +46,10 @@ type Input struct {
 	// Gateways are the local mesh gateway instances (as /v1/health/service/mesh-gateway
 	// returns them); every exported connect service gets a synthetic instance at each.
 	Gateways []CheckServiceNode
+	// Intentions are the service-intentions entries, which replication does not read but
+	// Diff's writes are judged with: Consul's server refuses a write that leaves a destination
+	// of permissions without an HTTP-like chain.
+	Intentions []intentions.ConfigEntry
 	// Connect lists the services that have a connect-enabled instance (a sidecar proxy for
 	// them, or a connect-native instance) or sit behind a terminating gateway. With the
 	// services that have a service-resolver, service-router or service-splitter entry, they

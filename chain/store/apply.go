@@ -62,10 +62,11 @@ func (o WriteOutcome) String() string {
 // Entry names the entry written: its kind and name, with its namespace and partition when it
 // has them, and whether the write deletes it — "service-resolver ap1/ns/web (deleted)".
 func (o WriteOutcome) Entry() string {
+	name := strings.TrimSpace(o.Kind + " " + o.entryName()) // a mesh entry has no name
 	if o.Delete {
-		return o.Kind + " " + o.entryName() + " (deleted)"
+		return name + " (deleted)"
 	}
-	return o.Kind + " " + o.entryName()
+	return name
 }
 
 // entryName is the entry's name with its namespace and partition, when it has them.
@@ -92,7 +93,15 @@ func (o WriteOutcome) entryName() string {
 //     refused when it shares a member with another group of its partition;
 //   - an exported-services entry checks that every service it exports to a peer (under a
 //     "*" rule, the services of the namespace with a resolver, router or splitter) has a
-//     chain safe to export.
+//     chain safe to export;
+//   - a service-intentions entry recompiles its destination's chain, and is refused when it
+//     gives permissions to a chain that is not HTTP-like (intentions.ProtocolError); a
+//     service-resolver, service-router, service-splitter, service-defaults or proxy-defaults
+//     write (or deletion) also recompiles the chain of every intentions destination it
+//     changes, and is refused, in the same words, when an entry giving permissions — the one
+//     of the written entry's name first, then the others by name — would name a chain that
+//     is not HTTP-like;
+//   - a mesh entry is judged alone.
 //
 // Each recompiled chain must compile; one exported to a peer (by the union of the rules
 // naming a peer, as Consul's server reads them at write time) must be safe to export
@@ -107,7 +116,7 @@ func (o WriteOutcome) entryName() string {
 //
 // An accepted entry replaces the stored one of its kind and name (Config.Add refuses a
 // second one instead); a refused entry changes nothing. An entry of a kind Consul has but
-// the write path does not model (service-intentions, mesh, the gateways' kinds) is accepted
+// the write path does not model (the gateways' kinds, jwt-provider, …) is accepted
 // unjudged and named in c.Findings (EntrySkipped), as Add names it. c is changed in place:
 // its slices and maps are replaced, not written into, so a copy of c made before Apply keeps
 // what it held. Apply returns one outcome per entry, in order; the error is for data that is

@@ -15,6 +15,7 @@ import (
 
 	"github.com/meshscope/meshscope/chain"
 	"github.com/meshscope/meshscope/exports"
+	"github.com/meshscope/meshscope/internal/intentionvectors"
 )
 
 // The answers of Consul's server (testdata/README.md says how they were recorded).
@@ -26,11 +27,8 @@ type serverCase struct {
 	Name    string
 	Request vectorRequest
 	Entries []json.RawMessage
-	Writes  []struct {
-		Accepted     bool
-		Stage, Error string
-	}
-	Consul struct {
+	Writes  []intentionvectors.Write
+	Consul  struct {
 		Protocol, Start string
 		Targets         map[string]serverTarget
 		Failover        map[string][]string // resolver node -> its failover target IDs
@@ -54,6 +52,7 @@ type serverTarget struct {
 // keeps on purpose.
 const (
 	writeAccepted   = "write accepted, as by Consul"
+	writeDecode     = "write refused at decode, with Consul's message"
 	writeValidate   = "write refused at validate, with Consul's message"
 	writeStore      = "write refused at store, with Consul's message"
 	writeEnterprise = "write Consul CE refuses for an Enterprise field, left out"
@@ -86,48 +85,7 @@ func TestApplyAgainstConsul(t *testing.T) {
 
 // replayCase returns what disagrees in one case, counting the classes.
 func replayCase(tc serverCase, counts map[string]int) []string {
-	var problems []string
-	var kept []json.RawMessage
-	var want []int // index into tc.Writes of each kept entry
-	for i, w := range tc.Writes {
-		switch {
-		case strings.HasSuffix(w.Error, "requires Consul Enterprise"):
-			counts[writeEnterprise]++
-		case strings.HasPrefix(w.Error, "Filter for subset "):
-			counts[writeFilter]++
-		default:
-			kept = append(kept, tc.Entries[i])
-			want = append(want, i)
-		}
-	}
-	var c Config
-	if len(kept) > 0 {
-		all, err := json.Marshal(kept)
-		if err != nil {
-			panic(err)
-		}
-		outs, err := c.Apply(all)
-		if err != nil {
-			return []string{fmt.Sprintf("Apply: %v", err)}
-		}
-		for k, o := range outs {
-			w := tc.Writes[want[k]]
-			switch {
-			case w.Accepted && o.Accepted:
-				counts[writeAccepted]++
-			case w.Accepted:
-				problems = append(problems, fmt.Sprintf("write %d: Consul accepts, meshscope: %s", want[k], o))
-			case o.Accepted:
-				problems = append(problems, fmt.Sprintf("write %d: Consul refuses (%s: %s), meshscope accepts", want[k], w.Stage, w.Error))
-			case string(o.Stage) != w.Stage || !slices.ContainsFunc(o.Reasons, func(r string) bool { return strings.Contains(r, w.Error) }):
-				problems = append(problems, fmt.Sprintf("write %d: Consul refuses (%s: %s), meshscope: %s", want[k], w.Stage, w.Error, o))
-			case w.Stage == "validate":
-				counts[writeValidate]++
-			default:
-				counts[writeStore]++
-			}
-		}
-	}
+	c, problems := replayWrites(tc.Entries, tc.Writes, counts)
 	if len(problems) > 0 {
 		return problems // the chain is compiled from another store
 	}
@@ -141,6 +99,66 @@ func replayCase(tc serverCase, counts map[string]int) []string {
 	}
 	counts[class]++
 	return nil
+}
+
+// replayWrites is the replay of every recorded file of writes: it writes the entries, in
+// order, with one Config.Apply, and compares each outcome with Consul's — acceptance, stage,
+// and Consul's words ending a reason (after the path or the chain meshscope names) —,
+// counting each class, alone and by kind. A write Consul CE refuses for an Enterprise field
+// or for a subset filter is left out (Consul did not store it; meshscope accepts it). It
+// returns the Config the writes leave and what disagrees.
+func replayWrites(entries []json.RawMessage, writes []intentionvectors.Write, counts map[string]int) (Config, []string) {
+	var problems []string
+	var kept []json.RawMessage
+	var want []int // index into writes of each kept entry
+	for i, w := range writes {
+		switch {
+		case strings.HasSuffix(w.Error, "requires Consul Enterprise"):
+			counts[writeEnterprise]++
+		case strings.HasPrefix(w.Error, "Filter for subset "):
+			counts[writeFilter]++
+		default:
+			kept = append(kept, entries[i])
+			want = append(want, i)
+		}
+	}
+	var c Config
+	if len(kept) == 0 {
+		return c, nil
+	}
+	all, err := json.Marshal(kept)
+	if err != nil {
+		panic(err)
+	}
+	outs, err := c.Apply(all)
+	if err != nil {
+		return c, []string{fmt.Sprintf("Apply: %v", err)}
+	}
+	for k, o := range outs {
+		w := writes[want[k]]
+		class := writeAccepted
+		switch {
+		case w.Accepted && o.Accepted:
+		case w.Accepted:
+			problems = append(problems, fmt.Sprintf("write %d: Consul accepts, meshscope: %s", want[k], o))
+			continue
+		case o.Accepted:
+			problems = append(problems, fmt.Sprintf("write %d: Consul refuses (%s: %s), meshscope accepts", want[k], w.Stage, w.Error))
+			continue
+		case string(o.Stage) != w.Stage || !slices.ContainsFunc(o.Reasons, func(r string) bool { return r == w.Error || strings.HasSuffix(r, ": "+w.Error) }):
+			problems = append(problems, fmt.Sprintf("write %d: Consul refuses (%s: %q), meshscope: %q", want[k], w.Stage, w.Error, o))
+			continue
+		case w.Stage == "decode":
+			class = writeDecode
+		case w.Stage == "validate":
+			class = writeValidate
+		default:
+			class = writeStore
+		}
+		counts[class]++
+		counts[class+": "+o.Kind]++
+	}
+	return c, problems
 }
 
 // compareServerChain compares the chain compiled from what Apply stored with Consul's.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -177,6 +178,10 @@ func (r *refStore) write(e *entry) (WriteStage, []string) {
 				chains = append(chains, o.key.name)
 			}
 		}
+	case kindServiceIntentions:
+		if !e.deleted && e.name != "*" {
+			chains = append(chains, e.key.name)
+		}
 	case kindSamenessGroup:
 		for _, o := range r.list {
 			if o.resolver() != nil && o.key.name.Partition == e.key.name.Partition {
@@ -184,9 +189,17 @@ func (r *refStore) write(e *entry) (WriteStage, []string) {
 			}
 		}
 	}
+	if e.kind.rechecks { // Consul compiles the chain of every intentions entry's destination
+		for _, o := range r.list {
+			if o.intentions() != nil && o.name != "*" {
+				chains = append(chains, o.key.name)
+			}
+		}
+	}
 	slices.SortFunc(chains, exports.ServiceName.Compare)
 	chains = slices.Compact(chains)
 	undo := r.put(e)
+	protocols := map[exports.ServiceName]string{}
 	var reasons []string
 	switch e.key.kind { // the server's own checks, before any chain
 	case kindSamenessGroup:
@@ -230,6 +243,7 @@ func (r *refStore) write(e *entry) (WriteStage, []string) {
 			stage = StagePanic
 			continue
 		}
+		protocols[s] = c.Protocol
 		if !r.exportedToPeer(s) {
 			continue
 		}
@@ -253,10 +267,48 @@ func (r *refStore) write(e *entry) (WriteStage, []string) {
 			}
 		}
 	}
+	if stage != StagePanic {
+		reasons = append(reasons, r.l7(e, protocols)...)
+	}
 	if len(reasons) > 0 {
 		undo()
 	}
 	return stage, reasons
+}
+
+// l7 is Consul's literal check of the intentions a write judges: the written entry; or, for a
+// write that rechecks them, the entry of the written entry's name, then every stored entry
+// by name.
+func (r *refStore) l7(e *entry, protocols map[exports.ServiceName]string) []string {
+	var check []*entry
+	switch {
+	case e.intentions() != nil:
+		check = append(check, e)
+	case e.kind.rechecks:
+		if _, own := r.get(key{kindServiceIntentions, e.key.name}); own != nil {
+			check = append(check, own)
+		}
+		var all []*entry
+		for _, o := range r.list {
+			if o.intentions() != nil && o.key.name != e.key.name {
+				all = append(all, o)
+			}
+		}
+		slices.SortFunc(all, func(a, b *entry) int { return strings.Compare(strings.ToLower(a.name), strings.ToLower(b.name)) })
+		check = append(check, all...)
+	}
+	var out []string
+	for _, o := range check {
+		p, ok := protocols[o.key.name]
+		if x := o.intentions(); ok && x.RequiresHTTP() && !chain.IsHTTPLike(p) {
+			prefix := "service-intentions " + o.name + ": "
+			if o == e {
+				prefix = ""
+			}
+			out = append(out, prefix+fmt.Sprintf("service %q has protocol %q, which is incompatible with L7 intentions permissions", o.name, p))
+		}
+	}
+	return out
 }
 
 // decodeForRef decodes and validates one entry as Apply does, or says at which stage it is
@@ -285,7 +337,7 @@ func randomWrites(r *rand.Rand, n int) []json.RawMessage {
 	var out []json.RawMessage
 	for range n {
 		var v map[string]any
-		switch r.IntN(14) {
+		switch r.IntN(18) {
 		case 0, 1, 2, 3:
 			v = map[string]any{"Kind": "service-resolver", "Name": svc()}
 			if r.IntN(3) == 0 {
@@ -354,6 +406,20 @@ func randomWrites(r *rand.Rand, n int) []json.RawMessage {
 				splits = []any{split(50), split(50)}
 			}
 			v = map[string]any{"Kind": "service-splitter", "Name": svc(), "Splits": splits}
+		case 14, 15, 16:
+			source := func(name string) map[string]any {
+				if r.IntN(2) == 0 {
+					return map[string]any{"Name": name, "Action": pick("allow", "deny")}
+				}
+				return map[string]any{"Name": name, "Permissions": []any{map[string]any{"Action": "deny", "HTTP": map[string]any{"PathPrefix": pick("/a", "/b")}}}}
+			}
+			sources := []any{source("web")}
+			if r.IntN(2) == 0 {
+				sources = append(sources, source("*"))
+			}
+			v = map[string]any{"Kind": "service-intentions", "Name": pick("a", "b", "c", "d", "*"), "Sources": sources}
+		case 17:
+			v = map[string]any{"Kind": "mesh", "HTTP": map[string]any{"SanitizeXForwardedClientCert": r.IntN(2) == 0}}
 		}
 		b, err := json.Marshal(v)
 		if err != nil {
@@ -387,6 +453,7 @@ func addRandomSeeds(f *testing.F, seed uint64) {
 func TestApplyAgainstReference(t *testing.T) {
 	r := rand.New(rand.NewPCG(31, 41))
 	refused := map[WriteStage]int{}
+	l7Refused := map[bool]int{}
 	for range longtest.N(300, 3000) {
 		writes, all := randomData(t, r)
 		var c Config
@@ -410,13 +477,20 @@ func TestApplyAgainstReference(t *testing.T) {
 				require.Equal(t, reasons, got.Reasons, "write %d of %s", i, all)
 			}
 			refused[stage]++
+			if l7 := strings.Join(got.Reasons, "\n"); strings.Contains(l7, "incompatible with L7 intentions") {
+				l7Refused[got.Kind == kindServiceIntentions]++
+			}
 		}
 		want := ref.config()
 		require.Equal(t, want.Entries, c.Entries, "%s", all)
 		require.Equal(t, want.Exports, c.Exports, "%s", all)
+		require.Equal(t, want.Intentions, c.Intentions, "%s", all)
+		require.Equal(t, want.Mesh, c.Mesh, "%s", all)
 	}
 	for _, stage := range []WriteStage{"", StageValidate, StageStore, StagePanic} {
 		require.NotZero(t, refused[stage], "the random writes reach stage %q", stage)
 	}
-	t.Logf("writes: %v", refused)
+	require.NotZero(t, l7Refused[true], "intentions refused for their destination's protocol")
+	require.NotZero(t, l7Refused[false], "writes refused for the intentions of a chain they change")
+	t.Logf("writes: %v; refused for L7 intentions: %d intentions writes, %d others", refused, l7Refused[true], l7Refused[false])
 }

@@ -156,7 +156,8 @@ func heldKinds(c *Config) []string {
 	}{{kindExportedServices, len(c.Exports) > 0}, {kindServiceResolver, len(c.Entries.Resolvers) > 0},
 		{kindServiceRouter, len(c.Entries.Routers) > 0}, {kindServiceSplitter, len(c.Entries.Splitters) > 0},
 		{kindSamenessGroup, len(c.Entries.SamenessGroups) > 0}, {kindServiceDefaults, len(c.Entries.Protocols) > 0},
-		{kindProxyDefaults, c.proxyDefaults || c.Entries.DefaultProtocol != ""}} {
+		{kindProxyDefaults, c.proxyDefaults || c.Entries.DefaultProtocol != ""}, {kindServiceIntentions, len(c.Intentions) > 0},
+		{kindMesh, c.Mesh != nil}} {
 		if k.has {
 			out = append(out, k.kind)
 		}
@@ -167,7 +168,8 @@ func heldKinds(c *Config) []string {
 func TestConfigKinds(t *testing.T) {
 	c, err := Load([]byte(configRead))
 	require.NoError(t, err)
-	assert.Equal(t, []string{"exported-services", "service-resolver", "service-router", "sameness-group", "service-defaults", "proxy-defaults"}, heldKinds(&c))
+	assert.Equal(t, []string{"exported-services", "service-resolver", "service-router", "sameness-group", "service-defaults", "proxy-defaults",
+		"service-intentions", "mesh"}, heldKinds(&c))
 	assert.Empty(t, heldKinds(&Config{}))
 
 }
@@ -197,7 +199,7 @@ func FuzzApply(f *testing.F) {
 		// What Apply stored is what a server holds: every entry valid, and writing it all
 		// again, in one go, changes nothing.
 		var again Config
-		for _, e := range []any{c.Exports, c.Entries.Resolvers, c.Entries.Routers, c.Entries.Splitters, c.Entries.SamenessGroups} {
+		for _, e := range []any{c.Exports, c.Entries.Resolvers, c.Entries.Routers, c.Entries.Splitters, c.Entries.SamenessGroups, c.Intentions} {
 			b, err := json.Marshal(e)
 			if err != nil {
 				t.Fatal(err)

@@ -32,6 +32,21 @@ func serviceWrites(n int) []byte {
 	return []byte(b.String())
 }
 
+// intentionWrites returns n writes (n a multiple of 4): for each of n/4 services s its
+// service-defaults and those of t, an entry giving permissions to s, and a resolver
+// redirecting s to t; each write judges the intentions of at most one chain, and Consul's
+// server accepts every one.
+func intentionWrites(n int) []byte {
+	var b strings.Builder
+	for i := range n / 4 {
+		fmt.Fprintf(&b, `{"Kind":"service-defaults","Name":"t%d","Protocol":"http"}`+"\n", i)
+		fmt.Fprintf(&b, `{"Kind":"service-defaults","Name":"s%d","Protocol":"http"}`+"\n", i)
+		fmt.Fprintf(&b, `{"Kind":"service-intentions","Name":"s%d","Sources":[{"Name":"web","Permissions":[{"Action":"deny","HTTP":{"PathPrefix":"/admin"}}]},{"Name":"*","Action":"allow"}]}`+"\n", i)
+		fmt.Fprintf(&b, `{"Kind":"service-resolver","Name":"s%d","Redirect":{"Service":"t%d"}}`+"\n", i, i)
+	}
+	return []byte(b.String())
+}
+
 // each splits writes, one per line, into one Apply's data each.
 func each(writes []byte) [][]byte {
 	return bytes.Split(bytes.TrimSpace(writes), []byte("\n"))
@@ -80,7 +95,8 @@ func TestWritesGrow(t *testing.T) {
 		writes func(int) []byte
 		n      int
 	}{{"service-defaults", defaultsWrites, 48}, {"defaults, resolver and router", serviceWrites, 48},
-		{"resolvers failing over and redirecting", applyWrites, 48}, {"routers and splitters", applyRoutingWrites, 48}} {
+		{"resolvers failing over and redirecting", applyWrites, 48}, {"routers and splitters", applyRoutingWrites, 48},
+		{"intentions with permissions", intentionWrites, 48}} {
 		for _, apply := range []struct {
 			name string
 			run  func(data []byte) func()
@@ -120,6 +136,24 @@ func BenchmarkApplyServicesEach1000(b *testing.B) { benchmarkEach(b, serviceWrit
 func BenchmarkApplyServicesEach4000(b *testing.B) { benchmarkEach(b, serviceWrites(3999), applyEach) }
 func BenchmarkStoreServicesEach1000(b *testing.B) { benchmarkEach(b, serviceWrites(1002), storeEach) }
 func BenchmarkStoreServicesEach4000(b *testing.B) { benchmarkEach(b, serviceWrites(3999), storeEach) }
+
+// BenchmarkApplyIntentions{400,1000,4000}: 400, 1,000 and 4,000 writes of services, their
+// resolvers and entries giving them permissions, in one Config.Apply;
+// BenchmarkApplyIntentions400Naive the reference's literal write path, which compiles the
+// chain of every destination of an intentions entry for every resolver or service-defaults
+// write, as Consul's server does.
+func BenchmarkApplyIntentions400(b *testing.B)  { benchmarkOnce(b, intentionWrites(400)) }
+func BenchmarkApplyIntentions1000(b *testing.B) { benchmarkOnce(b, intentionWrites(1000)) }
+func BenchmarkApplyIntentions4000(b *testing.B) { benchmarkOnce(b, intentionWrites(4000)) }
+func BenchmarkApplyIntentions400Naive(b *testing.B) {
+	data := intentionWrites(400)
+	b.ReportAllocs()
+	for b.Loop() {
+		if refused := naiveApply(data); refused != 0 {
+			b.Fatal(refused)
+		}
+	}
+}
 
 // BenchmarkApplyServices1000Naive is the baseline: the reference's literal write path
 // (apply_ref_test.go), which reads every stored entry for every write.

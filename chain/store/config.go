@@ -8,15 +8,17 @@ import (
 
 	"github.com/meshscope/meshscope/chain"
 	"github.com/meshscope/meshscope/exports"
+	"github.com/meshscope/meshscope/intentions"
 	"github.com/meshscope/meshscope/internal/fielderr"
 	"github.com/meshscope/meshscope/internal/report"
 )
 
 // Config is the config entries a Consul server stores, as `consul config read` prints them:
-// the exported-services entries, and the discovery-chain entries — service-resolver,
+// the exported-services entries, the discovery-chain entries — service-resolver,
 // service-router, service-splitter, service-defaults (each service's Protocol),
-// proxy-defaults (its Config.protocol) and sameness-group. Findings name the entries of
-// Consul's other kinds, which were skipped. The zero Config holds nothing; Add reads into it,
+// proxy-defaults (its Config.protocol) and sameness-group —, the service-intentions entries
+// and the mesh entry's setting a sidecar reads. Findings name the entries of Consul's other
+// kinds, which were skipped. The zero Config holds nothing; Add reads into it,
 // Apply writes to it.
 //
 // Add and Apply leave in c a view of a Store, and keep that Store for c's next Add or Apply,
@@ -26,8 +28,13 @@ import (
 // changed in place is not seen by the next Apply, which takes c for the Store's view. A copy
 // of c keeps what it held whatever c's later writes, and its own Add or Apply reads it anew.
 type Config struct {
-	Exports  []exports.ConfigEntry
-	Entries  chain.Entries
+	Exports []exports.ConfigEntry
+	Entries chain.Entries
+	// Intentions are the service-intentions entries, as written (package intentions reads
+	// them as Consul stores them, normalized or not).
+	Intentions []intentions.ConfigEntry
+	// Mesh is what the store reads of the mesh entry; nil when there is none.
+	Mesh     *Mesh
 	Findings []Finding
 
 	proxyDefaults bool   // a proxy-defaults entry was read
@@ -146,4 +153,19 @@ func (c Config) Replace(proposed Config) Config {
 func (r decoded) skipped(file string) Finding {
 	path := strings.TrimPrefix(file+": "+r.label(), ": ")
 	return report.New(path, EntrySkipped, "not read: %s", skippedKinds[r.head.Kind])
+}
+
+// Compile compiles what c's entries decide together, for a caller that reads a Config
+// without a Store: the exported-services entries, their sameness-group consumers resolved
+// (exports.CompileGroups), and the chain entries (chain.NewCompiler), whose problems are
+// named under "exported-services" and "service-resolver".
+func (c Config) Compile() (*exports.Exports, error) {
+	x, err := exports.CompileGroups(c.Entries.SamenessGroups, c.Exports...)
+	if err != nil {
+		return nil, fielderr.In("exported-services", err)
+	}
+	if _, err := chain.NewCompiler(c.Entries); err != nil {
+		return nil, fielderr.In("service-resolver", err)
+	}
+	return x, nil
 }

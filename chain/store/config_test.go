@@ -18,8 +18,9 @@ const configRead = `{"Kind":"exported-services","Name":"default","Services":[{"N
  {"Kind":"proxy-defaults","Name":"global","Config":{"protocol":"grpc","local_connect_timeout_ms":1000},"MeshGateway":{}}]
 {"Kind":"sameness-group","Name":"dr","Members":[{"Partition":"default"},{"Peer":"east"}]}
 {"Kind":"service-router","Name":"web","Routes":[]}
-{"Kind":"mesh","Name":"mesh","Peering":{"PeerThroughMeshGateways":true}}
-{"Kind":"service-intentions","Name":"db","Sources":[]}
+{"Kind":"mesh","Name":"mesh","Peering":{"PeerThroughMeshGateways":true},"HTTP":{"SanitizeXForwardedClientCert":true}}
+{"Kind":"service-intentions","Name":"db","Sources":[{"Name":"web","Action":"allow"}]}
+{"Kind":"ingress-gateway","Name":"ingress","Listeners":[]}
 `
 
 func TestLoad(t *testing.T) {
@@ -38,9 +39,11 @@ func TestLoad(t *testing.T) {
 		findings = append(findings, f.String())
 	}
 	assert.Equal(t, []string{
-		`NOTE EntrySkipped value 6 (mesh mesh): not read: mesh-wide settings do not change what is replicated`,
-		`NOTE EntrySkipped value 7 (service-intentions db): not read: intentions allow or deny traffic; they do not change what is replicated`,
+		`NOTE EntrySkipped value 8 (ingress-gateway ingress): not read: an ingress gateway does not change what is replicated to peers`,
 	}, findings)
+	require.Len(t, c.Intentions, 1)
+	assert.Equal(t, "db", c.Intentions[0].Name)
+	assert.Equal(t, &Mesh{SanitizeXForwardedClientCert: true}, c.Mesh)
 	_, err = chain.NewCompiler(c.Entries)
 	require.NoError(t, err, "what LoadConfig gives compiles")
 

@@ -31,7 +31,7 @@ var (
 
 // serviceDefaultsKind is the row of service-defaults: each entry gives its service a protocol,
 // which a Config holds in Entries.Protocols, keyed by the service, canonical.
-var serviceDefaultsKind = &kind{name: kindServiceDefaults, field: "Entries.Protocols", key: serviceNamed,
+var serviceDefaultsKind = &kind{name: kindServiceDefaults, rechecks: true, field: "Entries.Protocols", key: serviceNamed,
 	decode: func(d *strict.Decoder, o strict.Object, _ []byte) (any, error) {
 		o.Check(serviceDefaultsFields...)
 		var v defaults
@@ -90,7 +90,7 @@ func validateServiceDefaults(v any) error {
 
 // proxyDefaultsKind is the row of proxy-defaults: the entry gives every service the protocol of
 // its Config.protocol, which a Config holds in Entries.DefaultProtocol.
-var proxyDefaultsKind = &kind{name: kindProxyDefaults, field: "Entries.DefaultProtocol", key: partitionOnly,
+var proxyDefaultsKind = &kind{name: kindProxyDefaults, rechecks: true, field: "Entries.DefaultProtocol", key: partitionOnly,
 	decode: func(d *strict.Decoder, o strict.Object, _ []byte) (any, error) {
 		o.Check(proxyDefaultsFields...)
 		v := &defaults{Head: entryhead.Read(d, o)}

@@ -15,16 +15,18 @@
 //
 // The store models exported-services (Config.Exports), service-resolver, service-router,
 // service-splitter and sameness-group (Config.Entries), service-defaults (each service's
-// Protocol, Entries.Protocols) and proxy-defaults (its Config.protocol,
-// Entries.DefaultProtocol). Each is read strictly: every field Consul defines is accepted, any
-// other is an error naming the field it most likely misspells, and so is a key given twice or
-// a value of the wrong type. An entry of Consul's other kinds — service-intentions, mesh,
-// ingress-gateway, terminating-gateway, api-gateway, bound-api-gateway, http-route,
+// Protocol, Entries.Protocols), proxy-defaults (its Config.protocol,
+// Entries.DefaultProtocol), service-intentions (Config.Intentions, read by package
+// intentions' strict decoder) and mesh (its HTTP.SanitizeXForwardedClientCert, Config.Mesh).
+// Each is read strictly: every field Consul defines is accepted, any other is an error naming
+// the field it most likely misspells (a service-intentions entry's, in Consul's own words),
+// and so is a key given twice or a value of the wrong type. An entry of Consul's other kinds
+// — ingress-gateway, terminating-gateway, api-gateway, bound-api-gateway, http-route,
 // tcp-route, inline-certificate, file-system-certificate, jwt-provider and
 // control-plane-request-limit: every kind a Consul CE or Enterprise server up to 2.x stores
 // — is skipped and named in a finding (EntrySkipped):
 //
-//	NOTE EntrySkipped value 3 (mesh mesh): not read: mesh-wide settings do not change what is replicated
+//	NOTE EntrySkipped value 3 (ingress-gateway edge): not read: an ingress gateway does not change what is replicated to peers
 //
 // A kind no Consul has is an error, with the kind it most likely misspells:
 //
@@ -65,12 +67,43 @@
 // Consul's server judges writes in datacenter dc1 whatever the cluster's own, and so does the
 // store: the target IDs in its messages name dc1, as Consul's do.
 //
+// # Intentions
+//
+// A service-intentions entry is decoded, normalised and validated as Consul's write endpoint
+// does it (package intentions), then judged by the store: Consul's server compiles the chain
+// of its destination, and refuses an entry that gives permissions to a destination whose
+// chain is not HTTP-like; a later write that would make such a chain tcp is refused in the
+// same words, naming the entry:
+//
+//	service-intentions api: refused (store): service "api" has protocol "tcp", which is incompatible with L7 intentions permissions
+//	service-defaults api: refused (store): service-intentions api: service "api" has protocol "tcp", which is incompatible with L7 intentions permissions
+//
+// Consul's server compiles, for every service-resolver, service-router, service-splitter,
+// service-defaults and proxy-defaults write, the chain of every destination of an intentions
+// entry; the store keeps, for each such chain, the entries it reads, and judges only the
+// chains the write changes — the others compile as before, and gave no reason then — so a
+// write still costs what it touches. (Where the stored state already breaks a destination's
+// chain — a Config read by Add, which judges no write — Consul would refuse every such write
+// for it, and the store names only what the write changes.)
+//
+// What each destination's sidecar has — Sidecars, from a Config and a Cluster (the local
+// names, the peerings, each registration's own protocol): its intentions in Consul's order,
+// its own protocol (the registration's, else service-defaults', else proxy-defaults'), its
+// chain's protocol, its trust bundles (the peers of the most exact exported-services rule of
+// every service whose chain targets it, with an active peering and a trust bundle) and the
+// mesh entry's XFCC setting — is intentions.Sidecar, computed as Consul computes it, and each
+// destination is compiled once: a decision through the store allocates nothing.
+//
+//	sc, _ := cfg.Sidecars(store.Cluster{TrustDomain: td, Datacenter: "dc1", Peerings: peerings})
+//	dec, _ := sc.Decide("api", intentions.Caller{Service: "web"}, intentions.Request{Method: "GET", Path: "/"}, acl)
+//
 // # The dry run
 //
 // Replay writes the change from one Config to another — each entry the second holds
-// differently, in an order of its own (proxy-defaults, service-defaults, sameness groups,
-// resolvers, splitters, routers, exported-services; then the deletions) — and returns every
-// write's outcome and what the accepted writes leave. peermeta.Diff replays a change so, and
+// differently, in an order of its own (the intentions no chain can refuse, proxy-defaults,
+// service-defaults, sameness groups, resolvers, splitters, routers, exported-services, mesh,
+// the intentions giving permissions; then the deletions) — and returns every write's outcome
+// and what the accepted writes leave. peermeta.Diff replays a change so, and
 // replicates what it leaves.
 //
 // # Errors and contracts

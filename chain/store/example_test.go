@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/meshscope/meshscope/chain/store"
+	"github.com/meshscope/meshscope/intentions"
 )
 
 // ExampleLoad reads what `consul config read` prints, of several kinds: the kinds the store
@@ -145,4 +146,55 @@ func ExampleReplay() {
 	// service-defaults default/default/db-v2: refused (store): chain default/default/db: discovery chain "db" uses inconsistent protocols; service "db-v2" has "http" which is not "tcp"
 	// service-resolver old (deleted): accepted
 	// 1 resolver stored
+}
+
+// ExampleConfig_Apply_intentions: Consul's server refuses permissions on a tcp destination,
+// and a later write that would make a destination of permissions tcp, in the same words.
+func ExampleConfig_Apply_intentions() {
+	var c store.Config
+	outcomes, err := c.Apply([]byte(`{"Kind":"service-intentions","Name":"api","Sources":[{"Name":"web","Permissions":[{"Action":"deny","HTTP":{"PathPrefix":"/admin"}}]}]}
+{"Kind":"service-defaults","Name":"api","Protocol":"http"}
+{"Kind":"service-intentions","Name":"api","Sources":[{"Name":"web","Permissions":[{"Action":"deny","HTTP":{"PathPrefix":"/admin"}}]}]}
+{"Kind":"service-defaults","Name":"api","Protocol":"tcp"}`))
+	if err != nil {
+		panic(err)
+	}
+	for _, o := range outcomes {
+		fmt.Println(o)
+	}
+	// Output:
+	// service-intentions api: refused (store): service "api" has protocol "tcp", which is incompatible with L7 intentions permissions
+	// service-defaults api: accepted
+	// service-intentions api: accepted
+	// service-defaults api: refused (store): service-intentions api: service "api" has protocol "tcp", which is incompatible with L7 intentions permissions
+}
+
+// ExampleConfig_Sidecars: what api's sidecar has. api is exported to east by a "*" rule and
+// to west by its own: its sidecar trusts west only (the most exact rule), and a
+// registration's own protocol beats service-defaults.
+func ExampleConfig_Sidecars() {
+	c, err := store.Load([]byte(`{"Kind":"service-defaults","Name":"api","Protocol":"http"}
+{"Kind":"exported-services","Name":"default","Services":[{"Name":"*","Consumers":[{"Peer":"east"}]},{"Name":"api","Consumers":[{"Peer":"west"}]}]}
+{"Kind":"service-intentions","Name":"api","Sources":[{"Name":"web","Peer":"east","Action":"allow"}]}`))
+	if err != nil {
+		panic(err)
+	}
+	sc, err := c.Sidecars(store.Cluster{TrustDomain: "1111.consul", Datacenter: "dc1", Protocols: map[string]string{"api": "tcp"},
+		Peerings: []store.Peering{
+			{Name: "east", State: "ACTIVE", Peer: intentions.Peer{TrustDomain: "eeee.consul", Datacenter: "dc-east"}},
+			{Name: "west", State: "ACTIVE", Peer: intentions.Peer{TrustDomain: "aaaa.consul", Datacenter: "dc-west"}},
+		}})
+	if err != nil {
+		panic(err)
+	}
+	s, err := sc.Sidecar("api")
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("protocol", s.Protocol, "chain", s.ChainProtocol, "trust bundles", s.TrustBundles, "intentions", len(s.Intentions))
+	dec, err := sc.Decide("api", intentions.Caller{Service: "web", Peer: "east"}, intentions.Request{}, intentions.ACL{DefaultPolicy: intentions.Deny})
+	fmt.Println(dec, err)
+	// Output:
+	// protocol tcp chain http trust bundles [west] intentions 1
+	// denied by the default <nil>
 }

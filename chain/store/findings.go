@@ -13,7 +13,7 @@ type FieldError = fielderr.Error
 // Message, the shape of every finding of the Consul half.
 type Finding = report.Finding
 
-// EntrySkipped (note): an entry of one of Consul's kinds the store does not model
-// (service-intentions, mesh, the gateways' entries, …) was read or written unjudged; its
-// finding names it and says why replication does not depend on it.
+// EntrySkipped (note): an entry of one of Consul's kinds the store does not model (the
+// gateways' entries, jwt-provider, …) was read or written unjudged; its finding names it and
+// says why replication does not depend on it.
 const EntrySkipped = report.EntrySkipped

@@ -47,15 +47,17 @@ func chainsOfPartition(st *Store, e *entry) []exports.ServiceName {
 }
 
 // write judges the write of e as Consul's server does, e having been decoded and validated:
-// it runs its kind's own check, then (when that passes) recompiles the chains its kind says — each
-// must compile, and not crash Consul 1.16.0's server (chain.HeaderMergePanics); one
-// exported to a peer must stay safe to export and, on a protocol that is not HTTP-like, gain
-// no target outside the failover lists with a new identity — and stores e unless a reason
-// refuses it (and puts it in the Store's view when stored). The reasons name each chain e
-// breaks, in service order; the stage is StagePanic when a recompiled chain crashes the
-// server, else StageStore.
+// it runs its kind's own check, then (when that passes) recompiles the chains its kind says
+// and those of the intentions' destinations it changes (recheck) — each must compile, and not
+// crash Consul 1.16.0's server (chain.HeaderMergePanics); one exported to a peer must stay
+// safe to export and, on a protocol that is not HTTP-like, gain no target outside the failover
+// lists with a new identity —, then checks that the intentions it judges give permissions
+// only to HTTP-like chains (l7Reasons), and stores e unless a reason refuses it (and puts it
+// in the Store's view and its index of intentions when stored). The reasons name each chain
+// e breaks, in service order, then each intentions entry; the stage is StagePanic when a
+// recompiled chain crashes the server, else StageStore.
 func (st *Store) write(e *entry) (WriteStage, []string) {
-	chains := e.kind.recompiles(st, e)
+	chains := append(e.kind.recompiles(st, e), st.recheck(e)...)
 	slices.SortFunc(chains, exports.ServiceName.Compare)
 	chains = slices.Compact(chains)
 	_, known := st.entries[e.key]
@@ -68,12 +70,17 @@ func (st *Store) write(e *entry) (WriteStage, []string) {
 		chains = nil // the server stops at its own check
 	}
 	stage := StageStore
+	protocols := make(map[exports.ServiceName]string, len(chains))
 	for _, s := range chains {
-		why, panics := st.judge(s, e, prev)
-		reasons = append(reasons, why...)
+		why, c, panics := st.judge(s, e, prev)
 		if panics {
 			stage = StagePanic
 		}
+		reasons = append(reasons, why...)
+		protocolOf(protocols, s, c)
+	}
+	if stage != StagePanic {
+		reasons = append(reasons, st.l7Reasons(e, protocols)...)
 	}
 	if len(reasons) > 0 {
 		st.restore(e, prev)
@@ -83,40 +90,42 @@ func (st *Store) write(e *entry) (WriteStage, []string) {
 		return stage, reasons
 	}
 	st.show(e, prev)
+	st.reindex(e)
 	return stage, nil
 }
 
 // judge recompiles the chain of s with the written entry in place, and says why that chain
-// refuses the write: it does not compile; or compiling it crashes Consul 1.16.0's server
-// (panics); or it is exported to a peer and not safe to export, or, for a protocol that is
-// not HTTP-like, has a target that no failover list names whose identity it did not have
-// with prev, the entry of e's key before the write of e.
-func (st *Store) judge(s exports.ServiceName, e, prev *entry) (reasons []string, panics bool) {
+// refuses the write: it does not compile; or compiling it crashes Consul 1.16.0's server; or
+// it is exported to a peer and not safe to export, or, for a protocol that is not HTTP-like,
+// has a target that no failover list names whose identity it did not have with prev, the
+// entry of e's key before the write of e. It returns the chain compiled, nil when it does not
+// compile or crashes the server (panics).
+func (st *Store) judge(s exports.ServiceName, e, prev *entry) (reasons []string, c *chain.Chain, panics bool) {
 	where := "chain " + s.String() + ": "
 	c, err := st.compile(s)
 	if err != nil {
-		return prefixed(where, consulWords(err)), false
+		return prefixed(where, consulWords(err)), nil, false
 	}
 	for _, f := range c.Findings() {
 		if f.Code == chain.HeaderMergePanics {
-			return []string{where + "Consul 1.16.0's server panics on this write (assignment to entry in nil map) and does not store it: " + f.Message}, true
+			return []string{where + "Consul 1.16.0's server panics on this write (assignment to entry in nil map) and does not store it: " + f.Message}, nil, true
 		}
 	}
 	if !st.exportedToPeer(s) {
-		return nil, false
+		return nil, c, false
 	}
 	if err := c.CheckPeerExport(); err != nil {
-		return prefixed(where, consulWords(err)), false
+		return prefixed(where, consulWords(err)), c, false
 	}
 	if chain.IsHTTPLike(c.Protocol) {
-		return nil, false
+		return nil, c, false
 	}
 	written := st.set(e.deletion()) // as it was: prev in place
 	st.restore(e, prev)
 	before, err := st.compile(s)
 	st.restore(e, written)
 	if err != nil {
-		return prefixed(where, []string{fmt.Sprintf("error compiling current discovery chain for %q: %s", s.Short(), errors.Join(fielderr.Split(err)...))}), false
+		return prefixed(where, []string{fmt.Sprintf("error compiling current discovery chain for %q: %s", s.Short(), errors.Join(fielderr.Split(err)...))}), c, false
 	}
 	had := nonFailoverIdentities(before)
 	var out []string
@@ -125,12 +134,12 @@ func (st *Store) judge(s exports.ServiceName, e, prev *entry) (reasons []string,
 			out = append(out, fmt.Sprintf("peer exported service %q uses protocol=%q and cannot introduce new discovery chain targets like %q", s.Short(), c.Protocol, id))
 		}
 	}
-	return prefixed(where, out), false
+	return prefixed(where, out), c, false
 }
 
 // compile compiles the chain of s from what Consul's server reads for it.
 func (st *Store) compile(s exports.ServiceName) (*chain.Chain, error) {
-	return chain.Compile(request(s, checkDatacenter, checkTrustDomain), st.readEntries(s))
+	return chain.Compile(request(s, checkDatacenter, checkTrustDomain), st.readEntries(s, nil))
 }
 
 // request is the chain request for service s.

@@ -65,34 +65,45 @@ type kind struct {
 	// check is what the server checks of e before it recompiles any chain, with e in place
 	// in st (nil when nothing): the reasons it refuses the write.
 	check func(st *Store, e *entry) []string
+	// rechecks: a write of the kind (or its deletion) makes the server judge the intentions
+	// anew (see l7Reasons).
+	rechecks bool
 }
 
 // modelled is how many kinds the store models: the rows of kinds (TestKinds finds a row
 // missing).
-const modelled = 7
+const modelled = 9
 
 // kinds is the store's table: every kind it models, in the order a Config lists them.
 var kinds = [modelled]*kind{
 	listed(kindExportedServices, "Exports", func(c *Config) *[]exports.ConfigEntry { return &c.Exports },
 		func(x *exports.ConfigEntry) (string, string, string) { return x.Name, "", x.Partition }, partitionNamed,
 		(*exports.ConfigEntry).Validate, noChains, checkExported),
+	intentionsKind(),
+	meshKind,
 	listed(kindSamenessGroup, "Entries.SamenessGroups", func(c *Config) *[]exports.SamenessGroup { return &c.Entries.SamenessGroups },
 		func(g *exports.SamenessGroup) (string, string, string) { return g.Name, "", g.Partition }, groupNamed,
 		(*exports.SamenessGroup).Validate, chainsOfPartition, checkGroups),
-	listed(kindServiceResolver, "Entries.Resolvers", func(c *Config) *[]chain.ServiceResolver { return &c.Entries.Resolvers },
+	rechecking(listed(kindServiceResolver, "Entries.Resolvers", func(c *Config) *[]chain.ServiceResolver { return &c.Entries.Resolvers },
 		func(r *chain.ServiceResolver) (string, string, string) { return r.Name, r.Namespace, r.Partition }, serviceNamed,
-		(*chain.ServiceResolver).Validate, ownAndNaming, nil),
+		(*chain.ServiceResolver).Validate, ownAndNaming, nil)),
 	// A router or splitter is kept as written: package chain judges and compiles it as
 	// Consul's server normalises it (methods upper-cased, weights rounded), and says when
 	// weights sum to 100 only once rounded.
-	listed(kindServiceRouter, "Entries.Routers", func(c *Config) *[]chain.ServiceRouter { return &c.Entries.Routers },
+	rechecking(listed(kindServiceRouter, "Entries.Routers", func(c *Config) *[]chain.ServiceRouter { return &c.Entries.Routers },
 		func(r *chain.ServiceRouter) (string, string, string) { return r.Name, r.Namespace, r.Partition }, serviceNamed,
-		(*chain.ServiceRouter).Validate, ownAndNaming, nil),
-	listed(kindServiceSplitter, "Entries.Splitters", func(c *Config) *[]chain.ServiceSplitter { return &c.Entries.Splitters },
+		(*chain.ServiceRouter).Validate, ownAndNaming, nil)),
+	rechecking(listed(kindServiceSplitter, "Entries.Splitters", func(c *Config) *[]chain.ServiceSplitter { return &c.Entries.Splitters },
 		func(s *chain.ServiceSplitter) (string, string, string) { return s.Name, s.Namespace, s.Partition }, serviceNamed,
-		(*chain.ServiceSplitter).Validate, ownAndNaming, nil),
+		(*chain.ServiceSplitter).Validate, ownAndNaming, nil)),
 	serviceDefaultsKind,
 	proxyDefaultsKind,
+}
+
+// rechecking marks k as a kind whose writes make the server judge the intentions anew.
+func rechecking(k *kind) *kind {
+	k.rechecks = true
+	return k
 }
 
 // index returns k's place in kinds.
@@ -174,8 +185,6 @@ func partitionOnly(_, _, partition string) exports.ServiceName {
 // 2.x stores — with why replication does not depend on each. The store reads them as entries
 // (their names must be strings) and names each in a finding.
 var skippedKinds = map[string]string{
-	"service-intentions":          "intentions allow or deny traffic; they do not change what is replicated",
-	"mesh":                        "mesh-wide settings do not change what is replicated",
 	"terminating-gateway":         "the services behind a terminating gateway are connect services; they are read from the catalog (/v1/catalog/gateway-services), not from this entry",
 	"ingress-gateway":             "an ingress gateway does not change what is replicated to peers",
 	"api-gateway":                 "an API gateway does not change what is replicated to peers",

@@ -15,14 +15,22 @@ import (
 // (looked up in start's partition), and for a service without a resolver its name in the
 // partition members of its partition's DefaultForFailover group; the protocol of every
 // service read; the proxy-defaults protocol; and the groups read. Package chain compiles
-// from them what the server compiles.
-func (st *Store) readEntries(start exports.ServiceName) chain.Entries {
+// from them what the server compiles. When rec is not nil, the key of every entry looked up,
+// present or not, is appended to it (a partition's DefaultForFailover group as its
+// groupsOf key): the chain of start changes only with a write of one of them.
+func (st *Store) readEntries(start exports.ServiceName, rec *[]key) chain.Entries {
+	live := func(k key) *entry {
+		if rec != nil {
+			*rec = append(*rec, k)
+		}
+		return st.live(k)
+	}
 	var e chain.Entries
 	seen := map[exports.ServiceName]bool{}
 	var groups []key
 	start = start.Canonical()
 	todo := []exports.ServiceName{start}
-	if r := st.live(key{kindServiceRouter, start}); r != nil {
+	if r := live(key{kindServiceRouter, start}); r != nil {
 		e.Routers = append(e.Routers, *r.router())
 		todo = r.router().Related()
 	}
@@ -30,7 +38,7 @@ func (st *Store) readEntries(start exports.ServiceName) chain.Entries {
 		seen[s] = true
 	}
 	for i := 0; i < len(todo); i++ { // the splitters read: todo gains the services they name
-		if sp := st.live(key{kindServiceSplitter, todo[i]}); sp != nil {
+		if sp := live(key{kindServiceSplitter, todo[i]}); sp != nil {
 			e.Splitters = append(e.Splitters, *sp.splitter())
 			for _, t := range sp.splitter().Related() {
 				if !seen[t] {
@@ -58,14 +66,17 @@ func (st *Store) readEntries(start exports.ServiceName) chain.Entries {
 			continue
 		}
 		seen[s] = true
-		if d := st.live(key{kindServiceDefaults, s}); d != nil {
+		if d := live(key{kindServiceDefaults, s}); d != nil {
 			if e.Protocols == nil {
 				e.Protocols = map[exports.ServiceName]string{}
 			}
 			e.Protocols[s] = d.protocol()
 		}
-		r := st.live(key{kindServiceResolver, s})
+		r := live(key{kindServiceResolver, s})
 		if r == nil {
+			if rec != nil {
+				*rec = append(*rec, groupsOf(s.Partition))
+			}
 			if g := st.defaultGroup(s.Partition); g != nil {
 				members(g, s)
 			}
@@ -74,12 +85,12 @@ func (st *Store) readEntries(start exports.ServiceName) chain.Entries {
 		e.Resolvers = append(e.Resolvers, *r.resolver())
 		todo = append(todo, r.resolver().Related()...)
 		for _, name := range r.resolver().SamenessGroups() {
-			if g := st.live(key{kindSamenessGroup, exports.ServiceName{Partition: start.Canonical().Partition, Name: name}.Canonical()}); g != nil {
+			if g := live(key{kindSamenessGroup, exports.ServiceName{Partition: start.Canonical().Partition, Name: name}.Canonical()}); g != nil {
 				members(g, s)
 			}
 		}
 	}
-	if pd := st.live(key{kindProxyDefaults, exports.ServiceName{}.Canonical()}); pd != nil {
+	if pd := live(key{kindProxyDefaults, exports.ServiceName{}.Canonical()}); pd != nil {
 		e.DefaultProtocol = pd.protocol()
 	}
 	for _, k := range groups {

@@ -2,6 +2,7 @@ package store
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/meshscope/meshscope/exports"
 	"github.com/meshscope/meshscope/internal/entryhead"
@@ -13,12 +14,17 @@ import (
 // entries, with the accepted writes in place of theirs).
 //
 // The order of the writes matters to Consul, and two configurations do not say it: Replay
-// writes proxy-defaults, then service-defaults, sameness groups, resolvers (a resolver after
-// the resolvers, among those written, of the services it names; a cycle is broken where it
-// is entered), splitters, routers, exported-services — each kind in its order in after — and
-// then deletes the entries after no longer holds, in the reverse order of kinds. A change of
-// the default protocol is a write of proxy-defaults, never its deletion. The order is fixed
-// whatever the order of the input. The error is for a before that holds an entry twice.
+// first deletes the service-intentions entries after no longer holds and writes those that
+// give no permissions to a named destination (intentions.ConfigEntry.RequiresHTTP), which no
+// chain can refuse; then writes proxy-defaults, service-defaults, sameness groups, resolvers
+// (a resolver after the resolvers, among those written, of the services it names; a cycle is
+// broken where it is entered), splitters, routers, exported-services, the mesh entry and the
+// service-intentions entries that give permissions — each kind in its order in after —; and
+// then deletes the other entries after no longer holds, in the reverse order of kinds. So a
+// change that takes permissions away from a destination and makes it tcp, or makes it http
+// and gives it permissions, is written in the order Consul accepts. A change of the default
+// protocol is a write of proxy-defaults, never its deletion. The order is fixed whatever the
+// order of the input. The error is for a before that holds an entry twice.
 func Replay(before, after Config) ([]WriteOutcome, Config, error) {
 	st, err := New(before)
 	if err != nil {
@@ -38,7 +44,7 @@ func Replay(before, after Config) ([]WriteOutcome, Config, error) {
 
 // replayOrder is the order of kinds Replay writes in (and deletes in, reversed).
 var replayOrder = [...]*kind{proxyDefaultsKind, serviceDefaultsKind, kindNamed(kindSamenessGroup), kindNamed(kindServiceResolver),
-	kindNamed(kindServiceSplitter), kindNamed(kindServiceRouter), kindNamed(kindExportedServices)}
+	kindNamed(kindServiceSplitter), kindNamed(kindServiceRouter), kindNamed(kindExportedServices), meshKind, kindNamed(kindServiceIntentions)}
 
 // changes returns the writes that take before's entries to after's, in Replay's order.
 func changes(before, after *Config) []*entry {
@@ -72,7 +78,18 @@ func changes(before, after *Config) []*entry {
 			puts[i] = dependenciesFirst(puts[i])
 		}
 	}
-	var out []*entry
+	// The intentions no chain can refuse come first, the others after every chain entry.
+	last := len(replayOrder) - 1
+	first := deletes[last]
+	deletes[last] = nil
+	puts[last] = slices.DeleteFunc(puts[last], func(e *entry) bool {
+		if !e.intentions().RequiresHTTP() {
+			first = append(first, e)
+			return true
+		}
+		return false
+	})
+	out := first
 	for _, p := range puts {
 		out = append(out, p...)
 	}

@@ -49,6 +49,27 @@ func TestReplay(t *testing.T) {
 {"Kind":"service-resolver","Name":"b","Redirect":{"Service":"c"}}
 {"Kind":"service-resolver","Name":"c","DefaultSubset":"v1","Subsets":{"v1":{}}}`,
 			[]string{"service-resolver c: accepted", "service-resolver b: accepted", "service-resolver a: accepted"}},
+		{"permissions taken away before the destination becomes tcp, given after it becomes http",
+			`{"Kind":"service-defaults","Name":"a","Protocol":"http"}
+{"Kind":"service-intentions","Name":"a","Sources":[{"Name":"web","Permissions":[{"Action":"deny","HTTP":{"PathPrefix":"/x"}}]}]}
+{"Kind":"service-intentions","Name":"gone","Sources":[{"Name":"web","Action":"deny"}]}`,
+			`{"Kind":"service-intentions","Name":"b","Sources":[{"Name":"web","Permissions":[{"Action":"deny","HTTP":{"PathPrefix":"/x"}}]}]}
+{"Kind":"service-defaults","Name":"b","Protocol":"grpc"}
+{"Kind":"service-defaults","Name":"a","Protocol":"tcp"}
+{"Kind":"service-intentions","Name":"a","Sources":[{"Name":"web","Action":"deny"}]}
+{"Kind":"mesh","HTTP":{"SanitizeXForwardedClientCert":true}}`,
+			[]string{
+				"service-intentions gone (deleted): accepted",
+				"service-intentions a: accepted",
+				"service-defaults default/default/a: accepted",
+				"service-defaults default/default/b: accepted",
+				"mesh: accepted",
+				"service-intentions b: accepted",
+			}},
+		{"an entry as written and as Consul stores it are one entry",
+			`{"Kind":"service-intentions","Name":"*","Sources":[{"Name":"web","Action":"deny"},{"Name":"*","Action":"allow"}]}`,
+			`{"Kind":"service-intentions","Name":"*","Sources":[{"Name":"web","Action":"deny","Precedence":6,"Type":"consul"},{"Name":"*","Action":"allow","Precedence":5,"Type":"consul"}],"ModifyIndex":9}`,
+			nil},
 		{"the default protocol dropped is a write of proxy-defaults",
 			`{"Kind":"proxy-defaults","Name":"global","Config":{"protocol":"http"}}`, ``,
 			[]string{"proxy-defaults global: accepted"}},

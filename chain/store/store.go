@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/meshscope/meshscope/exports"
+	"github.com/meshscope/meshscope/intentions"
 )
 
 // Store is what a Consul server holds, as its write path works on it: each config entry of
@@ -22,6 +23,7 @@ type Store struct {
 	naming  map[exports.ServiceName]map[key]bool // service -> the resolvers, routers and splitters that name it
 	groups  map[string][]key                     // partition -> its sameness groups' keys, in order
 	peers   map[string]*peerExports              // partition -> what it exports to peers, built on first use
+	reads   reads                                // what the chains of the intentions' destinations read
 	view    view                                 // the Config its entries make, kept as writes are stored
 	gen     atomic.Uint64                        // which of its views a Config holds is current (see Config.store)
 }
@@ -52,6 +54,11 @@ func New(c Config) (*Store, error) {
 	}
 	if len(dups) > 0 {
 		return nil, fmt.Errorf("the configuration holds an entry twice: %w", errors.Join(dups...))
+	}
+	for _, k := range st.order {
+		if e := st.entries[k]; k.kind == kindServiceIntentions && e.name != intentions.Wildcard {
+			st.index(k.name)
+		}
 	}
 	st.view.c = c.clipped()
 	st.view.c.st = nil

@@ -58,7 +58,7 @@ func TestStoreConfigIsACopy(t *testing.T) {
 
 	_, err = st.Apply([]byte(`{"Kind":"service-resolver","Name":"api","ConnectTimeout":"2s"}
 {"Kind":"service-defaults","Name":"web","Protocol":"http"}
-{"Kind":"mesh","Name":"mesh"}`))
+{"Kind":"ingress-gateway","Name":"ingress"}`))
 	require.NoError(t, err)
 	assert.Equal(t, "1s", held.Entries.Resolvers[0].ConnectTimeout.String(), "a Config read before keeps what it held")
 	assert.Len(t, held.Entries.Protocols, 1)

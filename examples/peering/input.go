@@ -12,6 +12,7 @@ import (
 	"github.com/meshscope/meshscope/chain/store"
 	"github.com/meshscope/meshscope/exports"
 	"github.com/meshscope/meshscope/internal/cli"
+	"github.com/meshscope/meshscope/internal/fielderr"
 	"github.com/meshscope/meshscope/peermeta"
 )
 
@@ -23,6 +24,8 @@ type inputs struct {
 	trustDomain  string
 	datacenter   string
 	catalogGiven bool
+	peerings     []store.Peering   // nil when -peerings is not given
+	protocols    map[string]string // the sidecar registrations' own protocols
 }
 
 // kindsFrom is what an UnknownKind finding tells the user to give a service's kind with.
@@ -32,7 +35,7 @@ const kindsFrom = "-catalog output of /v1/internal/ui/services (curl $CONSUL_HTT
 // input returns the replication input for one peer.
 func (in *inputs) input(x *exports.Exports, cfg store.Config, exp peermeta.Exporter) peermeta.Input {
 	r := in.api
-	r.Exporter, r.Exports, r.Entries, r.KindsFrom = exp, x, cfg.Entries, kindsFrom
+	r.Exporter, r.Exports, r.Entries, r.Intentions, r.KindsFrom = exp, x, cfg.Entries, cfg.Intentions, kindsFrom
 	return r
 }
 
@@ -49,7 +52,7 @@ func (o options) readFile(path string) ([]byte, string, error) {
 // problem.
 func (o options) read() (*inputs, error) {
 	if o.sample {
-		o.config, o.catalog = files{"config.json"}, files{"catalog.json"}
+		o.config, o.catalog, o.peerings = files{"config.json"}, files{"catalog.json"}, "peerings.json"
 		o.health, o.caRoots, o.datacenter = files{"health-mesh-gateway.json", "health-connect.json"}, "ca-roots.json", "dc1"
 	}
 	in := &inputs{trustDomain: o.trustDomain, datacenter: o.datacenter, catalogGiven: len(o.catalog) > 0}
@@ -85,11 +88,34 @@ func (o options) read() (*inputs, error) {
 			errs = append(errs, err)
 		}
 	}
+	errs = append(errs, o.readPeerings(in))
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
 	in.api = api.Input()
-	return in, nil
+	protocols, err := api.Protocols()
+	in.protocols = protocols
+	return in, err
+}
+
+// readPeerings reads -peerings, with the trust domains -peer-trust-domain gives.
+func (o options) readPeerings(in *inputs) error {
+	tds := map[string]string{}
+	for _, f := range o.peerTrustDomains {
+		name, td, ok := strings.Cut(f, "=")
+		if !ok || o.peerings == "" {
+			return usageError{fmt.Sprintf("-peer-trust-domain %q: want NAME=TRUST-DOMAIN, with -peerings", f)}
+		}
+		tds[name] = td
+	}
+	if o.peerings == "" {
+		return nil
+	}
+	data, name, err := o.readFile(o.peerings)
+	if err == nil {
+		in.peerings, err = peermeta.LoadPeerings(data, tds) // not nil: given
+	}
+	return fielderr.In(name, err)
 }
 
 // loadConfig reads `consul config read` output from a file or every .json file of a

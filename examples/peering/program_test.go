@@ -40,7 +40,6 @@ func TestProgram(t *testing.T) {
 			`peering: -explain-request: "GET" is not a request line`},
 		{"your own files, a byte-order mark and a mesh entry among them", own, 0, []string{
 			"default/default/ledger  tcp       ledger-v2.default.default.dc1",
-			"NOTE EntrySkipped testdata/config.json: value 5 (mesh mesh)",
 			"WARNING PeerTargetResolvedLocally chain default/default/payments, target ledger.default.default.external.east",
 			"WARNING UnknownKind default/default/reports (peer east)",
 		}, ""},

@@ -9,6 +9,7 @@ import (
 	"github.com/meshscope/meshscope/chain"
 	"github.com/meshscope/meshscope/chain/store"
 	"github.com/meshscope/meshscope/exports"
+	"github.com/meshscope/meshscope/intentions"
 	"github.com/meshscope/meshscope/internal/fielderr"
 	"github.com/meshscope/meshscope/peermeta"
 )
@@ -20,14 +21,16 @@ type report struct {
 	Partition   string `json:"partition"`
 	// Findings are the findings about the input (the entries skipped, the mesh gateways);
 	// those of each peer, -explain and the dry run are in their own parts.
-	Findings []peermeta.Finding     `json:"findings"`
-	Peers    []peermeta.Replication `json:"peers"`
-	Explain  *explanation           `json:"explain,omitempty"`
+	Findings []peermeta.Finding           `json:"findings"`
+	Peers    []peermeta.Replication       `json:"peers"`
+	Explain  *peermeta.ServiceExplanation `json:"explain,omitempty"`
 	// Chains are the chains of the services replicated with one, by service, as Consul's
 	// /v1/discovery-chain gives them; Request is -explain-request's answer.
 	Chains  []*chain.Chain            `json:"chains"`
 	Request *chain.RequestExplanation `json:"request,omitempty"`
-	DryRun  *dryRun                   `json:"dryRun,omitempty"`
+	// Call is -may's answer.
+	Call   *peermeta.Call `json:"call,omitempty"`
+	DryRun *dryRun        `json:"dryRun,omitempty"`
 }
 
 // dryRun is a proposal's dry run: the writes Consul refuses — the same for every peer, so
@@ -35,6 +38,7 @@ type report struct {
 type dryRun struct {
 	Refused  []string                   `json:"refused"`
 	Peers    []peermeta.ReplicationDiff `json:"peers"` // without their Refused
+	Calls    []peermeta.CallChange      `json:"calls"` // the calls the change allows or denies
 	findings []peermeta.Finding         // Refused, as findings
 }
 
@@ -96,29 +100,62 @@ func build(o options) (*report, error) {
 		rep.Peers = append(rep.Peers, r)
 	}
 	if o.explain != "" {
-		if rep.Explain, err = rep.explainService(o.explain, x, in); err != nil {
-			return nil, err
+		e, err := in.input(x, in.config, rep.exporter("")).ExplainService(o.explain)
+		if err != nil {
+			return nil, fmt.Errorf("-explain %w", err)
 		}
+		rep.Explain = &e
 	}
 	if o.explainRequest != "" {
-		if rep.Request, err = rep.explainRequest(o, x, in); err != nil {
-			return nil, err
+		if rep.Request, err = in.input(x, in.config, rep.exporter("")).ExplainRequest(o.service, o.chainRequest); err != nil {
+			return nil, fmt.Errorf("-service %w", err)
 		}
 	}
 	rep.Chains = rep.chains()
-	for _, p := range dryPeers {
-		if after == nil {
-			break
+	acl, err := intentions.ParseACL(o.defaultPolicy)
+	if err != nil {
+		return nil, usageError{"-default-policy: " + err.Error()}
+	}
+	calls, err := rep.calls(in, in.config, x)
+	if err != nil {
+		return nil, err
+	}
+	rep.Findings = append(rep.Findings, calls.Lint(acl)...)
+	if o.may != "" {
+		caller, service, err := peermeta.ParseCall(o.may)
+		if err == nil {
+			var call peermeta.Call
+			call, err = calls.May(caller, service, o.callRequest, acl)
+			rep.Call = &call
 		}
-		d, err := peermeta.Diff(in.input(x, in.config, rep.exporter(p)), in.input(after.x, after.config, rep.exporter(p)))
+		if err != nil {
+			return nil, fmt.Errorf("-may %q: %w", o.may, err)
+		}
+	}
+	if after != nil {
+		outs, left, err := store.Replay(in.config, after.config)
 		if err != nil {
 			return nil, err
 		}
-		if rep.DryRun == nil {
-			rep.DryRun = &dryRun{Refused: d.Refused, findings: d.AllFindings()}
+		refused := peermeta.ReplicationDiff{Refused: peermeta.Refused(outs)}
+		rep.DryRun = &dryRun{Refused: refused.Refused, findings: refused.AllFindings()}
+		xl, err := compile(left, "proposed ")
+		if err != nil {
+			return nil, err
 		}
-		d.Refused = nil
-		rep.DryRun.Peers = append(rep.DryRun.Peers, d)
+		then, err := rep.calls(in, left, xl)
+		if err != nil {
+			return nil, err
+		}
+		rep.DryRun.Calls = peermeta.DiffCalls(calls, then, acl, o.callRequest)
+		for _, p := range dryPeers {
+			d, err := peermeta.Diff(in.input(x, in.config, rep.exporter(p)), in.input(after.x, after.config, rep.exporter(p)))
+			if err != nil {
+				return nil, err
+			}
+			d.Refused = nil
+			rep.DryRun.Peers = append(rep.DryRun.Peers, d)
+		}
 	}
 	return rep, nil
 }
@@ -142,7 +179,7 @@ func (r *report) gated() []peermeta.Finding {
 		all = append(all, r.Peers[i].AllFindings()...)
 	}
 	if r.Explain != nil {
-		all = append(all, r.Explain.findings...) // printed with the chain
+		all = append(all, r.Explain.Findings...) // printed with the chain
 	}
 	if r.DryRun != nil {
 		all = append(all, r.DryRun.findings...)
@@ -154,17 +191,11 @@ func (r *report) exporter(peer string) peermeta.Exporter {
 	return peermeta.Exporter{Peer: peer, Partition: r.Partition, Datacenter: r.Datacenter, TrustDomain: r.TrustDomain}
 }
 
-// compile compiles the exported-services entries and checks the chain entries, naming which
-// side of a dry run ("proposed ") is wrong.
+// compile compiles the exported-services and chain entries of c, naming which side of a dry
+// run ("proposed ") is wrong.
 func compile(c store.Config, side string) (*exports.Exports, error) {
-	x, err := exports.CompileGroups(c.Entries.SamenessGroups, c.Exports...)
-	if err != nil {
-		return nil, fielderr.In(side+"exported-services", err)
-	}
-	if _, err := chain.NewCompiler(c.Entries); err != nil {
-		return nil, fielderr.In(side+"service-resolver", err)
-	}
-	return x, nil
+	x, err := c.Compile()
+	return x, fielderr.In(strings.TrimSpace(side), err)
 }
 
 // needCatalog refuses to go on without -catalog when a "*" rule of x (side "proposed " for

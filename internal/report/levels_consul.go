@@ -25,16 +25,26 @@ const (
 
 	// peermeta: reading `consul config read` output
 	EntrySkipped Code = "EntrySkipped"
+
+	// peermeta: who may call whom (intentions)
+	IntentionNeverMatches Code = "IntentionNeverMatches"
+	TrustBundleMissing    Code = "TrustBundleMissing"
+	L7OnNetworkFilter     Code = "L7OnNetworkFilter"
+	IntentionPeerUnknown  Code = "IntentionPeerUnknown"
+	RegexRefused          Code = "RegexRefused"
+	SourceShadowed        Code = "SourceShadowed"
+	IntentionsUnjudged    Code = "IntentionsUnjudged"
 )
 
 // consulLevel is the level of a code of the Consul half; ok is false for any other code.
 func consulLevel(c Code) (l Level, ok bool) {
 	switch c {
-	case EntrySkipped, SplitWeightsRounded:
+	case EntrySkipped, SplitWeightsRounded, SourceShadowed:
 		return Note, true
-	case PeerTargetResolvedLocally, RouteUnreachable, SplitProtocolDiffers, Excluded, UnionDiffers, UnknownKind, NoMeshGateway, GatewaysCritical:
+	case PeerTargetResolvedLocally, RouteUnreachable, SplitProtocolDiffers, Excluded, UnionDiffers, UnknownKind, NoMeshGateway, GatewaysCritical,
+		IntentionNeverMatches, TrustBundleMissing, L7OnNetworkFilter, IntentionPeerUnknown, IntentionsUnjudged:
 		return Warning, true
-	case NotReplicated, WriteRefused, HeaderMergePanics:
+	case NotReplicated, WriteRefused, HeaderMergePanics, RegexRefused:
 		return Error, true
 	}
 	return "", false
