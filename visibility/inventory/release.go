@@ -47,7 +47,7 @@ func (inv *Inventory) ValidateFor(r release.Release) []Refusal {
 	var out []Refusal
 	for i := range inv.Sidecars {
 		sc := &inv.Sidecars[i]
-		where := fmt.Sprintf("%s (Sidecar %s/%s)", strict.Index("Sidecars", i), sc.Namespace, sc.Name)
+		var where string // spelt for the Sidecar's first problem
 		var messages []string
 		var problems []error
 		for j := range sc.Egress {
@@ -55,6 +55,9 @@ func (inv *Inventory) ValidateFor(r release.Release) []Refusal {
 				ns, _, ok := strings.Cut(h, "/")
 				if !ok || len(ns) < 2 || ns[0] != '~' {
 					continue
+				}
+				if where == "" {
+					where = fmt.Sprintf("%s (Sidecar %s/%s)", strict.Index("Sidecars", i), sc.Namespace, sc.Name)
 				}
 				msg := "invalid namespace value " + strconv.Quote(ns) + " in sidecar"
 				messages = append(messages, msg)
