@@ -1,29 +1,3 @@
-// Package buckets finds a list's items by their keys' hashes: Sort puts the items into
-// buckets by the top bits of their hashes with a counting sort — in time linear in the list,
-// in two allocations, each bucket keeping its items in list order — and an item whose key is
-// k is then in k's bucket, which holds about one item:
-//
-//	seed := maphash.MakeSeed()
-//	hashes := make([]uint64, len(names))
-//	for i, s := range names {
-//		hashes[i] = maphash.String(seed, s)
-//	}
-//	t, repeats := buckets.Sort(hashes, func(i, j int32) bool { return names[i] == names[j] })
-//	h := maphash.String(seed, "db")
-//	for _, s := range t.Bucket(h) {
-//		if s.Hash == h && names[s.Item] == "db" {
-//			// names[s.Item] is the first "db" of the list
-//		}
-//	}
-//
-// and repeats lists the names that an earlier name of the list repeats (found as Sort fills
-// the buckets: only the items of a bucket are compared with one another).
-//
-// Built once and only read after, a Table is what a Go map from keys to items would be, in
-// less work: the items are written bucket by bucket rather than rehashed as a map grows, and
-// the slots hold no pointer (BenchmarkSort, beside a pre-sized Go map of the same keys). The
-// hashes are the caller's: it seeds them (maphash), so that which keys share a bucket cannot
-// be chosen by whoever writes the list.
 package buckets
 
 import (
@@ -55,8 +29,9 @@ type Repeat struct{ Slot, First int32 }
 // 2n buckets for n items, so that a bucket holds about one. It returns too the items whose
 // key an earlier item has, in list order: same(i, j) reports whether items i and j, whose
 // hashes are equal, have equal keys (Sort asks it only of items sharing a bucket); a nil same
-// finds none. A list of 2^31 items or more cannot be sorted (Item is an int32): Sort panics
-// on one.
+// finds none. The repeats are put in list order by a sort of their own (r log r for r
+// repeats). A list of 2^31 items or more cannot be sorted (Item is an int32): Sort panics on
+// one.
 func Sort(hashes []uint64, same func(i, j int32) bool) (Table, []Repeat) {
 	n := len(hashes)
 	if n == 0 {
