@@ -33,22 +33,11 @@ type Repeat struct{ Slot, First int32 }
 // repeats). A list of 2^31 items or more cannot be sorted (Item is an int32): Sort panics on
 // one.
 func Sort(hashes []uint64, same func(i, j int32) bool) (Table, []Repeat) {
-	n := len(hashes)
-	if n == 0 {
+	shift, start := count(hashes)
+	if start == nil {
 		return Table{}, nil
 	}
-	if n >= 1<<31-1 {
-		panic("buckets: a list of 2^31 items or more")
-	}
-	shift := uint(64 - bits.Len(uint(n)))
-	start := make([]int32, 1<<(64-shift)+1)
-	for _, h := range hashes {
-		start[h>>shift+1]++
-	}
-	for b := 1; b < len(start); b++ {
-		start[b] += start[b-1]
-	}
-	slots := make([]Slot, n)
+	slots := make([]Slot, len(hashes))
 	for i, h := range hashes { // in list order: each bucket lists its items in order
 		b := h >> shift
 		slots[start[b]] = Slot{Hash: h, Item: int32(i)}
@@ -59,6 +48,64 @@ func Sort(hashes []uint64, same func(i, j int32) bool) (Table, []Repeat) {
 	start[0] = 0
 	t := Table{shift: shift, start: start, slots: slots}
 	return t, t.repeats(same)
+}
+
+// count returns the shift that makes a hash's top bits its bucket, for n+1 to 2n buckets,
+// and where each bucket starts in a list sorted by bucket (one past the last bucket: n); nil
+// for no items.
+func count(hashes []uint64) (shift uint, start []int32) {
+	n := len(hashes)
+	if n == 0 {
+		return 0, nil
+	}
+	if n >= 1<<31-1 {
+		panic("buckets: a list of 2^31 items or more")
+	}
+	shift = uint(64 - bits.Len(uint(n)))
+	start = make([]int32, 1<<(64-shift)+1)
+	for _, h := range hashes {
+		start[h>>shift+1]++
+	}
+	for b := 1; b < len(start); b++ {
+		start[b] += start[b-1]
+	}
+	return shift, start
+}
+
+// Repeats returns the items of a list whose key an earlier item has, each with the first
+// item with that key, in list order: what Sort returns, for a caller that looks nothing up
+// after. It sorts only the items' places into buckets, a quarter of the slots Sort writes.
+func Repeats(hashes []uint64, same func(i, j int32) bool) [][2]int32 {
+	shift, start := count(hashes)
+	if start == nil {
+		return nil
+	}
+	order := make([]int32, len(hashes))
+	for i, h := range hashes {
+		b := h >> shift
+		order[start[b]] = int32(i)
+		start[b]++
+	}
+	// start[b] is now where bucket b+1 starts.
+	var pairs [][2]int32
+	for b, end := 0, int32(0); int(end) < len(order); b++ {
+		from := end
+		end = start[b]
+		bucket := order[from:end]
+		for k := 1; k < len(bucket); k++ {
+			i := bucket[k]
+			for _, j := range bucket[:k] {
+				if hashes[j] == hashes[i] && same(j, i) {
+					pairs = append(pairs, [2]int32{i, j})
+					break
+				}
+			}
+		}
+	}
+	if len(pairs) > 1 {
+		slices.SortFunc(pairs, func(a, b [2]int32) int { return cmp.Compare(a[0], b[0]) })
+	}
+	return pairs
 }
 
 // repeats finds the repeats Sort returns: it reads the buckets in turn (the slots in order,

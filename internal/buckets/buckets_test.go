@@ -25,7 +25,7 @@ func sortMap(keys []int) (first map[int]int32, repeats [][2]int32) {
 	return first, repeats
 }
 
-// TestSortMatchesMap: for lists of every length up to a few thousand, with few or many
+// TestSortMatchesMap: Sort and Repeats, for lists of every length up to a few thousand, with few or many
 // repeats, and hashes of every quality — seeded, or so poor that many keys share one — every
 // key is found in its bucket as its first item, every bucket holds its items in list order,
 // and the repeats are the reference's.
@@ -57,6 +57,7 @@ func TestSortMatchesMap(t *testing.T) {
 			got = append(got, [2]int32{tab.Slots()[rp.Slot].Item, tab.Slots()[rp.First].Item})
 		}
 		require.Equal(t, want, got, "%v", keys)
+		require.Equal(t, want, Repeats(hashes, func(i, j int32) bool { return keys[i] == keys[j] }), "%v", keys)
 		require.Len(t, tab.Slots(), n)
 		for k, j := range first {
 			found := int32(-1)
@@ -82,14 +83,15 @@ func TestSortMatchesMap(t *testing.T) {
 func TestSortEmpty(t *testing.T) {
 	tab, reps := Sort(nil, func(i, j int32) bool { return true })
 	require.Empty(t, reps)
+	require.Empty(t, Repeats(nil, func(i, j int32) bool { return true }))
 	require.Empty(t, tab.Bucket(42))
 	var zero Table
 	require.Empty(t, zero.Bucket(42))
 	require.Empty(t, zero.Slots())
 }
 
-// TestSortAllocates: Sort allocates its two arrays, and one list of repeats when there are
-// some, whatever the length.
+// TestSortAllocates: Sort and Repeats allocate their two arrays, and one list of repeats when
+// there are some, whatever the length.
 func TestSortAllocates(t *testing.T) {
 	for _, n := range []int{10, 1000, 100_000} {
 		hashes := make([]uint64, n)
@@ -98,6 +100,7 @@ func TestSortAllocates(t *testing.T) {
 			hashes[i] = maphash.Comparable(seed, i)
 		}
 		require.Equal(t, 2.0, testing.AllocsPerRun(5, func() { Sort(hashes, func(i, j int32) bool { return false }) }), "n=%d", n)
+		require.Equal(t, 2.0, testing.AllocsPerRun(5, func() { Repeats(hashes, func(i, j int32) bool { return false }) }), "n=%d", n)
 	}
 }
 

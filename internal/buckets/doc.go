@@ -17,7 +17,9 @@
 //	}
 //
 // and repeats lists the names that an earlier name of the list repeats (found by reading the
-// filled buckets in turn: only the items of a bucket are compared with one another).
+// filled buckets in turn: only the items of a bucket are compared with one another). A
+// caller that only wants the repeats — a check that refuses a name given twice — asks
+// Repeats, which sorts only the items' places.
 //
 // Built once and only read after, a Table is what a Go map from keys to items would be, in
 // less work: a map reads the group each key goes to, at random, before writing the key

@@ -63,18 +63,17 @@ func repeatsOf[K comparable](kh keyHashes, n int, key func(int) K, dup func(i, j
 }
 
 // bucketRepeats finds the pairs repeats reports, in order, from the hashes of the keys: it
-// sorts the items into buckets by their hashes (buckets.Sort), which compares the items of a
+// sorts the items into buckets by their hashes (buckets.Repeats), and compares the items of a
 // bucket only with one another. Two equal keys share a bucket; a bucket holds few items, the
 // hash being seeded at random for each list.
 func bucketRepeats[K comparable](hashes []uint64, key func(int) K) [][2]int {
-	t, reps := buckets.Sort(hashes, func(i, j int32) bool { return key(int(i)) == key(int(j)) })
+	reps := buckets.Repeats(hashes, func(i, j int32) bool { return key(int(i)) == key(int(j)) })
 	if len(reps) == 0 {
 		return nil
 	}
-	slots := t.Slots()
 	pairs := make([][2]int, len(reps))
 	for k, r := range reps {
-		pairs[k] = [2]int{int(slots[r.Slot].Item), int(slots[r.First].Item)}
+		pairs[k] = [2]int{int(r[0]), int(r[1])}
 	}
 	return pairs
 }
