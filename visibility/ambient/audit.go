@@ -156,7 +156,7 @@ func (ix *Index) fallingThrough(hosts map[string]bool, prefixes map[netip.Prefix
 				}
 			}
 		}
-		for h := range ix.t.hosts {
+		for h := range ix.t.hosts.all {
 			visit(h)
 		}
 		for s := range ix.t.wild {
@@ -198,7 +198,7 @@ func (ix *Index) fallingThrough(hosts map[string]bool, prefixes map[netip.Prefix
 			}
 		}
 	}
-	for a := range ix.t.addrs {
+	for a := range ix.t.addrs.all {
 		visit(netip.PrefixFrom(a, a.BitLen()))
 	}
 	for p := range ix.t.prefixes {

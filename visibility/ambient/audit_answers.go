@@ -49,12 +49,12 @@ func (d *differ) ownChanged(i int32) {
 		case wild:
 			record(lookupSet(ix.t.wild, suffix))
 		default:
-			record(lookupSet(ix.t.hosts, h))
+			record(ix.t.host(h))
 		}
 	}
 	for _, p := range s.AllAddresses() {
 		if p = hosts.Canonical(p); p.IsSingleIP() {
-			record(lookupSet(ix.t.addrs, p.Addr()))
+			record(ix.t.addr(p.Addr()))
 		} else {
 			c, ok := ix.t.prefixes[p]
 			record(c, ok)

@@ -64,13 +64,13 @@ func (ix *Index) Conflicts() []Conflict {
 		}
 		out = append(out, conf)
 	}
-	for _, h := range slices.Sorted(maps.Keys(t.hosts)) {
+	for _, h := range slices.Sorted(t.hosts.all) {
 		add(h, ix.hostLevels(h))
 	}
 	for _, s := range slices.Sorted(maps.Keys(t.wild)) {
 		add("*"+s, ix.hostLevels("*"+s))
 	}
-	for _, a := range slices.SortedFunc(maps.Keys(t.addrs), netip.Addr.Compare) {
+	for _, a := range slices.SortedFunc(t.addrs.all, netip.Addr.Compare) {
 		add(a.String(), ix.addrLevels(netip.PrefixFrom(a, a.BitLen())))
 	}
 	pfxs := slices.SortedFunc(maps.Keys(t.prefixes), hosts.ComparePrefixes)

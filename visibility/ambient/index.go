@@ -2,8 +2,11 @@ package ambient
 
 import (
 	"fmt"
+	"hash/maphash"
 	"slices"
+	"sync"
 
+	"github.com/meshscope/meshscope/internal/buckets"
 	"github.com/meshscope/meshscope/internal/fielderr"
 	"github.com/meshscope/meshscope/visibility"
 	"github.com/meshscope/meshscope/visibility/inventory"
@@ -31,36 +34,39 @@ type FieldError = fielderr.Error
 // New decides every entry and builds the host and address tables: eagerly, because the first
 // lookup would pay the same work to build them lazily and a lazy build leaves a once-guard on
 // every lookup (BenchmarkNewIndex100kAndTables gives the cost, beside the per-entry walk of
-// BenchmarkPerEntryWalkWithMaps100k). It works on the caller's goroutine (the package starts
-// none): a caller with several inventories builds their indexes in parallel itself. The zero
-// Index, and a nil *Index, answer as an empty index: every lookup finds nothing.
+// BenchmarkPerEntryWalkWithMaps100k). The table of names that only Decision reads is built
+// by the first Decision (once, safe for concurrent use). It works on the caller's goroutine
+// (the package starts none): a caller with several inventories builds their indexes in
+// parallel itself. The zero Index, and a nil *Index, answer as an empty index: every lookup
+// finds nothing.
 type Index struct {
 	resolver    *visibility.Resolver
 	inv         inventory.Inventory   // the caller's, its slices and maps not copied
 	services    []inventory.Service   // inv.Services
 	decisions   []visibility.Decision // parallel to services
-	names       map[nsName]pair       // namespace and name -> the services with those names
-	meshDefault []string              // the mesh's defaultServiceExportTo
-	domain      string                // the cluster domain short names expand into
-	release     mesh.Release          // the release answered for
-	absent      []bool                // parallel to services: not sent to ztunnel under release; nil: all are sent
-	oldHost     bool                  // the release ranks a host's entries as 1.28 does (no ZtunnelCanonicalHost)
-	oldAddress  bool                  // the release keeps one entry per address (no ZtunnelRankedAddress)
+	names       buckets.Table         // the services by the hash of their namespace and name (nameHash); built by find, once
+	namesOnce   sync.Once
+	meshDefault []string     // the mesh's defaultServiceExportTo
+	domain      string       // the cluster domain short names expand into
+	release     mesh.Release // the release answered for
+	absent      []bool       // parallel to services: not sent to ztunnel under release; nil: all are sent
+	oldHost     bool         // the release ranks a host's entries as 1.28 does (no ZtunnelCanonicalHost)
+	oldAddress  bool         // the release keeps one entry per address (no ZtunnelRankedAddress)
 	t           *tables
 }
 
-type nsName struct{ namespace, name string }
-
-// pair holds the services with one namespace and name: a ServiceEntry and a Kubernetes
-// Service, -1 where there is none.
-type pair struct{ se, svc int32 }
-
-// first returns the pair's ServiceEntry, else its Kubernetes Service.
-func (p pair) first() int32 {
-	if p.se >= 0 {
-		return p.se
+// nameTable builds the table of the services by namespace and name.
+func (ix *Index) nameTable() {
+	hashes := make([]uint64, len(ix.services))
+	for i := range ix.services {
+		hashes[i] = nameHash(ix.t.seed, ix.services[i].Namespace, ix.services[i].Name)
 	}
-	return p.svc
+	ix.names, _ = buckets.Sort(hashes, nil) // (both services of a name shared by two kinds are kept)
+}
+
+// nameHash hashes a namespace and a name with the index's seed.
+func nameHash(seed maphash.Seed, namespace, name string) uint64 {
+	return maphash.Comparable(seed, [2]string{namespace, name})
 }
 
 // New validates the mesh configuration (m.Validate) and the inventory (inv.Validate),
@@ -104,8 +110,9 @@ func validate(inv *inventory.Inventory) error {
 }
 
 // build is New after validation. Two indexes of one inventory number their candidate sets
-// alike, whatever their configurations: sets are numbered in the order the inventory claims
-// their keys (see Diff).
+// alike, whatever their configurations and however their tables hash: the sets of wildcard
+// hosts and CIDRs, then of exact hosts, then of exact addresses, each in the order the
+// inventory claims their keys a second time (see Diff).
 func build(r *visibility.Resolver, m *mesh.Config, inv *inventory.Inventory) *Index {
 	if inv == nil {
 		inv = &inventory.Inventory{}
@@ -113,7 +120,6 @@ func build(r *visibility.Resolver, m *mesh.Config, inv *inventory.Inventory) *In
 	n := len(inv.Services)
 	ix := &Index{
 		resolver: r, inv: *inv, services: inv.Services, decisions: inv.Decisions(r),
-		names:  make(map[nsName]pair, n),
 		domain: inv.ClusterDomain(), release: m.Release(),
 	}
 	ix.absent = absentFor(ix.release, inv)
@@ -121,7 +127,7 @@ func build(r *visibility.Resolver, m *mesh.Config, inv *inventory.Inventory) *In
 	if m != nil {
 		ix.meshDefault = slices.Clone(m.DefaultServiceExportTo)
 	}
-	keys := newPending(n)
+	keys := newPending(n, maphash.MakeSeed())
 	for i := range inv.Services {
 		ix.enter(int32(i), &inv.Services[i], keys)
 	}
@@ -129,22 +135,8 @@ func build(r *visibility.Resolver, m *mesh.Config, inv *inventory.Inventory) *In
 	return ix
 }
 
-// enter records service i under its namespace and name, and records the keys it claims. The
-// inventory has no two services of one kind with one namespace and name (inv.Validate
-// refuses them); should it have, the first stays.
+// enter records the keys service i claims.
 func (ix *Index) enter(i int32, s *inventory.Service, keys *pending) {
-	k := nsName{s.Namespace, s.Name}
-	p, ok := ix.names[k]
-	if !ok {
-		p = pair{-1, -1}
-	}
-	switch {
-	case s.Kind == inventory.ServiceEntry && p.se < 0:
-		p.se = i
-	case s.Kind == inventory.KubernetesService && p.svc < 0:
-		p.svc = i
-	}
-	ix.names[k] = p
 	for _, h := range s.Hosts {
 		keys.host(i, s, h)
 	}
@@ -153,14 +145,32 @@ func (ix *Index) enter(i int32, s *inventory.Service, keys *pending) {
 	}
 }
 
+// find returns the service with this namespace and name: the ServiceEntry when a Kubernetes
+// Service shares them, else the Kubernetes Service; -1 when there is none. The inventory has
+// no two services of one kind with one namespace and name (inv.Validate refuses them); should
+// it have, the first is found.
+//
+// The table of names it reads is built by its first call (once, safe for concurrent use):
+// only Decision needs it, and a caller asking only for hosts and addresses — ztunnel's
+// questions — does not pay for it (BenchmarkNewIndex100k, which asks every entry's decision,
+// gives what it costs).
 func (ix *Index) find(namespace, name string) int32 {
-	if ix == nil {
+	if ix == nil || ix.t == nil {
 		return -1
 	}
-	if p, ok := ix.names[nsName{namespace, name}]; ok {
-		return p.first()
+	ix.namesOnce.Do(ix.nameTable)
+	h, found := nameHash(ix.t.seed, namespace, name), int32(-1)
+	for _, s := range ix.names.Bucket(h) {
+		if svc := &ix.services[s.Item]; s.Hash == h && svc.Name == name && svc.Namespace == namespace {
+			if svc.Kind == inventory.ServiceEntry {
+				return s.Item
+			}
+			if found < 0 {
+				found = s.Item
+			}
+		}
 	}
-	return -1
+	return found
 }
 
 // Decision returns the visibility decision of the service with this namespace and name (the

@@ -2,7 +2,9 @@ package ambient
 
 import (
 	"fmt"
+	"hash/maphash"
 	"net/netip"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -10,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/meshscope/meshscope/internal/growth"
+	"github.com/meshscope/meshscope/internal/hosts"
 	"github.com/meshscope/meshscope/visibility"
 	"github.com/meshscope/meshscope/visibility/inventory"
 )
@@ -111,6 +114,7 @@ func BenchmarkDecision(b *testing.B) {
 		b.Fatal(err)
 	}
 	names := [][2]string{{"ns-777", "svc-77777"}, {"ns-5", "svc-5"}, {"ns-5", "svc-6"}}
+	ix.Decision("", "") // builds the table of names (BenchmarkNewIndex100k counts it)
 	b.ReportAllocs()
 	i := 0
 	for b.Loop() {
@@ -176,6 +180,73 @@ func BenchmarkPerEntryWalkWithMaps100k(b *testing.B) {
 		}
 		benchDecision = decisions[len(decisions)-1]
 	}
+}
+
+// claimMap is the baseline of keyTable: entry e's claim on key k of a Go map, a key's first
+// entry kept as a set of one (see single) and a second numbering a set, as the index's
+// tables were filled before keyTable.
+func claimMap[K comparable](m map[K]int32, k K, e int32, sets *int32) {
+	switch c, ok := m[k]; {
+	case !ok:
+		m[k] = single + e
+	case c == single+e:
+	case c >= single:
+		m[k] = *sets
+		*sets++
+	}
+}
+
+// BenchmarkKeyTable builds the exact-host and exact-address tables of 100,000 entries and
+// looks every entry's host and address up once: keyTables, and the baseline of pre-sized Go
+// maps filled as claimMap fills them. Both read the entries alike (normalized hosts with an
+// address, canonical addresses).
+func BenchmarkKeyTable(b *testing.B) {
+	inv := benchInventory(100_000, 1000)
+	b.Run("keyTable", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			p := newPending(len(inv.Services), maphash.MakeSeed())
+			for i := range inv.Services {
+				s := &inv.Services[i]
+				for _, h := range s.Hosts {
+					p.host(int32(i), s, h)
+				}
+				for _, a := range s.AllAddresses() {
+					p.address(int32(i), a)
+				}
+			}
+			t := p.t
+			t.hosts, t.addrs = p.hosts.table(p, hostSet), p.addrs.table(p, addressSet)
+			for i := range inv.Services {
+				_, benchFound = t.host(hosts.Normalize(inv.Services[i].Hosts[0]))
+				_, benchFound = t.addr(inv.Services[i].Addresses[0].Addr())
+			}
+		}
+	})
+	b.Run("map", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			hostSets, addrSets := make(map[string]int32, len(inv.Services)), make(map[netip.Addr]int32, len(inv.Services))
+			var sets int32
+			for i := range inv.Services {
+				s := &inv.Services[i]
+				for _, spec := range s.Hosts {
+					if h := hosts.Normalize(spec); s.AnswersFor(spec) && !strings.HasPrefix(h, "*") {
+						claimMap(hostSets, h, int32(i), &sets)
+					}
+				}
+				for _, a := range s.AllAddresses() {
+					if a = hosts.Canonical(a); a.IsSingleIP() {
+						claimMap(addrSets, a.Addr(), int32(i), &sets)
+					}
+				}
+			}
+			for i := range inv.Services {
+				_, benchFound = hostSets[hosts.Normalize(inv.Services[i].Hosts[0])]
+				_, benchFound = addrSets[inv.Services[i].Addresses[0].Addr()]
+			}
+		}
+	})
 }
 
 // benchmarkDiff audits a change from benchConfig(100) to the same with every policy's
@@ -249,17 +320,24 @@ func BenchmarkDiffSharedPath4000(b *testing.B) {
 }
 
 // TestNewIsLinear pins New's growth, tables included: 4x the entries may cost at most 5x
-// the bytes allocated (tables are sized in powers of two).
+// the allocations and 5x the bytes allocated (tables are sized in powers of two), and so may
+// the first Decision, which builds the table of names.
 func TestNewIsLinear(t *testing.T) {
 	m := meshOf(benchConfig(100))
-	bytes := func(n int) float64 {
+	measure := func(n int, first bool) (allocs, bytes float64) {
 		inv := benchInventory(n, 1000)
-		_, b := growth.Allocated(func() {
-			_, err := New(m, &inv)
+		return growth.Allocated(func() {
+			ix, err := New(m, &inv)
 			require.NoError(t, err)
+			if first {
+				ix.Decision("ns-1", "svc-1")
+			}
 		})
-		return b
 	}
-	small, large := bytes(5000), bytes(20000)
-	assert.Less(t, large, 5*small, "bytes at n=5000: %v, at n=20000: %v", small, large)
+	for _, first := range []bool{false, true} {
+		smallA, smallB := measure(5000, first)
+		largeA, largeB := measure(20000, first)
+		assert.Less(t, largeA, 5*smallA, "allocations at n=5000: %v, at n=20000: %v (and a Decision: %v)", smallA, largeA, first)
+		assert.Less(t, largeB, 5*smallB, "bytes at n=5000: %v, at n=20000: %v (and a Decision: %v)", smallB, largeB, first)
+	}
 }

@@ -6,9 +6,11 @@ import (
 	"net/netip"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/labels"
 
@@ -417,5 +419,56 @@ func TestRandomShuffles(t *testing.T) {
 		db, err := Diff(res, other, &shuffled)
 		require.NoError(t, err)
 		require.Equal(t, da, db)
+	}
+}
+
+// TestDecisionFindsByName: on random inventories whose services share names — a
+// ServiceEntry and a Kubernetes Service may have one namespace and name — Decision finds the
+// ServiceEntry of a name, else its Kubernetes Service, else nothing, as a scan of the
+// inventory does; asked from several goroutines at once of a fresh index, whose first
+// Decision builds the table of names.
+func TestDecisionFindsByName(t *testing.T) {
+	r := newRand(71, 72)
+	names := []string{"a", "b", "c", "d"}
+	for range longtest.N(100, 1000) {
+		inv := inventory.Inventory{Namespaces: map[string]map[string]string{}}
+		seen := map[inventory.ServiceRef]bool{}
+		for range r.IntN(3 * len(names) * len(propNamespaces)) {
+			ref := inventory.ServiceRef{Kind: inventory.Kind(r.IntN(2)), Namespace: propNamespaces[r.IntN(len(propNamespaces))], Name: names[r.IntN(len(names))]}
+			if !seen[ref] {
+				seen[ref] = true
+				inv.Services = append(inv.Services, inventory.Service{Kind: ref.Kind, Namespace: ref.Namespace, Name: ref.Name})
+			}
+		}
+		cfg := randmesh.Config(r, 3)
+		decisions := inv.Decisions(mustCompile(t, cfg))
+		want := func(ns, name string) (visibility.Decision, bool) {
+			found := -1
+			for i, s := range inv.Services {
+				if s.Namespace == ns && s.Name == name && (found < 0 || s.Kind == inventory.ServiceEntry) {
+					found = i
+				}
+			}
+			if found < 0 {
+				return visibility.Decision{}, false
+			}
+			return decisions[found], true
+		}
+		ix, err := New(meshOf(cfg), &inv)
+		require.NoError(t, err)
+		var wg sync.WaitGroup
+		for range 4 {
+			wg.Go(func() {
+				for _, ns := range append(propNamespaces, "none") {
+					for _, name := range append(names, "e") {
+						d, ok := ix.Decision(ns, name)
+						wd, wok := want(ns, name)
+						assert.Equal(t, wok, ok, "%s/%s", ns, name)
+						assert.Equal(t, wd, d, "%s/%s", ns, name)
+					}
+				}
+			})
+		}
+		wg.Wait()
 	}
 }

@@ -2,6 +2,7 @@ package ambient
 
 import (
 	"cmp"
+	"hash/maphash"
 	"maps"
 	"net/netip"
 	"slices"
@@ -13,14 +14,17 @@ import (
 	"github.com/meshscope/meshscope/visibility/inventory"
 )
 
-// tables are the lookup structures, built by New: Go maps from a host, a wildcard's suffix,
-// an address or a CIDR to its candidate set, and the sets, kept in a few shared arrays.
+// tables are the lookup structures, built by New: tables from a host, a wildcard's suffix, an
+// address or a CIDR to its candidate set, and the sets, kept in a few shared arrays. The exact
+// hosts and addresses, one or more an entry, are keyTables; the wildcards and CIDRs, which
+// few entries have, Go maps.
 type tables struct {
-	hosts    map[string]int32     // exact host -> candidate set (entries with an address for it)
+	seed     maphash.Seed         // what hosts and addrs hash with
+	hosts    keyTable[string]     // exact host -> candidate set (entries with an address for it)
 	wild     map[string]int32     // what follows a wildcard's "*" (".b.c", "x.b.c") -> candidate set
 	dnsLens  lengthSet            // the lengths of wild's *. keys: where a DNS lookup probes
 	allLens  []wildLen            // every key's, partial ones and those in mute too: what explanations show
-	addrs    map[netip.Addr]int32 // exact address (without a zone) -> candidate set
+	addrs    keyTable[netip.Addr] // exact address (without a zone) -> candidate set
 	mute     map[string][]int32
 	prefixes map[netip.Prefix]int32
 	lengths4 []int // prefix lengths present, longest first
@@ -82,6 +86,8 @@ type claim struct{ set, entry int32 }
 // the claims on sets of more than one entry.
 type pending struct {
 	t      *tables
+	hosts  claimList[string]
+	addrs  claimList[netip.Addr]
 	claims []claim
 	sets   int32 // sets numbered so far
 }
@@ -97,12 +103,13 @@ const (
 	prefixSet
 )
 
-// newPending returns tables sized for n entries of a host and an address each.
-func newPending(n int) *pending {
-	return &pending{t: &tables{
-		hosts: make(map[string]int32, n), wild: map[string]int32{}, addrs: make(map[netip.Addr]int32, n),
-		prefixes: map[netip.Prefix]int32{},
-	}}
+// newPending returns tables sized for n entries of a host and an address each, hashing
+// with seed.
+func newPending(n int, seed maphash.Seed) *pending {
+	return &pending{
+		t:     &tables{seed: seed, wild: map[string]int32{}, prefixes: map[netip.Prefix]int32{}},
+		hosts: newClaimList[string](n), addrs: newClaimList[netip.Addr](n),
+	}
 }
 
 // claimKey records entry e's claim on key k of m: the key's first entry is kept in m as a
@@ -138,7 +145,7 @@ func (p *pending) host(i int32, s *inventory.Service, spec string) {
 	case wild:
 		claimKey(p, p.t.wild, suffix, i, hostSet)
 	default:
-		claimKey(p, p.t.hosts, h, i, hostSet)
+		p.hosts.add(hostHash(p.t.seed, h), h, i)
 	}
 }
 
@@ -146,7 +153,7 @@ func (p *pending) host(i int32, s *inventory.Service, spec string) {
 // hosts.Canonical).
 func (p *pending) address(i int32, a netip.Prefix) {
 	if a = hosts.Canonical(a); a.IsSingleIP() {
-		claimKey(p, p.t.addrs, a.Addr(), i, addressSet)
+		p.addrs.add(addrHash(p.t.seed, a.Addr()), a.Addr(), i)
 	} else {
 		claimKey(p, p.t.prefixes, a, i, prefixSet)
 	}
@@ -156,6 +163,8 @@ func (p *pending) address(i int32, a netip.Prefix) {
 // counting sort of the claims, so that building costs a few large allocations rather than
 // one per key.
 func (ix *Index) tables(p *pending) *tables {
+	p.t.hosts = p.hosts.table(p, hostSet)
+	p.t.addrs = p.addrs.table(p, addressSet)
 	t, sets, claims := p.t, p.sets, p.claims
 	start := make([]int32, sets+1)
 	for _, c := range claims {
@@ -396,11 +405,14 @@ func (ix *Index) lookupAliases(client string, h []byte) (int32, int) {
 // lookupName looks one name up: the exact host, then each wildcard level, longest first.
 func (ix *Index) lookupName(client string, h []byte) int32 {
 	t := ix.t
-	exact, key := t.hosts, h
+	var c int32
+	var ok bool
 	if h[0] == '*' && len(h) > 1 { // the query is a wildcard host's name itself: exactly that host
-		exact, key = t.wild, h[1:]
+		c, ok = t.wild[string(h[1:])]
+	} else {
+		c, ok = t.hostBytes(h)
 	}
-	if c, ok := exact[string(key)]; ok {
+	if ok {
 		if e := ix.pick(c, client); e != -1 {
 			return e
 		}
@@ -445,7 +457,7 @@ func (ix *Index) lookupAddress(client string, addr netip.Addr) int32 {
 	}
 	addr = addr.WithZone("").Unmap()
 	t := ix.t
-	if c, ok := t.addrs[addr]; ok {
+	if c, ok := t.addr(addr); ok {
 		if e := ix.pick(c, client); e != -1 {
 			return e
 		}

@@ -155,7 +155,7 @@ func (ix *Index) hostLevels(h string) []level {
 		}
 	}
 	if _, wild := cutWildcard(h); !wild {
-		c, ok := t.hosts[h]
+		c, ok := t.host(h)
 		add(h, c, ok, false)
 	}
 	for _, w := range t.allLens {
@@ -180,7 +180,7 @@ func (ix *Index) addrLevels(p netip.Prefix) []level {
 	t := ix.t
 	a := p.Addr()
 	if p.Bits() == a.BitLen() {
-		if c, ok := t.addrs[a]; ok {
+		if c, ok := t.addr(a); ok {
 			out = append(out, level{key: a.String(), set: c, addr: true})
 		}
 	}

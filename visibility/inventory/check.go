@@ -117,6 +117,9 @@ func checkAutoAddresses(errs []*FieldError, root fielderr.Path, s *Service) []*F
 // checkWorkloadLabels checks the label keys and values of a workload selector, at the path
 // at gives (built only for a problem).
 func checkWorkloadLabels(errs []*FieldError, at func() fielderr.Path, ls map[string]string) []*FieldError {
+	if len(ls) == 0 {
+		return errs
+	}
 	return append(errs, kube.LabelProblems(at, ls)...)
 }
 
@@ -134,6 +137,9 @@ func selectorPath(spec fielderr.Path, k Kind) fielderr.Path {
 // for a ServiceEntry, each once (a Kubernetes Service may give a number twice, for TCP and
 // UDP).
 func checkPorts(errs []*FieldError, spec fielderr.Path, sub string, kind Kind, ports []uint32) []*FieldError {
+	if len(ports) == 0 {
+		return errs
+	}
 	at := func(i int) fielderr.Path { return spec.Child("ports").Index(i).Field(sub, "") }
 	bad := func(i int) bool { return ports[i] == 0 || ports[i] > 65535 }
 	checked := 0 // the ports before it are checked for their range

@@ -2,6 +2,7 @@ package inventory
 
 import (
 	"fmt"
+	"hash/maphash"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -20,6 +21,16 @@ func repeatsMap[K comparable](n int, key func(int) K, dup func(i, j int)) {
 			first[k] = i
 		}
 	}
+}
+
+// hashedRepeats finds the repeats of a list of any length by buckets, as repeats finds those
+// of a list longer than scanRepeatsUpTo.
+func hashedRepeats[K comparable](n int, key func(int) K) [][2]int {
+	kh := keyHashes{maphash.MakeSeed(), make([]uint64, n)}
+	for i := range n {
+		hashKey(kh, i, key(i))
+	}
+	return bucketRepeats(kh.h, key)
 }
 
 // TestRepeatsMatchMap: for lists of every length up to past the scan's, with few or many
@@ -42,7 +53,7 @@ func TestRepeatsMatchMap(t *testing.T) {
 		repeats(n, key, func(i, j int) { got = append(got, [2]int{i, j}) })
 		require.Equal(t, want, got, "%v", keys)
 		if n > 1 {
-			bucketed = bucketRepeats(n, key)
+			bucketed = hashedRepeats(n, key)
 			require.Equal(t, want, bucketed, "%v", keys)
 		}
 	}
@@ -72,7 +83,7 @@ func BenchmarkRepeats(b *testing.B) {
 		b.Run(fmt.Sprintf("%d/buckets", n), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				for _, p := range bucketRepeats(n, key) {
+				for _, p := range hashedRepeats(n, key) {
 					dup(p[0], p[1])
 				}
 			}

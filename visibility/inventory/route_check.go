@@ -532,22 +532,11 @@ func hasFilter(fs []RouteFilter, t string) bool {
 func (inv *Inventory) validateGatewayAPI() []error {
 	p := gwPaths{}
 	var errs []error
-	seen := make(map[[3]string]int, len(inv.Routes))
-	for i := range inv.Routes {
-		r := &inv.Routes[i]
-		problems := checkRoute(nil, r, p)
-		k := [3]string{string(r.Kind), r.Namespace, r.Name}
-		if j, dup := seen[k]; dup {
-			problems = append(problems, &FieldError{Detail: fmt.Sprintf("a second %s %s/%s (the first is Routes[%d])", r.Kind, r.Namespace, r.Name, j), Err: ErrDuplicate})
-		} else {
-			seen[k] = i
-		}
-		where := fmt.Sprintf("%s (%s %s/%s)", strict.Index("Routes", i), r.Kind, r.Namespace, r.Name)
-		for _, pr := range problems {
-			pr.Where = where
-			errs = append(errs, pr)
-		}
-	}
+	errs = append(errs, checkItems(inv.Routes, "routes",
+		func(r *Route) [3]string { return [3]string{string(r.Kind), r.Namespace, r.Name} },
+		func(r *Route) []*FieldError { return checkRoute(nil, r, p) },
+		func(r *Route) (string, string, string) { return string(r.Kind), r.Namespace, r.Name },
+		func(r *Route) string { return string(r.Kind) })...)
 	errs = append(errs, checkNamed(inv.ReferenceGrants, "ReferenceGrants", "ReferenceGrant",
 		func(g *ReferenceGrant) (string, string) { return g.Namespace, g.Name },
 		func(e []*FieldError, g *ReferenceGrant) []*FieldError { return checkReferenceGrant(e, g, p) })...)

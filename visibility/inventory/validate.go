@@ -37,20 +37,11 @@ func (inv *Inventory) Validate() error {
 		kind            Kind
 		namespace, name string
 	}
-	var first map[int]int // the services that repeat an earlier one's kind, namespace and name: that one
-	repeats(len(inv.Services), func(i int) key {
-		s := &inv.Services[i]
-		return key{s.Kind, s.Namespace, s.Name}
-	}, func(i, j int) { first = put(first, i, j) })
-	for i := range inv.Services {
-		s := &inv.Services[i]
-		problems := checkService(nil, s)
-		if j, dup := first[i]; dup {
-			problems = append(problems, goValue.Problem(nil, fmt.Sprintf("a second %s %s/%s (the first is %s)", kindWords(s.Kind), s.Namespace, s.Name, goValue.Child("services").Index(j))))
-			problems[len(problems)-1].Err = ErrDuplicate
-		}
-		errs = appendIn(errs, problems, func() string { return itemWhere("services", i, s.Kind.String(), s.Namespace, s.Name) })
-	}
+	errs = append(errs, checkItems(inv.Services, "services",
+		func(s *Service) key { return key{s.Kind, s.Namespace, s.Name} },
+		func(s *Service) []*FieldError { return checkService(nil, s) },
+		func(s *Service) (string, string, string) { return s.Kind.String(), s.Namespace, s.Name },
+		func(s *Service) string { return kindWords(s.Kind) })...)
 	errs = append(errs, checkNamed(inv.Sidecars, "sidecars", "Sidecar",
 		func(sc *Sidecar) (string, string) { return sc.Namespace, sc.Name }, checkSidecar)...)
 	errs = append(errs, checkNamed(inv.VirtualServices, "virtualServices", "VirtualService",
@@ -65,15 +56,6 @@ func (inv *Inventory) Validate() error {
 		})...)
 	errs = append(errs, inv.validateGatewayAPI()...)
 	return errors.Join(errs...)
-}
-
-// put sets m[i] = j, making m if it is nil.
-func put(m map[int]int, i, j int) map[int]int {
-	if m == nil {
-		m = map[int]int{}
-	}
-	m[i] = j
-	return m
 }
 
 // itemWhere names item i of the Inventory's list (its JSON name) for its problems:
@@ -99,21 +81,63 @@ func appendIn(errs []error, problems []*FieldError, where func() string) []error
 // Inventory's slice of them), naming each, and refuses a second object with one namespace and
 // name.
 func checkNamed[T any](objs []T, list, kind string, id func(*T) (namespace, name string), check func([]*FieldError, *T) []*FieldError) []error {
-	var errs []error
-	var first map[int]int // the objects that repeat an earlier one's namespace and name: that one
-	repeats(len(objs), func(i int) [2]string {
-		ns, name := id(&objs[i])
-		return [2]string{ns, name}
-	}, func(i, j int) { first = put(first, i, j) })
+	return checkItems(objs, list,
+		func(o *T) [2]string {
+			ns, name := id(o)
+			return [2]string{ns, name}
+		},
+		func(o *T) []*FieldError { return check(nil, o) },
+		func(o *T) (string, string, string) {
+			ns, name := id(o)
+			return kind, ns, name
+		},
+		func(*T) string { return kind })
+}
+
+// checkItems validates the objects of one list of the Inventory (list is its JSON name) in
+// one pass over them: check gives an object's problems, and an object whose key repeats an
+// earlier object's is refused as a second one. Each problem is put in the object's place
+// ("Services[3] (ServiceEntry a/x)", of the kind, namespace and name id gives), spelt only
+// for an object with problems; words names the kind in the sentence of a second one.
+func checkItems[T any, K comparable](objs []T, list string, key func(*T) K, check func(*T) []*FieldError,
+	id func(*T) (kind, namespace, name string), words func(*T) string) []error {
+	type bad struct {
+		i        int
+		problems []*FieldError
+	}
+	var bads []bad // the objects with problems, in order
+	kh := newKeyHashes(len(objs))
 	for i := range objs {
 		o := &objs[i]
-		ns, name := id(o)
-		problems := check(nil, o)
-		if j, dup := first[i]; dup {
-			problems = append(problems, goValue.Problem(nil, fmt.Sprintf("a second %s %s/%s (the first is %s)", kind, ns, name, goValue.Child(list).Index(j))))
-			problems[len(problems)-1].Err = ErrDuplicate
+		hashKey(kh, i, key(o))
+		if p := check(o); len(p) > 0 {
+			bads = append(bads, bad{i, p})
 		}
-		errs = appendIn(errs, problems, func() string { return itemWhere(list, i, kind, ns, name) })
+	}
+	var errs []error
+	report := func(b bad) {
+		errs = appendIn(errs, b.problems, func() string {
+			kind, ns, name := id(&objs[b.i])
+			return itemWhere(list, b.i, kind, ns, name)
+		})
+	}
+	repeatsOf(kh, len(objs), func(i int) K { return key(&objs[i]) }, func(i, j int) {
+		for len(bads) > 0 && bads[0].i < i {
+			report(bads[0])
+			bads = bads[1:]
+		}
+		b := bad{i: i}
+		if len(bads) > 0 && bads[0].i == i {
+			b, bads = bads[0], bads[1:]
+		}
+		o := &objs[i]
+		_, ns, name := id(o)
+		second := goValue.Problem(nil, fmt.Sprintf("a second %s %s/%s (the first is %s)", words(o), ns, name, goValue.Child(list).Index(j)))
+		second.Err = ErrDuplicate
+		report(bad{i, append(b.problems, second)})
+	})
+	for _, b := range bads {
+		report(b)
 	}
 	return errs
 }
@@ -152,7 +176,7 @@ func checkService(errs []*FieldError, s *Service) []*FieldError {
 	}
 	errs = checkHosts(errs, goValue, s.Hosts)
 	errs = checkAddresses(errs, goValue, s.Addresses)
-	if s.Namespace != "" {
+	if s.Namespace != "" && len(s.ExportTo) > 0 { // (an empty list is the mesh default)
 		errs = append(errs, exportto.Problems("ExportTo", s.Namespace, s.ExportTo, exportToRule(s.Kind))...)
 	}
 	errs = checkResolution(errs, goValue, s.Resolution)
