@@ -67,7 +67,7 @@ type importedService struct {
 // of a listener's candidates (candidates, over serviceIndex's lists), how an egress host is
 // read — exclusions, exact-host listeners — (readListener, listener.admit), which namespace
 // holds a host in a listener (holders), the service a VirtualService destination adds
-// (destinations, serviceIndex.bestExported), which VirtualServices a listener selects and
+// (destinations, serviceIndex.destinationOf), which VirtualServices a listener selects and
 // in what order (vsIndex.selectFor, vsIndex.group, listener.selects), the mesh default
 // exportTo of each kind (exportto.ListOf, exportto.RuleListOf), and the DestinationRule
 // lookup (ruleIndex.lookup).
@@ -122,9 +122,10 @@ func (b *builder) listen(l *listener) {
 // candidates returns the services a listener considers for a proxy in namespace n, in
 // Istio's order, or a superset of those it imports (the ones no import can cover are left
 // out: the order of the rest is unchanged), without their ports. A listener of exact hosts
-// of named namespaces considers, per (namespace, host), only the service istiod indexes,
-// when exported to n; any other considers the services exported to n by name, then the
-// public ones, each in creation order.
+// of named namespaces (ExactHostListeners, 1.31 on) considers, per (namespace, host), only
+// the service istiod indexes, when exported to n; any other considers the services exported
+// to n by name, then the public ones, each in creation order — with n's own first up to
+// 1.30.2 (ListenerOrder; see ownFirst).
 func (b *builder) candidates(l *listener) []importedService {
 	x, n := &b.v.services, b.rec.ns
 	if l.exactOnly {
@@ -139,17 +140,32 @@ func (b *builder) candidates(l *listener) []importedService {
 		slices.SortFunc(out, byID)
 		return out
 	}
+	var out []importedService
+	named := 0
 	if l.importsEverything() { // */*: everything exported to n
-		named, public := x.exportedTo[n], x.public
-		out := make([]importedService, len(named)+len(public))
-		for i, id := range named {
+		ns, public := x.exportedTo[n], x.public
+		out = make([]importedService, len(ns)+len(public))
+		for i, id := range ns {
 			out[i].id = id
 		}
 		for i, id := range public {
-			out[len(named)+i].id = id
+			out[len(ns)+i].id = id
 		}
-		return out
+		named = len(ns)
+	} else {
+		out, named = b.covered(l)
 	}
+	if x.ownFirst {
+		return x.ownFirstOrder(out, named, n)
+	}
+	return out
+}
+
+// covered returns the services exported to the proxy's namespace that an import of a listener
+// (not */*) may cover, in Istio's order — those exported to the namespace by name, then the
+// public ones, each in creation order — and how many are exported by name.
+func (b *builder) covered(l *listener) ([]importedService, int) {
+	x, n := &b.v.services, b.rec.ns
 	var ids []int32
 	for _, hc := range l.classes {
 		ns := hc.ns
@@ -168,24 +184,50 @@ func (b *builder) candidates(l *listener) []importedService {
 			}
 		}
 	}
-	// Istio's order: the services exported to n by name first, then the public ones, each
-	// in creation order.
 	out := make([]importedService, 0, len(ids))
 	for _, id := range ids {
 		if !x.svcs[id].exp.Public() {
 			out = append(out, importedService{id: id})
 		}
 	}
+	slices.SortFunc(out, byID)
+	out = slices.CompactFunc(out, sameID)
 	named := len(out)
 	for _, id := range ids {
 		if x.svcs[id].exp.Public() {
 			out = append(out, importedService{id: id})
 		}
 	}
-	slices.SortFunc(out[:named], byID)
 	slices.SortFunc(out[named:], byID)
-	return slices.CompactFunc(out, func(a, b importedService) bool { return a.id == b.id })
+	return out[:named+len(slices.CompactFunc(out[named:], sameID))], named
 }
+
+// ownFirstOrder puts a listener's candidates for a proxy in namespace n — the first named
+// exported to n by name (its own included), the rest public, each in creation order — in
+// the order istiod lists them up to 1.30.2 (ListenerOrder): n's own first (istiod's private
+// services of n; one whose exportTo names n as "." and by name comes twice in a row), then
+// those of other namespaces exported to n by name, then the public ones. A sidecar gets the
+// same services either way (it prefers its own namespace's), in another order; a gateway,
+// which takes the first candidate of a host, takes n's own over an older one exported to n.
+func (x *serviceIndex) ownFirstOrder(in []importedService, named int, n string) []importedService {
+	out := make([]importedService, 0, len(in)+named)
+	for _, c := range in[:named] {
+		if s := &x.svcs[c.id]; x.inv[s.svc].Namespace == n {
+			out = append(out, c)
+			if s.twice {
+				out = append(out, c)
+			}
+		}
+	}
+	for _, c := range in[:named] {
+		if x.service(c.id).Namespace != n {
+			out = append(out, c)
+		}
+	}
+	return append(out, in[named:]...)
+}
+
+func sameID(a, b importedService) bool { return a.id == b.id }
 
 func byID(a, b importedService) int { return cmp.Compare(a.id, b.id) }
 
@@ -259,7 +301,7 @@ func (b *builder) destinations(l *listener, k int32) []importedService {
 		id, own := x.indexed(hp.host, n)
 		found := own
 		if !own {
-			id, found = x.bestExported(hp.host, n)
+			id, found = x.destinationOf(hp.host, n, b.v.pickBest)
 		}
 		var ports []uint32
 		why := notCovered

@@ -163,7 +163,7 @@ func (v *View) unclaimed(sc *inventory.Sidecar, namespace, host string) []string
 	}
 	for li, eg := range egressOf(sc) {
 		for _, raw := range eg.Hosts {
-			h := parseEgressHost(raw)
+			h := v.sidecars.reading.parse(raw)
 			if h.exclude || h.host == names.Wildcard || !isWildcard(h.host) || !hosts.Covers(h.host, host) {
 				continue
 			}

@@ -114,21 +114,22 @@ func (v *View) lintSidecar(sc *inventory.Sidecar) []Finding {
 		out = append(out, report.New(path, RootSidecarNotDiscovered, "no discoverySelector matches the root namespace %s, so istiod does not see this Sidecar: it is no namespace's default, and proxies without a Sidecar of their own import */*", v.root))
 	}
 	for i := range sc.Egress {
-		out = append(out, lintExclusions(fmt.Sprintf("%s egress[%d]", path, i), &sc.Egress[i])...)
+		out = append(out, v.sidecars.reading.lintExclusions(fmt.Sprintf("%s egress[%d]", path, i), &sc.Egress[i])...)
 	}
 	return out
 }
 
-// lintExclusions finds the imports of a listener that one of its exclusions covers.
-func lintExclusions(at string, e *inventory.Egress) []Finding {
+// lintExclusions finds the imports of a listener that one of its exclusions covers (none
+// before 1.31, which has no exclusions).
+func (rd egressReading) lintExclusions(at string, e *inventory.Egress) []Finding {
 	var out []Finding
 	for j, raw := range e.Hosts {
-		imp := parseEgressHost(raw)
+		imp := rd.parse(raw)
 		if imp.exclude {
 			continue
 		}
 		for k, xraw := range e.Hosts {
-			x := parseEgressHost(xraw)
+			x := rd.parse(xraw)
 			if !x.exclude || x.namespace != names.Wildcard && x.namespace != imp.namespace || !hosts.Covers(x.host, imp.host) {
 				continue
 			}
@@ -187,7 +188,7 @@ func (v *View) lintExactImports() []Finding {
 		for i := range sc.Egress {
 			e := &sc.Egress[i]
 			for j, raw := range e.Hosts {
-				imp := parseEgressHost(raw)
+				imp := v.sidecars.reading.parse(raw)
 				if imp.exclude || isWildcard(imp.host) || imp.namespace == names.Wildcard {
 					continue
 				}
@@ -197,7 +198,7 @@ func (v *View) lintExactImports() []Finding {
 				hit := map[pair][]string{}
 				var pairs []pair
 				for _, n := range nss {
-					l := readListener(e, i, n)
+					l := v.sidecars.reading.listener(e, i, n)
 					if !l.exactOnly {
 						break
 					}

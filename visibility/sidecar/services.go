@@ -17,10 +17,15 @@ type serviceIndex struct {
 	inv       []inventory.Service   // the inventory's
 	decisions []visibility.Decision // per inventory service: its visibility
 	// exported is, per inventory service, the exportTo list it goes by for sidecars and
-	// gateways: its own, else meshDefault (the mesh's defaultServiceExportTo), narrowed by
-	// visibility with applyToSidecars.
+	// gateways: its own, else the release's reading of meshDefault (the mesh's
+	// defaultServiceExportTo; exportto.DefaultList), narrowed by visibility with
+	// applyToSidecars.
 	exported    [][]string
 	meshDefault []string
+	// ownFirst: a listener's candidates exported to a namespace come in the order istiod
+	// lists them up to 1.30.2 (ListenerOrder): the namespace's own first (see
+	// builder.candidates).
+	ownFirst bool
 
 	svcs []viewService // the discovered services, one per host, in Istio's order
 	// oldest is, per host and namespace, the service istiod indexes: the oldest, a
@@ -42,16 +47,22 @@ type viewService struct {
 	host string
 	svc  int32        // the inventory's index
 	exp  exportto.Set // the effective exportTo
+	// twice: the effective exportTo names the service's namespace twice, as "." and by name
+	// (an annotation may), which puts it twice among its namespace's own candidates up to
+	// 1.30.2.
+	twice bool
 }
 
 // exportedTo reports whether the service is exported to namespace n.
 func (s *viewService) exportedTo(n string) bool { return s.exp.To(n) }
 
 // newServiceIndex orders and indexes the services of inv: their visibility decisions, and
-// the mesh's defaultServiceExportTo, narrowed by visibility when narrows (applyToSidecars).
-func newServiceIndex(inv *inventory.Inventory, disc discovery, decisions []visibility.Decision, meshDefault []string, narrows bool) serviceIndex {
+// the mesh's defaultServiceExportTo (meshDefault, as given; defaultList, as the release reads
+// it), narrowed by visibility when narrows (applyToSidecars); ownFirst: the release lists a
+// namespace's own candidates first (see serviceIndex).
+func newServiceIndex(inv *inventory.Inventory, disc discovery, decisions []visibility.Decision, meshDefault, defaultList []string, narrows, ownFirst bool) serviceIndex {
 	x := serviceIndex{
-		inv: inv.Services, decisions: decisions, exported: make([][]string, len(inv.Services)), meshDefault: meshDefault,
+		inv: inv.Services, decisions: decisions, exported: make([][]string, len(inv.Services)), meshDefault: meshDefault, ownFirst: ownFirst,
 		oldest: make(map[hostNS]int32, len(inv.Services)), byHost: make(map[string][]int32, len(inv.Services)),
 		byNS: make(map[string][]int32, len(inv.Namespaces)), bySuffix: make(map[string][]int32, len(inv.Services)),
 		exportedTo: make(map[string][]int32, len(inv.Namespaces)), undisc: map[string][]int32{},
@@ -59,7 +70,7 @@ func newServiceIndex(inv *inventory.Inventory, disc discovery, decisions []visib
 	n := 0
 	for i := range x.inv {
 		s := &x.inv[i]
-		x.exported[i] = visibility.EffectiveExportTo(s.ExportTo, meshDefault, s.Namespace, decisions[i].Visibility, narrows)
+		x.exported[i] = visibility.EffectiveExportTo(s.ExportTo, defaultList, s.Namespace, decisions[i].Visibility, narrows)
 		n += len(s.Hosts)
 	}
 	x.svcs = make([]viewService, 0, n)
@@ -74,7 +85,8 @@ func newServiceIndex(inv *inventory.Inventory, disc discovery, decisions []visib
 				x.undisc[h] = append(x.undisc[h], int32(i))
 				continue
 			}
-			x.svcs = append(x.svcs, viewService{host: h, svc: int32(i), exp: exportto.Parse(x.exported[i], s.Namespace)})
+			exp := exportto.Parse(x.exported[i], s.Namespace)
+			x.svcs = append(x.svcs, viewService{host: h, svc: int32(i), exp: exp, twice: namesOwnTwice(exp, x.exported[i], s.Namespace)})
 		}
 	}
 	slices.SortFunc(x.svcs, func(a, b viewService) int { return x.order(&a, &b) })
@@ -104,6 +116,12 @@ func newServiceIndex(inv *inventory.Inventory, disc discovery, decisions []visib
 		}
 	}
 	return x
+}
+
+// namesOwnTwice reports whether an exportTo list exp (read from list) that is neither public
+// nor hidden names the object's namespace twice: as "." and by name.
+func namesOwnTwice(exp exportto.Set, list []string, namespace string) bool {
+	return !exp.Public() && !exp.Hidden() && slices.Contains(list, exportto.Own) && slices.Contains(list, namespace)
 }
 
 // order compares two services as Istio orders them: by creation time, then name (a
@@ -148,12 +166,15 @@ func (x *serviceIndex) indexed(host, ns string) (int32, bool) {
 	return id, ok
 }
 
-// bestExported returns, of the services istiod indexes for a host (one per namespace), the
-// best one exported to n: a Kubernetes Service, else the oldest. (istiod reads a map for
-// it; two services of one host and age in two namespaces tie, and meshscope takes the first
-// in its order.)
-func (x *serviceIndex) bestExported(host, n string) (int32, bool) {
-	best, found := int32(-1), false
+// destinationOf returns the service a VirtualService destination of host adds to a sidecar
+// of namespace n that holds no service of that host: one of the services istiod indexes for
+// the host (one per namespace) exported to n. With best (DestinationNamespace: 1.30 on, with
+// PILOT_SIDECAR_PICK_BEST_SERVICE_NAMESPACE), a Kubernetes Service, else the oldest — istiod
+// reads a map for it, so two of one age in two namespaces tie, and meshscope takes the first
+// in its order (lint: DestinationTie). Without (up to 1.29, or with the flag off), the one
+// of the alphabetically first namespace.
+func (x *serviceIndex) destinationOf(host, n string, best bool) (int32, bool) {
+	pick, found := int32(-1), false
 	for _, id := range x.byHost[host] {
 		s := &x.svcs[id]
 		svc := &x.inv[s.svc]
@@ -162,10 +183,12 @@ func (x *serviceIndex) bestExported(host, n string) (int32, bool) {
 		}
 		switch {
 		case !found:
-			best, found = id, true
-		case replaces(svc, x.service(best)):
+			pick, found = id, true
+		case !best && svc.Namespace < x.service(pick).Namespace:
+			pick = id
+		case best && replaces(svc, x.service(pick)):
 			return id, true
 		}
 	}
-	return best, found
+	return pick, found
 }
