@@ -37,7 +37,9 @@ func releasesCase(t testing.TB, c *releasevectors.Case, gone map[[3]string]bool)
 		{"Sidecar", c.Sidecars, &rc.Sidecars}, {"VirtualService", c.VirtualServices, &rc.VirtualServices}, {"DestinationRule", c.DestinationRules, &rc.DestinationRules}} {
 		var objs []map[string]any
 		require.NoError(t, json.Unmarshal(f.raw, &objs), "case %d", c.ID)
-		objs = slices.DeleteFunc(objs, func(o map[string]any) bool { return gone[[3]string{f.kind, o["namespace"].(string), o["name"].(string)}] })
+		objs = slices.DeleteFunc(objs, func(o map[string]any) bool {
+			return gone[[3]string{f.kind, o["namespace"].(string), o["name"].(string)}]
+		})
 		raw, err := json.Marshal(objs)
 		require.NoError(t, err)
 		require.NoError(t, json.Unmarshal(raw, f.dst), "case %d", c.ID)
