@@ -43,6 +43,17 @@ type record struct {
 	listeners []listenerRecord
 	got       receivedSet
 	trace     *trace
+	// ties are the VirtualService destinations whose service istiod takes from a map among
+	// equally old ones (DestinationTie).
+	ties []destinationTie
+}
+
+// destinationTie is a destination host whose service (id) ties with another (other) as
+// VirtualService vs adds it.
+type destinationTie struct {
+	host      string
+	vs        int32
+	id, other int32
 }
 
 // listenerRecord is one listener as the builder worked it out: the listener read for the
@@ -299,9 +310,9 @@ func (b *builder) destinations(l *listener, k int32) []importedService {
 	var out []importedService
 	for _, hp := range b.v.vss.vss[k].destinationPorts(n) {
 		id, own := x.indexed(hp.host, n)
-		found := own
+		found, tie := own, int32(-1)
 		if !own {
-			id, found = x.destinationOf(hp.host, n, b.v.pickBest)
+			id, found, tie = x.destinationOf(hp.host, n, b.v.pickBest)
 		}
 		var ports []uint32
 		why := notCovered
@@ -313,6 +324,9 @@ func (b *builder) destinations(l *listener, k int32) []importedService {
 		}
 		if why == admitted {
 			out = append(out, importedService{id, ports})
+			if tie >= 0 {
+				b.rec.ties = append(b.rec.ties, destinationTie{hp.host, k, id, tie})
+			}
 		}
 	}
 	return out

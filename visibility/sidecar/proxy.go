@@ -7,7 +7,9 @@ import (
 
 	"k8s.io/apimachinery/pkg/labels"
 
+	"github.com/meshscope/meshscope/internal/report"
 	"github.com/meshscope/meshscope/visibility/inventory"
+	"github.com/meshscope/meshscope/visibility/mesh"
 )
 
 // Proxy is what one Envoy proxy receives: the services it gets for each host, how its
@@ -155,8 +157,26 @@ func (v *View) spell(rec *record) Proxy {
 		if r.rule != nil {
 			out.Rules[h] = v.rules.spell(r.rule)
 		}
+		if len(rec.ties) > 0 {
+			if i := slices.IndexFunc(rec.ties, func(t destinationTie) bool { return t.host == h }); i >= 0 && rec.ties[i].id == r.id {
+				t := &rec.ties[i]
+				out.Notes = append(out.Notes, tieNote(s, v.services.service(t.other), h, rec.ns, v.vss.vss[t.vs].ref))
+			}
+		}
 	}
 	return out
+}
+
+// tieNote is the note of a proxy in namespace n that gets host from the destination of
+// VirtualService vs ("namespace/name"): the service s, where istiod may take other.
+func tieNote(s, other *inventory.Service, host, n, vs string) Finding {
+	why := "are both Kubernetes Services"
+	if s.Kind != inventory.KubernetesService {
+		why = "are equally old ServiceEntries"
+	}
+	return report.New(s.Ref().String(), DestinationTie,
+		"%s and %s %s of %s, which %s has none of: VirtualService %s's destination takes a visible Kubernetes Service, else the oldest visible service (%s), and istiod takes the first it meets in a map, so a sidecar of %s may get either; meshscope gives %s, the first in its order",
+		s.Ref(), other.Ref(), why, host, n, vs, mesh.DestinationNamespace, n, s.Ref())
 }
 
 // listenerOf spells a listener for a caller: its egress, the VirtualServices it selects, the

@@ -169,26 +169,34 @@ func (x *serviceIndex) indexed(host, ns string) (int32, bool) {
 // destinationOf returns the service a VirtualService destination of host adds to a sidecar
 // of namespace n that holds no service of that host: one of the services istiod indexes for
 // the host (one per namespace) exported to n. With best (DestinationNamespace: 1.30 on, with
-// PILOT_SIDECAR_PICK_BEST_SERVICE_NAMESPACE), a Kubernetes Service, else the oldest — istiod
-// reads a map for it, so two of one age in two namespaces tie, and meshscope takes the first
-// in its order (lint: DestinationTie). Without (up to 1.29, or with the flag off), the one
-// of the alphabetically first namespace.
-func (x *serviceIndex) destinationOf(host, n string, best bool) (int32, bool) {
-	pick, found := int32(-1), false
-	for _, id := range x.byHost[host] {
-		s := &x.svcs[id]
+// PILOT_SIDECAR_PICK_BEST_SERVICE_NAMESPACE), a Kubernetes Service, else the oldest. istiod
+// reads a map for it, taking the first Kubernetes Service it meets, or the first of the
+// equally oldest ServiceEntries: meshscope takes the first in its order and returns another
+// it could be as tie (-1: none; Proxy notes DestinationTie). Without best (up to 1.29, or
+// with the flag off), the one of the alphabetically first namespace.
+func (x *serviceIndex) destinationOf(host, n string, best bool) (id int32, found bool, tie int32) {
+	id, tie = -1, -1
+	for _, c := range x.byHost[host] {
+		s := &x.svcs[c]
 		svc := &x.inv[s.svc]
-		if o, _ := x.indexed(host, svc.Namespace); o != id || !s.exportedTo(n) {
+		if o, _ := x.indexed(host, svc.Namespace); o != c || !s.exportedTo(n) {
 			continue
 		}
+		if !found {
+			id, found = c, true
+			continue
+		}
+		cur := x.service(id)
 		switch {
-		case !found:
-			pick, found = id, true
-		case !best && svc.Namespace < x.service(pick).Namespace:
-			pick = id
-		case best && replaces(svc, x.service(pick)):
-			return id, true
+		case !best:
+			if svc.Namespace < cur.Namespace {
+				id = c
+			}
+		case replaces(svc, cur):
+			id, tie = c, -1
+		case tie < 0 && svc.Kind == cur.Kind && (svc.Kind == inventory.KubernetesService || svc.CreationTime.Equal(cur.CreationTime)):
+			tie = c
 		}
 	}
-	return pick, found
+	return id, found, tie
 }
