@@ -161,12 +161,25 @@ func DefaultList(meshDefault []string, r release.Release) []string {
 		return allList
 	case r.Has(release.DefaultExportToLists):
 		return meshDefault
+	}
+	return honoured(meshDefault)
+}
+
+// honoured is the list istiod makes of a mesh default before 1.30.3: ["."], ["*"] or ["~"].
+func honoured(meshDefault []string) []string {
+	switch {
 	case slices.Contains(meshDefault, Own):
 		return ownList
 	case slices.Contains(meshDefault, All):
 		return allList
 	}
 	return noneList
+}
+
+// DefaultListsDiffer reports whether the releases before and after 1.30.3
+// (DefaultExportToLists) make different lists of meshDefault (see DefaultList).
+func DefaultListsDiffer(meshDefault []string) bool {
+	return len(meshDefault) > 0 && !slices.Equal(meshDefault, honoured(meshDefault))
 }
 
 // RuleListOf returns the list a DestinationRule goes by: ["."] for a rule with a

@@ -114,6 +114,7 @@ func TestDefaultList(t *testing.T) {
 		assert.Equal(t, tc.old, DefaultList(tc.meshDefault, old), "1.30.2: %q", tc.meshDefault)
 		assert.Equal(t, tc.new, DefaultList(tc.meshDefault, patched), "1.30.3: %q", tc.meshDefault)
 		assert.Equal(t, tc.new, DefaultList(tc.meshDefault, newest), "newest: %q", tc.meshDefault)
+		assert.Equal(t, !slices.Equal(tc.old, tc.new), DefaultListsDiffer(tc.meshDefault), "%q", tc.meshDefault)
 	}
 	// What the lists export to, from 1.30.3 on: [".", "*"] is public, [".", "~"] hidden.
 	assert.True(t, Parse(DefaultList([]string{".", "*"}, patched), "shop").To("web"))

@@ -85,19 +85,21 @@ type importedService struct {
 type builder struct {
 	v   *View
 	rec *record
-	tr  *trace // nil: no losers recorded
+	tr  *trace       // nil: no losers recorded
+	cz  *causeStamps // nil: no causes recorded (see Diff)
 }
 
 // build makes into rec the record of a proxy of kind k in namespace n with labels w, to which
-// the Sidecar sc applies (nil: none); tr, when not nil, records the losers of its host.
+// the Sidecar sc applies (nil: none); tr, when not nil, records the losers of its host, and
+// cz, when not nil, the causes of each host (Diff).
 //
 // Its cost is what it returns: a listener of exact hosts looks each one up, a wildcard of
 // every namespace (*/*.example.com) looks only at the services its pattern covers, and one
 // of a named namespace (ns/* or ns/*.example.com) at that namespace's services.
-func (v *View) build(rec *record, k kind, sc *inventory.Sidecar, n string, w labels.Set, tr *trace) {
+func (v *View) build(rec *record, k kind, sc *inventory.Sidecar, n string, w labels.Set, tr *trace, cz *causeStamps) {
 	name, ls := v.sidecars.listenersOf(sc, n)
 	*rec = record{kind: k, ns: n, workload: w, sidecar: sc, name: name, listeners: make([]listenerRecord, 0, len(ls)), trace: tr}
-	b := builder{v: v, rec: rec, tr: tr}
+	b := builder{v: v, rec: rec, tr: tr, cz: cz}
 	for i := range ls {
 		b.listen(&ls[i])
 	}
@@ -112,6 +114,13 @@ func (b *builder) listen(l *listener) {
 		b.tr.beginListener(b, l)
 	}
 	lr := listenerRecord{l: l, imported: b.imported(l, b.candidates(l))}
+	if b.cz != nil {
+		if b.rec.kind.prefersOwn() {
+			b.cz.exactHosts(&b.v.services, l, n, lr.imported)
+		} else {
+			b.cz.gatewayOrder(&b.v.services, n, lr.imported)
+		}
+	}
 	if b.rec.kind.prefersOwn() {
 		lr.imported = b.holders(lr.imported)
 	}
@@ -123,6 +132,9 @@ func (b *builder) listen(l *listener) {
 			b.receive(b.destinations(l, k), x.vss[k].ref)
 		}
 		lr.routes = x.routesOf(lr.vss)
+		if b.cz != nil {
+			b.cz.virtualServices(b, &lr)
+		}
 	}
 	b.rec.listeners = append(b.rec.listeners, lr)
 	if b.tr != nil {
@@ -261,7 +273,11 @@ func (b *builder) imported(l *listener, cands []importedService) []importedServi
 	out := cands[:0]
 	for _, c := range cands {
 		s := &x.svcs[c.id]
-		if why, _, ports := l.admit(s.host, x.inv[s.svc].Namespace, x.inv[s.svc].Ports); why == admitted {
+		why, _, ports := l.admit(s.host, x.inv[s.svc].Namespace, x.inv[s.svc].Ports)
+		if b.cz != nil {
+			b.cz.candidate(x, l, c.id, why)
+		}
+		if why == admitted {
 			out = append(out, importedService{c.id, ports})
 		}
 	}
@@ -313,6 +329,9 @@ func (b *builder) destinations(l *listener, k int32) []importedService {
 		found, tie := own, int32(-1)
 		if !own {
 			id, found, tie = x.destinationOf(hp.host, n, b.v.pickBest)
+			if b.cz != nil {
+				b.cz.destination(x, hp.host, n, b.v.pickBest, id, found)
+			}
 		}
 		var ports []uint32
 		why := notCovered

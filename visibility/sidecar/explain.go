@@ -107,7 +107,7 @@ func (v *View) explain(k kind, namespace string, workload labels.Set, host strin
 	}
 	tr := newTrace(host)
 	var rec record
-	v.build(&rec, k, sc, namespace, workload, tr)
+	v.build(&rec, k, sc, namespace, workload, tr, nil)
 	p := v.spell(&rec)
 	e.Levels = append(e.Levels, v.explainSteps(&rec)...)
 	if i, ok := slices.BinarySearchFunc(p.Services, host, func(s Service, h string) int { return strings.Compare(s.Host, h) }); ok {

@@ -44,7 +44,7 @@ func (v *View) Gateway(namespace string, workload labels.Set) Proxy {
 // Sidecar sc applies (nil: none).
 func (v *View) proxyOf(k kind, sc *inventory.Sidecar, namespace string, workload labels.Set) Proxy {
 	var rec record
-	v.build(&rec, k, sc, namespace, workload, nil)
+	v.build(&rec, k, sc, namespace, workload, nil, nil)
 	return v.spell(&rec)
 }
 
@@ -95,7 +95,7 @@ func (v *View) LintGateways() []Finding {
 	x := &v.services
 	for _, c := range v.GatewayClasses() {
 		var rec record
-		v.build(&rec, gatewayKind, nil, c.Namespace, c.Workload, nil)
+		v.build(&rec, gatewayKind, nil, c.Namespace, c.Workload, nil, nil)
 		for _, lr := range rec.listeners {
 			for _, is := range lr.imported {
 				s, host := x.service(is.id), x.svcs[is.id].host

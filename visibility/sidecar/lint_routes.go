@@ -21,7 +21,7 @@ func (v *View) lintRoutes() []Finding {
 	fs := classFindings{who: "proxies"}
 	for _, c := range v.Classes() {
 		var rec record
-		v.build(&rec, sidecarKind, v.sidecars.forProxy(c.Namespace, c.Workload), c.Namespace, c.Workload, nil)
+		v.build(&rec, sidecarKind, v.sidecars.forProxy(c.Namespace, c.Workload), c.Namespace, c.Workload, nil, nil)
 		for i := range rec.listeners {
 			lr := &rec.listeners[i]
 			for _, k := range lr.vss {

@@ -45,6 +45,13 @@ var (
 // shared across namespaces and within one, creation-time ties, ports, labels and selectors
 // that do or do not let ports merge, overlapping VirtualServices, rules that merge.
 func randomSidecarInventory(r *rand.Rand) (*mesh.Config, inventory.Inventory) {
+	m, inv := randomSidecarConfig(r)
+	return m, *inv.Without(inv.ValidateFor(m.Release()))
+}
+
+// randomSidecarConfig is randomSidecarInventory before the objects its release refuses are
+// left out.
+func randomSidecarConfig(r *rand.Rand) (*mesh.Config, inventory.Inventory) {
 	inv := inventory.Inventory{Namespaces: map[string]map[string]string{}}
 	for _, ns := range sidecarNamespaces[:4] {
 		l := randmesh.Labels(r)
@@ -141,7 +148,7 @@ func randomSidecarInventory(r *rand.Rand) (*mesh.Config, inventory.Inventory) {
 	addRandomRouting(r, m, &inv)
 	rel := sidecarReleases[r.IntN(len(sidecarReleases))]
 	m.Istio, m.CompatibilityVersion = rel[0], rel[1]
-	return m, *inv.Without(inv.ValidateFor(m.Release()))
+	return m, inv
 }
 
 // TestSidecarViewAgainstReference holds Proxy and Gateway, whole, to the literal reference on

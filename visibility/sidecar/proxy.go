@@ -117,7 +117,7 @@ type Rule struct {
 // of a named namespace (ns/* or ns/*.example.com) at that namespace's services.
 func (v *View) Proxy(namespace string, workload labels.Set) Proxy {
 	var rec record
-	v.build(&rec, sidecarKind, v.sidecars.forProxy(namespace, workload), namespace, workload, nil)
+	v.build(&rec, sidecarKind, v.sidecars.forProxy(namespace, workload), namespace, workload, nil, nil)
 	return v.spell(&rec)
 }
 

@@ -137,3 +137,49 @@ func TestSidecarViewAgainstReleases(t *testing.T) {
 			run.Run, longtest.Every(step), n.proxies, n.services, n.listeners, n.lookups, n.rules, n.refused)
 	}
 }
+
+// TestDiffAgainstReleases is the dry run of an upgrade over the recording: for every case and
+// every two runs, Diff and DiffGateways between the two runs' views attribute every change to
+// at least one cause, each among those the two releases differ by (mesh.Differences); two
+// runs that differ by none give no change. Where one of the two releases refuses the case's
+// mesh configuration (and so runs on Istio's defaults), the two views' configurations differ,
+// and a change may come from that alone: it need not have a cause. Every third case by
+// default, every case with MESHSCOPE_LONG=1.
+func TestDiffAgainstReleases(t *testing.T) {
+	f, err := releasevectors.Load(releasesFile)
+	require.NoError(t, err)
+	step := longtest.N(3, 1)
+	counts := map[mesh.Cause]int{}
+	changes, pairs, refusedConfig := 0, 0, 0
+	for i := 0; i < len(f.Cases); i += step {
+		c := &f.Cases[i]
+		views := make([]runView, len(f.Runs))
+		for k, run := range f.Runs {
+			views[k] = viewFor(t, c, run)
+		}
+		for a := range f.Runs {
+			for b := a + 1; b < len(f.Runs); b++ {
+				pairs++
+				differ := mesh.Differences(views[a].v.Release(), views[b].v.Release())
+				sameConfig := (c.Results[f.Runs[a].Run].MeshConfigError == "") == (c.Results[f.Runs[b].Run].MeshConfigError == "")
+				for kind, d := range map[string]func(x, y *View) []Change{"Diff": Diff, "DiffGateways": DiffGateways} {
+					for _, ch := range d(views[a].v, views[b].v) {
+						at := fmt.Sprintf("case %d, %s from %s to %s: %+v", c.ID, kind, f.Runs[a].Run, f.Runs[b].Run, ch.Key)
+						if !sameConfig && len(ch.Causes) == 0 {
+							refusedConfig++
+							continue
+						}
+						require.NotEmpty(t, ch.Causes, "%s: a change no cause explains (the releases differ by %v)", at, differ)
+						for _, cause := range ch.Causes {
+							require.Contains(t, differ, cause, at)
+							counts[cause]++
+						}
+						changes++
+					}
+				}
+			}
+		}
+	}
+	t.Logf("%s, %d pairs of runs: %d changes, each explained; by cause: %v; %d more from a mesh configuration one release refuses", longtest.Every(step), pairs, changes, counts, refusedConfig)
+	require.Positive(t, changes)
+}

@@ -6,8 +6,10 @@ import (
 	"strings"
 
 	"github.com/meshscope/meshscope/internal/exportto"
+	"github.com/meshscope/meshscope/internal/release"
 	"github.com/meshscope/meshscope/visibility"
 	"github.com/meshscope/meshscope/visibility/inventory"
+	"github.com/meshscope/meshscope/visibility/mesh"
 )
 
 // serviceIndex is the services of a view: every host of a discovered service once, in
@@ -51,18 +53,54 @@ type viewService struct {
 	// (an annotation may), which puts it twice among its namespace's own candidates up to
 	// 1.30.2.
 	twice bool
+	// causes are the causes under which another release exports the service otherwise (see
+	// serviceReading): Diff's attribution of what the service decides.
+	causes release.Set
 }
 
 // exportedTo reports whether the service is exported to namespace n.
 func (s *viewService) exportedTo(n string) bool { return s.exp.To(n) }
 
-// newServiceIndex orders and indexes the services of inv: their visibility decisions, and
-// the mesh's defaultServiceExportTo (meshDefault, as given; defaultList, as the release reads
-// it), narrowed by visibility when narrows (applyToSidecars); ownFirst: the release lists a
-// namespace's own candidates first (see serviceIndex).
-func newServiceIndex(inv *inventory.Inventory, disc discovery, decisions []visibility.Decision, meshDefault, defaultList []string, narrows, ownFirst bool) serviceIndex {
+// serviceReading is how a release reads the exportTo of a view's services, and what another
+// release would read otherwise.
+type serviceReading struct {
+	// decisions are, per inventory service, its visibility under the serviceEntryVisibility
+	// the release applies; narrows: it narrows what sidecars get (applyToSidecars).
+	decisions []visibility.Decision
+	narrows   bool
+	// meshDefault is the mesh's defaultServiceExportTo as given; defaultList the list the
+	// release makes of it (exportto.DefaultList).
+	meshDefault, defaultList []string
+	// ownFirst: the release lists a namespace's own candidates first (ListenerOrder).
+	ownFirst bool
+	// For Diff's causes: whether releases on either side of DefaultExportToLists read
+	// meshDefault otherwise (exportto.DefaultListsDiffer), and the decisions under the
+	// serviceEntryVisibility (with applyToSidecars) the release ignores (nil: none ignored).
+	defaultsDiffer bool
+	ignored        []visibility.Decision
+}
+
+// causesOf returns the causes under which another release gives inventory service s (the
+// i-th) another exportTo than exported, the one this release gives it: a mesh default read
+// otherwise, a visibility that narrows it in one release and not in the other.
+func (rd *serviceReading) causesOf(i int, s *inventory.Service, exported []string) release.Set {
+	var out release.Set
+	if len(s.ExportTo) == 0 && rd.defaultsDiffer {
+		out |= release.SetOf(mesh.DefaultExportToLists)
+	}
+	base := exportto.ListOf(s.ExportTo, rd.defaultList)
+	if rd.narrows && !slices.Equal(exported, base) ||
+		rd.ignored != nil && !slices.Equal(visibility.EffectiveExportTo(s.ExportTo, rd.defaultList, s.Namespace, rd.ignored[i].Visibility, true), base) {
+		out |= release.SetOf(mesh.ServiceEntryVisibility)
+	}
+	return out
+}
+
+// newServiceIndex orders and indexes the services of inv, their exportTo read as rd says.
+func newServiceIndex(inv *inventory.Inventory, disc discovery, rd serviceReading) serviceIndex {
+	decisions := rd.decisions
 	x := serviceIndex{
-		inv: inv.Services, decisions: decisions, exported: make([][]string, len(inv.Services)), meshDefault: meshDefault, ownFirst: ownFirst,
+		inv: inv.Services, decisions: decisions, exported: make([][]string, len(inv.Services)), meshDefault: rd.meshDefault, ownFirst: rd.ownFirst,
 		oldest: make(map[hostNS]int32, len(inv.Services)), byHost: make(map[string][]int32, len(inv.Services)),
 		byNS: make(map[string][]int32, len(inv.Namespaces)), bySuffix: make(map[string][]int32, len(inv.Services)),
 		exportedTo: make(map[string][]int32, len(inv.Namespaces)), undisc: map[string][]int32{},
@@ -70,7 +108,7 @@ func newServiceIndex(inv *inventory.Inventory, disc discovery, decisions []visib
 	n := 0
 	for i := range x.inv {
 		s := &x.inv[i]
-		x.exported[i] = visibility.EffectiveExportTo(s.ExportTo, defaultList, s.Namespace, decisions[i].Visibility, narrows)
+		x.exported[i] = visibility.EffectiveExportTo(s.ExportTo, rd.defaultList, s.Namespace, decisions[i].Visibility, rd.narrows)
 		n += len(s.Hosts)
 	}
 	x.svcs = make([]viewService, 0, n)
@@ -86,7 +124,7 @@ func newServiceIndex(inv *inventory.Inventory, disc discovery, decisions []visib
 				continue
 			}
 			exp := exportto.Parse(x.exported[i], s.Namespace)
-			x.svcs = append(x.svcs, viewService{host: h, svc: int32(i), exp: exp, twice: namesOwnTwice(exp, x.exported[i], s.Namespace)})
+			x.svcs = append(x.svcs, viewService{host: h, svc: int32(i), exp: exp, twice: namesOwnTwice(exp, x.exported[i], s.Namespace), causes: rd.causesOf(i, s, x.exported[i])})
 		}
 	}
 	slices.SortFunc(x.svcs, func(a, b viewService) int { return x.order(&a, &b) })

@@ -34,6 +34,9 @@ type View struct {
 	// (DestinationNamespace).
 	release  mesh.Release
 	pickBest bool
+	// vsDefaultsDiffer: releases on either side of DefaultExportToLists read the mesh's
+	// defaultVirtualServiceExportTo otherwise (for Diff's causes).
+	vsDefaultsDiffer bool
 
 	services serviceIndex
 	sidecars sidecarIndex
@@ -78,11 +81,29 @@ func New(m *mesh.Config, inv *inventory.Inventory) (*View, error) {
 	}
 	v := &View{root: m.Root(), rootSet: m != nil && m.RootNamespace != "", disc: newDiscovery(m, inv.Namespaces), inv: inv, domain: inv.ClusterDomain(),
 		enabled: r.Enabled(), narrows: r.AppliesToSidecars(), release: rel, pickBest: rel.Has(mesh.DestinationNamespace)}
-	v.services = newServiceIndex(inv, v.disc, inv.Decisions(r), svcDefault, exportto.DefaultList(svcDefault, rel), v.narrows, !rel.Has(mesh.ListenerOrder))
+	v.services = newServiceIndex(inv, v.disc, serviceReading{decisions: inv.Decisions(r), narrows: v.narrows,
+		meshDefault: svcDefault, defaultList: exportto.DefaultList(svcDefault, rel), ownFirst: !rel.Has(mesh.ListenerOrder),
+		defaultsDiffer: exportto.DefaultListsDiffer(svcDefault), ignored: ignoredDecisions(m, inv)})
 	v.sidecars = newSidecarIndex(inv.Sidecars, v.disc, v.root, readingFor(rel))
 	v.vss = newVSIndex(inv.VirtualServices, v.disc, v.domain, vsDefault, exportto.DefaultList(vsDefault, rel))
+	v.vsDefaultsDiffer = exportto.DefaultListsDiffer(vsDefault)
 	v.rules = newRuleIndex(inv.DestinationRules, v.disc, v.domain, drDefault, v.root)
 	return v, nil
+}
+
+// ignoredDecisions returns the visibility of each service of inv under the mesh's
+// serviceEntryVisibility when its release ignores it and it would narrow what sidecars get
+// (applyToSidecars); nil otherwise. Diff reads them to name the cause of what a release
+// applying it changes.
+func ignoredDecisions(m *mesh.Config, inv *inventory.Inventory) []visibility.Decision {
+	if m == nil || m.Visibility == nil || !m.Visibility.ApplyToSidecars || m.AppliedVisibility() != nil {
+		return nil
+	}
+	r, err := visibility.Compile(m.Visibility)
+	if err != nil {
+		return nil // a release that has the field refuses the configuration
+	}
+	return inv.Decisions(r)
 }
 
 // Release returns the Istio release the view answers as (mesh.Config.Release of its
