@@ -74,14 +74,18 @@ type importedService struct {
 }
 
 // builder makes one proxy's record. Each rule of istiod it applies is decided in one
-// function, so a rule that differs between Istio releases changes in one place: the order
-// of a listener's candidates (candidates, over serviceIndex's lists), how an egress host is
-// read — exclusions, exact-host listeners — (readListener, listener.admit), which namespace
-// holds a host in a listener (holders), the service a VirtualService destination adds
-// (destinations, serviceIndex.destinationOf), which VirtualServices a listener selects and
-// in what order (vsIndex.selectFor, vsIndex.group, listener.selects), the mesh default
-// exportTo of each kind (exportto.ListOf, exportto.RuleListOf), and the DestinationRule
-// lookup (ruleIndex.lookup).
+// function, and a rule that differs between Istio releases is read there from the view's
+// release: the order of a listener's candidates (candidates, over serviceIndex's lists;
+// ListenerOrder: ownFirstOrder), how an egress host is read — exclusions, exact-host
+// listeners — (egressReading: SidecarExclusions, ExactHostListeners; listener.admit), which
+// namespace holds a host in a listener (holders), the service a VirtualService destination
+// adds (destinations, serviceIndex.destinationOf: DestinationNamespace), which
+// VirtualServices a listener selects and in what order (vsIndex.selectFor, vsIndex.group,
+// listener.selects), the mesh default exportTo of each kind (exportto.DefaultList:
+// DefaultExportToLists; exportto.ListOf, exportto.RuleListOf), the visibility the release
+// applies (mesh.Config.AppliedVisibility: ServiceEntryVisibility), and the DestinationRule
+// lookup (ruleIndex.lookup). When Diff asks (cz), it notes per host which of the
+// release-dependent rules took part (causeStamps).
 type builder struct {
 	v   *View
 	rec *record
@@ -178,7 +182,7 @@ func (b *builder) candidates(l *listener) []importedService {
 	} else {
 		out, named = b.covered(l)
 	}
-	if x.ownFirst {
+	if x.reading.ownFirst {
 		return x.ownFirstOrder(out, named, n)
 	}
 	return out
@@ -235,9 +239,9 @@ func (b *builder) covered(l *listener) ([]importedService, int) {
 func (x *serviceIndex) ownFirstOrder(in []importedService, named int, n string) []importedService {
 	out := make([]importedService, 0, len(in)+named)
 	for _, c := range in[:named] {
-		if s := &x.svcs[c.id]; x.inv[s.svc].Namespace == n {
+		if x.service(c.id).Namespace == n {
 			out = append(out, c)
-			if s.twice {
+			if x.twice(c.id) {
 				out = append(out, c)
 			}
 		}

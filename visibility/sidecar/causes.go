@@ -62,7 +62,7 @@ func (c *causeStamps) candidate(x *serviceIndex, l *listener, id int32, why refu
 		return
 	}
 	s := &x.svcs[id]
-	stamps := s.causes
+	stamps := x.causesOf(id)
 	if l.tildeCovers(x.inv[s.svc].Namespace, s.host) {
 		stamps |= exclusionsCause
 	}
@@ -190,7 +190,7 @@ func (c *causeStamps) destination(x *serviceIndex, host, n string, best bool, id
 	}
 	for _, o := range x.byHost[host] {
 		if i, _ := x.indexed(host, x.service(o).Namespace); i == o {
-			c.add(host, x.svcs[o].causes)
+			c.add(host, x.causesOf(o))
 		}
 	}
 }

@@ -63,13 +63,24 @@ type Change struct {
 // labels ("app=web,version=v1"): it gets the first one's view before and the second one's
 // after. Nothing is enforced. Changes are sorted by namespace, workload and host. Its cost is that
 // of Proxy for each class of proxies, twice. Either view may be nil: the view of an empty
-// inventory, in which proxies receive nothing.
+// inventory, in which proxies receive nothing (answering as the other's release).
+//
+// Two views answering as two Istio releases (View.Release) make Diff the dry run of an
+// upgrade or a rollback: each Change then names the causes (mesh.Cause) that change it,
+// among those the releases differ by (see the package documentation, "An upgrade's dry
+// run"). Build each view from the inventory without what its release refuses, and list
+// those objects as refused by it:
+//
+//	refused := inv.ValidateFor(m.Release())
+//	v, err := sidecar.New(m, inv.Without(refused))
 func Diff(before, after *View) []Change { return diff(sidecarKind, before, after) }
 
 // DiffGateways is the dry run of a change to what gateways receive, as Diff is for sidecars:
 // for every class of gateways of either view (GatewayClasses), every host whose Answer
-// differs — another service, other ports, another DestinationRule. Its cost is that of
-// Gateway for each class of gateways, twice.
+// differs — another service, other ports, another DestinationRule — with, between two
+// releases, the causes that change it (those that reach gateways: DefaultExportToLists,
+// ListenerOrder, ServiceEntryVisibility). Its cost is that of Gateway for each class of
+// gateways, twice.
 func DiffGateways(before, after *View) []Change { return diff(gatewayKind, before, after) }
 
 // diff lists what changes for every class of proxies of kind k.

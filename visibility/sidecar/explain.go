@@ -96,7 +96,7 @@ func (v *View) explain(k kind, namespace string, workload labels.Set, host strin
 	if ids := x.undisc[host]; len(ids) > 0 {
 		l := Step{Key: "not discovered"}
 		for _, i := range ids {
-			l.Candidates = append(l.Candidates, Candidate{Service: x.inv[i].Ref(), Decision: x.decisions[i], Verdict: NotDiscovered,
+			l.Candidates = append(l.Candidates, Candidate{Service: x.inv[i].Ref(), Decision: x.reading.decisions[i], Verdict: NotDiscovered,
 				Reason: fmt.Sprintf("namespace %s is not discovered: no discoverySelector matches it, so istiod does not see its services", x.inv[i].Namespace)})
 		}
 		e.Levels = append(e.Levels, l)

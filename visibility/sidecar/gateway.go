@@ -17,9 +17,10 @@ import (
 // defaultServiceExportTo), discovery selectors and serviceEntryVisibility (with
 // applyToSidecars) act as for a sidecar of the namespace; and per host the first candidate
 // wins — the services exported to the namespace by name, then the public ones, each oldest
-// first, a Kubernetes Service replacing a ServiceEntry and services of one namespace merging
-// their ports — with no preference for the gateway's own namespace and no services added by
-// VirtualService destinations. Rules are the DestinationRules the gateway gets, as for a
+// first (up to 1.30.2 the namespace's own private ones first: ListenerOrder), a Kubernetes
+// Service replacing a ServiceEntry and services of one namespace merging their ports — with
+// no preference for the gateway's own namespace and no services added by VirtualService
+// destinations. Rules are the DestinationRules the gateway gets, as for a
 // sidecar (its labels choose among workload-selected ones). Listeners is empty: a gateway's
 // routes come from the VirtualServices bound to its Gateway resources, which the view does
 // not model.

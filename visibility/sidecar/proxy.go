@@ -26,8 +26,10 @@ type Proxy struct {
 	// Rules is, per host of Services, the DestinationRule the proxy gets; a host without
 	// one is absent.
 	Rules map[string]*Rule `json:"rules"`
-	// Notes say where the answer depends on something the inventory does not hold (a
-	// gateway's view when a sidecar of its namespace connects first, for one).
+	// Notes say where the answer depends on something the inventory does not hold: a
+	// gateway's view when a sidecar of its namespace connects first
+	// (GatewayScopeOrderDependent), a VirtualService destination istiod takes from a map
+	// among equals (DestinationTie).
 	Notes []Finding `json:"notes,omitempty"`
 }
 
@@ -91,20 +93,22 @@ type Rule struct {
 	WorkloadSelector map[string]string `json:"workloadSelector,omitempty"`
 }
 
-// Proxy returns what a sidecar in namespace with the workload labels workload receives:
-// which Sidecar applies, and every service host it gets. In Istio's steps:
+// Proxy returns what a sidecar in namespace with the workload labels workload receives, as
+// the view's release gives it (see the package documentation, "The Istio release"): which
+// Sidecar applies, and every service host it gets. In Istio's steps:
 //
 //   - The Sidecar: the oldest of the namespace whose workloadSelector the labels satisfy;
 //     else the oldest of the namespace without one; else the root namespace's oldest without
 //     one, read as if it were in the namespace ("." is the proxy's namespace); else none,
 //     which imports "*/*". Sidecars of undiscovered namespaces do not exist, the root's too.
 //   - Per egress listener, an import ns/host (or */host) covers a service host exactly, or
-//     as a wildcard covers it; an exclusion ~ns/host (~/host: every namespace) beats any
-//     import. When every import is an exact host of a named namespace, the listener looks at
-//     one service per (namespace, host) — the oldest, a Kubernetes Service before a
-//     ServiceEntry — and keeps it if it is exported to the proxy's namespace; a younger one
-//     is never considered. Otherwise it considers every service exported to the namespace:
-//     first those exported to it by name, then the public ones, each oldest first.
+//     as a wildcard covers it; an exclusion ~ns/host (~/host: every namespace; 1.31 on)
+//     beats any import. When every import is an exact host of a named namespace (1.31 on),
+//     the listener looks at one service per (namespace, host) — the oldest, a Kubernetes
+//     Service before a ServiceEntry — and keeps it if it is exported to the proxy's
+//     namespace; a younger one is never considered. Otherwise it considers every service
+//     exported to the namespace: first those exported to it by name (up to 1.30.2 its own
+//     first), then the public ones, each oldest first.
 //   - A host imported from several namespaces goes, within a listener, to the first one
 //     met, unless a later one is the proxy's own namespace, or a later Kubernetes Service
 //     (in the proxy's namespace, or when the holder is not) takes it. Across listeners the

@@ -16,18 +16,15 @@ import (
 // Istio's order, indexed by host, namespace, wildcard suffix and the namespaces it is
 // exported to; and the services of undiscovered namespaces by host.
 type serviceIndex struct {
-	inv       []inventory.Service   // the inventory's
-	decisions []visibility.Decision // per inventory service: its visibility
+	inv []inventory.Service // the inventory's
+	// reading is how the release reads the services' exportTo — their visibility decisions,
+	// the mesh's defaultServiceExportTo, the order of a listener's candidates — and what
+	// another release would read otherwise (causesOf).
+	reading serviceReading
 	// exported is, per inventory service, the exportTo list it goes by for sidecars and
-	// gateways: its own, else the release's reading of meshDefault (the mesh's
-	// defaultServiceExportTo; exportto.DefaultList), narrowed by visibility with
-	// applyToSidecars.
-	exported    [][]string
-	meshDefault []string
-	// ownFirst: a listener's candidates exported to a namespace come in the order istiod
-	// lists them up to 1.30.2 (ListenerOrder): the namespace's own first (see
-	// builder.candidates).
-	ownFirst bool
+	// gateways: its own, else the release's reading of the mesh's defaultServiceExportTo
+	// (exportto.DefaultList), narrowed by visibility with applyToSidecars.
+	exported [][]string
 
 	svcs []viewService // the discovered services, one per host, in Istio's order
 	// oldest is, per host and namespace, the service istiod indexes: the oldest, a
@@ -49,13 +46,6 @@ type viewService struct {
 	host string
 	svc  int32        // the inventory's index
 	exp  exportto.Set // the effective exportTo
-	// twice: the effective exportTo names the service's namespace twice, as "." and by name
-	// (an annotation may), which puts it twice among its namespace's own candidates up to
-	// 1.30.2.
-	twice bool
-	// causes are the causes under which another release exports the service otherwise (see
-	// serviceReading): Diff's attribution of what the service decides.
-	causes release.Set
 }
 
 // exportedTo reports whether the service is exported to namespace n.
@@ -64,6 +54,7 @@ func (s *viewService) exportedTo(n string) bool { return s.exp.To(n) }
 // serviceReading is how a release reads the exportTo of a view's services, and what another
 // release would read otherwise.
 type serviceReading struct {
+	release mesh.Release // the release, for messages
 	// decisions are, per inventory service, its visibility under the serviceEntryVisibility
 	// the release applies; narrows: it narrows what sidecars get (applyToSidecars).
 	decisions []visibility.Decision
@@ -80,27 +71,37 @@ type serviceReading struct {
 	ignored        []visibility.Decision
 }
 
-// causesOf returns the causes under which another release gives inventory service s (the
-// i-th) another exportTo than exported, the one this release gives it: a mesh default read
-// otherwise, a visibility that narrows it in one release and not in the other.
-func (rd *serviceReading) causesOf(i int, s *inventory.Service, exported []string) release.Set {
+// causesOf returns the causes under which another release gives service id another
+// exportTo than this release does: a mesh default read otherwise, a visibility that narrows
+// it in one release and not in the other. Diff reads them (see causeStamps).
+func (x *serviceIndex) causesOf(id int32) release.Set {
+	rd, i := &x.reading, x.svcs[id].svc
+	s := &x.inv[i]
 	var out release.Set
 	if len(s.ExportTo) == 0 && rd.defaultsDiffer {
 		out |= release.SetOf(mesh.DefaultExportToLists)
 	}
 	base := exportto.ListOf(s.ExportTo, rd.defaultList)
-	if rd.narrows && !slices.Equal(exported, base) ||
+	if rd.narrows && !slices.Equal(x.exported[i], base) ||
 		rd.ignored != nil && !slices.Equal(visibility.EffectiveExportTo(s.ExportTo, rd.defaultList, s.Namespace, rd.ignored[i].Visibility, true), base) {
 		out |= release.SetOf(mesh.ServiceEntryVisibility)
 	}
 	return out
 }
 
+// twice reports whether the effective exportTo of service id names its namespace twice, as
+// "." and by name (an annotation may), which puts it twice among its namespace's own
+// candidates up to 1.30.2.
+func (x *serviceIndex) twice(id int32) bool {
+	s := &x.svcs[id]
+	list, ns := x.exported[s.svc], x.inv[s.svc].Namespace
+	return !s.exp.Public() && !s.exp.Hidden() && slices.Contains(list, exportto.Own) && slices.Contains(list, ns)
+}
+
 // newServiceIndex orders and indexes the services of inv, their exportTo read as rd says.
 func newServiceIndex(inv *inventory.Inventory, disc discovery, rd serviceReading) serviceIndex {
-	decisions := rd.decisions
 	x := serviceIndex{
-		inv: inv.Services, decisions: decisions, exported: make([][]string, len(inv.Services)), meshDefault: rd.meshDefault, ownFirst: rd.ownFirst,
+		inv: inv.Services, reading: rd, exported: make([][]string, len(inv.Services)),
 		oldest: make(map[hostNS]int32, len(inv.Services)), byHost: make(map[string][]int32, len(inv.Services)),
 		byNS: make(map[string][]int32, len(inv.Namespaces)), bySuffix: make(map[string][]int32, len(inv.Services)),
 		exportedTo: make(map[string][]int32, len(inv.Namespaces)), undisc: map[string][]int32{},
@@ -108,7 +109,7 @@ func newServiceIndex(inv *inventory.Inventory, disc discovery, rd serviceReading
 	n := 0
 	for i := range x.inv {
 		s := &x.inv[i]
-		x.exported[i] = visibility.EffectiveExportTo(s.ExportTo, rd.defaultList, s.Namespace, decisions[i].Visibility, rd.narrows)
+		x.exported[i] = visibility.EffectiveExportTo(s.ExportTo, rd.defaultList, s.Namespace, rd.decisions[i].Visibility, rd.narrows)
 		n += len(s.Hosts)
 	}
 	x.svcs = make([]viewService, 0, n)
@@ -123,8 +124,7 @@ func newServiceIndex(inv *inventory.Inventory, disc discovery, rd serviceReading
 				x.undisc[h] = append(x.undisc[h], int32(i))
 				continue
 			}
-			exp := exportto.Parse(x.exported[i], s.Namespace)
-			x.svcs = append(x.svcs, viewService{host: h, svc: int32(i), exp: exp, twice: namesOwnTwice(exp, x.exported[i], s.Namespace), causes: rd.causesOf(i, s, x.exported[i])})
+			x.svcs = append(x.svcs, viewService{host: h, svc: int32(i), exp: exportto.Parse(x.exported[i], s.Namespace)})
 		}
 	}
 	slices.SortFunc(x.svcs, func(a, b viewService) int { return x.order(&a, &b) })
@@ -154,12 +154,6 @@ func newServiceIndex(inv *inventory.Inventory, disc discovery, rd serviceReading
 		}
 	}
 	return x
-}
-
-// namesOwnTwice reports whether an exportTo list exp (read from list) that is neither public
-// nor hidden names the object's namespace twice: as "." and by name.
-func namesOwnTwice(exp exportto.Set, list []string, namespace string) bool {
-	return !exp.Public() && !exp.Hidden() && slices.Contains(list, exportto.Own) && slices.Contains(list, namespace)
 }
 
 // order compares two services as Istio orders them: by creation time, then name (a

@@ -100,7 +100,7 @@ func (x *serviceIndex) group(id int32, n string) int {
 		return 2
 	case !s.exportedTo(n):
 		return 3
-	case x.ownFirst && x.inv[s.svc].Namespace == n:
+	case x.reading.ownFirst && x.inv[s.svc].Namespace == n:
 		return 0
 	}
 	return 1

@@ -81,7 +81,7 @@ func New(m *mesh.Config, inv *inventory.Inventory) (*View, error) {
 	}
 	v := &View{root: m.Root(), rootSet: m != nil && m.RootNamespace != "", disc: newDiscovery(m, inv.Namespaces), inv: inv, domain: inv.ClusterDomain(),
 		enabled: r.Enabled(), narrows: r.AppliesToSidecars(), release: rel, pickBest: rel.Has(mesh.DestinationNamespace)}
-	v.services = newServiceIndex(inv, v.disc, serviceReading{decisions: inv.Decisions(r), narrows: v.narrows,
+	v.services = newServiceIndex(inv, v.disc, serviceReading{release: rel, decisions: inv.Decisions(r), narrows: v.narrows,
 		meshDefault: svcDefault, defaultList: exportto.DefaultList(svcDefault, rel), ownFirst: !rel.Has(mesh.ListenerOrder),
 		defaultsDiffer: exportto.DefaultListsDiffer(svcDefault), ignored: ignoredDecisions(m, inv)})
 	v.sidecars = newSidecarIndex(inv.Sidecars, v.disc, v.root, readingFor(rel))
