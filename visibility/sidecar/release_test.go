@@ -85,13 +85,13 @@ func TestReleaseRules(t *testing.T) {
 		},
 		{
 			name: "a sidecar's listener order: its own first up to 1.30.2",
-			inv: inventory.Inventory{Services: []inventory.Service{releaseEntry("ext", "db", "db.example.com", 0, "shop"), releaseEntry("shop", "api", "api.example.com", 1, ".")}},
-			old: "1.30.2", new: "1.30.3", before: []string{"shop/api.example.com", "ext/db.example.com"}, now: []string{"shop/api.example.com", "ext/db.example.com"},
+			inv:  inventory.Inventory{Services: []inventory.Service{releaseEntry("ext", "db", "db.example.com", 0, "shop"), releaseEntry("shop", "api", "api.example.com", 1, ".")}},
+			old:  "1.30.2", new: "1.30.3", before: []string{"shop/api.example.com", "ext/db.example.com"}, now: []string{"shop/api.example.com", "ext/db.example.com"},
 			listenerWant: [2][]string{{"shop/api.example.com", "ext/db.example.com"}, {"ext/db.example.com", "shop/api.example.com"}},
 		},
 		{
-			name: "a gateway's listener order: its own private service first up to 1.30.2",
-			inv: inventory.Inventory{Services: []inventory.Service{releaseEntry("ext", "api", "api.example.com", 0, "shop"), releaseEntry("shop", "api", "api.example.com", 1, ".")}},
+			name:    "a gateway's listener order: its own private service first up to 1.30.2",
+			inv:     inventory.Inventory{Services: []inventory.Service{releaseEntry("ext", "api", "api.example.com", 0, "shop"), releaseEntry("shop", "api", "api.example.com", 1, ".")}},
 			gateway: true, old: "1.30.2", new: "1.30.3", before: []string{"shop/api.example.com"}, now: []string{"ext/api.example.com"},
 		},
 		{
