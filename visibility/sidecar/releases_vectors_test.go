@@ -59,42 +59,54 @@ type runView struct {
 	v       *View
 }
 
-// viewFor builds the view of case c for run.
-func viewFor(t testing.TB, c *releasevectors.Case, run releasevectors.Run) runView {
-	at := fmt.Sprintf("case %d, %s", c.ID, run.Run)
+// viewsFor builds the views of case c for each of runs, from its files read once.
+func viewsFor(t *testing.T, c *releasevectors.Case, runs []releasevectors.Run) []runView {
 	newest := map[[3]string]bool{}
 	for _, r := range c.Results[newestRun].Rejected {
 		newest[[3]string{r.Kind, r.Namespace, r.Name}] = true
 	}
-	rc := releasesCase(t, c, newest)
-	istio, compat := run.Release()
-	meshFile, invFile := rc.files(t)
-	m, err := mesh.LoadFor(meshFile, istio, compat)
-	if res := c.Results[run.Run]; res.MeshConfigError != "" {
-		require.Error(t, err, at)
-		m = &mesh.Config{Istio: istio, CompatibilityVersion: compat} // istiod runs on DefaultMeshConfig
-	} else {
+	meshFile, invFile := releasesCase(t, c, newest).files(t)
+	all, err := inventory.Load(invFile, "")
+	require.NoError(t, err, "case %d", c.ID)
+	out := make([]runView, len(runs))
+	for k, run := range runs {
+		at := fmt.Sprintf("case %d, %s", c.ID, run.Run)
+		istio, compat := run.Release()
+		m, err := mesh.LoadFor(meshFile, istio, compat)
+		if res := c.Results[run.Run]; res.MeshConfigError != "" {
+			require.Error(t, err, at)
+			m = &mesh.Config{Istio: istio, CompatibilityVersion: compat} // istiod runs on DefaultMeshConfig
+		} else {
+			require.NoError(t, err, at)
+		}
+		refused := all.ValidateFor(m.Release())
+		if len(refused) > 0 {
+			_, err := New(m, all)
+			require.Error(t, err, "%s: New refuses what the release refuses", at)
+		}
+		inv := all.Without(refused)
+		v, err := New(m, inv)
 		require.NoError(t, err, at)
+		out[k] = runView{m, inv, refused, v}
 	}
-	inv, err := inventory.Load(invFile, "")
-	require.NoError(t, err, at)
-	refused := inv.ValidateFor(m.Release())
-	if len(refused) > 0 {
-		_, err := New(m, inv)
-		require.Error(t, err, "%s: New refuses what the release refuses", at)
-	}
-	inv = inv.Without(refused)
-	v, err := New(m, inv)
-	require.NoError(t, err, at)
-	return runView{m, inv, refused, v}
+	return out
 }
 
 // TestSidecarViewAgainstReleases holds View.Proxy, built for each run's release, to what
 // that release's own SidecarScope gave every proxy of every case: the Sidecar, the services,
 // each listener's VirtualServices, services and routes, and the DestinationRule of each host
 // (and of the lookup hosts), and ExplainHost agrees with Proxy on every host of a quarter of
-// the proxies. A disagreement names the run. Every third case by default (and every proxy's
-// explanations), every case with MESHSCOPE_LONG=1.
+// the proxies. A disagreement names the run.
+//
+// Then the dry run of an upgrade between every two runs: Diff and DiffGateways attribute
+// every change to at least one cause, each among those the two releases differ by
+// (mesh.Differences); two runs that differ by none give no change. Where one of the two
+// releases refuses the case's mesh configuration (and so runs on Istio's defaults), the two
+// views' configurations differ, and a change may come from that alone: it need not have a
+// cause.
+//
+// Every third case by default (and every proxy's explanations), every case with
+// MESHSCOPE_LONG=1.
 func TestSidecarViewAgainstReleases(t *testing.T) {
 	f, err := releasevectors.Load(releasesFile)
 	require.NoError(t, err)
@@ -104,13 +116,14 @@ func TestSidecarViewAgainstReleases(t *testing.T) {
 	for _, run := range f.Runs {
 		counts[run.Run] = &count{}
 	}
+	causes := map[mesh.Cause]int{}
+	changes, pairs, refusedConfig := 0, 0, 0
 	for i := 0; i < len(f.Cases); i += step {
 		c := &f.Cases[i]
-		for _, run := range f.Runs {
+		views := viewsFor(t, c, f.Runs)
+		for k, run := range f.Runs {
 			t.Run(run.Run+"/case="+strconv.Itoa(c.ID), func(t *testing.T) {
-				rv := viewFor(t, c, run)
-				res := c.Results[run.Run]
-				n := counts[run.Run]
+				rv, res, n := views[k], c.Results[run.Run], counts[run.Run]
 				n.refused += len(rv.refused)
 				for ns := range c.Namespaces {
 					require.Equal(t, slices.Contains(res.DiscoveredNamespaces, ns), rv.v.Discovered(ns), "Discovered(%s)", ns)
@@ -130,56 +143,37 @@ func TestSidecarViewAgainstReleases(t *testing.T) {
 				}
 			})
 		}
+		t.Run("dry-run/case="+strconv.Itoa(c.ID), func(t *testing.T) {
+			for a := range f.Runs {
+				for b := a + 1; b < len(f.Runs); b++ {
+					pairs++
+					differ := mesh.Differences(views[a].v.Release(), views[b].v.Release())
+					sameConfig := (c.Results[f.Runs[a].Run].MeshConfigError == "") == (c.Results[f.Runs[b].Run].MeshConfigError == "")
+					for kind, d := range map[string]func(x, y *View) []Change{"Diff": Diff, "DiffGateways": DiffGateways} {
+						for _, ch := range d(views[a].v, views[b].v) {
+							at := fmt.Sprintf("case %d, %s from %s to %s: %+v", c.ID, kind, f.Runs[a].Run, f.Runs[b].Run, ch.Key)
+							if !sameConfig && len(ch.Causes) == 0 {
+								refusedConfig++
+								continue
+							}
+							require.NotEmpty(t, ch.Causes, "%s: a change no cause explains (the releases differ by %v)", at, differ)
+							for _, cause := range ch.Causes {
+								require.Contains(t, differ, cause, at)
+								causes[cause]++
+							}
+							changes++
+						}
+					}
+				}
+			}
+		})
 	}
 	for _, run := range f.Runs {
 		n := counts[run.Run]
 		t.Logf("%s, %s: %d proxies agree (%d service answers, %d egress listeners, %d DestinationRule lookups, %d with a rule); %d objects refused by the release alone",
 			run.Run, longtest.Every(step), n.proxies, n.services, n.listeners, n.lookups, n.rules, n.refused)
 	}
-}
-
-// TestDiffAgainstReleases is the dry run of an upgrade over the recording: for every case and
-// every two runs, Diff and DiffGateways between the two runs' views attribute every change to
-// at least one cause, each among those the two releases differ by (mesh.Differences); two
-// runs that differ by none give no change. Where one of the two releases refuses the case's
-// mesh configuration (and so runs on Istio's defaults), the two views' configurations differ,
-// and a change may come from that alone: it need not have a cause. Every third case by
-// default, every case with MESHSCOPE_LONG=1.
-func TestDiffAgainstReleases(t *testing.T) {
-	f, err := releasevectors.Load(releasesFile)
-	require.NoError(t, err)
-	step := longtest.N(3, 1)
-	counts := map[mesh.Cause]int{}
-	changes, pairs, refusedConfig := 0, 0, 0
-	for i := 0; i < len(f.Cases); i += step {
-		c := &f.Cases[i]
-		views := make([]runView, len(f.Runs))
-		for k, run := range f.Runs {
-			views[k] = viewFor(t, c, run)
-		}
-		for a := range f.Runs {
-			for b := a + 1; b < len(f.Runs); b++ {
-				pairs++
-				differ := mesh.Differences(views[a].v.Release(), views[b].v.Release())
-				sameConfig := (c.Results[f.Runs[a].Run].MeshConfigError == "") == (c.Results[f.Runs[b].Run].MeshConfigError == "")
-				for kind, d := range map[string]func(x, y *View) []Change{"Diff": Diff, "DiffGateways": DiffGateways} {
-					for _, ch := range d(views[a].v, views[b].v) {
-						at := fmt.Sprintf("case %d, %s from %s to %s: %+v", c.ID, kind, f.Runs[a].Run, f.Runs[b].Run, ch.Key)
-						if !sameConfig && len(ch.Causes) == 0 {
-							refusedConfig++
-							continue
-						}
-						require.NotEmpty(t, ch.Causes, "%s: a change no cause explains (the releases differ by %v)", at, differ)
-						for _, cause := range ch.Causes {
-							require.Contains(t, differ, cause, at)
-							counts[cause]++
-						}
-						changes++
-					}
-				}
-			}
-		}
-	}
-	t.Logf("%s, %d pairs of runs: %d changes, each explained; by cause: %v; %d more from a mesh configuration one release refuses", longtest.Every(step), pairs, changes, counts, refusedConfig)
+	t.Logf("the dry run between every two runs of %s (%d pairs): %d changes, each explained; by cause: %v; %d more from a mesh configuration one release refuses",
+		longtest.Every(step), pairs, changes, causes, refusedConfig)
 	require.Positive(t, changes)
 }
