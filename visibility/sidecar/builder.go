@@ -279,7 +279,7 @@ func (b *builder) imported(l *listener, cands []importedService) []importedServi
 		s := &x.svcs[c.id]
 		why, _, ports := l.admit(s.host, x.inv[s.svc].Namespace, x.inv[s.svc].Ports)
 		if b.cz != nil {
-			b.cz.candidate(x, l, c.id, why)
+			b.cz.candidate(x, l, b.rec.ns, c.id, why)
 		}
 		if why == admitted {
 			out = append(out, importedService{c.id, ports})

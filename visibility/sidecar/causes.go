@@ -1,6 +1,8 @@
 package sidecar
 
 import (
+	"github.com/meshscope/meshscope/internal/hosts"
+	"github.com/meshscope/meshscope/internal/names"
 	"github.com/meshscope/meshscope/internal/release"
 	"github.com/meshscope/meshscope/visibility/inventory"
 	"github.com/meshscope/meshscope/visibility/mesh"
@@ -56,14 +58,15 @@ var (
 	namespaceCause  = release.SetOf(mesh.DestinationNamespace)
 )
 
-// candidate stamps a candidate service id of a listener, imported or excluded (why).
-func (c *causeStamps) candidate(x *serviceIndex, l *listener, id int32, why refusal) {
+// candidate stamps a candidate service id of a listener read for namespace n, imported or
+// excluded (why).
+func (c *causeStamps) candidate(x *serviceIndex, l *listener, n string, id int32, why refusal) {
 	if why != admitted && why != excluded {
 		return
 	}
 	s := &x.svcs[id]
 	stamps := x.causesOf(id)
-	if l.tildeCovers(x.inv[s.svc].Namespace, s.host) {
+	if tildeCovers(l, n, x.inv[s.svc].Namespace, s.host) {
 		stamps |= exclusionsCause
 	}
 	c.add(s.host, stamps)
@@ -74,7 +77,7 @@ func (c *causeStamps) candidate(x *serviceIndex, l *listener, id int32, why refu
 // exactly the one istiod indexes there, and each host its imported candidates (in) bring
 // from several namespaces.
 func (c *causeStamps) exactHosts(x *serviceIndex, l *listener, n string, in []importedService) {
-	if !l.exactShape {
+	if !exactShape(l) {
 		return
 	}
 	for _, hc := range l.classes {
@@ -160,7 +163,7 @@ func (c *causeStamps) virtualServices(b *builder, lr *listenerRecord) {
 			stamps |= defaultsCause
 		}
 		for _, h := range r.hosts {
-			if lr.l.tildeCovers(r.vs.Namespace, h) {
+			if tildeCovers(lr.l, n, r.vs.Namespace, h) {
 				stamps |= exclusionsCause
 				break
 			}
@@ -193,6 +196,40 @@ func (c *causeStamps) destination(x *serviceIndex, host, n string, best bool, id
 			c.add(host, x.causesOf(o))
 		}
 	}
+}
+
+// tildeCovers reports whether an egress host "~ns/…" of listener l, read for namespace n as
+// an exclusion (as 1.31 reads it, whatever the view's release), covers host h of namespace
+// ns: whether SidecarExclusions decides for h.
+func tildeCovers(l *listener, n, ns, h string) bool {
+	for _, raw := range l.egress.Hosts {
+		if raw == "" || raw[0] != '~' {
+			continue
+		}
+		x := egressReading{exclusions: true}.parse(raw)
+		if x.namespace == "." {
+			x.namespace = n
+		}
+		if (x.namespace == ns || x.namespace == names.Wildcard) && hosts.Covers(x.host, h) {
+			return true
+		}
+	}
+	return false
+}
+
+// exactShape reports whether every import of listener l but its "~" hosts is an exact host of
+// a named namespace: whether 1.31 looks its hosts up one by one (ExactHostListeners),
+// whatever the view's release.
+func exactShape(l *listener) bool {
+	for _, raw := range l.egress.Hosts {
+		if raw == "" || raw[0] == '~' {
+			continue
+		}
+		if h := (egressReading{}).parse(raw); isWildcard(h.host) || h.namespace == names.Wildcard {
+			return false
+		}
+	}
+	return true
 }
 
 // refusedSidecars returns the Sidecars ("namespace/name") of v's inventory that release

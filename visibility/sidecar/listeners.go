@@ -21,11 +21,6 @@ type listener struct {
 	// exactOnly: every import is an exact host of a named namespace, and the release looks
 	// such a listener's hosts up one by one (ExactHostListeners).
 	exactOnly bool
-	// What another release reads otherwise, for Diff's causes: the hosts "~ns/…", as
-	// exclusions (SidecarExclusions), and whether every import but those is an exact host of
-	// a named namespace (ExactHostListeners).
-	tildes     []egressHost
-	exactShape bool
 }
 
 // hostClass is what a listener imports from one namespace (or "*").
@@ -115,20 +110,11 @@ func (rd egressReading) listeners(sc *inventory.Sidecar, n string) []listener {
 
 // listener resolves the egress hosts of a listener for a proxy in namespace n.
 func (rd egressReading) listener(e *inventory.Egress, index int, n string) listener {
-	l := listener{egress: e, index: index, byNS: make(map[string]*hostClass, len(e.Hosts)), exactOnly: rd.exactHosts, exactShape: true}
+	l := listener{egress: e, index: index, byNS: make(map[string]*hostClass, len(e.Hosts)), exactOnly: rd.exactHosts}
 	for at, raw := range e.Hosts {
 		h := rd.parse(raw)
 		if h.namespace == "." {
 			h.namespace = n
-		}
-		if raw != "" && raw[0] == '~' {
-			x := egressReading{exclusions: true}.parse(raw)
-			if x.namespace == "." {
-				x.namespace = n
-			}
-			l.tildes = append(l.tildes, x)
-		} else if isWildcard(h.host) || h.namespace == names.Wildcard {
-			l.exactShape = false
 		}
 		hc := l.byNS[h.namespace]
 		if hc == nil {
@@ -151,17 +137,6 @@ func (rd egressReading) listener(e *inventory.Egress, index int, n string) liste
 		hc.all = append(hc.all, h.host)
 	}
 	return l
-}
-
-// tildeCovers reports whether a host "~ns/…" of the listener, read as an exclusion (as 1.31
-// reads it), covers host h of namespace ns: whether SidecarExclusions decides for h.
-func (l *listener) tildeCovers(ns, h string) bool {
-	for _, x := range l.tildes {
-		if (x.namespace == ns || x.namespace == names.Wildcard) && hosts.Covers(x.host, h) {
-			return true
-		}
-	}
-	return false
 }
 
 // isWildcard reports whether a host starts with "*", as Istio's host names do.
