@@ -77,7 +77,8 @@ const (
 	// of its host came first, and a gateway prefers no namespace (a sidecar of the namespace
 	// gets its own).
 	GatewayOwnServiceOutranked = report.GatewayOwnServiceOutranked
-	// DestinationTie (warning, a note of Proxy): a VirtualService destination's service comes,
+	// DestinationTie (warning, a note of Proxy and a finding of View.Lint per class of
+	// proxies): a VirtualService destination's service comes,
 	// for a sidecar whose namespace holds none of its host, from the oldest namespace's
 	// (DestinationNamespace, 1.30 on), and two ServiceEntries of the host in two namespaces
 	// are equally old: istiod takes the first of a map, so either may come; meshscope gives

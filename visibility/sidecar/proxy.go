@@ -161,14 +161,25 @@ func (v *View) spell(rec *record) Proxy {
 		if r.rule != nil {
 			out.Rules[h] = v.rules.spell(r.rule)
 		}
-		if len(rec.ties) > 0 {
-			if i := slices.IndexFunc(rec.ties, func(t destinationTie) bool { return t.host == h }); i >= 0 && rec.ties[i].id == r.id {
-				t := &rec.ties[i]
-				out.Notes = append(out.Notes, tieNote(s, v.services.service(t.other), h, rec.ns, v.vss.vss[t.vs].ref))
-			}
+		if f, ok := v.tieNote(rec, h); ok {
+			out.Notes = append(out.Notes, f)
 		}
 	}
 	return out
+}
+
+// tieNote is the DestinationTie note of a proxy's record for host, when it gets the host
+// from a VirtualService destination whose service istiod takes from a map among equals.
+func (v *View) tieNote(rec *record, host string) (Finding, bool) {
+	if len(rec.ties) == 0 {
+		return Finding{}, false
+	}
+	i := slices.IndexFunc(rec.ties, func(t destinationTie) bool { return t.host == host })
+	if i < 0 || rec.got.get(host).id != rec.ties[i].id {
+		return Finding{}, false // another service holds the host
+	}
+	t, x := &rec.ties[i], &v.services
+	return tieNote(x.service(t.id), x.service(t.other), host, rec.ns, v.vss.vss[t.vs].ref), true
 }
 
 // tieNote is the note of a proxy in namespace n that gets host from the destination of

@@ -170,6 +170,14 @@ func TestDestinationTie(t *testing.T) {
 	assert.Equal(t, DestinationTie, p.Notes[0].Code)
 	assert.Equal(t, "ServiceEntry a/api", p.Notes[0].Path)
 	assert.Contains(t, p.Notes[0].Message, "ServiceEntry a/api and ServiceEntry ext/api are equally old ServiceEntries of api.example.com")
+	var lint []Finding
+	for _, f := range v.Lint() {
+		if f.Code == DestinationTie {
+			lint = append(lint, f)
+		}
+	}
+	require.Len(t, lint, 1, "Lint says it too, for the class")
+	assert.Equal(t, p.Notes[0].Message+" (for the proxies of shop)", lint[0].Message)
 	// Up to 1.29 the alphabetically first namespace: no tie.
 	v, err = New(&mesh.Config{Istio: "1.29"}, inv)
 	require.NoError(t, err)
