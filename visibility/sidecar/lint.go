@@ -78,11 +78,11 @@ const (
 	// gets its own).
 	GatewayOwnServiceOutranked = report.GatewayOwnServiceOutranked
 	// DestinationTie (warning, a note of Proxy and a finding of View.Lint per class of
-	// proxies): a VirtualService destination's service comes,
-	// for a sidecar whose namespace holds none of its host, from the oldest namespace's
-	// (DestinationNamespace, 1.30 on), and two ServiceEntries of the host in two namespaces
-	// are equally old: istiod takes the first of a map, so either may come; meshscope gives
-	// the first by namespace and says so.
+	// proxies): a VirtualService destination's service comes, for a sidecar whose namespace
+	// holds none of its host, from a visible Kubernetes Service, else the oldest visible
+	// service (DestinationNamespace, 1.30 on), and two of them in two namespaces are equally
+	// old ServiceEntries (or both Kubernetes Services): istiod takes the first of a map, so
+	// either may come; meshscope gives the first in its order and says so.
 	DestinationTie = report.DestinationTie
 )
 
