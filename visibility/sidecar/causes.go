@@ -34,7 +34,9 @@ import (
 //     are not exactly the one istiod indexes, or whose candidates span several namespaces
 //     (the two ways order them otherwise).
 //   - DestinationNamespace (serviceIndex.destinationOf): a destination host the proxy's
-//     namespace holds no service of, for which the first namespace and the best one differ.
+//     namespace holds no service of, for which the first namespace and the best one differ;
+//     and the causes of every service istiod indexes for that host, any of which another
+//     release may export to the proxy otherwise.
 type causeStamps struct {
 	hosts map[string]release.Set
 }
@@ -50,14 +52,6 @@ func (c *causeStamps) add(host string, s release.Set) {
 	c.hosts[host] |= s
 }
 
-var (
-	exclusionsCause = release.SetOf(mesh.SidecarExclusions)
-	exactHostsCause = release.SetOf(mesh.ExactHostListeners)
-	orderCause      = release.SetOf(mesh.ListenerOrder)
-	defaultsCause   = release.SetOf(mesh.DefaultExportToLists)
-	namespaceCause  = release.SetOf(mesh.DestinationNamespace)
-)
-
 // candidate stamps a candidate service id of a listener read for namespace n, imported or
 // excluded (why).
 func (c *causeStamps) candidate(x *serviceIndex, l *listener, n string, id int32, why refusal) {
@@ -67,7 +61,7 @@ func (c *causeStamps) candidate(x *serviceIndex, l *listener, n string, id int32
 	s := &x.svcs[id]
 	stamps := x.causesOf(id)
 	if tildeCovers(l, n, x.inv[s.svc].Namespace, s.host) {
-		stamps |= exclusionsCause
+		stamps |= release.SetOf(mesh.SidecarExclusions)
 	}
 	c.add(s.host, stamps)
 }
@@ -85,7 +79,7 @@ func (c *causeStamps) exactHosts(x *serviceIndex, l *listener, n string, in []im
 			o, _ := x.indexed(h, hc.ns)
 			for _, id := range x.byHost[h] {
 				if id != o && x.service(id).Namespace == hc.ns && x.svcs[id].exportedTo(n) {
-					c.add(h, exactHostsCause)
+					c.add(h, release.SetOf(mesh.ExactHostListeners))
 					break
 				}
 			}
@@ -130,7 +124,7 @@ func (c *causeStamps) gatewayOrder(x *serviceIndex, n string, in []importedServi
 	}
 	for h, e := range by {
 		if e.own && e.other && (e.kube == "" || e.kube == "*") {
-			c.add(h, orderCause)
+			c.add(h, release.SetOf(mesh.ListenerOrder))
 		}
 	}
 }
@@ -145,7 +139,7 @@ func (c *causeStamps) spread(x *serviceIndex, in []importedService) {
 		if f, ok := first[s.host]; !ok {
 			first[s.host] = ns
 		} else if f != ns {
-			c.add(s.host, exactHostsCause)
+			c.add(s.host, release.SetOf(mesh.ExactHostListeners))
 		}
 	}
 }
@@ -160,11 +154,11 @@ func (c *causeStamps) virtualServices(b *builder, lr *listenerRecord) {
 		r := &x.vss[k]
 		var stamps release.Set
 		if len(r.vs.ExportTo) == 0 && b.v.vsDefaultsDiffer {
-			stamps |= defaultsCause
+			stamps |= release.SetOf(mesh.DefaultExportToLists)
 		}
 		for _, h := range r.hosts {
 			if tildeCovers(lr.l, n, r.vs.Namespace, h) {
-				stamps |= exclusionsCause
+				stamps |= release.SetOf(mesh.SidecarExclusions)
 				break
 			}
 		}
@@ -189,7 +183,7 @@ func (c *causeStamps) virtualServices(b *builder, lr *listenerRecord) {
 // another release may export to n otherwise.
 func (c *causeStamps) destination(x *serviceIndex, host, n string, best bool, id int32, found bool) {
 	if o, ok, _ := x.destinationOf(host, n, !best); ok != found || o != id {
-		c.add(host, namespaceCause)
+		c.add(host, release.SetOf(mesh.DestinationNamespace))
 	}
 	for _, o := range x.byHost[host] {
 		if i, _ := x.indexed(host, x.service(o).Namespace); i == o {
