@@ -206,9 +206,10 @@
 // another release reads otherwise (a mesh default, a visibility), a "~" egress host covering
 // it, an exact-host listener holding another service of it, a gateway's candidates of it in
 // its own and another namespace, a destination whose two ways of picking a namespace differ —
-// and every host of a proxy whose Sidecar one release refuses. A change between two
-// releases therefore always names at least one cause, and may name one that took part
-// without changing it. A mesh configuration one release refuses (mesh.Load's error; istiod
+// and every host of a proxy whose Sidecar one release refuses. So a change between two
+// releases of one configuration names at least one cause (the package's tests hold this on
+// every recorded case and pair of releases, and on random configurations), and may name one
+// that took part without changing it. A mesh configuration one release refuses (mesh.Load's error; istiod
 // then runs on its defaults) makes the two configurations differ, and changes that come from
 // that alone have no cause.
 //
