@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/meshscope/meshscope/internal/exportto"
+	"github.com/meshscope/meshscope/internal/release"
 )
 
 // A VirtualService of shop exported to its own namespace and to web.
@@ -23,4 +24,16 @@ func ExampleRuleListOf() {
 	// [.]
 	// [*]
 	// [web]
+}
+
+// A mesh default of names alone: before 1.30.3 istiod honours only "." and "*" in it, so
+// objects without their own list are exported nowhere; from 1.30.3 to the namespaces named.
+func ExampleDefaultList() {
+	for _, istio := range []string{"1.30.2", "1.30.3"} {
+		list := exportto.DefaultList([]string{"web"}, release.Make(istio, "", nil))
+		fmt.Println(istio, list, exportto.Parse(list, "shop").To("web"))
+	}
+	// Output:
+	// 1.30.2 [~] false
+	// 1.30.3 [web] true
 }

@@ -20,12 +20,10 @@ const (
 	// set.
 	Annotation
 	// Mesh: a mesh default (defaultServiceExportTo, defaultVirtualServiceExportTo,
-	// defaultDestinationRuleExportTo), where "." repeats only itself, and "*" may stand
-	// beside other entries: Istio does not validate these, and each release reads such a mix
-	// in its own way (package visibility/mesh, Config). "~" beside other entries, which Istio
-	// also accepts, stays refused until the views read a mesh default release by release:
-	// [".", "~"] keeps objects in their namespace up to 1.30.2 and hides them from 1.30.3
-	// on (as Set reads it).
+	// defaultDestinationRuleExportTo), where "." repeats only itself, and "*" and "~" may
+	// stand beside other entries: Istio does not validate these, and each release reads such
+	// a mix in its own way (DefaultList): [".", "~"] keeps objects in their namespace up to
+	// 1.30.2 and hides them from 1.30.3 on.
 	Mesh
 	// Config: a VirtualService's or a DestinationRule's spec.exportTo, as Istio
 	// validates it: as Entry, but "~" is refused (Istio allows it on ServiceEntries
@@ -43,7 +41,7 @@ const (
 // default applies), "*" alone, "~" alone (but for Config and SelectorRule),
 // or "." and namespace names (lowercase RFC 1123 labels) without repeats (see Rule
 // for what a repeat is, and where repeats are accepted); a mesh default may also hold "*"
-// beside the others.
+// and "~" beside the others.
 //
 // For the lists Istio validates (Entry, Config, SelectorRule), each
 // problem Istio's validation finds is reported with Istio's words, followed by where it is:
@@ -65,10 +63,12 @@ func Problems(field, namespace string, list []string, rule Rule) []*fielderr.Err
 		at := func() string { return strict.Index(field, i) } // spelt for a problem only
 		switch v {
 		case All, None:
-			if len(list) > 1 && !(rule == Mesh && v == All) {
-				errs = append(errs, fielderr.Newf("", at(), v, "%q must be the only value", v))
+			if rule != Mesh {
+				if len(list) > 1 {
+					errs = append(errs, fielderr.Newf("", at(), v, "%q must be the only value", v))
+				}
+				continue
 			}
-			continue
 		case Own:
 		default:
 			if r := names.Label(v); r != "" {

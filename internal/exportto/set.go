@@ -3,6 +3,8 @@ package exportto
 import (
 	"iter"
 	"slices"
+
+	"github.com/meshscope/meshscope/internal/release"
 )
 
 // The special values of an exportTo list.
@@ -53,6 +55,14 @@ func (s Set) To(n string) bool {
 		return true
 	}
 	return slices.Contains(s.list, n)
+}
+
+// Holds reports whether the list holds "*" or names namespace n ("." standing for the
+// object's own namespace), whatever else it holds: a "~" beside them does not count. istiod
+// checks so, in every release, that a delegate VirtualService is exported to its root's
+// namespace.
+func (s Set) Holds(n string) bool {
+	return s.public || n != "" && (s.own && n == s.namespace || slices.Contains(s.list, n))
 }
 
 // ToByName reports whether the list is public or names namespace n: "." does not count for
@@ -135,6 +145,41 @@ func ListOf(declared, meshDefault []string) []string {
 		return meshDefault
 	}
 	return allList
+}
+
+// DefaultList returns the list an object that declares none goes by under release r, given
+// the mesh default of its kind (defaultServiceExportTo, defaultVirtualServiceExportTo; nil
+// or empty: ["*"]). From 1.30.3 (DefaultExportToLists) istiod reads the default as if the
+// object declared it, so it is returned as given. Before, istiod honours only "." and "*" in
+// it: a default holding "." makes such objects private to their namespace (even [".", "*"]),
+// else one holding "*" makes them public, else they are not indexed at all — names and "~"
+// are ignored — which is ["~"]. The returned slice is meshDefault or a shared one: do not
+// modify it.
+func DefaultList(meshDefault []string, r release.Release) []string {
+	switch {
+	case len(meshDefault) == 0:
+		return allList
+	case r.Has(release.DefaultExportToLists):
+		return meshDefault
+	}
+	return honoured(meshDefault)
+}
+
+// honoured is the list istiod makes of a mesh default before 1.30.3: ["."], ["*"] or ["~"].
+func honoured(meshDefault []string) []string {
+	switch {
+	case slices.Contains(meshDefault, Own):
+		return ownList
+	case slices.Contains(meshDefault, All):
+		return allList
+	}
+	return noneList
+}
+
+// DefaultListsDiffer reports whether the releases before and after 1.30.3
+// (DefaultExportToLists) make different lists of meshDefault (see DefaultList).
+func DefaultListsDiffer(meshDefault []string) bool {
+	return len(meshDefault) > 0 && !slices.Equal(meshDefault, honoured(meshDefault))
 }
 
 // RuleListOf returns the list a DestinationRule goes by: ["."] for a rule with a

@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/meshscope/meshscope/internal/release"
 )
 
 // referenceTo is whether an object of namespace with the exportTo list is exported to
@@ -89,6 +91,55 @@ func TestListOf(t *testing.T) {
 		{[]string{"shop"}, nil, true, []string{"."}},
 	} {
 		assert.Equal(t, tc.want, RuleListOf(tc.declared, tc.meshDefault, tc.selector), "%q, default %q, selector %v", tc.declared, tc.meshDefault, tc.selector)
+	}
+}
+
+// TestDefaultList: how each release reads a mesh default: up to
+// 1.30.2 "." wins, else "*", else nothing is indexed; from 1.30.3 the list as declared.
+func TestDefaultList(t *testing.T) {
+	old, patched, newest := release.Make("1.30.2", "", nil), release.Make("1.30.3", "", nil), release.Release{}
+	for _, tc := range []struct {
+		meshDefault []string
+		old, new    []string
+	}{
+		{nil, []string{"*"}, []string{"*"}},
+		{[]string{"."}, []string{"."}, []string{"."}},
+		{[]string{".", "*"}, []string{"."}, []string{".", "*"}},
+		{[]string{".", "~"}, []string{"."}, []string{".", "~"}},
+		{[]string{".", "shop"}, []string{"."}, []string{".", "shop"}},
+		{[]string{"*", "shop"}, []string{"*"}, []string{"*", "shop"}},
+		{[]string{"shop", "web"}, []string{"~"}, []string{"shop", "web"}},
+		{[]string{"~"}, []string{"~"}, []string{"~"}},
+	} {
+		assert.Equal(t, tc.old, DefaultList(tc.meshDefault, old), "1.30.2: %q", tc.meshDefault)
+		assert.Equal(t, tc.new, DefaultList(tc.meshDefault, patched), "1.30.3: %q", tc.meshDefault)
+		assert.Equal(t, tc.new, DefaultList(tc.meshDefault, newest), "newest: %q", tc.meshDefault)
+		assert.Equal(t, !slices.Equal(tc.old, tc.new), DefaultListsDiffer(tc.meshDefault), "%q", tc.meshDefault)
+	}
+	// What the lists export to, from 1.30.3 on: [".", "*"] is public, [".", "~"] hidden.
+	assert.True(t, Parse(DefaultList([]string{".", "*"}, patched), "shop").To("web"))
+	assert.False(t, Parse(DefaultList([]string{".", "~"}, patched), "shop").To("shop"))
+	assert.True(t, Parse(DefaultList([]string{".", "~"}, old), "shop").To("shop"))
+}
+
+// TestHolds: a "~" beside "*" or a name does not stop Holds, as it stops To.
+func TestHolds(t *testing.T) {
+	for _, tc := range []struct {
+		list      []string
+		n         string
+		holds, to bool
+	}{
+		{[]string{"*"}, "web", true, true},
+		{[]string{"."}, "shop", true, true},
+		{[]string{"."}, "web", false, false},
+		{[]string{".", "~"}, "shop", true, false},
+		{[]string{"web", "~"}, "web", true, false},
+		{[]string{"~"}, "shop", false, false},
+		{[]string{"."}, "", false, false},
+	} {
+		s := Parse(tc.list, "shop")
+		assert.Equal(t, tc.holds, s.Holds(tc.n), "%q holds %s", tc.list, tc.n)
+		assert.Equal(t, tc.to, s.To(tc.n), "%q to %s", tc.list, tc.n)
 	}
 }
 

@@ -98,3 +98,39 @@ func (v Version) has(c Cause) bool {
 	}
 	return false
 }
+
+// Set is a set of causes. The zero Set is empty.
+type Set uint16
+
+// bit is c's member of a Set; 0 for an unknown cause.
+func (c Cause) bit() Set {
+	for i, s := range since {
+		if s.cause == c {
+			return 1 << i
+		}
+	}
+	return 0
+}
+
+// SetOf returns the set of the causes cs.
+func SetOf(cs ...Cause) Set {
+	var s Set
+	for _, c := range cs {
+		s |= c.bit()
+	}
+	return s
+}
+
+// Has reports whether c is in s.
+func (s Set) Has(c Cause) bool { return c.bit() != 0 && s&c.bit() != 0 }
+
+// Causes returns the causes of s in the order of Causes; nil for none.
+func (s Set) Causes() []Cause {
+	var out []Cause
+	for i, c := range since {
+		if s&(1<<i) != 0 {
+			out = append(out, c.cause)
+		}
+	}
+	return out
+}

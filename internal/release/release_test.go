@@ -181,3 +181,14 @@ func FuzzParseVersion(f *testing.F) {
 		}
 	})
 }
+
+func TestSet(t *testing.T) {
+	s := SetOf(ListenerOrder, DestinationNamespace, Cause("Unknown"))
+	assert.True(t, s.Has(ListenerOrder))
+	assert.True(t, s.Has(DestinationNamespace))
+	assert.False(t, s.Has(ExactHostListeners))
+	assert.False(t, s.Has(Cause("Unknown")))
+	assert.Equal(t, []Cause{DestinationNamespace, ListenerOrder}, s.Causes(), "in the order of Causes")
+	assert.Nil(t, Set(0).Causes())
+	assert.Equal(t, Causes(), SetOf(Causes()...).Causes())
+}

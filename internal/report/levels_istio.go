@@ -61,6 +61,7 @@ const (
 	ShortHostNeverMatches      Code = "ShortHostNeverMatches"
 	GatewayScopeOrderDependent Code = "GatewayScopeOrderDependent"
 	GatewayOwnServiceOutranked Code = "GatewayOwnServiceOutranked"
+	DestinationTie             Code = "DestinationTie"
 )
 
 // sidecarLevel is the level of a code of the sidecar view; ok is false for any other code.
@@ -70,7 +71,7 @@ func sidecarLevel(c Code) (l Level, ok bool) {
 		return Note, true
 	case ImportExcluded, ExactImportShadowed, RootSidecarWithSelector, RootSidecarNotDiscovered, SidecarNeverApplies, CreationTimeTie,
 		RootNamespaceUnknown, HostRoutedTwice, RuleOutOfReach, CatchAllRuleMerged, ShortHostNeverMatches, GatewayScopeOrderDependent,
-		GatewayOwnServiceOutranked:
+		GatewayOwnServiceOutranked, DestinationTie:
 		return Warning, true
 	case RouteSubsetMissing:
 		return Error, true

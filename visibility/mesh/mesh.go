@@ -48,8 +48,8 @@ type Config struct {
 	RootNamespace string `json:"rootNamespace,omitempty"`
 	// DefaultServiceExportTo is the exportTo of every service that declares none; nil means
 	// ["*"]. Its entries are those of a ServiceEntry's exportTo, and, as Istio does not
-	// validate it, "*" may stand beside others ("~" beside others, which Istio also accepts,
-	// is refused for now); releases read a mix differently (DefaultExportToLists): up to 1.30.2 a list holding "." makes such services private to
+	// validate it, "*" and "~" may stand beside others; releases read a mix differently
+	// (DefaultExportToLists): up to 1.30.2 a list holding "." makes such services private to
 	// their namespace (even [".", "*"]), else one holding "*" public, else they are not
 	// indexed at all (names and "~" are ignored); from 1.30.3 "*" makes them public, else
 	// "~" hides them, else "." and every name are honoured.

@@ -43,6 +43,17 @@ type record struct {
 	listeners []listenerRecord
 	got       receivedSet
 	trace     *trace
+	// ties are the VirtualService destinations whose service istiod takes from a map among
+	// equally old ones (DestinationTie).
+	ties []destinationTie
+}
+
+// destinationTie is a destination host whose service (id) ties with another (other) as
+// VirtualService vs adds it.
+type destinationTie struct {
+	host      string
+	vs        int32
+	id, other int32
 }
 
 // listenerRecord is one listener as the builder worked it out: the listener read for the
@@ -63,30 +74,36 @@ type importedService struct {
 }
 
 // builder makes one proxy's record. Each rule of istiod it applies is decided in one
-// function, so a rule that differs between Istio releases changes in one place: the order
-// of a listener's candidates (candidates, over serviceIndex's lists), how an egress host is
-// read — exclusions, exact-host listeners — (readListener, listener.admit), which namespace
-// holds a host in a listener (holders), the service a VirtualService destination adds
-// (destinations, serviceIndex.bestExported), which VirtualServices a listener selects and
-// in what order (vsIndex.selectFor, vsIndex.group, listener.selects), the mesh default
-// exportTo of each kind (exportto.ListOf, exportto.RuleListOf), and the DestinationRule
-// lookup (ruleIndex.lookup).
+// function, and a rule that differs between Istio releases is read there from the view's
+// release: the order of a listener's candidates (candidates, over serviceIndex's lists;
+// ListenerOrder: ownFirstOrder), how an egress host is read — exclusions, exact-host
+// listeners — (egressReading: SidecarExclusions, ExactHostListeners; listener.admit), which
+// namespace holds a host in a listener (holders), the service a VirtualService destination
+// adds (destinations, serviceIndex.destinationOf: DestinationNamespace), which
+// VirtualServices a listener selects and in what order (vsIndex.selectFor, vsIndex.group,
+// listener.selects), the mesh default exportTo of each kind (exportto.DefaultList:
+// DefaultExportToLists; exportto.ListOf, exportto.RuleListOf), the visibility the release
+// applies (mesh.Config.AppliedVisibility: ServiceEntryVisibility), and the DestinationRule
+// lookup (ruleIndex.lookup). When Diff asks (cz), it notes per host which of the
+// release-dependent rules took part (causeStamps).
 type builder struct {
 	v   *View
 	rec *record
-	tr  *trace // nil: no losers recorded
+	tr  *trace       // nil: no losers recorded
+	cz  *causeStamps // nil: no causes recorded (see Diff)
 }
 
 // build makes into rec the record of a proxy of kind k in namespace n with labels w, to which
-// the Sidecar sc applies (nil: none); tr, when not nil, records the losers of its host.
+// the Sidecar sc applies (nil: none); tr, when not nil, records the losers of its host, and
+// cz, when not nil, the causes of each host (Diff).
 //
 // Its cost is what it returns: a listener of exact hosts looks each one up, a wildcard of
 // every namespace (*/*.example.com) looks only at the services its pattern covers, and one
 // of a named namespace (ns/* or ns/*.example.com) at that namespace's services.
-func (v *View) build(rec *record, k kind, sc *inventory.Sidecar, n string, w labels.Set, tr *trace) {
+func (v *View) build(rec *record, k kind, sc *inventory.Sidecar, n string, w labels.Set, tr *trace, cz *causeStamps) {
 	name, ls := v.sidecars.listenersOf(sc, n)
 	*rec = record{kind: k, ns: n, workload: w, sidecar: sc, name: name, listeners: make([]listenerRecord, 0, len(ls)), trace: tr}
-	b := builder{v: v, rec: rec, tr: tr}
+	b := builder{v: v, rec: rec, tr: tr, cz: cz}
 	for i := range ls {
 		b.listen(&ls[i])
 	}
@@ -101,6 +118,13 @@ func (b *builder) listen(l *listener) {
 		b.tr.beginListener(b, l)
 	}
 	lr := listenerRecord{l: l, imported: b.imported(l, b.candidates(l))}
+	if b.cz != nil {
+		if b.rec.kind.prefersOwn() {
+			b.cz.exactHosts(&b.v.services, l, n, lr.imported)
+		} else {
+			b.cz.gatewayOrder(&b.v.services, n, lr.imported)
+		}
+	}
 	if b.rec.kind.prefersOwn() {
 		lr.imported = b.holders(lr.imported)
 	}
@@ -112,6 +136,9 @@ func (b *builder) listen(l *listener) {
 			b.receive(b.destinations(l, k), x.vss[k].ref)
 		}
 		lr.routes = x.routesOf(lr.vss)
+		if b.cz != nil {
+			b.cz.virtualServices(b, &lr)
+		}
 	}
 	b.rec.listeners = append(b.rec.listeners, lr)
 	if b.tr != nil {
@@ -122,9 +149,10 @@ func (b *builder) listen(l *listener) {
 // candidates returns the services a listener considers for a proxy in namespace n, in
 // Istio's order, or a superset of those it imports (the ones no import can cover are left
 // out: the order of the rest is unchanged), without their ports. A listener of exact hosts
-// of named namespaces considers, per (namespace, host), only the service istiod indexes,
-// when exported to n; any other considers the services exported to n by name, then the
-// public ones, each in creation order.
+// of named namespaces (ExactHostListeners, 1.31 on) considers, per (namespace, host), only
+// the service istiod indexes, when exported to n; any other considers the services exported
+// to n by name, then the public ones, each in creation order — with n's own first up to
+// 1.30.2 (ListenerOrder; see ownFirst).
 func (b *builder) candidates(l *listener) []importedService {
 	x, n := &b.v.services, b.rec.ns
 	if l.exactOnly {
@@ -139,17 +167,32 @@ func (b *builder) candidates(l *listener) []importedService {
 		slices.SortFunc(out, byID)
 		return out
 	}
+	var out []importedService
+	named := 0
 	if l.importsEverything() { // */*: everything exported to n
-		named, public := x.exportedTo[n], x.public
-		out := make([]importedService, len(named)+len(public))
-		for i, id := range named {
+		ns, public := x.exportedTo[n], x.public
+		out = make([]importedService, len(ns)+len(public))
+		for i, id := range ns {
 			out[i].id = id
 		}
 		for i, id := range public {
-			out[len(named)+i].id = id
+			out[len(ns)+i].id = id
 		}
-		return out
+		named = len(ns)
+	} else {
+		out, named = b.covered(l)
 	}
+	if x.reading.ownFirst {
+		return x.ownFirstOrder(out, named, n)
+	}
+	return out
+}
+
+// covered returns the services exported to the proxy's namespace that an import of a listener
+// (not */*) may cover, in Istio's order — those exported to the namespace by name, then the
+// public ones, each in creation order — and how many are exported by name.
+func (b *builder) covered(l *listener) ([]importedService, int) {
+	x, n := &b.v.services, b.rec.ns
 	var ids []int32
 	for _, hc := range l.classes {
 		ns := hc.ns
@@ -168,24 +211,50 @@ func (b *builder) candidates(l *listener) []importedService {
 			}
 		}
 	}
-	// Istio's order: the services exported to n by name first, then the public ones, each
-	// in creation order.
 	out := make([]importedService, 0, len(ids))
 	for _, id := range ids {
 		if !x.svcs[id].exp.Public() {
 			out = append(out, importedService{id: id})
 		}
 	}
+	slices.SortFunc(out, byID)
+	out = slices.CompactFunc(out, sameID)
 	named := len(out)
 	for _, id := range ids {
 		if x.svcs[id].exp.Public() {
 			out = append(out, importedService{id: id})
 		}
 	}
-	slices.SortFunc(out[:named], byID)
 	slices.SortFunc(out[named:], byID)
-	return slices.CompactFunc(out, func(a, b importedService) bool { return a.id == b.id })
+	return out[:named+len(slices.CompactFunc(out[named:], sameID))], named
 }
+
+// ownFirstOrder puts a listener's candidates for a proxy in namespace n — the first named
+// exported to n by name (its own included), the rest public, each in creation order — in
+// the order istiod lists them up to 1.30.2 (ListenerOrder): n's own first (istiod's private
+// services of n; one whose exportTo names n as "." and by name comes twice in a row), then
+// those of other namespaces exported to n by name, then the public ones. A sidecar gets the
+// same services either way (it prefers its own namespace's), in another order; a gateway,
+// which takes the first candidate of a host, takes n's own over an older one exported to n.
+func (x *serviceIndex) ownFirstOrder(in []importedService, named int, n string) []importedService {
+	out := make([]importedService, 0, len(in)+named)
+	for _, c := range in[:named] {
+		if x.service(c.id).Namespace == n {
+			out = append(out, c)
+			if x.twice(c.id) {
+				out = append(out, c)
+			}
+		}
+	}
+	for _, c := range in[:named] {
+		if x.service(c.id).Namespace != n {
+			out = append(out, c)
+		}
+	}
+	return append(out, in[named:]...)
+}
+
+func sameID(a, b importedService) bool { return a.id == b.id }
 
 func byID(a, b importedService) int { return cmp.Compare(a.id, b.id) }
 
@@ -208,7 +277,11 @@ func (b *builder) imported(l *listener, cands []importedService) []importedServi
 	out := cands[:0]
 	for _, c := range cands {
 		s := &x.svcs[c.id]
-		if why, _, ports := l.admit(s.host, x.inv[s.svc].Namespace, x.inv[s.svc].Ports); why == admitted {
+		why, _, ports := l.admit(s.host, x.inv[s.svc].Namespace, x.inv[s.svc].Ports)
+		if b.cz != nil {
+			b.cz.candidate(x, l, b.rec.ns, c.id, why)
+		}
+		if why == admitted {
 			out = append(out, importedService{c.id, ports})
 		}
 	}
@@ -257,9 +330,12 @@ func (b *builder) destinations(l *listener, k int32) []importedService {
 	var out []importedService
 	for _, hp := range b.v.vss.vss[k].destinationPorts(n) {
 		id, own := x.indexed(hp.host, n)
-		found := own
+		found, tie := own, int32(-1)
 		if !own {
-			id, found = x.bestExported(hp.host, n)
+			id, found, tie = x.destinationOf(hp.host, n, b.v.pickBest)
+			if b.cz != nil {
+				b.cz.destination(x, hp.host, n, b.v.pickBest, id, found)
+			}
 		}
 		var ports []uint32
 		why := notCovered
@@ -271,6 +347,9 @@ func (b *builder) destinations(l *listener, k int32) []importedService {
 		}
 		if why == admitted {
 			out = append(out, importedService{id, ports})
+			if tie >= 0 {
+				b.rec.ties = append(b.rec.ties, destinationTie{hp.host, k, id, tie})
+			}
 		}
 	}
 	return out

@@ -66,7 +66,8 @@ func (rd *routeReader) destinationOf(d inventory.Destination, ns string) destina
 
 // httpDestinations returns the destinations of each HTTP route of vs. A route that
 // delegates is replaced by the delegate's routes, as istiod merges them: the delegate
-// (namespace "" is vs's) must exist with hosts empty and be exported to vs's namespace; each
+// (namespace "" is vs's) must exist with hosts empty and its exportTo hold "*" or vs's
+// namespace (the mesh default read as written, whatever the release); each
 // of its routes is kept when its matches and the root route's do not conflict, with the
 // merged matches, and inherits the root route's mirrors when it has none. Each destination
 // is resolved in the namespace of the VirtualService that names it.
@@ -82,7 +83,9 @@ func (rd *routeReader) httpDestinations(vs *inventory.VirtualService) []httpDest
 		}
 		dns := cmp.Or(rt.Delegate.Namespace, vs.Namespace)
 		d := rd.byRef[dns+"/"+rt.Delegate.Name]
-		if d == nil || len(d.Hosts) != 0 || !rd.disc.discovered(dns) || !exportto.Parse(exportto.ListOf(d.ExportTo, rd.meshDefault), d.Namespace).To(vs.Namespace) {
+		// The delegate's list as given (the mesh default as written, in every release) holds
+		// "*" or the root's namespace.
+		if d == nil || len(d.Hosts) != 0 || !rd.disc.discovered(dns) || !exportto.Parse(exportto.ListOf(d.ExportTo, rd.meshDefault), d.Namespace).Holds(vs.Namespace) {
 			continue // istiod drops the route
 		}
 		for j := range d.HTTP {

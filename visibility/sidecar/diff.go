@@ -9,7 +9,9 @@ import (
 
 	"k8s.io/apimachinery/pkg/labels"
 
+	"github.com/meshscope/meshscope/internal/release"
 	"github.com/meshscope/meshscope/internal/report"
+	"github.com/meshscope/meshscope/visibility/mesh"
 )
 
 // ProxyHost names a host as a class of sidecar proxies receives it (see Class): those of a
@@ -30,8 +32,23 @@ type Answer struct {
 }
 
 // Change is a host whose answer changes for a class of proxies (Key): Before and After are
-// what they have (nil: not received); Gained and Lost the ports they gain and lose.
-type Change = report.Change[ProxyHost, *Answer, uint32]
+// what they have (nil: not received); Gained and Lost the ports they gain and lose; Causes,
+// when the two views answer as two Istio releases, the differences between them (mesh.Cause,
+// in the order of the constants) that change it. It has the fields of every dry run's
+// change (Key, Before, After, Gained, Lost), and Causes.
+type Change struct {
+	Key    ProxyHost `json:"key"`
+	Before *Answer   `json:"before,omitzero"`
+	After  *Answer   `json:"after,omitzero"`
+	Gained []uint32  `json:"gained,omitempty"`
+	Lost   []uint32  `json:"lost,omitempty"`
+	// Causes are, of the causes the two views' releases differ by (mesh.Differences), those
+	// whose rule decided something about the host for the class in either view (see the
+	// package documentation, "An upgrade's dry run"); empty when the views answer as one
+	// release. A change without causes between two releases comes from a difference between
+	// the two configurations.
+	Causes []mesh.Cause `json:"causes,omitempty"`
+}
 
 // Diff is the dry run of a change to what sidecars receive and how they route — Sidecars,
 // services and their exportTo, VirtualServices, DestinationRules, the mesh's default
@@ -46,22 +63,41 @@ type Change = report.Change[ProxyHost, *Answer, uint32]
 // labels ("app=web,version=v1"): it gets the first one's view before and the second one's
 // after. Nothing is enforced. Changes are sorted by namespace, workload and host. Its cost is that
 // of Proxy for each class of proxies, twice. Either view may be nil: the view of an empty
-// inventory, in which proxies receive nothing.
+// inventory, in which proxies receive nothing (answering as the other's release).
+//
+// Two views answering as two Istio releases (View.Release) make Diff the dry run of an
+// upgrade or a rollback: each Change then names the causes (mesh.Cause) that change it,
+// among those the releases differ by (see the package documentation, "An upgrade's dry
+// run"). Build each view from the inventory without what its release refuses, and list
+// those objects as refused by it:
+//
+//	refused := inv.ValidateFor(m.Release())
+//	v, err := sidecar.New(m, inv.Without(refused))
 func Diff(before, after *View) []Change { return diff(sidecarKind, before, after) }
 
 // DiffGateways is the dry run of a change to what gateways receive, as Diff is for sidecars:
 // for every class of gateways of either view (GatewayClasses), every host whose Answer
-// differs — another service, other ports, another DestinationRule. Its cost is that of
-// Gateway for each class of gateways, twice.
+// differs — another service, other ports, another DestinationRule — with, between two
+// releases, the causes that change it (those that reach gateways: DefaultExportToLists,
+// ListenerOrder, ServiceEntryVisibility). Its cost is that of Gateway for each class of
+// gateways, twice.
 func DiffGateways(before, after *View) []Change { return diff(gatewayKind, before, after) }
 
 // diff lists what changes for every class of proxies of kind k.
 func diff(k kind, before, after *View) []Change {
-	if before == nil {
-		before = &View{}
+	switch {
+	case before == nil && after == nil:
+		return []Change{}
+	case before == nil:
+		before = &View{release: after.release}
+	case after == nil:
+		after = &View{release: before.release}
 	}
-	if after == nil {
-		after = &View{}
+	differ := release.SetOf(mesh.Differences(before.release, after.release)...)
+	refused := map[string]bool{} // the Sidecars one view applies that the other's release refuses
+	if differ.Has(mesh.SidecarExclusions) {
+		maps.Copy(refused, refusedSidecars(before, after.release))
+		maps.Copy(refused, refusedSidecars(after, before.release))
 	}
 	var cs classSet
 	var selectors [2]map[string][]labels.Set // per view, per namespace: the workload classes
@@ -81,7 +117,18 @@ func diff(k kind, before, after *View) []Change {
 	classes := cs.sorted()
 	out := []Change{}
 	for _, c := range classes {
-		b, a := answers(before.proxyOf(k, before.sidecarOf(k, c.Namespace, c.Workload), c.Namespace, c.Workload)), answers(after.proxyOf(k, after.sidecarOf(k, c.Namespace, c.Workload), c.Namespace, c.Workload))
+		var rb, ra record
+		var sb, sa *causeStamps
+		if differ != 0 {
+			sb, sa = &causeStamps{}, &causeStamps{}
+		}
+		before.build(&rb, k, before.sidecarOf(k, c.Namespace, c.Workload), c.Namespace, c.Workload, nil, sb)
+		after.build(&ra, k, after.sidecarOf(k, c.Namespace, c.Workload), c.Namespace, c.Workload, nil, sa)
+		b, a := answers(before.spell(&rb)), answers(after.spell(&ra))
+		var whole release.Set // the causes of every host of the class
+		if refused[rb.name] || refused[ra.name] {
+			whole = release.SetOf(mesh.SidecarExclusions)
+		}
 		hosts := slices.Sorted(maps.Keys(b))
 		for h := range a {
 			if _, ok := b[h]; !ok {
@@ -95,6 +142,9 @@ func diff(k kind, before, after *View) []Change {
 				continue
 			}
 			ch := Change{Key: ProxyHost{Namespace: c.Namespace, Workload: c.Workload.String(), Host: h}, Before: x, After: y}
+			if differ != 0 {
+				ch.Causes = ((whole | sb.hosts[h] | sa.hosts[h]) & differ).Causes()
+			}
 			var bp, ap []uint32
 			if x != nil {
 				bp = x.Ports

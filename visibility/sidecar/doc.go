@@ -7,11 +7,15 @@
 //
 // A view is built from the mesh configuration and the cluster's objects, read once each:
 //
-//	m, err := mesh.Load(meshYAML)                     // rootNamespace, default exportTo of each kind, discoverySelectors, serviceEntryVisibility
+//	m, err := mesh.Load(meshYAML)                     // the Istio release, rootNamespace, default exportTo of each kind, discoverySelectors, serviceEntryVisibility
 //	inv, err := inventory.Load(dump, "cluster.local") // kubectl get namespaces,serviceentries,services,sidecars,virtualservices,destinationrules -A -o yaml
 //	v, err := sidecar.New(m, inv)
+//	fmt.Println(v.Release())                          // Istio 1.30.3: the first line of every output
 //	p := v.Proxy("shop", labels.Set{"app": "web"})
 //	fmt.Println(v.ExplainHost("shop", labels.Set{"app": "web"}, "reviews.shop.svc.cluster.local"))
+//
+// The rules below are those of the newest release meshscope models (1.31); the section "The
+// Istio release" says which earlier releases answer otherwise, and how.
 //
 // # Services
 //
@@ -37,10 +41,10 @@
 //     as if it were in shop: "." is shop), else none, which imports "*/*". A
 //     root-namespace Sidecar with a selector serves only the root namespace's own proxies.
 //   - Each egress listener: an exclusion ("~ext/…", "~/…" for every namespace) beats any
-//     import, so "~/*" beside "*/*" empties the listener. When every import is an exact host
-//     of a named namespace, the listener looks at the oldest service of each such host in
-//     that namespace only, and gets nothing when that one is not exported to shop, however
-//     many younger ones are. A listener with a port imports only the services that declare
+//     import, so "~/*" beside "*/*" empties the listener (1.31 on). When every import is an
+//     exact host of a named namespace, the listener looks at the oldest service of each such
+//     host in that namespace only, and gets nothing when that one is not exported to shop,
+//     however many younger ones are (1.31 on). A listener with a port imports only the services that declare
 //     that port, with that port alone.
 //   - One host in several namespaces: shop's own service wins, then a Kubernetes Service,
 //     then — surprisingly — a service exported to shop by name before an older public one;
@@ -63,7 +67,7 @@
 // routes; delegated routes merged as istiod merges them) adds the service of its host when
 // the egress hosts did not already bring it: shop's own service of that host — even one not
 // exported to shop — else the best one exported to shop (a Kubernetes Service, else the
-// oldest). It comes with the listener's port, else the destination's ports (all of them when
+// oldest; up to 1.29, the one of the alphabetically first namespace). It comes with the listener's port, else the destination's ports (all of them when
 // a route gives none); a service that declares ports, none of them those, is not added,
 // and one that declares none is added without ports.
 //
@@ -93,7 +97,8 @@
 //
 // Gateway answers for an ingress or egress gateway: no Sidecar ever applies to it; exportTo,
 // discovery selectors and serviceEntryVisibility act as for a sidecar of its namespace; per
-// host the first service exported to the namespace wins, with no preference for its own; and
+// host the first service exported to the namespace wins, with no preference for its own (up
+// to 1.30.2 its own private services come first among the candidates); and
 // VirtualService destinations add nothing. When a sidecar of the gateway's namespace without
 // a Sidecar connects first, istiod hands the gateway that sidecar's scope: where that view
 // differs, the answer carries a note saying so.
@@ -127,7 +132,86 @@
 //
 // meshscope breaks the ties Istio leaves to input order — two ServiceEntries of one
 // namespace claiming a host at the same creation time (Lint: CreationTimeTie), and two
-// services of one host and age in two namespaces as a VirtualService destination — by name.
+// services of one host and age in two namespaces as a VirtualService destination, which
+// istiod takes from a map (a note of Proxy: DestinationTie) — by name, and says so.
+//
+// # The Istio release
+//
+// A view answers as the Istio release its mesh configuration names (mesh.Config.Istio,
+// CompatibilityVersion and PilotEnv, which mesh.Load reads from an IstioOperator or Helm
+// values, or a caller sets; none: the newest release meshscope models), and View.Release
+// names it for an output's first line. To answer as another release, set it:
+//
+//	m.Istio, m.CompatibilityVersion = "1.30.3", "1.29"
+//	v, err := sidecar.New(m, inv) // answers as 1.30.3 with compatibilityVersion 1.29's flags
+//
+// Each rule that differs between releases is one mesh.Cause, applied in one place:
+//
+//   - ServiceEntryVisibility (1.31): before, istiod does not know serviceEntryVisibility, so
+//     it narrows nothing (the view compiles mesh.Config.AppliedVisibility; mesh.Config.Findings
+//     says the block is ignored), for sidecars and gateways.
+//   - DefaultExportToLists (1.30.3): before, a defaultServiceExportTo or
+//     defaultVirtualServiceExportTo holding "." makes the objects without their own exportTo
+//     private to their namespace (even [".", "*"]), else one holding "*" public, else they are
+//     not indexed at all — a default of names alone hides them from every sidecar and gateway
+//     (a service still reaches a sidecar of its own namespace as a VirtualService
+//     destination). From 1.30.3 the default is read as if the object declared it: "*" public,
+//     else "~" hidden, else "." and each name (exportto.DefaultList). A delegate
+//     VirtualService's check against its root's namespace, and defaultDestinationRuleExportTo,
+//     read the same in every release.
+//   - ListenerOrder (1.30.3): before, a listener's candidates are the namespace's own
+//     services exported to it first (one whose exportTo names it as "." and by name twice,
+//     so Listener.Services repeats it), then those of other namespaces exported to it by name,
+//     then the public ones; from 1.30.3 the services exported to it, own or not, in creation
+//     order, then the public ones. A sidecar gets the same services either way; a gateway,
+//     which takes the first candidate of a host, gets its own namespace's private service
+//     over an older one exported to it by name up to 1.30.2.
+//   - SidecarExclusions (1.31): before, the validation refuses a Sidecar with an egress host
+//     "~ns/…", "~*/…" or "~./…" (New refuses the inventory, in the release's words:
+//     inventory.Inventory.ValidateFor), and "~/host" names the literal namespace "~": it
+//     imports nothing and excludes nothing, so ["*/*", "~/*"] imports everything up to 1.30
+//     and nothing from 1.31, and a VirtualService is not skipped for an excluded host.
+//   - ExactHostListeners (1.31): before, every listener considers every service exported to
+//     the proxy's namespace; from 1.31 a listener whose imports are all exact hosts of named
+//     namespaces looks up only the service istiod indexes per (namespace, host). Sidecars only.
+//   - DestinationNamespace (1.30.0, PILOT_SIDECAR_PICK_BEST_SERVICE_NAMESPACE, which
+//     compatibilityVersion 1.25–1.29 turns off): a VirtualService destination whose host the
+//     sidecar's namespace holds no service of takes a visible Kubernetes Service, else the
+//     oldest visible service; before (or with the flag off), the service of the alphabetically
+//     first namespace whose service is visible. Sidecars only.
+//
+// 1.28 and 1.29 answer alike; a release given by its minor alone answers as its recorded
+// patch (1.30 as 1.30.3).
+//
+// # An upgrade's dry run
+//
+// Two views of one configuration, each answering as a release, give the dry run of an
+// upgrade (or a rollback): Diff lists, per class of sidecars, every host whose answer
+// changes, and each Change names the causes that change it (Change.Causes, among
+// mesh.Differences of the two releases); DiffGateways does the same for gateways. An object
+// one release refuses is left out of that release's view and listed as refused by it:
+//
+//	m.Istio = "1.30"
+//	refused := inv.ValidateFor(m.Release()) // a Sidecar with "~shop/*", in 1.30's words
+//	before, err := sidecar.New(m, inv.Without(refused))
+//	m.Istio = "1.31"
+//	after, err := sidecar.New(m, inv)
+//	for _, c := range sidecar.Diff(before, after) {
+//		fmt.Println(c.Key, c.Causes) // {shop  db.example.com} [SidecarExclusions]
+//	}
+//
+// The causes are read from the record of each view (see "One record per proxy"): while it
+// decides for a proxy, the builder notes, per host, each rule that differs between releases
+// and took part in the decision — a candidate service or VirtualService whose exportTo
+// another release reads otherwise (a mesh default, a visibility), a "~" egress host covering
+// it, an exact-host listener holding another service of it, a gateway's candidates of it in
+// its own and another namespace, a destination whose two ways of picking a namespace differ —
+// and every host of a proxy whose Sidecar one release refuses. So a change between two
+// releases of one configuration names at least one cause (the package's tests hold this on
+// every recorded case and pair of releases, and on random configurations), and may name one
+// that took part without changing it. A mesh configuration one release refuses (mesh.Load's error; istiod
+// then runs on its defaults) makes the two configurations differ, and changes that come from
+// that alone have no cause.
 //
 // # One record per proxy
 //
@@ -136,9 +220,10 @@
 // for a sidecar or a gateway: the Sidecar that applies, each listener's services and
 // VirtualServices, the one that routes each host and those it outranks, and each host's
 // DestinationRule lookup (the pools consulted, the rules found, the one chosen). An
-// explanation asks the builder to keep, for its host, every loser and why it lost; Proxy
-// does not, and pays nothing for it. So an explanation never disagrees with Proxy: both read
-// the same decisions.
+// explanation asks the builder to keep, for its host, every loser and why it lost, and Diff
+// asks it to note the release-dependent rules behind each host; Proxy does neither, and pays
+// nothing for them. So an explanation never disagrees with Proxy: both read the same
+// decisions.
 //
 // Compiled views are immutable and safe for concurrent use; building one is linear in the
 // inventory, and no proxy's view is worked out until it is asked for.

@@ -96,7 +96,7 @@ func (v *View) explain(k kind, namespace string, workload labels.Set, host strin
 	if ids := x.undisc[host]; len(ids) > 0 {
 		l := Step{Key: "not discovered"}
 		for _, i := range ids {
-			l.Candidates = append(l.Candidates, Candidate{Service: x.inv[i].Ref(), Decision: x.decisions[i], Verdict: NotDiscovered,
+			l.Candidates = append(l.Candidates, Candidate{Service: x.inv[i].Ref(), Decision: x.reading.decisions[i], Verdict: NotDiscovered,
 				Reason: fmt.Sprintf("namespace %s is not discovered: no discoverySelector matches it, so istiod does not see its services", x.inv[i].Namespace)})
 		}
 		e.Levels = append(e.Levels, l)
@@ -107,7 +107,7 @@ func (v *View) explain(k kind, namespace string, workload labels.Set, host strin
 	}
 	tr := newTrace(host)
 	var rec record
-	v.build(&rec, k, sc, namespace, workload, tr)
+	v.build(&rec, k, sc, namespace, workload, tr, nil)
 	p := v.spell(&rec)
 	e.Levels = append(e.Levels, v.explainSteps(&rec)...)
 	if i, ok := slices.BinarySearchFunc(p.Services, host, func(s Service, h string) int { return strings.Compare(s.Host, h) }); ok {
@@ -163,7 +163,7 @@ func (v *View) unclaimed(sc *inventory.Sidecar, namespace, host string) []string
 	}
 	for li, eg := range egressOf(sc) {
 		for _, raw := range eg.Hosts {
-			h := parseEgressHost(raw)
+			h := v.sidecars.reading.parse(raw)
 			if h.exclude || h.host == names.Wildcard || !isWildcard(h.host) || !hosts.Covers(h.host, host) {
 				continue
 			}

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/meshscope/meshscope/internal/exportto"
+	"github.com/meshscope/meshscope/visibility/mesh"
 )
 
 // explainRoutes spells, for each listener of a proxy's record that imports the traced host,
@@ -44,7 +44,7 @@ func (v *View) routeCandidate(rec *record, rt *routeTrace, c *routeCand) Candida
 	case vsGatewaysOnly:
 		out.Verdict, out.Reason = Hidden, fmt.Sprintf("its gateways %q do not name mesh: it applies to gateways only", r.vs.Gateways)
 	case vsNotExported:
-		out.Verdict, out.Reason = Hidden, v.vss.hiddenReason(r, n)
+		out.Verdict, out.Reason = Hidden, v.vss.hiddenReason(r, n, v.release)
 	case vsExcluded:
 		out.Verdict, out.Reason = Excluded, fmt.Sprintf("an exclusion of the listener covers %s, the host of it an import matches", c.matched)
 	case vsUncovered:
@@ -59,10 +59,10 @@ func (v *View) routeCandidate(rec *record, rt *routeTrace, c *routeCand) Candida
 	return out
 }
 
-// hiddenReason says why VirtualService r is not exported to namespace n.
-func (x *vsIndex) hiddenReason(r *virtualService, n string) string {
+// hiddenReason says why VirtualService r is not exported to namespace n under release rel.
+func (x *vsIndex) hiddenReason(r *virtualService, n string, rel mesh.Release) string {
 	if len(r.vs.ExportTo) == 0 {
-		return fmt.Sprintf("the mesh's defaultVirtualServiceExportTo %q does not export it to %s", exportto.ListOf(nil, x.meshDefault), n)
+		return fmt.Sprintf("%s does not export it to %s", meshDefaultSaid("defaultVirtualServiceExportTo", x.meshDefault, rel), n)
 	}
 	return fmt.Sprintf("its exportTo %q does not export it to %s", r.vs.ExportTo, n)
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/meshscope/meshscope/internal/exportto"
 	"github.com/meshscope/meshscope/visibility/inventory"
+	"github.com/meshscope/meshscope/visibility/mesh"
 )
 
 // explainSteps spells the steps the trace of a proxy's record went through for its host:
@@ -67,7 +68,7 @@ func (v *View) candidate(rec *record, c *traced, st *traceStep, why string, step
 	x, n := &v.services, rec.ns
 	s := &x.svcs[c.id]
 	svc := &x.inv[s.svc]
-	out := Candidate{Service: svc.Ref(), Decision: x.decisions[s.svc]}
+	out := Candidate{Service: svc.Ref(), Decision: x.reading.decisions[s.svc]}
 	lr := &rec.listeners[st.listener]
 	switch c.fate {
 	case notExported:
@@ -122,15 +123,26 @@ func (v *View) reached(rec *record, c *traced) (Verdict, string) {
 func (x *serviceIndex) hiddenReason(i int32, n string) string {
 	s := &x.inv[i]
 	eff := x.exported[i]
-	declared := s.ExportTo
-	from := "its exportTo"
+	declared, from := s.ExportTo, fmt.Sprintf("its exportTo %q", s.ExportTo)
 	if len(declared) == 0 {
-		declared, from = exportto.ListOf(nil, x.meshDefault), "the mesh's defaultServiceExportTo"
+		declared, from = x.reading.defaultList, meshDefaultSaid("defaultServiceExportTo", x.reading.meshDefault, x.reading.release)
 	}
 	if !slices.Equal(eff, declared) {
-		return fmt.Sprintf("%s %q, narrowed by visibility %s (applyToSidecars) to %q, does not export it to %s", from, declared, x.decisions[i], eff, n)
+		return fmt.Sprintf("%s, narrowed by visibility %s (applyToSidecars) to %q, does not export it to %s", from, x.reading.decisions[i], eff, n)
 	}
-	return fmt.Sprintf("%s %q does not export it to %s", from, declared, n)
+	return fmt.Sprintf("%s does not export it to %s", from, n)
+}
+
+// meshDefaultSaid spells the mesh default exportTo of a kind (field: its name; given: as the
+// mesh configuration gives it) that an object without its own goes by, as release r reads it
+// (exportto.DefaultList).
+func meshDefaultSaid(field string, given []string, r mesh.Release) string {
+	list := exportto.ListOf(nil, given)
+	out := fmt.Sprintf("the mesh's %s %q", field, list)
+	if read := exportto.DefaultList(given, r); !slices.Equal(read, list) {
+		out += fmt.Sprintf(", which Istio %s reads as %q (before 1.30.3 istiod honours only \".\" and \"*\" in it: %s),", r.Version(), read, mesh.DefaultExportToLists)
+	}
+	return out
 }
 
 // heldBy says which namespace holds the host in listener lr, keeping service id out: the

@@ -17,9 +17,10 @@ import (
 // defaultServiceExportTo), discovery selectors and serviceEntryVisibility (with
 // applyToSidecars) act as for a sidecar of the namespace; and per host the first candidate
 // wins — the services exported to the namespace by name, then the public ones, each oldest
-// first, a Kubernetes Service replacing a ServiceEntry and services of one namespace merging
-// their ports — with no preference for the gateway's own namespace and no services added by
-// VirtualService destinations. Rules are the DestinationRules the gateway gets, as for a
+// first (up to 1.30.2 the namespace's own private ones first: ListenerOrder), a Kubernetes
+// Service replacing a ServiceEntry and services of one namespace merging their ports — with
+// no preference for the gateway's own namespace and no services added by VirtualService
+// destinations. Rules are the DestinationRules the gateway gets, as for a
 // sidecar (its labels choose among workload-selected ones). Listeners is empty: a gateway's
 // routes come from the VirtualServices bound to its Gateway resources, which the view does
 // not model.
@@ -44,7 +45,7 @@ func (v *View) Gateway(namespace string, workload labels.Set) Proxy {
 // Sidecar sc applies (nil: none).
 func (v *View) proxyOf(k kind, sc *inventory.Sidecar, namespace string, workload labels.Set) Proxy {
 	var rec record
-	v.build(&rec, k, sc, namespace, workload, nil)
+	v.build(&rec, k, sc, namespace, workload, nil, nil)
 	return v.spell(&rec)
 }
 
@@ -95,7 +96,7 @@ func (v *View) LintGateways() []Finding {
 	x := &v.services
 	for _, c := range v.GatewayClasses() {
 		var rec record
-		v.build(&rec, gatewayKind, nil, c.Namespace, c.Workload, nil)
+		v.build(&rec, gatewayKind, nil, c.Namespace, c.Workload, nil, nil)
 		for _, lr := range rec.listeners {
 			for _, is := range lr.imported {
 				s, host := x.service(is.id), x.svcs[is.id].host

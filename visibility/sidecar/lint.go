@@ -77,6 +77,13 @@ const (
 	// of its host came first, and a gateway prefers no namespace (a sidecar of the namespace
 	// gets its own).
 	GatewayOwnServiceOutranked = report.GatewayOwnServiceOutranked
+	// DestinationTie (warning, a note of Proxy and a finding of View.Lint per class of
+	// proxies): a VirtualService destination's service comes, for a sidecar whose namespace
+	// holds none of its host, from a visible Kubernetes Service, else the oldest visible
+	// service (DestinationNamespace, 1.30 on), and two of them in two namespaces are equally
+	// old ServiceEntries (or both Kubernetes Services): istiod takes the first of a map, so
+	// either may come; meshscope gives the first in its order and says so.
+	DestinationTie = report.DestinationTie
 )
 
 // Lint reports what in the Sidecars, services, VirtualServices and DestinationRules Istio
@@ -114,21 +121,22 @@ func (v *View) lintSidecar(sc *inventory.Sidecar) []Finding {
 		out = append(out, report.New(path, RootSidecarNotDiscovered, "no discoverySelector matches the root namespace %s, so istiod does not see this Sidecar: it is no namespace's default, and proxies without a Sidecar of their own import */*", v.root))
 	}
 	for i := range sc.Egress {
-		out = append(out, lintExclusions(fmt.Sprintf("%s egress[%d]", path, i), &sc.Egress[i])...)
+		out = append(out, v.sidecars.reading.lintExclusions(fmt.Sprintf("%s egress[%d]", path, i), &sc.Egress[i])...)
 	}
 	return out
 }
 
-// lintExclusions finds the imports of a listener that one of its exclusions covers.
-func lintExclusions(at string, e *inventory.Egress) []Finding {
+// lintExclusions finds the imports of a listener that one of its exclusions covers (none
+// before 1.31, which has no exclusions).
+func (rd egressReading) lintExclusions(at string, e *inventory.Egress) []Finding {
 	var out []Finding
 	for j, raw := range e.Hosts {
-		imp := parseEgressHost(raw)
+		imp := rd.parse(raw)
 		if imp.exclude {
 			continue
 		}
 		for k, xraw := range e.Hosts {
-			x := parseEgressHost(xraw)
+			x := rd.parse(xraw)
 			if !x.exclude || x.namespace != names.Wildcard && x.namespace != imp.namespace || !hosts.Covers(x.host, imp.host) {
 				continue
 			}
@@ -187,7 +195,7 @@ func (v *View) lintExactImports() []Finding {
 		for i := range sc.Egress {
 			e := &sc.Egress[i]
 			for j, raw := range e.Hosts {
-				imp := parseEgressHost(raw)
+				imp := v.sidecars.reading.parse(raw)
 				if imp.exclude || isWildcard(imp.host) || imp.namespace == names.Wildcard {
 					continue
 				}
@@ -197,7 +205,7 @@ func (v *View) lintExactImports() []Finding {
 				hit := map[pair][]string{}
 				var pairs []pair
 				for _, n := range nss {
-					l := readListener(e, i, n)
+					l := v.sidecars.reading.listener(e, i, n)
 					if !l.exactOnly {
 						break
 					}

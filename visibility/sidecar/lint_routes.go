@@ -15,13 +15,19 @@ import (
 
 // lintRoutes judges, per class of proxies, the routes and rules each class actually gets,
 // reading the record of its view: route destinations to a subset the class's
-// DestinationRule for the host lacks, and hosts two VirtualServices of one listener give
-// alike. A finding lists every class it holds for.
+// DestinationRule for the host lacks, hosts two VirtualServices of one listener give
+// alike, and destinations istiod takes from a map among equals (DestinationTie, as Proxy
+// notes it). A finding lists every class it holds for.
 func (v *View) lintRoutes() []Finding {
 	fs := classFindings{who: "proxies"}
 	for _, c := range v.Classes() {
 		var rec record
-		v.build(&rec, sidecarKind, v.sidecars.forProxy(c.Namespace, c.Workload), c.Namespace, c.Workload, nil)
+		v.build(&rec, sidecarKind, v.sidecars.forProxy(c.Namespace, c.Workload), c.Namespace, c.Workload, nil, nil)
+		for i := range rec.ties {
+			if f, ok := v.tieNote(&rec, rec.ties[i].host); ok && slices.IndexFunc(rec.ties, func(t destinationTie) bool { return t.host == rec.ties[i].host }) == i {
+				fs.note(f.Path, f.Code, f.Message, c)
+			}
+		}
 		for i := range rec.listeners {
 			lr := &rec.listeners[i]
 			for _, k := range lr.vss {

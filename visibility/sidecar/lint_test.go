@@ -83,7 +83,7 @@ func TestSidecarCodeLevels(t *testing.T) {
 		ImportExcluded: report.Warning, ExactImportShadowed: report.Warning, RootSidecarWithSelector: report.Warning,
 		RootSidecarNotDiscovered: report.Warning, SidecarNeverApplies: report.Warning, CreationTimeTie: report.Warning,
 		ExportToAnnotationRepeats: report.Note, RootNamespaceUnknown: report.Warning,
-		GatewayScopeOrderDependent: report.Warning, GatewayOwnServiceOutranked: report.Warning,
+		GatewayScopeOrderDependent: report.Warning, GatewayOwnServiceOutranked: report.Warning, DestinationTie: report.Warning,
 	} {
 		assert.Equal(t, want, code.Level(), "%s", code)
 	}

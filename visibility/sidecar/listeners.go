@@ -8,16 +8,19 @@ import (
 	"github.com/meshscope/meshscope/internal/hosts"
 	"github.com/meshscope/meshscope/internal/names"
 	"github.com/meshscope/meshscope/visibility/inventory"
+	"github.com/meshscope/meshscope/visibility/mesh"
 )
 
-// listener is an egress listener read for a proxy namespace: its entries by namespace ("."
-// resolved; "*" for every namespace).
+// listener is an egress listener read for a proxy namespace, as a release reads it: its
+// entries by namespace ("." resolved; "*" for every namespace).
 type listener struct {
-	egress    *inventory.Egress
-	index     int
-	byNS      map[string]*hostClass
-	classes   []*hostClass // those of byNS, in the order the hosts name them
-	exactOnly bool         // every import is an exact host of a named namespace
+	egress  *inventory.Egress
+	index   int
+	byNS    map[string]*hostClass
+	classes []*hostClass // those of byNS, in the order the hosts name them
+	// exactOnly: every import is an exact host of a named namespace, and the release looks
+	// such a listener's hosts up one by one (ExactHostListeners).
+	exactOnly bool
 }
 
 // hostClass is what a listener imports from one namespace (or "*").
@@ -41,12 +44,30 @@ type egressHost struct {
 	exclude   bool
 }
 
-// parseEgressHost splits "ns/host" ("~ns/host" for an exclusion; "~/host" is every
-// namespace). The inventory validated it.
-func parseEgressHost(s string) egressHost {
+// egressReading is how a release reads a Sidecar's egress hosts.
+//
+//   - exclusions (SidecarExclusions, 1.31 on): "~ns/host" excludes the host of ns ("~/host":
+//     of every namespace; "~*/…" and "~./…" too). Before, the release's validation refuses a
+//     Sidecar holding "~ns/…" (New refuses it: inventory.Inventory.ValidateFor), and reads
+//     "~/host" as an import of the host from the literal namespace "~", which holds no
+//     service: it imports nothing and excludes nothing.
+//   - exactHosts (ExactHostListeners, 1.31 on): a listener whose imports are all exact hosts
+//     of named namespaces (exclusions aside) looks up, per (namespace, host), the one service
+//     istiod indexes. Before, every listener considers every service exported to the proxy's
+//     namespace.
+type egressReading struct{ exclusions, exactHosts bool }
+
+// readingFor is how release r reads egress hosts.
+func readingFor(r mesh.Release) egressReading {
+	return egressReading{exclusions: r.Has(mesh.SidecarExclusions), exactHosts: r.Has(mesh.ExactHostListeners)}
+}
+
+// parse splits "ns/host" ("~ns/host" for an exclusion when the release has them; "~/host"
+// is every namespace). The inventory validated it.
+func (rd egressReading) parse(s string) egressHost {
 	ns, h, _ := strings.Cut(s, "/")
 	e := egressHost{namespace: ns, host: h}
-	if rest, ok := strings.CutPrefix(ns, "~"); ok {
+	if rest, ok := strings.CutPrefix(ns, "~"); ok && rd.exclusions {
 		e.exclude, e.namespace = true, rest
 		if rest == "" {
 			e.namespace = names.Wildcard
@@ -72,26 +93,26 @@ func egressOf(sc *inventory.Sidecar) []*inventory.Egress {
 }
 
 // namesOwnNamespace reports whether an egress listener names "." among its hosts.
-func namesOwnNamespace(e inventory.Egress) bool {
-	return slices.ContainsFunc(e.Hosts, func(raw string) bool { return parseEgressHost(raw).namespace == "." })
+func (rd egressReading) namesOwnNamespace(e inventory.Egress) bool {
+	return slices.ContainsFunc(e.Hosts, func(raw string) bool { return rd.parse(raw).namespace == "." })
 }
 
-// readListeners reads the egress listeners of the Sidecar sc (nil: none applies) for a
-// proxy in namespace n.
-func readListeners(sc *inventory.Sidecar, n string) []listener {
+// listeners reads the egress listeners of the Sidecar sc (nil: none applies) for a proxy in
+// namespace n.
+func (rd egressReading) listeners(sc *inventory.Sidecar, n string) []listener {
 	es := egressOf(sc)
 	out := make([]listener, len(es))
 	for i, e := range es {
-		out[i] = readListener(e, i, n)
+		out[i] = rd.listener(e, i, n)
 	}
 	return out
 }
 
-// readListener resolves the egress hosts of a listener for a proxy in namespace n.
-func readListener(e *inventory.Egress, index int, n string) listener {
-	l := listener{egress: e, index: index, byNS: make(map[string]*hostClass, len(e.Hosts)), exactOnly: true}
+// listener resolves the egress hosts of a listener for a proxy in namespace n.
+func (rd egressReading) listener(e *inventory.Egress, index int, n string) listener {
+	l := listener{egress: e, index: index, byNS: make(map[string]*hostClass, len(e.Hosts)), exactOnly: rd.exactHosts}
 	for at, raw := range e.Hosts {
-		h := parseEgressHost(raw)
+		h := rd.parse(raw)
 		if h.namespace == "." {
 			h.namespace = n
 		}

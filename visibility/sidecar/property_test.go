@@ -30,7 +30,13 @@ var (
 		"shop/db.example.com", "~shop/*.example.com", "~./mail.corp", "pay/*.b.example.com", "*/mail.corp", "~*/db.example.com",
 		"istio-system/*", "ext/web.shop.svc.cluster.local", "*/*.corp", "./*.svc.cluster.local", "other/api.example.com",
 		"~*/web.shop.svc.cluster.local", "~/*.svc.cluster.local", "ext/api.example.com", "pay/api.example.com", "pay/db.example.com"}
-	sidecarExportTo = [][]string{nil, nil, {"*"}, {"."}, {"~"}, {"shop"}, {"ext", "pay"}, {".", "other"}, {"nowhere"}}
+	sidecarExportTo = [][]string{nil, nil, {"*"}, {"."}, {"~"}, {"shop"}, {"ext", "pay"}, {".", "other"}, {"nowhere"}, {".", "shop"}}
+	// meshExportTo are mesh defaults: any list, and mixes only a mesh default may hold, which
+	// releases read differently.
+	meshExportTo = [][]string{{"*"}, {"."}, {"~"}, {"shop"}, {"ext", "pay"}, {".", "other"}, {".", "*"}, {".", "~"}, {"*", "shop"}, {".", "shop", "pay"}}
+	// sidecarReleases are the releases (and compatibilityVersion) the random views answer as:
+	// each side of every cause.
+	sidecarReleases = [][2]string{{"", ""}, {"1.31", ""}, {"1.31", "1.29"}, {"1.30", ""}, {"1.30.2", ""}, {"1.30.3", "1.29"}, {"1.29", ""}, {"1.28", ""}}
 	sidecarWorkload = []map[string]string{nil, {"app": "web"}, {"app": "api", "version": "v1"}}
 )
 
@@ -39,6 +45,13 @@ var (
 // shared across namespaces and within one, creation-time ties, ports, labels and selectors
 // that do or do not let ports merge, overlapping VirtualServices, rules that merge.
 func randomSidecarInventory(r *rand.Rand) (*mesh.Config, inventory.Inventory) {
+	m, inv := randomSidecarConfig(r)
+	return m, *inv.Without(inv.ValidateFor(m.Release()))
+}
+
+// randomSidecarConfig is randomSidecarInventory before the objects its release refuses are
+// left out.
+func randomSidecarConfig(r *rand.Rand) (*mesh.Config, inventory.Inventory) {
 	inv := inventory.Inventory{Namespaces: map[string]map[string]string{}}
 	for _, ns := range sidecarNamespaces[:4] {
 		l := randmesh.Labels(r)
@@ -124,7 +137,7 @@ func randomSidecarInventory(r *rand.Rand) (*mesh.Config, inventory.Inventory) {
 		m.RootNamespace = sidecarNamespaces[r.IntN(3)]
 	}
 	if r.IntN(3) == 0 {
-		m.DefaultServiceExportTo = sidecarExportTo[2+r.IntN(len(sidecarExportTo)-2)]
+		m.DefaultServiceExportTo = meshExportTo[r.IntN(len(meshExportTo))]
 	}
 	if r.IntN(3) == 0 {
 		m.DiscoverySelectors = []metav1.LabelSelector{*randmesh.Selector(r)}
@@ -133,6 +146,8 @@ func randomSidecarInventory(r *rand.Rand) (*mesh.Config, inventory.Inventory) {
 		}
 	}
 	addRandomRouting(r, m, &inv)
+	rel := sidecarReleases[r.IntN(len(sidecarReleases))]
+	m.Istio, m.CompatibilityVersion = rel[0], rel[1]
 	return m, inv
 }
 

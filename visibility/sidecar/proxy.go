@@ -7,7 +7,9 @@ import (
 
 	"k8s.io/apimachinery/pkg/labels"
 
+	"github.com/meshscope/meshscope/internal/report"
 	"github.com/meshscope/meshscope/visibility/inventory"
+	"github.com/meshscope/meshscope/visibility/mesh"
 )
 
 // Proxy is what one Envoy proxy receives: the services it gets for each host, how its
@@ -24,8 +26,10 @@ type Proxy struct {
 	// Rules is, per host of Services, the DestinationRule the proxy gets; a host without
 	// one is absent.
 	Rules map[string]*Rule `json:"rules"`
-	// Notes say where the answer depends on something the inventory does not hold (a
-	// gateway's view when a sidecar of its namespace connects first, for one).
+	// Notes say where the answer depends on something the inventory does not hold: a
+	// gateway's view when a sidecar of its namespace connects first
+	// (GatewayScopeOrderDependent), a VirtualService destination istiod takes from a map
+	// among equals (DestinationTie).
 	Notes []Finding `json:"notes,omitempty"`
 }
 
@@ -89,20 +93,22 @@ type Rule struct {
 	WorkloadSelector map[string]string `json:"workloadSelector,omitempty"`
 }
 
-// Proxy returns what a sidecar in namespace with the workload labels workload receives:
-// which Sidecar applies, and every service host it gets. In Istio's steps:
+// Proxy returns what a sidecar in namespace with the workload labels workload receives, as
+// the view's release gives it (see the package documentation, "The Istio release"): which
+// Sidecar applies, and every service host it gets. In Istio's steps:
 //
 //   - The Sidecar: the oldest of the namespace whose workloadSelector the labels satisfy;
 //     else the oldest of the namespace without one; else the root namespace's oldest without
 //     one, read as if it were in the namespace ("." is the proxy's namespace); else none,
 //     which imports "*/*". Sidecars of undiscovered namespaces do not exist, the root's too.
 //   - Per egress listener, an import ns/host (or */host) covers a service host exactly, or
-//     as a wildcard covers it; an exclusion ~ns/host (~/host: every namespace) beats any
-//     import. When every import is an exact host of a named namespace, the listener looks at
-//     one service per (namespace, host) — the oldest, a Kubernetes Service before a
-//     ServiceEntry — and keeps it if it is exported to the proxy's namespace; a younger one
-//     is never considered. Otherwise it considers every service exported to the namespace:
-//     first those exported to it by name, then the public ones, each oldest first.
+//     as a wildcard covers it; an exclusion ~ns/host (~/host: every namespace; 1.31 on)
+//     beats any import. When every import is an exact host of a named namespace (1.31 on),
+//     the listener looks at one service per (namespace, host) — the oldest, a Kubernetes
+//     Service before a ServiceEntry — and keeps it if it is exported to the proxy's
+//     namespace; a younger one is never considered. Otherwise it considers every service
+//     exported to the namespace: first those exported to it by name (up to 1.30.2 its own
+//     first), then the public ones, each oldest first.
 //   - A host imported from several namespaces goes, within a listener, to the first one
 //     met, unless a later one is the proxy's own namespace, or a later Kubernetes Service
 //     (in the proxy's namespace, or when the holder is not) takes it. Across listeners the
@@ -115,7 +121,7 @@ type Rule struct {
 // of a named namespace (ns/* or ns/*.example.com) at that namespace's services.
 func (v *View) Proxy(namespace string, workload labels.Set) Proxy {
 	var rec record
-	v.build(&rec, sidecarKind, v.sidecars.forProxy(namespace, workload), namespace, workload, nil)
+	v.build(&rec, sidecarKind, v.sidecars.forProxy(namespace, workload), namespace, workload, nil, nil)
 	return v.spell(&rec)
 }
 
@@ -155,8 +161,37 @@ func (v *View) spell(rec *record) Proxy {
 		if r.rule != nil {
 			out.Rules[h] = v.rules.spell(r.rule)
 		}
+		if f, ok := v.tieNote(rec, h); ok {
+			out.Notes = append(out.Notes, f)
+		}
 	}
 	return out
+}
+
+// tieNote is the DestinationTie note of a proxy's record for host, when it gets the host
+// from a VirtualService destination whose service istiod takes from a map among equals.
+func (v *View) tieNote(rec *record, host string) (Finding, bool) {
+	if len(rec.ties) == 0 {
+		return Finding{}, false
+	}
+	i := slices.IndexFunc(rec.ties, func(t destinationTie) bool { return t.host == host })
+	if i < 0 || rec.got.get(host).id != rec.ties[i].id {
+		return Finding{}, false // another service holds the host
+	}
+	t, x := &rec.ties[i], &v.services
+	return tieNote(x.service(t.id), x.service(t.other), host, rec.ns, v.vss.vss[t.vs].ref), true
+}
+
+// tieNote is the note of a proxy in namespace n that gets host from the destination of
+// VirtualService vs ("namespace/name"): the service s, where istiod may take other.
+func tieNote(s, other *inventory.Service, host, n, vs string) Finding {
+	why := "are both Kubernetes Services"
+	if s.Kind != inventory.KubernetesService {
+		why = "are equally old ServiceEntries"
+	}
+	return report.New(s.Ref().String(), DestinationTie,
+		"%s and %s %s of %s, which %s has none of: VirtualService %s's destination takes a visible Kubernetes Service, else the oldest visible service (%s), and istiod takes the first it meets in a map, so a sidecar of %s may get either; meshscope gives %s, the first in its order",
+		s.Ref(), other.Ref(), why, host, n, vs, mesh.DestinationNamespace, n, s.Ref())
 }
 
 // listenerOf spells a listener for a caller: its egress, the VirtualServices it selects, the

@@ -27,7 +27,7 @@ var (
 	routeExportTo   = [][]string{nil, nil, nil, {"*"}, {"."}, {"shop"}, {"ext", "pay"}, {".", "other"}, {"nowhere"}, {"istio-system"}}
 	ruleExportTo    = [][]string{nil, nil, {"*"}, {"."}, {"."}, {".", "pay"}, {".", "pay", "ext"}, {"shop"}, {"ext"}, {"ext", "pay"}, {"istio-system"}, {"nowhere"}}
 	routeGateways   = [][]string{nil, nil, nil, {"mesh"}, {"shop/gw"}, {"mesh", "ext/gw"}}
-	meshRouteExport = [][]string{{"*"}, {"."}, {"~"}, {"shop"}, {"ext", "pay"}, {".", "other"}}
+	meshRouteExport = [][]string{{"*"}, {"."}, {"~"}, {"shop"}, {"ext", "pay"}, {".", "other"}, {".", "*"}, {".", "~"}, {"*", "shop"}, {".", "shop", "pay"}}
 	routePorts      = []uint32{0, 0, 80, 443, 8080, 9090}
 	sourceNS        = []string{"", "", "shop", "ext", "pay", "istio-system"}
 	uriMatches      = []inventory.StringMatch{{Prefix: "/"}, {Prefix: "/a"}, {Exact: "/a/b"}, {Prefix: "/a/b"}, {Regex: "/.*"}}

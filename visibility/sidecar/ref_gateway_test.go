@@ -9,22 +9,14 @@ import (
 // The literal reference's gateways (View.Gateway): what a gateway gets, and where a sidecar
 // of its namespace scoped first changes it.
 
-// gateway is what a gateway in n gets: every service exported to n, by name first, then the
-// public ones, the first of a host standing (a Kubernetes Service displacing a
+// gateway is what a gateway in n gets: every service exported to n, in the order the release
+// lists them (refExportedTo), the first of a host standing (a Kubernetes Service displacing a
 // ServiceEntry, services of one namespace merging their ports); and, where a sidecar of n
 // may be scoped first, a note when that changes what it gets.
 func (v refSidecarView) gateway(n string, workload map[string]string) Proxy {
-	svcs := v.services()
 	var scope refScope
-	for _, x := range svcs {
-		if refListed(x, n) {
-			scope.add(refGot{x, x.s.Ports}, "")
-		}
-	}
-	for _, x := range svcs {
-		if refPublic(x) {
-			scope.add(refGot{x, x.s.Ports}, "")
-		}
+	for _, x := range refExportedTo(v.services(), n, v.rel()) {
+		scope.add(refGot{x, x.s.Ports}, "")
 	}
 	out := Proxy{Services: []Service{}, Listeners: []Listener{}, Rules: map[string]*Rule{}}
 	pools := v.pools()

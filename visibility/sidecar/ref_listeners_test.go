@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/meshscope/meshscope/visibility/inventory"
+	"github.com/meshscope/meshscope/visibility/mesh"
 )
 
 // The literal reference's egress listeners (steps 4 to 6 of refSidecarView): which services a
@@ -16,12 +17,16 @@ type refEgressHost struct {
 	exclude  bool
 }
 
-func refParseEgress(hosts []string, n string) []refEgressHost {
+// refParseEgress reads a listener's hosts for a proxy in n as release rel does: "~" before a
+// namespace excludes from 1.31 on; before, "~/h" names the literal namespace "~".
+func refParseEgress(hosts []string, n string, rel mesh.Release) []refEgressHost {
 	var entries []refEgressHost
 	for _, raw := range hosts {
 		ns, h, _ := strings.Cut(raw, "/")
-		x := strings.HasPrefix(ns, "~")
-		ns = strings.TrimPrefix(ns, "~")
+		x := strings.HasPrefix(ns, "~") && rel.Has(mesh.SidecarExclusions)
+		if x {
+			ns = strings.TrimPrefix(ns, "~")
+		}
 		if x && ns == "" {
 			ns = "*"
 		}
@@ -43,9 +48,10 @@ func refExcluded(entries []refEgressHost, ns, h string) bool {
 	return false
 }
 
-// refListenerServices are steps 4 to 6 for one listener: the services it imports, in order.
-func refListenerServices(svcs []refService, entries []refEgressHost, e inventory.Egress, n string) []refGot {
-	exact := true
+// refListenerServices are steps 4 to 6 for one listener: the services it imports, in order,
+// as release rel lists them.
+func refListenerServices(svcs []refService, entries []refEgressHost, e inventory.Egress, n string, rel mesh.Release) []refGot {
+	exact := rel.Has(mesh.ExactHostListeners)
 	for _, en := range entries {
 		if !en.exclude && (strings.HasPrefix(en.host, "*") || en.ns == "*") {
 			exact = false
@@ -63,16 +69,7 @@ func refListenerServices(svcs []refService, entries []refEgressHost, e inventory
 		}
 		slices.SortStableFunc(cands, func(a, b refService) int { return a.rank - b.rank })
 	} else {
-		for _, x := range svcs {
-			if refListed(x, n) {
-				cands = append(cands, x)
-			}
-		}
-		for _, x := range svcs {
-			if refPublic(x) {
-				cands = append(cands, x)
-			}
-		}
+		cands = refExportedTo(svcs, n, rel)
 	}
 	// Step 5.
 	imports := func(ns, h string) bool {
@@ -114,6 +111,35 @@ func refListenerServices(svcs []refService, entries []refEgressHost, e inventory
 		}
 	}
 	return slices.DeleteFunc(imported, func(g refGot) bool { return held[g.x.host].ns != g.x.s.Namespace })
+}
+
+// refExportedTo are the services exported to n in the order release rel lists them: those
+// exported to n by name (n's own included), then the public ones; before 1.30.3, n's own
+// first — one whose exportTo names n as "." and by name, twice — then the others exported to
+// n by name, then the public ones.
+func refExportedTo(svcs []refService, n string, rel mesh.Release) []refService {
+	var out []refService
+	if !rel.Has(mesh.ListenerOrder) {
+		for _, x := range svcs {
+			if refListed(x, n) && x.s.Namespace == n {
+				out = append(out, x)
+				if slices.Contains(x.eff, ".") && slices.Contains(x.eff, n) {
+					out = append(out, x)
+				}
+			}
+		}
+	}
+	for _, x := range svcs {
+		if refListed(x, n) && (rel.Has(mesh.ListenerOrder) || x.s.Namespace != n) {
+			out = append(out, x)
+		}
+	}
+	for _, x := range svcs {
+		if refPublic(x) {
+			out = append(out, x)
+		}
+	}
+	return out
 }
 
 // refMatchesPort: the listener keeps only services that declare its port (an HTTP_PROXY

@@ -71,7 +71,20 @@ func (v refSidecarView) resolve(h, ns string) string {
 
 // vsExportTo is a VirtualService's exportTo as the controller sets it.
 func (v refSidecarView) vsExportTo(vs *inventory.VirtualService) []string {
-	list := vs.ExportTo
+	return v.vsList(vs, vs.ExportTo)
+}
+
+// vsSelectable is a VirtualService's exportTo as a listener selects by it: the mesh default
+// as the release reads it for one without its own.
+func (v refSidecarView) vsSelectable(vs *inventory.VirtualService) []string {
+	if len(vs.ExportTo) > 0 || v.m == nil {
+		return v.vsExportTo(vs)
+	}
+	return v.vsList(vs, v.defaultList(v.m.DefaultVirtualServiceExportTo))
+}
+
+// vsList is list, or the mesh default as given when it is empty, "." read as vs's namespace.
+func (v refSidecarView) vsList(vs *inventory.VirtualService, list []string) []string {
 	if len(list) == 0 && v.m != nil {
 		list = v.m.DefaultVirtualServiceExportTo
 	}
@@ -99,7 +112,7 @@ func (v refSidecarView) virtualServices() []*refVS {
 		if len(vs.Hosts) == 0 || !v.discovered(vs.Namespace) {
 			continue
 		}
-		x := &refVS{vs: vs, exportTo: v.vsExportTo(vs)}
+		x := &refVS{vs: vs, exportTo: v.vsSelectable(vs)}
 		for _, h := range vs.Hosts {
 			x.hosts = append(x.hosts, v.resolve(h, vs.Namespace))
 		}

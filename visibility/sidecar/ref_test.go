@@ -40,6 +40,15 @@ import (
 //
 // A gateway skips 3 to 7: it takes every service exported to n, first come first served
 // (ref_gateway_test.go). ref_vectors_test.go holds the reference to Istio's answers.
+//
+// The release (m's) changes steps 1, 4, 5 and 8, as each release's istiod does: before 1.31
+// serviceEntryVisibility does not exist, "~ns/" excludes nothing ("~/h" names the literal
+// namespace "~"), and every listener scans the services exported to n; before 1.30.3 a mesh
+// default exportTo holding "." makes objects without one private, else one holding "*"
+// public, else they are not indexed, and a listener lists n's own services first (one that
+// names n as "." and by name, twice); before 1.30 (or with
+// PILOT_SIDECAR_PICK_BEST_SERVICE_NAMESPACE off) a destination takes the alphabetically first
+// namespace.
 type refSidecarView struct {
 	r   *visibility.Resolver
 	m   *mesh.Config
@@ -52,6 +61,26 @@ type refService struct {
 	s    *inventory.Service
 	eff  []string // effective exportTo
 	rank int      // its place in Istio's order
+}
+
+// rel is the release the reference answers as.
+func (v refSidecarView) rel() mesh.Release { return v.m.Release() }
+
+// defaultList is a mesh default exportTo as the release reads it for an object without its
+// own: from 1.30.3 as if declared; before, "." in it makes the object private, else "*"
+// public, else the object is not indexed (exported nowhere).
+func (v refSidecarView) defaultList(def []string) []string {
+	switch {
+	case len(def) == 0:
+		return []string{"*"}
+	case v.rel().Has(mesh.DefaultExportToLists):
+		return def
+	case slices.Contains(def, "."):
+		return []string{"."}
+	case slices.Contains(def, "*"):
+		return []string{"*"}
+	}
+	return []string{"~"}
 }
 
 func (v refSidecarView) root() string {
@@ -84,9 +113,11 @@ func (v refSidecarView) discovered(ns string) bool {
 // in Istio's order.
 func (v refSidecarView) services() []refService {
 	var def []string
-	if v.m != nil && len(v.m.DefaultServiceExportTo) > 0 {
+	if v.m != nil {
 		def = v.m.DefaultServiceExportTo
 	}
+	def = v.defaultList(def)
+	narrows := v.r.AppliesToSidecars() && v.rel().Has(mesh.ServiceEntryVisibility)
 	var svcs []refService
 	for i := range v.inv.Services {
 		s := &v.inv.Services[i]
@@ -97,7 +128,7 @@ func (v refSidecarView) services() []refService {
 		if s.Kind == inventory.ServiceEntry {
 			vis = v.r.Resolve(labels.Set(v.inv.Namespaces[s.Namespace])).Visibility
 		}
-		eff := visibility.EffectiveExportTo(s.ExportTo, def, s.Namespace, vis, v.r.AppliesToSidecars())
+		eff := visibility.EffectiveExportTo(s.ExportTo, def, s.Namespace, vis, narrows)
 		var seen []string
 		for _, h := range s.Hosts {
 			if !slices.Contains(seen, h) {
@@ -233,9 +264,10 @@ func (v refSidecarView) sidecarProxy(chosen *inventory.Sidecar, n string, worklo
 	out := Proxy{Sidecar: refSidecarName(chosen), Services: []Service{}, Listeners: []Listener{}, Rules: map[string]*Rule{}}
 	var scope refScope
 	pools := v.pools()
+	ties := map[string]refTie{} // per host, the first destination whose service ties with another
 	for _, e := range egress {
-		entries := refParseEgress(e.Hosts, n)
-		imported := refListenerServices(svcs, entries, e, n)
+		entries := refParseEgress(e.Hosts, n, v.rel())
+		imported := refListenerServices(svcs, entries, e, n, v.rel())
 		selected := refSelectVirtualServices(vses, entries, n)
 		l := Listener{Port: e.Port, Hosts: slices.Clone(e.Hosts), VirtualServices: []string{}, Services: []string{}, Routes: map[string]string{}}
 		for _, vs := range selected {
@@ -251,12 +283,15 @@ func (v refSidecarView) sidecarProxy(chosen *inventory.Sidecar, n string, worklo
 		for _, vs := range selected {
 			dests := vs.destinations(n)
 			for _, h := range slices.Sorted(maps.Keys(dests)) {
-				x := refDestinationService(svcs, h, n)
+				x, tie := refDestinationService(svcs, h, n, v.rel().Has(mesh.DestinationNamespace))
 				if x == nil {
 					continue
 				}
 				if ports, ok := refDestinationPorts(x, e, dests[h]); ok {
 					scope.add(refGot{*x, ports}, vs.name())
+					if _, noted := ties[h]; tie != nil && !noted {
+						ties[h] = refTie{*x, *tie, vs.name()}
+					}
 				}
 			}
 		}
@@ -274,16 +309,27 @@ func (v refSidecarView) sidecarProxy(chosen *inventory.Sidecar, n string, worklo
 		if r := v.ruleFor(pools, n, workload, g.x); r != nil {
 			out.Rules[h] = r
 		}
+		if t, ok := ties[h]; ok && t.x.rank == g.x.rank {
+			out.Notes = append(out.Notes, tieNote(t.x.s, t.other.s, h, n, t.vs))
+		}
 	}
 	return out
 }
 
+// refTie is a destination's service x that ties with other, as VirtualService vs adds it.
+type refTie struct {
+	x, other refService
+	vs       string
+}
+
 // refDestinationService is the service a VirtualService destination host pulls in for a
 // proxy in n: n's own (looked up as in step 2, whatever its exportTo), else, among the other
-// namespaces' ones exported to n, a Kubernetes Service, else the oldest.
-func refDestinationService(svcs []refService, h, n string) *refService {
+// namespaces' ones exported to n, with best a Kubernetes Service, else the oldest; without,
+// the one of the alphabetically first namespace. tie is another service Istio may take
+// instead, nil when none.
+func refDestinationService(svcs []refService, h, n string, best bool) (x, tie *refService) {
 	if own := refIndexed(svcs, h, n); own != nil {
-		return own
+		return own, nil
 	}
 	var nss []string
 	for _, x := range svcs {
@@ -291,21 +337,36 @@ func refDestinationService(svcs []refService, h, n string) *refService {
 			nss = append(nss, x.s.Namespace)
 		}
 	}
-	// Istio returns the first visible Kubernetes Service it meets in a map, else the oldest
-	// visible service, the first met among equally old ones; meshscope the first in step 2's
-	// order (oldest first) in both cases.
-	var best *refService
+	var visible []*refService
 	for _, ns := range nss {
-		x := refIndexed(svcs, h, ns)
-		if !refVisible(*x, n) {
-			continue
-		}
-		xk := x.s.Kind == inventory.KubernetesService
-		if best == nil || xk && best.s.Kind != inventory.KubernetesService || xk == (best.s.Kind == inventory.KubernetesService) && x.rank < best.rank {
-			best = x
+		if x := refIndexed(svcs, h, ns); refVisible(*x, n) {
+			visible = append(visible, x)
 		}
 	}
-	return best
+	if len(visible) == 0 {
+		return nil, nil
+	}
+	if !best {
+		slices.SortFunc(visible, func(a, b *refService) int { return strings.Compare(a.s.Namespace, b.s.Namespace) })
+		return visible[0], nil
+	}
+	// Istio returns the first visible Kubernetes Service it meets in a map, else the oldest
+	// visible service, the first met among equally old ones; meshscope the first in step 2's
+	// order (oldest first) in both cases, and names another it could be.
+	kube := func(x *refService) bool { return x.s.Kind == inventory.KubernetesService }
+	slices.SortFunc(visible, func(a, b *refService) int {
+		if kube(a) != kube(b) {
+			return b2i(kube(b)) - b2i(kube(a))
+		}
+		return a.rank - b.rank
+	})
+	x = visible[0]
+	for _, y := range visible[1:] {
+		if kube(y) == kube(x) && (kube(x) || y.s.CreationTime.Equal(x.s.CreationTime)) {
+			return x, y
+		}
+	}
+	return x, nil
 }
 
 // refDestinationPorts are the ports a destination's service brings: a listener's port, else

@@ -90,7 +90,7 @@ func TestSelectVirtualServicesIndex(t *testing.T) {
 		for _, sc := range scs {
 			for li, e := range egressOf(sc) {
 				for _, n := range append(slices.Clone(sidecarNamespaces), "nowhere") {
-					l := readListener(e, li, n)
+					l := v.sidecars.reading.listener(e, li, n)
 					got, want := v.vss.selectFor(&l, n), v.vss.scan(&l, n)
 					if !slices.Equal(want, got) {
 						t.Fatalf("got %v, want %v: inventory %d, %s listener %d for %s:\n%s", got, want, i, sidecarName(sc), li, n, dumpInventory(m, inv))

@@ -6,21 +6,25 @@ import (
 	"strings"
 
 	"github.com/meshscope/meshscope/internal/exportto"
+	"github.com/meshscope/meshscope/internal/release"
 	"github.com/meshscope/meshscope/visibility"
 	"github.com/meshscope/meshscope/visibility/inventory"
+	"github.com/meshscope/meshscope/visibility/mesh"
 )
 
 // serviceIndex is the services of a view: every host of a discovered service once, in
 // Istio's order, indexed by host, namespace, wildcard suffix and the namespaces it is
 // exported to; and the services of undiscovered namespaces by host.
 type serviceIndex struct {
-	inv       []inventory.Service   // the inventory's
-	decisions []visibility.Decision // per inventory service: its visibility
+	inv []inventory.Service // the inventory's
+	// reading is how the release reads the services' exportTo — their visibility decisions,
+	// the mesh's defaultServiceExportTo, the order of a listener's candidates — and what
+	// another release would read otherwise (causesOf).
+	reading serviceReading
 	// exported is, per inventory service, the exportTo list it goes by for sidecars and
-	// gateways: its own, else meshDefault (the mesh's defaultServiceExportTo), narrowed by
-	// visibility with applyToSidecars.
-	exported    [][]string
-	meshDefault []string
+	// gateways: its own, else the release's reading of the mesh's defaultServiceExportTo
+	// (exportto.DefaultList), narrowed by visibility with applyToSidecars.
+	exported [][]string
 
 	svcs []viewService // the discovered services, one per host, in Istio's order
 	// oldest is, per host and namespace, the service istiod indexes: the oldest, a
@@ -47,11 +51,57 @@ type viewService struct {
 // exportedTo reports whether the service is exported to namespace n.
 func (s *viewService) exportedTo(n string) bool { return s.exp.To(n) }
 
-// newServiceIndex orders and indexes the services of inv: their visibility decisions, and
-// the mesh's defaultServiceExportTo, narrowed by visibility when narrows (applyToSidecars).
-func newServiceIndex(inv *inventory.Inventory, disc discovery, decisions []visibility.Decision, meshDefault []string, narrows bool) serviceIndex {
+// serviceReading is how a release reads the exportTo of a view's services, and what another
+// release would read otherwise.
+type serviceReading struct {
+	release mesh.Release // the release, for messages
+	// decisions are, per inventory service, its visibility under the serviceEntryVisibility
+	// the release applies; narrows: it narrows what sidecars get (applyToSidecars).
+	decisions []visibility.Decision
+	narrows   bool
+	// meshDefault is the mesh's defaultServiceExportTo as given; defaultList the list the
+	// release makes of it (exportto.DefaultList).
+	meshDefault, defaultList []string
+	// ownFirst: the release lists a namespace's own candidates first (ListenerOrder).
+	ownFirst bool
+	// For Diff's causes: whether releases on either side of DefaultExportToLists read
+	// meshDefault otherwise (exportto.DefaultListsDiffer), and the decisions under the
+	// serviceEntryVisibility (with applyToSidecars) the release ignores (nil: none ignored).
+	defaultsDiffer bool
+	ignored        []visibility.Decision
+}
+
+// causesOf returns the causes under which another release gives service id another
+// exportTo than this release does: a mesh default read otherwise, a visibility that narrows
+// it in one release and not in the other. Diff reads them (see causeStamps).
+func (x *serviceIndex) causesOf(id int32) release.Set {
+	rd, i := &x.reading, x.svcs[id].svc
+	s := &x.inv[i]
+	var out release.Set
+	if len(s.ExportTo) == 0 && rd.defaultsDiffer {
+		out |= release.SetOf(mesh.DefaultExportToLists)
+	}
+	base := exportto.ListOf(s.ExportTo, rd.defaultList)
+	if rd.narrows && !slices.Equal(x.exported[i], base) ||
+		rd.ignored != nil && !slices.Equal(visibility.EffectiveExportTo(s.ExportTo, rd.defaultList, s.Namespace, rd.ignored[i].Visibility, true), base) {
+		out |= release.SetOf(mesh.ServiceEntryVisibility)
+	}
+	return out
+}
+
+// twice reports whether the effective exportTo of service id names its namespace twice, as
+// "." and by name (an annotation may), which puts it twice among its namespace's own
+// candidates up to 1.30.2.
+func (x *serviceIndex) twice(id int32) bool {
+	s := &x.svcs[id]
+	list, ns := x.exported[s.svc], x.inv[s.svc].Namespace
+	return !s.exp.Public() && !s.exp.Hidden() && slices.Contains(list, exportto.Own) && slices.Contains(list, ns)
+}
+
+// newServiceIndex orders and indexes the services of inv, their exportTo read as rd says.
+func newServiceIndex(inv *inventory.Inventory, disc discovery, rd serviceReading) serviceIndex {
 	x := serviceIndex{
-		inv: inv.Services, decisions: decisions, exported: make([][]string, len(inv.Services)), meshDefault: meshDefault,
+		inv: inv.Services, reading: rd, exported: make([][]string, len(inv.Services)),
 		oldest: make(map[hostNS]int32, len(inv.Services)), byHost: make(map[string][]int32, len(inv.Services)),
 		byNS: make(map[string][]int32, len(inv.Namespaces)), bySuffix: make(map[string][]int32, len(inv.Services)),
 		exportedTo: make(map[string][]int32, len(inv.Namespaces)), undisc: map[string][]int32{},
@@ -59,7 +109,7 @@ func newServiceIndex(inv *inventory.Inventory, disc discovery, decisions []visib
 	n := 0
 	for i := range x.inv {
 		s := &x.inv[i]
-		x.exported[i] = visibility.EffectiveExportTo(s.ExportTo, meshDefault, s.Namespace, decisions[i].Visibility, narrows)
+		x.exported[i] = visibility.EffectiveExportTo(s.ExportTo, rd.defaultList, s.Namespace, rd.decisions[i].Visibility, rd.narrows)
 		n += len(s.Hosts)
 	}
 	x.svcs = make([]viewService, 0, n)
@@ -148,24 +198,37 @@ func (x *serviceIndex) indexed(host, ns string) (int32, bool) {
 	return id, ok
 }
 
-// bestExported returns, of the services istiod indexes for a host (one per namespace), the
-// best one exported to n: a Kubernetes Service, else the oldest. (istiod reads a map for
-// it; two services of one host and age in two namespaces tie, and meshscope takes the first
-// in its order.)
-func (x *serviceIndex) bestExported(host, n string) (int32, bool) {
-	best, found := int32(-1), false
-	for _, id := range x.byHost[host] {
-		s := &x.svcs[id]
+// destinationOf returns the service a VirtualService destination of host adds to a sidecar
+// of namespace n that holds no service of that host: one of the services istiod indexes for
+// the host (one per namespace) exported to n. With best (DestinationNamespace: 1.30 on, with
+// PILOT_SIDECAR_PICK_BEST_SERVICE_NAMESPACE), a Kubernetes Service, else the oldest. istiod
+// reads a map for it, taking the first Kubernetes Service it meets, or the first of the
+// equally oldest ServiceEntries: meshscope takes the first in its order and returns another
+// it could be as tie (-1: none; Proxy notes DestinationTie). Without best (up to 1.29, or
+// with the flag off), the one of the alphabetically first namespace.
+func (x *serviceIndex) destinationOf(host, n string, best bool) (id int32, found bool, tie int32) {
+	id, tie = -1, -1
+	for _, c := range x.byHost[host] {
+		s := &x.svcs[c]
 		svc := &x.inv[s.svc]
-		if o, _ := x.indexed(host, svc.Namespace); o != id || !s.exportedTo(n) {
+		if o, _ := x.indexed(host, svc.Namespace); o != c || !s.exportedTo(n) {
 			continue
 		}
+		if !found {
+			id, found = c, true
+			continue
+		}
+		cur := x.service(id)
 		switch {
-		case !found:
-			best, found = id, true
-		case replaces(svc, x.service(best)):
-			return id, true
+		case !best:
+			if svc.Namespace < cur.Namespace {
+				id = c
+			}
+		case replaces(svc, cur):
+			id, tie = c, -1
+		case tie < 0 && svc.Kind == cur.Kind && (svc.Kind == inventory.KubernetesService || svc.CreationTime.Equal(cur.CreationTime)):
+			tie = c
 		}
 	}
-	return best, found
+	return id, found, tie
 }

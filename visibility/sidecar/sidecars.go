@@ -11,8 +11,9 @@ import (
 // sidecarIndex is the Sidecar resources of a view: those of each discovered namespace in
 // Istio's order, the root namespace's default, and the egress listeners of each read once.
 type sidecarIndex struct {
-	all  []inventory.Sidecar // the inventory's, discovered or not
-	root string
+	all     []inventory.Sidecar // the inventory's, discovered or not
+	root    string
+	reading egressReading // how the release reads egress hosts
 	// byNS holds the Sidecars of each discovered namespace in Istio's order: those with a
 	// workload selector first, each group by creation time and name.
 	byNS        map[string][]*inventory.Sidecar
@@ -32,9 +33,9 @@ type sidecarListeners struct {
 }
 
 // newSidecarIndex orders the discovered Sidecars of each namespace, reads their listeners
-// and finds the root namespace's default.
-func newSidecarIndex(scs []inventory.Sidecar, disc discovery, root string) sidecarIndex {
-	x := sidecarIndex{all: scs, root: root, byNS: map[string][]*inventory.Sidecar{}}
+// as rd reads them and finds the root namespace's default.
+func newSidecarIndex(scs []inventory.Sidecar, disc discovery, root string, rd egressReading) sidecarIndex {
+	x := sidecarIndex{all: scs, root: root, reading: rd, byNS: map[string][]*inventory.Sidecar{}}
 	sorted := make([]*inventory.Sidecar, 0, len(scs))
 	for i := range scs {
 		if disc.discovered(scs[i].Namespace) {
@@ -45,9 +46,9 @@ func newSidecarIndex(scs []inventory.Sidecar, disc discovery, root string) sidec
 		return cmp.Or(cmp.Compare(b2i(a.WorkloadSelector == nil), b2i(b.WorkloadSelector == nil)), compareSidecars(a, b))
 	})
 	x.listeners = make(map[*inventory.Sidecar]sidecarListeners, len(sorted))
-	x.defaultListener = readListeners(nil, "")
+	x.defaultListener = rd.listeners(nil, "")
 	for _, sc := range sorted {
-		x.listeners[sc] = sidecarListeners{sidecarName(sc), readListeners(sc, sc.Namespace), slices.ContainsFunc(sc.Egress, namesOwnNamespace)}
+		x.listeners[sc] = sidecarListeners{sidecarName(sc), rd.listeners(sc, sc.Namespace), slices.ContainsFunc(sc.Egress, rd.namesOwnNamespace)}
 		x.byNS[sc.Namespace] = append(x.byNS[sc.Namespace], sc)
 		if sc.Namespace == root && sc.WorkloadSelector == nil && x.rootDefault == nil {
 			x.rootDefault = sc
@@ -94,7 +95,7 @@ func (x *sidecarIndex) listenersOf(sc *inventory.Sidecar, n string) (string, []l
 	}
 	p := x.listeners[sc] // forProxy returns discovered Sidecars only
 	if sc.Namespace != n && p.dot {
-		return p.name, readListeners(sc, n)
+		return p.name, x.reading.listeners(sc, n)
 	}
 	return p.name, p.listeners
 }

@@ -90,17 +90,20 @@ func (t *trace) beginListener(b *builder, l *listener) {
 	t.steps = append(t.steps, step)
 }
 
-// group places a service among a listener's candidates for namespace n: exported to n by
-// name (0), public (1), not exported to n (2).
+// group places a service among a listener's candidates for namespace n, as
+// builder.candidates orders them: up to 1.30.2 n's own first (0); exported to n by name (1),
+// public (2), not exported to n (3).
 func (x *serviceIndex) group(id int32, n string) int {
 	s := &x.svcs[id]
 	switch {
 	case s.exp.Public():
-		return 1
-	case s.exportedTo(n):
+		return 2
+	case !s.exportedTo(n):
+		return 3
+	case x.reading.ownFirst && x.inv[s.svc].Namespace == n:
 		return 0
 	}
-	return 2
+	return 1
 }
 
 // last returns where candidate id is in the last step; cand -1 when it is not there.
@@ -123,6 +126,9 @@ func (t *trace) received(id int32, o outcome, had int32) {
 		return
 	}
 	c := &t.steps[m.step].cands[m.cand]
+	if c.fate == reached {
+		return // listed twice (up to 1.30.2, as its namespace's own by "." and by name): its first arrival stands
+	}
 	c.fate, c.out, c.other = reached, o, had
 	if o != firstOfHost && o != replacing {
 		return

@@ -64,9 +64,10 @@ func resolveHost(h, ns, domain string) string {
 }
 
 // newVSIndex reads the discovered VirtualServices of list (meshDefault: the mesh's
-// defaultVirtualServiceExportTo; short hosts resolve into domain) and indexes those that
-// apply to sidecars.
-func newVSIndex(list []inventory.VirtualService, disc discovery, domain string, meshDefault []string) vsIndex {
+// defaultVirtualServiceExportTo, and defaultList the list the release makes of it for a
+// VirtualService without its own, exportto.DefaultList; short hosts resolve into domain) and
+// indexes those that apply to sidecars.
+func newVSIndex(list []inventory.VirtualService, disc discovery, domain string, meshDefault, defaultList []string) vsIndex {
 	x := vsIndex{meshDefault: meshDefault, lists: [2]map[string][]int32{{}, {}}, byNS: map[string]*vsNamespace{}}
 	rd := routeReader{disc: disc, domain: domain, meshDefault: meshDefault, byRef: make(map[string]*inventory.VirtualService, len(list))}
 	for i := range list {
@@ -82,7 +83,7 @@ func newVSIndex(list []inventory.VirtualService, disc discovery, domain string, 
 			continue // a delegate: it applies through its roots only
 		}
 		r := virtualService{ref: vs.Namespace + "/" + vs.Name, vs: vs, mesh: len(vs.Gateways) == 0 || slices.Contains(vs.Gateways, meshGateway),
-			exp: exportto.Parse(exportto.ListOf(vs.ExportTo, meshDefault), vs.Namespace)}
+			exp: exportto.Parse(exportto.ListOf(vs.ExportTo, defaultList), vs.Namespace)}
 		for _, h := range vs.Hosts {
 			r.hosts = append(r.hosts, resolveHost(h, vs.Namespace, domain))
 		}
