@@ -33,6 +33,11 @@ type View struct {
 	sidecars sidecarIndex
 	vss      vsIndex
 	rules    ruleIndex
+	// routes is istiod's conversion of the Gateway API routes: the VirtualServices it makes
+	// (those for the mesh are among vss) and the status it writes on each route.
+	routes *gammaRoutes
+	// outbound is the mesh's outbound traffic mode ("" is ALLOW_ANY).
+	outbound string
 }
 
 // New builds the sidecar view of an inventory under a mesh configuration (nil: Istio's
@@ -63,7 +68,8 @@ func New(m *mesh.Config, inv *inventory.Inventory) (*View, error) {
 		enabled: r.Enabled(), narrows: r.AppliesToSidecars()}
 	v.services = newServiceIndex(inv, v.disc, inv.Decisions(r), svcDefault, v.narrows)
 	v.sidecars = newSidecarIndex(inv.Sidecars, v.disc, v.root)
-	v.vss = newVSIndex(inv.VirtualServices, v.disc, v.domain, vsDefault)
+	v.routes = convertRoutes(inv, v.disc.discovered)
+	v.vss = newVSIndex(inv.VirtualServices, v.routes.vss, v.disc, v.domain, vsDefault)
 	v.rules = newRuleIndex(inv.DestinationRules, v.disc, v.domain, drDefault, v.root)
 	return v, nil
 }

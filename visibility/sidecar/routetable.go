@@ -1,0 +1,505 @@
+package sidecar
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/meshscope/meshscope/internal/hosts"
+	"github.com/meshscope/meshscope/visibility/inventory"
+)
+
+// VirtualHost is one virtual host of the route configuration a sidecar gets for a port
+// (View.RouteTable).
+type VirtualHost struct {
+	// Name is "<host>:<port>", or the catch-all's: "allow_any" ("block_all" under
+	// REGISTRY_ONLY, "allow_any_dynamic_dns" under ALLOW_ANY_DYNAMIC_DNS).
+	Name string `json:"name"`
+	// VirtualService is the VirtualService ("namespace/name") whose routes the virtual host
+	// holds — one istiod made from Gateway API routes is named as istiod names it
+	// ("shop/shop~reviews.shop.svc.cluster.local") —; "" for Istio's default route (a host no
+	// VirtualService claims) and for the catch-all. A sidecar's virtual host takes its routes
+	// from one VirtualService: istiod joins no two, so it never names several.
+	VirtualService string `json:"virtualService"`
+}
+
+// outboundDynamicDNS is the mesh's outbound traffic mode that resolves unknown HTTP hosts by
+// DNS (1.31 on).
+const outboundDynamicDNS = "ALLOW_ANY_DYNAMIC_DNS"
+
+// The names of Istio's catch-all virtual host, by the outbound traffic policy's mode.
+const (
+	catchAllAllowAny   = "allow_any"
+	catchAllBlockAll   = "block_all"
+	catchAllDynamicDNS = "allow_any_dynamic_dns"
+)
+
+// RouteTable returns the route configuration a sidecar in namespace with the workload labels
+// workload gets for port, as istiod builds it: its virtual hosts sorted by name (byte order),
+// then Istio's catch-all.
+//
+//   - The listener: the proxy's first egress listener whose port is port, else its first
+//     without a port (a unix domain socket listener is neither); with none, the table holds
+//     only the catch-all.
+//   - Each service the listener imports (not those VirtualService destinations add) with an
+//     HTTP-like port port — HTTP, HTTP2, HTTP_PROXY, GRPC, GRPC-Web, or one Istio sniffs —
+//     becomes the virtual host "<host>:<port>", built by the first VirtualService in the
+//     listener's order (Listener.VirtualServices) that claims the host; a later one is
+//     dropped. A host nothing claims gets Istio's default route (VirtualService "").
+//   - A VirtualService claims nothing unless it has an HTTP route for this port and proxy:
+//     an entry without a match, or a match without a port or with this one, whose
+//     sourceLabels and sourceNamespace the proxy satisfies (gateways naming mesh, when it
+//     names gateways). TCP- and TLS-only VirtualServices never build a virtual host. Off port
+//     80, a VirtualService none of whose hosts matches a service of the listener on the port
+//     claims nothing either.
+//   - A user's VirtualService claims the services its exact hosts name, and those its
+//     wildcard hosts cover of which it is the listener's Routes answer; each of its hosts
+//     that is no service of the listener on the port (a wildcard covering none) becomes a
+//     virtual host of its own — on port 80; on another port only when it also claims a
+//     service there.
+//   - A VirtualService istiod made from routes claims the service its host names, for
+//     proxies of its own namespace or of the namespace of that service (the listener's, for
+//     the host), and nothing through a wildcard host; it makes no virtual host of a host that
+//     is no service.
+//
+// A listener whose protocol is HTTP_PROXY gets the routes of every port of its services: a
+// virtual host per service port, and those of VirtualService hosts on port 80.
+func (v *View) RouteTable(namespace string, workload labels.Set, port uint32) []VirtualHost {
+	var rec record
+	sc := v.sidecars.forProxy(namespace, workload)
+	v.build(&rec, sidecarKind, sc, namespace, workload, nil)
+	t := v.routeTable(&rec, port)
+	out := make([]VirtualHost, 0, len(t.hosts)+1)
+	for _, h := range t.hosts {
+		out = append(out, VirtualHost{Name: h.name, VirtualService: v.vsRef(h.vs)})
+	}
+	return append(out, VirtualHost{Name: v.catchAll(sc)})
+}
+
+// vsRef names VirtualService k; "" for -1 (Istio's default route).
+func (v *View) vsRef(k int32) string {
+	if k < 0 {
+		return ""
+	}
+	return v.vss.vss[k].ref
+}
+
+// catchAll is the name of Istio's catch-all virtual host for the proxies the Sidecar sc
+// applies to (nil: none): by its outbound traffic mode, else the mesh's.
+func (v *View) catchAll(sc *inventory.Sidecar) string {
+	mode := v.outbound
+	if sc != nil && sc.OutboundTrafficMode != "" {
+		mode = sc.OutboundTrafficMode
+	}
+	switch mode {
+	case inventory.OutboundRegistryOnly:
+		return catchAllBlockAll
+	case outboundDynamicDNS:
+		return catchAllDynamicDNS
+	}
+	return catchAllAllowAny
+}
+
+// routeTable is the route configuration a proxy gets for a port, as the builder worked it out
+// from the proxy's record: the listener it comes from, what became of each of its
+// VirtualServices, and the virtual hosts, with every claimant dropped.
+type routeTable struct {
+	listener int    // the listener's index in the record; -1: none
+	port     uint32 // the port routes are built for: the one asked, or 0 (every port) for an HTTP_PROXY listener
+	// outcomes are the listener's VirtualServices, in its order, and what each did.
+	outcomes []vsOutcome
+	// hosts are the virtual hosts, sorted by name; dropped the later claimants of their names
+	// and the hosts of VirtualServices whose one domain an earlier virtual host had.
+	hosts   []vhost
+	dropped []vhost
+}
+
+// vsOutcome is what one VirtualService of the listener did for the route table.
+type vsOutcome struct {
+	k int32
+	// unmatched: off port 80, none of its hosts matches a service of the listener on the port.
+	unmatched bool
+	// routes are its HTTP routes for the port and the proxy (as Envoy gets them: up to the
+	// first catch-all); none, and it claims nothing.
+	routes int
+	// refused: made from routes, it claims no service, none being of its namespace or of the
+	// proxy's.
+	refused bool
+}
+
+// vhost is a virtual host: its name, host and port, the VirtualService whose routes it holds
+// (-1: Istio's default route) and how many, and the service it is for (-1: a host of the
+// VirtualService that is no service of the listener).
+type vhost struct {
+	name    string
+	host    string
+	port    uint32
+	vs      int32
+	service int32
+	routes  int
+}
+
+// tableService is a service of the listener the route table is built from: its host, the
+// service the listener holds for it (the last of its imports with the port) and the ports
+// routes are built for.
+type tableService struct {
+	host  string
+	id    int32
+	ports []uint32
+}
+
+// wrapper is what one VirtualService (vs; -1: Istio's default route for one service) gives one
+// port: the services it claims there (indexes into the listener's tableServices) and its
+// hosts that are no service.
+type wrapper struct {
+	port     uint32
+	vs       int32
+	routes   int
+	services []int
+	hosts    []string
+}
+
+// routeTable works out the route configuration the proxy of rec gets for port.
+func (v *View) routeTable(rec *record, port uint32) routeTable {
+	t := routeTable{listener: -1, port: port}
+	for i := range rec.listeners {
+		e := rec.listeners[i].l.egress
+		if e.Port == port || e.Port == 0 && !strings.HasPrefix(e.Bind, "unix://") {
+			t.listener = i
+			break
+		}
+	}
+	if t.listener < 0 {
+		return t
+	}
+	lr := &rec.listeners[t.listener]
+	if strings.EqualFold(lr.l.egress.Protocol, inventory.ProtocolHTTPProxy) {
+		t.port = 0
+	}
+	svcs, byHost := v.tableServices(lr, t.port)
+	var ws []wrapper
+	claimed := make([]bool, len(svcs))
+	for _, k := range lr.vss {
+		o := vsOutcome{k: k}
+		r := &v.vss.vss[k]
+		switch {
+		case t.port != 80 && !v.matchesService(r, svcs, byHost):
+			o.unmatched = true
+		default:
+			o.routes = r.httpRoutes(t.port, rec.ns, rec.workload)
+		}
+		t.outcomes = append(t.outcomes, o)
+		if o.routes == 0 {
+			continue
+		}
+		nonService, matching := v.separate(r, k, lr, svcs, byHost)
+		if r.converted() && !slices.ContainsFunc(matching, func(i int) bool {
+			return v.services.service(svcs[i].id).Namespace == r.vs.Namespace || rec.ns == r.vs.Namespace
+		}) {
+			t.outcomes[len(t.outcomes)-1].refused = true
+			continue
+		}
+		ws = v.appendWrappers(ws, t.port, k, o.routes, svcs, matching, nonService)
+	}
+	for _, w := range ws {
+		for _, i := range w.services {
+			claimed[i] = true
+		}
+	}
+	for i := range svcs {
+		if claimed[i] {
+			continue
+		}
+		for _, p := range svcs[i].ports {
+			if v.httpLike(svcs[i].id, p) {
+				ws = append(ws, wrapper{port: p, vs: -1, routes: 1, services: []int{i}})
+			}
+		}
+	}
+	v.buildHosts(&t, rec.ns, ws, svcs, byHost)
+	return t
+}
+
+// tableServices returns the services of listener lr routes are built for on port (0: every
+// port), in its order, and where each host is: per host, the last of the listener's imports
+// that has the port (all of them for port 0, with all their ports).
+func (v *View) tableServices(lr *listenerRecord, port uint32) ([]tableService, map[string]int) {
+	x := &v.services
+	out := make([]tableService, 0, len(lr.imported))
+	at := make(map[string]int, len(lr.imported))
+	for _, is := range lr.imported {
+		ports := is.ports
+		if port != 0 {
+			if !slices.Contains(is.ports, port) {
+				continue
+			}
+			ports = nil // port alone (see portsOf)
+		}
+		host := x.svcs[is.id].host
+		if i, ok := at[host]; ok {
+			out[i].id, out[i].ports = is.id, ports
+			continue
+		}
+		at[host] = len(out)
+		out = append(out, tableService{host: host, id: is.id, ports: ports})
+	}
+	if port != 0 {
+		one := []uint32{port}
+		for i := range out {
+			out[i].ports = one
+		}
+	}
+	return out, at
+}
+
+// httpLike reports whether Istio routes HTTP for port of service id: HTTP, HTTP2,
+// HTTP_PROXY, GRPC, GRPC-Web, or a protocol it does not recognise (it sniffs).
+func (v *View) httpLike(id int32, port uint32) bool {
+	switch p, _ := v.services.service(id).Protocol(port); p {
+	case "", inventory.ProtocolHTTP, inventory.ProtocolHTTP2, inventory.ProtocolHTTPProxy, inventory.ProtocolGRPC, inventory.ProtocolGRPCWeb:
+		return true
+	}
+	return false
+}
+
+// matchesService reports whether a host of VirtualService r matches a service of the
+// listener routes are built for (Istio's host.Name.Matches, either way).
+func (v *View) matchesService(r *virtualService, svcs []tableService, byHost map[string]int) bool {
+	for _, h := range r.hosts {
+		if _, ok := byHost[h]; ok {
+			return true
+		}
+		for i := range svcs {
+			if (isWildcard(h) || isWildcard(svcs[i].host)) && hosts.Matches(h, svcs[i].host) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// httpRoutes counts the HTTP routes of r istiod builds for port (0: only those no match
+// limits to a port) and a proxy in namespace n with labels w: every entry without a match, and
+// every match without a port or with this one whose gateways name mesh — or, naming none,
+// whose sourceLabels the proxy carries and whose sourceNamespace is "" or n —, up to the
+// first that matches every request (and no further).
+func (r *virtualService) httpRoutes(port uint32, n string, w labels.Set) int {
+	count := 0
+	for _, h := range r.http {
+		if len(h.match) == 0 {
+			return count + 1
+		}
+		for i := range h.match {
+			m := &h.match[i]
+			if m.Port != 0 && m.Port != port || !sourceMatches(m, n, w) {
+				continue
+			}
+			count++
+			if catchAllMatch(m) {
+				return count
+			}
+		}
+	}
+	return count
+}
+
+// sourceMatches reports whether a match applies to a sidecar in namespace n with labels w:
+// its gateways name mesh, or it names none and w carries its sourceLabels, and its
+// sourceNamespace is "" or n.
+func sourceMatches(m *inventory.HTTPMatch, n string, w labels.Set) bool {
+	if len(m.Gateways) > 0 {
+		return slices.Contains(m.Gateways, meshGateway)
+	}
+	return subsetOf(m.SourceLabels, w) && (m.SourceNamespace == "" || m.SourceNamespace == n)
+}
+
+// catchAllMatch reports whether Envoy's route of a match matches every request: no header,
+// query parameter, method, authority or scheme condition, and a uri of prefix "/", regex ".*"
+// or none.
+func catchAllMatch(m *inventory.HTTPMatch) bool {
+	if len(m.Headers)+len(m.WithoutHeaders)+len(m.QueryParams) > 0 || m.Method != nil || m.Authority != nil || m.Scheme != nil {
+		return false
+	}
+	u := m.URI
+	return u == nil || *u == (inventory.StringMatch{}) || u.Prefix == "/" || u.Regex == ".*"
+}
+
+// separate splits the hosts of VirtualService k (r) into the services of the listener it
+// claims (indexes into svcs) and its hosts that are no service there: an exact host claims the
+// service of that host; a wildcard host of a user's VirtualService claims the services it
+// covers (either way) of which r is the listener's Routes answer, and is a host of its own
+// when it covers none; a wildcard host of one made from routes claims nothing.
+func (v *View) separate(r *virtualService, k int32, lr *listenerRecord, svcs []tableService, byHost map[string]int) (nonService []string, matching []int) {
+	for _, h := range r.hosts {
+		if isWildcard(h) {
+			continue
+		}
+		if i, ok := byHost[h]; ok {
+			matching = append(matching, i)
+		} else {
+			nonService = append(nonService, h)
+		}
+	}
+	for _, h := range r.hosts {
+		if !isWildcard(h) {
+			continue
+		}
+		if r.converted() {
+			nonService = append(nonService, h)
+			continue
+		}
+		found := false
+		for i := range svcs {
+			if !hosts.Matches(svcs[i].host, h) {
+				continue
+			}
+			found = true
+			if best, _, ok := lr.routes.lookup(svcs[i].host); ok && best == k {
+				matching = append(matching, i)
+			}
+		}
+		if !found {
+			nonService = append(nonService, h)
+		}
+	}
+	return nonService, matching
+}
+
+// appendWrappers appends what VirtualService k, with routes routes, gives each port: the
+// services it claims whose port is HTTP-like, with its hosts that are no service; on port 80
+// those hosts alone when it claims no service.
+func (v *View) appendWrappers(ws []wrapper, port uint32, k int32, routes int, svcs []tableService, matching []int, nonService []string) []wrapper {
+	start := len(ws)
+	for _, i := range matching {
+		for _, p := range svcs[i].ports {
+			if !v.httpLike(svcs[i].id, p) {
+				continue
+			}
+			j := slices.IndexFunc(ws[start:], func(w wrapper) bool { return w.port == p })
+			if j < 0 {
+				ws = append(ws, wrapper{port: p, vs: k, routes: routes})
+				j = len(ws) - 1 - start
+			}
+			ws[start+j].services = append(ws[start+j].services, i)
+		}
+	}
+	if len(ws) == start && port == 80 {
+		ws = append(ws, wrapper{port: 80, vs: k, routes: routes})
+	}
+	slices.SortFunc(ws[start:], func(a, b wrapper) int { return cmp.Compare(a.port, b.port) })
+	for i := start; i < len(ws); i++ {
+		ws[i].hosts = nonService
+	}
+	return ws
+}
+
+// buildHosts makes the virtual hosts of wrappers ws, in order: of each, its hosts that are no
+// service, then its services; a name made before is dropped, and so is a host whose one
+// domain (itself) an earlier virtual host has — a service's other names for a proxy of
+// namespace n, its addresses. For an HTTP_PROXY listener (t.port 0), the hosts of
+// VirtualServices stay on port 80 only. Sorted by name.
+func (v *View) buildHosts(t *routeTable, n string, ws []wrapper, svcs []tableService, byHost map[string]int) {
+	seen := make(map[string]bool, len(svcs))
+	var earlier []vhost // the services' virtual hosts made before a host that is no service
+	for wi := range ws {
+		w := &ws[wi]
+		for _, h := range w.hosts {
+			h = strings.ToLower(h)
+			vh := vhost{name: domainName(h, w.port), host: h, port: w.port, vs: w.vs, service: -1, routes: w.routes}
+			if seen[vh.name] || v.domainTaken(h, n, earlier, svcs, byHost) {
+				t.dropped = append(t.dropped, vh)
+				continue
+			}
+			seen[vh.name] = true
+			earlier = append(earlier, vh)
+			if t.port != 0 || w.port == 80 {
+				t.hosts = append(t.hosts, vh)
+			}
+		}
+		for _, i := range w.services {
+			s := &svcs[i]
+			vh := vhost{name: domainName(s.host, w.port), host: s.host, port: w.port, vs: w.vs, service: int32(i), routes: w.routes}
+			if seen[vh.name] {
+				t.dropped = append(t.dropped, vh)
+				continue
+			}
+			seen[vh.name] = true
+			t.hosts = append(t.hosts, vh)
+			if w.vs >= 0 {
+				earlier = append(earlier, vh)
+			}
+		}
+	}
+	slices.SortStableFunc(t.hosts, func(a, b vhost) int { return strings.Compare(a.name, b.name) })
+}
+
+// domainName is Envoy's name of a virtual host: "<host>:<port>".
+func domainName(host string, port uint32) string {
+	return host + ":" + itoa(port)
+}
+
+func itoa(p uint32) string {
+	var b [10]byte
+	i := len(b)
+	for {
+		i--
+		b[i] = byte('0' + p%10)
+		p /= 10
+		if p == 0 {
+			break
+		}
+	}
+	return string(b[i:])
+}
+
+// domainTaken reports whether an earlier virtual host answers for h already, as istiod
+// dedupes the domains of virtual hosts: an earlier VirtualService host that is no service
+// (of another port) is h, or an earlier service's virtual host has h among its names for a
+// proxy of namespace n — its host, the host with a trailing dot, its short names (name,
+// name.namespace, name.namespace.svc for a Kubernetes host; those another service has as its
+// host excepted) and its addresses.
+func (v *View) domainTaken(h, n string, earlier []vhost, svcs []tableService, byHost map[string]int) bool {
+	for _, e := range earlier {
+		if e.service < 0 {
+			if e.host == h {
+				return true
+			}
+			continue
+		}
+		if e.host == h || e.host+"." == h {
+			return true
+		}
+		for _, alt := range altHosts(e.host, n, v.domain) {
+			if _, known := byHost[alt]; alt == h && !known {
+				return true
+			}
+		}
+		for _, a := range v.services.service(svcs[e.service].id).Addresses {
+			if a.IsSingleIP() && a.Addr().String() == h {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// altHosts are the short names Istio gives a Kubernetes service host in the virtual host of a
+// proxy of namespace n (cluster domain domain): name, name.ns.svc and name.ns for a service
+// of n; name.ns and name.ns.svc for another namespace's; none for a host that is not
+// <name>.<ns>.svc.<domain>.
+func altHosts(host, n, domain string) []string {
+	if !strings.HasSuffix(host, ".svc."+domain) {
+		return nil
+	}
+	ih := strings.Index(host, ".svc.")
+	dot := strings.IndexByte(host, '.')
+	if dot+1 >= len(host) || dot+1 > ih {
+		return nil
+	}
+	if host[dot+1:ih] == n {
+		return []string{host[:dot], host[:ih] + ".svc", host[:ih]}
+	}
+	return []string{host[:ih], host[:ih] + ".svc"}
+}
