@@ -210,7 +210,15 @@ func convertRoutesWith(inv *inventory.Inventory, discovered func(string) bool, i
 
 // routeStatus returns the status istiod writes on the route of kind in namespace with name;
 // false when it writes none (no such route, or its namespace is not discovered).
+// What it returns is the caller's.
 func (g *gammaRoutes) routeStatus(kind, namespace, name string) (RouteStatus, bool) {
 	s, ok := g.status[gammaRouteID{inventory.RouteKind(kind), namespace, name}]
-	return s, ok
+	if !ok {
+		return RouteStatus{}, false
+	}
+	out := RouteStatus{Parents: slices.Clone(s.Parents)}
+	for i := range out.Parents {
+		out.Parents[i].Conditions = slices.Clone(out.Parents[i].Conditions)
+	}
+	return out, true
 }

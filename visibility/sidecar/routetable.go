@@ -9,6 +9,7 @@ import (
 
 	"github.com/meshscope/meshscope/internal/hosts"
 	"github.com/meshscope/meshscope/visibility/inventory"
+	"github.com/meshscope/meshscope/visibility/mesh"
 )
 
 // VirtualHost is one virtual host of the route configuration a sidecar gets for a port
@@ -24,10 +25,6 @@ type VirtualHost struct {
 	// from one VirtualService: istiod joins no two, so it never names several.
 	VirtualService string `json:"virtualService"`
 }
-
-// outboundDynamicDNS is the mesh's outbound traffic mode that resolves unknown HTTP hosts by
-// DNS (1.31 on).
-const outboundDynamicDNS = "ALLOW_ANY_DYNAMIC_DNS"
 
 // The names of Istio's catch-all virtual host, by the outbound traffic policy's mode.
 const (
@@ -96,7 +93,7 @@ func (v *View) catchAll(sc *inventory.Sidecar) string {
 	switch mode {
 	case inventory.OutboundRegistryOnly:
 		return catchAllBlockAll
-	case outboundDynamicDNS:
+	case mesh.OutboundAllowAnyDynamicDNS:
 		return catchAllDynamicDNS
 	}
 	return catchAllAllowAny

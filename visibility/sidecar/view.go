@@ -36,7 +36,8 @@ type View struct {
 	// routes is istiod's conversion of the Gateway API routes: the VirtualServices it makes
 	// (those for the mesh are among vss) and the status it writes on each route.
 	routes *gammaRoutes
-	// outbound is the mesh's outbound traffic mode ("" is ALLOW_ANY).
+	// outbound is the mesh's outbound traffic mode (mesh.Config.OutboundMode; "" is
+	// ALLOW_ANY).
 	outbound string
 }
 
@@ -65,7 +66,7 @@ func New(m *mesh.Config, inv *inventory.Inventory) (*View, error) {
 		return nil, err
 	}
 	v := &View{root: m.Root(), rootSet: m != nil && m.RootNamespace != "", disc: newDiscovery(m, inv.Namespaces), inv: inv, domain: inv.ClusterDomain(),
-		enabled: r.Enabled(), narrows: r.AppliesToSidecars()}
+		enabled: r.Enabled(), narrows: r.AppliesToSidecars(), outbound: m.OutboundMode()}
 	v.services = newServiceIndex(inv, v.disc, inv.Decisions(r), svcDefault, v.narrows)
 	v.sidecars = newSidecarIndex(inv.Sidecars, v.disc, v.root)
 	v.routes = convertRoutes(inv, v.disc.discovered)
