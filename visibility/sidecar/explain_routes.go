@@ -56,6 +56,7 @@ func (v *View) routeCandidate(rec *record, rt *routeTrace, c *routeCand) Candida
 	case vsLessSpecific:
 		out.Verdict, out.Reason = Outranked, fmt.Sprintf("%s's host %s matches %s more specifically than %s", v.vss.vss[rt.best].ref, rt.bestHost, host, c.host)
 	}
+	out.Reason += v.madeFrom(r)
 	return out
 }
 

@@ -97,6 +97,19 @@ type gammaRoutes struct {
 	vss []gammaVirtualService
 	// status is the status of each route of a discovered namespace.
 	status map[gammaRouteID]RouteStatus
+	// unmade are the mesh parents of routes for which istiod makes no VirtualService, in
+	// the routes' order.
+	unmade []gammaUnmade
+}
+
+// gammaUnmade is a mesh parent of a route for which istiod makes no VirtualService: the
+// route (its index in the inventory), the parentRef's index, the host the parent stands for,
+// and why, in istiod's words where it has them.
+type gammaUnmade struct {
+	route int32
+	ref   int
+	host  string
+	why   string
 }
 
 // gammaRouteID names a route.
@@ -194,6 +207,7 @@ func convertRoutesWith(inv *inventory.Inventory, discovered func(string) bool, i
 		}
 		c := index().route(int32(i))
 		out.status[gammaRouteID{r.Kind, r.Namespace, r.Name}] = c.status()
+		out.unmade = c.unmade(out.unmade)
 		switch r.Kind {
 		case inventory.HTTPRouteKind, inventory.GRPCRouteKind:
 			bases = c.httpBases(bases)

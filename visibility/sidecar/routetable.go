@@ -251,10 +251,16 @@ func (v *View) tableServices(lr *listenerRecord, port uint32) ([]tableService, m
 	return out, at
 }
 
-// httpLike reports whether Istio routes HTTP for port of service id: HTTP, HTTP2,
-// HTTP_PROXY, GRPC, GRPC-Web, or a protocol it does not recognise (it sniffs).
+// httpLike reports whether Istio routes HTTP for port of service id (httpProtocol).
 func (v *View) httpLike(id int32, port uint32) bool {
-	switch p, _ := v.services.service(id).Protocol(port); p {
+	p, _ := v.services.service(id).Protocol(port)
+	return httpProtocol(p)
+}
+
+// httpProtocol reports whether Istio routes HTTP on a port of protocol p: HTTP, HTTP2,
+// HTTP_PROXY, GRPC, GRPC-Web, or one it does not recognise ("": it sniffs).
+func httpProtocol(p string) bool {
+	switch p {
 	case "", inventory.ProtocolHTTP, inventory.ProtocolHTTP2, inventory.ProtocolHTTPProxy, inventory.ProtocolGRPC, inventory.ProtocolGRPCWeb:
 		return true
 	}
