@@ -92,6 +92,8 @@ type RouteParentStatus struct {
 // gammaRoutes is istiod's conversion of an inventory's routes: the VirtualServices it makes
 // and the status it writes.
 type gammaRoutes struct {
+	// ix is what the conversion looked routes' references up in.
+	ix *gammaIndex
 	// vss are the VirtualServices made from routes, sorted by namespace and name (each name
 	// is unique in its namespace).
 	vss []gammaVirtualService
@@ -192,7 +194,9 @@ type gammaHeaderOps struct {
 // says istiod discovers (they alone hold objects for it).
 func convertRoutes(inv *inventory.Inventory, discovered func(namespace string) bool) *gammaRoutes {
 	ix := newGammaIndex(inv, discovered)
-	return convertRoutesWith(inv, discovered, func() *gammaIndex { return ix })
+	g := convertRoutesWith(inv, discovered, func() *gammaIndex { return ix })
+	g.ix = ix
+	return g
 }
 
 // convertRoutesWith is convertRoutes looking each route's references up in the index index
