@@ -171,7 +171,7 @@ func (v *View) routeTables(rec *record, answers map[string]*Answer) {
 			continue // Istio's default route for every host
 		}
 		for _, h := range t.hosts {
-			if a := answers[h.host]; a != nil && h.vs >= 0 && h.service >= 0 {
+			if a := answers[h.host()]; a != nil && h.vs >= 0 && h.service >= 0 {
 				a.VirtualHosts = append(a.VirtualHosts, VirtualHost{Name: h.name, VirtualService: v.vsRef(h.vs)})
 			}
 		}

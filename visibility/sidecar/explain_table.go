@@ -175,7 +175,7 @@ func matchingHost(r *virtualService, host string) (string, bool) {
 func (v *View) tableVerdict(rec *record, t *routeTable, lr *listenerRecord, k int32, h, host, name string, built vhost) (Verdict, string) {
 	r := &v.vss.vss[k]
 	if built.vs == k {
-		return Chosen, fmt.Sprintf("it builds the virtual host %s (%s): the first VirtualService of the listener's order to claim it", name, plural(built.routes, "route", "routes"))
+		return Chosen, fmt.Sprintf("it builds the virtual host %s (%s): the first VirtualService of the listener's order to claim it", name, plural(int(built.routes), "route", "routes"))
 	}
 	if slices.ContainsFunc(t.dropped, func(d vhost) bool { return d.vs == k && d.name == name }) {
 		return Outranked, fmt.Sprintf("%s claims %s first, earlier in the listener's order (Listener.VirtualServices: those made from routes of %s first in each list): a later claimant is dropped", v.vsRef(built.vs), name, rec.ns)

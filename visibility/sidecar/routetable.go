@@ -3,6 +3,7 @@ package sidecar
 import (
 	"cmp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/labels"
@@ -66,7 +67,7 @@ const (
 func (v *View) RouteTable(namespace string, workload labels.Set, port uint32) []VirtualHost {
 	var rec record
 	sc := v.sidecars.forProxy(namespace, workload)
-	v.build(&rec, sidecarKind, sc, namespace, workload, nil)
+	v.buildListeners(&rec, sidecarKind, sc, namespace, workload, nil)
 	t := v.routeTable(&rec, port)
 	out := make([]VirtualHost, 0, len(t.hosts)+1)
 	for _, h := range t.hosts {
@@ -126,17 +127,20 @@ type vsOutcome struct {
 	refused bool
 }
 
-// vhost is a virtual host: its name, host and port, the VirtualService whose routes it holds
-// (-1: Istio's default route) and how many, and the service it is for (-1: a host of the
-// VirtualService that is no service of the listener).
+// vhost is a virtual host: its name ("<host>:<port>"; its host alone until buildHosts names
+// it) and port, the VirtualService whose routes it holds (-1: Istio's default route) and how
+// many, and the service it is for (-1: a host of the VirtualService that is no service of the
+// listener).
 type vhost struct {
 	name    string
-	host    string
 	port    uint32
 	vs      int32
 	service int32
-	routes  int
+	routes  int32
 }
+
+// host is the virtual host's host: its name without the port.
+func (vh *vhost) host() string { return vh.name[:len(vh.name)-1-digits(vh.port)] }
 
 // tableService is a service of the listener the route table is built from: its host, the
 // service the listener holds for it (the last of its imports with the port) and the ports
@@ -147,9 +151,27 @@ type tableService struct {
 	ports []uint32
 }
 
-// wrapper is what one VirtualService (vs; -1: Istio's default route for one service) gives one
-// port: the services it claims there (indexes into the listener's tableServices) and its
-// hosts that are no service.
+// tableServices are the services of the listener a route table is built from, in its order,
+// and where each host is: through the proxy's received hosts (got), whose index slot maps to
+// the host's in list.
+type tableServices struct {
+	list     []tableService
+	got      *receivedSet
+	slot     []int32
+	wildcard []int // the indexes in list of wildcard hosts
+}
+
+// index returns where host is in list.
+func (ts *tableServices) index(host string) (int, bool) {
+	gi, ok := ts.got.at[host]
+	if !ok || ts.slot[gi] < 0 {
+		return -1, false
+	}
+	return int(ts.slot[gi]), true
+}
+
+// wrapper is what one VirtualService gives one port: the services it claims there (indexes
+// into the listener's tableServices) and its hosts that are no service.
 type wrapper struct {
 	port     uint32
 	vs       int32
@@ -175,14 +197,13 @@ func (v *View) routeTable(rec *record, port uint32) routeTable {
 	if strings.EqualFold(lr.l.egress.Protocol, inventory.ProtocolHTTPProxy) {
 		t.port = 0
 	}
-	svcs, byHost := v.tableServices(lr, t.port)
+	ts := v.tableServices(rec, lr, t.port)
 	var ws []wrapper
-	claimed := make([]bool, len(svcs))
 	for _, k := range lr.vss {
 		o := vsOutcome{k: k}
 		r := &v.vss.vss[k]
 		switch {
-		case t.port != 80 && !v.matchesService(r, svcs, byHost):
+		case t.port != 80 && !v.matchesService(r, &ts):
 			o.unmatched = true
 		default:
 			o.routes = r.httpRoutes(t.port, rec.ns, rec.workload)
@@ -191,64 +212,51 @@ func (v *View) routeTable(rec *record, port uint32) routeTable {
 		if o.routes == 0 {
 			continue
 		}
-		nonService, matching := v.separate(r, k, lr, svcs, byHost)
+		nonService, matching := v.separate(r, k, lr, &ts)
 		if r.converted() && !slices.ContainsFunc(matching, func(i int) bool {
-			return v.services.service(svcs[i].id).Namespace == r.vs.Namespace || rec.ns == r.vs.Namespace
+			return v.services.service(ts.list[i].id).Namespace == r.vs.Namespace || rec.ns == r.vs.Namespace
 		}) {
 			t.outcomes[len(t.outcomes)-1].refused = true
 			continue
 		}
-		ws = v.appendWrappers(ws, t.port, k, o.routes, svcs, matching, nonService)
+		ws = v.appendWrappers(ws, t.port, k, o.routes, ts.list, matching, nonService)
 	}
-	for _, w := range ws {
-		for _, i := range w.services {
-			claimed[i] = true
-		}
-	}
-	for i := range svcs {
-		if claimed[i] {
-			continue
-		}
-		for _, p := range svcs[i].ports {
-			if v.httpLike(svcs[i].id, p) {
-				ws = append(ws, wrapper{port: p, vs: -1, routes: 1, services: []int{i}})
-			}
-		}
-	}
-	v.buildHosts(&t, rec.ns, ws, svcs, byHost)
+	v.buildHosts(&t, rec.ns, ws, &ts)
 	return t
 }
 
-// tableServices returns the services of listener lr routes are built for on port (0: every
-// port), in its order, and where each host is: per host, the last of the listener's imports
-// that has the port (all of them for port 0, with all their ports).
-func (v *View) tableServices(lr *listenerRecord, port uint32) ([]tableService, map[string]int) {
+// tableServices returns the services of listener lr of the proxy of rec routes are built for
+// on port (0: every port), in the listener's order, each host once: the last of the
+// listener's imports of the host that has the port (all of them for port 0, with all their
+// ports).
+func (v *View) tableServices(rec *record, lr *listenerRecord, port uint32) tableServices {
 	x := &v.services
-	out := make([]tableService, 0, len(lr.imported))
-	at := make(map[string]int, len(lr.imported))
+	ts := tableServices{list: make([]tableService, 0, len(lr.imported)), got: &rec.got, slot: make([]int32, len(rec.got.list))}
+	for i := range ts.slot {
+		ts.slot[i] = -1
+	}
+	one := []uint32{port}
 	for _, is := range lr.imported {
 		ports := is.ports
 		if port != 0 {
 			if !slices.Contains(is.ports, port) {
 				continue
 			}
-			ports = nil // port alone (see portsOf)
+			ports = one
 		}
 		host := x.svcs[is.id].host
-		if i, ok := at[host]; ok {
-			out[i].id, out[i].ports = is.id, ports
+		gi := rec.got.at[host] // every import reached what the proxy has
+		if i := ts.slot[gi]; i >= 0 {
+			ts.list[i].id, ts.list[i].ports = is.id, ports
 			continue
 		}
-		at[host] = len(out)
-		out = append(out, tableService{host: host, id: is.id, ports: ports})
-	}
-	if port != 0 {
-		one := []uint32{port}
-		for i := range out {
-			out[i].ports = one
+		ts.slot[gi] = int32(len(ts.list))
+		if isWildcard(host) {
+			ts.wildcard = append(ts.wildcard, len(ts.list))
 		}
+		ts.list = append(ts.list, tableService{host: host, id: is.id, ports: ports})
 	}
-	return out, at
+	return ts
 }
 
 // httpLike reports whether Istio routes HTTP for port of service id (httpProtocol).
@@ -269,13 +277,22 @@ func httpProtocol(p string) bool {
 
 // matchesService reports whether a host of VirtualService r matches a service of the
 // listener routes are built for (Istio's host.Name.Matches, either way).
-func (v *View) matchesService(r *virtualService, svcs []tableService, byHost map[string]int) bool {
+func (v *View) matchesService(r *virtualService, ts *tableServices) bool {
 	for _, h := range r.hosts {
-		if _, ok := byHost[h]; ok {
+		if _, ok := ts.index(h); ok {
 			return true
 		}
-		for i := range svcs {
-			if (isWildcard(h) || isWildcard(svcs[i].host)) && hosts.Matches(h, svcs[i].host) {
+		candidates := ts.wildcard
+		if isWildcard(h) {
+			for i := range ts.list {
+				if hosts.Matches(h, ts.list[i].host) {
+					return true
+				}
+			}
+			continue
+		}
+		for _, i := range candidates {
+			if hosts.Matches(h, ts.list[i].host) {
 				return true
 			}
 		}
@@ -330,16 +347,16 @@ func catchAllMatch(m *inventory.HTTPMatch) bool {
 }
 
 // separate splits the hosts of VirtualService k (r) into the services of the listener it
-// claims (indexes into svcs) and its hosts that are no service there: an exact host claims the
-// service of that host; a wildcard host of a user's VirtualService claims the services it
+// claims (indexes into ts.list) and its hosts that are no service there: an exact host claims
+// the service of that host; a wildcard host of a user's VirtualService claims the services it
 // covers (either way) of which r is the listener's Routes answer, and is a host of its own
 // when it covers none; a wildcard host of one made from routes claims nothing.
-func (v *View) separate(r *virtualService, k int32, lr *listenerRecord, svcs []tableService, byHost map[string]int) (nonService []string, matching []int) {
+func (v *View) separate(r *virtualService, k int32, lr *listenerRecord, ts *tableServices) (nonService []string, matching []int) {
 	for _, h := range r.hosts {
 		if isWildcard(h) {
 			continue
 		}
-		if i, ok := byHost[h]; ok {
+		if i, ok := ts.index(h); ok {
 			matching = append(matching, i)
 		} else {
 			nonService = append(nonService, h)
@@ -354,12 +371,12 @@ func (v *View) separate(r *virtualService, k int32, lr *listenerRecord, svcs []t
 			continue
 		}
 		found := false
-		for i := range svcs {
-			if !hosts.Matches(svcs[i].host, h) {
+		for i := range ts.list {
+			if !hosts.Matches(ts.list[i].host, h) {
 				continue
 			}
 			found = true
-			if best, _, ok := lr.routes.lookup(svcs[i].host); ok && best == k {
+			if best, _, ok := lr.routes.lookup(ts.list[i].host); ok && best == k {
 				matching = append(matching, i)
 			}
 		}
@@ -398,44 +415,134 @@ func (v *View) appendWrappers(ws []wrapper, port uint32, k int32, routes int, sv
 	return ws
 }
 
-// buildHosts makes the virtual hosts of wrappers ws, in order: of each, its hosts that are no
-// service, then its services; a name made before is dropped, and so is a host whose one
-// domain (itself) an earlier virtual host has — a service's other names for a proxy of
-// namespace n, its addresses. For an HTTP_PROXY listener (t.port 0), the hosts of
-// VirtualServices stay on port 80 only. Sorted by name.
-func (v *View) buildHosts(t *routeTable, n string, ws []wrapper, svcs []tableService, byHost map[string]int) {
-	seen := make(map[string]bool, len(svcs))
-	var earlier []vhost // the services' virtual hosts made before a host that is no service
+// hostPort is a virtual host's host and port, which name it.
+type hostPort struct {
+	host string
+	port uint32
+}
+
+// buildHosts makes the virtual hosts of wrappers ws, in order — of each, its hosts that are
+// no service, then its services —, then Istio's default route for every HTTP port of the
+// services none claims; a name made before is dropped, and so is a host whose one domain
+// (itself) an earlier virtual host has — a service's other names for a proxy of namespace n,
+// its addresses. For an HTTP_PROXY listener (t.port 0), the hosts of VirtualServices stay on
+// port 80 only. Named, then sorted by name.
+func (v *View) buildHosts(t *routeTable, n string, ws []wrapper, ts *tableServices) {
+	svcs := ts.list
+	// What is built: per service, its port's virtual host (t.port 0: a name set), and the
+	// hosts that are no service.
+	built := make([]bool, len(svcs))
+	var names map[hostPort]bool
+	seen := func(hp hostPort, service int) bool {
+		if service >= 0 && t.port != 0 {
+			return built[service]
+		}
+		return names[hp]
+	}
+	mark := func(hp hostPort, service int) {
+		if service >= 0 && t.port != 0 {
+			built[service] = true
+			return
+		}
+		if names == nil {
+			names = map[hostPort]bool{}
+		}
+		names[hp] = true
+	}
+	var earlier []vhost // the virtual hosts made before a host that is no service
 	for wi := range ws {
 		w := &ws[wi]
 		for _, h := range w.hosts {
 			h = strings.ToLower(h)
-			vh := vhost{name: domainName(h, w.port), host: h, port: w.port, vs: w.vs, service: -1, routes: w.routes}
-			if seen[vh.name] || v.domainTaken(h, n, earlier, svcs, byHost) {
+			vh := vhost{name: h, port: w.port, vs: w.vs, service: -1, routes: int32(w.routes)}
+			hp := hostPort{h, w.port}
+			if seen(hp, -1) || v.domainTaken(h, n, earlier, ts) {
 				t.dropped = append(t.dropped, vh)
 				continue
 			}
-			seen[vh.name] = true
+			mark(hp, -1)
 			earlier = append(earlier, vh)
 			if t.port != 0 || w.port == 80 {
 				t.hosts = append(t.hosts, vh)
 			}
 		}
 		for _, i := range w.services {
-			s := &svcs[i]
-			vh := vhost{name: domainName(s.host, w.port), host: s.host, port: w.port, vs: w.vs, service: int32(i), routes: w.routes}
-			if seen[vh.name] {
+			vh := vhost{name: svcs[i].host, port: w.port, vs: w.vs, service: int32(i), routes: int32(w.routes)}
+			hp := hostPort{vh.name, w.port}
+			if seen(hp, i) {
 				t.dropped = append(t.dropped, vh)
 				continue
 			}
-			seen[vh.name] = true
+			mark(hp, i)
 			t.hosts = append(t.hosts, vh)
-			if w.vs >= 0 {
-				earlier = append(earlier, vh)
+			earlier = append(earlier, vh)
+		}
+	}
+	claimed := make([]bool, len(svcs))
+	for _, w := range ws {
+		for _, i := range w.services {
+			claimed[i] = true
+		}
+	}
+	for i := range svcs {
+		if claimed[i] {
+			continue
+		}
+		for _, p := range svcs[i].ports {
+			if v.httpLike(svcs[i].id, p) {
+				t.hosts = append(t.hosts, vhost{name: svcs[i].host, port: p, vs: -1, service: int32(i), routes: 1})
 			}
 		}
 	}
-	slices.SortStableFunc(t.hosts, func(a, b vhost) int { return strings.Compare(a.name, b.name) })
+	nameHosts(t.hosts)
+	slices.SortFunc(t.hosts, func(a, b vhost) int { return strings.Compare(a.name, b.name) })
+	nameHosts(t.dropped)
+}
+
+// nameHosts names each virtual host, named by its host until then, "<host>:<port>", the names
+// cut from one string.
+func nameHosts(vhs []vhost) {
+	n := 0
+	for i := range vhs {
+		n += len(vhs[i].name) + 1 + digits(vhs[i].port)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for i := range vhs {
+		b.WriteString(vhs[i].name)
+		b.WriteByte(':')
+		writeUint(&b, vhs[i].port)
+	}
+	all, at := b.String(), 0
+	for i := range vhs {
+		end := at + len(vhs[i].name) + 1 + digits(vhs[i].port)
+		vhs[i].name, at = all[at:end], end
+	}
+}
+
+// digits is the number of decimal digits of p.
+func digits(p uint32) int {
+	d := 1
+	for p >= 10 {
+		p /= 10
+		d++
+	}
+	return d
+}
+
+// writeUint writes p in decimal.
+func writeUint(b *strings.Builder, p uint32) {
+	var buf [10]byte
+	i := len(buf)
+	for {
+		i--
+		buf[i] = byte('0' + p%10)
+		p /= 10
+		if p == 0 {
+			break
+		}
+	}
+	b.Write(buf[i:])
 }
 
 // domainName is Envoy's name of a virtual host: "<host>:<port>".
@@ -443,43 +550,32 @@ func domainName(host string, port uint32) string {
 	return host + ":" + itoa(port)
 }
 
-func itoa(p uint32) string {
-	var b [10]byte
-	i := len(b)
-	for {
-		i--
-		b[i] = byte('0' + p%10)
-		p /= 10
-		if p == 0 {
-			break
-		}
-	}
-	return string(b[i:])
-}
+func itoa(p uint32) string { return strconv.FormatUint(uint64(p), 10) }
 
-// domainTaken reports whether an earlier virtual host answers for h already, as istiod
+// domainTaken reports whether an earlier virtual host (not yet named: its name is its host)
+// answers for h already, as istiod
 // dedupes the domains of virtual hosts: an earlier VirtualService host that is no service
 // (of another port) is h, or an earlier service's virtual host has h among its names for a
 // proxy of namespace n — its host, the host with a trailing dot, its short names (name,
 // name.namespace, name.namespace.svc for a Kubernetes host; those another service has as its
 // host excepted) and its addresses.
-func (v *View) domainTaken(h, n string, earlier []vhost, svcs []tableService, byHost map[string]int) bool {
+func (v *View) domainTaken(h, n string, earlier []vhost, ts *tableServices) bool {
 	for _, e := range earlier {
 		if e.service < 0 {
-			if e.host == h {
+			if e.name == h {
 				return true
 			}
 			continue
 		}
-		if e.host == h || e.host+"." == h {
+		if e.name == h || e.name+"." == h {
 			return true
 		}
-		for _, alt := range altHosts(e.host, n, v.domain) {
-			if _, known := byHost[alt]; alt == h && !known {
+		for _, alt := range altHosts(e.name, n, v.domain) {
+			if _, known := ts.index(alt); alt == h && !known {
 				return true
 			}
 		}
-		for _, a := range v.services.service(svcs[e.service].id).Addresses {
+		for _, a := range v.services.service(ts.list[e.service].id).Addresses {
 			if a.IsSingleIP() && a.Addr().String() == h {
 				return true
 			}

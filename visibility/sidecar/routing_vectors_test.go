@@ -432,7 +432,7 @@ func requireIstioRDS(t *testing.T, v *View, pr *routingProxy, port string, want 
 	v.build(&rec, sidecarKind, v.sidecars.forProxy(pr.Namespace, w), pr.Namespace, w, nil)
 	got = got[:0]
 	for _, vh := range v.routeTable(&rec, uint32(p)).hosts {
-		got = append(got, vh.name+" "+v.vsRef(vh.vs)+" "+strconv.Itoa(vh.routes))
+		got = append(got, vh.name+" "+v.vsRef(vh.vs)+" "+strconv.Itoa(int(vh.routes)))
 	}
 	got = append(got, v.catchAll(rec.sidecar)+"  1")
 	require.Equal(t, withRoutes, got, "%s: routes of the route table for port %s", at, port)
