@@ -37,6 +37,13 @@ spec:
   parentRefs: [{group: "", kind: Service, name: reviews}]
   rules: [{backendRefs: [{name: ratings, port: 80}]}]
 `
+	const consumerRoute = `apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: mine, namespace: web}
+spec:
+  parentRefs: [{group: "", kind: Service, name: reviews, namespace: shop}]
+  rules: [{backendRefs: [{name: ratings, namespace: shop, port: 80}]}]
+`
 	for _, tc := range []struct {
 		name, objects string
 		mesh          *mesh.Config
@@ -75,13 +82,7 @@ spec:
 			report.New("HTTPRoute shop/r", RouteBackendUnresolved, `rules[1].backendRefs[0]: referencing unsupported backendRef: group "example.com" kind "Bucket" (InvalidKind): requests routed there fail (one of 3 backends that do not resolve; the ResolvedRefs condition istiod writes names only the last)`),
 			report.New("HTTPRoute shop/r", RouteBackendUnresolved, "rules[1].filters[0].requestMirror: backend(shadow.shop.svc.cluster.local) not found (BackendNotFound): requests routed there fail (one of 3 backends that do not resolve; the ResolvedRefs condition istiod writes names only the last)"),
 		}},
-		{name: "a consumer route routes only its own namespace", objects: `apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: mine, namespace: web}
-spec:
-  parentRefs: [{group: "", kind: Service, name: reviews, namespace: shop}]
-  rules: [{backendRefs: [{name: ratings, namespace: shop, port: 80}]}]
-`, want: []Finding{
+		{name: "a consumer route routes only its own namespace", objects: consumerRoute, want: []Finding{
 			report.New("HTTPRoute web/mine", ConsumerRouteLocal, "parentRefs[0] is KubernetesService shop/reviews, of another namespace: a consumer route, whose routes istiod builds only for the proxies of web; the proxies of every other namespace, shop included, get shop's own routes for it, if any"),
 			report.New("HTTPRoute web/mine", RoutesAnswerBuildsNothing, "the Routes of the default listener (*/*) names web/web~reviews.shop.svc.cluster.local for host reviews.shop.svc.cluster.local (its most specific host), but it builds no virtual host of the host for these proxies: on port 80 Istio's default route builds it (made from routes of web for a service of another namespace (a consumer route), it routes only the proxies of web); on port 9090 Istio's default route builds it (made from routes of web for a service of another namespace (a consumer route), it routes only the proxies of web); istiod made it from HTTPRoute web/mine (rule 0) (for the proxies of shop)"),
 		}},
@@ -89,13 +90,7 @@ spec:
 			want: []Finding{report.New("HTTPRoute shop/r", RouteHiddenByExportTo, `the mesh's defaultVirtualServiceExportTo ["."], which the VirtualService istiod makes of it for reviews.shop.svc.cluster.local (shop/shop~reviews.shop.svc.cluster.local) goes by, keeps it from the proxies of web: they do not get its routes`)}},
 		{name: "every route hidden", mesh: &mesh.Config{DefaultVirtualServiceExportTo: []string{"~"}}, objects: reviewsRoute,
 			want: []Finding{report.New("HTTPRoute shop/r", RouteHiddenByExportTo, `the mesh's defaultVirtualServiceExportTo ["~"], which the VirtualService istiod makes of it for reviews.shop.svc.cluster.local (shop/shop~reviews.shop.svc.cluster.local) goes by, keeps it from every namespace: they do not get its routes`)}},
-		{name: "a consumer route the mesh default shows only elsewhere", mesh: &mesh.Config{DefaultVirtualServiceExportTo: []string{"shop"}}, objects: `apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: mine, namespace: web}
-spec:
-  parentRefs: [{group: "", kind: Service, name: reviews, namespace: shop}]
-  rules: [{backendRefs: [{name: ratings, namespace: shop, port: 80}]}]
-`, want: []Finding{
+		{name: "a consumer route the mesh default shows only elsewhere", mesh: &mesh.Config{DefaultVirtualServiceExportTo: []string{"shop"}}, objects: consumerRoute, want: []Finding{
 			report.New("HTTPRoute web/mine", ConsumerRouteLocal, "parentRefs[0] is KubernetesService shop/reviews, of another namespace: a consumer route, whose routes istiod builds only for the proxies of web; the proxies of every other namespace, shop included, get shop's own routes for it, if any"),
 			report.New("HTTPRoute web/mine", RouteHiddenByExportTo, `the mesh's defaultVirtualServiceExportTo ["shop"], which the VirtualService istiod makes of it for reviews.shop.svc.cluster.local (web/web~reviews.shop.svc.cluster.local) goes by, keeps it from the proxies of web, the only ones a consumer route routes: they do not get its routes`),
 			report.New("HTTPRoute web/mine", RoutesAnswerBuildsNothing, "the Routes of the default listener (*/*) names web/web~reviews.shop.svc.cluster.local for host reviews.shop.svc.cluster.local (its most specific host), but it builds no virtual host of the host for these proxies: on port 80 Istio's default route builds it (made from routes of web for a service of another namespace (a consumer route), it routes only the proxies of web); on port 9090 Istio's default route builds it (made from routes of web for a service of another namespace (a consumer route), it routes only the proxies of web); istiod made it from HTTPRoute web/mine (rule 0) (for the proxies of shop)"),
