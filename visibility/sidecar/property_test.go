@@ -136,17 +136,18 @@ func randomSidecarInventory(r *rand.Rand) (*mesh.Config, inventory.Inventory) {
 	return m, inv
 }
 
-// TestSidecarViewAgainstReference holds Proxy and Gateway, whole, to the literal reference on
-// random inventories, for every namespace and workload.
+// TestSidecarViewAgainstReference holds Proxy, Gateway and RouteTable (ports 80, 443, 8080,
+// 9000), whole, to the literal reference on random inventories (Gateway API routes among
+// them), for every namespace and workload.
 func TestSidecarViewAgainstReference(t *testing.T) {
 	rng := newRand(61, 62)
 	n := longtest.N(50, 5000)
 	var c refCounts
 	d := disagreements{t: t}
-	vss, drs := 0, 0
+	vss, drs, routes := 0, 0, 0
 	for i := range n {
 		m, inv := randomSidecarInventory(rng)
-		vss, drs = vss+len(inv.VirtualServices), drs+len(inv.DestinationRules)
+		vss, drs, routes = vss+len(inv.VirtualServices), drs+len(inv.DestinationRules), routes+len(inv.Routes)
 		cfg := randmesh.Config(rng, 2)
 		cfg.ApplyToSidecars = rng.IntN(2) == 0
 		if rng.IntN(4) == 0 {
@@ -182,10 +183,15 @@ func TestSidecarViewAgainstReference(t *testing.T) {
 					d.add("ExplainGatewayHost", e, at("Gateway"))
 				}
 				c.gateway(gw, part == "")
+				for _, p := range []uint32{80, 443, 8080, 9000} {
+					if want, got := ref.routeTable(ns, w, p), v.RouteTable(ns, labels.Set(w), p); !slices.Equal(want, got) {
+						d.add("RouteTable", cmp.Diff(want, got), at(fmt.Sprint("RouteTable port ", p)))
+					}
+				}
 			}
 		}
 	}
-	t.Logf("%d random inventories (%d VirtualServices, %d DestinationRules): %s; disagreements: %s", n, vss, drs, c, &d)
+	t.Logf("%d random inventories (%d VirtualServices, %d DestinationRules, %d routes): %s; disagreements: %s", n, vss, drs, routes, c, &d)
 }
 
 // TestSidecarViewIgnoresInputOrder: the view of an inventory whose services, Sidecars,
