@@ -195,8 +195,9 @@ func TestSidecarViewAgainstReference(t *testing.T) {
 }
 
 // TestSidecarViewIgnoresInputOrder: the view of an inventory whose services, Sidecars,
-// VirtualServices and DestinationRules are shuffled gives every proxy and gateway the same
-// view, every explanation word for word, and the same findings.
+// VirtualServices, DestinationRules and Gateway API routes are shuffled gives every proxy and
+// gateway the same view and route tables, every explanation word for word, the same
+// findings, and no difference in a dry run.
 func TestSidecarViewIgnoresInputOrder(t *testing.T) {
 	rng := newRand(21, 22)
 	for i := range longtest.N(60, 3000) {
@@ -210,12 +211,17 @@ func TestSidecarViewIgnoresInputOrder(t *testing.T) {
 		shuffle(rng, shuffled.Sidecars)
 		shuffle(rng, shuffled.VirtualServices)
 		shuffle(rng, shuffled.DestinationRules)
+		shuffled.Routes = slices.Clone(inv.Routes)
+		shuffle(rng, shuffled.Routes)
 		u, err := New(m, &shuffled)
 		require.NoError(t, err)
 		for _, ns := range sidecarNamespaces {
 			for _, w := range sidecarWorkload {
 				require.Equal(t, v.Proxy(ns, labels.Set(w)), u.Proxy(ns, labels.Set(w)), "inventory %d, proxy in %s with %v", i, ns, w)
 				require.Equal(t, v.Gateway(ns, labels.Set(w)), u.Gateway(ns, labels.Set(w)), "inventory %d, gateway in %s with %v", i, ns, w)
+				for _, p := range []uint32{80, 8080} {
+					require.Equal(t, v.RouteTable(ns, labels.Set(w), p), u.RouteTable(ns, labels.Set(w), p), "inventory %d, route table %d of a proxy in %s with %v", i, p, ns, w)
+				}
 				for _, h := range sidecarHosts {
 					require.Equal(t, v.ExplainHost(ns, labels.Set(w), h), u.ExplainHost(ns, labels.Set(w), h), "inventory %d, %s for a proxy in %s with %v", i, h, ns, w)
 					require.Equal(t, v.ExplainGatewayHost(ns, labels.Set(w), h), u.ExplainGatewayHost(ns, labels.Set(w), h), "inventory %d, %s for a gateway in %s with %v", i, h, ns, w)
@@ -224,6 +230,8 @@ func TestSidecarViewIgnoresInputOrder(t *testing.T) {
 		}
 		require.Equal(t, v.Lint(), u.Lint(), "inventory %d", i)
 		require.Equal(t, v.LintGateways(), u.LintGateways(), "inventory %d", i)
+		require.Empty(t, Diff(v, u), "inventory %d", i)
+		require.Empty(t, DiffRouteStatus(v, u), "inventory %d", i)
 	}
 }
 
