@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"math/rand/v2"
+	"os"
 	"slices"
 	"sync"
 	"testing"
@@ -323,7 +324,7 @@ func explainDiffWith(explain func(string, labels.Set, string) Explanation, inv i
 
 // FuzzSidecarView: whatever Load accepts, New accepts unless two objects share a kind,
 // namespace and name, and every namespace's proxy and gateway get what the literal reference
-// says, whole.
+// says, whole, and so do the route tables of ports 80 and 9080.
 func FuzzSidecarView(f *testing.F) {
 	f.Add([]byte(sidecarList))
 	f.Add([]byte(`kind: List
@@ -336,6 +337,15 @@ items:
 - {kind: Sidecar, metadata: {name: root, namespace: istio-system}, spec: {egress: [{hosts: ["ext/api.example.com", "./*"]}]}}
 `))
 	f.Add([]byte(routingList))
+	var bookinfo []byte // with its route
+	for _, file := range []string{"testdata/bookinfo.yaml", "testdata/bookinfo-route.yaml"} {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			f.Fatal(err)
+		}
+		bookinfo = append(append(bookinfo, data...), "\n---\n"...)
+	}
+	f.Add(bookinfo)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		inv, err := inventory.Load(data, "")
 		if err != nil {
@@ -356,6 +366,11 @@ items:
 				}
 				if part, diff := gatewayDiff(ref, ns, w, v.Gateway(ns, labels.Set(w))); part != "" {
 					t.Fatalf("Gateway(%s, %v): %s differ from the reference's: %s", ns, w, part, diff)
+				}
+				for _, p := range []uint32{80, 9080} {
+					if d := cmp.Diff(ref.routeTable(ns, w, p), v.RouteTable(ns, labels.Set(w), p)); d != "" {
+						t.Fatalf("RouteTable(%s, %v, %d) differs from the reference's (-ref +view):\n%s", ns, w, p, d)
+					}
 				}
 			}
 		}
