@@ -244,18 +244,17 @@ func (x *vsIndex) selectFor(l *listener, n string) []int32 {
 // then the public ones made from routes of n before all other public ones.
 func (x *vsIndex) scan(l *listener, n string) []int32 {
 	var out []int32
-	for _, list := range [][]int32{x.lists[0][n], x.lists[1][n], x.convertedPublic[n]} {
+	add := func(list []int32, skipOwn bool) {
 		for _, k := range list {
-			if l.selected(&x.vss[k]) {
+			if r := &x.vss[k]; (!skipOwn || !r.converted() || r.vs.Namespace != n) && l.selected(r) {
 				out = append(out, k)
 			}
 		}
 	}
-	for _, k := range x.public {
-		if r := &x.vss[k]; (!r.converted() || r.vs.Namespace != n) && l.selected(r) {
-			out = append(out, k)
-		}
-	}
+	add(x.lists[0][n], false)
+	add(x.lists[1][n], false)
+	add(x.convertedPublic[n], false)
+	add(x.public, true)
 	return out
 }
 
