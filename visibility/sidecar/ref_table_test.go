@@ -67,6 +67,7 @@ func (v refSidecarView) routeTable(n string, workload map[string]string, port ui
 	entries := refParseEgress(e.Hosts, n)
 	imported := refListenerServices(v.services(), entries, *e, n)
 	selected := refSelectVirtualServices(v.virtualServices(), entries, n)
+	listenerVSes := selected
 	listenerPort := port
 	if strings.EqualFold(e.Protocol, "HTTP_PROXY") {
 		listenerPort = 0
@@ -153,11 +154,9 @@ func (v refSidecarView) routeTable(n string, workload map[string]string, port ui
 					continue
 				}
 				found = true
-				var all []*refVS
-				for _, l := range selected {
-					all = append(all, l)
-				}
-				if best := refMostSpecificVirtualService(all, name); best == x {
+				// The most specific VirtualService among all the listener's, for every host it
+				// imports (whatever the port).
+				if best := refMostSpecificVirtualService(listenerVSes, name); best == x {
 					matching = append(matching, byName[name])
 				}
 			}
