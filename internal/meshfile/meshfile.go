@@ -47,13 +47,14 @@ var (
 	DefaultVSExport    = []string{"defaultVirtualServiceExportTo", "default_virtual_service_export_to"}
 	DefaultDRExport    = []string{"defaultDestinationRuleExportTo", "default_destination_rule_export_to"}
 	DiscoverySelectors = []string{"discoverySelectors", "discovery_selectors"}
+	OutboundPolicy     = []string{"outboundTrafficPolicy", "outbound_traffic_policy"}
 )
 
 // blockKeys are the block's own fields, every spelling.
 var blockKeys = slices.Concat(DefaultVis, Policies, ApplyToSidecars)
 
 // meshFields are the meshConfig fields meshscope reads besides the block.
-var meshFields = [][]string{ScopeConfigs, Settings, DefaultConfig, RootNamespace, DefaultExport, DefaultVSExport, DefaultDRExport, DiscoverySelectors}
+var meshFields = [][]string{ScopeConfigs, Settings, DefaultConfig, RootNamespace, DefaultExport, DefaultVSExport, DefaultDRExport, DiscoverySelectors, OutboundPolicy}
 
 // Doc is one mesh configuration found in a stream.
 type Doc struct {

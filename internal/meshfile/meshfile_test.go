@@ -240,5 +240,5 @@ func TestFieldNames(t *testing.T) {
 		assert.Equal(t, []string{first, snake(first)}, names)
 	}
 	assert.Equal(t, []string{"defaultVisibility", "default_visibility", "policies", "applyToSidecars", "apply_to_sidecars"}, blockKeys)
-	assert.Len(t, meshFields, 8, fmt.Sprint(meshFields))
+	assert.Len(t, meshFields, 9, fmt.Sprint(meshFields))
 }

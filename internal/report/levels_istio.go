@@ -62,18 +62,25 @@ const (
 	GatewayScopeOrderDependent Code = "GatewayScopeOrderDependent"
 	GatewayOwnServiceOutranked Code = "GatewayOwnServiceOutranked"
 	DestinationTie             Code = "DestinationTie"
+	HostRoutedByBoth           Code = "HostRoutedByBoth"
+	RouteParentNotFound        Code = "RouteParentNotFound"
+	RouteBackendUnresolved     Code = "RouteBackendUnresolved"
+	RouteParentPortMissing     Code = "RouteParentPortMissing"
+	ConsumerRouteLocal         Code = "ConsumerRouteLocal"
+	RouteHiddenByExportTo      Code = "RouteHiddenByExportTo"
+	RoutesAnswerBuildsNothing  Code = "RoutesAnswerBuildsNothing"
 )
 
 // sidecarLevel is the level of a code of the sidecar view; ok is false for any other code.
 func sidecarLevel(c Code) (l Level, ok bool) {
 	switch c {
-	case ExportToAnnotationRepeats:
+	case ExportToAnnotationRepeats, ConsumerRouteLocal:
 		return Note, true
 	case ImportExcluded, ExactImportShadowed, RootSidecarWithSelector, RootSidecarNotDiscovered, SidecarNeverApplies, CreationTimeTie,
 		RootNamespaceUnknown, HostRoutedTwice, RuleOutOfReach, CatchAllRuleMerged, ShortHostNeverMatches, GatewayScopeOrderDependent,
-		GatewayOwnServiceOutranked, DestinationTie:
+		GatewayOwnServiceOutranked, DestinationTie, HostRoutedByBoth, RouteParentPortMissing, RouteHiddenByExportTo, RoutesAnswerBuildsNothing:
 		return Warning, true
-	case RouteSubsetMissing:
+	case RouteSubsetMissing, RouteParentNotFound, RouteBackendUnresolved:
 		return Error, true
 	}
 	return "", false

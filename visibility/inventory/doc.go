@@ -123,13 +123,21 @@
 // wildcard, if any, is a whole first label: no short names, no partial wildcards), a
 // listener without a port that is not the last (so also a second one: Istio's "egress can
 // have only one listener with empty port" is never reached), two listeners with one port
-// number, two unix domain socket listeners (port 0) with one socket. A Sidecar's ingress
-// listeners, outbound traffic policy, connection pools and its egress ports' names,
-// protocols, binds and capture modes are not checked. For a ServiceEntry, in Istio's words,
-// its exportTo, with "~" allowed alone, and its hosts: each a domain whose first label may
-// be a wildcard label (*.example.com, or partial: *x.example.com) and whose top level domain
-// is not a number (db.123 is refused, db.123. is not), of at most 255 characters, not "*"
-// alone; its addresses and ports as Load says.
+// number, two unix domain socket listeners (port 0) with one socket; its outbound traffic
+// policy's mode is REGISTRY_ONLY or ALLOW_ANY (OutboundTrafficMode; a policy without one is
+// REGISTRY_ONLY, as istiod reads it). A Sidecar's ingress listeners, connection pools, egress
+// proxy and its egress ports' names, protocols, binds and capture modes are not checked. For
+// a ServiceEntry, in Istio's words, its exportTo, with "~" allowed alone, and its hosts: each
+// a domain whose first label may be a wildcard label (*.example.com, or partial:
+// *x.example.com) and whose top level domain is not a number (db.123 is refused, db.123. is
+// not), of at most 255 characters, not "*" alone; its addresses and ports as Load says, and
+// each port's protocol one Istio knows ("unsupported protocol: QUIC").
+//
+// Each service port's protocol is read as Istio reads it (Service.Protocols): a
+// ServiceEntry's protocol; a Kubernetes Service port's appProtocol, else its name up to the
+// first "-" (http-web is HTTP, grpc-web-ui GRPC-Web), UDP for a UDP port, TCP for an
+// unrecognised one on 25, 53, 3306 or 27017, and "" — sniffed — otherwise. A sidecar's route
+// table has a virtual host for the ports Istio routes HTTP on (package visibility/sidecar).
 //
 // Every kind's hosts are checked by one set of rules (internal/hosts), which Istio's
 // validation applies with a difference per field: a VirtualService's hosts may also be IPs,

@@ -96,6 +96,12 @@ type Service struct {
 	// a Kubernetes Service's spec.ports[].port, in their order. A sidecar gets a service with
 	// these ports (see package visibility/sidecar).
 	Ports []uint32 `json:"ports,omitempty"`
+	// Protocols are the protocol Istio gives each port of Ports, in their order (see
+	// Protocol): a ServiceEntry's spec.ports[].protocol; a Kubernetes Service's port's
+	// appProtocol, else the prefix of its name before a "-" (grpc-web whole), UDP for a UDP
+	// port, TCP for an unrecognised one on 25, 53, 3306 or 27017. "" is a protocol Istio does
+	// not recognise, which it sniffs. Empty (a Service built in Go) means "" for every port.
+	Protocols []string `json:"protocols,omitempty"`
 	// Selector is the workloads the service selects: a ServiceEntry's
 	// spec.workloadSelector.labels, a Kubernetes Service's spec.selector. A sidecar view
 	// merges the ports of two services of one host only when their selectors agree, as Istio

@@ -377,7 +377,7 @@ func (l *inventoryLoader) serviceEntry(o kube.Object) []error {
 			add(&d, checkResolution(nil, objectSpec, s.Resolution))
 		}
 		s.AutoAddresses = statusAddresses(&d, o, s)
-		s.Ports = specPorts(&d, spec, "number", ServiceEntry)
+		s.Ports, s.Protocols = specPorts(&d, spec, "number", ServiceEntry)
 		if v := spec.Value("workloadSelector"); v != nil {
 			s.Selector = workloadLabels(&d, v, "spec.workloadSelector")
 		}
@@ -482,7 +482,7 @@ func (l *inventoryLoader) service(o kube.Object) []error {
 			}
 			s.checkExportTo(&d, strict.Key("metadata.annotations", exportToAnnotation))
 		}
-		s.Ports = specPorts(&d, spec, "port", KubernetesService)
+		s.Ports, s.Protocols = specPorts(&d, spec, "port", KubernetesService)
 		if v := spec.Value("selector"); v != nil {
 			s.Selector = d.StringMap(v, "spec.selector")
 		}

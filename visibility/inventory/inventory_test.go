@@ -31,7 +31,7 @@ func TestLoad(t *testing.T) {
 	}, inv.Namespaces)
 	assert.Equal(t, []Service{
 		{Kind: ServiceEntry, Namespace: "shop", Name: "payments", Hosts: []string{"api.payments.example"}, Addresses: pfx("203.0.113.0/24"),
-			ExportTo: []string{"."}, CreationTime: time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC), Resolution: ResolutionDNS, Ports: []uint32{443}},
+			ExportTo: []string{"."}, CreationTime: time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC), Resolution: ResolutionDNS, Ports: []uint32{443}, Protocols: []string{ProtocolTLS}},
 		{Kind: KubernetesService, Namespace: "shop", Name: "web", Hosts: []string{"web.shop.svc.cluster.local"}, Addresses: pfx("10.96.0.10", "fd00::10"),
 			ExportTo: []string{".", "infra"}, CreationTime: time.Date(2026, 2, 1, 10, 0, 0, 0, time.UTC)},
 		{Kind: KubernetesService, Namespace: "shop", Name: "headless", Hosts: []string{"headless.shop.svc.cluster.local"}, Headless: true},

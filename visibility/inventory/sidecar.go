@@ -22,7 +22,18 @@ type Sidecar struct {
 	WorkloadSelector map[string]string `json:"workloadSelector,omitempty"`
 	// Egress are the egress listeners, in order; none means one listener importing "*/*".
 	Egress []Egress `json:"egress,omitempty"`
+	// OutboundTrafficMode is spec.outboundTrafficPolicy.mode, which replaces the mesh's for
+	// the proxies the Sidecar applies to: OutboundRegistryOnly or OutboundAllowAny; "" when
+	// the Sidecar has no outboundTrafficPolicy. A policy without a mode (only an egressProxy,
+	// or {}) is REGISTRY_ONLY, the mode's zero value, as istiod reads it.
+	OutboundTrafficMode string `json:"outboundTrafficMode,omitempty"`
 }
+
+// The modes of a Sidecar's outboundTrafficPolicy.
+const (
+	OutboundRegistryOnly = "REGISTRY_ONLY"
+	OutboundAllowAny     = "ALLOW_ANY"
+)
 
 // Egress is one egress listener of a Sidecar.
 type Egress struct {
@@ -51,6 +62,7 @@ type Egress struct {
 func checkSidecar(errs []*FieldError, sc *Sidecar) []*FieldError {
 	errs = checkNamespaceName(errs, sc.Namespace, sc.Name)
 	errs = checkWorkloadLabels(errs, func() fielderr.Path { return goValue.Child("workloadSelector") }, sc.WorkloadSelector)
+	errs = checkOutboundMode(errs, goValue.Child("outboundTrafficMode"), sc.OutboundTrafficMode, true)
 	for i := range sc.Egress {
 		e := &sc.Egress[i]
 		errs = checkEgress(errs, goValue, i, e)
@@ -59,6 +71,16 @@ func checkSidecar(errs []*FieldError, sc *Sidecar) []*FieldError {
 		}
 	}
 	return checkEgressListeners(errs, goValue, sc.Egress)
+}
+
+// checkOutboundMode checks a Sidecar's outbound traffic mode at path: REGISTRY_ONLY or
+// ALLOW_ANY, or none ("", when none may be: a Sidecar built in Go without a policy).
+func checkOutboundMode(errs []*FieldError, path fielderr.Path, mode string, none bool) []*FieldError {
+	switch {
+	case mode == OutboundRegistryOnly, mode == OutboundAllowAny, mode == "" && none:
+		return errs
+	}
+	return append(errs, path.Problemf(mode, "%q is not one of REGISTRY_ONLY, ALLOW_ANY", mode))
 }
 
 // socketListener reports whether e is a unix domain socket listener: a port numbered 0,

@@ -29,9 +29,12 @@ func isIstioNetworking(o kube.Object) bool {
 }
 
 // specPorts reads spec.ports[].<key> (number for a ServiceEntry, port for a Service) and
-// checks them as Validate does.
-func specPorts(d *strict.Decoder, spec strict.Fields, key string, kind Kind) []uint32 {
+// checks them as Validate does, with the protocol Istio gives each (see
+// Service.Protocols): a ServiceEntry's protocol it does not recognise is refused, as Istio's
+// validation refuses it.
+func specPorts(d *strict.Decoder, spec strict.Fields, key string, kind Kind) ([]uint32, []string) {
 	var out []uint32
+	var protos []string
 	aligned := -1 // out[:aligned] are spec.ports[:aligned] (-1: all are): checked together
 	for i, item := range d.List(spec.Value("ports"), "spec.ports") {
 		at := strict.Index("spec.ports", i)
@@ -62,12 +65,34 @@ func specPorts(d *strict.Decoder, spec strict.Fields, key string, kind Kind) []u
 			continue
 		}
 		out = append(out, uint32(n))
+		protos = append(protos, portProtocol(d, po, at, uint32(n), kind))
 	}
 	if aligned < 0 {
 		aligned = len(out)
 	}
 	add(d, checkPorts(nil, objectSpec, key, kind, out[:aligned]))
-	return out
+	return out, protos
+}
+
+// portProtocol reads the protocol Istio gives the port at path, numbered n, of a service of
+// kind k (see Service.Protocols).
+func portProtocol(d *strict.Decoder, po strict.Object, path string, n uint32, k Kind) string {
+	var name, proto string
+	po.String(&name, "name")
+	po.String(&proto, "protocol")
+	if k == ServiceEntry {
+		p := ParseProtocol(proto)
+		if p == "" && proto != "" {
+			d.Fail(strict.Child(path, "protocol"), proto, "unsupported protocol: %s", proto)
+		}
+		return p
+	}
+	var app *string
+	if v, p, ok := po.Get("appProtocol"); ok {
+		s := d.String(v, p)
+		app = &s
+	}
+	return kubernetesProtocol(n, name, proto, app)
 }
 
 // workloadLabels reads <path>.labels of the object at path (a ServiceEntry's or a Sidecar's
@@ -105,6 +130,9 @@ func (l *inventoryLoader) sidecar(o kube.Object) []error {
 	}
 	if v, p, ok := spec.Get("workloadSelector"); ok {
 		sc.WorkloadSelector = workloadLabels(&d, v, p)
+	}
+	if v, p, ok := spec.Get("outboundTrafficPolicy"); ok {
+		sc.OutboundTrafficMode = outboundMode(&d, v, p)
 	}
 	var egress []any
 	if v, p, ok := spec.Get("egress"); ok {
@@ -163,6 +191,21 @@ func (l *inventoryLoader) sidecar(o kube.Object) []error {
 	}
 	l.inv.Sidecars = append(l.inv.Sidecars, sc)
 	return nil
+}
+
+// outboundMode reads the mode of the outboundTrafficPolicy at path: REGISTRY_ONLY when it
+// gives none, as istiod reads a policy without one.
+func outboundMode(d *strict.Decoder, x any, path string) string {
+	o, ok := d.Object(x, path)
+	if !ok {
+		return ""
+	}
+	mode := OutboundRegistryOnly
+	if v, p, ok := o.Get("mode"); ok {
+		mode = d.String(v, p)
+		add(d, checkOutboundMode(nil, objectSpec.Child("outboundTrafficPolicy").Child("mode"), mode, false))
+	}
+	return mode
 }
 
 // hasAny reports whether o has any of the fields, set and not null.

@@ -181,8 +181,23 @@ func checkService(errs []*FieldError, s *Service) []*FieldError {
 	}
 	errs = checkResolution(errs, goValue, s.Resolution)
 	errs = checkPorts(errs, goValue, "", s.Kind, s.Ports)
+	errs = checkProtocols(errs, s)
 	errs = checkWorkloadLabels(errs, func() fielderr.Path { return selectorPath(goValue, s.Kind) }, s.Selector)
 	return checkAutoAddresses(errs, goValue, s)
+}
+
+// checkProtocols checks a service's Protocols: none, or one per port, each a protocol Istio
+// names ("" for one it sniffs).
+func checkProtocols(errs []*FieldError, s *Service) []*FieldError {
+	if len(s.Protocols) > 0 && len(s.Protocols) != len(s.Ports) {
+		errs = append(errs, goValue.Child("protocols").Problemf(len(s.Protocols), "%d protocols for %d ports: give none, or one per port", len(s.Protocols), len(s.Ports)))
+	}
+	for i, p := range s.Protocols {
+		if p != "" && ParseProtocol(p) != p {
+			errs = append(errs, goValue.Child("protocols").Index(i).Problemf(p, "%q is not a protocol as Istio names it (HTTP, HTTP2, HTTP_PROXY, GRPC, GRPC-Web, HTTPS, TLS, TCP, UDP, Mongo, Redis, MySQL; \"\" sniffed)", p))
+		}
+	}
+	return errs
 }
 
 // exportToRule is the rule of the exportTo list a service of kind k carries.

@@ -11,6 +11,7 @@
 //	serviceScopeConfigs             which Kubernetes Services a cluster shares (none)
 //	serviceSettings                 cluster-local hosts
 //	defaultConfig.discoveryAddress  istiod's address, whose host stays cluster-local
+//	outboundTrafficPolicy.mode      what a sidecar does with unknown hosts (ALLOW_ANY)
 //
 // Load reads them from every file the configuration is kept in — an IstioOperator, the
 // istio ConfigMap, Helm values, a meshConfig or a bare serviceEntryVisibility block — as
@@ -73,6 +74,13 @@
 // refuses defaultServiceExportTo: "." (a string where a list belongs):
 //
 //	meshConfig.defaultServiceExportTo: must be a list, got the string "."; Istio 1.30.3 refuses the whole mesh configuration: failed to convert to proto. json: cannot unmarshal string into Go value of type []json.RawMessage; istiod then runs on DefaultMeshConfig (…)
+//
+// outboundTrafficPolicy replaces istiod's default (ALLOW_ANY) whole, as jsonpb sets a
+// message field: {} — a policy without a mode — is REGISTRY_ONLY, the enum's zero value, and
+// null keeps the default (Config.OutboundMode). Its mode names the catch-all virtual host of
+// every route table a sidecar gets (allow_any, block_all, allow_any_dynamic_dns; a Sidecar's
+// own policy wins); ALLOW_ANY_DYNAMIC_DNS exists from 1.31, and an earlier release refuses
+// it.
 //
 // Istio drops a field it does not know (a misspelt key, an unknown field inside
 // serviceEntryVisibility); meshscope refuses it, deliberately: as written, it would change

@@ -136,14 +136,17 @@ func decodeDoc(d meshfile.Doc, r Release, st *loadState) (*Config, []setField, e
 		var dec strict.Decoder
 		if o, ok := dec.Object(d.Value, d.Path); ok {
 			meshfile.NearMisses(&dec, d.Value, d.Path, meshfile.ScopeConfigs, meshfile.Settings, meshfile.DefaultConfig, meshfile.RootNamespace,
-				meshfile.DefaultExport, meshfile.DefaultVSExport, meshfile.DefaultDRExport, meshfile.DiscoverySelectors)
+				meshfile.DefaultExport, meshfile.DefaultVSExport, meshfile.DefaultDRExport, meshfile.DiscoverySelectors, meshfile.OutboundPolicy)
 			set = append(set, decodeFields(&dec, o, c, false)...)
 		}
 		errs = append(errs, dec.Errs()...)
 		if dec.Err() == nil {
 			rest := *c
 			rest.Visibility = nil // validated with its own paths
+			// validated for the release r (rest's release settings are no document's)
+			rest.OutboundTrafficPolicy = nil
 			errs = append(errs, rest.problems(d.Path)...)
+			errs = append(errs, outboundProblems(c.OutboundTrafficPolicy, r, d.Path)...)
 		}
 		if len(errs) > 0 {
 			if words, at := refusal(d.Value, r); words != "" {
@@ -226,6 +229,10 @@ func decodeFields(d *strict.Decoder, o strict.Object, c *Config, strictDefault b
 		}
 		take("serviceSettings", p, func(dst, src *Config) { dst.ServiceSettings = src.ServiceSettings })
 	}
+	if v, p, ok := o.Get(meshfile.OutboundPolicy...); ok {
+		c.OutboundTrafficPolicy = decodeOutbound(d, v, p)
+		take("outboundTrafficPolicy", p, func(dst, src *Config) { dst.OutboundTrafficPolicy = src.OutboundTrafficPolicy })
+	}
 	if v, p, ok := o.Get(meshfile.DefaultConfig...); ok {
 		if pc, ok := d.Object(v, p); ok {
 			if strictDefault {
@@ -258,7 +265,7 @@ func (c *Config) UnmarshalJSON(b []byte) error {
 			return c
 		}
 		o.Check(slices.Concat(meshfile.BlockName, meshfile.RootNamespace, meshfile.DefaultExport, meshfile.DefaultVSExport, meshfile.DefaultDRExport,
-			meshfile.DiscoverySelectors, meshfile.ScopeConfigs, meshfile.Settings, meshfile.DefaultConfig)...)
+			meshfile.DiscoverySelectors, meshfile.ScopeConfigs, meshfile.Settings, meshfile.DefaultConfig, meshfile.OutboundPolicy)...)
 		block, blockPath, _ = o.Get(meshfile.BlockName...)
 		decodeFields(d, o, c, true)
 		return c

@@ -76,6 +76,9 @@ type Config struct {
 	ServiceSettings []ServiceSetting `json:"serviceSettings,omitempty"`
 	// DefaultConfig is the part of meshConfig.defaultConfig meshscope reads.
 	DefaultConfig ProxyConfig `json:"defaultConfig,omitzero"`
+	// OutboundTrafficPolicy is outboundTrafficPolicy; nil when it is not set (istiod's
+	// default, ALLOW_ANY). See OutboundMode.
+	OutboundTrafficPolicy *OutboundTrafficPolicy `json:"outboundTrafficPolicy,omitempty"`
 
 	// Istio is the istiod release the answers are for: "1.28", "1.29", "1.30", "1.31", or a
 	// patch ("1.30.2"); "" means the newest release meshscope models (1.31). A minor alone
@@ -136,8 +139,8 @@ func (c *Config) Discovery() string {
 // drops the block unread, which Findings says), a root namespace that is not a namespace
 // name, an invalid default exportTo (the form of a ServiceEntry's exportTo), an invalid
 // discovery selector or scope selector, an unknown scope, a serviceSettings host Istio
-// refuses (a DNS name whose first label may be a wildcard label, or "*" alone), and a
-// discovery address that is not host:port; and the release settings' (the fields Istio,
+// refuses (a DNS name whose first label may be a wildcard label, or "*" alone), a discovery
+// address that is not host:port, and an outbound traffic mode the release does not have; and the release settings' (the fields Istio,
 // CompatibilityVersion and PilotEnv, or where Load read them): a release meshscope does not
 // model or a malformed one, naming the releases it models; a compatibilityVersion the
 // release has no profile for (Helm's "unknown compatibility version"); a flag value istiod
@@ -171,6 +174,7 @@ func (c *Config) problems(path string) []error {
 		errs = append(errs, kube.SelectorProblems(&c.DiscoverySelectors[i], kube.PathOf(strict.Child(path, "discoverySelectors")).Index(i))...)
 	}
 	errs = append(errs, c.scopeProblems(kube.PathOf(path))...)
+	errs = append(errs, outboundProblems(c.OutboundTrafficPolicy, c.Release(), path)...)
 	if a := c.DefaultConfig.DiscoveryAddress; a != "" {
 		if r := discoveryProblem(a); r != "" {
 			errs = append(errs, &FieldError{Field: strict.Child(path, "defaultConfig.discoveryAddress"), Value: a, Detail: strconv.Quote(a) + " " + r})

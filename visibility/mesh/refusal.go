@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -55,6 +56,7 @@ var (
 	// (istio.io/api mesh/v1alpha1, the order jsonpb decodes them in).
 	pbMeshConfig = []pbField{
 		{json: "defaultConfig", proto: "default_config", kind: pbMessage, fields: []pbField{{json: "discoveryAddress", proto: "discovery_address"}}},
+		pbOutbound(31),
 		{json: "defaultServiceExportTo", proto: "default_service_export_to", list: true},
 		{json: "defaultVirtualServiceExportTo", proto: "default_virtual_service_export_to", list: true},
 		{json: "defaultDestinationRuleExportTo", proto: "default_destination_rule_export_to", list: true},
@@ -91,10 +93,21 @@ func refusal(x any, r Release) (words, path string) {
 	if !r.Has(ServiceEntryVisibility) {
 		fields = fields[:len(fields)-1]
 	}
+	if r.Minor() < 31 {
+		fields = slices.Clone(fields)
+		fields[1] = pbOutbound(r.Minor())
+	}
 	if err, at := pbMessageError(x, fields, ""); err != "" {
 		return "failed to convert to proto. " + err, at
 	}
 	return "", ""
+}
+
+// pbOutbound is MeshConfig's outboundTrafficPolicy as release minor decodes it.
+func pbOutbound(minor int) pbField {
+	return pbField{json: "outboundTrafficPolicy", proto: "outbound_traffic_policy", kind: pbMessage, fields: []pbField{
+		{json: "mode", proto: "mode", kind: pbEnum, enum: "istio.mesh.v1alpha1.MeshConfig.OutboundTrafficPolicy.Mode", values: outboundModes(minor)},
+	}}
 }
 
 // pbMessageError is the error jsonpb meets decoding x, at path, as a message of fields, and

@@ -101,13 +101,22 @@ type builder struct {
 // every namespace (*/*.example.com) looks only at the services its pattern covers, and one
 // of a named namespace (ns/* or ns/*.example.com) at that namespace's services.
 func (v *View) build(rec *record, k kind, sc *inventory.Sidecar, n string, w labels.Set, tr *trace, cz *causeStamps) {
+	b := v.buildListeners(rec, k, sc, n, w, tr, cz)
+	b.lookupRules()
+}
+
+// buildListeners makes into rec the record of the proxy's Sidecar and listeners, what it
+// receives, without the DestinationRule of each host (a route table needs none); it returns
+// the builder, which lookupRules goes on with. cz, when not nil, collects which of the
+// release's rules took part.
+func (v *View) buildListeners(rec *record, k kind, sc *inventory.Sidecar, n string, w labels.Set, tr *trace, cz *causeStamps) builder {
 	name, ls := v.sidecars.listenersOf(sc, n)
 	*rec = record{kind: k, ns: n, workload: w, sidecar: sc, name: name, listeners: make([]listenerRecord, 0, len(ls)), trace: tr}
 	b := builder{v: v, rec: rec, tr: tr, cz: cz}
 	for i := range ls {
 		b.listen(&ls[i])
 	}
-	b.lookupRules()
+	return b
 }
 
 // listen works out one listener: the services its egress hosts import, then (for a sidecar)

@@ -13,9 +13,10 @@ import (
 // The destinations of a VirtualService's routes: the hosts a sidecar's listener goes on to
 // receive services for.
 
-// httpDests are the destinations of one HTTP route and the source namespaces its matches
-// name.
+// httpDests are the destinations of one HTTP route, its matches (a delegate's merged with its
+// root's) and the source namespaces they name.
 type httpDests struct {
+	match   []inventory.HTTPMatch
 	sources []string // non-empty sourceNamespace of the matches; none: every namespace
 	dests   []destination
 }
@@ -34,17 +35,20 @@ type hostPorts struct {
 }
 
 // routeReader reads the routes of the VirtualServices of a view: short hosts resolve into
-// domain, and a delegate is found by "namespace/name" among the inventory's.
+// domain (but in those istiod made from routes: literal), and a delegate is found by
+// "namespace/name" among the inventory's.
 type routeReader struct {
 	disc        discovery
 	domain      string
 	meshDefault []string // the mesh's defaultVirtualServiceExportTo
 	byRef       map[string]*inventory.VirtualService
+	literal     bool
 }
 
 // read fills in the destinations of r's routes.
 func (rd *routeReader) read(r *virtualService) {
 	vs := r.vs
+	rd.literal = r.converted()
 	r.http = rd.httpDestinations(vs)
 	for _, routes := range [][]inventory.L4Route{vs.TLS, vs.TCP} {
 		for _, rt := range routes {
@@ -59,8 +63,11 @@ func (rd *routeReader) read(r *virtualService) {
 	}
 }
 
-// destinationOf resolves a route destination written in namespace ns.
+// destinationOf resolves a route destination written in namespace ns (literal: keeps it).
 func (rd *routeReader) destinationOf(d inventory.Destination, ns string) destination {
+	if rd.literal {
+		return destination{host: d.Host, subset: d.Subset, port: d.Port}
+	}
 	return destination{host: resolveHost(d.Host, ns, rd.domain), subset: d.Subset, port: d.Port}
 }
 
@@ -76,7 +83,7 @@ func (rd *routeReader) httpDestinations(vs *inventory.VirtualService) []httpDest
 	for i := range vs.HTTP {
 		rt := &vs.HTTP[i]
 		if rt.Delegate == nil {
-			h := httpDests{sources: sourceNamespaces(rt.Match)}
+			h := httpDests{match: rt.Match, sources: sourceNamespaces(rt.Match)}
 			h.dests = rd.appendDests(h.dests, rt.Route, rt.Mirror, rt.Mirrors, vs.Namespace)
 			out = append(out, h)
 			continue
@@ -94,7 +101,7 @@ func (rd *routeReader) httpDestinations(vs *inventory.VirtualService) []httpDest
 			if !ok {
 				continue
 			}
-			h := httpDests{sources: sourceNamespaces(matches)}
+			h := httpDests{match: matches, sources: sourceNamespaces(matches)}
 			h.dests = rd.appendDests(h.dests, sub.Route, nil, nil, dns)
 			mirror, mirrorNS := sub.Mirror, dns
 			if mirror == nil {

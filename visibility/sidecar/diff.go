@@ -25,10 +25,16 @@ type ProxyHost struct {
 }
 
 // Answer is what a class of proxies has for one host: the service (with how its listeners
-// route it) and the DestinationRule it gets (nil: none).
+// route it), the DestinationRule it gets (nil: none) and, for sidecars, the virtual hosts of
+// the host a VirtualService builds.
 type Answer struct {
 	Service
 	Rule *Rule `json:"rule,omitempty"`
+	// VirtualHosts are the host's virtual hosts, one per port of the service Istio routes
+	// HTTP on, whose routes come from a VirtualService (one istiod made from Gateway API
+	// routes among them), as View.RouteTable gives them for the port, sorted by name; a port
+	// where Istio's default route serves the host is not listed. Gateways have none.
+	VirtualHosts []VirtualHost `json:"virtualHosts,omitempty"`
 }
 
 // Change is a host whose answer changes for a class of proxies (Key): Before and After are
@@ -51,19 +57,23 @@ type Change struct {
 }
 
 // Diff is the dry run of a change to what sidecars receive and how they route — Sidecars,
-// services and their exportTo, VirtualServices, DestinationRules, the mesh's default
-// exportTo of each, discovery selectors, rootNamespace or visibility: build a view of the
-// current configuration and one of the proposed, and it lists, for every class of proxies of
-// either (Classes), every host whose Answer differs in any field: a host added or removed,
-// sent to another service, given other ports, brought by another VirtualService's
-// destination (or by the egress hosts instead), routed by other VirtualServices, or given
-// another DestinationRule — other rules merged, other subset names, another traffic policy
-// (compared by meaning, not spelling) or another workload selector. A workload that one
-// selector selects before and another after is a class of its own, named by both selectors'
-// labels ("app=web,version=v1"): it gets the first one's view before and the second one's
-// after. Nothing is enforced. Changes are sorted by namespace, workload and host. Its cost is that
-// of Proxy for each class of proxies, twice. Either view may be nil: the view of an empty
-// inventory, in which proxies receive nothing (answering as the other's release).
+// services and their exportTo, VirtualServices, Gateway API routes, DestinationRules, the
+// mesh's default exportTo of each, discovery selectors, rootNamespace or visibility: build a
+// view of the current configuration and one of the proposed, and it lists, for every class
+// of proxies of either (Classes), every host whose Answer differs in any field: a host added
+// or removed, sent to another service, given other ports, brought by another
+// VirtualService's destination (or by the egress hosts instead), routed otherwise — another
+// Routes answer on its listeners, or another VirtualService (one istiod made from Gateway API
+// routes among them) building one of its virtual hosts (VirtualHosts) —, or given another
+// DestinationRule — other rules merged, other subset names, another traffic policy (compared
+// by meaning, not spelling) or another workload selector. A workload that one selector
+// selects before and another after is a class of its own, named by both selectors' labels
+// ("app=web,version=v1"): it gets the first one's view before and the second one's after.
+// Nothing is enforced. Changes are sorted by namespace, workload and host. Its cost is that
+// of Proxy for each class of proxies, twice, and, where a view holds VirtualServices, that of
+// a route table per port on which the class's services are routed over HTTP. Either view may
+// be nil: the view of an empty inventory, in which proxies receive nothing. What changes in
+// the status istiod writes on routes is DiffRouteStatus's.
 //
 // Two views answering as two Istio releases (View.Release) make Diff the dry run of an
 // upgrade or a rollback: each Change then names the causes (mesh.Cause) that change it,
@@ -122,9 +132,7 @@ func diff(k kind, before, after *View) []Change {
 		if differ != 0 {
 			sb, sa = &causeStamps{}, &causeStamps{}
 		}
-		before.build(&rb, k, before.sidecarOf(k, c.Namespace, c.Workload), c.Namespace, c.Workload, nil, sb)
-		after.build(&ra, k, after.sidecarOf(k, c.Namespace, c.Workload), c.Namespace, c.Workload, nil, sa)
-		b, a := answers(before.spell(&rb)), answers(after.spell(&ra))
+		b, a := before.answers(&rb, k, c.Namespace, c.Workload, sb), after.answers(&ra, k, c.Namespace, c.Workload, sa)
 		var whole release.Set // the causes of every host of the class
 		if refused[rb.name] || refused[ra.name] {
 			whole = release.SetOf(mesh.SidecarExclusions)
@@ -175,19 +183,54 @@ func unionLabels(x, y map[string]string) (labels.Set, bool) {
 	return u, true
 }
 
-// answers indexes a proxy's answers by host.
-func answers(p Proxy) map[string]*Answer {
+// answers are the answers of a proxy of kind k in namespace ns with labels w, by host: what
+// Proxy (Gateway) gives for each, with, for a sidecar, the virtual hosts VirtualServices
+// build of it (routeTables). rec is left holding the proxy's record; cz, when not nil,
+// collects which of the release's rules took part.
+func (v *View) answers(rec *record, k kind, ns string, w labels.Set, cz *causeStamps) map[string]*Answer {
+	v.build(rec, k, v.sidecarOf(k, ns, w), ns, w, nil, cz)
+	p := v.spell(rec)
 	m := make(map[string]*Answer, len(p.Services))
 	for _, s := range p.Services {
 		m[s.Host] = &Answer{Service: s, Rule: p.Rules[s.Host]}
 	}
+	if k.routed() {
+		v.routeTables(rec, m)
+	}
 	return m
+}
+
+// routeTables adds to the answers of the proxy of rec, by host, the virtual hosts a
+// VirtualService builds of each host, from the route table of every port on which a service
+// the proxy gets is routed over HTTP, the ports in order.
+func (v *View) routeTables(rec *record, answers map[string]*Answer) {
+	if len(v.vss.vss) == 0 {
+		return
+	}
+	var ports []uint32
+	for i := range rec.got.list {
+		g := &rec.got.list[i]
+		ports = append(ports, portsHTTP(v.services.service(g.id), g.ports)...)
+	}
+	slices.Sort(ports)
+	for _, p := range slices.Compact(ports) {
+		t := v.routeTable(rec, p)
+		if t.listener < 0 || len(rec.listeners[t.listener].vss) == 0 {
+			continue // Istio's default route for every host
+		}
+		for _, h := range t.hosts {
+			if a := answers[h.host()]; a != nil && h.vs >= 0 && h.service >= 0 {
+				a.VirtualHosts = append(a.VirtualHosts, VirtualHost{Name: h.name, VirtualService: v.vsRef(h.vs)})
+			}
+		}
+	}
 }
 
 // sameAnswer reports whether two answers for a host are alike in every field: the same
 // service and ports, brought and routed alike, and the same rule.
 func sameAnswer(x, y *Answer) bool {
-	if !sameService(x.Service, y.Service) || x.AddedBy != y.AddedBy || !slices.Equal(x.Routes, y.Routes) || (x.Rule == nil) != (y.Rule == nil) {
+	if !sameService(x.Service, y.Service) || x.AddedBy != y.AddedBy || !slices.Equal(x.Routes, y.Routes) || (x.Rule == nil) != (y.Rule == nil) ||
+		!slices.Equal(x.VirtualHosts, y.VirtualHosts) {
 		return false
 	}
 	return x.Rule == nil || sameRule(x.Rule, y.Rule)

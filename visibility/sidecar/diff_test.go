@@ -159,7 +159,7 @@ func TestDiffAgainstProxy(t *testing.T) {
 		classes += len(byClass)
 		for ns := range inv.Namespaces {
 			for _, w := range workloads {
-				want := proxyChanges(ns, before.Proxy(ns, w), after.Proxy(ns, w))
+				want := proxyChanges(ns, before.answers(&record{}, sidecarKind, ns, w, nil), after.answers(&record{}, sidecarKind, ns, w, nil))
 				if len(want) == 0 {
 					continue
 				}
@@ -201,10 +201,9 @@ func (cs classChanges) find(ns string, w labels.Set, want []Change) (found bool,
 	return found, closest
 }
 
-// proxyChanges are the changes of a proxy of namespace ns from view b to view a, as Diff
+// proxyChanges are the changes of a proxy of namespace ns from its answers x to y, as Diff
 // lists them: every host whose answer differs in any field, by host.
-func proxyChanges(ns string, b, a Proxy) []Change {
-	x, y := answers(b), answers(a)
+func proxyChanges(ns string, x, y map[string]*Answer) []Change {
 	hosts := slices.Collect(maps.Keys(x))
 	for h := range y {
 		if x[h] == nil {

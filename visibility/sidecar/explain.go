@@ -57,6 +57,17 @@ type Explanation struct {
 	// proxy (not exported to its namespace, bound to gateways only, not discovered) — in
 	// Istio's order.
 	Routes []Step `json:"routes,omitempty"`
+	// VirtualHosts are, for each port of Answer on which Istio routes HTTP (HTTP, HTTP2,
+	// HTTP_PROXY, GRPC, GRPC-Web, or a protocol it sniffs), the route table's decision for the
+	// host (see View.RouteTable): the VirtualService that builds its virtual host, or Istio's
+	// default route ("(Istio's default route)"), and why each other VirtualService of the
+	// listener with a host matching it builds none — a later claimant, no HTTP route for the
+	// port and the proxy, one istiod made from a route for other proxies, a wildcard host that
+	// is not the listener's Routes answer. A VirtualService istiod made from Gateway API
+	// routes names them and their rules in its Reason, here and in Routes; Routes ends with
+	// the routes with a parent for the host of which istiod makes no VirtualService (Object
+	// "HTTPRoute shop/reviews"), and why. A gateway's explanation has none.
+	VirtualHosts []Step `json:"virtualHosts,omitempty"`
 	// Rule is the DestinationRule the proxy gets for the host, as Proxy's Rules has it; nil
 	// for none. Rules are every DestinationRule whose host matches the host, and what became
 	// of each: chosen (the first rule of the merged one), merged into it, or why it lost.
@@ -114,6 +125,12 @@ func (v *View) explain(k kind, namespace string, workload labels.Set, host strin
 		e.Answer = &p.Services[i]
 		e.Rule = p.Rules[host]
 		e.Routes = v.explainRoutes(&rec)
+		if k == sidecarKind {
+			if s := v.explainUnmade(host); s != nil {
+				e.Routes = append(e.Routes, *s)
+			}
+			e.VirtualHosts = v.explainVirtualHosts(&rec, host, portsHTTP(v.services.service(rec.got.get(host).id), e.Answer.Ports))
+		}
 		e.Rules = v.explainRules(&rec, e.Answer.Namespace, e.Rule)
 	}
 	return e
@@ -245,6 +262,13 @@ func (e Explanation) String() string {
 	if len(e.Routes) > 0 {
 		b.WriteString("\n  VirtualServices:")
 		for _, r := range e.Routes {
+			fmt.Fprintf(&b, "\n    %s:", r.Key)
+			writeObjects(&b, r.Candidates, "      ")
+		}
+	}
+	if len(e.VirtualHosts) > 0 {
+		b.WriteString("\n  Route tables:")
+		for _, r := range e.VirtualHosts {
 			fmt.Fprintf(&b, "\n    %s:", r.Key)
 			writeObjects(&b, r.Candidates, "      ")
 		}

@@ -52,10 +52,15 @@ func (v *View) routeCandidate(rec *record, rt *routeTrace, c *routeCand) Candida
 	case vsRoutes:
 		out.Verdict, out.Reason = Chosen, fmt.Sprintf("its host %s matches %s most specifically (an exact host, else the longest wildcard), the first in Istio's order among equals", c.host, host)
 	case vsSameHost:
-		out.Verdict, out.Reason = Outranked, fmt.Sprintf("%s gives the same host %s and comes first in Istio's order (private to %s, exported to it by name, public; each by creation time)", v.vss.vss[rt.best].ref, c.host, n)
+		order := "private to %s, exported to it by name, public; each by creation time"
+		if r.converted() || v.vss.vss[rt.best].converted() {
+			order = "private to %s, exported to it by name, public; in each, those istiod made from routes of the proxy's namespace first, then by creation time"
+		}
+		out.Verdict, out.Reason = Outranked, fmt.Sprintf("%s gives the same host %s and comes first in Istio's order ("+order+")", v.vss.vss[rt.best].ref, c.host, n)
 	case vsLessSpecific:
 		out.Verdict, out.Reason = Outranked, fmt.Sprintf("%s's host %s matches %s more specifically than %s", v.vss.vss[rt.best].ref, rt.bestHost, host, c.host)
 	}
+	out.Reason += v.madeFrom(r)
 	return out
 }
 

@@ -92,11 +92,26 @@ type RouteParentStatus struct {
 // gammaRoutes is istiod's conversion of an inventory's routes: the VirtualServices it makes
 // and the status it writes.
 type gammaRoutes struct {
+	// ix is what the conversion looked routes' references up in.
+	ix *gammaIndex
 	// vss are the VirtualServices made from routes, sorted by namespace and name (each name
 	// is unique in its namespace).
 	vss []gammaVirtualService
 	// status is the status of each route of a discovered namespace.
 	status map[gammaRouteID]RouteStatus
+	// unmade are the mesh parents of routes for which istiod makes no VirtualService, in
+	// the routes' order.
+	unmade []gammaUnmade
+}
+
+// gammaUnmade is a mesh parent of a route for which istiod makes no VirtualService: the
+// route (its index in the inventory), the parentRef's index, the host the parent stands for,
+// and why, in istiod's words where it has them.
+type gammaUnmade struct {
+	route int32
+	ref   int
+	host  string
+	why   string
 }
 
 // gammaRouteID names a route.
@@ -179,7 +194,9 @@ type gammaHeaderOps struct {
 // says istiod discovers (they alone hold objects for it).
 func convertRoutes(inv *inventory.Inventory, discovered func(namespace string) bool) *gammaRoutes {
 	ix := newGammaIndex(inv, discovered)
-	return convertRoutesWith(inv, discovered, func() *gammaIndex { return ix })
+	g := convertRoutesWith(inv, discovered, func() *gammaIndex { return ix })
+	g.ix = ix
+	return g
 }
 
 // convertRoutesWith is convertRoutes looking each route's references up in the index index
@@ -194,6 +211,7 @@ func convertRoutesWith(inv *inventory.Inventory, discovered func(string) bool, i
 		}
 		c := index().route(int32(i))
 		out.status[gammaRouteID{r.Kind, r.Namespace, r.Name}] = c.status()
+		out.unmade = c.unmade(out.unmade)
 		switch r.Kind {
 		case inventory.HTTPRouteKind, inventory.GRPCRouteKind:
 			bases = c.httpBases(bases)
@@ -210,7 +228,15 @@ func convertRoutesWith(inv *inventory.Inventory, discovered func(string) bool, i
 
 // routeStatus returns the status istiod writes on the route of kind in namespace with name;
 // false when it writes none (no such route, or its namespace is not discovered).
+// What it returns is the caller's.
 func (g *gammaRoutes) routeStatus(kind, namespace, name string) (RouteStatus, bool) {
 	s, ok := g.status[gammaRouteID{inventory.RouteKind(kind), namespace, name}]
-	return s, ok
+	if !ok {
+		return RouteStatus{}, false
+	}
+	out := RouteStatus{Parents: slices.Clone(s.Parents)}
+	for i := range out.Parents {
+		out.Parents[i].Conditions = slices.Clone(out.Parents[i].Conditions)
+	}
+	return out, true
 }

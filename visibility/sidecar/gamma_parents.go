@@ -221,3 +221,33 @@ func (p *gammaParent) allowsHost(h string) bool {
 	}
 	return true
 }
+
+// unmade appends the route's mesh parents for which istiod makes no VirtualService: a Service
+// parent that does not exist (for the host it would have), and every host of a parent of an
+// HTTPRoute or a GRPCRoute whose conversion for the mesh has no entries (a problem dropped
+// them all, or it has no rules).
+func (c *gammaRoute) unmade(out []gammaUnmade) []gammaUnmade {
+	for i := range c.parents {
+		p := &c.parents[i]
+		if !p.mesh {
+			continue
+		}
+		pr := &c.r.ParentRefs[p.ref]
+		switch {
+		case p.denied != nil:
+			if pr.Kind == "Service" {
+				host := inventory.ServiceHost(pr.Name, cmp.Or(pr.Namespace, c.r.Namespace), c.ix.domain)
+				out = append(out, gammaUnmade{c.idx, p.ref, host, p.denied.reason + ": " + p.denied.message})
+			}
+		case (c.r.Kind == inventory.HTTPRouteKind || c.r.Kind == inventory.GRPCRouteKind) && len(c.mesh.http) == 0:
+			why := "it has no rules"
+			if e := c.mesh.err; e != nil {
+				why = e.reason + ": " + e.message
+			}
+			for _, h := range c.meshHosts(p) {
+				out = append(out, gammaUnmade{c.idx, p.ref, h, why})
+			}
+		}
+	}
+	return out
+}

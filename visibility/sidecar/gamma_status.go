@@ -85,3 +85,14 @@ func gammaCondition(typ, reason, message string, err *gammaErr) metav1.Condition
 	}
 	return metav1.Condition{Type: typ, Status: metav1.ConditionTrue, Reason: reason, Message: message}
 }
+
+// RouteStatus returns the status istiod writes on the route of kind ("HTTPRoute",
+// "GRPCRoute", "TCPRoute", "TLSRoute") in namespace with name: one entry per parentRef it
+// keeps, in its order (see RouteStatus); false when it writes none — no such route, or its
+// namespace is not discovered.
+func (v *View) RouteStatus(kind, namespace, name string) (RouteStatus, bool) {
+	if v.routes == nil {
+		return RouteStatus{}, false
+	}
+	return v.routes.routeStatus(kind, namespace, name)
+}

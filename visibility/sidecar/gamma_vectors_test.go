@@ -141,6 +141,8 @@ func TestGammaAgainstIstio(t *testing.T) {
 			kind, rest, _ := strings.Cut(w.Route, "/")
 			ns, name, _ := strings.Cut(rest, "/")
 			got, written := g.routeStatus(kind, ns, name)
+			viaView, _ := v.RouteStatus(kind, ns, name)
+			require.Equal(t, got, viaView, "case %d: %s", c.ID, w.Route)
 			require.Equal(t, w.Written, written, "case %d: %s", c.ID, w.Route)
 			require.Len(t, got.Parents, len(w.Parents), "case %d: %s", c.ID, w.Route)
 			for k, p := range w.Parents {

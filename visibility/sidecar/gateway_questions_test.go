@@ -162,7 +162,7 @@ func TestDiffGatewaysAgainstGateway(t *testing.T) {
 		byClass := changesByClass(DiffGateways(before, after))
 		for ns := range inv.Namespaces {
 			for _, w := range workloads {
-				if want := proxyChanges(ns, before.Gateway(ns, w), after.Gateway(ns, w)); len(want) > 0 {
+				if want := proxyChanges(ns, before.answers(&record{}, gatewayKind, ns, w, nil), after.answers(&record{}, gatewayKind, ns, w, nil)); len(want) > 0 {
 					compared++
 					found, _ := byClass.find(ns, labels.Set(w), want)
 					require.True(t, found, "iteration %d: the changes of a gateway in %s with %v are those of no class of DiffGateways", iter, ns, w)

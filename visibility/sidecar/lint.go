@@ -84,6 +84,42 @@ const (
 	// old ServiceEntries (or both Kubernetes Services): istiod takes the first of a map, so
 	// either may come; meshscope gives the first in its order and says so.
 	DestinationTie = report.DestinationTie
+	// HostRoutedByBoth (warning): a listener a proxy class has selects, for one of its service
+	// hosts, both a user's VirtualService and one istiod made from a Gateway API route (both
+	// giving the host itself, or the one that routes it): Istio calls mixing them for one
+	// host undefined. The message says which one builds the host's virtual host on each HTTP
+	// port for these proxies.
+	HostRoutedByBoth = report.HostRoutedByBoth
+	// RouteParentNotFound (error): a route's parentRef names a Service or ServiceEntry that
+	// does not exist among the discovered objects: istiod sets Accepted=False
+	// (NoMatchingParent) for it, and the route routes nothing through it.
+	RouteParentNotFound = report.RouteParentNotFound
+	// RouteBackendUnresolved (error): a backend of a route's rule (or its mirror) that does not
+	// resolve — a Service that does not exist, a Hostname no service of the route's namespace
+	// has, a kind istiod does not route to, or, under a Gateway parent, one no ReferenceGrant
+	// permits: requests routed there fail. Every such backend is named; istiod's
+	// ResolvedRefs condition names only the last.
+	RouteBackendUnresolved = report.RouteBackendUnresolved
+	// RouteParentPortMissing (warning): a route's mesh parentRef names a port its Service or
+	// ServiceEntry does not have: istiod does not check it, and the route matches only
+	// requests to that port, which the service never receives.
+	RouteParentPortMissing = report.RouteParentPortMissing
+	// ConsumerRouteLocal (note): a consumer route — of a namespace other than its parent
+	// service's —, whose VirtualService istiod builds virtual hosts from only for the proxies
+	// of the route's own namespace: the proxies of every other namespace, the service's
+	// included, never get its routes.
+	ConsumerRouteLocal = report.ConsumerRouteLocal
+	// RouteHiddenByExportTo (warning): the mesh's defaultVirtualServiceExportTo, which the
+	// VirtualServices istiod makes from routes go by, keeps a route from proxies it would
+	// route: a producer route from other namespaces' proxies, a consumer route from its own
+	// namespace's, "~" from every proxy.
+	RouteHiddenByExportTo = report.RouteHiddenByExportTo
+	// RoutesAnswerBuildsNothing (warning): the VirtualService a listener's Routes names for a
+	// service host (its most specific host) has HTTP routes but builds no virtual host of the
+	// host for a class of proxies, on any port the listener routes it on: another
+	// VirtualService or Istio's default route does (made from a consumer route of another
+	// namespace, routes for other ports or sources, a later claimant).
+	RoutesAnswerBuildsNothing = report.RoutesAnswerBuildsNothing
 )
 
 // Lint reports what in the Sidecars, services, VirtualServices and DestinationRules Istio
@@ -104,6 +140,7 @@ func (v *View) Lint() []Finding {
 	out = append(out, v.lintRoutes()...)
 	out = append(out, v.lintRules()...)
 	out = append(out, v.lintShortHosts()...)
+	out = append(out, v.lintGammaRoutes()...)
 	slices.SortFunc(out, report.Compare)
 	return out
 }

@@ -15,9 +15,11 @@ import (
 
 // lintRoutes judges, per class of proxies, the routes and rules each class actually gets,
 // reading the record of its view: route destinations to a subset the class's
-// DestinationRule for the host lacks, hosts two VirtualServices of one listener give
-// alike, and destinations istiod takes from a map among equals (DestinationTie, as Proxy
-// notes it). A finding lists every class it holds for.
+// DestinationRule for the host lacks, hosts two user VirtualServices of one listener give
+// alike, destinations istiod takes from a map among equals (DestinationTie, as Proxy notes
+// it), and (lintClassRoutes) hosts routed by both a VirtualService and a Gateway API
+// route, and Routes answers that build no virtual host. A finding lists every class it
+// holds for.
 func (v *View) lintRoutes() []Finding {
 	fs := classFindings{who: "proxies"}
 	for _, c := range v.Classes() {
@@ -49,19 +51,29 @@ func (v *View) lintRoutes() []Finding {
 			}
 			for _, is := range lr.imported {
 				host := v.services.svcs[is.id].host
-				var best routeHost // the VirtualService that routes the host, and its host
+				// The first user VirtualService of the most specific host, and the others of it
+				// (those istiod made from routes are HostRoutedByBoth's).
+				var best routeHost
+				top := ""
 				for claim := range lr.routes.claims(host) {
+					if top == "" {
+						top = claim.host
+					}
+					if claim.host != top {
+						break // a less specific host
+					}
+					if v.vss.vss[claim.vs].converted() {
+						continue
+					}
 					if best.host == "" {
 						best = claim
 						continue
-					}
-					if claim.host != best.host {
-						break // a less specific host
 					}
 					fs.note("VirtualService "+v.vss.vss[claim.vs].ref, HostRoutedTwice, fmt.Sprintf("gives host %s, as %s does, which comes first in Istio's order and routes %s: this one's routes for it are never used", best.host, v.vss.vss[best.vs].ref, host), c)
 				}
 			}
 		}
+		v.lintClassRoutes(&fs, c, &rec)
 	}
 	return fs.findings()
 }

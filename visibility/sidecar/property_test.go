@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"math/rand/v2"
+	"os"
 	"slices"
 	"sync"
 	"testing"
@@ -151,17 +152,18 @@ func randomSidecarConfig(r *rand.Rand) (*mesh.Config, inventory.Inventory) {
 	return m, inv
 }
 
-// TestSidecarViewAgainstReference holds Proxy and Gateway, whole, to the literal reference on
-// random inventories, for every namespace and workload.
+// TestSidecarViewAgainstReference holds Proxy, Gateway and RouteTable (ports 80, 443, 8080,
+// 9000), whole, to the literal reference on random inventories (Gateway API routes among
+// them), for every namespace and workload.
 func TestSidecarViewAgainstReference(t *testing.T) {
 	rng := newRand(61, 62)
 	n := longtest.N(50, 5000)
 	var c refCounts
 	d := disagreements{t: t}
-	vss, drs := 0, 0
+	vss, drs, routes := 0, 0, 0
 	for i := range n {
 		m, inv := randomSidecarInventory(rng)
-		vss, drs = vss+len(inv.VirtualServices), drs+len(inv.DestinationRules)
+		vss, drs, routes = vss+len(inv.VirtualServices), drs+len(inv.DestinationRules), routes+len(inv.Routes)
 		cfg := randmesh.Config(rng, 2)
 		cfg.ApplyToSidecars = rng.IntN(2) == 0
 		if rng.IntN(4) == 0 {
@@ -197,15 +199,21 @@ func TestSidecarViewAgainstReference(t *testing.T) {
 					d.add("ExplainGatewayHost", e, at("Gateway"))
 				}
 				c.gateway(gw, part == "")
+				for _, p := range []uint32{80, 443, 8080, 9000} {
+					if want, got := ref.routeTable(ns, w, p), v.RouteTable(ns, labels.Set(w), p); !slices.Equal(want, got) {
+						d.add("RouteTable", cmp.Diff(want, got), at(fmt.Sprint("RouteTable port ", p)))
+					}
+				}
 			}
 		}
 	}
-	t.Logf("%d random inventories (%d VirtualServices, %d DestinationRules): %s; disagreements: %s", n, vss, drs, c, &d)
+	t.Logf("%d random inventories (%d VirtualServices, %d DestinationRules, %d routes): %s; disagreements: %s", n, vss, drs, routes, c, &d)
 }
 
 // TestSidecarViewIgnoresInputOrder: the view of an inventory whose services, Sidecars,
-// VirtualServices and DestinationRules are shuffled gives every proxy and gateway the same
-// view, every explanation word for word, and the same findings.
+// VirtualServices, DestinationRules and Gateway API routes are shuffled gives every proxy and
+// gateway the same view and route tables, every explanation word for word, the same
+// findings, and no difference in a dry run.
 func TestSidecarViewIgnoresInputOrder(t *testing.T) {
 	rng := newRand(21, 22)
 	for i := range longtest.N(60, 3000) {
@@ -219,12 +227,17 @@ func TestSidecarViewIgnoresInputOrder(t *testing.T) {
 		shuffle(rng, shuffled.Sidecars)
 		shuffle(rng, shuffled.VirtualServices)
 		shuffle(rng, shuffled.DestinationRules)
+		shuffled.Routes = slices.Clone(inv.Routes)
+		shuffle(rng, shuffled.Routes)
 		u, err := New(m, &shuffled)
 		require.NoError(t, err)
 		for _, ns := range sidecarNamespaces {
 			for _, w := range sidecarWorkload {
 				require.Equal(t, v.Proxy(ns, labels.Set(w)), u.Proxy(ns, labels.Set(w)), "inventory %d, proxy in %s with %v", i, ns, w)
 				require.Equal(t, v.Gateway(ns, labels.Set(w)), u.Gateway(ns, labels.Set(w)), "inventory %d, gateway in %s with %v", i, ns, w)
+				for _, p := range []uint32{80, 8080} {
+					require.Equal(t, v.RouteTable(ns, labels.Set(w), p), u.RouteTable(ns, labels.Set(w), p), "inventory %d, route table %d of a proxy in %s with %v", i, p, ns, w)
+				}
 				for _, h := range sidecarHosts {
 					require.Equal(t, v.ExplainHost(ns, labels.Set(w), h), u.ExplainHost(ns, labels.Set(w), h), "inventory %d, %s for a proxy in %s with %v", i, h, ns, w)
 					require.Equal(t, v.ExplainGatewayHost(ns, labels.Set(w), h), u.ExplainGatewayHost(ns, labels.Set(w), h), "inventory %d, %s for a gateway in %s with %v", i, h, ns, w)
@@ -233,6 +246,8 @@ func TestSidecarViewIgnoresInputOrder(t *testing.T) {
 		}
 		require.Equal(t, v.Lint(), u.Lint(), "inventory %d", i)
 		require.Equal(t, v.LintGateways(), u.LintGateways(), "inventory %d", i)
+		require.Empty(t, Diff(v, u), "inventory %d", i)
+		require.Empty(t, DiffRouteStatus(v, u), "inventory %d", i)
 	}
 }
 
@@ -324,7 +339,7 @@ func explainDiffWith(explain func(string, labels.Set, string) Explanation, inv i
 
 // FuzzSidecarView: whatever Load accepts, New accepts unless two objects share a kind,
 // namespace and name, and every namespace's proxy and gateway get what the literal reference
-// says, whole.
+// says, whole, and so do the route tables of ports 80 and 9080.
 func FuzzSidecarView(f *testing.F) {
 	f.Add([]byte(sidecarList))
 	f.Add([]byte(`kind: List
@@ -337,6 +352,15 @@ items:
 - {kind: Sidecar, metadata: {name: root, namespace: istio-system}, spec: {egress: [{hosts: ["ext/api.example.com", "./*"]}]}}
 `))
 	f.Add([]byte(routingList))
+	var bookinfo []byte // with its route
+	for _, file := range []string{"testdata/bookinfo.yaml", "testdata/bookinfo-route.yaml"} {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			f.Fatal(err)
+		}
+		bookinfo = append(append(bookinfo, data...), "\n---\n"...)
+	}
+	f.Add(bookinfo)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		inv, err := inventory.Load(data, "")
 		if err != nil {
@@ -357,6 +381,11 @@ items:
 				}
 				if part, diff := gatewayDiff(ref, ns, w, v.Gateway(ns, labels.Set(w))); part != "" {
 					t.Fatalf("Gateway(%s, %v): %s differ from the reference's: %s", ns, w, part, diff)
+				}
+				for _, p := range []uint32{80, 9080} {
+					if d := cmp.Diff(ref.routeTable(ns, w, p), v.RouteTable(ns, labels.Set(w), p)); d != "" {
+						t.Fatalf("RouteTable(%s, %v, %d) differs from the reference's (-ref +view):\n%s", ns, w, p, d)
+					}
 				}
 			}
 		}

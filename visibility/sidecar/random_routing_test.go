@@ -123,7 +123,7 @@ func addRandomRouting(r *rand.Rand, m *mesh.Config, inv *inventory.Inventory) {
 		}
 		return h
 	}
-	keep := func(add func(), drop func()) {
+	keep := func(add, drop func()) {
 		add()
 		if inv.Validate() != nil {
 			drop()
@@ -207,5 +207,57 @@ func addRandomRouting(r *rand.Rand, m *mesh.Config, inv *inventory.Inventory) {
 			dr.TrafficPolicy = []byte(`{}`)
 		}
 		keep(func() { inv.DestinationRules = append(inv.DestinationRules, dr) }, func() { inv.DestinationRules = inv.DestinationRules[:len(inv.DestinationRules)-1] })
+	}
+	addRandomRoutes(r, inv, keep, t)
+}
+
+// addRandomRoutes adds Gateway API routes to a random inventory: HTTPRoutes, GRPCRoutes and
+// TCPRoutes of any namespace whose parent is one of its Kubernetes Services (of their
+// namespace or another, with a port or not) or one that does not exist, matching paths,
+// methods or nothing, sending to its Services; each only if inv.Validate still accepts the
+// inventory (keep).
+func addRandomRoutes(r *rand.Rand, inv *inventory.Inventory, keep func(add, drop func()), t func() time.Time) {
+	var names []string
+	for _, s := range inv.Services {
+		if s.Kind == inventory.KubernetesService && !slices.Contains(names, s.Name) {
+			names = append(names, s.Name)
+		}
+	}
+	names = append(names, "ghost")
+	pick := func(l []string) string { return l[r.IntN(len(l))] }
+	kinds := []inventory.RouteKind{inventory.HTTPRouteKind, inventory.HTTPRouteKind, inventory.GRPCRouteKind, inventory.TCPRouteKind}
+	for i := range r.IntN(5) {
+		rt := inventory.Route{Kind: kinds[r.IntN(len(kinds))], Namespace: pick(sidecarNamespaces[:4]), Name: fmt.Sprintf("r%d", i), CreationTime: t()}
+		for range 1 + r.IntN(2) {
+			pr := inventory.ParentRef{Kind: "Service", Name: pick(names), Port: []uint32{0, 0, 80, 8080}[r.IntN(4)]}
+			if r.IntN(2) == 0 {
+				pr.Namespace = pick(sidecarNamespaces[:4])
+			}
+			rt.ParentRefs = append(rt.ParentRefs, pr)
+		}
+		for range 1 + r.IntN(2) {
+			var rule inventory.RouteRule
+			for range r.IntN(3) {
+				b := inventory.BackendRef{Kind: "Service", Name: pick(names), Port: []uint32{80, 8080}[r.IntN(2)], Weight: int32(r.IntN(3))}
+				if r.IntN(2) == 0 {
+					b.Namespace = pick(sidecarNamespaces[:4])
+				}
+				rule.BackendRefs = append(rule.BackendRefs, b)
+			}
+			switch rt.Kind {
+			case inventory.HTTPRouteKind:
+				m := inventory.RouteMatch{Path: &inventory.PathMatch{Type: inventory.MatchPathPrefix, Value: pick([]string{"/", "/a", "/a/b"})}}
+				if r.IntN(3) == 0 {
+					m.Method = "GET"
+				}
+				rule.Matches = []inventory.RouteMatch{m}
+			case inventory.GRPCRouteKind:
+				if r.IntN(2) == 0 {
+					rule.Matches = []inventory.RouteMatch{{GRPCMethod: &inventory.GRPCMethodMatch{Type: inventory.MatchExact, Service: "pkg.Svc"}}}
+				}
+			}
+			rt.Rules = append(rt.Rules, rule)
+		}
+		keep(func() { inv.Routes = append(inv.Routes, rt) }, func() { inv.Routes = inv.Routes[:len(inv.Routes)-1] })
 	}
 }

@@ -32,15 +32,22 @@ import (
 //     long ones), the first of the listener's order among those with that very host;
 //   - the destinations a proxy in n takes from a VirtualService are those of its http routes
 //     (route, mirror, mirrors) not meant for other namespaces' sources only, and those of its
-//     tcp and tls routes, each host with the ports named (0: one names none).
+//     tcp and tls routes, each host with the ports named (0: one names none);
+//   - the VirtualServices istiod makes from Gateway API routes for the mesh (convertRoutes,
+//     held to Istio's by TestGammaAgainstIstio) join them, hosts and destinations as
+//     written, exportTo the mesh default; in each of a listener's three lists those of the
+//     proxy's namespace come first, and a wildcard host of one is selected only by an import
+//     that covers it.
 
-// refVS is a VirtualService as the controller hands it on.
+// refVS is a VirtualService as the controller hands it on; converted: one istiod made from
+// Gateway API routes.
 type refVS struct {
-	vs       *inventory.VirtualService
-	hosts    []string
-	exportTo []string
-	http     []refRoute
-	l4       []refDest
+	vs        *inventory.VirtualService
+	hosts     []string
+	exportTo  []string
+	http      []refRoute
+	l4        []refDest
+	converted bool
 }
 
 // refRoute is an http route as far as destinations go: its matches and where it sends.
@@ -159,6 +166,27 @@ func (v refSidecarView) virtualServices() []*refVS {
 		}
 		out = append(out, x)
 	}
+	g := convertRoutes(&v.inv, v.discovered)
+	for i := range g.vss {
+		vs := &g.vss[i].vs
+		if !slices.Contains(vs.Gateways, "mesh") {
+			continue
+		}
+		x := &refVS{vs: vs, hosts: vs.Hosts, exportTo: v.vsExportTo(vs), converted: true}
+		for _, r := range vs.HTTP {
+			m := refRoute{match: r.Match}
+			for _, d := range append(slices.Clone(r.Route), r.Mirrors...) {
+				m.dests = append(m.dests, refDest{d.Host, d.Port})
+			}
+			x.http = append(x.http, m)
+		}
+		for _, r := range append(slices.Clone(vs.TCP), vs.TLS...) {
+			for _, d := range r.Route {
+				x.l4 = append(x.l4, refDest{d.Host, d.Port})
+			}
+		}
+		out = append(out, x)
+	}
 	slices.SortStableFunc(out, func(a, b *refVS) int {
 		return cmp.Or(a.vs.CreationTime.Compare(b.vs.CreationTime), strings.Compare(a.vs.Name, b.vs.Name), strings.Compare(a.vs.Namespace, b.vs.Namespace))
 	})
@@ -217,11 +245,7 @@ func refMergeMatches(root, leaf []inventory.HTTPMatch) ([]inventory.HTTPMatch, b
 			if refMatchesConflict(r, l) {
 				continue
 			}
-			m := l
-			if m.SourceNamespace == "" {
-				m.SourceNamespace = r.SourceNamespace
-			}
-			out = append(out, m)
+			out = append(out, refMergeMatch(r, l))
 			agreed = true
 		}
 		if !agreed {
@@ -229,6 +253,49 @@ func refMergeMatches(root, leaf []inventory.HTTPMatch) ([]inventory.HTTPMatch, b
 		}
 	}
 	return out, len(out) > 0
+}
+
+// refMergeMatch is a delegate's match l with what it leaves unset taken from the delegating
+// route's r: each string match, port, source namespace and gateways it has none of; headers,
+// query parameters and source labels of both, l's winning.
+func refMergeMatch(r, l inventory.HTTPMatch) inventory.HTTPMatch {
+	m := l
+	if m.URI == nil {
+		m.URI = r.URI
+	}
+	if m.Scheme == nil {
+		m.Scheme = r.Scheme
+	}
+	if m.Method == nil {
+		m.Method = r.Method
+	}
+	if m.Authority == nil {
+		m.Authority = r.Authority
+	}
+	both := func(a, b map[string]inventory.StringMatch) map[string]inventory.StringMatch {
+		out := maps.Clone(a)
+		if out == nil {
+			out = map[string]inventory.StringMatch{}
+		}
+		maps.Copy(out, b)
+		return out
+	}
+	m.Headers, m.WithoutHeaders, m.QueryParams = both(r.Headers, l.Headers), both(r.WithoutHeaders, l.WithoutHeaders), both(r.QueryParams, l.QueryParams)
+	if m.Port == 0 {
+		m.Port = r.Port
+	}
+	m.SourceLabels = maps.Clone(r.SourceLabels)
+	if m.SourceLabels == nil {
+		m.SourceLabels = map[string]string{}
+	}
+	maps.Copy(m.SourceLabels, l.SourceLabels)
+	if m.SourceNamespace == "" {
+		m.SourceNamespace = r.SourceNamespace
+	}
+	if len(m.Gateways) == 0 {
+		m.Gateways = r.Gateways
+	}
+	return m
 }
 
 // refMatchesConflict: a delegate's match l asks for what the delegating route's match r
@@ -376,9 +443,9 @@ func refSelectVirtualServices(vses []*refVS, entries []refEgressHost, n string) 
 	has := func(ns string) bool {
 		return slices.ContainsFunc(entries, func(en refEgressHost) bool { return en.ns == ns })
 	}
-	// matches: an import of namespace ns matches host h — exactly, or either way when one
-	// of them is a wildcard.
-	matches := func(ns, h string) bool {
+	// matches: an import of namespace ns matches host h of x — exactly, or either way when
+	// one of them is a wildcard (one made from routes: only an import covering h).
+	matches := func(x *refVS, ns, h string) bool {
 		for _, en := range entries {
 			if !en.exclude && en.ns == ns && en.host == h && !strings.HasPrefix(h, "*") {
 				return true
@@ -388,7 +455,7 @@ func refSelectVirtualServices(vses []*refVS, entries []refEgressHost, n string) 
 			if en.exclude || en.ns != ns || !strings.HasPrefix(h, "*") && !strings.HasPrefix(en.host, "*") {
 				continue
 			}
-			if refMatches(h, en.host) {
+			if x.converted && refSubset(h, en.host) || !x.converted && refMatches(h, en.host) {
 				return true
 			}
 		}
@@ -400,7 +467,7 @@ func refSelectVirtualServices(vses []*refVS, entries []refEgressHost, n string) 
 			return
 		}
 		for _, h := range x.hosts {
-			if !matches(ns, h) || refExcluded(entries, x.vs.Namespace, h) || refExcluded(entries, "*", h) {
+			if !matches(x, ns, h) || refExcluded(entries, x.vs.Namespace, h) || refExcluded(entries, "*", h) {
 				continue
 			}
 			out = append(out, x)
@@ -408,6 +475,10 @@ func refSelectVirtualServices(vses []*refVS, entries []refEgressHost, n string) 
 		}
 	}
 	for _, list := range [][]*refVS{private, exported, public} {
+		// Those made from routes of n first.
+		slices.SortStableFunc(list, func(a, b *refVS) int {
+			return cmp.Compare(b2i(!a.converted || a.vs.Namespace != n), b2i(!b.converted || b.vs.Namespace != n))
+		})
 		for _, x := range list {
 			if has(x.vs.Namespace) {
 				add(x, x.vs.Namespace)

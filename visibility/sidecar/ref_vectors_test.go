@@ -4,6 +4,7 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -89,4 +90,40 @@ func TestGatewayReferenceAgainstIstio(t *testing.T) {
 	}
 	t.Logf("the reference agrees with Istio on %d gateways of %d cases (%d of them changed by a sidecar scoped first) and %d default sidecar scopes, and the view with the reference",
 		gateways, cases, differ, defaults)
+}
+
+// TestGammaReferenceAgainstIstio holds the literal reference to what Istio gave every proxy
+// of the cases with Gateway API routes — its services, listeners (the VirtualServices istiod
+// made from routes among them) and rules, and its route tables for ports 80 and 9090 — and
+// the view to the reference on the same proxies: a fifth of the cases by default, every one
+// with MESHSCOPE_LONG=1.
+func TestGammaReferenceAgainstIstio(t *testing.T) {
+	cases := loadGammaVectors(t)
+	proxies, tables := 0, 0
+	for i := 0; i < len(cases); i += longtest.N(5, 1) {
+		c := &cases[i]
+		meshFile, invFile := c.files(t)
+		r, m, inv, v := loadFiles(t, c.ID, meshFile, invFile)
+		ref := refSidecarView{r, m, *inv}
+		for p, pr := range c.Proxies {
+			at := "case " + strconv.Itoa(c.ID) + ", proxy " + strconv.Itoa(p) + " in " + pr.Namespace + " with " + labels.Set(pr.Labels).String()
+			want := ref.proxy(pr.Namespace, pr.Labels)
+			requireIstioProxy(t, &pr, want, at)
+			requireProxy(t, want, v.Proxy(pr.Namespace, labels.Set(pr.Labels)), "%s: the view beside the reference", at)
+			for _, port := range slices.Sorted(maps.Keys(pr.RDS)) {
+				n, err := strconv.ParseUint(port, 10, 32)
+				require.NoError(t, err)
+				var istio []VirtualHost
+				for _, vh := range pr.RDS[port] {
+					istio = append(istio, VirtualHost{Name: vh.Name, VirtualService: strings.Join(vh.VirtualServices, ",")})
+				}
+				got := ref.routeTable(pr.Namespace, pr.Labels, uint32(n))
+				require.Equal(t, istio, got, "%s: the reference's route table for port %s", at, port)
+				require.Equal(t, got, v.RouteTable(pr.Namespace, labels.Set(pr.Labels), uint32(n)), "%s: the view's route table for port %s beside the reference", at, port)
+				tables++
+			}
+			proxies++
+		}
+	}
+	t.Logf("the reference agrees with Istio on %d proxies and %d route tables, and the view with the reference", proxies, tables)
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 
@@ -86,6 +87,9 @@ type routingProxy struct {
 		VSForHost       map[string]string `json:"vsForHost"`
 	}
 	DestinationRules map[string]*vectorRule
+	// RDS (istio-gamma.json) is, per port ("80", "9090"), the route configuration the proxy
+	// got.
+	RDS map[string][]vectorVirtualHost `json:"rds"`
 }
 
 type vectorDestination struct {
@@ -321,17 +325,55 @@ func requireIstioProxy(t *testing.T, pr *routingProxy, got Proxy, at string) (li
 	return listeners, lookups, rules
 }
 
+// routedCase is a case of istio-routing.json or istio-gamma.json, whose proxies the same
+// harness holds to Istio's answers: its routing case, and its view read from its files.
+type routedCase interface {
+	base() *routingCase
+	view(t testing.TB) (*inventory.Inventory, *View)
+}
+
+func (c *routingCase) base() *routingCase { return c }
+
+// view reads a gamma case's files (its routes among them) and builds its view.
+func (c *gammaCase) view(t testing.TB) (*inventory.Inventory, *View) {
+	_, inv, v := c.load(t)
+	return inv, v
+}
+
 // TestRoutingAgainstIstio holds View.Proxy to what Istio's own SidecarScope gave every proxy
-// of every routing case, through the loaders: the services (those VirtualService
-// destinations add included), each listener's VirtualServices, imported services and most
-// specific VirtualService per host, and the DestinationRule of every host (and of hosts the
-// proxy does not have: none).
+// of every routing case and of every case with Gateway API routes, through the loaders: the
+// services (those VirtualService destinations add included), each listener's VirtualServices
+// (those istiod made from routes among them, named as istiod names them), imported services
+// and most specific VirtualService per host, and the DestinationRule of every host (and of
+// hosts the proxy does not have: none); and View.RouteTable to the route configuration each
+// proxy of the gamma cases got for ports 80 and 9090 (requireIstioRDS).
 func TestRoutingAgainstIstio(t *testing.T) {
-	vs := loadRoutingVectors(t, "istio-routing.json")
-	proxies, services, listeners, lookups, rules := 0, 0, 0, 0, 0
-	for i := range vs.Cases {
-		c := &vs.Cases[i]
-		inv, v := c.view(t)
+	for _, file := range []string{"istio-routing.json", "istio-gamma.json"} {
+		t.Run(file, func(t *testing.T) {
+			var cases []routedCase
+			if file == "istio-gamma.json" {
+				gs := loadGammaVectors(t)
+				for i := range gs {
+					cases = append(cases, &gs[i])
+				}
+			} else {
+				vs := loadRoutingVectors(t, file)
+				for i := range vs.Cases {
+					cases = append(cases, &vs.Cases[i])
+				}
+			}
+			holdRoutedCases(t, cases)
+		})
+	}
+}
+
+// holdRoutedCases holds the view of every proxy of cases to Istio's answers, and logs the
+// agreements counted.
+func holdRoutedCases(t *testing.T, cases []routedCase) {
+	n := routedCounts{vhosts: map[string]int{}}
+	for _, rc := range cases {
+		c := rc.base()
+		inv, v := rc.view(t)
 		for ns := range c.Namespaces {
 			require.Equal(t, slices.Contains(c.DiscoveredNamespaces, ns), v.Discovered(ns), "case %d: Discovered(%s)", c.ID, ns)
 		}
@@ -339,17 +381,62 @@ func TestRoutingAgainstIstio(t *testing.T) {
 			at := "case " + strconv.Itoa(c.ID) + ", proxy " + strconv.Itoa(p) + " in " + pr.Namespace + " with " + labels.Set(pr.Labels).String()
 			got := v.Proxy(pr.Namespace, labels.Set(pr.Labels))
 			l, k, r := requireIstioProxy(t, &pr, got, at)
-			listeners, lookups, rules = listeners+l, lookups+k, rules+r
+			n.listeners, n.lookups, n.rules = n.listeners+l, n.lookups+k, n.rules+r
+			for port, want := range pr.RDS {
+				n.vhosts[port] += requireIstioRDS(t, v, &pr, port, want, at)
+			}
 			if p%longtest.N(4, 1) == 0 {
 				explainAgrees(t, v, *inv, pr.Namespace, pr.Labels, got)
 			}
-			proxies++
-			services += len(pr.Services)
+			n.proxies++
+			n.services += len(pr.Services)
 		}
 	}
-	t.Logf("%d proxies of %d cases agree with Istio: %d service answers, %d egress listeners, %d DestinationRule lookups (%d with a rule)",
-		proxies, len(vs.Cases), services, listeners, lookups, rules)
-	require.Positive(t, proxies)
+	t.Logf("%d proxies of %d cases agree with Istio: %d service answers, %d egress listeners, %d DestinationRule lookups (%d with a rule); route tables: %d virtual hosts for port 80, %d for port 9090",
+		n.proxies, len(cases), n.services, n.listeners, n.lookups, n.rules, n.vhosts["80"], n.vhosts["9090"])
+	require.Positive(t, n.proxies)
+}
+
+// routedCounts counts what holdRoutedCases held.
+type routedCounts struct {
+	proxies, services, listeners, lookups, rules int
+	vhosts                                       map[string]int // per port: the virtual hosts of route tables
+}
+
+// vectorVirtualHost is a virtual host of the route configuration a proxy of a gamma case got.
+type vectorVirtualHost struct {
+	Name            string   `json:"name"`
+	VirtualServices []string `json:"virtualServices"`
+	Routes          int      `json:"routes"`
+}
+
+// requireIstioRDS holds View.RouteTable for a proxy and port to the route configuration
+// Istio gave it — each virtual host's name and the VirtualService its routes come from, in
+// Istio's order — and the route table the builder works out to the number of routes of each
+// virtual host too. It returns the virtual hosts held.
+func requireIstioRDS(t *testing.T, v *View, pr *routingProxy, port string, want []vectorVirtualHost, at string) int {
+	t.Helper()
+	p, err := strconv.ParseUint(port, 10, 32)
+	require.NoError(t, err)
+	w := labels.Set(pr.Labels)
+	var names, got, withRoutes []string
+	for _, vh := range want {
+		names = append(names, vh.Name+" "+strings.Join(vh.VirtualServices, ","))
+		withRoutes = append(withRoutes, vh.Name+" "+strings.Join(vh.VirtualServices, ",")+" "+strconv.Itoa(vh.Routes))
+	}
+	for _, vh := range v.RouteTable(pr.Namespace, w, uint32(p)) {
+		got = append(got, vh.Name+" "+vh.VirtualService)
+	}
+	require.Equal(t, names, got, "%s: route table for port %s", at, port)
+	var rec record
+	v.build(&rec, sidecarKind, v.sidecars.forProxy(pr.Namespace, w), pr.Namespace, w, nil, nil)
+	got = got[:0]
+	for _, vh := range v.routeTable(&rec, uint32(p)).hosts {
+		got = append(got, vh.name+" "+v.vsRef(vh.vs)+" "+strconv.Itoa(int(vh.routes)))
+	}
+	got = append(got, v.catchAll(rec.sidecar)+"  1")
+	require.Equal(t, withRoutes, got, "%s: routes of the route table for port %s", at, port)
+	return len(want)
 }
 
 func nonNil(s []string) []string {

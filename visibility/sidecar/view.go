@@ -42,6 +42,12 @@ type View struct {
 	sidecars sidecarIndex
 	vss      vsIndex
 	rules    ruleIndex
+	// routes is istiod's conversion of the Gateway API routes: the VirtualServices it makes
+	// (those for the mesh are among vss) and the status it writes on each route.
+	routes *gammaRoutes
+	// outbound is the mesh's outbound traffic mode (mesh.Config.OutboundMode; "" is
+	// ALLOW_ANY).
+	outbound string
 }
 
 // New builds the sidecar view of an inventory under a mesh configuration (nil: Istio's
@@ -80,12 +86,13 @@ func New(m *mesh.Config, inv *inventory.Inventory) (*View, error) {
 		return nil, err
 	}
 	v := &View{root: m.Root(), rootSet: m != nil && m.RootNamespace != "", disc: newDiscovery(m, inv.Namespaces), inv: inv, domain: inv.ClusterDomain(),
-		enabled: r.Enabled(), narrows: r.AppliesToSidecars(), release: rel, pickBest: rel.Has(mesh.DestinationNamespace)}
+		enabled: r.Enabled(), narrows: r.AppliesToSidecars(), release: rel, pickBest: rel.Has(mesh.DestinationNamespace), outbound: m.OutboundMode()}
 	v.services = newServiceIndex(inv, v.disc, serviceReading{release: rel, decisions: inv.Decisions(r), narrows: v.narrows,
 		meshDefault: svcDefault, defaultList: exportto.DefaultList(svcDefault, rel), ownFirst: !rel.Has(mesh.ListenerOrder),
 		defaultsDiffer: exportto.DefaultListsDiffer(svcDefault), ignored: ignoredDecisions(m, inv)})
 	v.sidecars = newSidecarIndex(inv.Sidecars, v.disc, v.root, readingFor(rel))
-	v.vss = newVSIndex(inv.VirtualServices, v.disc, v.domain, vsDefault, exportto.DefaultList(vsDefault, rel))
+	v.routes = convertRoutes(inv, v.disc.discovered)
+	v.vss = newVSIndex(inv.VirtualServices, v.routes.vss, v.disc, v.domain, vsDefault, exportto.DefaultList(vsDefault, rel))
 	v.vsDefaultsDiffer = exportto.DefaultListsDiffer(vsDefault)
 	v.rules = newRuleIndex(inv.DestinationRules, v.disc, v.domain, drDefault, v.root)
 	return v, nil

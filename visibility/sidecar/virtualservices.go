@@ -12,18 +12,21 @@ import (
 	"github.com/meshscope/meshscope/visibility/inventory"
 )
 
-// vsIndex is the VirtualServices of a view: those that apply to sidecars in Istio's order,
-// in the three lists a proxy's namespace n draws on — private to n, exported to n by name,
-// public — and, per namespace, by host; and those of undiscovered namespaces.
+// vsIndex is the VirtualServices of a view — the users' and those istiod makes from Gateway
+// API routes for the mesh — that apply to sidecars in Istio's order, in the three lists a
+// proxy's namespace n draws on — private to n, exported to n by name, public — and, per
+// namespace, by host; and those of undiscovered namespaces.
 type vsIndex struct {
 	vss         []virtualService // every discovered VirtualService with hosts, in Istio's order
 	meshDefault []string         // the mesh's defaultVirtualServiceExportTo
-	// lists holds, per namespace n, those private to n (group 0) and those exported to n by
-	// name (group 1); public those exported to every namespace (group 2).
-	lists  [2]map[string][]int32
-	public []int32
-	byNS   map[string]*vsNamespace
-	undisc []*inventory.VirtualService // of undiscovered namespaces, in Istio's order
+	// lists holds, per namespace n, those private to n (group 0; those made from routes
+	// first) and those exported to n by name (group 1); public those exported to every
+	// namespace (group 2), and convertedPublic those of them made from routes, by namespace.
+	lists           [2]map[string][]int32
+	public          []int32
+	convertedPublic map[string][]int32
+	byNS            map[string]*vsNamespace
+	undisc          []*inventory.VirtualService // of undiscovered namespaces, in Istio's order
 }
 
 // virtualService is a VirtualService as a sidecar reads it: its hosts and destination hosts
@@ -45,7 +48,15 @@ type virtualService struct {
 	// namespace (sourced: one does).
 	dests   []hostPorts
 	sourced bool
+	// gamma is what is behind a VirtualService istiod made from routes (their conversion);
+	// nil for a user's.
+	gamma *gammaVirtualService
 }
+
+// converted reports whether istiod made the VirtualService from Gateway API routes: its
+// hosts and destinations are kept as written, it is selected with Gateway API semantics
+// (vsIndex.rank, hostClass.vsMatches), and it routes only some proxies (routeTable).
+func (r *virtualService) converted() bool { return r.gamma != nil }
 
 // meshGateway is the gateway name that stands for every sidecar.
 const meshGateway = "mesh"
@@ -66,9 +77,11 @@ func resolveHost(h, ns, domain string) string {
 // newVSIndex reads the discovered VirtualServices of list (meshDefault: the mesh's
 // defaultVirtualServiceExportTo, and defaultList the list the release makes of it for a
 // VirtualService without its own, exportto.DefaultList; short hosts resolve into domain) and
+// those istiod makes from routes (converted, of discovered namespaces: their hosts and
+// destinations are kept as written, as istiod keeps them; they declare no exportTo), and
 // indexes those that apply to sidecars.
-func newVSIndex(list []inventory.VirtualService, disc discovery, domain string, meshDefault, defaultList []string) vsIndex {
-	x := vsIndex{meshDefault: meshDefault, lists: [2]map[string][]int32{{}, {}}, byNS: map[string]*vsNamespace{}}
+func newVSIndex(list []inventory.VirtualService, converted []gammaVirtualService, disc discovery, domain string, meshDefault, defaultList []string) vsIndex {
+	x := vsIndex{meshDefault: meshDefault, lists: [2]map[string][]int32{{}, {}}, convertedPublic: map[string][]int32{}, byNS: map[string]*vsNamespace{}}
 	rd := routeReader{disc: disc, domain: domain, meshDefault: meshDefault, byRef: make(map[string]*inventory.VirtualService, len(list))}
 	for i := range list {
 		rd.byRef[list[i].Namespace+"/"+list[i].Name] = &list[i]
@@ -90,6 +103,16 @@ func newVSIndex(list []inventory.VirtualService, disc discovery, domain string, 
 		rd.read(&r)
 		x.vss = append(x.vss, r)
 	}
+	for i := range converted {
+		g := &converted[i]
+		if !slices.Contains(g.vs.Gateways, meshGateway) {
+			continue // a Gateway's: never a sidecar's
+		}
+		r := virtualService{ref: g.vs.Namespace + "/" + g.vs.Name, vs: &g.vs, mesh: true, hosts: g.vs.Hosts, gamma: g,
+			exp: exportto.Parse(defaultList, g.vs.Namespace)}
+		rd.read(&r)
+		x.vss = append(x.vss, r)
+	}
 	slices.SortFunc(x.vss, func(a, b virtualService) int { return compareVirtualServices(a.vs, b.vs) })
 	slices.SortFunc(x.undisc, compareVirtualServices)
 	for k := range x.vss {
@@ -100,12 +123,18 @@ func newVSIndex(list []inventory.VirtualService, disc discovery, domain string, 
 		x.index(r, int32(k))
 		if r.exp.Public() {
 			x.public = append(x.public, int32(k))
+			if r.converted() {
+				x.convertedPublic[r.vs.Namespace] = append(x.convertedPublic[r.vs.Namespace], int32(k))
+			}
 			continue
 		}
 		for n := range r.exp.Namespaces() {
 			g := x.group(int32(k), n)
 			x.lists[g][n] = append(x.lists[g][n], int32(k))
 		}
+	}
+	for n, list := range x.lists[0] { // every one of n's: those made from routes first
+		slices.SortStableFunc(list, func(a, b int32) int { return cmp.Compare(x.rank(a, n), x.rank(b, n)) })
 	}
 	return x
 }
@@ -116,9 +145,8 @@ func compareVirtualServices(a, b *inventory.VirtualService) int {
 	return cmp.Or(a.CreationTime.Compare(b.CreationTime), strings.Compare(a.Name, b.Name), strings.Compare(a.Namespace, b.Namespace))
 }
 
-// group is where VirtualService k, exported to n, comes among a listener's candidates for a
-// proxy in n: private to n (0), exported to n by name (1), public (2); within a group, in
-// Istio's order. It is the one ranking of VirtualServices istiod applies.
+// group is the list of a listener's candidates for a proxy in n VirtualService k, exported to
+// n, comes in: private to n (0), exported to n by name (1), public (2).
 func (x *vsIndex) group(k int32, n string) int {
 	switch r := &x.vss[k]; {
 	case r.exp.Public():
@@ -127,6 +155,17 @@ func (x *vsIndex) group(k int32, n string) int {
 		return 0
 	}
 	return 1
+}
+
+// rank is where VirtualService k, exported to n, comes among a listener's candidates for a
+// proxy in n: by its group (private to n, exported to n by name, public) and, within it,
+// those istiod made from routes of n first, then all others — users' VirtualServices of n
+// included —, each part in Istio's order (by creation time, name, namespace). It is the one
+// ranking of VirtualServices istiod applies: a consumer's route comes before an older route
+// or VirtualService of the service's namespace.
+func (x *vsIndex) rank(k int32, n string) int {
+	r := &x.vss[k]
+	return 2*x.group(k, n) + b2i(!r.converted() || r.vs.Namespace != n)
 }
 
 // vsNamespace finds, for the imports of one namespace, the VirtualServices of that
@@ -198,34 +237,42 @@ func (x *vsIndex) selectFor(l *listener, n string) []int32 {
 			out = append(out, k)
 		}
 	}
-	slices.SortStableFunc(out, func(a, b int32) int { return cmp.Compare(x.group(a, n), x.group(b, n)) })
+	slices.SortStableFunc(out, func(a, b int32) int { return cmp.Compare(x.rank(a, n), x.rank(b, n)) })
 	return out
 }
 
-// scan is selectFor looking at every VirtualService exported to n, group by group.
+// scan is selectFor looking at every VirtualService exported to n, in rank order: the
+// private ones (those made from routes first, as New sorted them), those exported by name,
+// then the public ones made from routes of n before all other public ones.
 func (x *vsIndex) scan(l *listener, n string) []int32 {
 	var out []int32
-	for _, list := range [][]int32{x.lists[0][n], x.lists[1][n], x.public} {
+	add := func(list []int32, skipOwn bool) {
 		for _, k := range list {
-			if l.selected(&x.vss[k]) {
+			if r := &x.vss[k]; (!skipOwn || !r.converted() || r.vs.Namespace != n) && l.selected(r) {
 				out = append(out, k)
 			}
 		}
 	}
+	add(x.lists[0][n], false)
+	add(x.lists[1][n], false)
+	add(x.convertedPublic[n], false)
+	add(x.public, true)
 	return out
 }
 
 // selects decides whether the listener selects VirtualService r (exported to the proxy's
 // namespace): one of r's hosts matches an import of the listener for r's own namespace or
 // for "*" — an exact import equal to it, or an import of which one side is a wildcard
-// covering the other (either way) — and no exclusion of r's namespace or of "*" covers that
-// host. Else: excluded when an exclusion is why (matched: the first host an import
-// matches), notCovered when no import matches.
+// covering the other (either way; for a VirtualService made from routes, only an import
+// covering its host) — and no exclusion of r's namespace or of "*" covers that host. Else:
+// excluded when an exclusion is why (matched: the first host an import matches), notCovered
+// when no import matches.
 func (l *listener) selects(r *virtualService) (why refusal, matched string) {
 	own, w := l.byNS[r.vs.Namespace], l.wildcard()
+	oneWay := r.converted()
 	why = notCovered
 	for _, h := range r.hosts {
-		if !own.vsMatches(h) && !w.vsMatches(h) {
+		if !own.vsMatches(h, oneWay) && !w.vsMatches(h, oneWay) {
 			continue
 		}
 		if !own.excludes(h) && !w.excludes(h) {
@@ -246,8 +293,10 @@ func (l *listener) selected(r *virtualService) bool {
 
 // vsMatches reports whether the class imports a VirtualService host h: an exact import
 // equal to it, or one of which one side is a wildcard that matches the other either way
-// (Istio's host.Name.Matches).
-func (hc *hostClass) vsMatches(h string) bool {
+// (Istio's host.Name.Matches) — or, oneWay (a VirtualService istiod made from routes, read
+// with Gateway API semantics), an import that covers h as it would cover a service host: a
+// wildcard host is taken only inside an imported one.
+func (hc *hostClass) vsMatches(h string, oneWay bool) bool {
 	if hc == nil {
 		return false
 	}
@@ -258,7 +307,7 @@ func (hc *hostClass) vsMatches(h string) bool {
 		if !isWildcard(h) && !isWildcard(o) {
 			continue
 		}
-		if hosts.Matches(h, o) {
+		if oneWay && hosts.Covers(o, h) || !oneWay && hosts.Matches(h, o) {
 			return true
 		}
 	}
