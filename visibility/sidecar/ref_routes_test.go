@@ -172,7 +172,7 @@ func (v refSidecarView) virtualServices() []*refVS {
 		if !slices.Contains(vs.Gateways, "mesh") {
 			continue
 		}
-		x := &refVS{vs: vs, hosts: vs.Hosts, exportTo: v.vsExportTo(vs), converted: true}
+		x := &refVS{vs: vs, hosts: vs.Hosts, exportTo: v.vsSelectable(vs), converted: true}
 		for _, r := range vs.HTTP {
 			m := refRoute{match: r.Match}
 			for _, d := range append(slices.Clone(r.Route), r.Mirrors...) {
