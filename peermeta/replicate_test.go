@@ -229,7 +229,7 @@ func TestCodeLevels(t *testing.T) {
 		chain.SplitWeightsRounded: report.Note,
 		EntrySkipped:              report.Note,
 	} {
-		assert.Equal(t, level, code.Level(), string(code))
+		assert.Equal(t, level, code.Level(), code.Name())
 		assert.Equal(t, level, report.New("p", code, "m").Level)
 	}
 }
