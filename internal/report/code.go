@@ -1,24 +1,16 @@
 package report
 
-// Code classifies a finding: a name and the one level every finding of that name has. Each
-// code is declared once, by the package that reports it, with its documentation and level
-// in one declaration:
-//
-//	var (
-//		// Shadowed (warning): an earlier policy matches every namespace this one matches, …
-//		Shadowed = report.NewCode("Shadowed", report.Warning)
-//	)
-//
-// Codes are comparable: f.Code == visibility.Shadowed, a switch on f.Code and maps keyed by
-// Code work as on any value. A Code prints, and encodes in JSON and text, as its name.
+// Code classifies a finding: a name and the one level every finding of that name has.
+// Each code is declared once, by the package that reports it (see the package
+// documentation). Codes are comparable; a Code prints, and encodes as text and JSON, as its
+// name.
 type Code struct {
 	name  string
 	level Level
 }
 
-// NewCode returns the code called name, whose findings have level l. Declare each code once,
-// as a package-level variable of the same name whose documentation starts "Name (level)";
-// a test of this package holds every declaration of the module to that.
+// NewCode returns the code called name, whose findings have level l: a package's one
+// declaration of a code it reports (see the package documentation).
 func NewCode(name string, l Level) Code { return Code{name: name, level: l} }
 
 // Name is the code's name: "Shadowed".

@@ -1,8 +1,3 @@
-// Package report holds the shapes every meshscope package reports in: a Finding (a lint or
-// check result, with the level its code gives it) and a Change (how one thing differs
-// between two configurations). The public packages export them under their own names
-// (type aliases), so that one type serves a visibility lint, a scope check and a peering
-// note alike, and a program prints or gates on all of them the same way.
 package report
 
 import (
