@@ -11,7 +11,7 @@ import (
 
 // The findings a compiled chain carries besides PeerTargetResolvedLocally (see
 // Chain.Findings).
-const (
+var (
 	// HeaderMergePanics (error): flattening the chain's nested splitters merges header
 	// changes into a nil map, which crashes Consul 1.16.0's server (MergeHTTPHeaderModifiers):
 	// a parent split whose RequestHeaders set no Add (or no Set) map above a split that adds
@@ -19,21 +19,21 @@ const (
 	// below a parent that adds (or sets) response headers. The write that makes such a chain
 	// is never stored (the server crashes applying it); meshscope merges the changes as
 	// Consul means to.
-	HeaderMergePanics = report.HeaderMergePanics
+	HeaderMergePanics = report.NewCode("HeaderMergePanics", report.Error)
 	// RouteUnreachable (warning): no request can reach a route, because an earlier route of
 	// the router matches every request it matches: a path matcher that covers its path (no
 	// path or PathPrefix "/" covers every path; a PathPrefix every path it prefixes; an equal
 	// PathExact or PathRegex), no header or query matcher or the same ones, and no methods or
 	// a superset of its methods.
-	RouteUnreachable = report.RouteUnreachable
+	RouteUnreachable = report.NewCode("RouteUnreachable", report.Warning)
 	// SplitProtocolDiffers (warning): a splitter of the chain is on a service whose protocol
 	// is not the chain's. A splitter records no protocol, so Consul accepts it, but the
 	// service's own chain (and a proxy calling it directly) uses the service's protocol.
-	SplitProtocolDiffers = report.SplitProtocolDiffers
+	SplitProtocolDiffers = report.NewCode("SplitProtocolDiffers", report.Warning)
 	// SplitWeightsRounded (note): a splitter's weights sum to 100 only once rounded to 0.01
 	// (66.666 and 33.333), or a flattened splitter node's weights, each rounded again,
 	// do not sum to 100: the shares a proxy is given are not the ones written.
-	SplitWeightsRounded = report.SplitWeightsRounded
+	SplitWeightsRounded = report.NewCode("SplitWeightsRounded", report.Note)
 )
 
 // findings returns everything Chain.Findings says of ch, sorted, once each.

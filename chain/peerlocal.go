@@ -18,7 +18,7 @@ type Finding = report.Finding
 // governs that service as the peer exports it: its redirect and default subset (which make
 // the target local), its connect and request timeouts, load balancer and subset filter, and
 // for a start target its failover. This is almost never what the author meant.
-const PeerTargetResolvedLocally = report.PeerTargetResolvedLocally
+var PeerTargetResolvedLocally = report.NewCode("PeerTargetResolvedLocally", report.Warning)
 
 // peerChange is one thing a local resolver did to a peer's target: a step (field Redirect
 // or DefaultSubset, to the target it made), a failover section it gave the start target,

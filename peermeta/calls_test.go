@@ -141,9 +141,9 @@ func TestCallsLint(t *testing.T) {
 	calls = newCalls(t, config, nil)
 	var codes []string
 	for _, f := range calls.Lint(intentions.ACL{DefaultPolicy: intentions.Deny}) {
-		codes = append(codes, string(f.Code))
+		codes = append(codes, f.Code.Name())
 	}
-	assert.Contains(t, codes, string(RegexRefused), "an http billing refuses its listener under default deny")
+	assert.Contains(t, codes, RegexRefused.Name(), "an http billing refuses its listener under default deny")
 }
 
 func TestDiffCalls(t *testing.T) {

@@ -11,7 +11,6 @@ import (
 
 	"github.com/meshscope/meshscope/chain"
 	"github.com/meshscope/meshscope/exports"
-	"github.com/meshscope/meshscope/internal/report"
 )
 
 func replicationInput(t testing.TB) Input {
@@ -217,19 +216,4 @@ func TestReplicatePeerTargetResolvedLocally(t *testing.T) {
 	require.Len(t, rep.Findings, 1)
 	assert.Equal(t, chain.PeerTargetResolvedLocally, rep.Findings[0].Code)
 	assert.Equal(t, "chain default/default/web, target api.default.default.external.east", rep.Findings[0].Path)
-}
-
-// TestCodeLevels holds each code to the level its documentation gives it.
-func TestCodeLevels(t *testing.T) {
-	for code, level := range map[report.Code]report.Level{
-		NotReplicated: report.Error, WriteRefused: report.Error,
-		Excluded: report.Warning, UnionDiffers: report.Warning, UnknownKind: report.Warning, NoMeshGateway: report.Warning,
-		GatewaysCritical: report.Warning, chain.PeerTargetResolvedLocally: report.Warning,
-		chain.RouteUnreachable: report.Warning, chain.SplitProtocolDiffers: report.Warning, chain.HeaderMergePanics: report.Error,
-		chain.SplitWeightsRounded: report.Note,
-		EntrySkipped:              report.Note,
-	} {
-		assert.Equal(t, level, code.Level(), string(code))
-		assert.Equal(t, level, report.New("p", code, "m").Level)
-	}
 }

@@ -12,35 +12,35 @@ import "github.com/meshscope/meshscope/internal/report"
 type Finding = report.Finding
 
 // The codes of Resolver.Lint: the configuration read alone.
-const (
+var (
 	// Unreachable (warning): an earlier policy matches every namespace, so this one is
 	// never tried.
-	Unreachable = report.Unreachable
+	Unreachable = report.NewCode("Unreachable", report.Warning)
 	// Shadowed (warning): an earlier policy matches every namespace this one matches, so
 	// this one never decides.
-	Shadowed = report.Shadowed
+	Shadowed = report.NewCode("Shadowed", report.Warning)
 	// NeverMatches (warning): the policy's rules contradict each other (team in (a) and team
 	// in (b)).
-	NeverMatches = report.NeverMatches
+	NeverMatches = report.NewCode("NeverMatches", report.Warning)
 	// Redundant (note): the policy gives the default visibility and no later policy gives
 	// another, so removing it changes no entry's visibility; it only costs evaluation.
-	Redundant = report.Redundant
+	Redundant = report.NewCode("Redundant", report.Note)
 	// NoOpRule (note): an empty selector in a policy with other rules; it matches everything
 	// and adds nothing to the conjunction.
-	NoOpRule = report.NoOpRule
+	NoOpRule = report.NewCode("NoOpRule", report.Note)
 	// DuplicateRule (note): a rule that requires nothing more than an earlier rule of its
 	// policy.
-	DuplicateRule = report.DuplicateRule
+	DuplicateRule = report.NewCode("DuplicateRule", report.Note)
 )
 
 // The codes of Resolver.LintNamespaces: the configuration read against a cluster's
 // namespaces and ServiceEntries.
-const (
+var (
 	// SelectorMatchesNoNamespace (warning): a rule's selector selects none of the
 	// inventory's namespaces (a typo such as tema: platform), so its policy decides nothing
 	// here.
-	SelectorMatchesNoNamespace = report.SelectorMatchesNoNamespace
+	SelectorMatchesNoNamespace = report.NewCode("SelectorMatchesNoNamespace", report.Warning)
 	// PolicyDecidesNoEntry (warning): no ServiceEntry of the inventory is decided by the
 	// policy.
-	PolicyDecidesNoEntry = report.PolicyDecidesNoEntry
+	PolicyDecidesNoEntry = report.NewCode("PolicyDecidesNoEntry", report.Warning)
 )

@@ -124,7 +124,7 @@ func (r *Resolver) redundant(out []policyFinding, never []bool) []policyFinding 
 		if x.rule != y.rule {
 			return x.rule < y.rule
 		}
-		return x.code < y.code
+		return x.code.Name() < y.code.Name()
 	})
 	return out
 }

@@ -12,7 +12,6 @@ import (
 
 	"github.com/meshscope/meshscope/internal/kube"
 	"github.com/meshscope/meshscope/internal/longtest"
-	"github.com/meshscope/meshscope/internal/report"
 )
 
 func TestLint(t *testing.T) {
@@ -227,17 +226,6 @@ func TestLintIsLinear(t *testing.T) {
 	}
 	small, large := compared(500), compared(2000)
 	assert.LessOrEqual(t, large, 4*small+4, "policy pairs compared at n=500: %d, at n=2000: %d", small, large)
-}
-
-// TestCodeLevels holds each code to the level its documentation gives it.
-func TestCodeLevels(t *testing.T) {
-	for code, want := range map[report.Code]report.Level{
-		Unreachable: report.Warning, Shadowed: report.Warning, NeverMatches: report.Warning,
-		Redundant: report.Note, NoOpRule: report.Note, DuplicateRule: report.Note,
-		SelectorMatchesNoNamespace: report.Warning, PolicyDecidesNoEntry: report.Warning,
-	} {
-		assert.Equal(t, want, code.Level(), "%s", code)
-	}
 }
 
 // TestLintNamespaces reads a configuration against a cluster's namespaces and entries.

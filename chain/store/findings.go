@@ -16,4 +16,4 @@ type Finding = report.Finding
 // EntrySkipped (note): an entry of one of Consul's kinds the store does not model (the
 // gateways' entries, jwt-provider, …) was read or written unjudged; its finding names it and
 // says why replication does not depend on it.
-const EntrySkipped = report.EntrySkipped
+var EntrySkipped = report.NewCode("EntrySkipped", report.Note)

@@ -178,7 +178,7 @@ func Gate(prog string, stderr io.Writer, code int, level string, findings []repo
 	}
 	names := make([]string, len(hit))
 	for i, f := range hit {
-		names[i] = f.Level.String() + " " + string(f.Code) + " " + f.Path
+		names[i] = f.Level.String() + " " + f.Code.Name() + " " + f.Path
 	}
 	noun := "findings"
 	if len(hit) == 1 {

@@ -91,7 +91,8 @@ func TestParse(t *testing.T) {
 }
 
 func TestGate(t *testing.T) {
-	fs := []report.Finding{report.New("policies[1]", report.Redundant, "n"), report.New("policies[2]", report.Shadowed, "w")}
+	redundant, shadowed := report.NewCode("Redundant", report.Note), report.NewCode("Shadowed", report.Warning)
+	fs := []report.Finding{report.New("policies[1]", redundant, "n"), report.New("policies[2]", shadowed, "w")}
 	tests := []struct {
 		name   string
 		code   int

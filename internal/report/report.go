@@ -1,12 +1,8 @@
-// Package report holds the shapes every meshscope package reports in: a Finding (a lint or
-// check result, with the level its code gives it) and a Change (how one thing differs
-// between two configurations). The public packages export them under their own names
-// (type aliases), so that one type serves a visibility lint, a scope check and a peering
-// note alike, and a program prints or gates on all of them the same way.
 package report
 
 import (
 	"cmp"
+	"encoding/json"
 	"fmt"
 	"strings"
 )
@@ -51,22 +47,6 @@ func ParseLevel(s string) (Level, error) {
 	return l, nil
 }
 
-// Code classifies a finding. Each code has one level (see Code.Level); the codes are
-// documented where the package that reports them exports them.
-type Code string
-
-// Level is the code's level. Every code the module reports is listed (a test holds the
-// packages to it); an unknown code is a Warning.
-func (c Code) Level() Level {
-	if l, ok := istioLevel(c); ok {
-		return l
-	}
-	if l, ok := consulLevel(c); ok {
-		return l
-	}
-	return Warning
-}
-
 // Finding is one lint or check result: where (the path of the field or object it is about,
 // as the user wrote it), what (its code, and the level the code gives it) and why.
 type Finding struct {
@@ -84,14 +64,36 @@ func New(path string, code Code, format string, args ...any) Finding {
 	return Finding{Path: path, Code: code, Level: code.Level(), Message: fmt.Sprintf(format, args...)}
 }
 
-// String renders the finding as a report line: "WARNING Shadowed policies[2]: …".
-func (f Finding) String() string {
-	return f.Level.String() + " " + string(f.Code) + " " + f.Path + ": " + f.Message
+// UnmarshalJSON reads a finding as encoding/json writes it, {path, code, level, message}: its
+// Code is the code named "code" at level "level", so a finding read back from meshscope's
+// JSON output equals the one reported (its Code == the package's declared code). A level
+// other than note, warning or error is refused.
+func (f *Finding) UnmarshalJSON(b []byte) error {
+	var raw struct {
+		Path    string `json:"path"`
+		Code    string `json:"code"`
+		Level   string `json:"level"`
+		Message string `json:"message"`
+	}
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	l, err := ParseLevel(raw.Level)
+	if err != nil {
+		return fmt.Errorf("finding %s at %q: level: %w", raw.Code, raw.Path, err)
+	}
+	*f = Finding{Path: raw.Path, Code: NewCode(raw.Code, l), Level: l, Message: raw.Message}
+	return nil
 }
 
-// Compare orders findings by path, then code, then message.
+// String renders the finding as a report line: "WARNING Shadowed policies[2]: …".
+func (f Finding) String() string {
+	return f.Level.String() + " " + f.Code.name + " " + f.Path + ": " + f.Message
+}
+
+// Compare orders findings by path, then code name, then message.
 func Compare(a, b Finding) int {
-	return cmp.Or(strings.Compare(a.Path, b.Path), strings.Compare(string(a.Code), string(b.Code)), strings.Compare(a.Message, b.Message))
+	return cmp.Or(strings.Compare(a.Path, b.Path), strings.Compare(a.Code.name, b.Code.name), strings.Compare(a.Message, b.Message))
 }
 
 // AtLeast returns the findings whose level is at least min, in their order.

@@ -23,21 +23,21 @@ type Finding = report.Finding
 // The codes Index.Lint finds in the inventory itself. Its findings about the policies carry
 // the codes of visibility.Resolver.LintNamespaces: visibility.SelectorMatchesNoNamespace and
 // visibility.PolicyDecidesNoEntry.
-const (
+var (
 	// ExportToUnknownNamespace (error): an exportTo names a namespace the inventory does not
 	// have: sidecars there see nothing of the service.
-	ExportToUnknownNamespace = report.ExportToUnknownNamespace
+	ExportToUnknownNamespace = report.NewCode("ExportToUnknownNamespace", report.Error)
 	// NoAddressForDNS (warning): an entry with no address for any of its hosts: ztunnel's
 	// DNS proxy never answers for it (give it spec.addresses, or a resolution Istio
 	// allocates for).
-	NoAddressForDNS = report.NoAddressForDNS
+	NoAddressForDNS = report.NewCode("NoAddressForDNS", report.Warning)
 	// PartialWildcardDNS (warning): an entry's partial wildcard host (*x.example.com,
 	// *-foo.example.com) with an address. Istio's sidecars match it against every host
 	// ending in what follows its "*", but ztunnel's DNS proxy (and LookupHost, which models
 	// it) tries only the query and the *. wildcards at its label boundaries, so it never
 	// answers through a partial wildcard: a query only the partial wildcard covers goes
 	// upstream, and the client's traffic leaves as unknown traffic.
-	PartialWildcardDNS = report.PartialWildcardDNS
+	PartialWildcardDNS = report.NewCode("PartialWildcardDNS", report.Warning)
 )
 
 // Lint reads the configuration against the index's inventory: rules whose selector selects

@@ -6,7 +6,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/meshscope/meshscope/internal/report"
 	"github.com/meshscope/meshscope/visibility"
 	"github.com/meshscope/meshscope/visibility/inventory"
 	"github.com/meshscope/meshscope/visibility/mesh"
@@ -45,14 +44,4 @@ func TestIndexLint(t *testing.T) {
 	}, got)
 	var zero *Index
 	assert.Nil(t, zero.Lint())
-}
-
-// TestCodeLevels holds each code Index.Lint reports to the level its documentation gives it.
-func TestCodeLevels(t *testing.T) {
-	for code, want := range map[report.Code]report.Level{
-		visibility.SelectorMatchesNoNamespace: report.Warning, visibility.PolicyDecidesNoEntry: report.Warning,
-		ExportToUnknownNamespace: report.Error, NoAddressForDNS: report.Warning, PartialWildcardDNS: report.Warning,
-	} {
-		assert.Equal(t, want, code.Level(), "%s", code)
-	}
 }

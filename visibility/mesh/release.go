@@ -146,16 +146,16 @@ func (c *Config) releaseProblems(st *loadState) []error {
 }
 
 // The codes of Findings.
-const (
+var (
 	// IgnoredByRelease (warning): a setting the release ignores or overrides without a
 	// word: serviceEntryVisibility before 1.31, an env value a compatibility profile
 	// overrides.
-	IgnoredByRelease = report.IgnoredByRelease
+	IgnoredByRelease = report.NewCode("IgnoredByRelease", report.Warning)
 	// FlagNotInRelease (warning): a flag the release does not have.
-	FlagNotInRelease = report.FlagNotInRelease
+	FlagNotInRelease = report.NewCode("FlagNotInRelease", report.Warning)
 	// ReleaseNotGiven (note): the install's image tag names no release, so the newest is
 	// answered for.
-	ReleaseNotGiven = report.ReleaseNotGiven
+	ReleaseNotGiven = report.NewCode("ReleaseNotGiven", report.Note)
 )
 
 // flagNearMiss says which flag the variable name misspells, "" when none: a variable that is
@@ -183,7 +183,7 @@ func (c *Config) Findings() []visibility.Finding {
 	}
 	for _, name := range slices.Sorted(maps.Keys(c.PilotEnv)) {
 		if f, ok := release.LookupFlag(name); ok && r.Minor() < f.Since {
-			out = append(out, report.New(strict.Key("PilotEnv", name), report.FlagNotInRelease, "Istio %s does not have %s (it came in 1.%d): istiod ignores it, and meshscope answers as the release does without it", r.Version(), name, f.Since))
+			out = append(out, report.New(strict.Key("PilotEnv", name), FlagNotInRelease, "Istio %s does not have %s (it came in 1.%d): istiod ignores it, and meshscope answers as the release does without it", r.Version(), name, f.Since))
 		}
 	}
 	slices.SortStableFunc(out, report.Compare)
@@ -192,13 +192,13 @@ func (c *Config) Findings() []visibility.Finding {
 
 // noteOverridden is the note of an env value a compatibilityVersion profile overrides.
 func noteOverridden(name string, s settingAt, compat string) visibility.Finding {
-	return report.New(s.at(), report.IgnoredByRelease, "%s=%s is overridden by compatibilityVersion %s's profile, which sets pilot.env.%s=false: the chart copies pilot.* over the top level after merging the profile, so istiod runs with %s=false; set it under pilot.env to win",
+	return report.New(s.at(), IgnoredByRelease, "%s=%s is overridden by compatibilityVersion %s's profile, which sets pilot.env.%s=false: the chart copies pilot.* over the top level after merging the profile, so istiod runs with %s=false; set it under pilot.env to win",
 		name, s.value, compat, name, name)
 }
 
 // noteTag is the note of an image tag that names no release.
 func noteTag(s settingAt) visibility.Finding {
-	return report.New(s.at(), report.ReleaseNotGiven, "the image tag %q names no release: meshscope answers for the newest release it models, %s; set the release (Config.Istio, or LoadFor) to answer for the one running", s.value, release.Newest)
+	return report.New(s.at(), ReleaseNotGiven, "the image tag %q names no release: meshscope answers for the newest release it models, %s; set the release (Config.Istio, or LoadFor) to answer for the one running", s.value, release.Newest)
 }
 
 // ignoredVisibility is the finding of a serviceEntryVisibility block, at path, that release
@@ -214,5 +214,5 @@ func ignoredVisibility(r Release, path, malformed, refusal string) visibility.Fi
 			msg += ", and Istio 1.31 refuses the whole mesh configuration: " + refusal
 		}
 	}
-	return report.New(path, report.IgnoredByRelease, "%s", msg)
+	return report.New(path, IgnoredByRelease, "%s", msg)
 }

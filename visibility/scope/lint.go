@@ -14,37 +14,37 @@ import (
 )
 
 // The codes of Lint, each with its level.
-const (
+var (
 	// ScopeNeverMatches (warning): a config whose selector's requirements contradict each
 	// other (app in (a) and app in (b)), so it never matches.
-	ScopeNeverMatches = report.ScopeNeverMatches
+	ScopeNeverMatches = report.NewCode("ScopeNeverMatches", report.Warning)
 	// ScopeLocalConfig (note): a LOCAL config, which never changes a scope: LOCAL is the
 	// default and never overrides a GLOBAL match.
-	ScopeLocalConfig = report.ScopeLocalConfig
+	ScopeLocalConfig = report.NewCode("ScopeLocalConfig", report.Note)
 	// ScopeSettingOverridden (note): a host pattern given again by a later setting, which
 	// wins.
-	ScopeSettingOverridden = report.ScopeSettingOverridden
+	ScopeSettingOverridden = report.NewCode("ScopeSettingOverridden", report.Note)
 	// ScopeHostNeverMatches (error): a serviceSettings host, or the host of
 	// defaultConfig.discoveryAddress, with an upper-case letter or a trailing dot. Istio
 	// matches hosts exactly as written and a Kubernetes Service's host is lower case without
 	// a trailing dot, so the pattern matches no service: Web.Shop.svc.cluster.local never
 	// makes web.shop.svc.cluster.local cluster-local.
-	ScopeHostNeverMatches = report.ScopeHostNeverMatches
+	ScopeHostNeverMatches = report.NewCode("ScopeHostNeverMatches", report.Error)
 	// ScopeDefaultKept (warning): a clusterLocal: false setting that looks as if it opened
 	// up one of Istio's default cluster-local hosts but does not drop it: the bare parent
 	// kube-system.svc.<domain>, a wildcard such as *.svc.<domain> that covers a default, or
 	// a near miss of a default: in another letter case, with a trailing dot, or without the
 	// cluster domain (kubernetes.default.svc). Only a host equal to an exact default, or
 	// ending in .kube-system.svc.<domain> for the wildcard default, drops it.
-	ScopeDefaultKept = report.ScopeDefaultKept
+	ScopeDefaultKept = report.NewCode("ScopeDefaultKept", report.Warning)
 	// ScopeDefaultDropped (warning): a clusterLocal: false on one host under
 	// *.kube-system.svc.<domain> (a.kube-system.svc.<domain>), which drops that default for
 	// every kube-system host, not only for the one named.
-	ScopeDefaultDropped = report.ScopeDefaultDropped
+	ScopeDefaultDropped = report.NewCode("ScopeDefaultDropped", report.Warning)
 	// ScopeDefaultStaysDropped (warning): a clusterLocal: true on a host under
 	// *.kube-system.svc.<domain> after an earlier setting dropped that default: the default
 	// stays dropped, and only the hosts this setting names are cluster-local again.
-	ScopeDefaultStaysDropped = report.ScopeDefaultStaysDropped
+	ScopeDefaultStaysDropped = report.NewCode("ScopeDefaultStaysDropped", report.Warning)
 )
 
 // Lint reports the parts of the scope settings that cannot do what they seem to, in

@@ -15,111 +15,111 @@ import (
 )
 
 // The codes of View.Lint: configurations Istio resolves surprisingly.
-const (
+var (
 	// ImportExcluded (warning): an egress import that an exclusion of the same listener
 	// covers entirely, so it never imports anything — an exclusion beats any import, and
 	// "~/*" beside imports empties the listener.
-	ImportExcluded = report.ImportExcluded
+	ImportExcluded = report.NewCode("ImportExcluded", report.Warning)
 	// ExactImportShadowed (warning): a listener whose imports are all exact hosts of named
 	// namespaces looks only at the oldest service of each host in its namespace; that one is
 	// not exported to the proxy's namespace while a younger one is, which is never considered.
-	ExactImportShadowed = report.ExactImportShadowed
+	ExactImportShadowed = report.NewCode("ExactImportShadowed", report.Warning)
 	// RootSidecarWithSelector (warning): a Sidecar in the root namespace with a
 	// workloadSelector applies only to proxies of the root namespace: it is never the
 	// mesh-wide default.
-	RootSidecarWithSelector = report.RootSidecarWithSelector
+	RootSidecarWithSelector = report.NewCode("RootSidecarWithSelector", report.Warning)
 	// RootSidecarNotDiscovered (warning): the root namespace's Sidecar is in a namespace no
 	// discovery selector matches, so istiod does not see it and it is no namespace's default.
-	RootSidecarNotDiscovered = report.RootSidecarNotDiscovered
+	RootSidecarNotDiscovered = report.NewCode("RootSidecarNotDiscovered", report.Warning)
 	// SidecarNeverApplies (warning): an older Sidecar of the namespace applies to every
 	// workload this one would, so this one never applies.
-	SidecarNeverApplies = report.SidecarNeverApplies
+	SidecarNeverApplies = report.NewCode("SidecarNeverApplies", report.Warning)
 	// CreationTimeTie (warning): two ServiceEntries of one namespace claim a host with the same
 	// creation time; which Istio takes as the oldest (the one sidecars get, the one exact
 	// imports look at) depends on the order it lists them in. meshscope takes the first by name.
-	CreationTimeTie = report.CreationTimeTie
+	CreationTimeTie = report.NewCode("CreationTimeTie", report.Warning)
 	// ExportToAnnotationRepeats (note): a Kubernetes Service's networking.istio.io/exportTo
 	// annotation gives an entry twice; Istio reads it as a set, so the repeat changes nothing.
-	ExportToAnnotationRepeats = report.ExportToAnnotationRepeats
+	ExportToAnnotationRepeats = report.NewCode("ExportToAnnotationRepeats", report.Note)
 	// RootNamespaceUnknown (warning): the mesh's rootNamespace, set explicitly, names a
 	// namespace the inventory does not have while the inventory holds Sidecars, so none of
 	// them is the mesh-wide default — often a misspelling (the message names the inventory
 	// namespace it is a near miss of, if any).
-	RootNamespaceUnknown = report.RootNamespaceUnknown
+	RootNamespaceUnknown = report.NewCode("RootNamespaceUnknown", report.Warning)
 	// RouteSubsetMissing (error): a VirtualService route a proxy class has sends traffic to a
 	// subset that the DestinationRule this class gets for the host does not define (or it
 	// gets none): requests routed there fail. istioctl analyze checks the subset against
 	// every DestinationRule of the mesh; this checks the one the proxy gets.
-	RouteSubsetMissing = report.RouteSubsetMissing
+	RouteSubsetMissing = report.NewCode("RouteSubsetMissing", report.Error)
 	// HostRoutedTwice (warning): two VirtualServices a listener selects give the same host
 	// (equally specific for a service host): the first in Istio's order routes it, and the
 	// other's routes for it are never used.
-	HostRoutedTwice = report.HostRoutedTwice
+	HostRoutedTwice = report.NewCode("HostRoutedTwice", report.Warning)
 	// RuleOutOfReach (warning): a DestinationRule exported beyond its namespace that no proxy
 	// of another namespace can get: rules apply only from the proxy's own namespace, the
 	// service's namespace and the root namespace, and no service of its host lives in its
 	// namespace.
-	RuleOutOfReach = report.RuleOutOfReach
+	RuleOutOfReach = report.NewCode("RuleOutOfReach", report.Warning)
 	// CatchAllRuleMerged (warning): a DestinationRule without a workload selector merged into
 	// an earlier workload-selected rule of its namespace (same exportTo), as istiod merges
 	// them: only the selected workloads get its subsets and policy, and the namespace's
 	// other workloads get none of it.
-	CatchAllRuleMerged = report.CatchAllRuleMerged
+	CatchAllRuleMerged = report.NewCode("CatchAllRuleMerged", report.Warning)
 	// ShortHostNeverMatches (warning): a VirtualService or DestinationRule host, or a route
 	// destination, written name.namespace (or name.namespace.svc): Istio expands only names
 	// without a dot, so it never matches the Kubernetes Service name.namespace.svc.<domain>.
-	ShortHostNeverMatches = report.ShortHostNeverMatches
+	ShortHostNeverMatches = report.NewCode("ShortHostNeverMatches", report.Warning)
 	// GatewayScopeOrderDependent (warning, in a gateway's Notes): what the gateway gets
 	// depends on which proxy connected to istiod first (see View.Gateway).
-	GatewayScopeOrderDependent = report.GatewayScopeOrderDependent
+	GatewayScopeOrderDependent = report.NewCode("GatewayScopeOrderDependent", report.Warning)
 	// GatewayOwnServiceOutranked (warning, View.LintGateways): a service of a gateway's own
 	// namespace, exported there, that the gateway does not get: another namespace's service
 	// of its host came first, and a gateway prefers no namespace (a sidecar of the namespace
 	// gets its own).
-	GatewayOwnServiceOutranked = report.GatewayOwnServiceOutranked
+	GatewayOwnServiceOutranked = report.NewCode("GatewayOwnServiceOutranked", report.Warning)
 	// DestinationTie (warning, a note of Proxy and a finding of View.Lint per class of
 	// proxies): a VirtualService destination's service comes, for a sidecar whose namespace
 	// holds none of its host, from a visible Kubernetes Service, else the oldest visible
 	// service (DestinationNamespace, 1.30 on), and two of them in two namespaces are equally
 	// old ServiceEntries (or both Kubernetes Services): istiod takes the first of a map, so
 	// either may come; meshscope gives the first in its order and says so.
-	DestinationTie = report.DestinationTie
+	DestinationTie = report.NewCode("DestinationTie", report.Warning)
 	// HostRoutedByBoth (warning): a listener a proxy class has selects, for one of its service
 	// hosts, both a user's VirtualService and one istiod made from a Gateway API route (both
 	// giving the host itself, or the one that routes it): Istio calls mixing them for one
 	// host undefined. The message says which one builds the host's virtual host on each HTTP
 	// port for these proxies.
-	HostRoutedByBoth = report.HostRoutedByBoth
+	HostRoutedByBoth = report.NewCode("HostRoutedByBoth", report.Warning)
 	// RouteParentNotFound (error): a route's parentRef names a Service or ServiceEntry that
 	// does not exist among the discovered objects: istiod sets Accepted=False
 	// (NoMatchingParent) for it, and the route routes nothing through it.
-	RouteParentNotFound = report.RouteParentNotFound
+	RouteParentNotFound = report.NewCode("RouteParentNotFound", report.Error)
 	// RouteBackendUnresolved (error): a backend of a route's rule (or its mirror) that does not
 	// resolve — a Service that does not exist, a Hostname no service of the route's namespace
 	// has, a kind istiod does not route to, or, under a Gateway parent, one no ReferenceGrant
 	// permits: requests routed there fail. Every such backend is named; istiod's
 	// ResolvedRefs condition names only the last.
-	RouteBackendUnresolved = report.RouteBackendUnresolved
+	RouteBackendUnresolved = report.NewCode("RouteBackendUnresolved", report.Error)
 	// RouteParentPortMissing (warning): a route's mesh parentRef names a port its Service or
 	// ServiceEntry does not have: istiod does not check it, and the route matches only
 	// requests to that port, which the service never receives.
-	RouteParentPortMissing = report.RouteParentPortMissing
+	RouteParentPortMissing = report.NewCode("RouteParentPortMissing", report.Warning)
 	// ConsumerRouteLocal (note): a consumer route — of a namespace other than its parent
 	// service's —, whose VirtualService istiod builds virtual hosts from only for the proxies
 	// of the route's own namespace: the proxies of every other namespace, the service's
 	// included, never get its routes.
-	ConsumerRouteLocal = report.ConsumerRouteLocal
+	ConsumerRouteLocal = report.NewCode("ConsumerRouteLocal", report.Note)
 	// RouteHiddenByExportTo (warning): the mesh's defaultVirtualServiceExportTo, which the
 	// VirtualServices istiod makes from routes go by, keeps a route from proxies it would
 	// route: a producer route from other namespaces' proxies, a consumer route from its own
 	// namespace's, "~" from every proxy.
-	RouteHiddenByExportTo = report.RouteHiddenByExportTo
+	RouteHiddenByExportTo = report.NewCode("RouteHiddenByExportTo", report.Warning)
 	// RoutesAnswerBuildsNothing (warning): the VirtualService a listener's Routes names for a
 	// service host (its most specific host) has HTTP routes but builds no virtual host of the
 	// host for a class of proxies, on any port the listener routes it on: another
 	// VirtualService or Istio's default route does (made from a consumer route of another
 	// namespace, routes for other ports or sources, a later claimant).
-	RoutesAnswerBuildsNothing = report.RoutesAnswerBuildsNothing
+	RoutesAnswerBuildsNothing = report.NewCode("RoutesAnswerBuildsNothing", report.Warning)
 )
 
 // Lint reports what in the Sidecars, services, VirtualServices and DestinationRules Istio

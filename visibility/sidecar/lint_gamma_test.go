@@ -106,10 +106,4 @@ spec:
 			assert.Equal(t, tc.want, got)
 		})
 	}
-	for code, want := range map[report.Code]report.Level{
-		HostRoutedByBoth: report.Warning, RouteParentNotFound: report.Error, RouteBackendUnresolved: report.Error, RouteParentPortMissing: report.Warning,
-		ConsumerRouteLocal: report.Note, RouteHiddenByExportTo: report.Warning, RoutesAnswerBuildsNothing: report.Warning,
-	} {
-		assert.Equal(t, want, code.Level(), "%s", code)
-	}
 }

@@ -77,14 +77,3 @@ func TestSidecarLint(t *testing.T) {
 		})
 	}
 }
-
-func TestSidecarCodeLevels(t *testing.T) {
-	for code, want := range map[report.Code]report.Level{
-		ImportExcluded: report.Warning, ExactImportShadowed: report.Warning, RootSidecarWithSelector: report.Warning,
-		RootSidecarNotDiscovered: report.Warning, SidecarNeverApplies: report.Warning, CreationTimeTie: report.Warning,
-		ExportToAnnotationRepeats: report.Note, RootNamespaceUnknown: report.Warning,
-		GatewayScopeOrderDependent: report.Warning, GatewayOwnServiceOutranked: report.Warning, DestinationTie: report.Warning,
-	} {
-		assert.Equal(t, want, code.Level(), "%s", code)
-	}
-}
