@@ -30,7 +30,12 @@ func (v *View) lintGammaRoutes() []Finding {
 		out = append(out, c.lintParents(path)...)
 		out = append(out, c.lintBackends(path)...)
 	}
-	return append(out, v.lintRouteExports()...)
+	out = append(out, v.lintRouteExports()...)
+	if n := len(g.vss); n > 0 && v.release.Minor() < 31 {
+		out = append(out, report.New("Gateway API routes", RouteConversionNotRecorded,
+			"%s: the %d VirtualServices made from routes are those the 1.31 build makes; this release's own conversion and route status were not recorded and may differ", v.release, n))
+	}
+	return out
 }
 
 // lintParents finds the route's mesh parents that do not exist, those whose port the service

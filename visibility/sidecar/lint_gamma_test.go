@@ -25,7 +25,7 @@ func gammaView(t *testing.T, m *mesh.Config, objects string) *View {
 
 // routeCodes are the codes of the findings about Gateway API routes.
 var routeCodes = []report.Code{HostRoutedByBoth, RouteParentNotFound, RouteBackendUnresolved, RouteParentPortMissing, ConsumerRouteLocal,
-	RouteHiddenByExportTo, RoutesAnswerBuildsNothing}
+	RouteHiddenByExportTo, RoutesAnswerBuildsNothing, RouteConversionNotRecorded}
 
 // TestRouteLint has a row per code about Gateway API routes (and rows where it must not
 // fire): the findings of Lint with those codes, exactly.
@@ -95,6 +95,10 @@ spec:
 			report.New("HTTPRoute web/mine", RouteHiddenByExportTo, `the mesh's defaultVirtualServiceExportTo ["shop"], which the VirtualService istiod makes of it for reviews.shop.svc.cluster.local (web/web~reviews.shop.svc.cluster.local) goes by, keeps it from the proxies of web, the only ones a consumer route routes: they do not get its routes`),
 			report.New("HTTPRoute web/mine", RoutesAnswerBuildsNothing, "the Routes of the default listener (*/*) names web/web~reviews.shop.svc.cluster.local for host reviews.shop.svc.cluster.local (its most specific host), but it builds no virtual host of the host for these proxies: on port 80 Istio's default route builds it (made from routes of web for a service of another namespace (a consumer route), it routes only the proxies of web); on port 9090 Istio's default route builds it (made from routes of web for a service of another namespace (a consumer route), it routes only the proxies of web); istiod made it from HTTPRoute web/mine (rule 0) (for the proxies of shop)"),
 		}},
+		{name: "a route under 1.31.2: nothing", mesh: &mesh.Config{Istio: "1.31.2"}, objects: reviewsRoute},
+		{name: "a route under 1.30: converted as 1.31 converts it, and said", mesh: &mesh.Config{Istio: "1.30"}, objects: reviewsRoute, want: []Finding{
+			report.New("Gateway API routes", RouteConversionNotRecorded, "Istio 1.30: the 1 VirtualServices made from routes are those the 1.31 build makes; this release's own conversion and route status were not recorded and may differ")}},
+		{name: "no route under 1.29: nothing", mesh: &mesh.Config{Istio: "1.29"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var got []Finding
