@@ -15,7 +15,7 @@ import (
 
 	"github.com/meshscope/meshscope/chain"
 	"github.com/meshscope/meshscope/exports"
-	"github.com/meshscope/meshscope/internal/intentionvectors"
+	"github.com/meshscope/meshscope/internal/testkit"
 )
 
 // The answers of Consul's server (testdata/README.md says how they were recorded).
@@ -27,7 +27,7 @@ type serverCase struct {
 	Name    string
 	Request vectorRequest
 	Entries []json.RawMessage
-	Writes  []intentionvectors.Write
+	Writes  []testkit.Write
 	Consul  struct {
 		Protocol, Start string
 		Targets         map[string]serverTarget
@@ -107,7 +107,7 @@ func replayCase(tc serverCase, counts map[string]int) []string {
 // counting each class, alone and by kind. A write Consul CE refuses for an Enterprise field
 // or for a subset filter is left out (Consul did not store it; meshscope accepts it). It
 // returns the Config the writes leave and what disagrees.
-func replayWrites(entries []json.RawMessage, writes []intentionvectors.Write, counts map[string]int) (Config, []string) {
+func replayWrites(entries []json.RawMessage, writes []testkit.Write, counts map[string]int) (Config, []string) {
 	var problems []string
 	var kept []json.RawMessage
 	var want []int // index into writes of each kept entry

@@ -1,11 +1,4 @@
-// Package intentionvectors reads the answers recorded from Consul for service-intentions
-// (intentions/testdata/consul-intentions.json; its README says how they were made), for the
-// tests of the packages held to them: intentions (decoding, validation, the check API and
-// Envoy's decisions on recorded inputs), chain/store (every write, and each sidecar's inputs
-// computed from the entries) and peermeta (reachability and decisions for local and peered
-// callers, end to end). It holds the file's shapes and one reading of each recorded answer,
-// in plain values, so that each test compares what its package computes with them.
-package intentionvectors
+package testkit
 
 import (
 	"encoding/json"
@@ -13,27 +6,39 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
-// File is the whole recording.
-type File struct {
+// The answers recorded from Consul for service-intentions
+// (intentions/testdata/consul-intentions.json; its README says how they were made), read by
+// the tests held to them: intentions (decoding, validation, the check API and Envoy's
+// decisions on recorded inputs), chain/store (every write, and each sidecar's inputs computed
+// from the entries) and peermeta (reachability and decisions for local and peered callers,
+// end to end). These are the file's shapes and one reading of each recorded answer, in plain
+// values, so that each test compares what its package computes with them.
+
+// Intentions is the whole recording.
+type Intentions struct {
 	TrustDomain, Datacenter string
 	Peers                   map[string]Peer
-	Cases                   []Case
+	Cases                   []IntentionsCase
 }
 
 // Peer is what the recording's cluster knows of a peer: its trust bundle and peering.
 type Peer struct{ TrustDomain, ExportedPartition, Datacenter string }
 
-// Case is one configuration: its entries written in order, Consul's answers to each write,
+// IntentionsCase is one configuration: its entries written in order, Consul's answers to each write,
 // and what Consul's code answered of the configuration they left.
-type Case struct {
+type IntentionsCase struct {
 	Name    string
 	Entries []json.RawMessage
 	// ProxyConfig gives some services' sidecar registration its own proxy configuration.
 	ProxyConfig map[string]map[string]string
 	Writes      []Write
-	Services    map[string]Service
+	Services    map[string]Sidecar
 	Exports     map[string]Exported
 	Checks      []Check
 	Requests    []Request
@@ -45,9 +50,9 @@ type Write struct {
 	Stage, Error string
 }
 
-// Service is what a destination's sidecar had: its protocols, trust bundles, intentions in
+// Sidecar is what a destination's sidecar had: its protocols, trust bundles, intentions in
 // Consul's order and the RBAC filter built under each default policy ("allow", "deny").
-type Service struct {
+type Sidecar struct {
 	ChainProtocol, ProxyProtocol string
 	TrustBundles                 []string
 	Intentions                   []Intention
@@ -102,14 +107,25 @@ type Envoy struct {
 	EnvoyError string
 }
 
-// Load reads the recording at path.
-func Load(path string) (*File, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var f File
-	return &f, json.Unmarshal(data, &f)
+// loaded holds each recording read, by path: the tests of a package read it once.
+var loaded sync.Map // path -> func() (*Intentions, error)
+
+// LoadIntentions reads the recording at path (relative to the test's package), once per test
+// binary, and checks that it is whole: 500 cases.
+func LoadIntentions(t testing.TB, path string) *Intentions {
+	t.Helper()
+	load, _ := loaded.LoadOrStore(path, sync.OnceValues(func() (*Intentions, error) {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil, err
+		}
+		var f Intentions
+		return &f, json.Unmarshal(data, &f)
+	}))
+	v, err := load.(func() (*Intentions, error))()
+	require.NoError(t, err)
+	require.Len(t, v.Cases, 500)
+	return v
 }
 
 // Agrees reports whether a decision — allowed, Envoy's refusal of the rules, the RBAC policy
@@ -133,7 +149,7 @@ func (r Request) XFCCURI() string {
 
 // Protocols returns the protocol each service's sidecar registration gives itself, for those
 // whose registration gives one.
-func (c Case) Protocols() map[string]string {
+func (c IntentionsCase) Protocols() map[string]string {
 	out := map[string]string{}
 	for svc, config := range c.ProxyConfig {
 		if p := config["protocol"]; p != "" {
@@ -144,4 +160,4 @@ func (c Case) Protocols() map[string]string {
 }
 
 // PeerNames returns the names of the recording's peers, sorted.
-func (f *File) PeerNames() []string { return slices.Sorted(maps.Keys(f.Peers)) }
+func (f *Intentions) PeerNames() []string { return slices.Sorted(maps.Keys(f.Peers)) }
