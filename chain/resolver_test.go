@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/meshscope/meshscope/internal/testkit"
 )
 
 // consulRead is what `consul config read -kind service-resolver -name web` prints.
@@ -78,15 +80,7 @@ func TestDecode(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var r ServiceResolver
-			err := json.Unmarshal([]byte(tt.in), &r)
-			if tt.errs != nil {
-				require.Error(t, err)
-				assert.ElementsMatch(t, tt.errs, strings.Split(err.Error(), "\n"))
-				return
-			}
-			require.NoError(t, err)
-			assert.Equal(t, tt.want, r)
+			testkit.DecodeCase(t, tt.in, tt.want, tt.errs)
 		})
 	}
 }
@@ -186,13 +180,7 @@ func TestValidate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := tt.in.Validate()
-			if tt.errs == nil {
-				require.NoError(t, err)
-				return
-			}
-			require.Error(t, err)
-			assert.Equal(t, strings.Join(tt.errs, "\n"), err.Error())
+			testkit.ErrLines(t, tt.in.Validate(), tt.errs)
 		})
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/meshscope/meshscope/internal/longtest"
+	"github.com/meshscope/meshscope/internal/testkit"
 )
 
 const td = "11111111-2222-3333-4444-555555555555.consul"
@@ -118,13 +119,10 @@ func TestValidate(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			err := tt.in.Validate()
-			if tt.errs == nil {
-				require.NoError(t, err)
-				return
+			testkit.ErrLines(t, err, tt.errs)
+			if err != nil {
+				assert.True(t, errors.Is(err, ErrInvalidComponent) || errors.Is(err, ErrTooLong))
 			}
-			require.Error(t, err)
-			assert.Equal(t, strings.Join(tt.errs, "\n"), err.Error())
-			assert.True(t, errors.Is(err, ErrInvalidComponent) || errors.Is(err, ErrTooLong))
 		})
 	}
 }
