@@ -44,12 +44,6 @@ type IntentionsCase struct {
 	Requests    []Request
 }
 
-// Write is Consul's answer to one write: accepted, or refused at a stage in its words.
-type Write struct {
-	Accepted     bool
-	Stage, Error string
-}
-
 // Sidecar is what a destination's sidecar had: its protocols, trust bundles, intentions in
 // Consul's order and the RBAC filter built under each default policy ("allow", "deny").
 type Sidecar struct {
