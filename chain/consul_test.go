@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -17,13 +15,8 @@ import (
 	"github.com/meshscope/meshscope/internal/testkit"
 )
 
-// The recorded answers of Consul's own compiler (testdata/README.md says how they were made).
-type consulVectors struct {
-	Oracle string
-	Seed   int64
-	Cases  []consulCase
-}
-
+// consulCase is a case of the recorded answers of Consul's own compiler (testdata/README.md
+// says how they were made).
 type consulCase struct {
 	Name    string
 	Request testkit.ChainRequest
@@ -62,13 +55,9 @@ const (
 // recording handed the compiler (classNotRead, checked by compiling from every entry); each
 // is counted.
 func TestAgainstConsul(t *testing.T) {
-	data, err := os.ReadFile("testdata/consul-chain.json")
-	require.NoError(t, err)
-	var v consulVectors
-	require.NoError(t, json.Unmarshal(data, &v))
-	require.Len(t, v.Cases, 1500)
+	cases := testkit.LoadCases[consulCase](t, "testdata/consul-chain.json", 1500)
 	counts := map[string]int{}
-	for _, tc := range v.Cases {
+	for _, tc := range cases {
 		class, problem := compareWithConsul(tc)
 		if problem != "" {
 			t.Errorf("%s: %s", tc.Name, problem)
@@ -76,9 +65,7 @@ func TestAgainstConsul(t *testing.T) {
 		}
 		counts[class]++
 	}
-	for _, class := range slices.Sorted(maps.Keys(counts)) {
-		t.Logf("%-52s %4d", class, counts[class])
-	}
+	testkit.LogCounts(t, counts)
 	require.Greater(t, counts[classAgree], 1200)
 }
 

@@ -211,9 +211,7 @@ func TestAgainstConsul(t *testing.T) {
 			}
 		}
 	}
-	for _, k := range slices.Sorted(maps.Keys(counts)) {
-		t.Logf("%-50s %5d", k, counts[k])
-	}
+	testkit.LogCounts(t, counts)
 }
 
 func equalPtr[T comparable](a, b *T) bool {

@@ -110,9 +110,7 @@ func TestCallsAgainstConsul(t *testing.T) {
 			}
 		}
 	}
-	for _, class := range slices.Sorted(maps.Keys(counts)) {
-		t.Logf("%-60s %5d", class, counts[class])
-	}
+	testkit.LogCounts(t, counts)
 	require.Equal(t, 1000, counts["what a peer reaches"])
 	require.Equal(t, 1000, counts["what Consul exports to a peer (ExportedServicesForPeer)"])
 	require.Equal(t, 8000, counts["request, local: reachable, arrival, Envoy's decision"]+counts["request, peered: reachable, arrival, Envoy's decision"])

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"os"
 	"reflect"
 	"slices"
 	"strings"
@@ -17,17 +16,12 @@ import (
 	"github.com/meshscope/meshscope/internal/testkit"
 )
 
-// The whole chains of Consul's server (testdata/README.md says how they were recorded).
-type routingVectors struct {
-	Oracle string
-	Seed   int64
-	Cases  []routingCase
-}
-
 func chainRequest(r testkit.ChainRequest) chain.Request {
 	return chain.Request{Service: exports.ServiceName{Partition: r.Partition, Namespace: r.Namespace, Name: r.Service}, Datacenter: r.Datacenter, TrustDomain: r.TrustDomain}
 }
 
+// routingCase is a case of the whole chains of Consul's server (testdata/README.md says how
+// they were recorded).
 type routingCase struct {
 	Name    string
 	Request testkit.ChainRequest
@@ -65,20 +59,14 @@ const (
 // what a "*" rule exports to the peer east. Only the classes above may differ from Consul's
 // answer; each is counted.
 func TestRoutingAgainstConsul(t *testing.T) {
-	data, err := os.ReadFile("testdata/consul-routing.json")
-	require.NoError(t, err)
-	var v routingVectors
-	require.NoError(t, json.Unmarshal(data, &v))
-	require.Len(t, v.Cases, 1000)
+	cases := testkit.LoadCases[routingCase](t, "testdata/consul-routing.json", 1000)
 	counts := map[string]int{}
-	for _, tc := range v.Cases {
+	for _, tc := range cases {
 		for _, problem := range replayRouting(tc, counts) {
 			t.Errorf("%s: %s", tc.Name, problem)
 		}
 	}
-	for _, class := range slices.Sorted(maps.Keys(counts)) {
-		t.Logf("%-90s %5d", class, counts[class])
-	}
+	testkit.LogCounts(t, counts)
 	require.Greater(t, counts[rChainAgrees], 850)
 	require.Greater(t, counts[rWriteStore], 900)
 	require.Greater(t, counts[rExportsAgree], 150)

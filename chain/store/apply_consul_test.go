@@ -3,9 +3,6 @@ package store
 import (
 	"encoding/json"
 	"fmt"
-	"maps"
-	"os"
-	"slices"
 	"strings"
 	"testing"
 
@@ -16,11 +13,8 @@ import (
 	"github.com/meshscope/meshscope/internal/testkit"
 )
 
-// The answers of Consul's server (testdata/README.md says how they were recorded).
-type serverVectors struct {
-	Cases []serverCase
-}
-
+// serverCase is a case of the answers of Consul's server (testdata/README.md says how they
+// were recorded).
 type serverCase struct {
 	Name    string
 	Request testkit.ChainRequest
@@ -50,20 +44,14 @@ const (
 // acceptance, its stage and Consul's message among the reasons — and compiles the request's
 // chain from what Apply stored, comparing it with the chain Consul's server compiled.
 func TestApplyAgainstConsul(t *testing.T) {
-	data, err := os.ReadFile("testdata/consul-chain-server.json")
-	require.NoError(t, err)
-	var v serverVectors
-	require.NoError(t, json.Unmarshal(data, &v))
-	require.Len(t, v.Cases, 1500)
+	cases := testkit.LoadCases[serverCase](t, "testdata/consul-chain-server.json", 1500)
 	counts := map[string]int{}
-	for _, tc := range v.Cases {
+	for _, tc := range cases {
 		for _, problem := range replayCase(tc, counts) {
 			t.Errorf("%s: %s", tc.Name, problem)
 		}
 	}
-	for _, class := range slices.Sorted(maps.Keys(counts)) {
-		t.Logf("%-62s %5d", class, counts[class])
-	}
+	testkit.LogCounts(t, counts)
 	require.Greater(t, counts[writeStore], 800)
 	require.Greater(t, counts[chainAgrees], 1400)
 }

@@ -86,9 +86,7 @@ func TestIntentionsAgainstConsul(t *testing.T) {
 			}
 		}
 	}
-	for _, class := range slices.Sorted(maps.Keys(counts)) {
-		t.Logf("%-72s %5d", class, counts[class])
-	}
+	testkit.LogCounts(t, counts)
 	require.Equal(t, 2500, counts["sidecar's inputs, computed from the entries, as Consul's"])
 	require.Equal(t, 5000, counts["check API answer"])
 }
