@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/meshscope/meshscope/internal/entryhead"
 	"github.com/meshscope/meshscope/internal/fielderr"
 	"github.com/meshscope/meshscope/internal/names"
 	"github.com/meshscope/meshscope/internal/strict"
@@ -191,24 +192,15 @@ func decodeEntry(d *strict.Decoder, x any, path string) ConfigEntry {
 	if !ok {
 		return e
 	}
-	o.Check("Kind", "Name", "Partition", "Services", "Meta", "CreateIndex", "ModifyIndex")
-	o.String(&e.Kind, "Kind")
-	o.String(&e.Name, "Name")
-	o.String(&e.Partition, "Partition")
+	o.Check(entryhead.PartitionWith("Services")...)
+	h := entryhead.PartitionNames(o)
 	if v, p, ok := o.Get("Services"); ok {
 		for i, item := range d.List(v, p) {
 			e.Services = append(e.Services, decodeService(d, item, strict.Index(p, i)))
 		}
 	}
-	if v, p, ok := o.Get("Meta"); ok {
-		e.Meta = d.StringMap(v, p)
-	}
-	if v, p, ok := o.Get("CreateIndex"); ok {
-		e.CreateIndex = d.Uint(v, p)
-	}
-	if v, p, ok := o.Get("ModifyIndex"); ok {
-		e.ModifyIndex = d.Uint(v, p)
-	}
+	entryhead.Rest(d, o, &h)
+	e.Kind, e.Name, e.Partition, e.Meta, e.CreateIndex, e.ModifyIndex = h.Kind, h.Name, h.Partition, h.Meta, h.CreateIndex, h.ModifyIndex
 	return e
 }
 

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/meshscope/meshscope/internal/entryhead"
 	"github.com/meshscope/meshscope/internal/fielderr"
 	"github.com/meshscope/meshscope/internal/names"
 	"github.com/meshscope/meshscope/internal/strict"
@@ -275,10 +276,8 @@ func decodeGroup(d *strict.Decoder, x any, path string) SamenessGroup {
 	}
 	dff := []string{"DefaultForFailover", "default_for_failover"}
 	il := []string{"IncludeLocal", "include_local"}
-	o.Check(slices.Concat([]string{"Kind", "Name", "Partition", "Members", "Meta", "CreateIndex", "ModifyIndex"}, dff, il)...)
-	o.String(&g.Kind, "Kind")
-	o.String(&g.Name, "Name")
-	o.String(&g.Partition, "Partition")
+	o.Check(entryhead.PartitionWith(slices.Concat([]string{"Members"}, dff, il)...)...)
+	h := entryhead.PartitionNames(o)
 	if v, p, ok := o.Get(dff...); ok {
 		g.DefaultForFailover = d.Bool(v, p)
 	}
@@ -298,15 +297,8 @@ func decodeGroup(d *strict.Decoder, x any, path string) SamenessGroup {
 			g.Members = append(g.Members, m)
 		}
 	}
-	if v, p, ok := o.Get("Meta"); ok {
-		g.Meta = d.StringMap(v, p)
-	}
-	if v, p, ok := o.Get("CreateIndex"); ok {
-		g.CreateIndex = d.Uint(v, p)
-	}
-	if v, p, ok := o.Get("ModifyIndex"); ok {
-		g.ModifyIndex = d.Uint(v, p)
-	}
+	entryhead.Rest(d, o, &h)
+	g.Kind, g.Name, g.Partition, g.Meta, g.CreateIndex, g.ModifyIndex = h.Kind, h.Name, h.Partition, h.Meta, h.CreateIndex, h.ModifyIndex
 	return g
 }
 

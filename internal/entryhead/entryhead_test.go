@@ -49,6 +49,27 @@ func TestRead(t *testing.T) {
 	}
 }
 
+// TestPartition: the head of a kind kept per partition has no Namespace — a Namespace is an
+// unknown field, never read (so never a wrong type besides) — and its Meta and indexes are
+// read by Rest, after the kind's own fields.
+func TestPartition(t *testing.T) {
+	read := func(data string) (entryhead.Head, error) {
+		return strict.Unmarshal([]byte(data), true, func(d *strict.Decoder, x any, path string) entryhead.Head {
+			o, _ := d.Object(x, path)
+			o.Check(entryhead.PartitionWith("Services")...)
+			h := entryhead.PartitionNames(o)
+			o.Get("Services")
+			entryhead.Rest(d, o, &h)
+			return h
+		})
+	}
+	h, err := read(`{"Kind":"exported-services","Name":"ap1","Partition":"ap1","Meta":{"a":"b"},"CreateIndex":2,"ModifyIndex":5,"Services":[]}`)
+	assert.NoError(t, err)
+	assert.Equal(t, entryhead.Head{Kind: "exported-services", Name: "ap1", Partition: "ap1", Meta: map[string]string{"a": "b"}, CreateIndex: 2, ModifyIndex: 5}, h)
+	_, err = read(`{"Name":"ap1","Namespace":1,"Partition":2}`)
+	assert.EqualError(t, err, "(top level): unknown field \"Namespace\"\nPartition: must be a string, got the number 2")
+}
+
 func FuzzRead(f *testing.F) {
 	f.Add(`{"Kind":"service-router","Name":"web","Meta":{"a":"b"},"CreateIndex":1}`)
 	f.Add(`{"Kind":1,"Name":null,"Meta":[]}`)
