@@ -18,7 +18,7 @@ import (
 // consulCase is a case of the recorded answers of Consul's own compiler (testdata/README.md
 // says how they were made).
 type consulCase struct {
-	Name    string
+	testkit.Case
 	Request testkit.ChainRequest
 	Entries []json.RawMessage
 	Consul  consulAnswer
@@ -56,16 +56,14 @@ const (
 // is counted.
 func TestAgainstConsul(t *testing.T) {
 	cases := testkit.LoadCases[consulCase](t, "testdata/consul-chain.json", 1500)
-	counts := map[string]int{}
-	for _, tc := range cases {
+	counts := testkit.Compare(t, cases, func(tc consulCase, counts map[string]int) []string {
 		class, problem := compareWithConsul(tc)
 		if problem != "" {
-			t.Errorf("%s: %s", tc.Name, problem)
-			continue
+			return []string{problem}
 		}
 		counts[class]++
-	}
-	testkit.LogCounts(t, counts)
+		return nil
+	})
 	require.Greater(t, counts[classAgree], 1200)
 }
 

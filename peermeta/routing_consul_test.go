@@ -23,7 +23,7 @@ func chainRequest(r testkit.ChainRequest) chain.Request {
 // routingCase is a case of the whole chains of Consul's server (testdata/README.md says how
 // they were recorded).
 type routingCase struct {
-	Name    string
+	testkit.Case
 	Request testkit.ChainRequest
 	Entries []json.RawMessage
 	Writes  []testkit.Write
@@ -59,14 +59,7 @@ const (
 // what a "*" rule exports to the peer east. Only the classes above may differ from Consul's
 // answer; each is counted.
 func TestRoutingAgainstConsul(t *testing.T) {
-	cases := testkit.LoadCases[routingCase](t, "testdata/consul-routing.json", 1000)
-	counts := map[string]int{}
-	for _, tc := range cases {
-		for _, problem := range replayRouting(tc, counts) {
-			t.Errorf("%s: %s", tc.Name, problem)
-		}
-	}
-	testkit.LogCounts(t, counts)
+	counts := testkit.Compare(t, testkit.LoadCases[routingCase](t, "testdata/consul-routing.json", 1000), replayRouting)
 	require.Greater(t, counts[rChainAgrees], 850)
 	require.Greater(t, counts[rWriteStore], 900)
 	require.Greater(t, counts[rExportsAgree], 150)

@@ -16,7 +16,7 @@ import (
 // serverCase is a case of the answers of Consul's server (testdata/README.md says how they
 // were recorded).
 type serverCase struct {
-	Name    string
+	testkit.Case
 	Request testkit.ChainRequest
 	Entries []json.RawMessage
 	Writes  []testkit.Write
@@ -44,14 +44,7 @@ const (
 // acceptance, its stage and Consul's message among the reasons — and compiles the request's
 // chain from what Apply stored, comparing it with the chain Consul's server compiled.
 func TestApplyAgainstConsul(t *testing.T) {
-	cases := testkit.LoadCases[serverCase](t, "testdata/consul-chain-server.json", 1500)
-	counts := map[string]int{}
-	for _, tc := range cases {
-		for _, problem := range replayCase(tc, counts) {
-			t.Errorf("%s: %s", tc.Name, problem)
-		}
-	}
-	testkit.LogCounts(t, counts)
+	counts := testkit.Compare(t, testkit.LoadCases[serverCase](t, "testdata/consul-chain-server.json", 1500), replayCase)
 	require.Greater(t, counts[writeStore], 800)
 	require.Greater(t, counts[chainAgrees], 1400)
 }

@@ -15,14 +15,8 @@ import (
 	"github.com/meshscope/meshscope/internal/clitest"
 )
 
-// runArgs runs the program in the test: its exit status, stdout and stderr.
-func runArgs(args ...string) (int, string, string) {
-	r := clitest.Call(run, args...)
-	return r.Code, r.Stdout, r.Stderr
-}
-
 func TestSample(t *testing.T) {
-	code, out, errOut := runArgs()
+	code, out, errOut := clitest.Call(run)
 	require.Equal(t, 0, code, errOut)
 	for _, want := range []string{
 		"trust domain <td> = 11111111-2222-3333-4444-555555555555.consul, datacenter dc1, partition default",
@@ -49,7 +43,7 @@ func TestSample(t *testing.T) {
 }
 
 func TestWideAndExplain(t *testing.T) {
-	code, out, errOut := runArgs("-wide", "-peer", "east", "-explain", "inventory")
+	code, out, errOut := clitest.Call(run, "-wide", "-peer", "east", "-explain", "inventory")
 	require.Equal(t, 0, code, errOut)
 	assert.Contains(t, out, "accept spiffe://<td>/ap/ap2/ns/default/dc/dc1/svc/inventory  (target inventory.default.ap2.dc1 by Failover[\"*\"] of default/default/inventory)",
 		"tcp PeerMeta carries the partition member's identity")
@@ -58,13 +52,13 @@ func TestWideAndExplain(t *testing.T) {
 	assert.Contains(t, out, `Failover["*"] of default/default/inventory -> sameness group dr, member peer east -> inventory.default.default.external.east`)
 	assert.Contains(t, out, "export to a peer: safe")
 
-	code, _, errOut = runArgs("-explain", "nope")
+	code, _, errOut = clitest.Call(run, "-explain", "nope")
 	assert.Equal(t, 1, code)
 	assert.Contains(t, errOut, `-explain "nope": no such service in the catalog or the chain entries of partition default; services: default/default/billing`)
 }
 
 func TestJSON(t *testing.T) {
-	code, out, errOut := runArgs("-o", "json", "-peer", "west")
+	code, out, errOut := clitest.Call(run, "-o", "json", "-peer", "west")
 	require.Equal(t, 0, code, errOut)
 	var rep struct {
 		Findings []struct{ Path, Code, Level, Message string }
@@ -120,7 +114,7 @@ func userFiles(t *testing.T) []string {
 }
 
 func TestConsulNativeInput(t *testing.T) {
-	code, out, errOut := runArgs(append(userFiles(t), "-wide")...)
+	code, out, errOut := clitest.Call(run, append(userFiles(t), "-wide")...)
 	require.Equal(t, 0, code, errOut)
 	assert.Contains(t, out, "trust domain <td> = abcd.consul, datacenter dc7")
 	assert.Contains(t, out, "PEER north")
@@ -142,7 +136,7 @@ func TestConsulNativeInput(t *testing.T) {
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "a.json"), []byte(`[{"Kind":"service-resolver","Name":"api","Redirect":{"Service":"api-v2"}}]`), 0o600))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "b.json"), []byte(`{"Kind":"exported-services","Name":"default","Services":[{"Name":"api","Consumers":[{"Peer":"north"}]}]}`), 0o600))
-	code, out, errOut = runArgs("-config", dir, "-trust-domain", "abcd.consul", "-datacenter", "dc7")
+	code, out, errOut = clitest.Call(run, "-config", dir, "-trust-domain", "abcd.consul", "-datacenter", "dc7")
 	require.Equal(t, 0, code, errOut)
 	assert.Contains(t, out, "PEER north")
 	assert.Contains(t, out, "default/default/api  tcp       api-v2.default.default.dc7  3           0\n", "a resolver makes api a connect service")
@@ -161,7 +155,7 @@ func TestKindsFromTheCatalog(t *testing.T) {
 	one := clitest.Write(t, "one.json", `[{"ID":"x","Node":"n","ServiceName":"tgw","ServiceKind":"terminating-gateway","Namespace":"default"}]`)
 	args := append(files[:0:0], files...)
 	args[3] = ui
-	code, out, errOut := runArgs(append(args, "-catalog", one)...)
+	code, out, errOut := clitest.Call(run, append(args, "-catalog", one)...)
 	require.Equal(t, 0, code, errOut)
 	south := out[strings.Index(out, "PEER south"):]
 	assert.Contains(t, south, "default/default/web")
@@ -213,7 +207,7 @@ func TestRefusesToGuess(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			code, out, errOut := runArgs(tt.args...)
+			code, out, errOut := clitest.Call(run, tt.args...)
 			assert.Equal(t, tt.code, code)
 			assert.Contains(t, errOut, tt.msg)
 			assert.Empty(t, out, "nothing is reported on input that was refused")
@@ -243,14 +237,14 @@ func TestHealthIsHealthOutput(t *testing.T) {
 			`expected /v1/health/service/<name> or /v1/health/connect/<name> output (curl $CONSUL_HTTP_ADDR/v1/health/service/mesh-gateway): a list of instances, each with Node, Service and Checks`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			code, out, errOut := runArgs(with(tt.file)...)
+			code, out, errOut := clitest.Call(run, with(tt.file)...)
 			assert.Equal(t, 1, code)
 			assert.Contains(t, errOut, tt.want)
 			assert.Empty(t, out)
 		})
 	}
 	t.Run("an empty list: a service without instances", func(t *testing.T) {
-		code, out, errOut := runArgs(with(clitest.Write(t, "none.json", "[]"))...)
+		code, out, errOut := clitest.Call(run, with(clitest.Write(t, "none.json", "[]"))...)
 		require.Equal(t, 0, code, errOut)
 		assert.Contains(t, out, "WARNING NoMeshGateway mesh gateways: no mesh gateway instances")
 	})
@@ -286,7 +280,7 @@ func TestEmptyInputs(t *testing.T) {
 		{"a -ca-roots of white space only", with("-ca-roots", blank), blank},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			code, out, errOut := runArgs(tt.args...)
+			code, out, errOut := clitest.Call(run, tt.args...)
 			assert.Equal(t, 1, code)
 			assert.Contains(t, errOut, tt.file+": no JSON value: the input is empty")
 			assert.NotContains(t, errOut, "unexpected end of input")
@@ -324,7 +318,7 @@ func TestUTF16Inputs(t *testing.T) {
 				}
 			}
 			args[i] = clitest.Write(t, "utf16.json", string(wide))
-			code, out, errOut := runArgs(args...)
+			code, out, errOut := clitest.Call(run, args...)
 			assert.Equal(t, 1, code)
 			assert.Contains(t, errOut, args[i]+": not JSON: the input looks like UTF-16")
 			assert.Contains(t, errOut, "it must be UTF-8. Windows PowerShell's > writes UTF-16")
@@ -335,7 +329,7 @@ func TestUTF16Inputs(t *testing.T) {
 }
 
 func TestHelp(t *testing.T) {
-	code, out, errOut := runArgs("-h")
+	code, out, errOut := clitest.Call(run, "-h")
 	assert.Equal(t, 0, code)
 	assert.Empty(t, errOut)
 	assert.Contains(t, out, "peering: what a Consul cluster replicates to each of its peers.")
@@ -354,7 +348,7 @@ func TestErrorsNameFileAndValue(t *testing.T) {
 {"Kind":"sameness-group","Name":"g","Members":[]}
 {"Kind":"service-defaults","Name":"api","Protcol":"http"}
 {"Name":"x"}`)
-	code, _, errOut := runArgs("-config", bad, "-trust-domain", "x.consul", "-datacenter", "dc1")
+	code, _, errOut := clitest.Call(run, "-config", bad, "-trust-domain", "x.consul", "-datacenter", "dc1")
 	assert.Equal(t, 1, code)
 	assert.Contains(t, errOut, bad+`: value 1 (exported-services default): Services[0].Consumers[0]: unknown field "Peers" (did you mean "Peer"?)`)
 	assert.Contains(t, errOut, bad+`: value 3 (sameness-group g): Members: must have at least one member`)
@@ -380,7 +374,7 @@ func TestEveryKindAndBOM(t *testing.T) {
 			require.NoError(t, os.WriteFile(files[i], append([]byte("\uFEFF"), data...), 0o600))
 		}
 	}
-	code, out, errOut := runArgs(append(files, "-config", extra)...)
+	code, out, errOut := clitest.Call(run, append(files, "-config", extra)...)
 	require.Equal(t, 0, code, errOut)
 	assert.Contains(t, clitest.Words(out), clitest.Words(`ERROR NotReplicated default/default/api-v2 (peer south): discovery chain "api-v2" uses a protocol "tcp" that does not permit advanced routing or splitting behavior`))
 	assert.NotContains(t, out, "value 1 (mesh", "the mesh entry is read")
@@ -401,7 +395,7 @@ func TestFailOnSaysWhy(t *testing.T) {
 		{"note", []string{"ERROR", "WARNING", "NOTE"}},
 	} {
 		t.Run(tt.level, func(t *testing.T) {
-			code, out, errOut := runArgs("-fail-on", tt.level)
+			code, out, errOut := clitest.Call(run, "-fail-on", tt.level)
 			require.Equal(t, 3, code)
 			n := 0
 			for _, line := range strings.Split(out, "\n") {
@@ -424,20 +418,20 @@ func TestFailOnSaysWhy(t *testing.T) {
 func TestDryRunAndGates(t *testing.T) {
 	files := userFiles(t)
 	proposed := clitest.Write(t, "proposed.json", `{"Kind":"service-resolver","Name":"api","Redirect":{"Service":"api-v3"}}`)
-	code, out, errOut := runArgs(append(files, "-peer", "north", "-new-config", proposed)...)
+	code, out, errOut := clitest.Call(run, append(files, "-peer", "north", "-new-config", proposed)...)
 	require.Equal(t, 0, code, errOut)
 	assert.Contains(t, out, "DRY RUN for peer north (nothing is applied)\n  no replication changes", "a refused write is not stored")
 	assert.Contains(t, clitest.Words(out), `DRY RUN: the proposed writes, as Consul's server takes them (nothing is applied) `+
 		`ERROR WriteRefused service-resolver api: chain default/default/api: peer exported service "api" uses protocol="tcp" and cannot introduce new discovery chain targets like "api-v3.default.default.dc1"`,
 		"Consul's server judges the write in dc1, and says so")
 
-	code, _, errOut = runArgs(append(files, "-peer", "north", "-new-config", proposed, "-fail-on", "error")...)
+	code, _, errOut = clitest.Call(run, append(files, "-peer", "north", "-new-config", proposed, "-fail-on", "error")...)
 	assert.Equal(t, 3, code, "a write Consul would refuse fails the gate")
 	assert.Contains(t, errOut, "1 finding at ERROR or above: ERROR WriteRefused service-resolver api")
 
-	code, _, _ = runArgs("-fail-on", "warning")
+	code, _, _ = clitest.Call(run, "-fail-on", "warning")
 	assert.Equal(t, 3, code, "the sample has union warnings")
-	code, _, _ = runArgs(append(files, "-peer", "north", "-fail-on", "error")...)
+	code, _, _ = clitest.Call(run, append(files, "-peer", "north", "-fail-on", "error")...)
 	assert.Equal(t, 0, code)
 }
 
@@ -446,7 +440,7 @@ func TestGatewayWarnings(t *testing.T) {
 	critical := clitest.Write(t, "gw.json", `[{"Node":{"Node":"gw"},"Service":{"Kind":"mesh-gateway","ID":"mgw","Service":"mesh-gateway"},"Checks":[{"CheckID":"c","Status":"critical"}]}]`)
 	args := append(files[:0:0], files...)
 	args[5] = critical
-	code, out, errOut := runArgs(args...)
+	code, out, errOut := clitest.Call(run, args...)
 	require.Equal(t, 0, code, errOut)
 	assert.Contains(t, out, "WARNING GatewaysCritical mesh gateways: all 1 mesh gateway instances are critical: peers can reach no exported service")
 }
@@ -455,7 +449,7 @@ func TestDryRunNewConfig(t *testing.T) {
 	files := userFiles(t)
 	// The proposal moves api from north to a new peer west: north loses it, west gains it.
 	newExports := clitest.Write(t, "exports.json", `{"Kind":"exported-services","Name":"default","Services":[{"Name":"api","Consumers":[{"Peer":"west"}]},{"Name":"*","Consumers":[{"Peer":"south"}]}]}`)
-	code, out, errOut := runArgs(append(files, "-new-config", newExports)...)
+	code, out, errOut := clitest.Call(run, append(files, "-new-config", newExports)...)
 	require.Equal(t, 0, code, errOut)
 	assert.Contains(t, out, "DRY RUN for peer north (nothing is applied)")
 	assert.Contains(t, out, "DRY RUN for peer west (nothing is applied)", "a peer only the proposal names is diffed too")
@@ -468,21 +462,21 @@ func TestDryRunNewConfig(t *testing.T) {
 	assert.Contains(t, west, "+ accepts spiffe://<td>/ns/default/dc/dc7/svc/api-v2")
 	assert.NotContains(t, out, "WriteRefused", "moving an export between peers is a write Consul accepts")
 
-	code, out, errOut = runArgs(append(files, "-new-config", newExports, "-peer", "west")...)
+	code, out, errOut = clitest.Call(run, append(files, "-new-config", newExports, "-peer", "west")...)
 	require.Equal(t, 0, code, errOut)
 	assert.Contains(t, out, "DRY RUN for peer west")
 	assert.NotContains(t, out, "DRY RUN for peer north")
 
 	newResolvers := clitest.Write(t, "resolvers.json", `[{"Kind":"service-resolver","Name":"api","Redirect":{"Service":"api","Datacenter":"dc2"}}]`)
-	code, out, errOut = runArgs(append(files, "-peer", "north", "-new-config", newResolvers, "-fail-on", "error")...)
+	code, out, errOut = clitest.Call(run, append(files, "-peer", "north", "-new-config", newResolvers, "-fail-on", "error")...)
 	assert.Equal(t, 3, code, errOut)
 	assert.Equal(t, 1, strings.Count(out, "cross-datacenter resolver redirect"), "the refusal is printed once")
 	assert.Contains(t, clitest.Words(out), `ERROR WriteRefused service-resolver api: chain default/default/api: peer exported service "api" contains cross-datacenter resolver redirect`)
-	code, out, _ = runArgs(append(files, "-new-config", newResolvers)...)
+	code, out, _ = clitest.Call(run, append(files, "-new-config", newResolvers)...)
 	assert.Equal(t, 0, code)
 	assert.Contains(t, out, "DRY RUN for peer south")
 	assert.Equal(t, 1, strings.Count(out, "cross-datacenter resolver redirect"), "once, for every peer")
-	code, out, _ = runArgs(append(files, "-new-config", newResolvers, "-o", "json")...)
+	code, out, _ = clitest.Call(run, append(files, "-new-config", newResolvers, "-o", "json")...)
 	assert.Equal(t, 0, code)
 	assert.Equal(t, 1, strings.Count(out, "cross-datacenter resolver redirect"), "once in -o json too")
 }
@@ -494,12 +488,12 @@ func TestPeerTargetThroughLocalResolver(t *testing.T) {
 	config := clitest.Write(t, "config.json", `{"Kind":"exported-services","Name":"default","Services":[{"Name":"web","Consumers":[{"Peer":"north"}]}]}
 {"Kind":"service-resolver","Name":"web","Failover":{"*":{"Targets":[{"Service":"api"},{"Service":"api","Peer":"east"}]}}}
 {"Kind":"service-resolver","Name":"api","Redirect":{"Service":"api-v2"}}`)
-	code, out, errOut := runArgs("-config", config, "-trust-domain", "abcd.consul", "-datacenter", "dc1", "-explain", "web")
+	code, out, errOut := clitest.Call(run, "-config", config, "-trust-domain", "abcd.consul", "-datacenter", "dc1", "-explain", "web")
 	require.Equal(t, 0, code, errOut)
 	want := "WARNING PeerTargetResolvedLocally chain default/default/web, target api.default.default.external.east: the local service-resolver default/default/api governs this peer target and its Redirect makes it api-v2.default.default.dc1"
 	assert.Contains(t, clitest.Words(out), want)
 	assert.Equal(t, 2, strings.Count(clitest.Words(out), want), "in the peer's findings and in the explanation")
-	code, _, errOut = runArgs("-config", config, "-trust-domain", "abcd.consul", "-datacenter", "dc1", "-fail-on", "warning")
+	code, _, errOut = clitest.Call(run, "-config", config, "-trust-domain", "abcd.consul", "-datacenter", "dc1", "-fail-on", "warning")
 	assert.Equal(t, 3, code)
 	assert.Contains(t, errOut, "WARNING PeerTargetResolvedLocally chain default/default/web, target api.default.default.external.east")
 }

@@ -21,11 +21,12 @@ func Main(m *testing.M, programs ...*Program) {
 }
 
 // Call runs a program's run function — main's body: the arguments, stdout and stderr in, the
-// exit status out — in the test's process, and returns what it gave.
-func Call(run func(args []string, stdout, stderr io.Writer) int, args ...string) Result {
+// exit status out — in the test's process, and returns what it gave: the exit status, stdout
+// and stderr.
+func Call(run func(args []string, stdout, stderr io.Writer) int, args ...string) (code int, stdout, stderr string) {
 	var out, errOut strings.Builder
-	code := run(args, &out, &errOut)
-	return Result{Code: code, Stdout: out.String(), Stderr: errOut.String()}
+	code = run(args, &out, &errOut)
+	return code, out.String(), errOut.String()
 }
 
 // Write writes content to a file called name in a directory the test removes when it ends,

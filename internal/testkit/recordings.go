@@ -34,3 +34,24 @@ func LogCounts(t testing.TB, counts map[string]int) {
 		t.Logf("%-*s %5d", width, class, counts[class])
 	}
 }
+
+// Case is what every recorded case has: its name. A test's type of case embeds it.
+type Case struct{ Name string }
+
+// CaseName returns the case's name.
+func (c Case) CaseName() string { return c.Name }
+
+// Compare holds every case to its recording: compare says what disagrees in one case and
+// counts the classes of what agrees. Compare reports each disagreement under its case's name,
+// logs the counts (LogCounts) and returns them.
+func Compare[C interface{ CaseName() string }](t testing.TB, cases []C, compare func(tc C, counts map[string]int) []string) map[string]int {
+	t.Helper()
+	counts := map[string]int{}
+	for _, tc := range cases {
+		for _, problem := range compare(tc, counts) {
+			t.Errorf("%s: %s", tc.CaseName(), problem)
+		}
+	}
+	LogCounts(t, counts)
+	return counts
+}
