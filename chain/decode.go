@@ -20,12 +20,7 @@ import (
 // wrong type is an error naming its path, and every problem is reported. It does not
 // validate; call Validate.
 func (r *ServiceResolver) UnmarshalJSON(b []byte) error {
-	got, err := strict.Unmarshal(b, true, decodeResolver)
-	if err != nil {
-		return err
-	}
-	*r = got
-	return nil
+	return entryhead.Unmarshal(b, r, decodeResolver)
 }
 
 var (

@@ -177,14 +177,7 @@ func orDefault(s string) string { return names.OrDefault(s) }
 // peer_name (and the older PeerName) and sameness_group — but strictly: an unknown field, a
 // field given twice under two spellings, or a value of the wrong type is an error naming its
 // path, and every problem is reported. It does not validate; call Validate.
-func (e *ConfigEntry) UnmarshalJSON(b []byte) error {
-	got, err := strict.Unmarshal(b, true, decodeEntry)
-	if err != nil {
-		return err
-	}
-	*e = got
-	return nil
-}
+func (e *ConfigEntry) UnmarshalJSON(b []byte) error { return entryhead.Unmarshal(b, e, decodeEntry) }
 
 func decodeEntry(d *strict.Decoder, x any, path string) ConfigEntry {
 	var e ConfigEntry

@@ -259,14 +259,7 @@ func (ix groupIndex) expand(p string, consumers []Consumer) (out []Consumer, fro
 // aliases default_for_failover and include_local — but strictly: an unknown field, a field
 // given twice, or a value of the wrong type is an error naming its path, and every problem
 // is reported. It does not validate; call Validate.
-func (g *SamenessGroup) UnmarshalJSON(b []byte) error {
-	got, err := strict.Unmarshal(b, true, decodeGroup)
-	if err != nil {
-		return err
-	}
-	*g = got
-	return nil
-}
+func (g *SamenessGroup) UnmarshalJSON(b []byte) error { return entryhead.Unmarshal(b, g, decodeGroup) }
 
 func decodeGroup(d *strict.Decoder, x any, path string) SamenessGroup {
 	var g SamenessGroup

@@ -9,6 +9,9 @@
 //	h := entryhead.Read(d, o)
 //	r.Kind, r.Name, r.Namespace, r.Partition = h.Kind, h.Name, h.Namespace, h.Partition
 //
+// Unmarshal is every kind's UnmarshalJSON (service-intentions' too): the entry decoded
+// strictly, its field names in any case as Consul's decoder reads them.
+//
 // A kind Consul keeps per partition (exported-services, sameness-group) has no Namespace:
 // its decoder checks its fields against PartitionWith and reads its names with
 // PartitionNames, its Meta and indexes with Rest. Names reads the four strings alone: what
@@ -87,4 +90,16 @@ func names(o strict.Object, namespace bool) Head {
 	}
 	o.String(&h.Partition, "Partition")
 	return h
+}
+
+// Unmarshal decodes the entry b with decode into *dst, as Consul's decoder reads every kind of
+// entry — field names in any case — but strictly (strict.Unmarshal): every problem is
+// reported, and *dst is left as it was when there is one.
+func Unmarshal[T any](b []byte, dst *T, decode func(d *strict.Decoder, x any, path string) T) error {
+	got, err := strict.Unmarshal(b, true, decode)
+	if err != nil {
+		return err
+	}
+	*dst = got
+	return nil
 }
