@@ -173,6 +173,9 @@ func TestValidate(t *testing.T) {
 			`Failover["*"].Datacenters: Cross-datacenter failover is only supported in the default partition`,
 		}},
 		{"a failover target in another datacenter, from a partition: Consul accepts it", ServiceResolver{Name: "web", Partition: "ap1", Failover: map[string]Failover{"*": {Targets: []FailoverTarget{{Datacenter: "dc2"}}}}}, nil},
+		{"meta, judged as every kind's", ServiceResolver{Name: "web", Meta: map[string]string{strings.Repeat("k", 129): "v"}}, []string{
+			`Meta["` + strings.Repeat("k", 129) + `"]: Meta key "` + strings.Repeat("k", 129) + `" exceeds maximum length 128`,
+		}},
 		{"timeouts", ServiceResolver{Name: "web", ConnectTimeout: -time.Second, RequestTimeout: -2 * time.Millisecond}, []string{
 			"ConnectTimeout: Bad ConnectTimeout '-1s', must be >= 0",
 			"RequestTimeout: Bad RequestTimeout '-2ms', must be >= 0",

@@ -31,12 +31,8 @@ import (
 func (r *ServiceResolver) Validate() error {
 	var p problems
 	add := p.add
-	if r.Kind != "" && r.Kind != resolverKind {
-		add("Kind", "must be %q, got %q", resolverKind, r.Kind)
-	}
-	if r.Name == "" {
-		add("Name", "Name is required")
-	}
+	p.named(resolverKind, r.Kind, r.Name)
+	metaProblems(&p, r.Meta)
 	r.subsetProblems(&p)
 	defaultPartition := orDefault(r.Partition) == defaultName
 	if r.Redirect != nil {

@@ -23,12 +23,7 @@ import (
 // expressions when it stores a router, and neither does Validate.
 func (r *ServiceRouter) Validate() error {
 	var p problems
-	if r.Kind != "" && r.Kind != routerKind {
-		p.addValue("Kind", r.Kind, "must be %q, got %q", routerKind, r.Kind)
-	}
-	if r.Name == "" {
-		p.add("Name", "Name is required")
-	}
+	p.named(routerKind, r.Kind, r.Name)
 	metaProblems(&p, r.Meta)
 	for i := range r.Routes {
 		routeProblems(&p, i, &r.Routes[i])
@@ -135,12 +130,7 @@ var retryConditions = []string{"5xx", "gateway-error", "reset", "connect-failure
 // headers are accepted. A Kind other than service-splitter is meshscope's words.
 func (s *ServiceSplitter) Validate() error {
 	var p problems
-	if s.Kind != "" && s.Kind != splitterKind {
-		p.addValue("Kind", s.Kind, "must be %q, got %q", splitterKind, s.Kind)
-	}
-	if s.Name == "" {
-		p.add("Name", "Name is required")
-	}
+	p.named(splitterKind, s.Kind, s.Name)
 	if len(s.Splits) == 0 {
 		p.add("Splits", "no splits configured")
 	}
@@ -166,6 +156,17 @@ func (s *ServiceSplitter) Validate() error {
 		p.addValue("Splits", float32(sum)/100, "the sum of all split weights must be 100, not %f", float32(sum)/100)
 	}
 	return p.Err()
+}
+
+// named checks what every discovery-chain entry is first judged by: a Kind, when given, that
+// is kind (meshscope's words: Consul's decoder takes the kind from the request), and a Name.
+func (p *problems) named(kind, given, name string) {
+	if given != "" && given != kind {
+		p.addValue("Kind", given, "must be %q, got %q", kind, given)
+	}
+	if name == "" {
+		p.add("Name", "Name is required")
+	}
 }
 
 // metaProblems checks an entry's Meta as Consul does: at most 64 keys, each key at most 128
