@@ -44,9 +44,7 @@ func TestDecodeConsulOutput(t *testing.T) {
 	assert.Equal(t, map[string]Subset{"v1": {Filter: "Service.Meta.version == v1", OnlyPassing: true}, "v2": {Filter: "Service.Meta.version == v2"}}, r.Subsets)
 	assert.Equal(t, Failover{Targets: []FailoverTarget{{Peer: "east"}, {Service: "web-backup", Datacenter: "dc2"}}}, r.Failover["v2"])
 	require.NoError(t, r.Validate())
-	out, err := json.Marshal(r)
-	require.NoError(t, err)
-	assert.JSONEq(t, consulRead, string(out), "re-encodes to the same JSON")
+	testkit.ReEncodes(t, r, consulRead)
 }
 
 func TestDecode(t *testing.T) {

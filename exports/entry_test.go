@@ -57,9 +57,7 @@ func TestDecodeConsulOutput(t *testing.T) {
 		CreateIndex: 19, ModifyIndex: 27,
 	}, e)
 	require.NoError(t, e.Validate())
-	out, err := json.Marshal(&e)
-	require.NoError(t, err)
-	assert.JSONEq(t, consulRead, string(out), "re-encodes to the same JSON")
+	testkit.ReEncodes(t, &e, consulRead)
 }
 
 func TestDecode(t *testing.T) {
