@@ -14,10 +14,6 @@ import (
 	"github.com/meshscope/meshscope/internal/testkit"
 )
 
-func vectors(t testing.TB) *testkit.Intentions {
-	return testkit.LoadIntentions(t, "testdata/consul-intentions.json")
-}
-
 // summary is how the vectors write an intention.
 func summary(x Intention) testkit.Intention {
 	return testkit.Intention{SourceName: x.SourceName, SourcePeer: x.SourcePeer, DestinationName: x.DestinationName,
@@ -151,7 +147,7 @@ func sidecars(t *testing.T, v *testkit.Intentions, tc testkit.IntentionsCase, co
 // ProtocolError's words), each sidecar's intentions and RBAC policies, every check-API answer,
 // and every request's Envoy decision and explanation under both default policies.
 func TestAgainstConsul(t *testing.T) {
-	v := vectors(t)
+	v := testkit.LoadIntentions(t)
 	counts := map[string]int{}
 	for _, tc := range v.Cases {
 		dests := sidecars(t, v, tc, counts)

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/meshscope/meshscope/internal/testkit"
 )
 
 // FuzzDecode holds the decoder and Validate to their contracts on any input: no panic; every
@@ -21,7 +23,7 @@ func FuzzDecode(f *testing.F) {
 	} {
 		f.Add([]byte(s))
 	}
-	for _, tc := range vectors(f).Cases[:20] {
+	for _, tc := range testkit.LoadIntentions(f).Cases[:20] {
 		for _, raw := range tc.Entries {
 			f.Add([]byte(raw))
 		}

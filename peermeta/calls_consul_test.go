@@ -14,12 +14,6 @@ import (
 	"github.com/meshscope/meshscope/internal/testkit"
 )
 
-// intentionVectors are the answers recorded from Consul for service-intentions, package
-// intentions' testdata (testdata/README.md says so).
-func intentionVectors(t testing.TB) *testkit.Intentions {
-	return testkit.LoadIntentions(t, "../intentions/testdata/consul-intentions.json")
-}
-
 // vectorCalls builds, for one recorded case, what a program builds: the entries written to a
 // store as Consul's server took them, the cluster (its peerings and the registrations'
 // protocols), the replication input (every service of the case in the catalog, each with a
@@ -57,7 +51,7 @@ func vectorCalls(t *testing.T, v *testkit.Intentions, tc testkit.IntentionsCase)
 // arrives (its certificate and the forwarded header's first URI) and Envoy's decision under
 // each default policy.
 func TestCallsAgainstConsul(t *testing.T) {
-	v := intentionVectors(t)
+	v := testkit.LoadIntentions(t)
 	counts := map[string]int{}
 	for _, tc := range v.Cases {
 		calls := vectorCalls(t, v, tc)

@@ -2,8 +2,11 @@ package store
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 
@@ -114,28 +117,38 @@ func TestWritesGrow(t *testing.T) {
 	}
 }
 
-// BenchmarkApplyDefaults{100,400,800}: n service-defaults writes in one Config.Apply;
-// BenchmarkApplyDefaultsEach: one Config.Apply per write (each copies the Protocols map the
-// Config it left may share); BenchmarkStoreDefaultsEach: one Store.Apply per write.
-func BenchmarkApplyDefaults100(b *testing.B)     { benchmarkOnce(b, defaultsWrites(100)) }
-func BenchmarkApplyDefaults400(b *testing.B)     { benchmarkOnce(b, defaultsWrites(400)) }
-func BenchmarkApplyDefaults800(b *testing.B)     { benchmarkOnce(b, defaultsWrites(800)) }
-func BenchmarkApplyDefaultsEach100(b *testing.B) { benchmarkEach(b, defaultsWrites(100), applyEach) }
-func BenchmarkApplyDefaultsEach400(b *testing.B) { benchmarkEach(b, defaultsWrites(400), applyEach) }
-func BenchmarkApplyDefaultsEach800(b *testing.B) { benchmarkEach(b, defaultsWrites(800), applyEach) }
-func BenchmarkStoreDefaultsEach100(b *testing.B) { benchmarkEach(b, defaultsWrites(100), storeEach) }
-func BenchmarkStoreDefaultsEach400(b *testing.B) { benchmarkEach(b, defaultsWrites(400), storeEach) }
-func BenchmarkStoreDefaultsEach800(b *testing.B) { benchmarkEach(b, defaultsWrites(800), storeEach) }
+// BenchmarkApplyDefaults/{once,config-each,store-each}/{100,400,800}: n service-defaults
+// writes in one Config.Apply (once), one Config.Apply per write (config-each: each copies the
+// Protocols map the Config it left may share) and one Store.Apply per write (store-each).
+func BenchmarkApplyDefaults(b *testing.B) {
+	benchmarkWays(b, defaultsWrites, map[string]int{"100": 100, "400": 400, "800": 800})
+}
 
-// BenchmarkApplyServices{1000,4000}: 1,000 and 4,000 writes — service-defaults, resolver and
-// router of each service — in one Config.Apply, and one Config.Apply (ApplyServicesEach) or
-// one Store.Apply (StoreServicesEach) per write.
-func BenchmarkApplyServices1000(b *testing.B)     { benchmarkOnce(b, serviceWrites(1002)) }
-func BenchmarkApplyServices4000(b *testing.B)     { benchmarkOnce(b, serviceWrites(3999)) }
-func BenchmarkApplyServicesEach1000(b *testing.B) { benchmarkEach(b, serviceWrites(1002), applyEach) }
-func BenchmarkApplyServicesEach4000(b *testing.B) { benchmarkEach(b, serviceWrites(3999), applyEach) }
-func BenchmarkStoreServicesEach1000(b *testing.B) { benchmarkEach(b, serviceWrites(1002), storeEach) }
-func BenchmarkStoreServicesEach4000(b *testing.B) { benchmarkEach(b, serviceWrites(3999), storeEach) }
+// BenchmarkApplyServices/{once,config-each,store-each}/{1000,4000}: 1,002 and 3,999 writes —
+// service-defaults, resolver and router of each service — written each of those ways.
+func BenchmarkApplyServices(b *testing.B) {
+	benchmarkWays(b, serviceWrites, map[string]int{"1000": 1002, "4000": 3999})
+}
+
+// benchmarkWays benchmarks the writes of each size (by its label) written in one Config.Apply,
+// one Config.Apply per write and one Store.Apply per write.
+func benchmarkWays(b *testing.B, writes func(n int) []byte, sizes map[string]int) {
+	for _, way := range []struct {
+		name  string
+		apply func(testing.TB, [][]byte)
+	}{{"once", nil}, {"config-each", applyEach}, {"store-each", storeEach}} {
+		for _, label := range slices.SortedFunc(maps.Keys(sizes), func(a, b string) int { return cmp.Compare(sizes[a], sizes[b]) }) {
+			data := writes(sizes[label])
+			b.Run(way.name+"/"+label, func(b *testing.B) {
+				if way.apply == nil {
+					benchmarkOnce(b, data)
+					return
+				}
+				benchmarkEach(b, data, way.apply)
+			})
+		}
+	}
+}
 
 // BenchmarkApplyIntentions{400,1000,4000}: 400, 1,000 and 4,000 writes of services, their
 // resolvers and entries giving them permissions, in one Config.Apply;

@@ -12,12 +12,6 @@ import (
 	"github.com/meshscope/meshscope/internal/testkit"
 )
 
-// intentionVectors are the answers recorded from Consul for service-intentions, package
-// intentions' testdata (testdata/README.md says so).
-func intentionVectors(t testing.TB) *testkit.Intentions {
-	return testkit.LoadIntentions(t, "../../intentions/testdata/consul-intentions.json")
-}
-
 // vectorCluster is the recording's cluster: its names, its peers' peerings (active, with
 // their trust bundles) and the registrations of the case.
 func vectorCluster(v *testkit.Intentions, tc testkit.IntentionsCase) Cluster {
@@ -48,7 +42,7 @@ func summaries(list []intentions.Intention) []testkit.Intention {
 // compiled from those inputs. (Every request, local and peered, is decided end to end in
 // package peermeta's test.)
 func TestIntentionsAgainstConsul(t *testing.T) {
-	v := intentionVectors(t)
+	v := testkit.LoadIntentions(t)
 	counts := map[string]int{}
 	for _, tc := range v.Cases {
 		c, problems := replayWrites(tc.Entries, tc.Writes, counts)

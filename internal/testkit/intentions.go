@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"maps"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -101,25 +102,37 @@ type Envoy struct {
 	EnvoyError string
 }
 
-// loaded holds each recording read, by path: the tests of a package read it once.
-var loaded sync.Map // path -> func() (*Intentions, error)
+// loadIntentions reads the recording once per test binary.
+var loadIntentions = sync.OnceValues(func() (*Intentions, error) {
+	data, err := os.ReadFile(moduleFile("intentions/testdata/consul-intentions.json"))
+	if err != nil {
+		return nil, err
+	}
+	var f Intentions
+	return &f, json.Unmarshal(data, &f)
+})
 
-// LoadIntentions reads the recording at path (relative to the test's package), once per test
-// binary, and checks that it is whole: 500 cases.
-func LoadIntentions(t testing.TB, path string) *Intentions {
+// LoadIntentions reads the recording (package intentions' testdata, where it is: the other
+// packages' testdata READMEs say so) and checks that it is whole: 500 cases.
+func LoadIntentions(t testing.TB) *Intentions {
 	t.Helper()
-	load, _ := loaded.LoadOrStore(path, sync.OnceValues(func() (*Intentions, error) {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return nil, err
-		}
-		var f Intentions
-		return &f, json.Unmarshal(data, &f)
-	}))
-	v, err := load.(func() (*Intentions, error))()
+	v, err := loadIntentions()
 	require.NoError(t, err)
 	require.Len(t, v.Cases, 500)
 	return v
+}
+
+// moduleFile returns the path of the module's file at rel (a path from the module's root),
+// from the test's directory: the module's root is the nearest directory above with a go.mod.
+func moduleFile(rel string) string {
+	dir := "."
+	for range 8 {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			break
+		}
+		dir = filepath.Join(dir, "..")
+	}
+	return filepath.Join(dir, rel)
 }
 
 // Agrees reports whether a decision — allowed, Envoy's refusal of the rules, the RBAC policy
