@@ -158,27 +158,11 @@ func benchmarkWays(b *testing.B, writes func(n int) []byte, sizes map[string]int
 func BenchmarkApplyIntentions400(b *testing.B)  { benchmarkOnce(b, intentionWrites(400)) }
 func BenchmarkApplyIntentions1000(b *testing.B) { benchmarkOnce(b, intentionWrites(1000)) }
 func BenchmarkApplyIntentions4000(b *testing.B) { benchmarkOnce(b, intentionWrites(4000)) }
-func BenchmarkApplyIntentions400Naive(b *testing.B) {
-	data := intentionWrites(400)
-	b.ReportAllocs()
-	for b.Loop() {
-		if refused := naiveApply(data); refused != 0 {
-			b.Fatal(refused)
-		}
-	}
-}
+func BenchmarkApplyIntentions400Naive(b *testing.B) { benchmarkNaiveData(b, intentionWrites(400)) }
 
 // BenchmarkApplyServices1000Naive is the baseline: the reference's literal write path
 // (apply_ref_test.go), which reads every stored entry for every write.
-func BenchmarkApplyServices1000Naive(b *testing.B) {
-	data := serviceWrites(1002)
-	b.ReportAllocs()
-	for b.Loop() {
-		if refused := naiveApply(data); refused != 0 {
-			b.Fatal(refused)
-		}
-	}
-}
+func BenchmarkApplyServices1000Naive(b *testing.B) { benchmarkNaiveData(b, serviceWrites(1002)) }
 
 func benchmarkOnce(b *testing.B, data []byte) {
 	b.ReportAllocs()
