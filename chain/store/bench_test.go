@@ -155,9 +155,9 @@ func benchmarkWays(b *testing.B, writes func(n int) []byte, sizes map[string]int
 // BenchmarkApplyIntentions400Naive the reference's literal write path, which compiles the
 // chain of every destination of an intentions entry for every resolver or service-defaults
 // write, as Consul's server does.
-func BenchmarkApplyIntentions400(b *testing.B)  { benchmarkOnce(b, intentionWrites(400)) }
-func BenchmarkApplyIntentions1000(b *testing.B) { benchmarkOnce(b, intentionWrites(1000)) }
-func BenchmarkApplyIntentions4000(b *testing.B) { benchmarkOnce(b, intentionWrites(4000)) }
+func BenchmarkApplyIntentions400(b *testing.B)      { benchmarkOnce(b, intentionWrites(400)) }
+func BenchmarkApplyIntentions1000(b *testing.B)     { benchmarkOnce(b, intentionWrites(1000)) }
+func BenchmarkApplyIntentions4000(b *testing.B)     { benchmarkOnce(b, intentionWrites(4000)) }
 func BenchmarkApplyIntentions400Naive(b *testing.B) { benchmarkNaiveData(b, intentionWrites(400)) }
 
 // BenchmarkApplyServices1000Naive is the baseline: the reference's literal write path
