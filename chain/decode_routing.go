@@ -46,11 +46,7 @@ func decodeRouter(d *strict.Decoder, x any, path string) ServiceRouter {
 	}
 	o.Check(entryhead.With("Routes")...)
 	r.setHead(entryhead.Read(d, o))
-	if v, p, ok := o.Get("Routes"); ok {
-		for i, item := range d.List(v, p) {
-			r.Routes = append(r.Routes, decodeRoute(d, item, strict.Index(p, i)))
-		}
-	}
+	r.Routes = entryhead.List(d, o, decodeRoute, "Routes")
 	return r
 }
 
@@ -204,11 +200,7 @@ func decodeSplitter(d *strict.Decoder, x any, path string) ServiceSplitter {
 	}
 	o.Check(entryhead.With("Splits")...)
 	s.setHead(entryhead.Read(d, o))
-	if v, p, ok := o.Get("Splits"); ok {
-		for i, item := range d.List(v, p) {
-			s.Splits = append(s.Splits, decodeSplit(d, item, strict.Index(p, i)))
-		}
-	}
+	s.Splits = entryhead.List(d, o, decodeSplit, "Splits")
 	return s
 }
 

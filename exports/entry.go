@@ -187,11 +187,7 @@ func decodeEntry(d *strict.Decoder, x any, path string) ConfigEntry {
 	}
 	o.Check(entryhead.PartitionWith("Services")...)
 	h := entryhead.PartitionNames(o)
-	if v, p, ok := o.Get("Services"); ok {
-		for i, item := range d.List(v, p) {
-			e.Services = append(e.Services, decodeService(d, item, strict.Index(p, i)))
-		}
-	}
+	e.Services = entryhead.List(d, o, decodeService, "Services")
 	entryhead.Rest(d, o, &h)
 	e.Kind, e.Name, e.Partition, e.Meta, e.CreateIndex, e.ModifyIndex = h.Kind, h.Name, h.Partition, h.Meta, h.CreateIndex, h.ModifyIndex
 	return e
@@ -206,11 +202,7 @@ func decodeService(d *strict.Decoder, x any, path string) Service {
 	o.Check("Name", "Namespace", "Consumers")
 	o.String(&s.Name, "Name")
 	o.String(&s.Namespace, "Namespace")
-	if v, p, ok := o.Get("Consumers"); ok {
-		for i, item := range d.List(v, p) {
-			s.Consumers = append(s.Consumers, decodeConsumer(d, item, strict.Index(p, i)))
-		}
-	}
+	s.Consumers = entryhead.List(d, o, decodeConsumer, "Consumers")
 	return s
 }
 

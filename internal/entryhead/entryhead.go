@@ -10,7 +10,9 @@
 //	r.Kind, r.Name, r.Namespace, r.Partition = h.Kind, h.Name, h.Namespace, h.Partition
 //
 // Unmarshal is every kind's UnmarshalJSON (service-intentions' too): the entry decoded
-// strictly, its field names in any case as Consul's decoder reads them.
+// strictly, its field names in any case as Consul's decoder reads them. List reads a field
+// that is a list of objects (a router's Routes, an exported-services entry's Services), each
+// with its kind's decoder.
 //
 // A kind Consul keeps per partition (exported-services, sameness-group) has no Namespace:
 // its decoder checks its fields against PartitionWith and reads its names with
@@ -102,4 +104,19 @@ func Unmarshal[T any](b []byte, dst *T, decode func(d *strict.Decoder, x any, pa
 	}
 	*dst = got
 	return nil
+}
+
+// List decodes the field of o spelt as any of names, a list, each element with decode at its
+// path; nil when the field is absent or empty, and for a value that is not a list (a problem
+// recorded in d).
+func List[T any](d *strict.Decoder, o strict.Object, decode func(d *strict.Decoder, x any, path string) T, names ...string) []T {
+	v, p, ok := o.Get(names...)
+	if !ok {
+		return nil
+	}
+	var out []T
+	for i, item := range d.List(v, p) {
+		out = append(out, decode(d, item, strict.Index(p, i)))
+	}
+	return out
 }
