@@ -140,33 +140,42 @@ type PeeringServer struct {
 
 func isDefault(s string) bool { return s == "" || s == names.Default }
 
-// rule is how Validate checks a label: not at all (a word of the name's kind), as an RFC 1123
-// label, or as a datacenter (a label that may also hold "_").
-type rule uint8
+// part is the component a label holds, or none: a word of the name's kind, which Validate
+// does not check. A Datacenter is checked as a label that may also hold "_"; every other
+// component as an RFC 1123 label.
+type part uint8
 
 const (
-	word rule = iota
-	label
+	word part = iota
+	subset
+	service
+	namespace
+	partition
 	datacenter
+	peer
+	query
 )
 
+// fields are the parts' fields, as Validate names them.
+var fields = [...]string{word: "", subset: "Subset", service: "Service", namespace: "Namespace", partition: "Partition",
+	datacenter: "Datacenter", peer: "Peer", query: "Query"}
+
 // labels is a name's labels before the trust domain, in order, the kind label last, with the
-// component each label holds and its rule; and the trust domain.
+// part each holds; and the trust domain.
 type labels struct {
-	n     int
-	l     [7]string
-	field [7]string
-	rule  [7]rule
-	td    string
+	n    int
+	l    [7]string
+	part [7]part
+	td   string
 }
 
-func (ls *labels) add(field string, r rule, s string) {
-	ls.l[ls.n], ls.field[ls.n], ls.rule[ls.n] = s, field, r
+func (ls *labels) add(p part, s string) {
+	ls.l[ls.n], ls.part[ls.n] = s, p
 	ls.n++
 }
 
 // word adds a label of the name's kind, which Validate does not check.
-func (ls *labels) word(s string) { ls.add("", word, s) }
+func (ls *labels) word(s string) { ls.add(word, s) }
 
 // kind adds the kind label k.
 func (ls *labels) kind(k kind) { ls.word(string(k)) }
@@ -194,21 +203,22 @@ func (ls *labels) string() string {
 	return names.String(ls.appendTo(make([]byte, 0, ls.size())))
 }
 
-// components reports every component that is not valid by its rule, in order; nil when all
-// are. A value's optional components are labels only when set (a subset), or are written
-// "default" when empty (a namespace or partition), so every label is checked as required.
+// components reports every component that is not valid, in order; nil when all are. A
+// value's optional components are labels only when set (a subset), or are written "default"
+// when empty (a namespace or partition), so every label is checked as required.
 func (ls *labels) components() []error {
 	var errs []error
 	for i, s := range ls.l[:ls.n] {
 		var reason string
-		switch ls.rule[i] {
-		case label:
-			reason = names.Label(s)
+		switch ls.part[i] {
+		case word:
 		case datacenter:
 			reason = names.Datacenter(s)
+		default:
+			reason = names.Label(s)
 		}
 		if reason != "" {
-			errs = append(errs, component(ls.field[i], s, reason))
+			errs = append(errs, component(fields[ls.part[i]], s, reason))
 		}
 	}
 	return errs
@@ -230,10 +240,10 @@ func (ls *labels) validate() error {
 func (s Service) labels() labels {
 	ls := labels{td: s.TrustDomain}
 	if s.Subset != "" {
-		ls.add("Subset", label, s.Subset)
+		ls.add(subset, s.Subset)
 	}
-	ls.add("Service", label, s.Service)
-	ls.add("Namespace", label, names.OrDefault(s.Namespace))
+	ls.add(service, s.Service)
+	ls.add(namespace, names.OrDefault(s.Namespace))
 	ls.local(s.Partition, s.Datacenter)
 	return ls
 }
@@ -241,23 +251,23 @@ func (s Service) labels() labels {
 // local adds the labels that place a service or gateway in the local cluster: its partition
 // unless it is the default one, its datacenter, and the kind label that says which
 // (internal-v1 with a partition, internal without).
-func (ls *labels) local(partition, dc string) {
-	if isDefault(partition) {
-		ls.add("Datacenter", datacenter, dc)
+func (ls *labels) local(ap, dc string) {
+	if isDefault(ap) {
+		ls.add(datacenter, dc)
 		ls.kind(kindInternal)
 		return
 	}
-	ls.add("Partition", label, partition)
-	ls.add("Datacenter", datacenter, dc)
+	ls.add(partition, ap)
+	ls.add(datacenter, dc)
 	ls.kind(kindInternalV1)
 }
 
 func (p Peered) labels() labels {
 	ls := labels{td: p.TrustDomain}
-	ls.add("Service", label, p.Service)
-	ls.add("Namespace", label, names.OrDefault(p.Namespace))
-	ls.add("Partition", label, names.OrDefault(p.Partition))
-	ls.add("Peer", label, p.Peer)
+	ls.add(service, p.Service)
+	ls.add(namespace, names.OrDefault(p.Namespace))
+	ls.add(partition, names.OrDefault(p.Partition))
+	ls.add(peer, p.Peer)
 	ls.kind(kindExternal)
 	return ls
 }
@@ -270,9 +280,9 @@ func (g Gateway) labels() labels {
 
 func (q Query) labels() labels {
 	ls := labels{td: q.TrustDomain}
-	ls.add("Query", label, q.Query)
+	ls.add(query, q.Query)
 	ls.word(names.Default)
-	ls.add("Datacenter", datacenter, q.Datacenter)
+	ls.add(datacenter, q.Datacenter)
 	ls.kind(kindQuery)
 	return ls
 }
@@ -283,7 +293,7 @@ const peeringServerLabel = "server"
 func (p PeeringServer) labels() labels {
 	ls := labels{td: p.TrustDomain}
 	ls.word(peeringServerLabel)
-	ls.add("Datacenter", datacenter, p.Datacenter)
+	ls.add(datacenter, p.Datacenter)
 	ls.kind(kindPeering)
 	return ls
 }
