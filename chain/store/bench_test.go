@@ -179,14 +179,20 @@ func benchmarkEach(b *testing.B, data []byte, apply func(testing.TB, [][]byte)) 
 	}
 }
 
+// exportedHTTP are the two writes applyWrites and applyRoutingWrites begin with: every service
+// is http (proxy-defaults), and every service of the default namespace is exported to the peer
+// east.
+const exportedHTTP = `{"Kind":"proxy-defaults","Name":"global","Config":{"protocol":"http"}}
+{"Kind":"exported-services","Name":"default","Services":[{"Name":"*","Consumers":[{"Peer":"east"}]}]}
+`
+
 // applyWrites returns n writes (and two more: proxy-defaults and a "*" export to a peer):
 // n/4 chains of three services, a failing over to b, b redirecting to c, c with a subset and
 // a service-defaults protocol, all of them http; every write recompiles at most two chains,
 // and Consul's server accepts every one.
 func applyWrites(n int) []byte {
 	var b strings.Builder
-	b.WriteString(`{"Kind":"proxy-defaults","Name":"global","Config":{"protocol":"http"}}` + "\n")
-	b.WriteString(`{"Kind":"exported-services","Name":"default","Services":[{"Name":"*","Consumers":[{"Peer":"east"}]}]}` + "\n")
+	b.WriteString(exportedHTTP)
 	for i := 0; i < n/4; i++ {
 		fmt.Fprintf(&b, `{"Kind":"service-defaults","Name":"c%d","Protocol":"http"}`+"\n", i)
 		fmt.Fprintf(&b, `{"Kind":"service-resolver","Name":"c%d","Subsets":{"v1":{}}}`+"\n", i)
@@ -202,8 +208,7 @@ func applyWrites(n int) []byte {
 // accepts every one.
 func applyRoutingWrites(n int) []byte {
 	var b strings.Builder
-	b.WriteString(`{"Kind":"proxy-defaults","Name":"global","Config":{"protocol":"http"}}` + "\n")
-	b.WriteString(`{"Kind":"exported-services","Name":"default","Services":[{"Name":"*","Consumers":[{"Peer":"east"}]}]}` + "\n")
+	b.WriteString(exportedHTTP)
 	for i := 0; i < n/4; i++ {
 		fmt.Fprintf(&b, `{"Kind":"service-defaults","Name":"s%d","Protocol":"http"}`+"\n", i)
 		fmt.Fprintf(&b, `{"Kind":"service-resolver","Name":"s%d","Subsets":{"v1":{},"v2":{}}}`+"\n", i)

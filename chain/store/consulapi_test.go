@@ -17,19 +17,18 @@ import (
 // TestDefaultsFieldsAreConsuls holds the fields Load and Apply accept in service-defaults and
 // proxy-defaults to those of Consul's API types: every one is accepted.
 func TestDefaultsFieldsAreConsuls(t *testing.T) {
-	for _, tt := range []struct {
-		typ   reflect.Type
-		known []string
-	}{
-		{reflect.TypeFor[api.ServiceConfigEntry](), serviceDefaultsFields},
-		{reflect.TypeFor[api.ProxyConfigEntry](), proxyDefaultsFields},
-	} {
-		for i := range tt.typ.NumField() {
-			f := tt.typ.Field(i)
-			assert.Contains(t, tt.known, f.Name, "%s.%s", tt.typ.Name(), f.Name)
-			if alias := f.Tag.Get("alias"); alias != "" {
-				assert.Contains(t, tt.known, alias, "%s.%s", tt.typ.Name(), f.Name)
-			}
+	fieldsAreConsuls(t, reflect.TypeFor[api.ServiceConfigEntry](), serviceDefaultsFields)
+	fieldsAreConsuls(t, reflect.TypeFor[api.ProxyConfigEntry](), proxyDefaultsFields)
+}
+
+// fieldsAreConsuls checks that every field of typ, Consul's API type of an entry, and its
+// alias are among known.
+func fieldsAreConsuls(t *testing.T, typ reflect.Type, known []string) {
+	for i := range typ.NumField() {
+		f := typ.Field(i)
+		assert.Contains(t, known, f.Name, "%s.%s", typ.Name(), f.Name)
+		if alias := f.Tag.Get("alias"); alias != "" {
+			assert.Contains(t, known, alias, "%s.%s", typ.Name(), f.Name)
 		}
 	}
 }
