@@ -172,6 +172,9 @@ func (p *problems) named(kind, given, name string) {
 // metaProblems checks an entry's Meta as Consul does: at most 64 keys, each key at most 128
 // bytes and each value at most 512.
 func metaProblems(p *problems, meta map[string]string) {
+	if len(meta) == 0 {
+		return
+	}
 	if len(meta) > 64 {
 		p.add("Meta", "Meta exceeds maximum element count 64")
 	}
