@@ -69,3 +69,23 @@ func BenchmarkParseSplit(b *testing.B) {
 		}
 	}
 }
+
+var sinkLabels int
+
+// BenchmarkSplitLabels is Parse's check-and-cut pass alone (no allocation).
+func BenchmarkSplitLabels(b *testing.B) {
+	for _, bn := range benchNames {
+		b.Run(bn.name, func(b *testing.B) {
+			b.ReportAllocs()
+			end := len(bn.sni) - len(td) - 1
+			var dots [7]int
+			for b.Loop() {
+				n, ok := split(&dots, bn.sni, end)
+				if !ok {
+					b.Fatal(bn.sni)
+				}
+				sinkLabels += n
+			}
+		})
+	}
+}

@@ -57,7 +57,7 @@
 //
 // String builds a name with exactly one allocation and AppendTo with none when the buffer has
 // room; neither validates, so call Validate once where the components come from users.
-// Parse allocates only the interface value it returns: it checks the trust domain, cuts the
-// labels before it, reads the kind and checks each component (BenchmarkParse and, beside it,
+// Parse allocates only the interface value it returns, and reads a valid name in one pass
+// that checks every byte and label while it finds the dots (BenchmarkParse and, beside it,
 // BenchmarkParseSplit: strings.Split, which splits the name without checking anything).
 package sni

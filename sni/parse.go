@@ -16,9 +16,19 @@ import (
 // internal-v1, external or query with the number of labels that kind has, every component
 // must be valid, and the spelling must be canonical (an internal-v1 name whose partition is
 // "default" is rejected: its canonical form is the internal one). Thus
-// Parse(n, td).String() == n for every name Parse accepts. It takes the name step by step,
-// each step with its own error.
+// Parse(n, td).String() == n for every name Parse accepts.
+//
+// A name made only of valid labels takes one pass that validates as it splits; any other
+// input is parsed again, slowly, to say exactly what is wrong.
 func Parse(name, td string) (Name, error) {
+	if n, ok := parseValid(name, td); ok {
+		return n, nil
+	}
+	return parseSlow(name, td)
+}
+
+// parseSlow is Parse step by step, each step with its own error.
+func parseSlow(name, td string) (Name, error) {
 	if len(name) > MaxLength {
 		return nil, problem(ErrTooLong, name, "%q is %d characters long, at most %d are allowed", name, len(name), MaxLength)
 	}

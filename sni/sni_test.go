@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -305,6 +306,9 @@ func TestAllocations(t *testing.T) {
 	testkit.NameAllocations(t, s, func() { _, _ = Parse(name, td) })
 }
 
+// dnsLabel matches a DNS label: what parseValid's single pass accepts in every label.
+var dnsLabel = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$`)
+
 func FuzzParse(f *testing.F) {
 	for _, s := range []string{
 		"api.default.foo.internal." + td, "v2.api.default.foo.internal." + td,
@@ -316,6 +320,17 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Add("x.y.z.internal.internal.t", "internal.t")
 	f.Fuzz(func(t *testing.T, name, trustDomain string) {
+		// The one-pass parser accepts a subset of what the step-by-step one does, with the
+		// same answer, and it refuses a valid name only when a label is not a DNS label (a
+		// trust domain's label may be longer than 63 bytes; some components allow '_').
+		fast, ok := parseValid(name, trustDomain)
+		slow, err := parseSlow(name, trustDomain)
+		if ok && (err != nil || slow != fast) {
+			t.Fatalf("parseValid(%q) = %v; parseSlow = %v, %v", name, fast, slow, err)
+		}
+		if !ok && err == nil && !slices.ContainsFunc(strings.Split(name, "."), func(l string) bool { return !dnsLabel.MatchString(l) }) {
+			t.Fatalf("parseValid(%q) refused a valid name", name)
+		}
 		n, err := Parse(name, trustDomain)
 		if err != nil {
 			return
