@@ -3,7 +3,6 @@ package chain
 import (
 	"fmt"
 	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -12,6 +11,7 @@ import (
 	"github.com/meshscope/meshscope/exports"
 
 	"github.com/meshscope/meshscope/internal/longtest"
+	"github.com/meshscope/meshscope/internal/testkit"
 )
 
 const td = "11111111-2222-3333-4444-555555555555.consul"
@@ -266,12 +266,7 @@ func TestCompileErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := Compile(tt.req, tt.e)
-			if tt.errs == nil {
-				require.NoError(t, err)
-				return
-			}
-			require.Error(t, err)
-			assert.Equal(t, strings.Join(tt.errs, "\n"), err.Error())
+			testkit.ErrLines(t, err, tt.errs)
 		})
 	}
 }

@@ -4,57 +4,35 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
-	"os"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/require"
 
 	"github.com/meshscope/meshscope/exports"
 	"github.com/meshscope/meshscope/internal/fielderr"
+	"github.com/meshscope/meshscope/internal/testkit"
 )
 
-// The recorded answers of Consul's own compiler (testdata/README.md says how they were made).
-type consulVectors struct {
-	Oracle string
-	Seed   int64
-	Cases  []consulCase
-}
-
+// consulCase is a case of the recorded answers of Consul's own compiler (testdata/README.md
+// says how they were made).
 type consulCase struct {
-	Name    string
-	Request vectorRequest
+	testkit.Case
+	Request testkit.ChainRequest
 	Entries []json.RawMessage
 	Consul  consulAnswer
 }
 
-// vectorRequest is a recorded request, its service spelt as three strings.
-type vectorRequest struct{ Service, Namespace, Partition, Datacenter, TrustDomain string }
-
-func (r vectorRequest) request() Request {
+func request(r testkit.ChainRequest) Request {
 	return Request{Service: exports.ServiceName{Partition: r.Partition, Namespace: r.Namespace, Name: r.Service}, Datacenter: r.Datacenter, TrustDomain: r.TrustDomain}
 }
 
-// consulAnswer is what Consul answered for a case.
+// consulAnswer is what Consul answered for a case: a refusal, or the chain.
 type consulAnswer struct {
-	Stage     string // "validate" or "compile" when Consul refused; "" when it compiled
-	Errors    []string
-	Protocol  string
-	Start     string
-	Targets   map[string]consulTarget
-	Failover  map[string][]string // resolver node -> its failover target IDs, repeats kept
-	Resolvers map[string]string   // resolver node -> its target
-}
-
-type consulTarget struct {
-	ID, Service, ServiceSubset, Namespace, Partition, Datacenter, Peer, SNI, SpiffeID string
-	ConnectTimeout                                                                    string
-	Filter                                                                            string
-	OnlyPassing                                                                       bool
+	Stage  string // "validate" or "compile" when Consul refused; "" when it compiled
+	Errors []string
+	testkit.ChainAnswer
 }
 
 // The differences meshscope keeps on purpose, each counted by name.
@@ -77,23 +55,15 @@ const (
 // recording handed the compiler (classNotRead, checked by compiling from every entry); each
 // is counted.
 func TestAgainstConsul(t *testing.T) {
-	data, err := os.ReadFile("testdata/consul-chain.json")
-	require.NoError(t, err)
-	var v consulVectors
-	require.NoError(t, json.Unmarshal(data, &v))
-	require.Len(t, v.Cases, 1500)
-	counts := map[string]int{}
-	for _, tc := range v.Cases {
+	cases := testkit.LoadCases[consulCase](t, "testdata/consul-chain.json", 1500)
+	counts := testkit.Compare(t, cases, func(tc consulCase, counts map[string]int) []string {
 		class, problem := compareWithConsul(tc)
 		if problem != "" {
-			t.Errorf("%s: %s", tc.Name, problem)
-			continue
+			return []string{problem}
 		}
 		counts[class]++
-	}
-	for _, class := range slices.Sorted(maps.Keys(counts)) {
-		t.Logf("%-52s %4d", class, counts[class])
-	}
+		return nil
+	})
 	require.Greater(t, counts[classAgree], 1200)
 }
 
@@ -107,11 +77,11 @@ func compareWithConsul(tc consulCase) (class, problem string) {
 	for entry, errs := range problems {
 		return "", fmt.Sprintf("Consul accepts every entry, meshscope refuses %s: %v", entry, errs)
 	}
-	class, problem = compareCompiled(tc.Request.request(), e, want, true)
+	class, problem = compareCompiled(request(tc.Request), e, want, true)
 	if problem == "" {
 		return class, ""
 	}
-	if _, again := compareCompiled(tc.Request.request(), e, want, false); again == "" {
+	if _, again := compareCompiled(request(tc.Request), e, want, false); again == "" {
 		return classNotRead, "" // from every entry: Consul's answer, up to the deliberate classes
 	}
 	return "", problem
@@ -153,7 +123,14 @@ func compareCompiled(req Request, e Entries, want consulAnswer, asRead bool) (cl
 			return "", fmt.Sprintf("Consul gives resolver node %s a failover list; meshscope gives only the start (%s) one", node, want.Start)
 		}
 	}
-	return compareChain(want.Protocol, want.Start, want.Targets, want.Failover["resolver:"+want.Start], c)
+	problem, startDropped := testkit.CompareChain(want.ChainAnswer, answer(c))
+	switch {
+	case problem != "":
+		return "", problem
+	case startDropped:
+		return classStart, ""
+	}
+	return classAgree, ""
 }
 
 // entriesOf reads a case's entries as `consul config read` prints them: resolvers through
@@ -222,42 +199,14 @@ func compareValidation(consul []string, problems map[string][]error) (class, pro
 	return class, ""
 }
 
-// compareChain compares a compiled chain with Consul's: protocol, start, every target and
-// the start's failover list.
-func compareChain(protocol, start string, targets map[string]consulTarget, failover []string, c *Chain) (class, problem string) {
-	class = classAgree
-	if protocol != c.Protocol || start != c.Start {
-		return "", fmt.Sprintf("Consul: %s start %s; meshscope: %s start %s", protocol, start, c.Protocol, c.Start)
-	}
-	got := c.Targets[c.Start].Failover
-	if !slices.Equal(failover, got) {
-		without := slices.DeleteFunc(slices.Clone(failover), func(id string) bool { return id == start })
-		if !slices.Equal(without, got) {
-			return "", fmt.Sprintf("failover: Consul %v; meshscope %v", failover, got)
-		}
-		class = classStart
-	}
-	want := map[string]consulTarget{}
-	for id, t := range targets {
-		want[id] = t
-	}
-	have := map[string]consulTarget{}
+// answer is c as the recordings write a chain.
+func answer(c *Chain) testkit.ChainAnswer {
+	a := testkit.ChainAnswer{Protocol: c.Protocol, Start: c.Start, Targets: map[string]testkit.ChainTarget{},
+		Failover: map[string][]string{"resolver:" + c.Start: c.Targets[c.Start].Failover}}
 	for id, t := range c.Targets {
-		ct := consulTarget{ID: t.ID, Service: t.Service.Name, ServiceSubset: t.Subset, Namespace: t.Service.Namespace, Partition: t.Service.Partition,
-			Datacenter: t.Datacenter, Peer: t.Peer, SNI: t.SNI, SpiffeID: t.SpiffeID, ConnectTimeout: t.ConnectTimeout.String(),
-			Filter: t.Filter, OnlyPassing: t.OnlyPassing}
-		have[id] = ct
+		a.Targets[id] = testkit.ChainTarget{ID: t.ID, Service: t.Service.Name, ServiceSubset: t.Subset, Namespace: t.Service.Namespace,
+			Partition: t.Service.Partition, Datacenter: t.Datacenter, Peer: t.Peer, SNI: t.SNI, SpiffeID: t.SpiffeID,
+			ConnectTimeout: t.ConnectTimeout.String(), Filter: t.Filter, OnlyPassing: t.OnlyPassing}
 	}
-	for id, t := range want {
-		d, err := time.ParseDuration(t.ConnectTimeout)
-		if err != nil {
-			return "", fmt.Sprintf("target %s: ConnectTimeout %q", id, t.ConnectTimeout)
-		}
-		t.ConnectTimeout = d.String()
-		want[id] = t
-	}
-	if diff := cmp.Diff(want, have); diff != "" {
-		return "", "targets (-Consul +meshscope):\n" + diff
-	}
-	return class, ""
+	return a
 }

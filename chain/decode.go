@@ -20,12 +20,7 @@ import (
 // wrong type is an error naming its path, and every problem is reported. It does not
 // validate; call Validate.
 func (r *ServiceResolver) UnmarshalJSON(b []byte) error {
-	got, err := strict.Unmarshal(b, true, decodeResolver)
-	if err != nil {
-		return err
-	}
-	*r = got
-	return nil
+	return entryhead.Unmarshal(b, r, decodeResolver)
 }
 
 var (
@@ -163,11 +158,7 @@ func decodeFailover(d *strict.Decoder, x any, path string) Failover {
 	if v, p, ok := o.Get("Datacenters"); ok {
 		f.Datacenters = d.Strings(v, p)
 	}
-	if v, p, ok := o.Get("Targets"); ok {
-		for i, item := range d.List(v, p) {
-			f.Targets = append(f.Targets, decodeTarget(d, item, strict.Index(p, i)))
-		}
-	}
+	f.Targets = entryhead.List(d, o, decodeTarget, "Targets")
 	if v, p, ok := o.Get("Policy"); ok {
 		if po, ok := d.Object(v, p); ok {
 			po.Check("Mode", "Regions")
@@ -233,11 +224,7 @@ func decodeLoadBalancer(d *strict.Decoder, x any, path string) *LoadBalancer {
 			}
 		}
 	}
-	if v, p, ok := o.Get(hp...); ok {
-		for i, item := range d.List(v, p) {
-			lb.HashPolicies = append(lb.HashPolicies, decodeHashPolicy(d, item, strict.Index(p, i)))
-		}
-	}
+	lb.HashPolicies = entryhead.List(d, o, decodeHashPolicy, hp...)
 	return lb
 }
 

@@ -18,26 +18,14 @@ import (
 // value of the wrong type is an error naming its path, and every problem is reported. It
 // keeps the entry as written (Validate and Compile judge it as Consul's server normalises
 // it: methods upper-cased) and does not validate; call Validate.
-func (r *ServiceRouter) UnmarshalJSON(b []byte) error {
-	got, err := strict.Unmarshal(b, true, decodeRouter)
-	if err != nil {
-		return err
-	}
-	*r = got
-	return nil
-}
+func (r *ServiceRouter) UnmarshalJSON(b []byte) error { return entryhead.Unmarshal(b, r, decodeRouter) }
 
 // UnmarshalJSON decodes a splitter as ServiceRouter.UnmarshalJSON decodes a router (aliases
 // service_subset, request_headers, response_headers). A Weight is a number a float32 holds,
 // read as Consul reads it, and kept as written (Validate and Compile judge the weights
 // rounded, as Consul's server stores them); it does not validate: call Validate.
 func (s *ServiceSplitter) UnmarshalJSON(b []byte) error {
-	got, err := strict.Unmarshal(b, true, decodeSplitter)
-	if err != nil {
-		return err
-	}
-	*s = got
-	return nil
+	return entryhead.Unmarshal(b, s, decodeSplitter)
 }
 
 // setHead stores what every config entry has (package entryhead reads it).
@@ -58,11 +46,7 @@ func decodeRouter(d *strict.Decoder, x any, path string) ServiceRouter {
 	}
 	o.Check(entryhead.With("Routes")...)
 	r.setHead(entryhead.Read(d, o))
-	if v, p, ok := o.Get("Routes"); ok {
-		for i, item := range d.List(v, p) {
-			r.Routes = append(r.Routes, decodeRoute(d, item, strict.Index(p, i)))
-		}
-	}
+	r.Routes = entryhead.List(d, o, decodeRoute, "Routes")
 	return r
 }
 
@@ -216,11 +200,7 @@ func decodeSplitter(d *strict.Decoder, x any, path string) ServiceSplitter {
 	}
 	o.Check(entryhead.With("Splits")...)
 	s.setHead(entryhead.Read(d, o))
-	if v, p, ok := o.Get("Splits"); ok {
-		for i, item := range d.List(v, p) {
-			s.Splits = append(s.Splits, decodeSplit(d, item, strict.Index(p, i)))
-		}
-	}
+	s.Splits = entryhead.List(d, o, decodeSplit, "Splits")
 	return s
 }
 

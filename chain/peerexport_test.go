@@ -19,6 +19,8 @@ import (
 // each, its redirect, its failover sections by sorted key with their Service or Targets in
 // order (peer targets not followed), a sameness group's partition members after the section's
 // own Service — and the first problem of the first resolver that has one, "" when none has.
+// It restates the problems peerUnsafe names, in Consul's words, on purpose: the reference
+// stays independent of the code it checks.
 func refPeerExport(rs []ServiceResolver, groups []exports.SamenessGroup, start exports.ServiceName) string {
 	find := func(partition, namespace, name string) *ServiceResolver {
 		for i := range rs {

@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/meshscope/meshscope/internal/testkit"
 )
 
 // consulRead is what `consul config read -kind service-resolver -name web` prints.
@@ -42,9 +44,7 @@ func TestDecodeConsulOutput(t *testing.T) {
 	assert.Equal(t, map[string]Subset{"v1": {Filter: "Service.Meta.version == v1", OnlyPassing: true}, "v2": {Filter: "Service.Meta.version == v2"}}, r.Subsets)
 	assert.Equal(t, Failover{Targets: []FailoverTarget{{Peer: "east"}, {Service: "web-backup", Datacenter: "dc2"}}}, r.Failover["v2"])
 	require.NoError(t, r.Validate())
-	out, err := json.Marshal(r)
-	require.NoError(t, err)
-	assert.JSONEq(t, consulRead, string(out), "re-encodes to the same JSON")
+	testkit.ReEncodes(t, r, consulRead)
 }
 
 func TestDecode(t *testing.T) {
@@ -78,15 +78,7 @@ func TestDecode(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var r ServiceResolver
-			err := json.Unmarshal([]byte(tt.in), &r)
-			if tt.errs != nil {
-				require.Error(t, err)
-				assert.ElementsMatch(t, tt.errs, strings.Split(err.Error(), "\n"))
-				return
-			}
-			require.NoError(t, err)
-			assert.Equal(t, tt.want, r)
+			testkit.DecodeCase(t, tt.in, tt.want, tt.errs)
 		})
 	}
 }
@@ -179,6 +171,9 @@ func TestValidate(t *testing.T) {
 			`Failover["*"].Datacenters: Cross-datacenter failover is only supported in the default partition`,
 		}},
 		{"a failover target in another datacenter, from a partition: Consul accepts it", ServiceResolver{Name: "web", Partition: "ap1", Failover: map[string]Failover{"*": {Targets: []FailoverTarget{{Datacenter: "dc2"}}}}}, nil},
+		{"meta, judged as every kind's", ServiceResolver{Name: "web", Meta: map[string]string{strings.Repeat("k", 129): "v"}}, []string{
+			`Meta["` + strings.Repeat("k", 129) + `"]: Meta key "` + strings.Repeat("k", 129) + `" exceeds maximum length 128`,
+		}},
 		{"timeouts", ServiceResolver{Name: "web", ConnectTimeout: -time.Second, RequestTimeout: -2 * time.Millisecond}, []string{
 			"ConnectTimeout: Bad ConnectTimeout '-1s', must be >= 0",
 			"RequestTimeout: Bad RequestTimeout '-2ms', must be >= 0",
@@ -186,13 +181,7 @@ func TestValidate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := tt.in.Validate()
-			if tt.errs == nil {
-				require.NoError(t, err)
-				return
-			}
-			require.Error(t, err)
-			assert.Equal(t, strings.Join(tt.errs, "\n"), err.Error())
+			testkit.ErrLines(t, tt.in.Validate(), tt.errs)
 		})
 	}
 }

@@ -154,10 +154,15 @@ func (r *ServiceRouter) Related() []exports.ServiceName {
 // clone returns a deep copy of r.
 func (r *ServiceRouter) clone() ServiceRouter {
 	c := *r
-	c.Meta = maps.Clone(r.Meta)
-	c.Routes = slices.Clone(r.Routes)
-	for i := range c.Routes {
-		c.Routes[i] = c.Routes[i].clone()
+	c.Meta, c.Routes = maps.Clone(r.Meta), cloneEach(r.Routes)
+	return c
+}
+
+// cloneEach returns a deep copy of s: a new slice of its elements' clones.
+func cloneEach[T interface{ clone() T }](s []T) []T {
+	c := slices.Clone(s)
+	for i := range c {
+		c[i] = c[i].clone()
 	}
 	return c
 }

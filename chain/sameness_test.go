@@ -3,7 +3,6 @@ package chain
 import (
 	"math/rand/v2"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -15,6 +14,7 @@ import (
 	"github.com/meshscope/meshscope/exports"
 
 	"github.com/meshscope/meshscope/internal/longtest"
+	"github.com/meshscope/meshscope/internal/testkit"
 )
 
 // The vectors: request main in default/ap1/dc1; group g of ap1 with members ap1, ap2 and the
@@ -134,13 +134,7 @@ func TestSamenessValidation(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := tt.r.Validate()
-			if tt.errs == nil {
-				require.NoError(t, err)
-				return
-			}
-			require.Error(t, err)
-			assert.Equal(t, strings.Join(tt.errs, "\n"), err.Error())
+			testkit.ErrLines(t, tt.r.Validate(), tt.errs)
 		})
 	}
 }

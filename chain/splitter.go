@@ -86,11 +86,7 @@ func (s *ServiceSplitter) Related() []exports.ServiceName {
 // clone returns a deep copy of s.
 func (s *ServiceSplitter) clone() ServiceSplitter {
 	c := *s
-	c.Meta = maps.Clone(s.Meta)
-	c.Splits = slices.Clone(s.Splits)
-	for i := range c.Splits {
-		c.Splits[i] = c.Splits[i].clone()
-	}
+	c.Meta, c.Splits = maps.Clone(s.Meta), cloneEach(s.Splits)
 	return c
 }
 

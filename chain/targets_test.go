@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/meshscope/meshscope/exports"
+	"github.com/meshscope/meshscope/internal/testkit"
 )
 
 func TestTargetsCarryProxySettings(t *testing.T) {
@@ -95,13 +96,7 @@ func TestLoadBalancerAndPolicyValidation(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := tt.r.Validate()
-			if tt.errs == nil {
-				require.NoError(t, err)
-				return
-			}
-			require.Error(t, err)
-			assert.Equal(t, strings.Join(tt.errs, "\n"), err.Error())
+			testkit.ErrLines(t, tt.r.Validate(), tt.errs)
 		})
 	}
 }

@@ -31,12 +31,8 @@ import (
 func (r *ServiceResolver) Validate() error {
 	var p problems
 	add := p.add
-	if r.Kind != "" && r.Kind != resolverKind {
-		add("Kind", "must be %q, got %q", resolverKind, r.Kind)
-	}
-	if r.Name == "" {
-		add("Name", "Name is required")
-	}
+	p.named(resolverKind, r.Kind, r.Name)
+	metaProblems(&p, r.Meta)
 	r.subsetProblems(&p)
 	defaultPartition := orDefault(r.Partition) == defaultName
 	if r.Redirect != nil {
@@ -87,29 +83,21 @@ func (r *ServiceResolver) redirectProblems(p *problems, defaultPartition bool) {
 	if *rd == (Redirect{}) {
 		add("Redirect", "Redirect is empty")
 	}
-	if rd.SamenessGroup != "" {
-		if rd.ServiceSubset != "" {
-			add("Redirect.SamenessGroup", "Redirect.SamenessGroup cannot be set with Redirect.ServiceSubset")
-		}
-		if rd.Partition != "" {
-			add("Redirect.Partition", "Redirect.Partition cannot be set with Redirect.SamenessGroup")
-		}
-		if rd.Datacenter != "" {
-			add("Redirect.SamenessGroup", "Redirect.SamenessGroup cannot be set with Redirect.Datacenter")
-		}
-		if rd.Peer != "" {
-			add("Redirect.Peer", "Redirect.Peer cannot be set with Redirect.SamenessGroup")
-		}
-	}
-	if rd.Peer != "" {
-		if rd.ServiceSubset != "" {
-			add("Redirect.Peer", "Redirect.Peer cannot be set with Redirect.ServiceSubset")
-		}
-		if rd.Partition != "" {
-			add("Redirect.Partition", "Redirect.Partition cannot be set with Redirect.Peer")
-		}
-		if rd.Datacenter != "" {
-			add("Redirect.Peer", "Redirect.Peer cannot be set with Redirect.Datacenter")
+	// The fields Consul refuses together, in its order: the first named is the one at fault.
+	for _, c := range []struct {
+		both                bool
+		field, conflictWith string
+	}{
+		{rd.SamenessGroup != "" && rd.ServiceSubset != "", "SamenessGroup", "ServiceSubset"},
+		{rd.SamenessGroup != "" && rd.Partition != "", "Partition", "SamenessGroup"},
+		{rd.SamenessGroup != "" && rd.Datacenter != "", "SamenessGroup", "Datacenter"},
+		{rd.SamenessGroup != "" && rd.Peer != "", "Peer", "SamenessGroup"},
+		{rd.Peer != "" && rd.ServiceSubset != "", "Peer", "ServiceSubset"},
+		{rd.Peer != "" && rd.Partition != "", "Partition", "Peer"},
+		{rd.Peer != "" && rd.Datacenter != "", "Peer", "Datacenter"},
+	} {
+		if c.both {
+			add("Redirect."+c.field, "Redirect.%s cannot be set with Redirect.%s", c.field, c.conflictWith)
 		}
 	}
 	if rd.Service == "" {

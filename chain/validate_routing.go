@@ -23,12 +23,7 @@ import (
 // expressions when it stores a router, and neither does Validate.
 func (r *ServiceRouter) Validate() error {
 	var p problems
-	if r.Kind != "" && r.Kind != routerKind {
-		p.addValue("Kind", r.Kind, "must be %q, got %q", routerKind, r.Kind)
-	}
-	if r.Name == "" {
-		p.add("Name", "Name is required")
-	}
+	p.named(routerKind, r.Kind, r.Name)
 	metaProblems(&p, r.Meta)
 	for i := range r.Routes {
 		routeProblems(&p, i, &r.Routes[i])
@@ -135,12 +130,7 @@ var retryConditions = []string{"5xx", "gateway-error", "reset", "connect-failure
 // headers are accepted. A Kind other than service-splitter is meshscope's words.
 func (s *ServiceSplitter) Validate() error {
 	var p problems
-	if s.Kind != "" && s.Kind != splitterKind {
-		p.addValue("Kind", s.Kind, "must be %q, got %q", splitterKind, s.Kind)
-	}
-	if s.Name == "" {
-		p.add("Name", "Name is required")
-	}
+	p.named(splitterKind, s.Kind, s.Name)
 	if len(s.Splits) == 0 {
 		p.add("Splits", "no splits configured")
 	}
@@ -168,9 +158,23 @@ func (s *ServiceSplitter) Validate() error {
 	return p.Err()
 }
 
+// named checks what every discovery-chain entry is first judged by: a Kind, when given, that
+// is kind (meshscope's words: Consul's decoder takes the kind from the request), and a Name.
+func (p *problems) named(kind, given, name string) {
+	if given != "" && given != kind {
+		p.addValue("Kind", given, "must be %q, got %q", kind, given)
+	}
+	if name == "" {
+		p.add("Name", "Name is required")
+	}
+}
+
 // metaProblems checks an entry's Meta as Consul does: at most 64 keys, each key at most 128
 // bytes and each value at most 512.
 func metaProblems(p *problems, meta map[string]string) {
+	if len(meta) == 0 {
+		return
+	}
 	if len(meta) > 64 {
 		p.add("Meta", "Meta exceeds maximum element count 64")
 	}

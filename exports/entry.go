@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/meshscope/meshscope/internal/entryhead"
 	"github.com/meshscope/meshscope/internal/fielderr"
 	"github.com/meshscope/meshscope/internal/names"
 	"github.com/meshscope/meshscope/internal/strict"
@@ -176,14 +177,7 @@ func orDefault(s string) string { return names.OrDefault(s) }
 // peer_name (and the older PeerName) and sameness_group — but strictly: an unknown field, a
 // field given twice under two spellings, or a value of the wrong type is an error naming its
 // path, and every problem is reported. It does not validate; call Validate.
-func (e *ConfigEntry) UnmarshalJSON(b []byte) error {
-	got, err := strict.Unmarshal(b, true, decodeEntry)
-	if err != nil {
-		return err
-	}
-	*e = got
-	return nil
-}
+func (e *ConfigEntry) UnmarshalJSON(b []byte) error { return entryhead.Unmarshal(b, e, decodeEntry) }
 
 func decodeEntry(d *strict.Decoder, x any, path string) ConfigEntry {
 	var e ConfigEntry
@@ -191,24 +185,11 @@ func decodeEntry(d *strict.Decoder, x any, path string) ConfigEntry {
 	if !ok {
 		return e
 	}
-	o.Check("Kind", "Name", "Partition", "Services", "Meta", "CreateIndex", "ModifyIndex")
-	o.String(&e.Kind, "Kind")
-	o.String(&e.Name, "Name")
-	o.String(&e.Partition, "Partition")
-	if v, p, ok := o.Get("Services"); ok {
-		for i, item := range d.List(v, p) {
-			e.Services = append(e.Services, decodeService(d, item, strict.Index(p, i)))
-		}
-	}
-	if v, p, ok := o.Get("Meta"); ok {
-		e.Meta = d.StringMap(v, p)
-	}
-	if v, p, ok := o.Get("CreateIndex"); ok {
-		e.CreateIndex = d.Uint(v, p)
-	}
-	if v, p, ok := o.Get("ModifyIndex"); ok {
-		e.ModifyIndex = d.Uint(v, p)
-	}
+	o.Check(entryhead.PartitionWith("Services")...)
+	h := entryhead.PartitionNames(o)
+	e.Services = entryhead.List(d, o, decodeService, "Services")
+	entryhead.Rest(d, o, &h)
+	e.Kind, e.Name, e.Partition, e.Meta, e.CreateIndex, e.ModifyIndex = h.Kind, h.Name, h.Partition, h.Meta, h.CreateIndex, h.ModifyIndex
 	return e
 }
 
@@ -221,11 +202,7 @@ func decodeService(d *strict.Decoder, x any, path string) Service {
 	o.Check("Name", "Namespace", "Consumers")
 	o.String(&s.Name, "Name")
 	o.String(&s.Namespace, "Namespace")
-	if v, p, ok := o.Get("Consumers"); ok {
-		for i, item := range d.List(v, p) {
-			s.Consumers = append(s.Consumers, decodeConsumer(d, item, strict.Index(p, i)))
-		}
-	}
+	s.Consumers = entryhead.List(d, o, decodeConsumer, "Consumers")
 	return s
 }
 

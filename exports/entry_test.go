@@ -2,11 +2,12 @@ package exports
 
 import (
 	"encoding/json"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/meshscope/meshscope/internal/testkit"
 )
 
 // consulRead is what `consul config read -kind exported-services -name default` prints.
@@ -56,9 +57,7 @@ func TestDecodeConsulOutput(t *testing.T) {
 		CreateIndex: 19, ModifyIndex: 27,
 	}, e)
 	require.NoError(t, e.Validate())
-	out, err := json.Marshal(&e)
-	require.NoError(t, err)
-	assert.JSONEq(t, consulRead, string(out), "re-encodes to the same JSON")
+	testkit.ReEncodes(t, &e, consulRead)
 }
 
 func TestDecode(t *testing.T) {
@@ -89,15 +88,7 @@ func TestDecode(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var e ConfigEntry
-			err := json.Unmarshal([]byte(tt.in), &e)
-			if tt.errs != nil {
-				require.Error(t, err)
-				assert.ElementsMatch(t, tt.errs, strings.Split(err.Error(), "\n"))
-				return
-			}
-			require.NoError(t, err)
-			assert.Equal(t, tt.want, e)
+			testkit.DecodeCase(t, tt.in, tt.want, tt.errs)
 		})
 	}
 }
@@ -170,13 +161,7 @@ func TestValidate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := tt.in.Validate()
-			if tt.errs == nil {
-				require.NoError(t, err)
-				return
-			}
-			require.Error(t, err)
-			assert.Equal(t, strings.Join(tt.errs, "\n"), err.Error())
+			testkit.ErrLines(t, tt.in.Validate(), tt.errs)
 		})
 	}
 }

@@ -137,31 +137,40 @@ func TestNilExports(t *testing.T) {
 	}
 }
 
+// peerMatch is a case of a lookup of the rule for a service and a peer: the rule it gives,
+// -1 and false for none.
+type peerMatch struct {
+	name    string
+	service ServiceName
+	peer    string
+	rule    int
+	ok      bool
+}
+
+// checkPeerMatches holds a lookup (MatchPeer, UnionMatch) to its cases.
+func checkPeerMatches(t *testing.T, match func(ServiceName, string) (Match, bool), cases []peerMatch) {
+	for _, tt := range cases {
+		t.Run(tt.name, func(t *testing.T) {
+			m, ok := match(tt.service, tt.peer)
+			assert.Equal(t, tt.ok, ok)
+			assert.Equal(t, tt.rule, m.Rule)
+		})
+	}
+}
+
 func TestMatchPeer(t *testing.T) {
 	x := mustCompile(t, ConfigEntry{Name: "default", Services: []Service{
 		{Name: "*", Consumers: peers("east")},
 		{Name: "db", Consumers: []Consumer{{Partition: "p"}, {Peer: "west"}}},
 	}})
-	for _, tt := range []struct {
-		name    string
-		service ServiceName
-		peer    string
-		rule    int
-		ok      bool
-	}{
+	checkPeerMatches(t, x.MatchPeer, []peerMatch{
 		{"the wildcard names the peer", ServiceName{Name: "web"}, "east", 0, true},
 		{"the exact rule names the peer", ServiceName{Name: "db"}, "west", 1, true},
 		{"a less exact rule naming the peer does not count", ServiceName{Name: "db"}, "east", -1, false},
 		{"a partition consumer is not a peer", ServiceName{Name: "db"}, "p", -1, false},
 		{"no rule", ServiceName{Namespace: "ops", Name: "web"}, "east", -1, false},
 		{"the reserved service", ServiceName{Name: "consul"}, "east", -1, false},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			m, ok := x.MatchPeer(tt.service, tt.peer)
-			assert.Equal(t, tt.ok, ok)
-			assert.Equal(t, tt.rule, m.Rule)
-		})
-	}
+	})
 	assert.Zero(t, testing.AllocsPerRun(100, func() { x.MatchPeer(ServiceName{Name: "db"}, "west") }))
 }
 
@@ -173,13 +182,7 @@ func TestUnionMatch(t *testing.T) {
 		{Name: "db", Consumers: peers("west")},
 	}})
 	require.NoError(t, err)
-	for _, tt := range []struct {
-		name    string
-		service ServiceName
-		peer    string
-		rule    int
-		ok      bool
-	}{
+	checkPeerMatches(t, x.UnionMatch, []peerMatch{
 		{"the exact rule names the peer", ServiceName{Name: "db"}, "west", -1, false},
 		{"the namespace wildcard would give it", ServiceName{Name: "db"}, "east", 1, true},
 		{"a sameness group's peer counts", ServiceName{Name: "db"}, "north", 1, true},
@@ -189,13 +192,7 @@ func TestUnionMatch(t *testing.T) {
 		{"no rule names the peer", ServiceName{Name: "db"}, "nowhere", -1, false},
 		{"another namespace has only the last rule", ServiceName{Namespace: "ops", Name: "db"}, "east", -1, false},
 		{"the reserved service", ServiceName{Name: "consul"}, "east", -1, false},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			m, ok := x.UnionMatch(tt.service, tt.peer)
-			assert.Equal(t, tt.ok, ok)
-			assert.Equal(t, tt.rule, m.Rule)
-		})
-	}
+	})
 	assert.Equal(t, []string{"east", "north", "south", "west"}, x.PeersIn(""))
 	assert.Nil(t, x.PeersIn("ap1"))
 	var none *Exports

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/meshscope/meshscope/internal/entryhead"
 	"github.com/meshscope/meshscope/internal/fielderr"
 	"github.com/meshscope/meshscope/internal/names"
 	"github.com/meshscope/meshscope/internal/strict"
@@ -258,14 +259,7 @@ func (ix groupIndex) expand(p string, consumers []Consumer) (out []Consumer, fro
 // aliases default_for_failover and include_local — but strictly: an unknown field, a field
 // given twice, or a value of the wrong type is an error naming its path, and every problem
 // is reported. It does not validate; call Validate.
-func (g *SamenessGroup) UnmarshalJSON(b []byte) error {
-	got, err := strict.Unmarshal(b, true, decodeGroup)
-	if err != nil {
-		return err
-	}
-	*g = got
-	return nil
-}
+func (g *SamenessGroup) UnmarshalJSON(b []byte) error { return entryhead.Unmarshal(b, g, decodeGroup) }
 
 func decodeGroup(d *strict.Decoder, x any, path string) SamenessGroup {
 	var g SamenessGroup
@@ -275,10 +269,8 @@ func decodeGroup(d *strict.Decoder, x any, path string) SamenessGroup {
 	}
 	dff := []string{"DefaultForFailover", "default_for_failover"}
 	il := []string{"IncludeLocal", "include_local"}
-	o.Check(slices.Concat([]string{"Kind", "Name", "Partition", "Members", "Meta", "CreateIndex", "ModifyIndex"}, dff, il)...)
-	o.String(&g.Kind, "Kind")
-	o.String(&g.Name, "Name")
-	o.String(&g.Partition, "Partition")
+	o.Check(entryhead.PartitionWith(slices.Concat([]string{"Members"}, dff, il)...)...)
+	h := entryhead.PartitionNames(o)
 	if v, p, ok := o.Get(dff...); ok {
 		g.DefaultForFailover = d.Bool(v, p)
 	}
@@ -298,15 +290,8 @@ func decodeGroup(d *strict.Decoder, x any, path string) SamenessGroup {
 			g.Members = append(g.Members, m)
 		}
 	}
-	if v, p, ok := o.Get("Meta"); ok {
-		g.Meta = d.StringMap(v, p)
-	}
-	if v, p, ok := o.Get("CreateIndex"); ok {
-		g.CreateIndex = d.Uint(v, p)
-	}
-	if v, p, ok := o.Get("ModifyIndex"); ok {
-		g.ModifyIndex = d.Uint(v, p)
-	}
+	entryhead.Rest(d, o, &h)
+	g.Kind, g.Name, g.Partition, g.Meta, g.CreateIndex, g.ModifyIndex = h.Kind, h.Name, h.Partition, h.Meta, h.CreateIndex, h.ModifyIndex
 	return g
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/meshscope/meshscope/internal/longtest"
+	"github.com/meshscope/meshscope/internal/testkit"
 )
 
 // g is the group of the vectors: group g of ap1 with members ap1, ap2 and the peer east.
@@ -105,13 +106,7 @@ func TestSamenessGroupValidate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := tt.g.Validate()
-			if tt.errs == nil {
-				require.NoError(t, err)
-				return
-			}
-			require.Error(t, err)
-			assert.Equal(t, strings.Join(tt.errs, "\n"), err.Error())
+			testkit.ErrLines(t, tt.g.Validate(), tt.errs)
 		})
 	}
 }

@@ -7,28 +7,16 @@ import (
 	"maps"
 	"regexp"
 	"slices"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/meshscope/meshscope/internal/intentionvectors"
+	"github.com/meshscope/meshscope/internal/testkit"
 )
 
-var loadVectors = sync.OnceValues(func() (*intentionvectors.File, error) {
-	return intentionvectors.Load("testdata/consul-intentions.json")
-})
-
-func vectors(t testing.TB) *intentionvectors.File {
-	v, err := loadVectors()
-	require.NoError(t, err)
-	require.Len(t, v.Cases, 500)
-	return v
-}
-
 // summary is how the vectors write an intention.
-func summary(x Intention) intentionvectors.Intention {
-	return intentionvectors.Intention{SourceName: x.SourceName, SourcePeer: x.SourcePeer, DestinationName: x.DestinationName,
+func summary(x Intention) testkit.Intention {
+	return testkit.Intention{SourceName: x.SourceName, SourcePeer: x.SourcePeer, DestinationName: x.DestinationName,
 		Precedence: x.Precedence, Action: string(x.Action), Permissions: len(x.Permissions)}
 }
 
@@ -55,7 +43,7 @@ var protocolRefusal = regexp.MustCompile(`^service "([^"]*)" has protocol "([^"]
 // storedEntries replays a case's service-intentions writes up to the store, checking each
 // against the recording, and returns the entries Consul stored (the last accepted one per
 // name), counting the outcomes.
-func storedEntries(t *testing.T, tc intentionvectors.Case, counts map[string]int) []ConfigEntry {
+func storedEntries(t *testing.T, tc testkit.IntentionsCase, counts map[string]int) []ConfigEntry {
 	stored := map[string]ConfigEntry{}
 	for i, raw := range tc.Entries {
 		var head struct{ Kind string }
@@ -91,7 +79,7 @@ func storedEntries(t *testing.T, tc intentionvectors.Case, counts map[string]int
 
 // sanitizes reports whether the case's stored mesh entry strips the x-forwarded-client-cert
 // header (a store's answer; read here from the accepted writes).
-func sanitizes(t *testing.T, tc intentionvectors.Case) bool {
+func sanitizes(t *testing.T, tc testkit.IntentionsCase) bool {
 	on := false
 	for i, raw := range tc.Entries {
 		var mesh struct {
@@ -109,7 +97,7 @@ func sanitizes(t *testing.T, tc intentionvectors.Case) bool {
 // sidecars compiles the sidecar of every recorded service from the recorded inputs (protocols
 // and trust bundles, a store's answers) and the intentions of the stored entries, checking that
 // those are the recorded list.
-func sidecars(t *testing.T, v *intentionvectors.File, tc intentionvectors.Case, counts map[string]int) map[string]*Destination {
+func sidecars(t *testing.T, v *testkit.Intentions, tc testkit.IntentionsCase, counts map[string]int) map[string]*Destination {
 	stored := storedEntries(t, tc, counts)
 	peers := map[string]Peer{}
 	for name, p := range v.Peers {
@@ -119,7 +107,7 @@ func sidecars(t *testing.T, v *intentionvectors.File, tc intentionvectors.Case, 
 	for _, svc := range slices.Sorted(maps.Keys(tc.Services)) {
 		rec := tc.Services[svc]
 		list := ForDestination(svc, stored)
-		got := make([]intentionvectors.Intention, len(list))
+		got := make([]testkit.Intention, len(list))
 		for i, x := range list {
 			got[i] = summary(x)
 		}
@@ -159,7 +147,7 @@ func sidecars(t *testing.T, v *intentionvectors.File, tc intentionvectors.Case, 
 // ProtocolError's words), each sidecar's intentions and RBAC policies, every check-API answer,
 // and every request's Envoy decision and explanation under both default policies.
 func TestAgainstConsul(t *testing.T) {
-	v := vectors(t)
+	v := testkit.LoadIntentions(t)
 	counts := map[string]int{}
 	for _, tc := range v.Cases {
 		dests := sidecars(t, v, tc, counts)
@@ -172,7 +160,7 @@ func TestAgainstConsul(t *testing.T) {
 			for def, want := range c.Allowed {
 				got, err := d.Check(c.Source, ACL{Enabled: true, DefaultPolicy: Action(def)})
 				require.NoError(t, err)
-				var matched *intentionvectors.Intention
+				var matched *testkit.Intention
 				if got.Intention >= 0 {
 					s := summary(d.Intentions()[got.Intention])
 					matched = &s
@@ -219,9 +207,7 @@ func TestAgainstConsul(t *testing.T) {
 			}
 		}
 	}
-	for _, k := range slices.Sorted(maps.Keys(counts)) {
-		t.Logf("%-50s %5d", k, counts[k])
-	}
+	testkit.LogCounts(t, counts)
 }
 
 func equalPtr[T comparable](a, b *T) bool {
@@ -234,8 +220,8 @@ func equalPtr[T comparable](a, b *T) bool {
 // compareExplanation compares an explanation with Decide's decision and the recording: the
 // policies matched, how the caller arrives (its certificate and the header's first URI) and
 // Consul's own matcher's pick.
-func compareExplanation(x Explanation, dec Decision, r intentionvectors.Request, policies []string) string {
-	var pick *intentionvectors.Intention
+func compareExplanation(x Explanation, dec Decision, r testkit.Request, policies []string) string {
+	var pick *testkit.Intention
 	if x.Precedent >= 0 {
 		s := summary(x.Intentions[x.Precedent])
 		pick = &s

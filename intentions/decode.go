@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/meshscope/meshscope/internal/entryhead"
 	"github.com/meshscope/meshscope/internal/strict"
 )
 
@@ -24,14 +25,7 @@ import (
 // within an object is its map order). A key given twice, or a value of the wrong type, is an
 // error in meshscope's words naming its path (Consul converts some wrong types silently). A
 // Kind other than "service-intentions" is refused. It does not normalize or validate.
-func (e *ConfigEntry) UnmarshalJSON(b []byte) error {
-	got, err := strict.Unmarshal(b, true, decodeEntry)
-	if err != nil {
-		return err
-	}
-	*e = got
-	return nil
-}
+func (e *ConfigEntry) UnmarshalJSON(b []byte) error { return entryhead.Unmarshal(b, e, decodeEntry) }
 
 // Decode reads one entry from JSON, as UnmarshalJSON does.
 func Decode(data []byte) (ConfigEntry, error) {

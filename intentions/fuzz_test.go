@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/meshscope/meshscope/internal/testkit"
 )
 
 // FuzzDecode holds the decoder and Validate to their contracts on any input: no panic; every
@@ -21,11 +23,9 @@ func FuzzDecode(f *testing.F) {
 	} {
 		f.Add([]byte(s))
 	}
-	if v, err := loadVectors(); err == nil {
-		for _, tc := range v.Cases[:20] {
-			for _, raw := range tc.Entries {
-				f.Add([]byte(raw))
-			}
+	for _, tc := range testkit.LoadIntentions(f).Cases[:20] {
+		for _, raw := range tc.Entries {
+			f.Add([]byte(raw))
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"maps"
 	"slices"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -12,20 +11,14 @@ import (
 	"github.com/meshscope/meshscope/chain/store"
 	"github.com/meshscope/meshscope/exports"
 	"github.com/meshscope/meshscope/intentions"
-	"github.com/meshscope/meshscope/internal/intentionvectors"
+	"github.com/meshscope/meshscope/internal/testkit"
 )
-
-// The answers recorded from Consul for service-intentions are package intentions' testdata
-// (testdata/README.md says so).
-var loadIntentionVectors = sync.OnceValues(func() (*intentionvectors.File, error) {
-	return intentionvectors.Load("../intentions/testdata/consul-intentions.json")
-})
 
 // vectorCalls builds, for one recorded case, what a program builds: the entries written to a
 // store as Consul's server took them, the cluster (its peerings and the registrations'
 // protocols), the replication input (every service of the case in the catalog, each with a
 // sidecar) and the answers.
-func vectorCalls(t *testing.T, v *intentionvectors.File, tc intentionvectors.Case) *Calls {
+func vectorCalls(t *testing.T, v *testkit.Intentions, tc testkit.IntentionsCase) *Calls {
 	t.Helper()
 	all, err := json.Marshal(tc.Entries)
 	require.NoError(t, err)
@@ -58,9 +51,7 @@ func vectorCalls(t *testing.T, v *intentionvectors.File, tc intentionvectors.Cas
 // arrives (its certificate and the forwarded header's first URI) and Envoy's decision under
 // each default policy.
 func TestCallsAgainstConsul(t *testing.T) {
-	v, err := loadIntentionVectors()
-	require.NoError(t, err)
-	require.Len(t, v.Cases, 500)
+	v := testkit.LoadIntentions(t)
 	counts := map[string]int{}
 	for _, tc := range v.Cases {
 		calls := vectorCalls(t, v, tc)
@@ -113,9 +104,7 @@ func TestCallsAgainstConsul(t *testing.T) {
 			}
 		}
 	}
-	for _, class := range slices.Sorted(maps.Keys(counts)) {
-		t.Logf("%-60s %5d", class, counts[class])
-	}
+	testkit.LogCounts(t, counts)
 	require.Equal(t, 1000, counts["what a peer reaches"])
 	require.Equal(t, 1000, counts["what Consul exports to a peer (ExportedServicesForPeer)"])
 	require.Equal(t, 8000, counts["request, local: reachable, arrival, Envoy's decision"]+counts["request, peered: reachable, arrival, Envoy's decision"])

@@ -8,7 +8,6 @@ package peermeta
 
 import (
 	"encoding/json"
-	"reflect"
 	"strings"
 	"testing"
 
@@ -70,25 +69,5 @@ func TestServiceKindsAreConsuls(t *testing.T) {
 	} {
 		assert.Equal(t, string(k.theirs), string(k.ours))
 		assert.True(t, k.ours.valid())
-	}
-}
-
-// TestDefaultsFieldsAreConsuls holds the fields LoadConfig accepts in service-defaults and
-// proxy-defaults to those of Consul's API types: every one is accepted.
-func TestDefaultsFieldsAreConsuls(t *testing.T) {
-	for _, tt := range []struct {
-		typ   reflect.Type
-		known []string
-	}{
-		{reflect.TypeFor[api.ServiceConfigEntry](), serviceDefaultsFields},
-		{reflect.TypeFor[api.ProxyConfigEntry](), proxyDefaultsFields},
-	} {
-		for i := range tt.typ.NumField() {
-			f := tt.typ.Field(i)
-			assert.Contains(t, tt.known, f.Name, "%s.%s", tt.typ.Name(), f.Name)
-			if alias := f.Tag.Get("alias"); alias != "" {
-				assert.Contains(t, tt.known, alias, "%s.%s", tt.typ.Name(), f.Name)
-			}
-		}
 	}
 }

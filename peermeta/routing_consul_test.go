@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"os"
 	"reflect"
 	"slices"
 	"strings"
@@ -14,30 +13,20 @@ import (
 
 	"github.com/meshscope/meshscope/chain"
 	"github.com/meshscope/meshscope/exports"
+	"github.com/meshscope/meshscope/internal/testkit"
 )
 
-// The whole chains of Consul's server (testdata/README.md says how they were recorded).
-type routingVectors struct {
-	Oracle string
-	Seed   int64
-	Cases  []routingCase
-}
-
-// vectorRequest is a recorded request, its service spelt as three strings.
-type vectorRequest struct{ Service, Namespace, Partition, Datacenter, TrustDomain string }
-
-func (r vectorRequest) request() chain.Request {
+func chainRequest(r testkit.ChainRequest) chain.Request {
 	return chain.Request{Service: exports.ServiceName{Partition: r.Partition, Namespace: r.Namespace, Name: r.Service}, Datacenter: r.Datacenter, TrustDomain: r.TrustDomain}
 }
 
+// routingCase is a case of the whole chains of Consul's server (testdata/README.md says how
+// they were recorded).
 type routingCase struct {
-	Name    string
-	Request vectorRequest
+	testkit.Case
+	Request testkit.ChainRequest
 	Entries []json.RawMessage
-	Writes  []struct {
-		Accepted     bool
-		Stage, Error string
-	}
+	Writes  []testkit.Write
 	Consul  map[string]any // CompiledDiscoveryChain's JSON, a subset of its fields
 	Exports *struct {
 		Peer        string
@@ -70,20 +59,7 @@ const (
 // what a "*" rule exports to the peer east. Only the classes above may differ from Consul's
 // answer; each is counted.
 func TestRoutingAgainstConsul(t *testing.T) {
-	data, err := os.ReadFile("testdata/consul-routing.json")
-	require.NoError(t, err)
-	var v routingVectors
-	require.NoError(t, json.Unmarshal(data, &v))
-	require.Len(t, v.Cases, 1000)
-	counts := map[string]int{}
-	for _, tc := range v.Cases {
-		for _, problem := range replayRouting(tc, counts) {
-			t.Errorf("%s: %s", tc.Name, problem)
-		}
-	}
-	for _, class := range slices.Sorted(maps.Keys(counts)) {
-		t.Logf("%-90s %5d", class, counts[class])
-	}
+	counts := testkit.Compare(t, testkit.LoadCases[routingCase](t, "testdata/consul-routing.json", 1000), replayRouting)
 	require.Greater(t, counts[rChainAgrees], 850)
 	require.Greater(t, counts[rWriteStore], 900)
 	require.Greater(t, counts[rExportsAgree], 150)
@@ -91,51 +67,17 @@ func TestRoutingAgainstConsul(t *testing.T) {
 
 // replayRouting returns what disagrees in one case, counting the classes.
 func replayRouting(tc routingCase, counts map[string]int) []string {
-	var kept []json.RawMessage
-	var want []int // index into tc.Writes of each kept entry
 	for i, w := range tc.Writes {
-		if enterpriseRefusal(w.Stage, w.Error) {
-			counts[rWriteEnterpr]++
-			continue
-		}
-		if namesOtherNamespace(tc.Entries[i]) {
+		if replay.Leave(w) == "" && namesOtherNamespace(tc.Entries[i]) {
 			counts[rCaseEnterprise]++
 			return nil
 		}
-		kept = append(kept, tc.Entries[i])
-		want = append(want, i)
 	}
 	var c Config
-	var problems []string
-	if len(kept) > 0 {
-		all, err := json.Marshal(kept)
-		if err != nil {
-			panic(err)
-		}
-		outs, err := c.Apply(all)
-		if err != nil {
-			return []string{fmt.Sprintf("Apply: %v", err)}
-		}
-		for k, o := range outs {
-			w := tc.Writes[want[k]]
-			switch {
-			case w.Accepted && o.Accepted:
-				counts[rWriteAccepted]++
-			case w.Accepted:
-				problems = append(problems, fmt.Sprintf("write %d: Consul accepts, meshscope: %s", want[k], o))
-			case o.Accepted:
-				problems = append(problems, fmt.Sprintf("write %d: Consul refuses (%s: %s), meshscope accepts", want[k], w.Stage, w.Error))
-			case string(o.Stage) != w.Stage || !slices.ContainsFunc(o.Reasons, func(r string) bool { return strings.Contains(r, consulReason(w.Stage, w.Error)) }):
-				problems = append(problems, fmt.Sprintf("write %d: Consul refuses (%s: %s), meshscope: %s", want[k], w.Stage, w.Error, o))
-			default:
-				counts[map[string]string{"decode": rWriteDecode, "validate": rWriteValidate, "store": rWriteStore, "panic": rWritePanic}[w.Stage]]++
-			}
-		}
-	}
-	if len(problems) > 0 {
+	if problems := replay.Run(tc.Entries, tc.Writes, func(data []byte) (any, error) { return c.Apply(data) }, counts); len(problems) > 0 {
 		return problems // the chain is compiled from another store
 	}
-	got, err := chain.Compile(tc.Request.request(), c.Entries)
+	got, err := chain.Compile(chainRequest(tc.Request), c.Entries)
 	if err != nil {
 		return []string{fmt.Sprintf("Consul's server compiles the chain of what it stored; meshscope: %v", err)}
 	}
@@ -154,11 +96,19 @@ func replayRouting(tc routingCase, counts map[string]int) []string {
 	return nil
 }
 
-// enterpriseRefusal reports whether Consul CE refused a write for a field only Consul
-// Enterprise accepts (a namespace or partition), which meshscope accepts.
-func enterpriseRefusal(stage, msg string) bool {
-	return stage == "decode" && (strings.Contains(msg, "namespaces are a consul enterprise feature") || strings.Contains(msg, `invalid config key "Partition"`)) ||
-		strings.HasSuffix(msg, "requires Consul Enterprise")
+// replay judges each write against Consul's answer: acceptance, stage, and Consul's words in
+// a reason (consulReason). A write Consul CE refuses for a field only Consul Enterprise
+// accepts (a namespace or partition), which meshscope accepts, is left out.
+var replay = testkit.Replay{
+	Leave: func(w testkit.Write) string {
+		if w.Stage == "decode" && (strings.Contains(w.Error, "namespaces are a consul enterprise feature") || strings.Contains(w.Error, `invalid config key "Partition"`)) ||
+			strings.HasSuffix(w.Error, "requires Consul Enterprise") {
+			return rWriteEnterpr
+		}
+		return ""
+	},
+	Carries: func(w testkit.Write, r string) bool { return strings.Contains(r, consulReason(w.Stage, w.Error)) },
+	Agree:   map[string]string{"": rWriteAccepted, "decode": rWriteDecode, "validate": rWriteValidate, "store": rWriteStore, "panic": rWritePanic},
 }
 
 // namesOtherNamespace reports whether a router or splitter entry sends requests to a

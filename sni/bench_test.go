@@ -58,6 +58,21 @@ func BenchmarkParse(b *testing.B) {
 	}
 }
 
+// BenchmarkParseStepByStep is the one-pass reader's reason to be: the same names read by the
+// step-by-step reader alone, which Parse keeps for the names the one pass refuses.
+func BenchmarkParseStepByStep(b *testing.B) {
+	for _, bn := range benchNames {
+		b.Run(bn.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := parseSlow(bn.sni, td); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
 // BenchmarkParseSplit is the baseline: strip the trust domain and split on "." (no validation).
 func BenchmarkParseSplit(b *testing.B) {
 	b.ReportAllocs()

@@ -70,7 +70,7 @@ func splitLabels(ls *labels, name, rest string) error {
 		if ls.n == len(ls.l) {
 			return problem(ErrMalformed, name, "%q has more labels before the trust domain than any kind of name", name)
 		}
-		ls.add(rest[start:i])
+		ls.word(rest[start:i]) // checked once the kind says what each label holds
 		start = i + 1
 	}
 	return nil
@@ -129,21 +129,9 @@ func nameOf(name, td string, k kind, c []string) (Name, error) {
 
 // checkComponents validates the components of a parsed name.
 func checkComponents(name string, n Name) error {
-	var v validator
-	switch x := n.(type) { // concrete calls keep v on the stack
-	case Service:
-		x.check(&v)
-	case Peered:
-		x.check(&v)
-	case Gateway:
-		x.check(&v)
-	case Query:
-		x.check(&v)
-	case PeeringServer:
-		x.check(&v)
-	}
-	if v.errs != nil {
-		return fielderr.In(fmt.Sprintf("SNI name %q", name), errors.Join(v.errs...))
+	ls := n.labels()
+	if errs := ls.components(); errs != nil {
+		return fielderr.In(fmt.Sprintf("SNI name %q", name), errors.Join(errs...))
 	}
 	return nil
 }

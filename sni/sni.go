@@ -63,7 +63,8 @@ type Name interface {
 	String() string
 	// Validate reports every problem with the value's components.
 	Validate() error
-	sealed()
+	// labels seals the interface: the name's labels, each with how Validate checks it.
+	labels() labels
 }
 
 var (
@@ -73,12 +74,6 @@ var (
 	_ Name = Query{}
 	_ Name = PeeringServer{}
 )
-
-func (Service) sealed()       {}
-func (Peered) sealed()        {}
-func (Gateway) sealed()       {}
-func (Query) sealed()         {}
-func (PeeringServer) sealed() {}
 
 // Service names a service (or one of its subsets) in a datacenter of the local cluster:
 //
@@ -145,235 +140,205 @@ type PeeringServer struct {
 
 func isDefault(s string) bool { return s == "" || s == names.Default }
 
-// labels is a name's labels before the trust domain, in order, the kind label last.
+// part is the component a label holds, or none: a word of the name's kind, which Validate
+// does not check. A Datacenter is checked as a label that may also hold "_"; every other
+// component as an RFC 1123 label.
+type part uint8
+
+const (
+	word part = iota
+	subset
+	service
+	namespace
+	partition
+	datacenter
+	peer
+	query
+)
+
+// fields are the parts' fields, as Validate names them.
+var fields = [...]string{word: "", subset: "Subset", service: "Service", namespace: "Namespace", partition: "Partition",
+	datacenter: "Datacenter", peer: "Peer", query: "Query"}
+
+// labels is a name's labels before the trust domain, in order, the kind label last, with the
+// part each holds; and the trust domain.
 type labels struct {
-	n int
-	l [7]string
+	n    int
+	l    [7]string
+	part [7]part
+	td   string
 }
 
-func (ls *labels) add(s string) { ls.l[ls.n] = s; ls.n++ }
+func (ls *labels) add(p part, s string) {
+	ls.l[ls.n], ls.part[ls.n] = s, p
+	ls.n++
+}
+
+// word adds a label of the name's kind, which Validate does not check.
+func (ls *labels) word(s string) { ls.add(word, s) }
 
 // kind adds the kind label k.
-func (ls *labels) kind(k kind) { ls.add(string(k)) }
+func (ls *labels) kind(k kind) { ls.word(string(k)) }
 
 // split returns the kind label, the last, and the components before it.
 func (ls *labels) split() (kind, []string) { return kind(ls.l[ls.n-1]), ls.l[:ls.n-1] }
 
-func (ls *labels) size(td string) int {
-	n := len(td)
+func (ls *labels) size() int {
+	n := len(ls.td)
 	for _, s := range ls.l[:ls.n] {
 		n += len(s) + 1
 	}
 	return n
 }
 
-func (ls *labels) appendTo(b []byte, td string) []byte {
+func (ls *labels) appendTo(b []byte) []byte {
 	for _, s := range ls.l[:ls.n] {
 		b = append(b, s...)
 		b = append(b, '.')
 	}
-	return append(b, td...)
+	return append(b, ls.td...)
 }
 
-func (ls *labels) string(td string) string {
-	return names.String(ls.appendTo(make([]byte, 0, ls.size(td)), td))
+func (ls *labels) string() string {
+	return names.String(ls.appendTo(make([]byte, 0, ls.size())))
+}
+
+// components reports every component that is not valid, in order; nil when all are. A
+// value's optional components are labels only when set (a subset), or are written "default"
+// when empty (a namespace or partition), so every label is checked as required.
+func (ls *labels) components() []error {
+	var errs []error
+	for i, s := range ls.l[:ls.n] {
+		var reason string
+		switch ls.part[i] {
+		case word:
+		case datacenter:
+			reason = names.Datacenter(s)
+		default:
+			reason = names.Label(s)
+		}
+		if reason != "" {
+			errs = append(errs, component(fields[ls.part[i]], s, reason))
+		}
+	}
+	return errs
+}
+
+// validate reports every invalid component, an invalid trust domain, and a name longer than
+// MaxLength.
+func (ls *labels) validate() error {
+	errs := ls.components()
+	if r := names.Subdomain(ls.td); r != "" {
+		errs = append(errs, component("TrustDomain", ls.td, r))
+	}
+	if n := ls.size(); n > MaxLength {
+		errs = append(errs, problem(ErrTooLong, ls.string(), "%q is %d characters long, at most %d are allowed", ls.string(), n, MaxLength))
+	}
+	return errors.Join(errs...)
 }
 
 func (s Service) labels() labels {
-	var ls labels
+	ls := labels{td: s.TrustDomain}
 	if s.Subset != "" {
-		ls.add(s.Subset)
+		ls.add(subset, s.Subset)
 	}
-	ls.add(s.Service)
-	ls.add(names.OrDefault(s.Namespace))
-	if isDefault(s.Partition) {
-		ls.add(s.Datacenter)
-		ls.kind(kindInternal)
-	} else {
-		ls.add(s.Partition)
-		ls.add(s.Datacenter)
-		ls.kind(kindInternalV1)
-	}
+	ls.add(service, s.Service)
+	ls.add(namespace, names.OrDefault(s.Namespace))
+	ls.local(s.Partition, s.Datacenter)
 	return ls
 }
 
-// String returns the SNI name, without validating.
-func (s Service) String() string { ls := s.labels(); return ls.string(s.TrustDomain) }
-
-// AppendTo appends the SNI name to b and returns the extended buffer.
-func (s Service) AppendTo(b []byte) []byte { ls := s.labels(); return ls.appendTo(b, s.TrustDomain) }
-
-// Validate reports every invalid component, and a name longer than MaxLength.
-func (s Service) Validate() error {
-	var v validator
-	s.check(&v)
-	v.trustDomain(s.TrustDomain)
-	ls := s.labels()
-	return v.finish(&ls, s.TrustDomain)
-}
-
-// check validates the components other than the trust domain.
-func (s Service) check(v *validator) {
-	v.optional("Subset", s.Subset)
-	v.label("Service", s.Service)
-	v.optional("Namespace", s.Namespace)
-	v.optional("Partition", s.Partition)
-	v.datacenter("Datacenter", s.Datacenter)
+// local adds the labels that place a service or gateway in the local cluster: its partition
+// unless it is the default one, its datacenter, and the kind label that says which
+// (internal-v1 with a partition, internal without).
+func (ls *labels) local(ap, dc string) {
+	if isDefault(ap) {
+		ls.add(datacenter, dc)
+		ls.kind(kindInternal)
+		return
+	}
+	ls.add(partition, ap)
+	ls.add(datacenter, dc)
+	ls.kind(kindInternalV1)
 }
 
 func (p Peered) labels() labels {
-	var ls labels
-	ls.add(p.Service)
-	ls.add(names.OrDefault(p.Namespace))
-	ls.add(names.OrDefault(p.Partition))
-	ls.add(p.Peer)
+	ls := labels{td: p.TrustDomain}
+	ls.add(service, p.Service)
+	ls.add(namespace, names.OrDefault(p.Namespace))
+	ls.add(partition, names.OrDefault(p.Partition))
+	ls.add(peer, p.Peer)
 	ls.kind(kindExternal)
 	return ls
 }
 
-// String returns the SNI name, without validating.
-func (p Peered) String() string { ls := p.labels(); return ls.string(p.TrustDomain) }
-
-// AppendTo appends the SNI name to b and returns the extended buffer.
-func (p Peered) AppendTo(b []byte) []byte { ls := p.labels(); return ls.appendTo(b, p.TrustDomain) }
-
-// Validate reports every invalid component, and a name longer than MaxLength.
-func (p Peered) Validate() error {
-	var v validator
-	p.check(&v)
-	v.trustDomain(p.TrustDomain)
-	ls := p.labels()
-	return v.finish(&ls, p.TrustDomain)
-}
-
-// check validates the components other than the trust domain.
-func (p Peered) check(v *validator) {
-	v.label("Service", p.Service)
-	v.optional("Namespace", p.Namespace)
-	v.optional("Partition", p.Partition)
-	v.label("Peer", p.Peer)
-}
-
 func (g Gateway) labels() labels {
-	var ls labels
-	if isDefault(g.Partition) {
-		ls.add(g.Datacenter)
-		ls.kind(kindInternal)
-	} else {
-		ls.add(g.Partition)
-		ls.add(g.Datacenter)
-		ls.kind(kindInternalV1)
-	}
+	ls := labels{td: g.TrustDomain}
+	ls.local(g.Partition, g.Datacenter)
 	return ls
-}
-
-// String returns the SNI name, without validating.
-func (g Gateway) String() string { ls := g.labels(); return ls.string(g.TrustDomain) }
-
-// AppendTo appends the SNI name to b and returns the extended buffer.
-func (g Gateway) AppendTo(b []byte) []byte { ls := g.labels(); return ls.appendTo(b, g.TrustDomain) }
-
-// Validate reports every invalid component, and a name longer than MaxLength.
-func (g Gateway) Validate() error {
-	var v validator
-	g.check(&v)
-	v.trustDomain(g.TrustDomain)
-	ls := g.labels()
-	return v.finish(&ls, g.TrustDomain)
-}
-
-// check validates the components other than the trust domain.
-func (g Gateway) check(v *validator) {
-	v.optional("Partition", g.Partition)
-	v.datacenter("Datacenter", g.Datacenter)
 }
 
 func (q Query) labels() labels {
-	var ls labels
-	ls.add(q.Query)
-	ls.add(names.Default)
-	ls.add(q.Datacenter)
+	ls := labels{td: q.TrustDomain}
+	ls.add(query, q.Query)
+	ls.word(names.Default)
+	ls.add(datacenter, q.Datacenter)
 	ls.kind(kindQuery)
 	return ls
-}
-
-// String returns the SNI name, without validating.
-func (q Query) String() string { ls := q.labels(); return ls.string(q.TrustDomain) }
-
-// AppendTo appends the SNI name to b and returns the extended buffer.
-func (q Query) AppendTo(b []byte) []byte { ls := q.labels(); return ls.appendTo(b, q.TrustDomain) }
-
-// Validate reports every invalid component, and a name longer than MaxLength.
-func (q Query) Validate() error {
-	var v validator
-	q.check(&v)
-	v.trustDomain(q.TrustDomain)
-	ls := q.labels()
-	return v.finish(&ls, q.TrustDomain)
-}
-
-// check validates the components other than the trust domain.
-func (q Query) check(v *validator) {
-	v.label("Query", q.Query)
-	v.datacenter("Datacenter", q.Datacenter)
 }
 
 // peeringServerLabel is the first label of a peering server name.
 const peeringServerLabel = "server"
 
 func (p PeeringServer) labels() labels {
-	var ls labels
-	ls.add(peeringServerLabel)
-	ls.add(p.Datacenter)
+	ls := labels{td: p.TrustDomain}
+	ls.word(peeringServerLabel)
+	ls.add(datacenter, p.Datacenter)
 	ls.kind(kindPeering)
 	return ls
 }
 
 // String returns the SNI name, without validating.
-func (p PeeringServer) String() string { ls := p.labels(); return ls.string(p.TrustDomain) }
+func (s Service) String() string { ls := s.labels(); return ls.string() }
+
+// String returns the SNI name, without validating.
+func (p Peered) String() string { ls := p.labels(); return ls.string() }
+
+// String returns the SNI name, without validating.
+func (g Gateway) String() string { ls := g.labels(); return ls.string() }
+
+// String returns the SNI name, without validating.
+func (q Query) String() string { ls := q.labels(); return ls.string() }
+
+// String returns the SNI name, without validating.
+func (p PeeringServer) String() string { ls := p.labels(); return ls.string() }
 
 // AppendTo appends the SNI name to b and returns the extended buffer.
-func (p PeeringServer) AppendTo(b []byte) []byte {
-	ls := p.labels()
-	return ls.appendTo(b, p.TrustDomain)
-}
+func (s Service) AppendTo(b []byte) []byte { ls := s.labels(); return ls.appendTo(b) }
+
+// AppendTo appends the SNI name to b and returns the extended buffer.
+func (p Peered) AppendTo(b []byte) []byte { ls := p.labels(); return ls.appendTo(b) }
+
+// AppendTo appends the SNI name to b and returns the extended buffer.
+func (g Gateway) AppendTo(b []byte) []byte { ls := g.labels(); return ls.appendTo(b) }
+
+// AppendTo appends the SNI name to b and returns the extended buffer.
+func (q Query) AppendTo(b []byte) []byte { ls := q.labels(); return ls.appendTo(b) }
+
+// AppendTo appends the SNI name to b and returns the extended buffer.
+func (p PeeringServer) AppendTo(b []byte) []byte { ls := p.labels(); return ls.appendTo(b) }
 
 // Validate reports every invalid component, and a name longer than MaxLength.
-func (p PeeringServer) Validate() error {
-	var v validator
-	p.check(&v)
-	v.trustDomain(p.TrustDomain)
-	ls := p.labels()
-	return v.finish(&ls, p.TrustDomain)
-}
+func (s Service) Validate() error { ls := s.labels(); return ls.validate() }
 
-// check validates the components other than the trust domain.
-func (p PeeringServer) check(v *validator) { v.datacenter("Datacenter", p.Datacenter) }
+// Validate reports every invalid component, and a name longer than MaxLength.
+func (p Peered) Validate() error { ls := p.labels(); return ls.validate() }
 
-// validator collects the problems of one value; it allocates only when there are some.
-type validator struct{ errs []error }
+// Validate reports every invalid component, and a name longer than MaxLength.
+func (g Gateway) Validate() error { ls := g.labels(); return ls.validate() }
 
-func (v *validator) add(field, value, reason string) {
-	if reason != "" {
-		v.errs = append(v.errs, component(field, value, reason))
-	}
-}
+// Validate reports every invalid component, and a name longer than MaxLength.
+func (q Query) Validate() error { ls := q.labels(); return ls.validate() }
 
-func (v *validator) label(field, value string) { v.add(field, value, names.Label(value)) }
-
-func (v *validator) datacenter(field, value string) { v.add(field, value, names.Datacenter(value)) }
-
-func (v *validator) optional(field, value string) {
-	if value != "" {
-		v.label(field, value)
-	}
-}
-
-func (v *validator) trustDomain(td string) { v.add("TrustDomain", td, names.Subdomain(td)) }
-
-func (v *validator) finish(ls *labels, td string) error {
-	if n := ls.size(td); n > MaxLength {
-		v.errs = append(v.errs, problem(ErrTooLong, ls.string(td), "%q is %d characters long, at most %d are allowed", ls.string(td), n, MaxLength))
-	}
-	return errors.Join(v.errs...)
-}
+// Validate reports every invalid component, and a name longer than MaxLength.
+func (p PeeringServer) Validate() error { ls := p.labels(); return ls.validate() }

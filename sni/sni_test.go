@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/meshscope/meshscope/internal/longtest"
+	"github.com/meshscope/meshscope/internal/testkit"
 )
 
 const td = "11111111-2222-3333-4444-555555555555.consul"
@@ -45,35 +46,13 @@ func TestString(t *testing.T) {
 			got, err := Parse(tt.want, td)
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, got.String())
-			assert.Equal(t, canonical(tt.in), got)
+			assert.Equal(t, testkit.Canonical(tt.in), got)
 		})
 	}
 }
 
 func appendTo(n Name, b []byte) []byte {
 	return n.(interface{ AppendTo([]byte) []byte }).AppendTo(b)
-}
-
-// canonical spells an empty namespace or partition "default".
-func canonical(n Name) Name {
-	d := func(s string) string {
-		if s == "" {
-			return "default"
-		}
-		return s
-	}
-	switch v := n.(type) {
-	case Service:
-		v.Namespace, v.Partition = d(v.Namespace), d(v.Partition)
-		return v
-	case Peered:
-		v.Namespace, v.Partition = d(v.Namespace), d(v.Partition)
-		return v
-	case Gateway:
-		v.Partition = d(v.Partition)
-		return v
-	}
-	return n
 }
 
 func TestValidate(t *testing.T) {
@@ -118,13 +97,10 @@ func TestValidate(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			err := tt.in.Validate()
-			if tt.errs == nil {
-				require.NoError(t, err)
-				return
+			testkit.ErrLines(t, err, tt.errs)
+			if err != nil {
+				assert.True(t, errors.Is(err, ErrInvalidComponent) || errors.Is(err, ErrTooLong))
 			}
-			require.Error(t, err)
-			assert.Equal(t, strings.Join(tt.errs, "\n"), err.Error())
-			assert.True(t, errors.Is(err, ErrInvalidComponent) || errors.Is(err, ErrTooLong))
 		})
 	}
 }
@@ -285,7 +261,7 @@ func TestAgainstReference(t *testing.T) {
 		if !valid {
 			continue
 		}
-		c := canonical(n)
+		c := testkit.Canonical(n)
 		tdOf := reflectTD(n)
 		got, err := Parse(s, tdOf)
 		require.NoError(t, err, "%#v", n)
@@ -320,18 +296,14 @@ func TestCrossTrustDomainCollision(t *testing.T) {
 	a := Service{Service: "x", Namespace: "y", Datacenter: "z", TrustDomain: "internal.t"}
 	b := Service{Subset: "x", Service: "y", Namespace: "z", Datacenter: "internal", TrustDomain: "t"}
 	require.Equal(t, a.String(), b.String())
-	assert.Equal(t, canonical(a), MustParse(a.String(), "internal.t"))
-	assert.Equal(t, canonical(b), MustParse(b.String(), "t"))
+	assert.Equal(t, testkit.Canonical(a), MustParse(a.String(), "internal.t"))
+	assert.Equal(t, testkit.Canonical(b), MustParse(b.String(), "t"))
 }
 
 func TestAllocations(t *testing.T) {
 	s := Service{Subset: "v2", Service: "api", Namespace: "ns", Partition: "p1", Datacenter: "dc1", TrustDomain: td}
 	name := s.String()
-	buf := make([]byte, 0, 256)
-	assert.Equal(t, 1.0, testing.AllocsPerRun(100, func() { _ = s.String() }))
-	assert.Zero(t, testing.AllocsPerRun(100, func() { buf = s.AppendTo(buf[:0]) }))
-	assert.Zero(t, testing.AllocsPerRun(100, func() { _ = s.Validate() }))
-	assert.Equal(t, 1.0, testing.AllocsPerRun(100, func() { _, _ = Parse(name, td) }))
+	testkit.NameAllocations(t, s, func() { _, _ = Parse(name, td) })
 }
 
 // dnsLabel matches a DNS label: what parseValid's single pass accepts in every label.
@@ -431,7 +403,7 @@ func FuzzValidate(f *testing.F) {
 		}
 		verr := n.Validate()
 		got, perr := Parse(n.String(), trustDomain)
-		back := perr == nil && got == canonical(n)
+		back := perr == nil && got == testkit.Canonical(n)
 		if (verr == nil) != back {
 			t.Fatalf("%#v: Validate: %v; Parse(%q): %#v, %v", n, verr, n.String(), got, perr)
 		}

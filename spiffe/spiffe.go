@@ -62,15 +62,9 @@ type Identity interface {
 	String() string
 	// Validate reports every component that would make the URI invalid.
 	Validate() error
-	sealed()
+	// path seals the interface: the ID's trust domain and path segments.
+	path() path
 }
-
-func (Service) sealed()     {}
-func (MeshGateway) sealed() {}
-func (Agent) sealed()       {}
-func (Server) sealed()      {}
-func (Workload) sealed()    {}
-func (Signing) sealed()     {}
 
 var (
 	_ Identity = Service{}
@@ -140,17 +134,6 @@ type Workload struct {
 type Signing struct {
 	TrustDomain string
 }
-
-func (s Signing) path() path { return path{td: s.TrustDomain} }
-
-// String returns the canonical URI, without validating.
-func (s Signing) String() string { p := s.path(); return p.string() }
-
-// AppendTo appends the canonical URI to b and returns the extended buffer.
-func (s Signing) AppendTo(b []byte) []byte { p := s.path(); return p.appendTo(b) }
-
-// Validate reports a trust domain that keeps the URI from parsing back.
-func (s Signing) Validate() error { p := s.path(); return p.validate() }
 
 // ConsulTrustDomain returns the trust domain of a Consul cluster: its ID in lower case
 // followed by ".consul".
@@ -235,15 +218,6 @@ func (s Service) path() path {
 	return p
 }
 
-// String returns the canonical URI, without validating.
-func (s Service) String() string { p := s.path(); return p.string() }
-
-// AppendTo appends the canonical URI to b and returns the extended buffer.
-func (s Service) AppendTo(b []byte) []byte { p := s.path(); return p.appendTo(b) }
-
-// Validate reports every component that keeps the URI from parsing back.
-func (s Service) Validate() error { p := s.path(); return p.validate() }
-
 func (g MeshGateway) path() path {
 	p := path{td: g.TrustDomain}
 	p.partition(g.Partition)
@@ -253,15 +227,6 @@ func (g MeshGateway) path() path {
 	p.value("Datacenter", g.Datacenter)
 	return p
 }
-
-// String returns the canonical URI, without validating.
-func (g MeshGateway) String() string { p := g.path(); return p.string() }
-
-// AppendTo appends the canonical URI to b and returns the extended buffer.
-func (g MeshGateway) AppendTo(b []byte) []byte { p := g.path(); return p.appendTo(b) }
-
-// Validate reports every component that keeps the URI from parsing back.
-func (g MeshGateway) Validate() error { p := g.path(); return p.validate() }
 
 func (a Agent) path() path {
 	p := path{td: a.TrustDomain}
@@ -275,15 +240,6 @@ func (a Agent) path() path {
 	return p
 }
 
-// String returns the canonical URI, without validating.
-func (a Agent) String() string { p := a.path(); return p.string() }
-
-// AppendTo appends the canonical URI to b and returns the extended buffer.
-func (a Agent) AppendTo(b []byte) []byte { p := a.path(); return p.appendTo(b) }
-
-// Validate reports every component that keeps the URI from parsing back.
-func (a Agent) Validate() error { p := a.path(); return p.validate() }
-
 func (s Server) path() path {
 	p := path{td: s.TrustDomain}
 	p.word("agent")
@@ -292,15 +248,6 @@ func (s Server) path() path {
 	p.value("Datacenter", s.Datacenter)
 	return p
 }
-
-// String returns the canonical URI, without validating.
-func (s Server) String() string { p := s.path(); return p.string() }
-
-// AppendTo appends the canonical URI to b and returns the extended buffer.
-func (s Server) AppendTo(b []byte) []byte { p := s.path(); return p.appendTo(b) }
-
-// Validate reports every component that keeps the URI from parsing back.
-func (s Server) Validate() error { p := s.path(); return p.validate() }
 
 func (w Workload) path() path {
 	p := path{td: w.TrustDomain}
@@ -311,14 +258,61 @@ func (w Workload) path() path {
 	return p
 }
 
+func (s Signing) path() path { return path{td: s.TrustDomain} }
+
+// String returns the canonical URI, without validating.
+func (s Service) String() string { p := s.path(); return p.string() }
+
+// String returns the canonical URI, without validating.
+func (g MeshGateway) String() string { p := g.path(); return p.string() }
+
+// String returns the canonical URI, without validating.
+func (a Agent) String() string { p := a.path(); return p.string() }
+
+// String returns the canonical URI, without validating.
+func (s Server) String() string { p := s.path(); return p.string() }
+
 // String returns the canonical URI, without validating.
 func (w Workload) String() string { p := w.path(); return p.string() }
+
+// String returns the canonical URI, without validating.
+func (s Signing) String() string { p := s.path(); return p.string() }
+
+// AppendTo appends the canonical URI to b and returns the extended buffer.
+func (s Service) AppendTo(b []byte) []byte { p := s.path(); return p.appendTo(b) }
+
+// AppendTo appends the canonical URI to b and returns the extended buffer.
+func (g MeshGateway) AppendTo(b []byte) []byte { p := g.path(); return p.appendTo(b) }
+
+// AppendTo appends the canonical URI to b and returns the extended buffer.
+func (a Agent) AppendTo(b []byte) []byte { p := a.path(); return p.appendTo(b) }
+
+// AppendTo appends the canonical URI to b and returns the extended buffer.
+func (s Server) AppendTo(b []byte) []byte { p := s.path(); return p.appendTo(b) }
 
 // AppendTo appends the canonical URI to b and returns the extended buffer.
 func (w Workload) AppendTo(b []byte) []byte { p := w.path(); return p.appendTo(b) }
 
+// AppendTo appends the canonical URI to b and returns the extended buffer.
+func (s Signing) AppendTo(b []byte) []byte { p := s.path(); return p.appendTo(b) }
+
+// Validate reports every component that keeps the URI from parsing back.
+func (s Service) Validate() error { p := s.path(); return p.validate() }
+
+// Validate reports every component that keeps the URI from parsing back.
+func (g MeshGateway) Validate() error { p := g.path(); return p.validate() }
+
+// Validate reports every component that keeps the URI from parsing back.
+func (a Agent) Validate() error { p := a.path(); return p.validate() }
+
+// Validate reports every component that keeps the URI from parsing back.
+func (s Server) Validate() error { p := s.path(); return p.validate() }
+
 // Validate reports every component that keeps the URI from parsing back.
 func (w Workload) Validate() error { p := w.path(); return p.validate() }
+
+// Validate reports a trust domain that keeps the URI from parsing back.
+func (s Signing) Validate() error { p := s.path(); return p.validate() }
 
 // Character classes: what a trust domain and what a path segment may hold.
 const (

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/meshscope/meshscope/internal/longtest"
+	"github.com/meshscope/meshscope/internal/testkit"
 )
 
 const td = "1234.consul"
@@ -40,31 +41,10 @@ func TestString(t *testing.T) {
 			require.NoError(t, tt.in.Validate())
 			got, err := Parse(tt.want)
 			require.NoError(t, err)
-			assert.Equal(t, canonical(tt.in), got)
+			assert.Equal(t, testkit.Canonical(tt.in), got)
 			assert.Equal(t, tt.want, got.String())
 		})
 	}
-}
-
-func canonical(id Identity) Identity {
-	d := func(s string) string {
-		if s == "" {
-			return "default"
-		}
-		return s
-	}
-	switch v := id.(type) {
-	case Service:
-		v.Partition, v.Namespace = d(v.Partition), d(v.Namespace)
-		return v
-	case MeshGateway:
-		v.Partition = d(v.Partition)
-		return v
-	case Agent:
-		v.Partition = d(v.Partition)
-		return v
-	}
-	return id
 }
 
 func TestConsulTrustDomain(t *testing.T) {
@@ -117,13 +97,10 @@ func TestValidate(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			err := tt.in.Validate()
-			if tt.errs == nil {
-				require.NoError(t, err)
-				return
+			testkit.ErrLines(t, err, tt.errs)
+			if err != nil {
+				assert.True(t, errors.Is(err, ErrInvalidComponent) || errors.Is(err, ErrTooLong))
 			}
-			require.Error(t, err)
-			assert.Equal(t, strings.Join(tt.errs, "\n"), err.Error())
-			assert.True(t, errors.Is(err, ErrInvalidComponent) || errors.Is(err, ErrTooLong))
 		})
 	}
 }
@@ -279,7 +256,7 @@ func TestAgainstReference(t *testing.T) {
 			continue
 		}
 		valid++
-		require.Equal(t, canonical(id), got)
+		require.Equal(t, testkit.Canonical(id), got)
 		require.Equal(t, s, got.String())
 		if prev, ok := seen[s]; ok {
 			require.Equal(t, prev, got, "two values give %q", s)
@@ -322,11 +299,7 @@ func TestMutations(t *testing.T) {
 func TestAllocations(t *testing.T) {
 	s := Service{TrustDomain: td, Partition: "p", Namespace: "ns", Datacenter: "dc1", Service: "web"}
 	uri := s.String()
-	buf := make([]byte, 0, 128)
-	assert.Equal(t, 1.0, testing.AllocsPerRun(100, func() { _ = s.String() }))
-	assert.Zero(t, testing.AllocsPerRun(100, func() { buf = s.AppendTo(buf[:0]) }))
-	assert.Zero(t, testing.AllocsPerRun(100, func() { _ = s.Validate() }))
-	assert.Equal(t, 1.0, testing.AllocsPerRun(100, func() { _, _ = Parse(uri) }))
+	testkit.NameAllocations(t, s, func() { _, _ = Parse(uri) })
 }
 
 func FuzzParse(f *testing.F) {
@@ -391,7 +364,7 @@ func FuzzValidate(f *testing.F) {
 		if (verr == nil) != (perr == nil) {
 			t.Fatalf("%#v: Validate %v, Parse %v", id, verr, perr)
 		}
-		if perr == nil && got != canonical(id) {
+		if perr == nil && got != testkit.Canonical(id) {
 			t.Fatalf("%#v parsed back as %#v", id, got)
 		}
 	})

@@ -2,8 +2,11 @@ package store
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 
@@ -114,58 +117,52 @@ func TestWritesGrow(t *testing.T) {
 	}
 }
 
-// BenchmarkApplyDefaults{100,400,800}: n service-defaults writes in one Config.Apply;
-// BenchmarkApplyDefaultsEach: one Config.Apply per write (each copies the Protocols map the
-// Config it left may share); BenchmarkStoreDefaultsEach: one Store.Apply per write.
-func BenchmarkApplyDefaults100(b *testing.B)     { benchmarkOnce(b, defaultsWrites(100)) }
-func BenchmarkApplyDefaults400(b *testing.B)     { benchmarkOnce(b, defaultsWrites(400)) }
-func BenchmarkApplyDefaults800(b *testing.B)     { benchmarkOnce(b, defaultsWrites(800)) }
-func BenchmarkApplyDefaultsEach100(b *testing.B) { benchmarkEach(b, defaultsWrites(100), applyEach) }
-func BenchmarkApplyDefaultsEach400(b *testing.B) { benchmarkEach(b, defaultsWrites(400), applyEach) }
-func BenchmarkApplyDefaultsEach800(b *testing.B) { benchmarkEach(b, defaultsWrites(800), applyEach) }
-func BenchmarkStoreDefaultsEach100(b *testing.B) { benchmarkEach(b, defaultsWrites(100), storeEach) }
-func BenchmarkStoreDefaultsEach400(b *testing.B) { benchmarkEach(b, defaultsWrites(400), storeEach) }
-func BenchmarkStoreDefaultsEach800(b *testing.B) { benchmarkEach(b, defaultsWrites(800), storeEach) }
+// BenchmarkApplyDefaults/{once,config-each,store-each}/{100,400,800}: n service-defaults
+// writes in one Config.Apply (once), one Config.Apply per write (config-each: each copies the
+// Protocols map the Config it left may share) and one Store.Apply per write (store-each).
+func BenchmarkApplyDefaults(b *testing.B) {
+	benchmarkWays(b, defaultsWrites, map[string]int{"100": 100, "400": 400, "800": 800})
+}
 
-// BenchmarkApplyServices{1000,4000}: 1,000 and 4,000 writes — service-defaults, resolver and
-// router of each service — in one Config.Apply, and one Config.Apply (ApplyServicesEach) or
-// one Store.Apply (StoreServicesEach) per write.
-func BenchmarkApplyServices1000(b *testing.B)     { benchmarkOnce(b, serviceWrites(1002)) }
-func BenchmarkApplyServices4000(b *testing.B)     { benchmarkOnce(b, serviceWrites(3999)) }
-func BenchmarkApplyServicesEach1000(b *testing.B) { benchmarkEach(b, serviceWrites(1002), applyEach) }
-func BenchmarkApplyServicesEach4000(b *testing.B) { benchmarkEach(b, serviceWrites(3999), applyEach) }
-func BenchmarkStoreServicesEach1000(b *testing.B) { benchmarkEach(b, serviceWrites(1002), storeEach) }
-func BenchmarkStoreServicesEach4000(b *testing.B) { benchmarkEach(b, serviceWrites(3999), storeEach) }
+// BenchmarkApplyServices/{once,config-each,store-each}/{1000,4000}: 1,002 and 3,999 writes —
+// service-defaults, resolver and router of each service — written each of those ways.
+func BenchmarkApplyServices(b *testing.B) {
+	benchmarkWays(b, serviceWrites, map[string]int{"1000": 1002, "4000": 3999})
+}
+
+// benchmarkWays benchmarks the writes of each size (by its label) written in one Config.Apply,
+// one Config.Apply per write and one Store.Apply per write.
+func benchmarkWays(b *testing.B, writes func(n int) []byte, sizes map[string]int) {
+	for _, way := range []struct {
+		name  string
+		apply func(testing.TB, [][]byte)
+	}{{"once", nil}, {"config-each", applyEach}, {"store-each", storeEach}} {
+		for _, label := range slices.SortedFunc(maps.Keys(sizes), func(a, b string) int { return cmp.Compare(sizes[a], sizes[b]) }) {
+			data := writes(sizes[label])
+			b.Run(way.name+"/"+label, func(b *testing.B) {
+				if way.apply == nil {
+					benchmarkOnce(b, data)
+					return
+				}
+				benchmarkEach(b, data, way.apply)
+			})
+		}
+	}
+}
 
 // BenchmarkApplyIntentions{400,1000,4000}: 400, 1,000 and 4,000 writes of services, their
 // resolvers and entries giving them permissions, in one Config.Apply;
 // BenchmarkApplyIntentions400Naive the reference's literal write path, which compiles the
 // chain of every destination of an intentions entry for every resolver or service-defaults
 // write, as Consul's server does.
-func BenchmarkApplyIntentions400(b *testing.B)  { benchmarkOnce(b, intentionWrites(400)) }
-func BenchmarkApplyIntentions1000(b *testing.B) { benchmarkOnce(b, intentionWrites(1000)) }
-func BenchmarkApplyIntentions4000(b *testing.B) { benchmarkOnce(b, intentionWrites(4000)) }
-func BenchmarkApplyIntentions400Naive(b *testing.B) {
-	data := intentionWrites(400)
-	b.ReportAllocs()
-	for b.Loop() {
-		if refused := naiveApply(data); refused != 0 {
-			b.Fatal(refused)
-		}
-	}
-}
+func BenchmarkApplyIntentions400(b *testing.B)      { benchmarkOnce(b, intentionWrites(400)) }
+func BenchmarkApplyIntentions1000(b *testing.B)     { benchmarkOnce(b, intentionWrites(1000)) }
+func BenchmarkApplyIntentions4000(b *testing.B)     { benchmarkOnce(b, intentionWrites(4000)) }
+func BenchmarkApplyIntentions400Naive(b *testing.B) { benchmarkNaiveData(b, intentionWrites(400)) }
 
 // BenchmarkApplyServices1000Naive is the baseline: the reference's literal write path
 // (apply_ref_test.go), which reads every stored entry for every write.
-func BenchmarkApplyServices1000Naive(b *testing.B) {
-	data := serviceWrites(1002)
-	b.ReportAllocs()
-	for b.Loop() {
-		if refused := naiveApply(data); refused != 0 {
-			b.Fatal(refused)
-		}
-	}
-}
+func BenchmarkApplyServices1000Naive(b *testing.B) { benchmarkNaiveData(b, serviceWrites(1002)) }
 
 func benchmarkOnce(b *testing.B, data []byte) {
 	b.ReportAllocs()
@@ -182,14 +179,20 @@ func benchmarkEach(b *testing.B, data []byte, apply func(testing.TB, [][]byte)) 
 	}
 }
 
+// exportedHTTP are the two writes applyWrites and applyRoutingWrites begin with: every service
+// is http (proxy-defaults), and every service of the default namespace is exported to the peer
+// east.
+const exportedHTTP = `{"Kind":"proxy-defaults","Name":"global","Config":{"protocol":"http"}}
+{"Kind":"exported-services","Name":"default","Services":[{"Name":"*","Consumers":[{"Peer":"east"}]}]}
+`
+
 // applyWrites returns n writes (and two more: proxy-defaults and a "*" export to a peer):
 // n/4 chains of three services, a failing over to b, b redirecting to c, c with a subset and
 // a service-defaults protocol, all of them http; every write recompiles at most two chains,
 // and Consul's server accepts every one.
 func applyWrites(n int) []byte {
 	var b strings.Builder
-	b.WriteString(`{"Kind":"proxy-defaults","Name":"global","Config":{"protocol":"http"}}` + "\n")
-	b.WriteString(`{"Kind":"exported-services","Name":"default","Services":[{"Name":"*","Consumers":[{"Peer":"east"}]}]}` + "\n")
+	b.WriteString(exportedHTTP)
 	for i := 0; i < n/4; i++ {
 		fmt.Fprintf(&b, `{"Kind":"service-defaults","Name":"c%d","Protocol":"http"}`+"\n", i)
 		fmt.Fprintf(&b, `{"Kind":"service-resolver","Name":"c%d","Subsets":{"v1":{}}}`+"\n", i)
@@ -205,8 +208,7 @@ func applyWrites(n int) []byte {
 // accepts every one.
 func applyRoutingWrites(n int) []byte {
 	var b strings.Builder
-	b.WriteString(`{"Kind":"proxy-defaults","Name":"global","Config":{"protocol":"http"}}` + "\n")
-	b.WriteString(`{"Kind":"exported-services","Name":"default","Services":[{"Name":"*","Consumers":[{"Peer":"east"}]}]}` + "\n")
+	b.WriteString(exportedHTTP)
 	for i := 0; i < n/4; i++ {
 		fmt.Fprintf(&b, `{"Kind":"service-defaults","Name":"s%d","Protocol":"http"}`+"\n", i)
 		fmt.Fprintf(&b, `{"Kind":"service-resolver","Name":"s%d","Subsets":{"v1":{},"v2":{}}}`+"\n", i)

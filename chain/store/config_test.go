@@ -1,7 +1,6 @@
 package store
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -9,6 +8,7 @@ import (
 
 	"github.com/meshscope/meshscope/chain"
 	"github.com/meshscope/meshscope/exports"
+	"github.com/meshscope/meshscope/internal/testkit"
 )
 
 // configRead is what `consul config read` prints for several kinds, one after another.
@@ -92,8 +92,7 @@ func TestLoadErrors(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := Load([]byte(tt.in))
-			require.Error(t, err)
-			assert.Equal(t, strings.Join(tt.want, "\n"), err.Error())
+			testkit.ErrLines(t, err, tt.want)
 		})
 	}
 }

@@ -4,24 +4,17 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/meshscope/meshscope/intentions"
-	"github.com/meshscope/meshscope/internal/intentionvectors"
+	"github.com/meshscope/meshscope/internal/testkit"
 )
-
-// The answers recorded from Consul for service-intentions are package intentions' testdata
-// (testdata/README.md says so).
-var loadIntentionVectors = sync.OnceValues(func() (*intentionvectors.File, error) {
-	return intentionvectors.Load("../../intentions/testdata/consul-intentions.json")
-})
 
 // vectorCluster is the recording's cluster: its names, its peers' peerings (active, with
 // their trust bundles) and the registrations of the case.
-func vectorCluster(v *intentionvectors.File, tc intentionvectors.Case) Cluster {
+func vectorCluster(v *testkit.Intentions, tc testkit.IntentionsCase) Cluster {
 	cl := Cluster{TrustDomain: v.TrustDomain, Datacenter: v.Datacenter, Protocols: tc.Protocols()}
 	for _, name := range v.PeerNames() {
 		p := v.Peers[name]
@@ -32,10 +25,10 @@ func vectorCluster(v *intentionvectors.File, tc intentionvectors.Case) Cluster {
 }
 
 // summaries are intentions as the recording summarises them.
-func summaries(list []intentions.Intention) []intentionvectors.Intention {
-	out := []intentionvectors.Intention{}
+func summaries(list []intentions.Intention) []testkit.Intention {
+	out := []testkit.Intention{}
 	for _, x := range list {
-		out = append(out, intentionvectors.Intention{SourceName: x.SourceName, SourcePeer: x.SourcePeer, DestinationName: x.DestinationName,
+		out = append(out, testkit.Intention{SourceName: x.SourceName, SourcePeer: x.SourcePeer, DestinationName: x.DestinationName,
 			Precedence: x.Precedence, Action: string(x.Action), Permissions: len(x.Permissions)})
 	}
 	return out
@@ -49,9 +42,7 @@ func summaries(list []intentions.Intention) []intentionvectors.Intention {
 // compiled from those inputs. (Every request, local and peered, is decided end to end in
 // package peermeta's test.)
 func TestIntentionsAgainstConsul(t *testing.T) {
-	v, err := loadIntentionVectors()
-	require.NoError(t, err)
-	require.Len(t, v.Cases, 500)
+	v := testkit.LoadIntentions(t)
 	counts := map[string]int{}
 	for _, tc := range v.Cases {
 		c, problems := replayWrites(tc.Entries, tc.Writes, counts)
@@ -76,7 +67,7 @@ func TestIntentionsAgainstConsul(t *testing.T) {
 			for def, want := range ck.Allowed {
 				got, err := d.Check(ck.Source, intentions.ACL{Enabled: true, DefaultPolicy: intentions.Action(def)})
 				require.NoError(t, err)
-				var matched *intentionvectors.Intention
+				var matched *testkit.Intention
 				if got.Intention >= 0 {
 					matched = &summaries(d.Intentions()[got.Intention : got.Intention+1])[0]
 				}
@@ -89,15 +80,13 @@ func TestIntentionsAgainstConsul(t *testing.T) {
 			}
 		}
 	}
-	for _, class := range slices.Sorted(maps.Keys(counts)) {
-		t.Logf("%-72s %5d", class, counts[class])
-	}
+	testkit.LogCounts(t, counts)
 	require.Equal(t, 2500, counts["sidecar's inputs, computed from the entries, as Consul's"])
 	require.Equal(t, 5000, counts["check API answer"])
 }
 
 // compareSidecar says how the sidecar's inputs the store computes differ from Consul's.
-func compareSidecar(sc *Sidecars, svc string, want intentionvectors.Service) string {
+func compareSidecar(sc *Sidecars, svc string, want testkit.Sidecar) string {
 	side, err := sc.Sidecar(svc)
 	if err != nil {
 		return err.Error()

@@ -1,9 +1,6 @@
 package store
 
-import (
-	"slices"
-	"unsafe"
-)
+import "slices"
 
 // view is the Config a Store's entries make, kept in step with its writes so that handing it
 // out costs no more than the writes: each kind's list in the order first read or written.
@@ -11,6 +8,14 @@ import (
 // clipped to their length, so that an entry appended later is beyond every list handed out.
 // An entry replaced in place, and the Protocols map, are copied first when a list or map
 // handed out holds them (shared): a Config handed out keeps what it held.
+//
+// Three things make one Config.Apply per write cost what the write touches, and each is
+// needed: the view (handing out a Config copies nothing), the Config's link to its Store with
+// the generation it was handed out at (the next Apply finds the Store instead of reading the
+// Config anew; of several copies of one Config, written at once or one after another, one
+// claims the Store and the others read their own, so no two write one Store), and the check
+// that the Config's lists are still the view's (same, shares: a list or map the caller gave
+// the Config since is read anew).
 type view struct {
 	c      Config
 	shared [modelled]bool // the kind's list (or map) is in a Config handed out
@@ -112,9 +117,10 @@ func (v *view) is(c *Config) bool {
 	return true
 }
 
-// same reports whether a is b as handed out: the same elements, clipped.
+// same reports whether a is b as handed out: the same elements (the same first element;
+// two empty lists hold the same), clipped.
 func same[T any](a, b []T) bool {
-	return len(a) == len(b) && cap(a) == len(a) && unsafe.SliceData(a) == unsafe.SliceData(b)
+	return len(a) == len(b) && cap(a) == len(a) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 // clipped returns c with its lists clipped to their length, so that appending to them copies.

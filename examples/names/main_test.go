@@ -7,17 +7,12 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/meshscope/meshscope/internal/clitest"
 )
 
-func runArgs(t *testing.T, args ...string) (int, string, string) {
-	t.Helper()
-	var out, errOut strings.Builder
-	code := run(args, &out, &errOut)
-	return code, out.String(), errOut.String()
-}
-
 func TestTour(t *testing.T) {
-	code, out, errOut := runArgs(t, "-trust-domain", "1234.consul")
+	code, out, errOut := clitest.Call(run, "-trust-domain", "1234.consul")
 	require.Equal(t, 0, code, errOut)
 	assert.Contains(t, out, "peered service             web.default.retail.east.external.1234.consul")
 	assert.Contains(t, out, "peering servers            server.dc1.peering.1234.consul")
@@ -25,7 +20,7 @@ func TestTour(t *testing.T) {
 	assert.Contains(t, out, "spiffe://1234.consul/ap/retail/ns/default/dc/dc1/svc/web")
 	assert.NotContains(t, out, "  no\n")
 
-	code, out, errOut = runArgs(t, "-trust-domain", "1234.consul", "-o", "json")
+	code, out, errOut = clitest.Call(run, "-trust-domain", "1234.consul", "-o", "json")
 	require.Equal(t, 0, code, errOut)
 	var rep tourReport
 	require.NoError(t, json.Unmarshal([]byte(out), &rep))
@@ -34,38 +29,38 @@ func TestTour(t *testing.T) {
 }
 
 func TestInvalidFlags(t *testing.T) {
-	code, _, errOut := runArgs(t, "-peer", "East")
+	code, _, errOut := clitest.Call(run, "-peer", "East")
 	assert.Equal(t, 1, code)
 	assert.Contains(t, errOut, `peered service: Peer: "East" must be lower case`)
 }
 
 func TestParse(t *testing.T) {
-	code, out, errOut := runArgs(t, "-parse", "spiffe://1234.consul/gateway/mesh/dc/dc1")
+	code, out, errOut := clitest.Call(run, "-parse", "spiffe://1234.consul/gateway/mesh/dc/dc1")
 	require.Equal(t, 0, code, errOut)
 	assert.Equal(t, "spiffe://1234.consul/gateway/mesh/dc/dc1\nSPIFFE ID: a mesh gateway\n  TrustDomain  1234.consul\n  Partition    default\n  Datacenter   dc1\n", out)
 
-	code, out, errOut = runArgs(t, "-parse", "dc1.internal.1234.consul", "-trust-domain", "1234.consul", "-o", "json")
+	code, out, errOut = clitest.Call(run, "-parse", "dc1.internal.1234.consul", "-trust-domain", "1234.consul", "-o", "json")
 	require.Equal(t, 0, code, errOut)
 	var p parsed
 	require.NoError(t, json.Unmarshal([]byte(out), &p))
 	assert.Equal(t, "SNI name: a mesh gateway", p.Kind)
 	assert.Equal(t, map[string]string{"Partition": "default", "Datacenter": "dc1", "TrustDomain": "1234.consul"}, p.Components)
 
-	code, _, errOut = runArgs(t, "-parse", "spiffe://1234.consul/ns/a%2Fb/sa/x")
+	code, _, errOut = clitest.Call(run, "-parse", "spiffe://1234.consul/ns/a%2Fb/sa/x")
 	assert.Equal(t, 1, code)
 	assert.Contains(t, errOut, "malformed SPIFFE ID")
 }
 
 func TestHelpAndArguments(t *testing.T) {
-	code, out, _ := runArgs(t, "-h")
+	code, out, _ := clitest.Call(run, "-h")
 	assert.Equal(t, 0, code)
 	assert.Contains(t, out, "names: build every kind of SNI name and SPIFFE ID")
-	code, _, errOut := runArgs(t, "web")
+	code, _, errOut := clitest.Call(run, "web")
 	assert.Equal(t, 2, code)
 	assert.Contains(t, errOut, `unexpected argument "web"`)
-	code, _, _ = runArgs(t, "-o", "yaml")
+	code, _, _ = clitest.Call(run, "-o", "yaml")
 	assert.Equal(t, 2, code)
-	code, out, _ = runArgs(t, "-h")
+	code, out, _ = clitest.Call(run, "-h")
 	assert.Equal(t, 0, code)
 	assert.Contains(t, out, "\nExit status:\n  0  the report was printed\n")
 	assert.Less(t, strings.Index(out, "Flags:"), strings.Index(out, "Exit status:"), "the exit statuses come after the flags")
@@ -74,7 +69,7 @@ func TestHelpAndArguments(t *testing.T) {
 
 // TestEmptyParse: -parse "" (an unset variable in a script) is a usage error, not the tour.
 func TestEmptyParse(t *testing.T) {
-	code, out, errOut := runArgs(t, "-parse", "")
+	code, out, errOut := clitest.Call(run, "-parse", "")
 	assert.Equal(t, 2, code)
 	assert.Empty(t, out)
 	assert.Contains(t, errOut, "-parse needs an SNI name or a SPIFFE ID")

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -11,11 +10,7 @@ import (
 
 var namesProgram = clitest.New(".")
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	namesProgram.Clean()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { clitest.Main(m, namesProgram) }
 
 // TestProgram runs the built program as a user does and checks the exit status and the
 // lines that matter.

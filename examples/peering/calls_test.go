@@ -6,6 +6,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/meshscope/meshscope/internal/clitest"
 )
 
 // TestMay: -may answers for local and peered callers, with -request, -header and
@@ -43,14 +45,14 @@ func TestMay(t *testing.T) {
 		}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			code, out, errOut := runArgs(t, tt.args...)
+			code, out, errOut := clitest.Call(run, tt.args...)
 			require.Equal(t, 0, code, errOut)
 			for _, w := range tt.want {
 				assert.Contains(t, out, w)
 			}
 		})
 	}
-	code, out, errOut := runArgs(t, "-may", "east/frontend web", "-o", "json")
+	code, out, errOut := clitest.Call(run, "-may", "east/frontend web", "-o", "json")
 	require.Equal(t, 0, code, errOut)
 	var rep struct {
 		Call struct {
@@ -72,7 +74,7 @@ func TestMay(t *testing.T) {
 		{[]string{"-default-policy", "maybe"}, 2, `-default-policy: DefaultPolicy: "maybe" is not a default policy`},
 		{[]string{"-request", "GET"}, 2, `peering: -request: "GET" is not a request line`},
 	} {
-		code, _, errOut := runArgs(t, tt.args...)
+		code, _, errOut := clitest.Call(run, tt.args...)
 		assert.Equal(t, tt.code, code, tt.args)
 		assert.Contains(t, errOut, tt.stderr, tt.args)
 	}
@@ -82,34 +84,34 @@ func TestMay(t *testing.T) {
 // peering the output names no trust domain for.
 func TestPeerings(t *testing.T) {
 	files := userFiles(t)
-	peer := write(t, "peer.json", `{"Kind":"service-intentions","Name":"api-v2","Sources":[{"Name":"web","Peer":"north","Action":"deny"}]}`)
-	code, _, errOut := runArgs(t, append(files, "-config", peer)...)
+	peer := clitest.Write(t, "peer.json", `{"Kind":"service-intentions","Name":"api-v2","Sources":[{"Name":"web","Peer":"north","Action":"deny"}]}`)
+	code, _, errOut := clitest.Call(run, append(files, "-config", peer)...)
 	assert.Equal(t, 2, code)
 	assert.Contains(t, errOut, `-peerings is required: the service-intentions entry of api-v2 names peer "north"`)
 
-	peerings := write(t, "peerings.json", `[{"Name":"north","State":"ACTIVE","Remote":{"Partition":"default","Datacenter":"dc9"}}]`)
+	peerings := clitest.Write(t, "peerings.json", `[{"Name":"north","State":"ACTIVE","Remote":{"Partition":"default","Datacenter":"dc9"}}]`)
 	args := append(files, "-config", peer, "-peerings", peerings, "-peer-trust-domain", "north=9999.consul", "-may", "north/web api-v2")
-	code, out, errOut := runArgs(t, args...)
+	code, out, errOut := clitest.Call(run, args...)
 	require.Equal(t, 0, code, errOut)
 	assert.Contains(t, out, "may north/web call api-v2? no", "api, exported to north by its own rule, redirects to api-v2: its sidecar trusts north")
 	assert.Contains(t, out, "network RBAC sees certificate spiffe://9999.consul/ns/default/dc/dc9/svc/web")
 	assert.Contains(t, out, "reachable through api (target api-v2.default.default.dc7), exported to north by Services[0]")
 
-	code, _, errOut = runArgs(t, append(files, "-peer-trust-domain", "north")...)
+	code, _, errOut = clitest.Call(run, append(files, "-peer-trust-domain", "north")...)
 	assert.Equal(t, 2, code)
 	assert.Contains(t, errOut, `-peer-trust-domain "north": want NAME=TRUST-DOMAIN, with -peerings`)
 }
 
 // TestDryRunCalls: the dry run lists the calls a change allows or denies.
 func TestDryRunCalls(t *testing.T) {
-	proposed := write(t, "proposed.json", `{"Kind":"service-intentions","Name":"mysql","Sources":[{"Name":"orders","Action":"deny"}]}
+	proposed := clitest.Write(t, "proposed.json", `{"Kind":"service-intentions","Name":"mysql","Sources":[{"Name":"orders","Action":"deny"}]}
 {"Kind":"service-intentions","Name":"web","Sources":[{"Name":"frontend","Peer":"east","Permissions":[{"Action":"allow","HTTP":{"PathPrefix":"/admin"}}]},{"Name":"reports","Action":"deny"}]}`)
-	code, out, errOut := runArgs(t, "-config", "sample/config.json", "-catalog", "sample/catalog.json", "-health", "sample/health-mesh-gateway.json",
+	code, out, errOut := clitest.Call(run, "-config", "sample/config.json", "-catalog", "sample/catalog.json", "-health", "sample/health-mesh-gateway.json",
 		"-health", "sample/health-connect.json", "-ca-roots", "sample/ca-roots.json", "-peerings", "sample/peerings.json", "-datacenter", "dc1",
 		"-new-config", proposed, "-default-policy", "deny")
 	require.Equal(t, 0, code, errOut)
-	assert.Contains(t, words(out), "DRY RUN: the calls the change allows or denies, of the callers the intentions name (1) "+
+	assert.Contains(t, clitest.Words(out), "DRY RUN: the calls the change allows or denies, of the callers the intentions name (1) "+
 		"orders → mysql GET /: allowed by Intentions[0] (consul-intentions-layer4) ⇒ denied by the default")
-	assert.Contains(t, words(out), `ERROR WriteRefused service-intentions web: chain default/default/web: peer exported service "web" contains cross-datacenter failover`,
+	assert.Contains(t, clitest.Words(out), `ERROR WriteRefused service-intentions web: chain default/default/web: peer exported service "web" contains cross-datacenter failover`,
 		"writing an intentions entry, Consul's server compiles its destination's chain: web's is exported and not safe to export")
 }

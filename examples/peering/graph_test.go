@@ -10,19 +10,21 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/meshscope/meshscope/internal/clitest"
 )
 
 // TestChainsAndRequests: the table prints each exported chain's graph, -o json holds the
 // chains as Consul's /v1/discovery-chain gives them, and -explain-request follows a request
 // through a chain, headers included.
 func TestChainsAndRequests(t *testing.T) {
-	code, out, errOut := runArgs(t)
+	code, out, errOut := clitest.Call(run)
 	require.Equal(t, 0, code, errOut)
 	assert.Contains(t, out, "chain default/default/billing (grpc), start router:billing.default.default\n"+
 		"router:billing.default.default\n  Routes[0] PathPrefix /billing.v2.Invoices/ -> resolver:billing-v2.default.default.dc1\n")
 	assert.Contains(t, out, "splitter:billing.default.default\n  90% -> resolver:billing.default.default.dc1\n  10% -> resolver:billing-v2.default.default.dc1\n")
 
-	code, out, errOut = runArgs(t, "-o", "json")
+	code, out, errOut = clitest.Call(run, "-o", "json")
 	require.Equal(t, 0, code, errOut)
 	var rep struct {
 		Chains []struct {
@@ -36,11 +38,11 @@ func TestChainsAndRequests(t *testing.T) {
 	assert.Equal(t, "router:billing.default.default", rep.Chains[0].StartNode)
 	assert.Equal(t, "splitter", rep.Chains[0].Nodes["splitter:billing.default.default"].Type)
 
-	code, out, errOut = runArgs(t, "-explain-request", "POST /billing.v2.Invoices/Create", "-service", "billing")
+	code, out, errOut = clitest.Call(run, "-explain-request", "POST /billing.v2.Invoices/Create", "-service", "billing")
 	require.Equal(t, 0, code, errOut)
 	assert.Contains(t, out, "EXPLAIN REQUEST POST /billing.v2.Invoices/Create\n  router:billing.default.default\n"+
 		"    Routes[0]: matches (PathPrefix /billing.v2.Invoices/)\n    100% -> billing-v2.default.default.dc1\n")
-	code, out, errOut = runArgs(t, "-explain-request", "GET /billing.v1.Invoices/List", "-service", "default/default/billing", "-header", "x-tenant: 7")
+	code, out, errOut = clitest.Call(run, "-explain-request", "GET /billing.v1.Invoices/List", "-service", "default/default/billing", "-header", "x-tenant: 7")
 	require.Equal(t, 0, code, errOut)
 	assert.Contains(t, out, "    catch-all: matches (PathPrefix /)\n  splitter:billing.default.default\n    90% -> billing.default.default.dc1\n    10% -> billing-v2.default.default.dc1\n")
 }
@@ -49,7 +51,7 @@ func TestChainsAndRequests(t *testing.T) {
 // dot renders. The test needs Graphviz's dot: it is skipped without it, except where
 // MESHSCOPE_REQUIRE_DOT is set (.ci/run sets it, and installs Graphviz), where it fails.
 func TestDotRendersWithGraphviz(t *testing.T) {
-	code, out, errOut := runArgs(t, "-o", "dot")
+	code, out, errOut := clitest.Call(run, "-o", "dot")
 	require.Equal(t, 0, code, errOut)
 	assert.Equal(t, 3, strings.Count(out, "digraph "), "one graph per exported chain: billing, inventory, mysql")
 	dot, err := exec.LookPath("dot")

@@ -11,28 +11,12 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/meshscope/meshscope/internal/clitest"
 )
 
-func runArgs(t *testing.T, args ...string) (int, string, string) {
-	t.Helper()
-	var out, errOut strings.Builder
-	code := run(args, &out, &errOut)
-	return code, out.String(), errOut.String()
-}
-
-func write(t *testing.T, name, content string) string {
-	t.Helper()
-	p := filepath.Join(t.TempDir(), name)
-	require.NoError(t, os.WriteFile(p, []byte(content), 0o600))
-	return p
-}
-
-// words returns s with every run of white space, line breaks included, as one space: the
-// programs wrap long lines at 120 columns.
-func words(s string) string { return strings.Join(strings.Fields(s), " ") }
-
 func TestSample(t *testing.T) {
-	code, out, errOut := runArgs(t)
+	code, out, errOut := clitest.Call(run)
 	require.Equal(t, 0, code, errOut)
 	for _, want := range []string{
 		"trust domain <td> = 11111111-2222-3333-4444-555555555555.consul, datacenter dc1, partition default",
@@ -45,7 +29,7 @@ func TestSample(t *testing.T) {
 		"default/default/billing  grpc      billing.default.default.dc1  2",
 		"WARNING UnionDiffers default/default/inventory (peer west): Consul would also replicate inventory to west via Services[0]; meshscope applies only the most exact rule (Services[3])",
 	} {
-		assert.Contains(t, words(out), words(want))
+		assert.Contains(t, clitest.Words(out), clitest.Words(want))
 	}
 	east, west, _ := strings.Cut(out, "PEER west")
 	assert.NotContains(t, strings.Split(east, "WARNING")[0], "billing", "billing is exported to west only")
@@ -59,7 +43,7 @@ func TestSample(t *testing.T) {
 }
 
 func TestWideAndExplain(t *testing.T) {
-	code, out, errOut := runArgs(t, "-wide", "-peer", "east", "-explain", "inventory")
+	code, out, errOut := clitest.Call(run, "-wide", "-peer", "east", "-explain", "inventory")
 	require.Equal(t, 0, code, errOut)
 	assert.Contains(t, out, "accept spiffe://<td>/ap/ap2/ns/default/dc/dc1/svc/inventory  (target inventory.default.ap2.dc1 by Failover[\"*\"] of default/default/inventory)",
 		"tcp PeerMeta carries the partition member's identity")
@@ -68,13 +52,13 @@ func TestWideAndExplain(t *testing.T) {
 	assert.Contains(t, out, `Failover["*"] of default/default/inventory -> sameness group dr, member peer east -> inventory.default.default.external.east`)
 	assert.Contains(t, out, "export to a peer: safe")
 
-	code, _, errOut = runArgs(t, "-explain", "nope")
+	code, _, errOut = clitest.Call(run, "-explain", "nope")
 	assert.Equal(t, 1, code)
 	assert.Contains(t, errOut, `-explain "nope": no such service in the catalog or the chain entries of partition default; services: default/default/billing`)
 }
 
 func TestJSON(t *testing.T) {
-	code, out, errOut := runArgs(t, "-o", "json", "-peer", "west")
+	code, out, errOut := clitest.Call(run, "-o", "json", "-peer", "west")
 	require.Equal(t, 0, code, errOut)
 	var rep struct {
 		Findings []struct{ Path, Code, Level, Message string }
@@ -115,22 +99,22 @@ func TestJSON(t *testing.T) {
 // gateway, the proxies and the connect services; "batch-job" nothing classifies.
 func userFiles(t *testing.T) []string {
 	t.Helper()
-	config := write(t, "config.json", `{"Kind":"exported-services","Name":"default","Services":[{"Name":"api","Consumers":[{"Peer":"north"}]},{"Name":"*","Consumers":[{"Peer":"south"}]}],"CreateIndex":18446744073709551615,"ModifyIndex":2}
+	config := clitest.Write(t, "config.json", `{"Kind":"exported-services","Name":"default","Services":[{"Name":"api","Consumers":[{"Peer":"north"}]},{"Name":"*","Consumers":[{"Peer":"south"}]}],"CreateIndex":18446744073709551615,"ModifyIndex":2}
 {"Kind":"service-resolver","Name":"api","Redirect":{"Service":"api-v2"}}
 {"Kind":"service-defaults","Name":"api-v2","Protocol":"tcp","MeshGateway":{"Mode":"local"},"Expose":{}}
 {"Kind":"proxy-defaults","Name":"global","Config":{"protocol":"tcp","local_connect_timeout_ms":1000}}`)
-	catalog := write(t, "catalog.json", `{"api": ["v1"], "api-v2": [], "api-v2-sidecar-proxy": [], "consul": [], "batch": [], "mesh-gateway": [], "batch-job": []}`)
-	gateways := write(t, "gateways.json", `[{"Node":{"Node":"gw","Address":"10.0.0.9","Datacenter":"dc7","CreateIndex":9},"Service":{"Kind":"mesh-gateway","ID":"mesh-gateway","Service":"mesh-gateway","Port":8443,"Weights":{"Passing":1}},"Checks":[{"Node":"gw","CheckID":"serfHealth","Status":"passing","Type":""}]}]`)
-	connect := write(t, "connect.json", `[{"Node":{"Node":"n1","Address":"10.0.1.1"},"Service":{"Kind":"connect-proxy","ID":"api-v2-sidecar-proxy","Service":"api-v2-sidecar-proxy","Proxy":{"DestinationServiceName":"api-v2"}},"Checks":[]}]
+	catalog := clitest.Write(t, "catalog.json", `{"api": ["v1"], "api-v2": [], "api-v2-sidecar-proxy": [], "consul": [], "batch": [], "mesh-gateway": [], "batch-job": []}`)
+	gateways := clitest.Write(t, "gateways.json", `[{"Node":{"Node":"gw","Address":"10.0.0.9","Datacenter":"dc7","CreateIndex":9},"Service":{"Kind":"mesh-gateway","ID":"mesh-gateway","Service":"mesh-gateway","Port":8443,"Weights":{"Passing":1}},"Checks":[{"Node":"gw","CheckID":"serfHealth","Status":"passing","Type":""}]}]`)
+	connect := clitest.Write(t, "connect.json", `[{"Node":{"Node":"n1","Address":"10.0.1.1"},"Service":{"Kind":"connect-proxy","ID":"api-v2-sidecar-proxy","Service":"api-v2-sidecar-proxy","Proxy":{"DestinationServiceName":"api-v2"}},"Checks":[]}]
 [{"Node":{"Node":"n2","Address":"10.0.1.2"},"Service":{"ID":"native","Service":"batch","Connect":{"Native":true}},"Checks":[]}]
 [{"Node":{"Node":"n3","Address":"10.0.1.3"},"Service":{"ID":"api-v2","Service":"api-v2"},"Checks":[]}]
 [{"Node":{"Node":"n4","Address":"10.0.1.4"},"Service":{"ID":"api","Service":"api"},"Checks":[]}]`)
-	roots := write(t, "roots.json", `{"ActiveRootID":"x","TrustDomain":"abcd.consul","Roots":[]}`)
+	roots := clitest.Write(t, "roots.json", `{"ActiveRootID":"x","TrustDomain":"abcd.consul","Roots":[]}`)
 	return []string{"-config", config, "-catalog", catalog, "-health", gateways, "-health", connect, "-ca-roots", roots, "-datacenter", "dc7"}
 }
 
 func TestConsulNativeInput(t *testing.T) {
-	code, out, errOut := runArgs(t, append(userFiles(t), "-wide")...)
+	code, out, errOut := clitest.Call(run, append(userFiles(t), "-wide")...)
 	require.Equal(t, 0, code, errOut)
 	assert.Contains(t, out, "trust domain <td> = abcd.consul, datacenter dc7")
 	assert.Contains(t, out, "PEER north")
@@ -139,9 +123,9 @@ func TestConsulNativeInput(t *testing.T) {
 	assert.Contains(t, out, "default/default/batch", "a connect-native instance makes a connect service")
 	south := out[strings.Index(out, "PEER south"):]
 	assert.Contains(t, south, "default/default/api-v2")
-	assert.Contains(t, words(south), `WARNING UnknownKind default/default/batch-job (peer south): its service kind is unknown`,
+	assert.Contains(t, clitest.Words(south), `WARNING UnknownKind default/default/batch-job (peer south): its service kind is unknown`,
 		"a name only /v1/catalog/services gives is reported, not replicated")
-	assert.Contains(t, words(south), `so it is not replicated: give its kind with -catalog output of /v1/internal/ui/services `+
+	assert.Contains(t, clitest.Words(south), `so it is not replicated: give its kind with -catalog output of /v1/internal/ui/services `+
 		`(curl $CONSUL_HTTP_ADDR/v1/internal/ui/services), which says every service's kind, or -health output of its instances (/v1/health/service/<name>)`,
 		"the finding says which flag gives kinds")
 	for _, s := range []string{"mesh-gateway", "api-v2-sidecar-proxy", "consul"} {
@@ -152,7 +136,7 @@ func TestConsulNativeInput(t *testing.T) {
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "a.json"), []byte(`[{"Kind":"service-resolver","Name":"api","Redirect":{"Service":"api-v2"}}]`), 0o600))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "b.json"), []byte(`{"Kind":"exported-services","Name":"default","Services":[{"Name":"api","Consumers":[{"Peer":"north"}]}]}`), 0o600))
-	code, out, errOut = runArgs(t, "-config", dir, "-trust-domain", "abcd.consul", "-datacenter", "dc7")
+	code, out, errOut = clitest.Call(run, "-config", dir, "-trust-domain", "abcd.consul", "-datacenter", "dc7")
 	require.Equal(t, 0, code, errOut)
 	assert.Contains(t, out, "PEER north")
 	assert.Contains(t, out, "default/default/api  tcp       api-v2.default.default.dc7  3           0\n", "a resolver makes api a connect service")
@@ -163,15 +147,15 @@ func TestConsulNativeInput(t *testing.T) {
 // each service's kind; a * rule never replicates a gateway or a sidecar proxy.
 func TestKindsFromTheCatalog(t *testing.T) {
 	files := userFiles(t)
-	ui := write(t, "ui.json", `[{"Name":"api","Datacenter":"dc7","Tags":[],"InstanceCount":1},
+	ui := clitest.Write(t, "ui.json", `[{"Name":"api","Datacenter":"dc7","Tags":[],"InstanceCount":1},
  {"Kind":"mesh-gateway","Name":"mesh-gateway","Datacenter":"dc7"},
  {"Kind":"connect-proxy","Name":"web-sidecar-proxy","Datacenter":"dc7"},
  {"Name":"web","Datacenter":"dc7"},
  {"Name":"imported","PeerName":"north"}]`)
-	one := write(t, "one.json", `[{"ID":"x","Node":"n","ServiceName":"tgw","ServiceKind":"terminating-gateway","Namespace":"default"}]`)
+	one := clitest.Write(t, "one.json", `[{"ID":"x","Node":"n","ServiceName":"tgw","ServiceKind":"terminating-gateway","Namespace":"default"}]`)
 	args := append(files[:0:0], files...)
 	args[3] = ui
-	code, out, errOut := runArgs(t, append(args, "-catalog", one)...)
+	code, out, errOut := clitest.Call(run, append(args, "-catalog", one)...)
 	require.Equal(t, 0, code, errOut)
 	south := out[strings.Index(out, "PEER south"):]
 	assert.Contains(t, south, "default/default/web")
@@ -183,9 +167,9 @@ func TestKindsFromTheCatalog(t *testing.T) {
 
 func TestRefusesToGuess(t *testing.T) {
 	files := userFiles(t)
-	exact := write(t, "exact.json", `{"Kind":"exported-services","Name":"default","Services":[{"Name":"api","Consumers":[{"Peer":"north"}]}]}`)
-	apGateways := write(t, "ap1-gateways.json", `[{"Node":{"Node":"gw","Address":"10.0.0.9","Datacenter":"dc7","Partition":"ap1"},"Service":{"Kind":"mesh-gateway","ID":"mesh-gateway","Service":"mesh-gateway","Port":8443,"Partition":"ap1"},"Checks":[]}]`)
-	wildcard := write(t, "wildcard.json", `{"Kind":"exported-services","Name":"default","Services":[{"Name":"*","Consumers":[{"Peer":"north"}]}]}`)
+	exact := clitest.Write(t, "exact.json", `{"Kind":"exported-services","Name":"default","Services":[{"Name":"api","Consumers":[{"Peer":"north"}]}]}`)
+	apGateways := clitest.Write(t, "ap1-gateways.json", `[{"Node":{"Node":"gw","Address":"10.0.0.9","Datacenter":"dc7","Partition":"ap1"},"Service":{"Kind":"mesh-gateway","ID":"mesh-gateway","Service":"mesh-gateway","Port":8443,"Partition":"ap1"},"Checks":[]}]`)
+	wildcard := clitest.Write(t, "wildcard.json", `{"Kind":"exported-services","Name":"default","Services":[{"Name":"*","Consumers":[{"Peer":"north"}]}]}`)
 	tests := []struct {
 		name string
 		args []string
@@ -223,7 +207,7 @@ func TestRefusesToGuess(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			code, out, errOut := runArgs(t, tt.args...)
+			code, out, errOut := clitest.Call(run, tt.args...)
 			assert.Equal(t, tt.code, code)
 			assert.Contains(t, errOut, tt.msg)
 			assert.Empty(t, out, "nothing is reported on input that was refused")
@@ -241,7 +225,7 @@ func TestHealthIsHealthOutput(t *testing.T) {
 		args[5], args[7] = health, health // both -health flags
 		return args
 	}
-	ui := write(t, "ui.json", `[{"Name":"api","Kind":"","Datacenter":"dc7","Tags":[],"InstanceCount":1}]`)
+	ui := clitest.Write(t, "ui.json", `[{"Name":"api","Kind":"","Datacenter":"dc7","Tags":[],"InstanceCount":1}]`)
 	for _, tt := range []struct {
 		name string
 		file string
@@ -249,18 +233,18 @@ func TestHealthIsHealthOutput(t *testing.T) {
 	}{
 		{"/v1/internal/ui/services output", ui, ui + `: value 1: [0]: not an instance: no Node and no Service; found an object with Name, Kind, Datacenter, Tags, InstanceCount, ` +
 			`which looks like catalog output (/v1/internal/ui/services); expected /v1/health/service/<name> or /v1/health/connect/<name> output`},
-		{"a list of empty objects", write(t, "empty-objects.json", `[{}]`), `: value 1: [0]: not an instance: no Node and no Service; found an empty object; ` +
+		{"a list of empty objects", clitest.Write(t, "empty-objects.json", `[{}]`), `: value 1: [0]: not an instance: no Node and no Service; found an empty object; ` +
 			`expected /v1/health/service/<name> or /v1/health/connect/<name> output (curl $CONSUL_HTTP_ADDR/v1/health/service/mesh-gateway): a list of instances, each with Node, Service and Checks`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			code, out, errOut := runArgs(t, with(tt.file)...)
+			code, out, errOut := clitest.Call(run, with(tt.file)...)
 			assert.Equal(t, 1, code)
 			assert.Contains(t, errOut, tt.want)
 			assert.Empty(t, out)
 		})
 	}
 	t.Run("an empty list: a service without instances", func(t *testing.T) {
-		code, out, errOut := runArgs(t, with(write(t, "none.json", "[]"))...)
+		code, out, errOut := clitest.Call(run, with(clitest.Write(t, "none.json", "[]"))...)
 		require.Equal(t, 0, code, errOut)
 		assert.Contains(t, out, "WARNING NoMeshGateway mesh gateways: no mesh gateway instances")
 	})
@@ -270,8 +254,8 @@ func TestHealthIsHealthOutput(t *testing.T) {
 // empty file, or one of white space only (a command that printed nothing), naming the file.
 func TestEmptyInputs(t *testing.T) {
 	files := userFiles(t)
-	empty := write(t, "empty.json", "")
-	blank := write(t, "blank.json", " \n\t\n")
+	empty := clitest.Write(t, "empty.json", "")
+	blank := clitest.Write(t, "blank.json", " \n\t\n")
 	with := func(flag, file string) []string {
 		args := append(files[:0:0], files...)
 		for i := 0; i < len(args); i += 2 {
@@ -296,7 +280,7 @@ func TestEmptyInputs(t *testing.T) {
 		{"a -ca-roots of white space only", with("-ca-roots", blank), blank},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			code, out, errOut := runArgs(t, tt.args...)
+			code, out, errOut := clitest.Call(run, tt.args...)
 			assert.Equal(t, 1, code)
 			assert.Contains(t, errOut, tt.file+": no JSON value: the input is empty")
 			assert.NotContains(t, errOut, "unexpected end of input")
@@ -333,8 +317,8 @@ func TestUTF16Inputs(t *testing.T) {
 					wide = append(wide, 0, c)
 				}
 			}
-			args[i] = write(t, "utf16.json", string(wide))
-			code, out, errOut := runArgs(t, args...)
+			args[i] = clitest.Write(t, "utf16.json", string(wide))
+			code, out, errOut := clitest.Call(run, args...)
 			assert.Equal(t, 1, code)
 			assert.Contains(t, errOut, args[i]+": not JSON: the input looks like UTF-16")
 			assert.Contains(t, errOut, "it must be UTF-8. Windows PowerShell's > writes UTF-16")
@@ -345,7 +329,7 @@ func TestUTF16Inputs(t *testing.T) {
 }
 
 func TestHelp(t *testing.T) {
-	code, out, errOut := runArgs(t, "-h")
+	code, out, errOut := clitest.Call(run, "-h")
 	assert.Equal(t, 0, code)
 	assert.Empty(t, errOut)
 	assert.Contains(t, out, "peering: what a Consul cluster replicates to each of its peers.")
@@ -353,18 +337,18 @@ func TestHelp(t *testing.T) {
 	assert.Contains(t, out, "-may 'CALLER SERVICE'")
 	assert.Contains(t, out, "curl -s $CONSUL_HTTP_ADDR/v1/peerings > peerings.json")
 	assert.Contains(t, out, "consul config read -kind $k -name {}", "the commands that make the input")
-	assert.Contains(t, words(out), "Exit status: 0 the report was printed 1 an input was wrong")
-	assert.Contains(t, words(out), "3 -fail-on: findings at or above its level")
+	assert.Contains(t, clitest.Words(out), "Exit status: 0 the report was printed 1 an input was wrong")
+	assert.Contains(t, clitest.Words(out), "3 -fail-on: findings at or above its level")
 	assert.NotContains(t, out, "package documentation", "a binary's user cannot read it")
 }
 
 func TestErrorsNameFileAndValue(t *testing.T) {
-	bad := write(t, "bad.json", `{"Kind":"exported-services","Name":"default","Services":[{"Name":"api","Consumers":[{"Peers":"north"}]}]}
+	bad := clitest.Write(t, "bad.json", `{"Kind":"exported-services","Name":"default","Services":[{"Name":"api","Consumers":[{"Peers":"north"}]}]}
 {"Kind":"service-resolver","Name":"b","ConnectTimeout":"soon"}
 {"Kind":"sameness-group","Name":"g","Members":[]}
 {"Kind":"service-defaults","Name":"api","Protcol":"http"}
 {"Name":"x"}`)
-	code, _, errOut := runArgs(t, "-config", bad, "-trust-domain", "x.consul", "-datacenter", "dc1")
+	code, _, errOut := clitest.Call(run, "-config", bad, "-trust-domain", "x.consul", "-datacenter", "dc1")
 	assert.Equal(t, 1, code)
 	assert.Contains(t, errOut, bad+`: value 1 (exported-services default): Services[0].Consumers[0]: unknown field "Peers" (did you mean "Peer"?)`)
 	assert.Contains(t, errOut, bad+`: value 3 (sameness-group g): Members: must have at least one member`)
@@ -379,7 +363,7 @@ func TestErrorsNameFileAndValue(t *testing.T) {
 // on a tcp service, its chain is Consul's refusal.
 func TestEveryKindAndBOM(t *testing.T) {
 	files := userFiles(t)
-	extra := write(t, "extra.json", "\uFEFF"+`{"Kind":"mesh","Name":"mesh","Peering":{"PeerThroughMeshGateways":true}}
+	extra := clitest.Write(t, "extra.json", "\uFEFF"+`{"Kind":"mesh","Name":"mesh","Peering":{"PeerThroughMeshGateways":true}}
 {"Kind":"service-router","Name":"api-v2","Routes":[{"Match":{"HTTP":{"PathPrefix":"/v2"}},"Destination":{"Service":"api-v3"}}]}
 {"Kind":"service-intentions","Name":"api","Sources":[{"Name":"web","Action":"allow"}]}
 {"Kind":"ingress-gateway","Name":"edge","Listeners":[]}`)
@@ -390,12 +374,12 @@ func TestEveryKindAndBOM(t *testing.T) {
 			require.NoError(t, os.WriteFile(files[i], append([]byte("\uFEFF"), data...), 0o600))
 		}
 	}
-	code, out, errOut := runArgs(t, append(files, "-config", extra)...)
+	code, out, errOut := clitest.Call(run, append(files, "-config", extra)...)
 	require.Equal(t, 0, code, errOut)
-	assert.Contains(t, words(out), words(`ERROR NotReplicated default/default/api-v2 (peer south): discovery chain "api-v2" uses a protocol "tcp" that does not permit advanced routing or splitting behavior`))
+	assert.Contains(t, clitest.Words(out), clitest.Words(`ERROR NotReplicated default/default/api-v2 (peer south): discovery chain "api-v2" uses a protocol "tcp" that does not permit advanced routing or splitting behavior`))
 	assert.NotContains(t, out, "value 1 (mesh", "the mesh entry is read")
 	assert.NotContains(t, out, "value 3 (service-intentions", "the intentions are read")
-	assert.Contains(t, words(out), "NOTE EntrySkipped "+extra+": value 4 (ingress-gateway edge)")
+	assert.Contains(t, clitest.Words(out), "NOTE EntrySkipped "+extra+": value 4 (ingress-gateway edge)")
 	assert.Contains(t, out, "PEER north")
 }
 
@@ -411,7 +395,7 @@ func TestFailOnSaysWhy(t *testing.T) {
 		{"note", []string{"ERROR", "WARNING", "NOTE"}},
 	} {
 		t.Run(tt.level, func(t *testing.T) {
-			code, out, errOut := runArgs(t, "-fail-on", tt.level)
+			code, out, errOut := clitest.Call(run, "-fail-on", tt.level)
 			require.Equal(t, 3, code)
 			n := 0
 			for _, line := range strings.Split(out, "\n") {
@@ -433,30 +417,30 @@ func TestFailOnSaysWhy(t *testing.T) {
 
 func TestDryRunAndGates(t *testing.T) {
 	files := userFiles(t)
-	proposed := write(t, "proposed.json", `{"Kind":"service-resolver","Name":"api","Redirect":{"Service":"api-v3"}}`)
-	code, out, errOut := runArgs(t, append(files, "-peer", "north", "-new-config", proposed)...)
+	proposed := clitest.Write(t, "proposed.json", `{"Kind":"service-resolver","Name":"api","Redirect":{"Service":"api-v3"}}`)
+	code, out, errOut := clitest.Call(run, append(files, "-peer", "north", "-new-config", proposed)...)
 	require.Equal(t, 0, code, errOut)
 	assert.Contains(t, out, "DRY RUN for peer north (nothing is applied)\n  no replication changes", "a refused write is not stored")
-	assert.Contains(t, words(out), `DRY RUN: the proposed writes, as Consul's server takes them (nothing is applied) `+
+	assert.Contains(t, clitest.Words(out), `DRY RUN: the proposed writes, as Consul's server takes them (nothing is applied) `+
 		`ERROR WriteRefused service-resolver api: chain default/default/api: peer exported service "api" uses protocol="tcp" and cannot introduce new discovery chain targets like "api-v3.default.default.dc1"`,
 		"Consul's server judges the write in dc1, and says so")
 
-	code, _, errOut = runArgs(t, append(files, "-peer", "north", "-new-config", proposed, "-fail-on", "error")...)
+	code, _, errOut = clitest.Call(run, append(files, "-peer", "north", "-new-config", proposed, "-fail-on", "error")...)
 	assert.Equal(t, 3, code, "a write Consul would refuse fails the gate")
 	assert.Contains(t, errOut, "1 finding at ERROR or above: ERROR WriteRefused service-resolver api")
 
-	code, _, _ = runArgs(t, "-fail-on", "warning")
+	code, _, _ = clitest.Call(run, "-fail-on", "warning")
 	assert.Equal(t, 3, code, "the sample has union warnings")
-	code, _, _ = runArgs(t, append(files, "-peer", "north", "-fail-on", "error")...)
+	code, _, _ = clitest.Call(run, append(files, "-peer", "north", "-fail-on", "error")...)
 	assert.Equal(t, 0, code)
 }
 
 func TestGatewayWarnings(t *testing.T) {
 	files := userFiles(t)
-	critical := write(t, "gw.json", `[{"Node":{"Node":"gw"},"Service":{"Kind":"mesh-gateway","ID":"mgw","Service":"mesh-gateway"},"Checks":[{"CheckID":"c","Status":"critical"}]}]`)
+	critical := clitest.Write(t, "gw.json", `[{"Node":{"Node":"gw"},"Service":{"Kind":"mesh-gateway","ID":"mgw","Service":"mesh-gateway"},"Checks":[{"CheckID":"c","Status":"critical"}]}]`)
 	args := append(files[:0:0], files...)
 	args[5] = critical
-	code, out, errOut := runArgs(t, args...)
+	code, out, errOut := clitest.Call(run, args...)
 	require.Equal(t, 0, code, errOut)
 	assert.Contains(t, out, "WARNING GatewaysCritical mesh gateways: all 1 mesh gateway instances are critical: peers can reach no exported service")
 }
@@ -464,8 +448,8 @@ func TestGatewayWarnings(t *testing.T) {
 func TestDryRunNewConfig(t *testing.T) {
 	files := userFiles(t)
 	// The proposal moves api from north to a new peer west: north loses it, west gains it.
-	newExports := write(t, "exports.json", `{"Kind":"exported-services","Name":"default","Services":[{"Name":"api","Consumers":[{"Peer":"west"}]},{"Name":"*","Consumers":[{"Peer":"south"}]}]}`)
-	code, out, errOut := runArgs(t, append(files, "-new-config", newExports)...)
+	newExports := clitest.Write(t, "exports.json", `{"Kind":"exported-services","Name":"default","Services":[{"Name":"api","Consumers":[{"Peer":"west"}]},{"Name":"*","Consumers":[{"Peer":"south"}]}]}`)
+	code, out, errOut := clitest.Call(run, append(files, "-new-config", newExports)...)
 	require.Equal(t, 0, code, errOut)
 	assert.Contains(t, out, "DRY RUN for peer north (nothing is applied)")
 	assert.Contains(t, out, "DRY RUN for peer west (nothing is applied)", "a peer only the proposal names is diffed too")
@@ -478,21 +462,21 @@ func TestDryRunNewConfig(t *testing.T) {
 	assert.Contains(t, west, "+ accepts spiffe://<td>/ns/default/dc/dc7/svc/api-v2")
 	assert.NotContains(t, out, "WriteRefused", "moving an export between peers is a write Consul accepts")
 
-	code, out, errOut = runArgs(t, append(files, "-new-config", newExports, "-peer", "west")...)
+	code, out, errOut = clitest.Call(run, append(files, "-new-config", newExports, "-peer", "west")...)
 	require.Equal(t, 0, code, errOut)
 	assert.Contains(t, out, "DRY RUN for peer west")
 	assert.NotContains(t, out, "DRY RUN for peer north")
 
-	newResolvers := write(t, "resolvers.json", `[{"Kind":"service-resolver","Name":"api","Redirect":{"Service":"api","Datacenter":"dc2"}}]`)
-	code, out, errOut = runArgs(t, append(files, "-peer", "north", "-new-config", newResolvers, "-fail-on", "error")...)
+	newResolvers := clitest.Write(t, "resolvers.json", `[{"Kind":"service-resolver","Name":"api","Redirect":{"Service":"api","Datacenter":"dc2"}}]`)
+	code, out, errOut = clitest.Call(run, append(files, "-peer", "north", "-new-config", newResolvers, "-fail-on", "error")...)
 	assert.Equal(t, 3, code, errOut)
 	assert.Equal(t, 1, strings.Count(out, "cross-datacenter resolver redirect"), "the refusal is printed once")
-	assert.Contains(t, words(out), `ERROR WriteRefused service-resolver api: chain default/default/api: peer exported service "api" contains cross-datacenter resolver redirect`)
-	code, out, _ = runArgs(t, append(files, "-new-config", newResolvers)...)
+	assert.Contains(t, clitest.Words(out), `ERROR WriteRefused service-resolver api: chain default/default/api: peer exported service "api" contains cross-datacenter resolver redirect`)
+	code, out, _ = clitest.Call(run, append(files, "-new-config", newResolvers)...)
 	assert.Equal(t, 0, code)
 	assert.Contains(t, out, "DRY RUN for peer south")
 	assert.Equal(t, 1, strings.Count(out, "cross-datacenter resolver redirect"), "once, for every peer")
-	code, out, _ = runArgs(t, append(files, "-new-config", newResolvers, "-o", "json")...)
+	code, out, _ = clitest.Call(run, append(files, "-new-config", newResolvers, "-o", "json")...)
 	assert.Equal(t, 0, code)
 	assert.Equal(t, 1, strings.Count(out, "cross-datacenter resolver redirect"), "once in -o json too")
 }
@@ -501,15 +485,15 @@ func TestDryRunNewConfig(t *testing.T) {
 // target says so, as a finding line and in -explain. web fails over to api here and to api
 // on east, so Consul's server reads the local api resolver, which then governs both.
 func TestPeerTargetThroughLocalResolver(t *testing.T) {
-	config := write(t, "config.json", `{"Kind":"exported-services","Name":"default","Services":[{"Name":"web","Consumers":[{"Peer":"north"}]}]}
+	config := clitest.Write(t, "config.json", `{"Kind":"exported-services","Name":"default","Services":[{"Name":"web","Consumers":[{"Peer":"north"}]}]}
 {"Kind":"service-resolver","Name":"web","Failover":{"*":{"Targets":[{"Service":"api"},{"Service":"api","Peer":"east"}]}}}
 {"Kind":"service-resolver","Name":"api","Redirect":{"Service":"api-v2"}}`)
-	code, out, errOut := runArgs(t, "-config", config, "-trust-domain", "abcd.consul", "-datacenter", "dc1", "-explain", "web")
+	code, out, errOut := clitest.Call(run, "-config", config, "-trust-domain", "abcd.consul", "-datacenter", "dc1", "-explain", "web")
 	require.Equal(t, 0, code, errOut)
 	want := "WARNING PeerTargetResolvedLocally chain default/default/web, target api.default.default.external.east: the local service-resolver default/default/api governs this peer target and its Redirect makes it api-v2.default.default.dc1"
-	assert.Contains(t, words(out), want)
-	assert.Equal(t, 2, strings.Count(words(out), want), "in the peer's findings and in the explanation")
-	code, _, errOut = runArgs(t, "-config", config, "-trust-domain", "abcd.consul", "-datacenter", "dc1", "-fail-on", "warning")
+	assert.Contains(t, clitest.Words(out), want)
+	assert.Equal(t, 2, strings.Count(clitest.Words(out), want), "in the peer's findings and in the explanation")
+	code, _, errOut = clitest.Call(run, "-config", config, "-trust-domain", "abcd.consul", "-datacenter", "dc1", "-fail-on", "warning")
 	assert.Equal(t, 3, code)
 	assert.Contains(t, errOut, "WARNING PeerTargetResolvedLocally chain default/default/web, target api.default.default.external.east")
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"strings"
 	"testing"
 
@@ -12,11 +11,7 @@ import (
 
 var peering = clitest.New(".")
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	peering.Clean()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { clitest.Main(m, peering) }
 
 // TestProgram runs the built program as a user does, on the files in testdata, and checks
 // the exit status and the lines that matter.
@@ -87,7 +82,7 @@ func TestProgram(t *testing.T) {
 			r := peering.Run(t, tt.args...)
 			assert.Equal(t, tt.code, r.Code, r.Stderr)
 			for _, want := range tt.stdout {
-				assert.Contains(t, words(r.Stdout), words(want))
+				assert.Contains(t, clitest.Words(r.Stdout), clitest.Words(want))
 			}
 			if tt.lastStderr != "" {
 				assert.True(t, strings.HasPrefix(r.LastStderr(), tt.lastStderr), "last line of stderr: %q", r.LastStderr())

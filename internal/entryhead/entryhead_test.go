@@ -49,6 +49,31 @@ func TestRead(t *testing.T) {
 	}
 }
 
+// TestPartition: the head of a kind kept per partition has no Namespace — a Namespace is an
+// unknown field, never read (so never a wrong type besides) — and its Meta and indexes are
+// read by Rest, after the kind's own fields (here a list, read by List).
+func TestPartition(t *testing.T) {
+	type entry struct {
+		entryhead.Head
+		Services []string
+	}
+	read := func(data string) (entry, error) {
+		return strict.Unmarshal([]byte(data), true, func(d *strict.Decoder, x any, path string) entry {
+			o, _ := d.Object(x, path)
+			o.Check(entryhead.PartitionWith("Services")...)
+			e := entry{Head: entryhead.PartitionNames(o)}
+			e.Services = entryhead.List(d, o, func(d *strict.Decoder, x any, path string) string { return d.String(x, path) }, "Services")
+			entryhead.Rest(d, o, &e.Head)
+			return e
+		})
+	}
+	e, err := read(`{"Kind":"exported-services","Name":"ap1","Partition":"ap1","Meta":{"a":"b"},"CreateIndex":2,"ModifyIndex":5,"Services":["web","db"]}`)
+	assert.NoError(t, err)
+	assert.Equal(t, entry{entryhead.Head{Kind: "exported-services", Name: "ap1", Partition: "ap1", Meta: map[string]string{"a": "b"}, CreateIndex: 2, ModifyIndex: 5}, []string{"web", "db"}}, e)
+	_, err = read(`{"Name":"ap1","Namespace":1,"Partition":2,"Services":[3],"Meta":[]}`)
+	assert.EqualError(t, err, "(top level): unknown field \"Namespace\"\nPartition: must be a string, got the number 2\nServices[0]: must be a string, got the number 3\nMeta: must be an object, got a list")
+}
+
 func FuzzRead(f *testing.F) {
 	f.Add(`{"Kind":"service-router","Name":"web","Meta":{"a":"b"},"CreateIndex":1}`)
 	f.Add(`{"Kind":1,"Name":null,"Meta":[]}`)

@@ -1,53 +1,53 @@
-// Package intentionvectors reads the answers recorded from Consul for service-intentions
-// (intentions/testdata/consul-intentions.json; its README says how they were made), for the
-// tests of the packages held to them: intentions (decoding, validation, the check API and
-// Envoy's decisions on recorded inputs), chain/store (every write, and each sidecar's inputs
-// computed from the entries) and peermeta (reachability and decisions for local and peered
-// callers, end to end). It holds the file's shapes and one reading of each recorded answer,
-// in plain values, so that each test compares what its package computes with them.
-package intentionvectors
+package testkit
 
 import (
 	"encoding/json"
 	"maps"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
-// File is the whole recording.
-type File struct {
+// The answers recorded from Consul for service-intentions
+// (intentions/testdata/consul-intentions.json; its README says how they were made), read by
+// the tests held to them: intentions (decoding, validation, the check API and Envoy's
+// decisions on recorded inputs), chain/store (every write, and each sidecar's inputs computed
+// from the entries) and peermeta (reachability and decisions for local and peered callers,
+// end to end). These are the file's shapes and one reading of each recorded answer, in plain
+// values, so that each test compares what its package computes with them.
+
+// Intentions is the whole recording.
+type Intentions struct {
 	TrustDomain, Datacenter string
 	Peers                   map[string]Peer
-	Cases                   []Case
+	Cases                   []IntentionsCase
 }
 
 // Peer is what the recording's cluster knows of a peer: its trust bundle and peering.
 type Peer struct{ TrustDomain, ExportedPartition, Datacenter string }
 
-// Case is one configuration: its entries written in order, Consul's answers to each write,
+// IntentionsCase is one configuration: its entries written in order, Consul's answers to each write,
 // and what Consul's code answered of the configuration they left.
-type Case struct {
+type IntentionsCase struct {
 	Name    string
 	Entries []json.RawMessage
 	// ProxyConfig gives some services' sidecar registration its own proxy configuration.
 	ProxyConfig map[string]map[string]string
 	Writes      []Write
-	Services    map[string]Service
+	Services    map[string]Sidecar
 	Exports     map[string]Exported
 	Checks      []Check
 	Requests    []Request
 }
 
-// Write is Consul's answer to one write: accepted, or refused at a stage in its words.
-type Write struct {
-	Accepted     bool
-	Stage, Error string
-}
-
-// Service is what a destination's sidecar had: its protocols, trust bundles, intentions in
+// Sidecar is what a destination's sidecar had: its protocols, trust bundles, intentions in
 // Consul's order and the RBAC filter built under each default policy ("allow", "deny").
-type Service struct {
+type Sidecar struct {
 	ChainProtocol, ProxyProtocol string
 	TrustBundles                 []string
 	Intentions                   []Intention
@@ -102,14 +102,37 @@ type Envoy struct {
 	EnvoyError string
 }
 
-// Load reads the recording at path.
-func Load(path string) (*File, error) {
-	data, err := os.ReadFile(path)
+// loadIntentions reads the recording once per test binary.
+var loadIntentions = sync.OnceValues(func() (*Intentions, error) {
+	data, err := os.ReadFile(moduleFile("intentions/testdata/consul-intentions.json"))
 	if err != nil {
 		return nil, err
 	}
-	var f File
+	var f Intentions
 	return &f, json.Unmarshal(data, &f)
+})
+
+// LoadIntentions reads the recording (package intentions' testdata, where it is: the other
+// packages' testdata READMEs say so) and checks that it is whole: 500 cases.
+func LoadIntentions(t testing.TB) *Intentions {
+	t.Helper()
+	v, err := loadIntentions()
+	require.NoError(t, err)
+	require.Len(t, v.Cases, 500)
+	return v
+}
+
+// moduleFile returns the path of the module's file at rel (a path from the module's root),
+// from the test's directory: the module's root is the nearest directory above with a go.mod.
+func moduleFile(rel string) string {
+	dir := "."
+	for range 8 {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			break
+		}
+		dir = filepath.Join(dir, "..")
+	}
+	return filepath.Join(dir, rel)
 }
 
 // Agrees reports whether a decision — allowed, Envoy's refusal of the rules, the RBAC policy
@@ -133,7 +156,7 @@ func (r Request) XFCCURI() string {
 
 // Protocols returns the protocol each service's sidecar registration gives itself, for those
 // whose registration gives one.
-func (c Case) Protocols() map[string]string {
+func (c IntentionsCase) Protocols() map[string]string {
 	out := map[string]string{}
 	for svc, config := range c.ProxyConfig {
 		if p := config["protocol"]; p != "" {
@@ -144,4 +167,4 @@ func (c Case) Protocols() map[string]string {
 }
 
 // PeerNames returns the names of the recording's peers, sorted.
-func (f *File) PeerNames() []string { return slices.Sorted(maps.Keys(f.Peers)) }
+func (f *Intentions) PeerNames() []string { return slices.Sorted(maps.Keys(f.Peers)) }
