@@ -78,6 +78,27 @@ func (a *Answer) String() string {
 	return b.String()
 }
 
+// String spells a change as a dry run's line shows it: the class of proxies (as Class.String
+// spells it), the host, the answer before and after (Answer.String), and, between two
+// releases, the causes behind it.
+//
+//	shop with app=web api.example.com: (not received) -> ServiceEntry ext/api 443 (causes: SidecarExclusions)
+func (c Change) String() string {
+	who := c.Key.Namespace
+	if c.Key.Workload != "" {
+		who += " with " + c.Key.Workload
+	}
+	out := who + " " + c.Key.Host + ": " + c.Before.String() + " -> " + c.After.String()
+	if len(c.Causes) > 0 {
+		causes := make([]string, len(c.Causes))
+		for i, cause := range c.Causes {
+			causes[i] = string(cause)
+		}
+		out += " (causes: " + strings.Join(causes, ", ") + ")"
+	}
+	return out
+}
+
 // String spells a rule as a table cell shows it: the rules merged into it, joined by "+", and
 // its subsets ("shop/checkout+shop/checkout-extra [v1,v2]"); "" for nil, no rule.
 func (r *Rule) String() string {

@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/meshscope/meshscope/visibility/inventory"
+	"github.com/meshscope/meshscope/visibility/mesh"
 )
 
 // TestAnswersAreWhatDiffCompares: for every class of proxies of bookinfo with its HTTPRoute,
@@ -82,5 +83,22 @@ func TestAnswersWithoutRoutes(t *testing.T) {
 	for i, a := range got {
 		assert.Equal(t, p.Services[i], a.Service)
 		assert.Equal(t, p.Rules[a.Host], a.Rule)
+	}
+}
+
+func TestChangeString(t *testing.T) {
+	api := &Answer{Service: Service{Host: "api.example.com", Kind: inventory.ServiceEntry, Namespace: "ext", Name: "api", Ports: []uint32{443}}}
+	for _, tt := range []struct {
+		name string
+		c    Change
+		want string
+	}{
+		{"gained by a namespace", Change{Key: ProxyHost{Namespace: "shop", Host: "api.example.com"}, After: api},
+			"shop api.example.com: (not received) -> ServiceEntry ext/api 443"},
+		{"lost by a workload class, with causes", Change{Key: ProxyHost{Namespace: "shop", Workload: "app=web", Host: "api.example.com"}, Before: api,
+			Causes: []mesh.Cause{mesh.ListenerOrder, mesh.SidecarExclusions}},
+			"shop with app=web api.example.com: ServiceEntry ext/api 443 -> (not received) (causes: ListenerOrder, SidecarExclusions)"},
+	} {
+		t.Run(tt.name, func(t *testing.T) { assert.Equal(t, tt.want, tt.c.String()) })
 	}
 }
