@@ -111,14 +111,16 @@ func build(o options) (*report, error) {
 		}
 	}
 	r := &report{Release: cur.mesh.Release().String(), Mesh: cur.meshName, Inventory: cur.invName, Enabled: cur.resolver.Enabled(), Conflicts: append([]ambient.Conflict{}, cur.index.Conflicts()...),
-		Entries: []entryRow{}, hosts: map[inventory.ServiceRef]string{}, ignored: cur.mesh.Visibility != nil && cur.mesh.AppliedVisibility() == nil}
+		Entries: []entryRow{}, Sidecars: []proxyRow{}, hosts: map[inventory.ServiceRef]string{}, ignored: cur.mesh.Visibility != nil && cur.mesh.AppliedVisibility() == nil}
 	r.Findings, _ = cur.findings()
 	for s, d := range cur.index.Entries {
 		if s.Kind == inventory.ServiceEntry {
 			r.Entries = append(r.Entries, entryOf(s, d, cur.resolver))
 		}
 	}
-	slices.SortFunc(r.Entries, func(a, b entryRow) int { return strings.Compare(a.Namespace+"/"+a.Name, b.Namespace+"/"+b.Name) })
+	slices.SortFunc(r.Entries, func(a, b entryRow) int {
+		return cmp.Or(strings.Compare(a.Namespace, b.Namespace), strings.Compare(a.Name, b.Name))
+	})
 	if len(cur.mesh.ServiceScopeConfigs) > 0 || len(cur.mesh.ServiceSettings) > 0 {
 		r.Services = cur.scoper.Services()
 	}
@@ -149,7 +151,6 @@ func build(o options) (*report, error) {
 // one class, whatever its size), until sidecarBudget hosts are listed — each namespace of a
 // large mesh may receive every public service, and the whole table would hold their product.
 func (r *report) sidecars(o options, c *config) {
-	r.Sidecars = []proxyRow{}
 	classes, one := c.view.Classes(), o.given["proxy"] && o.explainHost == ""
 	if one {
 		classes = []sidecar.Class{{Namespace: o.proxy, Workload: o.labels}}
@@ -361,7 +362,7 @@ func applyFiles(o options, r mesh.Release) (*inventory.Inventory, string, []inve
 func views(m *mesh.Config, meshName string, inv *inventory.Inventory, invName string, applied []inventory.Applied) (*config, error) {
 	c := &config{meshName: meshName, invName: invName, mesh: m, refused: inv.ValidateFor(m.Release()), applied: applied}
 	c.inv = inv.Without(c.refused)
-	var err [4]error
+	var err [4]error // the first problem is said: each view validates the inventory alike
 	c.resolver, err[0] = visibility.Compile(m.AppliedVisibility())
 	c.index, err[1] = ambient.New(m, c.inv)
 	c.view, err[2] = sidecar.New(m, c.inv)
