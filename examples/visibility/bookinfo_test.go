@@ -115,3 +115,45 @@ func TestBookinfoApplyRoute(t *testing.T) {
 	assert.Nil(t, rep.RouteStatus[0].Before)
 	assert.Empty(t, rep.GatewayAudit, "a route with a Service parent changes nothing a gateway gets")
 }
+
+// TestRoutedByIsTheRouteTables: a consumer route of web, older than shop's VirtualService, is
+// the most specific VirtualService of reviews for every proxy (the listener's Routes), but
+// builds its virtual host only for web's proxies: ROUTED BY names shop's VirtualService for
+// shop's, with the listener's answer beside it, and lint says the Routes answer builds
+// nothing.
+func TestRoutedByIsTheRouteTables(t *testing.T) {
+	inv := write(t, "consumer.yaml", `apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Namespace, metadata: {name: shop}}
+- {apiVersion: v1, kind: Namespace, metadata: {name: web}}
+- apiVersion: v1
+  kind: Service
+  metadata: {name: reviews, namespace: shop, creationTimestamp: "2026-05-01T10:00:00Z"}
+  spec: {clusterIP: 10.96.0.4, ports: [{name: http, port: 9080}]}
+- apiVersion: v1
+  kind: Service
+  metadata: {name: reviews-v2, namespace: shop, creationTimestamp: "2026-05-01T10:00:01Z"}
+  spec: {clusterIP: 10.96.0.5, ports: [{name: http, port: 9080}]}
+- apiVersion: gateway.networking.k8s.io/v1
+  kind: HTTPRoute
+  metadata: {name: reviews-v2, namespace: web, creationTimestamp: "2026-05-01T10:01:00Z"}
+  spec:
+    parentRefs: [{group: "", kind: Service, name: reviews, namespace: shop, port: 9080}]
+    rules: [{backendRefs: [{name: reviews-v2, namespace: shop, port: 9080}]}]
+- apiVersion: networking.istio.io/v1
+  kind: VirtualService
+  metadata: {name: reviews, namespace: shop, creationTimestamp: "2026-05-01T10:05:00Z"}
+  spec: {hosts: [reviews], http: [{route: [{destination: {host: reviews}}]}]}
+`)
+	code, out, errOut := runArgs(t, "-mesh", "testdata/mesh-bookinfo.yaml", "-inventory", inv)
+	require.Equal(t, 0, code, errOut)
+	const consumer = "web/web~9080~reviews.shop.svc.cluster.local"
+	for _, want := range []string{
+		"WARNING RoutesAnswerBuildsNothing HTTPRoute web/reviews-v2",
+		"shop (none: */*) reviews-v2.shop.svc.cluster.local KubernetesService shop/reviews-v2 9080 - - reviews.shop.svc.cluster.local KubernetesService shop/reviews 9080 shop/reviews (listener: " + consumer + ") -",
+		"web (none: */*) reviews-v2.shop.svc.cluster.local KubernetesService shop/reviews-v2 9080 - - reviews.shop.svc.cluster.local KubernetesService shop/reviews 9080 " + consumer + " -",
+	} {
+		assert.Contains(t, words(out), want)
+	}
+}

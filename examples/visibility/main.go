@@ -76,7 +76,7 @@ service scope, hosts claimed in several namespaces, what each class of sidecar p
 namespace, or the workloads a workload Sidecar or DestinationRule selects) receives, from
 which service, which VirtualService routes it (ROUTED BY: per HTTP port, the first of the
 listener's that claims the host — one made from Gateway API routes named as istiod names it,
-ns/ns~port~host; "(listener: X)": the most specific, routing only TCP and TLS) and which
+ns/ns~port~host; "(listener: X)": the most specific, only its TCP and TLS routes apply) and which
 DestinationRule it gets, lint, and a dry run of a change for ztunnel, sidecars, a namespace's
 gateways (where unlike its sidecars) and route status. The table stops after ` + strconv.Itoa(sidecarBudget) + ` hosts;
 -proxy NAMESPACE lists one class whole. On your own cluster:

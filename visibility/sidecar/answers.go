@@ -31,8 +31,8 @@ func (v *View) Answers(namespace string, workload labels.Set) []Answer {
 // routes its virtual hosts hold (VirtualHosts: on each port Istio routes HTTP on, the first
 // VirtualService in the listener's order that claims the host), then, written
 // "(listener: namespace/name)", each listener's Routes answer (the most specific
-// VirtualService) that builds none of them — it routes the host's TCP and TLS ports; on its
-// HTTP ports another VirtualService or Istio's default route serves it (Lint:
+// VirtualService) that builds none of them: only its TCP and TLS routes, if any, apply to the
+// host; on its HTTP ports another VirtualService or Istio's default route serves it (Lint:
 // RoutesAnswerBuildsNothing). "" when no VirtualService routes the host.
 //
 //	default/default~9080~reviews.default.svc.cluster.local
