@@ -118,6 +118,7 @@ func TestRefusesToGuess(t *testing.T) {
 		{"an empty -proxy", []string{"-explain-host", "api.github.com", "-proxy", ""}, 2, "-proxy given an empty value"},
 		{"an empty -workload", []string{"-explain-host", "api.github.com", "-proxy", "shop", "-workload", ""}, 2, "-workload given an empty value"},
 		{"an empty -cluster-domain", []string{"-cluster-domain", ""}, 2, "-cluster-domain given an empty value"},
+		{"an empty -fail-on would gate nothing", []string{"-fail-on", ""}, 2, "-fail-on given an empty value"},
 		{"a -cluster-domain that is no DNS name, blamed on the flag, not on a file", []string{"-cluster-domain", "bad_domain"}, 2, `visibility: -cluster-domain "bad_domain" is not a DNS name`},
 	}
 	for _, tt := range tests {
@@ -133,10 +134,10 @@ func TestRefusesToGuess(t *testing.T) {
 	code, out, errOut := runArgs(t, "-h")
 	assert.Equal(t, 0, code)
 	assert.Empty(t, errOut)
-	assert.Contains(t, out, "visibility: preview ServiceEntry visibility")
+	assert.Contains(t, out, "visibility: preview, from kubectl output, each ServiceEntry's visibility")
 	assert.Contains(t, out, "\nExit status:\n  0  the report was printed\n", "-h lists the exit statuses")
 	assert.Contains(t, out, "  3  -fail-on: findings at or above its level")
-	assert.Contains(t, words(out), "when istiod runs with AMBIENT_ENABLE_MULTI_NETWORK=true; that flag is off by default")
+	assert.Contains(t, words(out), "Service scope is shown as Istio applies it with AMBIENT_ENABLE_MULTI_NETWORK=true (off by default: without it every service stays LOCAL)")
 }
 
 // TestNoInputGuessed: the sample runs only when no input flag is given; one input without

@@ -168,7 +168,8 @@ items:
 		assert.Contains(t, r.Stdout, "Exit status:\n  0  the report was printed\n")
 		assert.Contains(t, r.Stdout, "  3  -fail-on: findings at or above its level")
 		summary, _, _ := strings.Cut(r.Stdout, "On your own cluster:")
-		assert.Contains(t, words(summary), "the sidecar view: which Sidecar applies to the proxies of each class (a namespace, or the workloads a workload Sidecar or DestinationRule selects), which hosts they receive and from which service, which VirtualService routes each host and which DestinationRule they get", "-h's opening summary names the sidecar view, routes and rules")
+		assert.Contains(t, words(summary), "what each class of sidecar proxies (a namespace, or the workloads a workload Sidecar or DestinationRule selects) receives, from which service, which VirtualService routes it", "-h's opening summary names the sidecar view, routes and rules")
+		assert.Contains(t, words(summary), "and which DestinationRule it gets, lint, and a dry run of a change for ztunnel, sidecars, a namespace's gateways (where unlike its sidecars) and route status")
 		assert.Contains(t, r.Stdout, "kubectl get namespaces,serviceentries,services,sidecars,virtualservices,destinationrules,"+
 			"httproutes,grpcroutes,tcproutes,tlsroutes,referencegrants,gateways.gateway.networking.k8s.io -A -o yaml > inventory.yaml",
 			"the command -h gives, the Gateway API's kinds with the others, is the one the no-inventory hint gives (inventory.DumpCommand)")

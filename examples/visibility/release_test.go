@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/meshscope/meshscope/visibility/inventory"
 	"github.com/meshscope/meshscope/visibility/mesh"
 )
 
@@ -137,16 +138,18 @@ func TestUpgradeDryRun(t *testing.T) {
 	require.Equal(t, 0, code, errOut)
 	for _, want := range []string{
 		"Istio 1.30.3, proposed Istio 1.31; mesh " + meshFile + ", inventory " + inv,
-		"UPGRADE: Istio 1.30.3 -> Istio 1.31 (a dry run: nothing is applied)",
+		"DRY RUN (nothing is applied) of the proposed Istio 1.31; mesh " + meshFile + ", inventory " + inv,
+		"UPGRADE: Istio 1.30.3 -> Istio 1.31",
 		"the releases differ by (each may change what a proxy or ztunnel gets): SidecarExclusions (from 1.31.0), ServiceEntryVisibility (from 1.31.0), ExactHostListeners (from 1.31.0)",
 		`refused by Istio 1.30.3, left out of its view: Sidecar shop/narrow: invalid namespace value "~payments" in sidecar`,
-		"SIDECAR AUDIT: Istio 1.30.3 -> Istio 1.31 (a dry run: nothing is applied)",
-		"shop ledger.payments.svc.cluster.local KubernetesService payments/ledger 80 (not received)",
-		"the sidecar view answers as Istio 1.31 does, and Istio 1.30.3 differs from it by SidecarExclusions, ExactHostListeners, which it does not answer per release yet",
-		"AUDIT: Istio 1.30.3 -> Istio 1.31 (a dry run: nothing is applied)", // 1.30 and 1.31 give ztunnel its view alike
+		"AUDIT (ztunnel, over the current inventory)", // 1.30 and 1.31 give ztunnel its view alike
+		// Each change names the causes behind it: 1.30.3 refuses the Sidecar, so shop's
+		// proxies import */* there.
+		"SIDECAR AUDIT (sidecars, gateways, the status of routes) shop ledger.payments.svc.cluster.local: KubernetesService payments/ledger 80 -> (not received) (causes: SidecarExclusions)",
 	} {
 		assert.Contains(t, words(out), want)
 	}
+	assert.NotContains(t, out, "does not answer per release", "the sidecar view answers per release: no note says otherwise")
 
 	code, out, errOut = runArgs(t, "-mesh", meshFile, "-inventory", inv, "-istio", "1.30.3", "-new-istio", "1.31", "-o", "json")
 	require.Equal(t, 0, code, errOut)
@@ -154,14 +157,17 @@ func TestUpgradeDryRun(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(out), &rep))
 	require.NotNil(t, rep.Upgrade)
 	assert.Equal(t, []mesh.Cause{mesh.SidecarExclusions, mesh.ServiceEntryVisibility, mesh.ExactHostListeners}, rep.Upgrade.Causes)
-	require.Len(t, rep.Upgrade.Refused["Istio 1.30.3"], 1)
-	assert.Equal(t, `invalid namespace value "~payments" in sidecar`, rep.Upgrade.Refused["Istio 1.30.3"][0].Message)
+	require.Len(t, rep.Upgrade.Refused, 1)
+	assert.Equal(t, "Istio 1.30.3", rep.Upgrade.Refused[0].Release)
+	assert.Equal(t, `invalid namespace value "~payments" in sidecar`, rep.Upgrade.Refused[0].Message)
+	require.Len(t, rep.SidecarAudit, 1)
+	assert.Equal(t, []mesh.Cause{mesh.SidecarExclusions}, rep.SidecarAudit[0].Causes)
 
 	// Releases whose ztunnels answer otherwise are not compared for ztunnel, and say so.
 	code, out, errOut = runArgs(t, "-mesh", meshFile, "-inventory", inv, "-istio", "1.29", "-new-istio", "1.31")
 	require.Equal(t, 0, code, errOut)
 	assert.Contains(t, words(out), "ztunnel's answers are not compared: Istio 1.31 gives ztunnel its view otherwise than Istio 1.29 does (ZtunnelRankedAddress)")
-	assert.NotContains(t, out, "\nAUDIT:")
+	assert.NotContains(t, out, "\nAUDIT")
 	assert.Contains(t, words(out), "DestinationNamespace (from 1.30.0), DefaultExportToLists (from 1.30.3), ListenerOrder (from 1.30.3)")
 }
 
@@ -175,7 +181,10 @@ func TestHelpSaysHowTheReleaseIsFound(t *testing.T) {
 			"(an IstioOperator's spec.tag, spec.components.pilot.tag, spec.compatibilityVersion, pilot env; Helm values' tag, global.tag, " +
 			"compatibilityVersion, pilot.env; the istio ConfigMap names none), else the newest meshscope models (1.31), said.",
 		"-new-istio and -new-compatibility-version dry-run an upgrade",
-		"-apply FILE (repeatable) previews kubectl apply -f FILE… against -inventory",
+		"-apply previews kubectl apply -f against -inventory, as kubectl would apply it (-namespace for its -n)",
+		"each change names its causes",
+		inventory.DumpCommand + " > inventory.yaml",
+		`ROUTED BY: per HTTP port, the first of the listener's that claims the host — one made from Gateway API routes named as istiod names it, ns/ns~port~host`,
 	} {
 		assert.Contains(t, words(out), want)
 	}

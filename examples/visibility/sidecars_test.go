@@ -18,7 +18,7 @@ func TestSidecarSample(t *testing.T) {
 	code, out, errOut := runArgs(t)
 	require.Equal(t, 0, code, errOut)
 	for _, want := range []string{
-		"shop (app=checkout) shop/checkout api.github.com ServiceEntry shop/github-mirror 443 - -",
+		"shop with app=checkout shop/checkout api.github.com ServiceEntry shop/github-mirror 443 - -",
 		"shop shop/default api.github.com ServiceEntry shop/github-mirror 443 - -",
 		"platform (none: */*) api.github.com ServiceEntry platform/github 443 - -",
 		// The VirtualService routes checkout for every proxy; the DestinationRule each gets
@@ -28,8 +28,12 @@ func TestSidecarSample(t *testing.T) {
 		// shop's Sidecar imports neither payments/* nor */*: ledger arrives as the mirror of
 		// checkout-routes, a destination of a VirtualService the proxy gets.
 		"ledger.payments.svc.cluster.local KubernetesService payments/ledger (destination of shop/checkout-routes) 8080 - -",
-		"SIDECAR AUDIT: sample/mesh.yaml -> sample/new-mesh.yaml (a dry run: nothing is applied)",
-		"shop (app=checkout) api.partner.example (not received) ServiceEntry payments/partner-api 443",
+		"DRY RUN (nothing is applied) of the proposed Istio 1.31 (none given: the newest release meshscope models); mesh sample/new-mesh.yaml, inventory sample/inventory.yaml",
+		"SIDECAR AUDIT (sidecars, gateways, the status of routes) platform *.partner.example: (not received) -> ServiceEntry payments/partner-api 443",
+		"shop with app=checkout api.partner.example: (not received) -> ServiceEntry payments/partner-api 443",
+		// The gateways of shop get what shop's sidecars get, and are not repeated; a gateway
+		// with app=checkout is no sidecar of shop/checkout's Sidecar: it gets every host.
+		"gateways of shop with app=checkout *.partner.example: (not received) -> ServiceEntry payments/partner-api 443",
 	} {
 		assert.Contains(t, words(out), want)
 	}
@@ -82,7 +86,7 @@ func TestSidecarFlagsRefuseAmbiguity(t *testing.T) {
 		{"-client and -proxy", []string{"-explain-host", "a.example", "-client", "shop", "-proxy", "shop"}, "-client and -proxy ask different questions"},
 		{"-workload without -proxy", []string{"-explain-host", "a.example", "-client", "shop", "-workload", "app=web"}, "-workload needs -proxy"},
 		{"-proxy with -explain-addr", []string{"-explain-addr", "10.0.0.1", "-proxy", "shop"}, "-explain-addr answers for -client"},
-		{"-new-inventory without -inventory", []string{"-new-inventory", "x.yaml"}, "-new-inventory needs -inventory"},
+		{"-new-inventory without -inventory", []string{"-new-inventory", "x.yaml"}, "with your own input, also give -mesh, -inventory"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, _, errOut := runArgs(t, tc.args...)
@@ -132,8 +136,8 @@ func TestSidecarNewInventory(t *testing.T) {
 	}}, rep.SidecarAudit)
 	code, out, _ = runArgs(t, "-mesh", mesh, "-inventory", invPath, "-new-inventory", next)
 	require.Equal(t, 0, code)
-	assert.Contains(t, out, "SIDECAR AUDIT: "+invPath+" -> "+next)
-	assert.Contains(t, words(out), "shop egress.platform.internal ServiceEntry platform/egress-net 443 (not received)")
+	assert.Contains(t, out, "DRY RUN (nothing is applied) of the proposed Istio 1.31 (none given: the newest release meshscope models); mesh sample/mesh.yaml, inventory "+next)
+	assert.Contains(t, words(out), "shop egress.platform.internal: ServiceEntry platform/egress-net 443 -> (not received)")
 }
 
 func TestSidecarFindings(t *testing.T) {
@@ -160,7 +164,7 @@ func TestProxyListsOneClass(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(out), &rep))
 	require.Len(t, rep.Sidecars, 1)
 	assert.Equal(t, "shop", rep.Sidecars[0].Namespace)
-	assert.NotEmpty(t, rep.Sidecars[0].Services)
+	assert.NotEmpty(t, rep.Sidecars[0].Hosts)
 	code, _, errOut = runArgs(t, "-proxy", "ghost")
 	assert.Equal(t, 1, code)
 	assert.Contains(t, errOut, `-proxy "ghost": the inventory has no such namespace`)
@@ -194,7 +198,7 @@ func TestSidecarTableIsBounded(t *testing.T) {
 	_, out, _ = runArgs(t, "-mesh", mesh, "-inventory", inv, "-proxy", "ns7", "-o", "json")
 	require.NoError(t, json.Unmarshal([]byte(out), &rep))
 	require.Len(t, rep.Sidecars, 1)
-	assert.Len(t, rep.Sidecars[0].Services, sidecarBudget/2+1, "-proxy lists its class whole")
+	assert.Len(t, rep.Sidecars[0].Hosts, sidecarBudget/2+1, "-proxy lists its class whole")
 }
 
 // TestSidecarRoutingAudit: a proposed DestinationRule that drops a subset the VirtualService
@@ -210,7 +214,7 @@ func TestSidecarRoutingAudit(t *testing.T) {
 	assert.Equal(t, 3, code, errOut)
 	for _, want := range []string{
 		"ERROR RouteSubsetMissing proposed " + next + ": VirtualService shop/checkout-routes: routes to subset v2 of checkout.shop.svc.cluster.local, but the DestinationRule these proxies get for it (shop/checkout-canary) has subsets [v1 v3]: requests routed there fail (for the proxies of shop with app=checkout)",
-		"shop (app=checkout) checkout.shop.svc.cluster.local KubernetesService shop/checkout 8080, routed by shop/checkout-routes, rule shop/checkout-canary [v1,v2] KubernetesService shop/checkout 8080, routed by shop/checkout-routes, rule shop/checkout-canary [v1,v3]",
+		"shop with app=checkout checkout.shop.svc.cluster.local: KubernetesService shop/checkout 8080, routed by shop/checkout-routes, rule shop/checkout-canary [v1,v2] -> KubernetesService shop/checkout 8080, routed by shop/checkout-routes, rule shop/checkout-canary [v1,v3]",
 	} {
 		assert.Contains(t, words(out), want)
 	}

@@ -237,13 +237,14 @@ func reach(v visibility.Visibility) [2]bool {
 }
 
 // sameZtunnel refuses two configurations whose releases give ztunnel its view differently
-// (see the package documentation, "Releases"): Diff audits a visibility change, and two
-// such releases would change answers for other reasons.
+// (see the package documentation, "Releases"), with ErrZtunnelReleases: Diff audits a
+// visibility change, and two such releases would change answers for other reasons.
 func sameZtunnel(before, after *mesh.Config) error {
 	rb, ra := before.Release(), after.Release()
 	for _, c := range mesh.Differences(rb, ra) {
 		if c == mesh.ZtunnelCanonicalHost || c == mesh.ZtunnelRankedAddress || c == mesh.ZtunnelCIDRs {
-			return &FieldError{Field: "after", Value: ra.Version(), Detail: fmt.Sprintf("%s gives ztunnel its view otherwise than %s does (%s): Diff audits a change of serviceEntryVisibility under releases whose ztunnel answers alike", ra, rb, c)}
+			return &FieldError{Field: "after", Value: ra.Version(), Detail: fmt.Sprintf("%s gives ztunnel its view otherwise than %s does (%s): Diff audits a change of serviceEntryVisibility under releases whose ztunnel answers alike", ra, rb, c),
+				Err: ErrZtunnelReleases}
 		}
 	}
 	return nil

@@ -131,6 +131,9 @@
 // ExplainHost, ExplainAddress and Conflicts say so. For example, in 1.28, with ServiceEntries
 // of api.example.com in namespaces a and b and no Kubernetes Service of it, a client in c
 // gets one of them, the inventory does not say which; from 1.29 it gets the older.
+// Diff compares two releases only where their ztunnels answer alike (1.30 and 1.31); it
+// refuses any other pair with ErrZtunnelReleases, which an upgrade's dry run tells apart from
+// a problem of its configurations with errors.Is.
 //
 // As in every release, an entry without an address for the queried host is dropped before
 // ranking (ztunnel drops it after istiod has kept, per namespace and host, only the oldest

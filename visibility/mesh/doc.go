@@ -62,7 +62,8 @@
 // flag that changes an answer meshscope models only for its default
 // (ENABLE_ENHANCED_DESTINATIONRULE_MERGE, PILOT_UNIFIED_SIDECAR_SCOPE,
 // PILOT_SCOPE_GATEWAY_TO_NAMESPACE). Differences lists the causes two releases differ by:
-// what an upgrade between them can change.
+// what an upgrade between them can change; FormatCauses spells them for a report, each with
+// the release it came in.
 //
 // The release decides what the mesh configuration means. serviceEntryVisibility exists from
 // 1.31: istiod 1.28–1.30 drops it without a word, malformed or not, so meshscope reads it

@@ -188,7 +188,10 @@
 // a rule no other namespace can reach, a catch-all merged into a selected rule, a short
 // host, "~/*" beside imports, an exact import hidden by an older service, root Sidecars that
 // never apply, creation-time ties. Diff is the dry run of a change: per class of proxies,
-// every host added, removed, sent elsewhere, routed or ruled otherwise.
+// every host added, removed, sent elsewhere, routed or ruled otherwise. Answers lists what a
+// class has for each host, as Diff compares it; Answer.RoutedBy names what routes a host
+// (the route table's VirtualService on each HTTP port) and Answer.String spells an answer
+// for a report's line.
 //
 // meshscope breaks the ties Istio leaves to input order — two ServiceEntries of one
 // namespace claiming a host at the same creation time (Lint: CreationTimeTie), and two
