@@ -14,8 +14,8 @@ import (
 
 	"github.com/meshscope/meshscope/internal/growth"
 	"github.com/meshscope/meshscope/internal/hosts"
+	"github.com/meshscope/meshscope/internal/istiotest"
 	"github.com/meshscope/meshscope/internal/longtest"
-	"github.com/meshscope/meshscope/internal/randmesh"
 	"github.com/meshscope/meshscope/visibility"
 	"github.com/meshscope/meshscope/visibility/inventory"
 	"github.com/meshscope/meshscope/visibility/mesh"
@@ -195,7 +195,7 @@ func TestAuditIsExact(t *testing.T) {
 	r := newRand(91, 92)
 	for iter := range longtest.N(100, 1000) {
 		inv := randomInventory(r)
-		mb, ma := meshOf(randmesh.Config(r, 3)), meshOf(randmesh.Config(r, 3))
+		mb, ma := meshOf(istiotest.Config[visibility.Config](r, 3)), meshOf(istiotest.Config[visibility.Config](r, 3))
 		a, err := Diff(mb, ma, &inv)
 		require.NoError(t, err)
 		before, _ := New(mb, &inv)
@@ -279,8 +279,8 @@ func TestOneNumbering(t *testing.T) {
 	r := newRand(93, 94)
 	for range longtest.N(50, 500) {
 		inv := randomInventory(r)
-		b := build(mustCompile(t, randmesh.Config(r, 3)), nil, &inv)
-		a := build(mustCompile(t, randmesh.Config(r, 3)), nil, &inv)
+		b := build(mustCompile(t, istiotest.Config[visibility.Config](r, 3)), nil, &inv)
+		a := build(mustCompile(t, istiotest.Config[visibility.Config](r, 3)), nil, &inv)
 		require.Equal(t, hostSets(b), hostSets(a))
 		require.Equal(t, b.t.wild, a.t.wild)
 		require.Equal(t, addrSets(b), addrSets(a))

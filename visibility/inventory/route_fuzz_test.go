@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/meshscope/meshscope/internal/istiotest"
 )
 
 // FuzzLoadRoutes: whatever Load accepts of the Gateway API kinds, Validate accepts, and each
@@ -31,8 +33,8 @@ func FuzzLoadRoutes(f *testing.F) {
 		}
 		for i := range inv.Routes {
 			r := &inv.Routes[i]
-			obj := kubectlObject(GatewayAPIGroup+"/v1", string(r.Kind), r.Namespace, r.Name, "", routeSpecJSON(r))
-			again, err := Load(marshalList(t, []any{kubectlObject("v1", "Namespace", "", r.Namespace, "", nil), obj}, false), "")
+			obj := istiotest.KubectlObject(GatewayAPIGroup+"/v1", string(r.Kind), r.Namespace, r.Name, "", routeSpecJSON(r))
+			again, err := Load(marshalList(t, []any{istiotest.KubectlObject("v1", "Namespace", "", r.Namespace, "", nil), obj}, false), "")
 			require.NoError(t, err, "route %d spelt back", i)
 			require.Len(t, again.Routes, 1)
 			got := again.Routes[0]
