@@ -194,8 +194,8 @@ func (o *Objects) Dump() ([]byte, error) {
 	return List(o.Items(), o.ID%3 == 2)
 }
 
-// MeshFile returns the case's mesh configuration as a user has it, by case: an
-// IstioOperator, the istio ConfigMap or Helm values.
+// MeshFile returns the case's mesh configuration as a user has it, in the shape MeshFileAs
+// chooses by the case's ID.
 func (o *Objects) MeshFile() ([]byte, error) {
 	return MeshFileAs(o.MeshConfig, o.ID)
 }
