@@ -8,6 +8,8 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/meshscope/meshscope/internal/fielderr"
 )
 
 // NamespaceNameLabel is the label Kubernetes puts on every namespace with its own name; a
@@ -73,7 +75,7 @@ func Compile(c *Config) (*Resolver, error) {
 	if c == nil {
 		return &Resolver{}, nil
 	}
-	if errs := c.problems(nil); len(errs) > 0 {
+	if errs := c.problems(fielderr.Root(fielderr.Object)); len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
 	r := &Resolver{

@@ -11,9 +11,15 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/meshscope/meshscope/internal/fielderr"
 	"github.com/meshscope/meshscope/internal/longtest"
 	"github.com/meshscope/meshscope/internal/names"
 )
+
+// specExportTo is the path of an object's spec.exportTo.
+func specExportTo() fielderr.Path {
+	return fielderr.Root(fielderr.Object).Child("spec").Child("exportTo")
+}
 
 // TestProblems: each rule's problems, as Problems names them.
 func TestProblems(t *testing.T) {
@@ -59,7 +65,7 @@ func TestProblems(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var got []string
-			for _, p := range Problems("spec.exportTo", "shop", tt.list, tt.rule) {
+			for _, p := range Problems(specExportTo, "shop", tt.list, tt.rule) {
 				got = append(got, p.Error())
 			}
 			assert.Equal(t, tt.errs, got)
@@ -133,7 +139,7 @@ func TestProblemsMatchReference(t *testing.T) {
 		}
 		for _, rule := range []Rule{Entry, Config, SelectorRule} {
 			var got []string
-			for _, p := range Problems("f", "shop", list, rule) {
+			for _, p := range Problems(func() fielderr.Path { return fielderr.Root(fielderr.Object).Child("f") }, "shop", list, rule) {
 				got = append(got, p.Error())
 			}
 			require.Equal(t, referenceProblems("f", "shop", list, rule), got, "rule %d, list %q", rule, list)
@@ -146,7 +152,7 @@ func TestProblemsMatchReference(t *testing.T) {
 func TestProblemsAllocateNothingWhenValid(t *testing.T) {
 	for _, list := range [][]string{nil, {"."}, {"*"}, {".", "infra", "web"}} {
 		for _, rule := range []Rule{Entry, Config, Annotation} {
-			assert.Zero(t, testing.AllocsPerRun(100, func() { Problems("spec.exportTo", "shop", list, rule) }), "%q", list)
+			assert.Zero(t, testing.AllocsPerRun(100, func() { Problems(specExportTo, "shop", list, rule) }), "%q", list)
 		}
 	}
 }

@@ -66,7 +66,7 @@ func TestValid(t *testing.T) {
 		require.Equal(t, c, loaded, "%s", raw)
 
 		s := istiotest.Selector(r)
-		require.Empty(t, kube.SelectorProblems(s, nil), "%+v", s)
+		require.Empty(t, kube.SelectorProblems(s, func() fielderr.Path { return fielderr.Root(fielderr.Object) }), "%+v", s)
 		_, err = metav1.LabelSelectorAsSelector(s)
 		require.NoError(t, err)
 		require.NoError(t, (&mesh.Config{DiscoverySelectors: []metav1.LabelSelector{*s}}).Validate())
