@@ -91,12 +91,11 @@ func (c *Config) problems(root fielderr.Path) []error {
 		errs = append(errs, badVisibility(root.Child("defaultVisibility"), c.DefaultVisibility))
 	}
 	for i, p := range c.Policies {
-		policy := func() fielderr.Path { return root.Child("policies").Index(i) }
 		if !p.Visibility.valid() {
-			errs = append(errs, badVisibility(policy().Child("visibility"), p.Visibility))
+			errs = append(errs, badVisibility(root.Child("policies").Index(i).Child("visibility"), p.Visibility))
 		}
 		for j, r := range p.MatchingRules {
-			rule := func() fielderr.Path { return policy().Child("matchingRules").Index(j).Child("namespaceSelector") }
+			rule := func() fielderr.Path { return rulePath(root, i, j) }
 			if r.NamespaceSelector == nil {
 				errs = append(errs, kube.FromField(field.Required(rule().FieldPath(), "a rule without a selector would never match (Istio drops it); use {} to match every namespace")))
 				continue
@@ -107,6 +106,11 @@ func (c *Config) problems(root fielderr.Path) []error {
 		}
 	}
 	return errs
+}
+
+// rulePath is the path of the selector of policies[i].matchingRules[j] under root.
+func rulePath(root fielderr.Path, i, j int) fielderr.Path {
+	return root.Child("policies").Index(i).Child("matchingRules").Index(j).Child("namespaceSelector")
 }
 
 func badVisibility(p fielderr.Path, v Visibility) error {

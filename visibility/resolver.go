@@ -89,7 +89,9 @@ func Compile(c *Config) (*Resolver, error) {
 		for j, mr := range p.MatchingRules {
 			sel, err := metav1.LabelSelectorAsSelector(mr.NamespaceSelector)
 			if err != nil { // Validate accepted it, so this is not expected; report, don't panic
-				return nil, &FieldError{Field: fmt.Sprintf("policies[%d].matchingRules[%d].namespaceSelector", i, j), Value: mr.NamespaceSelector, Detail: err.Error(), Err: err}
+				problem := rulePath(fielderr.Root(fielderr.Object), i, j).Problem(mr.NamespaceSelector, err.Error())
+				problem.Err = err
+				return nil, problem
 			}
 			cp.rules[j] = rule{selector: sel, text: sel.String()}
 			if !sel.Empty() {
