@@ -58,7 +58,7 @@ func Problems(at func() fielderr.Path, namespace string, list []string, rule Rul
 		return istioProblems(at, namespace, list, rule)
 	}
 	var errs []*fielderr.Error
-	seen := newEntrySet(len(list))
+	seen := make(map[string]int, len(list)) // entry -> the index of its first place (a map of a few entries allocates nothing)
 	for i, v := range list {
 		switch v {
 		case All, None:
@@ -78,10 +78,10 @@ func Problems(at func() fielderr.Path, namespace string, list []string, rule Rul
 		if rule == Annotation {
 			continue
 		}
-		if j := seen.find(v); j >= 0 {
+		if j, ok := seen[v]; ok {
 			errs = append(errs, at().Index(i).Problemf(v, "%q repeats %s (%q)", v, at().Index(j), list[j]))
 		} else {
-			seen.add(v, i)
+			seen[v] = i
 		}
 	}
 	return errs
@@ -97,11 +97,11 @@ const notExportToEntry = "%q is not \"*\", \".\", \"~\" or a namespace name: %s"
 // ServiceEntry); then the list as a whole.
 func istioProblems(at func() fielderr.Path, namespace string, list []string, rule Rule) []*fielderr.Error {
 	var errs []*fielderr.Error
-	set := newEntrySet(len(list))
+	set := make(map[string]int, len(list)) // entry -> the index of the list entry that put it there
 	public, none := -1, -1 // the entries that put "*" and "~" in the set
 	for i, v := range list {
 		key := Key(v, namespace)
-		if j := set.find(key); j >= 0 {
+		if j, ok := set[key]; ok {
 			if key != v {
 				errs = append(errs, at().Index(i).Problemf(v, "duplicate entries in exportTo: . and current namespace %s (it repeats %s, %q)", namespace, at().Index(j), list[j]))
 			} else {
@@ -127,13 +127,13 @@ func istioProblems(at func() fielderr.Path, namespace string, list []string, rul
 				errs = append(errs, at().Index(i).Problemf(v, notExportToEntry, v, r))
 			}
 		}
-		set.add(key, i)
+		set[key] = i
 	}
-	if rule == SelectorRule && set.len() > 0 {
+	if rule == SelectorRule && len(set) > 0 {
 		switch {
-		case set.find(namespace) < 0:
+		case !hasKey(set, namespace):
 			errs = append(errs, at().Problem(list, "destination rule with workload selector cannot have exportTo beyond current namespace"))
-		case set.len() > 1:
+		case len(set) > 1:
 			errs = append(errs, at().Problem(list, "destination rule with workload selector cannot have multiple entries in exportTo"))
 		}
 	}
@@ -146,63 +146,8 @@ func istioProblems(at func() fielderr.Path, namespace string, list []string, rul
 	return errs
 }
 
-// entrySet is a set of the entries of an exportTo list, each with the index of the entry
-// that put it there: for a list of up to len(short) entries, an array scanned in place,
-// without allocating; for a longer one, a map.
-type entrySet struct {
-	short [16]entryKey
-	n     int
-	long  map[string]int
-}
-
-// entryKey is an entry of an entrySet and the index of the list entry that put it there.
-type entryKey struct {
-	key string
-	at  int
-}
-
-// newEntrySet returns an empty set for the entries of a list of size entries: a map when
-// they may not all fit in short. It returns the set by value, so that a caller's set, and the
-// header of its map, can stay on the stack.
-func newEntrySet(size int) entrySet {
-	var s entrySet
-	if size > len(s.short) {
-		s.long = make(map[string]int, size)
-	}
-	return s
-}
-
-// find returns the index stored with key, or -1 when key is not in the set.
-func (s *entrySet) find(key string) int {
-	if s.long != nil {
-		if at, ok := s.long[key]; ok {
-			return at
-		}
-		return -1
-	}
-	for _, k := range s.short[:s.n] {
-		if k.key == key {
-			return k.at
-		}
-	}
-	return -1
-}
-
-// add puts key, which is not in the set, in it, with the index at; the set holds no more
-// entries than the list it was made for.
-func (s *entrySet) add(key string, at int) {
-	if s.long != nil {
-		s.long[key] = at
-		return
-	}
-	s.short[s.n] = entryKey{key, at}
-	s.n++
-}
-
-// len returns the number of entries in the set.
-func (s *entrySet) len() int {
-	if s.long != nil {
-		return len(s.long)
-	}
-	return s.n
+// hasKey reports whether k is in m.
+func hasKey(m map[string]int, k string) bool {
+	_, ok := m[k]
+	return ok
 }
