@@ -24,6 +24,22 @@ func FieldErrors(t testing.TB, err error) []fielderr.Error {
 	return out
 }
 
+// PlacedProblems returns the problems joined in err, failing the test unless each is a
+// FieldError that names its place — its object (Where) or its field — but for a problem about
+// the whole of a stream's only document, which the reader words "the document must be an
+// object…" or "not YAML or JSON…".
+func PlacedProblems(t testing.TB, err error) []fielderr.Error {
+	t.Helper()
+	list := FieldErrors(t, err)
+	for _, fe := range list {
+		whole := strings.HasPrefix(fe.Detail, "the document must be an object") || strings.HasPrefix(fe.Detail, "not YAML or JSON")
+		if fe.Where == "" && fe.Field == "" && !whole {
+			t.Fatalf("problem without a path: %q", fe.Error())
+		}
+	}
+	return list
+}
+
 // IstioMessages splits an error of Istio's validation into its messages: one, or several as
 // hashicorp/go-multierror lists them ("2 errors occurred:\n\t* A\n\t* B\n\n").
 func IstioMessages(s string) []string {

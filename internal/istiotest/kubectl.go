@@ -1,7 +1,10 @@
 package istiotest
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
+	"io"
 	"strconv"
 	"strings"
 
@@ -131,3 +134,36 @@ items:
   metadata: {name: other, namespace: shop}
   spec: {anything: goes}
 `
+
+// NaiveObjects is the baseline a reader of kubectl output is benchmarked beside: yaml.v3
+// decoding every document into map[string]any, Lists unwrapped, without paths, problems or
+// strictness.
+func NaiveObjects(data []byte) ([]map[string]any, error) {
+	var out []map[string]any
+	var add func(x any)
+	add = func(x any) {
+		m, ok := x.(map[string]any)
+		if !ok {
+			return
+		}
+		if k, _ := m["kind"].(string); strings.HasSuffix(k, "List") {
+			items, _ := m["items"].([]any)
+			for _, it := range items {
+				add(it)
+			}
+			return
+		}
+		out = append(out, m)
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	for {
+		var x any
+		if err := dec.Decode(&x); err != nil {
+			if errors.Is(err, io.EOF) {
+				return out, nil
+			}
+			return nil, err
+		}
+		add(x)
+	}
+}

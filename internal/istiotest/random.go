@@ -117,3 +117,19 @@ func Config[C any](r *rand.Rand, maxPolicies int) *C {
 	}
 	return c
 }
+
+// RepeatingInts returns a random list of keys for a check of repeats: of a length below
+// short, or one time in ten below 3,000, its values drawn from a spread of up to twice its
+// length, so that a list has few repeats or many.
+func RepeatingInts(r *rand.Rand, short int) []int {
+	n := r.IntN(short)
+	if r.IntN(10) == 0 {
+		n = r.IntN(3000)
+	}
+	keys := make([]int, n)
+	spread := 1 + r.IntN(2*n+1)
+	for i := range keys {
+		keys[i] = r.IntN(spread)
+	}
+	return keys
+}
