@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -132,4 +133,12 @@ func RepeatingInts(r *rand.Rand, short int) []int {
 		keys[i] = r.IntN(spread)
 	}
 	return keys
+}
+
+// Shuffled returns a copy of list in a random order (list itself is left as it is), for a
+// test that an answer does not depend on input order.
+func Shuffled[T any](r *rand.Rand, list []T) []T {
+	out := slices.Clone(list)
+	r.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
+	return out
 }

@@ -403,10 +403,7 @@ func TestRandomShuffles(t *testing.T) {
 		da, err := Diff(res, other, &inv)
 		require.NoError(t, err)
 		shuffled := inv
-		shuffled.Services = slices.Clone(inv.Services)
-		r.Shuffle(len(shuffled.Services), func(i, j int) {
-			shuffled.Services[i], shuffled.Services[j] = shuffled.Services[j], shuffled.Services[i]
-		})
+		shuffled.Services = istiotest.Shuffled(r, inv.Services)
 		b, err := New(res, &shuffled)
 		require.NoError(t, err)
 		for _, c := range propClients {

@@ -299,10 +299,7 @@ func TestShuffledInventoriesAgree(t *testing.T) {
 	clients := append(inv.NamespaceNames(), "", "elsewhere")
 	for range 50 {
 		shuffled := inv
-		shuffled.Services = append([]inventory.Service(nil), inv.Services...)
-		r.Shuffle(len(shuffled.Services), func(i, j int) {
-			shuffled.Services[i], shuffled.Services[j] = shuffled.Services[j], shuffled.Services[i]
-		})
+		shuffled.Services = istiotest.Shuffled(r, inv.Services)
 		ix, err := New(m, &shuffled)
 		require.NoError(t, err)
 		for _, c := range clients {

@@ -115,6 +115,20 @@ func seeds(tb testing.TB) [][]byte {
 	return out
 }
 
+// loadValid returns what Load reads of data, nil when it refuses data, failing the test if
+// Validate refuses what Load accepts: the loader makes every check Validate makes, by the
+// same code.
+func loadValid(t *testing.T, data []byte) *Inventory {
+	inv, err := Load(data, "")
+	if err != nil {
+		return nil
+	}
+	if err := inv.Validate(); err != nil {
+		t.Fatalf("Load accepted what Validate refuses: %v", err)
+	}
+	return inv
+}
+
 func FuzzLoad(f *testing.F) {
 	for _, s := range seeds(f) {
 		f.Add(s)
@@ -128,16 +142,7 @@ func FuzzLoad(f *testing.F) {
 	for _, name := range slices.Sorted(maps.Keys(loadInventoryShapes)) {
 		f.Add([]byte(loadInventoryShapes[name]))
 	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		inv, err := Load(data, "")
-		if err != nil {
-			return
-		}
-		// The loader makes every check Validate makes, by the same code.
-		if err := inv.Validate(); err != nil {
-			t.Fatalf("Load accepted what Validate refuses: %v", err)
-		}
-	})
+	f.Fuzz(func(t *testing.T, data []byte) { loadValid(t, data) })
 }
 
 // TestLoaderAndValidateCheckAlike: Load and Validate refuse the same values with the

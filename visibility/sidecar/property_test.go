@@ -221,14 +221,9 @@ func TestSidecarViewIgnoresInputOrder(t *testing.T) {
 		v, err := New(m, &inv)
 		require.NoError(t, err)
 		shuffled := inv
-		shuffled.Services, shuffled.Sidecars = slices.Clone(inv.Services), slices.Clone(inv.Sidecars)
-		shuffled.VirtualServices, shuffled.DestinationRules = slices.Clone(inv.VirtualServices), slices.Clone(inv.DestinationRules)
-		shuffle(rng, shuffled.Services)
-		shuffle(rng, shuffled.Sidecars)
-		shuffle(rng, shuffled.VirtualServices)
-		shuffle(rng, shuffled.DestinationRules)
-		shuffled.Routes = slices.Clone(inv.Routes)
-		shuffle(rng, shuffled.Routes)
+		shuffled.Services, shuffled.Sidecars = istiotest.Shuffled(rng, inv.Services), istiotest.Shuffled(rng, inv.Sidecars)
+		shuffled.VirtualServices, shuffled.DestinationRules = istiotest.Shuffled(rng, inv.VirtualServices), istiotest.Shuffled(rng, inv.DestinationRules)
+		shuffled.Routes = istiotest.Shuffled(rng, inv.Routes)
 		u, err := New(m, &shuffled)
 		require.NoError(t, err)
 		for _, ns := range sidecarNamespaces {
@@ -249,10 +244,6 @@ func TestSidecarViewIgnoresInputOrder(t *testing.T) {
 		require.Empty(t, Diff(v, u), "inventory %d", i)
 		require.Empty(t, DiffRouteStatus(v, u), "inventory %d", i)
 	}
-}
-
-func shuffle[T any](r *rand.Rand, s []T) {
-	r.Shuffle(len(s), func(a, b int) { s[a], s[b] = s[b], s[a] })
 }
 
 // TestSidecarReferenceAgainstIstio holds the literal reference itself to Istio's answers of
