@@ -98,7 +98,7 @@ const notExportToEntry = "%q is not \"*\", \".\", \"~\" or a namespace name: %s"
 func istioProblems(at func() fielderr.Path, namespace string, list []string, rule Rule) []*fielderr.Error {
 	var errs []*fielderr.Error
 	set := make(map[string]int, len(list)) // entry -> the index of the list entry that put it there
-	public, none := -1, -1 // the entries that put "*" and "~" in the set
+	public, none := -1, -1                 // the entries that put "*" and "~" in the set
 	for i, v := range list {
 		key := Key(v, namespace)
 		if j, ok := set[key]; ok {
