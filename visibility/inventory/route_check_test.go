@@ -6,8 +6,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/meshscope/meshscope/internal/growth"
 )
 
 // validHTTPRoute is an HTTPRoute with a field of every kind the checks walk: hostnames,
@@ -57,13 +55,7 @@ func TestCheckRouteSpellsNothingWhenValid(t *testing.T) {
 		}
 		return inv
 	}
-	small, large := inventoryOf(500), inventoryOf(2000)
-	require.NoError(t, small.Validate())
-	allocs := func(inv *Inventory) float64 {
-		a, _ := growth.Allocated(func() { _ = inv.Validate() })
-		return a
-	}
-	assert.Equal(t, allocs(small), allocs(large), "allocations do not grow with the routes")
+	validateAllocs(t, inventoryOf, 500)
 }
 
 // BenchmarkValidateRoutes: Validate of 1,000 valid HTTPRoutes.

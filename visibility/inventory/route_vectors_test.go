@@ -28,16 +28,8 @@ func TestGammaVectorsLoad(t *testing.T) {
 	require.Len(t, vs.Cases, 80)
 	counts := map[string]int{}
 	for _, c := range vs.Cases {
-		items := []any{istiotest.KubectlObject("v1", "Namespace", "", "default", "2026-01-01T00:00:00Z", nil)}
-		for _, r := range c.Routes {
-			items = append(items, r.Object(r.Kind))
-		}
-		for _, g := range c.ReferenceGrants {
-			items = append(items, g.Object("ReferenceGrant"))
-		}
-		for _, g := range c.Gateways {
-			items = append(items, g.Object("Gateway"))
-		}
+		gatewayAPI := istiotest.Objects{Routes: c.Routes, ReferenceGrants: c.ReferenceGrants, Gateways: c.Gateways}
+		items := append([]any{istiotest.KubectlObject("v1", "Namespace", "", "default", "2026-01-01T00:00:00Z", nil)}, gatewayAPI.Items()...)
 		inv, err := Load(marshalList(t, items, c.ID%2 == 1), "")
 		require.NoError(t, err, "case %d", c.ID)
 		require.NoError(t, inv.Validate(), "case %d", c.ID)
