@@ -104,3 +104,12 @@ func NestedListsGrowth(t *testing.T, item string, load func([]byte) error, fail 
 		t.Errorf("bytes allocated at depth 100: %v, at 400: %v", small, large)
 	}
 }
+
+// ErrorTexts returns the message of every problem joined in err, in order; none for nil.
+func ErrorTexts(err error) []string {
+	var out []string
+	for _, e := range fielderr.Split(err) {
+		out = append(out, e.Error())
+	}
+	return out
+}
