@@ -17,11 +17,7 @@ import (
 )
 
 func matchLabels(kv ...string) MatchingRule {
-	m := map[string]string{}
-	for i := 0; i < len(kv); i += 2 {
-		m[kv[i]] = kv[i+1]
-	}
-	return MatchingRule{NamespaceSelector: &metav1.LabelSelector{MatchLabels: m}}
+	return MatchingRule{NamespaceSelector: istiotest.LabelSelector(kv...)}
 }
 
 func matchExpr(key string, op metav1.LabelSelectorOperator, values ...string) MatchingRule {

@@ -7,8 +7,10 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"testing"
 
 	yaml "go.yaml.in/yaml/v3"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // KubectlObject is an object as `kubectl get -o yaml` prints it: apiVersion, kind, the
@@ -166,4 +168,23 @@ func NaiveObjects(data []byte) ([]map[string]any, error) {
 		}
 		add(x)
 	}
+}
+
+// LabelSelector is a label selector of the match labels kv gives, key then value.
+func LabelSelector(kv ...string) *metav1.LabelSelector {
+	m := map[string]string{}
+	for i := 0; i < len(kv); i += 2 {
+		m[kv[i]] = kv[i+1]
+	}
+	return &metav1.LabelSelector{MatchLabels: m}
+}
+
+// JSON returns v as JSON, for a failure message, failing the test if v has none.
+func JSON(t testing.TB, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/meshscope/meshscope/internal/istiotest"
 	"github.com/meshscope/meshscope/visibility"
 	"github.com/meshscope/meshscope/visibility/inventory"
 	"github.com/meshscope/meshscope/visibility/mesh"
@@ -39,15 +40,7 @@ func mustCompile(t testing.TB, c *visibility.Config) *visibility.Resolver {
 }
 
 func matchLabels(kv ...string) visibility.MatchingRule {
-	m := map[string]string{}
-	for i := 0; i < len(kv); i += 2 {
-		m[kv[i]] = kv[i+1]
-	}
-	return visibility.MatchingRule{NamespaceSelector: &metav1.LabelSelector{MatchLabels: m}}
-}
-
-func labelSel(k, v string) *metav1.LabelSelector {
-	return &metav1.LabelSelector{MatchLabels: map[string]string{k: v}}
+	return visibility.MatchingRule{NamespaceSelector: istiotest.LabelSelector(kv...)}
 }
 
 func newRand(a, b uint64) *rand.Rand { return rand.New(rand.NewPCG(a, b)) }
