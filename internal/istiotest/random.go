@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -108,13 +109,33 @@ func VisibilityBlock(r *rand.Rand, maxPolicies int) map[string]any {
 // this package, which the visibility packages' tests import, need not import them. It panics
 // if C does not decode the block, which is a mistake in the test that asks.
 func Config[C any](r *rand.Rand, maxPolicies int) *C {
-	raw, err := json.Marshal(VisibilityBlock(r, maxPolicies))
+	return decodeBlock[C](VisibilityBlock(r, maxPolicies))
+}
+
+// ManyPolicies returns a serviceEntryVisibility configuration of n policies for benchmarks,
+// decoded into C as Config does: NAMESPACE by default, policy i PUBLIC (even i) or NONE (odd
+// i) for the namespaces of team t<i> in env prod or stage, so that a namespace of the last
+// team walks every policy.
+func ManyPolicies[C any](n int) *C {
+	var policies []any
+	for i := range n {
+		policies = append(policies, map[string]any{"visibility": []string{"PUBLIC", "NONE"}[i%2], "matchingRules": []any{
+			map[string]any{"namespaceSelector": map[string]any{"matchLabels": map[string]any{"team": "t" + strconv.Itoa(i)}}},
+			map[string]any{"namespaceSelector": map[string]any{"matchExpressions": []any{map[string]any{"key": "env", "operator": "In", "values": []any{"prod", "stage"}}}}},
+		}})
+	}
+	return decodeBlock[C](map[string]any{"defaultVisibility": "NAMESPACE", "policies": policies})
+}
+
+// decodeBlock decodes a serviceEntryVisibility block into C, panicking if C does not decode it.
+func decodeBlock[C any](block map[string]any) *C {
+	raw, err := json.Marshal(block)
 	if err != nil {
 		panic(err)
 	}
 	c := new(C)
 	if err := json.Unmarshal(raw, c); err != nil {
-		panic(fmt.Sprintf("istiotest.Config: %s does not decode: %v", raw, err))
+		panic(fmt.Sprintf("istiotest: %s does not decode: %v", raw, err))
 	}
 	return c
 }

@@ -1,12 +1,10 @@
 package ambient
 
 import (
-	"fmt"
 	"math/rand/v2"
 	"testing"
 
 	"github.com/stretchr/testify/require"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/meshscope/meshscope/internal/istiotest"
 	"github.com/meshscope/meshscope/visibility"
@@ -47,17 +45,7 @@ func newRand(a, b uint64) *rand.Rand { return rand.New(rand.NewPCG(a, b)) }
 
 // benchConfig has n policies, each matching one team in prod; a namespace of the last team
 // walks every policy.
-func benchConfig(n int) *visibility.Config {
-	c := &visibility.Config{DefaultVisibility: visibility.Namespace}
-	for i := range n {
-		c.Policies = append(c.Policies, visibility.Policy{Visibility: []visibility.Visibility{visibility.Public, visibility.None}[i%2], MatchingRules: []visibility.MatchingRule{
-			matchLabels("team", fmt.Sprintf("t%d", i)),
-			{NamespaceSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
-				{Key: "env", Operator: metav1.LabelSelectorOpIn, Values: []string{"prod", "stage"}}}}},
-		}})
-	}
-	return c
-}
+func benchConfig(n int) *visibility.Config { return istiotest.ManyPolicies[visibility.Config](n) }
 
 // autoAllocateLabel is the label with which a ServiceEntry opts out of address
 // auto-allocation.
