@@ -1,25 +1,17 @@
 package visibility
 
 import (
-	"fmt"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/meshscope/meshscope/internal/istiotest"
 )
 
 // benchConfig has n policies, each matching one team in prod; a namespace of the last team
 // walks every policy.
-func benchConfig(n int) *Config {
-	c := &Config{DefaultVisibility: Namespace}
-	for i := range n {
-		c.Policies = append(c.Policies, Policy{Visibility: []Visibility{Public, None}[i%2], MatchingRules: []MatchingRule{
-			matchLabels("team", fmt.Sprintf("t%d", i)),
-			matchExpr("env", metav1.LabelSelectorOpIn, "prod", "stage"),
-		}})
-	}
-	return c
-}
+func benchConfig(n int) *Config { return istiotest.ManyPolicies[Config](n) }
 
 var decisionSink Decision
 

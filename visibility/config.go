@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/meshscope/meshscope/internal/fielderr"
 	"github.com/meshscope/meshscope/internal/kube"
 )
 
@@ -77,38 +78,45 @@ type MatchingRule struct {
 // selector, and invalid selectors (unknown operators, In or NotIn without values, Exists or
 // DoesNotExist with values, invalid label keys or values). A nil Config is valid.
 func (c *Config) Validate() error {
-	return errors.Join(c.problems(nil)...)
+	return errors.Join(c.problems(fielderr.Root(fielderr.Object))...)
 }
 
-func (c *Config) problems(root *field.Path) []error {
+// problems reports c's problems, their paths under root, each built for a problem only.
+func (c *Config) problems(root fielderr.Path) []error {
 	if c == nil {
 		return nil
 	}
 	var errs []error
 	if !c.DefaultVisibility.valid() {
-		errs = append(errs, badVisibility(kube.Child(root, "defaultVisibility"), c.DefaultVisibility))
+		errs = append(errs, badVisibility(root.Child("defaultVisibility"), c.DefaultVisibility))
 	}
 	for i, p := range c.Policies {
-		pp := kube.Child(root, "policies").Index(i)
 		if !p.Visibility.valid() {
-			errs = append(errs, badVisibility(pp.Child("visibility"), p.Visibility))
+			errs = append(errs, badVisibility(root.Child("policies").Index(i).Child("visibility"), p.Visibility))
 		}
 		for j, r := range p.MatchingRules {
-			rp := pp.Child("matchingRules").Index(j).Child("namespaceSelector")
+			rule := func() fielderr.Path { return rulePath(root, i, j) }
 			if r.NamespaceSelector == nil {
-				errs = append(errs, kube.FromField(field.Required(rp, "a rule without a selector would never match (Istio drops it); use {} to match every namespace")))
+				errs = append(errs, kube.FromField(field.Required(rule().FieldPath(), "a rule without a selector would never match (Istio drops it); use {} to match every namespace")))
 				continue
 			}
-			errs = append(errs, kube.SelectorProblems(r.NamespaceSelector, rp)...)
+			for _, e := range kube.SelectorProblems(r.NamespaceSelector, rule) {
+				errs = append(errs, e)
+			}
 		}
 	}
 	return errs
 }
 
-func badVisibility(p *field.Path, v Visibility) error {
+// rulePath is the path of the selector of policies[i].matchingRules[j] under root.
+func rulePath(root fielderr.Path, i, j int) fielderr.Path {
+	return root.Child("policies").Index(i).Child("matchingRules").Index(j).Child("namespaceSelector")
+}
+
+func badVisibility(p fielderr.Path, v Visibility) error {
 	supported := []Visibility{Public, Namespace, None, Unspecified}
 	if up := Visibility(strings.ToUpper(string(v))); up.valid() {
-		return kube.FromField(field.Invalid(p, string(v), fmt.Sprintf("enum names are upper case (%q)", up)))
+		return kube.FromField(field.Invalid(p.FieldPath(), string(v), fmt.Sprintf("enum names are upper case (%q)", up)))
 	}
-	return kube.FromField(field.NotSupported(p, string(v), supported))
+	return kube.FromField(field.NotSupported(p.FieldPath(), string(v), supported))
 }

@@ -14,10 +14,13 @@ import (
 func ValidateExportTo(namespace string, exportTo []string) error {
 	var errs []*FieldError
 	if r := names.Label(namespace); r != "" {
-		errs = append(errs, fielderr.Newf("", "namespace", namespace, "%q %s", namespace, r))
+		errs = append(errs, fielderr.Root(fielderr.Object).Child("namespace").Problemf(namespace, "%q %s", namespace, r))
 	}
-	return joinProblems(append(errs, exportto.Problems("exportTo", namespace, exportTo, exportto.Entry)...))
+	return joinProblems(append(errs, exportto.Problems(exportToField, namespace, exportTo, exportto.Entry)...))
 }
+
+// exportToField is the path ValidateExportTo names the list by.
+func exportToField() fielderr.Path { return fielderr.Root(fielderr.Object).Child("exportTo") }
 
 // EffectiveExportTo returns the namespaces an entry is exported to for sidecars and gateways:
 // the declared list, or meshDefault when it is empty (itself ["*"] when empty), narrowed by

@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
+	"github.com/meshscope/meshscope/internal/istiotest"
 	"github.com/meshscope/meshscope/internal/kube"
 	"github.com/meshscope/meshscope/internal/longtest"
 )
@@ -110,7 +111,7 @@ func TestLint(t *testing.T) {
 func TestLintIsSound(t *testing.T) {
 	r := newRand(21, 22)
 	for range longtest.N(200, 2000) {
-		c := randomConfig(r, 6)
+		c := istiotest.Config[Config](r, 6)
 		res := mustCompile(t, c)
 		findings := res.Lint()
 		dead := map[int]bool{}
@@ -131,7 +132,7 @@ func TestLintIsSound(t *testing.T) {
 		}
 		tr := mustCompile(t, trimmed)
 		for range 40 {
-			ls := labels.Set(randomLabels(r))
+			ls := labels.Set(istiotest.Labels(r))
 			d := res.Resolve(ls)
 			if dead[d.Policy] {
 				t.Fatalf("policy %d was reported %v but decided for %v in %+v", d.Policy, findings, ls, c)
@@ -184,7 +185,7 @@ func refShadowed(r *Resolver) map[int]int {
 func TestLintMatchesReference(t *testing.T) {
 	r := newRand(31, 32)
 	for range longtest.N(300, 3000) {
-		c := randomConfig(r, 8)
+		c := istiotest.Config[Config](r, 8)
 		res := mustCompile(t, c)
 		got := map[int]int{}
 		for _, f := range res.Lint() {

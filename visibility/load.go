@@ -3,7 +3,7 @@ package visibility
 import (
 	"errors"
 
-	"github.com/meshscope/meshscope/internal/kube"
+	"github.com/meshscope/meshscope/internal/fielderr"
 	"github.com/meshscope/meshscope/internal/meshfile"
 	"github.com/meshscope/meshscope/internal/strict"
 )
@@ -58,7 +58,7 @@ func decodeChecked(block any, path string) (*Config, string, error) {
 	if err := d.Err(); err != nil {
 		return nil, "", err
 	}
-	if errs := c.problems(kube.PathOf(path)); len(errs) > 0 {
+	if errs := c.problems(fielderr.Dotted(path)); len(errs) > 0 {
 		return nil, "", errors.Join(errs...)
 	}
 	where := path

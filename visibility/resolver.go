@@ -8,6 +8,8 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/meshscope/meshscope/internal/fielderr"
 )
 
 // NamespaceNameLabel is the label Kubernetes puts on every namespace with its own name; a
@@ -73,7 +75,7 @@ func Compile(c *Config) (*Resolver, error) {
 	if c == nil {
 		return &Resolver{}, nil
 	}
-	if errs := c.problems(nil); len(errs) > 0 {
+	if errs := c.problems(fielderr.Root(fielderr.Object)); len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
 	r := &Resolver{
@@ -87,7 +89,9 @@ func Compile(c *Config) (*Resolver, error) {
 		for j, mr := range p.MatchingRules {
 			sel, err := metav1.LabelSelectorAsSelector(mr.NamespaceSelector)
 			if err != nil { // Validate accepted it, so this is not expected; report, don't panic
-				return nil, &FieldError{Field: fmt.Sprintf("policies[%d].matchingRules[%d].namespaceSelector", i, j), Value: mr.NamespaceSelector, Detail: err.Error(), Err: err}
+				problem := rulePath(fielderr.Root(fielderr.Object), i, j).Problem(mr.NamespaceSelector, err.Error())
+				problem.Err = err
+				return nil, problem
 			}
 			cp.rules[j] = rule{selector: sel, text: sel.String()}
 			if !sel.Empty() {

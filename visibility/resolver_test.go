@@ -12,15 +12,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
+	"github.com/meshscope/meshscope/internal/istiotest"
 	"github.com/meshscope/meshscope/internal/longtest"
 )
 
 func matchLabels(kv ...string) MatchingRule {
-	m := map[string]string{}
-	for i := 0; i < len(kv); i += 2 {
-		m[kv[i]] = kv[i+1]
-	}
-	return MatchingRule{NamespaceSelector: &metav1.LabelSelector{MatchLabels: m}}
+	return MatchingRule{NamespaceSelector: istiotest.LabelSelector(kv...)}
 }
 
 func matchExpr(key string, op metav1.LabelSelectorOperator, values ...string) MatchingRule {
@@ -174,72 +171,15 @@ func refSelects(s *metav1.LabelSelector, ns map[string]string) bool {
 	return true
 }
 
-var (
-	randKeys   = []string{"team", "env", "trusted", NamespaceNameLabel}
-	randValues = []string{"a", "b", "c", ""}
-	randVis    = []Visibility{"", Public, Namespace, None, Unspecified}
-)
-
-func randomSelector(r *rand.Rand) *metav1.LabelSelector {
-	s := &metav1.LabelSelector{}
-	for range r.IntN(3) {
-		if s.MatchLabels == nil {
-			s.MatchLabels = map[string]string{}
-		}
-		s.MatchLabels[randKeys[r.IntN(len(randKeys))]] = randValues[r.IntN(len(randValues))]
-	}
-	for range r.IntN(3) {
-		e := metav1.LabelSelectorRequirement{Key: randKeys[r.IntN(len(randKeys))]}
-		switch r.IntN(4) {
-		case 0, 1:
-			e.Operator = []metav1.LabelSelectorOperator{metav1.LabelSelectorOpIn, metav1.LabelSelectorOpNotIn}[r.IntN(2)]
-			for range 1 + r.IntN(2) {
-				e.Values = append(e.Values, randValues[r.IntN(len(randValues))])
-			}
-		case 2:
-			e.Operator = metav1.LabelSelectorOpExists
-		default:
-			e.Operator = metav1.LabelSelectorOpDoesNotExist
-		}
-		s.MatchExpressions = append(s.MatchExpressions, e)
-	}
-	return s
-}
-
-func randomConfig(r *rand.Rand, maxPolicies int) *Config {
-	c := &Config{DefaultVisibility: randVis[r.IntN(len(randVis))]}
-	for range r.IntN(maxPolicies + 1) {
-		p := Policy{Visibility: randVis[r.IntN(len(randVis))]}
-		for range r.IntN(3) {
-			p.MatchingRules = append(p.MatchingRules, MatchingRule{NamespaceSelector: randomSelector(r)})
-		}
-		c.Policies = append(c.Policies, p)
-	}
-	return c
-}
-
-func randomLabels(r *rand.Rand) map[string]string {
-	if r.IntN(10) == 0 {
-		return nil
-	}
-	m := map[string]string{}
-	for _, k := range randKeys {
-		if r.IntN(2) == 0 {
-			m[k] = randValues[r.IntN(len(randValues))]
-		}
-	}
-	return m
-}
-
 // TestResolveAgainstReference checks the compiled resolver and its explanation against the
 // literal reference on random configurations and namespaces.
 func TestResolveAgainstReference(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 12))
 	for i := range longtest.N(300, 3000) {
-		c := randomConfig(r, 6)
+		c := istiotest.Config[Config](r, 6)
 		res := mustCompile(t, c)
 		for range 30 {
-			ns := randomLabels(r)
+			ns := istiotest.Labels(r)
 			var ls labels.Labels
 			if ns != nil {
 				ls = labels.Set(ns)

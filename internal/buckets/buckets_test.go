@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/meshscope/meshscope/internal/istiotest"
 	"github.com/meshscope/meshscope/internal/longtest"
 )
 
@@ -33,15 +34,8 @@ func TestSortMatchesMap(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
 	seed := maphash.MakeSeed()
 	for range longtest.N(300, 10000) {
-		n := r.IntN(40)
-		if r.IntN(10) == 0 {
-			n = r.IntN(3000)
-		}
-		keys := make([]int, n)
-		spread := 1 + r.IntN(2*n+1)
-		for i := range keys {
-			keys[i] = r.IntN(spread)
-		}
+		keys := istiotest.RepeatingInts(r, 40)
+		n := len(keys)
 		hash := func(k int) uint64 { return maphash.Comparable(seed, k) }
 		if r.IntN(3) == 0 { // a poor hash: keys collide
 			hash = func(k int) uint64 { return uint64(k%3) << 62 }

@@ -3,7 +3,6 @@ package exportto
 import (
 	"github.com/meshscope/meshscope/internal/fielderr"
 	"github.com/meshscope/meshscope/internal/names"
-	"github.com/meshscope/meshscope/internal/strict"
 )
 
 // Rule says whose exportTo list Problems checks, which decides what a
@@ -35,9 +34,10 @@ const (
 	SelectorRule
 )
 
-// Problems checks the exportTo list at field, of an object in namespace ("" for a
-// mesh default), and returns its problems, each naming field[i] and the value (or field
-// and the list, for a problem of the list as a whole). Valid lists are: empty (the mesh
+// Problems checks the exportTo list at the path at gives, of an object in namespace ("" for
+// a mesh default), and returns its problems, each naming the list's entry (at()[i]) and the
+// value, or the list and its value for a problem of the list as a whole. at is called only for
+// a problem, so that a valid list costs nothing. Valid lists are: empty (the mesh
 // default applies), "*" alone, "~" alone (but for Config and SelectorRule),
 // or "." and namespace names (lowercase RFC 1123 labels) without repeats (see Rule
 // for what a repeat is, and where repeats are accepted); a mesh default may also hold "*"
@@ -52,37 +52,36 @@ const (
 //
 // One check is meshscope's own: Istio accepts an entry with upper-case letters (it names
 // no namespace, since namespace names are lower case), which is refused here.
-func Problems(field, namespace string, list []string, rule Rule) []*fielderr.Error {
+func Problems(at func() fielderr.Path, namespace string, list []string, rule Rule) []*fielderr.Error {
 	switch rule {
 	case Entry, Config, SelectorRule:
-		return istioProblems(field, namespace, list, rule)
+		return istioProblems(at, namespace, list, rule)
 	}
 	var errs []*fielderr.Error
-	seen := newEntrySet(len(list))
+	seen := make(map[string]int, len(list)) // entry -> the index of its first place (a map of a few entries allocates nothing)
 	for i, v := range list {
-		at := func() string { return strict.Index(field, i) } // spelt for a problem only
 		switch v {
 		case All, None:
 			if rule != Mesh {
 				if len(list) > 1 {
-					errs = append(errs, fielderr.Newf("", at(), v, "%q must be the only value", v))
+					errs = append(errs, at().Index(i).Problemf(v, "%q must be the only value", v))
 				}
 				continue
 			}
 		case Own:
 		default:
 			if r := names.Label(v); r != "" {
-				errs = append(errs, fielderr.Newf("", at(), v, notExportToEntry, v, r))
+				errs = append(errs, at().Index(i).Problemf(v, notExportToEntry, v, r))
 				continue
 			}
 		}
 		if rule == Annotation {
 			continue
 		}
-		if j := seen.find(v); j >= 0 {
-			errs = append(errs, fielderr.Newf("", at(), v, "%q repeats %s (%q)", v, strict.Index(field, j), list[j]))
+		if j, ok := seen[v]; ok {
+			errs = append(errs, at().Index(i).Problemf(v, "%q repeats %s (%q)", v, at().Index(j), list[j]))
 		} else {
-			seen.add(v, i)
+			seen[v] = i
 		}
 	}
 	return errs
@@ -96,24 +95,23 @@ const notExportToEntry = "%q is not \"*\", \".\", \"~\" or a namespace name: %s"
 // the set of the entries before it ("." standing for the namespace), an entry already in the
 // set being a repeat and any other joining the set if it is valid ("~" only on a
 // ServiceEntry); then the list as a whole.
-func istioProblems(field, namespace string, list []string, rule Rule) []*fielderr.Error {
+func istioProblems(at func() fielderr.Path, namespace string, list []string, rule Rule) []*fielderr.Error {
 	var errs []*fielderr.Error
-	set := newEntrySet(len(list))
-	public, none := -1, -1 // the entries that put "*" and "~" in the set
+	set := make(map[string]int, len(list)) // entry -> the index of the list entry that put it there
+	public, none := -1, -1                 // the entries that put "*" and "~" in the set
 	for i, v := range list {
-		at := func() string { return strict.Index(field, i) } // spelt for a problem only
 		key := Key(v, namespace)
-		if j := set.find(key); j >= 0 {
+		if j, ok := set[key]; ok {
 			if key != v {
-				errs = append(errs, fielderr.Newf("", at(), v, "duplicate entries in exportTo: . and current namespace %s (it repeats %s, %q)", namespace, strict.Index(field, j), list[j]))
+				errs = append(errs, at().Index(i).Problemf(v, "duplicate entries in exportTo: . and current namespace %s (it repeats %s, %q)", namespace, at().Index(j), list[j]))
 			} else {
-				errs = append(errs, fielderr.Newf("", at(), v, "duplicate entries in exportTo for entry %s (it repeats %s, %q)", v, strict.Index(field, j), list[j]))
+				errs = append(errs, at().Index(i).Problemf(v, "duplicate entries in exportTo for entry %s (it repeats %s, %q)", v, at().Index(j), list[j]))
 			}
 			continue
 		}
 		switch {
 		case v == None && rule != Entry:
-			errs = append(errs, fielderr.Newf("", at(), v, "exportTo ~ (none) is not allowed for Istio configuration objects"))
+			errs = append(errs, at().Index(i).Problem(v, "exportTo ~ (none) is not allowed for Istio configuration objects"))
 			continue
 		case v == None:
 			none = i
@@ -121,90 +119,35 @@ func istioProblems(field, namespace string, list []string, rule Rule) []*fielder
 			public = i
 		case v == Own:
 		case !names.IstioLabel(v):
-			errs = append(errs, fielderr.Newf("", at(), v, "only .,*, or a valid DNS 1123 label is allowed as exportTo entry: %q %s", v, names.Label(v)))
+			errs = append(errs, at().Index(i).Problemf(v, "only .,*, or a valid DNS 1123 label is allowed as exportTo entry: %q %s", v, names.Label(v)))
 			continue
 		default:
 			if r := names.Label(v); r != "" {
 				// Istio's label admits upper case; a namespace name does not.
-				errs = append(errs, fielderr.Newf("", at(), v, notExportToEntry, v, r))
+				errs = append(errs, at().Index(i).Problemf(v, notExportToEntry, v, r))
 			}
 		}
-		set.add(key, i)
+		set[key] = i
 	}
-	if rule == SelectorRule && set.len() > 0 {
+	if rule == SelectorRule && len(set) > 0 {
 		switch {
-		case set.find(namespace) < 0:
-			errs = append(errs, fielderr.Newf("", field, list, "destination rule with workload selector cannot have exportTo beyond current namespace"))
-		case set.len() > 1:
-			errs = append(errs, fielderr.Newf("", field, list, "destination rule with workload selector cannot have multiple entries in exportTo"))
+		case !hasKey(set, namespace):
+			errs = append(errs, at().Problem(list, "destination rule with workload selector cannot have exportTo beyond current namespace"))
+		case len(set) > 1:
+			errs = append(errs, at().Problem(list, "destination rule with workload selector cannot have multiple entries in exportTo"))
 		}
 	}
 	if public >= 0 && len(list) > 1 {
-		errs = append(errs, fielderr.Newf("", strict.Index(field, public), All, "cannot have both public (*) and non-public exportTo values for a resource"))
+		errs = append(errs, at().Index(public).Problem(All, "cannot have both public (*) and non-public exportTo values for a resource"))
 	}
 	if none >= 0 && len(list) > 1 {
-		errs = append(errs, fielderr.Newf("", strict.Index(field, none), None, "cannot export service entry to no one (~) and someone"))
+		errs = append(errs, at().Index(none).Problem(None, "cannot export service entry to no one (~) and someone"))
 	}
 	return errs
 }
 
-// entrySet is a set of the entries of an exportTo list, each with the index of the entry
-// that put it there: for a list of up to len(short) entries, an array scanned in place,
-// without allocating; for a longer one, a map.
-type entrySet struct {
-	short [16]entryKey
-	n     int
-	long  map[string]int
-}
-
-// entryKey is an entry of an entrySet and the index of the list entry that put it there.
-type entryKey struct {
-	key string
-	at  int
-}
-
-// newEntrySet returns an empty set for the entries of a list of size entries: a map when
-// they may not all fit in short. It returns the set by value, so that a caller's set, and the
-// header of its map, can stay on the stack.
-func newEntrySet(size int) entrySet {
-	var s entrySet
-	if size > len(s.short) {
-		s.long = make(map[string]int, size)
-	}
-	return s
-}
-
-// find returns the index stored with key, or -1 when key is not in the set.
-func (s *entrySet) find(key string) int {
-	if s.long != nil {
-		if at, ok := s.long[key]; ok {
-			return at
-		}
-		return -1
-	}
-	for _, k := range s.short[:s.n] {
-		if k.key == key {
-			return k.at
-		}
-	}
-	return -1
-}
-
-// add puts key, which is not in the set, in it, with the index at; the set holds no more
-// entries than the list it was made for.
-func (s *entrySet) add(key string, at int) {
-	if s.long != nil {
-		s.long[key] = at
-		return
-	}
-	s.short[s.n] = entryKey{key, at}
-	s.n++
-}
-
-// len returns the number of entries in the set.
-func (s *entrySet) len() int {
-	if s.long != nil {
-		return len(s.long)
-	}
-	return s.n
+// hasKey reports whether k is in m.
+func hasKey(m map[string]int, k string) bool {
+	_, ok := m[k]
+	return ok
 }

@@ -123,13 +123,13 @@ func Key(entry, namespace string) string {
 // Repeat returns the index of the first entry of list that repeats an earlier one ("."
 // and the object's namespace by name repeat each other), and the earlier one's.
 func Repeat(list []string, namespace string) (at, of int, ok bool) {
-	seen := newEntrySet(len(list))
+	seen := make(map[string]int, len(list))
 	for i, e := range list {
 		k := Key(e, namespace)
-		if j := seen.find(k); j >= 0 {
+		if j, ok := seen[k]; ok {
 			return i, j, true
 		}
-		seen.add(k, i)
+		seen[k] = i
 	}
 	return 0, 0, false
 }

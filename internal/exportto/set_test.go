@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/meshscope/meshscope/internal/fielderr"
 	"github.com/meshscope/meshscope/internal/release"
 )
 
@@ -180,7 +181,7 @@ func FuzzParse(f *testing.F) {
 		if joined != "" {
 			list = strings.Split(joined, ",")
 		}
-		if ns == "" || len(Problems("exportTo", ns, list, Entry)) > 0 {
+		if ns == "" || len(Problems(func() fielderr.Path { return fielderr.Root(fielderr.Object).Child("exportTo") }, ns, list, Entry)) > 0 {
 			return
 		}
 		if got, want := Parse(list, ns).To(client), referenceTo(list, ns, client); got != want {

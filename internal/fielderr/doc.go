@@ -34,6 +34,11 @@
 // every problem of an object, once the object has problems: neither part of a place is spelt
 // for an input that has none.
 //
+// A check shared by fields in several places takes a function giving the path of what it
+// checks, called only for a problem (exportto.Problems, kube.SelectorProblems). A reader that
+// spells places as strings, as the strict decoder does, hands its place to the checks as a
+// value once, with Dotted: "spec.meshConfig" becomes the root the checks build under.
+//
 // A reader of a new kind of object follows the same pattern: its checks take the Path of the
 // object's spec (Root(Object).Child("spec") when reading, Root(GoValue) when validating a Go
 // value) and build the path of a field in the branch that reports a problem there; the reader

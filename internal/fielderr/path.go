@@ -44,6 +44,20 @@ type Path struct {
 // Root returns the root of an input spelt as s: the object, or the Go value, as a whole.
 func Root(s Spelling) Path { return Path{s: s} }
 
+// Dotted returns the path a reader that spells places as strings found, in the Object
+// spelling: "spec.meshConfig" is Root(Object).Child("spec").Child("meshConfig"), "" the root.
+// It is where a string-spelling reader (meshscope's strict decoder) hands a place to a check,
+// which builds the paths of the fields under it as values.
+func Dotted(path string) Path {
+	p := Root(Object)
+	for path != "" {
+		var name string
+		name, path, _ = strings.Cut(path, ".")
+		p = p.step(name)
+	}
+	return p
+}
+
 // Spelling returns how p names fields.
 func (p Path) Spelling() Spelling { return p.s }
 

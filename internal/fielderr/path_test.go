@@ -35,6 +35,15 @@ func TestPathSpellings(t *testing.T) {
 	assert.Equal(t, "spec.hosts", Root(Object).Child("spec").Child("hosts").String())
 }
 
+// TestDotted: a place a reader spelt as a string is the path of its steps.
+func TestDotted(t *testing.T) {
+	assert.Equal(t, Root(Object), Dotted(""))
+	for _, p := range []string{"a", "spec.meshConfig", "spec.values.meshConfig.serviceEntryVisibility"} {
+		assert.Equal(t, p, Dotted(p).String())
+	}
+	assert.Equal(t, "spec.meshConfig.discoverySelectors[2].matchLabels", Dotted("spec.meshConfig").Child("discoverySelectors").Index(2).Child("matchLabels").String())
+}
+
 // TestPathProblem: a problem carries its path, value and words, and no Where: the walker of
 // the objects puts that.
 func TestPathProblem(t *testing.T) {

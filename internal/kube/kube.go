@@ -6,7 +6,6 @@ package kube
 
 import (
 	"sort"
-	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	metavalidation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
@@ -55,11 +54,16 @@ func decodeRequirement(d *strict.Decoder, x any, path string) metav1.LabelSelect
 	return r
 }
 
-// SelectorProblems validates a selector with apimachinery, each problem at its path under p,
-// in a deterministic order (apimachinery walks matchLabels in map order).
-func SelectorProblems(s *metav1.LabelSelector, p *field.Path) []error {
-	list := metavalidation.ValidateLabelSelector(s, metavalidation.LabelSelectorValidationOptions{}, p)
-	errs := make([]error, 0, len(list))
+// SelectorProblems validates a selector with apimachinery, each problem at its path under the
+// path at gives, which is asked for only when there is a problem, in a deterministic order
+// (apimachinery walks matchLabels in map order).
+func SelectorProblems(s *metav1.LabelSelector, at func() fielderr.Path) []*fielderr.Error {
+	opts := metavalidation.LabelSelectorValidationOptions{}
+	if len(metavalidation.ValidateLabelSelector(s, opts, nil)) == 0 {
+		return nil
+	}
+	list := metavalidation.ValidateLabelSelector(s, opts, at().FieldPath())
+	errs := make([]*fielderr.Error, 0, len(list))
 	for _, e := range list {
 		errs = append(errs, FromField(e))
 	}
@@ -84,21 +88,4 @@ func LabelProblems(at func() fielderr.Path, ls map[string]string) []*fielderr.Er
 // FromField converts apimachinery's field error into a FieldError with the same text.
 func FromField(e *field.Error) *fielderr.Error {
 	return &fielderr.Error{Field: e.Field, Value: e.BadValue, Detail: e.ErrorBody()}
-}
-
-// PathOf turns a dotted path into a field path; nil for "".
-func PathOf(path string) *field.Path {
-	if path == "" {
-		return nil
-	}
-	parts := strings.Split(path, ".")
-	return field.NewPath(parts[0], parts[1:]...)
-}
-
-// Child returns the path of field name under p (p may be nil: the root).
-func Child(p *field.Path, name string) *field.Path {
-	if p == nil {
-		return field.NewPath(name)
-	}
-	return p.Child(name)
 }

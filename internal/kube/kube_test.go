@@ -117,11 +117,11 @@ func TestSelectorProblems(t *testing.T) {
 	tests := []struct {
 		name string
 		s    *metav1.LabelSelector
-		path *field.Path
+		path fielderr.Path
 		want []string
 	}{
 		{name: "nil", s: nil},
-		{name: "empty", s: &metav1.LabelSelector{}, path: field.NewPath("sel")},
+		{name: "empty", s: &metav1.LabelSelector{}, path: fielderr.Root(fielderr.Object).Child("sel")},
 		{name: "valid", s: &metav1.LabelSelector{
 			MatchLabels: map[string]string{"team": "a", "kubernetes.io/metadata.name": "shop", "empty": ""},
 			MatchExpressions: []metav1.LabelSelectorRequirement{
@@ -132,7 +132,7 @@ func TestSelectorProblems(t *testing.T) {
 			`matchLabels: Invalid value: "a b": ` + namePartRule + " [a b]",
 			`matchLabels: Invalid value: "bad value": ` + labelValueRule + " [bad value]",
 		}},
-		{name: "expressions, under a path", path: field.NewPath("spec", "selector"), s: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
+		{name: "expressions, under a path", path: fielderr.Root(fielderr.Object).Child("spec").Child("selector"), s: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
 			{Key: "a", Operator: metav1.LabelSelectorOpIn},
 			{Key: "b", Operator: metav1.LabelSelectorOpExists, Values: []string{"x"}},
 			{Key: "", Operator: "Foo"},
@@ -150,7 +150,10 @@ func TestSelectorProblems(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, tt.want, spell(t, SelectorProblems(tt.s, tt.path)))
+			asked := false
+			got := SelectorProblems(tt.s, func() fielderr.Path { asked = true; return tt.path })
+			assert.Equal(t, tt.want, spell(t, asErrors(got)))
+			assert.Equal(t, tt.want != nil, asked, "the path is built for a problem only")
 		})
 	}
 }
@@ -162,12 +165,21 @@ func TestSelectorProblemsOrder(t *testing.T) {
 	for i := range 20 {
 		s.MatchLabels[fmt.Sprintf("bad key %d", i)] = fmt.Sprintf("bad value %d", i)
 	}
-	first := spell(t, SelectorProblems(s, nil))
+	first := spell(t, asErrors(SelectorProblems(s, objectRoot)))
 	require.Len(t, first, 40)
 	assert.IsNonDecreasing(t, first)
 	for range 20 {
-		require.Equal(t, first, spell(t, SelectorProblems(s, nil)))
+		require.Equal(t, first, spell(t, asErrors(SelectorProblems(s, objectRoot))))
 	}
+}
+
+// asErrors returns the problems as errors.
+func asErrors(list []*fielderr.Error) []error {
+	var errs []error
+	for _, e := range list {
+		errs = append(errs, e)
+	}
+	return errs
 }
 
 func TestLabelProblems(t *testing.T) {
@@ -190,11 +202,7 @@ func TestLabelProblems(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(fmt.Sprint(tt.ls), func(t *testing.T) {
 			asked := false
-			var errs []error
-			for _, e := range LabelProblems(func() fielderr.Path { asked = true; return tt.path }, tt.ls) {
-				errs = append(errs, e)
-			}
-			assert.Equal(t, tt.want, spell(t, errs))
+			assert.Equal(t, tt.want, spell(t, asErrors(LabelProblems(func() fielderr.Path { asked = true; return tt.path }, tt.ls))))
 			assert.Equal(t, tt.want != nil, asked, "the path is built for a problem only")
 		})
 	}
@@ -225,18 +233,6 @@ func TestFromField(t *testing.T) {
 			assert.Equal(t, tt.in.Error(), got.Error(), "the same text as apimachinery's")
 		})
 	}
-}
-
-func TestPathOfAndChild(t *testing.T) {
-	assert.Nil(t, PathOf(""))
-	for _, p := range []string{"a", "spec.meshConfig", "spec.values.meshConfig.serviceEntryVisibility"} {
-		assert.Equal(t, p, PathOf(p).String())
-	}
-	assert.Equal(t, "spec.meshConfig.discoverySelectors[2].matchLabels", PathOf("spec.meshConfig.discoverySelectors").Index(2).Child("matchLabels").String())
-
-	assert.Equal(t, "defaultVisibility", Child(nil, "defaultVisibility").String())
-	assert.Equal(t, "serviceScopeConfigs", Child(PathOf(""), "serviceScopeConfigs").String())
-	assert.Equal(t, "meshConfig.policies[0].visibility", Child(PathOf("meshConfig.policies").Index(0), "visibility").String())
 }
 
 // TestValidLabelsMatchesApimachinery: the one-pass check accepts exactly the labels
@@ -289,3 +285,6 @@ func FuzzValidLabels(f *testing.F) {
 		}
 	})
 }
+
+// objectRoot is the root of an object.
+func objectRoot() fielderr.Path { return fielderr.Root(fielderr.Object) }

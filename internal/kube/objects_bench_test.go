@@ -1,14 +1,11 @@
 package kube
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"testing"
 
-	"go.yaml.in/yaml/v3"
+	"github.com/meshscope/meshscope/internal/istiotest"
 )
 
 // dump writes n objects as `kubectl get … -A -o yaml` prints them: one List of
@@ -49,35 +46,7 @@ func dump(n int) []byte {
 
 // naiveRead is the baseline: yaml.v3 decoding every document into map[string]any, Lists
 // unwrapped, without paths, problems or the strictness Read adds.
-func naiveRead(data []byte) ([]map[string]any, error) {
-	var out []map[string]any
-	var add func(x any)
-	add = func(x any) {
-		m, ok := x.(map[string]any)
-		if !ok {
-			return
-		}
-		if k, _ := m["kind"].(string); strings.HasSuffix(k, "List") {
-			items, _ := m["items"].([]any)
-			for _, it := range items {
-				add(it)
-			}
-			return
-		}
-		out = append(out, m)
-	}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	for {
-		var x any
-		if err := dec.Decode(&x); err != nil {
-			if errors.Is(err, io.EOF) {
-				return out, nil
-			}
-			return nil, err
-		}
-		add(x)
-	}
-}
+var naiveRead = istiotest.NaiveObjects
 
 func TestNaiveReadAgrees(t *testing.T) {
 	data := dump(40)

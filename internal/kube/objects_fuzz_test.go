@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/meshscope/meshscope/internal/fielderr"
+	"github.com/meshscope/meshscope/internal/istiotest"
 	"github.com/meshscope/meshscope/internal/strict"
 )
 
@@ -97,15 +97,7 @@ func refRead(docs []strict.Document) (out []refObject, empty, emptyLists int) {
 // describes the value it carries.
 func checkError(t *testing.T, err error) {
 	t.Helper()
-	for _, e := range fielderr.Split(err) {
-		fe, ok := e.(*fielderr.Error)
-		if !ok {
-			t.Fatalf("%T is not a FieldError: %v", e, e)
-		}
-		whole := strings.HasPrefix(fe.Detail, "the document must be an object") || strings.HasPrefix(fe.Detail, "not YAML or JSON")
-		if fe.Where == "" && fe.Field == "" && !whole {
-			t.Fatalf("problem without a path: %q", fe.Error())
-		}
+	for _, fe := range istiotest.PlacedProblems(t, err) {
 		if strings.HasPrefix(fe.Detail, "must be ") || strings.HasPrefix(fe.Detail, "the document must be ") {
 			if _, got, ok := strings.Cut(fe.Detail, ", got "); ok && got != strict.Describe(fe.Value) {
 				t.Fatalf("%q carries the value %s", fe.Error(), strict.Describe(fe.Value))

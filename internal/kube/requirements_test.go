@@ -7,12 +7,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/meshscope/meshscope/internal/longtest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/selection"
+
+	"github.com/meshscope/meshscope/internal/longtest"
 )
 
 // parseReqs reads a selector in kubectl's syntax into requirements; "" is no requirement.

@@ -115,7 +115,7 @@ func FuzzDecodeSelector(f *testing.F) {
 		}
 
 		// Validation: sorted, the same every time, and enough for apimachinery.
-		problems := SelectorProblems(s, PathOf(root))
+		problems := SelectorProblems(s, func() fielderr.Path { return fielderr.Dotted(root) })
 		texts := make([]string, len(problems))
 		for i, p := range problems {
 			texts[i] = p.Error()
@@ -126,7 +126,7 @@ func FuzzDecodeSelector(f *testing.F) {
 		if !slices.IsSorted(texts) {
 			t.Fatalf("problems not sorted: %q", texts)
 		}
-		for i, p := range SelectorProblems(s, PathOf(root)) {
+		for i, p := range SelectorProblems(s, func() fielderr.Path { return fielderr.Dotted(root) }) {
 			if p.Error() != texts[i] {
 				t.Fatalf("problems change between calls: %q, then %q", texts[i], p.Error())
 			}

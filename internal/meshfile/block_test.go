@@ -7,18 +7,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/meshscope/meshscope/internal/fielderr"
+	"github.com/meshscope/meshscope/internal/istiotest"
 	"github.com/meshscope/meshscope/internal/strict"
 )
 
 // errorTexts returns the message of every problem joined in err.
-func errorTexts(err error) []string {
-	var out []string
-	for _, e := range fielderr.Split(err) {
-		out = append(out, e.Error())
-	}
-	return out
-}
+var errorTexts = istiotest.ErrorTexts
 
 // oneDoc reads the only mesh configuration of in.
 func oneDoc(t *testing.T, in string) Doc {

@@ -1,14 +1,13 @@
 package meshfile
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"testing"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/meshscope/meshscope/internal/istiotest"
 )
 
 // configMaps writes what `kubectl get configmaps -A -o yaml` prints in a cluster running
@@ -31,49 +30,24 @@ func configMaps(n, policies int) []byte {
 // unwrapped, and the istio ConfigMap's data.mesh decoded again; it returns the meshConfigs
 // found, without paths, problems or the other shapes Read knows.
 func naiveRead(data []byte) ([]map[string]any, error) {
+	objs, err := istiotest.NaiveObjects(data)
+	if err != nil {
+		return nil, err
+	}
 	var out []map[string]any
-	var walk func(x any) error
-	walk = func(x any) error {
-		m, ok := x.(map[string]any)
-		if !ok {
-			return nil
-		}
-		kind, _ := m["kind"].(string)
-		switch {
-		case strings.HasSuffix(kind, "List"):
-			items, _ := m["items"].([]any)
-			for _, it := range items {
-				if err := walk(it); err != nil {
-					return err
-				}
+	for _, m := range objs {
+		meta, _ := m["metadata"].(map[string]any)
+		data, _ := m["data"].(map[string]any)
+		mesh, ok := data["mesh"].(string)
+		if name, _ := meta["name"].(string); m["kind"] == "ConfigMap" && ok && (name == "istio" || strings.HasPrefix(name, "istio-")) {
+			var mc map[string]any
+			if err := yaml.Unmarshal([]byte(mesh), &mc); err != nil {
+				return nil, err
 			}
-		case kind == "ConfigMap":
-			meta, _ := m["metadata"].(map[string]any)
-			data, _ := m["data"].(map[string]any)
-			mesh, ok := data["mesh"].(string)
-			if name, _ := meta["name"].(string); ok && (name == "istio" || strings.HasPrefix(name, "istio-")) {
-				var mc map[string]any
-				if err := yaml.Unmarshal([]byte(mesh), &mc); err != nil {
-					return err
-				}
-				out = append(out, mc)
-			}
-		}
-		return nil
-	}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	for {
-		var x any
-		if err := dec.Decode(&x); err != nil {
-			if errors.Is(err, io.EOF) {
-				return out, nil
-			}
-			return nil, err
-		}
-		if err := walk(x); err != nil {
-			return nil, err
+			out = append(out, mc)
 		}
 	}
+	return out, nil
 }
 
 func TestNaiveReadAgrees(t *testing.T) {

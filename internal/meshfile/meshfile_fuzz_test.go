@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/meshscope/meshscope/internal/fielderr"
+	"github.com/meshscope/meshscope/internal/istiotest"
 	"github.com/meshscope/meshscope/internal/kube"
 	"github.com/meshscope/meshscope/internal/strict"
 )
@@ -99,16 +100,7 @@ func checkErrors(t *testing.T, docs []Doc, errs []error) {
 			}
 			continue
 		}
-		for _, e := range fielderr.Split(err) {
-			fe, ok := e.(*fielderr.Error)
-			if !ok {
-				t.Fatalf("%T is not a FieldError: %v", e, e)
-			}
-			whole := strings.HasPrefix(fe.Detail, "the document must be an object") || strings.HasPrefix(fe.Detail, "not YAML or JSON")
-			if fe.Where == "" && fe.Field == "" && !whole {
-				t.Fatalf("problem without a path: %q", e)
-			}
-		}
+		istiotest.PlacedProblems(t, err)
 	}
 }
 

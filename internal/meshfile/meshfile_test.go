@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/meshscope/meshscope/internal/fielderr"
+	"github.com/meshscope/meshscope/internal/istiotest"
 )
 
 // expected ends the message of input holding no mesh configuration.
@@ -196,10 +197,7 @@ func TestLoadOne(t *testing.T) {
 			if tt.errs != nil {
 				require.Error(t, err)
 				assert.Nil(t, got)
-				var texts []string
-				for _, e := range fielderr.Split(err) {
-					texts = append(texts, e.Error())
-				}
+				texts := istiotest.ErrorTexts(err)
 				assert.Equal(t, tt.errs, texts)
 				assert.Equal(t, tt.duplicate, errors.Is(err, ErrDuplicate))
 				return

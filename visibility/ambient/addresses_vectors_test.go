@@ -1,29 +1,13 @@
 package ambient
 
 import (
-	"encoding/json"
-	"os"
 	"slices"
 	"strings"
 	"testing"
 
-	yaml "go.yaml.in/yaml/v3"
-
+	"github.com/meshscope/meshscope/internal/istiotest"
 	"github.com/meshscope/meshscope/visibility/inventory"
 )
-
-// addressVector is one ServiceEntry of the addresses vectors (the inventory's
-// testdata/istio-addresses.json; its README says how they were recorded) and the addresses
-// Istio's conversion gave each of its hosts.
-type addressVector struct {
-	ServiceEntry map[string]any  `json:"serviceEntry"`
-	Hosts        []hostAddresses `json:"hosts"`
-}
-
-type hostAddresses struct {
-	Host      string   `json:"host"`
-	Addresses []string `json:"addresses"`
-}
 
 // TestDNSAgainstIstioAddresses holds the index to the addresses Istio gives each
 // ServiceEntry host: a query for the host (for a wildcard host, a name it covers) is
@@ -31,25 +15,10 @@ type hostAddresses struct {
 // covers the query has one. Each entry is read as kubectl prints it, in JSON or YAML; that
 // the addresses are Istio's is the inventory's test.
 func TestDNSAgainstIstioAddresses(t *testing.T) {
-	b, err := os.ReadFile("../inventory/testdata/istio-addresses.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var vectors []addressVector
-	if err := json.Unmarshal(b, &vectors); err != nil {
-		t.Fatal(err)
-	}
+	vectors := istiotest.AddressVectors(t, "../inventory/testdata/istio-addresses.json")
 	agree, hosts := 0, 0
 	for i, v := range vectors {
-		var data []byte
-		if i%2 == 0 {
-			data, err = json.Marshal(v.ServiceEntry)
-		} else {
-			data, err = yaml.Marshal(v.ServiceEntry)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+		data := v.Data
 		inv, err := inventory.Load(data, "")
 		if err != nil {
 			t.Fatalf("entry %d: Load refused %s: %v", i, data, err)
@@ -70,7 +39,7 @@ func TestDNSAgainstIstioAddresses(t *testing.T) {
 			}
 			// DNS answers when the host has an address, or when a wildcard host of the entry
 			// that covers the query has one (the lookup falls through to it).
-			wantAnswer := slices.ContainsFunc(v.Hosts, func(w hostAddresses) bool {
+			wantAnswer := slices.ContainsFunc(v.Hosts, func(w istiotest.HostAddresses) bool {
 				return len(w.Addresses) > 0 && (w.Host == h.Host || w.Host[0] == '*' && strings.HasSuffix(query, w.Host[1:]))
 			})
 			if _, answered := ix.LookupHost(s.Namespace, query); answered != wantAnswer {

@@ -173,13 +173,20 @@ ServiceEntry infra/gh: status.addresses[1].host: "other" is none of the service'
 
 func TestZeroIndex(t *testing.T) {
 	for _, ix := range []*Index{nil, {}} {
-		_, ok := ix.LookupHost("a", "b.example")
-		assert.False(t, ok)
-		_, ok = ix.LookupAddress("a", netip.MustParseAddr("10.0.0.1"))
-		assert.False(t, ok)
-		_, ok = ix.Decision("a", "b")
-		assert.False(t, ok)
-		assert.Nil(t, ix.ExplainHost("a", "b.example").Answer)
-		assert.Empty(t, ix.Conflicts())
+		requireAnswersNothing(t, ix)
 	}
+}
+
+// requireAnswersNothing holds an index of no services to answering no lookup, decision or
+// explanation, and finding no conflict.
+func requireAnswersNothing(t *testing.T, ix *Index) {
+	t.Helper()
+	_, ok := ix.LookupHost("a", "b.example")
+	assert.False(t, ok)
+	_, ok = ix.LookupAddress("a", netip.MustParseAddr("10.0.0.1"))
+	assert.False(t, ok)
+	_, ok = ix.Decision("a", "b")
+	assert.False(t, ok)
+	assert.Nil(t, ix.ExplainHost("a", "b.example").Answer)
+	assert.Empty(t, ix.Conflicts())
 }

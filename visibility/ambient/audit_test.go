@@ -14,8 +14,8 @@ import (
 
 	"github.com/meshscope/meshscope/internal/growth"
 	"github.com/meshscope/meshscope/internal/hosts"
+	"github.com/meshscope/meshscope/internal/istiotest"
 	"github.com/meshscope/meshscope/internal/longtest"
-	"github.com/meshscope/meshscope/internal/randmesh"
 	"github.com/meshscope/meshscope/visibility"
 	"github.com/meshscope/meshscope/visibility/inventory"
 	"github.com/meshscope/meshscope/visibility/mesh"
@@ -89,25 +89,35 @@ func TestDiffIsLinear(t *testing.T) {
 		c.Policies[i].Visibility = []visibility.Visibility{visibility.None, visibility.Public}[i%2]
 	}
 	after := meshOf(c)
-	perRow := func(n int) (allocs, bytes float64) {
-		inv := benchInventory(n, 50)
-		rows := 0
+	requireDiffFlat(t, "client row", 250, func(n int) inventory.Inventory { return benchInventory(n, 50) }, before, after, func(a Audit) (rows int) {
+		for _, h := range append(a.Hosts, a.Addresses...) {
+			rows += len(h.Key.Clients)
+		}
+		return rows
+	})
+}
+
+// requireDiffFlat holds Diff from before to after, of the inventories inv makes of n and 4n
+// services, to at most 1.25x the allocations and bytes per item of the answer at 4n as at n,
+// items counting what each answer has of them.
+func requireDiffFlat(t *testing.T, item string, n int, inv func(n int) inventory.Inventory, before, after *mesh.Config, items func(Audit) int) {
+	t.Helper()
+	per := func(n int) (allocs, bytes float64) {
+		inv := inv(n)
+		count := 0
 		allocs, bytes = growth.Allocated(func() {
 			a, err := Diff(before, after, &inv)
 			require.NoError(t, err)
-			rows = 0
-			for _, h := range append(a.Hosts, a.Addresses...) {
-				rows += len(h.Key.Clients)
-			}
+			count = items(a)
 		})
-		require.Positive(t, rows)
-		return allocs / float64(rows), bytes / float64(rows)
+		require.Positive(t, count)
+		return allocs / float64(count), bytes / float64(count)
 	}
-	a, b := perRow(250)
-	a4, b4 := perRow(1000)
-	t.Logf("per row at n=250: %.1f allocs, %.0f B; at n=1000: %.1f allocs, %.0f B", a, b, a4, b4)
-	assert.Less(t, a4, 1.25*a, "allocations per row at n=250: %v, at n=1000: %v", a, a4)
-	assert.Less(t, b4, 1.25*b, "bytes per row at n=250: %v, at n=1000: %v", b, b4)
+	a, b := per(n)
+	a4, b4 := per(4 * n)
+	t.Logf("per %s at n=%d: %.1f allocs, %.0f B; at n=%d: %.1f allocs, %.0f B", item, n, a, b, 4*n, a4, b4)
+	assert.Less(t, a4, 1.25*a, "allocations per %s at n=%d: %v, at n=%d: %v", item, n, a, 4*n, a4)
+	assert.Less(t, b4, 1.25*b, "bytes per %s at n=%d: %v, at n=%d: %v", item, n, b, 4*n, b4)
 }
 
 // halfInventory is benchInventory with a namespace for every ten entries, half of them
@@ -165,22 +175,7 @@ func TestDiffCostPerChangeIsFlat(t *testing.T) {
 		{"a shared wildcard and CIDR on every path", sharedPathInventory, sel("role", "owner", visibility.Namespace), sel("role", "owner", visibility.None)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			perChange := func(n int) (allocs, bytes float64) {
-				inv := tc.inv(n)
-				changes := 0
-				allocs, bytes = growth.Allocated(func() {
-					a, err := Diff(tc.before, tc.after, &inv)
-					require.NoError(t, err)
-					changes = len(a.Entries) + len(a.Hosts) + len(a.Addresses)
-				})
-				require.Positive(t, changes)
-				return allocs / float64(changes), bytes / float64(changes)
-			}
-			a, b := perChange(500)
-			a4, b4 := perChange(2000)
-			t.Logf("per change at n=500: %.1f allocs, %.0f B; at n=2000: %.1f allocs, %.0f B", a, b, a4, b4)
-			assert.Less(t, a4, 1.25*a, "allocations per change at n=500: %v, at n=2000: %v", a, a4)
-			assert.Less(t, b4, 1.25*b, "bytes per change at n=500: %v, at n=2000: %v", b, b4)
+			requireDiffFlat(t, "change", 500, tc.inv, tc.before, tc.after, func(a Audit) int { return len(a.Entries) + len(a.Hosts) + len(a.Addresses) })
 		})
 	}
 }
@@ -195,7 +190,7 @@ func TestAuditIsExact(t *testing.T) {
 	r := newRand(91, 92)
 	for iter := range longtest.N(100, 1000) {
 		inv := randomInventory(r)
-		mb, ma := meshOf(randmesh.Config(r, 3)), meshOf(randmesh.Config(r, 3))
+		mb, ma := meshOf(istiotest.Config[visibility.Config](r, 3)), meshOf(istiotest.Config[visibility.Config](r, 3))
 		a, err := Diff(mb, ma, &inv)
 		require.NoError(t, err)
 		before, _ := New(mb, &inv)
@@ -279,8 +274,8 @@ func TestOneNumbering(t *testing.T) {
 	r := newRand(93, 94)
 	for range longtest.N(50, 500) {
 		inv := randomInventory(r)
-		b := build(mustCompile(t, randmesh.Config(r, 3)), nil, &inv)
-		a := build(mustCompile(t, randmesh.Config(r, 3)), nil, &inv)
+		b := build(mustCompile(t, istiotest.Config[visibility.Config](r, 3)), nil, &inv)
+		a := build(mustCompile(t, istiotest.Config[visibility.Config](r, 3)), nil, &inv)
 		require.Equal(t, hostSets(b), hostSets(a))
 		require.Equal(t, b.t.wild, a.t.wild)
 		require.Equal(t, addrSets(b), addrSets(a))

@@ -1,13 +1,12 @@
 package ambient
 
 import (
-	"fmt"
 	"math/rand/v2"
 	"testing"
 
 	"github.com/stretchr/testify/require"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/meshscope/meshscope/internal/istiotest"
 	"github.com/meshscope/meshscope/visibility"
 	"github.com/meshscope/meshscope/visibility/inventory"
 	"github.com/meshscope/meshscope/visibility/mesh"
@@ -39,32 +38,14 @@ func mustCompile(t testing.TB, c *visibility.Config) *visibility.Resolver {
 }
 
 func matchLabels(kv ...string) visibility.MatchingRule {
-	m := map[string]string{}
-	for i := 0; i < len(kv); i += 2 {
-		m[kv[i]] = kv[i+1]
-	}
-	return visibility.MatchingRule{NamespaceSelector: &metav1.LabelSelector{MatchLabels: m}}
-}
-
-func labelSel(k, v string) *metav1.LabelSelector {
-	return &metav1.LabelSelector{MatchLabels: map[string]string{k: v}}
+	return visibility.MatchingRule{NamespaceSelector: istiotest.LabelSelector(kv...)}
 }
 
 func newRand(a, b uint64) *rand.Rand { return rand.New(rand.NewPCG(a, b)) }
 
 // benchConfig has n policies, each matching one team in prod; a namespace of the last team
 // walks every policy.
-func benchConfig(n int) *visibility.Config {
-	c := &visibility.Config{DefaultVisibility: visibility.Namespace}
-	for i := range n {
-		c.Policies = append(c.Policies, visibility.Policy{Visibility: []visibility.Visibility{visibility.Public, visibility.None}[i%2], MatchingRules: []visibility.MatchingRule{
-			matchLabels("team", fmt.Sprintf("t%d", i)),
-			{NamespaceSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
-				{Key: "env", Operator: metav1.LabelSelectorOpIn, Values: []string{"prod", "stage"}}}}},
-		}})
-	}
-	return c
-}
+func benchConfig(n int) *visibility.Config { return istiotest.ManyPolicies[visibility.Config](n) }
 
 // autoAllocateLabel is the label with which a ServiceEntry opts out of address
 // auto-allocation.

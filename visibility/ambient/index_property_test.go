@@ -14,8 +14,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/labels"
 
+	"github.com/meshscope/meshscope/internal/istiotest"
 	"github.com/meshscope/meshscope/internal/longtest"
-	"github.com/meshscope/meshscope/internal/randmesh"
 	"github.com/meshscope/meshscope/visibility"
 	"github.com/meshscope/meshscope/visibility/inventory"
 )
@@ -36,7 +36,7 @@ var (
 func randomInventory(r *rand.Rand) inventory.Inventory {
 	inv := inventory.Inventory{Namespaces: map[string]map[string]string{}}
 	for _, ns := range propNamespaces[:5] {
-		inv.Namespaces[ns] = randmesh.Labels(r)
+		inv.Namespaces[ns] = istiotest.Labels(r)
 	}
 	for i := range 1 + r.IntN(14) {
 		s := inventory.Service{Kind: inventory.Kind(r.IntN(2)), Namespace: propNamespaces[r.IntN(len(propNamespaces))], Name: fmt.Sprintf("s%d", i),
@@ -298,7 +298,7 @@ func TestIndexAgainstReference(t *testing.T) {
 	r := newRand(61, 62)
 	for iter := range longtest.N(150, 1500) {
 		inv := randomInventory(r)
-		cfg := randmesh.Config(r, 4)
+		cfg := istiotest.Config[visibility.Config](r, 4)
 		res := mustCompile(t, cfg)
 		ix, err := New(meshOf(cfg), &inv)
 		require.NoError(t, err)
@@ -365,7 +365,7 @@ func TestHiddenEntriesChangeNothing(t *testing.T) {
 	r := newRand(63, 64)
 	for range longtest.N(150, 1500) {
 		inv := randomInventory(r)
-		cfg := randmesh.Config(r, 4)
+		cfg := istiotest.Config[visibility.Config](r, 4)
 		res := mustCompile(t, cfg)
 		before, err := New(meshOf(cfg), &inv)
 		require.NoError(t, err)
@@ -396,17 +396,14 @@ func TestRandomShuffles(t *testing.T) {
 	r := newRand(65, 66)
 	for range longtest.N(50, 500) {
 		inv := randomInventory(r)
-		res := meshOf(randmesh.Config(r, 4))
-		other := meshOf(randmesh.Config(r, 4))
+		res := meshOf(istiotest.Config[visibility.Config](r, 4))
+		other := meshOf(istiotest.Config[visibility.Config](r, 4))
 		a, err := New(res, &inv)
 		require.NoError(t, err)
 		da, err := Diff(res, other, &inv)
 		require.NoError(t, err)
 		shuffled := inv
-		shuffled.Services = slices.Clone(inv.Services)
-		r.Shuffle(len(shuffled.Services), func(i, j int) {
-			shuffled.Services[i], shuffled.Services[j] = shuffled.Services[j], shuffled.Services[i]
-		})
+		shuffled.Services = istiotest.Shuffled(r, inv.Services)
 		b, err := New(res, &shuffled)
 		require.NoError(t, err)
 		for _, c := range propClients {
@@ -440,7 +437,7 @@ func TestDecisionFindsByName(t *testing.T) {
 				inv.Services = append(inv.Services, inventory.Service{Kind: ref.Kind, Namespace: ref.Namespace, Name: ref.Name})
 			}
 		}
-		cfg := randmesh.Config(r, 3)
+		cfg := istiotest.Config[visibility.Config](r, 3)
 		decisions := inv.Decisions(mustCompile(t, cfg))
 		want := func(ns, name string) (visibility.Decision, bool) {
 			found := -1

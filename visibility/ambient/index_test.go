@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/meshscope/meshscope/internal/fielderr"
+	"github.com/meshscope/meshscope/internal/istiotest"
 	"github.com/meshscope/meshscope/visibility"
 	"github.com/meshscope/meshscope/visibility/inventory"
 	"github.com/meshscope/meshscope/visibility/mesh"
@@ -22,23 +22,8 @@ import (
 
 var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
-// pfx reads IPs and CIDRs as netip prefixes, an IP as a /32 or /128, exactly as written:
-// IPv4 mapped into IPv6 stays mapped and host bits stay set, for New to canonicalize.
-func pfx(addrs ...string) []netip.Prefix {
-	if addrs == nil {
-		return nil
-	}
-	out := make([]netip.Prefix, len(addrs))
-	for i, a := range addrs {
-		if strings.Contains(a, "/") {
-			out[i] = netip.MustParsePrefix(a)
-		} else {
-			ip := netip.MustParseAddr(a)
-			out[i] = netip.PrefixFrom(ip, ip.BitLen())
-		}
-	}
-	return out
-}
+// pfx reads IPs and CIDRs as netip prefixes, exactly as written, for New to canonicalize.
+var pfx = istiotest.Prefixes
 
 // autos is pfx for allocated addresses by host.
 func autos(m map[string][]string) map[string][]netip.Prefix {
@@ -300,18 +285,8 @@ func TestNewErrors(t *testing.T) {
 	assert.Contains(t, err.Error(), "\n"+`Services[5] (ServiceEntry a/hosts): Hosts[1]: domain name "exa mple.com" invalid (label "exa mple" invalid)`+"\n")
 }
 
-// fieldErrors returns every problem joined in err as a FieldError value, failing the test if
-// one is of another type.
-func fieldErrors(t *testing.T, err error) []FieldError {
-	t.Helper()
-	var out []FieldError
-	for _, e := range fielderr.Split(err) {
-		fe, ok := e.(*FieldError)
-		require.True(t, ok, "%T is not a *FieldError: %v", e, e)
-		out = append(out, *fe)
-	}
-	return out
-}
+// fieldErrors returns every problem joined in err as a FieldError value.
+var fieldErrors = istiotest.FieldErrors
 
 func TestShuffledInventoriesAgree(t *testing.T) {
 	r := newRand(51, 52)
@@ -324,10 +299,7 @@ func TestShuffledInventoriesAgree(t *testing.T) {
 	clients := append(inv.NamespaceNames(), "", "elsewhere")
 	for range 50 {
 		shuffled := inv
-		shuffled.Services = append([]inventory.Service(nil), inv.Services...)
-		r.Shuffle(len(shuffled.Services), func(i, j int) {
-			shuffled.Services[i], shuffled.Services[j] = shuffled.Services[j], shuffled.Services[i]
-		})
+		shuffled.Services = istiotest.Shuffled(r, inv.Services)
 		ix, err := New(m, &shuffled)
 		require.NoError(t, err)
 		for _, c := range clients {
@@ -434,13 +406,7 @@ func TestConflicts(t *testing.T) {
 func TestEmptyInventory(t *testing.T) {
 	ix, err := New(nil, &inventory.Inventory{})
 	require.NoError(t, err)
-	_, ok := ix.LookupHost("a", "x.y")
-	assert.False(t, ok)
-	_, ok = ix.LookupAddress("a", netip.MustParseAddr("1.2.3.4"))
-	assert.False(t, ok)
-	_, ok = ix.Decision("a", "b")
-	assert.False(t, ok)
-	assert.Empty(t, ix.Conflicts())
+	requireAnswersNothing(t, ix)
 	assert.Zero(t, len(ix.decisions))
 	assert.Empty(t, ix.Lint())
 	a, err := Diff(nil, nil, &inventory.Inventory{})

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/meshscope/meshscope/internal/istiotest"
 	"github.com/meshscope/meshscope/visibility"
 	"github.com/meshscope/meshscope/visibility/inventory"
 )
@@ -57,7 +58,7 @@ func TestPartialWildcardRules(t *testing.T) {
 
 	t.Run("a hidden longer level falls through past a partial wildcard, upstream", func(t *testing.T) {
 		c := &visibility.Config{DefaultVisibility: visibility.Public, Policies: []visibility.Policy{{Visibility: visibility.Namespace, MatchingRules: []visibility.MatchingRule{
-			{NamespaceSelector: labelSel(visibility.NamespaceNameLabel, "b")}}}}}
+			{NamespaceSelector: istiotest.LabelSelector(visibility.NamespaceNameLabel, "b")}}}}}
 		inv := inventory.Inventory{Namespaces: map[string]map[string]string{"a": {visibility.NamespaceNameLabel: "a"}, "b": {visibility.NamespaceNameLabel: "b"}}, Services: []inventory.Service{
 			se("b", "bx", 0, []string{"*.bx.example.com"}),
 			se("a", "partial", 0, []string{"*x.example.com"}),

@@ -1,50 +1,21 @@
 package inventory
 
 import (
-	"encoding/json"
-	"os"
 	"slices"
 	"testing"
 
-	yaml "go.yaml.in/yaml/v3"
+	"github.com/meshscope/meshscope/internal/istiotest"
 )
-
-// addressVector is one ServiceEntry of testdata/istio-addresses.json and the addresses
-// Istio's conversion gave each of its hosts (see testdata/README.md).
-type addressVector struct {
-	ServiceEntry map[string]any  `json:"serviceEntry"`
-	Hosts        []hostAddresses `json:"hosts"`
-}
-
-type hostAddresses struct {
-	Host      string   `json:"host"`
-	Addresses []string `json:"addresses"`
-}
 
 // TestAddressesAgainstIstio holds Load and Service.AddressesFor to the addresses
 // Istio gives each ServiceEntry host (testdata/istio-addresses.json), in Istio's order. Each
 // entry is read as kubectl prints it, in JSON or YAML. (Package ambient holds its DNS
 // answers to the same vectors.)
 func TestAddressesAgainstIstio(t *testing.T) {
-	b, err := os.ReadFile("testdata/istio-addresses.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var vectors []addressVector
-	if err := json.Unmarshal(b, &vectors); err != nil {
-		t.Fatal(err)
-	}
+	vectors := istiotest.AddressVectors(t, "testdata/istio-addresses.json")
 	agree, hosts := 0, 0
 	for i, v := range vectors {
-		var data []byte
-		if i%2 == 0 {
-			data, err = json.Marshal(v.ServiceEntry)
-		} else {
-			data, err = yaml.Marshal(v.ServiceEntry)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+		data := v.Data
 		inv, err := Load(data, "")
 		if err != nil {
 			t.Fatalf("entry %d: Load refused %s: %v", i, data, err)

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/meshscope/meshscope/internal/fielderr"
+	"github.com/meshscope/meshscope/internal/istiotest"
 	"github.com/meshscope/meshscope/internal/release"
 )
 
@@ -177,10 +177,7 @@ func TestApplyRefuses(t *testing.T) {
 			require.Error(t, err)
 			assert.Nil(t, merged)
 			assert.Nil(t, applied)
-			var got []string
-			for _, e := range fielderr.Split(err) {
-				got = append(got, e.Error())
-			}
+			got := istiotest.ErrorTexts(err)
 			assert.Equal(t, tt.want, got)
 		})
 	}

@@ -371,7 +371,7 @@ func (l *inventoryLoader) serviceEntry(o kube.Object) []error {
 			s.Addresses = append(s.Addresses, p)
 		}
 		s.ExportTo = specStrings(&d, spec, "exportTo")
-		s.checkExportTo(&d, "spec.exportTo")
+		s.checkExportTo(&d, func() fielderr.Path { return objectSpec.Child("exportTo") })
 		if v := spec.Value("resolution"); v != nil {
 			s.Resolution = Resolution(d.String(v, "spec.resolution"))
 			add(&d, checkResolution(nil, objectSpec, s.Resolution))
@@ -480,7 +480,9 @@ func (l *inventoryLoader) service(o kube.Object) []error {
 			for _, e := range strings.Split(v, ",") {
 				s.ExportTo = append(s.ExportTo, strings.TrimSpace(e))
 			}
-			s.checkExportTo(&d, strict.Key("metadata.annotations", exportToAnnotation))
+			s.checkExportTo(&d, func() fielderr.Path {
+				return fielderr.Root(fielderr.Object).Child("metadata").Child("annotations").Key(exportToAnnotation)
+			})
 		}
 		s.Ports, s.Protocols = specPorts(&d, spec, "port", KubernetesService)
 		if v := spec.Value("selector"); v != nil {
@@ -534,10 +536,10 @@ func specStrings(d *strict.Decoder, spec strict.Fields, field string) []string {
 	return d.Strings(spec.Value(field), "spec."+field)
 }
 
-// checkExportTo records the problems of s's exportTo, the list at field. A namespace that is
-// not a label has its own problem already (metadata.namespace).
-func (s *loadedService) checkExportTo(d *strict.Decoder, field string) {
+// checkExportTo records the problems of s's exportTo, the list at the path at gives. A
+// namespace that is not a label has its own problem already (metadata.namespace).
+func (s *loadedService) checkExportTo(d *strict.Decoder, at func() fielderr.Path) {
 	if names.Label(s.Namespace) == "" {
-		add(d, exportto.Problems(field, s.Namespace, s.ExportTo, exportToRule(s.Kind)))
+		add(d, exportto.Problems(at, s.Namespace, s.ExportTo, exportToRule(s.Kind)))
 	}
 }

@@ -115,6 +115,20 @@ func seeds(tb testing.TB) [][]byte {
 	return out
 }
 
+// loadValid returns what Load reads of data, nil when it refuses data, failing the test if
+// Validate refuses what Load accepts: the loader makes every check Validate makes, by the
+// same code.
+func loadValid(t *testing.T, data []byte) *Inventory {
+	inv, err := Load(data, "")
+	if err != nil {
+		return nil
+	}
+	if err := inv.Validate(); err != nil {
+		t.Fatalf("Load accepted what Validate refuses: %v", err)
+	}
+	return inv
+}
+
 func FuzzLoad(f *testing.F) {
 	for _, s := range seeds(f) {
 		f.Add(s)
@@ -128,16 +142,7 @@ func FuzzLoad(f *testing.F) {
 	for _, name := range slices.Sorted(maps.Keys(loadInventoryShapes)) {
 		f.Add([]byte(loadInventoryShapes[name]))
 	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		inv, err := Load(data, "")
-		if err != nil {
-			return
-		}
-		// The loader makes every check Validate makes, by the same code.
-		if err := inv.Validate(); err != nil {
-			t.Fatalf("Load accepted what Validate refuses: %v", err)
-		}
-	})
+	f.Fuzz(func(t *testing.T, data []byte) { loadValid(t, data) })
 }
 
 // TestLoaderAndValidateCheckAlike: Load and Validate refuse the same values with the
@@ -276,6 +281,21 @@ func TestValidate(t *testing.T) {
 	assert.Equal(t, "corp.internal", (&Inventory{Domain: "Corp.Internal."}).ClusterDomain())
 }
 
+// validateAllocs holds Validate of the valid inventories inventoryOf makes of n and of 4n
+// objects to the same allocations, and returns them.
+func validateAllocs(t *testing.T, inventoryOf func(n int) *Inventory, n int) float64 {
+	t.Helper()
+	small, large := inventoryOf(n), inventoryOf(4*n)
+	require.NoError(t, small.Validate())
+	allocs := func(inv *Inventory) float64 {
+		a, _ := growth.Allocated(func() { _ = inv.Validate() })
+		return a
+	}
+	a := allocs(large)
+	assert.Equal(t, allocs(small), a, "allocations do not grow with the objects")
+	return a
+}
+
 // TestValidateSpellsNothingWhenValid: Validate of a valid inventory allocates the same few
 // times for 1,000 services as for 4,000 — it builds no location, path or message for a
 // service without problems.
@@ -290,12 +310,5 @@ func TestValidateSpellsNothingWhenValid(t *testing.T) {
 		}
 		return inv
 	}
-	small, large := inventoryOf(1000), inventoryOf(4000)
-	require.NoError(t, small.Validate())
-	allocs := func(inv *Inventory) float64 {
-		a, _ := growth.Allocated(func() { _ = inv.Validate() })
-		return a
-	}
-	assert.Equal(t, allocs(small), allocs(large), "allocations do not grow with the services")
-	assert.LessOrEqual(t, allocs(large), 4.0)
+	assert.LessOrEqual(t, validateAllocs(t, inventoryOf, 1000), 4.0)
 }

@@ -1,40 +1,22 @@
 package inventory
 
 import (
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/meshscope/meshscope/internal/growth"
+	"github.com/meshscope/meshscope/internal/istiotest"
 	"github.com/meshscope/meshscope/internal/strict"
 )
 
 // listOf is a kubectl List of the objects, each written as its lines at the top level.
-func listOf(objects ...string) string {
-	var b strings.Builder
-	b.WriteString("apiVersion: v1\nkind: List\nitems:\n")
-	for _, o := range objects {
-		for i, line := range strings.Split(strings.TrimSuffix(o, "\n"), "\n") {
-			if i == 0 {
-				b.WriteString("- " + line + "\n")
-			} else {
-				b.WriteString("  " + line + "\n")
-			}
-		}
-	}
-	return b.String()
-}
+var listOf = istiotest.ListOf
 
 const (
 	shopNamespace = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: shop\n"
-	// A Deployment as `kubectl get all -A -o yaml` prints one a person wrote: an octal file
-	// mode, which the reader refuses as ambiguous.
-	octalDeployment = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  namespace: shop\nspec:\n  template:\n    spec:\n      volumes:\n      - name: certs\n        secret:\n          defaultMode: 0400\n"
-	twiceConfigMap  = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\n  namespace: shop\ndata:\n  a: x\n  a: y\n"
-	shopEntry       = "apiVersion: networking.istio.io/v1\nkind: ServiceEntry\nmetadata:\n  name: api\n  namespace: shop\nspec:\n  hosts:\n  - api.example.com\n"
+	shopEntry     = "apiVersion: networking.istio.io/v1\nkind: ServiceEntry\nmetadata:\n  name: api\n  namespace: shop\nspec:\n  hosts:\n  - api.example.com\n"
 )
 
 func TestSkippedObjectsProblemsRefuseNothing(t *testing.T) {
@@ -44,19 +26,19 @@ func TestSkippedObjectsProblemsRefuseNothing(t *testing.T) {
 		in   string
 		err  string // "": the inventory loads, with the namespace shop
 	}{
-		{"an octal file mode in a Deployment", listOf(shopNamespace, octalDeployment), ""},
-		{"a key given twice in a ConfigMap", listOf(twiceConfigMap, shopNamespace), ""},
-		{"both, in separate documents", shopNamespace + "---\n" + octalDeployment + "---\n" + twiceConfigMap, ""},
-		{"in a nested List", listOf(shopNamespace, listOf(octalDeployment)), ""},
+		{"an octal file mode in a Deployment", listOf(shopNamespace, istiotest.OctalDeployment), ""},
+		{"a key given twice in a ConfigMap", listOf(istiotest.TwiceConfigMap, shopNamespace), ""},
+		{"both, in separate documents", shopNamespace + "---\n" + istiotest.OctalDeployment + "---\n" + istiotest.TwiceConfigMap, ""},
+		{"in a nested List", listOf(shopNamespace, listOf(istiotest.OctalDeployment)), ""},
 		{"in a document only the full reader reads", listOf(shopNamespace, "kind: ConfigMap\ndata:\n  a: &x 1\n  a: *x\n"), ""},
 		{"as JSON", `{"kind": "List", "items": [{"kind": "ConfigMap", "data": {"a": 1, "a": 2}}, {"kind": "Namespace", "metadata": {"name": "shop"}}]}`, ""},
 		{"a key given twice in a ServiceEntry", listOf(shopNamespace, strings.Replace(shopEntry, "  hosts:\n", "  hosts: []\n  hosts:\n", 1)),
 			"items[1].spec.hosts: given twice (lines 14 and 15)"},
 		{"an octal number in a Namespace", listOf(strings.Replace(shopNamespace, "name: shop\n", "name: shop\n  generation: 010\n", 1)),
 			"items[0].metadata.generation: 010 is ambiguous: YAML 1.1 readers take a leading zero as octal, YAML 1.2 readers as decimal; write it without the zero, or quote it"},
-		{"in a read object of a nested List", listOf(octalDeployment, listOf(strings.Replace(shopNamespace, "kind: Namespace\n", "kind: Namespace\nkind: Namespace\n", 1))),
+		{"in a read object of a nested List", listOf(istiotest.OctalDeployment, listOf(strings.Replace(shopNamespace, "kind: Namespace\n", "kind: Namespace\nkind: Namespace\n", 1))),
 			"items[1].items[0].kind: given twice (lines 20 and 21)"},
-		{"in the kind, which decides", listOf(shopNamespace, strings.Replace(octalDeployment, "kind: Deployment\n", "kind: Deployment\nkind: ServiceEntry\n", 1)),
+		{"in the kind, which decides", listOf(shopNamespace, strings.Replace(istiotest.OctalDeployment, "kind: Deployment\n", "kind: Deployment\nkind: ServiceEntry\n", 1)),
 			"items[1].kind: given twice (lines 9 and 10)\nitems[1].spec.template.spec.volumes[0].secret.defaultMode: 0400 is ambiguous: YAML 1.1 readers take a leading zero as octal, YAML 1.2 readers as decimal; write it without the zero, or quote it"},
 		{"in the List itself", strings.Replace(listOf(shopNamespace), "kind: List\n", "kind: List\nkind: List\n", 1),
 			"kind: given twice (lines 2 and 3)"},
@@ -73,7 +55,7 @@ func TestSkippedObjectsProblemsRefuseNothing(t *testing.T) {
 		{"in Lists nested deeper than a problem's path says",
 			strings.Repeat(`{kind: List, items: [`, deep) + `{kind: Namespace, metadata: {name: shop}}, {kind: ConfigMap, data: {a: x, a: y}}` + strings.Repeat("]}", deep),
 			strings.Repeat("items[0].", 15) + "items[0]…4 steps…" + strings.Repeat(".items[0]", 14) + ".items[1].data.a: given twice (lines 1 and 1)"},
-		{"in a Deployment's apiVersion, which decides nothing", listOf(shopNamespace, strings.Replace(octalDeployment, "apiVersion: apps/v1\n", "apiVersion: apps/v1\napiVersion: v1\n", 1)), ""},
+		{"in a Deployment's apiVersion, which decides nothing", listOf(shopNamespace, strings.Replace(istiotest.OctalDeployment, "apiVersion: apps/v1\n", "apiVersion: apps/v1\napiVersion: v1\n", 1)), ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -116,14 +98,6 @@ func TestProblemsInSidecarsAreKept(t *testing.T) {
 // reads plus what it writes: an inventory with a problem in every item costs what its
 // longer message does (package mesh holds its loaders to the same).
 func TestNestedListItemsAreNamedInLinearTime(t *testing.T) {
-	nested := func(n int, item string) []byte {
-		var b strings.Builder
-		for i := range n {
-			b.WriteString(`{"kind": "List", "items": [` + strings.ReplaceAll(item, "{i}", strconv.Itoa(i)) + ", ")
-		}
-		b.WriteString(`{}` + strings.Repeat("]}", n))
-		return []byte(b.String())
-	}
 	const badNS = `{"kind": "Namespace", "metadata": {"name": "NS-{i}"}}`
 	for _, tc := range []struct {
 		name string
@@ -134,23 +108,7 @@ func TestNestedListItemsAreNamedInLinearTime(t *testing.T) {
 		{"Load, a bad name in every item", badNS, func(b []byte) error { _, err := Load(b, ""); return err }, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			work := func(n int) (bytes, out float64) {
-				data := nested(n, tc.item)
-				var err error
-				_, bytes = growth.Allocated(func() { err = tc.load(data) })
-				if !tc.fail {
-					require.NoError(t, err)
-					return bytes, 1
-				}
-				require.Error(t, err)
-				require.True(t, strings.Contains(err.Error(), strings.Repeat("items[1].", n-1)+"items[0]"), "the innermost item is named")
-				return bytes, float64(len(err.Error()))
-			}
-			small, smallOut := work(100)
-			large, largeOut := work(400)
-			// What is written grows 16x with the depth (every item names its path), what
-			// is read 4x.
-			assert.Less(t, large/small, 1.2*max(4, largeOut/smallOut), "bytes allocated at depth 100: %v, at 400: %v", small, large)
+			istiotest.NestedListsGrowth(t, tc.item, tc.load, tc.fail)
 		})
 	}
 }

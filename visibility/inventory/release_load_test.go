@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/meshscope/meshscope/internal/fielderr"
+	"github.com/meshscope/meshscope/internal/istiotest"
 	"github.com/meshscope/meshscope/internal/release"
 )
 
@@ -46,10 +47,7 @@ func TestLoadFor(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.istio, func(t *testing.T) {
 			_, err := LoadFor([]byte(dump), "", release.Make(tt.istio, "", nil))
-			var got []string
-			for _, e := range fielderr.Split(err) {
-				got = append(got, e.Error())
-			}
+			got := istiotest.ErrorTexts(err)
 			assert.Equal(t, tt.want, got)
 		})
 	}

@@ -1,50 +1,28 @@
 package inventory
 
 import (
-	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/meshscope/meshscope/internal/istiotest"
 	"github.com/meshscope/meshscope/internal/longtest"
 	"github.com/meshscope/meshscope/internal/release"
-	"github.com/meshscope/meshscope/internal/releasevectors"
 )
 
 // newestRun is the run of istio-releases.json whose validation Load and Validate hold an
 // inventory to: the 1.31 build.
 const newestRun = "eed52ebb66ad"
 
-// releasesCase returns a case of ../testdata/istio-releases.json as a routing case: its
-// objects, every one generated.
-func releasesCase(t *testing.T, c *releasevectors.Case) routingCase {
-	rc := routingCase{ID: c.ID, Namespaces: c.Namespaces}
-	for _, f := range []struct {
-		raw json.RawMessage
-		dst any
-	}{{c.ServiceEntries, &rc.ServiceEntries}, {c.KubernetesServices, &rc.KubeServices}, {c.Sidecars, &rc.Sidecars},
-		{c.VirtualServices, &rc.VirtualServices}, {c.DestinationRules, &rc.DestinationRules}} {
-		require.NoError(t, json.Unmarshal(f.raw, f.dst), "case %d", c.ID)
-	}
-	return rc
-}
-
-// objectKey names an object of a case.
-type objectKey struct{ kind, namespace, name string }
-
-// without returns the case without the objects refused.
-func (c routingCase) without(refused map[objectKey]bool) routingCase {
-	keep := func(kind, ns, name string) bool { return !refused[objectKey{kind, ns, name}] }
-	out := c
-	out.ServiceEntries = slices.DeleteFunc(slices.Clone(c.ServiceEntries), func(e vectorEntry) bool { return !keep("ServiceEntry", e.Namespace, e.Name) })
-	out.Sidecars = slices.DeleteFunc(slices.Clone(c.Sidecars), func(s vectorSidecar) bool { return !keep("Sidecar", s.Namespace, s.Name) })
-	out.VirtualServices = slices.DeleteFunc(slices.Clone(c.VirtualServices), func(v vectorVS) bool { return !keep("VirtualService", v.Namespace, v.Name) })
-	out.DestinationRules = slices.DeleteFunc(slices.Clone(c.DestinationRules), func(d vectorDR) bool { return !keep("DestinationRule", d.Namespace, d.Name) })
-	return out
+// releasesCase returns a case of ../testdata/istio-releases.json: its objects, every one
+// generated.
+func releasesCase(t *testing.T, c *istiotest.ReleaseCase) istiotest.Objects {
+	o, err := c.Objects()
+	require.NoError(t, err)
+	return o
 }
 
 // TestValidateForAgainstReleases holds the release's validation to each run's rejected
@@ -56,36 +34,36 @@ func (c routingCase) without(refused map[objectKey]bool) routingCase {
 // without a port that is not the last, and a "~*/" host), gets the newest release's messages
 // from Load and the others from ValidateFor.
 func TestValidateForAgainstReleases(t *testing.T) {
-	f, err := releasevectors.Load("../testdata/istio-releases.json")
+	f, err := istiotest.LoadReleases("../testdata/istio-releases.json")
 	require.NoError(t, err)
 	counts, step := map[string]int{}, longtest.N(3, 1)
 	for i := 0; i < len(f.Cases); i += step {
 		c := &f.Cases[i]
 		all := releasesCase(t, c)
-		newest := map[objectKey]bool{}
+		newest := map[istiotest.ObjectKey]bool{}
 		for _, r := range c.Results[newestRun].Rejected {
-			newest[objectKey{r.Kind, r.Namespace, r.Name}] = true
+			newest[istiotest.ObjectKey{Kind: r.Kind, Namespace: r.Namespace, Name: r.Name}] = true
 		}
-		accepted := all.without(newest)
-		inv, err := Load(accepted.dump(t), "")
+		accepted := all.Without(newest)
+		inv, err := Load(dump(t, &accepted), "")
 		require.NoError(t, err, "case %d: what the newest release accepts loads", c.ID)
 		counts["cases loaded"]++
 		for _, run := range f.Runs {
 			istio, compat := run.Release()
 			r := release.Make(istio, compat, run.Env)
 			got := inv.ValidateFor(r)
-			var want []releasevectors.Rejected
+			var want []istiotest.Rejected
 			for _, rej := range c.Results[run.Run].Rejected {
-				if !newest[objectKey{rej.Kind, rej.Namespace, rej.Name}] {
+				if !newest[istiotest.ObjectKey{Kind: rej.Kind, Namespace: rej.Namespace, Name: rej.Name}] {
 					want = append(want, rej)
 				}
 			}
 			require.Len(t, got, len(want), "case %d, %s: %+v", c.ID, run.Run, got)
 			for j := range want {
 				at := fmt.Sprintf("case %d, %s: %s %s/%s", c.ID, run.Run, want[j].Kind, want[j].Namespace, want[j].Name)
-				assert.Equal(t, objectKey{want[j].Kind, want[j].Namespace, want[j].Name}, objectKey{got[j].Kind, got[j].Namespace, got[j].Name}, at)
+				assert.Equal(t, [3]string{want[j].Kind, want[j].Namespace, want[j].Name}, [3]string{got[j].Kind, got[j].Namespace, got[j].Name}, at)
 				assert.Equal(t, want[j].Error, got[j].Message, at)
-				assert.Len(t, got[j].Problems, len(istioMessages(want[j].Error)), at)
+				assert.Len(t, got[j].Problems, len(istiotest.IstioMessages(want[j].Error)), at)
 				counts["refused by the release alone, in its words"]++
 			}
 			counts["refused by every release"] += checkRefusedByBoth(t, c, all, run, r, newest)
@@ -101,10 +79,10 @@ func TestValidateForAgainstReleases(t *testing.T) {
 // checkRefusedByBoth checks the objects run and the newest release both refused: Load
 // refuses each, alone beside its namespace, with the newest release's messages, and those
 // messages together with ValidateFor's for the object are run's. It returns how many.
-func checkRefusedByBoth(t *testing.T, c *releasevectors.Case, all routingCase, run releasevectors.Run, r release.Release, newest map[objectKey]bool) int {
+func checkRefusedByBoth(t *testing.T, c *istiotest.ReleaseCase, all istiotest.Objects, run istiotest.Run, r release.Release, newest map[istiotest.ObjectKey]bool) int {
 	n := 0
 	for _, rej := range c.Results[run.Run].Rejected {
-		k := objectKey{rej.Kind, rej.Namespace, rej.Name}
+		k := istiotest.ObjectKey{Kind: rej.Kind, Namespace: rej.Namespace, Name: rej.Name}
 		if !newest[k] {
 			continue
 		}
@@ -112,30 +90,21 @@ func checkRefusedByBoth(t *testing.T, c *releasevectors.Case, all routingCase, r
 		at := fmt.Sprintf("case %d, %s: %s %s/%s", c.ID, run.Run, rej.Kind, rej.Namespace, rej.Name)
 		var mine string
 		for _, nr := range c.Results[newestRun].Rejected {
-			if (objectKey{nr.Kind, nr.Namespace, nr.Name}) == k {
+			if (istiotest.ObjectKey{Kind: nr.Kind, Namespace: nr.Namespace, Name: nr.Name}) == k {
 				mine = nr.Error
 			}
 		}
-		one := all.without(nil)
-		one.ServiceEntries, one.KubeServices, one.Sidecars, one.VirtualServices, one.DestinationRules = nil, nil, nil, nil, nil
-		var sc *vectorSidecar
-		switch rej.Kind {
-		case "ServiceEntry":
-			one.ServiceEntries = slices.DeleteFunc(slices.Clone(all.ServiceEntries), func(e vectorEntry) bool { return e.Namespace != rej.Namespace || e.Name != rej.Name })
-		case "Sidecar":
-			one.Sidecars = slices.DeleteFunc(slices.Clone(all.Sidecars), func(s vectorSidecar) bool { return s.Namespace != rej.Namespace || s.Name != rej.Name })
+		one := all.Keep(func(o istiotest.ObjectKey) bool { return o == k })
+		var sc *istiotest.Sidecar
+		if rej.Kind == "Sidecar" {
 			sc = &one.Sidecars[0]
-		case "VirtualService":
-			one.VirtualServices = slices.DeleteFunc(slices.Clone(all.VirtualServices), func(v vectorVS) bool { return v.Namespace != rej.Namespace || v.Name != rej.Name })
-		case "DestinationRule":
-			one.DestinationRules = slices.DeleteFunc(slices.Clone(all.DestinationRules), func(d vectorDR) bool { return d.Namespace != rej.Namespace || d.Name != rej.Name })
 		}
-		_, err := Load(one.dump(t), "")
+		_, err := Load(dump(t, &one), "")
 		require.Error(t, err, at)
-		for _, m := range istioMessages(mine) {
+		for _, m := range istiotest.IstioMessages(mine) {
 			assert.Contains(t, err.Error(), m, at)
 		}
-		messages := istioMessages(mine)
+		messages := istiotest.IstioMessages(mine)
 		if sc != nil { // the release's own refusals of it, beside the newest's
 			egress := make([]Egress, len(sc.Egress))
 			for j, e := range sc.Egress {
@@ -143,7 +112,7 @@ func checkRefusedByBoth(t *testing.T, c *releasevectors.Case, all routingCase, r
 			}
 			alone := Inventory{Sidecars: []Sidecar{{Namespace: sc.Namespace, Name: sc.Name, Egress: egress}}}
 			for _, refusal := range alone.ValidateFor(r) {
-				messages = append(messages, istioMessages(refusal.Message)...)
+				messages = append(messages, istiotest.IstioMessages(refusal.Message)...)
 			}
 		}
 		assert.Equal(t, rej.Error, multiError(messages), "%s: the newest release's messages (listener checks first), then the release's own (host checks)", at)

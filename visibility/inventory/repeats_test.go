@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/meshscope/meshscope/internal/istiotest"
 	"github.com/meshscope/meshscope/internal/longtest"
 )
 
@@ -38,15 +39,8 @@ func hashedRepeats[K comparable](n int, key func(int) K) [][2]int {
 func TestRepeatsMatchMap(t *testing.T) {
 	r := newRand(36, 4)
 	for range longtest.N(600, 30000) {
-		n := r.IntN(3 * scanRepeatsUpTo)
-		if r.IntN(10) == 0 {
-			n = r.IntN(3000)
-		}
-		keys := make([]int, n)
-		spread := 1 + r.IntN(2*n+1)
-		for i := range keys {
-			keys[i] = r.IntN(spread)
-		}
+		keys := istiotest.RepeatingInts(r, 3*scanRepeatsUpTo)
+		n := len(keys)
 		key := func(i int) int { return keys[i] }
 		var want, got, bucketed [][2]int
 		repeatsMap(n, key, func(i, j int) { want = append(want, [2]int{i, j}) })

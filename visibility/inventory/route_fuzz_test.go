@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/meshscope/meshscope/internal/istiotest"
 )
 
 // FuzzLoadRoutes: whatever Load accepts of the Gateway API kinds, Validate accepts, and each
@@ -22,17 +24,14 @@ func FuzzLoadRoutes(f *testing.F) {
 		f.Add(gwDump(tc.object))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		inv, err := Load(data, "")
-		if err != nil {
+		inv := loadValid(t, data)
+		if inv == nil {
 			return
-		}
-		if err := inv.Validate(); err != nil {
-			t.Fatalf("Load accepted what Validate refuses: %v", err)
 		}
 		for i := range inv.Routes {
 			r := &inv.Routes[i]
-			obj := kubectlObject(GatewayAPIGroup+"/v1", string(r.Kind), r.Namespace, r.Name, "", routeSpecJSON(r))
-			again, err := Load(marshalList(t, []any{kubectlObject("v1", "Namespace", "", r.Namespace, "", nil), obj}, false), "")
+			obj := istiotest.KubectlObject(GatewayAPIGroup+"/v1", string(r.Kind), r.Namespace, r.Name, "", routeSpecJSON(r))
+			again, err := Load(marshalList(t, []any{istiotest.KubectlObject("v1", "Namespace", "", r.Namespace, "", nil), obj}, false), "")
 			require.NoError(t, err, "route %d spelt back", i)
 			require.Len(t, again.Routes, 1)
 			got := again.Routes[0]

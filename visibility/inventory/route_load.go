@@ -73,17 +73,17 @@ func (l *inventoryLoader) gatewayAPIObject(o kube.Object) []error {
 	case "ReferenceGrant":
 		g := readReferenceGrant(&d, spec)
 		g.Namespace, g.Name, g.CreationTime = m.namespace, m.name, created
-		check = func() []*FieldError { return checkReferenceGrant(nil, &g, gwPaths{load: true}) }
+		check = func() []*FieldError { return checkReferenceGrant(nil, &g, objectSpec) }
 		add = func() { l.inv.ReferenceGrants = append(l.inv.ReferenceGrants, g) }
 	case "Gateway":
 		g := readGateway(&d, spec)
 		g.Namespace, g.Name, g.CreationTime = m.namespace, m.name, created
-		check = func() []*FieldError { return checkGateway(nil, &g, gwPaths{load: true}) }
+		check = func() []*FieldError { return checkGateway(nil, &g, objectSpec) }
 		add = func() { l.inv.Gateways = append(l.inv.Gateways, g) }
 	default:
 		r := readRoute(&d, RouteKind(o.Kind), spec)
 		r.Namespace, r.Name, r.CreationTime = m.namespace, m.name, created
-		check = func() []*FieldError { return checkRoute(nil, &r, gwPaths{load: true}) }
+		check = func() []*FieldError { return checkRoute(nil, &r, objectSpec) }
 		add = func() { l.inv.Routes = append(l.inv.Routes, r) }
 	}
 	errs := d.Errs()

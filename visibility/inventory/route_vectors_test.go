@@ -6,26 +6,15 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/meshscope/meshscope/internal/istiotest"
 )
 
-// gammaVectors are the Gateway API objects of ../sidecar/testdata/istio-gamma.json (see the
-// README there): routes, ReferenceGrants and Gateways as the API server stores them, every
-// default written out.
+// gammaVectors are the cases of ../sidecar/testdata/istio-gamma.json (see the README there),
+// of which this test reads the Gateway API objects: routes, ReferenceGrants and Gateways as
+// the API server stores them, every default written out.
 type gammaVectors struct {
-	Cases []struct {
-		ID     int `json:"id"`
-		Routes []struct {
-			Kind, Name, Namespace, CreationTime string
-			Spec                                map[string]any
-		} `json:"routes"`
-		ReferenceGrants []gammaVectorObject `json:"referenceGrants"`
-		Gateways        []gammaVectorObject `json:"gateways"`
-	} `json:"cases"`
-}
-
-type gammaVectorObject struct {
-	Name, Namespace, CreationTime string
-	Spec                          map[string]any
+	Cases []istiotest.Objects `json:"cases"`
 }
 
 // TestGammaVectorsLoad: Load reads every route, ReferenceGrant and Gateway istiod was given,
@@ -39,16 +28,8 @@ func TestGammaVectorsLoad(t *testing.T) {
 	require.Len(t, vs.Cases, 80)
 	counts := map[string]int{}
 	for _, c := range vs.Cases {
-		items := []any{kubectlObject("v1", "Namespace", "", "default", "2026-01-01T00:00:00Z", nil)}
-		for _, r := range c.Routes {
-			items = append(items, kubectlObject("gateway.networking.k8s.io/v1", r.Kind, r.Namespace, r.Name, r.CreationTime, r.Spec))
-		}
-		for _, g := range c.ReferenceGrants {
-			items = append(items, kubectlObject("gateway.networking.k8s.io/v1beta1", "ReferenceGrant", g.Namespace, g.Name, g.CreationTime, g.Spec))
-		}
-		for _, g := range c.Gateways {
-			items = append(items, kubectlObject("gateway.networking.k8s.io/v1", "Gateway", g.Namespace, g.Name, g.CreationTime, g.Spec))
-		}
+		gatewayAPI := istiotest.Objects{Routes: c.Routes, ReferenceGrants: c.ReferenceGrants, Gateways: c.Gateways}
+		items := append([]any{istiotest.KubectlObject("v1", "Namespace", "", "default", "2026-01-01T00:00:00Z", nil)}, gatewayAPI.Items()...)
 		inv, err := Load(marshalList(t, items, c.ID%2 == 1), "")
 		require.NoError(t, err, "case %d", c.ID)
 		require.NoError(t, inv.Validate(), "case %d", c.ID)

@@ -105,8 +105,8 @@ func checkVirtualService(errs []*FieldError, spec fielderr.Path, vs *VirtualServ
 			errs = checkDestinations(errs, spec, kind, r, routes[r].Route)
 		}
 	}
-	if len(vs.ExportTo) > 0 && names.Label(vs.Namespace) == "" { // (the exportTo check takes its path spelt)
-		errs = append(errs, exportto.Problems(spec.Child("exportTo").String(), vs.Namespace, vs.ExportTo, exportto.Config)...)
+	if len(vs.ExportTo) > 0 && names.Label(vs.Namespace) == "" {
+		errs = append(errs, exportto.Problems(func() fielderr.Path { return spec.Child("exportTo") }, vs.Namespace, vs.ExportTo, exportto.Config)...)
 	}
 	return errs
 }
@@ -311,12 +311,12 @@ func checkDestinationRule(errs []*FieldError, spec fielderr.Path, dr *Destinatio
 		errs = append(errs, subset(i).Child("name").Problemf(dr.Subsets[i].Name, "duplicate subset names: %s (it repeats %s)", dr.Subsets[i].Name, subset(j).Child("name")))
 	})
 	check(len(dr.Subsets))
-	if len(dr.ExportTo) > 0 && names.Label(dr.Namespace) == "" { // (the exportTo check takes its path spelt)
+	if len(dr.ExportTo) > 0 && names.Label(dr.Namespace) == "" {
 		rule := exportto.Config
 		if dr.WorkloadSelector != nil {
 			rule = exportto.SelectorRule
 		}
-		errs = append(errs, exportto.Problems(spec.Child("exportTo").String(), dr.Namespace, dr.ExportTo, rule)...)
+		errs = append(errs, exportto.Problems(func() fielderr.Path { return spec.Child("exportTo") }, dr.Namespace, dr.ExportTo, rule)...)
 	}
 	return checkRuleSelector(errs, func() fielderr.Path { return spec.Child("workloadSelector").Field("matchLabels", "") }, dr.WorkloadSelector)
 }

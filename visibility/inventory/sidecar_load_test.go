@@ -7,42 +7,12 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/meshscope/meshscope/internal/istiotest"
 )
 
-const sidecarList = `apiVersion: v1
-kind: List
-items:
-- apiVersion: v1
-  kind: Namespace
-  metadata: {name: shop}
-- apiVersion: networking.istio.io/v1
-  kind: Sidecar
-  metadata: {name: default, namespace: shop, creationTimestamp: "2026-01-01T00:00:00Z"}
-  spec:
-    egress:
-    - port: {number: 8080, protocol: HTTP, name: http}
-      hosts: ["./*"]
-    - hosts: ["./*", "istio-system/*", "~/*.internal.example.com"]
-- apiVersion: networking.istio.io/v1beta1
-  kind: Sidecar
-  metadata: {name: web, namespace: shop}
-  spec:
-    workloadSelector: {labels: {app: web}}
-    egress: [{hosts: ["*/api.example.com"]}]
-- apiVersion: networking.istio.io/v1alpha3
-  kind: Sidecar
-  metadata: {name: all, namespace: shop}
-  spec:
-    workloadSelector: {}
-    ingress: [{port: {number: 9080, protocol: HTTP, name: http}, defaultEndpoint: "127.0.0.1:8080"}]
-- apiVersion: example.com/v1
-  kind: Sidecar
-  metadata: {name: other, namespace: shop}
-  spec: {anything: goes}
-`
-
 func TestLoadSidecars(t *testing.T) {
-	inv, err := Load([]byte(sidecarList), "")
+	inv, err := Load([]byte(istiotest.SidecarList), "")
 	require.NoError(t, err)
 	assert.Equal(t, []Sidecar{
 		{Namespace: "shop", Name: "default", CreationTime: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), Egress: []Egress{

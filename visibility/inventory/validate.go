@@ -177,7 +177,7 @@ func checkService(errs []*FieldError, s *Service) []*FieldError {
 	errs = checkHosts(errs, goValue, s.Hosts)
 	errs = checkAddresses(errs, goValue, s.Addresses)
 	if s.Namespace != "" && len(s.ExportTo) > 0 { // (an empty list is the mesh default)
-		errs = append(errs, exportto.Problems("ExportTo", s.Namespace, s.ExportTo, exportToRule(s.Kind))...)
+		errs = append(errs, exportto.Problems(func() fielderr.Path { return goValue.Child("exportTo") }, s.Namespace, s.ExportTo, exportToRule(s.Kind))...)
 	}
 	errs = checkResolution(errs, goValue, s.Resolution)
 	errs = checkPorts(errs, goValue, "", s.Kind, s.Ports)

@@ -8,7 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/meshscope/meshscope/internal/fielderr"
+	"github.com/meshscope/meshscope/internal/istiotest"
 	"github.com/meshscope/meshscope/internal/longtest"
 )
 
@@ -69,10 +69,7 @@ func TestValidateAgainstReference(t *testing.T) {
 		}
 		want := refValidateServices(inv.Services)
 		err := inv.Validate()
-		var got []string
-		for _, e := range fielderr.Split(err) {
-			got = append(got, e.Error())
-		}
+		got := istiotest.ErrorTexts(err)
 		require.Equal(t, want, got)
 		var dup bool
 		for _, l := range want {

@@ -145,8 +145,9 @@ func decodeDoc(d meshfile.Doc, r Release, st *loadState) (*Config, []setField, e
 			rest.Visibility = nil // validated with its own paths
 			// validated for the release r (rest's release settings are no document's)
 			rest.OutboundTrafficPolicy = nil
-			errs = append(errs, rest.problems(d.Path)...)
-			errs = append(errs, outboundProblems(c.OutboundTrafficPolicy, r, d.Path)...)
+			root := fielderr.Dotted(d.Path)
+			errs = append(errs, rest.problems(root)...)
+			errs = append(errs, outboundProblems(c.OutboundTrafficPolicy, r, root)...)
 		}
 		if len(errs) > 0 {
 			if words, at := refusal(d.Value, r); words != "" {

@@ -13,7 +13,6 @@ import (
 	"github.com/meshscope/meshscope/internal/hosts"
 	"github.com/meshscope/meshscope/internal/kube"
 	"github.com/meshscope/meshscope/internal/names"
-	"github.com/meshscope/meshscope/internal/strict"
 	"github.com/meshscope/meshscope/visibility"
 )
 
@@ -146,63 +145,73 @@ func (c *Config) Discovery() string {
 // release has no profile for (Helm's "unknown compatibility version"); a flag value istiod
 // cannot read as a boolean, or a value meshscope does not model (see PilotEnv). A nil Config
 // is valid.
-func (c *Config) Validate() error { return errors.Join(c.problems("")...) }
+func (c *Config) Validate() error { return errors.Join(c.problems(fielderr.Root(fielderr.Object))...) }
 
-// problems reports c's problems, their paths under path (the meshConfig's, "" for c itself).
-func (c *Config) problems(path string) []error {
+// problems reports c's problems, their paths under root (the meshConfig's), each built for a
+// problem only.
+func (c *Config) problems(root fielderr.Path) []error {
 	if c == nil {
 		return nil
 	}
 	errs := c.releaseProblems(nil)
 	if c.Release().Has(ServiceEntryVisibility) {
-		errs = append(errs, fielderr.Split(fielderr.Under(strict.Child(path, "serviceEntryVisibility"), c.Visibility.Validate()))...)
+		if err := c.Visibility.Validate(); err != nil {
+			errs = append(errs, fielderr.Split(fielderr.Under(root.Child("serviceEntryVisibility").String(), err))...)
+		}
 	}
 	if c.RootNamespace != "" {
 		if r := names.Label(c.RootNamespace); r != "" {
-			errs = append(errs, &FieldError{Field: strict.Child(path, "rootNamespace"), Value: c.RootNamespace, Detail: strconv.Quote(c.RootNamespace) + " " + r})
+			errs = append(errs, root.Child("rootNamespace").Problem(c.RootNamespace, strconv.Quote(c.RootNamespace)+" "+r))
 		}
 	}
 	for _, f := range []struct {
 		name string
 		list []string
 	}{{"defaultServiceExportTo", c.DefaultServiceExportTo}, {"defaultVirtualServiceExportTo", c.DefaultVirtualServiceExportTo}, {"defaultDestinationRuleExportTo", c.DefaultDestinationRuleExportTo}} {
-		for _, e := range exportto.Problems(strict.Child(path, f.name), "", f.list, exportto.Mesh) {
+		for _, e := range exportto.Problems(func() fielderr.Path { return root.Child(f.name) }, "", f.list, exportto.Mesh) {
 			errs = append(errs, e)
 		}
 	}
 	for i := range c.DiscoverySelectors {
-		errs = append(errs, kube.SelectorProblems(&c.DiscoverySelectors[i], kube.PathOf(strict.Child(path, "discoverySelectors")).Index(i))...)
+		errs = appendProblems(errs, kube.SelectorProblems(&c.DiscoverySelectors[i], func() fielderr.Path { return root.Child("discoverySelectors").Index(i) }))
 	}
-	errs = append(errs, c.scopeProblems(kube.PathOf(path))...)
-	errs = append(errs, outboundProblems(c.OutboundTrafficPolicy, c.Release(), path)...)
+	errs = append(errs, c.scopeProblems(root)...)
+	errs = append(errs, outboundProblems(c.OutboundTrafficPolicy, c.Release(), root)...)
 	if a := c.DefaultConfig.DiscoveryAddress; a != "" {
 		if r := discoveryProblem(a); r != "" {
-			errs = append(errs, &FieldError{Field: strict.Child(path, "defaultConfig.discoveryAddress"), Value: a, Detail: strconv.Quote(a) + " " + r})
+			errs = append(errs, root.Child("defaultConfig").Child("discoveryAddress").Problem(a, strconv.Quote(a)+" "+r))
 		}
 	}
 	return errs
 }
 
+// appendProblems appends the problems to errs.
+func appendProblems(errs []error, problems []*FieldError) []error {
+	for _, e := range problems {
+		errs = append(errs, e)
+	}
+	return errs
+}
+
 // scopeProblems reports the problems of the scope settings, under root.
-func (c *Config) scopeProblems(root *field.Path) []error {
+func (c *Config) scopeProblems(root fielderr.Path) []error {
 	var errs []error
 	for i, s := range c.ServiceScopeConfigs {
-		p := kube.Child(root, "serviceScopeConfigs").Index(i)
+		scope := func() fielderr.Path { return root.Child("serviceScopeConfigs").Index(i) }
 		if s.NamespaceSelector != nil {
-			errs = append(errs, kube.SelectorProblems(s.NamespaceSelector, p.Child("namespaceSelector"))...)
+			errs = appendProblems(errs, kube.SelectorProblems(s.NamespaceSelector, func() fielderr.Path { return scope().Child("namespaceSelector") }))
 		}
 		if s.ServicesSelector != nil {
-			errs = append(errs, kube.SelectorProblems(s.ServicesSelector, p.Child("servicesSelector"))...)
+			errs = appendProblems(errs, kube.SelectorProblems(s.ServicesSelector, func() fielderr.Path { return scope().Child("servicesSelector") }))
 		}
 		if s.Scope != "" && s.Scope != Local && s.Scope != Global {
-			errs = append(errs, kube.FromField(field.NotSupported(p.Child("scope"), string(s.Scope), []string{string(Local), string(Global)})))
+			errs = append(errs, kube.FromField(field.NotSupported(scope().Child("scope").FieldPath(), string(s.Scope), []string{string(Local), string(Global)})))
 		}
 	}
 	for i, s := range c.ServiceSettings {
-		p := kube.Child(root, "serviceSettings").Index(i)
 		for j, h := range s.Hosts {
 			for _, r := range hosts.Problems(h, hosts.ServiceSettingsHosts) {
-				errs = append(errs, &FieldError{Field: p.Child("hosts").Index(j).String(), Value: h, Detail: r})
+				errs = append(errs, root.Child("serviceSettings").Index(i).Child("hosts").Index(j).Problem(h, r))
 			}
 		}
 	}

@@ -6,10 +6,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/meshscope/meshscope/visibility"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/meshscope/meshscope/visibility"
 )
 
 func TestLoad(t *testing.T) {

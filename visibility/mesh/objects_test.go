@@ -1,40 +1,21 @@
 package mesh
 
 import (
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/meshscope/meshscope/internal/growth"
+	"github.com/meshscope/meshscope/internal/istiotest"
 	"github.com/meshscope/meshscope/visibility"
 )
 
 // listOf is a kubectl List of the objects, each written as its lines at the top level.
-func listOf(objects ...string) string {
-	var b strings.Builder
-	b.WriteString("apiVersion: v1\nkind: List\nitems:\n")
-	for _, o := range objects {
-		for i, line := range strings.Split(strings.TrimSuffix(o, "\n"), "\n") {
-			if i == 0 {
-				b.WriteString("- " + line + "\n")
-			} else {
-				b.WriteString("  " + line + "\n")
-			}
-		}
-	}
-	return b.String()
-}
+var listOf = istiotest.ListOf
 
 const (
 	shopNamespace = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: shop\n"
-	// A Deployment as `kubectl get all -A -o yaml` prints one a person wrote: an octal file
-	// mode, which the reader refuses as ambiguous.
-	octalDeployment = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  namespace: shop\nspec:\n  template:\n    spec:\n      volumes:\n      - name: certs\n        secret:\n          defaultMode: 0400\n"
-	twiceConfigMap  = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\n  namespace: shop\ndata:\n  a: x\n  a: y\n"
-	shopEntry       = "apiVersion: networking.istio.io/v1\nkind: ServiceEntry\nmetadata:\n  name: api\n  namespace: shop\nspec:\n  hosts:\n  - api.example.com\n"
 )
 
 func TestSkippedObjectsProblemsLeaveTheMeshConfig(t *testing.T) {
@@ -45,12 +26,12 @@ func TestSkippedObjectsProblemsLeaveTheMeshConfig(t *testing.T) {
 		in   string
 		err  string // "": the configuration loads
 	}{
-		{"an octal file mode in a Deployment", listOf(octalDeployment, operator), ""},
-		{"a key given twice in another ConfigMap", listOf(twiceConfigMap, istioMap), ""},
-		{"in separate documents", octalDeployment + "---\n" + istioMap, ""},
+		{"an octal file mode in a Deployment", listOf(istiotest.OctalDeployment, operator), ""},
+		{"a key given twice in another ConfigMap", listOf(istiotest.TwiceConfigMap, istioMap), ""},
+		{"in separate documents", istiotest.OctalDeployment + "---\n" + istioMap, ""},
 		{"a key given twice in the istio ConfigMap", listOf(strings.Replace(istioMap, "  name: istio\n", "  name: istio\n  name: istio\n", 1)),
 			"items[0].metadata.name: given twice (lines 7 and 8)"},
-		{"in the IstioOperator", listOf(octalDeployment, strings.Replace(operator, "spec:\n", "spec:\n  revision: 010\n", 1)),
+		{"in the IstioOperator", listOf(istiotest.OctalDeployment, strings.Replace(operator, "spec:\n", "spec:\n  revision: 010\n", 1)),
 			"items[1].spec.revision: 010 is ambiguous: YAML 1.1 readers take a leading zero as octal, YAML 1.2 readers as decimal; write it without the zero, or quote it"},
 		// A ConfigMap's name decides whether it is read: given twice, the first value must not
 		// make the istio ConfigMap, and its problems, vanish.
@@ -58,7 +39,7 @@ func TestSkippedObjectsProblemsLeaveTheMeshConfig(t *testing.T) {
 			"items[0].metadata.name: given twice (lines 7 and 8)"},
 		{"in a ConfigMap's metadata, which decides", listOf(strings.Replace(istioMap, "metadata:\n", "metadata: {name: app}\nmetadata:\n", 1)),
 			"items[0].metadata: given twice (lines 6 and 7)"},
-		{"in another kind's name, which decides nothing", listOf(strings.Replace(octalDeployment, "  name: web\n", "  name: web\n  name: istio\n", 1), operator), ""},
+		{"in another kind's name, which decides nothing", listOf(strings.Replace(istiotest.OctalDeployment, "  name: web\n", "  name: web\n  name: istio\n", 1), operator), ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -88,14 +69,6 @@ func TestSkippedObjectsProblemsLeaveTheMeshConfig(t *testing.T) {
 // reads plus what it writes: at 4x the depth, a stream of mesh configurations costs 4x, and
 // one with a problem in every item costs what its longer message does.
 func TestNestedListItemsAreNamedInLinearTime(t *testing.T) {
-	nested := func(n int, item string) []byte {
-		var b strings.Builder
-		for i := range n {
-			b.WriteString(`{"kind": "List", "items": [` + strings.ReplaceAll(item, "{i}", strconv.Itoa(i)) + ", ")
-		}
-		b.WriteString(`{}` + strings.Repeat("]}", n))
-		return []byte(b.String())
-	}
 	const (
 		configMap = `{"kind": "ConfigMap", "metadata": {"name": "istio-{i}"}, "data": {"mesh": ""}}`
 		brokenMap = `{"kind": "ConfigMap", "metadata": {"name": "istio-{i}"}, "data": {"mesh": "a: ["}}`
@@ -112,23 +85,7 @@ func TestNestedListItemsAreNamedInLinearTime(t *testing.T) {
 		{"Load, a data.mesh that is not YAML in every item", brokenMap, func(b []byte) error { _, err := Load(b); return err }, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			work := func(n int) (bytes, out float64) {
-				data := nested(n, tc.item)
-				var err error
-				_, bytes = growth.Allocated(func() { err = tc.load(data) })
-				if !tc.fail {
-					require.NoError(t, err)
-					return bytes, 1
-				}
-				require.Error(t, err)
-				require.True(t, strings.Contains(err.Error(), strings.Repeat("items[1].", n-1)+"items[0]"), "the innermost item is named")
-				return bytes, float64(len(err.Error()))
-			}
-			small, smallOut := work(100)
-			large, largeOut := work(400)
-			// What is written grows 16x with the depth (every item names its path), what
-			// is read 4x.
-			assert.Less(t, large/small, 1.2*max(4, largeOut/smallOut), "bytes allocated at depth 100: %v, at 400: %v", small, large)
+			istiotest.NestedListsGrowth(t, tc.item, tc.load, tc.fail)
 		})
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/meshscope/meshscope/internal/fielderr"
 	"github.com/meshscope/meshscope/internal/strict"
 )
 
@@ -87,8 +88,8 @@ func isOutboundMode(m string) bool {
 }
 
 // outboundProblems reports what is wrong with the outbound traffic policy p, of the
-// meshConfig at path, for release r: a mode r does not have.
-func outboundProblems(p *OutboundTrafficPolicy, r Release, path string) []error {
+// meshConfig at root, for release r: a mode r does not have.
+func outboundProblems(p *OutboundTrafficPolicy, r Release, root fielderr.Path) []error {
 	if p == nil || p.Mode == "" {
 		return nil
 	}
@@ -100,5 +101,5 @@ func outboundProblems(p *OutboundTrafficPolicy, r Release, path string) []error 
 	if p.Mode == OutboundAllowAnyDynamicDNS {
 		detail = "Istio " + r.Version() + " has no mode ALLOW_ANY_DYNAMIC_DNS (it comes with 1.31)"
 	}
-	return []error{&FieldError{Field: strict.Child(path, "outboundTrafficPolicy.mode"), Value: p.Mode, Detail: detail}}
+	return []error{root.Child("outboundTrafficPolicy").Child("mode").Problem(p.Mode, detail)}
 }

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/meshscope/meshscope/internal/fielderr"
 	"github.com/meshscope/meshscope/internal/release"
 	"github.com/meshscope/meshscope/internal/report"
 	"github.com/meshscope/meshscope/internal/strict"
@@ -107,6 +108,11 @@ func (s settingAt) problem(value, field string, detail string) *FieldError {
 // at spells where the setting is written, for a finding.
 func (s settingAt) at() string { return strict.At(s.where) + s.path }
 
+// pilotEnvField is the Go field of the flag name's value.
+func pilotEnvField(name string) string {
+	return fielderr.Root(fielderr.GoValue).Child("pilotEnv").Key(name).String()
+}
+
 // releaseProblems reports the problems of the release settings: an Istio that is no
 // release meshscope models, a compatibilityVersion the release has no profile for, a flag
 // value istiod cannot read or meshscope does not model, a variable name that misspells a
@@ -133,12 +139,12 @@ func (c *Config) releaseProblems(st *loadState) []error {
 		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(c.PilotEnv)) {
-		value, field := c.PilotEnv[name], strict.Key("PilotEnv", name)
+		value := c.PilotEnv[name]
 		if problem := release.FlagProblem(name, value); problem != "" {
-			errs = append(errs, st.env[name].problem(value, field, name+"="+problem))
+			errs = append(errs, st.env[name].problem(value, pilotEnvField(name), name+"="+problem))
 		} else if _, known := release.LookupFlag(name); !known {
 			if problem := flagNearMiss(name); problem != "" {
-				errs = append(errs, &FieldError{Field: field, Value: name, Detail: problem})
+				errs = append(errs, &FieldError{Field: pilotEnvField(name), Value: name, Detail: problem})
 			}
 		}
 	}
@@ -183,7 +189,7 @@ func (c *Config) Findings() []visibility.Finding {
 	}
 	for _, name := range slices.Sorted(maps.Keys(c.PilotEnv)) {
 		if f, ok := release.LookupFlag(name); ok && r.Minor() < f.Since {
-			out = append(out, report.New(strict.Key("PilotEnv", name), FlagNotInRelease, "Istio %s does not have %s (it came in 1.%d): istiod ignores it, and meshscope answers as the release does without it", r.Version(), name, f.Since))
+			out = append(out, report.New(pilotEnvField(name), FlagNotInRelease, "Istio %s does not have %s (it came in 1.%d): istiod ignores it, and meshscope answers as the release does without it", r.Version(), name, f.Since))
 		}
 	}
 	slices.SortStableFunc(out, report.Compare)

@@ -11,8 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 	yaml "go.yaml.in/yaml/v3"
 
+	"github.com/meshscope/meshscope/internal/istiotest"
 	"github.com/meshscope/meshscope/internal/longtest"
-	"github.com/meshscope/meshscope/internal/releasevectors"
 	"github.com/meshscope/meshscope/internal/report"
 )
 
@@ -74,7 +74,7 @@ var installShapes = []struct {
 // make; the recorded configurations hold none, which the test checks. Every third case by
 // default (each file written as JSON, every fifth as YAML), every case with MESHSCOPE_LONG=1.
 func TestMeshConfigAgainstReleases(t *testing.T) {
-	f, err := releasevectors.Load(releasesFile)
+	f, err := istiotest.LoadReleases(releasesFile)
 	require.NoError(t, err)
 	require.Len(t, f.Runs, 7)
 	require.Len(t, f.Cases, 100)
@@ -116,7 +116,7 @@ func TestMeshConfigAgainstReleases(t *testing.T) {
 }
 
 // checkMeshResult holds one Load to one recorded result, returning its class.
-func checkMeshResult(t *testing.T, at string, r releasevectors.Result, m *Config, err error) string {
+func checkMeshResult(t *testing.T, at string, r istiotest.Result, m *Config, err error) string {
 	t.Helper()
 	if r.MeshConfigError != "" {
 		require.Error(t, err, at)
@@ -152,7 +152,7 @@ func checkMeshResult(t *testing.T, at string, r releasevectors.Result, m *Config
 
 // checkRunRelease holds the release Load read to the run's: its version, compatibilityVersion
 // and the flag the compatibilityVersion sets, as the run's features record it.
-func checkRunRelease(t *testing.T, at string, run releasevectors.Run, m *Config) {
+func checkRunRelease(t *testing.T, at string, run istiotest.Run, m *Config) {
 	t.Helper()
 	istio, compat := run.Release()
 	r := m.Release()

@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/meshscope/meshscope/internal/istiotest"
 )
 
 // Load reading the scope settings — serviceScopeConfigs, serviceSettings and
@@ -64,7 +66,7 @@ var loadScopeRefusals = map[string]string{
 
 func TestLoadScope(t *testing.T) {
 	want := &Config{
-		ServiceScopeConfigs: []ServiceScope{{NamespaceSelector: labelSel("shared", "yes"), Scope: Global}, {ServicesSelector: labelSel("app", "x")}},
+		ServiceScopeConfigs: []ServiceScope{{NamespaceSelector: istiotest.LabelSelector("shared", "yes"), Scope: Global}, {ServicesSelector: istiotest.LabelSelector("app", "x")}},
 		ServiceSettings:     []ServiceSetting{setting(true, "*.secret.svc.cluster.local")},
 	}
 	for name, in := range loadScopeShapes {

@@ -7,6 +7,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/meshscope/meshscope/internal/istiotest"
 )
 
 // scopeJSON: scope configurations in JSON, and what json.Unmarshal into a Config and
@@ -16,7 +18,7 @@ var scopeJSON = map[string]struct {
 	want *Config
 }{
 	"enum names": {`{"serviceScopeConfigs": [{"scope": "GLOBAL", "namespaceSelector": {"matchLabels": {"a": "b"}}}, {"scope": "LOCAL"}]}`,
-		&Config{ServiceScopeConfigs: []ServiceScope{{Scope: Global, NamespaceSelector: labelSel("a", "b")}, {Scope: Local}}}},
+		&Config{ServiceScopeConfigs: []ServiceScope{{Scope: Global, NamespaceSelector: istiotest.LabelSelector("a", "b")}, {Scope: Local}}}},
 	"enum numbers": {`{"serviceScopeConfigs": [{"scope": 1}, {"scope": 0}]}`,
 		&Config{ServiceScopeConfigs: []ServiceScope{{Scope: Global}, {Scope: Local}}}},
 	"snake_case names": {`{"service_scope_configs": [{"services_selector": {"matchExpressions": [{"key": "app", "operator": "Exists"}]}, "scope": 1}],
@@ -116,18 +118,7 @@ func FuzzScopeUnmarshal(f *testing.F) {
 	})
 }
 
-func mustJSON(t *testing.T, v any) string {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
-
-func labelSel(k, v string) *metav1.LabelSelector {
-	return &metav1.LabelSelector{MatchLabels: map[string]string{k: v}}
-}
+var mustJSON = istiotest.JSON
 
 func setting(local bool, hosts ...string) ServiceSetting {
 	return ServiceSetting{Settings: ServiceSettingValues{ClusterLocal: local}, Hosts: hosts}

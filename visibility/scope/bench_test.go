@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/meshscope/meshscope/internal/growth"
+	"github.com/meshscope/meshscope/internal/istiotest"
 	"github.com/meshscope/meshscope/visibility/inventory"
 	"github.com/meshscope/meshscope/visibility/mesh"
 )
@@ -22,7 +23,7 @@ func benchMesh(n, settings int) *mesh.Config {
 		m.ServiceScopeConfigs = append(m.ServiceScopeConfigs, mesh.ServiceScope{
 			NamespaceSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
 				{Key: "env", Operator: metav1.LabelSelectorOpIn, Values: []string{"prod", "stage"}}}},
-			ServicesSelector: labelSel("team", fmt.Sprintf("t%d", i)),
+			ServicesSelector: istiotest.LabelSelector("team", fmt.Sprintf("t%d", i)),
 			Scope:            mesh.Global,
 		})
 	}

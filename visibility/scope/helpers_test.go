@@ -1,12 +1,11 @@
 package scope
 
 import (
-	"encoding/json"
 	"testing"
 
 	"github.com/stretchr/testify/require"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/meshscope/meshscope/internal/istiotest"
 	"github.com/meshscope/meshscope/visibility/inventory"
 	"github.com/meshscope/meshscope/visibility/mesh"
 )
@@ -54,16 +53,7 @@ func mustNew(t testing.TB, m *mesh.Config, inv *inventory.Inventory) *Scoper {
 	return s
 }
 
-func mustJSON(t testing.TB, v any) string {
-	t.Helper()
-	b, err := json.Marshal(v)
-	require.NoError(t, err)
-	return string(b)
-}
-
-func labelSel(k, v string) *metav1.LabelSelector {
-	return &metav1.LabelSelector{MatchLabels: map[string]string{k: v}}
-}
+var mustJSON = istiotest.JSON
 
 // kubeService is a Kubernetes Service of namespace ns, with its host in cluster.local.
 func kubeService(ns, name string, labels map[string]string) inventory.Service {

@@ -1,12 +1,12 @@
 package scope
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/labels"
 
+	"github.com/meshscope/meshscope/internal/fielderr"
 	"github.com/meshscope/meshscope/internal/hosts"
 	"github.com/meshscope/meshscope/internal/kube"
 	"github.com/meshscope/meshscope/internal/report"
@@ -78,9 +78,9 @@ func (s *Scoper) Lint() []Finding {
 func (s *Scoper) lint(settings []mesh.ServiceSetting) []Finding {
 	var out []Finding
 	for i, c := range s.configs {
-		p := fmt.Sprintf("serviceScopeConfigs[%d]", i)
+		p := func() fielderr.Path { return fielderr.Root(fielderr.Object).Child("serviceScopeConfigs").Index(i) } // spelt for a finding only
 		if c.scope == mesh.Local {
-			out = append(out, report.New(p, ScopeLocalConfig, "a LOCAL config changes nothing: LOCAL is the default and never overrides a GLOBAL match"))
+			out = append(out, report.New(p().String(), ScopeLocalConfig, "a LOCAL config changes nothing: LOCAL is the default and never overrides a GLOBAL match"))
 			continue
 		}
 		for _, sel := range []struct {
@@ -88,7 +88,7 @@ func (s *Scoper) lint(settings []mesh.ServiceSetting) []Finding {
 			s    labels.Selector
 		}{{"namespaceSelector", c.ns}, {"servicesSelector", c.svc}} {
 			if kube.Contradict(kube.RequirementsOf(sel.s)) {
-				out = append(out, report.New(p+"."+sel.name, ScopeNeverMatches, "its requirements contradict each other: the config never matches"))
+				out = append(out, report.New(p().Child(sel.name).String(), ScopeNeverMatches, "its requirements contradict each other: the config never matches"))
 			}
 		}
 	}
@@ -101,12 +101,14 @@ func (s *Scoper) lint(settings []mesh.ServiceSetting) []Finding {
 	}
 	for i, st := range settings {
 		for j, h := range st.Hosts {
-			at := fmt.Sprintf("serviceSettings[%d].hosts[%d]", i, j)
+			at := func() string {
+				return fielderr.Root(fielderr.Object).Child("serviceSettings").Index(i).Child("hosts").Index(j).String()
+			} // for a finding only
 			if k := last[h]; k != i {
-				out = append(out, report.New(at, ScopeSettingOverridden, "%s is given again by serviceSettings[%d], which wins", h, k))
+				out = append(out, report.New(at(), ScopeSettingOverridden, "%s is given again by serviceSettings[%d], which wins", h, k))
 			}
 			if r := neverMatches(h); r != "" {
-				out = append(out, report.New(at, ScopeHostNeverMatches, "%s %s: hosts match exactly as written, and a Kubernetes Service's host is lower case without one, so it matches no service", h, r))
+				out = append(out, report.New(at(), ScopeHostNeverMatches, "%s %s: hosts match exactly as written, and a Kubernetes Service's host is lower case without one, so it matches no service", h, r))
 			}
 			out = append(out, l.lintDefaults(at, i, j, h, st.Settings.ClusterLocal)...)
 		}
@@ -163,19 +165,19 @@ func nearDefault(h, pattern, domain string) string {
 
 // lintDefaults reports what setting i's host j, h, does to Istio's defaults that it does not
 // seem to (see Lint).
-func (l *localHosts) lintDefaults(at string, i, j int, h string, local bool) []Finding {
+func (l *localHosts) lintDefaults(at func() string, i, j int, h string, local bool) []Finding {
 	var out []Finding
 	var kept []string
 	for _, d := range l.defaults {
 		switch {
 		case !local && d.setting == i && d.host == j && d.wildcard() && h != d.pattern:
-			out = append(out, report.New(at, ScopeDefaultDropped,
+			out = append(out, report.New(at(), ScopeDefaultDropped,
 				"clusterLocal: false on %s drops %s for every host under it, not only for this one: no host ending in %s is cluster-local by default any more",
 				h, d.source(l.disc), d.pattern[1:]))
 		case !local && d.setting < 0 && (h == strings.TrimPrefix(d.pattern, "*.") && d.wildcard() || hosts.Covers(h, d.pattern)):
 			kept = append(kept, d.pattern)
 		case local && d.setting >= 0 && d.setting < i && d.wildcard() && h != d.pattern && d.droppedBy(h):
-			out = append(out, report.New(at, ScopeDefaultStaysDropped,
+			out = append(out, report.New(at(), ScopeDefaultStaysDropped,
 				"%s is cluster-local again, but serviceSettings[%d] host %s dropped %s, which stays dropped: the other hosts ending in %s are not cluster-local",
 				h, d.setting, d.by, d.source(l.disc), d.pattern[1:]))
 		}
@@ -183,14 +185,14 @@ func (l *localHosts) lintDefaults(at string, i, j int, h string, local bool) []F
 	if !local {
 		for _, d := range l.defaults {
 			if why := nearDefault(h, d.pattern, l.domain); d.setting < 0 && why != "" {
-				out = append(out, report.New(at, ScopeDefaultKept,
+				out = append(out, report.New(at(), ScopeDefaultKept,
 					"clusterLocal: false on %s does not drop %s: it %s, and Istio compares hosts as written, so the default stays cluster-local",
 					h, d.source(l.disc), why))
 			}
 		}
 	}
 	if len(kept) > 0 {
-		out = append(out, report.New(at, ScopeDefaultKept,
+		out = append(out, report.New(at(), ScopeDefaultKept,
 			"clusterLocal: false on %s does not drop Istio's default %s: only a host equal to an exact default, or ending in what follows a wildcard default's *, drops it, so it stays cluster-local",
 			h, strings.Join(kept, ", ")))
 	}

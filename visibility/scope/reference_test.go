@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
+	"github.com/meshscope/meshscope/internal/istiotest"
 	"github.com/meshscope/meshscope/internal/longtest"
 	"github.com/meshscope/meshscope/visibility/inventory"
 	"github.com/meshscope/meshscope/visibility/mesh"
@@ -175,15 +176,11 @@ var (
 )
 
 func randomLabels(r *rand.Rand) map[string]string {
-	l := map[string]string{}
-	for _, k := range propKeys {
-		if r.IntN(2) == 0 {
-			l[k] = propValues[r.IntN(len(propValues))]
-		}
-	}
-	return l
+	return istiotest.LabelsOver(r, propKeys, propValues)
 }
 
+// randomSelector returns a random scope selector: absent one time in four (it matches
+// everything), empty one in four, else one over the scope's alphabet.
 func randomSelector(r *rand.Rand) *metav1.LabelSelector {
 	switch r.IntN(4) {
 	case 0:
@@ -191,25 +188,7 @@ func randomSelector(r *rand.Rand) *metav1.LabelSelector {
 	case 1:
 		return &metav1.LabelSelector{}
 	}
-	s := &metav1.LabelSelector{}
-	for range r.IntN(3) {
-		k := propKeys[r.IntN(len(propKeys))]
-		switch r.IntN(5) {
-		case 0:
-			if s.MatchLabels == nil {
-				s.MatchLabels = map[string]string{}
-			}
-			s.MatchLabels[k] = propValues[r.IntN(len(propValues))]
-		default:
-			op := []metav1.LabelSelectorOperator{metav1.LabelSelectorOpIn, metav1.LabelSelectorOpNotIn, metav1.LabelSelectorOpExists, metav1.LabelSelectorOpDoesNotExist}[r.IntN(4)]
-			req := metav1.LabelSelectorRequirement{Key: k, Operator: op}
-			if op == metav1.LabelSelectorOpIn || op == metav1.LabelSelectorOpNotIn {
-				req.Values = []string{propValues[r.IntN(len(propValues))], propValues[r.IntN(len(propValues))]}
-			}
-			s.MatchExpressions = append(s.MatchExpressions, req)
-		}
-	}
-	return s
+	return istiotest.SelectorOver(r, propKeys, propValues)
 }
 
 func randomMesh(r *rand.Rand) *mesh.Config {

@@ -14,7 +14,6 @@ import (
 	"github.com/meshscope/meshscope/internal/fielderr"
 	"github.com/meshscope/meshscope/internal/hosts"
 	"github.com/meshscope/meshscope/internal/report"
-	"github.com/meshscope/meshscope/internal/strict"
 	"github.com/meshscope/meshscope/visibility/inventory"
 	"github.com/meshscope/meshscope/visibility/mesh"
 )
@@ -130,12 +129,10 @@ func hostProblems(inv *inventory.Inventory) []error {
 		want := inventory.ServiceHost(svc.Name, svc.Namespace, domain)
 		for j, h := range svc.Hosts {
 			if hosts.Normalize(h) != hosts.Normalize(want) {
-				errs = append(errs, &FieldError{
-					Where:  fmt.Sprintf("%s (%s %s/%s)", strict.Index("Services", i), svc.Kind, svc.Namespace, svc.Name),
-					Field:  strict.Index("Hosts", j),
-					Value:  h,
-					Detail: fmt.Sprintf("%s is not the host Istio gives the Service, %s (<name>.<namespace>.svc.<cluster domain>)", strconv.Quote(h), want),
-				})
+				problem := fielderr.Root(fielderr.GoValue).Child("hosts").Index(j).Problemf(h,
+					"%s is not the host Istio gives the Service, %s (<name>.<namespace>.svc.<cluster domain>)", strconv.Quote(h), want)
+				where := fmt.Sprintf("%s (%s %s/%s)", fielderr.Root(fielderr.GoValue).Child("services").Index(i), svc.Kind, svc.Namespace, svc.Name)
+				errs = append(errs, fielderr.In(where, problem))
 			}
 		}
 	}
@@ -199,8 +196,8 @@ func selectorOf(ls *metav1.LabelSelector, i int, name string) (labels.Selector, 
 		return labels.Everything(), nil
 	}
 	s, err := metav1.LabelSelectorAsSelector(ls)
-	if err != nil { // mesh.Config.Validate refuses such a selector first
-		return nil, &FieldError{Field: fmt.Sprintf("serviceScopeConfigs[%d].%s", i, name), Detail: err.Error()}
+	if err != nil { // mesh.Config.Validate refuses such a selector first: not expected; report, don't panic
+		return nil, fielderr.Root(fielderr.Object).Child("serviceScopeConfigs").Index(i).Child(name).Problem(nil, err.Error())
 	}
 	return s, nil
 }

@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
+	"github.com/meshscope/meshscope/internal/istiotest"
 	"github.com/meshscope/meshscope/visibility/inventory"
 	"github.com/meshscope/meshscope/visibility/mesh"
 )
@@ -26,11 +27,11 @@ func TestScopeRules(t *testing.T) {
 	}{
 		{"no configuration: LOCAL", nil, nil, nil, web, mesh.Local},
 		{"LOCAL by default", &settings{}, labels.Set{}, nil, web, mesh.Local},
-		{"GLOBAL when both selectors match", &settings{ServiceScopeConfigs: []mesh.ServiceScope{{NamespaceSelector: labelSel("shared", "yes"), ServicesSelector: labelSel("app", "web"), Scope: mesh.Global}}},
+		{"GLOBAL when both selectors match", &settings{ServiceScopeConfigs: []mesh.ServiceScope{{NamespaceSelector: istiotest.LabelSelector("shared", "yes"), ServicesSelector: istiotest.LabelSelector("app", "web"), Scope: mesh.Global}}},
 			labels.Set{"shared": "yes"}, labels.Set{"app": "web"}, web, mesh.Global},
-		{"LOCAL when only the namespace matches", &settings{ServiceScopeConfigs: []mesh.ServiceScope{{NamespaceSelector: labelSel("shared", "yes"), ServicesSelector: labelSel("app", "web"), Scope: mesh.Global}}},
+		{"LOCAL when only the namespace matches", &settings{ServiceScopeConfigs: []mesh.ServiceScope{{NamespaceSelector: istiotest.LabelSelector("shared", "yes"), ServicesSelector: istiotest.LabelSelector("app", "web"), Scope: mesh.Global}}},
 			labels.Set{"shared": "yes"}, labels.Set{"app": "db"}, web, mesh.Local},
-		{"an absent selector matches everything", &settings{ServiceScopeConfigs: []mesh.ServiceScope{{ServicesSelector: labelSel("app", "web"), Scope: mesh.Global}}},
+		{"an absent selector matches everything", &settings{ServiceScopeConfigs: []mesh.ServiceScope{{ServicesSelector: istiotest.LabelSelector("app", "web"), Scope: mesh.Global}}},
 			labels.Set{}, labels.Set{"app": "web"}, web, mesh.Global},
 		{"an empty selector matches everything", &settings{ServiceScopeConfigs: []mesh.ServiceScope{{NamespaceSelector: &metav1.LabelSelector{}, ServicesSelector: &metav1.LabelSelector{}, Scope: mesh.Global}}},
 			labels.Set{}, nil, web, mesh.Global},
@@ -76,7 +77,7 @@ func TestScopeRules(t *testing.T) {
 }
 
 func TestScopeExplain(t *testing.T) {
-	s := mustScope(t, &settings{ServiceScopeConfigs: []mesh.ServiceScope{{Scope: mesh.Local}, {NamespaceSelector: labelSel("shared", "yes"), Scope: mesh.Global}},
+	s := mustScope(t, &settings{ServiceScopeConfigs: []mesh.ServiceScope{{Scope: mesh.Local}, {NamespaceSelector: istiotest.LabelSelector("shared", "yes"), Scope: mesh.Global}},
 		ServiceSettings: []mesh.ServiceSetting{{Settings: mesh.ServiceSettingValues{ClusterLocal: true}, Hosts: []string{"*.secret.svc.cluster.local"}}}})
 	ns := labels.Set{"shared": "yes"}
 	assert.Equal(t, Explanation{Scope: mesh.Global, Config: 1, Setting: -1, Reason: "serviceScopeConfigs[1] (namespaces shared=yes, services all) makes it GLOBAL"},
@@ -94,7 +95,7 @@ func TestLintAndDiffScope(t *testing.T) {
 			{Scope: mesh.Local},
 			{NamespaceSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
 				{Key: "a", Operator: metav1.LabelSelectorOpExists}, {Key: "a", Operator: metav1.LabelSelectorOpDoesNotExist}}}, Scope: mesh.Global},
-			{ServicesSelector: labelSel("app", "web"), Scope: mesh.Global},
+			{ServicesSelector: istiotest.LabelSelector("app", "web"), Scope: mesh.Global},
 		},
 		ServiceSettings: []mesh.ServiceSetting{
 			{Settings: mesh.ServiceSettingValues{ClusterLocal: true}, Hosts: []string{"*.x.svc.cluster.local"}},

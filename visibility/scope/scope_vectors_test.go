@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	yaml "go.yaml.in/yaml/v3"
 	"k8s.io/apimachinery/pkg/labels"
 
+	"github.com/meshscope/meshscope/internal/istiotest"
 	"github.com/meshscope/meshscope/visibility/inventory"
 	"github.com/meshscope/meshscope/visibility/mesh"
 )
@@ -41,34 +41,14 @@ var scopeDeliberate = []struct{ class, words string }{
 }
 
 // meshConfigAs writes a mesh configuration in one of the shapes mesh.Load reads, chosen by
-// k: a bare meshConfig in JSON, an IstioOperator in YAML, the istio ConfigMap (its data.mesh
-// YAML inside JSON), Helm values in YAML.
+// k (istiotest.MeshFileAs).
 func meshConfigAs(t *testing.T, mc map[string]any, k int) []byte {
 	t.Helper()
-	marshal := func(v any, asYAML bool) []byte {
-		var b []byte
-		var err error
-		if asYAML {
-			b, err = yaml.Marshal(v)
-		} else {
-			b, err = json.Marshal(v)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
+	b, err := istiotest.MeshFileAs(mc, k)
+	if err != nil {
+		t.Fatal(err)
 	}
-	switch k % 4 {
-	case 0:
-		return marshal(mc, false)
-	case 1:
-		return marshal(map[string]any{"apiVersion": "install.istio.io/v1alpha1", "kind": "IstioOperator",
-			"metadata": map[string]any{"name": "installed-state", "namespace": "istio-system"}, "spec": map[string]any{"meshConfig": mc}}, true)
-	case 2:
-		return marshal(map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "istio", "namespace": "istio-system"},
-			"data": map[string]any{"mesh": string(marshal(mc, true))}}, false)
-	}
-	return marshal(map[string]any{"meshConfig": mc}, true)
+	return b
 }
 
 // TestScopeAgainstIstio holds Scoper to the answers Istio's own code gave

@@ -9,13 +9,14 @@ import (
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/labels"
 
+	"github.com/meshscope/meshscope/internal/istiotest"
 	"github.com/meshscope/meshscope/visibility/inventory"
 	"github.com/meshscope/meshscope/visibility/mesh"
 )
 
 // sharedShop makes the services labelled export=true in namespaces labelled shared=true
 // GLOBAL.
-var sharedShop = &settings{ServiceScopeConfigs: []mesh.ServiceScope{{NamespaceSelector: labelSel("shared", "true"), ServicesSelector: labelSel("export", "true"), Scope: mesh.Global}}}
+var sharedShop = &settings{ServiceScopeConfigs: []mesh.ServiceScope{{NamespaceSelector: istiotest.LabelSelector("shared", "true"), ServicesSelector: istiotest.LabelSelector("export", "true"), Scope: mesh.Global}}}
 
 func ref(ns, name string) inventory.ServiceRef {
 	return inventory.ServiceRef{Kind: inventory.KubernetesService, Namespace: ns, Name: name}
@@ -143,7 +144,7 @@ func TestMultiNetworkFlag(t *testing.T) {
 		Namespaces: map[string]map[string]string{"shop": {"shared": "yes"}},
 		Services:   []inventory.Service{{Kind: inventory.KubernetesService, Namespace: "shop", Name: "web", Hosts: []string{"web.shop.svc.cluster.local"}}},
 	}
-	configs := []mesh.ServiceScope{{NamespaceSelector: labelSel("shared", "yes"), Scope: mesh.Global}}
+	configs := []mesh.ServiceScope{{NamespaceSelector: istiotest.LabelSelector("shared", "yes"), Scope: mesh.Global}}
 	for flag, want := range map[string]mesh.Scope{"": mesh.Global, "true": mesh.Global, "1": mesh.Global, "false": mesh.Local} {
 		m := &mesh.Config{ServiceScopeConfigs: configs}
 		if flag != "" {

@@ -6,7 +6,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/meshscope/meshscope/internal/growth"
 	"github.com/meshscope/meshscope/visibility/inventory"
 )
 
@@ -160,30 +159,8 @@ func BenchmarkNewSidecarViewRouted100k(b *testing.B) {
 // them cost what they return.
 func TestRoutedViewGrowth(t *testing.T) {
 	const n = 2_000
-	small, large := bigGammaInventory(n, true), bigGammaInventory(4*n, true)
-	a1, b1 := growth.Allocated(func() { _, _ = New(nil, &small) })
-	a4, b4 := growth.Allocated(func() { _, _ = New(nil, &large) })
-	if a4 > 5*a1 || b4 > 5*b1 {
-		t.Errorf("New grows %.1fx in allocations and %.1fx in bytes from n to 4n; linear is about 4x", a4/a1, b4/b1)
-	}
-	vs, err := New(nil, &small)
-	require.NoError(t, err)
-	vl, err := New(nil, &large)
-	require.NoError(t, err)
-	for _, ns := range []string{"ns-0", "ns-1"} {
-		ps, pl := vs.Proxy(ns, nil), vl.Proxy(ns, nil)
-		require.Equal(t, len(ps.Services), len(pl.Services), "the same view at both sizes")
-		require.Equal(t, len(ps.Rules), len(pl.Rules))
-		s, sb := growth.Allocated(func() { vs.Proxy(ns, nil) })
-		l, lb := growth.Allocated(func() { vl.Proxy(ns, nil) })
-		if l > 1.2*s+4 || lb > 1.3*sb+256 {
-			t.Errorf("Proxy(%s) grows with the inventory: %.0f allocations and %.0f bytes at n, %.0f and %.0f at 4n", ns, s, sb, l, lb)
-		}
+	requireLinearView(t, bigGammaInventory(n, true), bigGammaInventory(4*n, true), func(vs, vl *View, ns string) {
 		require.Equal(t, len(vs.RouteTable(ns, nil, 443)), len(vl.RouteTable(ns, nil, 443)), "the same route table at both sizes")
-		s, sb = growth.Allocated(func() { vs.RouteTable(ns, nil, 443) })
-		l, lb = growth.Allocated(func() { vl.RouteTable(ns, nil, 443) })
-		if l > 1.2*s+4 || lb > 1.3*sb+256 {
-			t.Errorf("RouteTable(%s) grows with the inventory: %.0f allocations and %.0f bytes at n, %.0f and %.0f at 4n", ns, s, sb, l, lb)
-		}
-	}
+		requireSameCost(t, "RouteTable("+ns+")", func() { vs.RouteTable(ns, nil, 443) }, func() { vl.RouteTable(ns, nil, 443) })
+	})
 }

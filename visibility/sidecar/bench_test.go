@@ -119,7 +119,15 @@ func BenchmarkProxyExact100k(b *testing.B) { benchmarkProxy(b, bigSidecarInvento
 // whose Sidecar imports exact hosts, or its own namespace, allocates the same.
 func TestSidecarViewGrowth(t *testing.T) {
 	const n = 2_000
-	small, large := bigSidecarInventory(n), bigSidecarInventory(4*n)
+	requireLinearView(t, bigSidecarInventory(n), bigSidecarInventory(4*n), nil)
+}
+
+// requireLinearView holds building a view to linear work, from small to large (4x the
+// namespaces, the same services per namespace: about 4x the allocations and bytes), and
+// Proxy, for the namespaces ns-0 and ns-1, to costing the same at both sizes; more, if not
+// nil, holds other questions of the two views for a namespace.
+func requireLinearView(t *testing.T, small, large inventory.Inventory, more func(vs, vl *View, ns string)) {
+	t.Helper()
 	build := func(inv inventory.Inventory) func() {
 		return func() {
 			if _, err := New(nil, &inv); err != nil {
@@ -140,11 +148,22 @@ func TestSidecarViewGrowth(t *testing.T) {
 	for _, ns := range []string{"ns-0", "ns-1"} {
 		ps, pl := vs.Proxy(ns, nil), vl.Proxy(ns, nil)
 		require.Equal(t, len(ps.Services), len(pl.Services), "the same view at both sizes")
-		s, sb := growth.Allocated(func() { vs.Proxy(ns, nil) })
-		l, lb := growth.Allocated(func() { vl.Proxy(ns, nil) })
-		t.Logf("Proxy(%s): %d services; %.0f allocations, %.0f bytes at n; %.0f, %.0f at 4n", ns, len(ps.Services), s, sb, l, lb)
-		if l > 1.2*s+4 || lb > 1.3*sb+256 {
-			t.Errorf("Proxy(%s) grows with the inventory: %.0f allocations and %.0f bytes at n, %.0f and %.0f at 4n", ns, s, sb, l, lb)
+		require.Equal(t, len(ps.Rules), len(pl.Rules))
+		requireSameCost(t, fmt.Sprintf("Proxy(%s), %d services", ns, len(ps.Services)), func() { vs.Proxy(ns, nil) }, func() { vl.Proxy(ns, nil) })
+		if more != nil {
+			more(vs, vl, ns)
 		}
+	}
+}
+
+// requireSameCost holds a question to costing about the same asked of a view of n services
+// (small) and of 4n (large).
+func requireSameCost(t *testing.T, what string, small, large func()) {
+	t.Helper()
+	s, sb := growth.Allocated(small)
+	l, lb := growth.Allocated(large)
+	t.Logf("%s: %.0f allocations, %.0f bytes at n; %.0f, %.0f at 4n", what, s, sb, l, lb)
+	if l > 1.2*s+4 || lb > 1.3*sb+256 {
+		t.Errorf("%s grows with the inventory: %.0f allocations and %.0f bytes at n, %.0f and %.0f at 4n", what, s, sb, l, lb)
 	}
 }

@@ -6,8 +6,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/meshscope/meshscope/internal/istiotest"
 	"github.com/meshscope/meshscope/internal/longtest"
-	"github.com/meshscope/meshscope/internal/randmesh"
 	"github.com/meshscope/meshscope/visibility"
 	"github.com/meshscope/meshscope/visibility/inventory"
 	"github.com/meshscope/meshscope/visibility/mesh"
@@ -160,7 +160,7 @@ func TestDiffAttributesEveryChange(t *testing.T) {
 	changes := map[mesh.Cause]int{}
 	for iter := range longtest.N(60, 3000) {
 		m, inv := randomSidecarConfig(r)
-		cfg := randmesh.Config(r, 2)
+		cfg := istiotest.Config[visibility.Config](r, 2)
 		if cfg != nil {
 			cfg.ApplyToSidecars = r.IntN(2) == 0
 		}

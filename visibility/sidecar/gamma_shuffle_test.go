@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/meshscope/meshscope/internal/istiotest"
 	"github.com/meshscope/meshscope/internal/longtest"
 
 	"github.com/meshscope/meshscope/visibility/inventory"
@@ -39,17 +40,11 @@ func TestGammaShuffledInput(t *testing.T) {
 		want := gammaAnswers(t, inv, convertRoutes(inv, v.Discovered))
 		for range 3 {
 			s := *inv
-			s.Routes = gammaShuffled(rng, inv.Routes)
-			s.Services = gammaShuffled(rng, inv.Services)
-			s.ReferenceGrants = gammaShuffled(rng, inv.ReferenceGrants)
-			s.Gateways = gammaShuffled(rng, inv.Gateways)
+			s.Routes = istiotest.Shuffled(rng, inv.Routes)
+			s.Services = istiotest.Shuffled(rng, inv.Services)
+			s.ReferenceGrants = istiotest.Shuffled(rng, inv.ReferenceGrants)
+			s.Gateways = istiotest.Shuffled(rng, inv.Gateways)
 			require.Equal(t, want, gammaAnswers(t, &s, convertRoutes(&s, v.Discovered)), "case %d", c.ID)
 		}
 	}
-}
-
-func gammaShuffled[T any](rng *rand.Rand, s []T) []T {
-	out := append([]T(nil), s...)
-	rng.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
-	return out
 }

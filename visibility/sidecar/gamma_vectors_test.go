@@ -20,13 +20,7 @@ import (
 // ReferenceGrants and Gateways, and what istiod made of them.
 type gammaCase struct {
 	routingCase
-	Routes []struct {
-		Kind, Name, Namespace, CreationTime string
-		Spec                                map[string]any
-	} `json:"routes"`
-	ReferenceGrants []gammaVectorObject `json:"referenceGrants"`
-	Gateways        []gammaVectorObject `json:"gateways"`
-	RouteStatus     []struct {
+	RouteStatus []struct {
 		Route   string
 		Written bool
 		Parents []struct {
@@ -45,11 +39,6 @@ type gammaCase struct {
 		Parents, CreationTime     string
 		Spec                      json.RawMessage
 	} `json:"istioVirtualServices"`
-}
-
-type gammaVectorObject struct {
-	Name, Namespace, CreationTime string
-	Spec                          map[string]any
 }
 
 var (
@@ -73,30 +62,9 @@ func loadGammaVectors(t testing.TB) []gammaCase {
 	return gammaVectors.Cases
 }
 
-// files spells a case as a user has it: its mesh file, and its inventory with the Gateway API
-// objects in a second document, as kubectl prints them.
-func (c *gammaCase) files(t testing.TB) (meshFile, invFile []byte) {
-	meshFile, invFile = c.routingCase.files(t)
-	var items []any
-	object := func(kind, name, namespace, created string, spec map[string]any) {
-		items = append(items, map[string]any{"apiVersion": "gateway.networking.k8s.io/v1", "kind": kind,
-			"metadata": vectorMeta(name, namespace, created), "spec": spec})
-	}
-	for _, r := range c.Routes {
-		object(r.Kind, r.Name, r.Namespace, r.CreationTime, r.Spec)
-	}
-	for _, g := range c.ReferenceGrants {
-		object("ReferenceGrant", g.Name, g.Namespace, g.CreationTime, g.Spec)
-	}
-	for _, g := range c.Gateways {
-		object("Gateway", g.Name, g.Namespace, g.CreationTime, g.Spec)
-	}
-	return meshFile, append(append(invFile, "\n---\n"...), c.list(t, items)...)
-}
-
 // gammaLoad reads a case's files: its mesh configuration, inventory and sidecar view.
 func (c *gammaCase) load(t testing.TB) (*mesh.Config, *inventory.Inventory, *View) {
-	meshFile, invFile := c.files(t)
+	meshFile, invFile := vectorFiles(t, &c.Objects)
 	_, m, inv, v := loadFiles(t, c.ID, meshFile, invFile)
 	require.Len(t, inv.Routes, len(c.Routes), "case %d", c.ID)
 	return m, inv, v

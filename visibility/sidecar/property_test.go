@@ -16,8 +16,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
+	"github.com/meshscope/meshscope/internal/istiotest"
 	"github.com/meshscope/meshscope/internal/longtest"
-	"github.com/meshscope/meshscope/internal/randmesh"
 	"github.com/meshscope/meshscope/visibility"
 	"github.com/meshscope/meshscope/visibility/inventory"
 	"github.com/meshscope/meshscope/visibility/mesh"
@@ -55,7 +55,7 @@ func randomSidecarInventory(r *rand.Rand) (*mesh.Config, inventory.Inventory) {
 func randomSidecarConfig(r *rand.Rand) (*mesh.Config, inventory.Inventory) {
 	inv := inventory.Inventory{Namespaces: map[string]map[string]string{}}
 	for _, ns := range sidecarNamespaces[:4] {
-		l := randmesh.Labels(r)
+		l := istiotest.Labels(r)
 		if l == nil {
 			l = map[string]string{}
 		}
@@ -141,7 +141,7 @@ func randomSidecarConfig(r *rand.Rand) (*mesh.Config, inventory.Inventory) {
 		m.DefaultServiceExportTo = meshExportTo[r.IntN(len(meshExportTo))]
 	}
 	if r.IntN(3) == 0 {
-		m.DiscoverySelectors = []metav1.LabelSelector{*randmesh.Selector(r)}
+		m.DiscoverySelectors = []metav1.LabelSelector{*istiotest.Selector(r)}
 		if r.IntN(2) == 0 {
 			m.DiscoverySelectors = append(m.DiscoverySelectors, metav1.LabelSelector{MatchLabels: map[string]string{visibility.NamespaceNameLabel: sidecarNamespaces[r.IntN(5)]}})
 		}
@@ -164,7 +164,7 @@ func TestSidecarViewAgainstReference(t *testing.T) {
 	for i := range n {
 		m, inv := randomSidecarInventory(rng)
 		vss, drs, routes = vss+len(inv.VirtualServices), drs+len(inv.DestinationRules), routes+len(inv.Routes)
-		cfg := randmesh.Config(rng, 2)
+		cfg := istiotest.Config[visibility.Config](rng, 2)
 		cfg.ApplyToSidecars = rng.IntN(2) == 0
 		if rng.IntN(4) == 0 {
 			cfg = nil
@@ -221,14 +221,9 @@ func TestSidecarViewIgnoresInputOrder(t *testing.T) {
 		v, err := New(m, &inv)
 		require.NoError(t, err)
 		shuffled := inv
-		shuffled.Services, shuffled.Sidecars = slices.Clone(inv.Services), slices.Clone(inv.Sidecars)
-		shuffled.VirtualServices, shuffled.DestinationRules = slices.Clone(inv.VirtualServices), slices.Clone(inv.DestinationRules)
-		shuffle(rng, shuffled.Services)
-		shuffle(rng, shuffled.Sidecars)
-		shuffle(rng, shuffled.VirtualServices)
-		shuffle(rng, shuffled.DestinationRules)
-		shuffled.Routes = slices.Clone(inv.Routes)
-		shuffle(rng, shuffled.Routes)
+		shuffled.Services, shuffled.Sidecars = istiotest.Shuffled(rng, inv.Services), istiotest.Shuffled(rng, inv.Sidecars)
+		shuffled.VirtualServices, shuffled.DestinationRules = istiotest.Shuffled(rng, inv.VirtualServices), istiotest.Shuffled(rng, inv.DestinationRules)
+		shuffled.Routes = istiotest.Shuffled(rng, inv.Routes)
 		u, err := New(m, &shuffled)
 		require.NoError(t, err)
 		for _, ns := range sidecarNamespaces {
@@ -249,10 +244,6 @@ func TestSidecarViewIgnoresInputOrder(t *testing.T) {
 		require.Empty(t, Diff(v, u), "inventory %d", i)
 		require.Empty(t, DiffRouteStatus(v, u), "inventory %d", i)
 	}
-}
-
-func shuffle[T any](r *rand.Rand, s []T) {
-	r.Shuffle(len(s), func(a, b int) { s[a], s[b] = s[b], s[a] })
 }
 
 // TestSidecarReferenceAgainstIstio holds the literal reference itself to Istio's answers of
@@ -341,7 +332,7 @@ func explainDiffWith(explain func(string, labels.Set, string) Explanation, inv i
 // namespace and name, and every namespace's proxy and gateway get what the literal reference
 // says, whole, and so do the route tables of ports 80 and 9080.
 func FuzzSidecarView(f *testing.F) {
-	f.Add([]byte(sidecarList))
+	f.Add([]byte(istiotest.SidecarList))
 	f.Add([]byte(`kind: List
 items:
 - {kind: Namespace, metadata: {name: shop}}

@@ -406,7 +406,8 @@ func (x *refVS) destinations(n string) map[string][]uint32 {
 	return out
 }
 
-// refMatches is Istio's host.Name.Matches: either host covers the other.
+// refMatches is Istio's host.Name.Matches: either host covers the other. It restates
+// hosts.Matches on purpose: the reference stands apart from the code the view uses.
 func refMatches(a, b string) bool {
 	aw, bw := strings.HasPrefix(a, "*"), strings.HasPrefix(b, "*")
 	switch {

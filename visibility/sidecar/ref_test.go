@@ -41,6 +41,10 @@ import (
 // A gateway skips 3 to 7: it takes every service exported to n, first come first served
 // (ref_gateway_test.go). ref_vectors_test.go holds the reference to Istio's answers.
 //
+// The reference restates on purpose the rules the view takes from other packages (host
+// matching, exportTo, label selection): it stands apart from the code it checks, so that a
+// mistake in one is not repeated in the other.
+//
 // The release (m's) changes steps 1, 4, 5 and 8, as each release's istiod does: before 1.31
 // serviceEntryVisibility does not exist, "~ns/" excludes nothing ("~/h" names the literal
 // namespace "~"), and every listener scans the services exported to n; before 1.30.3 a mesh

@@ -17,7 +17,7 @@ import (
 // both of the case's files as the loaders read them.
 func (c *routingCase) reference(t *testing.T) (refSidecarView, *View) {
 	t.Helper()
-	meshFile, invFile := c.files(t)
+	meshFile, invFile := vectorFiles(t, &c.Objects)
 	r, m, inv, v := loadFiles(t, c.ID, meshFile, invFile)
 	return refSidecarView{r, m, *inv}, v
 }
@@ -102,7 +102,7 @@ func TestGammaReferenceAgainstIstio(t *testing.T) {
 	proxies, tables := 0, 0
 	for i := 0; i < len(cases); i += longtest.N(5, 1) {
 		c := &cases[i]
-		meshFile, invFile := c.files(t)
+		meshFile, invFile := vectorFiles(t, &c.Objects)
 		r, m, inv, v := loadFiles(t, c.ID, meshFile, invFile)
 		ref := refSidecarView{r, m, *inv}
 		for p, pr := range c.Proxies {

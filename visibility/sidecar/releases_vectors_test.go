@@ -10,8 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/labels"
 
+	"github.com/meshscope/meshscope/internal/istiotest"
 	"github.com/meshscope/meshscope/internal/longtest"
-	"github.com/meshscope/meshscope/internal/releasevectors"
 	"github.com/meshscope/meshscope/visibility/inventory"
 	"github.com/meshscope/meshscope/visibility/mesh"
 )
@@ -26,25 +26,10 @@ const newestRun = "eed52ebb66ad"
 
 // releasesCase is a case of istio-releases.json as a routing case (its objects, every one
 // generated, but those of gone), without its answers, which are per run.
-func releasesCase(t testing.TB, c *releasevectors.Case, gone map[[3]string]bool) *routingCase {
-	rc := &routingCase{vectorInventory: vectorInventory{ID: c.ID, Namespaces: c.Namespaces}}
-	require.NoError(t, json.Unmarshal(c.MeshConfig, &rc.MeshConfig), "case %d", c.ID)
-	for _, f := range []struct {
-		kind string
-		raw  json.RawMessage
-		dst  any
-	}{{"ServiceEntry", c.ServiceEntries, &rc.ServiceEntries}, {"Service", c.KubernetesServices, &rc.KubernetesServices},
-		{"Sidecar", c.Sidecars, &rc.Sidecars}, {"VirtualService", c.VirtualServices, &rc.VirtualServices}, {"DestinationRule", c.DestinationRules, &rc.DestinationRules}} {
-		var objs []map[string]any
-		require.NoError(t, json.Unmarshal(f.raw, &objs), "case %d", c.ID)
-		objs = slices.DeleteFunc(objs, func(o map[string]any) bool {
-			return gone[[3]string{f.kind, o["namespace"].(string), o["name"].(string)}]
-		})
-		raw, err := json.Marshal(objs)
-		require.NoError(t, err)
-		require.NoError(t, json.Unmarshal(raw, f.dst), "case %d", c.ID)
-	}
-	return rc
+func releasesCase(t testing.TB, c *istiotest.ReleaseCase, gone map[istiotest.ObjectKey]bool) *routingCase {
+	o, err := c.Objects()
+	require.NoError(t, err)
+	return &routingCase{Objects: o.Without(gone)}
 }
 
 // runView is a case's view as a run's release gives it: the mesh configuration the release
@@ -60,12 +45,12 @@ type runView struct {
 }
 
 // viewsFor builds the views of case c for each of runs, from its files read once.
-func viewsFor(t *testing.T, c *releasevectors.Case, runs []releasevectors.Run) []runView {
-	newest := map[[3]string]bool{}
+func viewsFor(t *testing.T, c *istiotest.ReleaseCase, runs []istiotest.Run) []runView {
+	newest := map[istiotest.ObjectKey]bool{}
 	for _, r := range c.Results[newestRun].Rejected {
-		newest[[3]string{r.Kind, r.Namespace, r.Name}] = true
+		newest[istiotest.ObjectKey{Kind: r.Kind, Namespace: r.Namespace, Name: r.Name}] = true
 	}
-	meshFile, invFile := releasesCase(t, c, newest).files(t)
+	meshFile, invFile := vectorFiles(t, &releasesCase(t, c, newest).Objects)
 	all, err := inventory.Load(invFile, "")
 	require.NoError(t, err, "case %d", c.ID)
 	out := make([]runView, len(runs))
@@ -109,7 +94,7 @@ func viewsFor(t *testing.T, c *releasevectors.Case, runs []releasevectors.Run) [
 // each run to the next and from the first to the last; every case, proxy and pair of runs
 // with MESHSCOPE_LONG=1.
 func TestSidecarViewAgainstReleases(t *testing.T) {
-	f, err := releasevectors.Load(releasesFile)
+	f, err := istiotest.LoadReleases(releasesFile)
 	require.NoError(t, err)
 	step := longtest.N(3, 1)
 	type count struct{ proxies, services, listeners, lookups, rules, refused int }

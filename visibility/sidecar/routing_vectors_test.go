@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/labels"
 
+	"github.com/meshscope/meshscope/internal/istiotest"
 	"github.com/meshscope/meshscope/internal/longtest"
 	"github.com/meshscope/meshscope/visibility/inventory"
 )
@@ -21,42 +22,7 @@ import (
 // istio-sidecar.json inputs, with egress listener ports, VirtualServices and
 // DestinationRules, and Istio's answers per proxy (or per gateway).
 type routingCase struct {
-	vectorInventory
-	Sidecars []struct {
-		Name, Namespace, CreationTime string
-		WorkloadSelector              map[string]string
-		Egress                        []struct {
-			Port  *vectorPort
-			Hosts []string
-		}
-	} `json:"sidecars"`
-	VirtualServices []struct {
-		Name, Namespace, CreationTime string
-		Hosts, ExportTo, Gateways     []string
-		HTTP                          []struct {
-			Match []struct {
-				SourceNamespace string `json:"sourceNamespace"`
-				URIPrefix       string `json:"uriPrefix"`
-			} `json:"match"`
-			Route  []vectorDestination `json:"route"`
-			Mirror *vectorDestination  `json:"mirror"`
-		} `json:"http"`
-		TCP []struct {
-			Route []vectorDestination `json:"route"`
-		} `json:"tcp"`
-		TLS []struct {
-			SNIHosts []string            `json:"sniHosts"`
-			Route    []vectorDestination `json:"route"`
-		} `json:"tls"`
-	} `json:"virtualServices"`
-	DestinationRules []struct {
-		Name, Namespace, Host, CreationTime string
-		ExportTo, Subsets                   []string
-		WorkloadSelector                    map[string]string
-		TrafficPolicy                       *struct {
-			MaxConnections int `json:"maxConnections"`
-		}
-	} `json:"destinationRules"`
+	istiotest.Objects
 	DiscoveredNamespaces []string       `json:"discoveredNamespaces"`
 	Proxies              []routingProxy `json:"proxies"`
 	GatewayProxies       []struct {
@@ -90,12 +56,6 @@ type routingProxy struct {
 	// RDS (istio-gamma.json) is, per port ("80", "9090"), the route configuration the proxy
 	// got.
 	RDS map[string][]vectorVirtualHost `json:"rds"`
-}
-
-type vectorDestination struct {
-	Host, Subset string
-	Port         uint32
-	Weight       int32
 }
 
 type vectorService struct {
@@ -143,115 +103,9 @@ func loadRoutingVectors(t testing.TB, file string) routingVectors {
 	return routing[file]
 }
 
-// files spells a case as a user has it: its mesh file and its inventory.
-func (c *routingCase) files(t testing.TB) (meshFile, invFile []byte) {
-	items := c.items()
-	for _, sc := range c.Sidecars {
-		spec := map[string]any{}
-		if sc.WorkloadSelector != nil {
-			spec["workloadSelector"] = map[string]any{"labels": sc.WorkloadSelector}
-		}
-		var egress []any
-		for _, e := range sc.Egress {
-			l := map[string]any{"hosts": e.Hosts}
-			if e.Port != nil {
-				l["port"] = map[string]any{"number": e.Port.Number, "protocol": e.Port.Protocol, "name": e.Port.Name}
-			}
-			egress = append(egress, l)
-		}
-		spec["egress"] = egress
-		items = append(items, map[string]any{"apiVersion": "networking.istio.io/v1", "kind": "Sidecar", "metadata": vectorMeta(sc.Name, sc.Namespace, sc.CreationTime), "spec": spec})
-	}
-	dest := func(d vectorDestination) map[string]any {
-		out := map[string]any{"host": d.Host}
-		if d.Subset != "" {
-			out["subset"] = d.Subset
-		}
-		if d.Port != 0 {
-			out["port"] = map[string]any{"number": d.Port}
-		}
-		return out
-	}
-	routes := func(ds []vectorDestination) []any {
-		var out []any
-		for _, d := range ds {
-			r := map[string]any{"destination": dest(d)}
-			if d.Weight != 0 {
-				r["weight"] = d.Weight
-			}
-			out = append(out, r)
-		}
-		return out
-	}
-	for _, vs := range c.VirtualServices {
-		spec := map[string]any{"hosts": vs.Hosts}
-		if vs.ExportTo != nil {
-			spec["exportTo"] = vs.ExportTo
-		}
-		if vs.Gateways != nil {
-			spec["gateways"] = vs.Gateways
-		}
-		var http, tcp, tls []any
-		for _, h := range vs.HTTP {
-			r := map[string]any{"route": routes(h.Route)}
-			var match []any
-			for _, m := range h.Match {
-				mm := map[string]any{}
-				if m.SourceNamespace != "" {
-					mm["sourceNamespace"] = m.SourceNamespace
-				}
-				if m.URIPrefix != "" {
-					mm["uri"] = map[string]any{"prefix": m.URIPrefix}
-				}
-				match = append(match, mm)
-			}
-			if match != nil {
-				r["match"] = match
-			}
-			if h.Mirror != nil {
-				r["mirror"] = dest(*h.Mirror)
-			}
-			http = append(http, r)
-		}
-		for _, r := range vs.TCP {
-			tcp = append(tcp, map[string]any{"route": routes(r.Route)})
-		}
-		for _, r := range vs.TLS {
-			tls = append(tls, map[string]any{"match": []any{map[string]any{"sniHosts": r.SNIHosts}}, "route": routes(r.Route)})
-		}
-		for k, list := range map[string][]any{"http": http, "tcp": tcp, "tls": tls} {
-			if list != nil {
-				spec[k] = list
-			}
-		}
-		items = append(items, map[string]any{"apiVersion": "networking.istio.io/v1", "kind": "VirtualService", "metadata": vectorMeta(vs.Name, vs.Namespace, vs.CreationTime), "spec": spec})
-	}
-	for _, dr := range c.DestinationRules {
-		spec := map[string]any{"host": dr.Host}
-		if dr.ExportTo != nil {
-			spec["exportTo"] = dr.ExportTo
-		}
-		if dr.WorkloadSelector != nil {
-			spec["workloadSelector"] = map[string]any{"matchLabels": dr.WorkloadSelector}
-		}
-		var subsets []any
-		for _, s := range dr.Subsets {
-			subsets = append(subsets, map[string]any{"name": s, "labels": map[string]any{"version": s}})
-		}
-		if subsets != nil {
-			spec["subsets"] = subsets
-		}
-		if dr.TrafficPolicy != nil {
-			spec["trafficPolicy"] = map[string]any{"connectionPool": map[string]any{"tcp": map[string]any{"maxConnections": dr.TrafficPolicy.MaxConnections}}}
-		}
-		items = append(items, map[string]any{"apiVersion": "networking.istio.io/v1", "kind": "DestinationRule", "metadata": vectorMeta(dr.Name, dr.Namespace, dr.CreationTime), "spec": spec})
-	}
-	return c.meshFile(t), c.list(t, items)
-}
-
 // view reads a case's files and builds its view.
 func (c *routingCase) view(t testing.TB) (*inventory.Inventory, *View) {
-	meshFile, invFile := c.files(t)
+	meshFile, invFile := vectorFiles(t, &c.Objects)
 	_, _, inv, v := loadFiles(t, c.ID, meshFile, invFile)
 	return inv, v
 }

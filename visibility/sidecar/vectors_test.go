@@ -10,8 +10,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/labels"
-	"sigs.k8s.io/yaml"
 
+	"github.com/meshscope/meshscope/internal/istiotest"
 	"github.com/meshscope/meshscope/internal/longtest"
 	"github.com/meshscope/meshscope/visibility"
 	"github.com/meshscope/meshscope/visibility/inventory"
@@ -27,12 +27,7 @@ type sidecarVectors struct {
 }
 
 type sidecarCase struct {
-	vectorInventory
-	Sidecars []struct {
-		Name, Namespace, CreationTime string
-		WorkloadSelector              map[string]string
-		Egress                        []struct{ Hosts []string }
-	} `json:"sidecars"`
+	istiotest.Objects
 	DiscoveredNamespaces []string `json:"discoveredNamespaces"`
 	Proxies              []struct {
 		Namespace string
@@ -43,12 +38,6 @@ type sidecarCase struct {
 			Ports                       []uint32
 		}
 	} `json:"proxies"`
-}
-
-type vectorPort struct {
-	Number   uint32 `json:"number"`
-	Name     string `json:"name"`
-	Protocol string `json:"protocol"`
 }
 
 var (
@@ -94,113 +83,13 @@ func (c *sidecarCase) refusedByIstio() string {
 	return ""
 }
 
-// vectorInventory is what every Istio vector case holds: its mesh configuration, namespaces,
-// ServiceEntries and Kubernetes Services.
-type vectorInventory struct {
-	ID             int                          `json:"id"`
-	MeshConfig     map[string]any               `json:"meshConfig"`
-	Namespaces     map[string]map[string]string `json:"namespaces"`
-	ServiceEntries []struct {
-		Name, Namespace, Location, Resolution, CreationTime string
-		Hosts, ExportTo                                     []string
-		Ports                                               []vectorPort
-	} `json:"serviceEntries"`
-	KubernetesServices []struct {
-		Name, Namespace, ClusterIP, CreationTime string
-		ExportToAnnotation                       *string
-		Ports                                    []vectorPort
-	} `json:"kubernetesServices"`
-}
-
-// meshFile spells a case's mesh configuration as a user has it: an IstioOperator, the istio
-// ConfigMap or Helm values (by case).
-func (c *vectorInventory) meshFile(t testing.TB) []byte {
-	var meshDoc any
-	switch c.ID % 3 {
-	case 0:
-		meshDoc = map[string]any{"apiVersion": "install.istio.io/v1alpha1", "kind": "IstioOperator", "metadata": map[string]any{"name": "istio", "namespace": "istio-system"},
-			"spec": map[string]any{"meshConfig": c.MeshConfig}}
-	case 1:
-		m, err := yaml.Marshal(c.MeshConfig)
-		require.NoError(t, err)
-		meshDoc = map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "istio", "namespace": "istio-system"}, "data": map[string]any{"mesh": string(m)}}
-	default:
-		meshDoc = map[string]any{"values": map[string]any{"meshConfig": c.MeshConfig}}
-	}
-	out, err := yaml.Marshal(meshDoc)
-	require.NoError(t, err)
-	return out
-}
-
-// items spells a case's namespaces, ServiceEntries and Services as kubectl prints them.
-func (c *vectorInventory) items() []any {
-	var items []any
-	for _, ns := range slices.Sorted(maps.Keys(c.Namespaces)) {
-		items = append(items, map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": ns, "labels": c.Namespaces[ns]}})
-	}
-	for _, se := range c.ServiceEntries {
-		spec := map[string]any{"hosts": se.Hosts, "ports": vectorPorts(se.Ports, "number"), "location": se.Location, "resolution": se.Resolution}
-		if se.ExportTo != nil {
-			spec["exportTo"] = se.ExportTo
-		}
-		items = append(items, map[string]any{"apiVersion": "networking.istio.io/v1", "kind": "ServiceEntry", "metadata": vectorMeta(se.Name, se.Namespace, se.CreationTime), "spec": spec})
-	}
-	for _, s := range c.KubernetesServices {
-		m := vectorMeta(s.Name, s.Namespace, s.CreationTime)
-		if s.ExportToAnnotation != nil {
-			m["annotations"] = map[string]any{exportToAnnotation: *s.ExportToAnnotation}
-		}
-		tcp := vectorPorts(s.Ports, "port")
-		for _, p := range tcp {
-			p.(map[string]any)["protocol"] = "TCP"
-		}
-		items = append(items, map[string]any{"apiVersion": "v1", "kind": "Service", "metadata": m, "spec": map[string]any{"type": "ClusterIP", "clusterIP": s.ClusterIP, "ports": tcp}})
-	}
-	return items
-}
-
-// list prints a case's objects as `kubectl get -o yaml` does (every third case as `-o json`).
-func (c *vectorInventory) list(t testing.TB, items []any) []byte {
-	list := map[string]any{"apiVersion": "v1", "kind": "List", "items": items}
-	var out []byte
-	var err error
-	if c.ID%3 == 2 {
-		out, err = json.MarshalIndent(list, "", "    ")
-	} else {
-		out, err = yaml.Marshal(list)
-	}
-	require.NoError(t, err)
-	return out
-}
-
-func vectorMeta(name, namespace, created string) map[string]any {
-	return map[string]any{"name": name, "namespace": namespace, "creationTimestamp": created}
-}
-
-func vectorPorts(ps []vectorPort, key string) []any {
-	var out []any
-	for _, p := range ps {
-		out = append(out, map[string]any{key: p.Number, "name": p.Name, "protocol": p.Protocol})
-	}
-	return out
-}
-
-// files spells a case as a user has it: its mesh file and its inventory.
-func (c *sidecarCase) files(t testing.TB) (meshFile, invFile []byte) {
-	items := c.items()
-	for _, sc := range c.Sidecars {
-		spec := map[string]any{}
-		if sc.WorkloadSelector != nil {
-			spec["workloadSelector"] = map[string]any{"labels": sc.WorkloadSelector}
-		}
-		var egress []any
-		for _, e := range sc.Egress {
-			egress = append(egress, map[string]any{"hosts": e.Hosts})
-		}
-		spec["egress"] = egress
-		items = append(items, map[string]any{"apiVersion": "networking.istio.io/v1", "kind": "Sidecar", "metadata": vectorMeta(sc.Name, sc.Namespace, sc.CreationTime), "spec": spec})
-	}
-	return c.meshFile(t), c.list(t, items)
+// vectorFiles spells a case as a user has it: its mesh file and its inventory.
+func vectorFiles(t testing.TB, o *istiotest.Objects) (meshFile, invFile []byte) {
+	meshFile, err := o.MeshFile()
+	require.NoError(t, err, "case %d", o.ID)
+	invFile, err = o.Dump()
+	require.NoError(t, err, "case %d", o.ID)
+	return meshFile, invFile
 }
 
 // loadFiles reads a case's files as a user's would be read — mesh.Load, visibility.Compile of
@@ -219,7 +108,7 @@ func loadFiles(t testing.TB, id int, meshFile, invFile []byte) (*visibility.Reso
 
 // view reads a case's files and builds its sidecar view.
 func (c *sidecarCase) view(t testing.TB) (*visibility.Resolver, *mesh.Config, inventory.Inventory, *View) {
-	meshFile, invFile := c.files(t)
+	meshFile, invFile := vectorFiles(t, &c.Objects)
 	r, m, inv, v := loadFiles(t, c.ID, meshFile, invFile)
 	return r, m, *inv, v
 }
@@ -250,7 +139,7 @@ func TestSidecarViewAgainstIstio(t *testing.T) {
 		if why := c.refusedByIstio(); why != "" {
 			// Istio's validation refuses such a ServiceEntry or Sidecar, and so does
 			// meshscope, in Istio's words: the skip is pinned, not assumed.
-			_, invFile := c.files(t)
+			_, invFile := vectorFiles(t, &c.Objects)
 			_, err := inventory.Load(invFile, "")
 			require.Error(t, err, "case %d: Istio's validation refuses an object of it", c.ID)
 			switch why {

@@ -1,10 +1,11 @@
-// Package releasevectors reads visibility/testdata/istio-releases.json for the tests of the
-// packages it holds to it (visibility/mesh, visibility/inventory, visibility/sidecar): the
-// same generated configurations run through several Istio releases, each run's results
-// recorded from that release's own code. It decodes the file's frame — the runs, each
+package istiotest
+
+// The recording of the same configurations through several Istio releases
+// (visibility/testdata/istio-releases.json), which the tests of visibility/mesh,
+// visibility/inventory and visibility/sidecar hold their packages to: each run's results
+// recorded from that release's own code. Releases decodes the file's frame — the runs, each
 // case's mesh configuration and proxies, each run's results — and leaves the objects and the
 // per-proxy answers as raw JSON for each package to read into its own types.
-package releasevectors
 
 import (
 	"encoding/json"
@@ -12,11 +13,11 @@ import (
 	"os"
 )
 
-// File is the whole file.
-type File struct {
-	Seed  int64  `json:"seed"`
-	Runs  []Run  `json:"runs"`
-	Cases []Case `json:"cases"`
+// Releases is the whole file.
+type Releases struct {
+	Seed  int64         `json:"seed"`
+	Runs  []Run         `json:"runs"`
+	Cases []ReleaseCase `json:"cases"`
 }
 
 // Run is one istiod process every case went through.
@@ -46,8 +47,8 @@ func (r Run) Release() (istio, compatibilityVersion string) {
 	return istio, compatibilityVersion
 }
 
-// Case is one generated configuration.
-type Case struct {
+// ReleaseCase is one generated configuration of the recording.
+type ReleaseCase struct {
 	ID         int             `json:"id"`
 	MeshConfig json.RawMessage `json:"meshConfig"`
 	// Namespaces maps each namespace to its labels.
@@ -80,7 +81,7 @@ type Result struct {
 	// to that release.
 	Rejected             []Rejected `json:"rejected"`
 	DiscoveredNamespaces []string   `json:"discoveredNamespaces"`
-	// Proxies answer Case.Proxies, as istio-routing.json's proxies do.
+	// Proxies answer ReleaseCase.Proxies, as istio-routing.json's proxies do.
 	Proxies []json.RawMessage `json:"proxies"`
 }
 
@@ -92,13 +93,13 @@ type Rejected struct {
 	Error     string `json:"error"`
 }
 
-// Load reads the file at path.
-func Load(path string) (*File, error) {
+// LoadReleases reads the file at path.
+func LoadReleases(path string) (*Releases, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	f := &File{}
+	f := &Releases{}
 	if err := json.Unmarshal(data, f); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

@@ -1,4 +1,4 @@
-package randmesh_test
+package istiotest_test
 
 import (
 	"encoding/json"
@@ -12,8 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/meshscope/meshscope/internal/fielderr"
+	"github.com/meshscope/meshscope/internal/istiotest"
 	"github.com/meshscope/meshscope/internal/kube"
-	"github.com/meshscope/meshscope/internal/randmesh"
 	"github.com/meshscope/meshscope/visibility"
 	"github.com/meshscope/meshscope/visibility/mesh"
 )
@@ -26,7 +26,7 @@ type draw struct {
 }
 
 func drawAll(r *rand.Rand) draw {
-	return draw{Config: randmesh.Config(r, 4), Selector: randmesh.Selector(r), Labels: randmesh.Labels(r)}
+	return draw{Config: istiotest.Config[visibility.Config](r, 4), Selector: istiotest.Selector(r), Labels: istiotest.Labels(r)}
 }
 
 // TestDeterministic: one seed gives the same values, call after call; another seed other
@@ -54,7 +54,7 @@ func TestDeterministic(t *testing.T) {
 func TestValid(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	for i := range 500 {
-		c := randmesh.Config(r, 3)
+		c := istiotest.Config[visibility.Config](r, 3)
 		require.NoError(t, c.Validate(), "config %d: %+v", i, c)
 		_, err := visibility.Compile(c)
 		require.NoError(t, err)
@@ -65,17 +65,17 @@ func TestValid(t *testing.T) {
 		require.NoError(t, err, "%s", raw)
 		require.Equal(t, c, loaded, "%s", raw)
 
-		s := randmesh.Selector(r)
-		require.Empty(t, kube.SelectorProblems(s, nil), "%+v", s)
+		s := istiotest.Selector(r)
+		require.Empty(t, kube.SelectorProblems(s, func() fielderr.Path { return fielderr.Root(fielderr.Object) }), "%+v", s)
 		_, err = metav1.LabelSelectorAsSelector(s)
 		require.NoError(t, err)
 		require.NoError(t, (&mesh.Config{DiscoverySelectors: []metav1.LabelSelector{*s}}).Validate())
 
-		l := randmesh.Labels(r)
+		l := istiotest.Labels(r)
 		require.Empty(t, kube.LabelProblems(func() fielderr.Path { return fielderr.Root(fielderr.Object).Child("labels") }, l), "%v", l)
 		for k, v := range l {
-			require.Contains(t, randmesh.Keys, k)
-			require.Contains(t, randmesh.Values, v)
+			require.Contains(t, istiotest.Keys, k)
+			require.Contains(t, istiotest.Values, v)
 		}
 	}
 }
@@ -92,7 +92,7 @@ func TestShape(t *testing.T) {
 	keys, values := map[string]bool{}, map[string]bool{}
 	matchLabels, nilLabels, matched := 0, 0, 0
 	for range n {
-		c := randmesh.Config(r, 3)
+		c := istiotest.Config[visibility.Config](r, 3)
 		require.LessOrEqual(t, len(c.Policies), 3)
 		policies[len(c.Policies)]++
 		vis[c.DefaultVisibility] = true
@@ -106,7 +106,7 @@ func TestShape(t *testing.T) {
 		}
 		require.False(t, c.ApplyToSidecars)
 
-		s := randmesh.Selector(r)
+		s := istiotest.Selector(r)
 		if len(s.MatchLabels) > 0 {
 			matchLabels++
 		}
@@ -120,7 +120,7 @@ func TestShape(t *testing.T) {
 				values[v] = true
 			}
 		}
-		l := randmesh.Labels(r)
+		l := istiotest.Labels(r)
 		if l == nil {
 			nilLabels++
 		}
@@ -132,16 +132,16 @@ func TestShape(t *testing.T) {
 	}
 	assert.Equal(t, []int{0, 1, 2, 3}, sortedKeys(policies), "policies per config")
 	assert.Equal(t, []int{0, 1, 2}, sortedKeys(rules), "rules per policy")
-	for _, v := range randmesh.Visibilities {
-		assert.True(t, vis[v], "visibility %q never drawn", v)
+	for _, v := range istiotest.Visibilities {
+		assert.True(t, vis[visibility.Visibility(v)], "visibility %q never drawn", v)
 	}
 	for _, op := range []metav1.LabelSelectorOperator{metav1.LabelSelectorOpIn, metav1.LabelSelectorOpNotIn, metav1.LabelSelectorOpExists, metav1.LabelSelectorOpDoesNotExist} {
 		assert.True(t, ops[op], "operator %s never drawn", op)
 	}
-	for _, k := range randmesh.Keys {
+	for _, k := range istiotest.Keys {
 		assert.True(t, keys[k], "key %q never drawn", k)
 	}
-	for _, v := range randmesh.Values {
+	for _, v := range istiotest.Values {
 		assert.True(t, values[v], "value %q never drawn", v)
 	}
 	assert.Greater(t, matchLabels, n/4)
@@ -154,7 +154,7 @@ func TestShape(t *testing.T) {
 func TestNoPolicies(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 10))
 	for range 50 {
-		assert.Empty(t, randmesh.Config(r, 0).Policies)
+		assert.Empty(t, istiotest.Config[visibility.Config](r, 0).Policies)
 	}
 }
 
