@@ -4,7 +4,8 @@
 //
 //   - random values for property tests, from a small alphabet so that selectors and labels
 //     often meet: label selectors, namespace labels, serviceEntryVisibility configurations
-//     (Selector, Labels, Config);
+//     (Selector, Labels, Config), and strings near names, for holding name rules to Istio's
+//     expressions (NameLike);
 //   - the Istio vectors' inputs — the cases of istio-sidecar.json, istio-routing.json,
 //     istio-gateway.json and istio-gamma.json, and the recording of one set of cases through
 //     several releases, istio-releases.json — read into Objects and spelt as a user has them:

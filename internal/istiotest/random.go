@@ -163,3 +163,19 @@ func Shuffled[T any](r *rand.Rand, list []T) []T {
 	r.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
 	return out
 }
+
+// NameLike returns a random string of the characters Kubernetes and Istio names are made of,
+// and a few they refuse ("*", "/", " ", "+"): mostly up to 11 characters, one in twenty
+// 60 to 259, past every length limit.
+func NameLike(r *rand.Rand) string {
+	const chars = "aZ09-*._/ +"
+	n := r.IntN(12)
+	if r.IntN(20) == 0 {
+		n = 60 + r.IntN(200)
+	}
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = chars[r.IntN(len(chars))]
+	}
+	return string(b)
+}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/meshscope/meshscope/internal/istiotest"
 	"github.com/meshscope/meshscope/internal/longtest"
 )
 
@@ -43,18 +44,9 @@ func TestIstioLabel(t *testing.T) {
 // TestIstioLabelMatchesReference holds IstioLabel and IstioLabelChars to Istio's expression on
 // random strings of the characters names are made of, and a few others.
 func TestIstioLabelMatchesReference(t *testing.T) {
-	const chars = "aZ09-*._/ +"
 	r := rand.New(rand.NewPCG(32, 9))
 	for range longtest.N(5000, 100000) {
-		n := r.IntN(12)
-		if r.IntN(20) == 0 {
-			n = 60 + r.IntN(200)
-		}
-		b := make([]byte, n)
-		for i := range b {
-			b[i] = chars[r.IntN(len(chars))]
-		}
-		checkIstioLabel(t, string(b))
+		checkIstioLabel(t, istiotest.NameLike(r))
 	}
 }
 

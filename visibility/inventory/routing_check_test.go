@@ -2,7 +2,6 @@ package inventory
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"regexp"
 	"strings"
 	"testing"
@@ -12,6 +11,7 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/meshscope/meshscope/internal/growth"
+	"github.com/meshscope/meshscope/internal/istiotest"
 	"github.com/meshscope/meshscope/internal/longtest"
 )
 
@@ -155,26 +155,12 @@ func refTagKeyProblem(k string) string {
 	return ""
 }
 
-// randomName is a string of the characters names are made of, and a few others.
-func randomName(r *rand.Rand) string {
-	const chars = "aZ09-*._/ +"
-	n := r.IntN(12)
-	if r.IntN(20) == 0 {
-		n = 60 + r.IntN(200)
-	}
-	b := make([]byte, n)
-	for i := range b {
-		b[i] = chars[r.IntN(len(chars))]
-	}
-	return string(b)
-}
-
 // TestIstioNameRulesMatchReference holds the name rules to Istio's regular expressions on
 // random strings (its host rules are held to theirs in internal/hosts).
 func TestIstioNameRulesMatchReference(t *testing.T) {
 	r := newRand(32, 9)
 	for range longtest.N(5000, 100000) {
-		s := randomName(r)
+		s := istiotest.NameLike(r)
 		require.Equal(t, refTagKeyProblem(s), tagKeyProblem(s), "%q", s)
 		require.Equal(t, refTagValue.MatchString(s), s == "" || qualifiedName(s), "%q", s)
 		wantHeader := ""

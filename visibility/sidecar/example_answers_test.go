@@ -12,14 +12,7 @@ import (
 // VirtualService istiod made from web's consumer route builds reviews' virtual host; for
 // shop's, the user's VirtualService does.
 func ExampleView_Answers() {
-	inv, err := inventory.Load([]byte(reviewsCluster), "")
-	if err != nil {
-		panic(err)
-	}
-	v, err := sidecar.New(nil, inv)
-	if err != nil {
-		panic(err)
-	}
+	v := viewOf(reviewsCluster)
 	for _, ns := range []string{"web", "shop"} {
 		for _, a := range v.Answers(ns, nil) {
 			fmt.Printf("%s %s: %s\n", ns, a.Host, &a)

@@ -38,12 +38,9 @@ items:
     rules: [{backendRefs: [{name: reviews-v2, namespace: shop, port: 9080}]}]
 `
 
-// The route table a proxy gets for port 9080: a virtual host per service, built by the first
-// VirtualService that claims it. web's consumer route comes first for web's proxies; shop's
-// proxies get the VirtualService, the consumer route building nothing for them though it is
-// selected.
-func ExampleView_RouteTable() {
-	inv, err := inventory.Load([]byte(reviewsCluster), "")
+// viewOf loads a cluster (kubectl's YAML) and builds its view under the mesh's defaults.
+func viewOf(cluster string) *sidecar.View {
+	inv, err := inventory.Load([]byte(cluster), "")
 	if err != nil {
 		panic(err)
 	}
@@ -51,6 +48,15 @@ func ExampleView_RouteTable() {
 	if err != nil {
 		panic(err)
 	}
+	return v
+}
+
+// The route table a proxy gets for port 9080: a virtual host per service, built by the first
+// VirtualService that claims it. web's consumer route comes first for web's proxies; shop's
+// proxies get the VirtualService, the consumer route building nothing for them though it is
+// selected.
+func ExampleView_RouteTable() {
+	v := viewOf(reviewsCluster)
 	for _, ns := range []string{"web", "shop"} {
 		fmt.Println(ns + ":")
 		for _, vh := range v.RouteTable(ns, labels.Set{"app": "web"}, 9080) {
@@ -74,21 +80,14 @@ func ExampleView_RouteTable() {
 // A parent that does not exist is refused; the ResolvedRefs of every mesh parent names the
 // last backend that does not resolve.
 func ExampleView_RouteStatus() {
-	inv, err := inventory.Load([]byte(reviewsCluster+`---
+	v := viewOf(reviewsCluster + `---
 apiVersion: gateway.networking.k8s.io/v1
 kind: HTTPRoute
 metadata: {name: canary, namespace: shop}
 spec:
   parentRefs: [{group: "", kind: Service, name: reviews}, {group: "", kind: Service, name: ratings}]
   rules: [{backendRefs: [{name: reviews-v3, port: 9080}]}]
-`), "")
-	if err != nil {
-		panic(err)
-	}
-	v, err := sidecar.New(nil, inv)
-	if err != nil {
-		panic(err)
-	}
+`)
 	s, _ := v.RouteStatus("HTTPRoute", "shop", "canary")
 	for _, p := range s.Parents {
 		for _, c := range p.Conditions {
