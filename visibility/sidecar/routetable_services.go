@@ -38,7 +38,7 @@ type tableServices struct {
 
 // index returns where host is in list.
 func (ts *tableServices) index(host string) (int, bool) {
-	gi, ok := ts.got.at[host]
+	gi, ok := ts.got.find(host)
 	if !ok || ts.slot[gi] < 0 {
 		return -1, false
 	}
@@ -102,7 +102,7 @@ func (v *View) tableServices(rec *record, lr *listenerRecord, port uint32) table
 			ports = one
 		}
 		host := x.svcs[is.id].host
-		gi := rec.got.at[host] // every import reached what the proxy has
+		gi, _ := rec.got.find(host) // every import reached what the proxy has
 		if i := ts.slot[gi]; i >= 0 {
 			ts.list[i].id, ts.list[i].ports = is.id, ports
 			continue
