@@ -134,21 +134,23 @@ func (v *View) spell(rec *record) Proxy {
 			out.Listeners = append(out.Listeners, v.listenerOf(&rec.listeners[i]))
 		}
 	}
-	got := &rec.got
-	hosts := make([]string, len(got.list))
+	got, x := &rec.got, &v.services
+	// The hosts sorted: by their ranks, each beside its place in the list.
+	order := make([]uint64, len(got.list))
 	n := 0
 	for i := range got.list {
-		hosts[i] = got.list[i].host
+		order[i] = uint64(x.svcs[got.list[i].id].rank)<<32 | uint64(i)
 		n += len(got.list[i].ports)
 	}
-	slices.Sort(hosts)
+	slices.Sort(order)
 	ports := make([]uint32, 0, n) // every service's ports, each service's apart
 	out.Services = make([]Service, 0, len(got.list))
-	for _, h := range hosts {
-		r := got.get(h)
+	for _, o := range order {
+		r := &got.list[uint32(o)]
+		h := r.host
 		start := len(ports)
 		ports = append(ports, r.ports...)
-		s := v.services.service(r.id)
+		s := x.service(r.id)
 		ps := ports[start:len(ports):len(ports)]
 		slices.Sort(ps)
 		svc := Service{Host: h, Kind: s.Kind, Namespace: s.Namespace, Name: s.Name, Ports: slices.Compact(ps), AddedBy: r.addedBy}
