@@ -220,22 +220,25 @@ func (b *builder) covered(l *listener) ([]importedService, int) {
 			}
 		}
 	}
-	out := make([]importedService, 0, len(ids))
+	// Each list is in order; the lists of several imports are merged.
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	out := make([]importedService, len(ids))
+	named := 0
 	for _, id := range ids {
 		if !x.svcs[id].exp.Public() {
-			out = append(out, importedService{id: id})
+			out[named].id = id
+			named++
 		}
 	}
-	slices.SortFunc(out, byID)
-	out = slices.CompactFunc(out, sameID)
-	named := len(out)
+	pub := named
 	for _, id := range ids {
 		if x.svcs[id].exp.Public() {
-			out = append(out, importedService{id: id})
+			out[pub].id = id
+			pub++
 		}
 	}
-	slices.SortFunc(out[named:], byID)
-	return out[:named+len(slices.CompactFunc(out[named:], sameID))], named
+	return out, named
 }
 
 // ownFirstOrder puts a listener's candidates for a proxy in namespace n — the first named
@@ -262,8 +265,6 @@ func (x *serviceIndex) ownFirstOrder(in []importedService, named int, n string) 
 	}
 	return append(out, in[named:]...)
 }
-
-func sameID(a, b importedService) bool { return a.id == b.id }
 
 func byID(a, b importedService) int { return cmp.Compare(a.id, b.id) }
 
