@@ -144,6 +144,11 @@ func (v *View) spell(rec *record) Proxy {
 	}
 	slices.Sort(order)
 	ports := make([]uint32, 0, n) // every service's ports, each service's apart
+	routed := 0
+	for _, l := range out.Listeners {
+		routed += len(l.Routes)
+	}
+	routes := make([]string, 0, routed) // every service's routes, each service's apart
 	out.Services = make([]Service, 0, len(got.list))
 	for _, o := range order {
 		r := &got.list[uint32(o)]
@@ -154,10 +159,14 @@ func (v *View) spell(rec *record) Proxy {
 		ps := ports[start:len(ports):len(ports)]
 		slices.Sort(ps)
 		svc := Service{Host: h, Kind: s.Kind, Namespace: s.Namespace, Name: s.Name, Ports: slices.Compact(ps), AddedBy: r.addedBy}
+		start = len(routes)
 		for _, l := range out.Listeners {
-			if vs, ok := l.Routes[h]; ok && !slices.Contains(svc.Routes, vs) {
-				svc.Routes = append(svc.Routes, vs)
+			if vs, ok := l.Routes[h]; ok && !slices.Contains(routes[start:], vs) {
+				routes = append(routes, vs)
 			}
+		}
+		if len(routes) > start {
+			svc.Routes = routes[start:len(routes):len(routes)]
 		}
 		out.Services = append(out.Services, svc)
 		if r.rule != nil {
