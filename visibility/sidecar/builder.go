@@ -141,8 +141,10 @@ func (b *builder) listen(l *listener) {
 	if b.rec.kind.routed() {
 		x := &b.v.vss
 		lr.vss = x.selectFor(l, n)
+		var dests []importedService // each VirtualService's in turn
 		for _, k := range lr.vss {
-			b.receive(b.destinations(l, k), x.vss[k].ref)
+			dests = b.destinations(dests[:0], l, k)
+			b.receive(dests, x.vss[k].ref)
 		}
 		lr.routes = x.routesOf(lr.vss)
 		if b.cz != nil {
@@ -304,23 +306,23 @@ func (b *builder) imported(l *listener, cands []importedService) []importedServi
 // sidecar scoping).
 func (b *builder) holders(in []importedService) []importedService {
 	x, n := &b.v.services, b.rec.ns
-	type holder struct {
-		ns string
-		id int32
-	}
-	held := make(map[string]holder, len(in))
+	held := make(map[int32]int32, len(in)) // a host's rank -> the service of the namespace holding it
 	for _, is := range in {
 		s := &x.svcs[is.id]
 		svc := &x.inv[s.svc]
-		cur, ok := held[s.host]
+		cur, ok := held[s.rank]
 		switch {
-		case !ok, svc.Namespace == n, replaces(svc, x.service(cur.id)) && (svc.Namespace == n || cur.ns != n):
-			held[s.host] = holder{svc.Namespace, is.id}
+		case !ok, svc.Namespace == n:
+			held[s.rank] = is.id
+		case replaces(svc, x.service(cur)):
+			if svc.Namespace == n || x.service(cur).Namespace != n {
+				held[s.rank] = is.id
+			}
 		}
 	}
 	return slices.DeleteFunc(in, func(is importedService) bool {
 		s := &x.svcs[is.id]
-		lost := held[s.host].ns != x.inv[s.svc].Namespace
+		lost := x.service(held[s.rank]).Namespace != x.inv[s.svc].Namespace
 		if lost && b.tr != nil && s.host == b.tr.host {
 			b.tr.heldElsewhere(is.id)
 		}
@@ -328,16 +330,15 @@ func (b *builder) holders(in []importedService) []importedService {
 	})
 }
 
-// destinations returns the services the destinations of VirtualService k add to a listener
-// of a proxy in namespace n, each with its ports: per destination host, the proxy's own
+// destinations appends to out the services the destinations of VirtualService k add to a
+// listener of a proxy in namespace n, each with its ports: per destination host, the proxy's own
 // namespace's service of that host — even one not exported to n, as istiod does — else the
 // best one exported to n (a Kubernetes Service, else the oldest); with the listener's port
 // when it has one, else the destination ports the routes give (all of the service's when
 // one gives none). A service that declares ports, none of them those, adds nothing; one that
 // declares none comes without ports.
-func (b *builder) destinations(l *listener, k int32) []importedService {
+func (b *builder) destinations(out []importedService, l *listener, k int32) []importedService {
 	x, n := &b.v.services, b.rec.ns
-	var out []importedService
 	for _, hp := range b.v.vss.vss[k].destinationPorts(n) {
 		id, own := x.indexed(hp.host, n)
 		found, tie := own, int32(-1)
