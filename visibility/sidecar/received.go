@@ -53,10 +53,11 @@ func (g *receivedSet) get(host string) *received {
 	return nil
 }
 
-// reserve sizes an empty set for its first n hosts; later ones grow it.
+// reserve sizes an empty set for its first n hosts, and at least for as many as it scans;
+// later ones grow it.
 func (g *receivedSet) reserve(n int) {
 	if g.list == nil {
-		g.list = make([]received, 0, n)
+		g.list = make([]received, 0, max(n, scanHosts))
 	}
 }
 

@@ -47,6 +47,8 @@ type viewService struct {
 	svc  int32        // the inventory's index
 	rank int32        // the place of host among the view's hosts sorted (equal hosts, equal ranks)
 	exp  exportto.Set // the effective exportTo
+	// oldest: it is the service istiod indexes for its host and namespace (serviceIndex.oldest).
+	oldest bool
 }
 
 // exportedTo reports whether the service is exported to namespace n.
@@ -162,6 +164,9 @@ func newServiceIndex(inv *inventory.Inventory, disc discovery, rd serviceReading
 			x.exportedTo[n] = append(x.exportedTo[n], id)
 		}
 	}
+	for _, id := range x.oldest {
+		x.svcs[id].oldest = true
+	}
 	x.rankHosts(hs)
 	return x
 }
@@ -243,7 +248,7 @@ func (x *serviceIndex) destinationOf(host, n string, best bool) (id int32, found
 	for _, c := range x.byHost[host] {
 		s := &x.svcs[c]
 		svc := &x.inv[s.svc]
-		if o, _ := x.indexed(host, svc.Namespace); o != c || !s.exportedTo(n) {
+		if !s.oldest || !s.exportedTo(n) {
 			continue
 		}
 		if !found {
