@@ -382,14 +382,21 @@ func destinationPortsOf(l *listener, ports, want []uint32) (refusal, []uint32) {
 	if slices.Contains(want, 0) {
 		return admitted, ports
 	}
-	var out []uint32
+	given := 0
+	for _, p := range ports {
+		given += b2i(slices.Contains(want, p))
+	}
+	switch given {
+	case len(ports): // every one of them (or the service declares none)
+		return admitted, ports
+	case 0:
+		return notCovered, nil
+	}
+	out := make([]uint32, 0, given)
 	for _, p := range ports {
 		if slices.Contains(want, p) {
 			out = append(out, p)
 		}
-	}
-	if len(out) == 0 && len(ports) > 0 {
-		return notCovered, nil
 	}
 	return admitted, out
 }
