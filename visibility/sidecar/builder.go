@@ -204,22 +204,16 @@ func (b *builder) candidates(l *listener) []importedService {
 // public ones, each in creation order — and how many are exported by name.
 func (b *builder) covered(l *listener) ([]importedService, int) {
 	x, n := &b.v.services, b.rec.ns
-	var ids []int32
+	size := 0
 	for _, hc := range l.classes {
-		ns := hc.ns
 		for _, o := range hc.all {
-			switch {
-			case ns == names.Wildcard && isWildcard(o):
-				ids = x.appendExported(ids, x.bySuffix[o[1:]], n, "", "")
-			case ns == names.Wildcard:
-				ids = x.appendExported(ids, x.byHost[o], n, "", "")
-			case o == names.Wildcard:
-				ids = x.appendExported(ids, x.byNS[ns], n, "", "")
-			case isWildcard(o):
-				ids = x.appendExported(ids, x.byNS[ns], n, "", o)
-			default:
-				ids = x.appendExported(ids, x.byHost[o], n, ns, "")
-			}
+			size += len(x.sourceOf(hc.ns, o).ids)
+		}
+	}
+	ids := make([]int32, 0, size)
+	for _, hc := range l.classes {
+		for _, o := range hc.all {
+			ids = x.appendExported(ids, x.sourceOf(hc.ns, o), n)
 		}
 	}
 	// Each list is in order; the lists of several imports are merged.
@@ -270,12 +264,33 @@ func (x *serviceIndex) ownFirstOrder(in []importedService, named int, n string) 
 
 func byID(a, b importedService) int { return cmp.Compare(a.id, b.id) }
 
-// appendExported appends to out the services of ids exported to n, of namespace ns ("":
-// any) whose host pattern covers ("": any).
-func (x *serviceIndex) appendExported(out, ids []int32, n, ns, pattern string) []int32 {
-	for _, id := range ids {
+// source is the services an import draws on, in order, and what one of them must be for
+// the import to cover it: of namespace ns ("": any), its host covered by pattern ("": any).
+type source struct {
+	ids         []int32
+	ns, pattern string
+}
+
+// sourceOf is the source of an import of host o from namespace ns ("*": every namespace).
+func (x *serviceIndex) sourceOf(ns, o string) source {
+	switch {
+	case ns == names.Wildcard && isWildcard(o):
+		return source{ids: x.bySuffix[o[1:]]}
+	case ns == names.Wildcard:
+		return source{ids: x.byHost[o]}
+	case o == names.Wildcard:
+		return source{ids: x.byNS[ns]}
+	case isWildcard(o):
+		return source{ids: x.byNS[ns], pattern: o}
+	}
+	return source{ids: x.byHost[o], ns: ns}
+}
+
+// appendExported appends to out the services of src it may cover that are exported to n.
+func (x *serviceIndex) appendExported(out []int32, src source, n string) []int32 {
+	for _, id := range src.ids {
 		s := &x.svcs[id]
-		if (ns == "" || x.inv[s.svc].Namespace == ns) && (pattern == "" || hosts.Covers(pattern, s.host)) && s.exportedTo(n) {
+		if (src.ns == "" || x.inv[s.svc].Namespace == src.ns) && (src.pattern == "" || hosts.Covers(src.pattern, s.host)) && s.exportedTo(n) {
 			out = append(out, id)
 		}
 	}
