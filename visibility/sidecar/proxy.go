@@ -186,7 +186,7 @@ func (v *View) tieNote(rec *record, host string) (Finding, bool) {
 		return Finding{}, false
 	}
 	i := slices.IndexFunc(rec.ties, func(t destinationTie) bool { return t.host == host })
-	if i < 0 || rec.got.get(host).id != rec.ties[i].id {
+	if i < 0 || v.services.received(&rec.got, host).id != rec.ties[i].id {
 		return Finding{}, false // another service holds the host
 	}
 	t, x := &rec.ties[i], &v.services
