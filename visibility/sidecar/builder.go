@@ -141,8 +141,10 @@ func (b *builder) listen(l *listener) {
 	if b.rec.kind.routed() {
 		x := &b.v.vss
 		lr.vss = x.selectFor(l, n)
+		var dests []importedService // each VirtualService's in turn
 		for _, k := range lr.vss {
-			b.receive(b.destinations(l, k), x.vss[k].ref)
+			dests = b.destinations(dests[:0], l, k)
+			b.receive(dests, x.vss[k].ref)
 		}
 		lr.routes = x.routesOf(lr.vss)
 		if b.cz != nil {
@@ -202,40 +204,37 @@ func (b *builder) candidates(l *listener) []importedService {
 // public ones, each in creation order — and how many are exported by name.
 func (b *builder) covered(l *listener) ([]importedService, int) {
 	x, n := &b.v.services, b.rec.ns
-	var ids []int32
+	size := 0
 	for _, hc := range l.classes {
-		ns := hc.ns
 		for _, o := range hc.all {
-			switch {
-			case ns == names.Wildcard && isWildcard(o):
-				ids = x.appendExported(ids, x.bySuffix[o[1:]], n, "", "")
-			case ns == names.Wildcard:
-				ids = x.appendExported(ids, x.byHost[o], n, "", "")
-			case o == names.Wildcard:
-				ids = x.appendExported(ids, x.byNS[ns], n, "", "")
-			case isWildcard(o):
-				ids = x.appendExported(ids, x.byNS[ns], n, "", o)
-			default:
-				ids = x.appendExported(ids, x.byHost[o], n, ns, "")
-			}
+			size += len(x.sourceOf(hc.ns, o).ids)
 		}
 	}
-	out := make([]importedService, 0, len(ids))
+	ids := make([]int32, 0, size)
+	for _, hc := range l.classes {
+		for _, o := range hc.all {
+			ids = x.appendExported(ids, x.sourceOf(hc.ns, o), n)
+		}
+	}
+	// Each list is in order; the lists of several imports are merged.
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	out := make([]importedService, len(ids))
+	named := 0
 	for _, id := range ids {
 		if !x.svcs[id].exp.Public() {
-			out = append(out, importedService{id: id})
+			out[named].id = id
+			named++
 		}
 	}
-	slices.SortFunc(out, byID)
-	out = slices.CompactFunc(out, sameID)
-	named := len(out)
+	pub := named
 	for _, id := range ids {
 		if x.svcs[id].exp.Public() {
-			out = append(out, importedService{id: id})
+			out[pub].id = id
+			pub++
 		}
 	}
-	slices.SortFunc(out[named:], byID)
-	return out[:named+len(slices.CompactFunc(out[named:], sameID))], named
+	return out, named
 }
 
 // ownFirstOrder puts a listener's candidates for a proxy in namespace n — the first named
@@ -263,16 +262,35 @@ func (x *serviceIndex) ownFirstOrder(in []importedService, named int, n string) 
 	return append(out, in[named:]...)
 }
 
-func sameID(a, b importedService) bool { return a.id == b.id }
-
 func byID(a, b importedService) int { return cmp.Compare(a.id, b.id) }
 
-// appendExported appends to out the services of ids exported to n, of namespace ns ("":
-// any) whose host pattern covers ("": any).
-func (x *serviceIndex) appendExported(out, ids []int32, n, ns, pattern string) []int32 {
-	for _, id := range ids {
+// source is the services an import draws on, in order, and what one of them must be for
+// the import to cover it: of namespace ns ("": any), its host covered by pattern ("": any).
+type source struct {
+	ids         []int32
+	ns, pattern string
+}
+
+// sourceOf is the source of an import of host o from namespace ns ("*": every namespace).
+func (x *serviceIndex) sourceOf(ns, o string) source {
+	switch {
+	case ns == names.Wildcard && isWildcard(o):
+		return source{ids: x.bySuffix[o[1:]]}
+	case ns == names.Wildcard:
+		return source{ids: x.byHost[o]}
+	case o == names.Wildcard:
+		return source{ids: x.byNS[ns]}
+	case isWildcard(o):
+		return source{ids: x.byNS[ns], pattern: o}
+	}
+	return source{ids: x.byHost[o], ns: ns}
+}
+
+// appendExported appends to out the services of src it may cover that are exported to n.
+func (x *serviceIndex) appendExported(out []int32, src source, n string) []int32 {
+	for _, id := range src.ids {
 		s := &x.svcs[id]
-		if (ns == "" || x.inv[s.svc].Namespace == ns) && (pattern == "" || hosts.Covers(pattern, s.host)) && s.exportedTo(n) {
+		if (src.ns == "" || x.inv[s.svc].Namespace == src.ns) && (src.pattern == "" || hosts.Covers(src.pattern, s.host)) && s.exportedTo(n) {
 			out = append(out, id)
 		}
 	}
@@ -303,23 +321,23 @@ func (b *builder) imported(l *listener, cands []importedService) []importedServi
 // sidecar scoping).
 func (b *builder) holders(in []importedService) []importedService {
 	x, n := &b.v.services, b.rec.ns
-	type holder struct {
-		ns string
-		id int32
-	}
-	held := make(map[string]holder, len(in))
+	held := make(map[int32]int32, len(in)) // a host's rank -> the service of the namespace holding it
 	for _, is := range in {
 		s := &x.svcs[is.id]
 		svc := &x.inv[s.svc]
-		cur, ok := held[s.host]
+		cur, ok := held[s.rank]
 		switch {
-		case !ok, svc.Namespace == n, replaces(svc, x.service(cur.id)) && (svc.Namespace == n || cur.ns != n):
-			held[s.host] = holder{svc.Namespace, is.id}
+		case !ok, svc.Namespace == n:
+			held[s.rank] = is.id
+		case replaces(svc, x.service(cur)):
+			if svc.Namespace == n || x.service(cur).Namespace != n {
+				held[s.rank] = is.id
+			}
 		}
 	}
 	return slices.DeleteFunc(in, func(is importedService) bool {
 		s := &x.svcs[is.id]
-		lost := held[s.host].ns != x.inv[s.svc].Namespace
+		lost := x.service(held[s.rank]).Namespace != x.inv[s.svc].Namespace
 		if lost && b.tr != nil && s.host == b.tr.host {
 			b.tr.heldElsewhere(is.id)
 		}
@@ -327,16 +345,15 @@ func (b *builder) holders(in []importedService) []importedService {
 	})
 }
 
-// destinations returns the services the destinations of VirtualService k add to a listener
-// of a proxy in namespace n, each with its ports: per destination host, the proxy's own
+// destinations appends to out the services the destinations of VirtualService k add to a
+// listener of a proxy in namespace n, each with its ports: per destination host, the proxy's own
 // namespace's service of that host — even one not exported to n, as istiod does — else the
 // best one exported to n (a Kubernetes Service, else the oldest); with the listener's port
 // when it has one, else the destination ports the routes give (all of the service's when
 // one gives none). A service that declares ports, none of them those, adds nothing; one that
 // declares none comes without ports.
-func (b *builder) destinations(l *listener, k int32) []importedService {
+func (b *builder) destinations(out []importedService, l *listener, k int32) []importedService {
 	x, n := &b.v.services, b.rec.ns
-	var out []importedService
 	for _, hp := range b.v.vss.vss[k].destinationPorts(n) {
 		id, own := x.indexed(hp.host, n)
 		found, tie := own, int32(-1)
@@ -380,14 +397,21 @@ func destinationPortsOf(l *listener, ports, want []uint32) (refusal, []uint32) {
 	if slices.Contains(want, 0) {
 		return admitted, ports
 	}
-	var out []uint32
+	given := 0
+	for _, p := range ports {
+		given += b2i(slices.Contains(want, p))
+	}
+	switch given {
+	case len(ports): // every one of them (or the service declares none)
+		return admitted, ports
+	case 0:
+		return notCovered, nil
+	}
+	out := make([]uint32, 0, given)
 	for _, p := range ports {
 		if slices.Contains(want, p) {
 			out = append(out, p)
 		}
-	}
-	if len(out) == 0 && len(ports) > 0 {
-		return notCovered, nil
 	}
 	return admitted, out
 }

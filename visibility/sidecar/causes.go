@@ -186,7 +186,7 @@ func (c *causeStamps) destination(x *serviceIndex, host, n string, best bool, id
 		c.add(host, release.SetOf(mesh.DestinationNamespace))
 	}
 	for _, o := range x.byHost[host] {
-		if i, _ := x.indexed(host, x.service(o).Namespace); i == o {
+		if x.svcs[o].oldest {
 			c.add(host, x.causesOf(o))
 		}
 	}

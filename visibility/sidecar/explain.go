@@ -129,7 +129,7 @@ func (v *View) explain(k kind, namespace string, workload labels.Set, host strin
 			if s := v.explainUnmade(host); s != nil {
 				e.Routes = append(e.Routes, *s)
 			}
-			e.VirtualHosts = v.explainVirtualHosts(&rec, host, portsHTTP(v.services.service(rec.got.get(host).id), e.Answer.Ports))
+			e.VirtualHosts = v.explainVirtualHosts(&rec, host, portsHTTP(v.services.service(v.services.received(&rec.got, host).id), e.Answer.Ports))
 		}
 		e.Rules = v.explainRules(&rec, e.Answer.Namespace, e.Rule)
 	}

@@ -100,7 +100,7 @@ func (v *View) LintGateways() []Finding {
 		for _, lr := range rec.listeners {
 			for _, is := range lr.imported {
 				s, host := x.service(is.id), x.svcs[is.id].host
-				got := rec.got.get(host)
+				got := rec.got.get(x.svcs[is.id].rank)
 				if s.Namespace != c.Namespace || x.service(got.id).Namespace == c.Namespace {
 					continue
 				}

@@ -35,7 +35,7 @@ func (v *View) lintRoutes() []Finding {
 			for _, k := range lr.vss {
 				r := &v.vss.vss[k]
 				for _, d := range r.subsetDestinations(c.Namespace) {
-					g := rec.got.get(d.host)
+					g := v.services.received(&rec.got, d.host)
 					switch {
 					case g == nil:
 					case g.rule == nil:

@@ -18,6 +18,7 @@ type listener struct {
 	index   int
 	byNS    map[string]*hostClass
 	classes []*hostClass // those of byNS, in the order the hosts name them
+	wild    *hostClass   // byNS["*"]: the imports and exclusions of every namespace; nil for none
 	// exactOnly: every import is an exact host of a named namespace, and the release looks
 	// such a listener's hosts up one by one (ExactHostListeners).
 	exactOnly bool
@@ -136,6 +137,7 @@ func (rd egressReading) listener(e *inventory.Egress, index int, n string) liste
 		}
 		hc.all = append(hc.all, h.host)
 	}
+	l.wild = l.byNS[names.Wildcard]
 	return l
 }
 
@@ -144,7 +146,7 @@ func isWildcard(h string) bool { return h != "" && h[0] == '*' }
 
 // wildcard is the listener's imports and exclusions of every namespace ("*/", "~/"); nil
 // for none.
-func (l *listener) wildcard() *hostClass { return l.byNS[names.Wildcard] }
+func (l *listener) wildcard() *hostClass { return l.wild }
 
 // importsEverything reports whether the listener imports "*/*".
 func (l *listener) importsEverything() bool {

@@ -134,28 +134,39 @@ func (v *View) spell(rec *record) Proxy {
 			out.Listeners = append(out.Listeners, v.listenerOf(&rec.listeners[i]))
 		}
 	}
-	got := &rec.got
-	hosts := make([]string, len(got.list))
+	got, x := &rec.got, &v.services
+	// The hosts sorted: by their ranks, each beside its place in the list.
+	order := make([]uint64, len(got.list))
 	n := 0
 	for i := range got.list {
-		hosts[i] = got.list[i].host
+		order[i] = uint64(x.svcs[got.list[i].id].rank)<<32 | uint64(i)
 		n += len(got.list[i].ports)
 	}
-	slices.Sort(hosts)
+	slices.Sort(order)
 	ports := make([]uint32, 0, n) // every service's ports, each service's apart
+	routed := 0
+	for _, l := range out.Listeners {
+		routed += len(l.Routes)
+	}
+	routes := make([]string, 0, routed) // every service's routes, each service's apart
 	out.Services = make([]Service, 0, len(got.list))
-	for _, h := range hosts {
-		r := got.get(h)
+	for _, o := range order {
+		r := &got.list[uint32(o)]
+		h := r.host
 		start := len(ports)
 		ports = append(ports, r.ports...)
-		s := v.services.service(r.id)
+		s := x.service(r.id)
 		ps := ports[start:len(ports):len(ports)]
 		slices.Sort(ps)
 		svc := Service{Host: h, Kind: s.Kind, Namespace: s.Namespace, Name: s.Name, Ports: slices.Compact(ps), AddedBy: r.addedBy}
+		start = len(routes)
 		for _, l := range out.Listeners {
-			if vs, ok := l.Routes[h]; ok && !slices.Contains(svc.Routes, vs) {
-				svc.Routes = append(svc.Routes, vs)
+			if vs, ok := l.Routes[h]; ok && !slices.Contains(routes[start:], vs) {
+				routes = append(routes, vs)
 			}
+		}
+		if len(routes) > start {
+			svc.Routes = routes[start:len(routes):len(routes)]
 		}
 		out.Services = append(out.Services, svc)
 		if r.rule != nil {
@@ -175,7 +186,7 @@ func (v *View) tieNote(rec *record, host string) (Finding, bool) {
 		return Finding{}, false
 	}
 	i := slices.IndexFunc(rec.ties, func(t destinationTie) bool { return t.host == host })
-	if i < 0 || rec.got.get(host).id != rec.ties[i].id {
+	if i < 0 || v.services.received(&rec.got, host).id != rec.ties[i].id {
 		return Finding{}, false // another service holds the host
 	}
 	t, x := &rec.ties[i], &v.services

@@ -12,6 +12,7 @@ import (
 type received struct {
 	host    string
 	id      int32
+	rank    int32    // the host's (viewService.rank)
 	ports   []uint32 // the listener's or the inventory's until a merge adds to them (own)
 	own     bool
 	addedBy string      // the VirtualService whose destination brought the host; "" for an egress import
@@ -19,44 +20,63 @@ type received struct {
 }
 
 // receivedSet is what a proxy has received, a host each, in the order the hosts came, and
-// where each host is: found by a scan of the list while it holds at most scanHosts hosts (most
-// proxies', whose Sidecars import a few hosts), by a map built once it outgrows them.
+// where each host is, by its rank: found by a scan of the list while it holds at most
+// scanHosts hosts (most proxies', whose Sidecars import a few hosts), by a map built once it
+// outgrows them.
 type receivedSet struct {
 	list []received
-	at   map[string]int // host -> its index in list, once list holds more than scanHosts
+	at   map[int32]int32 // a host's rank -> its index in list, once list holds more than scanHosts
 }
 
 // scanHosts is the most hosts a receivedSet finds by scanning its list (see
 // BenchmarkReceivedSet: the scan is faster than a map up to this size and allocates nothing).
 const scanHosts = 8
 
-// find returns where host is in the list.
-func (g *receivedSet) find(host string) (int, bool) {
+// find returns where the host of rank is in the list.
+func (g *receivedSet) find(rank int32) (int, bool) {
 	if g.at != nil {
-		i, ok := g.at[host]
-		return i, ok
+		i, ok := g.at[rank]
+		return int(i), ok
 	}
 	for i := range g.list {
-		if g.list[i].host == host {
+		if g.list[i].rank == rank {
 			return i, true
 		}
 	}
 	return -1, false
 }
 
-// get returns what the proxy has for host so far; nil for nothing. It stays valid until the
-// next receive.
-func (g *receivedSet) get(host string) *received {
-	if i, ok := g.find(host); ok {
+// get returns what the proxy has for the host of rank so far; nil for nothing. It stays
+// valid until the next receive.
+func (g *receivedSet) get(rank int32) *received {
+	if i, ok := g.find(rank); ok {
 		return &g.list[i]
 	}
 	return nil
 }
 
-// reserve sizes an empty set for its first n hosts; later ones grow it.
+// findHost returns where host is in the list of got (false: the proxy has no such host).
+func (x *serviceIndex) findHost(got *receivedSet, host string) (int, bool) {
+	ids := x.byHost[host]
+	if len(ids) == 0 {
+		return -1, false // no service has it
+	}
+	return got.find(x.svcs[ids[0]].rank)
+}
+
+// received returns what the proxy has for host in got; nil for nothing.
+func (x *serviceIndex) received(got *receivedSet, host string) *received {
+	if i, ok := x.findHost(got, host); ok {
+		return &got.list[i]
+	}
+	return nil
+}
+
+// reserve sizes an empty set for its first n hosts, and at least for as many as it scans;
+// later ones grow it.
 func (g *receivedSet) reserve(n int) {
 	if g.list == nil {
-		g.list = make([]received, 0, n)
+		g.list = make([]received, 0, max(n, scanHosts))
 	}
 }
 
@@ -65,11 +85,11 @@ func (g *receivedSet) add(r received) {
 	g.list = append(g.list, r)
 	switch {
 	case g.at != nil:
-		g.at[r.host] = len(g.list) - 1
+		g.at[r.rank] = int32(len(g.list) - 1)
 	case len(g.list) > scanHosts:
-		g.at = make(map[string]int, max(cap(g.list), 2*len(g.list)))
+		g.at = make(map[int32]int32, max(cap(g.list), 2*len(g.list)))
 		for i := range g.list {
-			g.at[g.list[i].host] = i
+			g.at[g.list[i].rank] = int32(i)
 		}
 	}
 }
@@ -94,7 +114,7 @@ func (b *builder) receive(in []importedService, addedBy string) {
 	got.reserve(len(in))
 	for _, is := range in {
 		s := &b.v.services.svcs[is.id]
-		r := got.get(s.host)
+		r := got.get(s.rank)
 		o, had := firstOfHost, int32(-1)
 		if r != nil {
 			had = r.id
@@ -102,9 +122,9 @@ func (b *builder) receive(in []importedService, addedBy string) {
 		}
 		switch o {
 		case firstOfHost:
-			got.add(received{host: s.host, id: is.id, ports: is.ports, addedBy: addedBy})
+			got.add(received{host: s.host, id: is.id, rank: s.rank, ports: is.ports, addedBy: addedBy})
 		case replacing:
-			*r = received{host: s.host, id: is.id, ports: is.ports, addedBy: addedBy}
+			*r = received{host: s.host, id: is.id, rank: s.rank, ports: is.ports, addedBy: addedBy}
 		case repeated, joining:
 			for _, p := range is.ports {
 				if slices.Contains(r.ports, p) {

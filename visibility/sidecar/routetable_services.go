@@ -24,6 +24,7 @@ type tableService struct {
 // the host's in list.
 type tableServices struct {
 	list     []tableService
+	x        *serviceIndex
 	got      *receivedSet
 	slot     []int32
 	wildcard []int // the indexes in list of wildcard hosts
@@ -38,7 +39,7 @@ type tableServices struct {
 
 // index returns where host is in list.
 func (ts *tableServices) index(host string) (int, bool) {
-	gi, ok := ts.got.find(host)
+	gi, ok := ts.x.findHost(ts.got, host)
 	if !ok || ts.slot[gi] < 0 {
 		return -1, false
 	}
@@ -88,7 +89,7 @@ func (ts *tableServices) matchesAny(h string) bool {
 // ports).
 func (v *View) tableServices(rec *record, lr *listenerRecord, port uint32) tableServices {
 	x := &v.services
-	ts := tableServices{list: make([]tableService, 0, len(lr.imported)), got: &rec.got, slot: make([]int32, len(rec.got.list))}
+	ts := tableServices{list: make([]tableService, 0, len(lr.imported)), x: x, got: &rec.got, slot: make([]int32, len(rec.got.list))}
 	for i := range ts.slot {
 		ts.slot[i] = -1
 	}
@@ -102,7 +103,7 @@ func (v *View) tableServices(rec *record, lr *listenerRecord, port uint32) table
 			ports = one
 		}
 		host := x.svcs[is.id].host
-		gi, _ := rec.got.find(host) // every import reached what the proxy has
+		gi, _ := rec.got.find(x.svcs[is.id].rank) // every import reached what the proxy has
 		if i := ts.slot[gi]; i >= 0 {
 			ts.list[i].id, ts.list[i].ports = is.id, ports
 			continue

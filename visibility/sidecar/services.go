@@ -45,7 +45,10 @@ type hostNS struct{ host, ns string }
 type viewService struct {
 	host string
 	svc  int32        // the inventory's index
+	rank int32        // the place of host among the view's hosts sorted (equal hosts, equal ranks)
 	exp  exportto.Set // the effective exportTo
+	// oldest: it is the service istiod indexes for its host and namespace (serviceIndex.oldest).
+	oldest bool
 }
 
 // exportedTo reports whether the service is exported to namespace n.
@@ -131,6 +134,7 @@ func newServiceIndex(inv *inventory.Inventory, disc discovery, rd serviceReading
 	for h, ids := range x.undisc { // in Istio's order too, not the inventory's
 		slices.SortFunc(ids, func(a, b int32) int { return x.order(&viewService{host: h, svc: a}, &viewService{host: h, svc: b}) })
 	}
+	var hs []string // the hosts, each once
 	for k := range x.svcs {
 		vs := &x.svcs[k]
 		s := &x.inv[vs.svc]
@@ -139,7 +143,14 @@ func newServiceIndex(inv *inventory.Inventory, disc discovery, rd serviceReading
 		if o, ok := x.oldest[key]; !ok || replaces(s, x.service(o)) {
 			x.oldest[key] = id
 		}
-		x.byHost[vs.host] = append(x.byHost[vs.host], id)
+		same := x.byHost[vs.host]
+		if len(same) == 0 { // a host first met: its rank is its place in hs until they are sorted
+			vs.rank = int32(len(hs))
+			hs = append(hs, vs.host)
+		} else {
+			vs.rank = x.svcs[same[0]].rank
+		}
+		x.byHost[vs.host] = append(same, id)
 		x.byNS[s.Namespace] = append(x.byNS[s.Namespace], id)
 		for i := 1; i < len(vs.host); i++ {
 			if vs.host[i] == '.' {
@@ -153,7 +164,33 @@ func newServiceIndex(inv *inventory.Inventory, disc discovery, rd serviceReading
 			x.exportedTo[n] = append(x.exportedTo[n], id)
 		}
 	}
+	for _, id := range x.oldest {
+		x.svcs[id].oldest = true
+	}
+	x.rankHosts(hs)
 	return x
+}
+
+// rankHosts turns each service's rank, the place of its host in hs (the view's hosts, each
+// once), into the place of its host among them sorted, so that a proxy's hosts are sorted by
+// comparing numbers (View.spell).
+func (x *serviceIndex) rankHosts(hs []string) {
+	type placed struct {
+		host string
+		at   int32
+	}
+	sorted := make([]placed, len(hs))
+	for i, h := range hs {
+		sorted[i] = placed{h, int32(i)}
+	}
+	slices.SortFunc(sorted, func(a, b placed) int { return strings.Compare(a.host, b.host) })
+	rank := make([]int32, len(hs))
+	for r, p := range sorted {
+		rank[p.at] = int32(r)
+	}
+	for k := range x.svcs {
+		x.svcs[k].rank = rank[x.svcs[k].rank]
+	}
 }
 
 // order compares two services as Istio orders them: by creation time, then name (a
@@ -211,7 +248,7 @@ func (x *serviceIndex) destinationOf(host, n string, best bool) (id int32, found
 	for _, c := range x.byHost[host] {
 		s := &x.svcs[c]
 		svc := &x.inv[s.svc]
-		if o, _ := x.indexed(host, svc.Namespace); o != c || !s.exportedTo(n) {
+		if !s.oldest || !s.exportedTo(n) {
 			continue
 		}
 		if !found {
