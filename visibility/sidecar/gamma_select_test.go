@@ -12,46 +12,23 @@ import (
 // the proxy's namespace first; a wildcard host taken only inside an imported host — and
 // their destinations add services, with their ports.
 func TestGammaSelection(t *testing.T) {
-	const objects = `apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: producer, namespace: shop, creationTimestamp: "2026-01-01T00:00:30Z"}
-spec:
+	objects := docs(
+		doc("HTTPRoute", "shop/producer", "2026-01-01T00:00:30Z", `
   parentRefs: [{group: "", kind: Service, name: reviews}]
-  rules: [{backendRefs: [{name: ratings, namespace: web, port: 80}]}]
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: consumer, namespace: web, creationTimestamp: "2026-01-01T00:00:40Z"}
-spec:
+  rules: [{backendRefs: [{name: ratings, namespace: web, port: 80}]}]`),
+		doc("HTTPRoute", "web/consumer", "2026-01-01T00:00:40Z", `
   parentRefs: [{group: "", kind: Service, name: reviews, namespace: shop}]
-  rules: [{backendRefs: [{name: reviews, namespace: shop, port: 9090}]}]
----
-apiVersion: networking.istio.io/v1
-kind: VirtualService
-metadata: {name: old, namespace: shop, creationTimestamp: "2026-01-01T00:00:10Z"}
-spec: {hosts: [reviews], http: [{route: [{destination: {host: reviews}}]}]}
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: TLSRoute
-metadata: {name: api, namespace: shop, creationTimestamp: "2026-01-01T00:00:20Z"}
-spec:
+  rules: [{backendRefs: [{name: reviews, namespace: shop, port: 9090}]}]`),
+		doc("VirtualService", "shop/old", "2026-01-01T00:00:10Z", `{hosts: [reviews], http: [{route: [{destination: {host: reviews}}]}]}`),
+		doc("TLSRoute", "shop/api", "2026-01-01T00:00:20Z", `
   parentRefs: [{group: networking.istio.io, kind: ServiceEntry, name: api}]
-  rules: [{backendRefs: [{group: networking.istio.io, kind: Hostname, name: api.example.com, port: 443}]}]
----
-apiVersion: networking.istio.io/v1
-kind: Sidecar
-metadata: {name: exact, namespace: web}
-spec:
+  rules: [{backendRefs: [{group: networking.istio.io, kind: Hostname, name: api.example.com, port: 443}]}]`),
+		doc("Sidecar", "web/exact", "", `
   workloadSelector: {labels: {app: exact}}
-  egress: [{hosts: ["*/x.api.example.com", "shop/reviews.shop.svc.cluster.local"]}]
----
-apiVersion: networking.istio.io/v1
-kind: Sidecar
-metadata: {name: wide, namespace: web}
-spec:
+  egress: [{hosts: ["*/x.api.example.com", "shop/reviews.shop.svc.cluster.local"]}]`),
+		doc("Sidecar", "web/wide", "", `
   workloadSelector: {labels: {app: wide}}
-  egress: [{hosts: ["*/*.example.com"]}]
-`
+  egress: [{hosts: ["*/*.example.com"]}]`))
 	v := gammaView(t, nil, objects)
 	const (
 		producer = "shop/shop~reviews.shop.svc.cluster.local"

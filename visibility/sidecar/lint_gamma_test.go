@@ -30,20 +30,12 @@ var routeCodes = []report.Code{HostRoutedByBoth, RouteParentNotFound, RouteBacke
 // TestRouteLint has a row per code about Gateway API routes (and rows where it must not
 // fire): the findings of Lint with those codes, exactly.
 func TestRouteLint(t *testing.T) {
-	const reviewsRoute = `apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: r, namespace: shop, creationTimestamp: "2026-01-01T00:00:10Z"}
-spec:
+	reviewsRoute := doc("HTTPRoute", "shop/r", "2026-01-01T00:00:10Z", `
   parentRefs: [{group: "", kind: Service, name: reviews}]
-  rules: [{backendRefs: [{name: ratings, port: 80}]}]
-`
-	const consumerRoute = `apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: mine, namespace: web}
-spec:
+  rules: [{backendRefs: [{name: ratings, port: 80}]}]`)
+	consumerRoute := doc("HTTPRoute", "web/mine", "", `
   parentRefs: [{group: "", kind: Service, name: reviews, namespace: shop}]
-  rules: [{backendRefs: [{name: ratings, namespace: shop, port: 80}]}]
-`
+  rules: [{backendRefs: [{name: ratings, namespace: shop, port: 80}]}]`)
 	for _, tc := range []struct {
 		name, objects string
 		mesh          *mesh.Config
@@ -57,27 +49,19 @@ metadata: {name: reviews, namespace: shop, creationTimestamp: "2026-01-01T00:00:
 spec: {hosts: [reviews], http: [{route: [{destination: {host: reviews}}]}]}
 `, want: []Finding{report.New("VirtualService shop/reviews", HostRoutedByBoth, "routes host reviews.shop.svc.cluster.local, as shop/shop~reviews.shop.svc.cluster.local does, which istiod made from HTTPRoute shop/r (rule 0): Istio calls mixing a VirtualService and a route for one host undefined; the listener's Routes names shop/reviews; shop/reviews builds the virtual host reviews.shop.svc.cluster.local:80; shop/reviews builds the virtual host reviews.shop.svc.cluster.local:9090 (for the proxies of web)"),
 			report.New("VirtualService shop/reviews", HostRoutedByBoth, "routes host reviews.shop.svc.cluster.local, as shop/shop~reviews.shop.svc.cluster.local does, which istiod made from HTTPRoute shop/r (rule 0): Istio calls mixing a VirtualService and a route for one host undefined; the listener's Routes names shop/shop~reviews.shop.svc.cluster.local; shop/shop~reviews.shop.svc.cluster.local builds the virtual host reviews.shop.svc.cluster.local:80; shop/shop~reviews.shop.svc.cluster.local builds the virtual host reviews.shop.svc.cluster.local:9090 (for the proxies of shop)")}},
-		{name: "a missing parent, and a port the parent lacks", objects: `apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: r, namespace: shop}
-spec:
+		{name: "a missing parent, and a port the parent lacks", objects: doc("HTTPRoute", "shop/r", "", `
   parentRefs: [{group: "", kind: Service, name: ghost}, {group: "", kind: Service, name: ratings, port: 9080}]
-  rules: [{backendRefs: [{name: ratings, port: 80}]}]
-`, want: []Finding{
+  rules: [{backendRefs: [{name: ratings, port: 80}]}]`), want: []Finding{
 			report.New("HTTPRoute shop/r", RouteParentNotFound, `parentRefs[0]: parent service: "ghost" not found (istiod writes Accepted=False, NoMatchingParent): the route routes nothing through it`),
 			report.New("HTTPRoute shop/r", RouteParentPortMissing, "parentRefs[1] names port 9080, which KubernetesService shop/ratings does not have (its ports: [80]): istiod does not check it, and the VirtualService it makes matches only requests to port 9080, which the service never receives"),
 			report.New("HTTPRoute shop/r", RoutesAnswerBuildsNothing, "the Routes of the default listener (*/*) names shop/shop~9080~ratings.shop.svc.cluster.local for host ratings.shop.svc.cluster.local (its most specific host), but it builds no virtual host of the host for these proxies: on port 80 Istio's default route builds it (none of its HTTP routes is for port 80 and this proxy: each match names another port, or sourceLabels, a sourceNamespace or gateways the proxy does not satisfy); istiod made it from HTTPRoute shop/r (rule 0) (for the proxies of shop; web)"),
 		}},
-		{name: "every unresolved backend, and a mirror's", objects: `apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: r, namespace: shop}
-spec:
+		{name: "every unresolved backend, and a mirror's", objects: doc("HTTPRoute", "shop/r", "", `
   parentRefs: [{group: "", kind: Service, name: reviews}]
   rules:
   - backendRefs: [{name: ghost, port: 80}, {name: ratings, port: 80}]
   - filters: [{type: RequestMirror, requestMirror: {backendRef: {name: shadow, port: 80}}}]
-    backendRefs: [{group: example.com, kind: Bucket, name: b, port: 80}, {name: zero, port: 80, weight: 0}]
-`, want: []Finding{
+    backendRefs: [{group: example.com, kind: Bucket, name: b, port: 80}, {name: zero, port: 80, weight: 0}]`), want: []Finding{
 			report.New("HTTPRoute shop/r", RouteBackendUnresolved, "rules[0].backendRefs[0]: backend(ghost.shop.svc.cluster.local) not found (BackendNotFound): requests routed there fail (one of 3 backends that do not resolve; the ResolvedRefs condition istiod writes names only the last)"),
 			report.New("HTTPRoute shop/r", RouteBackendUnresolved, `rules[1].backendRefs[0]: referencing unsupported backendRef: group "example.com" kind "Bucket" (InvalidKind): requests routed there fail (one of 3 backends that do not resolve; the ResolvedRefs condition istiod writes names only the last)`),
 			report.New("HTTPRoute shop/r", RouteBackendUnresolved, "rules[1].filters[0].requestMirror: backend(shadow.shop.svc.cluster.local) not found (BackendNotFound): requests routed there fail (one of 3 backends that do not resolve; the ResolvedRefs condition istiod writes names only the last)"),
