@@ -22,6 +22,15 @@ func (c *routingCase) reference(t *testing.T) (refSidecarView, *View) {
 	return refSidecarView{r, m, *inv}, v
 }
 
+// sampled are every step-th of cases, every one with MESHSCOPE_LONG=1.
+func sampled[C any](cases []C, step int) []*C {
+	var out []*C
+	for i := 0; i < len(cases); i += longtest.N(step, 1) {
+		out = append(out, &cases[i])
+	}
+	return out
+}
+
 // TestRoutingReferenceAgainstIstio holds the literal reference to what Istio's own
 // SidecarScope gave every proxy of every routing case — the services, each listener's
 // VirtualServices, imported services and routing VirtualService per host, the
@@ -29,13 +38,12 @@ func (c *routingCase) reference(t *testing.T) (refSidecarView, *View) {
 // a fifth of the cases by default, every one with MESHSCOPE_LONG=1.
 func TestRoutingReferenceAgainstIstio(t *testing.T) {
 	vs := loadRoutingVectors(t, "istio-routing.json")
-	proxies, listeners, lookups, cases := 0, 0, 0, 0
-	for i := 0; i < len(vs.Cases); i += longtest.N(5, 1) {
-		cases++
-		c := &vs.Cases[i]
+	proxies, listeners, lookups := 0, 0, 0
+	cases := sampled(vs.Cases, 5)
+	for _, c := range cases {
 		ref, v := c.reference(t)
 		for p, pr := range c.Proxies {
-			at := "case " + strconv.Itoa(c.ID) + ", proxy " + strconv.Itoa(p) + " in " + pr.Namespace + " with " + labels.Set(pr.Labels).String()
+			at := c.proxyAt(p)
 			want := ref.proxy(pr.Namespace, pr.Labels)
 			l, k, _ := requireIstioProxy(t, &pr, want, at)
 			listeners, lookups = listeners+l, lookups+k
@@ -44,7 +52,7 @@ func TestRoutingReferenceAgainstIstio(t *testing.T) {
 		}
 	}
 	t.Logf("the reference agrees with Istio on %d proxies of %d cases (%d egress listeners, %d DestinationRule lookups), and the view with the reference",
-		proxies, cases, listeners, lookups)
+		proxies, len(cases), listeners, lookups)
 }
 
 // TestGatewayReferenceAgainstIstio holds the literal reference to what Istio's own gateway
@@ -54,13 +62,12 @@ func TestRoutingReferenceAgainstIstio(t *testing.T) {
 // default, every one with MESHSCOPE_LONG=1.
 func TestGatewayReferenceAgainstIstio(t *testing.T) {
 	vs := loadRoutingVectors(t, "istio-gateway.json")
-	gateways, differ, defaults, cases := 0, 0, 0, 0
-	for i := 0; i < len(vs.Cases); i += longtest.N(5, 1) {
-		cases++
-		c := &vs.Cases[i]
+	gateways, differ, defaults := 0, 0, 0
+	cases := sampled(vs.Cases, 5)
+	for _, c := range cases {
 		ref, v := c.reference(t)
 		for p, gw := range c.GatewayProxies {
-			at := "case " + strconv.Itoa(c.ID) + ", gateway " + strconv.Itoa(p) + " in " + gw.Namespace + " with " + labels.Set(gw.Labels).String()
+			at := c.gatewayAt(p)
 			want := ref.gateway(gw.Namespace, gw.Labels)
 			require.Equal(t, istioServices(gw.Services), bare(want.Services), at)
 			require.Equal(t, gw.AfterSidecars.SameScopeAsSidecar, ref.gatewayMayTakeSidecarScope(gw.Namespace), "%s: whether a sidecar scoped first hands the gateway its scope", at)
@@ -89,7 +96,7 @@ func TestGatewayReferenceAgainstIstio(t *testing.T) {
 		}
 	}
 	t.Logf("the reference agrees with Istio on %d gateways of %d cases (%d of them changed by a sidecar scoped first) and %d default sidecar scopes, and the view with the reference",
-		gateways, cases, differ, defaults)
+		gateways, len(cases), differ, defaults)
 }
 
 // TestGammaReferenceAgainstIstio holds the literal reference to what Istio gave every proxy
@@ -98,15 +105,11 @@ func TestGatewayReferenceAgainstIstio(t *testing.T) {
 // the view to the reference on the same proxies: a fifth of the cases by default, every one
 // with MESHSCOPE_LONG=1.
 func TestGammaReferenceAgainstIstio(t *testing.T) {
-	cases := loadGammaVectors(t)
 	proxies, tables := 0, 0
-	for i := 0; i < len(cases); i += longtest.N(5, 1) {
-		c := &cases[i]
-		meshFile, invFile := vectorFiles(t, &c.Objects)
-		r, m, inv, v := loadFiles(t, c.ID, meshFile, invFile)
-		ref := refSidecarView{r, m, *inv}
+	for _, c := range sampled(loadGammaVectors(t), 5) {
+		ref, v := c.reference(t)
 		for p, pr := range c.Proxies {
-			at := "case " + strconv.Itoa(c.ID) + ", proxy " + strconv.Itoa(p) + " in " + pr.Namespace + " with " + labels.Set(pr.Labels).String()
+			at := c.proxyAt(p)
 			want := ref.proxy(pr.Namespace, pr.Labels)
 			requireIstioProxy(t, &pr, want, at)
 			requireProxy(t, want, v.Proxy(pr.Namespace, labels.Set(pr.Labels)), "%s: the view beside the reference", at)

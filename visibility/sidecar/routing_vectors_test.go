@@ -232,7 +232,7 @@ func holdRoutedCases(t *testing.T, cases []routedCase) {
 			require.Equal(t, slices.Contains(c.DiscoveredNamespaces, ns), v.Discovered(ns), "case %d: Discovered(%s)", c.ID, ns)
 		}
 		for p, pr := range c.Proxies {
-			at := "case " + strconv.Itoa(c.ID) + ", proxy " + strconv.Itoa(p) + " in " + pr.Namespace + " with " + labels.Set(pr.Labels).String()
+			at := c.proxyAt(p)
 			got := v.Proxy(pr.Namespace, labels.Set(pr.Labels))
 			l, k, r := requireIstioProxy(t, &pr, got, at)
 			n.listeners, n.lookups, n.rules = n.listeners+l, n.lookups+k, n.rules+r
@@ -298,6 +298,12 @@ func nonNil(s []string) []string {
 		return []string{}
 	}
 	return s
+}
+
+// proxyAt names proxy p of the case in a failure message.
+func (c *routingCase) proxyAt(p int) string {
+	pr := &c.Proxies[p]
+	return "case " + strconv.Itoa(c.ID) + ", proxy " + strconv.Itoa(p) + " in " + pr.Namespace + " with " + labels.Set(pr.Labels).String()
 }
 
 // gatewayAt names gateway p of the case in a failure message.
