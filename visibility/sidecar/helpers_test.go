@@ -152,14 +152,17 @@ func (d *disagreements) String() string {
 	return strings.Join(out, ", ")
 }
 
-// refCounts counts what the random views hold, for the tests' logs.
-type refCounts struct {
-	proxies, services, listeners, selected, routed, added, rules, merged int
-	gateways, gatewayServices, gatewayRules, notes                       int
-	agree, gatewaysAgree                                                 int
+// refCounts counts what the random views hold, for the tests' logs: the sidecars' proxies
+// and the gateways'.
+type refCounts struct{ sidecars, gateways proxyCounts }
+
+// proxyCounts counts the proxies of one kind: how many, how many agree with the reference,
+// and what they hold.
+type proxyCounts struct {
+	proxies, agree, services, listeners, selected, routed, added, rules, merged, notes int
 }
 
-func (c *refCounts) proxy(p Proxy, agrees bool) {
+func (c *proxyCounts) add(p Proxy, agrees bool) {
 	if agrees {
 		c.agree++
 	}
@@ -181,22 +184,14 @@ func (c *refCounts) proxy(p Proxy, agrees bool) {
 			c.merged++
 		}
 	}
-}
-
-func (c *refCounts) gateway(p Proxy, agrees bool) {
-	if agrees {
-		c.gatewaysAgree++
-	}
-	c.gateways++
-	c.gatewayServices += len(p.Services)
-	c.gatewayRules += len(p.Rules)
 	c.notes += len(p.Notes)
 }
 
 func (c refCounts) String() string {
 	return fmt.Sprintf("the Proxy of %d of %d sidecars agrees (%d services, %d added by VirtualService destinations; %d listeners selecting %d VirtualServices, routing %d hosts; "+
 		"%d DestinationRules, %d of them merged), the Gateway of %d of %d gateways (%d services, %d DestinationRules, %d notes)",
-		c.agree, c.proxies, c.services, c.added, c.listeners, c.selected, c.routed, c.rules, c.merged, c.gatewaysAgree, c.gateways, c.gatewayServices, c.gatewayRules, c.notes)
+		c.sidecars.agree, c.sidecars.proxies, c.sidecars.services, c.sidecars.added, c.sidecars.listeners, c.sidecars.selected, c.sidecars.routed, c.sidecars.rules, c.sidecars.merged,
+		c.gateways.agree, c.gateways.proxies, c.gateways.services, c.gateways.rules, c.gateways.notes)
 }
 
 // routingList is a kubectl List with VirtualServices (one delegating to another) and

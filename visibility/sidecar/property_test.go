@@ -189,7 +189,7 @@ func TestSidecarViewAgainstReference(t *testing.T) {
 				if e != "" {
 					d.add("ExplainHost", e, at("Proxy"))
 				}
-				c.proxy(got, part == "")
+				c.sidecars.add(got, part == "")
 				gw := v.Gateway(ns, labels.Set(w))
 				part, diff = gatewayDiff(ref, ns, w, gw)
 				if part != "" {
@@ -198,7 +198,7 @@ func TestSidecarViewAgainstReference(t *testing.T) {
 				if e := explainDiffWith(v.ExplainGatewayHost, inv, ns, w, gw); e != "" {
 					d.add("ExplainGatewayHost", e, at("Gateway"))
 				}
-				c.gateway(gw, part == "")
+				c.gateways.add(gw, part == "")
 				for _, p := range []uint32{80, 443, 8080, 9000} {
 					if want, got := ref.routeTable(ns, w, p), v.RouteTable(ns, labels.Set(w), p); !slices.Equal(want, got) {
 						d.add("RouteTable", cmp.Diff(want, got), at(fmt.Sprint("RouteTable port ", p)))
