@@ -31,6 +31,18 @@ func sampled[C any](cases []C, step int) []*C {
 	return out
 }
 
+// holdProxy holds the reference to what Istio gave proxy p of the case, and the view to the
+// reference, whole; it returns the proxy's egress listeners and DestinationRule lookups.
+func (c *routingCase) holdProxy(t *testing.T, p int, ref refSidecarView, v *View) (listeners, lookups int) {
+	t.Helper()
+	pr := &c.Proxies[p]
+	at := c.proxyAt(p)
+	want := ref.proxy(pr.Namespace, pr.Labels)
+	listeners, lookups, _ = requireIstioProxy(t, pr, want, at)
+	requireProxy(t, want, v.Proxy(pr.Namespace, labels.Set(pr.Labels)), "%s: the view beside the reference", at)
+	return listeners, lookups
+}
+
 // TestRoutingReferenceAgainstIstio holds the literal reference to what Istio's own
 // SidecarScope gave every proxy of every routing case — the services, each listener's
 // VirtualServices, imported services and routing VirtualService per host, the
@@ -42,12 +54,9 @@ func TestRoutingReferenceAgainstIstio(t *testing.T) {
 	cases := sampled(vs.Cases, 5)
 	for _, c := range cases {
 		ref, v := c.reference(t)
-		for p, pr := range c.Proxies {
-			at := c.proxyAt(p)
-			want := ref.proxy(pr.Namespace, pr.Labels)
-			l, k, _ := requireIstioProxy(t, &pr, want, at)
+		for p := range c.Proxies {
+			l, k := c.holdProxy(t, p, ref, v)
 			listeners, lookups = listeners+l, lookups+k
-			requireProxy(t, want, v.Proxy(pr.Namespace, labels.Set(pr.Labels)), "%s: the view beside the reference", at)
 			proxies++
 		}
 	}
@@ -109,10 +118,8 @@ func TestGammaReferenceAgainstIstio(t *testing.T) {
 	for _, c := range sampled(loadGammaVectors(t), 5) {
 		ref, v := c.reference(t)
 		for p, pr := range c.Proxies {
+			c.holdProxy(t, p, ref, v)
 			at := c.proxyAt(p)
-			want := ref.proxy(pr.Namespace, pr.Labels)
-			requireIstioProxy(t, &pr, want, at)
-			requireProxy(t, want, v.Proxy(pr.Namespace, labels.Set(pr.Labels)), "%s: the view beside the reference", at)
 			for _, port := range slices.Sorted(maps.Keys(pr.RDS)) {
 				n, err := strconv.ParseUint(port, 10, 32)
 				require.NoError(t, err)
