@@ -2,11 +2,9 @@ package sidecar
 
 import (
 	"encoding/json"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -41,25 +39,18 @@ type gammaCase struct {
 	} `json:"istioVirtualServices"`
 }
 
-var (
-	gammaOnce    sync.Once
-	gammaVectors struct {
-		Cases []gammaCase `json:"cases"`
-	}
-	gammaErrLoad error
-)
+// gammaFile is the loader of testdata/istio-gamma.json.
+var gammaFile = onceJSON[struct {
+	Cases []gammaCase `json:"cases"`
+}]("testdata/istio-gamma.json")
 
+// loadGammaVectors reads the cases of testdata/istio-gamma.json, once, and checks that they
+// are all there.
 func loadGammaVectors(t testing.TB) []gammaCase {
-	gammaOnce.Do(func() {
-		data, err := os.ReadFile("testdata/istio-gamma.json")
-		if err == nil {
-			err = json.Unmarshal(data, &gammaVectors)
-		}
-		gammaErrLoad = err
-	})
-	require.NoError(t, gammaErrLoad)
-	require.Len(t, gammaVectors.Cases, 80)
-	return gammaVectors.Cases
+	t.Helper()
+	cases := gammaFile(t).Cases
+	require.Len(t, cases, 80)
+	return cases
 }
 
 // gammaLoad reads a case's files: its mesh configuration, inventory and sidecar view.

@@ -1,13 +1,10 @@
 package sidecar
 
 import (
-	"encoding/json"
 	"maps"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -76,31 +73,18 @@ type routingVectors struct {
 	Cases []routingCase `json:"cases"`
 }
 
-var (
-	routingOnce sync.Once
-	routing     map[string]routingVectors
-	routingErr  error
-)
+// routingFiles are the loaders of testdata/istio-routing.json and istio-gateway.json.
+var routingFiles = map[string]func(testing.TB) routingVectors{
+	"istio-routing.json": onceJSON[routingVectors]("testdata/istio-routing.json"),
+	"istio-gateway.json": onceJSON[routingVectors]("testdata/istio-gateway.json"),
+}
 
-// loadRoutingVectors reads testdata/istio-routing.json and istio-gateway.json, once.
+// loadRoutingVectors reads testdata/istio-routing.json or istio-gateway.json, once.
 func loadRoutingVectors(t testing.TB, file string) routingVectors {
-	routingOnce.Do(func() {
-		routing = map[string]routingVectors{}
-		for _, f := range []string{"istio-routing.json", "istio-gateway.json"} {
-			data, err := os.ReadFile("testdata/" + f)
-			var v routingVectors
-			if err == nil {
-				err = json.Unmarshal(data, &v)
-			}
-			if err != nil {
-				routingErr = err
-				return
-			}
-			routing[f] = v
-		}
-	})
-	require.NoError(t, routingErr)
-	return routing[file]
+	t.Helper()
+	load, ok := routingFiles[file]
+	require.True(t, ok, "no routing recording %s", file)
+	return load(t)
 }
 
 // view reads a case's files and builds its view.

@@ -40,23 +40,27 @@ type sidecarCase struct {
 	} `json:"proxies"`
 }
 
-var (
-	vectorsOnce sync.Once
-	vectors     sidecarVectors
-	vectorsErr  error
-)
-
-func loadSidecarVectors(t testing.TB) sidecarVectors {
-	vectorsOnce.Do(func() {
-		data, err := os.ReadFile("testdata/istio-sidecar.json")
+// onceJSON returns the loader of the recording at path, a T: it reads and decodes the file
+// on its first call, once for all the tests that hold the view to it.
+func onceJSON[T any](path string) func(testing.TB) T {
+	read := sync.OnceValues(func() (T, error) {
+		var v T
+		data, err := os.ReadFile(path)
 		if err == nil {
-			err = json.Unmarshal(data, &vectors)
+			err = json.Unmarshal(data, &v)
 		}
-		vectorsErr = err
+		return v, err
 	})
-	require.NoError(t, vectorsErr)
-	return vectors
+	return func(t testing.TB) T {
+		t.Helper()
+		v, err := read()
+		require.NoError(t, err)
+		return v
+	}
 }
+
+// loadSidecarVectors reads testdata/istio-sidecar.json, once.
+var loadSidecarVectors = onceJSON[sidecarVectors]("testdata/istio-sidecar.json")
 
 // refusedByIstio says why Istio's validation refuses an object of a case, so that no cluster
 // holds it: a ServiceEntry whose exportTo gives an entry twice ("." and the own namespace
