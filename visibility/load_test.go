@@ -17,6 +17,21 @@ var teamA = &Config{DefaultVisibility: Namespace, Policies: []Policy{{Visibility
 	{NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"team": "a"}}},
 }}}}
 
+// teamAYAML is teamA in block YAML, which the rows of loadConfigTests nest in each wrapper.
+const teamAYAML = `defaultVisibility: NAMESPACE
+policies:
+- visibility: PUBLIC
+  matchingRules:
+  - namespaceSelector:
+      matchLabels:
+        team: a
+`
+
+// nested is the YAML lines of block, each after indent.
+func nested(block, indent string) string {
+	return indent + strings.ReplaceAll(strings.TrimSuffix(block, "\n"), "\n", "\n"+indent) + "\n"
+}
+
 // loadConfigTests are LoadConfig cases; FuzzLoadConfig starts from their inputs (and from
 // those of loadConfigWrapperTests and loadConfigRefusals).
 var loadConfigTests = []struct {
@@ -25,15 +40,7 @@ var loadConfigTests = []struct {
 	want *Config
 	errs []string
 }{
-	{"bare block YAML", `
-defaultVisibility: NAMESPACE
-policies:
-- visibility: PUBLIC
-  matchingRules:
-  - namespaceSelector:
-      matchLabels:
-        team: a
-`, teamA, nil},
+	{"bare block YAML", "\n" + teamAYAML, teamA, nil},
 	{"bare block JSON", `{"defaultVisibility":"NAMESPACE","policies":[{"visibility":"PUBLIC","matchingRules":[{"namespaceSelector":{"matchLabels":{"team":"a"}}}]}]}`, teamA, nil},
 	{"mesh config", `
 accessLogFile: /dev/stdout
@@ -63,14 +70,7 @@ spec:
   profile: ambient
   meshConfig:
     serviceEntryVisibility:
-      defaultVisibility: NAMESPACE
-      policies:
-      - visibility: PUBLIC
-        matchingRules:
-        - namespaceSelector:
-            matchLabels:
-              team: a
-`, teamA, nil},
+` + nested(teamAYAML, "      "), teamA, nil},
 	{"helm values", `
 meshConfig:
   serviceEntryVisibility:
@@ -88,14 +88,7 @@ data:
     defaultConfig:
       discoveryAddress: istiod.istio-system.svc:15012
     serviceEntryVisibility:
-      defaultVisibility: NAMESPACE
-      policies:
-      - visibility: PUBLIC
-        matchingRules:
-        - namespaceSelector:
-            matchLabels:
-              team: a
-`, teamA, nil},
+` + nested(teamAYAML, "      "), teamA, nil},
 	{"multi-document with other kinds", `
 apiVersion: v1
 kind: Namespace
