@@ -34,12 +34,7 @@ func nested(block, indent string) string {
 
 // loadConfigTests are LoadConfig cases; FuzzLoadConfig starts from their inputs (and from
 // those of loadConfigWrapperTests and loadConfigRefusals).
-var loadConfigTests = []struct {
-	name string
-	in   string
-	want *Config
-	errs []string
-}{
+var loadConfigTests = []loadConfigCase{
 	{"bare block YAML", "\n" + teamAYAML, teamA, nil},
 	{"bare block JSON", `{"defaultVisibility":"NAMESPACE","policies":[{"visibility":"PUBLIC","matchingRules":[{"namespaceSelector":{"matchLabels":{"team":"a"}}}]}]}`, teamA, nil},
 	{"mesh config", `
@@ -178,9 +173,20 @@ spec:
 	}},
 }
 
-func TestLoadConfig(t *testing.T) {
-	tests := loadConfigTests
-	for _, tt := range tests {
+// loadConfigCase is a LoadConfig case: the input, and the configuration it holds (nil: not
+// configured) or every line of the error it is refused with.
+type loadConfigCase struct {
+	name string
+	in   string
+	want *Config
+	errs []string
+}
+
+// runLoadConfig runs each case as a subtest: LoadConfig refuses it with exactly errs, or
+// returns want, which Compile takes.
+func runLoadConfig(t *testing.T, cases []loadConfigCase) {
+	t.Helper()
+	for _, tt := range cases {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := LoadConfig([]byte(tt.in))
 			if tt.errs != nil {
@@ -196,6 +202,8 @@ func TestLoadConfig(t *testing.T) {
 		})
 	}
 }
+
+func TestLoadConfig(t *testing.T) { runLoadConfig(t, loadConfigTests) }
 
 func TestLoadConfigBadYAML(t *testing.T) {
 	_, err := LoadConfig([]byte("a: [b\n"))
