@@ -161,21 +161,11 @@ func (o *Objects) Items() []any {
 	for _, ns := range slices.Sorted(maps.Keys(o.Namespaces)) {
 		items = append(items, NamespaceObject(ns, o.Namespaces[ns]))
 	}
-	for i := range o.ServiceEntries {
-		items = append(items, o.ServiceEntries[i].Object())
-	}
-	for i := range o.KubernetesServices {
-		items = append(items, o.KubernetesServices[i].Object())
-	}
-	for i := range o.Sidecars {
-		items = append(items, o.Sidecars[i].Object())
-	}
-	for i := range o.VirtualServices {
-		items = append(items, o.VirtualServices[i].Object())
-	}
-	for i := range o.DestinationRules {
-		items = append(items, o.DestinationRules[i].Object())
-	}
+	items = appendObjects(items, o.ServiceEntries)
+	items = appendObjects(items, o.KubernetesServices)
+	items = appendObjects(items, o.Sidecars)
+	items = appendObjects(items, o.VirtualServices)
+	items = appendObjects(items, o.DestinationRules)
 	for _, r := range o.Routes {
 		items = append(items, r.Object(r.Kind))
 	}
@@ -184,6 +174,17 @@ func (o *Objects) Items() []any {
 	}
 	for _, g := range o.Gateways {
 		items = append(items, g.Object("Gateway"))
+	}
+	return items
+}
+
+// appendObjects appends the kubectl object of each of list, in order, to items.
+func appendObjects[T any, P interface {
+	*T
+	Object() map[string]any
+}](items []any, list []T) []any {
+	for i := range list {
+		items = append(items, P(&list[i]).Object())
 	}
 	return items
 }

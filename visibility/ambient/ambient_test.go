@@ -30,11 +30,7 @@ func TestAmbientDNSRules(t *testing.T) {
 		query    string
 		want     string // namespace/name, or "-" when forwarded upstream
 	}{
-		{"an entry with spec.addresses answers", []inventory.Service{func() inventory.Service {
-			s := entry("infra", "a", "a.example.com")
-			s.Addresses = pfx("10.0.0.1")
-			return s
-		}()}, "x", "a.example.com", "infra/a"},
+		{"an entry with spec.addresses answers", []inventory.Service{se("infra", "a", 0, []string{"a.example.com"}, "10.0.0.1")}, "x", "a.example.com", "infra/a"},
 		{"no addresses and no resolution: resolution NONE, no answer", []inventory.Service{auto(entry("infra", "a", "a.example.com"), "", map[string][]string{"a.example.com": {"240.240.0.1"}})}, "x", "a.example.com", "-"},
 		{"resolution NONE: no address allocated", []inventory.Service{auto(entry("infra", "a", "a.example.com"), inventory.ResolutionNone, map[string][]string{"a.example.com": {"240.240.0.1"}})}, "x", "a.example.com", "-"},
 		{"resolution DNS with an allocated address answers", []inventory.Service{auto(entry("infra", "a", "a.example.com"), inventory.ResolutionDNS, map[string][]string{"a.example.com": {"240.240.0.1"}})}, "x", "a.example.com", "infra/a"},
@@ -63,25 +59,13 @@ func TestAmbientDNSRules(t *testing.T) {
 		{"two labels: x.y.svc.<domain>", []inventory.Service{svc("shop", "payments", "10.96.0.2")}, "billing", "payments.shop", "shop/payments"},
 		{"three labels ending in svc", []inventory.Service{svc("shop", "payments", "10.96.0.2")}, "billing", "payments.shop.svc", "shop/payments"},
 		{"three labels not ending in svc: no expansion", []inventory.Service{svc("shop", "payments", "10.96.0.2")}, "billing", "payments.shop.cluster", "-"},
-		{"search domain <client>.svc.<domain> stripped", []inventory.Service{func() inventory.Service {
-			s := entry("infra", "gh", "api.github.com")
-			s.Addresses = pfx("10.0.0.3")
-			return s
-		}()},
+		{"search domain <client>.svc.<domain> stripped", []inventory.Service{se("infra", "gh", 0, []string{"api.github.com"}, "10.0.0.3")},
 			"shop", "api.github.com.shop.svc.cluster.local", "infra/gh"},
 		{"search domain svc.<domain> stripped, then expanded", []inventory.Service{svc("shop", "payments", "10.96.0.2")}, "billing", "payments.shop.svc.svc.cluster.local", "shop/payments"},
 		{"search domain <domain> stripped, then expanded", []inventory.Service{svc("shop", "payments", "10.96.0.2")}, "billing", "payments.shop.cluster.local", "shop/payments"},
-		{"no <client>.svc search domain for a client without a namespace", []inventory.Service{func() inventory.Service {
-			s := entry("infra", "gh", "api.github.com")
-			s.Addresses = pfx("10.0.0.3")
-			return s
-		}()},
+		{"no <client>.svc search domain for a client without a namespace", []inventory.Service{se("infra", "gh", 0, []string{"api.github.com"}, "10.0.0.3")},
 			"", "api.github.com.shop.svc.cluster.local", "-"},
-		{"a stripped name is not stripped again", []inventory.Service{func() inventory.Service {
-			s := entry("infra", "gh", "api.github.com")
-			s.Addresses = pfx("10.0.0.3")
-			return s
-		}()},
+		{"a stripped name is not stripped again", []inventory.Service{se("infra", "gh", 0, []string{"api.github.com"}, "10.0.0.3")},
 			"billing", "api.github.com.cluster.local.cluster.local", "-"},
 	}
 	for _, tt := range tests {

@@ -109,10 +109,7 @@ func BenchmarkNewIndex100kAndTables(b *testing.B) {
 // BenchmarkDecision finds the decision of a service by namespace and name in an index of
 // 100,000 entries, and misses one.
 func BenchmarkDecision(b *testing.B) {
-	ix, err := New(meshOf(benchConfig(100)), new(benchInventory(100_000, 1000)))
-	if err != nil {
-		b.Fatal(err)
-	}
+	ix := mustNew(b, benchConfig(100), benchInventory(100_000, 1000))
 	names := [][2]string{{"ns-777", "svc-77777"}, {"ns-5", "svc-5"}, {"ns-5", "svc-6"}}
 	ix.Decision("", "") // builds the table of names (BenchmarkNewIndex100k counts it)
 	b.ReportAllocs()
@@ -125,10 +122,7 @@ func BenchmarkDecision(b *testing.B) {
 }
 
 func BenchmarkLookupHost(b *testing.B) {
-	ix, err := New(meshOf(benchConfig(100)), new(benchInventory(100_000, 1000)))
-	if err != nil {
-		b.Fatal(err)
-	}
+	ix := mustNew(b, benchConfig(100), benchInventory(100_000, 1000))
 	hosts := []string{"svc-77777.ns-777.example.com", "svc-5.ns-5.example.com", "nothing.example.com"}
 
 	b.ReportAllocs()
@@ -142,10 +136,7 @@ func BenchmarkLookupHost(b *testing.B) {
 func BenchmarkLookupAddress(b *testing.B) {
 	inv := benchInventory(100_000, 1000)
 	inv.Services = append(inv.Services, inventory.Service{Kind: inventory.ServiceEntry, Namespace: "ns-1", Name: "net", Addresses: pfx("10.0.0.0/8", "172.16.0.0/12")})
-	ix, err := New(meshOf(benchConfig(100)), &inv)
-	if err != nil {
-		b.Fatal(err)
-	}
+	ix := mustNew(b, benchConfig(100), inv)
 	addrs := []netip.Addr{netip.MustParseAddr("10.1.2.3"), netip.MustParseAddr("172.16.5.5"), netip.MustParseAddr("192.0.2.1")}
 
 	b.ReportAllocs()

@@ -300,8 +300,7 @@ func TestIndexAgainstReference(t *testing.T) {
 		inv := randomInventory(r)
 		cfg := istiotest.Config[visibility.Config](r, 4)
 		res := mustCompile(t, cfg)
-		ix, err := New(meshOf(cfg), &inv)
-		require.NoError(t, err)
+		ix := mustNew(t, cfg, inv)
 		for _, c := range propClients {
 			for _, q := range propQueries {
 				want := ref(refLookupHost(res, inv, c, q))
@@ -367,14 +366,12 @@ func TestHiddenEntriesChangeNothing(t *testing.T) {
 		inv := randomInventory(r)
 		cfg := istiotest.Config[visibility.Config](r, 4)
 		res := mustCompile(t, cfg)
-		before, err := New(meshOf(cfg), &inv)
-		require.NoError(t, err)
+		before := mustNew(t, cfg, inv)
 		extra := inventory.Service{Kind: inventory.ServiceEntry, Namespace: propNamespaces[r.IntN(len(propNamespaces))], Name: "extra",
 			Hosts: []string{propHosts[r.IntN(len(propHosts))]}, Addresses: pfx(propAddrs[r.IntN(len(propAddrs))]), CreationTime: t0}
 		grown := inv
 		grown.Services = append(slices.Clone(inv.Services), extra)
-		after, err := New(meshOf(cfg), &grown)
-		require.NoError(t, err)
+		after := mustNew(t, cfg, grown)
 		v := refDecide(res, inv, extra)
 		for _, c := range propClients {
 			if refVisible(v, extra, c) {
@@ -451,8 +448,7 @@ func TestDecisionFindsByName(t *testing.T) {
 			}
 			return decisions[found], true
 		}
-		ix, err := New(meshOf(cfg), &inv)
-		require.NoError(t, err)
+		ix := mustNew(t, cfg, inv)
 		var wg sync.WaitGroup
 		for range 4 {
 			wg.Go(func() {

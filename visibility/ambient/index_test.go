@@ -113,6 +113,23 @@ func sampleIndex(t testing.TB) *Index {
 	return mustNew(t, sampleConfig(), sampleInventory())
 }
 
+// assertAnswer checks a lookup's answer s, ok against want ("namespace/name", "" for none)
+// and that its explanation's answer is the same (nil for none).
+func assertAnswer(t *testing.T, want string, s inventory.Service, ok bool, explained *inventory.ServiceRef) {
+	t.Helper()
+	got := ""
+	if ok {
+		got = s.Namespace + "/" + s.Name
+	}
+	assert.Equal(t, want, got)
+	if want == "" {
+		assert.Nil(t, explained)
+		return
+	}
+	require.NotNil(t, explained)
+	assert.Equal(t, want, explained.Namespace+"/"+explained.Name)
+}
+
 func TestLookupHost(t *testing.T) {
 	ix := sampleIndex(t)
 	tests := []struct {
@@ -147,18 +164,7 @@ func TestLookupHost(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s, ok := ix.LookupHost(tt.client, tt.host)
-			got := ""
-			if ok {
-				got = s.Namespace + "/" + s.Name
-			}
-			assert.Equal(t, tt.want, got)
-			e := ix.ExplainHost(tt.client, tt.host)
-			if tt.want == "" {
-				assert.Nil(t, e.Answer)
-			} else {
-				require.NotNil(t, e.Answer)
-				assert.Equal(t, tt.want, e.Answer.Namespace+"/"+e.Answer.Name)
-			}
+			assertAnswer(t, tt.want, s, ok, ix.ExplainHost(tt.client, tt.host).Answer)
 		})
 	}
 }
@@ -184,18 +190,7 @@ func TestLookupAddress(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s, ok := ix.LookupAddress(tt.client, netip.MustParseAddr(tt.addr))
-			got := ""
-			if ok {
-				got = s.Namespace + "/" + s.Name
-			}
-			assert.Equal(t, tt.want, got)
-			e := ix.ExplainAddress(tt.client, netip.MustParseAddr(tt.addr))
-			if tt.want == "" {
-				assert.Nil(t, e.Answer)
-			} else {
-				require.NotNil(t, e.Answer)
-				assert.Equal(t, tt.want, e.Answer.Namespace+"/"+e.Answer.Name)
-			}
+			assertAnswer(t, tt.want, s, ok, ix.ExplainAddress(tt.client, netip.MustParseAddr(tt.addr)).Answer)
 		})
 	}
 	_, ok := ix.LookupAddress("other", netip.Addr{})

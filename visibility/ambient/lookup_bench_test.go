@@ -104,10 +104,7 @@ func BenchmarkLookupHostManyWildcardLengths(b *testing.B) {
 			inventory.Service{Kind: inventory.ServiceEntry, Namespace: "a", Name: fmt.Sprintf("w%d", i), Hosts: []string{"*" + suffix}, Addresses: pfx("10.0.0.1")},
 			inventory.Service{Kind: inventory.ServiceEntry, Namespace: "a", Name: fmt.Sprintf("p%d", i), Hosts: []string{"*q" + suffix}, Addresses: pfx("10.0.0.2")})
 	}
-	ix, err := New(meshOf(&visibility.Config{DefaultVisibility: visibility.None}), &inv)
-	if err != nil {
-		b.Fatal(err)
-	}
+	ix := mustNew(b, &visibility.Config{DefaultVisibility: visibility.None}, inv)
 	q := strings.Join(labels, ".")
 	b.ReportAllocs()
 	for b.Loop() {

@@ -63,16 +63,9 @@ func TestApply(t *testing.T) {
   metadata: {name: reviews, namespace: shop, creationTimestamp: "2026-01-01T00:00:05Z"}
   spec: {hosts: [reviews], http: [{route: [{destination: {host: reviews, subset: v2}}]}]}
 `, true, []Applied{{Kind: "VirtualService", Group: "networking.istio.io", Namespace: "shop", Name: "reviews", File: "vs.yaml"}}},
-		{"the Gateway API's Gateway is not Istio's; a second document replaces the first", "", []File{{"gw.yaml", []byte(`apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata: {name: ingress, namespace: shop}
-spec: {gatewayClassName: istio, listeners: [{name: http, port: 80, protocol: HTTP}]}
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata: {name: ingress, namespace: shop}
-spec: {gatewayClassName: istio, listeners: [{name: http, port: 8080, protocol: HTTP}]}
-`)}},
+		{"the Gateway API's Gateway is not Istio's; a second document replaces the first", "", []File{{"gw.yaml", []byte(
+			gwObject("v1", "Gateway", "ingress", "spec: {gatewayClassName: istio, listeners: [{name: http, port: 80, protocol: HTTP}]}\n---\n") +
+				gwObject("v1", "Gateway", "ingress", "spec: {gatewayClassName: istio, listeners: [{name: http, port: 8080, protocol: HTTP}]}\n"))}},
 			`- apiVersion: gateway.networking.k8s.io/v1
   kind: Gateway
   metadata: {name: ingress, namespace: shop, creationTimestamp: "2026-01-01T00:00:06Z"}

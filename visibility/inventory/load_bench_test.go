@@ -116,6 +116,16 @@ func TestKubectlDumpLoads(t *testing.T) {
 	}
 }
 
+// loadAllocated is the allocations and bytes Load allocates reading data, failing the test if
+// Load refuses it.
+func loadAllocated(t *testing.T, data []byte) (allocs, bytes float64) {
+	t.Helper()
+	return growth.Allocated(func() {
+		_, err := Load(data, "")
+		require.NoError(t, err)
+	})
+}
+
 // benchmarkLoad loads data, or with generic decodes it with yaml.v3 into interface values.
 func benchmarkLoad(b *testing.B, data []byte, generic bool) {
 	b.SetBytes(int64(len(data)))
@@ -196,10 +206,7 @@ func TestNestedListsAreLinear(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			work := func(n int) (allocs, bytes, size float64) {
 				data := tc.data(n)
-				allocs, bytes = growth.Allocated(func() {
-					_, err := Load(data, "")
-					require.NoError(t, err)
-				})
+				allocs, bytes = loadAllocated(t, data)
 				return allocs, bytes, float64(len(data))
 			}
 			sa, sb, ss := work(100)
@@ -231,10 +238,7 @@ func BenchmarkLoadNestedLists400Generic(b *testing.B) { benchmarkLoad(b, nestedL
 // 4.5x the bytes).
 func TestLoadAllocatesLittle(t *testing.T) {
 	perByte := func(data []byte) (float64, float64) {
-		_, bytes := growth.Allocated(func() {
-			_, err := Load(data, "")
-			require.NoError(t, err)
-		})
+		_, bytes := loadAllocated(t, data)
 		return bytes / float64(len(data)), bytes
 	}
 	for _, tc := range []struct {

@@ -8,6 +8,10 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// noInventoryHint ends Load's error for input with no Namespace, ServiceEntry or Service:
+// what it expected, and the kubectl command that lists it.
+const noInventoryHint = "; expected Namespace, ServiceEntry and Service objects (kubectl get namespaces,serviceentries,services,sidecars,virtualservices,destinationrules,httproutes,grpcroutes,tcproutes,tlsroutes,referencegrants,gateways.gateway.networking.k8s.io -A -o yaml)"
+
 // loadInventoryRefusals: input Load refuses, with every line of the error;
 // FuzzLoad starts from their inputs and those of loadInventoryShapes.
 var loadInventoryRefusals = []struct {
@@ -30,19 +34,19 @@ var loadInventoryRefusals = []struct {
 		"items[5] (Sidecar shop/s): metadata.name: a second Sidecar shop/s (the first is items[4]); which one applies would depend on document order",
 	}},
 	{"empty input", "", []string{
-		"no inventory: found nothing: the input is empty; expected Namespace, ServiceEntry and Service objects (kubectl get namespaces,serviceentries,services,sidecars,virtualservices,destinationrules,httproutes,grpcroutes,tcproutes,tlsroutes,referencegrants,gateways.gateway.networking.k8s.io -A -o yaml)",
+		"no inventory: found nothing: the input is empty" + noInventoryHint,
 	}},
 	{"empty Lists and an empty document", "apiVersion: v1\nitems: []\nkind: List\n---\n---\n{kind: List, items: [{kind: List}]}\n", []string{
-		"no inventory: found 2 empty Lists and an empty document; expected Namespace, ServiceEntry and Service objects (kubectl get namespaces,serviceentries,services,sidecars,virtualservices,destinationrules,httproutes,grpcroutes,tcproutes,tlsroutes,referencegrants,gateways.gateway.networking.k8s.io -A -o yaml)",
+		"no inventory: found 2 empty Lists and an empty document" + noInventoryHint,
 	}},
 	{"a mesh configuration passed by mistake", "kind: IstioOperator\nspec: {}\n", []string{
-		"no inventory: found 1 IstioOperator; expected Namespace, ServiceEntry and Service objects (kubectl get namespaces,serviceentries,services,sidecars,virtualservices,destinationrules,httproutes,grpcroutes,tcproutes,tlsroutes,referencegrants,gateways.gateway.networking.k8s.io -A -o yaml)",
+		"no inventory: found 1 IstioOperator" + noInventoryHint,
 	}},
 	{"a Service of another API group only", "apiVersion: serving.knative.dev/v1\nkind: Service\nmetadata: {name: a, namespace: b}\n", []string{
-		"no inventory: found 1 Service; expected Namespace, ServiceEntry and Service objects (kubectl get namespaces,serviceentries,services,sidecars,virtualservices,destinationrules,httproutes,grpcroutes,tcproutes,tlsroutes,referencegrants,gateways.gateway.networking.k8s.io -A -o yaml)",
+		"no inventory: found 1 Service" + noInventoryHint,
 	}},
 	{"Sidecars alone: the hint names the kubectl command that lists them too", "apiVersion: networking.istio.io/v1\nkind: Sidecar\nmetadata: {name: default, namespace: istio-system}\nspec: {egress: [{hosts: [\"./*\"]}]}\n", []string{
-		"no inventory: found 1 Sidecar; expected Namespace, ServiceEntry and Service objects (kubectl get namespaces,serviceentries,services,sidecars,virtualservices,destinationrules,httproutes,grpcroutes,tcproutes,tlsroutes,referencegrants,gateways.gateway.networking.k8s.io -A -o yaml)",
+		"no inventory: found 1 Sidecar" + noInventoryHint,
 	}},
 	{"label given twice", "kind: Namespace\nmetadata:\n  name: shop\n  labels:\n    team: a\n    team: b\n", []string{
 		"metadata.labels.team: given twice (lines 5 and 6)",

@@ -14,6 +14,12 @@ func gwDump(objects ...string) []byte {
 	return []byte("apiVersion: v1\nkind: Namespace\nmetadata: {name: shop}\n---\n" + strings.Join(objects, "\n---\n"))
 }
 
+// gwObject is a gateway.networking.k8s.io/version object of namespace shop: its kind, its
+// name, and the rest of its document (its spec, if any).
+func gwObject(version, kind, name, rest string) string {
+	return "apiVersion: " + GatewayAPIGroup + "/" + version + "\nkind: " + kind + "\nmetadata: {name: " + name + ", namespace: shop}\n" + rest
+}
+
 // TestLoadRouteDefaults: what a route leaves out is read as the API server writes it.
 func TestLoadRouteDefaults(t *testing.T) {
 	for _, tc := range gwDefaults {
@@ -32,25 +38,19 @@ var gwDefaults = []struct {
 	name, object string
 	want         Route
 }{{
-	name: "an HTTPRoute without rules has one rule matching path prefix /",
-	object: `apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: r, namespace: shop}
-spec: {parentRefs: [{name: gw}]}`,
+	name:   "an HTTPRoute without rules has one rule matching path prefix /",
+	object: gwObject("v1", "HTTPRoute", "r", `spec: {parentRefs: [{name: gw}]}`),
 	want: Route{Kind: HTTPRouteKind, Namespace: "shop", Name: "r",
 		ParentRefs: []ParentRef{{Group: GatewayAPIGroup, Kind: "Gateway", Name: "gw"}},
 		Rules:      []RouteRule{{Matches: []RouteMatch{{Path: &PathMatch{Type: MatchPathPrefix, Value: "/"}}}}}},
 }, {
 	name: "a Service parent needs group \"\"; a match's path, header and query types; a backend's kind and weight",
-	object: `apiVersion: gateway.networking.k8s.io/v1beta1
-kind: HTTPRoute
-metadata: {name: r, namespace: shop}
-spec:
+	object: gwObject("v1beta1", "HTTPRoute", "r", `spec:
   parentRefs: [{kind: Service, group: "", name: reviews, port: 9080}, {kind: Service, name: reviews}]
   rules:
   - matches: [{headers: [{name: x-user, value: alice}], queryParams: [{name: debug, value: "1"}], method: GET}, {path: {value: /api}}]
     backendRefs: [{name: reviews, port: 9080}]
-  - backendRefs: [{name: reviews, port: 9080, weight: 0}]`,
+  - backendRefs: [{name: reviews, port: 9080, weight: 0}]`),
 	want: Route{Kind: HTTPRouteKind, Namespace: "shop", Name: "r",
 		ParentRefs: []ParentRef{{Kind: "Service", Name: "reviews", Port: 9080}, {Group: GatewayAPIGroup, Kind: "Service", Name: "reviews"}},
 		Rules: []RouteRule{{
@@ -66,40 +66,31 @@ spec:
 		}}},
 }, {
 	name: "a GRPCRoute's rule has no match unless given; a method match is Exact",
-	object: `apiVersion: gateway.networking.k8s.io/v1
-kind: GRPCRoute
-metadata: {name: g, namespace: shop}
-spec:
+	object: gwObject("v1", "GRPCRoute", "g", `spec:
   rules:
   - matches: [{method: {service: pkg.Greeter}}]
-  - backendRefs: [{group: networking.istio.io, kind: Hostname, name: api.example.com, port: 443}]`,
+  - backendRefs: [{group: networking.istio.io, kind: Hostname, name: api.example.com, port: 443}]`),
 	want: Route{Kind: GRPCRouteKind, Namespace: "shop", Name: "g", Rules: []RouteRule{
 		{Matches: []RouteMatch{{GRPCMethod: &GRPCMethodMatch{Type: MatchExact, Service: "pkg.Greeter"}}}},
 		{BackendRefs: []BackendRef{{Group: "networking.istio.io", Kind: "Hostname", Name: "api.example.com", Port: 443, Weight: 1}}},
 	}},
 }, {
 	name: "filters: a mirror fraction's denominator 100, a redirect's status 302",
-	object: `apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: r, namespace: shop}
-spec:
+	object: gwObject("v1", "HTTPRoute", "r", `spec:
   rules:
   - matches: []
     filters:
     - {type: RequestMirror, requestMirror: {backendRef: {name: shadow, port: 80}, fraction: {numerator: 5}}}
-    - {type: RequestRedirect, requestRedirect: {scheme: https}}`,
+    - {type: RequestRedirect, requestRedirect: {scheme: https}}`),
 	want: Route{Kind: HTTPRouteKind, Namespace: "shop", Name: "r", Rules: []RouteRule{{Filters: []RouteFilter{
 		{Type: FilterRequestMirror, RequestMirror: &MirrorFilter{BackendRef: BackendRef{Kind: "Service", Name: "shadow", Port: 80}, Fraction: &Fraction{Numerator: 5, Denominator: 100}}},
 		{Type: FilterRequestRedirect, RequestRedirect: &RedirectFilter{Scheme: "https", StatusCode: 302}},
 	}}}},
 }, {
 	name: "TLSRoute v1alpha2 and TCPRoute v1alpha2",
-	object: `apiVersion: gateway.networking.k8s.io/v1alpha2
-kind: TLSRoute
-metadata: {name: t, namespace: shop}
-spec:
+	object: gwObject("v1alpha2", "TLSRoute", "t", `spec:
   hostnames: [api.example.com]
-  rules: [{backendRefs: [{name: api, port: 443}]}]`,
+  rules: [{backendRefs: [{name: api, port: 443}]}]`),
 	want: Route{Kind: TLSRouteKind, Namespace: "shop", Name: "t", Hostnames: []string{"api.example.com"},
 		Rules: []RouteRule{{BackendRefs: []BackendRef{{Kind: "Service", Name: "api", Port: 443, Weight: 1}}}}},
 }}
@@ -107,27 +98,19 @@ spec:
 // TestLoadGatewayAndGrantDefaults: a listener allows routes of its own namespace; a Gateway of
 // networking.istio.io is another kind of object.
 func TestLoadGatewayAndGrantDefaults(t *testing.T) {
-	inv, err := Load(gwDump(`apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata: {name: gw, namespace: shop}
-spec:
+	inv, err := Load(gwDump(gwObject("v1", "Gateway", "gw", `spec:
   gatewayClassName: istio
   listeners:
   - {name: http, port: 80, protocol: HTTP}
-  - {name: tls, port: 443, protocol: TLS, tls: {certificateRefs: [{name: cert}]}, allowedRoutes: {kinds: [{kind: TLSRoute}]}}`,
+  - {name: tls, port: 443, protocol: TLS, tls: {certificateRefs: [{name: cert}]}, allowedRoutes: {kinds: [{kind: TLSRoute}]}}`),
 		`apiVersion: networking.istio.io/v1
 kind: Gateway
 metadata: {name: gw, namespace: shop}
 spec: {servers: []}`,
-		`apiVersion: gateway.networking.k8s.io/v1beta1
-kind: ReferenceGrant
-metadata: {name: g, namespace: shop}
-spec:
+		gwObject("v1beta1", "ReferenceGrant", "g", `spec:
   from: [{group: gateway.networking.k8s.io, kind: HTTPRoute, namespace: web}]
-  to: [{group: "", kind: Service}]`,
-		`apiVersion: gateway.networking.k8s.io/v1
-kind: UDPRoute
-metadata: {name: u, namespace: shop}`), "")
+  to: [{group: "", kind: Service}]`),
+		gwObject("v1", "UDPRoute", "u", "")), "")
 	require.NoError(t, err)
 	assert.Equal(t, []Gateway{{Namespace: "shop", Name: "gw", ClassName: "istio", Listeners: []Listener{
 		{Name: "http", Port: 80, Protocol: "HTTP", AllowedRoutes: AllowedRoutes{From: "Same"}},
@@ -144,13 +127,20 @@ func TestLoadRouteRefusals(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Load(gwDump(tc.object), "")
 			require.Error(t, err)
-			var got []string
-			for _, e := range fieldErrors(t, err) {
-				got = append(got, e.Error())
-			}
-			assert.Equal(t, tc.want, got)
+			assert.Equal(t, tc.want, fieldErrorTexts(t, err))
 		})
 	}
+}
+
+// fieldErrorTexts is the message of every problem joined in err, failing the test if one is
+// not a FieldError.
+func fieldErrorTexts(t *testing.T, err error) []string {
+	t.Helper()
+	var out []string
+	for _, e := range fieldErrors(t, err) {
+		out = append(out, e.Error())
+	}
+	return out
 }
 
 // gwRefusals are Gateway API objects the API server refuses, and Load's problems.
@@ -158,22 +148,16 @@ var gwRefusals = []struct {
 	name, object string
 	want         []string
 }{{
-	name: "an unknown field",
-	object: `apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: r, namespace: shop}
-spec: {parentRef: [{name: gw}]}`,
-	want: []string{`document 2 (HTTPRoute shop/r): spec: unknown field "parentRef" (did you mean "parentRefs"?)`},
+	name:   "an unknown field",
+	object: gwObject("v1", "HTTPRoute", "r", `spec: {parentRef: [{name: gw}]}`),
+	want:   []string{`document 2 (HTTPRoute shop/r): spec: unknown field "parentRef" (did you mean "parentRefs"?)`},
 }, {
 	name: "enums, a Service backend without a port, a relative path",
-	object: `apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: r, namespace: shop}
-spec:
+	object: gwObject("v1", "HTTPRoute", "r", `spec:
   rules:
   - matches: [{path: {type: Prefix, value: /a}, headers: [{type: Glob, name: x, value: y}], method: FETCH}, {path: {type: Exact, value: a//b}}]
     backendRefs: [{name: reviews}]
-    filters: [{type: Mirror}]`,
+    filters: [{type: Mirror}]`),
 	want: []string{
 		`document 2 (HTTPRoute shop/r): spec.rules[0].matches[0].headers[0].type: Unsupported value: "Glob": supported values: "Exact", "RegularExpression"`,
 		`document 2 (HTTPRoute shop/r): spec.rules[0].matches[0].method: Unsupported value: "FETCH": supported values: "GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH"`,
@@ -185,23 +169,17 @@ spec:
 	},
 }, {
 	name: "two references to one parent, a port 0, a namespace that is no label, a weight out of range",
-	object: `apiVersion: gateway.networking.k8s.io/v1
-kind: TCPRoute
-metadata: {name: t, namespace: shop}
-spec:
+	object: gwObject("v1", "TCPRoute", "t", `spec:
   parentRefs: [{kind: Service, group: "", name: db, port: 5432}, {kind: Service, group: "", name: db, port: 5432}, {name: gw, port: 0}]
-  rules: [{backendRefs: [{name: db, namespace: Data, port: 5432, weight: 1000001}]}]`,
+  rules: [{backendRefs: [{name: db, namespace: Data, port: 5432, weight: 1000001}]}]`),
 	want: []string{
 		`document 2 (TCPRoute shop/t): spec.parentRefs[2].port: Invalid value: 0: spec.parentRefs[2].port in body should be greater than or equal to 1`,
 	},
 }, {
 	name: "the same without the port 0",
-	object: `apiVersion: gateway.networking.k8s.io/v1
-kind: TCPRoute
-metadata: {name: t, namespace: shop}
-spec:
+	object: gwObject("v1", "TCPRoute", "t", `spec:
   parentRefs: [{kind: Service, group: "", name: db, port: 5432}, {kind: Service, group: "", name: db, port: 5432}]
-  rules: [{backendRefs: [{name: db, namespace: Data, port: 5432, weight: 1000001}]}]`,
+  rules: [{backendRefs: [{name: db, namespace: Data, port: 5432, weight: 1000001}]}]`),
 	want: []string{
 		`document 2 (TCPRoute shop/t): spec.parentRefs: Invalid value: "array": sectionName or port must be unique when parentRefs includes 2 or more references to the same parent`,
 		`document 2 (TCPRoute shop/t): spec.rules[0].backendRefs[0].namespace: Invalid value: "Data": spec.rules[0].backendRefs[0].namespace in body should match '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$'`,
@@ -209,45 +187,33 @@ spec:
 	},
 }, {
 	name: "a gRPC method match naming neither service nor method; a filter without its settings; a version not served",
-	object: `apiVersion: gateway.networking.k8s.io/v1beta1
-kind: GRPCRoute
-metadata: {name: g, namespace: shop}
-spec:
-  rules: [{matches: [{method: {type: Exact}}], filters: [{type: ExtensionRef}]}]`,
+	object: gwObject("v1beta1", "GRPCRoute", "g", `spec:
+  rules: [{matches: [{method: {type: Exact}}], filters: [{type: ExtensionRef}]}]`),
 	want: []string{
 		`document 2 (GRPCRoute shop/g): apiVersion: "gateway.networking.k8s.io/v1beta1" is not a version clusters serve GRPCRoute in (gateway.networking.k8s.io/v1, gateway.networking.k8s.io/v1alpha2)`,
 		`document 2 (GRPCRoute shop/g): spec.rules[0].filters[0]: Invalid value: "object": filter.extensionRef must be specified for ExtensionRef filter.type`,
 	},
 }, {
 	name: "a gRPC method match naming neither service nor method",
-	object: `apiVersion: gateway.networking.k8s.io/v1
-kind: GRPCRoute
-metadata: {name: g, namespace: shop}
-spec:
-  rules: [{matches: [{method: {type: Exact}}]}]`,
+	object: gwObject("v1", "GRPCRoute", "g", `spec:
+  rules: [{matches: [{method: {type: Exact}}]}]`),
 	want: []string{`document 2 (GRPCRoute shop/g): spec.rules[0].matches[0].method: Invalid value: "object": One or both of 'service' or 'method' must be specified`},
 }, {
-	name: "an HTTPRoute with no rules, a hostname with upper case, a redirect beside backends",
-	object: `apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: r, namespace: shop}
-spec: {hostnames: [Api.example.com], rules: []}`,
+	name:   "an HTTPRoute with no rules, a hostname with upper case, a redirect beside backends",
+	object: gwObject("v1", "HTTPRoute", "r", `spec: {hostnames: [Api.example.com], rules: []}`),
 	want: []string{
 		`document 2 (HTTPRoute shop/r): spec.hostnames[0]: Invalid value: "Api.example.com": spec.hostnames[0] in body should match '^(\*\.)?[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$'`,
 		`document 2 (HTTPRoute shop/r): spec.rules: Invalid value: 0: spec.rules in body should have at least 1 items`,
 	},
 }, {
 	name: "a redirect beside backends; header modifiers repeated",
-	object: `apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: r, namespace: shop}
-spec:
+	object: gwObject("v1", "HTTPRoute", "r", `spec:
   rules:
   - filters:
     - {type: RequestRedirect, requestRedirect: {statusCode: 304}}
     - {type: RequestHeaderModifier, requestHeaderModifier: {set: [{name: a, value: b}]}}
     - {type: RequestHeaderModifier, requestHeaderModifier: {set: [{name: a, value: c}]}}
-    backendRefs: [{name: reviews, port: 80}]`,
+    backendRefs: [{name: reviews, port: 80}]`),
 	want: []string{
 		`document 2 (HTTPRoute shop/r): spec.rules[0].filters[0].requestRedirect.statusCode: Unsupported value: 304: supported values: "301", "302", "303", "307", "308"`,
 		`document 2 (HTTPRoute shop/r): spec.rules[0].filters: Invalid value: "array": RequestHeaderModifier filter cannot be repeated`,
@@ -255,24 +221,19 @@ spec:
 	},
 }, {
 	name: "a Gateway: listener names twice, a from not known",
-	object: `apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata: {name: gw, namespace: shop}
-spec:
+	object: gwObject("v1", "Gateway", "gw", `spec:
   gatewayClassName: istio
   listeners:
   - {name: http, port: 80, protocol: HTTP, allowedRoutes: {namespaces: {from: Everywhere}}}
-  - {name: http, port: 8080, protocol: HTTP}`,
+  - {name: http, port: 8080, protocol: HTTP}`),
 	want: []string{
 		`document 2 (Gateway shop/gw): spec.listeners[0].allowedRoutes.namespaces.from: Unsupported value: "Everywhere": supported values: "All", "Selector", "Same"`,
 		`document 2 (Gateway shop/gw): spec.listeners: Invalid value: "array": Listener name must be unique within the Gateway`,
 	},
 }, {
-	name: "a near miss of a kind",
-	object: `apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoutes
-metadata: {name: r, namespace: shop}`,
-	want: []string{`document 2: kind: unknown kind "HTTPRoutes" (did you mean "HTTPRoute"? as written, the object would be skipped)`},
+	name:   "a near miss of a kind",
+	object: gwObject("v1", "HTTPRoutes", "r", ""),
+	want:   []string{`document 2: kind: unknown kind "HTTPRoutes" (did you mean "HTTPRoute"? as written, the object would be skipped)`},
 }}
 
 // TestValidateRoutes: an inventory built in Go is checked by the same rules, naming fields as
@@ -293,10 +254,6 @@ func TestValidateRoutes(t *testing.T) {
 	}, Gateways: []Gateway{{Namespace: "shop", Name: "gw"}}}
 	err := inv.Validate()
 	require.Error(t, err)
-	var got []string
-	for _, e := range fieldErrors(t, err) {
-		got = append(got, e.Error())
-	}
 	assert.Equal(t, []string{
 		`Routes[0] (HTTPRoute shop/r): ParentRefs[0].Port: Invalid value: 70000: ParentRefs[0].Port in body should be less than or equal to 65535`,
 		`Routes[0] (HTTPRoute shop/r): Rules[0].Matches[0].Path.Type: Unsupported value: "Glob": supported values: "Exact", "PathPrefix", "RegularExpression"`,
@@ -310,6 +267,6 @@ func TestValidateRoutes(t *testing.T) {
 		`Routes[3] (UDPRoute shop/u): Rules: Invalid value: 0: Rules in body should have at least 1 items`,
 		`Gateways[0] (Gateway shop/gw): ClassName: Required value`,
 		`Gateways[0] (Gateway shop/gw): Listeners: Invalid value: 0: Listeners in body should have at least 1 items`,
-	}, got)
+	}, fieldErrorTexts(t, err))
 	assert.True(t, errors.Is(err, ErrDuplicate))
 }

@@ -7,8 +7,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/meshscope/meshscope/internal/growth"
 )
 
 // kubectlRoutingDump is kubectlDump(n) with, beside its ServiceEntries and Services, n/2
@@ -130,15 +128,8 @@ func TestKubectlRoutingDumpLoads(t *testing.T) {
 // TestLoadRoutingDumpIsLinear: a dump with 4 times the objects costs at most 4.5 times the
 // allocations and bytes.
 func TestLoadRoutingDumpIsLinear(t *testing.T) {
-	work := func(n int) (float64, float64) {
-		data := kubectlRoutingDump(n)
-		return growth.Allocated(func() {
-			_, err := Load(data, "")
-			require.NoError(t, err)
-		})
-	}
-	sa, sb := work(50)
-	la, lb := work(200)
+	sa, sb := loadAllocated(t, kubectlRoutingDump(50))
+	la, lb := loadAllocated(t, kubectlRoutingDump(200))
 	assert.Less(t, la, 4.5*sa, "allocations at n=50: %v, at n=200: %v", sa, la)
 	assert.Less(t, lb, 4.5*sb, "bytes at n=50: %v, at n=200: %v", sb, lb)
 }

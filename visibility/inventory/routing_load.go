@@ -196,29 +196,7 @@ func (r *routingReader) httpRoute(x any, path string) (h HTTPRoute, mirrors bool
 	if v, p, ok := o.Get("mirrors"); ok {
 		list := d.List(v, p)
 		mirrors = len(list) > 0
-		for i, item := range list {
-			at := strict.Index(p, i)
-			mo, ok := d.Object(item, at)
-			if !ok {
-				if item == nil {
-					r.refuse(at, nil, "mirror cannot be null")
-				}
-				r.skipped = true
-				continue
-			}
-			v, p, ok := mo.Get("destination")
-			if !ok {
-				r.refuse(at, nil, "destination is required for mirrors")
-				r.skipped = true
-				continue
-			}
-			dst, ok := r.destination(v, p)
-			if !ok {
-				r.skipped = true
-				continue
-			}
-			h.Mirrors = append(h.Mirrors, dst)
-		}
+		h.Mirrors = r.destinations(list, p, "mirror cannot be null", "destination is required for mirrors", false)
 	}
 	if v, p, ok := o.Get("delegate"); ok {
 		if do, ok := d.Object(v, p); ok {
@@ -233,25 +211,33 @@ func (r *routingReader) httpRoute(x any, path string) (h HTTPRoute, mirrors bool
 // routeDestinations reads the route list of an HTTP, TLS or TCP route: each item's
 // destination and weight.
 func (r *routingReader) routeDestinations(o strict.Object) []Destination {
-	d := &r.d
 	v, p, ok := o.Get("route")
 	if !ok {
 		return nil
 	}
+	return r.destinations(r.d.List(v, p), p, "weight may not be nil", "destination is required", true)
+}
+
+// destinations reads the items of the list at path — a route's (weighted) or an HTTP
+// route's mirrors — each an object with a destination, refusing a null item and an item
+// without a destination in Istio's words for the list (null, noDestination). An item that
+// is refused is skipped.
+func (r *routingReader) destinations(list []any, path, null, noDestination string, weighted bool) []Destination {
+	d := &r.d
 	var out []Destination
-	for i, item := range d.List(v, p) {
-		at := strict.Index(p, i)
-		ro, ok := d.Object(item, at)
+	for i, item := range list {
+		at := strict.Index(path, i)
+		io, ok := d.Object(item, at)
 		if !ok {
 			if item == nil {
-				r.refuse(at, nil, "weight may not be nil")
+				r.refuse(at, nil, "%s", null)
 			}
 			r.skipped = true
 			continue
 		}
-		v, dp, ok := ro.Get("destination")
+		v, dp, ok := io.Get("destination")
 		if !ok {
-			r.refuse(at, nil, "destination is required")
+			r.refuse(at, nil, "%s", noDestination)
 			r.skipped = true
 			continue
 		}
@@ -260,9 +246,11 @@ func (r *routingReader) routeDestinations(o strict.Object) []Destination {
 			r.skipped = true
 			continue
 		}
-		if v, wp, ok := ro.Get("weight"); ok {
-			w, _ := d.Int(v, wp, math.MinInt32, math.MaxInt32)
-			dst.Weight = int32(w)
+		if weighted {
+			if v, wp, ok := io.Get("weight"); ok {
+				w, _ := d.Int(v, wp, math.MinInt32, math.MaxInt32)
+				dst.Weight = int32(w)
+			}
 		}
 		out = append(out, dst)
 	}

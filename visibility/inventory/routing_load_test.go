@@ -328,7 +328,7 @@ func TestLoadRoutingDuplicates(t *testing.T) {
 // and the hint names the command that dumps them with the rest.
 func TestLoadRoutingNoInventory(t *testing.T) {
 	_, err := Load([]byte("kind: List\nitems:\n- {kind: VirtualService, metadata: {name: r, namespace: shop}, spec: {hosts: [r], tcp: [{route: [{destination: {host: r}}]}]}}\n- {kind: DestinationRule, metadata: {name: r, namespace: shop}, spec: {host: r}}\n"), "")
-	assert.EqualError(t, err, "no inventory: found 1 DestinationRule, 1 VirtualService; expected Namespace, ServiceEntry and Service objects (kubectl get namespaces,serviceentries,services,sidecars,virtualservices,destinationrules,httproutes,grpcroutes,tcproutes,tlsroutes,referencegrants,gateways.gateway.networking.k8s.io -A -o yaml)")
+	assert.EqualError(t, err, "no inventory: found 1 DestinationRule, 1 VirtualService"+noInventoryHint)
 	assert.ErrorIs(t, err, ErrNoInventory)
 	_, err = Load([]byte("kind: List\nitems:\n- {kind: VirtualServce, metadata: {name: r, namespace: shop}}\n"), "")
 	assert.EqualError(t, err, `items[0]: kind: unknown kind "VirtualServce" (did you mean "VirtualService"? as written, the object would be skipped)`)

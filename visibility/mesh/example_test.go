@@ -86,3 +86,11 @@ func ExampleLoad_release() {
 	// Output:
 	// spec.tag: Istio "1.27.3" is not a release meshscope models; it models 1.28 (1.28.1 on), 1.29, 1.30 and 1.31
 }
+
+// What an upgrade from 1.30.3 to 1.31 can change, as a dry run's header says it.
+func ExampleFormatCauses() {
+	from, to := (&mesh.Config{Istio: "1.30.3"}).Release(), (&mesh.Config{Istio: "1.31"}).Release()
+	fmt.Printf("%s -> %s: %s\n", from, to, mesh.FormatCauses(mesh.Differences(from, to)))
+	// Output:
+	// Istio 1.30.3 -> Istio 1.31: SidecarExclusions (from 1.31.0), ServiceEntryVisibility (from 1.31.0), ExactHostListeners (from 1.31.0)
+}

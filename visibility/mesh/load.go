@@ -193,17 +193,20 @@ func decodeFields(d *strict.Decoder, o strict.Object, c *Config, strictDefault b
 		c.RootNamespace = d.String(v, p)
 		take("rootNamespace", p, func(dst, src *Config) { dst.RootNamespace = src.RootNamespace })
 	}
-	if v, p, ok := o.Get(meshfile.DefaultExport...); ok {
-		c.DefaultServiceExportTo = d.Strings(v, p)
-		take("defaultServiceExportTo", p, func(dst, src *Config) { dst.DefaultServiceExportTo = src.DefaultServiceExportTo })
-	}
-	if v, p, ok := o.Get(meshfile.DefaultVSExport...); ok {
-		c.DefaultVirtualServiceExportTo = d.Strings(v, p)
-		take("defaultVirtualServiceExportTo", p, func(dst, src *Config) { dst.DefaultVirtualServiceExportTo = src.DefaultVirtualServiceExportTo })
-	}
-	if v, p, ok := o.Get(meshfile.DefaultDRExport...); ok {
-		c.DefaultDestinationRuleExportTo = d.Strings(v, p)
-		take("defaultDestinationRuleExportTo", p, func(dst, src *Config) { dst.DefaultDestinationRuleExportTo = src.DefaultDestinationRuleExportTo })
+	// The mesh defaults of exportTo, a list of strings each: the field's names (camelCase
+	// first) and where it goes.
+	for _, f := range []struct {
+		names []string
+		field func(*Config) *[]string
+	}{
+		{meshfile.DefaultExport, func(c *Config) *[]string { return &c.DefaultServiceExportTo }},
+		{meshfile.DefaultVSExport, func(c *Config) *[]string { return &c.DefaultVirtualServiceExportTo }},
+		{meshfile.DefaultDRExport, func(c *Config) *[]string { return &c.DefaultDestinationRuleExportTo }},
+	} {
+		if v, p, ok := o.Get(f.names...); ok {
+			*f.field(c) = d.Strings(v, p)
+			take(f.names[0], p, func(dst, src *Config) { *f.field(dst) = *f.field(src) })
+		}
 	}
 	if v, p, ok := o.Get(meshfile.DiscoverySelectors...); ok {
 		for i, item := range d.List(v, p) {

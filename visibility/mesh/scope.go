@@ -126,42 +126,34 @@ func decodeSettingValues(d *strict.Decoder, x any, path string) ServiceSettingVa
 // scope, another number or a value of the wrong type is an error naming its path. It does
 // not validate selectors: Config.Validate does.
 func (s *ServiceScope) UnmarshalJSON(b []byte) error {
-	got, err := strict.Unmarshal(b, false, decodeServiceScope)
-	if err != nil {
-		return err
-	}
-	*s = got
-	return nil
+	return unmarshalStrict(s, b, decodeServiceScope)
 }
 
 // UnmarshalJSON decodes one serviceSettings entry as strictly as Load reads it.
 func (s *ServiceSetting) UnmarshalJSON(b []byte) error {
-	got, err := strict.Unmarshal(b, false, decodeServiceSetting)
-	if err != nil {
-		return err
-	}
-	*s = got
-	return nil
+	return unmarshalStrict(s, b, decodeServiceSetting)
 }
 
 // UnmarshalJSON decodes a setting's values as strictly as Load reads them.
 func (s *ServiceSettingValues) UnmarshalJSON(b []byte) error {
-	got, err := strict.Unmarshal(b, false, decodeSettingValues)
-	if err != nil {
-		return err
-	}
-	*s = got
-	return nil
+	return unmarshalStrict(s, b, decodeSettingValues)
 }
 
 // UnmarshalJSON accepts what Istio's mesh configuration accepts for the scope enum: the
 // names LOCAL and GLOBAL and the numbers 0 (LOCAL) and 1 (GLOBAL). A lower-case name,
 // another number or another type is an error naming the value.
 func (s *Scope) UnmarshalJSON(b []byte) error {
-	got, err := strict.Unmarshal(b, false, decodeScope)
+	return unmarshalStrict(s, b, decodeScope)
+}
+
+// unmarshalStrict is the body of the UnmarshalJSON methods above: it stores in dst what
+// decode reads from b (field names as written, not folded), leaving dst as it was when b
+// has a problem.
+func unmarshalStrict[T any](dst *T, b []byte, decode func(d *strict.Decoder, x any, path string) T) error {
+	got, err := strict.Unmarshal(b, false, decode)
 	if err != nil {
 		return err
 	}
-	*s = got
+	*dst = got
 	return nil
 }
