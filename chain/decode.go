@@ -45,21 +45,13 @@ func decodeResolver(d *strict.Decoder, x any, path string) ServiceResolver {
 	if v, p, ok := o.Get("Subsets"); ok {
 		r.Subsets = decodeMap(d, v, p, decodeSubset)
 	}
-	if v, p, ok := o.Get("Redirect"); ok {
-		r.Redirect = decodeRedirect(d, v, p)
-	}
+	entryhead.Field(d, o, &r.Redirect, decodeRedirect, "Redirect")
 	if v, p, ok := o.Get("Failover"); ok {
 		r.Failover = decodeMap(d, v, p, decodeFailover)
 	}
-	if v, p, ok := o.Get(ct...); ok {
-		r.ConnectTimeout = decodeDuration(d, v, p)
-	}
-	if v, p, ok := o.Get(rt...); ok {
-		r.RequestTimeout = decodeDuration(d, v, p)
-	}
-	if v, p, ok := o.Get(lb...); ok {
-		r.LoadBalancer = decodeLoadBalancer(d, v, p)
-	}
+	entryhead.Field(d, o, &r.ConnectTimeout, decodeDuration, ct...)
+	entryhead.Field(d, o, &r.RequestTimeout, decodeDuration, rt...)
+	entryhead.Field(d, o, &r.LoadBalancer, decodeLoadBalancer, lb...)
 	if v, p, ok := o.Get(pbl...); ok {
 		if po, ok := d.Object(v, p); ok {
 			po.Check("Mode")
@@ -121,9 +113,7 @@ func decodeSubset(d *strict.Decoder, x any, path string) Subset {
 	op := []string{"OnlyPassing", "only_passing"}
 	o.Check(append([]string{"Filter"}, op...)...)
 	o.String(&s.Filter, "Filter")
-	if v, p, ok := o.Get(op...); ok {
-		s.OnlyPassing = d.Bool(v, p)
-	}
+	entryhead.Field(d, o, &s.OnlyPassing, (*strict.Decoder).Bool, op...)
 	return s
 }
 
@@ -155,9 +145,7 @@ func decodeFailover(d *strict.Decoder, x any, path string) Failover {
 	o.String(&f.ServiceSubset, subsetNames...)
 	o.String(&f.Namespace, "Namespace")
 	o.String(&f.SamenessGroup, groupNames...)
-	if v, p, ok := o.Get("Datacenters"); ok {
-		f.Datacenters = d.Strings(v, p)
-	}
+	entryhead.Field(d, o, &f.Datacenters, (*strict.Decoder).Strings, "Datacenters")
 	f.Targets = entryhead.List(d, o, decodeTarget, "Targets")
 	if v, p, ok := o.Get("Policy"); ok {
 		if po, ok := d.Object(v, p); ok {
@@ -204,12 +192,8 @@ func decodeLoadBalancer(d *strict.Decoder, x any, path string) *LoadBalancer {
 			minS, maxS := []string{"MinimumRingSize", "minimum_ring_size"}, []string{"MaximumRingSize", "maximum_ring_size"}
 			ro.Check(append(minS, maxS...)...)
 			lb.RingHashConfig = &RingHashConfig{}
-			if v, p, ok := ro.Get(minS...); ok {
-				lb.RingHashConfig.MinimumRingSize = d.Uint(v, p)
-			}
-			if v, p, ok := ro.Get(maxS...); ok {
-				lb.RingHashConfig.MaximumRingSize = d.Uint(v, p)
-			}
+			entryhead.Field(d, ro, &lb.RingHashConfig.MinimumRingSize, (*strict.Decoder).Uint, minS...)
+			entryhead.Field(d, ro, &lb.RingHashConfig.MaximumRingSize, (*strict.Decoder).Uint, maxS...)
 		}
 	}
 	if v, p, ok := o.Get(lr...); ok {
@@ -240,22 +224,14 @@ func decodeHashPolicy(d *strict.Decoder, x any, path string) HashPolicy {
 	o.Check(slices.Concat([]string{"Field", "Terminal"}, fv, cc, sip)...)
 	o.String(&h.Field, "Field")
 	o.String(&h.FieldValue, fv...)
-	if v, p, ok := o.Get(sip...); ok {
-		h.SourceIP = d.Bool(v, p)
-	}
-	if v, p, ok := o.Get("Terminal"); ok {
-		h.Terminal = d.Bool(v, p)
-	}
+	entryhead.Field(d, o, &h.SourceIP, (*strict.Decoder).Bool, sip...)
+	entryhead.Field(d, o, &h.Terminal, (*strict.Decoder).Bool, "Terminal")
 	if v, p, ok := o.Get(cc...); ok {
 		if co, ok := d.Object(v, p); ok {
 			co.Check("Session", "TTL", "Path")
 			h.CookieConfig = &CookieConfig{}
-			if v, p, ok := co.Get("Session"); ok {
-				h.CookieConfig.Session = d.Bool(v, p)
-			}
-			if v, p, ok := co.Get("TTL"); ok {
-				h.CookieConfig.TTL = decodeDuration(d, v, p)
-			}
+			entryhead.Field(d, co, &h.CookieConfig.Session, (*strict.Decoder).Bool, "Session")
+			entryhead.Field(d, co, &h.CookieConfig.TTL, decodeDuration, "TTL")
 			co.String(&h.CookieConfig.Path, "Path")
 		}
 	}

@@ -61,14 +61,10 @@ func decodeRoute(d *strict.Decoder, x any, path string) ServiceRoute {
 		if mo, ok := d.Object(v, p); ok {
 			mo.Check("HTTP")
 			route.Match = &ServiceRouteMatch{}
-			if v, p, ok := mo.Get("HTTP"); ok {
-				route.Match.HTTP = decodeHTTPMatch(d, v, p)
-			}
+			entryhead.Field(d, mo, &route.Match.HTTP, decodeHTTPMatch, "HTTP")
 		}
 	}
-	if v, p, ok := o.Get("Destination"); ok {
-		route.Destination = decodeDestination(d, v, p)
-	}
+	entryhead.Field(d, o, &route.Destination, decodeDestination, "Destination")
 	return route
 }
 
@@ -97,8 +93,8 @@ func decodeHTTPMatch(d *strict.Decoder, x any, path string) *ServiceRouteHTTPMat
 			ho.String(&h.Prefix, "Prefix")
 			ho.String(&h.Suffix, "Suffix")
 			ho.String(&h.Regex, "Regex")
-			boolField(d, ho, &h.Present, "Present")
-			boolField(d, ho, &h.Invert, "Invert")
+			entryhead.Field(d, ho, &h.Present, (*strict.Decoder).Bool, "Present")
+			entryhead.Field(d, ho, &h.Invert, (*strict.Decoder).Bool, "Invert")
 			m.Header = append(m.Header, h)
 		}
 	}
@@ -113,13 +109,11 @@ func decodeHTTPMatch(d *strict.Decoder, x any, path string) *ServiceRouteHTTPMat
 			qo.String(&q.Name, "Name")
 			qo.String(&q.Exact, "Exact")
 			qo.String(&q.Regex, "Regex")
-			boolField(d, qo, &q.Present, "Present")
+			entryhead.Field(d, qo, &q.Present, (*strict.Decoder).Bool, "Present")
 			m.QueryParam = append(m.QueryParam, q)
 		}
 	}
-	if v, p, ok := o.Get("Methods"); ok {
-		m.Methods = d.Strings(v, p)
-	}
+	entryhead.Field(d, o, &m.Methods, (*strict.Decoder).Strings, "Methods")
 	return m
 }
 
@@ -140,21 +134,15 @@ func decodeDestination(d *strict.Decoder, x any, path string) *ServiceRouteDesti
 	o.String(&dst.Namespace, "Namespace")
 	o.String(&dst.Partition, "Partition")
 	o.String(&dst.PrefixRewrite, pr...)
-	if v, p, ok := o.Get(rt...); ok {
-		dst.RequestTimeout = decodeDuration(d, v, p)
-	}
-	if v, p, ok := o.Get(it...); ok {
-		dst.IdleTimeout = decodeDuration(d, v, p)
-	}
+	entryhead.Field(d, o, &dst.RequestTimeout, decodeDuration, rt...)
+	entryhead.Field(d, o, &dst.IdleTimeout, decodeDuration, it...)
 	if v, p, ok := o.Get(nr...); ok {
 		if n, ok := d.Int(v, p, 0, math.MaxUint32); ok {
 			dst.NumRetries = uint32(n)
 		}
 	}
-	boolField(d, o, &dst.RetryOnConnectFailure, rcf...)
-	if v, p, ok := o.Get(ro...); ok {
-		dst.RetryOn = d.Strings(v, p)
-	}
+	entryhead.Field(d, o, &dst.RetryOnConnectFailure, (*strict.Decoder).Bool, rcf...)
+	entryhead.Field(d, o, &dst.RetryOn, (*strict.Decoder).Strings, ro...)
 	if v, p, ok := o.Get(rsc...); ok {
 		for i, item := range d.List(v, p) {
 			if n, ok := d.Int(item, strict.Index(p, i), 0, math.MaxUint32); ok {
@@ -162,12 +150,8 @@ func decodeDestination(d *strict.Decoder, x any, path string) *ServiceRouteDesti
 			}
 		}
 	}
-	if v, p, ok := o.Get(rq...); ok {
-		dst.RequestHeaders = decodeHeaders(d, v, p)
-	}
-	if v, p, ok := o.Get(rs...); ok {
-		dst.ResponseHeaders = decodeHeaders(d, v, p)
-	}
+	entryhead.Field(d, o, &dst.RequestHeaders, decodeHeaders, rq...)
+	entryhead.Field(d, o, &dst.ResponseHeaders, decodeHeaders, rs...)
 	return dst
 }
 
@@ -180,15 +164,9 @@ func decodeHeaders(d *strict.Decoder, x any, path string) *HTTPHeaderModifiers {
 	}
 	o.Check("Add", "Set", "Remove")
 	h := &HTTPHeaderModifiers{}
-	if v, p, ok := o.Get("Add"); ok {
-		h.Add = d.StringMap(v, p)
-	}
-	if v, p, ok := o.Get("Set"); ok {
-		h.Set = d.StringMap(v, p)
-	}
-	if v, p, ok := o.Get("Remove"); ok {
-		h.Remove = d.Strings(v, p)
-	}
+	entryhead.Field(d, o, &h.Add, (*strict.Decoder).StringMap, "Add")
+	entryhead.Field(d, o, &h.Set, (*strict.Decoder).StringMap, "Set")
+	entryhead.Field(d, o, &h.Remove, (*strict.Decoder).Strings, "Remove")
 	return h
 }
 
@@ -212,19 +190,13 @@ func decodeSplit(d *strict.Decoder, x any, path string) ServiceSplit {
 	}
 	rq, rs := []string{"RequestHeaders", "request_headers"}, []string{"ResponseHeaders", "response_headers"}
 	o.Check(slices.Concat([]string{"Weight", "Service", "Namespace", "Partition"}, subsetNames, rq, rs)...)
-	if v, p, ok := o.Get("Weight"); ok {
-		split.Weight = decodeWeight(d, v, p)
-	}
+	entryhead.Field(d, o, &split.Weight, decodeWeight, "Weight")
 	o.String(&split.Service, "Service")
 	o.String(&split.ServiceSubset, subsetNames...)
 	o.String(&split.Namespace, "Namespace")
 	o.String(&split.Partition, "Partition")
-	if v, p, ok := o.Get(rq...); ok {
-		split.RequestHeaders = decodeHeaders(d, v, p)
-	}
-	if v, p, ok := o.Get(rs...); ok {
-		split.ResponseHeaders = decodeHeaders(d, v, p)
-	}
+	entryhead.Field(d, o, &split.RequestHeaders, decodeHeaders, rq...)
+	entryhead.Field(d, o, &split.ResponseHeaders, decodeHeaders, rs...)
 	return split
 }
 
@@ -242,11 +214,4 @@ func decodeWeight(d *strict.Decoder, x any, path string) float32 {
 		return 0
 	}
 	return float32(f)
-}
-
-// boolField stores in dst the boolean field spelt as any of names, if present.
-func boolField(d *strict.Decoder, o strict.Object, dst *bool, names ...string) {
-	if v, p, ok := o.Get(names...); ok {
-		*dst = d.Bool(v, p)
-	}
 }

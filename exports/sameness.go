@@ -271,12 +271,8 @@ func decodeGroup(d *strict.Decoder, x any, path string) SamenessGroup {
 	il := []string{"IncludeLocal", "include_local"}
 	o.Check(entryhead.PartitionWith(slices.Concat([]string{"Members"}, dff, il)...)...)
 	h := entryhead.PartitionNames(o)
-	if v, p, ok := o.Get(dff...); ok {
-		g.DefaultForFailover = d.Bool(v, p)
-	}
-	if v, p, ok := o.Get(il...); ok {
-		g.IncludeLocal = d.Bool(v, p)
-	}
+	entryhead.Field(d, o, &g.DefaultForFailover, (*strict.Decoder).Bool, dff...)
+	entryhead.Field(d, o, &g.IncludeLocal, (*strict.Decoder).Bool, il...)
 	if v, p, ok := o.Get("Members"); ok {
 		for i, item := range d.List(v, p) {
 			mo, ok := d.Object(item, strict.Index(p, i))
