@@ -125,3 +125,20 @@ func List[T any](d *strict.Decoder, o strict.Object, decode func(d *strict.Decod
 	}
 	return out
 }
+
+// Object decodes x at path, which must be an object, with read, which checks the object's
+// fields and reads them; the zero T when x is not an object (a problem recorded in d):
+//
+//	return entryhead.Object(d, x, path, func(o strict.Object) (r ServiceRouter) {
+//		o.Check(entryhead.With("Routes")...)
+//		r.Routes = entryhead.List(d, o, decodeRoute, "Routes")
+//		return r
+//	})
+func Object[T any](d *strict.Decoder, x any, path string, read func(o strict.Object) T) T {
+	o, ok := d.Object(x, path)
+	if !ok {
+		var zero T
+		return zero
+	}
+	return read(o)
+}
