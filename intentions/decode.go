@@ -134,27 +134,24 @@ func list[T any](r *reader, o strict.Object, one func(x any, path string) T, nam
 }
 
 func decodeEntry(d *strict.Decoder, x any, path string) ConfigEntry {
-	r := &reader{d: d}
-	var e ConfigEntry
-	o, ok := d.Object(x, path)
-	if !ok {
+	return entryhead.Object(d, x, path, func(o strict.Object) (e ConfigEntry) {
+		r := &reader{d: d}
+		o.String(&e.Kind, "Kind")
+		if e.Kind != "" && e.Kind != Kind {
+			d.Fail(strict.Child(path, "Kind"), e.Kind, "must be %q, got %q", Kind, e.Kind)
+		}
+		o.String(&e.Name, "Name")
+		e.Sources = list(r, o, r.source, "Sources")
+		if v, p, ok := o.Get("JWT"); ok {
+			e.JWT = r.jwt(v, p)
+		}
+		entryhead.Field(d, o, &e.Meta, (*strict.Decoder).StringMap, "Meta")
+		entryhead.Field(d, o, &e.CreateIndex, (*strict.Decoder).Uint, "CreateIndex")
+		entryhead.Field(d, o, &e.ModifyIndex, (*strict.Decoder).Uint, "ModifyIndex")
+		r.unused(x, path, entryFields, raftFields...)
+		d.Add(r.err())
 		return e
-	}
-	o.String(&e.Kind, "Kind")
-	if e.Kind != "" && e.Kind != Kind {
-		d.Fail(strict.Child(path, "Kind"), e.Kind, "must be %q, got %q", Kind, e.Kind)
-	}
-	o.String(&e.Name, "Name")
-	e.Sources = list(r, o, r.source, "Sources")
-	if v, p, ok := o.Get("JWT"); ok {
-		e.JWT = r.jwt(v, p)
-	}
-	entryhead.Field(r.d, o, &e.Meta, (*strict.Decoder).StringMap, "Meta")
-	entryhead.Field(d, o, &e.CreateIndex, (*strict.Decoder).Uint, "CreateIndex")
-	entryhead.Field(d, o, &e.ModifyIndex, (*strict.Decoder).Uint, "ModifyIndex")
-	r.unused(x, path, entryFields, raftFields...)
-	d.Add(r.err())
-	return e
+	})
 }
 
 func (r *reader) source(x any, path string) (s SourceIntention) {
