@@ -48,14 +48,17 @@ func decodeResolver(d *strict.Decoder, x any, path string) ServiceResolver {
 		entryhead.Field(d, o, &r.ConnectTimeout, decodeDuration, ct...)
 		entryhead.Field(d, o, &r.RequestTimeout, decodeDuration, rt...)
 		entryhead.Field(d, o, &r.LoadBalancer, decodeLoadBalancer, lb...)
-		if v, p, ok := o.Get(pbl...); ok {
-			if po, ok := d.Object(v, p); ok {
-				po.Check("Mode")
-				r.PrioritizeByLocality = &PrioritizeByLocality{}
-				po.String(&r.PrioritizeByLocality.Mode, "Mode")
-			}
-		}
+		entryhead.Field(d, o, &r.PrioritizeByLocality, decodePrioritizeByLocality, pbl...)
 		return r
+	})
+}
+
+func decodePrioritizeByLocality(d *strict.Decoder, x any, path string) *PrioritizeByLocality {
+	return entryhead.Object(d, x, path, func(o strict.Object) *PrioritizeByLocality {
+		o.Check("Mode")
+		pl := &PrioritizeByLocality{}
+		o.String(&pl.Mode, "Mode")
+		return pl
 	})
 }
 
@@ -135,17 +138,18 @@ func decodeFailover(d *strict.Decoder, x any, path string) Failover {
 		o.String(&f.SamenessGroup, groupNames...)
 		entryhead.Field(d, o, &f.Datacenters, (*strict.Decoder).Strings, "Datacenters")
 		f.Targets = entryhead.List(d, o, decodeTarget, "Targets")
-		if v, p, ok := o.Get("Policy"); ok {
-			if po, ok := d.Object(v, p); ok {
-				po.Check("Mode", "Regions")
-				f.Policy = &FailoverPolicy{}
-				po.String(&f.Policy.Mode, "Mode")
-				if rv, rp, ok := po.Get("Regions"); ok {
-					f.Policy.Regions = d.Strings(rv, rp)
-				}
-			}
-		}
+		entryhead.Field(d, o, &f.Policy, decodeFailoverPolicy, "Policy")
 		return f
+	})
+}
+
+func decodeFailoverPolicy(d *strict.Decoder, x any, path string) *FailoverPolicy {
+	return entryhead.Object(d, x, path, func(o strict.Object) *FailoverPolicy {
+		o.Check("Mode", "Regions")
+		fp := &FailoverPolicy{}
+		o.String(&fp.Mode, "Mode")
+		entryhead.Field(d, o, &fp.Regions, (*strict.Decoder).Strings, "Regions")
+		return fp
 	})
 }
 
@@ -170,29 +174,35 @@ func decodeLoadBalancer(d *strict.Decoder, x any, path string) *LoadBalancer {
 		o.Check(slices.Concat([]string{"Policy"}, rh, lr, hp)...)
 		lb := &LoadBalancer{}
 		o.String(&lb.Policy, "Policy")
-		if v, p, ok := o.Get(rh...); ok {
-			if ro, ok := d.Object(v, p); ok {
-				minS, maxS := []string{"MinimumRingSize", "minimum_ring_size"}, []string{"MaximumRingSize", "maximum_ring_size"}
-				ro.Check(append(minS, maxS...)...)
-				lb.RingHashConfig = &RingHashConfig{}
-				entryhead.Field(d, ro, &lb.RingHashConfig.MinimumRingSize, (*strict.Decoder).Uint, minS...)
-				entryhead.Field(d, ro, &lb.RingHashConfig.MaximumRingSize, (*strict.Decoder).Uint, maxS...)
-			}
-		}
-		if v, p, ok := o.Get(lr...); ok {
-			if lo, ok := d.Object(v, p); ok {
-				cc := []string{"ChoiceCount", "choice_count"}
-				lo.Check(cc...)
-				lb.LeastRequestConfig = &LeastRequestConfig{}
-				if v, p, ok := lo.Get(cc...); ok {
-					if n, ok := d.Int(v, p, 0, math.MaxUint32); ok {
-						lb.LeastRequestConfig.ChoiceCount = uint32(n)
-					}
-				}
-			}
-		}
+		entryhead.Field(d, o, &lb.RingHashConfig, decodeRingHashConfig, rh...)
+		entryhead.Field(d, o, &lb.LeastRequestConfig, decodeLeastRequestConfig, lr...)
 		lb.HashPolicies = entryhead.List(d, o, decodeHashPolicy, hp...)
 		return lb
+	})
+}
+
+func decodeRingHashConfig(d *strict.Decoder, x any, path string) *RingHashConfig {
+	return entryhead.Object(d, x, path, func(o strict.Object) *RingHashConfig {
+		minS, maxS := []string{"MinimumRingSize", "minimum_ring_size"}, []string{"MaximumRingSize", "maximum_ring_size"}
+		o.Check(append(minS, maxS...)...)
+		rh := &RingHashConfig{}
+		entryhead.Field(d, o, &rh.MinimumRingSize, (*strict.Decoder).Uint, minS...)
+		entryhead.Field(d, o, &rh.MaximumRingSize, (*strict.Decoder).Uint, maxS...)
+		return rh
+	})
+}
+
+func decodeLeastRequestConfig(d *strict.Decoder, x any, path string) *LeastRequestConfig {
+	return entryhead.Object(d, x, path, func(o strict.Object) *LeastRequestConfig {
+		cc := []string{"ChoiceCount", "choice_count"}
+		o.Check(cc...)
+		lr := &LeastRequestConfig{}
+		if v, p, ok := o.Get(cc...); ok {
+			if n, ok := d.Int(v, p, 0, math.MaxUint32); ok {
+				lr.ChoiceCount = uint32(n)
+			}
+		}
+		return lr
 	})
 }
 
@@ -206,15 +216,18 @@ func decodeHashPolicy(d *strict.Decoder, x any, path string) HashPolicy {
 		o.String(&h.FieldValue, fv...)
 		entryhead.Field(d, o, &h.SourceIP, (*strict.Decoder).Bool, sip...)
 		entryhead.Field(d, o, &h.Terminal, (*strict.Decoder).Bool, "Terminal")
-		if v, p, ok := o.Get(cc...); ok {
-			if co, ok := d.Object(v, p); ok {
-				co.Check("Session", "TTL", "Path")
-				h.CookieConfig = &CookieConfig{}
-				entryhead.Field(d, co, &h.CookieConfig.Session, (*strict.Decoder).Bool, "Session")
-				entryhead.Field(d, co, &h.CookieConfig.TTL, decodeDuration, "TTL")
-				co.String(&h.CookieConfig.Path, "Path")
-			}
-		}
+		entryhead.Field(d, o, &h.CookieConfig, decodeCookieConfig, cc...)
 		return h
+	})
+}
+
+func decodeCookieConfig(d *strict.Decoder, x any, path string) *CookieConfig {
+	return entryhead.Object(d, x, path, func(o strict.Object) *CookieConfig {
+		o.Check("Session", "TTL", "Path")
+		c := &CookieConfig{}
+		entryhead.Field(d, o, &c.Session, (*strict.Decoder).Bool, "Session")
+		entryhead.Field(d, o, &c.TTL, decodeDuration, "TTL")
+		o.String(&c.Path, "Path")
+		return c
 	})
 }

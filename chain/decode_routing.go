@@ -50,15 +50,18 @@ func decodeRouter(d *strict.Decoder, x any, path string) ServiceRouter {
 func decodeRoute(d *strict.Decoder, x any, path string) ServiceRoute {
 	return entryhead.Object(d, x, path, func(o strict.Object) (route ServiceRoute) {
 		o.Check("Match", "Destination")
-		if v, p, ok := o.Get("Match"); ok {
-			if mo, ok := d.Object(v, p); ok {
-				mo.Check("HTTP")
-				route.Match = &ServiceRouteMatch{}
-				entryhead.Field(d, mo, &route.Match.HTTP, decodeHTTPMatch, "HTTP")
-			}
-		}
+		entryhead.Field(d, o, &route.Match, decodeMatch, "Match")
 		entryhead.Field(d, o, &route.Destination, decodeDestination, "Destination")
 		return route
+	})
+}
+
+func decodeMatch(d *strict.Decoder, x any, path string) *ServiceRouteMatch {
+	return entryhead.Object(d, x, path, func(o strict.Object) *ServiceRouteMatch {
+		o.Check("HTTP")
+		m := &ServiceRouteMatch{}
+		entryhead.Field(d, o, &m.HTTP, decodeHTTPMatch, "HTTP")
+		return m
 	})
 }
 
