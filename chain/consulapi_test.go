@@ -17,6 +17,7 @@ import (
 
 	"github.com/meshscope/meshscope/chain"
 	"github.com/meshscope/meshscope/exports"
+	"github.com/meshscope/meshscope/internal/testkit"
 )
 
 // TestJSONReadsBackThroughConsulsAPI: what meshscope writes for a service-resolver, with
@@ -41,23 +42,10 @@ func TestJSONReadsBackThroughConsulsAPI(t *testing.T) {
 	}
 	rd := chain.ServiceResolver{Kind: "service-resolver", Name: "api", Redirect: &chain.Redirect{Service: "api-v2", ServiceSubset: "v1", Namespace: "n", Partition: "p", Datacenter: "dc2", Peer: "east", SamenessGroup: "g"},
 		LoadBalancer: &chain.LoadBalancer{Policy: "least_request", LeastRequestConfig: &chain.LeastRequestConfig{ChoiceCount: 3}}, CreateIndex: 1, ModifyIndex: 1}
-	for _, want := range []chain.ServiceResolver{r, rd} {
-		ours, err := json.Marshal(want)
-		require.NoError(t, err)
-		var theirs api.ServiceResolverConfigEntry
-		require.NoError(t, json.Unmarshal(ours, &theirs), "%s", ours)
-		back, err := json.Marshal(&theirs)
-		require.NoError(t, err)
-		assert.JSONEq(t, string(ours), string(back), "Consul's API type writes what it read, every field")
-		var got chain.ServiceResolver // decoded strictly, not validated: the values test every field
-		require.NoError(t, json.Unmarshal(back, &got))
-		assert.Equal(t, want, got)
-	}
-
+	// Read back, each is decoded strictly, not validated: the values test every field.
+	testkit.ReadsBack(t, rd, &api.ServiceResolverConfigEntry{})
 	var theirs api.ServiceResolverConfigEntry
-	b, err := json.Marshal(r)
-	require.NoError(t, err)
-	require.NoError(t, json.Unmarshal(b, &theirs))
+	b := testkit.ReadsBack(t, r, &theirs)
 	assert.Equal(t, 552*time.Second, theirs.LoadBalancer.HashPolicies[0].CookieConfig.TTL, "a cookie's TTL is nanoseconds, which Consul's type reads")
 	assert.Equal(t, 15*time.Second, theirs.ConnectTimeout, "the timeouts are duration strings, which Consul's type reads")
 	assert.Contains(t, string(b), `"TTL":552000000000`)
@@ -85,23 +73,8 @@ func TestRoutingReadsBackThroughConsulsAPI(t *testing.T) {
 		Splits: []chain.ServiceSplit{{Weight: 33.33, Service: "a", ServiceSubset: "v1", Namespace: "n", Partition: "p",
 			RequestHeaders: &chain.HTTPHeaderModifiers{Set: map[string]string{"x": "1"}}, ResponseHeaders: &chain.HTTPHeaderModifiers{Add: map[string]string{"y": "2"}}},
 			{Weight: 66.67}}}
-	for _, c := range []struct {
-		ours, theirs, back any
-	}{{router, &api.ServiceRouterConfigEntry{}, &chain.ServiceRouter{}}, {splitter, &api.ServiceSplitterConfigEntry{}, &chain.ServiceSplitter{}}} {
-		ours, err := json.Marshal(c.ours)
-		require.NoError(t, err)
-		require.NoError(t, json.Unmarshal(ours, c.theirs), "%s", ours)
-		back, err := json.Marshal(c.theirs)
-		require.NoError(t, err)
-		assert.JSONEq(t, string(ours), string(back), "Consul's API type writes what it read, every field")
-		require.NoError(t, json.Unmarshal(back, c.back))
-		switch got := c.back.(type) {
-		case *chain.ServiceRouter:
-			assert.Equal(t, router, *got)
-		case *chain.ServiceSplitter:
-			assert.Equal(t, splitter, *got)
-		}
-	}
+	testkit.ReadsBack(t, router, &api.ServiceRouterConfigEntry{})
+	testkit.ReadsBack(t, splitter, &api.ServiceSplitterConfigEntry{})
 }
 
 // TestChainJSONReadsThroughConsulsAPI: json.Marshal of a chain reads into Consul's own API type for

@@ -29,45 +29,37 @@ var (
 )
 
 func decodeResolver(d *strict.Decoder, x any, path string) ServiceResolver {
-	var r ServiceResolver
-	o, ok := d.Object(x, path)
-	if !ok {
-		return r
-	}
-	lb := []string{"LoadBalancer", "load_balancer"}
-	pbl := []string{"PrioritizeByLocality", "prioritize_by_locality"}
-	ds := []string{"DefaultSubset", "default_subset"}
-	ct := []string{"ConnectTimeout", "connect_timeout"}
-	rt := []string{"RequestTimeout", "request_timeout"}
-	o.Check(entryhead.With(slices.Concat([]string{"Subsets", "Redirect", "Failover"}, lb, pbl, ds, ct, rt)...)...)
-	r.setHead(entryhead.Read(d, o))
-	o.String(&r.DefaultSubset, ds...)
-	if v, p, ok := o.Get("Subsets"); ok {
-		r.Subsets = decodeMap(d, v, p, decodeSubset)
-	}
-	if v, p, ok := o.Get("Redirect"); ok {
-		r.Redirect = decodeRedirect(d, v, p)
-	}
-	if v, p, ok := o.Get("Failover"); ok {
-		r.Failover = decodeMap(d, v, p, decodeFailover)
-	}
-	if v, p, ok := o.Get(ct...); ok {
-		r.ConnectTimeout = decodeDuration(d, v, p)
-	}
-	if v, p, ok := o.Get(rt...); ok {
-		r.RequestTimeout = decodeDuration(d, v, p)
-	}
-	if v, p, ok := o.Get(lb...); ok {
-		r.LoadBalancer = decodeLoadBalancer(d, v, p)
-	}
-	if v, p, ok := o.Get(pbl...); ok {
-		if po, ok := d.Object(v, p); ok {
-			po.Check("Mode")
-			r.PrioritizeByLocality = &PrioritizeByLocality{}
-			po.String(&r.PrioritizeByLocality.Mode, "Mode")
+	return entryhead.Object(d, x, path, func(o strict.Object) (r ServiceResolver) {
+		lb := []string{"LoadBalancer", "load_balancer"}
+		pbl := []string{"PrioritizeByLocality", "prioritize_by_locality"}
+		ds := []string{"DefaultSubset", "default_subset"}
+		ct := []string{"ConnectTimeout", "connect_timeout"}
+		rt := []string{"RequestTimeout", "request_timeout"}
+		o.Check(entryhead.With(slices.Concat([]string{"Subsets", "Redirect", "Failover"}, lb, pbl, ds, ct, rt)...)...)
+		r.setHead(entryhead.Read(d, o))
+		o.String(&r.DefaultSubset, ds...)
+		if v, p, ok := o.Get("Subsets"); ok {
+			r.Subsets = decodeMap(d, v, p, decodeSubset)
 		}
-	}
-	return r
+		entryhead.Field(d, o, &r.Redirect, decodeRedirect, "Redirect")
+		if v, p, ok := o.Get("Failover"); ok {
+			r.Failover = decodeMap(d, v, p, decodeFailover)
+		}
+		entryhead.Field(d, o, &r.ConnectTimeout, decodeDuration, ct...)
+		entryhead.Field(d, o, &r.RequestTimeout, decodeDuration, rt...)
+		entryhead.Field(d, o, &r.LoadBalancer, decodeLoadBalancer, lb...)
+		entryhead.Field(d, o, &r.PrioritizeByLocality, decodePrioritizeByLocality, pbl...)
+		return r
+	})
+}
+
+func decodePrioritizeByLocality(d *strict.Decoder, x any, path string) *PrioritizeByLocality {
+	return entryhead.Object(d, x, path, func(o strict.Object) *PrioritizeByLocality {
+		o.Check("Mode")
+		pl := &PrioritizeByLocality{}
+		o.String(&pl.Mode, "Mode")
+		return pl
+	})
 }
 
 // setHead stores what every config entry has (package entryhead reads it).
@@ -113,151 +105,129 @@ func decodeDuration(d *strict.Decoder, x any, path string) time.Duration {
 }
 
 func decodeSubset(d *strict.Decoder, x any, path string) Subset {
-	var s Subset
-	o, ok := d.Object(x, path)
-	if !ok {
+	return entryhead.Object(d, x, path, func(o strict.Object) (s Subset) {
+		op := []string{"OnlyPassing", "only_passing"}
+		o.Check(append([]string{"Filter"}, op...)...)
+		o.String(&s.Filter, "Filter")
+		entryhead.Field(d, o, &s.OnlyPassing, (*strict.Decoder).Bool, op...)
 		return s
-	}
-	op := []string{"OnlyPassing", "only_passing"}
-	o.Check(append([]string{"Filter"}, op...)...)
-	o.String(&s.Filter, "Filter")
-	if v, p, ok := o.Get(op...); ok {
-		s.OnlyPassing = d.Bool(v, p)
-	}
-	return s
+	})
 }
 
 func decodeRedirect(d *strict.Decoder, x any, path string) *Redirect {
-	o, ok := d.Object(x, path)
-	if !ok {
-		return nil
-	}
-	o.Check(slices.Concat([]string{"Service", "Namespace", "Partition", "Datacenter", "Peer"}, subsetNames, groupNames)...)
-	r := &Redirect{}
-	o.String(&r.Service, "Service")
-	o.String(&r.ServiceSubset, subsetNames...)
-	o.String(&r.Namespace, "Namespace")
-	o.String(&r.Partition, "Partition")
-	o.String(&r.Datacenter, "Datacenter")
-	o.String(&r.Peer, "Peer")
-	o.String(&r.SamenessGroup, groupNames...)
-	return r
+	return entryhead.Object(d, x, path, func(o strict.Object) *Redirect {
+		o.Check(slices.Concat([]string{"Service", "Namespace", "Partition", "Datacenter", "Peer"}, subsetNames, groupNames)...)
+		r := &Redirect{}
+		o.String(&r.Service, "Service")
+		o.String(&r.ServiceSubset, subsetNames...)
+		o.String(&r.Namespace, "Namespace")
+		o.String(&r.Partition, "Partition")
+		o.String(&r.Datacenter, "Datacenter")
+		o.String(&r.Peer, "Peer")
+		o.String(&r.SamenessGroup, groupNames...)
+		return r
+	})
 }
 
 func decodeFailover(d *strict.Decoder, x any, path string) Failover {
-	var f Failover
-	o, ok := d.Object(x, path)
-	if !ok {
+	return entryhead.Object(d, x, path, func(o strict.Object) (f Failover) {
+		o.Check(slices.Concat([]string{"Service", "Namespace", "Datacenters", "Targets", "Policy"}, subsetNames, groupNames)...)
+		o.String(&f.Service, "Service")
+		o.String(&f.ServiceSubset, subsetNames...)
+		o.String(&f.Namespace, "Namespace")
+		o.String(&f.SamenessGroup, groupNames...)
+		entryhead.Field(d, o, &f.Datacenters, (*strict.Decoder).Strings, "Datacenters")
+		f.Targets = entryhead.List(d, o, decodeTarget, "Targets")
+		entryhead.Field(d, o, &f.Policy, decodeFailoverPolicy, "Policy")
 		return f
-	}
-	o.Check(slices.Concat([]string{"Service", "Namespace", "Datacenters", "Targets", "Policy"}, subsetNames, groupNames)...)
-	o.String(&f.Service, "Service")
-	o.String(&f.ServiceSubset, subsetNames...)
-	o.String(&f.Namespace, "Namespace")
-	o.String(&f.SamenessGroup, groupNames...)
-	if v, p, ok := o.Get("Datacenters"); ok {
-		f.Datacenters = d.Strings(v, p)
-	}
-	f.Targets = entryhead.List(d, o, decodeTarget, "Targets")
-	if v, p, ok := o.Get("Policy"); ok {
-		if po, ok := d.Object(v, p); ok {
-			po.Check("Mode", "Regions")
-			f.Policy = &FailoverPolicy{}
-			po.String(&f.Policy.Mode, "Mode")
-			if rv, rp, ok := po.Get("Regions"); ok {
-				f.Policy.Regions = d.Strings(rv, rp)
-			}
-		}
-	}
-	return f
+	})
+}
+
+func decodeFailoverPolicy(d *strict.Decoder, x any, path string) *FailoverPolicy {
+	return entryhead.Object(d, x, path, func(o strict.Object) *FailoverPolicy {
+		o.Check("Mode", "Regions")
+		fp := &FailoverPolicy{}
+		o.String(&fp.Mode, "Mode")
+		entryhead.Field(d, o, &fp.Regions, (*strict.Decoder).Strings, "Regions")
+		return fp
+	})
 }
 
 func decodeTarget(d *strict.Decoder, x any, path string) FailoverTarget {
-	var t FailoverTarget
-	o, ok := d.Object(x, path)
-	if !ok {
+	return entryhead.Object(d, x, path, func(o strict.Object) (t FailoverTarget) {
+		o.Check(slices.Concat([]string{"Service", "Partition", "Namespace", "Datacenter", "Peer"}, subsetNames)...)
+		o.String(&t.Service, "Service")
+		o.String(&t.ServiceSubset, subsetNames...)
+		o.String(&t.Partition, "Partition")
+		o.String(&t.Namespace, "Namespace")
+		o.String(&t.Datacenter, "Datacenter")
+		o.String(&t.Peer, "Peer")
 		return t
-	}
-	o.Check(slices.Concat([]string{"Service", "Partition", "Namespace", "Datacenter", "Peer"}, subsetNames)...)
-	o.String(&t.Service, "Service")
-	o.String(&t.ServiceSubset, subsetNames...)
-	o.String(&t.Partition, "Partition")
-	o.String(&t.Namespace, "Namespace")
-	o.String(&t.Datacenter, "Datacenter")
-	o.String(&t.Peer, "Peer")
-	return t
+	})
 }
 
 func decodeLoadBalancer(d *strict.Decoder, x any, path string) *LoadBalancer {
-	o, ok := d.Object(x, path)
-	if !ok {
-		return nil
-	}
-	rh := []string{"RingHashConfig", "ring_hash_config"}
-	lr := []string{"LeastRequestConfig", "least_request_config"}
-	hp := []string{"HashPolicies", "hash_policies"}
-	o.Check(slices.Concat([]string{"Policy"}, rh, lr, hp)...)
-	lb := &LoadBalancer{}
-	o.String(&lb.Policy, "Policy")
-	if v, p, ok := o.Get(rh...); ok {
-		if ro, ok := d.Object(v, p); ok {
-			minS, maxS := []string{"MinimumRingSize", "minimum_ring_size"}, []string{"MaximumRingSize", "maximum_ring_size"}
-			ro.Check(append(minS, maxS...)...)
-			lb.RingHashConfig = &RingHashConfig{}
-			if v, p, ok := ro.Get(minS...); ok {
-				lb.RingHashConfig.MinimumRingSize = d.Uint(v, p)
-			}
-			if v, p, ok := ro.Get(maxS...); ok {
-				lb.RingHashConfig.MaximumRingSize = d.Uint(v, p)
+	return entryhead.Object(d, x, path, func(o strict.Object) *LoadBalancer {
+		rh := []string{"RingHashConfig", "ring_hash_config"}
+		lr := []string{"LeastRequestConfig", "least_request_config"}
+		hp := []string{"HashPolicies", "hash_policies"}
+		o.Check(slices.Concat([]string{"Policy"}, rh, lr, hp)...)
+		lb := &LoadBalancer{}
+		o.String(&lb.Policy, "Policy")
+		entryhead.Field(d, o, &lb.RingHashConfig, decodeRingHashConfig, rh...)
+		entryhead.Field(d, o, &lb.LeastRequestConfig, decodeLeastRequestConfig, lr...)
+		lb.HashPolicies = entryhead.List(d, o, decodeHashPolicy, hp...)
+		return lb
+	})
+}
+
+func decodeRingHashConfig(d *strict.Decoder, x any, path string) *RingHashConfig {
+	return entryhead.Object(d, x, path, func(o strict.Object) *RingHashConfig {
+		minS, maxS := []string{"MinimumRingSize", "minimum_ring_size"}, []string{"MaximumRingSize", "maximum_ring_size"}
+		o.Check(append(minS, maxS...)...)
+		rh := &RingHashConfig{}
+		entryhead.Field(d, o, &rh.MinimumRingSize, (*strict.Decoder).Uint, minS...)
+		entryhead.Field(d, o, &rh.MaximumRingSize, (*strict.Decoder).Uint, maxS...)
+		return rh
+	})
+}
+
+func decodeLeastRequestConfig(d *strict.Decoder, x any, path string) *LeastRequestConfig {
+	return entryhead.Object(d, x, path, func(o strict.Object) *LeastRequestConfig {
+		cc := []string{"ChoiceCount", "choice_count"}
+		o.Check(cc...)
+		lr := &LeastRequestConfig{}
+		if v, p, ok := o.Get(cc...); ok {
+			if n, ok := d.Int(v, p, 0, math.MaxUint32); ok {
+				lr.ChoiceCount = uint32(n)
 			}
 		}
-	}
-	if v, p, ok := o.Get(lr...); ok {
-		if lo, ok := d.Object(v, p); ok {
-			cc := []string{"ChoiceCount", "choice_count"}
-			lo.Check(cc...)
-			lb.LeastRequestConfig = &LeastRequestConfig{}
-			if v, p, ok := lo.Get(cc...); ok {
-				if n, ok := d.Int(v, p, 0, math.MaxUint32); ok {
-					lb.LeastRequestConfig.ChoiceCount = uint32(n)
-				}
-			}
-		}
-	}
-	lb.HashPolicies = entryhead.List(d, o, decodeHashPolicy, hp...)
-	return lb
+		return lr
+	})
 }
 
 func decodeHashPolicy(d *strict.Decoder, x any, path string) HashPolicy {
-	var h HashPolicy
-	o, ok := d.Object(x, path)
-	if !ok {
+	return entryhead.Object(d, x, path, func(o strict.Object) (h HashPolicy) {
+		fv := []string{"FieldValue", "field_value"}
+		cc := []string{"CookieConfig", "cookie_config"}
+		sip := []string{"SourceIP", "source_ip"}
+		o.Check(slices.Concat([]string{"Field", "Terminal"}, fv, cc, sip)...)
+		o.String(&h.Field, "Field")
+		o.String(&h.FieldValue, fv...)
+		entryhead.Field(d, o, &h.SourceIP, (*strict.Decoder).Bool, sip...)
+		entryhead.Field(d, o, &h.Terminal, (*strict.Decoder).Bool, "Terminal")
+		entryhead.Field(d, o, &h.CookieConfig, decodeCookieConfig, cc...)
 		return h
-	}
-	fv := []string{"FieldValue", "field_value"}
-	cc := []string{"CookieConfig", "cookie_config"}
-	sip := []string{"SourceIP", "source_ip"}
-	o.Check(slices.Concat([]string{"Field", "Terminal"}, fv, cc, sip)...)
-	o.String(&h.Field, "Field")
-	o.String(&h.FieldValue, fv...)
-	if v, p, ok := o.Get(sip...); ok {
-		h.SourceIP = d.Bool(v, p)
-	}
-	if v, p, ok := o.Get("Terminal"); ok {
-		h.Terminal = d.Bool(v, p)
-	}
-	if v, p, ok := o.Get(cc...); ok {
-		if co, ok := d.Object(v, p); ok {
-			co.Check("Session", "TTL", "Path")
-			h.CookieConfig = &CookieConfig{}
-			if v, p, ok := co.Get("Session"); ok {
-				h.CookieConfig.Session = d.Bool(v, p)
-			}
-			if v, p, ok := co.Get("TTL"); ok {
-				h.CookieConfig.TTL = decodeDuration(d, v, p)
-			}
-			co.String(&h.CookieConfig.Path, "Path")
-		}
-	}
-	return h
+	})
+}
+
+func decodeCookieConfig(d *strict.Decoder, x any, path string) *CookieConfig {
+	return entryhead.Object(d, x, path, func(o strict.Object) *CookieConfig {
+		o.Check("Session", "TTL", "Path")
+		c := &CookieConfig{}
+		entryhead.Field(d, o, &c.Session, (*strict.Decoder).Bool, "Session")
+		entryhead.Field(d, o, &c.TTL, decodeDuration, "TTL")
+		o.String(&c.Path, "Path")
+		return c
+	})
 }

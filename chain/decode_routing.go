@@ -39,193 +39,150 @@ func (s *ServiceSplitter) setHead(h entryhead.Head) {
 }
 
 func decodeRouter(d *strict.Decoder, x any, path string) ServiceRouter {
-	var r ServiceRouter
-	o, ok := d.Object(x, path)
-	if !ok {
+	return entryhead.Object(d, x, path, func(o strict.Object) (r ServiceRouter) {
+		o.Check(entryhead.With("Routes")...)
+		r.setHead(entryhead.Read(d, o))
+		r.Routes = entryhead.List(d, o, decodeRoute, "Routes")
 		return r
-	}
-	o.Check(entryhead.With("Routes")...)
-	r.setHead(entryhead.Read(d, o))
-	r.Routes = entryhead.List(d, o, decodeRoute, "Routes")
-	return r
+	})
 }
 
 func decodeRoute(d *strict.Decoder, x any, path string) ServiceRoute {
-	var route ServiceRoute
-	o, ok := d.Object(x, path)
-	if !ok {
+	return entryhead.Object(d, x, path, func(o strict.Object) (route ServiceRoute) {
+		o.Check("Match", "Destination")
+		entryhead.Field(d, o, &route.Match, decodeMatch, "Match")
+		entryhead.Field(d, o, &route.Destination, decodeDestination, "Destination")
 		return route
-	}
-	o.Check("Match", "Destination")
-	if v, p, ok := o.Get("Match"); ok {
-		if mo, ok := d.Object(v, p); ok {
-			mo.Check("HTTP")
-			route.Match = &ServiceRouteMatch{}
-			if v, p, ok := mo.Get("HTTP"); ok {
-				route.Match.HTTP = decodeHTTPMatch(d, v, p)
-			}
-		}
-	}
-	if v, p, ok := o.Get("Destination"); ok {
-		route.Destination = decodeDestination(d, v, p)
-	}
-	return route
+	})
+}
+
+func decodeMatch(d *strict.Decoder, x any, path string) *ServiceRouteMatch {
+	return entryhead.Object(d, x, path, func(o strict.Object) *ServiceRouteMatch {
+		o.Check("HTTP")
+		m := &ServiceRouteMatch{}
+		entryhead.Field(d, o, &m.HTTP, decodeHTTPMatch, "HTTP")
+		return m
+	})
 }
 
 func decodeHTTPMatch(d *strict.Decoder, x any, path string) *ServiceRouteHTTPMatch {
-	o, ok := d.Object(x, path)
-	if !ok {
-		return nil
-	}
-	pe, pp, pr := []string{"PathExact", "path_exact"}, []string{"PathPrefix", "path_prefix"}, []string{"PathRegex", "path_regex"}
-	qp := []string{"QueryParam", "query_param"}
-	o.Check(slices.Concat(pe, pp, pr, qp, []string{"Header", "Methods"})...)
-	m := &ServiceRouteHTTPMatch{}
-	o.String(&m.PathExact, pe...)
-	o.String(&m.PathPrefix, pp...)
-	o.String(&m.PathRegex, pr...)
-	if v, p, ok := o.Get("Header"); ok {
-		for i, item := range d.List(v, p) {
-			ho, ok := d.Object(item, strict.Index(p, i))
-			if !ok {
-				continue
+	return entryhead.Object(d, x, path, func(o strict.Object) *ServiceRouteHTTPMatch {
+		pe, pp, pr := []string{"PathExact", "path_exact"}, []string{"PathPrefix", "path_prefix"}, []string{"PathRegex", "path_regex"}
+		qp := []string{"QueryParam", "query_param"}
+		o.Check(slices.Concat(pe, pp, pr, qp, []string{"Header", "Methods"})...)
+		m := &ServiceRouteHTTPMatch{}
+		o.String(&m.PathExact, pe...)
+		o.String(&m.PathPrefix, pp...)
+		o.String(&m.PathRegex, pr...)
+		if v, p, ok := o.Get("Header"); ok {
+			for i, item := range d.List(v, p) {
+				ho, ok := d.Object(item, strict.Index(p, i))
+				if !ok {
+					continue
+				}
+				ho.Check("Name", "Present", "Exact", "Prefix", "Suffix", "Regex", "Invert")
+				var h ServiceRouteHTTPMatchHeader
+				ho.String(&h.Name, "Name")
+				ho.String(&h.Exact, "Exact")
+				ho.String(&h.Prefix, "Prefix")
+				ho.String(&h.Suffix, "Suffix")
+				ho.String(&h.Regex, "Regex")
+				entryhead.Field(d, ho, &h.Present, (*strict.Decoder).Bool, "Present")
+				entryhead.Field(d, ho, &h.Invert, (*strict.Decoder).Bool, "Invert")
+				m.Header = append(m.Header, h)
 			}
-			ho.Check("Name", "Present", "Exact", "Prefix", "Suffix", "Regex", "Invert")
-			var h ServiceRouteHTTPMatchHeader
-			ho.String(&h.Name, "Name")
-			ho.String(&h.Exact, "Exact")
-			ho.String(&h.Prefix, "Prefix")
-			ho.String(&h.Suffix, "Suffix")
-			ho.String(&h.Regex, "Regex")
-			boolField(d, ho, &h.Present, "Present")
-			boolField(d, ho, &h.Invert, "Invert")
-			m.Header = append(m.Header, h)
 		}
-	}
-	if v, p, ok := o.Get(qp...); ok {
-		for i, item := range d.List(v, p) {
-			qo, ok := d.Object(item, strict.Index(p, i))
-			if !ok {
-				continue
+		if v, p, ok := o.Get(qp...); ok {
+			for i, item := range d.List(v, p) {
+				qo, ok := d.Object(item, strict.Index(p, i))
+				if !ok {
+					continue
+				}
+				qo.Check("Name", "Present", "Exact", "Regex")
+				var q ServiceRouteHTTPMatchQueryParam
+				qo.String(&q.Name, "Name")
+				qo.String(&q.Exact, "Exact")
+				qo.String(&q.Regex, "Regex")
+				entryhead.Field(d, qo, &q.Present, (*strict.Decoder).Bool, "Present")
+				m.QueryParam = append(m.QueryParam, q)
 			}
-			qo.Check("Name", "Present", "Exact", "Regex")
-			var q ServiceRouteHTTPMatchQueryParam
-			qo.String(&q.Name, "Name")
-			qo.String(&q.Exact, "Exact")
-			qo.String(&q.Regex, "Regex")
-			boolField(d, qo, &q.Present, "Present")
-			m.QueryParam = append(m.QueryParam, q)
 		}
-	}
-	if v, p, ok := o.Get("Methods"); ok {
-		m.Methods = d.Strings(v, p)
-	}
-	return m
+		entryhead.Field(d, o, &m.Methods, (*strict.Decoder).Strings, "Methods")
+		return m
+	})
 }
 
 func decodeDestination(d *strict.Decoder, x any, path string) *ServiceRouteDestination {
-	o, ok := d.Object(x, path)
-	if !ok {
-		return nil
-	}
-	pr := []string{"PrefixRewrite", "prefix_rewrite"}
-	rt, it := []string{"RequestTimeout", "request_timeout"}, []string{"IdleTimeout", "idle_timeout"}
-	nr, rcf := []string{"NumRetries", "num_retries"}, []string{"RetryOnConnectFailure", "retry_on_connect_failure"}
-	ro, rsc := []string{"RetryOn", "retry_on"}, []string{"RetryOnStatusCodes", "retry_on_status_codes"}
-	rq, rs := []string{"RequestHeaders", "request_headers"}, []string{"ResponseHeaders", "response_headers"}
-	o.Check(slices.Concat([]string{"Service", "Namespace", "Partition"}, subsetNames, pr, rt, it, nr, rcf, ro, rsc, rq, rs)...)
-	dst := &ServiceRouteDestination{}
-	o.String(&dst.Service, "Service")
-	o.String(&dst.ServiceSubset, subsetNames...)
-	o.String(&dst.Namespace, "Namespace")
-	o.String(&dst.Partition, "Partition")
-	o.String(&dst.PrefixRewrite, pr...)
-	if v, p, ok := o.Get(rt...); ok {
-		dst.RequestTimeout = decodeDuration(d, v, p)
-	}
-	if v, p, ok := o.Get(it...); ok {
-		dst.IdleTimeout = decodeDuration(d, v, p)
-	}
-	if v, p, ok := o.Get(nr...); ok {
-		if n, ok := d.Int(v, p, 0, math.MaxUint32); ok {
-			dst.NumRetries = uint32(n)
-		}
-	}
-	boolField(d, o, &dst.RetryOnConnectFailure, rcf...)
-	if v, p, ok := o.Get(ro...); ok {
-		dst.RetryOn = d.Strings(v, p)
-	}
-	if v, p, ok := o.Get(rsc...); ok {
-		for i, item := range d.List(v, p) {
-			if n, ok := d.Int(item, strict.Index(p, i), 0, math.MaxUint32); ok {
-				dst.RetryOnStatusCodes = append(dst.RetryOnStatusCodes, uint32(n))
+	return entryhead.Object(d, x, path, func(o strict.Object) *ServiceRouteDestination {
+		pr := []string{"PrefixRewrite", "prefix_rewrite"}
+		rt, it := []string{"RequestTimeout", "request_timeout"}, []string{"IdleTimeout", "idle_timeout"}
+		nr, rcf := []string{"NumRetries", "num_retries"}, []string{"RetryOnConnectFailure", "retry_on_connect_failure"}
+		ro, rsc := []string{"RetryOn", "retry_on"}, []string{"RetryOnStatusCodes", "retry_on_status_codes"}
+		rq, rs := []string{"RequestHeaders", "request_headers"}, []string{"ResponseHeaders", "response_headers"}
+		o.Check(slices.Concat([]string{"Service", "Namespace", "Partition"}, subsetNames, pr, rt, it, nr, rcf, ro, rsc, rq, rs)...)
+		dst := &ServiceRouteDestination{}
+		o.String(&dst.Service, "Service")
+		o.String(&dst.ServiceSubset, subsetNames...)
+		o.String(&dst.Namespace, "Namespace")
+		o.String(&dst.Partition, "Partition")
+		o.String(&dst.PrefixRewrite, pr...)
+		entryhead.Field(d, o, &dst.RequestTimeout, decodeDuration, rt...)
+		entryhead.Field(d, o, &dst.IdleTimeout, decodeDuration, it...)
+		if v, p, ok := o.Get(nr...); ok {
+			if n, ok := d.Int(v, p, 0, math.MaxUint32); ok {
+				dst.NumRetries = uint32(n)
 			}
 		}
-	}
-	if v, p, ok := o.Get(rq...); ok {
-		dst.RequestHeaders = decodeHeaders(d, v, p)
-	}
-	if v, p, ok := o.Get(rs...); ok {
-		dst.ResponseHeaders = decodeHeaders(d, v, p)
-	}
-	return dst
+		entryhead.Field(d, o, &dst.RetryOnConnectFailure, (*strict.Decoder).Bool, rcf...)
+		entryhead.Field(d, o, &dst.RetryOn, (*strict.Decoder).Strings, ro...)
+		if v, p, ok := o.Get(rsc...); ok {
+			for i, item := range d.List(v, p) {
+				if n, ok := d.Int(item, strict.Index(p, i), 0, math.MaxUint32); ok {
+					dst.RetryOnStatusCodes = append(dst.RetryOnStatusCodes, uint32(n))
+				}
+			}
+		}
+		entryhead.Field(d, o, &dst.RequestHeaders, decodeHeaders, rq...)
+		entryhead.Field(d, o, &dst.ResponseHeaders, decodeHeaders, rs...)
+		return dst
+	})
 }
 
 // decodeHeaders reads header modifiers; an empty Add or Set object stays an empty map,
 // distinct from an absent one, as it is to Consul.
 func decodeHeaders(d *strict.Decoder, x any, path string) *HTTPHeaderModifiers {
-	o, ok := d.Object(x, path)
-	if !ok {
-		return nil
-	}
-	o.Check("Add", "Set", "Remove")
-	h := &HTTPHeaderModifiers{}
-	if v, p, ok := o.Get("Add"); ok {
-		h.Add = d.StringMap(v, p)
-	}
-	if v, p, ok := o.Get("Set"); ok {
-		h.Set = d.StringMap(v, p)
-	}
-	if v, p, ok := o.Get("Remove"); ok {
-		h.Remove = d.Strings(v, p)
-	}
-	return h
+	return entryhead.Object(d, x, path, func(o strict.Object) *HTTPHeaderModifiers {
+		o.Check("Add", "Set", "Remove")
+		h := &HTTPHeaderModifiers{}
+		entryhead.Field(d, o, &h.Add, (*strict.Decoder).StringMap, "Add")
+		entryhead.Field(d, o, &h.Set, (*strict.Decoder).StringMap, "Set")
+		entryhead.Field(d, o, &h.Remove, (*strict.Decoder).Strings, "Remove")
+		return h
+	})
 }
 
 func decodeSplitter(d *strict.Decoder, x any, path string) ServiceSplitter {
-	var s ServiceSplitter
-	o, ok := d.Object(x, path)
-	if !ok {
+	return entryhead.Object(d, x, path, func(o strict.Object) (s ServiceSplitter) {
+		o.Check(entryhead.With("Splits")...)
+		s.setHead(entryhead.Read(d, o))
+		s.Splits = entryhead.List(d, o, decodeSplit, "Splits")
 		return s
-	}
-	o.Check(entryhead.With("Splits")...)
-	s.setHead(entryhead.Read(d, o))
-	s.Splits = entryhead.List(d, o, decodeSplit, "Splits")
-	return s
+	})
 }
 
 func decodeSplit(d *strict.Decoder, x any, path string) ServiceSplit {
-	var split ServiceSplit
-	o, ok := d.Object(x, path)
-	if !ok {
+	return entryhead.Object(d, x, path, func(o strict.Object) (split ServiceSplit) {
+		rq, rs := []string{"RequestHeaders", "request_headers"}, []string{"ResponseHeaders", "response_headers"}
+		o.Check(slices.Concat([]string{"Weight", "Service", "Namespace", "Partition"}, subsetNames, rq, rs)...)
+		entryhead.Field(d, o, &split.Weight, decodeWeight, "Weight")
+		o.String(&split.Service, "Service")
+		o.String(&split.ServiceSubset, subsetNames...)
+		o.String(&split.Namespace, "Namespace")
+		o.String(&split.Partition, "Partition")
+		entryhead.Field(d, o, &split.RequestHeaders, decodeHeaders, rq...)
+		entryhead.Field(d, o, &split.ResponseHeaders, decodeHeaders, rs...)
 		return split
-	}
-	rq, rs := []string{"RequestHeaders", "request_headers"}, []string{"ResponseHeaders", "response_headers"}
-	o.Check(slices.Concat([]string{"Weight", "Service", "Namespace", "Partition"}, subsetNames, rq, rs)...)
-	if v, p, ok := o.Get("Weight"); ok {
-		split.Weight = decodeWeight(d, v, p)
-	}
-	o.String(&split.Service, "Service")
-	o.String(&split.ServiceSubset, subsetNames...)
-	o.String(&split.Namespace, "Namespace")
-	o.String(&split.Partition, "Partition")
-	if v, p, ok := o.Get(rq...); ok {
-		split.RequestHeaders = decodeHeaders(d, v, p)
-	}
-	if v, p, ok := o.Get(rs...); ok {
-		split.ResponseHeaders = decodeHeaders(d, v, p)
-	}
-	return split
+	})
 }
 
 // decodeWeight reads a weight as a float32, as Consul's decoder does: the number as a
@@ -242,11 +199,4 @@ func decodeWeight(d *strict.Decoder, x any, path string) float32 {
 		return 0
 	}
 	return float32(f)
-}
-
-// boolField stores in dst the boolean field spelt as any of names, if present.
-func boolField(d *strict.Decoder, o strict.Object, dst *bool, names ...string) {
-	if v, p, ok := o.Get(names...); ok {
-		*dst = d.Bool(v, p)
-	}
 }

@@ -7,14 +7,12 @@
 package exports_test
 
 import (
-	"encoding/json"
 	"testing"
 
 	"github.com/hashicorp/consul/api"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
 	"github.com/meshscope/meshscope/exports"
+	"github.com/meshscope/meshscope/internal/testkit"
 )
 
 // TestJSONReadsBackThroughConsulsAPI: what meshscope writes for an exported-services entry
@@ -26,27 +24,9 @@ func TestJSONReadsBackThroughConsulsAPI(t *testing.T) {
 			{Name: "*", Namespace: "*", Consumers: []exports.Consumer{{Peer: "east"}, {Partition: "ap2"}, {SamenessGroup: "g"}}},
 			{Name: "db", Namespace: "data", Consumers: []exports.Consumer{{Peer: "west"}}},
 		}}
-	ours, err := json.Marshal(e)
-	require.NoError(t, err)
-	var theirs api.ExportedServicesConfigEntry
-	require.NoError(t, json.Unmarshal(ours, &theirs))
-	back, err := json.Marshal(&theirs)
-	require.NoError(t, err)
-	assert.JSONEq(t, string(ours), string(back))
-	var got exports.ConfigEntry
-	require.NoError(t, json.Unmarshal(back, &got))
-	assert.Equal(t, e, got)
+	testkit.ReadsBack(t, e, &api.ExportedServicesConfigEntry{})
 
 	g := exports.SamenessGroup{Kind: exports.SamenessGroupKind, Name: "g", Partition: "ap1", DefaultForFailover: true, IncludeLocal: true,
 		Members: []exports.SamenessMember{{Partition: "ap2"}, {Peer: "east"}}, Meta: map[string]string{"k": "v"}, CreateIndex: 3, ModifyIndex: 4}
-	ours, err = json.Marshal(g)
-	require.NoError(t, err)
-	var sg api.SamenessGroupConfigEntry
-	require.NoError(t, json.Unmarshal(ours, &sg))
-	back, err = json.Marshal(&sg)
-	require.NoError(t, err)
-	assert.JSONEq(t, string(ours), string(back))
-	var gotG exports.SamenessGroup
-	require.NoError(t, json.Unmarshal(back, &gotG))
-	assert.Equal(t, g, gotG)
+	testkit.ReadsBack(t, g, &api.SamenessGroupConfigEntry{})
 }

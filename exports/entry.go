@@ -180,45 +180,36 @@ func orDefault(s string) string { return names.OrDefault(s) }
 func (e *ConfigEntry) UnmarshalJSON(b []byte) error { return entryhead.Unmarshal(b, e, decodeEntry) }
 
 func decodeEntry(d *strict.Decoder, x any, path string) ConfigEntry {
-	var e ConfigEntry
-	o, ok := d.Object(x, path)
-	if !ok {
+	return entryhead.Object(d, x, path, func(o strict.Object) (e ConfigEntry) {
+		o.Check(entryhead.PartitionWith("Services")...)
+		h := entryhead.PartitionNames(o)
+		e.Services = entryhead.List(d, o, decodeService, "Services")
+		entryhead.Rest(d, o, &h)
+		e.Kind, e.Name, e.Partition, e.Meta, e.CreateIndex, e.ModifyIndex = h.Kind, h.Name, h.Partition, h.Meta, h.CreateIndex, h.ModifyIndex
 		return e
-	}
-	o.Check(entryhead.PartitionWith("Services")...)
-	h := entryhead.PartitionNames(o)
-	e.Services = entryhead.List(d, o, decodeService, "Services")
-	entryhead.Rest(d, o, &h)
-	e.Kind, e.Name, e.Partition, e.Meta, e.CreateIndex, e.ModifyIndex = h.Kind, h.Name, h.Partition, h.Meta, h.CreateIndex, h.ModifyIndex
-	return e
+	})
 }
 
 func decodeService(d *strict.Decoder, x any, path string) Service {
-	var s Service
-	o, ok := d.Object(x, path)
-	if !ok {
+	return entryhead.Object(d, x, path, func(o strict.Object) (s Service) {
+		o.Check("Name", "Namespace", "Consumers")
+		o.String(&s.Name, "Name")
+		o.String(&s.Namespace, "Namespace")
+		s.Consumers = entryhead.List(d, o, decodeConsumer, "Consumers")
 		return s
-	}
-	o.Check("Name", "Namespace", "Consumers")
-	o.String(&s.Name, "Name")
-	o.String(&s.Namespace, "Namespace")
-	s.Consumers = entryhead.List(d, o, decodeConsumer, "Consumers")
-	return s
+	})
 }
 
 func decodeConsumer(d *strict.Decoder, x any, path string) Consumer {
-	var c Consumer
-	o, ok := d.Object(x, path)
-	if !ok {
+	return entryhead.Object(d, x, path, func(o strict.Object) (c Consumer) {
+		peer := []string{"Peer", "PeerName", "peer_name"}
+		group := []string{"SamenessGroup", "sameness_group"}
+		o.Check(append(append([]string{"Partition"}, peer...), group...)...)
+		o.String(&c.Partition, "Partition")
+		o.String(&c.Peer, peer...)
+		o.String(&c.SamenessGroup, group...)
 		return c
-	}
-	peer := []string{"Peer", "PeerName", "peer_name"}
-	group := []string{"SamenessGroup", "sameness_group"}
-	o.Check(append(append([]string{"Partition"}, peer...), group...)...)
-	o.String(&c.Partition, "Partition")
-	o.String(&c.Peer, peer...)
-	o.String(&c.SamenessGroup, group...)
-	return c
+	})
 }
 
 // LoadEntries reads exported-services entries as `consul config read -kind

@@ -262,37 +262,30 @@ func (ix groupIndex) expand(p string, consumers []Consumer) (out []Consumer, fro
 func (g *SamenessGroup) UnmarshalJSON(b []byte) error { return entryhead.Unmarshal(b, g, decodeGroup) }
 
 func decodeGroup(d *strict.Decoder, x any, path string) SamenessGroup {
-	var g SamenessGroup
-	o, ok := d.Object(x, path)
-	if !ok {
-		return g
-	}
-	dff := []string{"DefaultForFailover", "default_for_failover"}
-	il := []string{"IncludeLocal", "include_local"}
-	o.Check(entryhead.PartitionWith(slices.Concat([]string{"Members"}, dff, il)...)...)
-	h := entryhead.PartitionNames(o)
-	if v, p, ok := o.Get(dff...); ok {
-		g.DefaultForFailover = d.Bool(v, p)
-	}
-	if v, p, ok := o.Get(il...); ok {
-		g.IncludeLocal = d.Bool(v, p)
-	}
-	if v, p, ok := o.Get("Members"); ok {
-		for i, item := range d.List(v, p) {
-			mo, ok := d.Object(item, strict.Index(p, i))
-			if !ok {
-				continue
+	return entryhead.Object(d, x, path, func(o strict.Object) (g SamenessGroup) {
+		dff := []string{"DefaultForFailover", "default_for_failover"}
+		il := []string{"IncludeLocal", "include_local"}
+		o.Check(entryhead.PartitionWith(slices.Concat([]string{"Members"}, dff, il)...)...)
+		h := entryhead.PartitionNames(o)
+		entryhead.Field(d, o, &g.DefaultForFailover, (*strict.Decoder).Bool, dff...)
+		entryhead.Field(d, o, &g.IncludeLocal, (*strict.Decoder).Bool, il...)
+		if v, p, ok := o.Get("Members"); ok {
+			for i, item := range d.List(v, p) {
+				mo, ok := d.Object(item, strict.Index(p, i))
+				if !ok {
+					continue
+				}
+				mo.Check("Partition", "Peer")
+				var m SamenessMember
+				mo.String(&m.Partition, "Partition")
+				mo.String(&m.Peer, "Peer")
+				g.Members = append(g.Members, m)
 			}
-			mo.Check("Partition", "Peer")
-			var m SamenessMember
-			mo.String(&m.Partition, "Partition")
-			mo.String(&m.Peer, "Peer")
-			g.Members = append(g.Members, m)
 		}
-	}
-	entryhead.Rest(d, o, &h)
-	g.Kind, g.Name, g.Partition, g.Meta, g.CreateIndex, g.ModifyIndex = h.Kind, h.Name, h.Partition, h.Meta, h.CreateIndex, h.ModifyIndex
-	return g
+		entryhead.Rest(d, o, &h)
+		g.Kind, g.Name, g.Partition, g.Meta, g.CreateIndex, g.ModifyIndex = h.Kind, h.Name, h.Partition, h.Meta, h.CreateIndex, h.ModifyIndex
+		return g
+	})
 }
 
 // LoadSamenessGroups reads sameness-group entries as `consul config read -kind

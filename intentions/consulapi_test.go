@@ -7,15 +7,13 @@
 package intentions_test
 
 import (
-	"encoding/json"
 	"testing"
 	"time"
 
 	"github.com/hashicorp/consul/api"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
 	"github.com/meshscope/meshscope/intentions"
+	"github.com/meshscope/meshscope/internal/testkit"
 )
 
 // TestJSONReadsBackThroughConsulsAPI: what meshscope writes for a service-intentions entry,
@@ -36,14 +34,5 @@ func TestJSONReadsBackThroughConsulsAPI(t *testing.T) {
 			}},
 			{Name: "db", SamenessGroup: "g", Action: intentions.Deny, Precedence: 9, Type: intentions.SourceTypeConsul},
 		}}
-	ours, err := json.Marshal(e)
-	require.NoError(t, err)
-	var theirs api.ServiceIntentionsConfigEntry
-	require.NoError(t, json.Unmarshal(ours, &theirs))
-	back, err := json.Marshal(&theirs)
-	require.NoError(t, err)
-	assert.JSONEq(t, string(ours), string(back))
-	var got intentions.ConfigEntry
-	require.NoError(t, json.Unmarshal(back, &got))
-	assert.Equal(t, e, got)
+	testkit.ReadsBack(t, e, &api.ServiceIntentionsConfigEntry{})
 }

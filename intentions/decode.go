@@ -133,40 +133,25 @@ func list[T any](r *reader, o strict.Object, one func(x any, path string) T, nam
 	return out
 }
 
-// stringMap reads the object of strings spelt as any of names.
-func (r *reader) stringMap(o strict.Object, names ...string) map[string]string {
-	if v, p, ok := o.Get(names...); ok {
-		return r.d.StringMap(v, p)
-	}
-	return nil
-}
-
 func decodeEntry(d *strict.Decoder, x any, path string) ConfigEntry {
-	r := &reader{d: d}
-	var e ConfigEntry
-	o, ok := d.Object(x, path)
-	if !ok {
+	return entryhead.Object(d, x, path, func(o strict.Object) (e ConfigEntry) {
+		r := &reader{d: d}
+		o.String(&e.Kind, "Kind")
+		if e.Kind != "" && e.Kind != Kind {
+			d.Fail(strict.Child(path, "Kind"), e.Kind, "must be %q, got %q", Kind, e.Kind)
+		}
+		o.String(&e.Name, "Name")
+		e.Sources = list(r, o, r.source, "Sources")
+		if v, p, ok := o.Get("JWT"); ok {
+			e.JWT = r.jwt(v, p)
+		}
+		entryhead.Field(d, o, &e.Meta, (*strict.Decoder).StringMap, "Meta")
+		entryhead.Field(d, o, &e.CreateIndex, (*strict.Decoder).Uint, "CreateIndex")
+		entryhead.Field(d, o, &e.ModifyIndex, (*strict.Decoder).Uint, "ModifyIndex")
+		r.unused(x, path, entryFields, raftFields...)
+		d.Add(r.err())
 		return e
-	}
-	o.String(&e.Kind, "Kind")
-	if e.Kind != "" && e.Kind != Kind {
-		d.Fail(strict.Child(path, "Kind"), e.Kind, "must be %q, got %q", Kind, e.Kind)
-	}
-	o.String(&e.Name, "Name")
-	e.Sources = list(r, o, r.source, "Sources")
-	if v, p, ok := o.Get("JWT"); ok {
-		e.JWT = r.jwt(v, p)
-	}
-	e.Meta = r.stringMap(o, "Meta")
-	if v, p, ok := o.Get("CreateIndex"); ok {
-		e.CreateIndex = d.Uint(v, p)
-	}
-	if v, p, ok := o.Get("ModifyIndex"); ok {
-		e.ModifyIndex = d.Uint(v, p)
-	}
-	r.unused(x, path, entryFields, raftFields...)
-	d.Add(r.err())
-	return e
+	})
 }
 
 func (r *reader) source(x any, path string) (s SourceIntention) {
@@ -183,7 +168,7 @@ func (r *reader) source(x any, path string) (s SourceIntention) {
 		o.String(&s.Type, "Type")
 		o.String(&s.Description, "Description")
 		o.String(&s.LegacyID, "LegacyID", "legacy_id")
-		s.LegacyMeta = r.stringMap(o, "LegacyMeta", "legacy_meta")
+		entryhead.Field(r.d, o, &s.LegacyMeta, (*strict.Decoder).StringMap, "LegacyMeta", "legacy_meta")
 		s.LegacyCreateTime = r.time(o, "LegacyCreateTime", "legacy_create_time")
 		s.LegacyUpdateTime = r.time(o, "LegacyUpdateTime", "legacy_update_time")
 	})
@@ -234,9 +219,7 @@ func (r *reader) http(x any, path string) *HTTPMatch {
 		o.String(&h.PathPrefix, "PathPrefix", "path_prefix")
 		o.String(&h.PathRegex, "PathRegex", "path_regex")
 		h.Header = list(r, o, r.header, "Header")
-		if v, p, ok := o.Get("Methods"); ok {
-			h.Methods = r.d.Strings(v, p)
-		}
+		entryhead.Field(r.d, o, &h.Methods, (*strict.Decoder).Strings, "Methods")
 	})
 	if !ok {
 		return nil
@@ -251,17 +234,10 @@ func (r *reader) header(x any, path string) (h HeaderMatch) {
 		o.String(&h.Prefix, "Prefix")
 		o.String(&h.Suffix, "Suffix")
 		o.String(&h.Regex, "Regex")
-		h.Present = r.bool(o, "Present")
-		h.Invert = r.bool(o, "Invert")
+		entryhead.Field(r.d, o, &h.Present, (*strict.Decoder).Bool, "Present")
+		entryhead.Field(r.d, o, &h.Invert, (*strict.Decoder).Bool, "Invert")
 	})
 	return h
-}
-
-func (r *reader) bool(o strict.Object, name string) bool {
-	if v, p, ok := o.Get(name); ok {
-		return r.d.Bool(v, p)
-	}
-	return false
 }
 
 func (r *reader) jwt(x any, path string) *JWTRequirement {
@@ -282,9 +258,7 @@ func (r *reader) provider(x any, path string) (p JWTProvider) {
 
 func (r *reader) claim(x any, path string) (c JWTClaim) {
 	r.object(x, path, claimFields, func(o strict.Object) {
-		if v, p, ok := o.Get("Path"); ok {
-			c.Path = r.d.Strings(v, p)
-		}
+		entryhead.Field(r.d, o, &c.Path, (*strict.Decoder).Strings, "Path")
 		o.String(&c.Value, "Value")
 	})
 	return c

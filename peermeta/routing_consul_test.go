@@ -41,12 +41,6 @@ type routingCase struct {
 
 // The classes of the comparison: what agrees, and the differences meshscope keeps on purpose.
 const (
-	rWriteAccepted  = "write accepted, as by Consul"
-	rWriteDecode    = "write refused at decode, with Consul's reason"
-	rWriteValidate  = "write refused at validate, with Consul's message"
-	rWriteStore     = "write refused at store, with Consul's message"
-	rWritePanic     = "write crashing Consul's server, refused and said so"
-	rWriteEnterpr   = "write Consul CE refuses for an Enterprise field, left out"
 	rChainAgrees    = "chain: every field of Consul's JSON, as Consul's"
 	rChainStart     = "chain: a failover candidate resolving to its node's target dropped"
 	rCaseEnterprise = "case: a route or split names a namespace or partition (Enterprise reading), not compared"
@@ -61,7 +55,7 @@ const (
 func TestRoutingAgainstConsul(t *testing.T) {
 	counts := testkit.Compare(t, testkit.LoadCases[routingCase](t, "testdata/consul-routing.json", 1000), replayRouting)
 	require.Greater(t, counts[rChainAgrees], 850)
-	require.Greater(t, counts[rWriteStore], 900)
+	require.Greater(t, counts[testkit.WriteStore], 900)
 	require.Greater(t, counts[rExportsAgree], 150)
 }
 
@@ -103,12 +97,12 @@ var replay = testkit.Replay{
 	Leave: func(w testkit.Write) string {
 		if w.Stage == "decode" && (strings.Contains(w.Error, "namespaces are a consul enterprise feature") || strings.Contains(w.Error, `invalid config key "Partition"`)) ||
 			strings.HasSuffix(w.Error, "requires Consul Enterprise") {
-			return rWriteEnterpr
+			return testkit.WriteEnterprise
 		}
 		return ""
 	},
 	Carries: func(w testkit.Write, r string) bool { return strings.Contains(r, consulReason(w.Stage, w.Error)) },
-	Agree:   map[string]string{"": rWriteAccepted, "decode": rWriteDecode, "validate": rWriteValidate, "store": rWriteStore, "panic": rWritePanic},
+	Agree:   testkit.AgreeByStage,
 }
 
 // namesOtherNamespace reports whether a router or splitter entry sends requests to a

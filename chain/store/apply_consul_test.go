@@ -27,17 +27,12 @@ func chainRequest(r testkit.ChainRequest) chain.Request {
 	return chain.Request{Service: exports.ServiceName{Partition: r.Partition, Namespace: r.Namespace, Name: r.Service}, Datacenter: r.Datacenter, TrustDomain: r.TrustDomain}
 }
 
-// The classes of the comparison: each write agreeing by stage, and the differences meshscope
-// keeps on purpose.
+// The classes of the comparison besides each write's (testkit.AgreeByStage, and
+// testkit.WriteEnterprise): the differences meshscope keeps on purpose.
 const (
-	writeAccepted   = "write accepted, as by Consul"
-	writeDecode     = "write refused at decode, with Consul's message"
-	writeValidate   = "write refused at validate, with Consul's message"
-	writeStore      = "write refused at store, with Consul's message"
-	writeEnterprise = "write Consul CE refuses for an Enterprise field, left out"
-	writeFilter     = "write Consul refuses for a subset filter, left out"
-	chainAgrees     = "chain compiled from what Apply stored, as Consul's"
-	chainStart      = "chain: a failover candidate resolving to the start dropped"
+	writeFilter = "write Consul refuses for a subset filter, left out"
+	chainAgrees = "chain compiled from what Apply stored, as Consul's"
+	chainStart  = "chain: a failover candidate resolving to the start dropped"
 )
 
 // TestApplyAgainstConsul replays every recorded case through Config.Apply — every write's
@@ -45,7 +40,7 @@ const (
 // chain from what Apply stored, comparing it with the chain Consul's server compiled.
 func TestApplyAgainstConsul(t *testing.T) {
 	counts := testkit.Compare(t, testkit.LoadCases[serverCase](t, "testdata/consul-chain-server.json", 1500), replayCase)
-	require.Greater(t, counts[writeStore], 800)
+	require.Greater(t, counts[testkit.WriteStore], 800)
 	require.Greater(t, counts[chainAgrees], 1400)
 }
 
@@ -75,14 +70,14 @@ var replay = testkit.Replay{
 	Leave: func(w testkit.Write) string {
 		switch {
 		case strings.HasSuffix(w.Error, "requires Consul Enterprise"):
-			return writeEnterprise
+			return testkit.WriteEnterprise
 		case strings.HasPrefix(w.Error, "Filter for subset "):
 			return writeFilter
 		}
 		return ""
 	},
 	Carries: func(w testkit.Write, r string) bool { return r == w.Error || strings.HasSuffix(r, ": "+w.Error) },
-	Agree:   map[string]string{"": writeAccepted, "decode": writeDecode, "validate": writeValidate, "store": writeStore, "panic": writeStore},
+	Agree:   testkit.AgreeByStage,
 }
 
 // replayWrites writes the entries, in order, with one Config.Apply, judging each outcome

@@ -45,9 +45,7 @@ var meshKind = &kind{name: kindMesh, field: "Mesh", key: func(_, _, partition st
 		if h, p, ok := o.Get("HTTP"); ok {
 			if h, ok := d.Object(h, p); ok {
 				h.Check(meshHTTPFields...)
-				if b, p, ok := h.Get("SanitizeXForwardedClientCert", "sanitize_x_forwarded_client_cert"); ok {
-					v.SanitizeXForwardedClientCert = d.Bool(b, p)
-				}
+				entryhead.Field(d, h, &v.SanitizeXForwardedClientCert, (*strict.Decoder).Bool, "SanitizeXForwardedClientCert", "sanitize_x_forwarded_client_cert")
 			}
 		}
 		return v, nil

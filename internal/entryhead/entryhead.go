@@ -10,9 +10,9 @@
 //	r.Kind, r.Name, r.Namespace, r.Partition = h.Kind, h.Name, h.Namespace, h.Partition
 //
 // Unmarshal is every kind's UnmarshalJSON (service-intentions' too): the entry decoded
-// strictly, its field names in any case as Consul's decoder reads them. List reads a field
-// that is a list of objects (a router's Routes, an exported-services entry's Services), each
-// with its kind's decoder.
+// strictly, its field names in any case as Consul's decoder reads them. Field reads one field
+// with its decoder when the entry has it; List reads a field that is a list of objects (a
+// router's Routes, an exported-services entry's Services), each with its kind's decoder.
 //
 // A kind Consul keeps per partition (exported-services, sameness-group) has no Namespace:
 // its decoder checks its fields against PartitionWith and reads its names with
@@ -64,15 +64,9 @@ func Read(d *strict.Decoder, o strict.Object) Head {
 // wrong type. Read reads them after the names; a decoder that reads its kind's own fields
 // between the two calls Rest itself.
 func Rest(d *strict.Decoder, o strict.Object, h *Head) {
-	if v, p, ok := o.Get("Meta"); ok {
-		h.Meta = d.StringMap(v, p)
-	}
-	if v, p, ok := o.Get("CreateIndex"); ok {
-		h.CreateIndex = d.Uint(v, p)
-	}
-	if v, p, ok := o.Get("ModifyIndex"); ok {
-		h.ModifyIndex = d.Uint(v, p)
-	}
+	Field(d, o, &h.Meta, (*strict.Decoder).StringMap, "Meta")
+	Field(d, o, &h.CreateIndex, (*strict.Decoder).Uint, "CreateIndex")
+	Field(d, o, &h.ModifyIndex, (*strict.Decoder).Uint, "ModifyIndex")
 }
 
 // Names reads the Kind, Name, Namespace and Partition of the entry o, recording in o's
@@ -106,6 +100,17 @@ func Unmarshal[T any](b []byte, dst *T, decode func(d *strict.Decoder, x any, pa
 	return nil
 }
 
+// Field sets *dst to decode's reading of the field of o spelt as any of names, at its path,
+// and leaves *dst as it was when the field is absent. The plain types are read with the
+// decoder's own methods, which record a value of the wrong type in d:
+//
+//	entryhead.Field(d, o, &s.OnlyPassing, (*strict.Decoder).Bool, "OnlyPassing", "only_passing")
+func Field[T any](d *strict.Decoder, o strict.Object, dst *T, decode func(d *strict.Decoder, x any, path string) T, names ...string) {
+	if v, p, ok := o.Get(names...); ok {
+		*dst = decode(d, v, p)
+	}
+}
+
 // List decodes the field of o spelt as any of names, a list, each element with decode at its
 // path; nil when the field is absent or empty, and for a value that is not a list (a problem
 // recorded in d).
@@ -119,4 +124,21 @@ func List[T any](d *strict.Decoder, o strict.Object, decode func(d *strict.Decod
 		out = append(out, decode(d, item, strict.Index(p, i)))
 	}
 	return out
+}
+
+// Object decodes x at path, which must be an object, with read, which checks the object's
+// fields and reads them; the zero T when x is not an object (a problem recorded in d):
+//
+//	return entryhead.Object(d, x, path, func(o strict.Object) (r ServiceRouter) {
+//		o.Check(entryhead.With("Routes")...)
+//		r.Routes = entryhead.List(d, o, decodeRoute, "Routes")
+//		return r
+//	})
+func Object[T any](d *strict.Decoder, x any, path string, read func(o strict.Object) T) T {
+	o, ok := d.Object(x, path)
+	if !ok {
+		var zero T
+		return zero
+	}
+	return read(o)
 }

@@ -13,12 +13,10 @@ import (
 // read reads the head of the JSON entry data, as the kinds' decoders do.
 func read(data string) (entryhead.Head, error) {
 	return strict.Unmarshal([]byte(data), true, func(d *strict.Decoder, x any, path string) entryhead.Head {
-		o, ok := d.Object(x, path)
-		if !ok {
-			return entryhead.Head{}
-		}
-		o.Check(entryhead.With("Routes")...)
-		return entryhead.Read(d, o)
+		return entryhead.Object(d, x, path, func(o strict.Object) entryhead.Head {
+			o.Check(entryhead.With("Routes")...)
+			return entryhead.Read(d, o)
+		})
 	})
 }
 
@@ -72,6 +70,49 @@ func TestPartition(t *testing.T) {
 	assert.Equal(t, entry{entryhead.Head{Kind: "exported-services", Name: "ap1", Partition: "ap1", Meta: map[string]string{"a": "b"}, CreateIndex: 2, ModifyIndex: 5}, []string{"web", "db"}}, e)
 	_, err = read(`{"Name":"ap1","Namespace":1,"Partition":2,"Services":[3],"Meta":[]}`)
 	assert.EqualError(t, err, "(top level): unknown field \"Namespace\"\nPartition: must be a string, got the number 2\nServices[0]: must be a string, got the number 3\nMeta: must be an object, got a list")
+}
+
+// TestFieldObject: Field sets a field the object has, with its decoder, and leaves one it
+// lacks as it was; Object reads an object with its reader and gives the zero value, the
+// problem recorded, for what is not one.
+func TestFieldObject(t *testing.T) {
+	type timeout struct {
+		Seconds uint64
+		Session bool
+	}
+	decode := func(d *strict.Decoder, x any, path string) *timeout {
+		return entryhead.Object(d, x, path, func(o strict.Object) *timeout {
+			o.Check("Seconds", "session_ok")
+			tt := &timeout{Seconds: 30}
+			entryhead.Field(d, o, &tt.Seconds, (*strict.Decoder).Uint, "Seconds")
+			entryhead.Field(d, o, &tt.Session, (*strict.Decoder).Bool, "Session", "session_ok")
+			return tt
+		})
+	}
+	for _, tt := range []struct {
+		name, in string
+		want     *timeout
+		err      string
+	}{
+		{"every field", `{"seconds":5,"session_ok":true}`, &timeout{Seconds: 5, Session: true}, ""},
+		{"an absent field keeps its value", `{}`, &timeout{Seconds: 30}, ""},
+		{"a wrong type is a problem at its path", `{"Seconds":"5","session_ok":1}`, nil,
+			"Seconds: must be a non-negative whole number, got the string \"5\"\nSession: must be a boolean, got the number 1"},
+		{"not an object", `[1]`, nil, "(top level): must be an object, got a list"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := strict.Unmarshal([]byte(tt.in), true, decode)
+			if tt.err != "" {
+				assert.EqualError(t, err, tt.err)
+				return
+			}
+			assert.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+	var d strict.Decoder
+	assert.Nil(t, decode(&d, "web", "Timeout"), "what is not an object reads as the zero value")
+	assert.EqualError(t, d.Err(), "Timeout: must be an object, got the string \"web\"")
 }
 
 func FuzzRead(f *testing.F) {
