@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"os"
 	"strings"
 	"testing"
@@ -9,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/meshscope/meshscope/internal/clitest"
 	"github.com/meshscope/meshscope/visibility/sidecar"
 )
 
@@ -28,7 +28,7 @@ func bookinfoWithRoute(t *testing.T) string {
 	require.NoError(t, err)
 	applied := strings.Replace(string(route), "  name: reviews\n", "  name: reviews\n  namespace: default\n  creationTimestamp: \"2026-04-20T08:10:00Z\"\n", 1)
 	require.NotEqual(t, string(route), applied)
-	return write(t, "bookinfo-both.yaml", string(dump)+"---\n"+applied)
+	return clitest.Write(t, "bookinfo-both.yaml", string(dump)+"---\n"+applied)
 }
 
 // TestBookinfoRoutedByBoth: bookinfo's reviews split 90/10 by a VirtualService and by an
@@ -40,23 +40,17 @@ func bookinfoWithRoute(t *testing.T) string {
 // VirtualService istiod made.
 func TestBookinfoRoutedByBoth(t *testing.T) {
 	own := []string{"-mesh", "testdata/mesh-bookinfo.yaml", "-inventory", bookinfoWithRoute(t)}
-	code, out, errOut := runArgs(t, append(own, "-fail-on", "warning")...)
+	code, out, errOut := clitest.Call(run, append(own, "-fail-on", "warning")...)
 	assert.Equal(t, 3, code, "HostRoutedByBoth is a warning: %s", errOut)
 	assert.Contains(t, errOut, "WARNING HostRoutedByBoth VirtualService default/reviews")
-	for _, want := range []string{
-		"WARNING HostRoutedByBoth VirtualService default/reviews: routes host " + reviews + ", as " + routeVS + " does, which istiod made from HTTPRoute default/reviews (rule 0)",
-		routeVS + " builds the virtual host " + reviews + ":9080 (for the proxies of default)",
+	clitest.ContainsWords(t, out,
+		"WARNING HostRoutedByBoth VirtualService default/reviews: routes host "+reviews+", as "+routeVS+" does, which istiod made from HTTPRoute default/reviews (rule 0)",
+		routeVS+" builds the virtual host "+reviews+":9080 (for the proxies of default)",
 		"SIDECAR PROXIES SIDECAR HOST FROM PORTS ROUTED BY DESTINATION RULE",
-		reviews + " KubernetesService default/reviews 9080 " + routeVS + " default/reviews [v1,v2,v3] web (none: */*)",
-		reviews + " KubernetesService default/reviews 9080 default/reviews default/reviews [v1,v2,v3]",
-	} {
-		assert.Contains(t, words(out), want)
-	}
+		reviews+" KubernetesService default/reviews 9080 "+routeVS+" default/reviews [v1,v2,v3] web (none: */*)",
+		reviews+" KubernetesService default/reviews 9080 default/reviews default/reviews [v1,v2,v3]")
 
-	code, out, errOut = runArgs(t, append(own, "-o", "json")...)
-	require.Equal(t, 0, code, errOut)
-	var rep report
-	require.NoError(t, json.Unmarshal([]byte(out), &rep))
+	rep := clitest.JSON[report](t, run, own...)
 	routedBy := map[string]string{}
 	for _, row := range rep.Sidecars {
 		for _, a := range row.Hosts {
@@ -70,15 +64,10 @@ func TestBookinfoRoutedByBoth(t *testing.T) {
 	}
 	assert.Equal(t, map[string]string{"default": routeVS, "web": "default/reviews"}, routedBy)
 
-	code, out, errOut = runArgs(t, append(own, "-explain-host", reviews, "-proxy", "default")...)
-	require.Equal(t, 0, code, errOut)
-	for _, want := range []string{
-		"Route tables: port 9080, virtual host " + reviews + ":9080",
-		routeVS + " (host " + reviews + "): chosen: it builds the virtual host " + reviews + ":9080 (1 route): the first VirtualService of the listener's order to claim it; istiod made it from HTTPRoute default/reviews (rule 0)",
-		"default/reviews (host " + reviews + "): outranked: " + routeVS + " claims " + reviews + ":9080 first",
-	} {
-		assert.Contains(t, words(out), want)
-	}
+	clitest.ContainsWords(t, clitest.OK(t, run, append(own, "-explain-host", reviews, "-proxy", "default")...),
+		"Route tables: port 9080, virtual host "+reviews+":9080",
+		routeVS+" (host "+reviews+"): chosen: it builds the virtual host "+reviews+":9080 (1 route): the first VirtualService of the listener's order to claim it; istiod made it from HTTPRoute default/reviews (rule 0)",
+		"default/reviews (host "+reviews+"): outranked: "+routeVS+" claims "+reviews+":9080 first")
 }
 
 // TestBookinfoApplyRoute: -apply bookinfo-route.yaml against a dump holding only the
@@ -87,26 +76,19 @@ func TestBookinfoRoutedByBoth(t *testing.T) {
 // introduces — and nothing for web's proxies.
 func TestBookinfoApplyRoute(t *testing.T) {
 	own := []string{"-mesh", "testdata/mesh-bookinfo.yaml", "-inventory", "testdata/bookinfo.yaml"}
-	code, out, errOut := runArgs(t, append(own, "-apply", "testdata/bookinfo-route.yaml")...)
-	require.Equal(t, 0, code, errOut)
-	for _, want := range []string{
+	out := clitest.OK(t, run, append(own, "-apply", "testdata/bookinfo-route.yaml")...)
+	clitest.ContainsWords(t, out,
 		"LINT OF THE PROPOSED CONFIGURATION (findings the current one does not have) WARNING HostRoutedByBoth proposed testdata/bookinfo.yaml + testdata/bookinfo-route.yaml: VirtualService default/reviews",
 		"DRY RUN (nothing is applied) of the proposed Istio 1.31 (none given: the newest release meshscope models); mesh testdata/mesh-bookinfo.yaml, inventory testdata/bookinfo.yaml + testdata/bookinfo-route.yaml",
 		"applied testdata/bookinfo-route.yaml: HTTPRoute default/reviews created",
-		"default " + reviews + ": KubernetesService default/reviews 9080, routed by default/reviews, rule default/reviews [v1,v2,v3] -> " +
-			"KubernetesService default/reviews 9080, routed by " + routeVS + ", rule default/reviews [v1,v2,v3]",
+		"default "+reviews+": KubernetesService default/reviews 9080, routed by default/reviews, rule default/reviews [v1,v2,v3] -> "+
+			"KubernetesService default/reviews 9080, routed by "+routeVS+", rule default/reviews [v1,v2,v3]",
 		"HTTPRoute default/reviews status gains: Service default/reviews:9080 Accepted=True Accepted: Route was valid",
-		"HTTPRoute default/reviews status gains: Service default/reviews:9080 ResolvedRefs=True ResolvedRefs: All references resolved",
-	} {
-		assert.Contains(t, words(out), want)
-	}
+		"HTTPRoute default/reviews status gains: Service default/reviews:9080 ResolvedRefs=True ResolvedRefs: All references resolved")
 	assert.NotContains(t, out, "  web ", "web's proxies route reviews by the VirtualService, as before")
 	assert.NotContains(t, out, "\nAUDIT", "the mesh configuration does not change: ztunnel's answers are not compared")
 
-	code, out, errOut = runArgs(t, append(own, "-apply", "testdata/bookinfo-route.yaml", "-o", "json")...)
-	require.Equal(t, 0, code, errOut)
-	var rep report
-	require.NoError(t, json.Unmarshal([]byte(out), &rep))
+	rep := clitest.JSON[report](t, run, append(own, "-apply", "testdata/bookinfo-route.yaml")...)
 	require.Len(t, rep.SidecarAudit, 1)
 	assert.Equal(t, sidecar.ProxyHost{Namespace: "default", Host: reviews}, rep.SidecarAudit[0].Key)
 	assert.Equal(t, []sidecar.VirtualHost{{Name: reviews + ":9080", VirtualService: routeVS}}, rep.SidecarAudit[0].After.VirtualHosts)
@@ -122,7 +104,7 @@ func TestBookinfoApplyRoute(t *testing.T) {
 // shop's, with the listener's answer beside it, and lint says the Routes answer builds
 // nothing.
 func TestRoutedByIsTheRouteTables(t *testing.T) {
-	inv := write(t, "consumer.yaml", `apiVersion: v1
+	inv := clitest.Write(t, "consumer.yaml", `apiVersion: v1
 kind: List
 items:
 - {apiVersion: v1, kind: Namespace, metadata: {name: shop}}
@@ -146,14 +128,9 @@ items:
   metadata: {name: reviews, namespace: shop, creationTimestamp: "2026-05-01T10:05:00Z"}
   spec: {hosts: [reviews], http: [{route: [{destination: {host: reviews}}]}]}
 `)
-	code, out, errOut := runArgs(t, "-mesh", "testdata/mesh-bookinfo.yaml", "-inventory", inv)
-	require.Equal(t, 0, code, errOut)
 	const consumer = "web/web~9080~reviews.shop.svc.cluster.local"
-	for _, want := range []string{
+	clitest.ContainsWords(t, clitest.OK(t, run, "-mesh", "testdata/mesh-bookinfo.yaml", "-inventory", inv),
 		"WARNING RoutesAnswerBuildsNothing HTTPRoute web/reviews-v2",
-		"shop (none: */*) reviews-v2.shop.svc.cluster.local KubernetesService shop/reviews-v2 9080 - - reviews.shop.svc.cluster.local KubernetesService shop/reviews 9080 shop/reviews (listener: " + consumer + ") -",
-		"web (none: */*) reviews-v2.shop.svc.cluster.local KubernetesService shop/reviews-v2 9080 - - reviews.shop.svc.cluster.local KubernetesService shop/reviews 9080 " + consumer + " -",
-	} {
-		assert.Contains(t, words(out), want)
-	}
+		"shop (none: */*) reviews-v2.shop.svc.cluster.local KubernetesService shop/reviews-v2 9080 - - reviews.shop.svc.cluster.local KubernetesService shop/reviews 9080 shop/reviews (listener: "+consumer+") -",
+		"web (none: */*) reviews-v2.shop.svc.cluster.local KubernetesService shop/reviews-v2 9080 - - reviews.shop.svc.cluster.local KubernetesService shop/reviews 9080 "+consumer+" -")
 }

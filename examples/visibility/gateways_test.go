@@ -1,12 +1,12 @@
 package main
 
 import (
-	"encoding/json"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/meshscope/meshscope/internal/clitest"
 	"github.com/meshscope/meshscope/visibility/mesh"
 )
 
@@ -31,21 +31,16 @@ items:
 // TestGateways: the gateways' lint is in LINT, and an upgrade's dry run lists a gateway's
 // change, which its namespace's sidecars do not share, with its cause.
 func TestGateways(t *testing.T) {
-	own := []string{"-mesh", write(t, "mesh.yaml", "meshConfig: {}\n"), "-inventory", write(t, "inv.yaml", ingressInventory)}
-	code, out, errOut := runArgs(t, own...)
-	require.Equal(t, 0, code, errOut)
-	assert.Contains(t, words(out), "WARNING GatewayOwnServiceOutranked ServiceEntry ingress/api")
+	own := []string{"-mesh", clitest.Write(t, "mesh.yaml", "meshConfig: {}\n"), "-inventory", clitest.Write(t, "inv.yaml", ingressInventory)}
+	assert.Contains(t, clitest.Words(clitest.OK(t, run, own...)), "WARNING GatewayOwnServiceOutranked ServiceEntry ingress/api")
 
-	code, out, errOut = runArgs(t, append(own, "-istio", "1.30.2", "-new-istio", "1.30.3")...)
-	require.Equal(t, 0, code, errOut)
-	assert.Contains(t, words(out), "SIDECAR AUDIT (sidecars, gateways, the status of routes) gateways of ingress api.example.com: "+
+	upgrade := append(own, "-istio", "1.30.2", "-new-istio", "1.30.3")
+	out := clitest.OK(t, run, upgrade...)
+	assert.Contains(t, clitest.Words(out), "SIDECAR AUDIT (sidecars, gateways, the status of routes) gateways of ingress api.example.com: "+
 		"ServiceEntry ingress/api 443 -> ServiceEntry ext/api 443 (causes: ListenerOrder)")
 	assert.NotContains(t, out, "\n  ingress api.example.com", "ingress's sidecars get their own namespace's in both releases")
 
-	code, out, errOut = runArgs(t, append(own, "-istio", "1.30.2", "-new-istio", "1.30.3", "-o", "json")...)
-	require.Equal(t, 0, code, errOut)
-	var rep report
-	require.NoError(t, json.Unmarshal([]byte(out), &rep))
+	rep := clitest.JSON[report](t, run, upgrade...)
 	require.Len(t, rep.GatewayAudit, 1)
 	assert.Equal(t, []mesh.Cause{mesh.ListenerOrder}, rep.GatewayAudit[0].Causes)
 	assert.Empty(t, rep.SidecarAudit)
@@ -55,7 +50,7 @@ func TestGateways(t *testing.T) {
 // received the services in (1.28, a host of two namespaces' ServiceEntries), the conflicts
 // table says so rather than name one — or none.
 func TestUndeterminedAnswerSaid(t *testing.T) {
-	inv := write(t, "inv.yaml", `kind: List
+	inv := clitest.Write(t, "inv.yaml", `kind: List
 items:
 - {apiVersion: v1, kind: Namespace, metadata: {name: a}}
 - {apiVersion: v1, kind: Namespace, metadata: {name: b}}
@@ -68,11 +63,9 @@ items:
   metadata: {name: api, namespace: b, creationTimestamp: "2026-01-01T00:00:01Z"}
   spec: {hosts: [api.example.com], addresses: [240.0.0.2], ports: [{number: 443, name: tls, protocol: TLS}], resolution: STATIC}
 `)
-	mesh := write(t, "mesh.yaml", "meshConfig: {}\n")
-	code, out, errOut := runArgs(t, "-mesh", mesh, "-inventory", inv, "-istio", "1.28")
-	require.Equal(t, 0, code, errOut)
-	assert.Contains(t, words(out), "all others one of [ServiceEntry a/api ServiceEntry b/api]: the order ztunnel received them in decides")
-	code, out, errOut = runArgs(t, "-mesh", mesh, "-inventory", inv, "-istio", "1.29")
-	require.Equal(t, 0, code, errOut)
-	assert.Contains(t, words(out), "api.example.com a, all others ServiceEntry a/api")
+	mesh := clitest.Write(t, "mesh.yaml", "meshConfig: {}\n")
+	assert.Contains(t, clitest.Words(clitest.OK(t, run, "-mesh", mesh, "-inventory", inv, "-istio", "1.28")),
+		"all others one of [ServiceEntry a/api ServiceEntry b/api]: the order ztunnel received them in decides")
+	assert.Contains(t, clitest.Words(clitest.OK(t, run, "-mesh", mesh, "-inventory", inv, "-istio", "1.29")),
+		"api.example.com a, all others ServiceEntry a/api")
 }

@@ -168,12 +168,12 @@ items:
 		assert.Contains(t, r.Stdout, "Exit status:\n  0  the report was printed\n")
 		assert.Contains(t, r.Stdout, "  3  -fail-on: findings at or above its level")
 		summary, _, _ := strings.Cut(r.Stdout, "On your own cluster:")
-		assert.Contains(t, words(summary), "what each class of sidecar proxies (a namespace, or the workloads a workload Sidecar or DestinationRule selects) receives, from which service, which VirtualService routes it", "-h's opening summary names the sidecar view, routes and rules")
-		assert.Contains(t, words(summary), "and which DestinationRule it gets, lint, and a dry run of a change for ztunnel, sidecars, a namespace's gateways (where unlike its sidecars) and route status")
+		assert.Contains(t, clitest.Words(summary), "what each class of sidecar proxies (a namespace, or the workloads a workload Sidecar or DestinationRule selects) receives, from which service, which VirtualService routes it", "-h's opening summary names the sidecar view, routes and rules")
+		assert.Contains(t, clitest.Words(summary), "and which DestinationRule it gets, lint, and a dry run of a change for ztunnel, sidecars, a namespace's gateways (where unlike its sidecars) and route status")
 		assert.Contains(t, r.Stdout, "kubectl get namespaces,serviceentries,services,sidecars,virtualservices,destinationrules,"+
 			"httproutes,grpcroutes,tcproutes,tlsroutes,referencegrants,gateways.gateway.networking.k8s.io -A -o yaml > inventory.yaml",
 			"the command -h gives, the Gateway API's kinds with the others, is the one the no-inventory hint gives (inventory.DumpCommand)")
-		assert.Contains(t, words(r.Stdout), "1 an input was wrong (every problem is printed, a line each, naming the file), the output failed, or a flag's value was refused: -client or -proxy naming a namespace the inventory does not have",
+		assert.Contains(t, clitest.Words(r.Stdout), "1 an input was wrong (every problem is printed, a line each, naming the file), the output failed, or a flag's value was refused: -client or -proxy naming a namespace the inventory does not have",
 			"-h says which status a namespace the inventory lacks gives")
 	})
 }
