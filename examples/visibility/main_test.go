@@ -256,3 +256,27 @@ func TestErrorsOneALine(t *testing.T) {
 	assert.Equal(t, "visibility: "+inv+`: items[0] (ServiceEntry a/x): spec.hosts[0]: domain name "bad host" invalid (label "bad host" invalid)`, lines[0])
 	assert.Equal(t, inv+`: items[0] (ServiceEntry a/x): spec.hosts[1]: "*." is a wildcard without a domain`, lines[1])
 }
+
+// TestUndeterminedAnswerSaid: where the release leaves ztunnel's answer to the order it
+// received the services in (1.28, a host of two namespaces' ServiceEntries), the conflicts
+// table says so rather than name one — or none.
+func TestUndeterminedAnswerSaid(t *testing.T) {
+	inv := clitest.Write(t, "inv.yaml", `kind: List
+items:
+- {apiVersion: v1, kind: Namespace, metadata: {name: a}}
+- {apiVersion: v1, kind: Namespace, metadata: {name: b}}
+- apiVersion: networking.istio.io/v1
+  kind: ServiceEntry
+  metadata: {name: api, namespace: a, creationTimestamp: "2026-01-01T00:00:00Z"}
+  spec: {hosts: [api.example.com], addresses: [240.0.0.1], ports: [{number: 443, name: tls, protocol: TLS}], resolution: STATIC}
+- apiVersion: networking.istio.io/v1
+  kind: ServiceEntry
+  metadata: {name: api, namespace: b, creationTimestamp: "2026-01-01T00:00:01Z"}
+  spec: {hosts: [api.example.com], addresses: [240.0.0.2], ports: [{number: 443, name: tls, protocol: TLS}], resolution: STATIC}
+`)
+	mesh := clitest.Write(t, "mesh.yaml", "meshConfig: {}\n")
+	assert.Contains(t, clitest.Words(clitest.OK(t, run, "-mesh", mesh, "-inventory", inv, "-istio", "1.28")),
+		"all others one of [ServiceEntry a/api ServiceEntry b/api]: the order ztunnel received them in decides")
+	assert.Contains(t, clitest.Words(clitest.OK(t, run, "-mesh", mesh, "-inventory", inv, "-istio", "1.29")),
+		"api.example.com a, all others ServiceEntry a/api")
+}

@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -16,11 +15,7 @@ import (
 
 var visibilityProgram = clitest.New(".")
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	visibilityProgram.Clean()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { clitest.Main(m, visibilityProgram) }
 
 // TestProgram runs the built program as a user gating a pull request does, on the files in
 // testdata and with the mistakes people make, and checks the exit status and the lines that
@@ -32,20 +27,16 @@ func TestProgram(t *testing.T) {
 	// writes it.
 	data, err := os.ReadFile("testdata/inventory.yaml")
 	require.NoError(t, err)
-	crlf := filepath.Join(t.TempDir(), "inventory-crlf.yaml")
-	require.NoError(t, os.WriteFile(crlf, append([]byte("\ufeff"), strings.ReplaceAll(string(data), "\n", "\r\n")...), 0o600))
+	crlf := clitest.Write(t, "inventory-crlf.yaml", "\ufeff"+strings.ReplaceAll(string(data), "\n", "\r\n"))
 
-	misspeltRoot := filepath.Join(t.TempDir(), "mesh-root.yaml")
-	require.NoError(t, os.WriteFile(misspeltRoot, []byte("meshConfig: {rootNamespace: istio-sytem}\n"), 0o600))
-	rootSidecar := filepath.Join(t.TempDir(), "root-sidecar.yaml")
-	require.NoError(t, os.WriteFile(rootSidecar, []byte(`kind: List
+	misspeltRoot := clitest.Write(t, "mesh-root.yaml", "meshConfig: {rootNamespace: istio-sytem}\n")
+	rootSidecar := clitest.Write(t, "root-sidecar.yaml", `kind: List
 items:
 - {kind: Namespace, metadata: {name: istio-system}}
 - {kind: Namespace, metadata: {name: shop}}
 - {apiVersion: networking.istio.io/v1, kind: Sidecar, metadata: {name: default, namespace: istio-system}, spec: {egress: [{hosts: ["./*"]}]}}
-`), 0o600))
-	sidecarsOnly := filepath.Join(t.TempDir(), "sidecars.yaml")
-	require.NoError(t, os.WriteFile(sidecarsOnly, []byte("apiVersion: networking.istio.io/v1\nkind: Sidecar\nmetadata: {name: default, namespace: istio-system}\nspec: {egress: [{hosts: [\"./*\"]}]}\n"), 0o600))
+`)
+	sidecarsOnly := clitest.Write(t, "sidecars.yaml", "apiVersion: networking.istio.io/v1\nkind: Sidecar\nmetadata: {name: default, namespace: istio-system}\nspec: {egress: [{hosts: [\"./*\"]}]}\n")
 
 	for _, tt := range []struct {
 		name       string
