@@ -63,3 +63,28 @@ func Refused(t *testing.T, run RunFunc, own []string, refusals []Refusal) {
 		})
 	}
 }
+
+// Case is a run of a built program and what it must give: the exit status, text stdout
+// holds, and text the last line of stderr holds ("" for no check).
+type Case struct {
+	Name       string
+	Args       []string
+	Code       int
+	Stdout     []string
+	LastStderr string
+}
+
+// Check runs the program with c's arguments, checks what c says the run gives, and returns
+// the run for the checks a package adds.
+func (p *Program) Check(t *testing.T, c Case) Result {
+	t.Helper()
+	r := p.Run(t, c.Args...)
+	assert.Equal(t, c.Code, r.Code, r.Stderr)
+	for _, want := range c.Stdout {
+		assert.Contains(t, r.Stdout, want)
+	}
+	if c.LastStderr != "" {
+		assert.Contains(t, r.LastStderr(), c.LastStderr)
+	}
+	return r
+}
