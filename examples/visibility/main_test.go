@@ -195,27 +195,19 @@ func TestUserFiles(t *testing.T) {
 func TestErrors(t *testing.T) {
 	badMesh := clitest.Write(t, "mesh.yaml", "kind: IstioOperator\nspec:\n  meshConfig:\n    serviceEntryVisibility:\n      policies:\n      - matchingRules:\n        - namespaceSelector: {match_labels: {a: b}}\n")
 	goodInv := clitest.Write(t, "good-inv.yaml", "kind: ServiceEntry\nmetadata: {name: x, namespace: a}\nspec: {hosts: [x.example]}\n")
-	code, _, errOut := clitest.Call(run, "-mesh", badMesh, "-inventory", goodInv)
-	assert.Equal(t, 1, code)
-	assert.Contains(t, errOut, badMesh+`: spec.meshConfig.serviceEntryVisibility.policies[0].matchingRules[0].namespaceSelector: unknown field "match_labels" (did you mean "matchLabels"?)`)
-
 	badInv := clitest.Write(t, "inv.yaml", "kind: List\nitems:\n- kind: ServiceEntry\n  metadata: {name: x, namespace: a}\n  spec: {hosts: [\"bad host\"]}\n- kind: ServiceEntry\n  metadata: {name: yy, namespace: a}\n  spec: {hosts: 7}\n")
 	mesh := clitest.Write(t, "good-mesh.yaml", "serviceEntryVisibility: {defaultVisibility: NONE}\n")
-	code, _, errOut = clitest.Call(run, "-mesh", mesh, "-inventory", badInv)
-	assert.Equal(t, 1, code)
-	assert.Contains(t, errOut, badInv+`: items[1] (ServiceEntry a/yy): spec.hosts: must be a list, got the number 7`)
-
 	badInv2 := clitest.Write(t, "inv2.yaml", "kind: ServiceEntry\nmetadata: {name: x, namespace: a}\nspec: {hosts: [\"bad host\"]}\n")
-	code, _, errOut = clitest.Call(run, "-mesh", mesh, "-inventory", badInv2)
-	assert.Equal(t, 1, code)
-	assert.Contains(t, errOut, badInv2+`: ServiceEntry a/x: spec.hosts[0]: domain name "bad host" invalid (label "bad host" invalid)`)
-
-	code, _, errOut = clitest.Call(run, "-mesh", filepath.Join(t.TempDir(), "missing.yaml"), "-inventory", goodInv)
-	assert.Equal(t, 1, code)
-	assert.Contains(t, errOut, "no such file")
-
-	code, _, _ = clitest.Call(run, "-o", "xml")
-	assert.Equal(t, 2, code)
+	clitest.Refused(t, run, nil, []clitest.Refusal{
+		{Name: "a misspelt mesh field", Args: []string{"-mesh", badMesh, "-inventory", goodInv}, Code: 1,
+			Msg: badMesh + `: spec.meshConfig.serviceEntryVisibility.policies[0].matchingRules[0].namespaceSelector: unknown field "match_labels" (did you mean "matchLabels"?)`},
+		{Name: "an item of the wrong shape", Args: []string{"-mesh", mesh, "-inventory", badInv}, Code: 1,
+			Msg: badInv + `: items[1] (ServiceEntry a/yy): spec.hosts: must be a list, got the number 7`},
+		{Name: "a bad host", Args: []string{"-mesh", mesh, "-inventory", badInv2}, Code: 1,
+			Msg: badInv2 + `: ServiceEntry a/x: spec.hosts[0]: domain name "bad host" invalid (label "bad host" invalid)`},
+		{Name: "a missing file", Args: []string{"-mesh", filepath.Join(t.TempDir(), "missing.yaml"), "-inventory", goodInv}, Code: 1, Msg: "no such file"},
+		{Name: "an unknown output format", Args: []string{"-o", "xml"}, Code: 2},
+	})
 }
 
 func TestKubectlListMesh(t *testing.T) {
@@ -237,13 +229,10 @@ metadata: {resourceVersion: ""}
 	assert.Contains(t, out, "a/x            x.example  none: DNS not answered  NONE        default")
 
 	deploy := clitest.Write(t, "deploy.yaml", "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\n")
-	code, _, errOut := clitest.Call(run, "-mesh", deploy, "-inventory", inv)
-	assert.Equal(t, 1, code)
-	assert.Contains(t, errOut, deploy+": no mesh configuration: found 1 Deployment")
-
-	code, _, errOut = clitest.Call(run, "-mesh", inv, "-inventory", inv)
-	assert.Equal(t, 1, code, "an inventory passed as the mesh configuration is refused")
-	assert.Contains(t, errOut, inv+": no mesh configuration: found 1 ServiceEntry")
+	clitest.Refused(t, run, []string{"-inventory", inv}, []clitest.Refusal{
+		{Name: "a Deployment", Args: []string{"-mesh", deploy}, Code: 1, Msg: deploy + ": no mesh configuration: found 1 Deployment"},
+		{Name: "an inventory passed as the mesh configuration", Args: []string{"-mesh", inv}, Code: 1, Msg: inv + ": no mesh configuration: found 1 ServiceEntry"},
+	})
 }
 
 func TestErrorsOneALine(t *testing.T) {
