@@ -10,6 +10,7 @@ import (
 
 	"github.com/meshscope/meshscope/internal/clitest"
 	"github.com/meshscope/meshscope/visibility/inventory"
+	"github.com/meshscope/meshscope/visibility/sidecar"
 )
 
 // appliedFile replaces testdata/inventory.yaml's Sidecar shop/default and creates a
@@ -81,4 +82,32 @@ func TestApplyRefuses(t *testing.T) {
 	code, out, errOut := clitest.Call(run, append(own, "-apply", narrow, "-namespace", "shop", "-istio", "1.30.3", "-new-istio", "1.31")...)
 	require.Equal(t, 0, code, "an upgrade's dry run applies it to the release that accepts it: %s", errOut)
 	assert.Contains(t, out, "applied "+narrow+": Sidecar shop/narrow created")
+}
+
+// TestBookinfoApplyRoute: -apply bookinfo-route.yaml against a dump holding only the
+// VirtualService previews what the route does — reviews routed by the route's VirtualService
+// for default's proxies, the status istiod writes on the route, and the finding the change
+// introduces — and nothing for web's proxies.
+func TestBookinfoApplyRoute(t *testing.T) {
+	own := []string{"-mesh", "testdata/mesh-bookinfo.yaml", "-inventory", "testdata/bookinfo.yaml"}
+	out := clitest.OK(t, run, append(own, "-apply", "testdata/bookinfo-route.yaml")...)
+	clitest.ContainsWords(t, out,
+		"LINT OF THE PROPOSED CONFIGURATION (findings the current one does not have) WARNING HostRoutedByBoth proposed testdata/bookinfo.yaml + testdata/bookinfo-route.yaml: VirtualService default/reviews",
+		"DRY RUN (nothing is applied) of the proposed Istio 1.31 (none given: the newest release meshscope models); mesh testdata/mesh-bookinfo.yaml, inventory testdata/bookinfo.yaml + testdata/bookinfo-route.yaml",
+		"applied testdata/bookinfo-route.yaml: HTTPRoute default/reviews created",
+		"default "+reviews+": KubernetesService default/reviews 9080, routed by default/reviews, rule default/reviews [v1,v2,v3] -> "+
+			"KubernetesService default/reviews 9080, routed by "+routeVS+", rule default/reviews [v1,v2,v3]",
+		"HTTPRoute default/reviews status gains: Service default/reviews:9080 Accepted=True Accepted: Route was valid",
+		"HTTPRoute default/reviews status gains: Service default/reviews:9080 ResolvedRefs=True ResolvedRefs: All references resolved")
+	assert.NotContains(t, out, "  web ", "web's proxies route reviews by the VirtualService, as before")
+	assert.NotContains(t, out, "\nAUDIT", "the mesh configuration does not change: ztunnel's answers are not compared")
+
+	rep := clitest.JSON[report](t, run, append(own, "-apply", "testdata/bookinfo-route.yaml")...)
+	require.Len(t, rep.SidecarAudit, 1)
+	assert.Equal(t, sidecar.ProxyHost{Namespace: "default", Host: reviews}, rep.SidecarAudit[0].Key)
+	assert.Equal(t, []sidecar.VirtualHost{{Name: reviews + ":9080", VirtualService: routeVS}}, rep.SidecarAudit[0].After.VirtualHosts)
+	require.Len(t, rep.RouteStatus, 1)
+	assert.Equal(t, sidecar.RouteRef{Kind: "HTTPRoute", Namespace: "default", Name: "reviews"}, rep.RouteStatus[0].Key)
+	assert.Nil(t, rep.RouteStatus[0].Before)
+	assert.Empty(t, rep.GatewayAudit, "a route with a Service parent changes nothing a gateway gets")
 }
