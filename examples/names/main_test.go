@@ -1,29 +1,23 @@
 package main
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
 	"github.com/meshscope/meshscope/internal/clitest"
 )
 
 func TestTour(t *testing.T) {
-	code, out, errOut := clitest.Call(run, "-trust-domain", "1234.consul")
-	require.Equal(t, 0, code, errOut)
+	out := clitest.OK(t, run, "-trust-domain", "1234.consul")
 	assert.Contains(t, out, "peered service             web.default.retail.east.external.1234.consul")
 	assert.Contains(t, out, "peering servers            server.dc1.peering.1234.consul")
 	assert.Contains(t, out, "CA signing            spiffe://1234.consul")
 	assert.Contains(t, out, "spiffe://1234.consul/ap/retail/ns/default/dc/dc1/svc/web")
 	assert.NotContains(t, out, "  no\n")
 
-	code, out, errOut = clitest.Call(run, "-trust-domain", "1234.consul", "-o", "json")
-	require.Equal(t, 0, code, errOut)
-	var rep tourReport
-	require.NoError(t, json.Unmarshal([]byte(out), &rep))
+	rep := clitest.JSON[tourReport](t, run, "-trust-domain", "1234.consul")
 	assert.Equal(t, "1234.consul", rep.TrustDomain)
 	assert.Equal(t, row{Kind: "service", Value: "web.default.dc1.internal.1234.consul", ParsesBack: true}, rep.SNI[0])
 }
@@ -35,18 +29,14 @@ func TestInvalidFlags(t *testing.T) {
 }
 
 func TestParse(t *testing.T) {
-	code, out, errOut := clitest.Call(run, "-parse", "spiffe://1234.consul/gateway/mesh/dc/dc1")
-	require.Equal(t, 0, code, errOut)
-	assert.Equal(t, "spiffe://1234.consul/gateway/mesh/dc/dc1\nSPIFFE ID: a mesh gateway\n  TrustDomain  1234.consul\n  Partition    default\n  Datacenter   dc1\n", out)
+	assert.Equal(t, "spiffe://1234.consul/gateway/mesh/dc/dc1\nSPIFFE ID: a mesh gateway\n  TrustDomain  1234.consul\n  Partition    default\n  Datacenter   dc1\n",
+		clitest.OK(t, run, "-parse", "spiffe://1234.consul/gateway/mesh/dc/dc1"))
 
-	code, out, errOut = clitest.Call(run, "-parse", "dc1.internal.1234.consul", "-trust-domain", "1234.consul", "-o", "json")
-	require.Equal(t, 0, code, errOut)
-	var p parsed
-	require.NoError(t, json.Unmarshal([]byte(out), &p))
+	p := clitest.JSON[parsed](t, run, "-parse", "dc1.internal.1234.consul", "-trust-domain", "1234.consul")
 	assert.Equal(t, "SNI name: a mesh gateway", p.Kind)
 	assert.Equal(t, map[string]string{"Partition": "default", "Datacenter": "dc1", "TrustDomain": "1234.consul"}, p.Components)
 
-	code, _, errOut = clitest.Call(run, "-parse", "spiffe://1234.consul/ns/a%2Fb/sa/x")
+	code, _, errOut := clitest.Call(run, "-parse", "spiffe://1234.consul/ns/a%2Fb/sa/x")
 	assert.Equal(t, 1, code)
 	assert.Contains(t, errOut, "malformed SPIFFE ID")
 }

@@ -3,8 +3,6 @@ package main
 import (
 	"testing"
 
-	"github.com/stretchr/testify/assert"
-
 	"github.com/meshscope/meshscope/internal/clitest"
 )
 
@@ -15,29 +13,16 @@ func TestMain(m *testing.M) { clitest.Main(m, namesProgram) }
 // TestProgram runs the built program as a user does and checks the exit status and the
 // lines that matter.
 func TestProgram(t *testing.T) {
-	for _, tt := range []struct {
-		name       string
-		args       []string
-		code       int
-		stdout     string
-		lastStderr string
-	}{
-		{"the tour", []string{"-trust-domain", "1234.consul"}, 0, "peered service             web.default.retail.east.external.1234.consul", ""},
-		{"one name explained", []string{"-parse", "spiffe://1234.consul/gateway/mesh/dc/dc1"}, 0, "SPIFFE ID: a mesh gateway", ""},
-		{"-parse with an unset variable is not the tour", []string{"-parse", ""}, 2, "", "-parse needs an SNI name or a SPIFFE ID"},
-		{"a name that does not parse", []string{"-parse", "spiffe://1234.consul/ns/a%2Fb/sa/x"}, 1, "", "malformed SPIFFE ID"},
-		{"a component that is not a label", []string{"-peer", "East"}, 1, "", ""},
-		{"a positional argument", []string{"web"}, 2, "", `unexpected argument "web"`},
-		{"-h lists the exit statuses", []string{"-h"}, 0, "Exit status:\n  0  the report was printed\n", ""},
-		{"-h says a name part the tour cannot hold is status 1", []string{"-h"}, 0, "or a flag's value was refused: -parse given a name that does not parse; a name part\n", ""},
+	for _, c := range []clitest.Case{
+		{Name: "the tour", Args: []string{"-trust-domain", "1234.consul"}, Stdout: []string{"peered service             web.default.retail.east.external.1234.consul"}},
+		{Name: "one name explained", Args: []string{"-parse", "spiffe://1234.consul/gateway/mesh/dc/dc1"}, Stdout: []string{"SPIFFE ID: a mesh gateway"}},
+		{Name: "-parse with an unset variable is not the tour", Args: []string{"-parse", ""}, Code: 2, LastStderr: "-parse needs an SNI name or a SPIFFE ID"},
+		{Name: "a name that does not parse", Args: []string{"-parse", "spiffe://1234.consul/ns/a%2Fb/sa/x"}, Code: 1, LastStderr: "malformed SPIFFE ID"},
+		{Name: "a component that is not a label", Args: []string{"-peer", "East"}, Code: 1},
+		{Name: "a positional argument", Args: []string{"web"}, Code: 2, LastStderr: `unexpected argument "web"`},
+		{Name: "-h lists the exit statuses", Args: []string{"-h"}, Stdout: []string{"Exit status:\n  0  the report was printed\n"}},
+		{Name: "-h says a name part the tour cannot hold is status 1", Args: []string{"-h"}, Stdout: []string{"or a flag's value was refused: -parse given a name that does not parse; a name part\n"}},
 	} {
-		t.Run(tt.name, func(t *testing.T) {
-			r := namesProgram.Run(t, tt.args...)
-			assert.Equal(t, tt.code, r.Code, r.Stderr)
-			assert.Contains(t, r.Stdout, tt.stdout)
-			if tt.lastStderr != "" {
-				assert.Contains(t, r.LastStderr(), tt.lastStderr)
-			}
-		})
+		t.Run(c.Name, func(t *testing.T) { namesProgram.Check(t, c) })
 	}
 }

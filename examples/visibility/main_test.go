@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -10,20 +9,13 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/meshscope/meshscope/internal/clitest"
 	"github.com/meshscope/meshscope/visibility"
 	"github.com/meshscope/meshscope/visibility/ambient"
 )
 
-func runArgs(t *testing.T, args ...string) (int, string, string) {
-	t.Helper()
-	var out, errOut strings.Builder
-	code := run(args, &out, &errOut)
-	return code, out.String(), errOut.String()
-}
-
 func TestSample(t *testing.T) {
-	code, out, errOut := runArgs(t)
-	require.Equal(t, 0, code, errOut)
+	out := clitest.OK(t, run)
 	for _, want := range []string{
 		"payments/partner-api     api.partner.example,*.partner.example  203.0.113.0/24          NAMESPACE   default",
 		"payments/legacy-ftp      ftp.partner.example                    none: DNS not answered  NAMESPACE   default",
@@ -48,8 +40,7 @@ func TestSample(t *testing.T) {
 }
 
 func TestJSON(t *testing.T) {
-	code, out, errOut := runArgs(t, "-o", "json", "-explain-host", "api.github.com", "-client", "shop")
-	require.Equal(t, 0, code, errOut)
+	out := clitest.OK(t, run, "-o", "json", "-explain-host", "api.github.com", "-client", "shop")
 	var rep report
 	require.NoError(t, json.Unmarshal([]byte(out), &rep))
 	assert.Len(t, rep.Entries, 6)
@@ -68,10 +59,8 @@ func TestJSON(t *testing.T) {
 }
 
 func TestExplainAddress(t *testing.T) {
-	code, out, _ := runArgs(t, "-explain-addr", "203.0.113.9", "-client", "shop")
-	require.Equal(t, 0, code)
-	assert.Contains(t, out, "203.0.113.9 from namespace shop: answered by ServiceEntry platform/egress-net")
-	code, _, errOut := runArgs(t, "-explain-addr", "nope", "-client", "shop")
+	assert.Contains(t, clitest.OK(t, run, "-explain-addr", "203.0.113.9", "-client", "shop"), "203.0.113.9 from namespace shop: answered by ServiceEntry platform/egress-net")
+	code, _, errOut := clitest.Call(run, "-explain-addr", "nope", "-client", "shop")
 	assert.Equal(t, 2, code, "a usage error: no input could make it an IP")
 	assert.Contains(t, errOut, `-explain-addr: "nope" is not an IP`)
 }
@@ -79,200 +68,151 @@ func TestExplainAddress(t *testing.T) {
 // TestMeshDefaultExportToLinted: the mesh's defaultServiceExportTo is read against the
 // inventory like every service's exportTo.
 func TestMeshDefaultExportToLinted(t *testing.T) {
-	mesh := write(t, "mesh.yaml", "meshConfig: {defaultServiceExportTo: [platfrom]}\n")
-	inv := write(t, "inv.yaml", "kind: Namespace\nmetadata: {name: platform}\n")
-	code, out, errOut := runArgs(t, "-mesh", mesh, "-inventory", inv, "-fail-on", "error")
+	mesh := clitest.Write(t, "mesh.yaml", "meshConfig: {defaultServiceExportTo: [platfrom]}\n")
+	inv := clitest.Write(t, "inv.yaml", "kind: Namespace\nmetadata: {name: platform}\n")
+	code, out, errOut := clitest.Call(run, "-mesh", mesh, "-inventory", inv, "-fail-on", "error")
 	assert.Equal(t, 3, code, errOut)
-	assert.Contains(t, words(out), `ERROR ExportToUnknownNamespace defaultServiceExportTo: the mesh's default exportTo names namespace "platfrom"`)
+	assert.Contains(t, clitest.Words(out), `ERROR ExportToUnknownNamespace defaultServiceExportTo: the mesh's default exportTo names namespace "platfrom"`)
 }
 
 // TestHelpExitStatus: -h says which flag values are refused with status 1 — those the
 // input, once read, refuses — and that other usage errors are status 2.
 func TestHelpExitStatus(t *testing.T) {
-	code, out, _ := runArgs(t, "-h")
-	require.Equal(t, 0, code)
+	out := clitest.OK(t, run, "-h")
 	for _, tt := range []struct{ name, want string }{
 		{"a namespace the inventory lacks is status 1", "1 an input was wrong (every problem is printed, a line each, naming the file), the output failed, " +
 			"or a flag's value was refused: -client or -proxy naming a namespace the inventory does not have (the message lists those it has); " +
 			"-compatibility-version naming one the release of -mesh has no profile for 2"},
 		{"other usage errors are status 2", "2 a usage error: an unknown flag or a value no input could make right (other than those of status 1)"},
 	} {
-		t.Run(tt.name, func(t *testing.T) { assert.Contains(t, words(out), tt.want) })
+		t.Run(tt.name, func(t *testing.T) { assert.Contains(t, clitest.Words(out), tt.want) })
 	}
 }
 
 func TestRefusesToGuess(t *testing.T) {
-	tests := []struct {
-		name string
-		args []string
-		code int
-		msg  string
-	}{
-		{"-explain-host without -client", []string{"-explain-host", "api.github.com"}, 2, "-explain-host and -explain-addr need -client"},
-		{"an unknown client namespace", []string{"-explain-host", "api.github.com", "-client", "shpo"}, 1, `-client "shpo": the inventory has no such namespace; it has: payments, platform, sandbox, shop`},
-		{"a positional argument", []string{"mesh.yaml"}, 2, `unexpected argument "mesh.yaml"`},
-		{"a bad -fail-on", []string{"-fail-on", "all"}, 2, "is not a level: want note, warning or error"},
-		{"-client without a question", []string{"-client", "shop"}, 2, "-client needs -explain-host or -explain-addr"},
-		{"an unknown proxy namespace", []string{"-explain-host", "api.github.com", "-proxy", "shpo"}, 1, `-proxy "shpo": the inventory has no such namespace; it has: payments, platform, sandbox, shop`},
-		{"an empty -explain-host (an unset variable)", []string{"-explain-host", "", "-client", "shop"}, 2, "-explain-host given an empty value (an unset variable?)"},
-		{"an empty -proxy", []string{"-explain-host", "api.github.com", "-proxy", ""}, 2, "-proxy given an empty value"},
-		{"an empty -workload", []string{"-explain-host", "api.github.com", "-proxy", "shop", "-workload", ""}, 2, "-workload given an empty value"},
-		{"an empty -cluster-domain", []string{"-cluster-domain", ""}, 2, "-cluster-domain given an empty value"},
-		{"an empty -fail-on would gate nothing", []string{"-fail-on", ""}, 2, "-fail-on given an empty value"},
-		{"a -cluster-domain that is no DNS name, blamed on the flag, not on a file", []string{"-cluster-domain", "bad_domain"}, 2, `visibility: -cluster-domain "bad_domain" is not a DNS name`},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			code, _, errOut := runArgs(t, tt.args...)
-			assert.Equal(t, tt.code, code)
-			assert.Contains(t, errOut, tt.msg)
-		})
-	}
-	code, out, _ := runArgs(t, "-explain-host", "api.github.com", "-client", "")
+	clitest.Refused(t, run, nil, []clitest.Refusal{
+		{Name: "-explain-host without -client", Args: []string{"-explain-host", "api.github.com"}, Code: 2, Msg: "-explain-host and -explain-addr need -client"},
+		{Name: "an unknown client namespace", Args: []string{"-explain-host", "api.github.com", "-client", "shpo"}, Code: 1, Msg: `-client "shpo": the inventory has no such namespace; it has: payments, platform, sandbox, shop`},
+		{Name: "a positional argument", Args: []string{"mesh.yaml"}, Code: 2, Msg: `unexpected argument "mesh.yaml"`},
+		{Name: "a bad -fail-on", Args: []string{"-fail-on", "all"}, Code: 2, Msg: "is not a level: want note, warning or error"},
+		{Name: "-client without a question", Args: []string{"-client", "shop"}, Code: 2, Msg: "-client needs -explain-host or -explain-addr"},
+		{Name: "an unknown proxy namespace", Args: []string{"-explain-host", "api.github.com", "-proxy", "shpo"}, Code: 1, Msg: `-proxy "shpo": the inventory has no such namespace; it has: payments, platform, sandbox, shop`},
+		{Name: "an empty -explain-host (an unset variable)", Args: []string{"-explain-host", "", "-client", "shop"}, Code: 2, Msg: "-explain-host given an empty value (an unset variable?)"},
+		{Name: "an empty -proxy", Args: []string{"-explain-host", "api.github.com", "-proxy", ""}, Code: 2, Msg: "-proxy given an empty value"},
+		{Name: "an empty -workload", Args: []string{"-explain-host", "api.github.com", "-proxy", "shop", "-workload", ""}, Code: 2, Msg: "-workload given an empty value"},
+		{Name: "an empty -cluster-domain", Args: []string{"-cluster-domain", ""}, Code: 2, Msg: "-cluster-domain given an empty value"},
+		{Name: "an empty -fail-on would gate nothing", Args: []string{"-fail-on", ""}, Code: 2, Msg: "-fail-on given an empty value"},
+		{Name: "a -cluster-domain that is no DNS name, blamed on the flag, not on a file", Args: []string{"-cluster-domain", "bad_domain"}, Code: 2, Msg: `visibility: -cluster-domain "bad_domain" is not a DNS name`},
+	})
+	code, out, _ := clitest.Call(run, "-explain-host", "api.github.com", "-client", "")
 	assert.Equal(t, 0, code, "a client without a namespace, said explicitly")
 	assert.Contains(t, out, `api.github.com from namespace "": answered by ServiceEntry platform/github`)
-	code, out, errOut := runArgs(t, "-h")
+	code, out, errOut := clitest.Call(run, "-h")
 	assert.Equal(t, 0, code)
 	assert.Empty(t, errOut)
 	assert.Contains(t, out, "visibility: preview, from kubectl output, each ServiceEntry's visibility")
 	assert.Contains(t, out, "\nExit status:\n  0  the report was printed\n", "-h lists the exit statuses")
 	assert.Contains(t, out, "  3  -fail-on: findings at or above its level")
-	assert.Contains(t, words(out), "Service scope is shown as Istio applies it with AMBIENT_ENABLE_MULTI_NETWORK=true (off by default: without it every service stays LOCAL)")
+	assert.Contains(t, clitest.Words(out), "Service scope is shown as Istio applies it with AMBIENT_ENABLE_MULTI_NETWORK=true (off by default: without it every service stays LOCAL)")
 }
 
 // TestNoInputGuessed: the sample runs only when no input flag is given; one input without
 // the other, or an input flag given an empty value, is a usage error saying what is missing.
 func TestNoInputGuessed(t *testing.T) {
-	mesh := write(t, "mesh.yaml", "serviceEntryVisibility: {defaultVisibility: NONE}\n")
-	inv := write(t, "inv.yaml", "kind: ServiceEntry\nmetadata: {name: x, namespace: a}\nspec: {hosts: [x.example]}\n")
-	for _, tt := range []struct {
-		name string
-		args []string
-		msg  string
-	}{
-		{"-mesh without -inventory", []string{"-mesh", mesh, "-fail-on", "warning"}, "with your own input, also give -inventory (the embedded sample is used only when no input flag is given)"},
-		{"-inventory without -mesh", []string{"-inventory", inv}, "with your own input, also give -mesh (the embedded sample is used only when no input flag is given)"},
-		{"-new-mesh alone", []string{"-new-mesh", mesh}, "with your own input, also give -mesh, -inventory"},
-		{"an empty -inventory (an unset CI variable)", []string{"-mesh", mesh, "-inventory", ""}, "-inventory given an empty value (an unset variable?)"},
-		{"an empty -mesh", []string{"-mesh", "", "-inventory", inv}, "-mesh given an empty value (an unset variable?)"},
-		{"an empty -new-mesh", []string{"-mesh", mesh, "-inventory", inv, "-new-mesh", ""}, "-new-mesh given an empty value (an unset variable?)"},
-		{"an empty -new-inventory", []string{"-mesh", mesh, "-inventory", inv, "-new-inventory", ""}, "-new-inventory given an empty value (an unset variable?)"},
-		{"-inventory and -new-inventory without -mesh", []string{"-inventory", inv, "-new-inventory", inv}, "with your own input, also give -mesh (the embedded sample"},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			code, out, errOut := runArgs(t, tt.args...)
-			assert.Equal(t, 2, code)
-			assert.Empty(t, out, "nothing is checked")
-			assert.Contains(t, errOut, tt.msg)
-		})
-	}
-	code, out, errOut := runArgs(t, "-mesh", mesh, "-inventory", inv)
-	require.Equal(t, 0, code, errOut)
-	assert.Contains(t, out, "mesh "+mesh+", inventory "+inv)
+	mesh := clitest.Write(t, "mesh.yaml", "serviceEntryVisibility: {defaultVisibility: NONE}\n")
+	inv := clitest.Write(t, "inv.yaml", "kind: ServiceEntry\nmetadata: {name: x, namespace: a}\nspec: {hosts: [x.example]}\n")
+	clitest.Refused(t, run, nil, []clitest.Refusal{
+		{Name: "-mesh without -inventory", Args: []string{"-mesh", mesh, "-fail-on", "warning"}, Code: 2, Msg: "with your own input, also give -inventory (the embedded sample is used only when no input flag is given)"},
+		{Name: "-inventory without -mesh", Args: []string{"-inventory", inv}, Code: 2, Msg: "with your own input, also give -mesh (the embedded sample is used only when no input flag is given)"},
+		{Name: "-new-mesh alone", Args: []string{"-new-mesh", mesh}, Code: 2, Msg: "with your own input, also give -mesh, -inventory"},
+		{Name: "an empty -inventory (an unset CI variable)", Args: []string{"-mesh", mesh, "-inventory", ""}, Code: 2, Msg: "-inventory given an empty value (an unset variable?)"},
+		{Name: "an empty -mesh", Args: []string{"-mesh", "", "-inventory", inv}, Code: 2, Msg: "-mesh given an empty value (an unset variable?)"},
+		{Name: "an empty -new-mesh", Args: []string{"-mesh", mesh, "-inventory", inv, "-new-mesh", ""}, Code: 2, Msg: "-new-mesh given an empty value (an unset variable?)"},
+		{Name: "an empty -new-inventory", Args: []string{"-mesh", mesh, "-inventory", inv, "-new-inventory", ""}, Code: 2, Msg: "-new-inventory given an empty value (an unset variable?)"},
+		{Name: "-inventory and -new-inventory without -mesh", Args: []string{"-inventory", inv, "-new-inventory", inv}, Code: 2, Msg: "with your own input, also give -mesh (the embedded sample"},
+	})
+	assert.Contains(t, clitest.OK(t, run, "-mesh", mesh, "-inventory", inv), "mesh "+mesh+", inventory "+inv)
 }
 
 // TestScopeShown: where the program shows service scope it says that Istio applies it only
 // with AMBIENT_ENABLE_MULTI_NETWORK=true, and a service whose namespace the inventory lacks is
 // LOCAL, saying so.
 func TestScopeShown(t *testing.T) {
-	mesh := write(t, "mesh.yaml", "meshConfig:\n  serviceScopeConfigs: [{scope: GLOBAL}]\n")
-	inv := write(t, "inv.yaml", `kind: List
+	mesh := clitest.Write(t, "mesh.yaml", "meshConfig:\n  serviceScopeConfigs: [{scope: GLOBAL}]\n")
+	inv := clitest.Write(t, "inv.yaml", `kind: List
 items:
 - {kind: Namespace, metadata: {name: shop}}
 - {apiVersion: v1, kind: Service, metadata: {name: web, namespace: shop}, spec: {clusterIP: 10.0.0.1}}
 - {apiVersion: v1, kind: Service, metadata: {name: db, namespace: ghost}, spec: {clusterIP: 10.0.0.2}}
 `)
-	code, out, errOut := runArgs(t, "-mesh", mesh, "-inventory", inv)
-	require.Equal(t, 0, code, errOut)
-	assert.Contains(t, words(out), "ghost/db LOCAL namespace ghost is not in the inventory: Istio skips every serviceScopeConfig for a service whose namespace it does not know, so it is LOCAL")
-	assert.Contains(t, words(out), "shop/web GLOBAL serviceScopeConfigs[0] (namespaces all, services all) makes it GLOBAL")
-	assert.Contains(t, words(out), "(scope as Istio applies it when istiod runs with AMBIENT_ENABLE_MULTI_NETWORK=true; that flag is off by default, and without it every service is LOCAL)")
+	out := clitest.OK(t, run, "-mesh", mesh, "-inventory", inv)
+	assert.Contains(t, clitest.Words(out), "ghost/db LOCAL namespace ghost is not in the inventory: Istio skips every serviceScopeConfig for a service whose namespace it does not know, so it is LOCAL")
+	assert.Contains(t, clitest.Words(out), "shop/web GLOBAL serviceScopeConfigs[0] (namespaces all, services all) makes it GLOBAL")
+	assert.Contains(t, clitest.Words(out), "(scope as Istio applies it when istiod runs with AMBIENT_ENABLE_MULTI_NETWORK=true; that flag is off by default, and without it every service is LOCAL)")
 
-	code, out, _ = runArgs(t, "-mesh", mesh, "-inventory", inv, "-o", "json")
-	require.Equal(t, 0, code)
-	var rep report
-	require.NoError(t, json.Unmarshal([]byte(out), &rep))
-	assert.Equal(t, scopeNote, rep.ScopeNote)
+	assert.Equal(t, scopeNote, clitest.JSON[report](t, run, "-mesh", mesh, "-inventory", inv).ScopeNote)
 }
 
 func TestFailOn(t *testing.T) {
-	code, _, _ := runArgs(t, "-fail-on", "warning")
+	code, _, _ := clitest.Call(run, "-fail-on", "warning")
 	assert.Equal(t, 3, code, "the sample's lint has a warning")
-	code, _, _ = runArgs(t, "-fail-on", "error")
+	code, _, _ = clitest.Call(run, "-fail-on", "error")
 	assert.Equal(t, 0, code)
 }
 
 func TestLintAgainstInventory(t *testing.T) {
-	mesh := write(t, "mesh.yaml", `serviceEntryVisibility:
+	mesh := clitest.Write(t, "mesh.yaml", `serviceEntryVisibility:
   defaultVisibility: NAMESPACE
   policies:
   - visibility: PUBLIC
     matchingRules: [{namespaceSelector: {matchLabels: {tema: platform}}}]
 `)
-	inv := write(t, "inv.yaml", `kind: List
+	inv := clitest.Write(t, "inv.yaml", `kind: List
 items:
 - {kind: Namespace, metadata: {name: platform, labels: {team: platform}}}
 - kind: ServiceEntry
   metadata: {name: gh, namespace: platform}
   spec: {hosts: [api.github.com], addresses: [10.0.0.1], exportTo: [".", "shpo"]}
 `)
-	code, out, errOut := runArgs(t, "-mesh", mesh, "-inventory", inv, "-fail-on", "error")
+	code, out, errOut := clitest.Call(run, "-mesh", mesh, "-inventory", inv, "-fail-on", "error")
 	assert.Equal(t, 3, code, errOut)
-	assert.Contains(t, words(out), "WARNING SelectorMatchesNoNamespace policies[0].matchingRules[0]: the selector tema=platform selects none of the inventory's 1 namespaces")
+	assert.Contains(t, clitest.Words(out), "WARNING SelectorMatchesNoNamespace policies[0].matchingRules[0]: the selector tema=platform selects none of the inventory's 1 namespaces")
 	assert.Contains(t, out, "WARNING PolicyDecidesNoEntry policies[0]: decides none of the inventory's ServiceEntries")
-	assert.Contains(t, words(out), `ERROR ExportToUnknownNamespace ServiceEntry platform/gh: exportTo names namespace "shpo"`)
-}
-
-func write(t *testing.T, name, content string) string {
-	t.Helper()
-	p := filepath.Join(t.TempDir(), name)
-	require.NoError(t, os.WriteFile(p, []byte(content), 0o600))
-	return p
+	assert.Contains(t, clitest.Words(out), `ERROR ExportToUnknownNamespace ServiceEntry platform/gh: exportTo names namespace "shpo"`)
 }
 
 func TestUserFiles(t *testing.T) {
-	mesh := write(t, "mesh.yaml", "serviceEntryVisibility:\n  defaultVisibility: NONE\n")
-	inv := write(t, "inv.yaml", "kind: ServiceEntry\nmetadata: {name: x, namespace: a}\nspec: {hosts: [x.example]}\n")
-	code, out, errOut := runArgs(t, "-mesh", mesh, "-inventory", inv)
-	require.Equal(t, 0, code, errOut)
+	mesh := clitest.Write(t, "mesh.yaml", "serviceEntryVisibility:\n  defaultVisibility: NONE\n")
+	inv := clitest.Write(t, "inv.yaml", "kind: ServiceEntry\nmetadata: {name: x, namespace: a}\nspec: {hosts: [x.example]}\n")
+	out := clitest.OK(t, run, "-mesh", mesh, "-inventory", inv)
 	assert.Contains(t, out, "a/x            x.example  none: DNS not answered  NONE        default")
 	assert.NotContains(t, out, "AUDIT", "no audit without -new-mesh for user files")
 
-	next := write(t, "next.yaml", "serviceEntryVisibility: {}\n")
-	code, out, _ = runArgs(t, "-mesh", mesh, "-inventory", inv, "-new-mesh", next)
-	require.Equal(t, 0, code)
-	assert.Contains(t, out, "a/x            NONE (default)  PUBLIC (default)  a, all other namespaces  -")
+	next := clitest.Write(t, "next.yaml", "serviceEntryVisibility: {}\n")
+	assert.Contains(t, clitest.OK(t, run, "-mesh", mesh, "-inventory", inv, "-new-mesh", next), "a/x            NONE (default)  PUBLIC (default)  a, all other namespaces  -")
 }
 
 func TestErrors(t *testing.T) {
-	badMesh := write(t, "mesh.yaml", "kind: IstioOperator\nspec:\n  meshConfig:\n    serviceEntryVisibility:\n      policies:\n      - matchingRules:\n        - namespaceSelector: {match_labels: {a: b}}\n")
-	goodInv := write(t, "good-inv.yaml", "kind: ServiceEntry\nmetadata: {name: x, namespace: a}\nspec: {hosts: [x.example]}\n")
-	code, _, errOut := runArgs(t, "-mesh", badMesh, "-inventory", goodInv)
-	assert.Equal(t, 1, code)
-	assert.Contains(t, errOut, badMesh+`: spec.meshConfig.serviceEntryVisibility.policies[0].matchingRules[0].namespaceSelector: unknown field "match_labels" (did you mean "matchLabels"?)`)
-
-	badInv := write(t, "inv.yaml", "kind: List\nitems:\n- kind: ServiceEntry\n  metadata: {name: x, namespace: a}\n  spec: {hosts: [\"bad host\"]}\n- kind: ServiceEntry\n  metadata: {name: yy, namespace: a}\n  spec: {hosts: 7}\n")
-	mesh := write(t, "good-mesh.yaml", "serviceEntryVisibility: {defaultVisibility: NONE}\n")
-	code, _, errOut = runArgs(t, "-mesh", mesh, "-inventory", badInv)
-	assert.Equal(t, 1, code)
-	assert.Contains(t, errOut, badInv+`: items[1] (ServiceEntry a/yy): spec.hosts: must be a list, got the number 7`)
-
-	badInv2 := write(t, "inv2.yaml", "kind: ServiceEntry\nmetadata: {name: x, namespace: a}\nspec: {hosts: [\"bad host\"]}\n")
-	code, _, errOut = runArgs(t, "-mesh", mesh, "-inventory", badInv2)
-	assert.Equal(t, 1, code)
-	assert.Contains(t, errOut, badInv2+`: ServiceEntry a/x: spec.hosts[0]: domain name "bad host" invalid (label "bad host" invalid)`)
-
-	code, _, errOut = runArgs(t, "-mesh", filepath.Join(t.TempDir(), "missing.yaml"), "-inventory", goodInv)
-	assert.Equal(t, 1, code)
-	assert.Contains(t, errOut, "no such file")
-
-	code, _, _ = runArgs(t, "-o", "xml")
-	assert.Equal(t, 2, code)
+	badMesh := clitest.Write(t, "mesh.yaml", "kind: IstioOperator\nspec:\n  meshConfig:\n    serviceEntryVisibility:\n      policies:\n      - matchingRules:\n        - namespaceSelector: {match_labels: {a: b}}\n")
+	goodInv := clitest.Write(t, "good-inv.yaml", "kind: ServiceEntry\nmetadata: {name: x, namespace: a}\nspec: {hosts: [x.example]}\n")
+	badInv := clitest.Write(t, "inv.yaml", "kind: List\nitems:\n- kind: ServiceEntry\n  metadata: {name: x, namespace: a}\n  spec: {hosts: [\"bad host\"]}\n- kind: ServiceEntry\n  metadata: {name: yy, namespace: a}\n  spec: {hosts: 7}\n")
+	mesh := clitest.Write(t, "good-mesh.yaml", "serviceEntryVisibility: {defaultVisibility: NONE}\n")
+	badInv2 := clitest.Write(t, "inv2.yaml", "kind: ServiceEntry\nmetadata: {name: x, namespace: a}\nspec: {hosts: [\"bad host\"]}\n")
+	clitest.Refused(t, run, nil, []clitest.Refusal{
+		{Name: "a misspelt mesh field", Args: []string{"-mesh", badMesh, "-inventory", goodInv}, Code: 1,
+			Msg: badMesh + `: spec.meshConfig.serviceEntryVisibility.policies[0].matchingRules[0].namespaceSelector: unknown field "match_labels" (did you mean "matchLabels"?)`},
+		{Name: "an item of the wrong shape", Args: []string{"-mesh", mesh, "-inventory", badInv}, Code: 1,
+			Msg: badInv + `: items[1] (ServiceEntry a/yy): spec.hosts: must be a list, got the number 7`},
+		{Name: "a bad host", Args: []string{"-mesh", mesh, "-inventory", badInv2}, Code: 1,
+			Msg: badInv2 + `: ServiceEntry a/x: spec.hosts[0]: domain name "bad host" invalid (label "bad host" invalid)`},
+		{Name: "a missing file", Args: []string{"-mesh", filepath.Join(t.TempDir(), "missing.yaml"), "-inventory", goodInv}, Code: 1, Msg: "no such file"},
+		{Name: "an unknown output format", Args: []string{"-o", "xml"}, Code: 2},
+	})
 }
 
 func TestKubectlListMesh(t *testing.T) {
 	// What `kubectl get istiooperator -n istio-system -o yaml` prints: a List.
-	mesh := write(t, "mesh.yaml", `apiVersion: v1
+	mesh := clitest.Write(t, "mesh.yaml", `apiVersion: v1
 kind: List
 items:
 - apiVersion: install.istio.io/v1alpha1
@@ -283,26 +223,22 @@ items:
       serviceEntryVisibility: {defaultVisibility: NONE}
 metadata: {resourceVersion: ""}
 `)
-	inv := write(t, "inv.yaml", "kind: ServiceEntry\nmetadata: {name: x, namespace: a}\nspec: {hosts: [x.example]}\n")
-	code, out, errOut := runArgs(t, "-mesh", mesh, "-inventory", inv)
-	require.Equal(t, 0, code, errOut)
+	inv := clitest.Write(t, "inv.yaml", "kind: ServiceEntry\nmetadata: {name: x, namespace: a}\nspec: {hosts: [x.example]}\n")
+	out := clitest.OK(t, run, "-mesh", mesh, "-inventory", inv)
 	assert.NotContains(t, out, "not configured")
 	assert.Contains(t, out, "a/x            x.example  none: DNS not answered  NONE        default")
 
-	deploy := write(t, "deploy.yaml", "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\n")
-	code, _, errOut = runArgs(t, "-mesh", deploy, "-inventory", inv)
-	assert.Equal(t, 1, code)
-	assert.Contains(t, errOut, deploy+": no mesh configuration: found 1 Deployment")
-
-	code, _, errOut = runArgs(t, "-mesh", inv, "-inventory", inv)
-	assert.Equal(t, 1, code, "an inventory passed as the mesh configuration is refused")
-	assert.Contains(t, errOut, inv+": no mesh configuration: found 1 ServiceEntry")
+	deploy := clitest.Write(t, "deploy.yaml", "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\n")
+	clitest.Refused(t, run, []string{"-inventory", inv}, []clitest.Refusal{
+		{Name: "a Deployment", Args: []string{"-mesh", deploy}, Code: 1, Msg: deploy + ": no mesh configuration: found 1 Deployment"},
+		{Name: "an inventory passed as the mesh configuration", Args: []string{"-mesh", inv}, Code: 1, Msg: inv + ": no mesh configuration: found 1 ServiceEntry"},
+	})
 }
 
 func TestErrorsOneALine(t *testing.T) {
-	inv := write(t, "inv.yaml", "kind: List\nitems:\n- kind: ServiceEntry\n  metadata: {name: x, namespace: a}\n  spec: {hosts: [\"bad host\", \"*.\"]}\n")
-	mesh := write(t, "mesh.yaml", "serviceEntryVisibility: {defaultVisibility: NONE}\n")
-	code, _, errOut := runArgs(t, "-mesh", mesh, "-inventory", inv)
+	inv := clitest.Write(t, "inv.yaml", "kind: List\nitems:\n- kind: ServiceEntry\n  metadata: {name: x, namespace: a}\n  spec: {hosts: [\"bad host\", \"*.\"]}\n")
+	mesh := clitest.Write(t, "mesh.yaml", "serviceEntryVisibility: {defaultVisibility: NONE}\n")
+	code, _, errOut := clitest.Call(run, "-mesh", mesh, "-inventory", inv)
 	assert.Equal(t, 1, code)
 	lines := strings.Split(strings.TrimSpace(errOut), "\n")
 	require.Len(t, lines, 2)
@@ -310,6 +246,26 @@ func TestErrorsOneALine(t *testing.T) {
 	assert.Equal(t, inv+`: items[0] (ServiceEntry a/x): spec.hosts[1]: "*." is a wildcard without a domain`, lines[1])
 }
 
-// words returns s with every run of white space, line breaks included, as one space: the
-// program wraps long lines at 120 columns.
-func words(s string) string { return strings.Join(strings.Fields(s), " ") }
+// TestUndeterminedAnswerSaid: where the release leaves ztunnel's answer to the order it
+// received the services in (1.28, a host of two namespaces' ServiceEntries), the conflicts
+// table says so rather than name one — or none.
+func TestUndeterminedAnswerSaid(t *testing.T) {
+	inv := clitest.Write(t, "inv.yaml", `kind: List
+items:
+- {apiVersion: v1, kind: Namespace, metadata: {name: a}}
+- {apiVersion: v1, kind: Namespace, metadata: {name: b}}
+- apiVersion: networking.istio.io/v1
+  kind: ServiceEntry
+  metadata: {name: api, namespace: a, creationTimestamp: "2026-01-01T00:00:00Z"}
+  spec: {hosts: [api.example.com], addresses: [240.0.0.1], ports: [{number: 443, name: tls, protocol: TLS}], resolution: STATIC}
+- apiVersion: networking.istio.io/v1
+  kind: ServiceEntry
+  metadata: {name: api, namespace: b, creationTimestamp: "2026-01-01T00:00:01Z"}
+  spec: {hosts: [api.example.com], addresses: [240.0.0.2], ports: [{number: 443, name: tls, protocol: TLS}], resolution: STATIC}
+`)
+	mesh := clitest.Write(t, "mesh.yaml", "meshConfig: {}\n")
+	assert.Contains(t, clitest.Words(clitest.OK(t, run, "-mesh", mesh, "-inventory", inv, "-istio", "1.28")),
+		"all others one of [ServiceEntry a/api ServiceEntry b/api]: the order ztunnel received them in decides")
+	assert.Contains(t, clitest.Words(clitest.OK(t, run, "-mesh", mesh, "-inventory", inv, "-istio", "1.29")),
+		"api.example.com a, all others ServiceEntry a/api")
+}

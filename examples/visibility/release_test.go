@@ -1,13 +1,13 @@
 package main
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/meshscope/meshscope/internal/clitest"
 	"github.com/meshscope/meshscope/visibility/inventory"
 	"github.com/meshscope/meshscope/visibility/mesh"
 )
@@ -16,10 +16,10 @@ import (
 // it runs with, on its first line (in JSON, the release field): the one the mesh file names,
 // the flags' over it, or the newest, said.
 func TestFirstLineNamesTheRelease(t *testing.T) {
-	inv := write(t, "inv.yaml", "kind: Namespace\nmetadata: {name: shop}\n")
-	operator := write(t, "operator.yaml", "apiVersion: install.istio.io/v1alpha1\nkind: IstioOperator\nspec:\n  tag: 1.29.6\n  meshConfig: {rootNamespace: istio-system}\n")
-	helm := write(t, "values.yaml", "global: {tag: 1.28.10}\ncompatibilityVersion: \"1.25\"\nmeshConfig: {}\n")
-	plain := write(t, "plain.yaml", "meshConfig: {}\n")
+	inv := clitest.Write(t, "inv.yaml", "kind: Namespace\nmetadata: {name: shop}\n")
+	operator := clitest.Write(t, "operator.yaml", "apiVersion: install.istio.io/v1alpha1\nkind: IstioOperator\nspec:\n  tag: 1.29.6\n  meshConfig: {rootNamespace: istio-system}\n")
+	helm := clitest.Write(t, "values.yaml", "global: {tag: 1.28.10}\ncompatibilityVersion: \"1.25\"\nmeshConfig: {}\n")
+	plain := clitest.Write(t, "plain.yaml", "meshConfig: {}\n")
 	for _, tt := range []struct {
 		name  string
 		args  []string
@@ -38,15 +38,10 @@ func TestFirstLineNamesTheRelease(t *testing.T) {
 			"Istio 1.31 (none given: the newest release meshscope models), proposed Istio 1.29.6; mesh " + plain + ", inventory " + inv},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			code, out, errOut := runArgs(t, tt.args...)
-			require.Equal(t, 0, code, errOut)
-			first, _, _ := strings.Cut(out, "\n")
+			first, _, _ := strings.Cut(clitest.OK(t, run, tt.args...), "\n")
 			assert.Equal(t, tt.first, first)
 
-			code, out, errOut = runArgs(t, append(tt.args, "-o", "json")...)
-			require.Equal(t, 0, code, errOut)
-			var rep struct{ Release, NewRelease string }
-			require.NoError(t, json.Unmarshal([]byte(out), &rep))
+			rep := clitest.JSON[struct{ Release, NewRelease string }](t, run, tt.args...)
 			release, _, _ := strings.Cut(tt.first, "; mesh ")
 			release, proposed, _ := strings.Cut(release, ", proposed ")
 			assert.Equal(t, release, rep.Release)
@@ -60,44 +55,30 @@ func TestFirstLineNamesTheRelease(t *testing.T) {
 // TestWhatTheReleaseIgnores: serviceEntryVisibility before 1.31 is a finding, and the
 // report says every entry is PUBLIC.
 func TestWhatTheReleaseIgnores(t *testing.T) {
-	code, out, _ := runArgs(t, "-istio", "1.30", "-fail-on", "warning")
+	code, out, _ := clitest.Call(run, "-istio", "1.30", "-fail-on", "warning")
 	assert.Equal(t, 3, code, "a warning gates")
-	assert.Contains(t, words(out), "WARNING IgnoredByRelease serviceEntryVisibility: Istio 1.30 does not know serviceEntryVisibility (it came in 1.31)")
+	assert.Contains(t, clitest.Words(out), "WARNING IgnoredByRelease serviceEntryVisibility: Istio 1.30 does not know serviceEntryVisibility (it came in 1.31)")
 	assert.Contains(t, out, "serviceEntryVisibility is configured, but Istio 1.30 ignores it (see LINT): every entry is PUBLIC")
-	assert.Contains(t, words(out), "platform/github api.github.com 240.240.0.1 PUBLIC default")
+	assert.Contains(t, clitest.Words(out), "platform/github api.github.com 240.240.0.1 PUBLIC default")
 
-	latest := write(t, "latest.yaml", "tag: latest\nmeshConfig: {}\n")
-	inv := write(t, "inv.yaml", "kind: Namespace\nmetadata: {name: shop}\n")
-	code, out, _ = runArgs(t, "-mesh", latest, "-inventory", inv)
-	require.Equal(t, 0, code)
-	assert.Contains(t, words(out), `NOTE ReleaseNotGiven tag: the image tag "latest" names no release: meshscope answers for the newest release it models, 1.31`)
+	latest := clitest.Write(t, "latest.yaml", "tag: latest\nmeshConfig: {}\n")
+	inv := clitest.Write(t, "inv.yaml", "kind: Namespace\nmetadata: {name: shop}\n")
+	assert.Contains(t, clitest.Words(clitest.OK(t, run, "-mesh", latest, "-inventory", inv)), `NOTE ReleaseNotGiven tag: the image tag "latest" names no release: meshscope answers for the newest release it models, 1.31`)
 }
 
 // TestReleaseFlagsRefused: a release meshscope does not model is refused naming those it
 // does (status 2: no input makes it right); a compatibilityVersion the file's release has no
 // profile for is status 1.
 func TestReleaseFlagsRefused(t *testing.T) {
-	for _, tt := range []struct {
-		name string
-		args []string
-		code int
-		msg  string
-	}{
-		{"a release not modelled", []string{"-istio", "1.27"}, 2, `visibility: -istio 1.27: Istio: Istio "1.27" is not a release meshscope models; it models 1.28 (1.28.1 on), 1.29, 1.30 and 1.31`},
-		{"not a release", []string{"-new-istio", "latest"}, 2, `visibility: -new-istio latest: Istio: Istio "latest" is not a release: want 1.MINOR or 1.MINOR.PATCH`},
-		{"a compatibilityVersion the release has no profile for", []string{"-istio", "1.30", "-compatibility-version", "1.30"}, 2,
-			"CompatibilityVersion: unknown compatibility version 1.30 (Helm's words: Istio 1.30 ships profiles for 1.25, 1.26, 1.27, 1.28, 1.29)"},
-		{"one the file's release has none for", []string{"-compatibility-version", "1.31"}, 1,
-			"visibility: sample/mesh.yaml: CompatibilityVersion: unknown compatibility version 1.31 (Helm's words: Istio 1.31 ships profiles for 1.25"},
-		{"an empty -istio", []string{"-istio", ""}, 2, "-istio given an empty value"},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			code, out, errOut := runArgs(t, tt.args...)
-			assert.Equal(t, tt.code, code)
-			assert.Empty(t, out)
-			assert.Contains(t, errOut, tt.msg)
-		})
-	}
+	clitest.Refused(t, run, nil, []clitest.Refusal{
+		{Name: "a release not modelled", Args: []string{"-istio", "1.27"}, Code: 2, Msg: `visibility: -istio 1.27: Istio: Istio "1.27" is not a release meshscope models; it models 1.28 (1.28.1 on), 1.29, 1.30 and 1.31`},
+		{Name: "not a release", Args: []string{"-new-istio", "latest"}, Code: 2, Msg: `visibility: -new-istio latest: Istio: Istio "latest" is not a release: want 1.MINOR or 1.MINOR.PATCH`},
+		{Name: "a compatibilityVersion the release has no profile for", Args: []string{"-istio", "1.30", "-compatibility-version", "1.30"}, Code: 2,
+			Msg: "CompatibilityVersion: unknown compatibility version 1.30 (Helm's words: Istio 1.30 ships profiles for 1.25, 1.26, 1.27, 1.28, 1.29)"},
+		{Name: "one the file's release has none for", Args: []string{"-compatibility-version", "1.31"}, Code: 1,
+			Msg: "visibility: sample/mesh.yaml: CompatibilityVersion: unknown compatibility version 1.31 (Helm's words: Istio 1.31 ships profiles for 1.25"},
+		{Name: "an empty -istio", Args: []string{"-istio", ""}, Code: 2, Msg: "-istio given an empty value"},
+	})
 }
 
 // narrowInventory holds a Sidecar excluding a namespace: valid from 1.31, refused before.
@@ -118,43 +99,37 @@ items:
 // TestReleaseRefusesObjects: an object the release's webhook refuses is refused as other
 // invalid input is, in the release's words, naming the file, the item and the field.
 func TestReleaseRefusesObjects(t *testing.T) {
-	mesh := write(t, "mesh.yaml", "meshConfig: {}\n")
-	inv := write(t, "inv.yaml", narrowInventory)
-	code, out, errOut := runArgs(t, "-mesh", mesh, "-inventory", inv, "-istio", "1.30.3")
+	mesh := clitest.Write(t, "mesh.yaml", "meshConfig: {}\n")
+	inv := clitest.Write(t, "inv.yaml", narrowInventory)
+	code, out, errOut := clitest.Call(run, "-mesh", mesh, "-inventory", inv, "-istio", "1.30.3")
 	assert.Equal(t, 1, code)
 	assert.Empty(t, out)
 	assert.Equal(t, "visibility: "+inv+`: items[3] (Sidecar shop/narrow): spec.egress[0].hosts[1]: Istio 1.30.3 refuses the Sidecar: invalid namespace value "~payments" in sidecar `+
 		`(a namespace after "~" excludes from 1.31 on; before, only "~/host", the literal namespace "~", is accepted)`+"\n", errOut)
-	code, _, errOut = runArgs(t, "-mesh", mesh, "-inventory", inv)
+	code, _, errOut = clitest.Call(run, "-mesh", mesh, "-inventory", inv)
 	assert.Equal(t, 0, code, "1.31 excludes: %s", errOut)
 }
 
 // TestUpgradeDryRun: two releases of one dump — the causes they differ by, what each refuses
 // (left out of its view, not refused), and what that changes for the sidecars.
 func TestUpgradeDryRun(t *testing.T) {
-	meshFile := write(t, "mesh.yaml", "meshConfig: {}\n")
-	inv := write(t, "inv.yaml", narrowInventory)
-	code, out, errOut := runArgs(t, "-mesh", meshFile, "-inventory", inv, "-istio", "1.30.3", "-new-istio", "1.31")
-	require.Equal(t, 0, code, errOut)
-	for _, want := range []string{
-		"Istio 1.30.3, proposed Istio 1.31; mesh " + meshFile + ", inventory " + inv,
-		"DRY RUN (nothing is applied) of the proposed Istio 1.31; mesh " + meshFile + ", inventory " + inv,
+	meshFile := clitest.Write(t, "mesh.yaml", "meshConfig: {}\n")
+	inv := clitest.Write(t, "inv.yaml", narrowInventory)
+	upgrade := []string{"-mesh", meshFile, "-inventory", inv, "-istio", "1.30.3", "-new-istio", "1.31"}
+	out := clitest.OK(t, run, upgrade...)
+	clitest.ContainsWords(t, out,
+		"Istio 1.30.3, proposed Istio 1.31; mesh "+meshFile+", inventory "+inv,
+		"DRY RUN (nothing is applied) of the proposed Istio 1.31; mesh "+meshFile+", inventory "+inv,
 		"UPGRADE: Istio 1.30.3 -> Istio 1.31",
 		"the releases differ by (each may change what a proxy or ztunnel gets): SidecarExclusions (from 1.31.0), ServiceEntryVisibility (from 1.31.0), ExactHostListeners (from 1.31.0)",
 		`refused by Istio 1.30.3, left out of its view: Sidecar shop/narrow: invalid namespace value "~payments" in sidecar`,
 		"AUDIT (ztunnel, over the current inventory)", // 1.30 and 1.31 give ztunnel its view alike
 		// Each change names the causes behind it: 1.30.3 refuses the Sidecar, so shop's
 		// proxies import */* there.
-		"SIDECAR AUDIT (sidecars, gateways, the status of routes) shop ledger.payments.svc.cluster.local: KubernetesService payments/ledger 80 -> (not received) (causes: SidecarExclusions)",
-	} {
-		assert.Contains(t, words(out), want)
-	}
+		"SIDECAR AUDIT (sidecars, gateways, the status of routes) shop ledger.payments.svc.cluster.local: KubernetesService payments/ledger 80 -> (not received) (causes: SidecarExclusions)")
 	assert.NotContains(t, out, "does not answer per release", "the sidecar view answers per release: no note says otherwise")
 
-	code, out, errOut = runArgs(t, "-mesh", meshFile, "-inventory", inv, "-istio", "1.30.3", "-new-istio", "1.31", "-o", "json")
-	require.Equal(t, 0, code, errOut)
-	var rep report
-	require.NoError(t, json.Unmarshal([]byte(out), &rep))
+	rep := clitest.JSON[report](t, run, upgrade...)
 	require.NotNil(t, rep.Upgrade)
 	assert.Equal(t, []mesh.Cause{mesh.SidecarExclusions, mesh.ServiceEntryVisibility, mesh.ExactHostListeners}, rep.Upgrade.Causes)
 	require.Len(t, rep.Upgrade.Refused, 1)
@@ -164,28 +139,22 @@ func TestUpgradeDryRun(t *testing.T) {
 	assert.Equal(t, []mesh.Cause{mesh.SidecarExclusions}, rep.SidecarAudit[0].Causes)
 
 	// Releases whose ztunnels answer otherwise are not compared for ztunnel, and say so.
-	code, out, errOut = runArgs(t, "-mesh", meshFile, "-inventory", inv, "-istio", "1.29", "-new-istio", "1.31")
-	require.Equal(t, 0, code, errOut)
-	assert.Contains(t, words(out), "ztunnel's answers are not compared: Istio 1.31 gives ztunnel its view otherwise than Istio 1.29 does (ZtunnelRankedAddress)")
+	out = clitest.OK(t, run, "-mesh", meshFile, "-inventory", inv, "-istio", "1.29", "-new-istio", "1.31")
+	assert.Contains(t, clitest.Words(out), "ztunnel's answers are not compared: Istio 1.31 gives ztunnel its view otherwise than Istio 1.29 does (ZtunnelRankedAddress)")
 	assert.NotContains(t, out, "\nAUDIT")
-	assert.Contains(t, words(out), "DestinationNamespace (from 1.30.0), DefaultExportToLists (from 1.30.3), ListenerOrder (from 1.30.3)")
+	assert.Contains(t, clitest.Words(out), "DestinationNamespace (from 1.30.0), DefaultExportToLists (from 1.30.3), ListenerOrder (from 1.30.3)")
 }
 
 // TestHelpSaysHowTheReleaseIsFound: -h says where the release is read, what sets it, and
 // what is answered for when nothing does.
 func TestHelpSaysHowTheReleaseIsFound(t *testing.T) {
-	code, out, _ := runArgs(t, "-h")
-	require.Equal(t, 0, code)
-	for _, want := range []string{
-		"Every answer is one Istio release's, named on the first line: -istio and -compatibility-version, else the one -mesh names " +
-			"(an IstioOperator's spec.tag, spec.components.pilot.tag, spec.compatibilityVersion, pilot env; Helm values' tag, global.tag, " +
+	clitest.ContainsWords(t, clitest.OK(t, run, "-h"),
+		"Every answer is one Istio release's, named on the first line: -istio and -compatibility-version, else the one -mesh names "+
+			"(an IstioOperator's spec.tag, spec.components.pilot.tag, spec.compatibilityVersion, pilot env; Helm values' tag, global.tag, "+
 			"compatibilityVersion, pilot.env; the istio ConfigMap names none), else the newest meshscope models (1.31), said.",
 		"-new-istio and -new-compatibility-version dry-run an upgrade",
 		"-apply previews kubectl apply -f against -inventory, as kubectl would apply it (-namespace for its -n)",
 		"each change names its causes",
-		inventory.DumpCommand + " > inventory.yaml",
-		`ROUTED BY: per HTTP port, the first of the listener's that claims the host — one made from Gateway API routes named as istiod names it, ns/ns~port~host`,
-	} {
-		assert.Contains(t, words(out), want)
-	}
+		inventory.DumpCommand+" > inventory.yaml",
+		`ROUTED BY: per HTTP port, the first of the listener's that claims the host — one made from Gateway API routes named as istiod names it, ns/ns~port~host`)
 }

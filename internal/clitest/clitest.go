@@ -1,6 +1,16 @@
 // Package clitest runs the example programs in their tests as a user does: built once with
 // `go build` outside the source tree, then run with real files, so that a test sees the exit
-// status, stdout and stderr a shell or a CI job sees.
+// status, stdout and stderr a shell or a CI job sees. Program.Check holds a run to a Case (the
+// status, lines of stdout, the last line of stderr).
+//
+// A program's run function (main's body) is called in the test's process by Call, and checked
+// by OK (status 0, stdout returned), JSON (-o json decoded), ContainsWords (lines wrapped at any
+// column) and Refused (a table of refusals: status, message, nothing on stdout):
+//
+//	rep := clitest.JSON[report](t, run, "-mesh", mesh, "-inventory", inv)
+//	clitest.Refused(t, run, own, []clitest.Refusal{
+//		{Name: "an empty -apply", Args: []string{"-apply", ""}, Code: 2, Msg: "-apply given an empty value"},
+//	})
 package clitest
 
 import (

@@ -1,7 +1,6 @@
 package clitest
 
 import (
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,7 +22,7 @@ func Main(m *testing.M, programs ...*Program) {
 // Call runs a program's run function — main's body: the arguments, stdout and stderr in, the
 // exit status out — in the test's process, and returns what it gave: the exit status, stdout
 // and stderr.
-func Call(run func(args []string, stdout, stderr io.Writer) int, args ...string) (code int, stdout, stderr string) {
+func Call(run RunFunc, args ...string) (code int, stdout, stderr string) {
 	var out, errOut strings.Builder
 	code = run(args, &out, &errOut)
 	return code, out.String(), errOut.String()

@@ -63,21 +63,30 @@ func In(where string, err error) error {
 	if err == nil || where == "" {
 		return err
 	}
+	return rewrite(err, func(c *Error) {
+		if c.Where == "" {
+			c.Where = where
+		} else {
+			c.Where = where + ": " + c.Where
+		}
+	}, func(e error) error { return &wrapped{where, e} })
+}
+
+// rewrite returns err with every problem it joins replaced: a FieldError by a copy that
+// change changes, any other error by what other makes of it. One problem stays one, and a
+// join stays a join.
+func rewrite(err error, change func(*Error), other func(error) error) error {
 	list := Split(err)
 	out := make([]error, len(list))
 	for i, e := range list {
 		var fe *Error
 		if errors.As(e, &fe) && fe == e {
 			c := *fe
-			if c.Where == "" {
-				c.Where = where
-			} else {
-				c.Where = where + ": " + c.Where
-			}
+			change(&c)
 			out[i] = &c
 			continue
 		}
-		out[i] = &wrapped{where, e}
+		out[i] = other(e)
 	}
 	if len(out) == 1 {
 		return out[0]
@@ -141,15 +150,7 @@ func Under(prefix string, err error) error {
 	if err == nil || prefix == "" {
 		return err
 	}
-	list := Split(err)
-	out := make([]error, len(list))
-	for i, e := range list {
-		var fe *Error
-		if !errors.As(e, &fe) || fe != e {
-			out[i] = e
-			continue
-		}
-		c := *fe
+	return rewrite(err, func(c *Error) {
 		switch {
 		case c.Field == "" || c.Field == "(top level)":
 			c.Field = prefix
@@ -158,10 +159,5 @@ func Under(prefix string, err error) error {
 		default:
 			c.Field = prefix + "." + c.Field
 		}
-		out[i] = &c
-	}
-	if len(out) == 1 {
-		return out[0]
-	}
-	return errors.Join(out...)
+	}, func(e error) error { return e })
 }

@@ -5,11 +5,25 @@ import (
 	"testing"
 )
 
+// pair is a case of a relation between two hosts: whether it holds from a to b.
+type pair struct {
+	a, b string
+	want bool
+}
+
+// checkPairs holds the relation fn, called name, to each case.
+func checkPairs(t *testing.T, name string, fn func(a, b string) bool, cases []pair) {
+	t.Helper()
+	for _, c := range cases {
+		if got := fn(c.a, c.b); got != c.want {
+			t.Errorf("%s(%q, %q) = %v, want %v", name, c.a, c.b, got, c.want)
+		}
+	}
+}
+
+// TestCovers: Covers(pattern, host).
 func TestCovers(t *testing.T) {
-	tests := []struct {
-		pattern, host string
-		covers        bool
-	}{
+	checkPairs(t, "Covers", Covers, []pair{
 		{"a.b", "a.b", true},
 		{"a.b", "x.a.b", false},
 		{"a.b", "*.b", false}, // an exact pattern never covers a wildcard
@@ -32,19 +46,11 @@ func TestCovers(t *testing.T) {
 		{"*.a.b.", "x.a.b.", true},
 		{"**", "*", false},
 		{"*", "**", true},
-	}
-	for _, tt := range tests {
-		if got := Covers(tt.pattern, tt.host); got != tt.covers {
-			t.Errorf("Covers(%q, %q) = %v, want %v", tt.pattern, tt.host, got, tt.covers)
-		}
-	}
+	})
 }
 
 func TestMatches(t *testing.T) {
-	tests := []struct {
-		a, b    string
-		matches bool
-	}{
+	checkPairs(t, "Matches", Matches, []pair{
 		{"a.b", "a.b", true},
 		{"a.b", "x.b", false},
 		{"*.b", "a.b", true},
@@ -55,19 +61,11 @@ func TestMatches(t *testing.T) {
 		{"*", "anything", true},
 		{"", "*", true},
 		{"a.b", "A.b", false},
-	}
-	for _, tt := range tests {
-		if got := Matches(tt.a, tt.b); got != tt.matches {
-			t.Errorf("Matches(%q, %q) = %v, want %v", tt.a, tt.b, got, tt.matches)
-		}
-	}
+	})
 }
 
 func TestMoreSpecific(t *testing.T) {
-	tests := []struct {
-		a, b string
-		more bool
-	}{
+	checkPairs(t, "MoreSpecific", MoreSpecific, []pair{
 		{"x.a.b", "*.a.b", true},
 		{"*.a.b", "x.a.b", false},
 		{"*.x.a.b", "*.a.b", true},
@@ -76,12 +74,7 @@ func TestMoreSpecific(t *testing.T) {
 		{"*", "*.a.b", false},
 		{"*.a.b", "*.a.b", false},
 		{"x.a.b", "x.a.b", false},
-	}
-	for _, tt := range tests {
-		if got := MoreSpecific(tt.a, tt.b); got != tt.more {
-			t.Errorf("MoreSpecific(%q, %q) = %v, want %v", tt.a, tt.b, got, tt.more)
-		}
-	}
+	})
 }
 
 // TestHostMatchingExhaustive holds the matching helpers to their literal definitions on every

@@ -52,29 +52,30 @@ func Implies(have, want []Requirement) bool {
 	return true
 }
 
-// reqImplies reports whether a label set satisfying h always satisfies w (same key only).
+// reqImplies reports whether a label set satisfying h always satisfies w (same key only):
+// whether h and the negation of w can never hold together.
 func reqImplies(h, w Requirement) bool {
-	if h.Key != w.Key {
-		return false
-	}
-	switch w.Op {
+	not, ok := negation(w)
+	return ok && h.Key == w.Key && (excludes(h, not) || excludes(not, h))
+}
+
+// negation returns the requirement a label set satisfies exactly when it does not satisfy r
+// (In and NotIn, Exists and DoesNotExist swapped); false for Gt and Lt, whose negations no
+// operator states.
+func negation(r Requirement) (Requirement, bool) {
+	switch r.Op {
 	case selection.In:
-		return h.Op == selection.In && subset(h.Values, w.Values)
-	case selection.Exists:
-		return h.Op == selection.In || h.Op == selection.Exists
+		r.Op = selection.NotIn
 	case selection.NotIn:
-		switch h.Op {
-		case selection.In:
-			return disjoint(h.Values, w.Values)
-		case selection.NotIn:
-			return subset(w.Values, h.Values)
-		case selection.DoesNotExist:
-			return true
-		}
+		r.Op = selection.In
+	case selection.Exists:
+		r.Op = selection.DoesNotExist
 	case selection.DoesNotExist:
-		return h.Op == selection.DoesNotExist
+		r.Op = selection.Exists
+	default:
+		return r, false
 	}
-	return false
+	return r, true
 }
 
 // Contradict reports whether no label set satisfies all of rs, comparing them two by two. A

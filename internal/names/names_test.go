@@ -11,10 +11,19 @@ import (
 	"github.com/meshscope/meshscope/internal/longtest"
 )
 
+// reasonCase is an input of a check and the reason the check gives for it ("" for none).
+type reasonCase struct{ name, in, reason string }
+
+// checkReasons holds check to each case, in a subtest of its name.
+func checkReasons(t *testing.T, check func(string) string, cases []reasonCase) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) { assert.Equal(t, c.reason, check(c.in)) })
+	}
+}
+
 func TestLabel(t *testing.T) {
-	tests := []struct {
-		name, in, reason string
-	}{
+	checkReasons(t, Label, []reasonCase{
 		{"simple", "web", ""},
 		{"digits and dash", "a-1", ""},
 		{"single char", "a", ""},
@@ -27,12 +36,7 @@ func TestLabel(t *testing.T) {
 		{"underscore", "a_b", `must not contain '_' (allowed: a-z, 0-9 and "-")`},
 		{"leading dash", "-a", "must start and end with a lower-case letter or a digit"},
 		{"trailing dash", "a-", "must start and end with a lower-case letter or a digit"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, tt.reason, Label(tt.in))
-		})
-	}
+	})
 }
 
 func TestDatacenter(t *testing.T) {
@@ -42,9 +46,7 @@ func TestDatacenter(t *testing.T) {
 }
 
 func TestSubdomain(t *testing.T) {
-	tests := []struct {
-		name, in, reason string
-	}{
+	checkReasons(t, Subdomain, []reasonCase{
 		{"one label", "consul", ""},
 		{"trust domain", "11111111-2222-3333-4444-555555555555.consul", ""},
 		{"empty", "", "must not be empty"},
@@ -53,12 +55,7 @@ func TestSubdomain(t *testing.T) {
 		{"trailing dot", "a.b.", `must not have an empty label (a leading, trailing or doubled ".")`},
 		{"bad label", "a.B", `label "B" must be lower case`},
 		{"too long", strings.Repeat("a.", 127), "must be at most 253 characters long, has 254"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, tt.reason, Subdomain(tt.in))
-		})
-	}
+	})
 }
 
 // TestAgainstApimachinery holds the byte loops to k8s.io/apimachinery's regular expressions on

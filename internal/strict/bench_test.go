@@ -10,6 +10,35 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
+// decoder is one of the readers the benchmarks compare: the strict parsers and, as
+// baselines, yaml.v3 and encoding/json decoding into interface values.
+type decoder struct {
+	name   string
+	decode func(data []byte) error
+}
+
+var (
+	parseYAML    = decoder{"ParseYAML", func(data []byte) error { _, err := ParseYAML(data, ""); return err }}
+	parseJSON    = decoder{"ParseJSON", func(data []byte) error { _, err := ParseJSON(data); return err }}
+	yamlV3       = decoder{"yaml.v3", func(data []byte) error { var x any; return yaml.Unmarshal(data, &x) }}
+	encodingJSON = decoder{"encoding-json", func(data []byte) error { var x any; return json.Unmarshal(data, &x) }}
+)
+
+// bench returns the benchmark of d reading data, counting bytes read when perByte.
+func (d decoder) bench(data []byte, perByte bool) func(*testing.B) {
+	return func(b *testing.B) {
+		b.ReportAllocs()
+		if perByte {
+			b.SetBytes(int64(len(data)))
+		}
+		for b.Loop() {
+			if err := d.decode(data); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
+
 // BenchmarkParse reads kubectl's dumps (testdata) with ParseYAML and ParseJSON, beside the
 // baselines: yaml.v3 and encoding/json decoding into interface values, which neither keep
 // the order of keys nor find a key given twice.
@@ -19,47 +48,13 @@ func BenchmarkParse(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		b.Run(name+"/ParseYAML", func(b *testing.B) {
-			b.ReportAllocs()
-			b.SetBytes(int64(len(data)))
-			for b.Loop() {
-				if _, err := ParseYAML(data, ""); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-		b.Run(name+"/yaml.v3", func(b *testing.B) {
-			b.ReportAllocs()
-			b.SetBytes(int64(len(data)))
-			for b.Loop() {
-				var x any
-				if err := yaml.Unmarshal(data, &x); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-		if filepath.Ext(name) != ".json" {
-			continue
+		readers := []decoder{parseYAML, yamlV3}
+		if filepath.Ext(name) == ".json" {
+			readers = append(readers, parseJSON, encodingJSON)
 		}
-		b.Run(name+"/ParseJSON", func(b *testing.B) {
-			b.ReportAllocs()
-			b.SetBytes(int64(len(data)))
-			for b.Loop() {
-				if _, err := ParseJSON(data); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-		b.Run(name+"/encoding-json", func(b *testing.B) {
-			b.ReportAllocs()
-			b.SetBytes(int64(len(data)))
-			for b.Loop() {
-				var x any
-				if err := json.Unmarshal(data, &x); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
+		for _, d := range readers {
+			b.Run(name+"/"+d.name, d.bench(data, true))
+		}
 	}
 }
 
@@ -69,30 +64,8 @@ func BenchmarkParse(b *testing.B) {
 func BenchmarkNestedLists(b *testing.B) {
 	for _, n := range []int{500, 2000} {
 		data := []byte(nestedLists(n))
-		b.Run("ParseYAML/"+strconv.Itoa(n), func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, err := ParseYAML(data, ""); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-		b.Run("ParseJSON/"+strconv.Itoa(n), func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, err := ParseJSON(data); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-		b.Run("encoding-json/"+strconv.Itoa(n), func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				var x any
-				if err := json.Unmarshal(data, &x); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
+		for _, d := range []decoder{parseYAML, parseJSON, encodingJSON} {
+			b.Run(d.name+"/"+strconv.Itoa(n), d.bench(data, false))
+		}
 	}
 }
