@@ -57,5 +57,5 @@ func ParseACL(defaultPolicy string) (ACL, error) {
 	case Allow, Deny:
 		return ACL{Enabled: true, DefaultPolicy: a}, nil
 	}
-	return ACL{}, fielderr.Newf("", "DefaultPolicy", defaultPolicy, "%q is not a default policy: want allow or deny", defaultPolicy)
+	return ACL{}, fielderr.Newf("acl.default_policy", "", defaultPolicy, "%q is not a default policy: want allow or deny", defaultPolicy)
 }

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/meshscope/meshscope/chain/store"
-	"github.com/meshscope/meshscope/internal/fielderr"
 	"github.com/meshscope/meshscope/internal/names"
 	"github.com/meshscope/meshscope/internal/strict"
 )
@@ -93,7 +92,7 @@ func readPeering(d *strict.Decoder, o strict.Object, trustDomains map[string]str
 	}
 	if td, ok := trustDomains[p.Name]; ok {
 		if p.Peer.TrustDomain != "" && p.Peer.TrustDomain != td {
-			d.Add(fielderr.Newf("", strict.Child(at, "PeerServerName"), server, "peering %q: its server name says trust domain %q; %q was given", p.Name, p.Peer.TrustDomain, td))
+			d.Fail(strict.Child(at, "PeerServerName"), server, "peering %q: its server name says trust domain %q; %q was given", p.Name, p.Peer.TrustDomain, td)
 		}
 		p.Peer.TrustDomain = td
 	}

@@ -71,7 +71,7 @@ func TestMay(t *testing.T) {
 		{[]string{"-may", "east/frontend"}, 1, `peering: -may "east/frontend": want a caller and a service`},
 		{[]string{"-may", "north/x mysql"}, 1, `the cluster has no peering "north"`},
 		{[]string{"-may", "orders nope"}, 1, `"nope": no service of the catalog`},
-		{[]string{"-default-policy", "maybe"}, 2, `-default-policy: DefaultPolicy: "maybe" is not a default policy`},
+		{[]string{"-default-policy", "maybe"}, 2, `-default-policy: acl.default_policy: "maybe" is not a default policy`},
 		{[]string{"-request", "GET"}, 2, `peering: -request: "GET" is not a request line`},
 	} {
 		code, _, errOut := clitest.Call(run, tt.args...)
