@@ -87,6 +87,10 @@ func (o Object) ID() string {
 type Stream struct {
 	// Objects are every object, in document order, with the problems in their places.
 	Objects []Object
+	// Lists are the Lists whose items are in Objects (their own fields read, items
+	// included), in document order: for a caller that judges every document as kubectl
+	// does, a List's apiVersion included.
+	Lists []Object
 	// Empty counts the empty documents, EmptyLists the Lists without items (what kubectl
 	// prints when nothing matches).
 	Empty, EmptyLists int
@@ -222,6 +226,7 @@ func (s *Stream) one(x any, doc string, item *itemPath, problems []strict.Proble
 		s.fail(fielderr.Newf(o.Where(), "items", raw, "must be a list, got %s", strict.Describe(raw)))
 		return nil, nil, nil
 	}
+	s.Lists = append(s.Lists, o)
 	if len(items) == 0 {
 		s.EmptyLists++
 	}

@@ -38,6 +38,7 @@ func TestRead(t *testing.T) {
 		reads             ReadsFunc
 		want              []string
 		empty, emptyLists int
+		lists             []string // where each List read is
 	}{
 		{name: "nothing", in: ""},
 		{name: "only comments", in: "# nothing here\n"},
@@ -51,27 +52,27 @@ func TestRead(t *testing.T) {
 		}},
 		{name: "List", in: "kind: List\nitems:\n- kind: Namespace\n  metadata: {name: a}\n- kind: ServiceEntry\n  metadata: {namespace: a, name: x}\n", want: []string{
 			"items[0] Namespace a", "items[1] ServiceEntry a/x",
-		}},
+		}, lists: []string{""}},
 		{name: "typed List in a stream", in: "kind: X\n---\nkind: NamespaceList\nitems:\n- kind: Namespace\n", want: []string{
 			"document 1 X (no name)", "document 2: items[0] Namespace (no name)",
-		}},
+		}, lists: []string{"document 2"}},
 		{name: "nested Lists", in: "kind: List\nitems:\n- kind: A\n- kind: List\n  items:\n  - kind: B\n  - kind: ConfigMapList\n    items: [{kind: C}]\n", want: []string{
 			"items[0] A (no name)", "items[1].items[0] B (no name)", "items[1].items[1].items[0] C (no name)",
-		}},
-		{name: "empty Lists", in: "kind: List\nitems: []\n---\nkind: List\n---\nkind: List\nitems: null\n---\nkind: List\nitems: [{kind: List, items: []}]\n", emptyLists: 4},
+		}, lists: []string{"", "items[1]", "items[1].items[1]"}},
+		{name: "empty Lists", in: "kind: List\nitems: []\n---\nkind: List\n---\nkind: List\nitems: null\n---\nkind: List\nitems: [{kind: List, items: []}]\n", emptyLists: 4, lists: []string{"document 1", "document 2", "document 3", "document 4", "document 4: items[0]"}},
 		{name: "document not an object", in: "- a\n", want: []string{"refused: the document must be an object, got a list"}},
 		{name: "scalar document in a stream", in: "kind: A\n---\nhello\n", want: []string{
 			"document 1 A (no name)", `refused: document 2: the document must be an object, got the string "hello"`,
 		}},
 		{name: "item not an object", in: "kind: List\nitems: [3, null, {kind: A}]\n", want: []string{
 			"refused: items[0]: must be an object, got the number 3", "refused: items[1]: must be an object, got null", "items[2] A (no name)",
-		}},
+		}, lists: []string{""}},
 		{name: "items not a list", in: "---\nkind: List\nitems: {a: 1}\n", want: []string{"refused: items: must be a list, got an object"}},
 		{name: "items not a list in a nested List", in: "kind: X\n---\nkind: List\nitems: [{kind: List, items: yes}]\n", want: []string{
 			"document 1 X (no name)", `refused: document 2: items[0]: items: must be a list, got the string "yes"`,
-		}},
+		}, lists: []string{"document 2"}},
 		{name: "kind not a string", in: "kind: 3\n", want: []string{"refused: kind: must be a string, got the number 3"}},
-		{name: "kind not a string in a List", in: "kind: List\nitems: [{kind: [a]}]\n", want: []string{"refused: items[0]: kind: must be a string, got a list"}},
+		{name: "kind not a string in a List", in: "kind: List\nitems: [{kind: [a]}]\n", want: []string{"refused: items[0]: kind: must be a string, got a list"}, lists: []string{""}},
 		{name: "syntax error", in: "a: [b\n", want: []string{"refused: not YAML or JSON: line 1: did not find expected ',' or ']'"}},
 		{name: "syntax error after one document", in: "kind: A\n---\na: [b\n", want: []string{
 			"document 1 A (no name)", "refused: document 2: not YAML or JSON: line 2: did not find expected ',' or ']'",
@@ -87,7 +88,7 @@ func TestRead(t *testing.T) {
 		{name: "kind given twice, skipped", reads: never, in: "kind: A\nkind: B\n", want: []string{"refused: kind: given twice (lines 1 and 2)"}},
 		{name: "kind given twice in a List item", reads: never, in: "kind: List\nitems:\n- {kind: A, kind: B}\n", want: []string{
 			"refused: items[0].kind: given twice (lines 3 and 3)",
-		}},
+		}, lists: []string{""}},
 		{name: "ambiguous kind", reads: never, in: "kind: 012\n", want: []string{
 			"refused: kind: 012 is ambiguous: YAML 1.1 readers take a leading zero as octal, YAML 1.2 readers as decimal; write it without the zero, or quote it",
 		}},
@@ -97,7 +98,7 @@ func TestRead(t *testing.T) {
 				"document 2: items[0] A (no name) ! document 2: items[0].x: given twice (lines 5 and 5)",
 				"document 2: items[1] B (no name)",
 				"document 2: items[2].items[0] A (no name) ! document 2: items[2].items[0].z: given twice (lines 9 and 9)",
-			}},
+			}, lists: []string{"document 2", "document 2: items[2]"}},
 		{name: "a List's own problem refuses it", reads: never, in: "kind: List\nmetadata: {a: 1, a: 2}\nitems: [{kind: A}]\n", want: []string{
 			"refused: metadata.a: given twice (lines 2 and 2)",
 		}},
@@ -115,6 +116,11 @@ func TestRead(t *testing.T) {
 			assert.Equal(t, tt.want, lines(s))
 			assert.Equal(t, tt.empty, s.Empty, "empty documents")
 			assert.Equal(t, tt.emptyLists, s.EmptyLists, "empty Lists")
+			var lists []string
+			for _, l := range s.Lists {
+				lists = append(lists, l.Where())
+			}
+			assert.Equal(t, tt.lists, lists, "Lists")
 		})
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	k8sschema "k8s.io/apimachinery/pkg/runtime/schema"
+
 	"github.com/meshscope/meshscope/internal/fielderr"
 	"github.com/meshscope/meshscope/internal/kube"
 	"github.com/meshscope/meshscope/internal/release"
@@ -74,8 +76,10 @@ type Applied struct {
 //
 //	route.yaml: document 2 (HTTPRoute shop/reviews): spec.rules[0].backendRefs[0]: Invalid value: "object": Must have port for Service reference
 //
-// So is a document without a kind (kubectl's "Object 'Kind' is missing") and a file
-// without objects ("no objects passed to apply"). Objects of kinds Load does not read are
+// So is what kubectl's check of every document's type refuses, in its words — a document
+// or List without an apiVersion or a kind (error validating data: apiVersion not set), or
+// with an apiVersion that is not a string or not a group/version — and a file without
+// objects ("no objects passed to apply"). Objects of other kinds than Load reads are
 // applied as written (no view reads them). The objects of base are not judged beyond
 // reading them (Load or LoadFor judges the dump); the Inventory Load reads from the dump
 // Apply returns is the one it reads from the cluster's dump after the apply. Every problem
@@ -104,6 +108,11 @@ func Apply(base File, namespace string, r release.Release, files ...File) ([]byt
 		s := kube.Read(f.Data, readsObject)
 		if len(s.Objects) == 0 {
 			errs = append(errs, fmt.Errorf("%s: no objects passed to apply", f.Name))
+		}
+		for _, l := range s.Lists {
+			if problems := typeProblems(l); len(problems) > 0 {
+				errs = append(errs, fielderr.In(f.Name, errors.Join(problems...)))
+			}
 		}
 		for _, obj := range s.Objects {
 			obj, problems := checkApplied(obj, defaulted, enforce, r)
@@ -160,8 +169,10 @@ func groupOf(o kube.Object) string {
 // checkApplied gives an object of an applied file its namespace, and returns it with its
 // problems, as Load (for release r) and kubectl would refuse it, each naming the object.
 func checkApplied(o kube.Object, namespace string, enforce bool, r release.Release) (kube.Object, []error) {
-	if o.Err == nil && o.Kind == "" {
-		return o, []error{fielderr.Newf(o.Where(), "kind", nil, "Object 'Kind' is missing (kubectl refuses a document without a kind)")}
+	if o.Err == nil {
+		if problems := typeProblems(o); len(problems) > 0 {
+			return o, problems
+		}
 	}
 	if o.Err == nil && o.Kind != "Namespace" && readsObject(o, func(...string) bool { return false }) {
 		meta, _ := o.Fields.Value("metadata").(strict.Fields)
@@ -179,6 +190,33 @@ func checkApplied(o kube.Object, namespace string, enforce bool, r release.Relea
 	}
 	problems, _ := newLoader([]kube.Object{o}, DefaultDomain, r).object(o)
 	return o, problems
+}
+
+// typeProblems returns what kubectl's check of a document's type refuses in o, an object or
+// a List of a file to apply, in its words: it checks every document before reading it,
+// under its default --validate, and refuses the file ("error validating data: …").
+// An apiVersion that parses but names no version ("" or "/") passes that check, and
+// kubectl then finds no API serving the kind in it; that refusal is worded here.
+func typeProblems(o kube.Object) []error {
+	var problems []error
+	v, set := o.Fields.Get("apiVersion")
+	s, isString := v.(string)
+	switch {
+	case !set || v == nil:
+		problems = append(problems, fielderr.Newf(o.Where(), "apiVersion", nil, "error validating data: apiVersion not set"))
+	case !isString:
+		problems = append(problems, fielderr.Newf(o.Where(), "apiVersion", v, "error validating data: apiVersion isn't string type"))
+	default:
+		if gv, err := k8sschema.ParseGroupVersion(s); err != nil {
+			problems = append(problems, fielderr.Newf(o.Where(), "apiVersion", s, "error validating data: %v", err))
+		} else if gv.Version == "" && o.Kind != "" {
+			problems = append(problems, fielderr.Newf(o.Where(), "apiVersion", s, "names no API version: kubectl finds no API serving kind %q in it", o.Kind))
+		}
+	}
+	if o.Kind == "" {
+		problems = append(problems, fielderr.Newf(o.Where(), "kind", nil, "error validating data: kind not set"))
+	}
+	return problems
 }
 
 // apply puts o, of the file named file, into the overlay, replacing the object of its

@@ -148,14 +148,26 @@ func TestApplyRefuses(t *testing.T) {
 	}{
 		{"a problem of each kind, by file, document and item", "", "", []File{
 			{"a.yaml", []byte("apiVersion: networking.istio.io/v1\nkind: VirtualService\nmetadata: {name: ok}\nspec: {hosts: [ok], http: [{route: [{destination: {host: ok}}]}]}\n---\nkind: VirtualService\napiVersion: networking.istio.io/v1\nmetadata: {name: bad}\nspec: {host: [x]}\n")},
-			{"b.yaml", []byte("kind: List\nitems:\n- {apiVersion: v1, kind: Namespace, metadata: {name: x}}\n- {metadata: {name: y}}\n- {apiVersion: v1, kind: Servcie, metadata: {name: z}}\n")},
+			{"b.yaml", []byte("apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: Namespace, metadata: {name: x}}\n- {metadata: {name: y}}\n- {apiVersion: v1, kind: Servcie, metadata: {name: z}}\n")},
 			{"empty.yaml", []byte("---\n")},
 		}, []string{
 			`a.yaml: document 2 (VirtualService default/bad): spec: unknown field "host" (did you mean "hosts"?)`,
 			`a.yaml: document 2 (VirtualService default/bad): spec: http, tcp or tls must be provided in virtual service`,
-			`b.yaml: items[1]: kind: Object 'Kind' is missing (kubectl refuses a document without a kind)`,
+			`b.yaml: items[1]: apiVersion: error validating data: apiVersion not set`,
+			`b.yaml: items[1]: kind: error validating data: kind not set`,
 			`b.yaml: items[2]: kind: unknown kind "Servcie" (did you mean "Service"? as written, the object would be skipped)`,
 			`empty.yaml: no objects passed to apply`,
+		}},
+		{"what kubectl's check of each document's type refuses", "", "", []File{
+			{"sc.yaml", []byte("kind: Sidecar\nmetadata: {name: narrow}\nspec: {egress: [{hosts: ['./*']}]}\n")},
+			{"list.yaml", []byte("kind: List\nitems:\n- {apiVersion: v1, kind: Namespace, metadata: {name: x}}\n")},
+			{"types.yaml", []byte("apiVersion: 1\nkind: Foo\nmetadata: {name: a}\n---\napiVersion: a/b/c\nkind: Foo\nmetadata: {name: b}\n---\napiVersion: ''\nkind: Foo\nmetadata: {name: c}\n")},
+		}, []string{
+			`sc.yaml: apiVersion: error validating data: apiVersion not set`,
+			`list.yaml: apiVersion: error validating data: apiVersion not set`,
+			`types.yaml: document 1: apiVersion: error validating data: apiVersion isn't string type`,
+			`types.yaml: document 2: apiVersion: error validating data: unexpected GroupVersion string: a/b/c`,
+			`types.yaml: document 3: apiVersion: names no API version: kubectl finds no API serving kind "Foo" in it`,
 		}},
 		{"an object of another namespace than -n", "web", "", []File{{"vs.yaml", []byte("kind: VirtualService\napiVersion: networking.istio.io/v1\nmetadata: {name: r, namespace: shop}\nspec: {hosts: [r], http: [{route: [{destination: {host: r}}]}]}\n")}}, []string{
 			`vs.yaml: VirtualService shop/r: metadata.namespace: the namespace from the provided object "shop" does not match the namespace "web". You must pass '--namespace=shop' to perform this operation.`,
