@@ -81,7 +81,9 @@ func (o Object) ID() string {
 
 // Stream is every object of a YAML or JSON stream, Lists unwrapped (what `kubectl get
 // … -o yaml` prints; nested Lists too) in one pass over the parsed tree, with the empty
-// documents counted. A document or list item that is not an object, a List whose items are
+// documents counted. The items of a typed List (NamespaceList, as the API server writes
+// one) that give neither apiVersion nor kind take the List's apiVersion and its kind
+// without "List", as Kubernetes' decoder gives them; a List of kind List gives nothing. A document or list item that is not an object, a List whose items are
 // not a list, and the problems the reader finds in a document outside its objects are
 // errors in their places, each naming the document and item.
 type Stream struct {
@@ -145,6 +147,43 @@ type listFrame struct {
 	inItem map[int][]strict.Problem
 	depth  int
 	next   int
+	typed  *typedList
+}
+
+// typedList is the type a typed List (NamespaceList, ServiceEntryList) gives its items that
+// give neither apiVersion nor kind, as Kubernetes' decoder gives it them: the API server
+// writes a typed List's items without their type. Its apiVersion, and its kind without
+// "List". A List of kind List gives its items nothing.
+type typedList struct{ apiVersion, kind string }
+
+// typeOf returns the type list, a List, gives its items; nil for kind List.
+func typeOf(list Object) *typedList {
+	if list.Kind == "List" {
+		return nil
+	}
+	v, _ := list.Fields.Value("apiVersion").(string)
+	return &typedList{apiVersion: v, kind: strings.TrimSuffix(list.Kind, "List")}
+}
+
+// typed returns fields with t's apiVersion and kind when fields give neither (each absent
+// or ""), and fields otherwise.
+func (t *typedList) typed(fields strict.Fields) strict.Fields {
+	if t == nil {
+		return fields
+	}
+	for _, key := range []string{"apiVersion", "kind"} {
+		if v, ok := fields.Get(key); ok && v != "" {
+			return fields
+		}
+	}
+	out := make(strict.Fields, 0, len(fields)+2)
+	out = append(out, strict.Member{Key: "apiVersion", Value: t.apiVersion}, strict.Member{Key: "kind", Value: t.kind})
+	for _, m := range fields {
+		if m.Key != "apiVersion" && m.Key != "kind" {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // add records x, the value of document doc, unwrapping it if it is a List, and the Lists in
@@ -154,31 +193,35 @@ type listFrame struct {
 // walks in every cycle). A List leaves the stack when its last item is taken, so the stack is
 // no deeper than the Lists are nested, however many items they hold.
 func (s *Stream) add(x any, doc string, problems []strict.Problem, reads ReadsFunc) {
-	items, paths, inItem := s.one(x, doc, nil, problems, 0, reads)
+	items, paths, inItem := s.one(x, doc, nil, nil, problems, 0, reads)
 	if len(items) == 0 {
 		return
 	}
-	stack := []listFrame{{items: items, paths: paths, inItem: inItem, depth: 2}}
+	stack := []listFrame{{items: items, paths: paths, inItem: inItem, depth: 2, typed: typeOf(s.Lists[len(s.Lists)-1])}}
 	for len(stack) > 0 {
 		f := &stack[len(stack)-1]
-		x, item, problems, depth := f.items[f.next], &f.paths[f.next], f.inItem[f.next], f.depth
+		x, item, problems, depth, typed := f.items[f.next], &f.paths[f.next], f.inItem[f.next], f.depth, f.typed
 		if f.next++; f.next == len(f.items) { // its last item: the List is done with
 			*f = listFrame{}
 			stack = stack[:len(stack)-1]
 		}
-		items, paths, inItem := s.one(x, doc, item, problems, depth, reads)
+		items, paths, inItem := s.one(x, doc, item, typed, problems, depth, reads)
 		if len(items) > 0 { // a List: its items come before the rest of the one it is in
-			stack = append(stack, listFrame{items: items, paths: paths, inItem: inItem, depth: depth + 2})
+			stack = append(stack, listFrame{items: items, paths: paths, inItem: inItem, depth: depth + 2, typed: typeOf(s.Lists[len(s.Lists)-1])})
 		}
 	}
 }
 
 // one records x, found at item of document doc, as add does, except that the items of a
-// List are returned, with their paths and problems, for add to record. problems are the
-// reader's problems in x, their paths from the document's root, depth steps of which lead
-// to x.
-func (s *Stream) one(x any, doc string, item *itemPath, problems []strict.Problem, depth int, reads ReadsFunc) ([]any, []itemPath, map[int][]strict.Problem) {
+// List are returned, with their paths and problems, for add to record (the List is the last
+// of s.Lists). problems are the reader's problems in x, their paths from the document's
+// root, depth steps of which lead to x; typed is the type the List x is an item of gives
+// it, if any.
+func (s *Stream) one(x any, doc string, item *itemPath, typed *typedList, problems []strict.Problem, depth int, reads ReadsFunc) ([]any, []itemPath, map[int][]strict.Problem) {
 	fields, ok := x.(strict.Fields)
+	if ok {
+		fields = typed.typed(fields)
+	}
 	if !ok || problemAt(problems, depth, "kind") || cutShortAt(problems, depth) {
 		if len(problems) > 0 { // the problems are why x is not an object, or not known
 			s.fail(problemsIn(doc, problems))

@@ -5,6 +5,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/meshscope/meshscope/internal/strict"
 )
 
 // lines spells a stream for comparison, one line per object: "where id" for an object that
@@ -56,6 +58,10 @@ func TestRead(t *testing.T) {
 		{name: "typed List in a stream", in: "kind: X\n---\nkind: NamespaceList\nitems:\n- kind: Namespace\n", want: []string{
 			"document 1 X (no name)", "document 2: items[0] Namespace (no name)",
 		}, lists: []string{"document 2"}},
+		{name: "a typed List gives its items their type", in: "apiVersion: v1\nkind: NamespaceList\nitems:\n- metadata: {name: a}\n- {kind: '', apiVersion: '', metadata: {name: b}}\n- {kind: Service, metadata: {name: c}}\n- {apiVersion: v1, metadata: {name: d}}\n", want: []string{
+			"items[0] Namespace a", "items[1] Namespace b", "items[2] Service c", "items[3]  d",
+		}, lists: []string{""}},
+		{name: "a List gives its items nothing", in: "apiVersion: v1\nkind: List\nitems:\n- metadata: {name: a}\n", want: []string{"items[0]  a"}, lists: []string{""}},
 		{name: "nested Lists", in: "kind: List\nitems:\n- kind: A\n- kind: List\n  items:\n  - kind: B\n  - kind: ConfigMapList\n    items: [{kind: C}]\n", want: []string{
 			"items[0] A (no name)", "items[1].items[0] B (no name)", "items[1].items[1].items[0] C (no name)",
 		}, lists: []string{"", "items[1]", "items[1].items[1]"}},
@@ -123,6 +129,26 @@ func TestRead(t *testing.T) {
 			assert.Equal(t, tt.lists, lists, "Lists")
 		})
 	}
+}
+
+// TestReadTypedList: the items a typed List gives their type get its apiVersion too, in
+// front of their own fields; the others are left as written.
+func TestReadTypedList(t *testing.T) {
+	s := Read([]byte("apiVersion: networking.istio.io/v1\nkind: ServiceEntryList\nitems:\n- {metadata: {name: a}, kind: ''}\n- {metadata: {name: b}, apiVersion: v1}\n"), always)
+	require.Len(t, s.Objects, 2)
+	assert.Equal(t, "ServiceEntry", s.Objects[0].Kind)
+	assert.Equal(t, []string{"apiVersion", "kind", "metadata"}, keys(s.Objects[0].Fields))
+	assert.Equal(t, "networking.istio.io/v1", s.Objects[0].Fields.Value("apiVersion"))
+	assert.Equal(t, "", s.Objects[1].Kind)
+	assert.Equal(t, []string{"metadata", "apiVersion"}, keys(s.Objects[1].Fields))
+}
+
+func keys(f strict.Fields) []string {
+	var out []string
+	for _, m := range f {
+		out = append(out, m.Key)
+	}
+	return out
 }
 
 // TestReadTwice holds the function a loader is given to ask whether a key was given twice:

@@ -79,6 +79,10 @@ func TestApply(t *testing.T) {
 `, false, []Applied{
 				{Kind: "Namespace", Namespace: "", Name: "web", File: "list.json", Where: "items[0]", Created: true},
 				{Kind: "ConfigMap", Name: "c", File: "list.json", Where: "items[1]", Created: true}}},
+		{"a typed List's items without a type are of its kind, as the API server writes them", "", []File{{"ns.json", []byte(
+			`{"apiVersion": "v1", "kind": "NamespaceList", "items": [{"metadata": {"name": "web", "labels": {"team": "web"}}}]}`)}},
+			`- {apiVersion: v1, kind: Namespace, metadata: {name: web, labels: {team: web}, creationTimestamp: "2026-01-01T00:00:06Z"}}
+`, false, []Applied{{Kind: "Namespace", Name: "web", File: "ns.json", Where: "items[0]", Created: true}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
