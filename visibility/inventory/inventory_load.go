@@ -26,7 +26,9 @@ import (
 // Kubernetes YAML or JSON — the output of DumpCommand (`kubectl get
 // namespaces,serviceentries,services,sidecars,virtualservices,destinationrules,httproutes,… -A
 // -o yaml`: a List, nested Lists too), single objects, or several documents separated by
-// "---". Objects of other kinds are skipped; a kind that misspells one of these is an error.
+// "---". The items of a typed List as the API server writes one (kind: NamespaceList) that
+// give no apiVersion or kind are of the List's, as Kubernetes' decoder reads them. Objects
+// of other kinds are skipped; a kind that misspells one of these is an error.
 //
 // A Namespace contributes its labels (with kubernetes.io/metadata.name added when the dump
 // lacks it, as the API server sets it). A ServiceEntry contributes spec.hosts,
