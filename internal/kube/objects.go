@@ -83,9 +83,10 @@ func (o Object) ID() string {
 // … -o yaml` prints; nested Lists too) in one pass over the parsed tree, with the empty
 // documents counted. The items of a typed List (NamespaceList, as the API server writes
 // one) that give neither apiVersion nor kind take the List's apiVersion and its kind
-// without "List", as Kubernetes' decoder gives them; a List of kind List gives nothing. A document or list item that is not an object, a List whose items are
-// not a list, and the problems the reader finds in a document outside its objects are
-// errors in their places, each naming the document and item.
+// without "List", as Kubernetes' decoder gives them; a List of kind List gives nothing.
+// A document or list item that is not an object, a List whose items are not a list, and
+// the problems the reader finds in a document outside its objects are errors in their
+// places, each naming the document and item.
 type Stream struct {
 	// Objects are every object, in document order, with the problems in their places.
 	Objects []Object
@@ -150,10 +151,10 @@ type listFrame struct {
 	typed  *typedList
 }
 
-// typedList is the type a typed List (NamespaceList, ServiceEntryList) gives its items that
-// give neither apiVersion nor kind, as Kubernetes' decoder gives it them: the API server
-// writes a typed List's items without their type. Its apiVersion, and its kind without
-// "List". A List of kind List gives its items nothing.
+// typedList is the type a typed List (NamespaceList, ServiceEntryList) gives those of its
+// items that give neither apiVersion nor kind, as Kubernetes' decoder does (the API server
+// writes a typed List's items without their type): the List's apiVersion, and its kind
+// without "List".
 type typedList struct{ apiVersion, kind string }
 
 // typeOf returns the type list, a List, gives its items; nil for kind List.
